@@ -1,0 +1,14 @@
+// The api process.
+import { loadConfigOrExit } from '../config/env.js';
+import { createLogger } from '../runtime/log.js';
+import { onShutdown, runMain } from '../runtime/shutdown.js';
+import { startApi } from './server.js';
+
+const config = loadConfigOrExit('api');
+const log = createLogger(config.logLevel);
+
+runMain(log, async () => {
+  const api = await startApi(config, log);
+  onShutdown(log, () => api.stop());
+  log.info('api listening', { url: api.url, issuer: config.issuer });
+});

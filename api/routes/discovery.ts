@@ -1,0 +1,29 @@
+// Discovery documents and the JWKS. Public, cacheable, and readable from
+// browsers (CORS), as RPs written for the browser fetch them directly.
+import { Router, type Response } from 'express';
+import { authorizationServerMetadata, protectedResourceMetadata, WELL_KNOWN } from '../../domain/discovery.js';
+import type { Keyring } from '../../keys/keyring.js';
+
+// Metadata changes only with a deployment; keys rotate, and RPs refetch on an unknown kid.
+const METADATA_CACHE = 'public, max-age=3600';
+const JWKS_CACHE = 'public, max-age=300';
+
+function sendPublicJson(res: Response, body: unknown, cacheControl: string, contentType = 'application/json'): void {
+  res.set({ 'Cache-Control': cacheControl, 'Access-Control-Allow-Origin': '*' }).type(contentType).send(JSON.stringify(body));
+}
+
+export function discoveryRoutes(issuer: string, keyring: Keyring): Router {
+  const router = Router();
+  const asMetadata = authorizationServerMetadata(issuer);
+  const prMetadata = protectedResourceMetadata(issuer);
+
+  router.get(WELL_KNOWN.openidConfiguration, (_req, res) => sendPublicJson(res, asMetadata, METADATA_CACHE));
+  router.get(WELL_KNOWN.oauthAuthorizationServer, (_req, res) => sendPublicJson(res, asMetadata, METADATA_CACHE));
+  router.get(WELL_KNOWN.protectedResource, (_req, res) => sendPublicJson(res, prMetadata, METADATA_CACHE));
+  router.get(WELL_KNOWN.jwks, async (_req, res) => {
+    sendPublicJson(res, await keyring.jwks(), JWKS_CACHE, 'application/jwk-set+json');
+  });
+  return router;
+}
+
+export { sendPublicJson };

@@ -1,0 +1,39 @@
+// Liveness and readiness. /readyz answers 200 only when MongoDB and Temporal
+// both answer; otherwise 503 naming the one that failed.
+import { Router } from 'express';
+import type { Store } from '../../store/db.js';
+import { checkTemporal, type TemporalHandle } from '../../temporal/connection.js';
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+async function probe(fn: () => Promise<unknown>): Promise<'ok' | string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([fn(), timeout]);
+    return 'ok';
+  } catch (err) {
+    return `unavailable: ${(err as Error).message.split('\n')[0]}`;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function healthRoutes(store: Store, temporal: TemporalHandle): Router {
+  const router = Router();
+  router.get('/healthz', (_req, res) => {
+    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+  });
+  router.get('/readyz', async (_req, res) => {
+    const [mongodb, temporalStatus] = await Promise.all([
+      probe(() => store.db.command({ ping: 1 })),
+      probe(() => checkTemporal(temporal, CHECK_TIMEOUT_MS)),
+    ]);
+    const checks = { mongodb, temporal: temporalStatus };
+    const ready = mongodb === 'ok' && temporalStatus === 'ok';
+    res.status(ready ? 200 : 503).set('Cache-Control', 'no-store').json({ status: ready ? 'ready' : 'unavailable', checks });
+  });
+  return router;
+}

@@ -1,0 +1,39 @@
+// Starts the api: core services, Temporal client, HTTP server. Used by
+// api/main.ts and by tests that run an api in-process.
+import type { Server } from 'node:http';
+import type { Config } from '../config/env.js';
+import type { Logger } from '../runtime/log.js';
+import { startCoreServices } from '../runtime/services.js';
+import { lazyTemporalClient } from '../temporal/connection.js';
+import { createApp, type ApiDeps } from './app.js';
+
+export interface RunningApi {
+  server: Server;
+  deps: ApiDeps;
+  /** The base URL the server listens on (its port may have been chosen by the OS). */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startApi(config: Config, log: Logger): Promise<RunningApi> {
+  const services = await startCoreServices(config, log);
+  const temporal = lazyTemporalClient(config);
+  const deps: ApiDeps = { config, log, temporal, ...services };
+  const app = createApp(deps);
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.port, config.bindAddress, () => resolve(s)).on('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  return {
+    server,
+    deps,
+    url: `http://${config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress}:${port}`,
+    async stop() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      await Promise.allSettled([temporal.connection.close(), services.store.close()]);
+    },
+  };
+}

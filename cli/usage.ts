@@ -1,0 +1,24 @@
+// Usage text and usage errors of the operator CLI (exit code 2).
+export class UsageError extends Error {}
+
+export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- <command> ...)
+
+  users create --email E --password P [--name N] [--username U] [--admin]
+  users list
+
+  clients create --name N [--redirect-uri URI]... [--scope "openid profile ..."] [--public]
+                 [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none]
+                 [--redirect-uri-wildcard GLOB]... [--redirect-uri-regex REGEX]...
+                 [--description D] [--post-logout-redirect-uri URI]... [--backchannel-logout-uri URI]
+                 [--oidc-field teams|apps|domains|gpg_keys|social_accounts]... [--jwks JSON | --jwks-uri URI]
+                 [--id-token-alg ML-DSA-65|RS256] [--verified]
+  clients list
+
+  config get [KEY]
+  config set KEY VALUE
+
+  keys list
+  keys rotate [--alg ML-DSA-65|RS256]     (default: both)
+  keys retire KID
+
+Output is JSON on stdout. Usage errors exit with 2, operational errors with 1.`;

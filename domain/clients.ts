@@ -1,0 +1,83 @@
+// The client (Application) model of the spec, and validation of what an
+// operator, the app API or dynamic registration may set on it.
+import { z } from 'zod';
+import { precheckRedirectUri } from './redirect-uri.js';
+import { isKnownScope } from './scopes.js';
+
+export const REDIRECT_URI_TYPES = ['equals', 'wildcard', 'regex'] as const;
+export type RedirectUriType = (typeof REDIRECT_URI_TYPES)[number];
+export interface RedirectUriEntry {
+  type: RedirectUriType;
+  value: string;
+}
+
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
+export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
+
+export const OIDC_FIELDS = ['teams', 'apps', 'domains', 'gpg_keys', 'social_accounts'] as const;
+export type OidcField = (typeof OIDC_FIELDS)[number];
+
+export const ID_TOKEN_ALGS = ['ML-DSA-65', 'RS256'] as const;
+export type IdTokenAlg = (typeof ID_TOKEN_ALGS)[number];
+
+const DEFAULT_SCOPES = ['openid', 'profile', 'email'];
+
+const redirectUriEntry = z
+  .object({ type: z.enum(REDIRECT_URI_TYPES).default('equals'), value: z.string().min(1).max(2048) })
+  .superRefine((entry, ctx) => {
+    if (entry.type === 'equals') {
+      const problem = precheckRedirectUri(entry.value);
+      if (problem) ctx.addIssue({ code: 'custom', message: `${entry.value} ${problem}` });
+    } else if (entry.type === 'regex') {
+      try {
+        new RegExp(entry.value);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `${entry.value} is not a valid regular expression` });
+      }
+    }
+  });
+
+const absoluteHttpUri = z.string().refine((v) => {
+  try {
+    return ['https:', 'http:'].includes(new URL(v).protocol) && !v.includes('#');
+  } catch {
+    return false;
+  }
+}, 'must be an absolute http(s) URI without fragment');
+
+export const NewClientInput = z
+  .object({
+    name: z.string().trim().min(1, 'is required').max(200),
+    description: z.string().max(2000).default(''),
+    redirectUris: z.array(redirectUriEntry).max(50).default([]),
+    allowedScopes: z
+      .array(z.string().refine(isKnownScope, { error: (i) => `unknown scope ${JSON.stringify(i.input)}` }))
+      .default(DEFAULT_SCOPES),
+    public: z.boolean().default(false),
+    tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).optional(),
+    oidcFields: z.array(z.enum(OIDC_FIELDS)).default([]),
+    postLogoutRedirectUris: z.array(absoluteHttpUri).default([]),
+    backchannelLogoutUri: absoluteHttpUri.nullable().default(null),
+    jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) }).nullable().default(null),
+    jwksUri: absoluteHttpUri.nullable().default(null),
+    isVerified: z.boolean().default(false),
+    idTokenSignedResponseAlg: z.enum(ID_TOKEN_ALGS).default('ML-DSA-65'),
+    ownerUserId: z.string().nullable().default(null),
+  })
+  .transform((c, ctx) => {
+    const method = c.tokenEndpointAuthMethod ?? (c.public ? 'none' : 'client_secret_basic');
+    if (c.public && method !== 'none') ctx.addIssue({ code: 'custom', message: 'a public client uses token_endpoint_auth_method none' });
+    if (!c.public && method === 'none') ctx.addIssue({ code: 'custom', message: 'token_endpoint_auth_method none is only for public clients' });
+    if (c.jwks && c.jwksUri) ctx.addIssue({ code: 'custom', message: 'jwks and jwks_uri are mutually exclusive' });
+    if (method === 'private_key_jwt' && !c.jwks && !c.jwksUri) {
+      ctx.addIssue({ code: 'custom', message: 'private_key_jwt needs jwks or jwks_uri' });
+    }
+    return { ...c, tokenEndpointAuthMethod: method as TokenEndpointAuthMethod };
+  });
+export type NewClientInput = z.input<typeof NewClientInput>;
+export type ValidClient = z.output<typeof NewClientInput>;
+
+/** Whether the client authenticates with a shared secret (and so is given one). */
+export function usesClientSecret(method: TokenEndpointAuthMethod): boolean {
+  return method === 'client_secret_basic' || method === 'client_secret_post';
+}

@@ -1,0 +1,81 @@
+// The scope vocabulary of the spec, each with the plain-words description the
+// consent page shows. Team (`team:<id>:<permission>`) and cross-app
+// (`app:<client_id>:*`) scopes are patterns, recognised by the helpers below.
+
+export interface ScopeInfo {
+  description: string;
+  /** Site scopes need an admin, a second factor and the confirmation phrase. */
+  site?: boolean;
+  adminOnly?: boolean;
+}
+
+export const SCOPES: Readonly<Record<string, ScopeInfo>> = {
+  openid: { description: 'Sign you in and know your account id' },
+  profile: { description: 'See your name, username and picture' },
+  'profile:write': { description: 'Change your name and picture' },
+  email: { description: 'See your email address' },
+  offline_access: { description: 'Stay signed in when you are not using the app' },
+  'apps:read': { description: 'See the apps you have registered' },
+  'apps:write': { description: 'Create, change and delete your apps' },
+  'teams:read': { description: 'See the teams you belong to' },
+  'teams:write': { description: 'Change settings and members of your teams' },
+  'teams:create': { description: 'Create teams' },
+  'teams:delete': { description: 'Delete your teams' },
+  'domains:read': { description: 'See your custom domains' },
+  'domains:write': { description: 'Add and remove your custom domains' },
+  'gpg:read': { description: 'See your GPG public keys' },
+  'gpg:write': { description: 'Add and remove your GPG public keys' },
+  'social:read': { description: 'See your linked social accounts' },
+  'social:write': { description: 'Disconnect your linked social accounts' },
+  'webhooks:read': { description: 'See your webhooks and their deliveries' },
+  'webhooks:write': { description: 'Create, change and delete your webhooks' },
+  'admin:users:read': { description: 'Read user accounts (admin)', adminOnly: true },
+  'admin:users:write': { description: 'Change user accounts (admin)', adminOnly: true },
+  'admin:users:delete': { description: 'Delete user accounts (admin)', adminOnly: true },
+  'admin:config:read': { description: 'Read the instance configuration (admin)', adminOnly: true },
+  'admin:config:write': { description: 'Change the instance configuration (admin)', adminOnly: true },
+  'admin:invites:read': { description: 'See invitations (admin)', adminOnly: true },
+  'admin:invites:create': { description: 'Create invitations (admin)', adminOnly: true },
+  'admin:invites:delete': { description: 'Delete invitations (admin)', adminOnly: true },
+  'admin:webhooks:read': { description: 'See admin webhooks and their deliveries (admin)', adminOnly: true },
+  'admin:webhooks:write': { description: 'Create, change and test admin webhooks (admin)', adminOnly: true },
+  'admin:webhooks:delete': { description: 'Delete admin webhooks (admin)', adminOnly: true },
+  'site:user:read': { description: 'Read every user account on this instance', site: true },
+  'site:user:write': { description: 'Change every user account on this instance', site: true },
+  'site:user:delete': { description: 'Delete any user account on this instance', site: true },
+  'site:team:read': { description: 'Read every team on this instance', site: true },
+  'site:team:write': { description: 'Change every team on this instance', site: true },
+  'site:team:delete': { description: 'Delete any team on this instance', site: true },
+  'site:config:read': { description: 'Read the instance configuration', site: true },
+  'site:config:write': { description: 'Change the instance configuration', site: true },
+  'site:token:revoke': { description: "Revoke any user's OAuth tokens", site: true },
+};
+
+/** Unbound single-team scopes an app requests; consent binds them to one team. */
+export const SINGLE_TEAM_PERMISSIONS = ['read', 'write', 'delete', 'member:read', 'member:write', 'member:profile:read'] as const;
+
+const BOUND_TEAM = /^team:([A-Za-z0-9_-]+):(read|write|delete|member:read|member:write|member:profile:read)$/;
+const CROSS_APP = /^app:([A-Za-z0-9._-]+):\*$/;
+
+export function isSingleTeamScope(scope: string): boolean {
+  return (SINGLE_TEAM_PERMISSIONS as readonly string[]).some((p) => scope === `team:${p}`);
+}
+
+export function parseBoundTeamScope(scope: string): { teamId: string; permission: string } | null {
+  const m = BOUND_TEAM.exec(scope);
+  return m ? { teamId: m[1]!, permission: m[2]! } : null;
+}
+
+export function crossAppClientId(scope: string): string | null {
+  return CROSS_APP.exec(scope)?.[1] ?? null;
+}
+
+/** A scope string Keyflow knows: catalogued, single-team (bound or not), or cross-app. */
+export function isKnownScope(scope: string): boolean {
+  return scope in SCOPES || isSingleTeamScope(scope) || parseBoundTeamScope(scope) !== null || crossAppClientId(scope) !== null;
+}
+
+/** Splits a space-separated scope parameter, dropping empties and duplicates, keeping order. */
+export function parseScopeParam(value: string | undefined): string[] {
+  return [...new Set((value ?? '').split(' ').filter(Boolean))];
+}

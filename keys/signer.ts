@@ -1,0 +1,26 @@
+// Every JWT Keyflow issues goes through here: JWS compact serialization
+// (RFC 7515 §7.1) with `alg` ML-DSA-65 or RS256 and the signing key's `kid`.
+// The signature itself comes from the keyring (native ML-DSA, noble ML-DSA or
+// RSA); one serializer serves all of them, because jose cannot sign with the
+// noble fallback.
+import { base64url } from 'jose';
+import type { SigningAlg } from '../store/signing-keys.js';
+import type { Keyring } from './keyring.js';
+
+export interface SignOptions {
+  alg: SigningAlg;
+  /** JOSE `typ` header, e.g. `at+jwt` (RFC 9068) or `logout+jwt`. */
+  typ?: string;
+}
+
+export class Signer {
+  constructor(private readonly keyring: Keyring) {}
+
+  async sign(claims: Record<string, unknown>, { alg, typ }: SignOptions): Promise<string> {
+    const key = await this.keyring.signingKey(alg);
+    const header = typ ? { alg, kid: key.kid, typ } : { alg, kid: key.kid };
+    const signingInput = `${base64url.encode(JSON.stringify(header))}.${base64url.encode(JSON.stringify(claims))}`;
+    const signature = await key.sign(Buffer.from(signingInput, 'ascii'));
+    return `${signingInput}.${base64url.encode(signature)}`;
+  }
+}

@@ -1,0 +1,45 @@
+// Clients (applications) in MongoDB. Secrets are stored only as SHA-256 hashes.
+import { NewClientInput, usesClientSecret, type ValidClient } from '../domain/clients.js';
+import { ValidationError, zodProblems } from '../domain/errors.js';
+import { hashSecret, newId, newSecret } from '../security/secrets.js';
+import type { Store } from './db.js';
+
+export type ClientDoc = Omit<ValidClient, 'public'> & {
+  _id: string;
+  public: boolean;
+  secretHash: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+export type PublicClient = Omit<ClientDoc, '_id' | 'secretHash'> & { clientId: string };
+
+export function publicClient({ _id, secretHash: _omit, ...rest }: ClientDoc): PublicClient {
+  return { clientId: _id, ...rest };
+}
+
+/** Creates a client; the returned secret (confidential clients only) is never stored or shown again. */
+export async function createClient(store: Store, input: NewClientInput): Promise<{ client: ClientDoc; clientSecret: string | null }> {
+  const parsed = NewClientInput.safeParse(input);
+  if (!parsed.success) throw new ValidationError(zodProblems(parsed.error.issues));
+  const clientSecret = usesClientSecret(parsed.data.tokenEndpointAuthMethod) ? newSecret() : null;
+  const now = new Date();
+  const client: ClientDoc = {
+    ...parsed.data,
+    _id: newId(),
+    secretHash: clientSecret ? hashSecret(clientSecret) : null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await store.clients.insertOne(client);
+  return { client, clientSecret };
+}
+
+export async function listClients(store: Store): Promise<PublicClient[]> {
+  const docs = await store.clients.find({}, { sort: { createdAt: 1 }, limit: 10_000 }).toArray();
+  return docs.map(publicClient);
+}
+
+export async function findClient(store: Store, clientId: string): Promise<ClientDoc | null> {
+  return store.clients.findOne({ _id: clientId });
+}

@@ -1,0 +1,73 @@
+// MongoDB connection and the collections Keyflow keeps. Usage stays inside what
+// FerretDB v1 supports: unique and plain indexes, single-document atomic
+// updates; no transactions, TTL or partial indexes, change streams.
+import { MongoClient, type Collection, type Db } from 'mongodb';
+import type { Config } from '../config/env.js';
+import type { ClientDoc } from './clients.js';
+import type { SettingsDoc } from './settings.js';
+import type { SigningKeyDoc } from './signing-keys.js';
+import type { UserDoc } from './users.js';
+import { EXPIRING_COLLECTIONS, type ExpiringCollection } from '../domain/expiring.js';
+
+export { EXPIRING_COLLECTIONS, type ExpiringCollection };
+
+export interface Store {
+  client: MongoClient;
+  db: Db;
+  users: Collection<UserDoc>;
+  clients: Collection<ClientDoc>;
+  signingKeys: Collection<SigningKeyDoc>;
+  settings: Collection<SettingsDoc>;
+  expiring(name: ExpiringCollection): Collection<{ _id: string; expiresAt: Date }>;
+  close(): Promise<void>;
+}
+
+export function openStore(config: Pick<Config, 'mongo'>, options: { serverSelectionTimeoutMS?: number } = {}): Store {
+  const client = new MongoClient(config.mongo.uri, {
+    serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
+    connectTimeoutMS: 5_000,
+    appName: 'keyflow',
+  });
+  const db = client.db(config.mongo.database);
+  return {
+    client,
+    db,
+    users: db.collection<UserDoc>('users'),
+    clients: db.collection<ClientDoc>('clients'),
+    signingKeys: db.collection<SigningKeyDoc>('signing_keys'),
+    settings: db.collection<SettingsDoc>('settings'),
+    expiring: (name) => db.collection(name),
+    close: () => client.close(),
+  };
+}
+
+/** Creates the indexes every process relies on; idempotent, run at start by api and worker. */
+export async function ensureIndexes(store: Store): Promise<void> {
+  await store.users.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });
+  await store.users.createIndex({ username: 1 }, { unique: true, name: 'username_unique' });
+  await store.clients.createIndex({ ownerUserId: 1 }, { name: 'owner' });
+  // One key per (alg, generation): two processes generating the first key race safely.
+  await store.signingKeys.createIndex({ alg: 1, generation: 1 }, { unique: true, name: 'alg_generation_unique' });
+  for (const name of EXPIRING_COLLECTIONS) {
+    await store.expiring(name).createIndex({ expiresAt: 1 }, { name: 'expires_at' });
+  }
+}
+
+/** Waits until MongoDB answers a ping, for processes started alongside their database. */
+export async function waitForStore(store: Store, timeoutMs: number, onRetry?: (err: Error) => void): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await store.db.command({ ping: 1 });
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`MongoDB did not answer within ${timeoutMs / 1000} s: ${(err as Error).message}`);
+      onRetry?.(err as Error);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+export function isDuplicateKeyError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: number }).code === 11000;
+}

@@ -1,0 +1,68 @@
+// User accounts in MongoDB.
+import { ConflictError, ValidationError, zodProblems } from '../domain/errors.js';
+import { NewUserInput, usernameFromEmail, type Role } from '../domain/users.js';
+import { hashPassword } from '../security/password.js';
+import { newId } from '../security/secrets.js';
+import { isDuplicateKeyError, type Store } from './db.js';
+
+export interface UserDoc {
+  _id: string;
+  email: string;
+  emailVerified: boolean;
+  username: string;
+  name: string;
+  picture: string | null;
+  role: Role;
+  passwordHash: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type PublicUser = Omit<UserDoc, 'passwordHash' | '_id'> & { id: string };
+
+export function publicUser({ _id, passwordHash: _omit, ...rest }: UserDoc): PublicUser {
+  return { id: _id, ...rest };
+}
+
+export async function createUser(store: Store, input: NewUserInput): Promise<UserDoc> {
+  const parsed = NewUserInput.safeParse(input);
+  if (!parsed.success) throw new ValidationError(zodProblems(parsed.error.issues));
+  const { email, password, name, username, admin } = parsed.data;
+  const now = new Date();
+  const doc: UserDoc = {
+    _id: newId(),
+    email,
+    // Operator-created accounts are trusted: the operator vouches for the address.
+    emailVerified: true,
+    username: username ?? usernameFromEmail(email),
+    name: name ?? '',
+    picture: null,
+    role: admin ? 'admin' : 'user',
+    passwordHash: await hashPassword(password),
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await store.users.insertOne(doc);
+  } catch (err) {
+    if (isDuplicateKeyError(err)) {
+      const field = /username/.test(String((err as Error).message)) ? `username ${doc.username}` : `email ${email}`;
+      throw new ConflictError(`a user with ${field} already exists`);
+    }
+    throw err;
+  }
+  return doc;
+}
+
+export async function listUsers(store: Store): Promise<PublicUser[]> {
+  const docs = await store.users.find({}, { sort: { createdAt: 1 }, limit: 10_000 }).toArray();
+  return docs.map(publicUser);
+}
+
+export async function findUserByEmail(store: Store, email: string): Promise<UserDoc | null> {
+  return store.users.findOne({ email: email.toLowerCase() });
+}
+
+export async function findUserByUsername(store: Store, username: string): Promise<UserDoc | null> {
+  return store.users.findOne({ username: username.toLowerCase() });
+}

@@ -1,0 +1,43 @@
+// Connections to Temporal for api, worker and CLI processes.
+import { Client, Connection } from '@temporalio/client';
+import { status as grpcStatus } from '@grpc/grpc-js';
+import proto from '@temporalio/proto';
+import { SearchAttributes } from './search-attributes.js';
+import type { Config } from '../config/env.js';
+import type { Logger } from '../runtime/log.js';
+
+export interface TemporalHandle {
+  connection: Connection;
+  client: Client;
+}
+
+/** A client whose connection is made on first use, so a process starts even while Temporal is still coming up. */
+export function lazyTemporalClient(config: Pick<Config, 'temporal'>): TemporalHandle {
+  const connection = Connection.lazy({ address: config.temporal.address });
+  return { connection, client: new Client({ connection, namespace: config.temporal.namespace }) };
+}
+
+/** Health of the Temporal frontend, for /readyz. */
+export async function checkTemporal(handle: TemporalHandle, timeoutMs: number): Promise<void> {
+  await handle.connection.withDeadline(Date.now() + timeoutMs, () => handle.connection.workflowService.getSystemInfo({}));
+}
+
+/** Registers Keyflow's search attributes on a Temporal server that lacks them (the embedded one has them already). */
+export async function ensureSearchAttributes(handle: TemporalHandle, namespace: string, log: Logger): Promise<void> {
+  const existing = await handle.connection.operatorService.listSearchAttributes({ namespace });
+  const missing = Object.values(SearchAttributes).filter((k) => !(k.name in (existing.customAttributes ?? {})));
+  if (missing.length === 0) return;
+  try {
+    await handle.connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(
+        // Every Keyflow search attribute is a Keyword.
+        missing.map((k) => [k.name, proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+      ),
+    });
+    log.info('registered search attributes', { names: missing.map((k) => k.name).join(',') });
+  } catch (err) {
+    if ((err as { code?: number }).code === grpcStatus.ALREADY_EXISTS) return;
+    log.warn('could not register search attributes; register them by hand (see README)', { error: err as Error });
+  }
+}

@@ -1,0 +1,38 @@
+// The worker process: runs Keyflow's workflows and activities.
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../activities/index.js';
+import { loadConfigOrExit } from '../config/env.js';
+import { createLogger } from '../runtime/log.js';
+import { startCoreServices } from '../runtime/services.js';
+import { onShutdown, runMain } from '../runtime/shutdown.js';
+import { ensureSearchAttributes, lazyTemporalClient } from '../temporal/connection.js';
+import { ensureHousekeepingSchedule } from '../temporal/housekeeping-schedule.js';
+
+const config = loadConfigOrExit('worker');
+const log = createLogger(config.logLevel);
+
+runMain(log, async () => {
+  const services = await startCoreServices(config, log);
+  const temporal = lazyTemporalClient(config);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  await ensureSearchAttributes(temporal, config.temporal.namespace, log);
+  await ensureHousekeepingSchedule(temporal.client, config);
+
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    workflowsPath: fileURLToPath(new URL('../workflows/index.js', import.meta.url)),
+    activities: createActivities(services),
+  });
+  const running = worker.run();
+  log.info('worker running', { taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace, temporal: config.temporal.address });
+
+  onShutdown(log, async () => {
+    worker.shutdown();
+    await running;
+    await Promise.allSettled([connection.close(), temporal.connection.close(), services.store.close()]);
+  });
+  await running;
+});

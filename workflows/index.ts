@@ -1,0 +1,3 @@
+// Every workflow the Keyflow worker runs. Workflow code is deterministic:
+// timers, signals, updates and queries only; all I/O is in activities/.
+export { housekeeping } from './housekeeping.js';
