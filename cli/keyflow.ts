@@ -2,7 +2,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseConfig, type Config } from '../config/env.js';
 import type { NewClientInput, RedirectUriEntry } from '../domain/clients.js';
-import { ValidationError } from '../domain/errors.js';
+import { ConflictError, ValidationError } from '../domain/errors.js';
 import { parseScopeParam } from '../domain/scopes.js';
 import { isSiteSettingKey, parseSiteSetting, redactSiteSettings, SITE_SETTINGS } from '../domain/site-settings.js';
 import { loadKek } from '../keys/kek.js';
@@ -168,7 +168,7 @@ async function keysCommand(store: Store, cfg: Config, sub: string | undefined, a
     try {
       return print(await keyring().retire(kid));
     } catch (err) {
-      throw new ValidationError([(err as Error).message]);
+      throw new ConflictError((err as Error).message);
     }
   }
   throw new UsageError(`unknown command: keys ${sub ?? ''}`.trim());
@@ -192,7 +192,7 @@ async function main(argv: string[]): Promise<number> {
     try {
       await ensureIndexes(store);
     } catch (err) {
-      throw new Error(`cannot reach MongoDB (${(err as Error).message.split('\n')[0]}); is Keyflow running (npm start), or MONGODB_URI set?`);
+      throw new Error(`cannot reach MongoDB (${(err as Error).message.split('\n')[0]}); is Keyflow running (npm start), or MONGODB_URI set?`, { cause: err });
     }
     if (group === 'users') await users(store, sub, rest);
     else if (group === 'clients') await clients(store, sub, rest);
@@ -211,7 +211,12 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`keyflow: ${err.message}\n\n${USAGE}\n`);
       process.exit(2);
     }
-    // Operational errors (validation, conflicts, unreachable MongoDB, KEK mismatch): one line, no stack.
+    // Values the command line gave that fail validation are the caller's to fix, like usage errors.
+    if (err instanceof ValidationError) {
+      for (const problem of err.problems) process.stderr.write(`keyflow: invalid input: ${problem}\n`);
+      process.exit(2);
+    }
+    // Operational errors (conflicts, unreachable MongoDB, KEK mismatch): one line, no stack.
     process.stderr.write(`keyflow: error: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   },

@@ -21,4 +21,5 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
   keys rotate [--alg ML-DSA-65|RS256]     (default: both)
   keys retire KID
 
-Output is JSON on stdout. Usage errors exit with 2, operational errors with 1.`;
+Output is JSON on stdout. A wrong command line (unknown command or option, invalid value)
+exits with 2; a command that cannot be carried out (conflict, MongoDB unreachable) with 1.`;

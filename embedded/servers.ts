@@ -29,7 +29,7 @@ async function startListening(name: string, port: number, cmd: string, args: str
     await waitForPort(port, 60_000, proc.exited);
   } catch (err) {
     await proc.stop(1_000);
-    throw new Error(`${name} did not start: ${(err as Error).message}`);
+    throw new Error(`${name} did not start: ${(err as Error).message}`, { cause: err });
   }
   return proc;
 }

@@ -61,7 +61,7 @@ export async function waitForStore(store: Store, timeoutMs: number, onRetry?: (e
       await store.db.command({ ping: 1 });
       return;
     } catch (err) {
-      if (Date.now() > deadline) throw new Error(`MongoDB did not answer within ${timeoutMs / 1000} s: ${(err as Error).message}`);
+      if (Date.now() > deadline) throw new Error(`MongoDB did not answer within ${timeoutMs / 1000} s: ${(err as Error).message}`, { cause: err });
       onRetry?.(err as Error);
       await new Promise((r) => setTimeout(r, 500));
     }

@@ -1,6 +1,6 @@
 // The worker process: runs Keyflow's workflows and activities.
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import { loadConfigOrExit } from '../config/env.js';
 import { createLogger } from '../runtime/log.js';
@@ -11,6 +11,9 @@ import { ensureHousekeepingSchedule } from '../temporal/housekeeping-schedule.js
 
 const config = loadConfigOrExit('worker');
 const log = createLogger(config.logLevel);
+
+// The SDK's own INFO lines (bundle statistics, state changes) drown Keyflow's; show them only when debugging.
+Runtime.install({ logger: new DefaultLogger(config.logLevel === 'debug' ? 'DEBUG' : 'WARN') });
 
 runMain(log, async () => {
   const services = await startCoreServices(config, log);

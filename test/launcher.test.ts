@@ -1,0 +1,110 @@
+// `npm start` end to end: the launcher brings up embedded Temporal and
+// FerretDB, a worker and the api; a restart keeps users, clients and keys.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, isPortOpen } from '../embedded/ports.js';
+import { PROJECT_ROOT } from '../embedded/servers.js';
+import { eventually, runCli } from './support/harness.js';
+import type { Json } from './support/harness.js';
+
+const TIMEOUT = 240_000;
+
+interface Launch {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+describe('npm start (the launcher)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyflow-launcher-'));
+  let ports: Record<string, number>;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    ports = { PORT: await freePort(), TEMPORAL_PORT: await freePort(), TEMPORAL_UI_PORT: await freePort(), MONGODB_PORT: await freePort() };
+    env = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), DATA_DIR: dataDir, ISSUER: `http://127.0.0.1:${ports.PORT}`, LOG_LEVEL: 'info' };
+    // The embedded default: no external servers, the KEK generated under DATA_DIR.
+    delete env.TEMPORAL_ADDRESS;
+    delete env.MONGODB_URI;
+    delete env.KEYFLOW_KEK;
+    delete env.MONGODB_DATABASE;
+    delete env.TEMPORAL_TASK_QUEUE;
+  });
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  const launched: Launch[] = [];
+  afterEach(async () => {
+    // A failed assertion must not leave servers running (they would keep jest alive).
+    for (const l of launched.splice(0)) {
+      if (l.child.exitCode === null) l.child.kill('SIGTERM');
+      await l.exited;
+    }
+  });
+
+  function launch(): Launch {
+    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist/scripts/launcher.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    const l: Launch = { child, output: () => out, exited: new Promise((r) => child.on('exit', (code) => r(code))) };
+    launched.push(l);
+    return l;
+  }
+
+  async function ready(l: Launch) {
+    await eventually(async () => {
+      if (l.child.exitCode !== null) throw new Error(`launcher exited early:\n${l.output()}`);
+      const res = await fetch(`http://127.0.0.1:${ports.PORT}/readyz`);
+      expect(res.status).toBe(200);
+    }, 120_000, 500);
+  }
+
+  const cliEnv = () => ({ MONGODB_URI: `mongodb://127.0.0.1:${ports.MONGODB_PORT}/`, DATA_DIR: dataDir, KEYFLOW_KEK: undefined, MONGODB_DATABASE: undefined });
+  const jwksKids = async () => (((await (await fetch(`http://127.0.0.1:${ports.PORT}/.well-known/jwks.json`)).json()) as Json).keys as { kid: string }[]).map((k) => k.kid).sort();
+
+  it('starts everything, stops cleanly on SIGTERM, and keeps data across a restart', async () => {
+    const first = launch();
+    await ready(first);
+    expect(first.output()).toMatch(/\[temporal\]/);
+    // The worker bundles its workflows before it polls; it may come up after the api is ready.
+    await eventually(() => expect(first.output()).toMatch(/\[worker\] .*worker running/), 60_000);
+    expect(first.output()).toMatch(/\[api\] .*api listening/);
+    // The Temporal Web UI answers on its port.
+    expect((await fetch(`http://127.0.0.1:${ports.TEMPORAL_UI_PORT}/`)).status).toBe(200);
+    expect(fs.statSync(path.join(dataDir, 'kek.key')).mode & 0o777).toBe(0o600);
+
+    const user = JSON.parse((await runCli(['users', 'create', '--email', 'restart@example.com', '--password', 'survives restarts'], cliEnv())).stdout);
+    const client = JSON.parse((await runCli(['clients', 'create', '--name', 'Kept', '--redirect-uri', 'https://kept.example/cb'], cliEnv())).stdout);
+    const kids = await jwksKids();
+    expect(kids).toHaveLength(2);
+
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    for (const port of Object.values(ports)) expect(await isPortOpen(port)).toBe(false);
+
+    const second = launch();
+    await ready(second);
+    const users = JSON.parse((await runCli(['users', 'list'], cliEnv())).stdout);
+    expect(users.map((u: { id: string }) => u.id)).toContain(user.id);
+    const clients = JSON.parse((await runCli(['clients', 'list'], cliEnv())).stdout);
+    expect(clients.map((c: { clientId: string }) => c.clientId)).toContain(client.client_id);
+    expect(await jwksKids()).toEqual(kids);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  }, TIMEOUT);
+
+  it('refuses to start when a port is taken, naming it', async () => {
+    const net = await import('node:net');
+    const blocker = net.createServer().listen(ports.MONGODB_PORT, '127.0.0.1');
+    await new Promise((r) => blocker.once('listening', r));
+    try {
+      const l = launch();
+      expect(await l.exited).toBe(1);
+      expect(l.output()).toContain(`port ${ports.MONGODB_PORT} is already in use`);
+    } finally {
+      blocker.close();
+    }
+  }, TIMEOUT);
+});

@@ -1,0 +1,69 @@
+// Starts what the integration tests talk to, once per run: the embedded
+// Temporal dev server and FerretDB on free ports in a temporary folder, and a
+// Keyflow worker process. Tests reach them through the environment set here.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { spawnManaged } from '../../embedded/process.js';
+import { freePort } from '../../embedded/ports.js';
+import { PROJECT_ROOT, startFerretDb, startTemporalDevServer } from '../../embedded/servers.js';
+import { TEST_STATE, type TestState } from './state.js';
+
+export default async function globalSetup(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyflow-test-'));
+  const logFile = path.join(dir, 'servers.log');
+  const log = fs.createWriteStream(logFile);
+  const output = (line: string) => log.write(line + '\n');
+  const [temporalPort, mongoPort] = [await freePort(), await freePort()];
+  const [temporal, ferret] = await Promise.all([
+    startTemporalDevServer({ port: temporalPort, namespace: 'default', output }),
+    startFerretDb({ port: mongoPort, dataDir: path.join(dir, 'ferretdb'), output }),
+  ]);
+  Object.assign(process.env, {
+    TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+    MONGODB_URI: `mongodb://127.0.0.1:${mongoPort}/`,
+    MONGODB_DATABASE: 'keyflow_test',
+    TEMPORAL_TASK_QUEUE: 'keyflow-test',
+    DATA_DIR: path.join(dir, 'data'),
+    KEYFLOW_KEK: Buffer.alloc(32, 7).toString('base64'),
+    ISSUER: 'http://localhost:3999',
+    LOG_LEVEL: 'warn',
+    KEYFLOW_TEST_DIR: dir,
+  });
+  const worker = spawnManaged(
+    'worker',
+    process.execPath,
+    ['--enable-source-maps', '--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist/worker/main.js')],
+    { env: process.env, output },
+  );
+  // The worker is up once it polls its task queue; give it the time to bundle the workflows.
+  await Promise.race([
+    waitForPollers(process.env.TEMPORAL_ADDRESS!, process.env.TEMPORAL_TASK_QUEUE!, logFile),
+    worker.exited.then((code) => {
+      throw new Error(`the test worker exited (${code}); see ${logFile}`);
+    }),
+  ]);
+  const state: TestState = { dir, processes: [worker, ferret, temporal], log };
+  (globalThis as Record<symbol, unknown>)[TEST_STATE] = state;
+}
+
+async function waitForPollers(address: string, taskQueue: string, logFile: string): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    const deadline = Date.now() + 90_000;
+    while (Date.now() < deadline) {
+      const { pollers } = await connection.workflowService.describeTaskQueue({
+        namespace: 'default',
+        taskQueue: { name: taskQueue },
+        taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      });
+      if (pollers.length > 0) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`the test worker did not poll within 90 s; see ${logFile}`);
+  } finally {
+    await connection.close();
+  }
+}
