@@ -1,0 +1,15 @@
+// `npm run bench -- <name> [options]`: Keyflow's benchmarks. Each prints its
+// figures as text and a JSON line, and stops by itself (bounded in time).
+import { signingBench } from './signing.js';
+
+const benches: Record<string, { describe: string; run: (args: string[]) => Promise<void> }> = {
+  signing: { describe: 'JWT signatures per second: ML-DSA-65 native and noble, RS256 (in-process)', run: signingBench },
+};
+
+const [name, ...args] = process.argv.slice(2);
+const bench = name ? benches[name] : undefined;
+if (!bench) {
+  process.stderr.write(`usage: npm run bench -- <name>\n\n${Object.entries(benches).map(([n, b]) => `  ${n.padEnd(12)} ${b.describe}`).join('\n')}\n`);
+  process.exit(2);
+}
+await bench.run(args);
