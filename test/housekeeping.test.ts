@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { HOUSEKEEPING_SCHEDULE_ID } from '../temporal/housekeeping-schedule.js';
+import { housekeepingScheduleId } from '../temporal/housekeeping-schedule.js';
 import { SearchAttributes } from '../temporal/search-attributes.js';
 import { openStore, type Store } from '../store/db.js';
 import { eventually, testConfig } from './support/harness.js';
@@ -37,7 +37,7 @@ async function seed(tag: string, expired: number, fresh: number) {
 
 describe('housekeeping', () => {
   it('runs as a Temporal Schedule the worker registered', async () => {
-    const schedule = await client.schedule.getHandle(HOUSEKEEPING_SCHEDULE_ID).describe();
+    const schedule = await client.schedule.getHandle(housekeepingScheduleId(config.temporal.taskQueue)).describe();
     expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: 'housekeeping', taskQueue: config.temporal.taskQueue });
     expect(schedule.spec.intervals?.[0]?.every).toBe(config.housekeeping.intervalMinutes * 60_000);
   });
@@ -80,7 +80,7 @@ describe('housekeeping', () => {
   it('is started by the schedule when triggered', async () => {
     const tag = `hk-sched-${Date.now()}`;
     const data = await seed(tag, 2, 1);
-    await client.schedule.getHandle(HOUSEKEEPING_SCHEDULE_ID).trigger();
+    await client.schedule.getHandle(housekeepingScheduleId(config.temporal.taskQueue)).trigger();
     await eventually(async () => expect((await data.remaining()).sessions).toEqual([`${tag}-new-0`]), 30_000, 500);
   });
 });

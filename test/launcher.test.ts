@@ -43,8 +43,11 @@ describe('npm start (the launcher)', () => {
     }
   });
 
-  function launch(): Launch {
-    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist/scripts/launcher.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  function launch(extraEnv: Record<string, string> = {}): Launch {
+    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist/scripts/launcher.js')], {
+      env: { ...env, ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -93,6 +96,17 @@ describe('npm start (the launcher)', () => {
     expect(await jwksKids()).toEqual(kids);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
+  }, TIMEOUT);
+
+  it('starts none of its own servers when TEMPORAL_ADDRESS and MONGODB_URI are set', async () => {
+    const l = launch({ TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, MONGODB_URI: process.env.MONGODB_URI!, MONGODB_DATABASE: `launcher_ext_${Date.now()}`, TEMPORAL_TASK_QUEUE: `launcher-ext-${Date.now()}` });
+    await ready(l);
+    await eventually(() => expect(l.output()).toMatch(/\[worker\] .*worker running/), 60_000);
+    expect(l.output()).not.toMatch(/\[(temporal|ferretdb)\]/);
+    expect(await isPortOpen(ports.TEMPORAL_PORT!)).toBe(false);
+    expect(await isPortOpen(ports.MONGODB_PORT!)).toBe(false);
+    l.child.kill('SIGTERM');
+    expect(await l.exited).toBe(0);
   }, TIMEOUT);
 
   it('refuses to start when a port is taken, naming it', async () => {
