@@ -3,7 +3,13 @@
 // updates; no transactions, TTL or partial indexes, change streams.
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import type { Config } from '../config/env.js';
+import type { AuthorizationCodeDoc } from './authorization-codes.js';
+import type { AuthorizationRequestDoc } from './authorization-requests.js';
 import type { ClientDoc } from './clients.js';
+import type { ConsentDoc } from './consents.js';
+import type { GrantDoc } from './grants.js';
+import type { PasskeyDoc } from './passkeys.js';
+import type { SessionDoc } from './sessions.js';
 import type { SettingsDoc } from './settings.js';
 import type { SigningKeyDoc } from './signing-keys.js';
 import type { UserDoc } from './users.js';
@@ -18,6 +24,12 @@ export interface Store {
   clients: Collection<ClientDoc>;
   signingKeys: Collection<SigningKeyDoc>;
   settings: Collection<SettingsDoc>;
+  sessions: Collection<SessionDoc>;
+  authorizationRequests: Collection<AuthorizationRequestDoc>;
+  authorizationCodes: Collection<AuthorizationCodeDoc>;
+  consents: Collection<ConsentDoc>;
+  grants: Collection<GrantDoc>;
+  passkeys: Collection<PasskeyDoc>;
   expiring(name: ExpiringCollection): Collection<{ _id: string; expiresAt: Date }>;
   close(): Promise<void>;
 }
@@ -36,6 +48,12 @@ export function openStore(config: Pick<Config, 'mongo'>, options: { serverSelect
     clients: db.collection<ClientDoc>('clients'),
     signingKeys: db.collection<SigningKeyDoc>('signing_keys'),
     settings: db.collection<SettingsDoc>('settings'),
+    sessions: db.collection<SessionDoc>('sessions'),
+    authorizationRequests: db.collection<AuthorizationRequestDoc>('authorization_requests'),
+    authorizationCodes: db.collection<AuthorizationCodeDoc>('authorization_codes'),
+    consents: db.collection<ConsentDoc>('consents'),
+    grants: db.collection<GrantDoc>('grants'),
+    passkeys: db.collection<PasskeyDoc>('passkeys'),
     expiring: (name) => db.collection(name),
     close: () => client.close(),
   };
@@ -46,6 +64,9 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.users.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });
   await store.users.createIndex({ username: 1 }, { unique: true, name: 'username_unique' });
   await store.clients.createIndex({ ownerUserId: 1 }, { name: 'owner' });
+  await store.sessions.createIndex({ sid: 1 }, { unique: true, name: 'sid_unique' });
+  await store.passkeys.createIndex({ userId: 1 }, { name: 'user' });
+  await store.grants.createIndex({ userId: 1, clientId: 1 }, { name: 'user_client' });
   // One key per (alg, generation): two processes generating the first key race safely.
   await store.signingKeys.createIndex({ alg: 1, generation: 1 }, { unique: true, name: 'alg_generation_unique' });
   for (const name of EXPIRING_COLLECTIONS) {

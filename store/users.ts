@@ -1,6 +1,7 @@
 // User accounts in MongoDB.
 import { ConflictError, ValidationError, zodProblems } from '../domain/errors.js';
 import { NewUserInput, usernameFromEmail, type Role } from '../domain/users.js';
+import type { Sealed } from '../keys/kek.js';
 import { hashPassword } from '../security/password.js';
 import { newId } from '../security/secrets.js';
 import { isDuplicateKeyError, type Store } from './db.js';
@@ -14,14 +15,20 @@ export interface UserDoc {
   picture: string | null;
   role: Role;
   passwordHash: string;
+  /** Confirmed TOTP authenticator; the secret is sealed with the KEK. */
+  totp: { secret: Sealed; lastTimeStep: number | null; enabledAt: Date } | null;
+  /** TOTP enrollment shown but not yet confirmed by a code. */
+  totpPending: { secret: Sealed; createdAt: Date } | null;
+  /** Unused backup codes, as keyed hashes (security/backup-codes.ts). */
+  backupCodes: string[];
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type PublicUser = Omit<UserDoc, 'passwordHash' | '_id'> & { id: string };
+export type PublicUser = Omit<UserDoc, 'passwordHash' | '_id' | 'totp' | 'totpPending' | 'backupCodes'> & { id: string; totpEnabled: boolean; backupCodesLeft: number };
 
-export function publicUser({ _id, passwordHash: _omit, ...rest }: UserDoc): PublicUser {
-  return { id: _id, ...rest };
+export function publicUser({ _id, passwordHash: _p, totp, totpPending: _t, backupCodes, ...rest }: UserDoc): PublicUser {
+  return { id: _id, ...rest, totpEnabled: totp !== null && totp !== undefined, backupCodesLeft: backupCodes?.length ?? 0 };
 }
 
 export async function createUser(store: Store, input: NewUserInput): Promise<UserDoc> {
@@ -39,6 +46,9 @@ export async function createUser(store: Store, input: NewUserInput): Promise<Use
     picture: null,
     role: admin ? 'admin' : 'user',
     passwordHash: await hashPassword(password),
+    totp: null,
+    totpPending: null,
+    backupCodes: [],
     createdAt: now,
     updatedAt: now,
   };
@@ -61,6 +71,10 @@ export async function listUsers(store: Store): Promise<PublicUser[]> {
 
 export async function findUserByEmail(store: Store, email: string): Promise<UserDoc | null> {
   return store.users.findOne({ email: email.toLowerCase() });
+}
+
+export async function findUserById(store: Store, id: string): Promise<UserDoc | null> {
+  return store.users.findOne({ _id: id });
 }
 
 export async function findUserByUsername(store: Store, username: string): Promise<UserDoc | null> {

@@ -1,0 +1,133 @@
+// Validation of an authorization request (RFC 6749 §4.1.1, OIDC Core §3.1.2.1,
+// RFC 7636), in the order the spec demands: the client and its redirect URI
+// first (failures there must never redirect), then everything else (failures
+// redirect back with `error`).
+import type { RedirectUriEntry } from './clients.js';
+import { isValidS256Challenge } from './pkce.js';
+import { checkRedirectUri } from './redirect-uri.js';
+import { isKnownScope, parseScopeParam } from './scopes.js';
+
+export interface ClientForAuthorization {
+  clientId: string;
+  public: boolean;
+  redirectUris: readonly RedirectUriEntry[];
+  allowedScopes: readonly string[];
+}
+
+export interface ValidAuthorization {
+  clientId: string;
+  redirectUri: string;
+  learnRedirectUri: boolean;
+  scope: string[];
+  state: string | null;
+  nonce: string | null;
+  codeChallenge: string | null;
+  prompt: string[];
+  maxAge: number | null;
+  acrValues: string[];
+}
+
+export type AuthorizationValidation =
+  | { kind: 'ok'; params: ValidAuthorization }
+  /** Shown on Keyflow's error page: the client or redirect URI cannot be trusted with a redirect. */
+  | { kind: 'error-page'; title: string; message: string }
+  /** Sent back to the (validated) redirect URI. */
+  | { kind: 'redirect-error'; redirectUri: string; state: string | null; error: string; description: string };
+
+export const SUPPORTED_PROMPTS = ['none', 'login', 'consent'] as const;
+export const SUPPORTED_ACR_VALUES = ['pwd', 'mfa'] as const;
+
+const MAX_STATE = 2048;
+const MAX_NONCE = 512;
+
+type Query = Record<string, unknown>;
+
+/** A single string parameter; `undefined` when absent, `null` when repeated or not a string. */
+function single(query: Query, name: string): string | undefined | null {
+  const v = query[name];
+  if (v === undefined) return undefined;
+  return typeof v === 'string' ? v : null;
+}
+
+export function validateAuthorizationRequest(query: Query, client: ClientForAuthorization | null): AuthorizationValidation {
+  const clientId = single(query, 'client_id');
+  if (!clientId) return { kind: 'error-page', title: 'Unknown application', message: 'The request does not name a valid client_id.' };
+  if (!client) return { kind: 'error-page', title: 'Unknown application', message: 'No application is registered with this client_id.' };
+  const redirectUri = single(query, 'redirect_uri');
+  if (!redirectUri) return { kind: 'error-page', title: 'Invalid redirect URI', message: 'The request has no valid redirect_uri.' };
+  const decision = checkRedirectUri(client.redirectUris, redirectUri);
+  if (!decision.ok) return { kind: 'error-page', title: 'Invalid redirect URI', message: `The redirect_uri cannot be used: ${decision.reason}.` };
+
+  const rawState = single(query, 'state');
+  const state = typeof rawState === 'string' ? rawState.slice(0, MAX_STATE) : null;
+  const fail = (error: string, description: string): AuthorizationValidation => ({ kind: 'redirect-error', redirectUri, state, error, description });
+
+  for (const name of ['response_type', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'max_age', 'acr_values', 'response_mode']) {
+    if (single(query, name) === null) return fail('invalid_request', `${name} must appear at most once`);
+  }
+  if (rawState !== undefined && rawState !== null && rawState.length > MAX_STATE) return fail('invalid_request', `state must be at most ${MAX_STATE} characters`);
+  if (query.request !== undefined) return fail('request_not_supported', 'request objects are not supported');
+  if (query.request_uri !== undefined) return fail('request_uri_not_supported', 'request_uri is not supported');
+
+  const responseType = single(query, 'response_type');
+  if (!responseType) return fail('invalid_request', 'response_type is required');
+  if (responseType !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
+  const responseMode = single(query, 'response_mode');
+  if (responseMode !== undefined && responseMode !== 'query') return fail('invalid_request', 'only response_mode=query is supported');
+
+  const scope = parseScopeParam(single(query, 'scope') ?? '');
+  if (scope.length === 0) return fail('invalid_scope', 'scope is required');
+  const unknown = scope.find((s) => !isKnownScope(s));
+  if (unknown) return fail('invalid_scope', `unknown scope: ${unknown}`);
+  const notAllowed = scope.find((s) => !client.allowedScopes.includes(s));
+  if (notAllowed) return fail('invalid_scope', `this application may not request the scope ${notAllowed}`);
+
+  const method = single(query, 'code_challenge_method');
+  const challenge = single(query, 'code_challenge');
+  if (method !== undefined && method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256 (plain is not supported)');
+  if (challenge === undefined && method !== undefined) return fail('invalid_request', 'code_challenge_method without code_challenge');
+  if (challenge === undefined && client.public) return fail('invalid_request', 'public clients must use PKCE (code_challenge with S256)');
+  if (challenge !== undefined && method === undefined) return fail('invalid_request', 'code_challenge_method=S256 is required with code_challenge');
+  if (challenge !== undefined && !isValidS256Challenge(challenge!)) return fail('invalid_request', 'code_challenge must be 43 base64url characters');
+
+  const nonce = single(query, 'nonce');
+  if (nonce !== undefined && (nonce!.length === 0 || nonce!.length > MAX_NONCE)) return fail('invalid_request', `nonce must be 1 to ${MAX_NONCE} characters`);
+
+  const prompt = parseScopeParam(single(query, 'prompt') ?? '');
+  const badPrompt = prompt.find((p) => !(SUPPORTED_PROMPTS as readonly string[]).includes(p));
+  if (badPrompt) return fail('invalid_request', `unsupported prompt value: ${badPrompt}`);
+  if (prompt.includes('none') && prompt.length > 1) return fail('invalid_request', 'prompt=none cannot be combined with other values');
+
+  const maxAgeRaw = single(query, 'max_age');
+  let maxAge: number | null = null;
+  if (maxAgeRaw !== undefined) {
+    if (!/^\d{1,9}$/.test(maxAgeRaw!)) return fail('invalid_request', 'max_age must be a non-negative integer (seconds)');
+    maxAge = Number(maxAgeRaw);
+  }
+
+  // acr_values are voluntary (OIDC Core §3.1.2.1): unknown values are ignored.
+  const acrValues = parseScopeParam(single(query, 'acr_values') ?? '').filter((v) => (SUPPORTED_ACR_VALUES as readonly string[]).includes(v));
+
+  return {
+    kind: 'ok',
+    params: {
+      clientId: client.clientId,
+      redirectUri,
+      learnRedirectUri: decision.learn,
+      scope,
+      state,
+      nonce: nonce ?? null,
+      codeChallenge: challenge ?? null,
+      prompt,
+      maxAge,
+      acrValues,
+    },
+  };
+}
+
+/** The authorization response or error redirect (RFC 9207: always with `iss`). */
+export function buildRedirect(redirectUri: string, params: Record<string, string | null | undefined>): string {
+  const url = new URL(redirectUri);
+  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined) url.searchParams.append(k, v);
+  return url.href;
+}

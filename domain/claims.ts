@@ -1,0 +1,99 @@
+// Claims of ID tokens, access tokens (RFC 9068) and UserInfo, by granted scope.
+// One place for what each scope releases; later claims (teams, apps, domains …)
+// plug in here.
+import type { Role } from './users.js';
+
+export interface ClaimsUser {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  username: string;
+  name: string;
+  picture: string | null;
+  role: Role;
+}
+
+export interface AuthContext {
+  authTime: Date;
+  amr: string[];
+  acr: string;
+  sid: string | null;
+}
+
+const seconds = (d: Date | number) => Math.floor((typeof d === 'number' ? d : d.getTime()) / 1000);
+
+/** Claims released by scope, shared by the ID token and UserInfo. */
+export function scopedUserClaims(user: ClaimsUser, scope: readonly string[]): Record<string, unknown> {
+  const claims: Record<string, unknown> = {};
+  if (scope.includes('profile')) {
+    claims.name = user.name || user.username;
+    claims.preferred_username = user.username;
+    if (user.picture) claims.picture = user.picture;
+  }
+  if (scope.includes('email')) {
+    claims.email = user.email;
+    claims.email_verified = user.emailVerified;
+  }
+  return claims;
+}
+
+export function userinfoClaims(user: ClaimsUser, scope: readonly string[]): Record<string, unknown> {
+  return { sub: user.id, ...scopedUserClaims(user, scope) };
+}
+
+export const TOKEN_TTL_SECONDS = 3600;
+
+export function idTokenClaims(args: {
+  issuer: string;
+  clientId: string;
+  user: ClaimsUser;
+  scope: readonly string[];
+  nonce: string | null;
+  auth: AuthContext;
+  now: number;
+}): Record<string, unknown> {
+  const { issuer, clientId, user, scope, nonce, auth, now } = args;
+  return {
+    iss: issuer,
+    sub: user.id,
+    aud: clientId,
+    iat: seconds(now),
+    exp: seconds(now) + TOKEN_TTL_SECONDS,
+    auth_time: seconds(auth.authTime),
+    amr: auth.amr,
+    acr: auth.acr,
+    ...(auth.sid ? { sid: auth.sid } : {}),
+    ...(nonce ? { nonce } : {}),
+    role: user.role,
+    ...scopedUserClaims(user, scope),
+  };
+}
+
+export function accessTokenClaims(args: {
+  issuer: string;
+  audience: string | string[];
+  clientId: string;
+  userId: string;
+  scope: readonly string[];
+  grantId: string;
+  jti: string;
+  auth: AuthContext;
+  now: number;
+}): Record<string, unknown> {
+  const { issuer, audience, clientId, userId, scope, grantId, jti, auth, now } = args;
+  return {
+    iss: issuer,
+    sub: userId,
+    aud: audience,
+    client_id: clientId,
+    scope: scope.join(' '),
+    jti,
+    iat: seconds(now),
+    exp: seconds(now) + TOKEN_TTL_SECONDS,
+    auth_time: seconds(auth.authTime),
+    acr: auth.acr,
+    amr: auth.amr,
+    grant_id: grantId,
+    ...(auth.sid ? { sid: auth.sid } : {}),
+  };
+}

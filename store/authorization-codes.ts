@@ -1,0 +1,55 @@
+// Authorization codes: stored as hashes, single use through one atomic
+// findOneAndUpdate, short-lived, bound to client, redirect URI and PKCE challenge.
+import { hashSecret, newSecret } from '../security/secrets.js';
+import type { Store } from './db.js';
+import type { Acr } from './sessions.js';
+
+export interface AuthorizationCodeDoc {
+  _id: string; // hash of the code
+  clientId: string;
+  userId: string;
+  redirectUri: string;
+  scope: string[];
+  nonce: string | null;
+  codeChallenge: string | null;
+  authTime: Date;
+  amr: string[];
+  acr: Acr;
+  sid: string;
+  /** The grant the tokens of this code belong to (revoked if the code is used twice). */
+  grantId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  consumedAt: Date | null;
+}
+
+/** 60 seconds: a code is exchanged right after the redirect (RFC 6749 §4.1.2 recommends at most 10 minutes). */
+export const AUTHORIZATION_CODE_TTL_MS = 60_000;
+
+export async function issueAuthorizationCode(
+  store: Store,
+  fields: Omit<AuthorizationCodeDoc, '_id' | 'createdAt' | 'expiresAt' | 'consumedAt'>,
+): Promise<string> {
+  const code = newSecret();
+  const now = new Date();
+  await store.authorizationCodes.insertOne({
+    ...fields,
+    _id: hashSecret(code),
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_MS),
+    consumedAt: null,
+  });
+  return code;
+}
+
+export type ConsumeResult = { status: 'ok'; code: AuthorizationCodeDoc } | { status: 'invalid' } | { status: 'reused'; code: AuthorizationCodeDoc };
+
+/** Marks the code used, once. A second use is reported with the first use's grant so it can be revoked. */
+export async function consumeAuthorizationCode(store: Store, code: string): Promise<ConsumeResult> {
+  const id = hashSecret(code);
+  const now = new Date();
+  const before = await store.authorizationCodes.findOneAndUpdate({ _id: id, consumedAt: null }, { $set: { consumedAt: now } }, { returnDocument: 'before' });
+  if (before) return before.expiresAt > now ? { status: 'ok', code: before } : { status: 'invalid' };
+  const used = await store.authorizationCodes.findOne({ _id: id });
+  return used ? { status: 'reused', code: used } : { status: 'invalid' };
+}

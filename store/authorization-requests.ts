@@ -1,0 +1,46 @@
+// Validated authorization requests waiting for the user (sign-in, consent).
+// The browser carries only the request id; the parameters stay here.
+import { newSecret } from '../security/secrets.js';
+import type { Store } from './db.js';
+
+export interface AuthorizationParams {
+  clientId: string;
+  redirectUri: string;
+  /** The redirect URI was accepted because the client had none: store it once a code is issued. */
+  learnRedirectUri: boolean;
+  scope: string[];
+  state: string | null;
+  nonce: string | null;
+  codeChallenge: string | null;
+  prompt: string[];
+  maxAge: number | null;
+  acrValues: string[];
+}
+
+export interface AuthorizationRequestDoc extends AuthorizationParams {
+  _id: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** Time a user has to sign in and consent. */
+export const AUTHORIZATION_REQUEST_TTL_MS = 15 * 60_000;
+
+export async function saveAuthorizationRequest(store: Store, params: AuthorizationParams): Promise<AuthorizationRequestDoc> {
+  const now = new Date();
+  // Not a credential, but unguessable so that one user cannot walk into another's request.
+  const doc: AuthorizationRequestDoc = { ...params, _id: newSecret(), createdAt: now, expiresAt: new Date(now.getTime() + AUTHORIZATION_REQUEST_TTL_MS) };
+  await store.authorizationRequests.insertOne(doc);
+  return doc;
+}
+
+export async function findAuthorizationRequest(store: Store, id: unknown): Promise<AuthorizationRequestDoc | null> {
+  if (typeof id !== 'string' || id.length > 100) return null;
+  const doc = await store.authorizationRequests.findOne({ _id: id });
+  return doc && doc.expiresAt > new Date() ? doc : null;
+}
+
+/** Ends a request once it was answered (code issued, denied, or failed). */
+export async function finishAuthorizationRequest(store: Store, id: string): Promise<void> {
+  await store.authorizationRequests.deleteOne({ _id: id });
+}

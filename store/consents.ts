@@ -1,0 +1,23 @@
+// What each user has allowed each client: consent is skipped when the scopes
+// asked for were all granted before.
+import type { Store } from './db.js';
+
+export interface ConsentDoc {
+  _id: string; // `${userId}:${clientId}`
+  userId: string;
+  clientId: string;
+  scopes: string[];
+  updatedAt: Date;
+}
+
+export async function findConsent(store: Store, userId: string, clientId: string): Promise<ConsentDoc | null> {
+  return store.consents.findOne({ _id: `${userId}:${clientId}` });
+}
+
+export async function recordConsent(store: Store, userId: string, clientId: string, scopes: string[]): Promise<void> {
+  await store.consents.updateOne(
+    { _id: `${userId}:${clientId}` },
+    { $set: { userId, clientId, updatedAt: new Date() }, $addToSet: { scopes: { $each: scopes } } },
+    { upsert: true },
+  );
+}

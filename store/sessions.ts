@@ -1,0 +1,89 @@
+// Browser sessions. The cookie carries a 256-bit random token; MongoDB keeps
+// only its hash. `sid` is the public session id (ID tokens, logout tokens):
+// a new session, with a new token and a new sid, begins at every sign-in and
+// sign-out, so a session fixed before sign-in is worthless after it.
+import { hashSecret, newId, newSecret } from '../security/secrets.js';
+import type { Store } from './db.js';
+
+export type Acr = 'pwd' | 'mfa';
+
+export interface PendingSignIn {
+  userId: string;
+  /** Factors already proven (e.g. ['pwd']): a second factor completes the sign-in. */
+  amr: string[];
+  at: Date;
+}
+
+export interface SessionDoc {
+  _id: string; // hash of the cookie token
+  sid: string;
+  /** Synchronizer token for this session's forms (compared in constant time). */
+  csrf: string;
+  userId: string | null;
+  authTime: Date | null;
+  amr: string[];
+  acr: Acr | null;
+  pending: PendingSignIn | null;
+  /** Expected challenge of a WebAuthn ceremony in progress. */
+  webauthnChallenge: string | null;
+  /** Clients that received tokens for this session (back-channel logout targets). */
+  clientIds: string[];
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** Sessions last 14 days from sign-in; anonymous (pre-sign-in) ones 1 hour. */
+export const SESSION_TTL_MS = 14 * 24 * 3600_000;
+const ANONYMOUS_TTL_MS = 3600_000;
+
+const sessions = (store: Store) => store.sessions;
+
+export async function findSession(store: Store, token: string): Promise<SessionDoc | null> {
+  const doc = await sessions(store).findOne({ _id: hashSecret(token) });
+  return doc && doc.expiresAt > new Date() ? doc : null;
+}
+
+/** A new session; returns the cookie token (shown to the browser only). */
+export async function createSession(store: Store, auth: { userId: string; amr: string[]; acr: Acr } | null): Promise<{ token: string; session: SessionDoc }> {
+  const token = newSecret();
+  const now = new Date();
+  const session: SessionDoc = {
+    _id: hashSecret(token),
+    sid: newId(),
+    csrf: newSecret(),
+    userId: auth?.userId ?? null,
+    authTime: auth ? now : null,
+    amr: auth?.amr ?? [],
+    acr: auth?.acr ?? null,
+    pending: null,
+    webauthnChallenge: null,
+    clientIds: [],
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + (auth ? SESSION_TTL_MS : ANONYMOUS_TTL_MS)),
+  };
+  await sessions(store).insertOne(session);
+  return { token, session };
+}
+
+export async function updateSession(store: Store, id: string, set: Partial<Omit<SessionDoc, '_id'>>): Promise<void> {
+  await sessions(store).updateOne({ _id: id }, { $set: set });
+}
+
+/** Takes the WebAuthn challenge out of the session: a challenge answers one ceremony only. */
+export async function takeWebauthnChallenge(store: Store, id: string): Promise<string | null> {
+  const before = await sessions(store).findOneAndUpdate({ _id: id }, { $set: { webauthnChallenge: null } }, { returnDocument: 'before' });
+  return before?.webauthnChallenge ?? null;
+}
+
+export async function addSessionClient(store: Store, sid: string, clientId: string): Promise<void> {
+  await sessions(store).updateOne({ sid }, { $addToSet: { clientIds: clientId } });
+}
+
+export async function deleteSession(store: Store, id: string): Promise<SessionDoc | null> {
+  return sessions(store).findOneAndDelete({ _id: id });
+}
+
+export async function findSessionBySid(store: Store, sid: string): Promise<SessionDoc | null> {
+  const doc = await sessions(store).findOne({ sid });
+  return doc && doc.expiresAt > new Date() ? doc : null;
+}
