@@ -20,6 +20,7 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
+COPY --from=build /app/api/assets ./api/assets
 RUN mkdir -p /var/lib/keyflow && chown node:node /var/lib/keyflow
 USER node
 EXPOSE 3000

@@ -15,6 +15,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['api/assets/**/*.js'],
+    languageOptions: { globals: { window: 'readonly', document: 'readonly', fetch: 'readonly' } },
+  },
+  {
     files: ['workflows/**/*.ts'],
     rules: {
       // Workflow code is deterministic: no Date.now()/Math.random() from the host, no Node modules.

@@ -1,6 +1,7 @@
 // The Express application: composition of Keyflow's HTTP surface.
 import express from 'express';
 import type { Config } from '../config/env.js';
+import type { Kek } from '../keys/kek.js';
 import type { Keyring } from '../keys/keyring.js';
 import type { Signer } from '../keys/signer.js';
 import type { Logger } from '../runtime/log.js';
@@ -11,25 +12,49 @@ import { securityHeaders } from './http/security-headers.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthRoutes } from './routes/health.js';
 import { webfingerRoutes } from './routes/webfinger.js';
+import { sessionMiddleware } from './http/session.js';
+import { accountRoutes } from './pages/account.js';
+import { consentRoutes } from './pages/consent.js';
+import { loginRoutes } from './pages/login.js';
+import { assetRoutes } from './routes/assets.js';
+import { authorizeRoutes } from './routes/authorize.js';
+import { GRANT_HANDLERS, tokenRoutes } from './routes/token.js';
+import { userinfoRoutes } from './routes/userinfo.js';
 
 export interface ApiDeps {
   config: Config;
   log: Logger;
   store: Store;
+  kek: Kek;
   keyring: Keyring;
   signer: Signer;
   temporal: TemporalHandle;
 }
 
-export function createApp({ config, log, store, keyring, temporal }: ApiDeps): express.Express {
+export function createApp({ config, log, store, kek, keyring, signer, temporal }: ApiDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.set('query parser', 'simple');
+  const issuer = config.issuer;
+  const session = { store, secureCookies: issuer.startsWith('https:') };
+  const flow = { issuer, store, log };
+
   app.use(securityHeaders);
   app.use(healthRoutes(store, temporal));
-  app.use(discoveryRoutes(config.issuer, keyring));
-  app.use(webfingerRoutes(config.issuer, store));
+  app.use(discoveryRoutes(issuer, keyring, { grantTypes: Object.keys(GRANT_HANDLERS), tokenEndpointAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'] }));
+  app.use(webfingerRoutes(issuer, store));
+  app.use(assetRoutes());
+  // Endpoints for clients and resource requests: no browser session.
+  app.use(tokenRoutes({ issuer, store, signer, log }));
+  app.use(userinfoRoutes({ issuer, store, keyring }));
+  // Browser-facing endpoints and pages.
+  app.use(sessionMiddleware(session));
+  app.use(authorizeRoutes(flow));
+  app.use(loginRoutes({ ...session, issuer, kek, log }));
+  app.use(consentRoutes(flow));
+  app.use(accountRoutes({ ...session, issuer, kek, log }));
+  app.get('/', (_req, res) => res.redirect(303, '/account'));
   app.use(notFound);
   app.use(errorHandler(log));
   return app;

@@ -1,6 +1,7 @@
 // Discovery documents, built from the issuer alone. Each capability adds its
 // fields here when it is implemented: these documents advertise exactly what
 // Keyflow does, nothing more.
+import { SUPPORTED_ACR_VALUES, SUPPORTED_PROMPTS } from './authorization-request.js';
 import { SCOPES } from './scopes.js';
 
 export const WELL_KNOWN = {
@@ -11,13 +12,47 @@ export const WELL_KNOWN = {
   webfinger: '/.well-known/webfinger',
 } as const;
 
+export const ENDPOINTS = {
+  authorization: '/api/oauth/authorize',
+  token: '/api/oauth/token',
+  userinfo: '/api/oauth/userinfo',
+} as const;
+
+export interface Capabilities {
+  grantTypes: string[];
+  tokenEndpointAuthMethods: string[];
+}
+
 /** OpenID Provider metadata (OIDC Discovery 1.0) and RFC 8414 metadata: the same endpoints. */
-export function authorizationServerMetadata(issuer: string): Record<string, unknown> {
+export function authorizationServerMetadata(issuer: string, capabilities: Capabilities): Record<string, unknown> {
   return {
     issuer,
+    authorization_endpoint: `${issuer}${ENDPOINTS.authorization}`,
+    token_endpoint: `${issuer}${ENDPOINTS.token}`,
+    userinfo_endpoint: `${issuer}${ENDPOINTS.userinfo}`,
     jwks_uri: `${issuer}${WELL_KNOWN.jwks}`,
+    scopes_supported: Object.keys(SCOPES),
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: capabilities.grantTypes,
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['ML-DSA-65', 'RS256'],
+    token_endpoint_auth_methods_supported: capabilities.tokenEndpointAuthMethods,
+    code_challenge_methods_supported: ['S256'],
+    prompt_values_supported: [...SUPPORTED_PROMPTS],
+    acr_values_supported: [...SUPPORTED_ACR_VALUES],
+    claims_supported: CLAIMS_SUPPORTED,
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    authorization_response_iss_parameter_supported: true,
   };
 }
+
+const CLAIMS_SUPPORTED = [
+  'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'acr', 'amr', 'sid', 'role',
+  'name', 'preferred_username', 'picture', 'email', 'email_verified',
+];
 
 /** RFC 9728 metadata of Keyflow's own API as a protected resource. */
 export function protectedResourceMetadata(issuer: string): Record<string, unknown> {

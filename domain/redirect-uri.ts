@@ -18,6 +18,7 @@ export function precheckRedirectUri(candidate: string): string | null {
     return 'must be an absolute URI';
   }
   // The URL parser drops tabs and newlines; refuse them so every match type sees what Equals sees.
+  // eslint-disable-next-line no-control-regex
   if (/[\s\x00-\x1f\x7f]/.test(candidate)) return 'must not contain whitespace or control characters';
   if (candidate.includes('#')) return 'must not contain a fragment';
   if (url.username || url.password) return 'must not contain userinfo';

@@ -21,3 +21,18 @@ export function usernameFromEmail(email: string): string {
   const local = email.split('@')[0]!.toLowerCase().replace(/[^a-z0-9._-]/g, '');
   return (/^[a-z0-9]/.test(local) ? local : `u${local}`).slice(0, 63) || 'user';
 }
+
+/** What a user may change on their profile (the account page and PATCH /api/oauth/me/profile). */
+export const ProfileUpdate = z
+  .object({
+    name: z.string().trim().max(200, 'must be at most 200 characters').optional(),
+    picture: z
+      .union([
+        z.literal('').transform(() => null),
+        z.null(),
+        z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2048, 'must be at most 2048 characters'),
+      ])
+      .optional(),
+  })
+  .strict();
+export type ProfileUpdate = z.output<typeof ProfileUpdate>;

@@ -3,18 +3,13 @@
 // data in SQLite files under a data folder, loopback only.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT } from '../runtime/paths.js';
 import toolchain from '../scripts/toolchain.json' with { type: 'json' };
 import { devServerSearchAttributeFlags } from '../temporal/search-attributes.js';
 import { spawnManaged, type ManagedProcess, type SpawnOptions } from './process.js';
 import { isPortOpen, waitForPort } from './ports.js';
 
-/** The project root, whether running from source or from dist/. */
-export const PROJECT_ROOT = (() => {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
-  return dir;
-})();
+export { PROJECT_ROOT };
 
 function binary(relative: string, installHint: string): string {
   const file = path.join(PROJECT_ROOT, relative);

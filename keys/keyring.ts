@@ -92,6 +92,16 @@ export class Keyring {
     return (await this.load()).jwks;
   }
 
+  /** The public JWK of an active key, for verifying Keyflow's own tokens; refreshes once for an unknown kid (a rotation elsewhere). */
+  async publicJwk(kid: string): Promise<(JWK & { alg: string }) | null> {
+    let snapshot = await this.load();
+    if (!snapshot.jwks.keys.some((k) => k.kid === kid) && Date.now() - snapshot.at > 1_000) {
+      this.snapshot = undefined;
+      snapshot = await this.load();
+    }
+    return (snapshot.jwks.keys.find((k) => k.kid === kid) as (JWK & { alg: string }) | undefined) ?? null;
+  }
+
   /** The key that signs new tokens of `alg`. */
   async signingKey(alg: SigningAlg): Promise<SigningKey> {
     const key = (await this.load()).current.get(alg);

@@ -1,7 +1,7 @@
 // What api and worker both need at start: configuration checked, MongoDB
 // reachable with its indexes, the KEK, and signing keys that exist.
 import type { Config } from '../config/env.js';
-import { loadKek } from '../keys/kek.js';
+import { loadKek, type Kek } from '../keys/kek.js';
 import { Keyring } from '../keys/keyring.js';
 import { createMlDsa65 } from '../keys/mldsa.js';
 import { Signer } from '../keys/signer.js';
@@ -10,6 +10,7 @@ import type { Logger } from './log.js';
 
 export interface CoreServices {
   store: Store;
+  kek: Kek;
   keyring: Keyring;
   signer: Signer;
 }
@@ -27,7 +28,7 @@ export async function startCoreServices(config: Config, log: Logger): Promise<Co
   const keyring = new Keyring(store, kek, mldsa);
   await keyring.ensureInitialKeys();
   log.info('signing keys ready', { mldsa: mldsa.implementation, kek: kek.source });
-  return { store, keyring, signer: new Signer(keyring) };
+  return { store, kek, keyring, signer: new Signer(keyring) };
 }
 
 /** A connection string without its password, for logs. */

@@ -19,6 +19,8 @@ export interface AuthorizationParams {
 
 export interface AuthorizationRequestDoc extends AuthorizationParams {
   _id: string;
+  /** Set when the user allowed this very request (prompt=consent asks even when consent exists). */
+  consentedAt: Date | null;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -29,7 +31,13 @@ export const AUTHORIZATION_REQUEST_TTL_MS = 15 * 60_000;
 export async function saveAuthorizationRequest(store: Store, params: AuthorizationParams): Promise<AuthorizationRequestDoc> {
   const now = new Date();
   // Not a credential, but unguessable so that one user cannot walk into another's request.
-  const doc: AuthorizationRequestDoc = { ...params, _id: newSecret(), createdAt: now, expiresAt: new Date(now.getTime() + AUTHORIZATION_REQUEST_TTL_MS) };
+  const doc: AuthorizationRequestDoc = {
+    ...params,
+    _id: newSecret(),
+    consentedAt: null,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + AUTHORIZATION_REQUEST_TTL_MS),
+  };
   await store.authorizationRequests.insertOne(doc);
   return doc;
 }
@@ -38,6 +46,10 @@ export async function findAuthorizationRequest(store: Store, id: unknown): Promi
   if (typeof id !== 'string' || id.length > 100) return null;
   const doc = await store.authorizationRequests.findOne({ _id: id });
   return doc && doc.expiresAt > new Date() ? doc : null;
+}
+
+export async function markConsented(store: Store, id: string): Promise<void> {
+  await store.authorizationRequests.updateOne({ _id: id }, { $set: { consentedAt: new Date() } });
 }
 
 /** Ends a request once it was answered (code issued, denied, or failed). */

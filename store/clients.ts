@@ -43,3 +43,12 @@ export async function listClients(store: Store): Promise<PublicClient[]> {
 export async function findClient(store: Store, clientId: string): Promise<ClientDoc | null> {
   return store.clients.findOne({ _id: clientId });
 }
+
+/** Stores the first redirect URI used successfully by a client that had none; false if another was learned first. */
+export async function learnRedirectUri(store: Store, clientId: string, redirectUri: string): Promise<boolean> {
+  const { modifiedCount } = await store.clients.updateOne(
+    { _id: clientId, redirectUris: { $size: 0 } },
+    { $push: { redirectUris: { type: 'equals', value: redirectUri } }, $set: { updatedAt: new Date() } },
+  );
+  return modifiedCount === 1;
+}

@@ -35,5 +35,7 @@ export async function revokeGrant(store: Store, grantId: string, reason: string)
 
 export async function isGrantActive(store: Store, grantId: string): Promise<boolean> {
   const grant = await store.grants.findOne({ _id: grantId }, { projection: { revokedAt: 1, clientId: 1 } });
-  return grant !== null && grant.revokedAt === null && grant.clientId !== undefined;
+  // Truthiness, not `=== null`: FerretDB v1 may drop null fields written by $setOnInsert.
+  // A revoked placeholder (code reuse before the grant existed) has no clientId.
+  return grant !== null && !grant.revokedAt && grant.clientId !== undefined;
 }

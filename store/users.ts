@@ -1,6 +1,6 @@
 // User accounts in MongoDB.
 import { ConflictError, ValidationError, zodProblems } from '../domain/errors.js';
-import { NewUserInput, usernameFromEmail, type Role } from '../domain/users.js';
+import { NewUserInput, usernameFromEmail, type ProfileUpdate, type Role } from '../domain/users.js';
 import type { Sealed } from '../keys/kek.js';
 import { hashPassword } from '../security/password.js';
 import { newId } from '../security/secrets.js';
@@ -79,4 +79,17 @@ export async function findUserById(store: Store, id: string): Promise<UserDoc | 
 
 export async function findUserByUsername(store: Store, username: string): Promise<UserDoc | null> {
   return store.users.findOne({ username: username.toLowerCase() });
+}
+
+/** Applies a validated profile change; returns the user after it and the fields that changed. */
+export async function updateProfile(store: Store, userId: string, update: ProfileUpdate): Promise<{ user: UserDoc; changed: string[] } | null> {
+  const before = await findUserById(store, userId);
+  if (!before) return null;
+  const set: Partial<UserDoc> = {};
+  if (update.name !== undefined && update.name !== before.name) set.name = update.name;
+  if (update.picture !== undefined && update.picture !== before.picture) set.picture = update.picture;
+  const changed = Object.keys(set);
+  if (changed.length === 0) return { user: before, changed };
+  const user = await store.users.findOneAndUpdate({ _id: userId }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: 'after' });
+  return user ? { user, changed } : null;
 }

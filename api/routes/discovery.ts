@@ -1,7 +1,7 @@
 // Discovery documents and the JWKS. Public, cacheable, and readable from
 // browsers (CORS), as RPs written for the browser fetch them directly.
 import { Router, type Response } from 'express';
-import { authorizationServerMetadata, protectedResourceMetadata, WELL_KNOWN } from '../../domain/discovery.js';
+import { authorizationServerMetadata, protectedResourceMetadata, WELL_KNOWN, type Capabilities } from '../../domain/discovery.js';
 import type { Keyring } from '../../keys/keyring.js';
 
 // Metadata changes only with a deployment; keys rotate, and RPs refetch on an unknown kid.
@@ -12,9 +12,9 @@ function sendPublicJson(res: Response, body: unknown, cacheControl: string, cont
   res.set({ 'Cache-Control': cacheControl, 'Access-Control-Allow-Origin': '*' }).type(contentType).send(JSON.stringify(body));
 }
 
-export function discoveryRoutes(issuer: string, keyring: Keyring): Router {
+export function discoveryRoutes(issuer: string, keyring: Keyring, capabilities: Capabilities): Router {
   const router = Router();
-  const asMetadata = authorizationServerMetadata(issuer);
+  const asMetadata = authorizationServerMetadata(issuer, capabilities);
   const prMetadata = protectedResourceMetadata(issuer);
 
   router.get(WELL_KNOWN.openidConfiguration, (_req, res) => sendPublicJson(res, asMetadata, METADATA_CACHE));

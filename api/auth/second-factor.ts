@@ -1,0 +1,40 @@
+// Checking a user's second factor: TOTP (otplib, with replay protection) and
+// backup codes (single use). Shared by sign-in and, later, step-up challenges.
+import { verify as verifyTotpCode } from 'otplib';
+import { open, type Kek } from '../../keys/kek.js';
+import { hashBackupCode, normalizeBackupCode } from '../../security/backup-codes.js';
+import type { Store } from '../../store/db.js';
+import type { UserDoc } from '../../store/users.js';
+
+export type SecondFactorResult = { ok: true; method: 'totp' | 'backup' } | { ok: false };
+
+export function totpSecret(kek: Kek, user: Pick<UserDoc, '_id'>, sealed: NonNullable<UserDoc['totp']>['secret']): string {
+  return open(kek, sealed, `totp:${user._id}`, 'a TOTP secret').toString('utf8');
+}
+
+/** The time step a 6-digit code matches (±30 s, after `afterTimeStep` when given), or null. */
+export async function checkTotpCode(secret: string, input: string, afterTimeStep: number | null = null): Promise<number | null> {
+  const token = input.replace(/\s/g, '');
+  if (!/^\d{6}$/.test(token)) return null;
+  const result = await verifyTotpCode({ secret, token, epochTolerance: 30, ...(afterTimeStep !== null ? { afterTimeStep } : {}) }).catch(() => null);
+  return result?.valid && 'timeStep' in result ? result.timeStep : null;
+}
+
+/** A 6-digit TOTP code (±30 s) not used before, or one of the user's backup codes. */
+export async function verifySecondFactorCode(store: Store, kek: Kek, user: UserDoc, input: string): Promise<SecondFactorResult> {
+  if (/^\d{6}$/.test(input.replace(/\s/g, '')) && user.totp) {
+    const last = user.totp.lastTimeStep;
+    const timeStep = await checkTotpCode(totpSecret(kek, user, user.totp.secret), input, last);
+    if (timeStep === null) return { ok: false };
+    // Record the time step atomically: the same code presented twice at once succeeds only once.
+    const { modifiedCount } = await store.users.updateOne({ _id: user._id, 'totp.lastTimeStep': last }, { $set: { 'totp.lastTimeStep': timeStep } });
+    return modifiedCount === 1 ? { ok: true, method: 'totp' } : { ok: false };
+  }
+  const backup = normalizeBackupCode(input);
+  if (backup) {
+    const hash = hashBackupCode(kek, backup);
+    const { modifiedCount } = await store.users.updateOne({ _id: user._id, backupCodes: hash }, { $pull: { backupCodes: hash } });
+    if (modifiedCount === 1) return { ok: true, method: 'backup' };
+  }
+  return { ok: false };
+}

@@ -1,0 +1,90 @@
+// WebAuthn ceremonies (passkeys) with @simplewebauthn/server. The relying
+// party is Keyflow's issuer: RP ID its host name, origin its origin. The
+// expected challenge lives in the browser session and answers one ceremony.
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type AuthenticatorTransport,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import type { Store } from '../../store/db.js';
+import { listPasskeys, type PasskeyDoc } from '../../store/passkeys.js';
+import { takeWebauthnChallenge, updateSession, type SessionDoc } from '../../store/sessions.js';
+import type { UserDoc } from '../../store/users.js';
+
+export interface RelyingParty {
+  id: string;
+  origin: string;
+  name: string;
+}
+
+export function relyingParty(issuer: string): RelyingParty {
+  const url = new URL(issuer);
+  return { id: url.hostname, origin: url.origin, name: 'Keyflow' };
+}
+
+export async function registrationOptions(store: Store, rp: RelyingParty, session: SessionDoc, user: UserDoc) {
+  const existing = await listPasskeys(store, user._id);
+  const options = await generateRegistrationOptions({
+    rpName: rp.name,
+    rpID: rp.id,
+    userName: user.email,
+    userDisplayName: user.name || user.email,
+    userID: new TextEncoder().encode(user._id),
+    attestationType: 'none',
+    excludeCredentials: existing.map((p) => ({ id: p._id, transports: p.transports as AuthenticatorTransport[] })),
+    authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+  });
+  await updateSession(store, session._id, { webauthnChallenge: options.challenge });
+  return options;
+}
+
+export async function registerPasskey(store: Store, rp: RelyingParty, session: SessionDoc, user: UserDoc, response: RegistrationResponseJSON, name: string): Promise<PasskeyDoc | null> {
+  const expectedChallenge = await takeWebauthnChallenge(store, session._id);
+  if (!expectedChallenge) return null;
+  const verification = await verifyRegistrationResponse({ response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.id }).catch(() => null);
+  if (!verification?.verified || !verification.registrationInfo) return null;
+  const { credential } = verification.registrationInfo;
+  const doc: PasskeyDoc = {
+    _id: credential.id,
+    userId: user._id,
+    publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+    counter: credential.counter,
+    transports: credential.transports ?? [],
+    name,
+    createdAt: new Date(),
+    lastUsedAt: null,
+  };
+  await store.passkeys.insertOne(doc);
+  return doc;
+}
+
+/** Options for signing in: any discoverable passkey (no user yet), or the given user's passkeys. */
+export async function authenticationOptions(store: Store, rp: RelyingParty, session: SessionDoc, user: UserDoc | null) {
+  const allow = user ? (await listPasskeys(store, user._id)).map((p) => ({ id: p._id, transports: p.transports as AuthenticatorTransport[] })) : [];
+  const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: user ? 'preferred' : 'required', allowCredentials: allow });
+  await updateSession(store, session._id, { webauthnChallenge: options.challenge });
+  return options;
+}
+
+/** The passkey that answered the challenge, if valid (and of `userId`, when given). Updates its signature counter. */
+export async function verifyPasskey(store: Store, rp: RelyingParty, session: SessionDoc, response: AuthenticationResponseJSON, userId: string | null): Promise<PasskeyDoc | null> {
+  const expectedChallenge = await takeWebauthnChallenge(store, session._id);
+  if (!expectedChallenge || typeof response?.id !== 'string') return null;
+  const passkey = await store.passkeys.findOne({ _id: response.id });
+  if (!passkey || (userId !== null && passkey.userId !== userId)) return null;
+  const verification = await verifyAuthenticationResponse({
+    response,
+    expectedChallenge,
+    expectedOrigin: rp.origin,
+    expectedRPID: rp.id,
+    credential: { id: passkey._id, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.counter, transports: passkey.transports as AuthenticatorTransport[] },
+    requireUserVerification: userId === null,
+  }).catch(() => null);
+  if (!verification?.verified) return null;
+  await store.passkeys.updateOne({ _id: passkey._id }, { $set: { counter: verification.authenticationInfo.newCounter, lastUsedAt: new Date() } });
+  return passkey;
+}

@@ -1,0 +1,101 @@
+// What happens to a validated authorization request: sign-in (or a second
+// factor) when needed, consent when needed, then the code. Used by the
+// authorize endpoint and every page that hands control back to it.
+import type { Request, Response } from 'express';
+import { buildRedirect } from '../../domain/authorization-request.js';
+import { checkRedirectUri } from '../../domain/redirect-uri.js';
+import type { Logger } from '../../runtime/log.js';
+import { newId } from '../../security/secrets.js';
+import { issueAuthorizationCode } from '../../store/authorization-codes.js';
+import { finishAuthorizationRequest, type AuthorizationRequestDoc } from '../../store/authorization-requests.js';
+import { findClient, learnRedirectUri } from '../../store/clients.js';
+import { findConsent } from '../../store/consents.js';
+import type { Store } from '../../store/db.js';
+import { addSessionClient, updateSession } from '../../store/sessions.js';
+import { findUserById, type UserDoc } from '../../store/users.js';
+import { sendErrorPage } from '../html/layout.js';
+
+export interface FlowDeps {
+  issuer: string;
+  store: Store;
+  log: Logger;
+}
+
+export const RESUME_PATH = '/api/oauth/authorize/resume';
+
+export function resumeUrl(requestId: string): string {
+  return `${RESUME_PATH}?request=${encodeURIComponent(requestId)}`;
+}
+
+/** Redirects back to the client with an error (and ends the request). */
+export async function redirectWithError(res: Response, deps: FlowDeps, request: AuthorizationRequestDoc, error: string, description: string): Promise<void> {
+  await finishAuthorizationRequest(deps.store, request._id);
+  res.redirect(303, buildRedirect(request.redirectUri, { error, error_description: description, state: request.state, iss: deps.issuer }));
+}
+
+/** True when the user has a second factor that can raise the session to acr=mfa. */
+export async function hasSecondFactor(store: Store, user: UserDoc): Promise<boolean> {
+  return Boolean(user.totp) || (await store.passkeys.countDocuments({ userId: user._id }, { limit: 1 })) > 0;
+}
+
+export async function proceedWithAuthorization(req: Request, res: Response, deps: FlowDeps, request: AuthorizationRequestDoc): Promise<void> {
+  const session = req.kfSession;
+  const user = session?.userId ? await findUserById(deps.store, session.userId) : null;
+  const noPrompt = request.prompt.includes('none');
+
+  // 1. Authentication: a signed-in user, recent enough for prompt=login and max_age.
+  // A sign-in made for this very request always satisfies both (max_age=0 would loop otherwise).
+  const authTime = session?.authTime?.getTime() ?? 0;
+  const signedInForThisRequest = authTime >= request.createdAt.getTime();
+  const mustSignIn =
+    !user ||
+    (!signedInForThisRequest && request.prompt.includes('login')) ||
+    (!signedInForThisRequest && request.maxAge !== null && Date.now() - authTime > request.maxAge * 1000);
+  if (mustSignIn) {
+    if (noPrompt) return redirectWithError(res, deps, request, 'login_required', 'the user must sign in');
+    return void res.redirect(303, `/login?request=${encodeURIComponent(request._id)}`);
+  }
+
+  // 2. acr_values=mfa not met: a second factor raises the session (when the user has one).
+  if (request.acrValues.includes('mfa') && session!.acr !== 'mfa' && (await hasSecondFactor(deps.store, user!))) {
+    if (noPrompt) return redirectWithError(res, deps, request, 'login_required', 'the user must authenticate with a second factor');
+    await updateSession(deps.store, session!._id, { pending: { userId: user!._id, amr: session!.amr, at: new Date() } });
+    return void res.redirect(303, `/login/second-factor?request=${encodeURIComponent(request._id)}`);
+  }
+
+  // 3. Consent: skipped when every scope was granted before, unless prompt=consent.
+  const consent = await findConsent(deps.store, user!._id, request.clientId);
+  const missing = request.scope.filter((s) => !consent?.scopes.includes(s));
+  const mustConsent = (missing.length > 0 || request.prompt.includes('consent')) && !request.consentedAt;
+  if (mustConsent) {
+    if (noPrompt) return redirectWithError(res, deps, request, 'consent_required', 'the user has not allowed this application');
+    return void res.redirect(303, `/consent?request=${encodeURIComponent(request._id)}`);
+  }
+
+  // 4. The code, bound to client, redirect URI, PKCE challenge and this sign-in.
+  if (request.learnRedirectUri && !(await learnRedirectUri(deps.store, request.clientId, request.redirectUri))) {
+    // Another redirect URI was learned meanwhile: this one must match it like any registered entry.
+    const client = await findClient(deps.store, request.clientId);
+    if (!client || !checkRedirectUri(client.redirectUris, request.redirectUri).ok) {
+      await finishAuthorizationRequest(deps.store, request._id);
+      return sendErrorPage(res, 400, 'Invalid redirect URI', 'The redirect_uri is not registered for this application.');
+    }
+  }
+  const code = await issueAuthorizationCode(deps.store, {
+    clientId: request.clientId,
+    userId: user!._id,
+    redirectUri: request.redirectUri,
+    scope: request.scope,
+    nonce: request.nonce,
+    codeChallenge: request.codeChallenge,
+    authTime: session!.authTime!,
+    amr: session!.amr,
+    acr: session!.acr ?? 'pwd',
+    sid: session!.sid,
+    grantId: newId(),
+  });
+  await addSessionClient(deps.store, session!.sid, request.clientId);
+  await finishAuthorizationRequest(deps.store, request._id);
+  deps.log.info('authorization code issued', { client: request.clientId, user: user!._id });
+  res.redirect(303, buildRedirect(request.redirectUri, { code, state: request.state, iss: deps.issuer }));
+}

@@ -1,0 +1,75 @@
+// Client authentication at the token-family endpoints: client_secret_basic,
+// client_secret_post, and `none` for public clients (which must then use PKCE).
+import type { Request, Response } from 'express';
+import { verifySecret } from '../../security/secrets.js';
+import { findClient, type ClientDoc } from '../../store/clients.js';
+import type { Store } from '../../store/db.js';
+import { sendOAuthError } from './errors.js';
+
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+export type ClientAuthResult =
+  | { ok: true; client: ClientDoc; method: ClientAuthMethod }
+  | { ok: false; error: 'invalid_client' | 'invalid_request'; description: string; basic: boolean };
+
+/** RFC 6749 §2.3.1: client_id and secret are form-urlencoded inside the Basic credentials. */
+function decodeBasic(header: string): { id: string; secret: string } | null {
+  const m = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header.trim());
+  if (!m) return null;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return null;
+  try {
+    const unform = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
+    return { id: unform(decoded.slice(0, colon)), secret: unform(decoded.slice(colon + 1)) };
+  } catch {
+    return null;
+  }
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+
+export async function authenticateClient(store: Store, req: Request): Promise<ClientAuthResult> {
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const authorization = req.get('authorization');
+  const basic = authorization !== undefined && /^Basic /i.test(authorization);
+  const fail = (error: 'invalid_client' | 'invalid_request', description: string): ClientAuthResult => ({ ok: false, error, description, basic });
+
+  if (body.client_assertion !== undefined || body.client_assertion_type !== undefined) {
+    return fail('invalid_client', 'client assertions (private_key_jwt) are not supported yet');
+  }
+  let id: string | undefined;
+  let secret: string | undefined;
+  let method: ClientAuthMethod;
+  if (basic) {
+    const creds = decodeBasic(authorization!);
+    if (!creds) return fail('invalid_client', 'malformed Basic credentials');
+    if (body.client_secret !== undefined) return fail('invalid_request', 'use one client authentication method, not several');
+    if (body.client_id !== undefined && body.client_id !== creds.id) return fail('invalid_request', 'client_id does not match the Basic credentials');
+    ({ id, secret } = creds);
+    method = 'client_secret_basic';
+  } else {
+    id = str(body.client_id);
+    secret = str(body.client_secret);
+    if (!id) return fail('invalid_client', 'client authentication is required');
+    method = secret !== undefined ? 'client_secret_post' : 'none';
+  }
+  if (id.length > 200) return fail('invalid_client', 'unknown client');
+  const client = await findClient(store, id);
+  if (!client) return fail('invalid_client', 'unknown client or wrong credentials');
+  if (method === 'none') {
+    if (!client.public) return fail('invalid_client', 'this client must authenticate');
+    return { ok: true, client, method };
+  }
+  // Both secret methods are accepted for a secret-holding client: they carry the same credential.
+  if (client.public || !client.secretHash || !verifySecret(secret!, client.secretHash)) {
+    return fail('invalid_client', 'unknown client or wrong credentials');
+  }
+  return { ok: true, client, method };
+}
+
+/** 401 with a Basic challenge when the client tried Basic (RFC 6749 §5.2), else 400. */
+export function sendClientAuthError(res: Response, result: Extract<ClientAuthResult, { ok: false }>): void {
+  const unauthorized = result.error === 'invalid_client' && result.basic;
+  sendOAuthError(res, unauthorized ? 401 : 400, result.error, result.description, unauthorized ? { 'WWW-Authenticate': 'Basic realm="keyflow", charset="UTF-8"' } : {});
+}

@@ -1,0 +1,53 @@
+// grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.5).
+import type { Request, Response } from 'express';
+import { isValidCodeVerifier, verifyPkce } from '../../../domain/pkce.js';
+import { consumeAuthorizationCode } from '../../../store/authorization-codes.js';
+import { openGrant, revokeGrant } from '../../../store/grants.js';
+import { findUserById } from '../../../store/users.js';
+import { sendOAuthError, sendOAuthJson } from '../errors.js';
+import { issueTokens } from '../tokens.js';
+import type { GrantContext } from './context.js';
+
+const INVALID_CODE = 'code expired or invalid';
+
+export async function authorizationCodeGrant(req: Request, res: Response, ctx: GrantContext): Promise<void> {
+  const { client, deps } = ctx;
+  const body = req.body as Record<string, unknown>;
+  const code = body.code;
+  const redirectUri = body.redirect_uri;
+  const verifier = body.code_verifier;
+  if (typeof code !== 'string' || code.length === 0 || code.length > 100) return sendOAuthError(res, 400, 'invalid_request', 'code is required');
+  if (typeof redirectUri !== 'string') return sendOAuthError(res, 400, 'invalid_request', 'redirect_uri is required');
+  if (verifier !== undefined && (typeof verifier !== 'string' || !isValidCodeVerifier(verifier))) {
+    return sendOAuthError(res, 400, 'invalid_request', 'code_verifier must be 43-128 characters of [A-Za-z0-9-._~]');
+  }
+
+  const consumed = await consumeAuthorizationCode(deps.store, code);
+  if (consumed.status === 'reused') {
+    // A code used twice may have been stolen: what the first use issued is revoked (RFC 6749 §4.1.2).
+    await revokeGrant(deps.store, consumed.code.grantId, 'authorization code reused');
+    deps.log.warn('authorization code reused; grant revoked', { client: consumed.code.clientId, grant: consumed.code.grantId });
+    return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+  }
+  if (consumed.status === 'invalid') return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+  const c = consumed.code;
+  if (c.clientId !== client._id) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+  if (c.redirectUri !== redirectUri) return sendOAuthError(res, 400, 'invalid_grant', 'redirect_uri does not match the authorization request');
+  if (c.codeChallenge) {
+    if (typeof verifier !== 'string') return sendOAuthError(res, 400, 'invalid_grant', 'code_verifier is required');
+    if (!verifyPkce(verifier, c.codeChallenge)) return sendOAuthError(res, 400, 'invalid_grant', 'code_verifier does not match the code_challenge');
+  } else if (verifier !== undefined) {
+    // A verifier without a challenge means the request was altered on the way (PKCE downgrade).
+    return sendOAuthError(res, 400, 'invalid_grant', 'the authorization request had no code_challenge');
+  }
+
+  const user = await findUserById(deps.store, c.userId);
+  if (!user) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+  const grant = await openGrant(deps.store, { _id: c.grantId, clientId: client._id, userId: user._id, scope: c.scope, sid: c.sid });
+  if (grant.revokedAt) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+  const tokens = await issueTokens(
+    { issuer: deps.issuer, signer: deps.signer },
+    { client, user, scope: c.scope, grantId: c.grantId, nonce: c.nonce, auth: { authTime: c.authTime, amr: c.amr, acr: c.acr, sid: c.sid } },
+  );
+  sendOAuthJson(res, 200, tokens);
+}

@@ -1,0 +1,43 @@
+// Building and signing the tokens of a token response. Access tokens are
+// RFC 9068 JWTs; both they and ID tokens use the client's algorithm
+// (ML-DSA-65 by default, RS256 on request).
+import { accessTokenClaims, idTokenClaims, TOKEN_TTL_SECONDS, type AuthContext, type ClaimsUser } from '../../domain/claims.js';
+import type { Signer } from '../../keys/signer.js';
+import { newId } from '../../security/secrets.js';
+import type { ClientDoc } from '../../store/clients.js';
+import type { UserDoc } from '../../store/users.js';
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  id_token?: string;
+  scope: string;
+}
+
+export function claimsUser(user: UserDoc): ClaimsUser {
+  return { id: user._id, email: user.email, emailVerified: user.emailVerified, username: user.username, name: user.name, picture: user.picture, role: user.role };
+}
+
+export async function issueTokens(
+  deps: { issuer: string; signer: Signer },
+  input: { client: ClientDoc; user: UserDoc; scope: string[]; grantId: string; auth: AuthContext; nonce: string | null },
+): Promise<TokenResponse> {
+  const { client, user, scope, grantId, auth, nonce } = input;
+  const alg = client.idTokenSignedResponseAlg;
+  const now = Date.now();
+  const access = accessTokenClaims({ issuer: deps.issuer, audience: deps.issuer, clientId: client._id, userId: user._id, scope, grantId, jti: newId(), auth, now });
+  const [accessToken, idToken] = await Promise.all([
+    deps.signer.sign(access, { alg, typ: 'at+jwt' }),
+    scope.includes('openid')
+      ? deps.signer.sign(idTokenClaims({ issuer: deps.issuer, clientId: client._id, user: claimsUser(user), scope, nonce, auth, now }), { alg })
+      : undefined,
+  ]);
+  return {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: TOKEN_TTL_SECONDS,
+    ...(idToken ? { id_token: idToken } : {}),
+    scope: scope.join(' '),
+  };
+}

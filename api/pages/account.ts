@@ -1,0 +1,226 @@
+// The signed-in user's own pages: /account (profile, sign out) and
+// /account/security (authenticator app, passkeys, backup codes).
+import express, { Router, type Request, type Response } from 'express';
+import { generateSecret, generateURI } from 'otplib';
+import QRCode from 'qrcode';
+import type { RegistrationResponseJSON } from '@simplewebauthn/server';
+import { zodProblems } from '../../domain/errors.js';
+import { ProfileUpdate } from '../../domain/users.js';
+import { seal, type Kek } from '../../keys/kek.js';
+import type { Logger } from '../../runtime/log.js';
+import { generateBackupCodes, hashBackupCode } from '../../security/backup-codes.js';
+import { listPasskeys } from '../../store/passkeys.js';
+import type { SessionDoc } from '../../store/sessions.js';
+import { findUserById, updateProfile, type UserDoc } from '../../store/users.js';
+import { checkTotpCode, totpSecret } from '../auth/second-factor.js';
+import { registerPasskey, registrationOptions, relyingParty } from '../auth/webauthn.js';
+import { html, type SafeHtml } from '../html/html.js';
+import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
+import { hasValidCsrf, type SessionDeps } from '../http/session.js';
+
+export interface AccountDeps extends SessionDeps {
+  issuer: string;
+  kek: Kek;
+  log: Logger;
+}
+
+type Signed = { session: SessionDoc; user: UserDoc };
+
+export function accountRoutes(deps: AccountDeps): Router {
+  const router = Router();
+  const rp = relyingParty(deps.issuer);
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+  const json = express.json({ limit: '64kb' });
+
+  /** The signed-in user, or a redirect to sign-in (pages) / 401 (JSON). */
+  async function signedIn(req: Request, res: Response, asJson = false): Promise<Signed | null> {
+    const session = req.kfSession;
+    const user = session?.userId ? await findUserById(deps.store, session.userId) : null;
+    if (session && user) return { session, user };
+    if (asJson) res.status(401).json({ error: 'login_required', error_description: 'sign in first' });
+    else res.redirect(303, '/login');
+    return null;
+  }
+
+  function formGuard(req: Request, res: Response, s: Signed): boolean {
+    if (hasValidCsrf(req, s.session)) return true;
+    sendErrorPage(res, 400, 'Session expired', 'Your session expired. Reload the page and try again.');
+    return false;
+  }
+
+  function accountPage(res: Response, { session, user }: Signed, notice?: SafeHtml, status = 200) {
+    sendPage(res, {
+      title: 'Your account',
+      status,
+      body: html`<h1>Your account</h1>
+${notice ?? ''}
+<p>${user.email} <span class="muted">(${user.username})</span></p>
+<form method="post" action="/account/profile">
+${csrfField(session.csrf)}
+<label for="name">Name</label>
+<input id="name" name="name" type="text" maxlength="200" value="${user.name}">
+<label for="picture">Picture URL</label>
+<input id="picture" name="picture" type="url" maxlength="2048" placeholder="https://…" value="${user.picture ?? ''}">
+<button type="submit">Save</button>
+</form>
+<section><a href="/account/security">Security: authenticator app, passkeys, backup codes</a></section>
+<section><form method="post" action="/logout">${csrfField(session.csrf)}<button type="submit" class="secondary">Sign out</button></form></section>`,
+    });
+  }
+
+  router.get('/account', async (req, res) => {
+    const s = await signedIn(req, res);
+    if (s) accountPage(res, s);
+  });
+
+  router.post('/account/profile', form, async (req, res) => {
+    const s = await signedIn(req, res);
+    if (!s || !formGuard(req, res, s)) return;
+    const parsed = ProfileUpdate.safeParse({ name: req.body.name, picture: req.body.picture });
+    if (!parsed.success) return accountPage(res, s, html`<p class="error" role="alert">${zodProblems(parsed.error.issues).join('; ')}</p>`, 400);
+    const result = await updateProfile(deps.store, s.user._id, parsed.data);
+    accountPage(res, { ...s, user: result?.user ?? s.user }, html`<p role="status">Saved.</p>`);
+  });
+
+  async function securityPage(res: Response, { session, user }: Signed, notice?: SafeHtml, status = 200) {
+    const passkeys = await listPasskeys(deps.store, user._id);
+    let totp: SafeHtml;
+    if (user.totp) {
+      totp = html`<p>Authenticator app: <strong>on</strong></p>
+<form method="post" action="/account/security/totp/remove">${csrfField(session.csrf)}<button type="submit" class="secondary">Remove authenticator app</button></form>`;
+    } else if (user.totpPending) {
+      const secret = totpSecret(deps.kek, user, user.totpPending.secret);
+      const uri = generateURI({ issuer: 'Keyflow', label: user.email, secret });
+      const qr = await QRCode.toDataURL(uri, { margin: 1, width: 200 });
+      totp = html`<p>Scan this QR code with your authenticator app, or type the secret key.</p>
+<img class="qr" src="${qr}" alt="QR code for your authenticator app">
+<p><span id="secret-label">Secret key</span>: <code class="secret" aria-labelledby="secret-label">${secret}</code></p>
+<form method="post" action="/account/security/totp/confirm">
+${csrfField(session.csrf)}
+<label for="totp-code">Authentication code</label>
+<input id="totp-code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required maxlength="6">
+<button type="submit">Confirm</button>
+</form>`;
+    } else {
+      totp = html`<p>Authenticator app: off</p>
+<form method="post" action="/account/security/totp/setup">${csrfField(session.csrf)}<button type="submit">Set up authenticator app</button></form>`;
+    }
+    sendPage(res, {
+      title: 'Security',
+      status,
+      scripts: ['simplewebauthn-browser.js', 'webauthn.js'],
+      body: html`<h1>Security</h1>
+${notice ?? ''}
+<section><h2>Authenticator app</h2>${totp}</section>
+<section><h2>Passkeys</h2>
+<ul>${passkeys.map(
+        (p) => html`<li>${p.name} <span class="muted">added ${p.createdAt.toISOString().slice(0, 10)}</span>
+<form class="inline" method="post" action="/account/security/passkeys/${p._id}/delete">${csrfField(session.csrf)}<button type="submit" class="secondary">Remove</button></form></li>`,
+      )}</ul>
+<label for="passkey-name">Passkey name</label>
+<input id="passkey-name" type="text" maxlength="100" value="Passkey">
+<button type="button" data-webauthn="register" data-csrf="${session.csrf}" data-options="/account/security/passkeys/options" data-verify="/account/security/passkeys" data-name-input="passkey-name">Add a passkey</button>
+<p class="error" role="alert" data-webauthn-error hidden></p>
+</section>
+<section><h2>Backup codes</h2>
+<p>${user.backupCodes.length} unused backup codes.</p>
+<form method="post" action="/account/security/backup-codes">${csrfField(session.csrf)}<button type="submit" class="secondary">Generate new backup codes</button></form>
+</section>
+<p><a href="/account">Back to your account</a></p>`,
+    });
+  }
+
+  router.get('/account/security', async (req, res) => {
+    const s = await signedIn(req, res);
+    if (s) await securityPage(res, s);
+  });
+
+  router.post('/account/security/totp/setup', form, async (req, res) => {
+    const s = await signedIn(req, res);
+    if (!s || !formGuard(req, res, s)) return;
+    const secret = generateSecret();
+    await deps.store.users.updateOne(
+      { _id: s.user._id },
+      { $set: { totpPending: { secret: seal(deps.kek, Buffer.from(secret), `totp:${s.user._id}`), createdAt: new Date() } } },
+    );
+    res.redirect(303, '/account/security');
+  });
+
+  router.post('/account/security/totp/confirm', form, async (req, res) => {
+    const s = await signedIn(req, res);
+    if (!s || !formGuard(req, res, s)) return;
+    const pending = s.user.totpPending;
+    if (!pending) return res.redirect(303, '/account/security');
+    const probe = await checkTotpCode(totpSecret(deps.kek, s.user, pending.secret), String(req.body.code ?? '').slice(0, 20));
+    if (probe === null) return securityPage(res, s, html`<p class="error" role="alert">That code is not valid. Check your authenticator app's clock and try again.</p>`, 400);
+    const codes = generateBackupCodes();
+    await deps.store.users.updateOne(
+      { _id: s.user._id },
+      {
+        $set: {
+          totp: { secret: pending.secret, lastTimeStep: probe, enabledAt: new Date() },
+          totpPending: null,
+          ...(s.user.backupCodes.length === 0 ? { backupCodes: codes.map((c) => hashBackupCode(deps.kek, c)) } : {}),
+        },
+      },
+    );
+    deps.log.info('totp enabled', { user: s.user._id });
+    if (s.user.backupCodes.length === 0) return backupCodesPage(res, codes, 'Authenticator app is on');
+    res.redirect(303, '/account/security');
+  });
+
+  router.post('/account/security/totp/remove', form, async (req, res) => {
+    const s = await signedIn(req, res);
+    if (!s || !formGuard(req, res, s)) return;
+    await deps.store.users.updateOne({ _id: s.user._id }, { $set: { totp: null, totpPending: null } });
+    deps.log.info('totp removed', { user: s.user._id });
+    res.redirect(303, '/account/security');
+  });
+
+  function backupCodesPage(res: Response, codes: string[], title = 'Your backup codes') {
+    sendPage(res, {
+      title,
+      body: html`<h1>${title}</h1>
+<p>Save these backup codes somewhere safe. Each works once, in place of an authentication code. They are shown only now.</p>
+<ol class="codes" aria-label="Backup codes">${codes.map((c) => html`<li><code>${c}</code></li>`)}</ol>
+<p><a href="/account/security">Done</a></p>`,
+    });
+  }
+
+  router.post('/account/security/backup-codes', form, async (req, res) => {
+    const s = await signedIn(req, res);
+    if (!s || !formGuard(req, res, s)) return;
+    const codes = generateBackupCodes();
+    await deps.store.users.updateOne({ _id: s.user._id }, { $set: { backupCodes: codes.map((c) => hashBackupCode(deps.kek, c)) } });
+    deps.log.info('backup codes generated', { user: s.user._id });
+    backupCodesPage(res, codes);
+  });
+
+  router.post('/account/security/passkeys/options', json, async (req, res) => {
+    const s = await signedIn(req, res, true);
+    if (!s) return;
+    if (!hasValidCsrf(req, s.session)) return res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
+    res.set('Cache-Control', 'no-store').json(await registrationOptions(deps.store, rp, s.session, s.user));
+  });
+
+  router.post('/account/security/passkeys', json, async (req, res) => {
+    const s = await signedIn(req, res, true);
+    if (!s) return;
+    if (!hasValidCsrf(req, s.session)) return res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
+    const name = typeof req.body?.name === 'string' && req.body.name.trim() ? req.body.name.trim().slice(0, 100) : 'Passkey';
+    const passkey = await registerPasskey(deps.store, rp, s.session, s.user, req.body?.response as RegistrationResponseJSON, name);
+    if (!passkey) return res.status(400).json({ error: 'invalid_request', error_description: 'The passkey could not be registered.' });
+    deps.log.info('passkey added', { user: s.user._id });
+    res.json({ redirect: '/account/security' });
+  });
+
+  router.post('/account/security/passkeys/:id/delete', form, async (req, res) => {
+    const s = await signedIn(req, res);
+    if (!s || !formGuard(req, res, s)) return;
+    await deps.store.passkeys.deleteOne({ _id: String(req.params.id), userId: s.user._id });
+    res.redirect(303, '/account/security');
+  });
+
+  return router;
+}
+

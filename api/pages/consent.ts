@@ -1,0 +1,69 @@
+// The consent page: the application, whether Keyflow verified it, each scope
+// in plain words, Allow and Deny.
+import express, { Router } from 'express';
+import { SCOPES, parseBoundTeamScope, crossAppClientId } from '../../domain/scopes.js';
+import { findAuthorizationRequest, markConsented } from '../../store/authorization-requests.js';
+import { findClient } from '../../store/clients.js';
+import { recordConsent } from '../../store/consents.js';
+import { html } from '../html/html.js';
+import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
+import { hasValidCsrf } from '../http/session.js';
+import { proceedWithAuthorization, redirectWithError, type FlowDeps } from '../oauth/authorization-flow.js';
+
+export function describeScope(scope: string): string {
+  const known = SCOPES[scope];
+  if (known) return known.description;
+  const team = parseBoundTeamScope(scope);
+  if (team) return `Team ${team.teamId}: ${team.permission.replace(':', ' ')}`;
+  const app = crossAppClientId(scope);
+  if (app) return `Act on your behalf towards the application ${app}`;
+  return scope;
+}
+
+const EXPIRED = ['Request expired', 'This sign-in request has expired or was already answered. Return to the application and start again.'] as const;
+
+export function consentRoutes(deps: FlowDeps): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+
+  router.get('/consent', async (req, res) => {
+    const request = await findAuthorizationRequest(deps.store, req.query.request);
+    if (!request) return sendErrorPage(res, 400, ...EXPIRED);
+    const session = req.kfSession;
+    if (!session?.userId) return res.redirect(303, `/login?request=${encodeURIComponent(request._id)}`);
+    const client = await findClient(deps.store, request.clientId);
+    if (!client) return sendErrorPage(res, 400, 'Unknown application', 'This application no longer exists.');
+    sendPage(res, {
+      title: `Allow ${client.name}?`,
+      body: html`<h1>Allow ${client.name}?</h1>
+<p>${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">Not verified by Keyflow</span>`}</p>
+${client.description ? html`<p class="muted">${client.description}</p>` : ''}
+<p>${client.name} asks to:</p>
+<ul class="scopes">${request.scope.map((s) => html`<li>${describeScope(s)} <span class="muted">(${s})</span></li>`)}</ul>
+<form method="post" action="/consent">
+${csrfField(session.csrf)}
+<input type="hidden" name="request" value="${request._id}">
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</form>
+<p class="muted">You will be sent back to ${new URL(request.redirectUri).host}.</p>`,
+    });
+  });
+
+  router.post('/consent', form, async (req, res) => {
+    const request = await findAuthorizationRequest(deps.store, req.body?.request);
+    if (!request) return sendErrorPage(res, 400, ...EXPIRED);
+    const session = req.kfSession;
+    if (!session?.userId) return res.redirect(303, `/login?request=${encodeURIComponent(request._id)}`);
+    if (!hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Session expired', 'Your session expired. Go back and try again.');
+    if (req.body.decision !== 'allow') {
+      deps.log.info('consent denied', { client: request.clientId, user: session.userId });
+      return redirectWithError(res, deps, request, 'access_denied', 'the user denied the request');
+    }
+    await recordConsent(deps.store, session.userId, request.clientId, request.scope);
+    await markConsented(deps.store, request._id);
+    await proceedWithAuthorization(req, res, deps, { ...request, consentedAt: new Date() });
+  });
+
+  return router;
+}

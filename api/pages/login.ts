@@ -1,0 +1,201 @@
+// Sign-in: /login (email and password, or a passkey), /login/second-factor
+// (TOTP, backup code or passkey), /logout. After sign-in the browser returns to
+// the authorization request it came from, or to /account.
+import express, { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { Kek } from '../../keys/kek.js';
+import type { Logger } from '../../runtime/log.js';
+import { verifyPassword } from '../../security/password.js';
+import { hitRateLimit, isRateLimited } from '../../store/rate-limits.js';
+import { updateSession, type SessionDoc } from '../../store/sessions.js';
+import { findUserByEmail, findUserById, type UserDoc } from '../../store/users.js';
+import { verifySecondFactorCode } from '../auth/second-factor.js';
+import { authenticationOptions, relyingParty, verifyPasskey } from '../auth/webauthn.js';
+import { html } from '../html/html.js';
+import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
+import { ensureSession, endSession, hasValidCsrf, startSignedInSession, type SessionDeps } from '../http/session.js';
+import { hasSecondFactor, resumeUrl } from '../oauth/authorization-flow.js';
+
+export interface LoginDeps extends SessionDeps {
+  issuer: string;
+  kek: Kek;
+  log: Logger;
+}
+
+/** Failed password sign-ins per email address before a 15-minute pause. */
+const PASSWORD_ATTEMPTS = 10;
+const ATTEMPT_WINDOW_MS = 15 * 60_000;
+
+const requestParam = (req: Request): string | null => {
+  const v = req.query.request ?? (req.body as Record<string, unknown> | undefined)?.request;
+  return typeof v === 'string' && v.length <= 100 ? v : null;
+};
+
+/** Where to go once signed in: back into the authorization request, or the account page. */
+const afterSignIn = (requestId: string | null) => (requestId ? resumeUrl(requestId) : '/account');
+
+function loginPage(res: Response, session: SessionDoc, requestId: string | null, opts: { email?: string; error?: string; status?: number } = {}) {
+  sendPage(res, {
+    title: 'Sign in',
+    status: opts.status,
+    scripts: ['simplewebauthn-browser.js', 'webauthn.js'],
+    body: html`<h1>Sign in</h1>
+${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
+<form method="post" action="/login">
+${csrfField(session.csrf)}
+${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : ''}
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username webauthn" required value="${opts.email ?? ''}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>
+<p><button type="button" class="secondary" data-webauthn="login" data-csrf="${session.csrf}" data-options="/login/passkey/options" data-verify="/login/passkey" data-request="${requestId ?? ''}">Sign in with a passkey</button></p>
+<p class="error" role="alert" data-webauthn-error hidden></p>`,
+  });
+}
+
+function secondFactorPage(res: Response, session: SessionDoc, requestId: string | null, opts: { error?: string; status?: number; passkeys: boolean }) {
+  sendPage(res, {
+    title: 'Two-step verification',
+    status: opts.status,
+    scripts: ['simplewebauthn-browser.js', 'webauthn.js'],
+    body: html`<h1>Two-step verification</h1>
+${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
+<form method="post" action="/login/second-factor">
+${csrfField(session.csrf)}
+${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : ''}
+<label for="code">Authentication code</label>
+<input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code" required maxlength="20">
+<p class="muted">The 6-digit code from your authenticator app, or one of your backup codes.</p>
+<button type="submit">Verify</button>
+</form>
+${opts.passkeys ? html`<p><button type="button" class="secondary" data-webauthn="second-factor" data-csrf="${session.csrf}" data-options="/login/second-factor/passkey/options" data-verify="/login/second-factor/passkey" data-request="${requestId ?? ''}">Use a passkey</button></p>` : ''}
+<p class="error" role="alert" data-webauthn-error hidden></p>`,
+  });
+}
+
+const PasswordForm = z.object({ email: z.string().max(254), password: z.string().max(1024), request: z.string().max(100).optional() });
+
+export function loginRoutes(deps: LoginDeps): Router {
+  const router = Router();
+  const rp = relyingParty(deps.issuer);
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+  const json = express.json({ limit: '64kb' });
+
+  async function pendingUser(session: SessionDoc | null | undefined): Promise<UserDoc | null> {
+    if (!session?.pending || Date.now() - session.pending.at.getTime() > 10 * 60_000) return null;
+    return findUserById(deps.store, session.pending.userId);
+  }
+
+  /** Completes a sign-in: a new session with how the user authenticated. */
+  async function signIn(req: Request, res: Response, user: UserDoc, amr: string[]) {
+    const unique = [...new Set(amr)];
+    const acr = unique.includes('mfa') ? 'mfa' : 'pwd';
+    await startSignedInSession(req, res, deps, { userId: user._id, amr: unique, acr });
+    deps.log.info('signed in', { user: user._id, amr: unique.join(' ') });
+  }
+
+  router.get('/login', async (req, res) => {
+    const session = await ensureSession(req, res, deps);
+    loginPage(res, session, requestParam(req));
+  });
+
+  router.post('/login', form, async (req, res) => {
+    const session = await ensureSession(req, res, deps);
+    const parsed = PasswordForm.safeParse(req.body);
+    const requestId = requestParam(req);
+    if (!hasValidCsrf(req, session) || !parsed.success) {
+      return loginPage(res, session, requestId, { error: 'Your session expired. Please try again.', status: 400 });
+    }
+    const email = parsed.data.email.trim().toLowerCase();
+    const limitKey = `login:${email}`;
+    if (await isRateLimited(deps.store, limitKey, PASSWORD_ATTEMPTS)) {
+      return loginPage(res, session, requestId, { email, error: 'Too many failed attempts. Wait 15 minutes and try again.', status: 429 });
+    }
+    const user = await findUserByEmail(deps.store, email);
+    // Hash even for unknown accounts, so timing does not tell which emails exist.
+    const valid = await verifyPassword(parsed.data.password, user?.passwordHash ?? 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+    if (!user || !valid) {
+      await hitRateLimit(deps.store, limitKey, PASSWORD_ATTEMPTS, ATTEMPT_WINDOW_MS);
+      deps.log.info('sign-in failed', { reason: 'bad credentials' });
+      return loginPage(res, session, requestId, { email, error: 'Incorrect email or password.', status: 401 });
+    }
+    if (await hasSecondFactor(deps.store, user)) {
+      await updateSession(deps.store, session._id, { pending: { userId: user._id, amr: ['pwd'], at: new Date() } });
+      return res.redirect(303, `/login/second-factor${requestId ? `?request=${encodeURIComponent(requestId)}` : ''}`);
+    }
+    await signIn(req, res, user, ['pwd']);
+    res.redirect(303, afterSignIn(requestId));
+  });
+
+  router.get('/login/second-factor', async (req, res) => {
+    const session = await ensureSession(req, res, deps);
+    const user = await pendingUser(session);
+    if (!user) return res.redirect(303, `/login${requestParam(req) ? `?request=${encodeURIComponent(requestParam(req)!)}` : ''}`);
+    secondFactorPage(res, session, requestParam(req), { passkeys: (await deps.store.passkeys.countDocuments({ userId: user._id })) > 0 });
+  });
+
+  router.post('/login/second-factor', form, async (req, res) => {
+    const session = await ensureSession(req, res, deps);
+    const requestId = requestParam(req);
+    const user = await pendingUser(session);
+    if (!user || !hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Sign-in expired', 'Your sign-in expired. Please sign in again.');
+    const code = typeof req.body?.code === 'string' ? req.body.code.slice(0, 40) : '';
+    const passkeys = (await deps.store.passkeys.countDocuments({ userId: user._id })) > 0;
+    const limitKey = `second-factor:${user._id}`;
+    if (await isRateLimited(deps.store, limitKey, PASSWORD_ATTEMPTS)) {
+      return secondFactorPage(res, session, requestId, { error: 'Too many failed attempts. Wait 15 minutes and try again.', status: 429, passkeys });
+    }
+    const result = await verifySecondFactorCode(deps.store, deps.kek, user, code);
+    if (!result.ok) {
+      await hitRateLimit(deps.store, limitKey, PASSWORD_ATTEMPTS, ATTEMPT_WINDOW_MS);
+      return secondFactorPage(res, session, requestId, { error: 'That code is not valid. Try again.', status: 401, passkeys });
+    }
+    await signIn(req, res, user, [...session.pending!.amr, 'otp', 'mfa']);
+    res.redirect(303, afterSignIn(requestId));
+  });
+
+  // Passkeys: JSON endpoints driven by /assets/webauthn.js.
+  router.post('/login/passkey/options', json, async (req, res) => {
+    const session = await ensureSession(req, res, deps);
+    if (!hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
+    res.set('Cache-Control', 'no-store').json(await authenticationOptions(deps.store, rp, session, null));
+  });
+
+  router.post('/login/passkey', json, async (req, res) => {
+    const session = req.kfSession;
+    if (!session || !hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
+    const passkey = await verifyPasskey(deps.store, rp, session, req.body?.response, null);
+    const user = passkey && (await findUserById(deps.store, passkey.userId));
+    if (!user) return res.status(401).json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });
+    // A passkey with user verification is itself two factors (possession + PIN or biometrics).
+    await signIn(req, res, user, ['webauthn', 'mfa']);
+    res.json({ redirect: afterSignIn(requestParam(req)) });
+  });
+
+  router.post('/login/second-factor/passkey/options', json, async (req, res) => {
+    const session = req.kfSession;
+    const user = await pendingUser(session);
+    if (!session || !user || !hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'no sign-in in progress' });
+    res.set('Cache-Control', 'no-store').json(await authenticationOptions(deps.store, rp, session, user));
+  });
+
+  router.post('/login/second-factor/passkey', json, async (req, res) => {
+    const session = req.kfSession;
+    const user = await pendingUser(session);
+    if (!session || !user || !hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'no sign-in in progress' });
+    const passkey = await verifyPasskey(deps.store, rp, session, req.body?.response, user._id);
+    if (!passkey) return res.status(401).json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });
+    await signIn(req, res, user, [...session.pending!.amr, 'webauthn', 'mfa']);
+    res.json({ redirect: afterSignIn(requestParam(req)) });
+  });
+
+  router.post('/logout', form, async (req, res) => {
+    if (!hasValidCsrf(req, req.kfSession)) return sendErrorPage(res, 400, 'Sign-out failed', 'Your session expired. Reload the page and try again.');
+    await endSession(req, res, deps);
+    sendPage(res, { title: 'Signed out', body: html`<h1>You are signed out</h1><p><a href="/login">Sign in again</a></p>` });
+  });
+
+  return router;
+}

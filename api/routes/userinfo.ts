@@ -1,0 +1,32 @@
+// UserInfo (OIDC Core §5.3), GET and POST, and the profile API of /api/oauth/me.
+import express, { Router, type Request, type Response } from 'express';
+import { userinfoClaims } from '../../domain/claims.js';
+import { zodProblems } from '../../domain/errors.js';
+import { ProfileUpdate } from '../../domain/users.js';
+import { findUserById, updateProfile } from '../../store/users.js';
+import { sendError } from '../http/errors.js';
+import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
+import { claimsUser } from '../oauth/tokens.js';
+
+export function userinfoRoutes(deps: BearerDeps): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+  const needOpenid = requireAccessToken(deps, ['openid']);
+
+  const userinfo = async (req: Request, res: Response) => {
+    const user = await findUserById(deps.store, req.access!.userId);
+    if (!user) return sendError(res, 401, 'invalid_token', 'the user no longer exists');
+    res.set('Cache-Control', 'no-store').json(userinfoClaims(claimsUser(user), req.access!.scope));
+  };
+  router.get('/api/oauth/userinfo', needOpenid, userinfo);
+  router.post('/api/oauth/userinfo', form, needOpenid, userinfo);
+
+  router.patch('/api/oauth/me/profile', express.json({ limit: '16kb' }), requireAccessToken(deps, ['profile:write']), async (req, res) => {
+    const parsed = ProfileUpdate.safeParse(req.body ?? {});
+    if (!parsed.success) return sendError(res, 400, 'invalid_request', zodProblems(parsed.error.issues).join('; '));
+    const result = await updateProfile(deps.store, req.access!.userId, parsed.data);
+    if (!result) return sendError(res, 401, 'invalid_token', 'the user no longer exists');
+    res.set('Cache-Control', 'no-store').json({ sub: result.user._id, name: result.user.name, preferred_username: result.user.username, picture: result.user.picture });
+  });
+  return router;
+}

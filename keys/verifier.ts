@@ -1,0 +1,45 @@
+// Verification of JWTs Keyflow itself issued (access tokens at UserInfo and
+// /api/oauth/me, ID token hints at logout), against the keyring's active keys.
+import { createPublicKey, verify as nodeVerify } from 'node:crypto';
+import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
+import type { Keyring } from './keyring.js';
+import { nativeMlDsaAvailable } from './mldsa.js';
+
+export interface VerifiedJwt {
+  header: { alg: string; kid: string; typ?: string };
+  claims: Record<string, unknown>;
+}
+
+function decodeJson(part: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The header and claims when the signature is valid under an active key, else null. Claims are not checked here. */
+export async function verifyOwnJwt(keyring: Keyring, token: string): Promise<VerifiedJwt | null> {
+  if (token.length > 16_384) return null;
+  const parts = token.split('.');
+  if (parts.length !== 3) return null;
+  const [h, p, s] = parts as [string, string, string];
+  const header = decodeJson(h);
+  if (!header || typeof header.kid !== 'string' || (header.alg !== 'RS256' && header.alg !== 'ML-DSA-65')) return null;
+  const jwk = await keyring.publicJwk(header.kid);
+  if (!jwk || jwk.alg !== header.alg) return null;
+  const input = Buffer.from(`${h}.${p}`, 'ascii');
+  const signature = Buffer.from(s, 'base64url');
+  let valid: boolean;
+  if (header.alg === 'RS256') {
+    valid = nodeVerify('sha256', input, createPublicKey({ key: jwk, format: 'jwk' }), signature);
+  } else if (nativeMlDsaAvailable()) {
+    valid = nodeVerify(null, input, createPublicKey({ key: jwk, format: 'jwk' }), signature);
+  } else {
+    valid = ml_dsa65.verify(signature, input, Buffer.from(jwk.pub as string, 'base64url'));
+  }
+  if (!valid) return null;
+  const claims = decodeJson(p);
+  return claims ? { header: header as VerifiedJwt['header'], claims } : null;
+}
