@@ -25,6 +25,31 @@ describe('discovery documents', () => {
     expect(doc.jwks_uri).toBe(`${api.deps.config.issuer}/.well-known/jwks.json`);
   });
 
+  it('advertises exactly the endpoints and capabilities implemented', async () => {
+    const doc = (await (await get('/.well-known/openid-configuration')).json()) as Json;
+    const issuer = api.deps.config.issuer;
+    expect(doc).toMatchObject({
+      authorization_endpoint: `${issuer}/api/oauth/authorize`,
+      token_endpoint: `${issuer}/api/oauth/token`,
+      userinfo_endpoint: `${issuer}/api/oauth/userinfo`,
+      response_types_supported: ['code'],
+      grant_types_supported: ['authorization_code'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['ML-DSA-65', 'RS256'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      code_challenge_methods_supported: ['S256'],
+      prompt_values_supported: ['none', 'login', 'consent'],
+      acr_values_supported: ['pwd', 'mfa'],
+      authorization_response_iss_parameter_supported: true,
+      request_uri_parameter_supported: false,
+    });
+    // Every advertised endpoint answers (none is a 404).
+    for (const key of ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri']) {
+      const res = await fetch(doc[key], { redirect: 'manual' });
+      expect(res.status).not.toBe(404);
+    }
+  });
+
   it('serves the same metadata at both addresses', async () => {
     const [a, b] = await Promise.all([get('/.well-known/openid-configuration'), get('/.well-known/oauth-authorization-server')]);
     expect((await a.json()) as Json).toEqual((await b.json()) as Json);

@@ -1,0 +1,101 @@
+// An RP library no one here wrote (oauth4webapi) runs discovery and the code
+// flow against Keyflow, validating iss, state, nonce and the ID token; the
+// ID token signature is then checked independently: jose for RS256, noble for ML-DSA-65.
+import * as oauth from 'oauth4webapi';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
+import type { RunningApi } from '../api/server.js';
+import type { IdTokenAlg } from '../domain/clients.js';
+import { createClient } from '../store/clients.js';
+import { createUser } from '../store/users.js';
+import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { HttpUser } from './support/http-user.js';
+
+let api: RunningApi;
+let issuer: string;
+const PASSWORD = 'an rp library password';
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+beforeAll(async () => {
+  api = await startTestApi();
+  issuer = api.deps.config.issuer;
+});
+afterAll(() => api.stop());
+
+async function discover(): Promise<oauth.AuthorizationServer> {
+  const issuerUrl = new URL(issuer);
+  const response = await oauth.discoveryRequest(issuerUrl, { algorithm: 'oidc', [oauth.allowInsecureRequests]: true });
+  return oauth.processDiscoveryResponse(issuerUrl, response);
+}
+
+describe.each<IdTokenAlg>(['RS256', 'ML-DSA-65'])('oauth4webapi with a %s client', (alg) => {
+  it('completes discovery and the code flow with PKCE, state and nonce, and reads UserInfo', async () => {
+    const as = await discover();
+    expect(as.authorization_response_iss_parameter_supported).toBe(true);
+    expect(as.id_token_signing_alg_values_supported).toContain(alg);
+
+    const email = uniqueEmail('rp');
+    const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'RP Library' });
+    const { client: registered, clientSecret } = await createClient(api.deps.store, {
+      name: `oauth4webapi ${alg}`,
+      redirectUris: [{ type: 'equals', value: REDIRECT }],
+      allowedScopes: ['openid', 'profile', 'email'],
+      idTokenSignedResponseAlg: alg,
+    });
+    const client: oauth.Client = { client_id: registered._id, id_token_signed_response_alg: alg };
+    const clientAuth = oauth.ClientSecretBasic(clientSecret!);
+
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const nonce = oauth.generateRandomNonce();
+    const authorizationUrl = new URL(as.authorization_endpoint!);
+    authorizationUrl.search = new URLSearchParams({
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'openid profile email',
+      state,
+      nonce,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    }).toString();
+
+    // The user's part, over HTTP: sign in and allow.
+    const agent = new HttpUser(issuer);
+    let step = await agent.get(authorizationUrl.href);
+    step = await agent.signIn(step, email, PASSWORD);
+    step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
+    const callback = step.external!;
+
+    // oauth4webapi checks state and the RFC 9207 iss parameter.
+    const params = oauth.validateAuthResponse(as, client, callback, state);
+    expect(() => oauth.validateAuthResponse(as, client, callback, 'another-state')).toThrow();
+    const forged = new URL(callback);
+    forged.searchParams.set('iss', 'https://evil.example');
+    expect(() => oauth.validateAuthResponse(as, client, forged, state)).toThrow();
+
+    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, REDIRECT, verifier, { [oauth.allowInsecureRequests]: true });
+    const result = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: nonce, requireIdToken: true });
+    const claims = oauth.getValidatedIdTokenClaims(result)!;
+    expect(claims).toMatchObject({ iss: issuer, aud: client.client_id, sub: user._id, nonce, email });
+
+    // The ID token signature, checked against the published JWKS by an independent verifier.
+    const idToken = result.id_token!;
+    const [h, p, s] = idToken.split('.') as [string, string, string];
+    const header = JSON.parse(Buffer.from(h, 'base64url').toString()) as Json;
+    expect(header.alg).toBe(alg);
+    if (alg === 'RS256') {
+      const verified = await jwtVerify(idToken, createRemoteJWKSet(new URL(as.jwks_uri!)), { issuer, audience: client.client_id, algorithms: ['RS256'] });
+      expect(verified.payload.sub).toBe(user._id);
+    } else {
+      const { keys } = (await (await fetch(as.jwks_uri!)).json()) as Json;
+      const jwk = keys.find((k: Json) => k.kid === header.kid);
+      expect(jwk).toMatchObject({ kty: 'AKP', alg: 'ML-DSA-65' });
+      expect(ml_dsa65.verify(Buffer.from(s, 'base64url'), Buffer.from(`${h}.${p}`), Buffer.from(jwk.pub, 'base64url'))).toBe(true);
+    }
+
+    const userInfoResponse = await oauth.userInfoRequest(as, client, result.access_token, { [oauth.allowInsecureRequests]: true });
+    const info = await oauth.processUserInfoResponse(as, client, claims.sub, userInfoResponse);
+    expect(info).toMatchObject({ sub: user._id, email, email_verified: true, name: 'RP Library' });
+  });
+});
