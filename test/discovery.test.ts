@@ -43,11 +43,14 @@ describe('discovery documents', () => {
       authorization_response_iss_parameter_supported: true,
       request_uri_parameter_supported: false,
     });
-    // Every advertised endpoint answers (none is a 404).
+    // Every advertised endpoint exists (GET on the token endpoint: 405, not 404).
     for (const key of ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri']) {
       const res = await fetch(doc[key], { redirect: 'manual' });
       expect(res.status).not.toBe(404);
     }
+    const tokenGet = await fetch(doc.token_endpoint);
+    expect(tokenGet.status).toBe(405);
+    expect(tokenGet.headers.get('allow')).toBe('POST');
   });
 
   it('serves the same metadata at both addresses', async () => {

@@ -8,6 +8,11 @@ export function sendError(res: Response, status: number, error: string, descript
   res.status(status).set({ 'Cache-Control': 'no-store', ...headers }).json({ error, error_description: description });
 }
 
+/** For a path that exists but not with this method: 405 with an Allow header. */
+export function methodNotAllowed(allowed: string[]): RequestHandler {
+  return (req, res) => sendError(res, 405, 'invalid_request', `${req.method} is not allowed here; use ${allowed.join(' or ')}`, { Allow: allowed.join(', ') });
+}
+
 export const notFound: RequestHandler = (req, res) => sendError(res, 404, 'not_found', `no resource at ${req.method} ${req.path}`);
 
 export function errorHandler(log: Logger): ErrorRequestHandler {

@@ -1,6 +1,7 @@
 // POST /api/oauth/token: client authentication, then the grant's handler.
 import express, { Router } from 'express';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
+import { methodNotAllowed } from '../http/errors.js';
 import { sendOAuthError } from '../oauth/errors.js';
 import { authorizationCodeGrant } from '../oauth/grants/authorization-code.js';
 import type { GrantContext, TokenDeps } from '../oauth/grants/context.js';
@@ -30,5 +31,6 @@ export function tokenRoutes(deps: TokenDeps): Router {
     if (!auth.ok) return sendClientAuthError(res, auth);
     await handler(req, res, { client: auth.client, deps });
   });
+  router.all('/api/oauth/token', methodNotAllowed(['POST']));
   return router;
 }

@@ -4,7 +4,7 @@ import { userinfoClaims } from '../../domain/claims.js';
 import { zodProblems } from '../../domain/errors.js';
 import { ProfileUpdate } from '../../domain/users.js';
 import { findUserById, updateProfile } from '../../store/users.js';
-import { sendError } from '../http/errors.js';
+import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
 import { claimsUser } from '../oauth/tokens.js';
 
@@ -20,6 +20,7 @@ export function userinfoRoutes(deps: BearerDeps): Router {
   };
   router.get('/api/oauth/userinfo', needOpenid, userinfo);
   router.post('/api/oauth/userinfo', form, needOpenid, userinfo);
+  router.all('/api/oauth/userinfo', methodNotAllowed(['GET', 'POST']));
 
   router.patch('/api/oauth/me/profile', express.json({ limit: '16kb' }), requireAccessToken(deps, ['profile:write']), async (req, res) => {
     const parsed = ProfileUpdate.safeParse(req.body ?? {});
