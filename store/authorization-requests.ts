@@ -28,15 +28,15 @@ export interface AuthorizationRequestDoc extends AuthorizationParams {
 /** Time a user has to sign in and consent. */
 export const AUTHORIZATION_REQUEST_TTL_MS = 15 * 60_000;
 
-export async function saveAuthorizationRequest(store: Store, params: AuthorizationParams): Promise<AuthorizationRequestDoc> {
-  const now = new Date();
+/** A request being answered; `_id` is set once it had to be stored (the user was sent to a page). */
+export type PendingAuthorization = AuthorizationParams & { _id?: string; createdAt: Date; consentedAt: Date | null };
+
+export async function saveAuthorizationRequest(store: Store, request: PendingAuthorization): Promise<AuthorizationRequestDoc> {
   // Not a credential, but unguessable so that one user cannot walk into another's request.
   const doc: AuthorizationRequestDoc = {
-    ...params,
+    ...request,
     _id: newSecret(),
-    consentedAt: null,
-    createdAt: now,
-    expiresAt: new Date(now.getTime() + AUTHORIZATION_REQUEST_TTL_MS),
+    expiresAt: new Date(request.createdAt.getTime() + AUTHORIZATION_REQUEST_TTL_MS),
   };
   await store.authorizationRequests.insertOne(doc);
   return doc;
@@ -52,7 +52,7 @@ export async function markConsented(store: Store, id: string): Promise<void> {
   await store.authorizationRequests.updateOne({ _id: id }, { $set: { consentedAt: new Date() } });
 }
 
-/** Ends a request once it was answered (code issued, denied, or failed). */
-export async function finishAuthorizationRequest(store: Store, id: string): Promise<void> {
-  await store.authorizationRequests.deleteOne({ _id: id });
+/** Ends a request once it was answered (code issued, denied, or failed); nothing to do if it was never stored. */
+export async function finishAuthorizationRequest(store: Store, request: PendingAuthorization): Promise<void> {
+  if (request._id) await store.authorizationRequests.deleteOne({ _id: request._id });
 }

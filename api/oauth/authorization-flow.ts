@@ -7,7 +7,7 @@ import { checkRedirectUri } from '../../domain/redirect-uri.js';
 import type { Logger } from '../../runtime/log.js';
 import { newId } from '../../security/secrets.js';
 import { issueAuthorizationCode } from '../../store/authorization-codes.js';
-import { finishAuthorizationRequest, type AuthorizationRequestDoc } from '../../store/authorization-requests.js';
+import { finishAuthorizationRequest, saveAuthorizationRequest, type PendingAuthorization } from '../../store/authorization-requests.js';
 import { findClient, learnRedirectUri } from '../../store/clients.js';
 import { findConsent } from '../../store/consents.js';
 import type { Store } from '../../store/db.js';
@@ -28,9 +28,15 @@ export function resumeUrl(requestId: string): string {
 }
 
 /** Redirects back to the client with an error (and ends the request). */
-export async function redirectWithError(res: Response, deps: FlowDeps, request: AuthorizationRequestDoc, error: string, description: string): Promise<void> {
-  await finishAuthorizationRequest(deps.store, request._id);
+export async function redirectWithError(res: Response, deps: FlowDeps, request: PendingAuthorization, error: string, description: string): Promise<void> {
+  await finishAuthorizationRequest(deps.store, request);
   res.redirect(303, buildRedirect(request.redirectUri, { error, error_description: description, state: request.state, iss: deps.issuer }));
+}
+
+/** The id under which the request waits for the user: stored only now, when a page is needed. */
+async function storedId(deps: FlowDeps, request: PendingAuthorization): Promise<string> {
+  request._id ??= (await saveAuthorizationRequest(deps.store, request))._id;
+  return encodeURIComponent(request._id);
 }
 
 /** True when the user has a second factor that can raise the session to acr=mfa. */
@@ -38,7 +44,7 @@ export async function hasSecondFactor(store: Store, user: UserDoc): Promise<bool
   return Boolean(user.totp) || (await store.passkeys.countDocuments({ userId: user._id }, { limit: 1 })) > 0;
 }
 
-export async function proceedWithAuthorization(req: Request, res: Response, deps: FlowDeps, request: AuthorizationRequestDoc): Promise<void> {
+export async function proceedWithAuthorization(req: Request, res: Response, deps: FlowDeps, request: PendingAuthorization): Promise<void> {
   const session = req.kfSession;
   const user = session?.userId ? await findUserById(deps.store, session.userId) : null;
   const noPrompt = request.prompt.includes('none');
@@ -53,14 +59,14 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
     (!signedInForThisRequest && request.maxAge !== null && Date.now() - authTime > request.maxAge * 1000);
   if (mustSignIn) {
     if (noPrompt) return redirectWithError(res, deps, request, 'login_required', 'the user must sign in');
-    return void res.redirect(303, `/login?request=${encodeURIComponent(request._id)}`);
+    return void res.redirect(303, `/login?request=${await storedId(deps, request)}`);
   }
 
   // 2. acr_values=mfa not met: a second factor raises the session (when the user has one).
   if (request.acrValues.includes('mfa') && session!.acr !== 'mfa' && (await hasSecondFactor(deps.store, user!))) {
     if (noPrompt) return redirectWithError(res, deps, request, 'login_required', 'the user must authenticate with a second factor');
     await updateSession(deps.store, session!._id, { pending: { userId: user!._id, amr: session!.amr, at: new Date() } });
-    return void res.redirect(303, `/login/second-factor?request=${encodeURIComponent(request._id)}`);
+    return void res.redirect(303, `/login/second-factor?request=${await storedId(deps, request)}`);
   }
 
   // 3. Consent: skipped when every scope was granted before, unless prompt=consent.
@@ -69,7 +75,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   const mustConsent = (missing.length > 0 || request.prompt.includes('consent')) && !request.consentedAt;
   if (mustConsent) {
     if (noPrompt) return redirectWithError(res, deps, request, 'consent_required', 'the user has not allowed this application');
-    return void res.redirect(303, `/consent?request=${encodeURIComponent(request._id)}`);
+    return void res.redirect(303, `/consent?request=${await storedId(deps, request)}`);
   }
 
   // 4. The code, bound to client, redirect URI, PKCE challenge and this sign-in.
@@ -77,7 +83,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
     // Another redirect URI was learned meanwhile: this one must match it like any registered entry.
     const client = await findClient(deps.store, request.clientId);
     if (!client || !checkRedirectUri(client.redirectUris, request.redirectUri).ok) {
-      await finishAuthorizationRequest(deps.store, request._id);
+      await finishAuthorizationRequest(deps.store, request);
       return sendErrorPage(res, 400, 'Invalid redirect URI', 'The redirect_uri is not registered for this application.');
     }
   }
@@ -94,8 +100,8 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
     sid: session!.sid,
     grantId: newId(),
   });
-  await addSessionClient(deps.store, session!.sid, request.clientId);
-  await finishAuthorizationRequest(deps.store, request._id);
+  if (!session!.clientIds.includes(request.clientId)) await addSessionClient(deps.store, session!.sid, request.clientId);
+  await finishAuthorizationRequest(deps.store, request);
   deps.log.info('authorization code issued', { client: request.clientId, user: user!._id });
   res.redirect(303, buildRedirect(request.redirectUri, { code, state: request.state, iss: deps.issuer }));
 }

@@ -2,7 +2,7 @@
 // point the sign-in and consent pages return to.
 import { Router } from 'express';
 import { validateAuthorizationRequest } from '../../domain/authorization-request.js';
-import { findAuthorizationRequest, saveAuthorizationRequest } from '../../store/authorization-requests.js';
+import { findAuthorizationRequest } from '../../store/authorization-requests.js';
 import { findClient } from '../../store/clients.js';
 import { sendErrorPage } from '../html/layout.js';
 import { proceedWithAuthorization, RESUME_PATH, type FlowDeps } from '../oauth/authorization-flow.js';
@@ -19,8 +19,8 @@ export function authorizeRoutes(deps: FlowDeps): Router {
     if (result.kind === 'redirect-error') {
       return res.redirect(303, buildRedirect(result.redirectUri, { error: result.error, error_description: result.description, state: result.state, iss: deps.issuer }));
     }
-    const request = await saveAuthorizationRequest(deps.store, result.params);
-    await proceedWithAuthorization(req, res, deps, request);
+    // Stored only if the user must see a page; a signed-in, consented user gets the code at once.
+    await proceedWithAuthorization(req, res, deps, { ...result.params, createdAt: new Date(), consentedAt: null });
   });
 
   router.get(RESUME_PATH, async (req, res) => {
