@@ -1,8 +1,10 @@
 // `npm run bench -- <name> [options]`: Keyflow's benchmarks. Each prints its
 // figures as text and a JSON line, and stops by itself (bounded in time).
+import { codeFlowBench } from './code-flow.js';
 import { signingBench } from './signing.js';
 
 const benches: Record<string, { describe: string; run: (args: string[]) => Promise<void> }> = {
+  'code-flow': { describe: 'authorize → token → UserInfo loops/s and token latency at N concurrent RPs (needs npm start)', run: codeFlowBench },
   signing: { describe: 'JWT signatures per second: ML-DSA-65 native and noble, RS256 (in-process)', run: signingBench },
 };
 

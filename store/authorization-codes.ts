@@ -1,7 +1,8 @@
-// Authorization codes: stored as hashes, single use through one atomic
-// findOneAndUpdate, short-lived, bound to client, redirect URI and PKCE challenge.
+// Authorization codes: stored as hashes, single use (store/single-use.ts),
+// short-lived, bound to client, redirect URI and PKCE challenge.
 import { hashSecret, newSecret } from '../security/secrets.js';
 import type { Store } from './db.js';
+import { claimOnce } from './single-use.js';
 import type { Acr } from './sessions.js';
 
 export interface AuthorizationCodeDoc {
@@ -20,7 +21,6 @@ export interface AuthorizationCodeDoc {
   grantId: string;
   createdAt: Date;
   expiresAt: Date;
-  consumedAt: Date | null;
 }
 
 /** 60 seconds: a code is exchanged right after the redirect (RFC 6749 §4.1.2 recommends at most 10 minutes). */
@@ -28,7 +28,7 @@ export const AUTHORIZATION_CODE_TTL_MS = 60_000;
 
 export async function issueAuthorizationCode(
   store: Store,
-  fields: Omit<AuthorizationCodeDoc, '_id' | 'createdAt' | 'expiresAt' | 'consumedAt'>,
+  fields: Omit<AuthorizationCodeDoc, '_id' | 'createdAt' | 'expiresAt'>,
 ): Promise<string> {
   const code = newSecret();
   const now = new Date();
@@ -37,19 +37,18 @@ export async function issueAuthorizationCode(
     _id: hashSecret(code),
     createdAt: now,
     expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_MS),
-    consumedAt: null,
   });
   return code;
 }
 
 export type ConsumeResult = { status: 'ok'; code: AuthorizationCodeDoc } | { status: 'invalid' } | { status: 'reused'; code: AuthorizationCodeDoc };
 
-/** Marks the code used, once. A second use is reported with the first use's grant so it can be revoked. */
+/** Uses the code, once. A second use is reported with the first use's grant so it can be revoked. */
 export async function consumeAuthorizationCode(store: Store, code: string): Promise<ConsumeResult> {
   const id = hashSecret(code);
-  const now = new Date();
-  const before = await store.authorizationCodes.findOneAndUpdate({ _id: id, consumedAt: null }, { $set: { consumedAt: now } }, { returnDocument: 'before' });
-  if (before) return before.expiresAt > now ? { status: 'ok', code: before } : { status: 'invalid' };
-  const used = await store.authorizationCodes.findOne({ _id: id });
-  return used ? { status: 'reused', code: used } : { status: 'invalid' };
+  const doc = await store.authorizationCodes.findOne({ _id: id });
+  if (!doc) return { status: 'invalid' };
+  // The guard outlives the code so that a late second use is still recognised as reuse.
+  if (!(await claimOnce(store, `code:${id}`, AUTHORIZATION_CODE_TTL_MS + 10 * 60_000))) return { status: 'reused', code: doc };
+  return doc.expiresAt > new Date() ? { status: 'ok', code: doc } : { status: 'invalid' };
 }

@@ -3,6 +3,7 @@ import { NewClientInput, usesClientSecret, type ValidClient } from '../domain/cl
 import { ValidationError, zodProblems } from '../domain/errors.js';
 import { hashSecret, newId, newSecret } from '../security/secrets.js';
 import type { Store } from './db.js';
+import { claimOnce } from './single-use.js';
 
 export type ClientDoc = Omit<ValidClient, 'public'> & {
   _id: string;
@@ -46,9 +47,8 @@ export async function findClient(store: Store, clientId: string): Promise<Client
 
 /** Stores the first redirect URI used successfully by a client that had none; false if another was learned first. */
 export async function learnRedirectUri(store: Store, clientId: string, redirectUri: string): Promise<boolean> {
-  const { modifiedCount } = await store.clients.updateOne(
-    { _id: clientId, redirectUris: { $size: 0 } },
-    { $push: { redirectUris: { type: 'equals', value: redirectUri } }, $set: { updatedAt: new Date() } },
-  );
-  return modifiedCount === 1;
+  // Only the first claim learns: concurrent first uses cannot both add their URI.
+  if (!(await claimOnce(store, `learn-redirect-uri:${clientId}`, 365 * 24 * 3600_000))) return false;
+  await store.clients.updateOne({ _id: clientId }, { $push: { redirectUris: { type: 'equals', value: redirectUri } }, $set: { updatedAt: new Date() } });
+  return true;
 }

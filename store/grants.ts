@@ -1,7 +1,7 @@
 // Grants: what one authorization (a code exchange, later a device approval)
 // gave a client. Every token carries its grant id; revoking the grant makes all
 // of them unusable. This document is the projection resource endpoints read.
-import type { Store } from './db.js';
+import { isDuplicateKeyError, type Store } from './db.js';
 
 export interface GrantDoc {
   _id: string;
@@ -16,21 +16,32 @@ export interface GrantDoc {
 
 /** Records the grant unless it exists (a reused code may have revoked it first). */
 export async function openGrant(store: Store, grant: Omit<GrantDoc, 'createdAt' | 'revokedAt' | 'revokedReason'>): Promise<GrantDoc> {
-  const { _id, ...rest } = grant;
-  const doc = await store.grants.findOneAndUpdate(
-    { _id },
-    { $setOnInsert: { ...rest, createdAt: new Date(), revokedAt: null, revokedReason: null } },
-    { upsert: true, returnDocument: 'after' },
-  );
-  return doc!;
+  const doc: GrantDoc = { ...grant, createdAt: new Date(), revokedAt: null, revokedReason: null };
+  try {
+    await store.grants.insertOne(doc);
+    return doc;
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    return (await store.grants.findOne({ _id: grant._id }))!;
+  }
 }
 
 /** Revokes a grant; works before the grant exists too (the code-reuse race). */
 export async function revokeGrant(store: Store, grantId: string, reason: string): Promise<void> {
   const revoked = { revokedAt: new Date(), revokedReason: reason };
-  const { matchedCount } = await store.grants.updateOne({ _id: grantId, revokedAt: null }, { $set: revoked });
-  // Absent (or already revoked): leave a revoked placeholder that openGrant will not overwrite.
-  if (matchedCount === 0) await store.grants.updateOne({ _id: grantId }, { $setOnInsert: revoked }, { upsert: true });
+  const existing = await store.grants.findOne({ _id: grantId }, { projection: { revokedAt: 1 } });
+  if (existing?.revokedAt) return;
+  if (existing) {
+    await store.grants.updateOne({ _id: grantId }, { $set: revoked });
+    return;
+  }
+  // Absent: leave a revoked placeholder that openGrant will find instead of creating the grant.
+  try {
+    await store.grants.insertOne({ _id: grantId, ...revoked } as GrantDoc);
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    await store.grants.updateOne({ _id: grantId }, { $set: revoked });
+  }
 }
 
 export async function isGrantActive(store: Store, grantId: string): Promise<boolean> {

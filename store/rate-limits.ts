@@ -16,29 +16,24 @@ export interface RateLimitResult {
 
 const limits = (store: Store) => store.db.collection<RateLimitDoc>('rate_limits');
 
-/** Counts one event under `key`; allowed while the window holds at most `limit` events. */
+/**
+ * Counts one event under `key`; allowed while the window holds at most `limit`
+ * events. Filters on _id only (fast on FerretDB). FerretDB v1 does not make
+ * $inc atomic, so concurrent events may be undercounted: a limit can be
+ * exceeded by the number of requests racing at that moment, never more.
+ */
 export async function hitRateLimit(store: Store, key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
   const now = new Date();
-  let doc = await limits(store).findOneAndUpdate({ _id: key, expiresAt: { $gt: now } }, { $inc: { count: 1 } }, { returnDocument: 'after' });
-  if (!doc) {
-    // No live window: start one (a concurrent starter may win; then count in theirs).
-    const fresh = { count: 1, expiresAt: new Date(now.getTime() + windowMs) };
-    doc = await limits(store).findOneAndUpdate({ _id: key, expiresAt: { $lte: now } }, { $set: fresh }, { returnDocument: 'after' });
-    if (!doc) {
-      try {
-        await limits(store).insertOne({ _id: key, ...fresh });
-        doc = { _id: key, ...fresh };
-      } catch {
-        doc = await limits(store).findOneAndUpdate({ _id: key }, { $inc: { count: 1 } }, { returnDocument: 'after' });
-      }
-    }
+  let doc = await limits(store).findOneAndUpdate({ _id: key }, { $inc: { count: 1 } }, { returnDocument: 'after' });
+  if (!doc || doc.expiresAt <= now) {
+    doc = { _id: key, count: 1, expiresAt: new Date(now.getTime() + windowMs) };
+    await limits(store).updateOne({ _id: key }, { $set: { count: 1, expiresAt: doc.expiresAt } }, { upsert: true });
   }
-  const retryAfter = Math.max(1, Math.ceil(((doc?.expiresAt.getTime() ?? now.getTime()) - now.getTime()) / 1000));
-  return { allowed: (doc?.count ?? 1) <= limit, retryAfter };
+  return { allowed: doc.count <= limit, retryAfter: Math.max(1, Math.ceil((doc.expiresAt.getTime() - now.getTime()) / 1000)) };
 }
 
 /** Whether `key` is over its limit, without counting. */
 export async function isRateLimited(store: Store, key: string, limit: number): Promise<boolean> {
-  const doc = await limits(store).findOne({ _id: key, expiresAt: { $gt: new Date() } });
-  return (doc?.count ?? 0) >= limit;
+  const doc = await limits(store).findOne({ _id: key });
+  return !!doc && doc.expiresAt > new Date() && doc.count >= limit;
 }

@@ -4,6 +4,7 @@
 // sign-out, so a session fixed before sign-in is worthless after it.
 import { hashSecret, newId, newSecret } from '../security/secrets.js';
 import type { Store } from './db.js';
+import { claimOnce } from './single-use.js';
 
 export type Acr = 'pwd' | 'mfa';
 
@@ -71,8 +72,11 @@ export async function updateSession(store: Store, id: string, set: Partial<Omit<
 
 /** Takes the WebAuthn challenge out of the session: a challenge answers one ceremony only. */
 export async function takeWebauthnChallenge(store: Store, id: string): Promise<string | null> {
-  const before = await sessions(store).findOneAndUpdate({ _id: id }, { $set: { webauthnChallenge: null } }, { returnDocument: 'before' });
-  return before?.webauthnChallenge ?? null;
+  const session = await sessions(store).findOne({ _id: id });
+  const challenge = session?.webauthnChallenge;
+  if (!challenge) return null;
+  await sessions(store).updateOne({ _id: id }, { $set: { webauthnChallenge: null } });
+  return (await claimOnce(store, `webauthn:${challenge}`, 10 * 60_000)) ? challenge : null;
 }
 
 export async function addSessionClient(store: Store, sid: string, clientId: string): Promise<void> {

@@ -243,6 +243,18 @@ describe('token endpoint errors', () => {
     expect(refused.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
   });
 
+  it('lets exactly one of several concurrent exchanges of a code succeed', async () => {
+    const { client, clientSecret } = await newClient();
+    const code = await codeFor(client._id);
+    const auth = { authorization: basic(client._id, clientSecret!) };
+    const results = await Promise.all([1, 2, 3].map(() => token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, auth)));
+    expect(results.map((r) => r.res.status).sort()).toEqual([200, 400, 400]);
+    // The reuse revoked the grant: the token that was issued no longer works.
+    const winner = results.find((r) => r.res.status === 200)!;
+    const info = await fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${winner.body.access_token}` } });
+    expect(info.status).toBe(401);
+  });
+
   it('answers 401 with a Basic challenge for wrong Basic credentials, 400 for wrong body credentials', async () => {
     const { client } = await newClient();
     const viaBasic = await token({ grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT }, { authorization: basic(client._id, 'wrong') });

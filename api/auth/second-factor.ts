@@ -4,6 +4,7 @@ import { verify as verifyTotpCode } from 'otplib';
 import { open, type Kek } from '../../keys/kek.js';
 import { hashBackupCode, normalizeBackupCode } from '../../security/backup-codes.js';
 import type { Store } from '../../store/db.js';
+import { claimOnce } from '../../store/single-use.js';
 import type { UserDoc } from '../../store/users.js';
 
 export type SecondFactorResult = { ok: true; method: 'totp' | 'backup' } | { ok: false };
@@ -26,15 +27,18 @@ export async function verifySecondFactorCode(store: Store, kek: Kek, user: UserD
     const last = user.totp.lastTimeStep;
     const timeStep = await checkTotpCode(totpSecret(kek, user, user.totp.secret), input, last);
     if (timeStep === null) return { ok: false };
-    // Record the time step atomically: the same code presented twice at once succeeds only once.
-    const { modifiedCount } = await store.users.updateOne({ _id: user._id, 'totp.lastTimeStep': last }, { $set: { 'totp.lastTimeStep': timeStep } });
-    return modifiedCount === 1 ? { ok: true, method: 'totp' } : { ok: false };
+    // Each time step is used once, even when the same code arrives twice at the same moment.
+    if (!(await claimOnce(store, `totp:${user._id}:${timeStep}`, 5 * 60_000))) return { ok: false };
+    await store.users.updateOne({ _id: user._id }, { $max: { 'totp.lastTimeStep': timeStep } });
+    return { ok: true, method: 'totp' };
   }
   const backup = normalizeBackupCode(input);
   if (backup) {
     const hash = hashBackupCode(kek, backup);
-    const { modifiedCount } = await store.users.updateOne({ _id: user._id, backupCodes: hash }, { $pull: { backupCodes: hash } });
-    if (modifiedCount === 1) return { ok: true, method: 'backup' };
+    if (user.backupCodes.includes(hash) && (await claimOnce(store, `backup:${user._id}:${hash}`, 24 * 3600_000))) {
+      await store.users.updateOne({ _id: user._id }, { $pull: { backupCodes: hash } });
+      return { ok: true, method: 'backup' };
+    }
   }
   return { ok: false };
 }
