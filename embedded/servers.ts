@@ -60,7 +60,9 @@ export function startFerretDb(o: FerretDbOptions): Promise<ManagedProcess> {
   fs.mkdirSync(o.dataDir, { recursive: true });
   const args = [
     '--handler=sqlite',
-    `--sqlite-url=file:${o.dataDir}/`,
+    // WAL with synchronous=NORMAL: durable across process crashes, at most the last
+    // commits lost on power failure; doubles insert throughput (measured, see README).
+    `--sqlite-url=file:${o.dataDir}/?_pragma=synchronous(NORMAL)`,
     `--state-dir=${o.dataDir}`,
     `--listen-addr=127.0.0.1:${o.port}`,
     '--debug-addr=-',

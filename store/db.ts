@@ -34,12 +34,31 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export function openStore(config: Pick<Config, 'mongo'>, options: { serverSelectionTimeoutMS?: number } = {}): Store {
+export interface StoreOptions {
+  serverSelectionTimeoutMS?: number;
+  /** Reports commands slower than this (name and collection only, never values). */
+  slowCommandMs?: number;
+  onSlowCommand?: (info: { command: string; collection: string; ms: number }) => void;
+}
+
+export function openStore(config: Pick<Config, 'mongo'>, options: StoreOptions = {}): Store {
   const client = new MongoClient(config.mongo.uri, {
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
     connectTimeoutMS: 5_000,
     appName: 'keyflow',
+    monitorCommands: options.onSlowCommand !== undefined,
   });
+  if (options.onSlowCommand) {
+    const started = new Map<number, { command: string; collection: string; at: number }>();
+    client.on('commandStarted', (e) => started.set(e.requestId, { command: e.commandName, collection: String(e.command[e.commandName] ?? ''), at: performance.now() }));
+    client.on('commandSucceeded', (e) => {
+      const s = started.get(e.requestId);
+      started.delete(e.requestId);
+      const ms = s ? performance.now() - s.at : 0;
+      if (s && ms >= (options.slowCommandMs ?? 50)) options.onSlowCommand!({ command: s.command, collection: s.collection, ms: Math.round(ms) });
+    });
+    client.on('commandFailed', (e) => started.delete(e.requestId));
+  }
   const db = client.db(config.mongo.database);
   return {
     client,
