@@ -12,6 +12,7 @@ import { securityHeaders } from './http/security-headers.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthRoutes } from './routes/health.js';
 import { webfingerRoutes } from './routes/webfinger.js';
+import { cachedClientLookup } from '../store/clients.js';
 import { sessionMiddleware } from './http/session.js';
 import { accountRoutes } from './pages/account.js';
 import { consentRoutes } from './pages/consent.js';
@@ -38,7 +39,8 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal }
   app.set('query parser', 'simple');
   const issuer = config.issuer;
   const session = { store, secureCookies: issuer.startsWith('https:') };
-  const flow = { issuer, store, log };
+  const findClient = cachedClientLookup(store);
+  const flow = { issuer, store, log, findClient };
 
   app.use(securityHeaders);
   app.use(healthRoutes(store, temporal));
@@ -46,7 +48,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal }
   app.use(webfingerRoutes(issuer, store));
   app.use(assetRoutes());
   // Endpoints for clients and resource requests: no browser session.
-  app.use(tokenRoutes({ issuer, store, signer, log }));
+  app.use(tokenRoutes({ issuer, store, signer, log, findClient }));
   app.use(userinfoRoutes({ issuer, store, keyring }));
   // Browser-facing endpoints and pages.
   app.use(sessionMiddleware(session));

@@ -52,3 +52,24 @@ export async function learnRedirectUri(store: Store, clientId: string, redirectU
   await store.clients.updateOne({ _id: clientId }, { $push: { redirectUris: { type: 'equals', value: redirectUri } }, $set: { updatedAt: new Date() } });
   return true;
 }
+
+export type ClientLookup = (clientId: string) => Promise<ClientDoc | null>;
+
+/**
+ * Client lookups for the hot paths (authorize, token endpoint), remembered for
+ * `ttlMs`: a change to a client (new secret, new redirect URI, deletion) takes
+ * effect within that time in every api process. Unknown ids are not remembered.
+ */
+export function cachedClientLookup(store: Store, ttlMs = 2_000): ClientLookup {
+  const cache = new Map<string, { client: ClientDoc; until: number }>();
+  return async (clientId) => {
+    const hit = cache.get(clientId);
+    if (hit && hit.until > Date.now()) return hit.client;
+    const client = await findClient(store, clientId);
+    if (client) {
+      if (cache.size > 10_000) cache.clear();
+      cache.set(clientId, { client, until: Date.now() + ttlMs });
+    } else cache.delete(clientId);
+    return client;
+  };
+}

@@ -8,7 +8,7 @@ import type { Logger } from '../../runtime/log.js';
 import { newId } from '../../security/secrets.js';
 import { issueAuthorizationCode } from '../../store/authorization-codes.js';
 import { finishAuthorizationRequest, saveAuthorizationRequest, type PendingAuthorization } from '../../store/authorization-requests.js';
-import { findClient, learnRedirectUri } from '../../store/clients.js';
+import { findClient, learnRedirectUri, type ClientLookup } from '../../store/clients.js';
 import { findConsent } from '../../store/consents.js';
 import type { Store } from '../../store/db.js';
 import { addSessionClient, updateSession } from '../../store/sessions.js';
@@ -18,6 +18,7 @@ import { sendErrorPage } from '../html/layout.js';
 export interface FlowDeps {
   issuer: string;
   store: Store;
+  findClient: ClientLookup;
   log: Logger;
 }
 
@@ -46,7 +47,9 @@ export async function hasSecondFactor(store: Store, user: UserDoc): Promise<bool
 
 export async function proceedWithAuthorization(req: Request, res: Response, deps: FlowDeps, request: PendingAuthorization): Promise<void> {
   const session = req.kfSession;
-  const user = session?.userId ? await findUserById(deps.store, session.userId) : null;
+  // The session names the user; the user document is read only when needed (a
+  // deleted user's code is refused at the token endpoint, which loads the user).
+  const userId = session?.userId ?? null;
   const noPrompt = request.prompt.includes('none');
 
   // 1. Authentication: a signed-in user, recent enough for prompt=login and max_age.
@@ -54,7 +57,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   const authTime = session?.authTime?.getTime() ?? 0;
   const signedInForThisRequest = authTime >= request.createdAt.getTime();
   const mustSignIn =
-    !user ||
+    !userId ||
     (!signedInForThisRequest && request.prompt.includes('login')) ||
     (!signedInForThisRequest && request.maxAge !== null && Date.now() - authTime > request.maxAge * 1000);
   if (mustSignIn) {
@@ -63,14 +66,16 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   }
 
   // 2. acr_values=mfa not met: a second factor raises the session (when the user has one).
-  if (request.acrValues.includes('mfa') && session!.acr !== 'mfa' && (await hasSecondFactor(deps.store, user!))) {
+  const needsMfa = request.acrValues.includes('mfa') && session!.acr !== 'mfa';
+  const user = needsMfa ? await findUserById(deps.store, userId!) : null;
+  if (needsMfa && user && (await hasSecondFactor(deps.store, user))) {
     if (noPrompt) return redirectWithError(res, deps, request, 'login_required', 'the user must authenticate with a second factor');
-    await updateSession(deps.store, session!._id, { pending: { userId: user!._id, amr: session!.amr, at: new Date() } });
+    await updateSession(deps.store, session!._id, { pending: { userId: user._id, amr: session!.amr, at: new Date() } });
     return void res.redirect(303, `/login/second-factor?request=${await storedId(deps, request)}`);
   }
 
   // 3. Consent: skipped when every scope was granted before, unless prompt=consent.
-  const consent = await findConsent(deps.store, user!._id, request.clientId);
+  const consent = await findConsent(deps.store, userId!, request.clientId);
   const missing = request.scope.filter((s) => !consent?.scopes.includes(s));
   const mustConsent = (missing.length > 0 || request.prompt.includes('consent')) && !request.consentedAt;
   if (mustConsent) {
@@ -89,7 +94,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   }
   const code = await issueAuthorizationCode(deps.store, {
     clientId: request.clientId,
-    userId: user!._id,
+    userId: userId!,
     redirectUri: request.redirectUri,
     scope: request.scope,
     nonce: request.nonce,
@@ -102,6 +107,6 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   });
   if (!session!.clientIds.includes(request.clientId)) await addSessionClient(deps.store, session!.sid, request.clientId);
   await finishAuthorizationRequest(deps.store, request);
-  deps.log.info('authorization code issued', { client: request.clientId, user: user!._id });
+  deps.log.debug('authorization code issued', { client: request.clientId, user: userId! });
   res.redirect(303, buildRedirect(request.redirectUri, { code, state: request.state, iss: deps.issuer }));
 }

@@ -2,8 +2,7 @@
 // client_secret_post, and `none` for public clients (which must then use PKCE).
 import type { Request, Response } from 'express';
 import { verifySecret } from '../../security/secrets.js';
-import { findClient, type ClientDoc } from '../../store/clients.js';
-import type { Store } from '../../store/db.js';
+import type { ClientDoc, ClientLookup } from '../../store/clients.js';
 import { sendOAuthError } from './errors.js';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
@@ -29,7 +28,7 @@ function decodeBasic(header: string): { id: string; secret: string } | null {
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
-export async function authenticateClient(store: Store, req: Request): Promise<ClientAuthResult> {
+export async function authenticateClient(findClient: ClientLookup, req: Request): Promise<ClientAuthResult> {
   const body = (req.body ?? {}) as Record<string, unknown>;
   const authorization = req.get('authorization');
   const basic = authorization !== undefined && /^Basic /i.test(authorization);
@@ -55,7 +54,7 @@ export async function authenticateClient(store: Store, req: Request): Promise<Cl
     method = secret !== undefined ? 'client_secret_post' : 'none';
   }
   if (id.length > 200) return fail('invalid_client', 'unknown client');
-  const client = await findClient(store, id);
+  const client = await findClient(id);
   if (!client) return fail('invalid_client', 'unknown client or wrong credentials');
   if (method === 'none') {
     if (!client.public) return fail('invalid_client', 'this client must authenticate');

@@ -3,7 +3,6 @@
 import { Router } from 'express';
 import { validateAuthorizationRequest } from '../../domain/authorization-request.js';
 import { findAuthorizationRequest } from '../../store/authorization-requests.js';
-import { findClient } from '../../store/clients.js';
 import { sendErrorPage } from '../html/layout.js';
 import { proceedWithAuthorization, RESUME_PATH, type FlowDeps } from '../oauth/authorization-flow.js';
 import { buildRedirect } from '../../domain/authorization-request.js';
@@ -13,7 +12,7 @@ export function authorizeRoutes(deps: FlowDeps): Router {
 
   router.get('/api/oauth/authorize', async (req, res) => {
     const clientId = typeof req.query.client_id === 'string' && req.query.client_id.length <= 200 ? req.query.client_id : null;
-    const client = clientId ? await findClient(deps.store, clientId) : null;
+    const client = clientId ? await deps.findClient(clientId) : null;
     const result = validateAuthorizationRequest(req.query as Record<string, unknown>, client && { ...client, clientId: client._id });
     if (result.kind === 'error-page') return sendErrorPage(res, 400, result.title, result.message);
     if (result.kind === 'redirect-error') {

@@ -27,7 +27,7 @@ export function tokenRoutes(deps: TokenDeps): Router {
     if (typeof grantType !== 'string' || !grantType) return sendOAuthError(res, 400, 'invalid_request', 'grant_type is required');
     const handler = GRANT_HANDLERS[grantType];
     if (!handler) return sendOAuthError(res, 400, 'unsupported_grant_type', `grant_type ${grantType} is not supported`);
-    const auth = await authenticateClient(deps.store, req);
+    const auth = await authenticateClient(deps.findClient, req);
     if (!auth.ok) return sendClientAuthError(res, auth);
     await handler(req, res, { client: auth.client, deps });
   });

@@ -1,12 +1,13 @@
 // What every grant handler of the token endpoint receives.
 import type { Signer } from '../../../keys/signer.js';
 import type { Logger } from '../../../runtime/log.js';
-import type { ClientDoc } from '../../../store/clients.js';
+import type { ClientDoc, ClientLookup } from '../../../store/clients.js';
 import type { Store } from '../../../store/db.js';
 
 export interface TokenDeps {
   issuer: string;
   store: Store;
+  findClient: ClientLookup;
   signer: Signer;
   log: Logger;
 }
