@@ -4,6 +4,7 @@
 import { createPrivateKey, generateKeyPairSync, randomBytes, sign as nodeSign, type KeyObject } from 'node:crypto';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 import type { MlDsaMode } from '../config/env.js';
+import { MlDsaWorkerPool } from './mldsa-pool.js';
 
 export type SignFn = (data: Uint8Array) => Promise<Uint8Array>;
 
@@ -44,15 +45,19 @@ const native: MlDsa65 = {
   },
 };
 
+let pool: MlDsaWorkerPool | undefined;
+
 const noble: MlDsa65 = {
   implementation: 'noble',
   generate() {
     const seed = randomBytes(32);
     return { seed, publicKey: ml_dsa65.keygen(seed).publicKey };
   },
-  signer(seed) {
-    const { secretKey } = ml_dsa65.keygen(seed);
-    return async (data) => ml_dsa65.sign(data, secretKey);
+  signer(seed, publicKey) {
+    // Signing happens in worker threads, keyed by the public key (one secret key per worker and key).
+    pool ??= new MlDsaWorkerPool();
+    const keyId = Buffer.from(publicKey.subarray(0, 32)).toString('hex');
+    return (data) => pool!.sign(keyId, seed, data);
   },
 };
 
