@@ -33,7 +33,7 @@ export async function startApi(config: Config, log: Logger): Promise<RunningApi>
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
-      await Promise.allSettled([temporal.connection.close(), services.store.close()]);
+      await Promise.allSettled([temporal.close(), services.store.close()]);
     },
   };
 }

@@ -9,17 +9,28 @@ import type { Logger } from '../runtime/log.js';
 export interface TemporalHandle {
   connection: Connection;
   client: Client;
+  /** A connection without the SDK's retries, for health checks: one attempt, then an answer. */
+  probe: Connection;
+  close(): Promise<void>;
 }
 
 /** A client whose connection is made on first use, so a process starts even while Temporal is still coming up. */
 export function lazyTemporalClient(config: Pick<Config, 'temporal'>): TemporalHandle {
   const connection = Connection.lazy({ address: config.temporal.address });
-  return { connection, client: new Client({ connection, namespace: config.temporal.namespace }) };
+  const probe = Connection.lazy({ address: config.temporal.address, interceptors: [] });
+  return {
+    connection,
+    probe,
+    client: new Client({ connection, namespace: config.temporal.namespace }),
+    close: async () => {
+      await Promise.allSettled([connection.close(), probe.close()]);
+    },
+  };
 }
 
 /** Health of the Temporal frontend, for /readyz. */
 export async function checkTemporal(handle: TemporalHandle, timeoutMs: number): Promise<void> {
-  await handle.connection.withDeadline(Date.now() + timeoutMs, () => handle.connection.workflowService.getSystemInfo({}));
+  await handle.probe.withDeadline(Date.now() + timeoutMs, () => handle.probe.healthService.check({}));
 }
 
 /** Registers Keyflow's search attributes on a Temporal server that lacks them (the embedded one has them already). */

@@ -35,7 +35,7 @@ runMain(log, async () => {
   onShutdown(log, async () => {
     worker.shutdown();
     await running;
-    await Promise.allSettled([connection.close(), temporal.connection.close(), services.store.close()]);
+    await Promise.allSettled([connection.close(), temporal.close(), services.store.close()]);
   });
   await running;
 });
