@@ -17,6 +17,7 @@ export interface ClientForAuthorization {
 export interface ValidAuthorization {
   clientId: string;
   redirectUri: string;
+  /** The redirect URI was accepted because the client had none: store it once a code is issued. */
   learnRedirectUri: boolean;
   scope: string[];
   state: string | null;

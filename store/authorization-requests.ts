@@ -1,21 +1,10 @@
 // Validated authorization requests waiting for the user (sign-in, consent).
 // The browser carries only the request id; the parameters stay here.
+import type { ValidAuthorization } from '../domain/authorization-request.js';
 import { newSecret } from '../security/secrets.js';
 import type { Store } from './db.js';
 
-export interface AuthorizationParams {
-  clientId: string;
-  redirectUri: string;
-  /** The redirect URI was accepted because the client had none: store it once a code is issued. */
-  learnRedirectUri: boolean;
-  scope: string[];
-  state: string | null;
-  nonce: string | null;
-  codeChallenge: string | null;
-  prompt: string[];
-  maxAge: number | null;
-  acrValues: string[];
-}
+export type AuthorizationParams = ValidAuthorization;
 
 export interface AuthorizationRequestDoc extends AuthorizationParams {
   _id: string;
