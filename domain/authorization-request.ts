@@ -5,7 +5,7 @@
 import type { RedirectUriEntry } from './clients.js';
 import { isValidS256Challenge } from './pkce.js';
 import { checkRedirectUri } from './redirect-uri.js';
-import { isKnownScope, parseScopeParam } from './scopes.js';
+import { isKnownScope, isSingleTeamScope, parseBoundTeamScope, parseScopeParam, SCOPES } from './scopes.js';
 
 export interface ClientForAuthorization {
   clientId: string;
@@ -82,6 +82,10 @@ export function validateAuthorizationRequest(query: Query, client: ClientForAuth
   if (unknown) return fail('invalid_scope', `unknown scope: ${unknown}`);
   const notAllowed = scope.find((s) => !client.allowedScopes.includes(s));
   if (notAllowed) return fail('invalid_scope', `this application may not request the scope ${notAllowed}`);
+  // Site scopes need an admin, a second factor and a typed confirmation; single-team
+  // scopes need the team picker. Neither consent step exists yet, so neither is granted.
+  const needsStep = scope.find((s) => SCOPES[s]?.site || isSingleTeamScope(s) || parseBoundTeamScope(s));
+  if (needsStep) return fail('invalid_scope', `the scope ${needsStep} cannot be granted yet`);
 
   const method = single(query, 'code_challenge_method');
   const challenge = single(query, 'code_challenge');

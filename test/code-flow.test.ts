@@ -173,7 +173,7 @@ describe('authorization endpoint errors', () => {
   let clientId: string;
   let publicId: string;
   beforeAll(async () => {
-    clientId = (await newClient()).client._id;
+    clientId = (await newClient({ allowedScopes: ['openid', 'profile', 'site:user:read', 'team:read', 'admin:users:read'] })).client._id;
     publicId = (await newClient({ public: true })).client._id;
   });
 
@@ -195,7 +195,9 @@ describe('authorization endpoint errors', () => {
     ['response_type=token', { response_type: 'token' }, 'unsupported_response_type'],
     ['no response_type', { response_type: '' }, 'invalid_request'],
     ['an unknown scope', { scope: 'openid launch' }, 'invalid_scope'],
-    ['a scope the client may not ask for', { scope: 'openid admin:users:read' }, 'invalid_scope'],
+    ['a scope the client may not ask for', { scope: 'openid email' }, 'invalid_scope'],
+    ['a site scope (no confirmation step yet)', { scope: 'openid site:user:read' }, 'invalid_scope'],
+    ['a single-team scope (no team picker yet)', { scope: 'openid team:read' }, 'invalid_scope'],
     ['PKCE plain', { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, 'invalid_request'],
     ['a malformed code_challenge', { code_challenge: 'short', code_challenge_method: 'S256' }, 'invalid_request'],
     ['an unknown prompt', { prompt: 'select_account' }, 'invalid_request'],
@@ -208,6 +210,16 @@ describe('authorization endpoint errors', () => {
     const back = new URL(res.headers.get('location')!);
     expect(back.origin + back.pathname).toBe(REDIRECT);
     expect(Object.fromEntries(back.searchParams)).toEqual({ error, error_description: expect.any(String), state: 'keep-me', iss: issuer });
+  });
+
+  it('lets only admins consent to admin scopes', async () => {
+    const { email } = await newUser();
+    const back = await authorize(new HttpUser(issuer), { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid admin:users:read', state: 'adm' }, { email });
+    expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'invalid_scope', state: 'adm', iss: issuer });
+    const adminEmail = uniqueEmail('admin');
+    await createUser(api.deps.store, { email: adminEmail, password: PASSWORD, admin: true });
+    const ok = await authorize(new HttpUser(issuer), { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid admin:users:read', state: 'adm' }, { email: adminEmail });
+    expect(ok.searchParams.get('code')).toBeTruthy();
   });
 
   it('requires PKCE from public clients', async () => {

@@ -3,6 +3,7 @@
 // authorize endpoint and every page that hands control back to it.
 import type { Request, Response } from 'express';
 import { buildRedirect } from '../../domain/authorization-request.js';
+import { SCOPES } from '../../domain/scopes.js';
 import { checkRedirectUri } from '../../domain/redirect-uri.js';
 import type { Logger } from '../../runtime/log.js';
 import { newId } from '../../security/secrets.js';
@@ -72,6 +73,12 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
     if (noPrompt) return redirectWithError(res, deps, request, 'login_required', 'the user must authenticate with a second factor');
     await updateSession(deps.store, session!._id, { pending: { userId: user._id, amr: session!.amr, at: new Date() } });
     return void res.redirect(303, `/login/second-factor?request=${await storedId(deps, request)}`);
+  }
+
+  // Admin-only scopes are for admins: nobody else can consent to them.
+  if (request.scope.some((s) => SCOPES[s]?.adminOnly)) {
+    const admin = user ?? (await findUserById(deps.store, userId!));
+    if (admin?.role !== 'admin') return redirectWithError(res, deps, request, 'invalid_scope', 'admin scopes can only be granted by an admin');
   }
 
   // 3. Consent: skipped when every scope was granted before, unless prompt=consent.
