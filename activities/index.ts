@@ -1,6 +1,7 @@
 // The activities the worker registers: all I/O of Keyflow's workflows.
 import type { Store } from '../store/db.js';
 import { createHousekeepingActivities } from './housekeeping.js';
+import { createRefreshFamilyActivities } from './refresh-family.js';
 
 export interface ActivityDeps {
   store: Store;
@@ -9,5 +10,6 @@ export interface ActivityDeps {
 export function createActivities({ store }: ActivityDeps) {
   return {
     ...createHousekeepingActivities(store),
+    ...createRefreshFamilyActivities(store),
   };
 }

@@ -48,7 +48,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal }
   app.use(webfingerRoutes(issuer, store));
   app.use(assetRoutes());
   // Endpoints for clients and resource requests: no browser session.
-  app.use(tokenRoutes({ issuer, store, signer, log, findClient }));
+  app.use(tokenRoutes({ issuer, store, signer, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, refreshTokenTtlMs: config.refreshTokenTtlMs }));
   app.use(userinfoRoutes({ issuer, store, keyring }));
   // Browser-facing endpoints and pages.
   app.use(sessionMiddleware(session));

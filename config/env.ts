@@ -74,6 +74,7 @@ const EnvSchema = z.object({
   KEYFLOW_KEK: kek,
   KEYFLOW_MLDSA: z.enum(['auto', 'native', 'noble'], { error: 'must be auto, native or noble' }).default('auto'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
+  REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600, 10 * 365 * 24 * 3600),
   HOUSEKEEPING_INTERVAL_MINUTES: positiveInt(15, 24 * 60),
   HOUSEKEEPING_BATCH_SIZE: positiveInt(500, 10_000),
 });
@@ -107,6 +108,8 @@ export interface Config {
   mldsa: MlDsaMode;
   logLevel: LogLevel;
   housekeeping: { intervalMinutes: number; batchSize: number };
+  /** Absolute lifetime of a refresh family; rotation never extends it. */
+  refreshTokenTtlMs: number;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
@@ -152,6 +155,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       mldsa: e.KEYFLOW_MLDSA,
       logLevel: e.LOG_LEVEL,
       housekeeping: { intervalMinutes: e.HOUSEKEEPING_INTERVAL_MINUTES, batchSize: e.HOUSEKEEPING_BATCH_SIZE },
+      refreshTokenTtlMs: e.REFRESH_TOKEN_TTL_SECONDS * 1000,
     },
   };
 }

@@ -9,6 +9,12 @@ export interface GrantDoc {
   userId: string;
   scope: string[];
   sid: string | null;
+  /** How the user authenticated for this grant: refreshed tokens carry it on. */
+  authTime?: Date;
+  amr?: string[];
+  acr?: string;
+  /** Access tokens revoked one by one (RFC 7009), by jti. */
+  revokedJtis?: string[];
   createdAt: Date;
   revokedAt: Date | null;
   revokedReason: string | null;
@@ -44,9 +50,14 @@ export async function revokeGrant(store: Store, grantId: string, reason: string)
   }
 }
 
-export async function isGrantActive(store: Store, grantId: string): Promise<boolean> {
-  const grant = await store.grants.findOne({ _id: grantId }, { projection: { revokedAt: 1, clientId: 1 } });
-  // Truthiness, not `=== null`: FerretDB v1 may drop null fields written by $setOnInsert.
+/** Whether an access token (its grant and jti) may still be used. */
+export async function isAccessTokenActive(store: Store, grantId: string, jti: string): Promise<boolean> {
+  const grant = await store.grants.findOne({ _id: grantId }, { projection: { revokedAt: 1, clientId: 1, revokedJtis: 1 } });
+  // Truthiness, not `=== null`: FerretDB v1 may drop null fields.
   // A revoked placeholder (code reuse before the grant existed) has no clientId.
-  return grant !== null && !grant.revokedAt && grant.clientId !== undefined;
+  return grant !== null && !grant.revokedAt && grant.clientId !== undefined && !grant.revokedJtis?.includes(jti);
+}
+
+export async function revokeAccessToken(store: Store, grantId: string, jti: string): Promise<void> {
+  await store.grants.updateOne({ _id: grantId }, { $addToSet: { revokedJtis: jti } });
 }

@@ -1,3 +1,4 @@
 // Every workflow the Keyflow worker runs. Workflow code is deterministic:
 // timers, signals, updates and queries only; all I/O is in activities/.
 export { housekeeping } from './housekeeping.js';
+export { refreshFamily } from './refresh-family.js';

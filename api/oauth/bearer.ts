@@ -5,7 +5,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { verifyOwnJwt } from '../../keys/verifier.js';
 import type { Keyring } from '../../keys/keyring.js';
 import type { Store } from '../../store/db.js';
-import { isGrantActive } from '../../store/grants.js';
+import { isAccessTokenActive } from '../../store/grants.js';
 import { WELL_KNOWN } from '../../domain/discovery.js';
 
 export interface AccessContext {
@@ -36,7 +36,7 @@ export async function authenticateAccessToken(deps: BearerDeps, token: string): 
   const aud = Array.isArray(c.aud) ? c.aud : [c.aud];
   if (c.iss !== deps.issuer || !aud.includes(deps.issuer) || typeof c.exp !== 'number' || c.exp <= now) return null;
   if (typeof c.sub !== 'string' || typeof c.client_id !== 'string' || typeof c.grant_id !== 'string' || typeof c.scope !== 'string') return null;
-  if (!(await isGrantActive(deps.store, c.grant_id))) return null;
+  if (typeof c.jti !== 'string' || !(await isAccessTokenActive(deps.store, c.grant_id, c.jti))) return null;
   return { userId: c.sub, clientId: c.client_id, scope: c.scope.split(' ').filter(Boolean), grantId: c.grant_id, claims: c };
 }
 

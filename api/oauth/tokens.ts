@@ -11,6 +11,7 @@ export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
+  refresh_token?: string;
   id_token?: string;
   scope: string;
 }

@@ -5,12 +5,14 @@ import { methodNotAllowed } from '../http/errors.js';
 import { sendOAuthError } from '../oauth/errors.js';
 import { authorizationCodeGrant } from '../oauth/grants/authorization-code.js';
 import type { GrantContext, TokenDeps } from '../oauth/grants/context.js';
+import { refreshTokenGrant } from '../oauth/grants/refresh-token.js';
 
 type GrantHandler = (req: express.Request, res: express.Response, ctx: GrantContext) => Promise<void>;
 
 /** Grant types the token endpoint serves; discovery lists exactly these. */
 export const GRANT_HANDLERS: Record<string, GrantHandler> = {
   authorization_code: authorizationCodeGrant,
+  refresh_token: refreshTokenGrant,
 };
 
 export function tokenRoutes(deps: TokenDeps): Router {

@@ -2,10 +2,10 @@
 import type { Request, Response } from 'express';
 import { isValidCodeVerifier, verifyPkce } from '../../../domain/pkce.js';
 import { consumeAuthorizationCode } from '../../../store/authorization-codes.js';
-import { openGrant, revokeGrant } from '../../../store/grants.js';
+import { revokeGrant } from '../../../store/grants.js';
 import { findUserById } from '../../../store/users.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
-import { issueTokens } from '../tokens.js';
+import { GrantRevokedError, issueGrantTokens } from '../grant-issuance.js';
 import type { GrantContext } from './context.js';
 
 const INVALID_CODE = 'code expired or invalid';
@@ -43,11 +43,11 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
 
   const user = await findUserById(deps.store, c.userId);
   if (!user) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
-  const grant = await openGrant(deps.store, { _id: c.grantId, clientId: client._id, userId: user._id, scope: c.scope, sid: c.sid });
-  if (grant.revokedAt) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
-  const tokens = await issueTokens(
-    { issuer: deps.issuer, signer: deps.signer },
-    { client, user, scope: c.scope, grantId: c.grantId, nonce: c.nonce, auth: { authTime: c.authTime, amr: c.amr, acr: c.acr, sid: c.sid } },
-  );
-  sendOAuthJson(res, 200, tokens);
+  try {
+    const tokens = await issueGrantTokens(deps, { client, user, scope: c.scope, grantId: c.grantId, nonce: c.nonce, auth: { authTime: c.authTime, amr: c.amr, acr: c.acr, sid: c.sid } });
+    sendOAuthJson(res, 200, tokens);
+  } catch (err) {
+    if (err instanceof GrantRevokedError) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+    throw err;
+  }
 }

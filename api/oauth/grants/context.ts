@@ -1,4 +1,5 @@
 // What every grant handler of the token endpoint receives.
+import type { Client } from '@temporalio/client';
 import type { Signer } from '../../../keys/signer.js';
 import type { Logger } from '../../../runtime/log.js';
 import type { ClientDoc, ClientLookup } from '../../../store/clients.js';
@@ -10,6 +11,9 @@ export interface TokenDeps {
   findClient: ClientLookup;
   signer: Signer;
   log: Logger;
+  temporal: Client;
+  taskQueue: string;
+  refreshTokenTtlMs: number;
 }
 
 export interface GrantContext {

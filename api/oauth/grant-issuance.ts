@@ -1,0 +1,74 @@
+// Issuing the tokens of a new grant (code exchange now, device approval and
+// others later): the grant document, the access and ID tokens, and — when
+// offline_access was granted — the refresh token with its RefreshFamily
+// workflow (one Temporal call). Only the refresh token's hash leaves this module.
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { AuthContext } from '../../domain/claims.js';
+import { hashSecret, newSecret } from '../../security/secrets.js';
+import type { ClientDoc } from '../../store/clients.js';
+import { openGrant } from '../../store/grants.js';
+import { refreshTokens } from '../../store/refresh-tokens.js';
+import type { UserDoc } from '../../store/users.js';
+import type { RefreshFamilyInput } from '../../workflows/refresh-family.js';
+import { SearchAttributes } from '../../temporal/search-attributes.js';
+import type { TokenDeps } from './grants/context.js';
+import { issueTokens, type TokenResponse } from './tokens.js';
+
+export const familyWorkflowId = (grantId: string) => `grant:${grantId}`;
+
+export class GrantRevokedError extends Error {}
+
+export async function issueGrantTokens(
+  deps: TokenDeps,
+  input: { client: ClientDoc; user: UserDoc; scope: string[]; grantId: string; auth: AuthContext; nonce: string | null },
+): Promise<TokenResponse> {
+  const { client, user, scope, grantId, auth } = input;
+  const grant = await openGrant(deps.store, {
+    _id: grantId,
+    clientId: client._id,
+    userId: user._id,
+    scope,
+    sid: auth.sid,
+    authTime: auth.authTime,
+    amr: auth.amr,
+    acr: auth.acr,
+  });
+  if (grant.revokedAt) throw new GrantRevokedError('the grant was revoked');
+  const tokens = await issueTokens({ issuer: deps.issuer, signer: deps.signer }, input);
+  if (!scope.includes('offline_access')) return tokens;
+
+  const refreshToken = newSecret();
+  const family: RefreshFamilyInput = {
+    grantId,
+    clientId: client._id,
+    userId: user._id,
+    scope,
+    currentHash: hashSecret(refreshToken),
+    expiresAt: Date.now() + deps.refreshTokenTtlMs,
+  };
+  await refreshTokens(deps.store).insertOne({
+    _id: family.currentHash,
+    grantId,
+    clientId: client._id,
+    userId: user._id,
+    scope,
+    status: 'current',
+    issuedAt: new Date(),
+    expiresAt: new Date(family.expiresAt),
+  });
+  try {
+    await deps.temporal.workflow.start('refreshFamily', {
+      workflowId: familyWorkflowId(grantId),
+      taskQueue: deps.taskQueue,
+      args: [family],
+      typedSearchAttributes: [
+        { key: SearchAttributes.clientId, value: client._id },
+        { key: SearchAttributes.userId, value: user._id },
+        { key: SearchAttributes.state, value: 'active' },
+      ],
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+  return { ...tokens, refresh_token: refreshToken };
+}

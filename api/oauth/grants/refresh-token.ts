@@ -1,0 +1,69 @@
+// grant_type=refresh_token (RFC 6749 §6) with rotation in the grant's
+// RefreshFamily workflow: one update, which is where reuse is detected.
+import type { Request, Response } from 'express';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { parseScopeParam } from '../../../domain/scopes.js';
+import { hashSecret, newSecret } from '../../../security/secrets.js';
+import { findRefreshToken } from '../../../store/refresh-tokens.js';
+import { findUserById } from '../../../store/users.js';
+import { rotateUpdate, type RotateResult } from '../../../workflows/refresh-family.js';
+import { sendOAuthError, sendOAuthJson } from '../errors.js';
+import { familyWorkflowId } from '../grant-issuance.js';
+import { issueTokens } from '../tokens.js';
+import type { GrantContext } from './context.js';
+
+const INVALID = 'refresh token expired, revoked or invalid';
+
+export async function refreshTokenGrant(req: Request, res: Response, { client, deps }: GrantContext): Promise<void> {
+  const body = req.body as Record<string, string | undefined>;
+  const presented = body.refresh_token;
+  if (!presented || presented.length > 200) return sendOAuthError(res, 400, 'invalid_request', 'refresh_token is required');
+  const presentedHash = hashSecret(presented);
+  const doc = await findRefreshToken(deps.store, presentedHash);
+  // Another client's token is as good as unknown: nothing is revealed about it.
+  if (!doc || doc.clientId !== client._id) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  if (doc.status === 'revoked' || doc.status === 'expired' || doc.expiresAt <= new Date()) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+
+  // The requested scope may narrow the access token, never widen it (RFC 6749 §6).
+  let scope = doc.scope;
+  if (body.scope !== undefined) {
+    const requested = parseScopeParam(body.scope);
+    const extra = requested.find((s) => !doc.scope.includes(s));
+    if (requested.length === 0 || extra) return sendOAuthError(res, 400, 'invalid_scope', extra ? `the scope ${extra} was not granted` : 'scope must not be empty');
+    scope = requested;
+  }
+
+  const next = newSecret();
+  let result: RotateResult;
+  try {
+    result = await deps.temporal.workflow
+      .getHandle(familyWorkflowId(doc.grantId))
+      .executeUpdate(rotateUpdate, { args: [{ presentedHash, newHash: hashSecret(next) }] });
+  } catch (err) {
+    // The family has ended (expired or revoked) or never existed.
+    if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error).message)) {
+      return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+    }
+    throw err;
+  }
+  if (result.status === 'reused') {
+    deps.log.warn('refresh token reused; grant revoked', { client: client._id, grant: doc.grantId });
+    return sendOAuthError(res, 400, 'invalid_grant', 'refresh token was already used; the grant is revoked');
+  }
+  if (result.status !== 'rotated') return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+
+  const [user, grant] = await Promise.all([findUserById(deps.store, doc.userId), deps.store.grants.findOne({ _id: doc.grantId })]);
+  if (!user || !grant || grant.revokedAt) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  const tokens = await issueTokens(
+    { issuer: deps.issuer, signer: deps.signer },
+    {
+      client,
+      user,
+      scope,
+      grantId: doc.grantId,
+      nonce: null,
+      auth: { authTime: grant.authTime ?? grant.createdAt, amr: grant.amr ?? [], acr: grant.acr ?? 'pwd', sid: grant.sid },
+    },
+  );
+  sendOAuthJson(res, 200, { ...tokens, refresh_token: next });
+}

@@ -1,0 +1,26 @@
+// The projection of refresh families that the api reads without asking
+// Temporal: one document per refresh token (by hash), written by the
+// RefreshFamily workflow's activities (and by the api for a family's first token).
+import type { Store } from './db.js';
+
+export type RefreshTokenStatus = 'current' | 'superseded' | 'revoked' | 'expired';
+
+export interface RefreshTokenDoc {
+  _id: string; // SHA-256 of the refresh token
+  grantId: string;
+  clientId: string;
+  userId: string;
+  scope: string[];
+  status: RefreshTokenStatus;
+  issuedAt: Date;
+  /** The family's absolute expiry: rotation never extends it. */
+  expiresAt: Date;
+}
+
+export function findRefreshToken(store: Store, hash: string): Promise<RefreshTokenDoc | null> {
+  return store.db.collection<RefreshTokenDoc>('refresh_tokens').findOne({ _id: hash });
+}
+
+export function refreshTokens(store: Store) {
+  return store.db.collection<RefreshTokenDoc>('refresh_tokens');
+}
