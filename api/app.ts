@@ -21,6 +21,7 @@ import { assetRoutes } from './routes/assets.js';
 import { authorizeRoutes } from './routes/authorize.js';
 import { GRANT_HANDLERS, tokenRoutes } from './routes/token.js';
 import { userinfoRoutes } from './routes/userinfo.js';
+import { introspectionRoutes } from './routes/introspection.js';
 
 export interface ApiDeps {
   config: Config;
@@ -50,6 +51,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal }
   // Endpoints for clients and resource requests: no browser session.
   app.use(tokenRoutes({ issuer, store, signer, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, refreshTokenTtlMs: config.refreshTokenTtlMs }));
   app.use(userinfoRoutes({ issuer, store, keyring }));
+  app.use(introspectionRoutes({ issuer, store, keyring, findClient, temporal: temporal.client, log }));
   // Browser-facing endpoints and pages.
   app.use(sessionMiddleware(session));
   app.use(authorizeRoutes(flow));

@@ -16,6 +16,8 @@ export const ENDPOINTS = {
   authorization: '/api/oauth/authorize',
   token: '/api/oauth/token',
   userinfo: '/api/oauth/userinfo',
+  introspection: '/api/oauth/introspect',
+  revocation: '/api/oauth/revoke',
 } as const;
 
 export interface Capabilities {
@@ -31,6 +33,10 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
     token_endpoint: `${issuer}${ENDPOINTS.token}`,
     userinfo_endpoint: `${issuer}${ENDPOINTS.userinfo}`,
     jwks_uri: `${issuer}${WELL_KNOWN.jwks}`,
+    introspection_endpoint: `${issuer}${ENDPOINTS.introspection}`,
+    introspection_endpoint_auth_methods_supported: capabilities.tokenEndpointAuthMethods,
+    revocation_endpoint: `${issuer}${ENDPOINTS.revocation}`,
+    revocation_endpoint_auth_methods_supported: capabilities.tokenEndpointAuthMethods,
     scopes_supported: Object.keys(SCOPES),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],

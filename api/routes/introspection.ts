@@ -1,0 +1,130 @@
+// Token introspection (RFC 7662) and revocation (RFC 7009). A client learns
+// about, and revokes, only tokens issued to itself.
+import express, { Router, type Request, type Response } from 'express';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { verifyOwnJwt } from '../../keys/verifier.js';
+import { hashSecret } from '../../security/secrets.js';
+import { revokeAccessToken, revokeGrant } from '../../store/grants.js';
+import { findRefreshToken, type RefreshTokenDoc } from '../../store/refresh-tokens.js';
+import { revokeUpdate } from '../../workflows/refresh-family.js';
+import { methodNotAllowed } from '../http/errors.js';
+import { authenticateAccessToken, type BearerDeps } from '../oauth/bearer.js';
+import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
+import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
+import { familyWorkflowId } from '../oauth/grant-issuance.js';
+import type { ClientLookup } from '../../store/clients.js';
+import type { Logger } from '../../runtime/log.js';
+
+export interface IntrospectionDeps extends BearerDeps {
+  findClient: ClientLookup;
+  temporal: Client;
+  log: Logger;
+}
+
+const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+
+/** Refresh token projection, if it is usable now. */
+async function activeRefreshToken(deps: IntrospectionDeps, token: string): Promise<RefreshTokenDoc | null> {
+  const doc = await findRefreshToken(deps.store, hashSecret(token));
+  if (!doc || doc.status !== 'current' || doc.expiresAt <= new Date()) return null;
+  const grant = await deps.store.grants.findOne({ _id: doc.grantId }, { projection: { revokedAt: 1 } });
+  return grant && !grant.revokedAt ? doc : null;
+}
+
+/** Ends a refresh family through its workflow (serial with rotations), or directly if it has ended. */
+export async function revokeFamily(deps: IntrospectionDeps, grantId: string, reason: string): Promise<void> {
+  try {
+    await deps.temporal.workflow.getHandle(familyWorkflowId(grantId)).executeUpdate(revokeUpdate, { args: [{ reason }] });
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError) && !/already completed|not found/i.test((err as Error).message)) throw err;
+  }
+  await revokeGrant(deps.store, grantId, reason);
+}
+
+function tokenParams(req: Request, res: Response): { token: string; hint: string | undefined } | null {
+  const body = req.body as Record<string, unknown>;
+  if (typeof body.token !== 'string' || body.token.length === 0 || body.token.length > 16_384) {
+    sendOAuthError(res, 400, 'invalid_request', 'token is required');
+    return null;
+  }
+  const hint = typeof body.token_type_hint === 'string' ? body.token_type_hint : undefined;
+  return { token: body.token, hint };
+}
+
+export function introspectionRoutes(deps: IntrospectionDeps): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '32kb' });
+
+  router.post('/api/oauth/introspect', form, async (req, res) => {
+    const auth = await authenticateClient(deps.findClient, req);
+    if (!auth.ok) return sendClientAuthError(res, auth);
+    const params = tokenParams(req, res);
+    if (!params) return;
+    const clientId = auth.client._id;
+
+    const asAccess = async () => {
+      const access = await authenticateAccessToken(deps, params.token);
+      if (!access || access.clientId !== clientId) return null;
+      const c = access.claims;
+      return { active: true, sub: c.sub, scope: c.scope, client_id: c.client_id, token_type: 'Bearer', exp: c.exp, iat: c.iat, aud: c.aud, iss: c.iss, jti: c.jti, acr: c.acr, auth_time: c.auth_time, amr: c.amr };
+    };
+    const asRefresh = async () => {
+      const doc = await activeRefreshToken(deps, params.token);
+      if (!doc || doc.clientId !== clientId) return null;
+      const grant = await deps.store.grants.findOne({ _id: doc.grantId });
+      return {
+        active: true,
+        sub: doc.userId,
+        scope: doc.scope.join(' '),
+        client_id: doc.clientId,
+        token_type: 'refresh_token',
+        exp: seconds(doc.expiresAt),
+        iat: seconds(doc.issuedAt),
+        aud: doc.clientId,
+        iss: deps.issuer,
+        ...(grant?.acr ? { acr: grant.acr } : {}),
+        ...(grant?.authTime ? { auth_time: seconds(grant.authTime) } : {}),
+        ...(grant?.amr ? { amr: grant.amr } : {}),
+      };
+    };
+    // The hint chooses the order; it is never trusted to decide the type.
+    const order = params.hint === 'refresh_token' ? [asRefresh, asAccess] : [asAccess, asRefresh];
+    for (const check of order) {
+      const result = await check();
+      if (result) return sendOAuthJson(res, 200, result);
+    }
+    sendOAuthJson(res, 200, { active: false });
+  });
+  router.all('/api/oauth/introspect', methodNotAllowed(['POST']));
+
+  router.post('/api/oauth/revoke', form, async (req, res) => {
+    const auth = await authenticateClient(deps.findClient, req);
+    if (!auth.ok) return sendClientAuthError(res, auth);
+    const params = tokenParams(req, res);
+    if (!params) return;
+    const clientId = auth.client._id;
+
+    const revokeAsAccess = async () => {
+      const jwt = await verifyOwnJwt(deps.keyring, params.token);
+      const c = jwt?.claims;
+      if (!jwt || jwt.header.typ !== 'at+jwt' || typeof c?.grant_id !== 'string' || typeof c.jti !== 'string') return false;
+      if (c.client_id === clientId) await revokeAccessToken(deps.store, c.grant_id, c.jti);
+      return true;
+    };
+    const revokeAsRefresh = async () => {
+      const doc = await findRefreshToken(deps.store, hashSecret(params.token));
+      if (!doc) return false;
+      if (doc.clientId !== clientId || doc.status === 'revoked' || doc.status === 'expired') return true;
+      // RFC 7009 §2.1: revoking a refresh token revokes its grant; a superseded one shows reuse.
+      await revokeFamily(deps, doc.grantId, doc.status === 'superseded' ? 'superseded refresh token presented for revocation' : 'refresh token revoked');
+      deps.log.info('grant revoked', { client: clientId, grant: doc.grantId });
+      return true;
+    };
+    const order = params.hint === 'access_token' ? [revokeAsAccess, revokeAsRefresh] : [revokeAsRefresh, revokeAsAccess];
+    for (const attempt of order) if (await attempt()) break;
+    // Unknown tokens, and tokens of other clients, are answered alike (RFC 7009 §2.2).
+    res.status(200).set({ 'Cache-Control': 'no-store' }).end();
+  });
+  router.all('/api/oauth/revoke', methodNotAllowed(['POST']));
+  return router;
+}
