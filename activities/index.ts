@@ -1,14 +1,22 @@
 // The activities the worker registers: all I/O of Keyflow's workflows.
+import type { Signer } from '../keys/signer.js';
+import type { OutboundPolicy } from '../outbound/http-client.js';
 import type { Store } from '../store/db.js';
+import { createBackchannelLogoutActivities } from './backchannel-logout.js';
 import { createHousekeepingActivities } from './housekeeping.js';
 import { createRefreshFamilyActivities } from './refresh-family.js';
 
 export interface ActivityDeps {
   store: Store;
+  signer: Signer;
+  issuer: string;
+  outbound: OutboundPolicy;
 }
 
-export function createActivities({ store }: ActivityDeps) {
+export function createActivities(deps: ActivityDeps) {
+  const { store } = deps;
   return {
+    ...createBackchannelLogoutActivities(deps),
     ...createHousekeepingActivities(store),
     ...createRefreshFamilyActivities(store),
   };

@@ -21,6 +21,7 @@ import { assetRoutes } from './routes/assets.js';
 import { authorizeRoutes } from './routes/authorize.js';
 import { GRANT_HANDLERS, tokenRoutes } from './routes/token.js';
 import { userinfoRoutes } from './routes/userinfo.js';
+import { endSessionRoutes } from './routes/end-session.js';
 import { introspectionRoutes } from './routes/introspection.js';
 
 export interface ApiDeps {
@@ -55,7 +56,9 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal }
   // Browser-facing endpoints and pages.
   app.use(sessionMiddleware(session));
   app.use(authorizeRoutes(flow));
-  app.use(loginRoutes({ ...session, issuer, kek, log }));
+  const signOutDeps = { ...session, temporal: temporal.client, taskQueue: config.temporal.taskQueue, log };
+  app.use(loginRoutes({ ...signOutDeps, issuer, kek }));
+  app.use(endSessionRoutes({ ...signOutDeps, issuer, keyring, findClient }));
   app.use(consentRoutes(flow));
   app.use(accountRoutes({ ...session, issuer, kek, log }));
   app.get('/', (_req, res) => res.redirect(303, '/account'));

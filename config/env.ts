@@ -75,6 +75,12 @@ const EnvSchema = z.object({
   KEYFLOW_MLDSA: z.enum(['auto', 'native', 'noble'], { error: 'must be auto, native or noble' }).default('auto'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
   REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600, 10 * 365 * 24 * 3600),
+  OUTBOUND_ALLOWLIST: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '')).filter(Boolean)),
+  OUTBOUND_TIMEOUT_MS: positiveInt(10_000, 60_000),
+  OUTBOUND_MAX_RESPONSE_BYTES: positiveInt(1024 * 1024, 16 * 1024 * 1024),
   HOUSEKEEPING_INTERVAL_MINUTES: positiveInt(15, 24 * 60),
   HOUSEKEEPING_BATCH_SIZE: positiveInt(500, 10_000),
 });
@@ -108,6 +114,7 @@ export interface Config {
   mldsa: MlDsaMode;
   logLevel: LogLevel;
   housekeeping: { intervalMinutes: number; batchSize: number };
+  outbound: { allowHosts: string[]; timeoutMs: number; maxResponseBytes: number };
   /** Absolute lifetime of a refresh family; rotation never extends it. */
   refreshTokenTtlMs: number;
 }
@@ -156,6 +163,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       logLevel: e.LOG_LEVEL,
       housekeeping: { intervalMinutes: e.HOUSEKEEPING_INTERVAL_MINUTES, batchSize: e.HOUSEKEEPING_BATCH_SIZE },
       refreshTokenTtlMs: e.REFRESH_TOKEN_TTL_SECONDS * 1000,
+      outbound: { allowHosts: e.OUTBOUND_ALLOWLIST, timeoutMs: e.OUTBOUND_TIMEOUT_MS, maxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES },
     },
   };
 }

@@ -18,6 +18,7 @@ export const ENDPOINTS = {
   userinfo: '/api/oauth/userinfo',
   introspection: '/api/oauth/introspect',
   revocation: '/api/oauth/revoke',
+  endSession: '/api/oauth/end_session',
 } as const;
 
 export interface Capabilities {
@@ -52,6 +53,9 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     authorization_response_iss_parameter_supported: true,
+    end_session_endpoint: `${issuer}${ENDPOINTS.endSession}`,
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
   };
 }
 

@@ -27,7 +27,7 @@ runMain(log, async () => {
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowsPath: fileURLToPath(new URL('../workflows/index.js', import.meta.url)),
-    activities: createActivities(services),
+    activities: createActivities({ ...services, issuer: config.issuer, outbound: config.outbound }),
   });
   const running = worker.run();
   log.info('worker running', { taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace, temporal: config.temporal.address });

@@ -2,3 +2,4 @@
 // timers, signals, updates and queries only; all I/O is in activities/.
 export { housekeeping } from './housekeeping.js';
 export { refreshFamily } from './refresh-family.js';
+export { backchannelLogout } from './backchannel-logout.js';

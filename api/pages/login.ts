@@ -4,7 +4,6 @@
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Kek } from '../../keys/kek.js';
-import type { Logger } from '../../runtime/log.js';
 import { verifyPassword } from '../../security/password.js';
 import { hitRateLimit, isRateLimited } from '../../store/rate-limits.js';
 import { updateSession, type SessionDoc } from '../../store/sessions.js';
@@ -13,13 +12,13 @@ import { verifySecondFactorCode } from '../auth/second-factor.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../auth/webauthn.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
-import { ensureSession, endSession, hasValidCsrf, startSignedInSession, type SessionDeps } from '../http/session.js';
+import { ensureSession, hasValidCsrf, startSignedInSession } from '../http/session.js';
+import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
 import { hasSecondFactor, resumeUrl } from '../oauth/authorization-flow.js';
 
-export interface LoginDeps extends SessionDeps {
+export interface LoginDeps extends SignOutDeps {
   issuer: string;
   kek: Kek;
-  log: Logger;
 }
 
 /** Failed password sign-ins per email address before a 15-minute pause. */
@@ -193,7 +192,7 @@ export function loginRoutes(deps: LoginDeps): Router {
 
   router.post('/logout', form, async (req, res) => {
     if (!hasValidCsrf(req, req.kfSession)) return sendErrorPage(res, 400, 'Sign-out failed', 'Your session expired. Reload the page and try again.');
-    await endSession(req, res, deps);
+    await signOut(req, res, deps);
     sendPage(res, { title: 'Signed out', body: html`<h1>You are signed out</h1><p><a href="/login">Sign in again</a></p>` });
   });
 

@@ -30,6 +30,8 @@ export default async function globalSetup(): Promise<void> {
     KEYFLOW_KEK: Buffer.alloc(32, 7).toString('base64'),
     ISSUER: 'http://localhost:3999',
     LOG_LEVEL: 'warn',
+    // Test receivers (back-channel logout, webhooks) listen on loopback.
+    OUTBOUND_ALLOWLIST: '127.0.0.1,localhost',
     KEYFLOW_TEST_DIR: dir,
   });
   const worker = spawnManaged(

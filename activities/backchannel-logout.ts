@@ -1,0 +1,50 @@
+// Back-channel logout delivery (OIDC Back-Channel Logout 1.0 §2.4-2.5): a
+// logout token (RS256, typ logout+jwt) POSTed as a form to the client's
+// backchannel_logout_uri through the outbound client; the outcome is recorded.
+import type { Signer } from '../keys/signer.js';
+import { outboundRequest, OutboundError, type OutboundPolicy } from '../outbound/http-client.js';
+import { newId } from '../security/secrets.js';
+import { findClient } from '../store/clients.js';
+import type { Store } from '../store/db.js';
+
+export interface LogoutDelivery {
+  clientId: string;
+  /** false when the client has no backchannel_logout_uri (nothing to send). */
+  sent: boolean;
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  durationMs: number | null;
+}
+
+export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+
+export function createBackchannelLogoutActivities(deps: { store: Store; signer: Signer; issuer: string; outbound: OutboundPolicy }) {
+  return {
+    async deliverLogoutToken({ sid, userId, clientId }: { sid: string; userId: string; clientId: string }): Promise<LogoutDelivery> {
+      const client = await findClient(deps.store, clientId);
+      if (!client?.backchannelLogoutUri) return { clientId, sent: false, ok: true, status: null, error: null, durationMs: null };
+      const now = Math.floor(Date.now() / 1000);
+      const logoutToken = await deps.signer.sign(
+        { iss: deps.issuer, aud: clientId, sub: userId, iat: now, exp: now + 120, jti: newId(), sid, events: { [BACKCHANNEL_LOGOUT_EVENT]: {} } },
+        { alg: 'RS256', typ: 'logout+jwt' },
+      );
+      let outcome: LogoutDelivery;
+      try {
+        const res = await outboundRequest(deps.outbound, client.backchannelLogoutUri, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ logout_token: logoutToken }).toString(),
+        });
+        outcome = { clientId, sent: true, ok: res.status >= 200 && res.status < 300, status: res.status, error: null, durationMs: res.durationMs };
+      } catch (err) {
+        const kind = err instanceof OutboundError ? err.kind : 'unreachable';
+        outcome = { clientId, sent: true, ok: false, status: null, error: kind, durationMs: null };
+      }
+      await deps.store.db.collection('logout_deliveries').insertOne({ _id: newId() as never, sid, userId, ...outcome, at: new Date() });
+      return outcome;
+    },
+  };
+}
+
+export type BackchannelLogoutActivities = ReturnType<typeof createBackchannelLogoutActivities>;

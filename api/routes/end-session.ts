@@ -1,0 +1,83 @@
+// RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0):
+// GET or POST /api/oauth/end_session. A valid id_token_hint for the signed-in
+// user signs out at once; otherwise the user confirms (a link alone cannot
+// sign anyone out). Then: redirect to a registered post_logout_redirect_uri
+// (exact match) with `state`, or Keyflow's signed-out page.
+import express, { Router, type Request, type Response } from 'express';
+import { verifyOwnJwt } from '../../keys/verifier.js';
+import type { Keyring } from '../../keys/keyring.js';
+import type { ClientLookup } from '../../store/clients.js';
+import { buildRedirect } from '../../domain/authorization-request.js';
+import { html } from '../html/html.js';
+import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
+import { ensureSession, hasValidCsrf } from '../http/session.js';
+import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
+
+export interface EndSessionDeps extends SignOutDeps {
+  issuer: string;
+  keyring: Keyring;
+  findClient: ClientLookup;
+}
+
+const str = (v: unknown) => (typeof v === 'string' && v.length <= 8192 ? v : undefined);
+
+function signedOutPage(res: Response) {
+  sendPage(res, { title: 'Signed out', body: html`<h1>You are signed out</h1><p><a href="/login">Sign in again</a></p>` });
+}
+
+export function endSessionRoutes(deps: EndSessionDeps): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '32kb' });
+
+  const handle = async (req: Request, res: Response) => {
+    const params = (req.method === 'POST' ? req.body : req.query) as Record<string, unknown>;
+    const hint = str(params.id_token_hint);
+    const postLogout = str(params.post_logout_redirect_uri);
+    const state = str(params.state);
+    let clientId = str(params.client_id);
+    let hintSub: string | undefined;
+
+    if (hint) {
+      // Signature and issuer must be right; an expired ID token is accepted (its purpose is over).
+      const jwt = await verifyOwnJwt(deps.keyring, hint);
+      if (!jwt || jwt.claims.iss !== deps.issuer || jwt.header.typ === 'at+jwt') {
+        return sendErrorPage(res, 400, 'Sign-out failed', 'The id_token_hint is not an ID token issued by Keyflow.');
+      }
+      const aud = Array.isArray(jwt.claims.aud) ? jwt.claims.aud[0] : jwt.claims.aud;
+      if (clientId && aud !== clientId) return sendErrorPage(res, 400, 'Sign-out failed', 'client_id does not match the id_token_hint.');
+      clientId = typeof aud === 'string' ? aud : undefined;
+      hintSub = typeof jwt.claims.sub === 'string' ? jwt.claims.sub : undefined;
+    }
+    const client = clientId ? await deps.findClient(clientId) : null;
+    const redirect = postLogout && client?.postLogoutRedirectUris.includes(postLogout) ? buildRedirect(postLogout, { state }) : null;
+
+    const session = req.kfSession;
+    if (session?.userId) {
+      const confirmed = req.method === 'POST' && params.confirm === 'yes' && hasValidCsrf(req, session);
+      if (!confirmed && hintSub !== session.userId) {
+        const s = await ensureSession(req, res, deps);
+        return sendPage(res, {
+          title: 'Sign out?',
+          body: html`<h1>Sign out of Keyflow?</h1>
+${client ? html`<p>${client.name} asks to sign you out.</p>` : ''}
+<form method="post" action="/api/oauth/end_session">
+${csrfField(s.csrf)}
+<input type="hidden" name="confirm" value="yes">
+${hint ? html`<input type="hidden" name="id_token_hint" value="${hint}">` : ''}
+${clientId ? html`<input type="hidden" name="client_id" value="${clientId}">` : ''}
+${postLogout ? html`<input type="hidden" name="post_logout_redirect_uri" value="${postLogout}">` : ''}
+${state ? html`<input type="hidden" name="state" value="${state}">` : ''}
+<button type="submit">Sign out</button>
+</form>`,
+        });
+      }
+      await signOut(req, res, deps);
+    }
+    if (redirect) return res.redirect(303, redirect);
+    signedOutPage(res);
+  };
+
+  router.get('/api/oauth/end_session', handle);
+  router.post('/api/oauth/end_session', form, handle);
+  return router;
+}
