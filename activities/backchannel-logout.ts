@@ -19,14 +19,14 @@ export interface LogoutDelivery {
 
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
-export function createBackchannelLogoutActivities(deps: { store: Store; signer: Signer; issuer: string; outbound: OutboundPolicy }) {
+export function createBackchannelLogoutActivities(deps: { store: Store; signer: Signer; outbound: OutboundPolicy }) {
   return {
-    async deliverLogoutToken({ sid, userId, clientId }: { sid: string; userId: string; clientId: string }): Promise<LogoutDelivery> {
+    async deliverLogoutToken({ issuer, sid, userId, clientId }: { issuer: string; sid: string; userId: string; clientId: string }): Promise<LogoutDelivery> {
       const client = await findClient(deps.store, clientId);
       if (!client?.backchannelLogoutUri) return { clientId, sent: false, ok: true, status: null, error: null, durationMs: null };
       const now = Math.floor(Date.now() / 1000);
       const logoutToken = await deps.signer.sign(
-        { iss: deps.issuer, aud: clientId, sub: userId, iat: now, exp: now + 120, jti: newId(), sid, events: { [BACKCHANNEL_LOGOUT_EVENT]: {} } },
+        { iss: issuer, aud: clientId, sub: userId, iat: now, exp: now + 120, jti: newId(), sid, events: { [BACKCHANNEL_LOGOUT_EVENT]: {} } },
         { alg: 'RS256', typ: 'logout+jwt' },
       );
       let outcome: LogoutDelivery;

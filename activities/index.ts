@@ -3,6 +3,7 @@ import type { Signer } from '../keys/signer.js';
 import type { OutboundPolicy } from '../outbound/http-client.js';
 import type { Store } from '../store/db.js';
 import { createBackchannelLogoutActivities } from './backchannel-logout.js';
+import { createDeviceAuthorizationActivities } from './device-authorization.js';
 import { createHousekeepingActivities } from './housekeeping.js';
 import { createRefreshFamilyActivities } from './refresh-family.js';
 
@@ -19,5 +20,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createBackchannelLogoutActivities(deps),
     ...createHousekeepingActivities(store),
     ...createRefreshFamilyActivities(store),
+    ...createDeviceAuthorizationActivities(store),
   };
 }

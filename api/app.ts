@@ -56,7 +56,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal }
   // Browser-facing endpoints and pages.
   app.use(sessionMiddleware(session));
   app.use(authorizeRoutes(flow));
-  const signOutDeps = { ...session, temporal: temporal.client, taskQueue: config.temporal.taskQueue, log };
+  const signOutDeps = { ...session, issuer, temporal: temporal.client, taskQueue: config.temporal.taskQueue, log };
   app.use(loginRoutes({ ...signOutDeps, issuer, kek }));
   app.use(endSessionRoutes({ ...signOutDeps, issuer, keyring, findClient }));
   app.use(consentRoutes(flow));

@@ -75,6 +75,7 @@ const EnvSchema = z.object({
   KEYFLOW_MLDSA: z.enum(['auto', 'native', 'noble'], { error: 'must be auto, native or noble' }).default('auto'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
   REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600, 10 * 365 * 24 * 3600),
+  DEVICE_CODE_TTL_SECONDS: positiveInt(600, 24 * 3600),
   OUTBOUND_ALLOWLIST: z
     .string()
     .default('')
@@ -117,6 +118,8 @@ export interface Config {
   outbound: { allowHosts: string[]; timeoutMs: number; maxResponseBytes: number };
   /** Absolute lifetime of a refresh family; rotation never extends it. */
   refreshTokenTtlMs: number;
+  /** Lifetime of a device_code and its user code (RFC 8628 expires_in). */
+  deviceCodeTtlMs: number;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
@@ -163,6 +166,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       logLevel: e.LOG_LEVEL,
       housekeeping: { intervalMinutes: e.HOUSEKEEPING_INTERVAL_MINUTES, batchSize: e.HOUSEKEEPING_BATCH_SIZE },
       refreshTokenTtlMs: e.REFRESH_TOKEN_TTL_SECONDS * 1000,
+      deviceCodeTtlMs: e.DEVICE_CODE_TTL_SECONDS * 1000,
       outbound: { allowHosts: e.OUTBOUND_ALLOWLIST, timeoutMs: e.OUTBOUND_TIMEOUT_MS, maxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES },
     },
   };

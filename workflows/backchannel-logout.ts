@@ -8,6 +8,8 @@ import type { BackchannelLogoutActivities, LogoutDelivery } from '../activities/
 import { SearchAttributes } from '../temporal/search-attributes.js';
 
 export interface BackchannelLogoutInput {
+  /** The issuer that signed the session's ID tokens (the api's ISSUER). */
+  issuer: string;
   sid: string;
   userId: string;
   clientIds: string[];
@@ -26,7 +28,7 @@ export async function backchannelLogout(input: BackchannelLogoutInput): Promise<
   ]);
   const outcomes = await Promise.all(
     input.clientIds.map((clientId) =>
-      deliverLogoutToken({ sid: input.sid, userId: input.userId, clientId }).catch(
+      deliverLogoutToken({ issuer: input.issuer, sid: input.sid, userId: input.userId, clientId }).catch(
         (err: Error): LogoutDelivery => ({ clientId, sent: true, ok: false, status: null, error: err.message, durationMs: null }),
       ),
     ),

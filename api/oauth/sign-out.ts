@@ -8,6 +8,7 @@ import type { BackchannelLogoutInput } from '../../workflows/backchannel-logout.
 import { endSession, type SessionDeps } from '../http/session.js';
 
 export interface SignOutDeps extends SessionDeps {
+  issuer: string;
   temporal: Client;
   taskQueue: string;
   log: Logger;
@@ -18,7 +19,7 @@ export async function signOut(req: Request, res: Response, deps: SignOutDeps): P
   if (!ended?.userId) return;
   deps.log.info('signed out', { user: ended.userId });
   if (ended.clientIds.length === 0) return;
-  const input: BackchannelLogoutInput = { sid: ended.sid, userId: ended.userId, clientIds: ended.clientIds };
+  const input: BackchannelLogoutInput = { issuer: deps.issuer, sid: ended.sid, userId: ended.userId, clientIds: ended.clientIds };
   await deps.temporal.workflow.start('backchannelLogout', {
     workflowId: `logout:${ended.sid}`,
     taskQueue: deps.taskQueue,

@@ -25,13 +25,18 @@ export interface LoginDeps extends SignOutDeps {
 const PASSWORD_ATTEMPTS = 10;
 const ATTEMPT_WINDOW_MS = 15 * 60_000;
 
+// `next` (a /device page path) travels in the same slot as `request`, so every form, redirect and passkey call that carries one carries the other.
 const requestParam = (req: Request): string | null => {
-  const v = req.query.request ?? (req.body as Record<string, unknown> | undefined)?.request;
+  const body = req.body as Record<string, unknown> | undefined;
+  const v = req.query.request ?? body?.request ?? req.query.next ?? body?.next;
   return typeof v === 'string' && v.length <= 100 ? v : null;
 };
 
-/** Where to go once signed in: back into the authorization request, or the account page. */
-const afterSignIn = (requestId: string | null) => (requestId ? resumeUrl(requestId) : '/account');
+/** A relative path of the device page: the only `next` accepted (no open redirect). */
+const DEVICE_NEXT = /^\/device(?:\/[a-z]+)?(?:\?[A-Za-z0-9_=&-]*)?$/;
+
+/** Where to go once signed in: back into the authorization request, to the device page, or the account page. */
+const afterSignIn = (requestId: string | null) => (requestId ? (DEVICE_NEXT.test(requestId) ? requestId : resumeUrl(requestId)) : '/account');
 
 function loginPage(res: Response, session: SessionDoc, requestId: string | null, opts: { email?: string; error?: string; status?: number } = {}) {
   sendPage(res, {

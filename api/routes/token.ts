@@ -6,6 +6,7 @@ import { sendOAuthError } from '../oauth/errors.js';
 import { authorizationCodeGrant } from '../oauth/grants/authorization-code.js';
 import type { GrantContext, TokenDeps } from '../oauth/grants/context.js';
 import { refreshTokenGrant } from '../oauth/grants/refresh-token.js';
+import { DEVICE_CODE_GRANT, deviceCodeGrant } from '../oauth/grants/device-code.js';
 
 type GrantHandler = (req: express.Request, res: express.Response, ctx: GrantContext) => Promise<void>;
 
@@ -13,6 +14,7 @@ type GrantHandler = (req: express.Request, res: express.Response, ctx: GrantCont
 export const GRANT_HANDLERS: Record<string, GrantHandler> = {
   authorization_code: authorizationCodeGrant,
   refresh_token: refreshTokenGrant,
+  [DEVICE_CODE_GRANT]: deviceCodeGrant,
 };
 
 export function tokenRoutes(deps: TokenDeps): Router {

@@ -1,0 +1,16 @@
+// Activities of the DeviceAuthorization workflow: the MongoDB projection that
+// the token endpoint's polls and the /device page read without asking Temporal.
+import type { Store } from '../store/db.js';
+import { recordDeviceState } from '../store/device-codes.js';
+import type { DeviceApproval, DeviceState } from '../workflows/device-authorization.js';
+
+export function createDeviceAuthorizationActivities(store: Store) {
+  return {
+    /** The flow's new state (with the approval once there is one). Idempotent. */
+    async recordDeviceState(a: { deviceCodeHash: string; state: DeviceState; approval: DeviceApproval | null }): Promise<void> {
+      await recordDeviceState(store, a.deviceCodeHash, a.state, a.approval);
+    },
+  };
+}
+
+export type DeviceAuthorizationActivities = ReturnType<typeof createDeviceAuthorizationActivities>;

@@ -1,0 +1,77 @@
+// grant_type=urn:ietf:params:oauth:grant-type:device_code (RFC 8628 §3.4-3.5).
+// Polls are answered from the MongoDB projection (no Temporal call while the
+// code is pending); an approved code is redeemed through the workflow's
+// `redeem` update, which succeeds once: that is the single-use guarantee.
+import type { Request, Response } from 'express';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { isValidCodeVerifier, verifyPkce } from '../../../domain/pkce.js';
+import { hashSecret, newId } from '../../../security/secrets.js';
+import { findDeviceCode, recordPoll } from '../../../store/device-codes.js';
+import { findUserById } from '../../../store/users.js';
+import { deviceWorkflowId, redeemUpdate, type RedeemResult } from '../../../workflows/device-authorization.js';
+import { sendOAuthError, sendOAuthJson } from '../errors.js';
+import { issueGrantTokens } from '../grant-issuance.js';
+import type { GrantContext } from './context.js';
+
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+const INVALID = 'device_code expired, used or invalid';
+
+export async function deviceCodeGrant(req: Request, res: Response, { client, deps }: GrantContext): Promise<void> {
+  const body = req.body as Record<string, unknown>;
+  const deviceCode = body.device_code;
+  const verifier = body.code_verifier;
+  if (typeof deviceCode !== 'string' || deviceCode.length === 0 || deviceCode.length > 100) return sendOAuthError(res, 400, 'invalid_request', 'device_code is required');
+  if (verifier !== undefined && (typeof verifier !== 'string' || !isValidCodeVerifier(verifier))) {
+    return sendOAuthError(res, 400, 'invalid_request', 'code_verifier must be 43-128 characters of [A-Za-z0-9-._~]');
+  }
+
+  const hash = hashSecret(deviceCode);
+  const doc = await findDeviceCode(deps.store, hash);
+  // Another client's code is as good as unknown: nothing is revealed about it.
+  if (!doc || doc.clientId !== client._id) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  if (doc.status === 'denied') return sendOAuthError(res, 400, 'access_denied', 'the user denied the request');
+  if (doc.status === 'redeemed') return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  // expiresAt decides, not only the projection: the workflow's timer may lag a little.
+  if (doc.status === 'expired' || doc.expiresAt <= new Date()) return sendOAuthError(res, 400, 'expired_token', 'the device_code has expired');
+  if (doc.status === 'pending') {
+    if (await recordPoll(deps.store, hash)) return sendOAuthError(res, 400, 'slow_down', 'polling too often: wait 5 seconds longer between requests');
+    return sendOAuthError(res, 400, 'authorization_pending', 'the user has not answered yet');
+  }
+
+  // Approved. PKCE before redeeming, so a wrong verifier does not use the approval up.
+  if (doc.codeChallenge) {
+    if (typeof verifier !== 'string') return sendOAuthError(res, 400, 'invalid_grant', 'code_verifier is required');
+    if (!verifyPkce(verifier, doc.codeChallenge)) return sendOAuthError(res, 400, 'invalid_grant', 'code_verifier does not match the code_challenge');
+  } else if (verifier !== undefined) {
+    return sendOAuthError(res, 400, 'invalid_grant', 'the device authorization request had no code_challenge');
+  }
+
+  let result: RedeemResult;
+  try {
+    result = await deps.temporal.workflow.getHandle(deviceWorkflowId(hash)).executeUpdate(redeemUpdate);
+  } catch (err) {
+    // The workflow has ended: redeemed, denied or expired meanwhile.
+    if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error).message)) {
+      return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+    }
+    throw err;
+  }
+  if (result.status !== 'redeemed') {
+    if (result.state === 'expired') return sendOAuthError(res, 400, 'expired_token', 'the device_code has expired');
+    return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  }
+
+  const { approval } = result;
+  const user = await findUserById(deps.store, approval.userId);
+  if (!user) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  const tokens = await issueGrantTokens(deps, {
+    client,
+    user,
+    scope: doc.scope,
+    grantId: newId(),
+    nonce: null,
+    auth: { authTime: new Date(approval.authTime), amr: approval.amr, acr: approval.acr, sid: approval.sid },
+  });
+  sendOAuthJson(res, 200, tokens);
+}

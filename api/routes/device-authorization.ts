@@ -1,0 +1,116 @@
+// POST /api/oauth/device_authorization (RFC 8628 §3.1-3.2): a client without
+// a browser (TV, CLI) gets a device_code to poll the token endpoint with and a
+// user code for the person to enter at /device. One Temporal call: the start
+// of the DeviceAuthorization workflow.
+import express, { Router } from 'express';
+import type { Client } from '@temporalio/client';
+import { isValidS256Challenge } from '../../domain/pkce.js';
+import { isKnownScope, isSingleTeamScope, parseBoundTeamScope, parseScopeParam, SCOPES } from '../../domain/scopes.js';
+import { formatUserCode } from '../../domain/user-code.js';
+import type { Logger } from '../../runtime/log.js';
+import { hashSecret, newSecret } from '../../security/secrets.js';
+import type { ClientLookup } from '../../store/clients.js';
+import type { Store } from '../../store/db.js';
+import { createDeviceAuthorization, deleteDeviceAuthorization } from '../../store/device-codes.js';
+import { SearchAttributes } from '../../temporal/search-attributes.js';
+import { deviceWorkflowId, type deviceAuthorization, type DeviceAuthorizationInput } from '../../workflows/device-authorization.js';
+import { methodNotAllowed } from '../http/errors.js';
+import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
+import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
+
+export interface DeviceFlowDeps {
+  issuer: string;
+  store: Store;
+  findClient: ClientLookup;
+  log: Logger;
+  temporal: Client;
+  taskQueue: string;
+  deviceCodeTtlMs: number;
+}
+
+export const DEVICE_AUTHORIZATION_PATH = '/api/oauth/device_authorization';
+/** Where people enter the user code (RFC 8628 verification_uri). */
+export const DEVICE_PAGE_PATH = '/device';
+/** Seconds between polls the client starts with (RFC 8628 §3.2 default). */
+export const DEVICE_POLL_INTERVAL_SECONDS = 5;
+
+type Checked = { ok: true; scope: string[]; codeChallenge: string | null } | { ok: false; error: string; description: string };
+
+/** The request's scope and PKCE parameters, checked like the authorization endpoint's. */
+function checkParams(body: Record<string, unknown>, allowedScopes: readonly string[]): Checked {
+  const fail = (error: string, description: string): Checked => ({ ok: false, error, description });
+  const scope = parseScopeParam(typeof body.scope === 'string' ? body.scope : '');
+  if (scope.length === 0) return fail('invalid_scope', 'scope is required');
+  const unknown = scope.find((s) => !isKnownScope(s));
+  if (unknown) return fail('invalid_scope', `unknown scope: ${unknown}`);
+  const notAllowed = scope.find((s) => !allowedScopes.includes(s));
+  if (notAllowed) return fail('invalid_scope', `this application may not request the scope ${notAllowed}`);
+  // The spec: site and team scopes cannot be granted through the device flow (their consent needs more than a second screen).
+  const refused = scope.find((s) => SCOPES[s]?.site || isSingleTeamScope(s) || parseBoundTeamScope(s));
+  if (refused) return fail('invalid_scope', `the scope ${refused} cannot be granted through the device flow`);
+
+  const challenge = body.code_challenge;
+  const method = body.code_challenge_method;
+  if (method !== undefined && method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256 (plain is not supported)');
+  if (challenge === undefined && method !== undefined) return fail('invalid_request', 'code_challenge_method without code_challenge');
+  if (challenge !== undefined && method === undefined) return fail('invalid_request', 'code_challenge_method=S256 is required with code_challenge');
+  if (challenge !== undefined && (typeof challenge !== 'string' || !isValidS256Challenge(challenge))) return fail('invalid_request', 'code_challenge must be 43 base64url characters');
+  return { ok: true, scope, codeChallenge: (challenge as string | undefined) ?? null };
+}
+
+export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
+  const router = Router();
+  router.post(DEVICE_AUTHORIZATION_PATH, express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
+    if (!req.is('application/x-www-form-urlencoded')) {
+      return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+    }
+    const body = req.body as Record<string, unknown>;
+    for (const [k, v] of Object.entries(body)) {
+      if (typeof v !== 'string') return sendOAuthError(res, 400, 'invalid_request', `${k} must appear once`);
+    }
+    const auth = await authenticateClient(deps.findClient, req);
+    if (!auth.ok) return sendClientAuthError(res, auth);
+    const client = auth.client;
+    const checked = checkParams(body, client.allowedScopes);
+    if (!checked.ok) return sendOAuthError(res, 400, checked.error, checked.description);
+
+    const deviceCode = newSecret();
+    const deviceCodeHash = hashSecret(deviceCode);
+    const expiresAt = Date.now() + deps.deviceCodeTtlMs;
+    const userCodeKey = await createDeviceAuthorization(deps.store, {
+      deviceCodeHash,
+      clientId: client._id,
+      scope: checked.scope,
+      codeChallenge: checked.codeChallenge,
+      interval: DEVICE_POLL_INTERVAL_SECONDS,
+      expiresAt: new Date(expiresAt),
+    });
+    const input: DeviceAuthorizationInput = { deviceCodeHash, clientId: client._id, expiresAt };
+    try {
+      await deps.temporal.workflow.start<typeof deviceAuthorization>('deviceAuthorization', {
+        workflowId: deviceWorkflowId(deviceCodeHash),
+        taskQueue: deps.taskQueue,
+        args: [input],
+        typedSearchAttributes: [
+          { key: SearchAttributes.clientId, value: client._id },
+          { key: SearchAttributes.state, value: 'pending' },
+        ],
+      });
+    } catch (err) {
+      // Without its workflow the code could never be approved: it must not exist.
+      await deleteDeviceAuthorization(deps.store, deviceCodeHash, userCodeKey);
+      throw err;
+    }
+    const userCode = formatUserCode(userCodeKey);
+    sendOAuthJson(res, 200, {
+      device_code: deviceCode,
+      user_code: userCode,
+      verification_uri: `${deps.issuer}${DEVICE_PAGE_PATH}`,
+      verification_uri_complete: `${deps.issuer}${DEVICE_PAGE_PATH}?user_code=${userCode}`,
+      expires_in: Math.round(deps.deviceCodeTtlMs / 1000),
+      interval: DEVICE_POLL_INTERVAL_SECONDS,
+    });
+  });
+  router.all(DEVICE_AUTHORIZATION_PATH, methodNotAllowed(['POST']));
+  return router;
+}

@@ -1,0 +1,144 @@
+// RP-initiated logout and back-channel logout, with a real RP receiver that
+// verifies the logout token against the JWKS.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import type { RunningApi } from '../api/server.js';
+import { createClient } from '../store/clients.js';
+import { createUser } from '../store/users.js';
+import { SearchAttributes } from '../temporal/search-attributes.js';
+import { eventually, startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { HttpUser } from './support/http-user.js';
+
+const PASSWORD = 'logout test password';
+const REDIRECT = 'https://logout-rp.example/cb';
+const AFTER_LOGOUT = 'https://logout-rp.example/bye';
+
+let api: RunningApi;
+let issuer: string;
+let receiver: http.Server;
+let receiverBase: string;
+let received: { path: string; contentType: string | undefined; body: string }[] = [];
+let temporal: Client;
+let connection: Connection;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  issuer = api.deps.config.issuer;
+  receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      received.push({ path: req.url!, contentType: req.headers['content-type'], body });
+      res.writeHead(req.url === '/failing' ? 500 : 200).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  receiverBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  temporal = new Client({ connection });
+});
+afterAll(async () => {
+  await connection.close();
+  await new Promise((r) => receiver.close(r));
+  await api.stop();
+});
+beforeEach(() => {
+  received = [];
+});
+
+async function signedIn(backchannelPath = '/bcl') {
+  const { client, clientSecret } = await createClient(api.deps.store, {
+    name: 'Logout RP',
+    redirectUris: [{ type: 'equals', value: REDIRECT }],
+    postLogoutRedirectUris: [AFTER_LOGOUT],
+    backchannelLogoutUri: `${receiverBase}${backchannelPath}`,
+    idTokenSignedResponseAlg: 'RS256',
+  });
+  const email = uniqueEmail('logout');
+  const user = await createUser(api.deps.store, { email, password: PASSWORD });
+  const agent = new HttpUser(issuer);
+  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid' })}`);
+  step = await agent.signIn(step, email, PASSWORD);
+  step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
+  const code = step.external!.searchParams.get('code')!;
+  const tokenRes = await fetch(`${issuer}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }),
+  });
+  const tokens = (await tokenRes.json()) as Json;
+  const idClaims = JSON.parse(Buffer.from(tokens.id_token.split('.')[1], 'base64url').toString());
+  return { client, user, agent, tokens, sid: idClaims.sid as string };
+}
+
+describe('RP-initiated logout', () => {
+  it('signs out with an id_token_hint, redirects with state, and sends a verifiable back-channel logout token', async () => {
+    const { client, user, agent, tokens, sid } = await signedIn();
+    const res = await agent.request(`/api/oauth/end_session?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: AFTER_LOGOUT, state: 'bye-state' })}`);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`${AFTER_LOGOUT}?state=bye-state`);
+    expect(res.headers.getSetCookie().some((c) => /^kf_session=;.*Max-Age=0/.test(c))).toBe(true);
+    expect((await agent.request('/account')).headers.get('location')).toBe('/login');
+
+    await eventually(() => expect(received).toHaveLength(1), 15_000);
+    const delivery = received[0]!;
+    expect(delivery.path).toBe('/bcl');
+    expect(delivery.contentType).toBe('application/x-www-form-urlencoded');
+    const logoutToken = new URLSearchParams(delivery.body).get('logout_token')!;
+    const { payload, protectedHeader } = await jwtVerify(logoutToken, createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`)), {
+      issuer,
+      audience: client._id,
+      typ: 'logout+jwt',
+      algorithms: ['RS256'],
+    });
+    expect(protectedHeader).toMatchObject({ alg: 'RS256', typ: 'logout+jwt' });
+    expect(payload).toMatchObject({ sub: user._id, sid, events: { 'http://schemas.openid.net/event/backchannel-logout': {} }, jti: expect.any(String), iat: expect.any(Number) });
+    expect(payload).not.toHaveProperty('nonce');
+
+    // The flow is a workflow, findable by user, with its outcome; no token in its history.
+    const handle = temporal.workflow.getHandle(`logout:${sid}`);
+    expect(await handle.result()).toEqual([{ clientId: client._id, sent: true, ok: true, status: 200, error: null, durationMs: expect.any(Number) }]);
+    const description = await handle.describe();
+    expect(description.typedSearchAttributes.get(SearchAttributes.userId)).toBe(user._id);
+    expect(description.typedSearchAttributes.get(SearchAttributes.state)).toBe('delivered');
+    expect(JSON.stringify(await handle.fetchHistory())).not.toContain(logoutToken.split('.')[2]);
+  });
+
+  it('asks the user to confirm without a hint, and shows the signed-out page for an unregistered redirect', async () => {
+    const { agent } = await signedIn();
+    const ask = await agent.request(`/api/oauth/end_session?${new URLSearchParams({ post_logout_redirect_uri: 'https://evil.example/', state: 's' })}`);
+    expect(ask.status).toBe(200);
+    const page = await ask.text();
+    expect(page).toContain('Sign out of Keyflow?');
+    expect((await agent.request('/account')).status).toBe(200); // not signed out by a link
+    const done = await agent.submit(page, '/api/oauth/end_session', {});
+    expect(done.external).toBeUndefined();
+    expect(await done.res.text()).toContain('You are signed out');
+    expect((await agent.request('/account')).headers.get('location')).toBe('/login');
+  });
+
+  it('accepts an expired id_token_hint and refuses a forged one', async () => {
+    const { client, user, agent, sid } = await signedIn();
+    const past = Math.floor(Date.now() / 1000) - 7200;
+    const expired = await api.deps.signer.sign({ iss: issuer, aud: client._id, sub: user._id, sid, iat: past, exp: past + 3600 }, { alg: 'RS256' });
+    const forged = expired.slice(0, -4) + (expired.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+    const bad = await agent.request(`/api/oauth/end_session?id_token_hint=${forged}`);
+    expect(bad.status).toBe(400);
+    const ok = await agent.request(`/api/oauth/end_session?${new URLSearchParams({ id_token_hint: expired, post_logout_redirect_uri: AFTER_LOGOUT })}`);
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get('location')).toBe(AFTER_LOGOUT);
+  });
+
+  it('sends back-channel logout for "Sign out" on the account page, and records a failing receiver', async () => {
+    const { client, agent, sid } = await signedIn('/failing');
+    const account = await agent.get('/account');
+    await agent.submit(await account.res.text(), '/logout', {});
+    // (Deliveries of earlier tests may still arrive at /bcl.)
+    await eventually(() => expect(received.filter((r) => r.path === '/failing')).toHaveLength(1), 15_000);
+    const outcome = await temporal.workflow.getHandle(`logout:${sid}`).result();
+    expect(outcome).toEqual([{ clientId: client._id, sent: true, ok: false, status: 500, error: null, durationMs: expect.any(Number) }]);
+    expect((await temporal.workflow.getHandle(`logout:${sid}`).describe()).typedSearchAttributes.get(SearchAttributes.state)).toBe('failed');
+  });
+});

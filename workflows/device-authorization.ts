@@ -1,0 +1,94 @@
+// DeviceAuthorization (RFC 8628; workflow id `device:<first 32 characters of
+// the device code's hash>`): one per device_code, waiting on a person. The
+// /device page signals `approve` or `deny`; the token endpoint's `redeem`
+// update hands the approval out exactly once (updates are serial); the
+// expires_in timer ends it otherwise, approved or not. Each state change is
+// written to the MongoDB projection that pending polls read, so a poll never
+// calls Temporal. Only the device code's SHA-256 enters the history: never the
+// device code, the user code or a token.
+import { allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type { DeviceAuthorizationActivities } from '../activities/device-authorization.js';
+import { SearchAttributes } from '../temporal/search-attributes.js';
+
+export type DeviceState = 'pending' | 'approved' | 'denied' | 'expired' | 'redeemed';
+
+/** Who approved, and how they had authenticated (copied into the tokens). */
+export interface DeviceApproval {
+  userId: string;
+  /** Epoch milliseconds (a number: Dates do not survive the JSON payload converter). */
+  authTime: number;
+  amr: string[];
+  acr: string;
+  sid: string | null;
+}
+
+export interface DeviceAuthorizationInput {
+  deviceCodeHash: string;
+  clientId: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+export type RedeemResult = { status: 'redeemed'; approval: DeviceApproval } | { status: 'refused'; state: DeviceState };
+
+export interface DeviceFlowState {
+  state: DeviceState;
+  clientId: string;
+  userId: string | null;
+  expiresAt: number;
+}
+
+export const approveSignal = defineSignal<[DeviceApproval]>('approve');
+export const denySignal = defineSignal('deny');
+export const redeemUpdate = defineUpdate<RedeemResult>('redeem');
+export const deviceStateQuery = defineQuery<DeviceFlowState>('state');
+
+/** The workflow id: derived from the hash, never the code, and short enough to read in the UI. */
+export const deviceWorkflowId = (deviceCodeHash: string) => `device:${deviceCodeHash.slice(0, 32)}`;
+
+const TERMINAL: readonly DeviceState[] = ['denied', 'expired', 'redeemed'];
+
+const { recordDeviceState } = proxyActivities<DeviceAuthorizationActivities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { maximumAttempts: 10 },
+});
+
+export async function deviceAuthorization(input: DeviceAuthorizationInput): Promise<DeviceState> {
+  // One object, not `let`s: handlers change it, and TypeScript does not track closures' assignments.
+  const flow: { state: DeviceState; approval: DeviceApproval | null } = { state: 'pending', approval: null };
+  const expired = () => Date.now() >= input.expiresAt;
+
+  setHandler(deviceStateQuery, () => ({ state: flow.state, clientId: input.clientId, userId: flow.approval?.userId ?? null, expiresAt: input.expiresAt }));
+  // A late answer (after expiry or another answer) changes nothing.
+  setHandler(approveSignal, (approval) => {
+    if (flow.state !== 'pending' || expired()) return;
+    flow.state = 'approved';
+    flow.approval = approval;
+  });
+  setHandler(denySignal, () => {
+    if (flow.state === 'pending' && !expired()) flow.state = 'denied';
+  });
+  setHandler(redeemUpdate, (): RedeemResult => {
+    if (flow.state !== 'approved' || !flow.approval) return { status: 'refused', state: flow.state };
+    if (expired()) return { status: 'refused', state: 'expired' };
+    flow.state = 'redeemed';
+    return { status: 'redeemed', approval: flow.approval };
+  });
+
+  // Project every state change, in order; the expiry timer runs from start to
+  // the absolute expiresAt whether the flow is pending or approved.
+  let projected: DeviceState = 'pending';
+  while (!TERMINAL.includes(projected)) {
+    const changed = await condition(() => flow.state !== projected, Math.max(1, input.expiresAt - Date.now()));
+    if (!changed) flow.state = 'expired';
+    projected = flow.state;
+    const approval = flow.approval;
+    upsertSearchAttributes([
+      { key: SearchAttributes.state, value: projected },
+      ...(approval ? [{ key: SearchAttributes.userId, value: approval.userId }] : []),
+    ]);
+    await recordDeviceState({ deviceCodeHash: input.deviceCodeHash, state: projected, approval });
+  }
+  await condition(allHandlersFinished);
+  return projected;
+}
