@@ -1,6 +1,8 @@
 // The operator CLI: `npm run cli -- <command>` or the `keyflow` bin.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
 import { parseConfig, type Config } from '../config/env.js';
+import { SearchAttributes } from '../temporal/search-attributes.js';
 import type { NewClientInput, RedirectUriEntry } from '../domain/clients.js';
 import { ConflictError, ValidationError } from '../domain/errors.js';
 import { parseScopeParam } from '../domain/scopes.js';
@@ -174,19 +176,59 @@ async function keysCommand(store: Store, cfg: Config, sub: string | undefined, a
   throw new UsageError(`unknown command: keys ${sub ?? ''}`.trim());
 }
 
+/** Open flows from Temporal's visibility store, filtered by the search attributes every workflow sets. */
+async function flows(cfg: Config, sub: string | undefined, argv: string[]) {
+  if (sub !== 'list') throw new UsageError(`unknown command: flows ${sub ?? ''}`.trim());
+  const { values } = parse(argv, { client: { type: 'string' }, user: { type: 'string' }, all: { type: 'boolean' } });
+  const quote = (v: string) => `'${v.replace(/[\\']/g, '')}'`;
+  const filters = [values.all ? '' : "ExecutionStatus = 'Running'"];
+  if (values.client) filters.push(`KeyflowClientId = ${quote(values.client as string)}`);
+  if (values.user) filters.push(`KeyflowUserId = ${quote(values.user as string)}`);
+  const query = filters.filter(Boolean).join(' AND ');
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address: cfg.temporal.address, connectTimeout: 5_000 });
+  } catch (err) {
+    throw new Error(`cannot reach Temporal at ${cfg.temporal.address}; is Keyflow running (npm start), or TEMPORAL_ADDRESS set?`, { cause: err });
+  }
+  try {
+    const client = new Client({ connection, namespace: cfg.temporal.namespace });
+    const out = [];
+    for await (const wf of client.workflow.list(query ? { query } : {})) {
+      out.push({
+        workflowId: wf.workflowId,
+        type: wf.type,
+        status: wf.status.name,
+        state: wf.typedSearchAttributes.get(SearchAttributes.state) ?? null,
+        clientId: wf.typedSearchAttributes.get(SearchAttributes.clientId) ?? null,
+        userId: wf.typedSearchAttributes.get(SearchAttributes.userId) ?? null,
+        startTime: wf.startTime,
+      });
+      if (out.length >= 1000) break;
+    }
+    print(out);
+  } finally {
+    await connection.close();
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const [group, sub, ...rest] = argv;
   if (group === undefined || group === 'help' || group === '--help' || group === '-h') {
     (group === undefined ? process.stderr : process.stdout).write(USAGE + '\n');
     return group === undefined ? 2 : 0;
   }
-  if (!['users', 'clients', 'config', 'keys'].includes(group)) throw new UsageError(`unknown command: ${group}`);
+  if (!['users', 'clients', 'config', 'keys', 'flows'].includes(group)) throw new UsageError(`unknown command: ${group}`);
   const parsed = parseConfig(process.env);
   if (!parsed.ok) {
     for (const line of parsed.errors) process.stderr.write(`keyflow: invalid configuration: ${line}\n`);
     return 1;
   }
   const cfg = parsed.config;
+  if (group === 'flows') {
+    await flows(cfg, sub, rest);
+    return 0;
+  }
   const store = openStore(cfg, { serverSelectionTimeoutMS: 5_000 });
   try {
     try {

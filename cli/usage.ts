@@ -21,5 +21,7 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
   keys rotate [--alg ML-DSA-65|RS256]     (default: both)
   keys retire KID
 
+  flows list [--client ID] [--user ID] [--all]   (open flows; --all includes finished ones)
+
 Output is JSON on stdout. A wrong command line (unknown command or option, invalid value)
 exits with 2; a command that cannot be carried out (conflict, MongoDB unreachable) with 1.`;

@@ -6,7 +6,7 @@ import { familyWorkflowId } from '../api/oauth/grant-issuance.js';
 import { createClient } from '../store/clients.js';
 import { createUser } from '../store/users.js';
 import { SearchAttributes } from '../temporal/search-attributes.js';
-import { eventually, startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { eventually, runCli, startTestApi, uniqueEmail, type Json } from './support/harness.js';
 import { HttpUser } from './support/http-user.js';
 
 const PASSWORD = 'lifecycle password 1';
@@ -83,6 +83,17 @@ describe('refresh families', () => {
     expect(description.typedSearchAttributes.get(SearchAttributes.clientId)).toBe(rp.id);
     expect(description.typedSearchAttributes.get(SearchAttributes.userId)).toBe(userId);
     expect(description.typedSearchAttributes.get(SearchAttributes.state)).toBe('active');
+    // `keyflow flows list` finds it by client and by user.
+    const workflowId = familyWorkflowId(grantIdOf(tokens.access_token));
+    for (const filter of [['--client', rp.id], ['--user', userId]]) {
+      await eventually(async () => {
+        const r = await runCli(['flows', 'list', ...filter]);
+        expect(r.code).toBe(0);
+        expect(JSON.parse(r.stdout)).toContainEqual(
+          expect.objectContaining({ workflowId, type: 'refreshFamily', status: 'RUNNING', state: 'active', clientId: rp.id, userId }),
+        );
+      }, 15_000, 500);
+    }
     // No token ever enters the workflow's history: only hashes.
     const history = JSON.stringify(await handle.fetchHistory());
     expect(history).not.toContain(tokens.refresh_token);
