@@ -99,3 +99,47 @@ describe.each<IdTokenAlg>(['RS256', 'ML-DSA-65'])('oauth4webapi with a %s client
     expect(info).toMatchObject({ sub: user._id, email, email_verified: true, name: 'RP Library' });
   });
 });
+
+describe('oauth4webapi: refresh rotation, introspection and revocation', () => {
+  it('rotates a refresh token, introspects both token kinds, and revokes', async () => {
+    const as = await discover();
+    expect(as.introspection_endpoint).toBe(`${issuer}/api/oauth/introspect`);
+    expect(as.revocation_endpoint).toBe(`${issuer}/api/oauth/revoke`);
+    const email = uniqueEmail('rp-life');
+    const user = await createUser(api.deps.store, { email, password: PASSWORD });
+    const { client: registered, clientSecret } = await createClient(api.deps.store, {
+      name: 'oauth4webapi lifecycle',
+      redirectUris: [{ type: 'equals', value: REDIRECT }],
+      allowedScopes: ['openid', 'offline_access'],
+      idTokenSignedResponseAlg: 'ML-DSA-65',
+    });
+    const client: oauth.Client = { client_id: registered._id, id_token_signed_response_alg: 'ML-DSA-65' };
+    const clientAuth = oauth.ClientSecretBasic(clientSecret!);
+    const insecure = { [oauth.allowInsecureRequests]: true };
+
+    const verifier = oauth.generateRandomCodeVerifier();
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid offline_access', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }).toString();
+    const agent = new HttpUser(issuer);
+    let step = await agent.get(url.href);
+    step = await agent.signIn(step, email, PASSWORD);
+    step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
+    const params = oauth.validateAuthResponse(as, client, step.external!, oauth.expectNoState);
+    const first = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, REDIRECT, verifier, insecure));
+    expect(first.refresh_token).toEqual(expect.any(String));
+
+    const rotated = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, first.refresh_token!, insecure));
+    expect(rotated.refresh_token).not.toBe(first.refresh_token);
+    expect(oauth.getValidatedIdTokenClaims(rotated)?.sub).toBe(user._id);
+
+    const at = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, rotated.access_token, insecure));
+    expect(at).toMatchObject({ active: true, sub: user._id, client_id: client.client_id, token_type: 'Bearer' });
+    const rt = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, rotated.refresh_token!, { ...insecure, additionalParameters: { token_type_hint: 'refresh_token' } }));
+    expect(rt).toMatchObject({ active: true, token_type: 'refresh_token' });
+
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, rotated.refresh_token!, insecure));
+    const after = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, rotated.access_token, insecure));
+    expect(after.active).toBe(false);
+    await expect(oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, rotated.refresh_token!, insecure))).rejects.toThrow();
+  });
+});
