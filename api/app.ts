@@ -16,9 +16,11 @@ import { cachedClientLookup } from '../store/clients.js';
 import { sessionMiddleware } from './http/session.js';
 import { accountRoutes } from './pages/account.js';
 import { consentRoutes } from './pages/consent.js';
+import { devicePageRoutes } from './pages/device.js';
 import { loginRoutes } from './pages/login.js';
 import { assetRoutes } from './routes/assets.js';
 import { authorizeRoutes } from './routes/authorize.js';
+import { deviceAuthorizationRoutes } from './routes/device-authorization.js';
 import { GRANT_HANDLERS, tokenRoutes } from './routes/token.js';
 import { userinfoRoutes } from './routes/userinfo.js';
 import { endSessionRoutes } from './routes/end-session.js';
@@ -51,6 +53,8 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal }
   app.use(assetRoutes());
   // Endpoints for clients and resource requests: no browser session.
   app.use(tokenRoutes({ issuer, store, signer, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, refreshTokenTtlMs: config.refreshTokenTtlMs }));
+  const device = { issuer, store, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, deviceCodeTtlMs: config.deviceCodeTtlMs };
+  app.use(deviceAuthorizationRoutes(device));
   app.use(userinfoRoutes({ issuer, store, keyring }));
   app.use(introspectionRoutes({ issuer, store, keyring, findClient, temporal: temporal.client, log }));
   // Browser-facing endpoints and pages.
@@ -60,6 +64,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal }
   app.use(loginRoutes({ ...signOutDeps, issuer, kek }));
   app.use(endSessionRoutes({ ...signOutDeps, issuer, keyring, findClient }));
   app.use(consentRoutes(flow));
+  app.use(devicePageRoutes({ ...device, ...session }));
   app.use(accountRoutes({ ...session, issuer, kek, log }));
   app.get('/', (_req, res) => res.redirect(303, '/account'));
   app.use(notFound);

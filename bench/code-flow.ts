@@ -13,14 +13,11 @@ import { createClient } from '../store/clients.js';
 import { ensureIndexes, openStore } from '../store/db.js';
 import { createUser } from '../store/users.js';
 import { HttpUser } from '../test/support/http-user.js';
+import { percentile } from './stats.js';
 
 const REDIRECT = 'https://bench-rp.example/cb';
 const PASSWORD = 'benchmark password 1';
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 /** The api's pid: the process whose command line runs dist/api/main.js (npm start runs one). */
 function apiPid(): number | null {

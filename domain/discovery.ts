@@ -19,6 +19,7 @@ export const ENDPOINTS = {
   introspection: '/api/oauth/introspect',
   revocation: '/api/oauth/revoke',
   endSession: '/api/oauth/end_session',
+  deviceAuthorization: '/api/oauth/device_authorization',
 } as const;
 
 export interface Capabilities {
@@ -32,6 +33,7 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
     issuer,
     authorization_endpoint: `${issuer}${ENDPOINTS.authorization}`,
     token_endpoint: `${issuer}${ENDPOINTS.token}`,
+    device_authorization_endpoint: `${issuer}${ENDPOINTS.deviceAuthorization}`,
     userinfo_endpoint: `${issuer}${ENDPOINTS.userinfo}`,
     jwks_uri: `${issuer}${WELL_KNOWN.jwks}`,
     introspection_endpoint: `${issuer}${ENDPOINTS.introspection}`,

@@ -44,7 +44,9 @@ export function startTemporalDevServer(o: TemporalDevServerOptions): Promise<Man
   args.push(...(o.uiPort ? ['--ui-port', String(o.uiPort)] : ['--headless']));
   if (o.dbFile) {
     fs.mkdirSync(path.dirname(o.dbFile), { recursive: true });
-    args.push('--db-filename', o.dbFile);
+    // WAL with synchronous=NORMAL, as for FerretDB: durable across process crashes,
+    // and every workflow start, signal and update is a history write.
+    args.push('--db-filename', o.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
   }
   for (const flag of devServerSearchAttributeFlags()) args.push('--search-attribute', flag);
   return startListening('temporal', o.port, bin, args, o);

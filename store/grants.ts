@@ -38,7 +38,7 @@ export async function revokeGrant(store: Store, grantId: string, reason: string)
   const existing = await store.grants.findOne({ _id: grantId }, { projection: { revokedAt: 1 } });
   if (existing?.revokedAt) return;
   if (existing) {
-    await store.grants.updateOne({ _id: grantId }, { $set: revoked });
+    await updateUntil(store, grantId, { $set: revoked }, (g) => !!g?.revokedAt);
     return;
   }
   // Absent: leave a revoked placeholder that openGrant will find instead of creating the grant.
@@ -58,6 +58,19 @@ export async function isAccessTokenActive(store: Store, grantId: string, jti: st
   return grant !== null && !grant.revokedAt && grant.clientId !== undefined && !grant.revokedJtis?.includes(jti);
 }
 
+/**
+ * FerretDB v1 applies an update by rewriting the whole document it read, so two
+ * concurrent updates of one grant (revoke the grant, revoke a jti) can undo each
+ * other. Each writer therefore checks that its change stuck, and writes again if not.
+ */
+async function updateUntil(store: Store, grantId: string, update: Parameters<Store['grants']['updateOne']>[1], done: (g: GrantDoc | null) => boolean): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await store.grants.updateOne({ _id: grantId }, update);
+    if (done(await store.grants.findOne({ _id: grantId }))) return;
+  }
+  throw new Error(`could not record the revocation of grant ${grantId}`);
+}
+
 export async function revokeAccessToken(store: Store, grantId: string, jti: string): Promise<void> {
-  await store.grants.updateOne({ _id: grantId }, { $addToSet: { revokedJtis: jti } });
+  await updateUntil(store, grantId, { $addToSet: { revokedJtis: jti } }, (g) => !g || !!g.revokedJtis?.includes(jti));
 }

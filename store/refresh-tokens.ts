@@ -24,3 +24,9 @@ export function findRefreshToken(store: Store, hash: string): Promise<RefreshTok
 export function refreshTokens(store: Store) {
   return store.db.collection<RefreshTokenDoc>('refresh_tokens');
 }
+
+/** Records a rotation the family workflow accepted: the new token is current, the presented one superseded. */
+export async function recordRotation(store: Store, previous: RefreshTokenDoc, newHash: string): Promise<void> {
+  await refreshTokens(store).insertOne({ ...previous, _id: newHash, status: 'current', issuedAt: new Date() });
+  await refreshTokens(store).updateOne({ _id: previous._id }, { $set: { status: 'superseded' } });
+}

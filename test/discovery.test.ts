@@ -33,7 +33,7 @@ describe('discovery documents', () => {
       token_endpoint: `${issuer}/api/oauth/token`,
       userinfo_endpoint: `${issuer}/api/oauth/userinfo`,
       response_types_supported: ['code'],
-      grant_types_supported: ['authorization_code'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['ML-DSA-65', 'RS256'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],

@@ -100,7 +100,7 @@ async function token(client: { auth: string }, body: Record<string, string>): Pr
 
 describe('durable flows survive their processes', () => {
   it('finishes a refresh rotation whose worker was killed in the middle, and loses nothing', async () => {
-    let worker = startProcess('worker');
+    const worker = startProcess('worker');
     startProcess('api');
     await apiReady();
     await workerPolling();
@@ -112,7 +112,7 @@ describe('durable flows survive their processes', () => {
     await kill(worker);
     const rotation = token(client, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token });
     await new Promise((r) => setTimeout(r, 1_000));
-    worker = startProcess('worker');
+    startProcess('worker');
     const rotated = await rotation;
     expect(rotated.status).toBe(200);
     expect(rotated.body.refresh_token).toEqual(expect.any(String));

@@ -35,7 +35,7 @@ export async function verifySecondFactorCode(store: Store, kek: Kek, user: UserD
   const backup = normalizeBackupCode(input);
   if (backup) {
     const hash = hashBackupCode(kek, backup);
-    if (user.backupCodes.includes(hash) && (await claimOnce(store, `backup:${user._id}:${hash}`, 24 * 3600_000))) {
+    if (user.backupCodes.includes(hash) && (await claimOnce(store, `backup:${user._id}:${hash}`, 400 * 24 * 3600_000))) {
       await store.users.updateOne({ _id: user._id }, { $pull: { backupCodes: hash } });
       return { ok: true, method: 'backup' };
     }

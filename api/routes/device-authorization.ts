@@ -4,6 +4,7 @@
 // of the DeviceAuthorization workflow.
 import express, { Router } from 'express';
 import type { Client } from '@temporalio/client';
+import { ENDPOINTS } from '../../domain/discovery.js';
 import { isValidS256Challenge } from '../../domain/pkce.js';
 import { isKnownScope, isSingleTeamScope, parseBoundTeamScope, parseScopeParam, SCOPES } from '../../domain/scopes.js';
 import { formatUserCode } from '../../domain/user-code.js';
@@ -28,7 +29,6 @@ export interface DeviceFlowDeps {
   deviceCodeTtlMs: number;
 }
 
-export const DEVICE_AUTHORIZATION_PATH = '/api/oauth/device_authorization';
 /** Where people enter the user code (RFC 8628 verification_uri). */
 export const DEVICE_PAGE_PATH = '/device';
 /** Seconds between polls the client starts with (RFC 8628 §3.2 default). */
@@ -60,7 +60,7 @@ function checkParams(body: Record<string, unknown>, allowedScopes: readonly stri
 
 export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
   const router = Router();
-  router.post(DEVICE_AUTHORIZATION_PATH, express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
+  router.post(ENDPOINTS.deviceAuthorization, express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
     if (!req.is('application/x-www-form-urlencoded')) {
       return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
     }
@@ -111,6 +111,6 @@ export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
       interval: DEVICE_POLL_INTERVAL_SECONDS,
     });
   });
-  router.all(DEVICE_AUTHORIZATION_PATH, methodNotAllowed(['POST']));
+  router.all(ENDPOINTS.deviceAuthorization, methodNotAllowed(['POST']));
   return router;
 }

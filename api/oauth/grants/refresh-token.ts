@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { parseScopeParam } from '../../../domain/scopes.js';
 import { hashSecret, newSecret } from '../../../security/secrets.js';
-import { findRefreshToken } from '../../../store/refresh-tokens.js';
+import { findRefreshToken, recordRotation } from '../../../store/refresh-tokens.js';
 import { findUserById } from '../../../store/users.js';
 import { rotateUpdate, type RotateResult } from '../../../workflows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
@@ -34,11 +34,12 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   }
 
   const next = newSecret();
+  const nextHash = hashSecret(next);
   let result: RotateResult;
   try {
     result = await deps.temporal.workflow
       .getHandle(familyWorkflowId(doc.grantId))
-      .executeUpdate(rotateUpdate, { args: [{ presentedHash, newHash: hashSecret(next) }] });
+      .executeUpdate(rotateUpdate, { args: [{ presentedHash, newHash: nextHash }] });
   } catch (err) {
     // The family has ended (expired or revoked) or never existed.
     if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error).message)) {
@@ -51,6 +52,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
     return sendOAuthError(res, 400, 'invalid_grant', 'refresh token was already used; the grant is revoked');
   }
   if (result.status !== 'rotated') return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  await recordRotation(deps.store, doc, nextHash);
 
   const [user, grant] = await Promise.all([findUserById(deps.store, doc.userId), deps.store.grants.findOne({ _id: doc.grantId })]);
   if (!user || !grant || grant.revokedAt) return sendOAuthError(res, 400, 'invalid_grant', INVALID);

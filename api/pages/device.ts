@@ -1,0 +1,163 @@
+// The device page (RFC 8628 §3.3): a person enters the user code shown on a
+// device, signs in if needed, and allows or denies the device's request. The
+// answer is one signal to the DeviceAuthorization workflow; everything before
+// it reads MongoDB only. Wrong codes are rate limited per client address
+// (RFC 8628 §5.1): a user code has only ~34 bits.
+import express, { Router, type Request, type Response } from 'express';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { SCOPES } from '../../domain/scopes.js';
+import { formatUserCode, normalizeUserCode } from '../../domain/user-code.js';
+import type { ClientDoc } from '../../store/clients.js';
+import { recordConsent } from '../../store/consents.js';
+import { findPendingByUserCode, type DeviceCodeDoc } from '../../store/device-codes.js';
+import { hitRateLimit, isRateLimited } from '../../store/rate-limits.js';
+import type { SessionDoc } from '../../store/sessions.js';
+import { findUserById } from '../../store/users.js';
+import { approveSignal, denySignal, deviceWorkflowId, type DeviceApproval } from '../../workflows/device-authorization.js';
+import { html } from '../html/html.js';
+import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
+import { ensureSession, hasValidCsrf, type SessionDeps } from '../http/session.js';
+import { DEVICE_PAGE_PATH, type DeviceFlowDeps } from '../routes/device-authorization.js';
+import { describeScope } from './consent.js';
+
+export type DevicePageDeps = DeviceFlowDeps & SessionDeps;
+
+const CONSENT_PATH = `${DEVICE_PAGE_PATH}/consent`;
+/** Wrong codes per client address before a 15-minute pause. */
+const CODE_ATTEMPTS = 20;
+const ATTEMPT_WINDOW_MS = 15 * 60_000;
+const BAD_CODE = 'That code is not valid, has expired or was already used. Check the code on your device.';
+
+type Found = { ok: true; device: DeviceCodeDoc; client: ClientDoc; userCode: string } | { ok: false; status: number; error: string };
+
+function codePage(res: Response, session: SessionDoc, opts: { code?: string; error?: string; status?: number } = {}) {
+  sendPage(res, {
+    title: 'Connect a device',
+    status: opts.status,
+    body: html`<h1>Connect a device</h1>
+${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
+<p>Enter the code your device shows.</p>
+<form method="post" action="${DEVICE_PAGE_PATH}">
+${csrfField(session.csrf)}
+<label for="user_code">Code</label>
+<input id="user_code" name="user_code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" required maxlength="20" value="${opts.code ?? ''}">
+<button type="submit">Continue</button>
+</form>`,
+  });
+}
+
+function consentPage(res: Response, session: SessionDoc, { device, client, userCode }: Extract<Found, { ok: true }>) {
+  sendPage(res, {
+    title: `Allow ${client.name}?`,
+    body: html`<h1>Allow ${client.name} on your device?</h1>
+<p>${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">Not verified by Keyflow</span>`}</p>
+${client.description ? html`<p class="muted">${client.description}</p>` : ''}
+<p>Check that your device shows the code <code>${userCode}</code>.</p>
+<p>${client.name} asks to:</p>
+<ul class="scopes">${device.scope.map((s) => html`<li>${describeScope(s)} <span class="muted">(${s})</span></li>`)}</ul>
+<form method="post" action="${CONSENT_PATH}">
+${csrfField(session.csrf)}
+<input type="hidden" name="user_code" value="${userCode}">
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</form>
+<p class="muted">Allow only a device you are setting up yourself, never for a code someone sent you.</p>`,
+  });
+}
+
+export function devicePageRoutes(deps: DevicePageDeps): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+
+  /** The pending device request a typed code names; wrong codes count against the address. */
+  async function findByUserCode(req: Request, typed: unknown): Promise<Found> {
+    const limitKey = `device-code:${req.ip}`;
+    if (await isRateLimited(deps.store, limitKey, CODE_ATTEMPTS)) return { ok: false, status: 429, error: 'Too many wrong codes. Wait 15 minutes and try again.' };
+    if (typeof typed !== 'string' || typed.trim() === '') return { ok: false, status: 400, error: 'Enter the code your device shows.' };
+    const key = normalizeUserCode(typed);
+    const device = key ? await findPendingByUserCode(deps.store, key) : null;
+    const client = device ? await deps.findClient(device.clientId) : null;
+    if (!key || !device || !client) {
+      await hitRateLimit(deps.store, limitKey, CODE_ATTEMPTS, ATTEMPT_WINDOW_MS);
+      return { ok: false, status: 400, error: BAD_CODE };
+    }
+    return { ok: true, device, client, userCode: formatUserCode(key) };
+  }
+
+  const loginUrl = (userCode: string) => `/login?next=${encodeURIComponent(`${CONSENT_PATH}?user_code=${userCode}`)}`;
+
+  /** Admin-only scopes are for admins: nobody else can allow them (as on the consent page of the code flow). */
+  async function mayAllow(session: SessionDoc, device: DeviceCodeDoc): Promise<boolean> {
+    if (!device.scope.some((s) => SCOPES[s]?.adminOnly)) return true;
+    return (await findUserById(deps.store, session.userId!))?.role === 'admin';
+  }
+  const adminOnly = (res: Response) => sendErrorPage(res, 403, 'Admin access', 'This device asks for admin permissions, which only an admin can allow.');
+
+  router.get(DEVICE_PAGE_PATH, async (req, res) => {
+    const session = await ensureSession(req, res, deps);
+    // verification_uri_complete prefills the code; the person still confirms it (RFC 8628 §5.4).
+    const key = normalizeUserCode(req.query.user_code);
+    codePage(res, session, { code: key ? formatUserCode(key) : undefined });
+  });
+
+  router.post(DEVICE_PAGE_PATH, form, async (req, res) => {
+    const session = await ensureSession(req, res, deps);
+    const typed = req.body?.user_code;
+    const shown = typeof typed === 'string' ? typed.slice(0, 20) : undefined;
+    if (!hasValidCsrf(req, session)) return codePage(res, session, { code: shown, error: 'Your session expired. Please try again.', status: 400 });
+    const found = await findByUserCode(req, typed);
+    if (!found.ok) return codePage(res, session, { code: shown, error: found.error, status: found.status });
+    res.redirect(303, `${CONSENT_PATH}?user_code=${found.userCode}`);
+  });
+
+  router.get(CONSENT_PATH, async (req, res) => {
+    const session = await ensureSession(req, res, deps);
+    const found = await findByUserCode(req, req.query.user_code);
+    if (!found.ok) return codePage(res, session, { error: found.error, status: found.status });
+    if (!session.userId) return res.redirect(303, loginUrl(found.userCode));
+    if (!(await mayAllow(session, found.device))) return adminOnly(res);
+    consentPage(res, session, found);
+  });
+
+  router.post(CONSENT_PATH, form, async (req, res) => {
+    const session = await ensureSession(req, res, deps);
+    const decision = req.body?.decision;
+    if (!hasValidCsrf(req, session) || (decision !== 'allow' && decision !== 'deny')) {
+      return sendErrorPage(res, 400, 'Session expired', 'Your session expired. Go back and try again.');
+    }
+    const found = await findByUserCode(req, req.body.user_code);
+    if (!found.ok) return codePage(res, session, { error: found.error, status: found.status });
+    if (!session.userId) return res.redirect(303, loginUrl(found.userCode));
+    const { device, client } = found;
+    if (decision === 'allow' && !(await mayAllow(session, device))) return adminOnly(res);
+
+    const handle = deps.temporal.workflow.getHandle(deviceWorkflowId(device._id));
+    const approval: DeviceApproval = {
+      userId: session.userId,
+      authTime: session.authTime?.getTime() ?? Date.now(),
+      amr: session.amr,
+      acr: session.acr ?? 'pwd',
+      sid: session.sid,
+    };
+    try {
+      // The one Temporal call of this request.
+      if (decision === 'allow') await handle.signal(approveSignal, approval);
+      else await handle.signal(denySignal);
+    } catch (err) {
+      // The workflow ended meanwhile (expired): the projection had not caught up yet.
+      if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error).message)) {
+        return codePage(res, session, { error: BAD_CODE, status: 400 });
+      }
+      throw err;
+    }
+    if (decision === 'allow') await recordConsent(deps.store, session.userId, client._id, device.scope);
+    deps.log.info('device authorization answered', { client: client._id, user: session.userId, decision });
+    sendPage(res, {
+      title: 'You can return to your device',
+      body: html`<h1>You can return to your device</h1>
+<p>${decision === 'allow' ? `${client.name} is now allowed to continue on your device.` : `You denied ${client.name} access.`}</p>`,
+    });
+  });
+
+  return router;
+}
