@@ -143,3 +143,47 @@ describe('oauth4webapi: refresh rotation, introspection and revocation', () => {
     await expect(oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, rotated.refresh_token!, insecure))).rejects.toThrow();
   });
 });
+
+describe('oauth4webapi: device authorization', () => {
+  it('runs the device flow: pending, approval at /device, then tokens', async () => {
+    const as = await discover();
+    expect(as.device_authorization_endpoint).toBe(`${issuer}/api/oauth/device_authorization`);
+    const email = uniqueEmail('rp-device');
+    const user = await createUser(api.deps.store, { email, password: PASSWORD });
+    const { client: registered, clientSecret } = await createClient(api.deps.store, {
+      name: 'oauth4webapi device',
+      allowedScopes: ['openid', 'offline_access'],
+      idTokenSignedResponseAlg: 'ML-DSA-65',
+    });
+    const client: oauth.Client = { client_id: registered._id, id_token_signed_response_alg: 'ML-DSA-65' };
+    const clientAuth = oauth.ClientSecretBasic(clientSecret!);
+    const insecure = { [oauth.allowInsecureRequests]: true };
+
+    const device = await oauth.processDeviceAuthorizationResponse(as, client, await oauth.deviceAuthorizationRequest(as, client, clientAuth, { scope: 'openid offline_access' }, insecure));
+    expect(device).toMatchObject({ verification_uri: `${issuer}/device`, expires_in: 600, interval: 5 });
+    const pending = oauth.processDeviceCodeResponse(as, client, await oauth.deviceCodeGrantRequest(as, client, clientAuth, device.device_code, insecure));
+    await expect(pending).rejects.toMatchObject({ error: 'authorization_pending' });
+
+    // The person: opens verification_uri_complete, signs in, allows.
+    const agent = new HttpUser(issuer);
+    let step = await agent.get(device.verification_uri_complete!);
+    // The page shows the code prefilled; the person presses Continue.
+    if (new URL(step.url).pathname === '/device') step = await agent.submit(await step.res.text(), '/device', { user_code: device.user_code });
+    if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
+    expect(new URL(step.url).pathname).toBe('/device/consent');
+    await agent.submit(await step.res.text(), '/device/consent', { decision: 'allow' });
+
+    // Polling honours the interval (slow_down otherwise); wait it out, then redeem.
+    let result: oauth.TokenEndpointResponse | undefined;
+    for (let i = 0; i < 10 && !result; i++) {
+      await new Promise((r) => setTimeout(r, (device.interval ?? 5) * 1000 + 200));
+      try {
+        result = await oauth.processDeviceCodeResponse(as, client, await oauth.deviceCodeGrantRequest(as, client, clientAuth, device.device_code, insecure));
+      } catch (err) {
+        if ((err as { error?: string }).error !== 'authorization_pending') throw err;
+      }
+    }
+    expect(result?.refresh_token).toEqual(expect.any(String));
+    expect(oauth.getValidatedIdTokenClaims(result!)?.sub).toBe(user._id);
+  }, 90_000);
+});
