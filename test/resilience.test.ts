@@ -142,4 +142,70 @@ describe('durable flows survive their processes', () => {
     });
     expect(((await introspection.json()) as Json).active).toBe(true);
   }, TIMEOUT);
+
+  const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+  async function deviceFlowClient() {
+    const { client, clientSecret } = await createClient(store, { name: 'Resilience device', allowedScopes: ['openid', 'offline_access'], idTokenSignedResponseAlg: 'RS256' });
+    return { id: client._id, auth: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` };
+  }
+
+  async function startDevice(client: { auth: string }) {
+    const res = await fetch(`${base}/api/oauth/device_authorization`, { method: 'POST', headers: { authorization: client.auth, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ scope: 'openid offline_access' }) });
+    expect(res.status).toBe(200);
+    return (await res.json()) as { device_code: string; user_code: string; interval: number };
+  }
+
+  async function approveAtDevicePage(userCode: string) {
+    const email = uniqueEmail('resil-dev');
+    await createUser(store, { email, password: PASSWORD });
+    const agent = new HttpUser(base);
+    let step = await agent.get('/device');
+    step = await agent.submit(await step.res.text(), '/device', { user_code: userCode });
+    if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
+    const done = await agent.submit(await step.res.text(), '/device/consent', { decision: 'allow' });
+    expect(done.res.status).toBe(200);
+  }
+
+  /** Polls as a device would (respecting the interval) until tokens or a final error. */
+  async function pollForTokens(client: { auth: string }, deviceCode: string, interval: number) {
+    for (let i = 0; i < 30; i++) {
+      await new Promise((r) => setTimeout(r, interval * 1000 + 100));
+      const r = await token(client, { grant_type: GRANT, device_code: deviceCode });
+      if (r.status === 200) return r;
+      if (r.body.error === 'slow_down') interval += 5;
+      else if (r.body.error !== 'authorization_pending') return r;
+    }
+    throw new Error('no tokens after 30 polls');
+  }
+
+  it('finishes a device flow whose worker was killed while it waited for the user', async () => {
+    await apiReady();
+    const worker = [...children].find((c) => c.spawnargs.some((a) => a.endsWith(path.join('worker', 'main.js'))));
+    const client = await deviceFlowClient();
+    const device = await startDevice(client);
+    await kill(worker!);
+    // The approval reaches Temporal while no worker runs; a new worker carries it through.
+    await approveAtDevicePage(device.user_code);
+    startProcess('worker');
+    const tokens = await pollForTokens(client, device.device_code, device.interval);
+    expect(tokens.status).toBe(200);
+    expect(tokens.body.refresh_token).toEqual(expect.any(String));
+    // Exactly once: the next poll is refused.
+    expect((await token(client, { grant_type: GRANT, device_code: device.device_code })).body.error).toBe('invalid_grant');
+  }, TIMEOUT);
+
+  it('finishes a device flow across a replaced api process', async () => {
+    await apiReady();
+    const api = [...children].find((c) => c.spawnargs.some((a) => a.endsWith(path.join('api', 'main.js'))));
+    const client = await deviceFlowClient();
+    const device = await startDevice(client);
+    await kill(api!);
+    startProcess('api');
+    await apiReady();
+    await approveAtDevicePage(device.user_code);
+    const tokens = await pollForTokens(client, device.device_code, device.interval);
+    expect(tokens.status).toBe(200);
+  }, TIMEOUT);
 });
+
