@@ -12,6 +12,8 @@ export interface RefreshTokenDoc {
   userId: string;
   scope: string[];
   status: RefreshTokenStatus;
+  /** How the user authenticated for the grant, carried into refreshed access tokens. */
+  auth: { authTime: Date; amr: string[]; acr: string; sid: string | null };
   issuedAt: Date;
   /** The family's absolute expiry: rotation never extends it. */
   expiresAt: Date;

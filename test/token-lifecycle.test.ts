@@ -106,7 +106,8 @@ describe('refresh families', () => {
     const before = (await introspect(rp, tokens.refresh_token)).body;
     const r1 = await refresh(rp, tokens.refresh_token);
     expect(r1.res.status).toBe(200);
-    expect(r1.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'openid profile offline_access', refresh_token: expect.any(String), id_token: expect.any(String) });
+    expect(r1.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'openid profile offline_access', refresh_token: expect.any(String) });
+    expect(r1.body).not.toHaveProperty('id_token'); // optional on refresh (OIDC Core §12.2)
     expect(r1.body.refresh_token).not.toBe(tokens.refresh_token);
     expect((await userinfo(r1.body.access_token)).status).toBe(200);
     const after = (await introspect(rp, r1.body.refresh_token)).body;

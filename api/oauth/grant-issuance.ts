@@ -53,6 +53,7 @@ export async function issueGrantTokens(
     userId: user._id,
     scope,
     status: 'current',
+    auth: { authTime: auth.authTime, amr: auth.amr, acr: auth.acr, sid: auth.sid },
     issuedAt: new Date(),
     expiresAt: new Date(family.expiresAt),
   });

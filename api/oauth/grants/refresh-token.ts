@@ -5,11 +5,10 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { parseScopeParam } from '../../../domain/scopes.js';
 import { hashSecret, newSecret } from '../../../security/secrets.js';
 import { findRefreshToken, recordRotation } from '../../../store/refresh-tokens.js';
-import { findUserById } from '../../../store/users.js';
 import { rotateUpdate, type RotateResult } from '../../../workflows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { familyWorkflowId } from '../grant-issuance.js';
-import { issueTokens } from '../tokens.js';
+import { issueAccessToken } from '../tokens.js';
 import type { GrantContext } from './context.js';
 
 const INVALID = 'refresh token expired, revoked or invalid';
@@ -52,20 +51,12 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
     return sendOAuthError(res, 400, 'invalid_grant', 'refresh token was already used; the grant is revoked');
   }
   if (result.status !== 'rotated') return sendOAuthError(res, 400, 'invalid_grant', INVALID);
-  await recordRotation(deps.store, doc, nextHash);
 
-  const [user, grant] = await Promise.all([findUserById(deps.store, doc.userId), deps.store.grants.findOne({ _id: doc.grantId })]);
-  if (!user || !grant || grant.revokedAt) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
-  const tokens = await issueTokens(
-    { issuer: deps.issuer, signer: deps.signer },
-    {
-      client,
-      user,
-      scope,
-      grantId: doc.grantId,
-      nonce: null,
-      auth: { authTime: grant.authTime ?? grant.createdAt, amr: grant.amr ?? [], acr: grant.acr ?? 'pwd', sid: grant.sid },
-    },
-  );
-  sendOAuthJson(res, 200, { ...tokens, refresh_token: next });
+  // No ID token on refresh (OIDC Core §12.2 makes it optional): the access token
+  // needs only what the projection carries, so no user or grant read is needed.
+  const [accessToken] = await Promise.all([
+    issueAccessToken({ issuer: deps.issuer, signer: deps.signer }, { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth }),
+    recordRotation(deps.store, doc, nextHash),
+  ]);
+  sendOAuthJson(res, 200, { ...accessToken, refresh_token: next });
 }
