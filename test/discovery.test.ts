@@ -42,9 +42,15 @@ describe('discovery documents', () => {
       acr_values_supported: ['pwd', 'mfa'],
       authorization_response_iss_parameter_supported: true,
       request_uri_parameter_supported: false,
+      introspection_endpoint: `${issuer}/api/oauth/introspect`,
+      revocation_endpoint: `${issuer}/api/oauth/revoke`,
+      device_authorization_endpoint: `${issuer}/api/oauth/device_authorization`,
+      end_session_endpoint: `${issuer}/api/oauth/end_session`,
+      backchannel_logout_supported: true,
+      backchannel_logout_session_supported: true,
     });
     // Every advertised endpoint exists (GET on the token endpoint: 405, not 404).
-    for (const key of ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri']) {
+    for (const key of ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri', 'introspection_endpoint', 'revocation_endpoint', 'device_authorization_endpoint', 'end_session_endpoint']) {
       const res = await fetch(doc[key], { redirect: 'manual' });
       expect(res.status).not.toBe(404);
     }
