@@ -2,5 +2,17 @@
 // such document carries `expiresAt` (Date), every read checks it, and the
 // housekeeping workflow deletes expired documents in bounded batches.
 // Pure module: imported by the housekeeping workflow as well as the store.
-export const EXPIRING_COLLECTIONS = ['sessions', 'authorization_requests', 'authorization_codes', 'par_requests', 'replay_guards', 'rate_limits', 'device_codes', 'device_user_codes', 'device_polls'] as const;
+export const EXPIRING_COLLECTIONS = [
+  'sessions',
+  'authorization_requests',
+  'authorization_codes',
+  'par_requests',
+  'replay_guards',
+  'rate_limits',
+  'device_codes',
+  'device_user_codes',
+  'device_polls',
+  // A refresh token's expiresAt is its family's absolute expiry: past it, the family is over.
+  'refresh_tokens',
+] as const;
 export type ExpiringCollection = (typeof EXPIRING_COLLECTIONS)[number];
