@@ -4,16 +4,13 @@
 // HTTP. Printed per client algorithm (ML-DSA-65, RS256): full loops per second,
 // token endpoint p50/p95/p99, and the api process's peak memory (VmHWM).
 import fs from 'node:fs';
-import { parseArgs } from 'node:util';
-import { parseConfig } from '../config/env.js';
 import type { IdTokenAlg } from '../domain/clients.js';
 import { s256Challenge } from '../domain/pkce.js';
 import { newSecret } from '../security/secrets.js';
 import { createClient } from '../store/clients.js';
-import { ensureIndexes, openStore } from '../store/db.js';
 import { createUser } from '../store/users.js';
 import { HttpUser } from '../test/support/http-user.js';
-import { percentile } from './stats.js';
+import { benchSetup, percentile } from './common.js';
 
 const REDIRECT = 'https://bench-rp.example/cb';
 const PASSWORD = 'benchmark password 1';
@@ -38,14 +35,7 @@ function peakRssMb(pid: number | null): number | null {
 }
 
 export async function codeFlowBench(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { rps: { type: 'string', default: '16' }, seconds: { type: 'string', default: '20' }, url: { type: 'string', default: 'http://localhost:3000' } } });
-  const concurrency = Number(values.rps);
-  const seconds = Number(values.seconds);
-  const base = values.url!;
-  const parsed = parseConfig(process.env);
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  const store = openStore(parsed.config);
-  await ensureIndexes(store);
+  const { count: concurrency, seconds, base, store } = await benchSetup(argv, 'rps', { count: 16, seconds: 20 });
   const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as { issuer: string };
   const pid = apiPid();
   const results: Record<string, unknown> = {};

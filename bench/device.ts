@@ -2,21 +2,11 @@
 // against a running Keyflow: N pending device authorizations polled as fast
 // as the devices can. A pending poll is answered from the MongoDB projection
 // without a Temporal call; the answers are authorization_pending or slow_down.
-import { parseArgs } from 'node:util';
-import { parseConfig } from '../config/env.js';
 import { createClient } from '../store/clients.js';
-import { ensureIndexes, openStore } from '../store/db.js';
-import { percentile } from './stats.js';
+import { benchSetup, percentile } from './common.js';
 
 export async function deviceBench(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { devices: { type: 'string', default: '16' }, seconds: { type: 'string', default: '15' }, url: { type: 'string', default: 'http://localhost:3000' } } });
-  const devices = Number(values.devices);
-  const seconds = Number(values.seconds);
-  const base = values.url!;
-  const parsed = parseConfig(process.env);
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  const store = openStore(parsed.config);
-  await ensureIndexes(store);
+  const { count: devices, seconds, base, store } = await benchSetup(argv, 'devices', { count: 16, seconds: 15 });
   try {
     const { client, clientSecret } = await createClient(store, { name: 'bench device', allowedScopes: ['openid'], idTokenSignedResponseAlg: 'RS256' });
     const auth = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;

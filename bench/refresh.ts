@@ -2,26 +2,16 @@
 // against a running Keyflow: N refresh families (RS256 client), each rotating
 // its refresh token in a loop through the RefreshFamily workflow's update.
 // Prints rotations per second and p50/p95/p99 latency.
-import { parseArgs } from 'node:util';
-import { parseConfig } from '../config/env.js';
 import { createClient } from '../store/clients.js';
-import { ensureIndexes, openStore } from '../store/db.js';
 import { createUser } from '../store/users.js';
 import { HttpUser } from '../test/support/http-user.js';
-import { percentile } from './stats.js';
+import { benchSetup, percentile } from './common.js';
 
 const REDIRECT = 'https://bench-rp.example/cb';
 const PASSWORD = 'benchmark password 1';
 
 export async function refreshBench(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { families: { type: 'string', default: '16' }, seconds: { type: 'string', default: '20' }, url: { type: 'string', default: 'http://localhost:3000' } } });
-  const families = Number(values.families);
-  const seconds = Number(values.seconds);
-  const base = values.url!;
-  const parsed = parseConfig(process.env);
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  const store = openStore(parsed.config);
-  await ensureIndexes(store);
+  const { count: families, seconds, base, store } = await benchSetup(argv, 'families', { count: 16, seconds: 20 });
   try {
     const { client, clientSecret } = await createClient(store, {
       name: 'bench refresh',
