@@ -22,9 +22,15 @@ import { assetRoutes } from './routes/assets.js';
 import { authorizeRoutes } from './routes/authorize.js';
 import { deviceAuthorizationRoutes } from './routes/device-authorization.js';
 import { GRANT_HANDLERS, tokenRoutes } from './routes/token.js';
+import { parRoutes } from './routes/par.js';
 import { userinfoRoutes } from './routes/userinfo.js';
 import { endSessionRoutes } from './routes/end-session.js';
 import { introspectionRoutes } from './routes/introspection.js';
+import { clientAssertionVerifier } from './oauth/client-assertion.js';
+import { registrationRoutes } from './routes/registration.js';
+import { appsApiRoutes } from './routes/apps-api.js';
+import { tokenPageRoutes } from './pages/tokens.js';
+import { appsPageRoutes } from './pages/apps.js';
 
 export interface ApiDeps {
   config: Config;
@@ -44,19 +50,25 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal }
   const issuer = config.issuer;
   const session = { store, secureCookies: issuer.startsWith('https:') };
   const findClient = cachedClientLookup(store);
+  // private_key_jwt at every client-authenticated endpoint (authenticateClient falls back to app.locals).
+  const clientAssertions = clientAssertionVerifier({ issuer, store, outbound: config.outbound });
+  app.locals.clientAssertions = clientAssertions;
   const flow = { issuer, store, log, findClient };
 
   app.use(securityHeaders);
   app.use(healthRoutes(store, temporal));
-  app.use(discoveryRoutes(issuer, keyring, { grantTypes: Object.keys(GRANT_HANDLERS), tokenEndpointAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'] }));
+  app.use(discoveryRoutes(issuer, keyring, { grantTypes: Object.keys(GRANT_HANDLERS), tokenEndpointAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] }));
   app.use(webfingerRoutes(issuer, store));
   app.use(assetRoutes());
   // Endpoints for clients and resource requests: no browser session.
-  app.use(tokenRoutes({ issuer, store, signer, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, refreshTokenTtlMs: config.refreshTokenTtlMs }));
+  app.use(tokenRoutes({ issuer, store, signer, keyring, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, refreshTokenTtlMs: config.refreshTokenTtlMs, clientAssertions }));
+  app.use(parRoutes({ store, log, findClient }));
   const device = { issuer, store, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, deviceCodeTtlMs: config.deviceCodeTtlMs };
   app.use(deviceAuthorizationRoutes(device));
   app.use(userinfoRoutes({ issuer, store, keyring }));
-  app.use(introspectionRoutes({ issuer, store, keyring, findClient, temporal: temporal.client, log }));
+  app.use(registrationRoutes({ issuer, store, keyring, grantTypes: Object.keys(GRANT_HANDLERS) }));
+  app.use(appsApiRoutes({ issuer, store, keyring }));
+  app.use(introspectionRoutes({ issuer, store, keyring, findClient, temporal: temporal.client, log, clientAssertions }));
   // Browser-facing endpoints and pages.
   app.use(sessionMiddleware(session));
   app.use(authorizeRoutes(flow));
@@ -66,6 +78,8 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal }
   app.use(consentRoutes(flow));
   app.use(devicePageRoutes({ ...device, ...session }));
   app.use(accountRoutes({ ...session, issuer, kek, log }));
+  app.use(tokenPageRoutes(session));
+  app.use(appsPageRoutes(session));
   app.get('/', (_req, res) => res.redirect(303, '/account'));
   app.use(notFound);
   app.use(errorHandler(log));

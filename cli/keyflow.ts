@@ -84,6 +84,7 @@ async function clients(store: Store, sub: string | undefined, argv: string[]) {
       'jwks-uri': { type: 'string' },
       'id-token-alg': { type: 'string' },
       verified: { type: 'boolean' },
+      'require-par': { type: 'boolean' },
     });
     const list = (key: string) => (v[key] as string[] | undefined) ?? [];
     const redirectUris: RedirectUriEntry[] = [
@@ -113,6 +114,7 @@ async function clients(store: Store, sub: string | undefined, argv: string[]) {
       jwksUri: v['jwks-uri'] ?? null,
       idTokenSignedResponseAlg: v['id-token-alg'],
       isVerified: Boolean(v.verified),
+      requirePushedAuthorizationRequests: Boolean(v['require-par']),
     } as NewClientInput;
     const { client, clientSecret } = await createClient(store, input);
     const out = { client_id: client._id, ...(clientSecret ? { client_secret: clientSecret } : {}), client: publicClient(client) };

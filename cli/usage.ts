@@ -11,7 +11,7 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
                  [--redirect-uri-wildcard GLOB]... [--redirect-uri-regex REGEX]...
                  [--description D] [--post-logout-redirect-uri URI]... [--backchannel-logout-uri URI]
                  [--oidc-field teams|apps|domains|gpg_keys|social_accounts]... [--jwks JSON | --jwks-uri URI]
-                 [--id-token-alg ML-DSA-65|RS256] [--verified]
+                 [--id-token-alg ML-DSA-65|RS256] [--verified] [--require-par]
   clients list
 
   config get [KEY]

@@ -5,6 +5,7 @@
 import type { RedirectUriEntry } from './clients.js';
 import { isValidS256Challenge } from './pkce.js';
 import { checkRedirectUri } from './redirect-uri.js';
+import { parseResources } from './resources.js';
 import { isKnownScope, isSingleTeamScope, parseBoundTeamScope, parseScopeParam, SCOPES } from './scopes.js';
 
 export interface ClientForAuthorization {
@@ -26,6 +27,8 @@ export interface ValidAuthorization {
   prompt: string[];
   maxAge: number | null;
   acrValues: string[];
+  /** RFC 8707 resource indicators: added to the access token's `aud` next to the issuer. */
+  resources: string[];
 }
 
 export type AuthorizationValidation =
@@ -50,25 +53,31 @@ function single(query: Query, name: string): string | undefined | null {
   return typeof v === 'string' ? v : null;
 }
 
-export function validateAuthorizationRequest(query: Query, client: ClientForAuthorization | null): AuthorizationValidation {
-  const clientId = single(query, 'client_id');
-  if (!clientId) return { kind: 'error-page', title: 'Unknown application', message: 'The request does not name a valid client_id.' };
-  if (!client) return { kind: 'error-page', title: 'Unknown application', message: 'No application is registered with this client_id.' };
-  const redirectUri = single(query, 'redirect_uri');
-  if (!redirectUri) return { kind: 'error-page', title: 'Invalid redirect URI', message: 'The request has no valid redirect_uri.' };
-  const decision = checkRedirectUri(client.redirectUris, redirectUri);
-  if (!decision.ok) return { kind: 'error-page', title: 'Invalid redirect URI', message: `The redirect_uri cannot be used: ${decision.reason}.` };
+/** The `request_uri` prefix of pushed authorization requests (RFC 9126 §2.2). */
+export const PAR_REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 
+/** Whether a front-channel request names a pushed request (client_id + request_uri) rather than carrying its parameters. */
+export function isPushedRequestReference(query: Query): boolean {
+  const uri = query.request_uri;
+  return typeof uri === 'string' && uri.startsWith(PAR_REQUEST_URI_PREFIX);
+}
+
+type ParamsCheck = { ok: true; params: ValidAuthorization } | { ok: false; error: string; description: string };
+
+/**
+ * Every check after the client and its redirect URI, shared by the
+ * authorization endpoint (errors redirect) and PAR (errors are JSON).
+ */
+function validateParams(query: Query, client: ClientForAuthorization, redirectUri: string, learnRedirectUri: boolean, state: string | null): ParamsCheck {
+  const fail = (error: string, description: string): ParamsCheck => ({ ok: false, error, description });
   const rawState = single(query, 'state');
-  const state = typeof rawState === 'string' ? rawState.slice(0, MAX_STATE) : null;
-  const fail = (error: string, description: string): AuthorizationValidation => ({ kind: 'redirect-error', redirectUri, state, error, description });
 
   for (const name of ['response_type', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'max_age', 'acr_values', 'response_mode']) {
     if (single(query, name) === null) return fail('invalid_request', `${name} must appear at most once`);
   }
   if (rawState !== undefined && rawState !== null && rawState.length > MAX_STATE) return fail('invalid_request', `state must be at most ${MAX_STATE} characters`);
   if (query.request !== undefined) return fail('request_not_supported', 'request objects are not supported');
-  if (query.request_uri !== undefined) return fail('request_uri_not_supported', 'request_uri is not supported');
+  if (query.request_uri !== undefined) return fail('request_uri_not_supported', 'request_uri is supported only for pushed authorization requests (RFC 9126)');
 
   const responseType = single(query, 'response_type');
   if (!responseType) return fail('invalid_request', 'response_type is required');
@@ -86,6 +95,10 @@ export function validateAuthorizationRequest(query: Query, client: ClientForAuth
   // scopes need the team picker. Neither consent step exists yet, so neither is granted.
   const needsStep = scope.find((s) => SCOPES[s]?.site || isSingleTeamScope(s) || parseBoundTeamScope(s));
   if (needsStep) return fail('invalid_scope', `the scope ${needsStep} cannot be granted yet`);
+
+  // RFC 8707: repeatable; each an absolute URI without fragment.
+  const resources = parseResources(query.resource);
+  if (!resources.ok) return fail(resources.error, resources.description);
 
   const method = single(query, 'code_challenge_method');
   const challenge = single(query, 'code_challenge');
@@ -114,11 +127,11 @@ export function validateAuthorizationRequest(query: Query, client: ClientForAuth
   const acrValues = parseScopeParam(single(query, 'acr_values') ?? '').filter((v) => (SUPPORTED_ACR_VALUES as readonly string[]).includes(v));
 
   return {
-    kind: 'ok',
+    ok: true,
     params: {
       clientId: client.clientId,
       redirectUri,
-      learnRedirectUri: decision.learn,
+      learnRedirectUri,
       scope,
       state,
       nonce: nonce ?? null,
@@ -126,8 +139,50 @@ export function validateAuthorizationRequest(query: Query, client: ClientForAuth
       prompt,
       maxAge,
       acrValues,
+      resources: resources.resources,
     },
   };
+}
+
+function parseState(query: Query): string | null {
+  const rawState = single(query, 'state');
+  return typeof rawState === 'string' ? rawState.slice(0, MAX_STATE) : null;
+}
+
+/** The authorization endpoint's request (front channel): client and redirect URI failures never redirect. */
+export function validateAuthorizationRequest(query: Query, client: ClientForAuthorization | null): AuthorizationValidation {
+  const clientId = single(query, 'client_id');
+  if (!clientId) return { kind: 'error-page', title: 'Unknown application', message: 'The request does not name a valid client_id.' };
+  if (!client) return { kind: 'error-page', title: 'Unknown application', message: 'No application is registered with this client_id.' };
+  const redirectUri = single(query, 'redirect_uri');
+  if (!redirectUri) return { kind: 'error-page', title: 'Invalid redirect URI', message: 'The request has no valid redirect_uri.' };
+  const decision = checkRedirectUri(client.redirectUris, redirectUri);
+  if (!decision.ok) return { kind: 'error-page', title: 'Invalid redirect URI', message: `The redirect_uri cannot be used: ${decision.reason}.` };
+
+  const state = parseState(query);
+  const checked = validateParams(query, client, redirectUri, decision.learn, state);
+  if (!checked.ok) return { kind: 'redirect-error', redirectUri, state, error: checked.error, description: checked.description };
+  return { kind: 'ok', params: checked.params };
+}
+
+export type PushedValidation = { kind: 'ok'; params: ValidAuthorization } | { kind: 'error'; error: string; description: string };
+
+/**
+ * A pushed authorization request (RFC 9126 §2.1) of an authenticated client:
+ * the same checks as the authorization endpoint, every failure a JSON error.
+ */
+export function validatePushedAuthorizationRequest(body: Query, client: ClientForAuthorization): PushedValidation {
+  const fail = (error: string, description: string): PushedValidation => ({ kind: 'error', error, description });
+  const clientId = single(body, 'client_id');
+  if (clientId === null) return fail('invalid_request', 'client_id must appear at most once');
+  if (clientId !== undefined && clientId !== client.clientId) return fail('invalid_request', 'client_id does not match the authenticated client');
+  if (body.request_uri !== undefined) return fail('invalid_request', 'request_uri must not be pushed (RFC 9126 §2.1)');
+  const redirectUri = single(body, 'redirect_uri');
+  if (!redirectUri) return fail('invalid_request', 'redirect_uri is required');
+  const decision = checkRedirectUri(client.redirectUris, redirectUri);
+  if (!decision.ok) return fail('invalid_request', `the redirect_uri cannot be used: ${decision.reason}`);
+  const checked = validateParams(body, client, redirectUri, decision.learn, parseState(body));
+  return checked.ok ? { kind: 'ok', params: checked.params } : fail(checked.error, checked.description);
 }
 
 /** The authorization response or error redirect (RFC 9207: always with `iss`). */

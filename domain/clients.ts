@@ -62,6 +62,8 @@ export const NewClientInput = z
     jwksUri: absoluteHttpUri.nullable().default(null),
     isVerified: z.boolean().default(false),
     idTokenSignedResponseAlg: z.enum(ID_TOKEN_ALGS).default('ML-DSA-65'),
+    /** RFC 9126 §5: the authorization endpoint accepts this client's requests only through PAR. */
+    requirePushedAuthorizationRequests: z.boolean().default(false),
     ownerUserId: z.string().nullable().default(null),
   })
   .transform((c, ctx) => {

@@ -20,7 +20,12 @@ export const ENDPOINTS = {
   revocation: '/api/oauth/revoke',
   endSession: '/api/oauth/end_session',
   deviceAuthorization: '/api/oauth/device_authorization',
+  pushedAuthorizationRequest: '/api/oauth/par',
+  registration: '/api/oauth/register',
 } as const;
+
+/** Algorithms of client-held keys: private_key_jwt assertions (RFC 7523) and DPoP proofs (RFC 9449). */
+export const CLIENT_KEY_ALGS = ['RS256', 'ES256', 'EdDSA'] as const;
 
 export interface Capabilities {
   grantTypes: string[];
@@ -34,12 +39,17 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
     authorization_endpoint: `${issuer}${ENDPOINTS.authorization}`,
     token_endpoint: `${issuer}${ENDPOINTS.token}`,
     device_authorization_endpoint: `${issuer}${ENDPOINTS.deviceAuthorization}`,
+    pushed_authorization_request_endpoint: `${issuer}${ENDPOINTS.pushedAuthorizationRequest}`,
+    // RFC 9126 §5: PAR is required per client (requirePushedAuthorizationRequests), not server-wide.
+    require_pushed_authorization_requests: false,
     userinfo_endpoint: `${issuer}${ENDPOINTS.userinfo}`,
     jwks_uri: `${issuer}${WELL_KNOWN.jwks}`,
     introspection_endpoint: `${issuer}${ENDPOINTS.introspection}`,
     introspection_endpoint_auth_methods_supported: capabilities.tokenEndpointAuthMethods,
+    introspection_endpoint_auth_signing_alg_values_supported: [...CLIENT_KEY_ALGS],
     revocation_endpoint: `${issuer}${ENDPOINTS.revocation}`,
     revocation_endpoint_auth_methods_supported: capabilities.tokenEndpointAuthMethods,
+    revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_KEY_ALGS],
     scopes_supported: Object.keys(SCOPES),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
@@ -47,6 +57,8 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['ML-DSA-65', 'RS256'],
     token_endpoint_auth_methods_supported: capabilities.tokenEndpointAuthMethods,
+    token_endpoint_auth_signing_alg_values_supported: [...CLIENT_KEY_ALGS],
+    dpop_signing_alg_values_supported: [...CLIENT_KEY_ALGS],
     code_challenge_methods_supported: ['S256'],
     prompt_values_supported: [...SUPPORTED_PROMPTS],
     acr_values_supported: [...SUPPORTED_ACR_VALUES],
@@ -58,6 +70,7 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
     end_session_endpoint: `${issuer}${ENDPOINTS.endSession}`,
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
+    registration_endpoint: `${issuer}${ENDPOINTS.registration}`,
   };
 }
 
@@ -74,6 +87,8 @@ export function protectedResourceMetadata(issuer: string): Record<string, unknow
     jwks_uri: `${issuer}${WELL_KNOWN.jwks}`,
     scopes_supported: Object.keys(SCOPES),
     bearer_methods_supported: ['header'],
+    dpop_signing_alg_values_supported: [...CLIENT_KEY_ALGS],
+    dpop_bound_access_tokens_required: false,
     resource_name: 'Keyflow API',
   };
 }

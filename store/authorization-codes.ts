@@ -19,6 +19,8 @@ export interface AuthorizationCodeDoc {
   sid: string;
   /** The grant the tokens of this code belong to (revoked if the code is used twice). */
   grantId: string;
+  /** RFC 8707 resource indicators granted with the code (absent on codes issued before they existed). */
+  resources?: string[];
   createdAt: Date;
   expiresAt: Date;
 }

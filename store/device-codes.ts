@@ -19,6 +19,8 @@ export interface DeviceCodeDoc {
   clientId: string;
   scope: string[];
   codeChallenge: string | null;
+  /** RFC 8707 resources requested at device authorization (absent on older codes). */
+  resources?: string[];
   /** The normalized user code, so the lookup document can be removed when the flow ends. */
   userCodeKey: string;
   status: DeviceState;
@@ -58,7 +60,7 @@ const userCodeId = (key: string) => `user:${key}`;
 /** Stores a new device authorization; returns its normalized user code (a fresh one on the rare collision). */
 export async function createDeviceAuthorization(
   store: Store,
-  fields: { deviceCodeHash: string; clientId: string; scope: string[]; codeChallenge: string | null; interval: number; expiresAt: Date },
+  fields: { deviceCodeHash: string; clientId: string; scope: string[]; codeChallenge: string | null; resources?: string[]; interval: number; expiresAt: Date },
 ): Promise<string> {
   const { deviceCodeHash, expiresAt } = fields;
   let userCodeKey: string | null = null;
@@ -78,6 +80,7 @@ export async function createDeviceAuthorization(
     clientId: fields.clientId,
     scope: fields.scope,
     codeChallenge: fields.codeChallenge,
+    resources: fields.resources ?? [],
     userCodeKey,
     status: 'pending',
     createdAt: new Date(),

@@ -11,10 +11,14 @@ export interface RefreshTokenDoc {
   clientId: string;
   userId: string;
   scope: string[];
+  /** RFC 8707 resources of the grant, added to every refreshed access token's aud (copied on rotation). */
+  resources?: string[];
   status: RefreshTokenStatus;
   /** How the user authenticated for the grant, carried into refreshed access tokens. */
   auth: { authTime: Date; amr: string[]; acr: string; sid: string | null };
   issuedAt: Date;
+  /** RFC 7638 thumbprint of the DPoP key the family is bound to (RFC 9449 §5): every refresh must prove it. */
+  jkt?: string;
   /** The family's absolute expiry: rotation never extends it. */
   expiresAt: Date;
 }

@@ -17,6 +17,8 @@ export interface RefreshFamilyInput {
   clientId: string;
   userId: string;
   scope: string[];
+  /** RFC 8707 resources granted with the family (input only; absent in families started before). */
+  resources?: string[];
   currentHash: string;
   /** Absolute expiry, epoch milliseconds. */
   expiresAt: number;

@@ -111,6 +111,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
     acr: session!.acr ?? 'pwd',
     sid: session!.sid,
     grantId: newId(),
+    resources: request.resources ?? [],
   });
   if (!session!.clientIds.includes(request.clientId)) await addSessionClient(deps.store, session!.sid, request.clientId);
   await finishAuthorizationRequest(deps.store, request);

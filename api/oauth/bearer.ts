@@ -6,7 +6,9 @@ import { verifyOwnJwt } from '../../keys/verifier.js';
 import type { Keyring } from '../../keys/keyring.js';
 import type { Store } from '../../store/db.js';
 import { isAccessTokenActive } from '../../store/grants.js';
+import { PAT_PREFIX, personalAccessTokenContext } from '../../store/personal-access-tokens.js';
 import { WELL_KNOWN } from '../../domain/discovery.js';
+import { DPOP_ALGS, dpopHeader, dpopRequestUrl, verifyDpopProof } from './dpop.js';
 
 export interface AccessContext {
   userId: string;
@@ -29,6 +31,8 @@ export interface BearerDeps {
 }
 
 export async function authenticateAccessToken(deps: BearerDeps, token: string): Promise<AccessContext | null> {
+  // Personal access tokens (kfpat_…): looked up by hash; not expired, not revoked.
+  if (token.startsWith(PAT_PREFIX)) return personalAccessTokenContext(deps.store, token);
   const jwt = await verifyOwnJwt(deps.keyring, token);
   if (!jwt || jwt.header.typ !== 'at+jwt') return null;
   const c = jwt.claims;
@@ -40,42 +44,70 @@ export async function authenticateAccessToken(deps: BearerDeps, token: string): 
   return { userId: c.sub, clientId: c.client_id, scope: c.scope.split(' ').filter(Boolean), grantId: c.grant_id, claims: c };
 }
 
-function challenge(issuer: string, params: Record<string, string>): string {
-  const all = { ...params, resource_metadata: `${issuer}${WELL_KNOWN.protectedResource}` };
-  return `Bearer ${Object.entries(all)
+type Scheme = 'Bearer' | 'DPoP';
+
+function challenge(issuer: string, params: Record<string, string>, scheme: Scheme = 'Bearer'): string {
+  const algs: Record<string, string> = scheme === 'DPoP' ? { algs: DPOP_ALGS.join(' ') } : {};
+  const all = { ...params, ...algs, resource_metadata: `${issuer}${WELL_KNOWN.protectedResource}` };
+  return `${scheme} ${Object.entries(all)
     .map(([k, v]) => `${k}="${v.replace(/["\\]/g, '')}"`)
     .join(', ')}`;
 }
 
-function deny(res: Response, issuer: string, status: number, error: string | undefined, description: string, extra: Record<string, string> = {}): void {
+function deny(res: Response, issuer: string, status: number, error: string | undefined, description: string, extra: Record<string, string> = {}, scheme: Scheme = 'Bearer'): void {
   const params: Record<string, string> = error ? { error, error_description: description, ...extra } : extra;
   res
     .status(status)
-    .set({ 'WWW-Authenticate': challenge(issuer, params), 'Cache-Control': 'no-store' })
+    .set({ 'WWW-Authenticate': challenge(issuer, params, scheme), 'Cache-Control': 'no-store' })
     .json({ error: error ?? 'invalid_token', error_description: description });
 }
 
-/** The token from `Authorization: Bearer` or, for form POSTs, the `access_token` field (RFC 6750 §2.1-2.2). */
-function extractToken(req: Request): { token?: string; problem?: string } {
+/**
+ * The token from `Authorization: Bearer` or `Authorization: DPoP` (RFC 9449 §7.1)
+ * or, for form POSTs, the `access_token` field (RFC 6750 §2.1-2.2).
+ */
+function extractToken(req: Request): { token?: string; problem?: string; scheme?: Scheme } {
   const header = req.get('authorization');
   const body = req.is('application/x-www-form-urlencoded') ? (req.body as Record<string, unknown>)?.access_token : undefined;
   if (header !== undefined && body !== undefined) return { problem: 'send the access token once' };
   if (header !== undefined) {
-    const m = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
-    return m ? { token: m[1] } : { problem: 'the Authorization header must be "Bearer <token>"' };
+    const m = /^(Bearer|DPoP) ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
+    if (!m) return { problem: 'the Authorization header must be "Bearer <token>" or "DPoP <token>"' };
+    return { token: m[2], scheme: m[1]!.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer' };
   }
-  if (typeof body === 'string') return { token: body };
+  if (typeof body === 'string') return { token: body, scheme: 'Bearer' };
   return {};
+}
+
+/**
+ * RFC 9449 §7: a DPoP-bound token (`cnf.jkt`) is accepted only with the DPoP
+ * scheme and a valid proof of its key (with `ath`); an unbound one only as Bearer.
+ * Returns the refusal, or null when the token may be used.
+ */
+async function dpopRefusal(deps: BearerDeps, req: Request, token: string, scheme: Scheme, access: AccessContext): Promise<{ error: string; description: string } | null> {
+  const cnf = access.claims.cnf as { jkt?: unknown } | undefined;
+  const jkt = typeof cnf?.jkt === 'string' ? cnf.jkt : undefined;
+  if (scheme === 'Bearer') return jkt ? { error: 'invalid_token', description: 'this access token is DPoP-bound: send it as "DPoP <token>" with a DPoP proof' } : null;
+  const { proof, problem } = dpopHeader(req);
+  if (problem) return { error: 'invalid_dpop_proof', description: problem };
+  if (!proof) return { error: 'invalid_dpop_proof', description: 'a DPoP proof is required' };
+  const result = await verifyDpopProof(deps.store, proof, { method: req.method, url: dpopRequestUrl(deps.issuer, req), accessToken: token });
+  if (!result.ok) return { error: 'invalid_dpop_proof', description: result.description };
+  if (!jkt) return { error: 'invalid_token', description: 'this access token is not DPoP-bound: send it as "Bearer <token>"' };
+  if (result.jkt !== jkt) return { error: 'invalid_token', description: 'the DPoP proof is not signed by the key the access token is bound to' };
+  return null;
 }
 
 /** Requires a valid access token carrying every scope in `scopes`. */
 export function requireAccessToken(deps: BearerDeps, scopes: string[]): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const { token, problem } = extractToken(req);
+    const { token, problem, scheme = 'Bearer' } = extractToken(req);
     if (problem) return deny(res, deps.issuer, 400, 'invalid_request', problem);
     if (!token) return deny(res, deps.issuer, 401, undefined, 'an access token is required');
     const access = await authenticateAccessToken(deps, token);
-    if (!access) return deny(res, deps.issuer, 401, 'invalid_token', 'the access token is invalid, expired or revoked');
+    if (!access) return deny(res, deps.issuer, 401, 'invalid_token', 'the access token is invalid, expired or revoked', {}, scheme);
+    const refusal = await dpopRefusal(deps, req, token, scheme, access);
+    if (refusal) return deny(res, deps.issuer, 401, refusal.error, refusal.description, {}, 'DPoP');
     const missing = scopes.filter((s) => !access.scope.includes(s));
     if (missing.length) return deny(res, deps.issuer, 403, 'insufficient_scope', `this request needs the scope ${missing.join(' ')}`, { scope: scopes.join(' ') });
     req.access = access;

@@ -1,11 +1,13 @@
 // Client authentication at the token-family endpoints: client_secret_basic,
-// client_secret_post, and `none` for public clients (which must then use PKCE).
+// client_secret_post, private_key_jwt (RFC 7523, see client-assertion.ts), and
+// `none` for public clients (which must then use PKCE).
 import type { Request, Response } from 'express';
+import { JWT_BEARER_ASSERTION_TYPE, type ClientAssertionVerifier } from './client-assertion.js';
 import { verifySecret } from '../../security/secrets.js';
 import type { ClientDoc, ClientLookup } from '../../store/clients.js';
 import { sendOAuthError } from './errors.js';
 
-export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
 
 export type ClientAuthResult =
   | { ok: true; client: ClientDoc; method: ClientAuthMethod }
@@ -28,14 +30,19 @@ function decodeBasic(header: string): { id: string; secret: string } | null {
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
-export async function authenticateClient(findClient: ClientLookup, req: Request): Promise<ClientAuthResult> {
+/**
+ * Authenticates the calling client. `assertions` verifies private_key_jwt; when
+ * it is not given, the one createApp puts in `app.locals.clientAssertions` is used.
+ */
+export async function authenticateClient(findClient: ClientLookup, req: Request, assertions?: ClientAssertionVerifier): Promise<ClientAuthResult> {
   const body = (req.body ?? {}) as Record<string, unknown>;
   const authorization = req.get('authorization');
   const basic = authorization !== undefined && /^Basic /i.test(authorization);
   const fail = (error: 'invalid_client' | 'invalid_request', description: string): ClientAuthResult => ({ ok: false, error, description, basic });
 
   if (body.client_assertion !== undefined || body.client_assertion_type !== undefined) {
-    return fail('invalid_client', 'client assertions (private_key_jwt) are not supported yet');
+    if (basic || body.client_secret !== undefined) return fail('invalid_request', 'use one client authentication method, not several');
+    return assertionAuth(findClient, req, body, assertions ?? (req.app?.locals?.clientAssertions as ClientAssertionVerifier | undefined), fail);
   }
   let id: string | undefined;
   let secret: string | undefined;
@@ -65,6 +72,34 @@ export async function authenticateClient(findClient: ClientLookup, req: Request)
     return fail('invalid_client', 'unknown client or wrong credentials');
   }
   return { ok: true, client, method };
+}
+
+async function assertionAuth(
+  findClient: ClientLookup,
+  req: Request,
+  body: Record<string, unknown>,
+  verifier: ClientAssertionVerifier | undefined,
+  fail: (error: 'invalid_client' | 'invalid_request', description: string) => ClientAuthResult,
+): Promise<ClientAuthResult> {
+  const type = str(body.client_assertion_type);
+  const assertion = str(body.client_assertion);
+  if (type !== JWT_BEARER_ASSERTION_TYPE) return fail('invalid_client', `client_assertion_type must be ${JWT_BEARER_ASSERTION_TYPE}`);
+  if (!assertion) return fail('invalid_client', 'client_assertion is required');
+  if (!verifier) return fail('invalid_client', 'private_key_jwt is not available at this endpoint');
+  // The client is named by the assertion's iss (= sub); client_id, if sent, must agree.
+  let iss: unknown;
+  try {
+    iss = (JSON.parse(Buffer.from(assertion.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown> | null)?.iss;
+  } catch {
+    return fail('invalid_client', 'client_assertion is not a JWT');
+  }
+  if (typeof iss !== 'string' || iss.length === 0 || iss.length > 200) return fail('invalid_client', 'client_assertion iss is required');
+  if (body.client_id !== undefined && body.client_id !== iss) return fail('invalid_client', 'client_id does not match the client_assertion');
+  const client = await findClient(iss);
+  if (!client) return fail('invalid_client', 'unknown client or invalid client_assertion');
+  const result = await verifier.verify(client, assertion, req.originalUrl.split('?')[0]!);
+  if (!result.ok) return fail('invalid_client', result.description);
+  return { ok: true, client, method: 'private_key_jwt' };
 }
 
 /** 401 with a Basic challenge when the client tried Basic (RFC 6749 §5.2), else 400. */

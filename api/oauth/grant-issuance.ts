@@ -20,9 +20,13 @@ export class GrantRevokedError extends Error {}
 
 export async function issueGrantTokens(
   deps: TokenDeps,
-  input: { client: ClientDoc; user: UserDoc; scope: string[]; grantId: string; auth: AuthContext; nonce: string | null },
+  input: {
+    client: ClientDoc; user: UserDoc; scope: string[]; grantId: string; auth: AuthContext; nonce: string | null; jkt?: string;
+    /** RFC 8707: the resources granted (kept by the refresh family) and those of this access token (a subset; default all). */
+    resources?: string[]; tokenResources?: string[];
+  },
 ): Promise<TokenResponse> {
-  const { client, user, scope, grantId, auth } = input;
+  const { client, user, scope, grantId, auth, jkt } = input;
   const grant = await openGrant(deps.store, {
     _id: grantId,
     clientId: client._id,
@@ -34,7 +38,8 @@ export async function issueGrantTokens(
     acr: auth.acr,
   });
   if (grant.revokedAt) throw new GrantRevokedError('the grant was revoked');
-  const tokens = await issueTokens({ issuer: deps.issuer, signer: deps.signer }, input);
+  const resources = input.resources ?? [];
+  const tokens = await issueTokens({ issuer: deps.issuer, signer: deps.signer }, { ...input, resources: input.tokenResources ?? resources });
   if (!scope.includes('offline_access')) return tokens;
 
   const refreshToken = newSecret();
@@ -43,6 +48,7 @@ export async function issueGrantTokens(
     clientId: client._id,
     userId: user._id,
     scope,
+    resources,
     currentHash: hashSecret(refreshToken),
     expiresAt: Date.now() + deps.refreshTokenTtlMs,
   };
@@ -53,7 +59,9 @@ export async function issueGrantTokens(
     userId: user._id,
     scope,
     status: 'current',
+    resources,
     auth: { authTime: auth.authTime, amr: auth.amr, acr: auth.acr, sid: auth.sid },
+    ...(jkt ? { jkt } : {}), // a DPoP-bound family: each refresh proves this key
     issuedAt: new Date(),
     expiresAt: new Date(family.expiresAt),
   });

@@ -3,13 +3,15 @@
 // (ML-DSA-65 by default, RS256 on request).
 import { accessTokenClaims, idTokenClaims, TOKEN_TTL_SECONDS, type AuthContext, type ClaimsUser } from '../../domain/claims.js';
 import type { Signer } from '../../keys/signer.js';
+import { accessTokenAudience } from '../../domain/resources.js';
 import { newId } from '../../security/secrets.js';
 import type { ClientDoc } from '../../store/clients.js';
 import type { UserDoc } from '../../store/users.js';
 
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  /** `DPoP` when the access token is bound to a DPoP key (RFC 9449 §5). */
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   refresh_token?: string;
   id_token?: string;
@@ -20,24 +22,24 @@ export function claimsUser(user: UserDoc): ClaimsUser {
   return { id: user._id, email: user.email, emailVerified: user.emailVerified, username: user.username, name: user.name, picture: user.picture, role: user.role };
 }
 
-/** An access token alone (refresh), without ID token. */
+/** An access token alone (refresh), without ID token. With `jkt` it is DPoP-bound (`cnf.jkt`, RFC 9449 §6.1). */
 export async function issueAccessToken(
   deps: { issuer: string; signer: Signer },
-  input: { client: ClientDoc; userId: string; scope: string[]; grantId: string; auth: AuthContext },
+  input: { client: ClientDoc; userId: string; scope: string[]; grantId: string; auth: AuthContext; jkt?: string; /** RFC 8707: added to `aud` after the issuer. */ resources?: readonly string[] },
 ): Promise<TokenResponse> {
-  const { client, userId, scope, grantId, auth } = input;
-  const claims = accessTokenClaims({ issuer: deps.issuer, audience: deps.issuer, clientId: client._id, userId, scope, grantId, jti: newId(), auth, now: Date.now() });
-  const accessToken = await deps.signer.sign(claims, { alg: client.idTokenSignedResponseAlg, typ: 'at+jwt' });
-  return { access_token: accessToken, token_type: 'Bearer', expires_in: TOKEN_TTL_SECONDS, scope: scope.join(' ') };
+  const { client, userId, scope, grantId, auth, jkt } = input;
+  const claims = accessTokenClaims({ issuer: deps.issuer, audience: accessTokenAudience(deps.issuer, input.resources), clientId: client._id, userId, scope, grantId, jti: newId(), auth, now: Date.now() });
+  const accessToken = await deps.signer.sign(jkt ? { ...claims, cnf: { jkt } } : claims, { alg: client.idTokenSignedResponseAlg, typ: 'at+jwt' });
+  return { access_token: accessToken, token_type: jkt ? 'DPoP' : 'Bearer', expires_in: TOKEN_TTL_SECONDS, scope: scope.join(' ') };
 }
 
 export async function issueTokens(
   deps: { issuer: string; signer: Signer },
-  input: { client: ClientDoc; user: UserDoc; scope: string[]; grantId: string; auth: AuthContext; nonce: string | null },
+  input: { client: ClientDoc; user: UserDoc; scope: string[]; grantId: string; auth: AuthContext; nonce: string | null; jkt?: string; resources?: readonly string[] },
 ): Promise<TokenResponse> {
-  const { client, user, scope, grantId, auth, nonce } = input;
+  const { client, user, scope, grantId, auth, nonce, jkt } = input;
   const [access, idToken] = await Promise.all([
-    issueAccessToken(deps, { client, userId: user._id, scope, grantId, auth }),
+    issueAccessToken(deps, { client, userId: user._id, scope, grantId, auth, jkt, resources: input.resources }),
     scope.includes('openid')
       ? deps.signer.sign(idTokenClaims({ issuer: deps.issuer, clientId: client._id, user: claimsUser(user), scope, nonce, auth, now: Date.now() }), {
           alg: client.idTokenSignedResponseAlg,

@@ -1,20 +1,56 @@
 // GET /api/oauth/authorize (RFC 6749 §4.1, OIDC Core §3.1.2) and the resume
-// point the sign-in and consent pages return to.
-import { Router } from 'express';
-import { validateAuthorizationRequest } from '../../domain/authorization-request.js';
+// point the sign-in and consent pages return to. A request may also name a
+// pushed authorization request (RFC 9126 §4): client_id + request_uri.
+import { Router, type Request, type Response } from 'express';
+import { isPushedRequestReference, validateAuthorizationRequest } from '../../domain/authorization-request.js';
+import { checkRedirectUri } from '../../domain/redirect-uri.js';
 import { findAuthorizationRequest } from '../../store/authorization-requests.js';
+import type { ClientDoc } from '../../store/clients.js';
+import { usePushedRequest } from '../../store/par-requests.js';
 import { sendErrorPage } from '../html/layout.js';
 import { proceedWithAuthorization, RESUME_PATH, type FlowDeps } from '../oauth/authorization-flow.js';
 import { buildRedirect } from '../../domain/authorization-request.js';
+
+const REQUEST_URI_PROBLEMS = {
+  unknown: 'The request_uri is unknown or has expired.',
+  expired: 'The request_uri has expired.',
+  used: 'The request_uri was already used.',
+  'other-client': 'The request_uri was not pushed by this application.',
+} as const;
+
+/**
+ * client_id + request_uri of a pushed request. Only the pushed parameters
+ * apply: any other query parameter is ignored (RFC 9126 §4). Every failure is
+ * an error page, never a redirect: without a usable pushed request there is no
+ * redirect URI the client proved at the PAR endpoint.
+ */
+async function authorizePushed(req: Request, res: Response, deps: FlowDeps, client: ClientDoc | null): Promise<void> {
+  if (!client) return sendErrorPage(res, 400, 'Unknown application', 'No application is registered with this client_id.');
+  const used = await usePushedRequest(deps.store, req.query.request_uri as string, client._id);
+  if (used.status !== 'ok') return sendErrorPage(res, 400, 'Invalid request', `${REQUEST_URI_PROBLEMS[used.reason]} Return to the application and start again.`);
+  // The client's redirect URIs may have changed since the push (at most 90 seconds ago).
+  const decision = checkRedirectUri(client.redirectUris, used.params.redirectUri);
+  if (!decision.ok) return sendErrorPage(res, 400, 'Invalid redirect URI', `The redirect_uri cannot be used: ${decision.reason}.`);
+  await proceedWithAuthorization(req, res, deps, { ...used.params, learnRedirectUri: decision.learn, createdAt: new Date(), consentedAt: null });
+}
 
 export function authorizeRoutes(deps: FlowDeps): Router {
   const router = Router();
 
   router.get('/api/oauth/authorize', async (req, res) => {
-    const clientId = typeof req.query.client_id === 'string' && req.query.client_id.length <= 200 ? req.query.client_id : null;
+    const query = req.query as Record<string, unknown>;
+    const clientId = typeof query.client_id === 'string' && query.client_id.length <= 200 ? query.client_id : null;
     const client = clientId ? await deps.findClient(clientId) : null;
-    const result = validateAuthorizationRequest(req.query as Record<string, unknown>, client && { ...client, clientId: client._id });
+    if (clientId && isPushedRequestReference(query)) return authorizePushed(req, res, deps, client);
+    const result = validateAuthorizationRequest(query, client && { ...client, clientId: client._id });
     if (result.kind === 'error-page') return sendErrorPage(res, 400, result.title, result.message);
+    if (client?.requirePushedAuthorizationRequests) {
+      // RFC 9126 §5: this client's requests must be pushed. The redirect URI passed the
+      // client's registered entries, so the refusal goes back to it like any other error.
+      const { redirectUri, state } = result.kind === 'ok' ? result.params : result;
+      const description = 'this application must use pushed authorization requests (request_uri from the PAR endpoint)';
+      return res.redirect(303, buildRedirect(redirectUri, { error: 'invalid_request', error_description: description, state, iss: deps.issuer }));
+    }
     if (result.kind === 'redirect-error') {
       return res.redirect(303, buildRedirect(result.redirectUri, { error: result.error, error_description: result.description, state: result.state, iss: deps.issuer }));
     }

@@ -6,6 +6,7 @@ import express, { Router } from 'express';
 import type { Client } from '@temporalio/client';
 import { ENDPOINTS } from '../../domain/discovery.js';
 import { isValidS256Challenge } from '../../domain/pkce.js';
+import { parseResources } from '../../domain/resources.js';
 import { isKnownScope, isSingleTeamScope, parseBoundTeamScope, parseScopeParam, SCOPES } from '../../domain/scopes.js';
 import { formatUserCode } from '../../domain/user-code.js';
 import type { Logger } from '../../runtime/log.js';
@@ -66,13 +67,16 @@ export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
     }
     const body = req.body as Record<string, unknown>;
     for (const [k, v] of Object.entries(body)) {
-      if (typeof v !== 'string') return sendOAuthError(res, 400, 'invalid_request', `${k} must appear once`);
+      if (typeof v !== 'string' && !(k === 'resource' && Array.isArray(v))) return sendOAuthError(res, 400, 'invalid_request', `${k} must appear once`);
     }
     const auth = await authenticateClient(deps.findClient, req);
     if (!auth.ok) return sendClientAuthError(res, auth);
     const client = auth.client;
     const checked = checkParams(body, client.allowedScopes);
     if (!checked.ok) return sendOAuthError(res, 400, checked.error, checked.description);
+    // RFC 8707 resource indicators (repeatable): kept with the code, added to the tokens' aud.
+    const resources = parseResources(body.resource);
+    if (!resources.ok) return sendOAuthError(res, 400, resources.error, resources.description);
 
     const deviceCode = newSecret();
     const deviceCodeHash = hashSecret(deviceCode);
@@ -82,6 +86,7 @@ export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
       clientId: client._id,
       scope: checked.scope,
       codeChallenge: checked.codeChallenge,
+      resources: resources.resources,
       interval: DEVICE_POLL_INTERVAL_SECONDS,
       expiresAt: new Date(expiresAt),
     });

@@ -10,6 +10,7 @@ import { revokeUpdate } from '../../workflows/refresh-family.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { authenticateAccessToken, type BearerDeps } from '../oauth/bearer.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
+import type { ClientAssertionVerifier } from '../oauth/client-assertion.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
 import { familyWorkflowId } from '../oauth/grant-issuance.js';
 import type { ClientLookup } from '../../store/clients.js';
@@ -19,6 +20,8 @@ export interface IntrospectionDeps extends BearerDeps {
   findClient: ClientLookup;
   temporal: Client;
   log: Logger;
+  /** private_key_jwt (createApp's verifier, which caches jwks_uri keys). */
+  clientAssertions?: ClientAssertionVerifier;
 }
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
@@ -56,7 +59,7 @@ export function introspectionRoutes(deps: IntrospectionDeps): Router {
   const form = express.urlencoded({ extended: false, limit: '32kb' });
 
   router.post('/api/oauth/introspect', form, async (req, res) => {
-    const auth = await authenticateClient(deps.findClient, req);
+    const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendClientAuthError(res, auth);
     const params = tokenParams(req, res);
     if (!params) return;
@@ -66,7 +69,9 @@ export function introspectionRoutes(deps: IntrospectionDeps): Router {
       const access = await authenticateAccessToken(deps, params.token);
       if (!access || access.clientId !== clientId) return null;
       const c = access.claims;
-      return { active: true, sub: c.sub, scope: c.scope, client_id: c.client_id, token_type: 'Bearer', exp: c.exp, iat: c.iat, aud: c.aud, iss: c.iss, jti: c.jti, acr: c.acr, auth_time: c.auth_time, amr: c.amr };
+      // A DPoP-bound token (RFC 9449 §6.2): token_type DPoP and its cnf.
+      const bound = typeof (c.cnf as { jkt?: unknown } | undefined)?.jkt === 'string';
+      return { active: true, sub: c.sub, scope: c.scope, client_id: c.client_id, token_type: bound ? 'DPoP' : 'Bearer', ...(bound ? { cnf: c.cnf } : {}), exp: c.exp, iat: c.iat, aud: c.aud, iss: c.iss, jti: c.jti, acr: c.acr, auth_time: c.auth_time, amr: c.amr };
     };
     const asRefresh = async () => {
       const doc = await activeRefreshToken(deps, params.token);
@@ -98,7 +103,7 @@ export function introspectionRoutes(deps: IntrospectionDeps): Router {
   router.all('/api/oauth/introspect', methodNotAllowed(['POST']));
 
   router.post('/api/oauth/revoke', form, async (req, res) => {
-    const auth = await authenticateClient(deps.findClient, req);
+    const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendClientAuthError(res, auth);
     const params = tokenParams(req, res);
     if (!params) return;

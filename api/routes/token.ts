@@ -1,12 +1,14 @@
 // POST /api/oauth/token: client authentication, then the grant's handler.
 import express, { Router } from 'express';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
+import { dpopHeader, dpopRequestUrl, verifyDpopProof } from '../oauth/dpop.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { sendOAuthError } from '../oauth/errors.js';
 import { authorizationCodeGrant } from '../oauth/grants/authorization-code.js';
 import type { GrantContext, TokenDeps } from '../oauth/grants/context.js';
 import { refreshTokenGrant } from '../oauth/grants/refresh-token.js';
 import { DEVICE_CODE_GRANT, deviceCodeGrant } from '../oauth/grants/device-code.js';
+import { TOKEN_EXCHANGE_GRANT, tokenExchangeGrant } from '../oauth/grants/token-exchange.js';
 
 type GrantHandler = (req: express.Request, res: express.Response, ctx: GrantContext) => Promise<void>;
 
@@ -15,7 +17,10 @@ export const GRANT_HANDLERS: Record<string, GrantHandler> = {
   authorization_code: authorizationCodeGrant,
   refresh_token: refreshTokenGrant,
   [DEVICE_CODE_GRANT]: deviceCodeGrant,
+  [TOKEN_EXCHANGE_GRANT]: tokenExchangeGrant,
 };
+
+const REPEATABLE = ['resource', 'audience'];
 
 export function tokenRoutes(deps: TokenDeps): Router {
   const router = Router();
@@ -25,15 +30,25 @@ export function tokenRoutes(deps: TokenDeps): Router {
     }
     const body = req.body as Record<string, unknown>;
     for (const [k, v] of Object.entries(body)) {
-      if (typeof v !== 'string') return sendOAuthError(res, 400, 'invalid_request', `${k} must appear once`);
+      // resource (RFC 8707) and audience (RFC 8693) are repeatable.
+      if (typeof v !== 'string' && !(REPEATABLE.includes(k) && Array.isArray(v))) return sendOAuthError(res, 400, 'invalid_request', `${k} must appear once`);
     }
     const grantType = body.grant_type;
     if (typeof grantType !== 'string' || !grantType) return sendOAuthError(res, 400, 'invalid_request', 'grant_type is required');
     const handler = GRANT_HANDLERS[grantType];
     if (!handler) return sendOAuthError(res, 400, 'unsupported_grant_type', `grant_type ${grantType} is not supported`);
-    const auth = await authenticateClient(deps.findClient, req);
+    const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendClientAuthError(res, auth);
-    await handler(req, res, { client: auth.client, deps });
+    // DPoP (RFC 9449 §5): a valid proof binds the issued tokens to its key.
+    let dpopJkt: string | undefined;
+    const dpop = dpopHeader(req);
+    if (dpop.problem) return sendOAuthError(res, 400, 'invalid_dpop_proof', dpop.problem);
+    if (dpop.proof) {
+      const proof = await verifyDpopProof(deps.store, dpop.proof, { method: 'POST', url: dpopRequestUrl(deps.issuer, req) });
+      if (!proof.ok) return sendOAuthError(res, 400, 'invalid_dpop_proof', proof.description);
+      dpopJkt = proof.jkt;
+    }
+    await handler(req, res, { client: auth.client, deps, dpopJkt });
   });
   router.all('/api/oauth/token', methodNotAllowed(['POST']));
   return router;

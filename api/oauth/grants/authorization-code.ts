@@ -1,6 +1,7 @@
 // grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.5).
 import type { Request, Response } from 'express';
 import { isValidCodeVerifier, verifyPkce } from '../../../domain/pkce.js';
+import { narrowResources, parseResources } from '../../../domain/resources.js';
 import { consumeAuthorizationCode } from '../../../store/authorization-codes.js';
 import { revokeGrant } from '../../../store/grants.js';
 import { findUserById } from '../../../store/users.js';
@@ -22,6 +23,10 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
     return sendOAuthError(res, 400, 'invalid_request', 'code_verifier must be 43-128 characters of [A-Za-z0-9-._~]');
   }
 
+  // A malformed resource is refused before the code is used up.
+  const requested = parseResources(body.resource);
+  if (!requested.ok) return sendOAuthError(res, 400, requested.error, requested.description);
+
   const consumed = await consumeAuthorizationCode(deps.store, code);
   if (consumed.status === 'reused') {
     // A code used twice may have been stolen: what the first use issued is revoked (RFC 6749 §4.1.2).
@@ -41,10 +46,14 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
     return sendOAuthError(res, 400, 'invalid_grant', 'the authorization request had no code_challenge');
   }
 
+  // RFC 8707 §2.2: the token request may narrow the granted resources, never add one.
+  const target = narrowResources(c.resources ?? [], body.resource);
+  if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
+
   const user = await findUserById(deps.store, c.userId);
   if (!user) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
   try {
-    const tokens = await issueGrantTokens(deps, { client, user, scope: c.scope, grantId: c.grantId, nonce: c.nonce, auth: { authTime: c.authTime, amr: c.amr, acr: c.acr, sid: c.sid } });
+    const tokens = await issueGrantTokens(deps, { client, user, scope: c.scope, grantId: c.grantId, nonce: c.nonce, auth: { authTime: c.authTime, amr: c.amr, acr: c.acr, sid: c.sid }, jkt: ctx.dpopJkt, resources: c.resources ?? [], tokenResources: target.resources });
     sendOAuthJson(res, 200, tokens);
   } catch (err) {
     if (err instanceof GrantRevokedError) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);

@@ -1,22 +1,30 @@
 // What every grant handler of the token endpoint receives.
 import type { Client } from '@temporalio/client';
+import type { Keyring } from '../../../keys/keyring.js';
 import type { Signer } from '../../../keys/signer.js';
 import type { Logger } from '../../../runtime/log.js';
 import type { ClientDoc, ClientLookup } from '../../../store/clients.js';
 import type { Store } from '../../../store/db.js';
+import type { ClientAssertionVerifier } from '../client-assertion.js';
 
 export interface TokenDeps {
   issuer: string;
   store: Store;
   findClient: ClientLookup;
   signer: Signer;
+  /** Verifies Keyflow's own access tokens (token exchange's subject_token). */
+  keyring: Keyring;
   log: Logger;
   temporal: Client;
   taskQueue: string;
   refreshTokenTtlMs: number;
+  /** private_key_jwt (createApp's verifier, which caches jwks_uri keys). */
+  clientAssertions?: ClientAssertionVerifier;
 }
 
 export interface GrantContext {
   client: ClientDoc;
   deps: TokenDeps;
+  /** Thumbprint of the key of a valid DPoP proof sent with the request (RFC 9449): the tokens are bound to it. */
+  dpopJkt?: string;
 }

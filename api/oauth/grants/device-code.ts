@@ -5,6 +5,7 @@
 import type { Request, Response } from 'express';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { isValidCodeVerifier, verifyPkce } from '../../../domain/pkce.js';
+import { narrowResources } from '../../../domain/resources.js';
 import { hashSecret, newId } from '../../../security/secrets.js';
 import { findDeviceCode, recordPoll } from '../../../store/device-codes.js';
 import { findUserById } from '../../../store/users.js';
@@ -17,7 +18,7 @@ export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 const INVALID = 'device_code expired, used or invalid';
 
-export async function deviceCodeGrant(req: Request, res: Response, { client, deps }: GrantContext): Promise<void> {
+export async function deviceCodeGrant(req: Request, res: Response, { client, deps, dpopJkt }: GrantContext): Promise<void> {
   const body = req.body as Record<string, unknown>;
   const deviceCode = body.device_code;
   const verifier = body.code_verifier;
@@ -47,6 +48,10 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
     return sendOAuthError(res, 400, 'invalid_grant', 'the device authorization request had no code_challenge');
   }
 
+  // RFC 8707 §2.2: the token request may narrow the resources, never add one (checked before redeeming).
+  const target = narrowResources(doc.resources ?? [], body.resource);
+  if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
+
   let result: RedeemResult;
   try {
     result = await deps.temporal.workflow.getHandle(deviceWorkflowId(hash)).executeUpdate(redeemUpdate);
@@ -71,6 +76,9 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
     scope: doc.scope,
     grantId: newId(),
     nonce: null,
+    jkt: dpopJkt, // DPoP (RFC 9449): bound when the poll carried a valid proof
+    resources: doc.resources ?? [],
+    tokenResources: target.resources,
     auth: { authTime: new Date(approval.authTime), amr: approval.amr, acr: approval.acr, sid: approval.sid },
   });
   sendOAuthJson(res, 200, tokens);

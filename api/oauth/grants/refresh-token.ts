@@ -3,6 +3,7 @@
 import type { Request, Response } from 'express';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { parseScopeParam } from '../../../domain/scopes.js';
+import { narrowResources } from '../../../domain/resources.js';
 import { hashSecret, newSecret } from '../../../security/secrets.js';
 import { findRefreshToken, recordRotation } from '../../../store/refresh-tokens.js';
 import { rotateUpdate, type RotateResult } from '../../../workflows/refresh-family.js';
@@ -13,15 +14,22 @@ import type { GrantContext } from './context.js';
 
 const INVALID = 'refresh token expired, revoked or invalid';
 
-export async function refreshTokenGrant(req: Request, res: Response, { client, deps }: GrantContext): Promise<void> {
+export async function refreshTokenGrant(req: Request, res: Response, { client, deps, dpopJkt }: GrantContext): Promise<void> {
   const body = req.body as Record<string, string | undefined>;
   const presented = body.refresh_token;
-  if (!presented || presented.length > 200) return sendOAuthError(res, 400, 'invalid_request', 'refresh_token is required');
+  if (!presented) return sendOAuthError(res, 400, 'invalid_request', 'refresh_token is required');
+  // Longer than any refresh token Keyflow issues (e.g. an access token): unknown, like any other wrong value.
+  if (presented.length > 200) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   const presentedHash = hashSecret(presented);
   const doc = await findRefreshToken(deps.store, presentedHash);
   // Another client's token is as good as unknown: nothing is revealed about it.
   if (!doc || doc.clientId !== client._id) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   if (doc.status === 'revoked' || doc.status === 'expired' || doc.expiresAt <= new Date()) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  // A DPoP-bound family (RFC 9449 §5): the refresh proves the same key, before the token is rotated.
+  if (doc.jkt !== undefined) {
+    if (!dpopJkt) return sendOAuthError(res, 400, 'invalid_dpop_proof', 'this refresh token is DPoP-bound: a DPoP proof of its key is required');
+    if (dpopJkt !== doc.jkt) return sendOAuthError(res, 400, 'invalid_grant', 'the DPoP proof is not signed by the key the refresh token is bound to');
+  }
 
   // The requested scope may narrow the access token, never widen it (RFC 6749 §6).
   let scope = doc.scope;
@@ -31,6 +39,10 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
     if (requested.length === 0 || extra) return sendOAuthError(res, 400, 'invalid_scope', extra ? `the scope ${extra} was not granted` : 'scope must not be empty');
     scope = requested;
   }
+
+  // RFC 8707: `resource` may narrow the access token's audience to granted resources.
+  const target = narrowResources(doc.resources ?? [], (req.body as Record<string, unknown>).resource);
+  if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
 
   const next = newSecret();
   const nextHash = hashSecret(next);
@@ -55,7 +67,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   // No ID token on refresh (OIDC Core §12.2 makes it optional): the access token
   // needs only what the projection carries, so no user or grant read is needed.
   const [accessToken] = await Promise.all([
-    issueAccessToken({ issuer: deps.issuer, signer: deps.signer }, { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth }),
+    issueAccessToken({ issuer: deps.issuer, signer: deps.signer }, { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth, jkt: dpopJkt, resources: target.resources }),
     recordRotation(deps.store, doc, nextHash),
   ]);
   sendOAuthJson(res, 200, { ...accessToken, refresh_token: next });

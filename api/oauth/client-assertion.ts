@@ -1,0 +1,156 @@
+// private_key_jwt client authentication (RFC 7523 §2.2, OIDC Core §9): a JWT
+// signed with the client's own key, verified against its inline `jwks` or its
+// `jwks_uri` (fetched through the outbound client, cached per client, refetched
+// once on an unknown `kid`). Each assertion is single use (its `jti`).
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { CLIENT_KEY_ALGS, ENDPOINTS } from '../../domain/discovery.js';
+import { outboundRequest, type OutboundPolicy } from '../../outbound/http-client.js';
+import type { ClientDoc } from '../../store/clients.js';
+import type { Store } from '../../store/db.js';
+import { claimOnce } from '../../store/single-use.js';
+
+export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+export const CLIENT_ASSERTION_ALGS: string[] = [...CLIENT_KEY_ALGS];
+
+/** Longest accepted lifetime of an assertion (exp - iat, and exp - now). */
+const MAX_LIFETIME_S = 300;
+const CLOCK_TOLERANCE_S = 30;
+const JWKS_CACHE_MS = 5 * 60_000;
+const JWKS_REFETCH_MIN_MS = 30_000;
+const MAX_ASSERTION_CHARS = 8_192;
+
+export interface ClientAssertionDeps {
+  issuer: string;
+  store: Store;
+  outbound: OutboundPolicy;
+}
+
+export type AssertionResult = { ok: true } | { ok: false; description: string };
+
+export interface ClientAssertionVerifier {
+  /** Verifies `assertion` for `client`, called at the endpoint `path` (its URL is the issuer + path). */
+  verify(client: ClientDoc, assertion: string, path: string): Promise<AssertionResult>;
+}
+
+class JwksUnavailable extends Error {}
+
+interface RemoteEntry {
+  uri: string;
+  keys: JWTVerifyGetKey;
+  fetchedAt: number;
+}
+
+function parseJwks(body: Buffer): JSONWebKeySet {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new JwksUnavailable('jwks_uri did not answer JSON');
+  }
+  const keys = (value as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(keys)) throw new JwksUnavailable('jwks_uri did not answer a JWK Set');
+  return { keys: keys.filter((k): k is JSONWebKeySet['keys'][number] => !!k && typeof k === 'object') };
+}
+
+const isNoMatchingKey = (err: unknown) => err instanceof joseErrors.JWKSNoMatchingKey;
+
+/** One verifier per api process: it holds the jwks_uri cache. */
+export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssertionVerifier {
+  const remote = new Map<string, RemoteEntry>();
+  const inline = new WeakMap<object, JWTVerifyGetKey>();
+
+  const inFlight = new Map<string, Promise<RemoteEntry>>();
+
+  /** One fetch at a time per client: concurrent requests share it. */
+  function fetchRemote(clientId: string, uri: string): Promise<RemoteEntry> {
+    const key = `${clientId} ${uri}`;
+    let pending = inFlight.get(key);
+    if (!pending) {
+      pending = fetchRemoteNow(clientId, uri).finally(() => inFlight.delete(key));
+      inFlight.set(key, pending);
+    }
+    return pending;
+  }
+
+  async function fetchRemoteNow(clientId: string, uri: string): Promise<RemoteEntry> {
+    const res = await outboundRequest(deps.outbound, uri, { headers: { accept: 'application/jwk-set+json, application/json' } }).catch((err: Error) => {
+      throw new JwksUnavailable(`jwks_uri could not be fetched: ${err.message}`);
+    });
+    if (res.status !== 200) throw new JwksUnavailable(`jwks_uri answered ${res.status}`);
+    const entry = { uri, keys: createLocalJWKSet(parseJwks(res.body)), fetchedAt: Date.now() };
+    if (remote.size > 10_000) remote.clear();
+    remote.set(clientId, entry);
+    return entry;
+  }
+
+  async function remoteKeys(clientId: string, uri: string): Promise<RemoteEntry> {
+    const hit = remote.get(clientId);
+    if (hit && hit.uri === uri && Date.now() - hit.fetchedAt < JWKS_CACHE_MS) return hit;
+    return fetchRemote(clientId, uri);
+  }
+
+  /** The key resolver for the client: inline keys, or jwks_uri keys with one refetch on an unknown kid. */
+  function keyResolver(client: ClientDoc): JWTVerifyGetKey | null {
+    if (client.jwks) {
+      let keys = inline.get(client.jwks);
+      if (!keys) {
+        keys = createLocalJWKSet(client.jwks as JSONWebKeySet);
+        inline.set(client.jwks, keys);
+      }
+      return keys;
+    }
+    const uri = client.jwksUri;
+    if (!uri) return null;
+    return async (header, token) => {
+      const entry = await remoteKeys(client._id, uri);
+      try {
+        return await entry.keys(header, token);
+      } catch (err) {
+        // Key rotation at the client: refetch once, at most every 30 s per client.
+        if (!isNoMatchingKey(err) || Date.now() - entry.fetchedAt < JWKS_REFETCH_MIN_MS) throw err;
+        return (await fetchRemote(client._id, uri)).keys(header, token);
+      }
+    };
+  }
+
+  return {
+    async verify(client, assertion, path) {
+      if (client.tokenEndpointAuthMethod !== 'private_key_jwt') return { ok: false, description: 'this client is not registered for private_key_jwt' };
+      if (assertion.length > MAX_ASSERTION_CHARS) return { ok: false, description: 'client_assertion is too long' };
+      const keys = keyResolver(client);
+      if (!keys) return { ok: false, description: 'the client has no jwks or jwks_uri' };
+      // The issuer or the endpoint called; the token endpoint too (RFC 9126 §2 asks that of PAR).
+      const audience = [...new Set([deps.issuer, `${deps.issuer}${path}`, `${deps.issuer}${ENDPOINTS.token}`])];
+      let payload: Record<string, unknown>;
+      try {
+        ({ payload } = await jwtVerify(assertion, keys, {
+          algorithms: CLIENT_ASSERTION_ALGS,
+          issuer: client._id,
+          subject: client._id,
+          audience,
+          requiredClaims: ['exp', 'jti'],
+          clockTolerance: CLOCK_TOLERANCE_S,
+        }));
+      } catch (err) {
+        if (err instanceof JwksUnavailable) return { ok: false, description: err.message };
+        if (isNoMatchingKey(err)) return { ok: false, description: 'no key of the client matches the client_assertion (kid)' };
+        if (err instanceof joseErrors.JWTExpired) return { ok: false, description: 'the client_assertion has expired' };
+        if (err instanceof joseErrors.JWTClaimValidationFailed) return { ok: false, description: `client_assertion claim ${err.claim} is invalid` };
+        if (err instanceof joseErrors.JOSEAlgNotAllowed) return { ok: false, description: `client_assertion algorithms: ${CLIENT_ASSERTION_ALGS.join(', ')}` };
+        return { ok: false, description: 'the client_assertion is invalid' };
+      }
+      const now = Math.floor(Date.now() / 1000);
+      const { exp, iat, jti } = payload as { exp: number; iat?: unknown; jti: unknown };
+      if (iat !== undefined && (typeof iat !== 'number' || iat > now + CLOCK_TOLERANCE_S)) return { ok: false, description: 'client_assertion iat is invalid' };
+      if (exp - (typeof iat === 'number' ? iat : now) > MAX_LIFETIME_S || exp - now > MAX_LIFETIME_S + CLOCK_TOLERANCE_S) {
+        return { ok: false, description: `a client_assertion may live at most ${MAX_LIFETIME_S} seconds` };
+      }
+      if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) return { ok: false, description: 'client_assertion jti is invalid' };
+      const ttlMs = (exp + CLOCK_TOLERANCE_S) * 1000 - Date.now();
+      if (!(await claimOnce(deps.store, `assertion:${client._id}:${jti}`, Math.max(ttlMs, 1_000)))) {
+        return { ok: false, description: 'the client_assertion was already used (jti)' };
+      }
+      return { ok: true };
+    },
+  };
+}

@@ -1,0 +1,99 @@
+// The app API: the user's own applications at /api/oauth/me/apps.
+// `apps:read` lists and reads; `apps:write` creates, changes, deletes and
+// rotates secrets. Only apps whose owner is the token's user exist here
+// (another user's app is 404). A secret is shown once: on create and rotate.
+import express, { Router, type Request, type Response } from 'express';
+import { appJson, appToClient } from '../../domain/client-metadata.js';
+import { ValidationError } from '../../domain/errors.js';
+import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret, type ClientDoc } from '../../store/clients.js';
+import { methodNotAllowed, sendError } from '../http/errors.js';
+import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
+
+const BASE = '/api/oauth/me/apps';
+
+export function appsApiRoutes(deps: BearerDeps): Router {
+  const router = Router();
+  const json = express.json({ limit: '64kb' });
+  const read = requireAccessToken(deps, ['apps:read']);
+  const write = requireAccessToken(deps, ['apps:write']);
+
+  const send = (res: Response, status: number, body: unknown) => res.status(status).set('Cache-Control', 'no-store').json(body);
+
+  /** The token user's app named in the path, or a 404 (also for another user's app). */
+  async function ownApp(req: Request, res: Response): Promise<ClientDoc | null> {
+    const id = String(req.params.clientId ?? '');
+    const client = id.length <= 200 ? await findClient(deps.store, id) : null;
+    if (client && client.ownerUserId !== null && client.ownerUserId === req.access!.userId) return client;
+    sendError(res, 404, 'not_found', 'no such app');
+    return null;
+  }
+
+  function jsonBody(req: Request, res: Response): unknown {
+    if (req.is('application/json')) return req.body;
+    sendError(res, 400, 'invalid_request', 'the body must be application/json');
+    return undefined;
+  }
+
+  router.get(BASE, read, async (req, res) => {
+    const apps = await listClientsByOwner(deps.store, req.access!.userId);
+    send(res, 200, { apps: apps.map(appJson) });
+  });
+
+  router.post(BASE, write, json, async (req, res) => {
+    const body = jsonBody(req, res);
+    if (body === undefined) return;
+    const mapped = appToClient(body, req.access!.userId);
+    if (!mapped.ok) return sendError(res, 400, mapped.error, mapped.description);
+    try {
+      const { client, clientSecret } = await createClient(deps.store, mapped.input);
+      res.set('Location', `${deps.issuer}${BASE}/${encodeURIComponent(client._id)}`);
+      send(res, 201, { ...appJson(client), ...(clientSecret ? { client_secret: clientSecret } : {}) });
+    } catch (err) {
+      if (err instanceof ValidationError) return sendError(res, 400, 'invalid_request', err.message);
+      throw err;
+    }
+  });
+  router.all(BASE, methodNotAllowed(['GET', 'POST']));
+
+  const one = `${BASE}/:clientId`;
+  router.get(one, read, async (req, res) => {
+    const client = await ownApp(req, res);
+    if (client) send(res, 200, appJson(client));
+  });
+
+  router.patch(one, write, json, async (req, res) => {
+    const client = await ownApp(req, res);
+    if (!client) return;
+    const body = jsonBody(req, res);
+    if (body === undefined) return;
+    const mapped = appToClient(body, req.access!.userId, client);
+    if (!mapped.ok) return sendError(res, 400, mapped.error, mapped.description);
+    try {
+      const updated = await replaceClient(deps.store, client, mapped.input);
+      if (!updated) return sendError(res, 404, 'not_found', 'no such app');
+      // A client that starts using a secret gets one, shown this once.
+      send(res, 200, { ...appJson(updated.client), ...(updated.clientSecret ? { client_secret: updated.clientSecret } : {}) });
+    } catch (err) {
+      if (err instanceof ValidationError) return sendError(res, 400, 'invalid_request', err.message);
+      throw err;
+    }
+  });
+
+  router.delete(one, write, async (req, res) => {
+    const client = await ownApp(req, res);
+    if (!client) return;
+    await deleteClient(deps.store, client._id);
+    res.status(204).set('Cache-Control', 'no-store').end();
+  });
+  router.all(one, methodNotAllowed(['GET', 'PATCH', 'DELETE']));
+
+  router.post(`${one}/secret`, write, async (req, res) => {
+    const client = await ownApp(req, res);
+    if (!client) return;
+    const clientSecret = await rotateClientSecret(deps.store, client);
+    if (!clientSecret) return sendError(res, 400, 'invalid_request', 'this app does not use a client secret');
+    send(res, 200, { client_id: client._id, client_secret: clientSecret });
+  });
+  router.all(`${one}/secret`, methodNotAllowed(['POST']));
+  return router;
+}

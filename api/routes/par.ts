@@ -1,0 +1,46 @@
+// POST /api/oauth/par (RFC 9126): a client pushes its authorization request
+// over the back channel, authenticated, and gets a short-lived, single-use
+// request_uri to send the browser to the authorization endpoint with.
+// Parameters are checked exactly like the authorization endpoint's; every
+// error is JSON 400 {error, error_description} (no redirect).
+import express, { Router } from 'express';
+import { validatePushedAuthorizationRequest } from '../../domain/authorization-request.js';
+import { ENDPOINTS } from '../../domain/discovery.js';
+import type { Logger } from '../../runtime/log.js';
+import type { ClientLookup } from '../../store/clients.js';
+import type { Store } from '../../store/db.js';
+import { savePushedRequest } from '../../store/par-requests.js';
+import { methodNotAllowed } from '../http/errors.js';
+import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
+import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
+
+export interface ParDeps {
+  store: Store;
+  findClient: ClientLookup;
+  log: Logger;
+}
+
+/** Parameters of client authentication: not part of the authorization request. */
+const AUTH_FIELDS = ['client_secret', 'client_assertion', 'client_assertion_type'];
+
+export function parRoutes(deps: ParDeps): Router {
+  const router = Router();
+  router.post(ENDPOINTS.pushedAuthorizationRequest, express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
+    if (!req.is('application/x-www-form-urlencoded')) {
+      return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+    }
+    const body = req.body as Record<string, unknown>;
+    const auth = await authenticateClient(deps.findClient, req);
+    if (!auth.ok) return sendClientAuthError(res, auth);
+    const client = auth.client;
+    for (const field of AUTH_FIELDS) if (Array.isArray(body[field])) return sendOAuthError(res, 400, 'invalid_request', `${field} must appear once`);
+    const params = Object.fromEntries(Object.entries(body).filter(([k]) => !AUTH_FIELDS.includes(k)));
+    const checked = validatePushedAuthorizationRequest(params, { ...client, clientId: client._id });
+    if (checked.kind === 'error') return sendOAuthError(res, 400, checked.error, checked.description);
+    const { requestUri, expiresIn } = await savePushedRequest(deps.store, checked.params);
+    deps.log.debug('authorization request pushed', { client: client._id });
+    sendOAuthJson(res, 201, { request_uri: requestUri, expires_in: expiresIn });
+  });
+  router.all(ENDPOINTS.pushedAuthorizationRequest, methodNotAllowed(['POST']));
+  return router;
+}

@@ -1,0 +1,312 @@
+// Client metadata as clients and users send it, mapped onto the client model
+// (domain/clients.ts, whose NewClientInput does the field validation):
+// - RFC 7591 / 7592 registration metadata (POST /api/oauth/register and the
+//   registration_client_uri), and the client information document;
+// - the app API's JSON (/api/oauth/me/apps), snake_case, every field of the
+//   spec's Application table.
+// Pure: no I/O.
+import { z } from 'zod';
+import {
+  ID_TOKEN_ALGS,
+  NewClientInput,
+  OIDC_FIELDS,
+  REDIRECT_URI_TYPES,
+  TOKEN_ENDPOINT_AUTH_METHODS,
+  type RedirectUriEntry,
+  type TokenEndpointAuthMethod,
+} from './clients.js';
+import { zodProblems } from './errors.js';
+import { parseScopeParam } from './scopes.js';
+
+/** The stored client as these mappings read it (a subset of store/clients.ts's ClientDoc). */
+export interface ClientView {
+  _id: string;
+  name: string;
+  description: string;
+  public: boolean;
+  redirectUris: RedirectUriEntry[];
+  allowedScopes: string[];
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  oidcFields: string[];
+  postLogoutRedirectUris: string[];
+  backchannelLogoutUri: string | null;
+  jwks: { keys: Record<string, unknown>[] } | null;
+  jwksUri: string | null;
+  isVerified: boolean;
+  idTokenSignedResponseAlg: string;
+  ownerUserId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  grantTypes?: string[];
+  responseTypes?: string[];
+  clientUri?: string | null;
+  logoUri?: string | null;
+  requirePushedAuthorizationRequests?: boolean;
+}
+
+// Model field names as the API spells them, for error descriptions.
+const SNAKE: Record<string, string> = {
+  name: 'name',
+  description: 'description',
+  redirectUris: 'redirect_uris',
+  allowedScopes: 'allowed_scopes',
+  public: 'public',
+  tokenEndpointAuthMethod: 'token_endpoint_auth_method',
+  oidcFields: 'oidc_fields',
+  postLogoutRedirectUris: 'post_logout_redirect_uris',
+  backchannelLogoutUri: 'backchannel_logout_uri',
+  jwks: 'jwks',
+  jwksUri: 'jwks_uri',
+  idTokenSignedResponseAlg: 'id_token_signed_response_alg',
+  requirePushedAuthorizationRequests: 'require_pushed_authorization_requests',
+};
+
+type Issue = { path: ReadonlyArray<PropertyKey>; message: string };
+const describe = (issues: ReadonlyArray<Issue>, rename: Record<string, string> = SNAKE) =>
+  zodProblems(issues.map((i) => ({ ...i, path: i.path.map((p, n) => (n === 0 && typeof p === 'string' ? (rename[p] ?? p) : p)) }))).join('; ');
+
+export type MappingResult = { ok: true; input: NewClientInput } | { ok: false; error: string; description: string };
+
+/** Runs the model's validation, so that every surface refuses exactly what the model refuses. */
+function validated(input: NewClientInput, classify: (issues: ReadonlyArray<Issue>) => string, rename?: Record<string, string>): MappingResult {
+  const parsed = NewClientInput.safeParse(input);
+  if (parsed.success) return { ok: true, input };
+  return { ok: false, error: classify(parsed.error.issues), description: describe(parsed.error.issues, rename) };
+}
+
+// ---------------------------------------------------------------- RFC 7591
+
+export const SUPPORTED_RESPONSE_TYPES = ['code'] as const;
+
+const uri = z.string().max(2048);
+const RegistrationMetadata = z.object({
+  client_name: z.string({ error: 'is required' }),
+  redirect_uris: z.array(z.string()).max(50).optional(),
+  scope: z.string().max(4000).optional(),
+  token_endpoint_auth_method: z.string().optional(),
+  jwks: z.unknown().optional(),
+  jwks_uri: uri.optional(),
+  grant_types: z.array(z.string()).max(10).optional(),
+  response_types: z.array(z.string()).max(10).optional(),
+  post_logout_redirect_uris: z.array(uri).max(50).optional(),
+  backchannel_logout_uri: uri.optional(),
+  id_token_signed_response_alg: z.string().optional(),
+  client_uri: uri.optional(),
+  logo_uri: uri.optional(),
+  require_pushed_authorization_requests: z.boolean().optional(),
+  // RFC 7592 §2.2: sent back on update; checked by the route.
+  client_id: z.string().optional(),
+  client_secret: z.string().optional(),
+});
+export type RegistrationMetadata = z.infer<typeof RegistrationMetadata>;
+
+const REGISTRATION_NAMES: Record<string, string> = {
+  ...SNAKE,
+  name: 'client_name',
+  allowedScopes: 'scope',
+  redirectUris: 'redirect_uris',
+};
+
+function isHttpUri(v: string): boolean {
+  try {
+    return ['https:', 'http:'].includes(new URL(v).protocol) && !v.includes('#');
+  } catch {
+    return false;
+  }
+}
+
+export interface RegistrationExtras {
+  grantTypes: string[];
+  responseTypes: string[];
+  clientUri: string | null;
+  logoUri: string | null;
+}
+
+export type RegistrationMapping =
+  | { ok: true; input: NewClientInput; extras: RegistrationExtras; metadata: RegistrationMetadata }
+  | { ok: false; error: 'invalid_redirect_uri' | 'invalid_client_metadata'; description: string };
+
+/**
+ * RFC 7591 §2 metadata → the client model. `supportedGrantTypes` is what the
+ * token endpoint serves. Errors: `invalid_redirect_uri` for a redirect URI,
+ * `invalid_client_metadata` for anything else. Unknown fields are ignored (§2).
+ */
+export function registrationToClient(body: unknown, ownerUserId: string, supportedGrantTypes: readonly string[]): RegistrationMapping {
+  const bad = (description: string): RegistrationMapping => ({ ok: false, error: 'invalid_client_metadata', description });
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('the body must be a JSON object of client metadata');
+  const parsed = RegistrationMetadata.safeParse(body);
+  if (!parsed.success) {
+    const redirect = parsed.error.issues.some((i) => i.path[0] === 'redirect_uris');
+    return { ok: false, error: redirect ? 'invalid_redirect_uri' : 'invalid_client_metadata', description: describe(parsed.error.issues, {}) };
+  }
+  const m = parsed.data;
+  for (const [i, u] of (m.redirect_uris ?? []).entries()) {
+    if (typeof u !== 'string' || !u) return { ok: false, error: 'invalid_redirect_uri', description: `redirect_uris.${i}: must be a URI` };
+  }
+  const method = m.token_endpoint_auth_method ?? 'client_secret_basic';
+  if (!(TOKEN_ENDPOINT_AUTH_METHODS as readonly string[]).includes(method)) {
+    return bad(`token_endpoint_auth_method must be one of ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')}`);
+  }
+  if (m.jwks !== undefined && m.jwks_uri !== undefined) return bad('jwks and jwks_uri are mutually exclusive');
+  if (m.jwks !== undefined && (typeof m.jwks !== 'object' || m.jwks === null || !Array.isArray((m.jwks as { keys?: unknown }).keys))) {
+    return bad('jwks must be a JWK Set: {"keys": [...]}');
+  }
+  const grantTypes = [...new Set(m.grant_types ?? ['authorization_code'])];
+  const unsupportedGrant = grantTypes.find((g) => !supportedGrantTypes.includes(g));
+  if (unsupportedGrant) return bad(`grant_type ${unsupportedGrant} is not supported; supported: ${supportedGrantTypes.join(', ')}`);
+  const responseTypes = [...new Set(m.response_types ?? (grantTypes.includes('authorization_code') ? ['code'] : []))];
+  const unsupportedResponse = responseTypes.find((r) => !(SUPPORTED_RESPONSE_TYPES as readonly string[]).includes(r));
+  if (unsupportedResponse) return bad(`response_type ${unsupportedResponse} is not supported; supported: code`);
+  if (responseTypes.includes('code') !== grantTypes.includes('authorization_code')) {
+    return bad('response_types code and grant_types authorization_code go together (RFC 7591 §2.1)');
+  }
+  if (m.id_token_signed_response_alg !== undefined && !(ID_TOKEN_ALGS as readonly string[]).includes(m.id_token_signed_response_alg)) {
+    return bad(`id_token_signed_response_alg must be one of ${ID_TOKEN_ALGS.join(', ')}`);
+  }
+  for (const field of ['client_uri', 'logo_uri'] as const) {
+    if (m[field] !== undefined && !isHttpUri(m[field]!)) return bad(`${field}: must be an absolute http(s) URI without fragment`);
+  }
+  const input: NewClientInput = {
+    name: m.client_name,
+    redirectUris: (m.redirect_uris ?? []).map((value) => ({ type: 'equals' as const, value })),
+    ...(m.scope !== undefined ? { allowedScopes: parseScopeParam(m.scope) } : {}),
+    public: method === 'none',
+    tokenEndpointAuthMethod: method as TokenEndpointAuthMethod,
+    postLogoutRedirectUris: m.post_logout_redirect_uris ?? [],
+    backchannelLogoutUri: m.backchannel_logout_uri ?? null,
+    jwks: (m.jwks as NewClientInput['jwks']) ?? null,
+    jwksUri: m.jwks_uri ?? null,
+    ...(m.id_token_signed_response_alg ? { idTokenSignedResponseAlg: m.id_token_signed_response_alg as (typeof ID_TOKEN_ALGS)[number] } : {}),
+    requirePushedAuthorizationRequests: m.require_pushed_authorization_requests ?? false,
+    isVerified: false,
+    ownerUserId,
+  };
+  const result = validated(input, (issues) => (issues.some((i) => i.path[0] === 'redirectUris') ? 'invalid_redirect_uri' : 'invalid_client_metadata'), REGISTRATION_NAMES);
+  if (!result.ok) return { ok: false, error: result.error as 'invalid_redirect_uri' | 'invalid_client_metadata', description: result.description };
+  return { ok: true, input, extras: { grantTypes, responseTypes, clientUri: m.client_uri ?? null, logoUri: m.logo_uri ?? null }, metadata: m };
+}
+
+/** The RFC 7591 §3.2.1 client information document (without the one-time secrets, which the caller adds). */
+export function clientInformation(client: ClientView): Record<string, unknown> {
+  const doc: Record<string, unknown> = {
+    client_id: client._id,
+    client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
+    client_name: client.name,
+    redirect_uris: client.redirectUris.filter((r) => r.type === 'equals').map((r) => r.value),
+    scope: client.allowedScopes.join(' '),
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    grant_types: client.grantTypes ?? ['authorization_code'],
+    response_types: client.responseTypes ?? ['code'],
+    id_token_signed_response_alg: client.idTokenSignedResponseAlg,
+  };
+  if (!client.public) doc.client_secret_expires_at = 0;
+  if (client.postLogoutRedirectUris.length) doc.post_logout_redirect_uris = client.postLogoutRedirectUris;
+  if (client.backchannelLogoutUri) doc.backchannel_logout_uri = client.backchannelLogoutUri;
+  if (client.jwks) doc.jwks = client.jwks;
+  if (client.jwksUri) doc.jwks_uri = client.jwksUri;
+  if (client.clientUri) doc.client_uri = client.clientUri;
+  if (client.logoUri) doc.logo_uri = client.logoUri;
+  if (client.requirePushedAuthorizationRequests) doc.require_pushed_authorization_requests = true;
+  return doc;
+}
+
+// ---------------------------------------------------------------- app API
+
+const redirectUriInput = z.union([
+  z.string().transform((value) => ({ type: 'equals' as const, value })),
+  z.object({ type: z.enum(REDIRECT_URI_TYPES).default('equals'), value: z.string() }).strict(),
+]);
+
+/** What a user may set on an app (JSON, snake_case). `client_id`, `is_verified` and the secret are not settable. */
+const AppFields = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    public: z.boolean(),
+    redirect_uris: z.array(redirectUriInput).max(50),
+    allowed_scopes: z.array(z.string()).max(200),
+    oidc_fields: z.array(z.enum(OIDC_FIELDS)),
+    post_logout_redirect_uris: z.array(z.string()).max(50),
+    backchannel_logout_uri: z.string().nullable(),
+    token_endpoint_auth_method: z.enum(TOKEN_ENDPOINT_AUTH_METHODS),
+    jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).nullable(),
+    jwks_uri: z.string().nullable(),
+    id_token_signed_response_alg: z.enum(ID_TOKEN_ALGS),
+    require_pushed_authorization_requests: z.boolean(),
+  })
+  .partial()
+  .strict();
+
+const READ_ONLY = ['client_id', 'client_secret', 'is_verified', 'owner_user_id', 'created_at', 'updated_at'];
+
+/**
+ * The model input of an app as it stands (for PATCH: the patch is applied on
+ * top). Every stored field is carried over, including model fields this module
+ * does not know; NewClientInput drops what is not a model field.
+ */
+function currentInput(c: ClientView): NewClientInput {
+  const { _id: _i, createdAt: _c, updatedAt: _u, grantTypes: _g, responseTypes: _r, clientUri: _cu, logoUri: _l, ...model } = c;
+  return model as NewClientInput;
+}
+
+/**
+ * App API JSON → the client model: a new app of `ownerUserId` (current
+ * undefined) or the current app with the given fields changed. Errors are
+ * `invalid_request` with a description naming the fields.
+ */
+export function appToClient(body: unknown, ownerUserId: string, current?: ClientView): MappingResult {
+  const bad = (description: string): MappingResult => ({ ok: false, error: 'invalid_request', description });
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('the body must be a JSON object');
+  const readOnly = READ_ONLY.filter((k) => k in body);
+  if (readOnly.length) return bad(`${readOnly.join(', ')} cannot be set here${readOnly.includes('is_verified') ? ' (only operators verify apps)' : ''}`);
+  const parsed = AppFields.safeParse(body);
+  if (!parsed.success) return bad(describe(parsed.error.issues, {}));
+  const a = parsed.data;
+  if (!current && a.name === undefined) return bad('name: is required');
+  const base: NewClientInput = current ? currentInput(current) : { name: '', ownerUserId, isVerified: false };
+  const input: NewClientInput = { ...base };
+  if (a.name !== undefined) input.name = a.name;
+  if (a.description !== undefined) input.description = a.description;
+  if (a.redirect_uris !== undefined) input.redirectUris = a.redirect_uris;
+  if (a.allowed_scopes !== undefined) input.allowedScopes = a.allowed_scopes;
+  if (a.oidc_fields !== undefined) input.oidcFields = a.oidc_fields;
+  if (a.post_logout_redirect_uris !== undefined) input.postLogoutRedirectUris = a.post_logout_redirect_uris;
+  if (a.backchannel_logout_uri !== undefined) input.backchannelLogoutUri = a.backchannel_logout_uri;
+  if (a.jwks !== undefined) input.jwks = a.jwks;
+  if (a.jwks_uri !== undefined) input.jwksUri = a.jwks_uri;
+  if (a.id_token_signed_response_alg !== undefined) input.idTokenSignedResponseAlg = a.id_token_signed_response_alg;
+  if (a.require_pushed_authorization_requests !== undefined) input.requirePushedAuthorizationRequests = a.require_pushed_authorization_requests;
+  if (a.public !== undefined) {
+    input.public = a.public;
+    // Switching public/confidential without naming a method picks the matching default.
+    if (a.token_endpoint_auth_method === undefined) input.tokenEndpointAuthMethod = a.public ? 'none' : 'client_secret_basic';
+  }
+  if (a.token_endpoint_auth_method !== undefined) {
+    input.tokenEndpointAuthMethod = a.token_endpoint_auth_method;
+    if (a.public === undefined) input.public = a.token_endpoint_auth_method === 'none';
+  }
+  return validated(input, () => 'invalid_request');
+}
+
+/** An app as the app API shows it (no secret: that is shown once, on create and rotate). */
+export function appJson(c: ClientView): Record<string, unknown> {
+  return {
+    client_id: c._id,
+    name: c.name,
+    description: c.description,
+    public: c.public,
+    redirect_uris: c.redirectUris.map((r) => ({ type: r.type, value: r.value })),
+    allowed_scopes: c.allowedScopes,
+    oidc_fields: c.oidcFields,
+    post_logout_redirect_uris: c.postLogoutRedirectUris,
+    backchannel_logout_uri: c.backchannelLogoutUri,
+    token_endpoint_auth_method: c.tokenEndpointAuthMethod,
+    jwks: c.jwks,
+    jwks_uri: c.jwksUri,
+    id_token_signed_response_alg: c.idTokenSignedResponseAlg,
+    require_pushed_authorization_requests: c.requirePushedAuthorizationRequests ?? false,
+    is_verified: c.isVerified,
+    created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
+  };
+}

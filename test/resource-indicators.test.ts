@@ -1,0 +1,215 @@
+// Resource indicators (RFC 8707) over HTTP: validation at authorize, PAR,
+// device authorization and token requests; granted resources in the access
+// token's aud (next to the issuer, so Keyflow's API still accepts it), narrowed
+// at the token request and preserved across refreshes.
+import type { RunningApi } from '../api/server.js';
+import type { NewClientInput } from '../domain/clients.js';
+import { accessTokenAudience, narrowResources, parseResources } from '../domain/resources.js';
+import { hashSecret } from '../security/secrets.js';
+import { createClient } from '../store/clients.js';
+import { findDeviceCode } from '../store/device-codes.js';
+import { createUser } from '../store/users.js';
+import { eventually, startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { HttpUser } from './support/http-user.js';
+
+let api: RunningApi;
+let issuer: string;
+const PASSWORD = 'resource indicator password';
+const REDIRECT = 'https://resource-rp.example/cb';
+const API_A = 'https://api-a.example/';
+const API_B = 'urn:example:api-b';
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+beforeAll(async () => {
+  api = await startTestApi();
+  issuer = api.deps.config.issuer;
+});
+afterAll(() => api.stop());
+
+interface Rp {
+  id: string;
+  headers: Record<string, string>;
+}
+
+async function newRp(overrides: Partial<NewClientInput> = {}): Promise<Rp> {
+  const { client, clientSecret } = await createClient(api.deps.store, {
+    name: 'Resource RP',
+    redirectUris: [{ type: 'equals', value: REDIRECT }],
+    allowedScopes: ['openid', 'profile', 'offline_access'],
+    idTokenSignedResponseAlg: 'RS256',
+    ...overrides,
+  });
+  return { id: client._id, headers: { authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` } };
+}
+
+async function post(path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) {
+  const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
+  const text = await res.text();
+  return { res, body: (text ? JSON.parse(text) : null) as Json };
+}
+
+function authorizeUrl(params: [string, string][]) {
+  const url = new URL('/api/oauth/authorize', issuer);
+  for (const [k, v] of params) url.searchParams.append(k, v);
+  return url.href;
+}
+
+const payload = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Json;
+const userinfo = (accessToken: string) => fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+
+async function newUser() {
+  const email = uniqueEmail('resource');
+  await createUser(api.deps.store, { email, password: PASSWORD });
+  return email;
+}
+
+/** Signs a new user in and returns the code for an authorization request with these parameters. */
+async function codeFor(rp: Rp, params: [string, string][]) {
+  const email = await newUser();
+  const agent = new HttpUser(issuer);
+  let step = await agent.get(authorizeUrl([['response_type', 'code'], ['client_id', rp.id], ['redirect_uri', REDIRECT], ...params]));
+  if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
+  if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
+  if (!step.external) throw new Error(`flow stopped at ${step.url} (${step.res.status})`);
+  return step.external.searchParams.get('code')!;
+}
+
+const redeem = (rp: Rp, code: string, extra: [string, string][] = []) =>
+  post('/api/oauth/token', [['grant_type', 'authorization_code'], ['code', code], ['redirect_uri', REDIRECT], ...extra], rp.headers);
+
+describe('resource values (domain/resources.ts)', () => {
+  it('accepts absolute URIs without fragment, repeated, de-duplicated', () => {
+    expect(parseResources(undefined)).toEqual({ ok: true, resources: [] });
+    expect(parseResources(API_A)).toEqual({ ok: true, resources: [API_A] });
+    expect(parseResources([API_A, API_B, API_A])).toEqual({ ok: true, resources: [API_A, API_B] });
+    expect(parseResources('https://api.example/v1?tenant=a')).toEqual({ ok: true, resources: ['https://api.example/v1?tenant=a'] });
+  });
+
+  it.each([['https://a.example/#'], ['https://a.example/#x'], ['/relative'], ['relative'], ['//host/path'], [''], ['https://a.example/ x'], ['https://a.example/\n']])('refuses %j', (value) => {
+    expect(parseResources(value)).toMatchObject({ ok: false, error: 'invalid_target' });
+    expect(parseResources([API_A, value])).toMatchObject({ ok: false, error: 'invalid_target' });
+  });
+
+  it('refuses more than 10 values, narrows to granted ones, builds aud with the issuer first', () => {
+    expect(parseResources(Array.from({ length: 11 }, (_, i) => `https://r${i}.example/`))).toMatchObject({ ok: false });
+    expect(narrowResources([API_A, API_B], undefined)).toEqual({ ok: true, resources: [API_A, API_B] });
+    expect(narrowResources([API_A, API_B], API_B)).toEqual({ ok: true, resources: [API_B] });
+    expect(narrowResources([API_A], API_B)).toMatchObject({ ok: false, error: 'invalid_target' });
+    expect(accessTokenAudience('https://id.example', [])).toBe('https://id.example');
+    expect(accessTokenAudience('https://id.example', undefined)).toBe('https://id.example');
+    expect(accessTokenAudience('https://id.example', [API_A, 'https://id.example'])).toEqual(['https://id.example', API_A]);
+  });
+});
+
+describe('resource indicators: validation', () => {
+  it.each([
+    ['a fragment', `${API_A}#frag`],
+    ['a relative URI', '/api/things'],
+    ['no scheme', 'api-a.example'],
+    ['an empty value', ''],
+  ])('refuses a resource with %s at the authorization endpoint (redirect), PAR (JSON) and device authorization (JSON)', async (_name, resource) => {
+    const rp = await newRp();
+    const res = await fetch(authorizeUrl([['response_type', 'code'], ['client_id', rp.id], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['state', 'rs'], ['resource', resource]]), { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    const back = new URL(res.headers.get('location')!);
+    expect(back.origin + back.pathname).toBe(REDIRECT);
+    expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'invalid_target', error_description: expect.any(String), state: 'rs', iss: issuer });
+
+    const par = await post('/api/oauth/par', [['response_type', 'code'], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['resource', API_A], ['resource', resource]], rp.headers);
+    expect([par.res.status, par.body]).toEqual([400, { error: 'invalid_target', error_description: expect.any(String) }]);
+
+    const device = await post('/api/oauth/device_authorization', [['scope', 'openid'], ['resource', resource]], rp.headers);
+    expect([device.res.status, device.body]).toEqual([400, { error: 'invalid_target', error_description: expect.any(String) }]);
+  });
+
+  it('refuses a malformed or ungranted resource at the token request', async () => {
+    const rp = await newRp();
+    const fragment = await redeem(rp, await codeFor(rp, [['scope', 'openid'], ['resource', API_A]]), [['resource', `${API_A}#x`]]);
+    expect([fragment.res.status, fragment.body.error]).toEqual([400, 'invalid_target']);
+    const relative = await redeem(rp, await codeFor(rp, [['scope', 'openid'], ['resource', API_A]]), [['resource', 'relative/path']]);
+    expect([relative.res.status, relative.body.error]).toEqual([400, 'invalid_target']);
+    const ungranted = await redeem(rp, await codeFor(rp, [['scope', 'openid'], ['resource', API_A]]), [['resource', API_B]]);
+    expect([ungranted.res.status, ungranted.body.error]).toEqual([400, 'invalid_target']);
+    const none = await redeem(rp, await codeFor(rp, [['scope', 'openid']]), [['resource', API_A]]);
+    expect([none.res.status, none.body.error]).toEqual([400, 'invalid_target']);
+  });
+});
+
+describe('resource indicators: audience', () => {
+  it('keeps aud the issuer alone without resources', async () => {
+    const rp = await newRp();
+    const { body } = await redeem(rp, await codeFor(rp, [['scope', 'openid']]));
+    expect(payload(body.access_token).aud).toBe(issuer);
+  });
+
+  it('adds every granted resource to aud after the issuer; Keyflow still accepts the token', async () => {
+    const rp = await newRp();
+    const { res, body } = await redeem(rp, await codeFor(rp, [['scope', 'openid'], ['resource', API_A], ['resource', API_B]]));
+    expect(res.status).toBe(200);
+    expect(payload(body.access_token).aud).toEqual([issuer, API_A, API_B]);
+    expect((await userinfo(body.access_token)).status).toBe(200);
+    const introspection = await post('/api/oauth/introspect', { token: body.access_token }, rp.headers);
+    expect(introspection.body).toMatchObject({ active: true, aud: [issuer, API_A, API_B] });
+  });
+
+  it('narrows at the token request, and keeps every granted resource across refreshes', async () => {
+    const rp = await newRp();
+    const code = await codeFor(rp, [['scope', 'openid offline_access'], ['resource', API_A], ['resource', API_B]]);
+    const first = await redeem(rp, code, [['resource', API_A]]);
+    expect(first.res.status).toBe(200);
+    expect(payload(first.body.access_token).aud).toEqual([issuer, API_A]);
+
+    // A refresh without resource: every resource of the grant.
+    const r1 = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: first.body.refresh_token }, rp.headers);
+    expect(r1.res.status).toBe(200);
+    expect(payload(r1.body.access_token).aud).toEqual([issuer, API_A, API_B]);
+    // A refresh may narrow too, and the next one still has them all.
+    const r2 = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: r1.body.refresh_token, resource: API_B }, rp.headers);
+    expect(r2.res.status).toBe(200);
+    expect(payload(r2.body.access_token).aud).toEqual([issuer, API_B]);
+    // An ungranted resource is refused before the rotation: the token stays current.
+    const bad = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: r2.body.refresh_token, resource: 'https://other.example/' }, rp.headers);
+    expect([bad.res.status, bad.body.error]).toEqual([400, 'invalid_target']);
+    const r3 = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: r2.body.refresh_token }, rp.headers);
+    expect(r3.res.status).toBe(200);
+    expect(payload(r3.body.access_token).aud).toEqual([issuer, API_A, API_B]);
+  });
+
+  it('takes resources from a pushed authorization request', async () => {
+    const rp = await newRp();
+    const pushed = await post('/api/oauth/par', [['response_type', 'code'], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['resource', API_A]], rp.headers);
+    expect(pushed.res.status).toBe(201);
+    const email = await newUser();
+    const agent = new HttpUser(issuer);
+    let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ client_id: rp.id, request_uri: pushed.body.request_uri })}`);
+    step = await agent.signIn(step, email, PASSWORD);
+    step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
+    const { body } = await redeem(rp, step.external!.searchParams.get('code')!);
+    expect(payload(body.access_token).aud).toEqual([issuer, API_A]);
+  });
+
+  it('keeps the resources of a device authorization through approval and redemption', async () => {
+    const rp = await newRp({ redirectUris: [] });
+    const started = await post('/api/oauth/device_authorization', [['scope', 'openid'], ['resource', API_A], ['resource', API_B]], rp.headers);
+    expect(started.res.status).toBe(200);
+    const { device_code: deviceCode, user_code: userCode } = started.body;
+    expect((await findDeviceCode(api.deps.store, hashSecret(deviceCode)))?.resources).toEqual([API_A, API_B]);
+
+    const email = await newUser();
+    const agent = new HttpUser(issuer);
+    const entry = await agent.get('/device');
+    let step = await agent.submit(await entry.res.text(), '/device', { user_code: userCode });
+    if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
+    expect(new URL(step.url).pathname).toBe('/device/consent');
+    const done = await agent.submit(await step.res.text(), '/device/consent', { decision: 'allow' });
+    expect(done.res.status).toBe(200);
+    await eventually(async () => expect((await findDeviceCode(api.deps.store, hashSecret(deviceCode)))?.status).toBe('approved'));
+
+    // Narrowing to an ungranted resource is refused without using the approval up.
+    const bad = await post('/api/oauth/token', [['grant_type', DEVICE_GRANT], ['device_code', deviceCode], ['resource', 'https://other.example/']], rp.headers);
+    expect([bad.res.status, bad.body.error]).toEqual([400, 'invalid_target']);
+    const ok = await post('/api/oauth/token', [['grant_type', DEVICE_GRANT], ['device_code', deviceCode], ['resource', API_B]], rp.headers);
+    expect(ok.res.status).toBe(200);
+    expect(payload(ok.body.access_token).aud).toEqual([issuer, API_B]);
+  });
+});
