@@ -2,7 +2,7 @@
 // flow against Keyflow, validating iss, state, nonce and the ID token; the
 // ID token signature is then checked independently: jose for RS256, noble for ML-DSA-65.
 import * as oauth from 'oauth4webapi';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 import type { RunningApi } from '../api/server.js';
 import type { IdTokenAlg } from '../domain/clients.js';
@@ -186,4 +186,73 @@ describe('oauth4webapi: device authorization', () => {
     expect(result?.refresh_token).toEqual(expect.any(String));
     expect(oauth.getValidatedIdTokenClaims(result!)?.sub).toBe(user._id);
   }, 90_000);
+});
+
+describe('oauth4webapi: PAR + private_key_jwt + DPoP, end to end', () => {
+  it('pushes the request, authenticates with a key, binds every token to a DPoP key, refreshes, reads UserInfo, introspects and revokes', async () => {
+    const as = await discover();
+    expect(as.pushed_authorization_request_endpoint).toBe(`${issuer}/api/oauth/par`);
+    expect(as.dpop_signing_alg_values_supported).toEqual(expect.arrayContaining(['ES256']));
+    expect(as.token_endpoint_auth_methods_supported).toContain('private_key_jwt');
+
+    // The client's assertion key (registered inline) and a separate DPoP key.
+    const clientKeys = await generateKeyPair('ES256', { extractable: true });
+    const publicJwk = { ...(await exportJWK(clientKeys.publicKey)), kid: 'rp-key-1', alg: 'ES256', use: 'sig' };
+    const dpopKeys = (await generateKeyPair('ES256', { extractable: true })) as Parameters<typeof oauth.DPoP>[1];
+    const email = uniqueEmail('rp-pop');
+    const user = await createUser(api.deps.store, { email, password: PASSWORD });
+    const { client: registered } = await createClient(api.deps.store, {
+      name: 'oauth4webapi PoP',
+      redirectUris: [{ type: 'equals', value: REDIRECT }],
+      allowedScopes: ['openid', 'profile', 'offline_access'],
+      tokenEndpointAuthMethod: 'private_key_jwt',
+      jwks: { keys: [publicJwk] },
+      idTokenSignedResponseAlg: 'ML-DSA-65',
+    });
+    const client: oauth.Client = { client_id: registered._id, id_token_signed_response_alg: 'ML-DSA-65' };
+    const clientAuth = oauth.PrivateKeyJwt({ key: clientKeys.privateKey as oauth.PrivateKey['key'], kid: 'rp-key-1' });
+    const DPoP = oauth.DPoP(client, dpopKeys);
+    const opts = { [oauth.allowInsecureRequests]: true, DPoP };
+
+    // PAR with private_key_jwt; the browser gets only client_id + request_uri.
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const par = await oauth.processPushedAuthorizationResponse(
+      as,
+      client,
+      await oauth.pushedAuthorizationRequest(
+        as,
+        client,
+        clientAuth,
+        { redirect_uri: REDIRECT, response_type: 'code', scope: 'openid profile offline_access', state, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' },
+        opts,
+      ),
+    );
+    expect(par.request_uri).toMatch(/^urn:ietf:params:oauth:request_uri:/);
+    const agent = new HttpUser(issuer);
+    let step = await agent.get(`${as.authorization_endpoint}?${new URLSearchParams({ client_id: client.client_id, request_uri: par.request_uri })}`);
+    step = await agent.signIn(step, email, PASSWORD);
+    step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
+    const params = oauth.validateAuthResponse(as, client, step.external!, state);
+
+    // Code exchange and refresh, both DPoP-bound.
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, REDIRECT, verifier, opts));
+    expect(tokens.token_type).toBe('dpop');
+    const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, opts));
+    expect(refreshed.token_type).toBe('dpop');
+
+    // UserInfo with DPoP; the same token as plain Bearer is refused.
+    const info = await oauth.processUserInfoResponse(as, client, user._id, await oauth.userInfoRequest(as, client, refreshed.access_token, opts));
+    expect(info.sub).toBe(user._id);
+    const asBearer = await fetch(as.userinfo_endpoint!, { headers: { authorization: `Bearer ${refreshed.access_token}` } });
+    expect(asBearer.status).toBe(401);
+    expect(asBearer.headers.get('www-authenticate')).toMatch(/^DPoP /);
+
+    // Introspection shows the binding; revocation ends the grant.
+    const introspected = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, refreshed.access_token, { [oauth.allowInsecureRequests]: true }));
+    expect(introspected).toMatchObject({ active: true, token_type: 'DPoP', cnf: { jkt: expect.any(String) } });
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, refreshed.refresh_token!, { [oauth.allowInsecureRequests]: true }));
+    const after = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, refreshed.access_token, { [oauth.allowInsecureRequests]: true }));
+    expect(after.active).toBe(false);
+  });
 });
