@@ -2,8 +2,10 @@
 // user's own apps with every field of the Application table, secret shown
 // once and rotated (the old one stops working), other users' apps 404, scopes.
 import type { RunningApi } from '../api/server.js';
+import { generate, generateSecret } from 'otplib';
+import { seal } from '../keys/kek.js';
 import { newSecret } from '../security/secrets.js';
-import { findClient } from '../store/clients.js';
+import { createClient, findClient } from '../store/clients.js';
 import { createPersonalAccessToken } from '../store/personal-access-tokens.js';
 import { createUser } from '../store/users.js';
 import { eventually, startTestApi, uniqueEmail, type Json } from './support/harness.js';
@@ -33,6 +35,26 @@ async function call(token: string | null, method: string, path = '', body?: unkn
   });
   return { res, body: res.status === 204 ? null : ((await res.json()) as Json) };
 }
+
+/**
+ * An OAuth access token (apps:read apps:write) from a browser-like sign-in: with
+ * `totpSecret`, the second-factor page is answered with a current TOTP code.
+ */
+async function oauthToken(email: string, extra: Record<string, string>, totpSecret?: string): Promise<string> {
+  const { client, clientSecret } = await createClient(api.deps.store, { name: 'Step-up RP', redirectUris: [{ type: 'equals', value: REDIRECT_UP }], allowedScopes: ['openid', 'apps:read', 'apps:write'], idTokenSignedResponseAlg: 'RS256' });
+  const agent = new HttpUser(issuer);
+  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT_UP, scope: 'openid apps:read apps:write', ...extra })}`);
+  if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
+  if (step.url.includes('/login/second-factor')) step = await agent.submit(await step.res.text(), '/login/second-factor', { code: await generate({ secret: totpSecret! }) });
+  if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
+  const res = await fetch(`${issuer}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client._id, clientSecret!) },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code: step.external!.searchParams.get('code')!, redirect_uri: REDIRECT_UP }),
+  });
+  return ((await res.json()) as Json).access_token;
+}
+const REDIRECT_UP = 'https://step-up-rp.example/cb';
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 /** The token endpoint's verdict on a client secret: invalid_grant (bogus code) when the secret is right, invalid_client when not. */
@@ -111,11 +133,24 @@ describe('app API', () => {
     expect(await findClient(api.deps.store, id)).toBeNull();
   });
 
-  it('rotates the secret: the new one is shown once and the old one stops working at the token endpoint', async () => {
-    const { rw } = await newUser();
+  it('asks for a recent second factor before rotating a secret (RFC 9470), then rotates it', async () => {
+    const { email, user, rw } = await newUser();
     const { body: app } = await call(rw, 'POST', '', { name: 'Rotating', redirect_uris: ['https://app.example/cb'] });
     expect(await secretVerdict(app.client_id, app.client_secret)).toBe('invalid_grant');
-    const rotated = await call(rw, 'POST', `/${app.client_id}/secret`);
+
+    // A password-only OAuth token (and a PAT) falls short: 401 with the step-up challenge.
+    const pwdToken = await oauthToken(email, {});
+    for (const token of [pwdToken, rw]) {
+      const refused = await call(token, 'POST', `/${app.client_id}/secret`);
+      expect(refused.res.status).toBe(401);
+      expect(refused.body.error).toBe('insufficient_user_authentication');
+      expect(refused.res.headers.get('www-authenticate')).toMatch(/^Bearer error="insufficient_user_authentication", error_description="[^"]+", acr_values="mfa", max_age=900, resource_metadata="/);
+    }
+    // The user enrolls an authenticator; the client repeats the authorization with acr_values=mfa.
+    const secret = generateSecret();
+    await api.deps.store.users.updateOne({ _id: user._id }, { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(secret), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() } } });
+    const mfaToken = await oauthToken(email, { acr_values: 'mfa' }, secret);
+    const rotated = await call(mfaToken, 'POST', `/${app.client_id}/secret`);
     expect(rotated.res.status).toBe(200);
     expect(rotated.body).toEqual({ client_id: app.client_id, client_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
     expect(rotated.body.client_secret).not.toBe(app.client_secret);
@@ -126,7 +161,7 @@ describe('app API', () => {
     const { body: pub } = await call(rw, 'POST', '', { name: 'SPA', public: true, redirect_uris: ['https://app.example/cb'] });
     expect(pub.client_secret).toBeUndefined();
     expect(pub.token_endpoint_auth_method).toBe('none');
-    expect((await call(rw, 'POST', `/${pub.client_id}/secret`)).res.status).toBe(400);
+    expect((await call(mfaToken, 'POST', `/${pub.client_id}/secret`)).res.status).toBe(400);
   });
 
   it('validates input: 400 invalid_request with a description', async () => {

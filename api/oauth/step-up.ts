@@ -12,21 +12,32 @@ export interface StepUpRequirement {
   maxAge?: number;
 }
 
-/** Runs after requireAccessToken: `req.access` holds the verified token. */
+/** Why the verified token in `req.access` falls short of `need`, or null when it meets it. */
+export function stepUpShortfall(req: Request, need: StepUpRequirement): string | null {
+  const claims = req.access?.claims ?? {};
+  if (claims.acr !== need.acr) return 'a second factor is required';
+  const authTime = typeof claims.auth_time === 'number' ? claims.auth_time : 0;
+  if (need.maxAge !== undefined && Math.floor(Date.now() / 1000) - authTime > need.maxAge) return 'a more recent authentication is required';
+  return null;
+}
+
+/** The RFC 9470 challenge: the client repeats the authorization with these acr_values (and max_age). */
+export function sendStepUpChallenge(res: Response, issuer: string, need: StepUpRequirement, description: string): void {
+  const params = [
+    'error="insufficient_user_authentication"',
+    `error_description="${description}"`,
+    `acr_values="${need.acr}"`,
+    ...(need.maxAge !== undefined ? [`max_age=${need.maxAge}`] : []),
+    `resource_metadata="${issuer}${WELL_KNOWN.protectedResource}"`,
+  ];
+  res.status(401).set({ 'WWW-Authenticate': `Bearer ${params.join(', ')}`, 'Cache-Control': 'no-store' }).json({ error: 'insufficient_user_authentication', error_description: description });
+}
+
+/** Middleware form, for endpoints that need no other check first (runs after requireAccessToken). */
 export function requireStepUp(issuer: string, need: StepUpRequirement): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const claims = req.access?.claims ?? {};
-    const authTime = typeof claims.auth_time === 'number' ? claims.auth_time : 0;
-    const tooOld = need.maxAge !== undefined && Math.floor(Date.now() / 1000) - authTime > need.maxAge;
-    if (claims.acr === need.acr && !tooOld) return next();
-    const description = tooOld ? 'a more recent authentication is required' : 'a second factor is required';
-    const params = [
-      'error="insufficient_user_authentication"',
-      `error_description="${description}"`,
-      `acr_values="${need.acr}"`,
-      ...(need.maxAge !== undefined ? [`max_age=${need.maxAge}`] : []),
-      `resource_metadata="${issuer}${WELL_KNOWN.protectedResource}"`,
-    ];
-    res.status(401).set({ 'WWW-Authenticate': `Bearer ${params.join(', ')}`, 'Cache-Control': 'no-store' }).json({ error: 'insufficient_user_authentication', error_description: description });
+    const shortfall = stepUpShortfall(req, need);
+    if (shortfall) return sendStepUpChallenge(res, issuer, need, shortfall);
+    next();
   };
 }

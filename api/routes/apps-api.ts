@@ -8,8 +8,12 @@ import { ValidationError } from '../../domain/errors.js';
 import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret, type ClientDoc } from '../../store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
+import { sendStepUpChallenge, stepUpShortfall, type StepUpRequirement } from '../oauth/step-up.js';
 
 const BASE = '/api/oauth/me/apps';
+
+/** Rotating a secret through the API needs acr=mfa from a sign-in at most 15 minutes old. */
+export const SECRET_ROTATION_STEP_UP: StepUpRequirement = { acr: 'mfa', maxAge: 900 };
 
 export function appsApiRoutes(deps: BearerDeps): Router {
   const router = Router();
@@ -90,6 +94,9 @@ export function appsApiRoutes(deps: BearerDeps): Router {
   router.post(`${one}/secret`, write, async (req, res) => {
     const client = await ownApp(req, res);
     if (!client) return;
+    // A new secret hands over the app: only a recent two-factor sign-in may get one (RFC 9470).
+    const shortfall = stepUpShortfall(req, SECRET_ROTATION_STEP_UP);
+    if (shortfall) return sendStepUpChallenge(res, deps.issuer, SECRET_ROTATION_STEP_UP, shortfall);
     const clientSecret = await rotateClientSecret(deps.store, client);
     if (!clientSecret) return sendError(res, 400, 'invalid_request', 'this app does not use a client secret');
     send(res, 200, { client_id: client._id, client_secret: clientSecret });
