@@ -246,8 +246,35 @@ describe('/account/apps page', () => {
     // The same app through the API.
     expect((await call(rw, 'GET')).body.apps.map((a: Json) => a.client_id)).toEqual([clientId]);
 
+    // Edit: every shown field changes, the rest (secret, owner) stays; bad input is refused.
+    const edit = await (await agent.get(`/account/apps/${clientId}/edit`)).res.text();
+    expect(edit).toContain('value="Page app"');
+    const badEdit = await agent.submit(edit, `/account/apps/${clientId}/edit`, { name: 'Page app', redirect_uris: 'http://not-loopback.example/cb' });
+    expect(badEdit.res.status).toBe(400);
+    expect(await badEdit.res.text()).toContain('must use https');
+    await agent.submit(edit, `/account/apps/${clientId}/edit`, {
+      name: 'Renamed app',
+      description: 'edited in the browser',
+      redirect_uris: 'https://page.example/new\nwildcard: https://*.page.example/cb',
+      post_logout_redirect_uris: 'https://page.example/bye',
+      backchannel_logout_uri: 'https://page.example/bcl',
+    });
+    expect(await findClient(api.deps.store, clientId)).toMatchObject({
+      name: 'Renamed app',
+      description: 'edited in the browser',
+      redirectUris: [{ type: 'equals', value: 'https://page.example/new' }, { type: 'wildcard', value: 'https://*.page.example/cb' }],
+      postLogoutRedirectUris: ['https://page.example/bye'],
+      backchannelLogoutUri: 'https://page.example/bcl',
+      ownerUserId: user._id,
+      secretHash: stored.secretHash,
+    });
+    const stranger = await newUser();
+    const strangerAgent = new HttpUser(issuer);
+    await strangerAgent.signIn(await strangerAgent.get('/login'), stranger.email, PASSWORD);
+    expect((await strangerAgent.get(`/account/apps/${clientId}/edit`)).res.status).toBe(404);
+
     page = await (await agent.get('/account/apps')).res.text();
-    expect(page).toContain('Page app');
+    expect(page).toContain('Renamed app');
     expect(page).not.toContain(secret);
     const rotated = await agent.submit(page, `/account/apps/${clientId}/secret`, {});
     const newSecretValue = /data-client-secret>([^<]+)</.exec(await rotated.res.text())![1]!;

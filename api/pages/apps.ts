@@ -1,9 +1,10 @@
 // /account/apps: the signed-in user's own applications in the browser — list,
-// create (name, redirect URIs, public flag), delete, rotate the secret. A new
-// secret is shown once. CSRF on every form. Same store operations as the app API.
+// create (name, redirect URIs, public flag), edit, delete, rotate the secret. A
+// new secret is shown once. CSRF on every form. Same store operations as the app API.
 import express, { Router, type Response } from 'express';
 import { ValidationError } from '../../domain/errors.js';
-import { createClient, deleteClient, findClient, listClientsByOwner, rotateClientSecret } from '../../store/clients.js';
+import type { RedirectUriEntry } from '../../domain/clients.js';
+import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret, type ClientDoc } from '../../store/clients.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SessionDeps } from '../http/session.js';
@@ -25,6 +26,7 @@ ${apps.length === 0 ? html`<p class="muted">No apps yet.</p>` : ''}
         (a) => html`<li><strong>${a.name}</strong> ${a.isVerified ? html`<span class="badge">Verified</span>` : ''}
 <p><span class="muted">client_id</span> <code>${a._id}</code> <span class="muted">${a.public ? 'public' : a.tokenEndpointAuthMethod}</span></p>
 <p class="muted">${a.redirectUris.map((r) => `${r.type === 'equals' ? '' : `${r.type}: `}${r.value}`).join(', ') || 'no redirect URI yet (the first one used is learned)'}</p>
+<a href="/account/apps/${a._id}/edit">Edit</a>
 ${a.secretHash ? html`<form class="inline" method="post" action="/account/apps/${a._id}/secret">${csrfField(session.csrf)}<button type="submit" class="secondary">New secret</button></form>` : ''}
 <form class="inline" method="post" action="/account/apps/${a._id}/delete">${csrfField(session.csrf)}<button type="submit" class="secondary">Delete</button></form></li>`,
       )}</ul>
@@ -63,10 +65,7 @@ ${secret ? html`<p>Client secret — copy it now, it is shown only once:</p><p><
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
     const body = req.body as Record<string, unknown>;
-    const redirects = String(body.redirect_uris ?? '')
-      .split(/\r?\n/)
-      .map((l) => l.trim())
-      .filter(Boolean);
+    const redirects = lines(String(body.redirect_uris ?? ''));
     const isPublic = body.public === '1';
     try {
       const { client, clientSecret } = await createClient(deps.store, {
@@ -86,6 +85,71 @@ ${secret ? html`<p>Client secret — copy it now, it is shown only once:</p><p><
     const client = id.length <= 200 ? await findClient(deps.store, id) : null;
     return client && client.ownerUserId === userId ? client : null;
   }
+
+  /** Redirect URI entries as lines: `https://…` (Equals), `wildcard: …`, `regex: …`. */
+  const entryLine = (e: RedirectUriEntry) => (e.type === 'equals' ? e.value : `${e.type}: ${e.value}`);
+  function parseEntries(text: string): RedirectUriEntry[] {
+    return lines(text).map((l) => {
+      const m = /^(wildcard|regex):\s*(.+)$/.exec(l);
+      return m ? { type: m[1] as 'wildcard' | 'regex', value: m[2]! } : { type: 'equals' as const, value: l };
+    });
+  }
+
+  function editPage(res: Response, { session }: SignedIn, app: ClientDoc, notice?: SafeHtml, status = 200) {
+    sendPage(res, {
+      title: `Edit ${app.name}`,
+      status,
+      body: html`<h1>Edit ${app.name}</h1>
+${notice ?? ''}
+<form method="post" action="/account/apps/${app._id}/edit">
+${csrfField(session.csrf)}
+<label for="edit-name">Name</label>
+<input id="edit-name" name="name" type="text" maxlength="200" required value="${app.name}">
+<label for="edit-description">Description</label>
+<input id="edit-description" name="description" type="text" maxlength="2000" value="${app.description}">
+<label for="edit-redirects">Redirect URIs (one per line; "wildcard: …" or "regex: …" for other match types)</label>
+<textarea id="edit-redirects" name="redirect_uris" rows="4">${app.redirectUris.map(entryLine).join('\n')}</textarea>
+<label for="edit-logout">Post-logout redirect URIs (one per line)</label>
+<textarea id="edit-logout" name="post_logout_redirect_uris" rows="2">${app.postLogoutRedirectUris.join('\n')}</textarea>
+<label for="edit-bcl">Back-channel logout URI</label>
+<input id="edit-bcl" name="backchannel_logout_uri" type="url" maxlength="2048" value="${app.backchannelLogoutUri ?? ''}">
+<button type="submit">Save</button>
+</form>
+<p><a href="/account/apps">Back to your apps</a></p>`,
+    });
+  }
+
+  router.get('/account/apps/:clientId/edit', async (req, res) => {
+    const s = await signedInUser(deps, req, res);
+    if (!s) return;
+    const client = await ownApp(String(req.params.clientId), s.user._id);
+    if (!client) return appsPage(res, s, html`<p class="error" role="alert">No such app.</p>`, 404);
+    editPage(res, s, client);
+  });
+
+  router.post('/account/apps/:clientId/edit', form, async (req, res) => {
+    const s = await signedInUser(deps, req, res);
+    if (!s || !csrfGuard(req, res, s)) return;
+    const client = await ownApp(String(req.params.clientId), s.user._id);
+    if (!client) return appsPage(res, s, html`<p class="error" role="alert">No such app.</p>`, 404);
+    const body = req.body as Record<string, unknown>;
+    // Everything the form does not show is kept as it is.
+    const { _id, secretHash: _s, createdAt: _c, updatedAt: _u, registrationTokenHash: _r, grantTypes: _g, responseTypes: _t, clientUri: _cu, logoUri: _l, ...kept } = client;
+    try {
+      await replaceClient(deps.store, client, {
+        ...kept,
+        name: String(body.name ?? ''),
+        description: String(body.description ?? ''),
+        redirectUris: parseEntries(String(body.redirect_uris ?? '')),
+        postLogoutRedirectUris: lines(String(body.post_logout_redirect_uris ?? '')),
+        backchannelLogoutUri: String(body.backchannel_logout_uri ?? '').trim() || null,
+      });
+      res.redirect(303, '/account/apps');
+    } catch (err) {
+      if (err instanceof ValidationError) return editPage(res, s, client, html`<p class="error" role="alert">${err.message}</p>`, 400);
+      throw err;
+    }
+  });
 
   router.post('/account/apps/:clientId/delete', form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
@@ -107,4 +171,11 @@ ${secret ? html`<p>Client secret — copy it now, it is shown only once:</p><p><
   });
 
   return router;
+}
+
+function lines(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
 }
