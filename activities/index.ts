@@ -4,8 +4,10 @@ import type { OutboundPolicy } from '../outbound/http-client.js';
 import type { Store } from '../store/db.js';
 import { createBackchannelLogoutActivities } from './backchannel-logout.js';
 import { createDeviceAuthorizationActivities } from './device-authorization.js';
+import { createStepUpChallengeActivities } from './step-up-challenge.js';
 import { createHousekeepingActivities } from './housekeeping.js';
 import { createRefreshFamilyActivities } from './refresh-family.js';
+import { createSudoWindowActivities } from './sudo-window.js';
 
 export interface ActivityDeps {
   store: Store;
@@ -21,5 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createHousekeepingActivities(store),
     ...createRefreshFamilyActivities(store),
     ...createDeviceAuthorizationActivities(store),
+    ...createSudoWindowActivities(store),
+    ...createStepUpChallengeActivities(store),
   };
 }

@@ -29,8 +29,11 @@ import { introspectionRoutes } from './routes/introspection.js';
 import { clientAssertionVerifier } from './oauth/client-assertion.js';
 import { registrationRoutes } from './routes/registration.js';
 import { appsApiRoutes } from './routes/apps-api.js';
+import { sudoRoutes } from './routes/sudo.js';
 import { tokenPageRoutes } from './pages/tokens.js';
 import { appsPageRoutes } from './pages/apps.js';
+import { stepUpRoutes } from './routes/step-up.js';
+import { stepUpPageRoutes } from './pages/step-up.js';
 
 export interface ApiDeps {
   config: Config;
@@ -69,6 +72,9 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal }
   app.use(registrationRoutes({ issuer, store, keyring, grantTypes: Object.keys(GRANT_HANDLERS) }));
   app.use(appsApiRoutes({ issuer, store, keyring }));
   app.use(introspectionRoutes({ issuer, store, keyring, findClient, temporal: temporal.client, log, clientAssertions }));
+  app.use(sudoRoutes({ issuer, store, keyring, temporal: temporal.client, taskQueue: config.temporal.taskQueue }));
+  const stepUp = { issuer, store, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue };
+  app.use(stepUpRoutes(stepUp));
   // Browser-facing endpoints and pages.
   app.use(sessionMiddleware(session));
   app.use(authorizeRoutes(flow));
@@ -77,6 +83,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal }
   app.use(endSessionRoutes({ ...signOutDeps, issuer, keyring, findClient }));
   app.use(consentRoutes(flow));
   app.use(devicePageRoutes({ ...device, ...session }));
+  app.use(stepUpPageRoutes({ ...stepUp, ...session, kek }));
   app.use(accountRoutes({ ...session, issuer, kek, log }));
   app.use(tokenPageRoutes(session));
   app.use(appsPageRoutes(session));

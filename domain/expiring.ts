@@ -14,5 +14,10 @@ export const EXPIRING_COLLECTIONS = [
   'device_polls',
   // A refresh token's expiresAt is its family's absolute expiry: past it, the family is over.
   'refresh_tokens',
+  // Step-up 2FA: a challenge's projection (expiresAt: the challenge's, then its code's) and its code's.
+  'step_up_challenges',
+  'step_up_codes',
+  // Sudo windows of step-up 2FA (projection of SudoWindow workflows; expiresAt: the window's end).
+  'sudo_windows',
 ] as const;
 export type ExpiringCollection = (typeof EXPIRING_COLLECTIONS)[number];

@@ -4,3 +4,5 @@ export { deviceAuthorization } from './device-authorization.js';
 export { housekeeping } from './housekeeping.js';
 export { refreshFamily } from './refresh-family.js';
 export { backchannelLogout } from './backchannel-logout.js';
+export { sudoWindow } from './sudo-window.js';
+export { stepUpChallenge } from './step-up-challenge.js';

@@ -86,7 +86,10 @@ export async function refreshFamily(input: RefreshFamilyInput): Promise<FamilySt
   });
 
   setHandler(revokeUpdate, async ({ reason }) => ({ revoked: await revoke(reason) }));
-  setHandler(revokeSignal, ({ reason }) => void revoke(reason));
+  // Async, so that allHandlersFinished waits for the revocation's activity before the workflow ends.
+  setHandler(revokeSignal, async ({ reason }) => {
+    await revoke(reason);
+  });
 
   // Wait for revocation or the absolute expiry, whichever comes first.
   const remaining = Math.max(0, input.expiresAt - Date.now());

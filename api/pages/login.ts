@@ -32,8 +32,8 @@ const requestParam = (req: Request): string | null => {
   return typeof v === 'string' && v.length <= 100 ? v : null;
 };
 
-/** A relative path of the device page: the only `next` accepted (no open redirect). */
-const DEVICE_NEXT = /^\/device(?:\/[a-z]+)?(?:\?[A-Za-z0-9_=&-]*)?$/;
+/** A relative path of the device page or the step-up confirmation page: the only `next` accepted (no open redirect). */
+const DEVICE_NEXT = /^(?:\/device(?:\/[a-z]+)?|\/oauth\/2fa)(?:\?[A-Za-z0-9_=&-]*)?$/;
 
 /** Where to go once signed in: back into the authorization request, to the device page, or the account page. */
 const afterSignIn = (requestId: string | null) => (requestId ? (DEVICE_NEXT.test(requestId) ? requestId : resumeUrl(requestId)) : '/account');

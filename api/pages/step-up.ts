@@ -1,0 +1,244 @@
+// The step-up 2FA confirmation page (issue 6): /oauth/2fa?challenge_id=…
+// sends a signed-out user through /login and back; a user with neither TOTP nor
+// a passkey learns how to enroll and the app gets access_denied; otherwise it
+// shows the app and the action, a checkbox echoing the action, and the
+// factors (authentication code: TOTP or backup code; passkey). Answers go to
+// /api/oauth/2fa/authorize (form: confirm with a code, or deny) and to the
+// passkey endpoints (JSON, driven by /assets/webauthn.js). Every path that
+// confirms goes through `authorize()`: the one place where the captcha gate
+// (issue 6 item 4) and the sudo path (item 5) plug in.
+import express, { Router, type Request, type Response } from 'express';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Kek } from '../../keys/kek.js';
+import { hashSecret, newSecret } from '../../security/secrets.js';
+import type { ClientDoc } from '../../store/clients.js';
+import { hitRateLimit } from '../../store/rate-limits.js';
+import type { SessionDoc } from '../../store/sessions.js';
+import { findStepUpChallenge, type StepUpChallengeDoc, type StepUpMethod } from '../../store/step-up.js';
+import { findUserById, type UserDoc } from '../../store/users.js';
+import { confirmUpdate, denyUpdate, failUpdate, stepUpWorkflowId, type StepUpAnswer, type StepUpTransition } from '../../workflows/step-up-challenge.js';
+import { verifySecondFactorCode } from '../auth/second-factor.js';
+import { authenticationOptions, relyingParty, verifyPasskey } from '../auth/webauthn.js';
+import { html } from '../html/html.js';
+import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
+import { ensureSession, hasValidCsrf, type SessionDeps } from '../http/session.js';
+import { hasSecondFactor } from '../oauth/authorization-flow.js';
+import { isChallengeId, STEP_UP_PATHS, type StepUpDeps } from '../routes/step-up.js';
+
+export type StepUpPageDeps = StepUpDeps & SessionDeps & { kek: Kek };
+
+/** Code attempts (TOTP or backup code) per user (spec Limits: 8 per 5 minutes). */
+const CODE_ATTEMPTS = 8;
+const CODE_WINDOW_MS = 5 * 60_000;
+const GONE = 'This confirmation request has expired or was already answered. Go back to the application and start again.';
+
+interface Loaded {
+  challenge: StepUpChallengeDoc;
+  client: ClientDoc;
+}
+
+/** Where the app gets the answer: its pinned redirect_uri with `code` or `error`, and `state`. */
+function appRedirect(challenge: StepUpChallengeDoc, params: Record<string, string>): string {
+  const url = new URL(challenge.redirectUri);
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  if (challenge.state !== null) url.searchParams.set('state', challenge.state);
+  return url.href;
+}
+const deniedRedirect = (challenge: StepUpChallengeDoc, description: string) => appRedirect(challenge, { error: 'access_denied', error_description: description });
+
+/** What an answer leads to: the app (redirect) or a page of ours (not consumed, or gone). */
+type Outcome = { kind: 'redirect'; url: string } | { kind: 'page'; status: number; error: string };
+
+/** A factor proof, checked only after the checks before it passed (so a bad request never consumes a factor). */
+type Proof = () => Promise<{ ok: true; method: StepUpMethod } | { ok: false; status?: number; error?: string; consume: boolean }>;
+
+export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
+  const router = Router();
+  const rp = relyingParty(deps.issuer);
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+  const json = express.json({ limit: '64kb' });
+
+  async function load(id: unknown): Promise<Loaded | null> {
+    if (!isChallengeId(id)) return null;
+    const challenge = await findStepUpChallenge(deps.store, id);
+    const client = challenge && challenge.status === 'created' ? await deps.findClient(challenge.clientId) : null;
+    return challenge && client ? { challenge, client } : null;
+  }
+
+  const pagePath = (id: string) => `${STEP_UP_PATHS.page}?challenge_id=${id}`;
+  const loginUrl = (id: string) => `/login?next=${encodeURIComponent(pagePath(id))}`;
+
+  /** One update of the challenge's workflow; null when the workflow has ended (expired or answered). */
+  async function update<R>(challengeId: string, run: (h: ReturnType<typeof deps.temporal.workflow.getHandle>) => Promise<R>): Promise<R | null> {
+    try {
+      return await run(deps.temporal.workflow.getHandle(stepUpWorkflowId(challengeId)));
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error).message)) return null;
+      throw err;
+    }
+  }
+
+  async function deny(loaded: Loaded, userId: string | null, reason: 'denied' | 'error', description: string): Promise<Outcome> {
+    const answer: StepUpAnswer | null = await update(loaded.challenge._id, (h) => h.executeUpdate(denyUpdate, { args: [{ userId, reason }] }));
+    if (!answer?.ok) return { kind: 'page', status: 400, error: GONE };
+    deps.log.info('step-up challenge denied', { client: loaded.client._id, user: userId, reason });
+    return { kind: 'redirect', url: deniedRedirect(loaded.challenge, description) };
+  }
+
+  /**
+   * Confirms a challenge: the checkbox, then (here) the captcha gate, then the
+   * factor. A valid factor issues the code; a failed one consumes the challenge.
+   */
+  async function authorize(loaded: Loaded, user: UserDoc, ticked: boolean, proof: Proof): Promise<Outcome> {
+    if (!ticked) return { kind: 'page', status: 400, error: 'Tick the box to confirm the action first.' };
+    // The captcha gate (issue 6 item 4) goes here: refuse with a page before any factor is checked.
+    const factor = await proof();
+    if (!factor.ok) {
+      if (!factor.consume) return { kind: 'page', status: factor.status ?? 400, error: factor.error ?? 'That did not work. Try again.' };
+      const answer: StepUpAnswer | null = await update(loaded.challenge._id, (h) => h.executeUpdate(failUpdate, { args: [{ userId: user._id }] }));
+      if (!answer?.ok) return { kind: 'page', status: 400, error: GONE };
+      deps.log.info('step-up factor failed', { client: loaded.client._id, user: user._id });
+      return { kind: 'redirect', url: deniedRedirect(loaded.challenge, 'the second factor could not be verified') };
+    }
+    // The code goes to the browser only; the workflow and the projection get its hash.
+    const code = newSecret();
+    const result: StepUpTransition | null = await update(loaded.challenge._id, (h) =>
+      h.executeUpdate(confirmUpdate, { args: [{ userId: user._id, method: factor.method, codeHash: hashSecret(code) }] }),
+    );
+    if (!result) return { kind: 'page', status: 400, error: GONE };
+    if (!result.ok) return result.state === 'error' ? { kind: 'redirect', url: deniedRedirect(loaded.challenge, 'an error occurred') } : { kind: 'page', status: 400, error: GONE };
+    deps.log.info('step-up challenge confirmed', { client: loaded.client._id, user: user._id, method: factor.method });
+    return { kind: 'redirect', url: appRedirect(loaded.challenge, { code }) };
+  }
+
+  async function confirmPage(res: Response, session: SessionDoc, loaded: Loaded, user: UserDoc, opts: { error?: string; status?: number } = {}) {
+    const { challenge, client } = loaded;
+    const passkeys = (await deps.store.passkeys.countDocuments({ userId: user._id }, { limit: 1 })) > 0;
+    const codes = Boolean(user.totp) || user.backupCodes.length > 0;
+    const id = challenge._id;
+    sendPage(res, {
+      title: 'Confirm with two-step verification',
+      status: opts.status,
+      scripts: ['simplewebauthn-browser.js', 'webauthn.js', 'step-up.js'],
+      body: html`<h1>Confirm an action</h1>
+${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
+<p><strong>${client.name}</strong> ${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">(not verified by Keyflow)</span>`} asks you to confirm this action:</p>
+<p class="action">${challenge.action}</p>
+<form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up>
+${csrfField(session.csrf)}
+<input type="hidden" name="challenge_id" value="${id}">
+<label class="check"><input type="checkbox" name="confirm_action" value="yes" data-step-up-confirm> I confirm: ${challenge.action}</label>
+${
+  codes
+    ? html`<label for="code">Authentication code</label>
+<input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code" maxlength="20">
+<p class="muted">The 6-digit code from your authenticator app, or one of your backup codes. A wrong code cancels this request.</p>
+<button type="submit" name="decision" value="confirm" disabled data-step-up-enable>Confirm</button>`
+    : ''
+}
+</form>
+${
+  passkeys
+    ? html`<p><button type="button" class="secondary" disabled data-step-up-enable data-webauthn="second-factor" data-csrf="${session.csrf}" data-options="${STEP_UP_PATHS.passkeyOptions}?challenge_id=${id}" data-verify="${STEP_UP_PATHS.passkey}?challenge_id=${id}" data-request="${id}">Use a passkey</button></p>`
+    : ''
+}
+<p class="error" role="alert" data-webauthn-error hidden></p>
+<form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up-deny>
+${csrfField(session.csrf)}
+<input type="hidden" name="challenge_id" value="${id}">
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</form>`,
+    });
+  }
+
+  function enrollPage(res: Response, loaded: Loaded, back: string) {
+    sendPage(res, {
+      title: 'Set up two-step verification',
+      body: html`<h1>Set up two-step verification</h1>
+<p><strong>${loaded.client.name}</strong> asked you to confirm an action with two-step verification, but your account has neither an authenticator app nor a passkey.</p>
+<p>Add one at <a href="/account/security">Account security</a> (an authenticator app such as a TOTP app on your phone, or a passkey), then start the action again in ${loaded.client.name}.</p>
+<p><a href="${back}">Return to ${loaded.client.name}</a></p>`,
+    });
+  }
+
+  function render(res: Response, outcome: Outcome, again: () => Promise<void>) {
+    if (outcome.kind === 'redirect') return res.redirect(303, outcome.url);
+    if (outcome.error === GONE) return sendErrorPage(res, outcome.status, 'Request expired', GONE);
+    return again();
+  }
+
+  router.get(STEP_UP_PATHS.page, async (req: Request, res: Response) => {
+    const session = await ensureSession(req, res, deps);
+    const loaded = await load(req.query.challenge_id);
+    if (!loaded) return sendErrorPage(res, 400, 'Request expired', GONE);
+    if (!session.userId) return res.redirect(303, loginUrl(loaded.challenge._id));
+    const user = await findUserById(deps.store, session.userId);
+    if (!user) return res.redirect(303, loginUrl(loaded.challenge._id));
+    if (!(await hasSecondFactor(deps.store, user))) {
+      // Nothing to confirm with: the challenge ends as denied and the app gets access_denied.
+      const outcome = await deny(loaded, user._id, 'denied', 'the user has no second factor enrolled');
+      if (outcome.kind !== 'redirect') return sendErrorPage(res, outcome.status, 'Request expired', GONE);
+      return enrollPage(res, loaded, outcome.url);
+    }
+    await confirmPage(res, session, loaded, user);
+  });
+
+  router.post(STEP_UP_PATHS.authorize, form, async (req: Request, res: Response) => {
+    const session = req.kfSession;
+    if (!session || !hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Session expired', 'Your session expired. Go back and try again.');
+    const body = req.body as Record<string, unknown>;
+    const loaded = await load(body.challenge_id);
+    if (!loaded) return sendErrorPage(res, 400, 'Request expired', GONE);
+    if (!session.userId) return res.redirect(303, loginUrl(loaded.challenge._id));
+    const user = await findUserById(deps.store, session.userId);
+    if (!user) return res.redirect(303, loginUrl(loaded.challenge._id));
+    const again = (outcome: Extract<Outcome, { kind: 'page' }>) => () => confirmPage(res, session, loaded, user, { error: outcome.error, status: outcome.status });
+
+    if (body.decision === 'deny') {
+      const outcome = await deny(loaded, user._id, 'denied', 'the user denied the request');
+      return render(res, outcome, outcome.kind === 'page' ? again(outcome) : async () => {});
+    }
+    const code = typeof body.code === 'string' ? body.code.slice(0, 40) : '';
+    const outcome = await authorize(loaded, user, body.confirm_action === 'yes', async () => {
+      if (code.trim() === '') return { ok: false, consume: false, error: 'Enter an authentication code or use a passkey.' };
+      const limit = await hitRateLimit(deps.store, `2fa-totp:${user._id}`, CODE_ATTEMPTS, CODE_WINDOW_MS);
+      if (!limit.allowed) return { ok: false, consume: false, status: 429, error: 'Too many attempts. Wait a few minutes and try again.' };
+      const result = await verifySecondFactorCode(deps.store, deps.kek, user, code);
+      return result.ok ? { ok: true, method: result.method } : { ok: false, consume: true };
+    });
+    render(res, outcome, outcome.kind === 'page' ? again(outcome) : async () => {});
+  });
+  router.all(STEP_UP_PATHS.authorize, (_req, res) => sendErrorPage(res, 405, 'Not allowed', 'Use the confirmation page.'));
+
+  // Passkeys: JSON endpoints driven by /assets/webauthn.js, bound to the challenge by its id in the URL.
+  async function passkeyContext(req: Request, res: Response): Promise<{ session: SessionDoc; loaded: Loaded; user: UserDoc } | null> {
+    const session = req.kfSession;
+    const fail = (status: number, description: string) => void res.status(status).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: description });
+    if (!session || !hasValidCsrf(req, session)) return (fail(403, 'missing or wrong CSRF token'), null);
+    const loaded = await load(req.query.challenge_id);
+    if (!loaded) return (fail(400, GONE), null);
+    const user = session.userId ? await findUserById(deps.store, session.userId) : null;
+    if (!user) return (fail(401, 'Sign in first.'), null);
+    return { session, loaded, user };
+  }
+
+  router.post(STEP_UP_PATHS.passkeyOptions, json, async (req: Request, res: Response) => {
+    const ctx = await passkeyContext(req, res);
+    if (!ctx) return;
+    res.set('Cache-Control', 'no-store').json(await authenticationOptions(deps.store, rp, ctx.session, ctx.user));
+  });
+
+  router.post(STEP_UP_PATHS.passkey, json, async (req: Request, res: Response) => {
+    const ctx = await passkeyContext(req, res);
+    if (!ctx) return;
+    // /assets/step-up.js adds confirm_action=yes to this URL while the box is ticked.
+    const outcome = await authorize(ctx.loaded, ctx.user, req.query.confirm_action === 'yes', async () => {
+      const passkey = await verifyPasskey(deps.store, rp, ctx.session, (req.body as Record<string, unknown> | undefined)?.response as never, ctx.user._id);
+      return passkey ? { ok: true, method: 'passkey' } : { ok: false, consume: true };
+    });
+    if (outcome.kind === 'redirect') return res.set('Cache-Control', 'no-store').json({ redirect: outcome.url });
+    res.status(outcome.status).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: outcome.error });
+  });
+
+  return router;
+}

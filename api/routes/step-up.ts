@@ -1,0 +1,195 @@
+// Step-up 2FA for client apps (issue 6), the client-facing endpoints:
+// - POST /api/oauth/2fa/challenges (JSON; client authentication by Basic or in
+//   the body; public clients with PKCE): starts a StepUpChallenge workflow and
+//   answers {challenge_id, expires_at, url}. 60 per minute per client.
+// - POST /api/oauth/2fa/verify (form): redeems the 2FA code once (the
+//   workflow's `redeem` update) for the verification result.
+// - GET /api/oauth/2fa/info?challenge_id=…: what the confirmation page needs
+//   (captcha fields are placeholders until the captcha gate lands).
+// The confirmation page and /api/oauth/2fa/authorize are in api/pages/step-up.ts.
+import express, { Router, type Request, type Response } from 'express';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { z } from 'zod';
+import { isValidS256Challenge, verifyPkce } from '../../domain/pkce.js';
+import { checkRedirectUri } from '../../domain/redirect-uri.js';
+import type { Logger } from '../../runtime/log.js';
+import { hashSecret, newId } from '../../security/secrets.js';
+import type { ClientLookup } from '../../store/clients.js';
+import type { Store } from '../../store/db.js';
+import { hitRateLimit } from '../../store/rate-limits.js';
+import { deleteStepUpChallenge, findStepUpChallenge, findStepUpCode, insertStepUpChallenge } from '../../store/step-up.js';
+import { SearchAttributes } from '../../temporal/search-attributes.js';
+import { redeemUpdate, stepUpWorkflowId, type stepUpChallenge, type StepUpChallengeInput, type StepUpRedeemResult } from '../../workflows/step-up-challenge.js';
+import { methodNotAllowed } from '../http/errors.js';
+import { authenticateClient, type ClientAuthResult } from '../oauth/client-auth.js';
+import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
+
+export interface StepUpDeps {
+  issuer: string;
+  store: Store;
+  findClient: ClientLookup;
+  log: Logger;
+  temporal: Client;
+  taskQueue: string;
+}
+
+export const STEP_UP_PATHS = {
+  challenges: '/api/oauth/2fa/challenges',
+  verify: '/api/oauth/2fa/verify',
+  info: '/api/oauth/2fa/info',
+  authorize: '/api/oauth/2fa/authorize',
+  passkeyOptions: '/api/oauth/2fa/passkey/options',
+  passkey: '/api/oauth/2fa/passkey',
+  page: '/oauth/2fa',
+} as const;
+
+/** How long a challenge waits for the user (the spec leaves it to us). */
+export const STEP_UP_CHALLENGE_TTL_MS = 10 * 60_000;
+/** The 2FA code's lifetime after issuance (spec: 5 minutes). */
+export const STEP_UP_CODE_TTL_MS = 5 * 60_000;
+/** Challenge creation per client (spec Limits). */
+const CHALLENGES_PER_MINUTE = 60;
+const INVALID_CODE = 'code expired or invalid';
+
+/** A challenge id is a UUID (random, not a secret). */
+export const isChallengeId = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(v);
+
+/** Where the client sends the user: the confirmation page. */
+export const stepUpPageUrl = (issuer: string, challengeId: string, state: string | null) =>
+  `${issuer}${STEP_UP_PATHS.page}?challenge_id=${challengeId}${state !== null ? `&state=${encodeURIComponent(state)}` : ''}`;
+
+const ChallengeRequest = z.object({
+  redirect_uri: z.string().min(1, 'redirect_uri is required').max(2000),
+  action: z.string().max(200, 'action must be at most 200 characters').default(''),
+  nonce: z.string().max(256, 'nonce must be at most 256 characters').default(''),
+  state: z.string().max(1000, 'state must be at most 1000 characters').optional(),
+  code_challenge: z.string().refine(isValidS256Challenge, 'code_challenge must be 43 base64url characters').optional(),
+  code_challenge_method: z.literal('S256', 'code_challenge_method must be S256').optional(),
+  require_captcha: z.boolean('require_captcha must be a boolean').default(false),
+});
+
+/** invalid_client is 401 at these endpoints (with a Basic challenge after Basic); other failures 400. */
+function sendAuthError(res: Response, result: Extract<ClientAuthResult, { ok: false }>): void {
+  if (result.error !== 'invalid_client') return sendOAuthError(res, 400, result.error, result.description);
+  sendOAuthError(res, 401, 'invalid_client', result.description, result.basic ? { 'WWW-Authenticate': 'Basic realm="keyflow", charset="UTF-8"' } : {});
+}
+
+export function stepUpRoutes(deps: StepUpDeps): Router {
+  const router = Router();
+  const json = express.json({ limit: '16kb' });
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+
+  router.post(STEP_UP_PATHS.challenges, json, async (req: Request, res: Response) => {
+    if (!req.is('application/json') || typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
+      return sendOAuthError(res, 400, 'invalid_request', 'the body must be a JSON object');
+    }
+    // authenticateClient reads client_id / client_secret from req.body: the parsed JSON object.
+    const auth = await authenticateClient(deps.findClient, req);
+    if (!auth.ok) return sendAuthError(res, auth);
+    const client = auth.client;
+    // Every authenticated request counts, valid or not: a leaked secret cannot flood users.
+    const limit = await hitRateLimit(deps.store, `2fa-challenges:${client._id}`, CHALLENGES_PER_MINUTE, 60_000);
+    if (!limit.allowed) return sendOAuthError(res, 429, 'slow_down', 'too many challenges for this client; retry later', { 'Retry-After': String(limit.retryAfter) });
+
+    const parsed = ChallengeRequest.safeParse(req.body);
+    if (!parsed.success) return sendOAuthError(res, 400, 'invalid_request', parsed.error.issues[0]?.message ?? 'invalid request');
+    const p = parsed.data;
+    const redirect = checkRedirectUri(client.redirectUris, p.redirect_uri);
+    // A client with no registered URI learns one at its first authorization; a challenge never teaches one.
+    if (!redirect.ok || redirect.learn) return sendOAuthError(res, 400, 'invalid_request', redirect.ok ? 'redirect_uri is not registered for this client' : redirect.reason);
+    if ((p.code_challenge === undefined) !== (p.code_challenge_method === undefined)) {
+      return sendOAuthError(res, 400, 'invalid_request', 'code_challenge and code_challenge_method=S256 go together');
+    }
+    if (client.public && !p.code_challenge) return sendOAuthError(res, 400, 'invalid_request', 'public clients must send code_challenge with code_challenge_method=S256');
+
+    const challengeId = newId();
+    const now = Date.now();
+    const expiresAt = now + STEP_UP_CHALLENGE_TTL_MS;
+    const state = p.state ?? null;
+    await insertStepUpChallenge(deps.store, {
+      _id: challengeId,
+      clientId: client._id,
+      redirectUri: p.redirect_uri,
+      state,
+      codeChallenge: p.code_challenge ?? null,
+      action: p.action,
+      nonce: p.nonce,
+      requireCaptcha: p.require_captcha,
+      status: 'created',
+      createdAt: new Date(now),
+      expiresAt: new Date(expiresAt),
+    });
+    const input: StepUpChallengeInput = { challengeId, clientId: client._id, expiresAt, codeTtlMs: STEP_UP_CODE_TTL_MS };
+    try {
+      await deps.temporal.workflow.start<typeof stepUpChallenge>('stepUpChallenge', {
+        workflowId: stepUpWorkflowId(challengeId),
+        taskQueue: deps.taskQueue,
+        args: [input],
+        typedSearchAttributes: [
+          { key: SearchAttributes.clientId, value: client._id },
+          { key: SearchAttributes.state, value: 'created' },
+        ],
+      });
+    } catch (err) {
+      // Without its workflow the challenge could never be confirmed: it must not exist.
+      await deleteStepUpChallenge(deps.store, challengeId);
+      throw err;
+    }
+    sendOAuthJson(res, 201, { challenge_id: challengeId, expires_at: Math.floor(expiresAt / 1000), url: stepUpPageUrl(deps.issuer, challengeId, state) });
+  });
+  router.all(STEP_UP_PATHS.challenges, methodNotAllowed(['POST']));
+
+  router.post(STEP_UP_PATHS.verify, form, async (req: Request, res: Response) => {
+    if (!req.is('application/x-www-form-urlencoded')) return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+    const body = req.body as Record<string, unknown>;
+    for (const [k, v] of Object.entries(body)) if (typeof v !== 'string') return sendOAuthError(res, 400, 'invalid_request', `${k} must appear once`);
+    const auth = await authenticateClient(deps.findClient, req);
+    if (!auth.ok) return sendAuthError(res, auth);
+    const { code, redirect_uri: redirectUri, code_verifier: verifier } = body as Record<string, string | undefined>;
+    if (!code) return sendOAuthError(res, 400, 'invalid_request', 'code is required');
+    if (!redirectUri) return sendOAuthError(res, 400, 'invalid_request', 'redirect_uri is required');
+    const codeHash = code.length <= 100 ? hashSecret(code) : null;
+    const doc = codeHash ? await findStepUpCode(deps.store, codeHash) : null;
+    if (!doc || doc.status !== 'issued' || doc.expiresAt <= new Date() || doc.clientId !== auth.client._id || doc.redirectUri !== redirectUri) {
+      return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+    }
+    if (doc.codeChallenge) {
+      if (verifier === undefined) return sendOAuthError(res, 400, 'invalid_grant', 'code_verifier is required');
+      if (!verifyPkce(verifier, doc.codeChallenge)) return sendOAuthError(res, 400, 'invalid_grant', 'code_verifier does not match the code_challenge');
+    } else if (verifier !== undefined) {
+      return sendOAuthError(res, 400, 'invalid_grant', 'the challenge had no code_challenge');
+    }
+    let result: StepUpRedeemResult;
+    try {
+      // The one Temporal call: the code is handed out once, whatever races.
+      result = await deps.temporal.workflow.getHandle(stepUpWorkflowId(doc.challengeId)).executeUpdate(redeemUpdate, { args: [{ codeHash: codeHash! }] });
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error).message)) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+      throw err;
+    }
+    if (result.status !== 'redeemed') return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+    deps.log.info('step-up code redeemed', { client: doc.clientId, user: doc.userId, method: doc.method });
+    sendOAuthJson(res, 200, {
+      user_id: doc.userId,
+      client_id: doc.clientId,
+      verified_at: Math.floor(doc.verifiedAt.getTime() / 1000),
+      action: doc.action,
+      nonce: doc.nonce,
+      method: doc.method,
+    });
+  });
+  router.all(STEP_UP_PATHS.verify, methodNotAllowed(['POST']));
+
+  router.get(STEP_UP_PATHS.info, async (req: Request, res: Response) => {
+    const id = req.query.challenge_id;
+    if (!isChallengeId(id)) return sendOAuthError(res, 400, 'invalid_request', 'challenge_id is required');
+    const challenge = await findStepUpChallenge(deps.store, id);
+    const client = challenge && (await deps.findClient(challenge.clientId));
+    if (!challenge || !client || challenge.status !== 'created') return sendOAuthError(res, 404, 'not_found', 'unknown, used or expired challenge');
+    // The captcha gate (issue 6 item 4) extends this answer.
+    sendOAuthJson(res, 200, { captcha_required: false, captcha_provider: 'none', captcha_site_key: null, action: challenge.action, client_name: client.name });
+  });
+  router.all(STEP_UP_PATHS.info, methodNotAllowed(['GET']));
+
+  return router;
+}

@@ -1,0 +1,74 @@
+// The projection of sudo windows (step-up 2FA "don't ask again for N minutes")
+// that the hot path reads without asking Temporal: one document per window,
+// `_id` = the SudoWindow workflow id, which is derived from (user, session,
+// client). The api writes it when it opens a window; the workflow's
+// activities write its end (TTL elapsed, revoked).
+import { createHash } from 'node:crypto';
+import type { Collection } from 'mongodb';
+import type { Store } from './db.js';
+
+export type SudoWindowStatus = 'active' | 'ended' | 'revoked';
+
+export interface SudoWindowKey {
+  userId: string;
+  /** The browser session's public id (`sid`): a new one at every sign-in and sign-out. */
+  sid: string;
+  clientId: string;
+}
+
+export interface SudoWindowDoc {
+  _id: string; // the workflow id, sudoWindowId(key)
+  userId: string;
+  sid: string;
+  clientId: string;
+  /** This opening of the window: the workflow's end writes only over its own opening. */
+  openingId: string;
+  status: SudoWindowStatus;
+  openedAt: Date;
+  expiresAt: Date;
+  endedAt?: Date;
+}
+
+export const SUDO_WINDOWS = 'sudo_windows';
+
+/**
+ * `sudo:<user>:<sid-hash-prefix>:<client>`: readable (user and client ids in
+ * clear, as in the Temporal UI's search attributes) and bounded (the sid enters
+ * as the first 16 base64url characters of its SHA-256).
+ */
+export function sudoWindowId({ userId, sid, clientId }: SudoWindowKey): string {
+  const sidHash = createHash('sha256').update(sid).digest('base64url').slice(0, 16);
+  return `sudo:${userId}:${sidHash}:${clientId}`;
+}
+
+export function sudoWindows(store: Store, database?: string): Collection<SudoWindowDoc> {
+  const db = database && database !== store.db.databaseName ? store.client.db(database) : store.db;
+  return db.collection<SudoWindowDoc>(SUDO_WINDOWS);
+}
+
+/** The window as the api opened it (replacing an earlier opening of the same window). */
+export async function recordSudoWindowOpened(store: Store, doc: SudoWindowDoc): Promise<void> {
+  await sudoWindows(store).replaceOne({ _id: doc._id }, doc, { upsert: true });
+}
+
+/** The hot path: a lookup by `_id` only (FerretDB v1), then status and expiry checked here. */
+export async function findActiveSudoWindow(store: Store, key: SudoWindowKey): Promise<SudoWindowDoc | null> {
+  const doc = await sudoWindows(store).findOne({ _id: sudoWindowId(key) });
+  return doc && doc.status === 'active' && doc.expiresAt > new Date() ? doc : null;
+}
+
+/** Records the end of one opening (a later opening of the same window is left alone). */
+export async function recordSudoWindowEnded(
+  store: Store,
+  { windowId, openingId, status, database }: { windowId: string; openingId: string; status: Exclude<SudoWindowStatus, 'active'>; database?: string },
+): Promise<void> {
+  await sudoWindows(store, database).updateOne({ _id: windowId, openingId, status: 'active' }, { $set: { status, endedAt: new Date() } });
+}
+
+/** Active windows of a session (sign-out; not a hot path: a scan on FerretDB v1). */
+export function activeSudoWindowsOfSession(store: Store, sid: string): Promise<SudoWindowDoc[]> {
+  return sudoWindows(store)
+    .find({ sid, status: 'active', expiresAt: { $gt: new Date() } })
+    .limit(1000)
+    .toArray();
+}

@@ -1,0 +1,121 @@
+// StepUpChallenge (issue 6; workflow id `challenge:<challenge id>`): one per
+// step-up 2FA challenge of a client app. States (the spec's table):
+//   created → issued (challenge consumed, code issued) → redeemed | code_expired
+//   created → denied | failed | error | expired   (challenge consumed, terminal)
+// Every transition is an update, decided synchronously at the start of its
+// handler, so transitions are serial and each happens once: `confirm` (a valid
+// factor: the code's hash is recorded), `deny` (the user denied, has no factor,
+// or an error occurred), `fail` (a failed factor attempt), `redeem` (the verify
+// endpoint; succeeds once). A timer ends the challenge after its lifetime and
+// then the code after its own. Each state is written to the MongoDB projection
+// (store/step-up.ts) and recorded in the audit collection by activities. Only
+// the code's SHA-256 enters the history: never the 2FA code, a TOTP code or a
+// backup code.
+import { allHandlersFinished, condition, defineQuery, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type { StepUpChallengeActivities } from '../activities/step-up-challenge.js';
+import { SearchAttributes } from '../temporal/search-attributes.js';
+
+export type StepUpState = 'created' | 'issued' | 'denied' | 'failed' | 'error' | 'expired' | 'redeemed' | 'code_expired';
+export type StepUpMethod = 'totp' | 'passkey' | 'backup' | 'sudo';
+
+export interface StepUpChallengeInput {
+  challengeId: string;
+  clientId: string;
+  /** Epoch milliseconds: the challenge's end unless confirmed or answered before. */
+  expiresAt: number;
+  /** Lifetime of the 2FA code after issuance. */
+  codeTtlMs: number;
+}
+
+export interface StepUpConfirmation {
+  userId: string;
+  method: StepUpMethod;
+  /** SHA-256 of the 2FA code the browser gets (never the code). */
+  codeHash: string;
+}
+
+export type StepUpTransition = { ok: true; verifiedAt: number; codeExpiresAt: number } | { ok: false; state: StepUpState };
+export type StepUpAnswer = { ok: true } | { ok: false; state: StepUpState };
+export type StepUpRedeemResult = { status: 'redeemed' } | { status: 'refused'; state: StepUpState };
+
+export interface StepUpFlowState {
+  state: StepUpState;
+  clientId: string;
+  userId: string | null;
+  method: StepUpMethod | null;
+}
+
+export const confirmUpdate = defineUpdate<StepUpTransition, [StepUpConfirmation]>('confirm');
+export const denyUpdate = defineUpdate<StepUpAnswer, [{ userId: string | null; reason: 'denied' | 'error' }]>('deny');
+export const failUpdate = defineUpdate<StepUpAnswer, [{ userId: string }]>('fail');
+export const redeemUpdate = defineUpdate<StepUpRedeemResult, [{ codeHash: string }]>('redeem');
+export const stepUpStateQuery = defineQuery<StepUpFlowState>('state');
+
+export const stepUpWorkflowId = (challengeId: string) => `challenge:${challengeId}`;
+
+const { recordStepUpState, recordStepUpCode, recordStepUpAudit } = proxyActivities<StepUpChallengeActivities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { maximumAttempts: 10 },
+});
+
+export async function stepUpChallenge(input: StepUpChallengeInput): Promise<StepUpState> {
+  const flow: { state: StepUpState; userId: string | null; method: StepUpMethod | null; codeHash: string | null; codeExpiresAt: number } = {
+    state: 'created',
+    userId: null,
+    method: null,
+    codeHash: null,
+    codeExpiresAt: 0,
+  };
+  const open = () => flow.state === 'created' && Date.now() < input.expiresAt;
+  const refused = (): StepUpAnswer => ({ ok: false, state: flow.state === 'created' ? 'expired' : flow.state });
+
+  setHandler(stepUpStateQuery, () => ({ state: flow.state, clientId: input.clientId, userId: flow.userId, method: flow.method }));
+
+  setHandler(confirmUpdate, async (c): Promise<StepUpTransition> => {
+    if (!open()) return refused() as StepUpTransition;
+    const verifiedAt = Date.now();
+    Object.assign(flow, { state: 'issued', userId: c.userId, method: c.method, codeHash: c.codeHash, codeExpiresAt: verifiedAt + input.codeTtlMs });
+    try {
+      // The projection holds the code's hash before the browser gets the code, so verify finds it.
+      await recordStepUpCode({ challengeId: input.challengeId, codeHash: c.codeHash, userId: c.userId, method: c.method, verifiedAt, expiresAt: flow.codeExpiresAt });
+    } catch {
+      flow.state = 'error';
+      return { ok: false, state: 'error' };
+    }
+    return { ok: true, verifiedAt, codeExpiresAt: flow.codeExpiresAt };
+  });
+  setHandler(denyUpdate, ({ userId, reason }): StepUpAnswer => {
+    if (!open()) return refused();
+    Object.assign(flow, { state: reason === 'error' ? 'error' : 'denied', userId: userId ?? flow.userId });
+    return { ok: true };
+  });
+  setHandler(failUpdate, ({ userId }): StepUpAnswer => {
+    if (!open()) return refused();
+    Object.assign(flow, { state: 'failed', userId });
+    return { ok: true };
+  });
+  setHandler(redeemUpdate, ({ codeHash }): StepUpRedeemResult => {
+    if (flow.state !== 'issued' || codeHash !== flow.codeHash) return { status: 'refused', state: flow.state };
+    if (Date.now() >= flow.codeExpiresAt) return { status: 'refused', state: 'code_expired' };
+    flow.state = 'redeemed';
+    return { status: 'redeemed' };
+  });
+
+  const record = async (state: StepUpState, projection: boolean) => {
+    upsertSearchAttributes([{ key: SearchAttributes.state, value: state }, ...(flow.userId ? [{ key: SearchAttributes.userId, value: flow.userId }] : [])]);
+    if (projection) await recordStepUpState({ challengeId: input.challengeId, state, userId: flow.userId, method: flow.method, codeHash: flow.codeHash });
+    await recordStepUpAudit({ challengeId: input.challengeId, userId: flow.userId, method: flow.method, result: state, at: Date.now() });
+  };
+
+  // The challenge: confirmed, answered or expired.
+  if (!(await condition(() => flow.state !== 'created', Math.max(1, input.expiresAt - Date.now())))) flow.state = 'expired';
+  // `issued` was projected by the confirm handler itself (before the browser got the code).
+  await record(flow.state, flow.state !== 'issued');
+  if (flow.state === 'issued') {
+    // The code: redeemed once, or expired.
+    if (!(await condition(() => flow.state !== 'issued', Math.max(1, flow.codeExpiresAt - Date.now())))) flow.state = 'code_expired';
+    await record(flow.state, true);
+  }
+  await condition(allHandlersFinished);
+  return flow.state;
+}
