@@ -32,7 +32,10 @@
       var optionsJSON = await post(d.options, d.csrf, {});
       var response = d.webauthn === 'register' ? await lib.startRegistration({ optionsJSON: optionsJSON }) : await lib.startAuthentication({ optionsJSON: optionsJSON });
       var nameInput = d.nameInput ? document.getElementById(d.nameInput) : null;
-      var result = await post(d.verify, d.csrf, { response: response, request: d.request || undefined, name: nameInput ? nameInput.value : undefined });
+      // The step-up captcha gate's answer (fields marked data-captcha-field), if the page has one.
+      var captcha = {};
+      document.querySelectorAll('[data-captcha-field]').forEach(function (el) { if (el.value) captcha[el.name] = el.value; });
+      var result = await post(d.verify, d.csrf, { response: response, request: d.request || undefined, name: nameInput ? nameInput.value : undefined, captcha: captcha });
       window.location.assign(result.redirect);
     } catch (err) {
       showError(err && err.name === 'NotAllowedError' ? 'The passkey request was cancelled.' : (err && err.message) || 'The passkey could not be used.');

@@ -16,8 +16,11 @@ import { hitRateLimit } from '../../store/rate-limits.js';
 import type { SessionDoc } from '../../store/sessions.js';
 import { findStepUpChallenge, type StepUpChallengeDoc, type StepUpMethod } from '../../store/step-up.js';
 import { findUserById, type UserDoc } from '../../store/users.js';
+import { getSiteSettings } from '../../store/settings.js';
 import { confirmUpdate, denyUpdate, failUpdate, stepUpWorkflowId, type StepUpAnswer, type StepUpTransition } from '../../workflows/step-up-challenge.js';
+import { captchaAnswerFrom, captchaRequired, verifyCaptcha, type CaptchaAnswer } from '../auth/captcha.js';
 import { verifySecondFactorCode } from '../auth/second-factor.js';
+import { activeSudoWindow, openSudoWindow } from '../auth/sudo.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../auth/webauthn.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
@@ -47,7 +50,10 @@ function appRedirect(challenge: StepUpChallengeDoc, params: Record<string, strin
 const deniedRedirect = (challenge: StepUpChallengeDoc, description: string) => appRedirect(challenge, { error: 'access_denied', error_description: description });
 
 /** What an answer leads to: the app (redirect) or a page of ours (not consumed, or gone). */
-type Outcome = { kind: 'redirect'; url: string } | { kind: 'page'; status: number; error: string };
+type Outcome = { kind: 'redirect'; url: string; confirmed?: boolean } | { kind: 'page'; status: number; error: string };
+
+/** The sudo window's error when it ended between page load and submit: the page shows the factor form again, nothing consumed. */
+const SUDO_ENDED = 'Your "don\'t ask again" period has ended. Confirm with your second factor.';
 
 /** A factor proof, checked only after the checks before it passed (so a bad request never consumes a factor). */
 type Proof = () => Promise<{ ok: true; method: StepUpMethod } | { ok: false; status?: number; error?: string; consume: boolean }>;
@@ -89,9 +95,21 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
    * Confirms a challenge: the checkbox, then (here) the captcha gate, then the
    * factor. A valid factor issues the code; a failed one consumes the challenge.
    */
-  async function authorize(loaded: Loaded, user: UserDoc, ticked: boolean, proof: Proof): Promise<Outcome> {
+  async function authorize(loaded: Loaded, user: UserDoc, ticked: boolean, proof: Proof, captcha: CaptchaAnswer = {}): Promise<Outcome> {
     if (!ticked) return { kind: 'page', status: 400, error: 'Tick the box to confirm the action first.' };
-    // The captcha gate (issue 6 item 4) goes here: refuse with a page before any factor is checked.
+    // The captcha gate (issue 6 item 4), before any factor is checked: a failed
+    // captcha shows the page again and does not consume the challenge, but it
+    // counts toward the code attempts (8 per 5 minutes per user).
+    const settings = await getSiteSettings(deps.store);
+    if (captchaRequired(settings, loaded.challenge)) {
+      const checked = await verifyCaptcha(deps, settings, loaded.challenge._id, captcha);
+      if (!checked.ok) {
+        const limit = await hitRateLimit(deps.store, `2fa-totp:${user._id}`, CODE_ATTEMPTS, CODE_WINDOW_MS);
+        if (!limit.allowed) return { kind: 'page', status: 429, error: 'Too many attempts. Wait a few minutes and try again.' };
+        deps.log.info('step-up captcha failed', { client: loaded.client._id, user: user._id });
+        return { kind: 'page', status: 400, error: checked.error };
+      }
+    }
     const factor = await proof();
     if (!factor.ok) {
       if (!factor.consume) return { kind: 'page', status: factor.status ?? 400, error: factor.error ?? 'That did not work. Try again.' };
@@ -100,26 +118,89 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
       deps.log.info('step-up factor failed', { client: loaded.client._id, user: user._id });
       return { kind: 'redirect', url: deniedRedirect(loaded.challenge, 'the second factor could not be verified') };
     }
+    return issue(loaded, user, factor.method);
+  }
+
+  /** Consumes the challenge and issues the code (the factor, or the sudo window, was checked). */
+  async function issue(loaded: Loaded, user: UserDoc, method: StepUpMethod): Promise<Outcome> {
     // The code goes to the browser only; the workflow and the projection get its hash.
     const code = newSecret();
     const result: StepUpTransition | null = await update(loaded.challenge._id, (h) =>
-      h.executeUpdate(confirmUpdate, { args: [{ userId: user._id, method: factor.method, codeHash: hashSecret(code) }] }),
+      h.executeUpdate(confirmUpdate, { args: [{ userId: user._id, method, codeHash: hashSecret(code) }] }),
     );
     if (!result) return { kind: 'page', status: 400, error: GONE };
     if (!result.ok) return result.state === 'error' ? { kind: 'redirect', url: deniedRedirect(loaded.challenge, 'an error occurred') } : { kind: 'page', status: 400, error: GONE };
-    deps.log.info('step-up challenge confirmed', { client: loaded.client._id, user: user._id, method: factor.method });
-    return { kind: 'redirect', url: appRedirect(loaded.challenge, { code }) };
+    deps.log.info('step-up challenge confirmed', { client: loaded.client._id, user: user._id, method });
+    return { kind: 'redirect', url: appRedirect(loaded.challenge, { code }), confirmed: true };
   }
 
-  async function confirmPage(res: Response, session: SessionDoc, loaded: Loaded, user: UserDoc, opts: { error?: string; status?: number } = {}) {
+  /**
+   * Sudo mode (issue 6 item 5): sudo_mode_ttl_minutes, read once per request
+   * (0: no sudo path and no opt-in offered, even for a window still open).
+   */
+  const sudoMinutes = async (): Promise<number> => (await getSiteSettings(deps.store)).sudo_mode_ttl_minutes;
+  const sudoKey = (session: SessionDoc, user: UserDoc, loaded: Loaded) => ({ userId: user._id, sid: session.sid, clientId: loaded.client._id });
+
+  /**
+   * The sudo path: the checkbox alone within an open window of (user, this
+   * session's sid, the challenge's client). No captcha, no factor; method `sudo`.
+   * A window that ended since the page loaded: the factor form again, nothing consumed.
+   */
+  async function authorizeSudo(loaded: Loaded, user: UserDoc, session: SessionDoc, ticked: boolean, minutes: number): Promise<Outcome> {
+    if (!ticked) return { kind: 'page', status: 400, error: 'Tick the box to confirm the action first.' };
+    if (!(minutes > 0) || !(await activeSudoWindow(deps.store, sudoKey(session, user, loaded)))) return { kind: 'page', status: 400, error: SUDO_ENDED };
+    return issue(loaded, user, 'sudo');
+  }
+
+  /** After a confirmed factor: the opt-in opens the window (failure to open does not undo the confirmation). */
+  async function maybeOpenSudo(outcome: Outcome, optIn: boolean, session: SessionDoc, user: UserDoc, loaded: Loaded): Promise<void> {
+    if (!optIn || outcome.kind !== 'redirect' || !outcome.confirmed) return;
+    try {
+      const opened = await openSudoWindow(deps, sudoKey(session, user, loaded));
+      if (opened) deps.log.info('sudo window opened', { client: loaded.client._id, user: user._id, window: opened.windowId });
+    } catch (err) {
+      deps.log.error('sudo window could not be opened', { client: loaded.client._id, user: user._id, error: (err as Error).message });
+    }
+  }
+
+  /**
+   * The captcha's part of the form (null when the gate does not apply). PoW:
+   * /assets/captcha.js fetches a challenge from /api/oauth/2fa/info, solves it
+   * in a Web Worker (/assets/pow-worker.js) and fills pow_challenge + pow_nonce.
+   * Third-party providers: their widget scripts are not loaded under our CSP
+   * (no external assets); the page carries the token in a "Captcha answer" field.
+   */
+  async function captchaFields(challenge: StepUpChallengeDoc) {
+    const settings = await getSiteSettings(deps.store);
+    if (!captchaRequired(settings, challenge)) return null;
+    if (settings.captcha_provider === 'pow') {
+      return html`<div data-pow data-info="${STEP_UP_PATHS.info}?challenge_id=${challenge._id}">
+<input type="hidden" name="pow_challenge" value="" data-captcha-field>
+<input type="hidden" name="pow_nonce" value="" data-captcha-field>
+<p class="muted" role="status" data-pow-status>Checking your browser…</p>
+</div>`;
+    }
+    return html`<label for="captcha_token">Captcha answer</label>
+<input id="captcha_token" name="captcha_token" type="text" autocomplete="off" data-captcha-field data-provider="${settings.captcha_provider}" data-sitekey="${settings.captcha_site_key}">`;
+  }
+
+  async function confirmPage(res: Response, session: SessionDoc, loaded: Loaded, user: UserDoc, opts: { error?: string; status?: number; sudoMinutes?: number } = {}) {
     const { challenge, client } = loaded;
+    // Sudo mode: within an open window the checkbox alone confirms; otherwise the factors, with the opt-in when enabled.
+    const sudoMins = opts.sudoMinutes ?? (await sudoMinutes());
+    if (sudoMins > 0 && (await activeSudoWindow(deps.store, sudoKey(session, user, loaded)))) return sudoConfirmPage(res, session, loaded, opts);
+    const sudoOptIn =
+      sudoMins > 0
+        ? html`<label class="check"><input type="checkbox" name="sudo" value="yes" data-step-up-sudo> Don't ask again for ${String(sudoMins)} minutes</label>`
+        : '';
     const passkeys = (await deps.store.passkeys.countDocuments({ userId: user._id }, { limit: 1 })) > 0;
     const codes = Boolean(user.totp) || user.backupCodes.length > 0;
     const id = challenge._id;
+    const captcha = await captchaFields(challenge);
     sendPage(res, {
       title: 'Confirm with two-step verification',
       status: opts.status,
-      scripts: ['simplewebauthn-browser.js', 'webauthn.js', 'step-up.js'],
+      scripts: ['simplewebauthn-browser.js', 'webauthn.js', 'step-up.js', ...(captcha ? ['captcha.js'] : [])],
       body: html`<h1>Confirm an action</h1>
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 <p><strong>${client.name}</strong> ${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">(not verified by Keyflow)</span>`} asks you to confirm this action:</p>
@@ -128,6 +209,8 @@ ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 ${csrfField(session.csrf)}
 <input type="hidden" name="challenge_id" value="${id}">
 <label class="check"><input type="checkbox" name="confirm_action" value="yes" data-step-up-confirm> I confirm: ${challenge.action}</label>
+${sudoOptIn}
+${captcha ?? ''}
 ${
   codes
     ? html`<label for="code">Authentication code</label>
@@ -146,6 +229,32 @@ ${
 <form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up-deny>
 ${csrfField(session.csrf)}
 <input type="hidden" name="challenge_id" value="${id}">
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</form>`,
+    });
+  }
+
+  /** Within a sudo window: the checkbox and "Confirm", no factor inputs (the server checks the window again on submit). */
+  function sudoConfirmPage(res: Response, session: SessionDoc, loaded: Loaded, opts: { error?: string; status?: number }) {
+    const { challenge, client } = loaded;
+    sendPage(res, {
+      title: 'Confirm an action',
+      status: opts.status,
+      scripts: ['step-up.js'],
+      body: html`<h1>Confirm an action</h1>
+${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
+<p><strong>${client.name}</strong> ${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">(not verified by Keyflow)</span>`} asks you to confirm this action:</p>
+<p class="action">${challenge.action}</p>
+<form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up data-step-up-sudo-path>
+${csrfField(session.csrf)}
+<input type="hidden" name="challenge_id" value="${challenge._id}">
+<label class="check"><input type="checkbox" name="confirm_action" value="yes" data-step-up-confirm> I confirm: ${challenge.action}</label>
+<p class="muted">You confirmed an action of ${client.name} with your second factor a short while ago and chose not to be asked again for now.</p>
+<button type="submit" name="decision" value="sudo" disabled data-step-up-enable>Confirm</button>
+</form>
+<form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up-deny>
+${csrfField(session.csrf)}
+<input type="hidden" name="challenge_id" value="${challenge._id}">
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </form>`,
     });
@@ -198,6 +307,11 @@ ${csrfField(session.csrf)}
       const outcome = await deny(loaded, user._id, 'denied', 'the user denied the request');
       return render(res, outcome, outcome.kind === 'page' ? again(outcome) : async () => {});
     }
+    const minutes = await sudoMinutes();
+    if (body.decision === 'sudo') {
+      const outcome = await authorizeSudo(loaded, user, session, body.confirm_action === 'yes', minutes);
+      return render(res, outcome, outcome.kind === 'page' ? again(outcome) : async () => {});
+    }
     const code = typeof body.code === 'string' ? body.code.slice(0, 40) : '';
     const outcome = await authorize(loaded, user, body.confirm_action === 'yes', async () => {
       if (code.trim() === '') return { ok: false, consume: false, error: 'Enter an authentication code or use a passkey.' };
@@ -205,7 +319,8 @@ ${csrfField(session.csrf)}
       if (!limit.allowed) return { ok: false, consume: false, status: 429, error: 'Too many attempts. Wait a few minutes and try again.' };
       const result = await verifySecondFactorCode(deps.store, deps.kek, user, code);
       return result.ok ? { ok: true, method: result.method } : { ok: false, consume: true };
-    });
+    }, captchaAnswerFrom(body, req.ip));
+    await maybeOpenSudo(outcome, minutes > 0 && body.sudo === 'yes', session, user, loaded);
     render(res, outcome, outcome.kind === 'page' ? again(outcome) : async () => {});
   });
   router.all(STEP_UP_PATHS.authorize, (_req, res) => sendErrorPage(res, 405, 'Not allowed', 'Use the confirmation page.'));
@@ -235,7 +350,9 @@ ${csrfField(session.csrf)}
     const outcome = await authorize(ctx.loaded, ctx.user, req.query.confirm_action === 'yes', async () => {
       const passkey = await verifyPasskey(deps.store, rp, ctx.session, (req.body as Record<string, unknown> | undefined)?.response as never, ctx.user._id);
       return passkey ? { ok: true, method: 'passkey' } : { ok: false, consume: true };
-    });
+    }, captchaAnswerFrom((req.body as Record<string, unknown> | undefined)?.captcha, req.ip));
+    // /assets/step-up.js adds sudo=yes while "Don't ask again" is ticked.
+    await maybeOpenSudo(outcome, req.query.sudo === 'yes' && (await sudoMinutes()) > 0, ctx.session, ctx.user, ctx.loaded);
     if (outcome.kind === 'redirect') return res.set('Cache-Control', 'no-store').json({ redirect: outcome.url });
     res.status(outcome.status).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: outcome.error });
   });

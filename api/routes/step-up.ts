@@ -5,21 +5,25 @@
 // - POST /api/oauth/2fa/verify (form): redeems the 2FA code once (the
 //   workflow's `redeem` update) for the verification result.
 // - GET /api/oauth/2fa/info?challenge_id=…: what the confirmation page needs
-//   (captcha fields are placeholders until the captcha gate lands).
+//   (the captcha gate: captcha_required, captcha_provider, captcha_site_key,
+//   and for provider `pow` a fresh pow_challenge with pow_difficulty).
 // The confirmation page and /api/oauth/2fa/authorize are in api/pages/step-up.ts.
 import express, { Router, type Request, type Response } from 'express';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { z } from 'zod';
 import { isValidS256Challenge, verifyPkce } from '../../domain/pkce.js';
 import { checkRedirectUri } from '../../domain/redirect-uri.js';
+import type { OutboundPolicy } from '../../outbound/http-client.js';
 import type { Logger } from '../../runtime/log.js';
 import { hashSecret, newId } from '../../security/secrets.js';
 import type { ClientLookup } from '../../store/clients.js';
 import type { Store } from '../../store/db.js';
 import { hitRateLimit } from '../../store/rate-limits.js';
+import { getSiteSettings } from '../../store/settings.js';
 import { deleteStepUpChallenge, findStepUpChallenge, findStepUpCode, insertStepUpChallenge } from '../../store/step-up.js';
 import { SearchAttributes } from '../../temporal/search-attributes.js';
 import { redeemUpdate, stepUpWorkflowId, type stepUpChallenge, type StepUpChallengeInput, type StepUpRedeemResult } from '../../workflows/step-up-challenge.js';
+import { captchaInfo } from '../auth/captcha.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { authenticateClient, type ClientAuthResult } from '../oauth/client-auth.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
@@ -31,6 +35,8 @@ export interface StepUpDeps {
   log: Logger;
   temporal: Client;
   taskQueue: string;
+  /** Outbound HTTP policy (captcha providers' verify URLs). */
+  outbound: OutboundPolicy;
 }
 
 export const STEP_UP_PATHS = {
@@ -186,8 +192,9 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
     const challenge = await findStepUpChallenge(deps.store, id);
     const client = challenge && (await deps.findClient(challenge.clientId));
     if (!challenge || !client || challenge.status !== 'created') return sendOAuthError(res, 404, 'not_found', 'unknown, used or expired challenge');
-    // The captcha gate (issue 6 item 4) extends this answer.
-    sendOAuthJson(res, 200, { captcha_required: false, captcha_provider: 'none', captcha_site_key: null, action: challenge.action, client_name: client.name });
+    // The captcha gate (issue 6 item 4): with provider `pow`, each call issues a fresh single-use pow_challenge.
+    const captcha = await captchaInfo(deps.store, await getSiteSettings(deps.store), challenge);
+    sendOAuthJson(res, 200, { ...captcha, action: challenge.action, client_name: client.name });
   });
   router.all(STEP_UP_PATHS.info, methodNotAllowed(['GET']));
 

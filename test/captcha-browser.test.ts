@@ -1,0 +1,108 @@
+// The step-up captcha gate in headless Chromium: provider `pow` (difficulty 8),
+// the page's Web Worker (/assets/captcha.js + /assets/pow-worker.js) solves the
+// proof of work with its role="status" progress, and the user confirms with
+// TOTP; the relying party gets code and state, and verify answers method totp.
+//
+// The full path needs the StepUpChallenge workflow's projection, which its
+// activities write to the shared test database: this test uses the shared
+// database's api and changes the global site settings there only for its
+// duration (provider `pow`, difficulty 8), with the site gate off and the
+// challenge asking `require_captcha: true`, so step-up tests that do not ask for
+// the captcha are unaffected. The previous values are restored afterwards.
+import { generate } from 'otplib';
+import type { Browser, BrowserContext } from 'playwright-core';
+import type { RunningApi } from '../api/server.js';
+import { seal } from '../keys/kek.js';
+import { generateBackupCodes, hashBackupCode } from '../security/backup-codes.js';
+import { createClient } from '../store/clients.js';
+import { setSiteSetting } from '../store/settings.js';
+import { createUser } from '../store/users.js';
+import { launchBrowser, startRpCallback, type RpCallback } from './support/browser.js';
+import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
+
+const PASSWORD = 'captcha browser password';
+const TIMEOUT = 90_000;
+const ACTION = 'Rotate the production keys';
+const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
+
+let api: RunningApi;
+let issuer: string;
+let browser: Browser;
+let rp: RpCallback;
+const contexts: BrowserContext[] = [];
+const restore: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  api = await startTestApi();
+  issuer = api.deps.config.issuer;
+  const provider = await setSiteSetting(api.deps.store, 'captcha_provider', 'pow');
+  restore.push(() => setSiteSetting(api.deps.store, 'captcha_provider', provider.previous));
+  const difficulty = await setSiteSetting(api.deps.store, 'pow_difficulty', 8);
+  restore.push(() => setSiteSetting(api.deps.store, 'pow_difficulty', difficulty.previous));
+  browser = await launchBrowser();
+  rp = await startRpCallback();
+});
+afterAll(async () => {
+  for (const undo of restore.splice(0)) await undo();
+  await Promise.all(contexts.splice(0).map((c) => c.close()));
+  await rp?.close();
+  await browser?.close();
+  await api?.stop();
+});
+
+it(
+  'solves the proof of work in a Web Worker and confirms with TOTP',
+  async () => {
+    const email = uniqueEmail('captcha-browser');
+    const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Captcha Browser' });
+    const backupCodes = generateBackupCodes();
+    await api.deps.store.users.updateOne(
+      { _id: user._id },
+      { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(TOTP_SECRET), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() }, backupCodes: backupCodes.map((c) => hashBackupCode(api.deps.kek, c)) } },
+    );
+    const { client, clientSecret } = await createClient(api.deps.store, { name: 'Captcha RP', redirectUris: [{ type: 'equals', value: rp.redirectUri }], allowedScopes: ['openid'], isVerified: true });
+    const basic = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;
+    const created = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: basic },
+      body: JSON.stringify({ redirect_uri: rp.redirectUri, action: ACTION, nonce: 'pow-nonce', state: 'pow-state', require_captcha: true }),
+    });
+    expect(created.status).toBe(201);
+    const { url } = (await created.json()) as Json;
+
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForURL(/\/login/);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(/\/login\/second-factor/);
+    await page.locator('input[name="code"]').fill(backupCodes[0]!);
+    await page.locator('form[action="/login/second-factor"] button[type="submit"]').first().click();
+
+    await page.getByRole('heading', { name: 'Confirm an action' }).waitFor();
+    // The worker reports and finishes: the status shows the nonces tried, the hidden fields are filled.
+    await page.locator('[data-pow-done="yes"]').waitFor({ state: 'attached', timeout: 30_000 });
+    await expect(page.getByRole('status').textContent()).resolves.toMatch(/Browser check done \(\d+ tried\)/);
+    await expect(page.locator('input[name="pow_nonce"]').inputValue()).resolves.toMatch(/^\d+$/);
+
+    await page.getByLabel(`I confirm: ${ACTION}`).check();
+    await page.locator('#code').fill(await generate({ secret: TOTP_SECRET, epoch: Math.floor(Date.now() / 1000) }));
+    await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+    const query = await rp.nextCallback();
+    expect(query.get('state')).toBe('pow-state');
+    const code = query.get('code')!;
+    expect(code).toEqual(expect.any(String));
+
+    const verified = await fetch(`${issuer}/api/oauth/2fa/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
+      body: new URLSearchParams({ code, redirect_uri: rp.redirectUri }),
+    });
+    expect(verified.status).toBe(200);
+    expect(await verified.json()).toMatchObject({ method: 'totp', action: ACTION, nonce: 'pow-nonce', user_id: user._id });
+  },
+  TIMEOUT,
+);
