@@ -14,3 +14,18 @@ export const SearchAttributes = {
 export function devServerSearchAttributeFlags(): string[] {
   return Object.values(SearchAttributes).map((k) => `${k.name}=Keyword`);
 }
+
+export interface FlowAttributes {
+  clientId?: string;
+  userId?: string;
+  state: string;
+}
+
+/** The search attributes a flow starts with: one place for what every start sets. */
+export function flowSearchAttributes({ clientId, userId, state }: FlowAttributes) {
+  return [
+    ...(clientId !== undefined ? [{ key: SearchAttributes.clientId, value: clientId }] : []),
+    ...(userId !== undefined ? [{ key: SearchAttributes.userId, value: userId }] : []),
+    { key: SearchAttributes.state, value: state },
+  ];
+}

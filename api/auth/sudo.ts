@@ -20,7 +20,7 @@ import {
   sudoWindowId,
   type SudoWindowKey,
 } from '../../store/sudo-windows.js';
-import { SearchAttributes } from '../../temporal/search-attributes.js';
+import { flowSearchAttributes } from '../../temporal/search-attributes.js';
 import { sudoRevokeSignal, sudoRevokeUpdate, type SudoWindowInput } from '../../workflows/sudo-window.js';
 
 export { sudoWindowId, type SudoWindowKey };
@@ -64,11 +64,7 @@ export async function openSudoWindow(deps: SudoDeps, key: SudoWindowKey, options
     taskQueue: deps.taskQueue,
     args: [input],
     workflowIdConflictPolicy: 'TERMINATE_EXISTING',
-    typedSearchAttributes: [
-      { key: SearchAttributes.clientId, value: key.clientId },
-      { key: SearchAttributes.userId, value: key.userId },
-      { key: SearchAttributes.state, value: 'active' },
-    ],
+    typedSearchAttributes: flowSearchAttributes({ clientId: key.clientId, userId: key.userId, state: 'active' }),
   });
   // Written after the start: should it fail, no window exists (fails closed).
   await recordSudoWindowOpened(deps.store, { _id: windowId, ...key, openingId: input.openingId, status: 'active', openedAt, expiresAt });

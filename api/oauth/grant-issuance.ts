@@ -10,7 +10,7 @@ import { openGrant } from '../../store/grants.js';
 import { refreshTokens } from '../../store/refresh-tokens.js';
 import type { UserDoc } from '../../store/users.js';
 import type { RefreshFamilyInput } from '../../workflows/refresh-family.js';
-import { SearchAttributes } from '../../temporal/search-attributes.js';
+import { flowSearchAttributes } from '../../temporal/search-attributes.js';
 import type { TokenDeps } from './grants/context.js';
 import { issueTokens, type TokenResponse } from './tokens.js';
 
@@ -70,11 +70,7 @@ export async function issueGrantTokens(
       workflowId: familyWorkflowId(grantId),
       taskQueue: deps.taskQueue,
       args: [family],
-      typedSearchAttributes: [
-        { key: SearchAttributes.clientId, value: client._id },
-        { key: SearchAttributes.userId, value: user._id },
-        { key: SearchAttributes.state, value: 'active' },
-      ],
+      typedSearchAttributes: flowSearchAttributes({ clientId: client._id, userId: user._id, state: 'active' }),
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

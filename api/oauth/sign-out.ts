@@ -3,7 +3,7 @@
 import type { Request, Response } from 'express';
 import type { Client } from '@temporalio/client';
 import type { Logger } from '../../runtime/log.js';
-import { SearchAttributes } from '../../temporal/search-attributes.js';
+import { flowSearchAttributes } from '../../temporal/search-attributes.js';
 import type { BackchannelLogoutInput } from '../../workflows/backchannel-logout.js';
 import { endSession, type SessionDeps } from '../http/session.js';
 import { revokeSessionSudoWindows } from '../auth/sudo.js';
@@ -27,9 +27,6 @@ export async function signOut(req: Request, res: Response, deps: SignOutDeps): P
     workflowId: `logout:${ended.sid}`,
     taskQueue: deps.taskQueue,
     args: [input],
-    typedSearchAttributes: [
-      { key: SearchAttributes.userId, value: ended.userId },
-      { key: SearchAttributes.state, value: 'sending' },
-    ],
+    typedSearchAttributes: flowSearchAttributes({ userId: ended.userId, state: 'sending' }),
   });
 }

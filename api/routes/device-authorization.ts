@@ -14,7 +14,7 @@ import { hashSecret, newSecret } from '../../security/secrets.js';
 import type { ClientLookup } from '../../store/clients.js';
 import type { Store } from '../../store/db.js';
 import { createDeviceAuthorization, deleteDeviceAuthorization } from '../../store/device-codes.js';
-import { SearchAttributes } from '../../temporal/search-attributes.js';
+import { flowSearchAttributes } from '../../temporal/search-attributes.js';
 import { deviceWorkflowId, type deviceAuthorization, type DeviceAuthorizationInput } from '../../workflows/device-authorization.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
@@ -96,10 +96,7 @@ export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
         workflowId: deviceWorkflowId(deviceCodeHash),
         taskQueue: deps.taskQueue,
         args: [input],
-        typedSearchAttributes: [
-          { key: SearchAttributes.clientId, value: client._id },
-          { key: SearchAttributes.state, value: 'pending' },
-        ],
+        typedSearchAttributes: flowSearchAttributes({ clientId: client._id, state: 'pending' }),
       });
     } catch (err) {
       // Without its workflow the code could never be approved: it must not exist.

@@ -21,7 +21,7 @@ import type { Store } from '../../store/db.js';
 import { hitRateLimit } from '../../store/rate-limits.js';
 import { getSiteSettings } from '../../store/settings.js';
 import { deleteStepUpChallenge, findStepUpChallenge, findStepUpCode, insertStepUpChallenge } from '../../store/step-up.js';
-import { SearchAttributes } from '../../temporal/search-attributes.js';
+import { flowSearchAttributes } from '../../temporal/search-attributes.js';
 import { redeemUpdate, stepUpWorkflowId, type stepUpChallenge, type StepUpChallengeInput, type StepUpRedeemResult } from '../../workflows/step-up-challenge.js';
 import { captchaInfo } from '../auth/captcha.js';
 import { methodNotAllowed } from '../http/errors.js';
@@ -131,10 +131,7 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
         workflowId: stepUpWorkflowId(challengeId),
         taskQueue: deps.taskQueue,
         args: [input],
-        typedSearchAttributes: [
-          { key: SearchAttributes.clientId, value: client._id },
-          { key: SearchAttributes.state, value: 'created' },
-        ],
+        typedSearchAttributes: flowSearchAttributes({ clientId: client._id, state: 'created' }),
       });
     } catch (err) {
       // Without its workflow the challenge could never be confirmed: it must not exist.
