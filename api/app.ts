@@ -73,7 +73,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal }
   app.use(appsApiRoutes({ issuer, store, keyring }));
   app.use(introspectionRoutes({ issuer, store, keyring, findClient, temporal: temporal.client, log, clientAssertions }));
   app.use(sudoRoutes({ issuer, store, keyring, temporal: temporal.client, taskQueue: config.temporal.taskQueue }));
-  const stepUp = { issuer, store, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, outbound: config.outbound };
+  const stepUp = { issuer, store, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, outbound: config.outbound, challengeTtlMs: config.stepUpChallengeTtlMs };
   app.use(stepUpRoutes(stepUp));
   // Browser-facing endpoints and pages.
   app.use(sessionMiddleware(session));

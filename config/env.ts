@@ -76,6 +76,7 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
   REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600, 10 * 365 * 24 * 3600),
   DEVICE_CODE_TTL_SECONDS: positiveInt(600, 24 * 3600),
+  STEP_UP_CHALLENGE_TTL_SECONDS: positiveInt(600, 3600),
   OUTBOUND_ALLOWLIST: z
     .string()
     .default('')
@@ -120,6 +121,8 @@ export interface Config {
   refreshTokenTtlMs: number;
   /** Lifetime of a device_code and its user code (RFC 8628 expires_in). */
   deviceCodeTtlMs: number;
+  /** How long a step-up 2FA challenge waits for the user. */
+  stepUpChallengeTtlMs: number;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
@@ -167,6 +170,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       housekeeping: { intervalMinutes: e.HOUSEKEEPING_INTERVAL_MINUTES, batchSize: e.HOUSEKEEPING_BATCH_SIZE },
       refreshTokenTtlMs: e.REFRESH_TOKEN_TTL_SECONDS * 1000,
       deviceCodeTtlMs: e.DEVICE_CODE_TTL_SECONDS * 1000,
+      stepUpChallengeTtlMs: e.STEP_UP_CHALLENGE_TTL_SECONDS * 1000,
       outbound: { allowHosts: e.OUTBOUND_ALLOWLIST, timeoutMs: e.OUTBOUND_TIMEOUT_MS, maxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES },
     },
   };

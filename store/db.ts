@@ -59,7 +59,10 @@ export function openStore(config: Pick<Config, 'mongo'>, options: StoreOptions =
     });
     client.on('commandFailed', (e) => started.delete(e.requestId));
   }
-  const db = client.db(config.mongo.database);
+  return storeOn(client, client.db(config.mongo.database));
+}
+
+function storeOn(client: MongoClient, db: Db): Store {
   return {
     client,
     db,
@@ -76,6 +79,16 @@ export function openStore(config: Pick<Config, 'mongo'>, options: StoreOptions =
     expiring: (name) => db.collection(name),
     close: () => client.close(),
   };
+}
+
+/**
+ * The same connection on another database: workflows started by an api carry
+ * that api's database name, so their activities write where that api reads
+ * (one worker can serve apis on several databases, as the tests do). Absent or
+ * equal: the store itself.
+ */
+export function storeIn(store: Store, database: string | undefined): Store {
+  return !database || database === store.db.databaseName ? store : storeOn(store.client, store.client.db(database));
 }
 
 /** Creates the indexes every process relies on; idempotent, run at start by api and worker. */

@@ -5,7 +5,7 @@
 // activities write its end (TTL elapsed, revoked).
 import { createHash } from 'node:crypto';
 import type { Collection } from 'mongodb';
-import type { Store } from './db.js';
+import { storeIn, type Store } from './db.js';
 
 export type SudoWindowStatus = 'active' | 'ended' | 'revoked';
 
@@ -42,8 +42,7 @@ export function sudoWindowId({ userId, sid, clientId }: SudoWindowKey): string {
 }
 
 export function sudoWindows(store: Store, database?: string): Collection<SudoWindowDoc> {
-  const db = database && database !== store.db.databaseName ? store.client.db(database) : store.db;
-  return db.collection<SudoWindowDoc>(SUDO_WINDOWS);
+  return storeIn(store, database).db.collection<SudoWindowDoc>(SUDO_WINDOWS);
 }
 
 /** The window as the api opened it (replacing an earlier opening of the same window). */

@@ -3,12 +3,10 @@
 // proof of work with its role="status" progress, and the user confirms with
 // TOTP; the relying party gets code and state, and verify answers method totp.
 //
-// The full path needs the StepUpChallenge workflow's projection, which its
-// activities write to the shared test database: this test uses the shared
-// database's api and changes the global site settings there only for its
-// duration (provider `pow`, difficulty 8), with the site gate off and the
-// challenge asking `require_captcha: true`, so step-up tests that do not ask for
-// the captcha are unaffected. The previous values are restored afterwards.
+// Site settings are global per database: this file's api uses a database of
+// its own (the StepUpChallenge workflow writes its projection into the api's
+// database), with provider `pow`, difficulty 8, the site gate off and the
+// challenge asking `require_captcha: true`.
 import { generate } from 'otplib';
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { RunningApi } from '../api/server.js';
@@ -30,20 +28,16 @@ let issuer: string;
 let browser: Browser;
 let rp: RpCallback;
 const contexts: BrowserContext[] = [];
-const restore: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ MONGODB_DATABASE: 'keyflow_test_captcha_browser' });
   issuer = api.deps.config.issuer;
-  const provider = await setSiteSetting(api.deps.store, 'captcha_provider', 'pow');
-  restore.push(() => setSiteSetting(api.deps.store, 'captcha_provider', provider.previous));
-  const difficulty = await setSiteSetting(api.deps.store, 'pow_difficulty', 8);
-  restore.push(() => setSiteSetting(api.deps.store, 'pow_difficulty', difficulty.previous));
+  await setSiteSetting(api.deps.store, 'captcha_provider', 'pow');
+  await setSiteSetting(api.deps.store, 'pow_difficulty', 8);
   browser = await launchBrowser();
   rp = await startRpCallback();
 });
 afterAll(async () => {
-  for (const undo of restore.splice(0)) await undo();
   await Promise.all(contexts.splice(0).map((c) => c.close()));
   await rp?.close();
   await browser?.close();

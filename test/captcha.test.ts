@@ -4,14 +4,11 @@
 // of work (info issues a challenge; right nonce, wrong nonce, reuse).
 //
 // Site settings are global, so this file runs its own api on its own database
-// (captcha_<ts>). The StepUpChallenge workflow's activities write their
-// projection to the shared test database, not this one, and the workflow's
-// confirm update waits for that projection: these tests therefore never let a
-// factor succeed. A passing captcha is shown by what comes after it: an empty
-// authentication code gets "Enter an authentication code" (the factor check,
-// which consumes nothing). The full path (PoW solved, TOTP confirmed, code
-// issued) is covered in the browser test on the shared database.
-// A failed captcha leaves the challenge `created` in the api's own database.
+// (captcha_<ts>); the StepUpChallenge workflow writes its projection there too
+// (its input names the api's database). A passing captcha is mostly shown by
+// what comes after it: an empty authentication code gets "Enter an
+// authentication code" (the factor check, which consumes nothing); one test
+// goes on to confirm with TOTP. A failed captcha leaves the challenge `created`.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'otplib';
@@ -146,6 +143,13 @@ describe('when the captcha gate applies', () => {
     const passed = await answer(agent, page, { code: '', captcha_token: 'good' });
     expect(passed.res.status).toBe(400);
     expect(await passed.res.text()).toContain(PASSED);
+    // The whole path: a passing captcha with a TOTP code issues the code to the app.
+    const confirmed = await answer(agent, page, { captcha_token: 'good' });
+    const back = confirmed.external!;
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
+    expect(back.searchParams.get('code')).toBeTruthy();
+    expect(back.searchParams.get('state')).toBe('s');
+    expect((await findStepUpChallenge(api.deps.store, created.challenge_id))!.status).toBe('issued');
   });
 
   it('provider none: the gate has no effect, even with the site gate on and the challenge asking', async () => {

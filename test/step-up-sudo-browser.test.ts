@@ -4,16 +4,13 @@
 // client confirmed with the checkbox alone ("Confirm" enabled only once it is
 // ticked, no factor inputs): verify answers method `sudo`.
 //
-// Shared database (the StepUpChallenge projection is written there by the
-// shared worker), so `sudo_mode_ttl_minutes` is set there right before each
-// page load and restored in afterAll. test/step-up-sudo.test.ts sets it to 0
-// for one short test: should the two files run at that same moment, this one
-// may see no opt-in (a known, narrow race of a global setting).
+// `sudo_mode_ttl_minutes` is a global site setting: this file's api uses a
+// database of its own (the workflows write their projections into the api's).
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../api/server.js';
 import { freePort } from '../embedded/ports.js';
 import { createClient } from '../store/clients.js';
-import { getSiteSettings, setSiteSetting } from '../store/settings.js';
+import { setSiteSetting } from '../store/settings.js';
 import { createUser } from '../store/users.js';
 import { addVirtualAuthenticator, launchBrowser, startRpCallback, type RpCallback } from './support/browser.js';
 import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
@@ -26,15 +23,13 @@ let api: RunningApi;
 let issuer: string;
 let browser: Browser;
 let rp: RpCallback;
-let previousTtl: number;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   // WebAuthn needs a domain as RP ID: the issuer is http://localhost:<port>.
   const port = await freePort();
-  api = await startTestApi({ PORT: String(port), ISSUER: `http://localhost:${port}` });
+  api = await startTestApi({ PORT: String(port), ISSUER: `http://localhost:${port}`, MONGODB_DATABASE: 'keyflow_test_stepup_sudo_browser' });
   issuer = api.deps.config.issuer;
-  previousTtl = (await getSiteSettings(api.deps.store)).sudo_mode_ttl_minutes;
   browser = await launchBrowser();
   rp = await startRpCallback();
 });
@@ -42,7 +37,6 @@ afterAll(async () => {
   await Promise.all(contexts.splice(0).map((c) => c.close()));
   await rp?.close();
   await browser?.close();
-  if (api) await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', previousTtl);
   await api?.stop();
 });
 

@@ -3,24 +3,20 @@
 // the same client and session, another client, revoke, TTL 0, sign-out, and
 // the unticked checkbox on the sudo path.
 //
-// Database: the StepUpChallenge workflow's activities write the challenge and
-// code projections into the worker's database only (the shared `keyflow_test`),
-// so this api must use that database too, and `sudo_mode_ttl_minutes` (a global
-// site setting) is set there: beforeEach sets it to 10 (each test reads it from
-// the page, never assumes it), afterAll restores the previous value. The page
+// Database: `sudo_mode_ttl_minutes` is a global site setting, so this api uses
+// a database of its own (the workflows write their projections into the api's
+// database); beforeEach sets it to 10 (each test reads it from the page, never
+// assumes it), the TTL 0 test sets 0 right before it loads the page. The page
 // reads the setting once per request and uses that value for both the offer
-// and the sudo path. No other test file writes this setting in the shared
-// database (test/sudo.test.ts and test/cli.test.ts use databases of their own);
-// the TTL 0 test sets 0 right before it loads the page.
+// and the sudo path.
 //
 // Factors here are backup codes (single use; TOTP codes of one time step cannot
-// be used twice). A site-wide captcha gate (require_captcha_for_2fa) in the
-// shared database would stop the factor confirmations of this file.
+// be used twice).
 import type { RunningApi } from '../api/server.js';
 import { seal } from '../keys/kek.js';
 import { generateBackupCodes, hashBackupCode } from '../security/backup-codes.js';
 import { createClient } from '../store/clients.js';
-import { getSiteSettings, setSiteSetting } from '../store/settings.js';
+import { setSiteSetting } from '../store/settings.js';
 import { sudoWindows } from '../store/sudo-windows.js';
 import { createUser } from '../store/users.js';
 import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
@@ -33,18 +29,15 @@ const OPT_IN = /<input type="checkbox" name="sudo" value="yes" data-step-up-sudo
 
 let api: RunningApi;
 let issuer: string;
-let previousTtl: number;
 
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ MONGODB_DATABASE: 'keyflow_test_stepup_sudo' });
   issuer = api.deps.config.issuer;
-  previousTtl = (await getSiteSettings(api.deps.store)).sudo_mode_ttl_minutes;
 });
 beforeEach(async () => {
   await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', 10);
 });
 afterAll(async () => {
-  await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', previousTtl);
   await api.stop();
 });
 

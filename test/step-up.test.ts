@@ -455,3 +455,32 @@ describe('the StepUpChallenge workflow timers', () => {
     expect(r.body.error).toBe('invalid_grant');
   });
 });
+
+describe('challenge lifetime (STEP_UP_CHALLENGE_TTL_SECONDS) and an api on its own database', () => {
+  it('a challenge lives as configured, and its workflow writes into the api database', async () => {
+    const own = await startTestApi({ STEP_UP_CHALLENGE_TTL_SECONDS: '2', MONGODB_DATABASE: 'keyflow_test_stepup_ttl' });
+    try {
+      const { client, clientSecret } = await createClient(own.deps.store, { name: 'Short', allowedScopes: ['openid'], redirectUris: [{ type: 'equals', value: REDIRECT }], isVerified: true });
+      const before = Date.now();
+      const res = await fetch(`${own.deps.config.issuer}/api/oauth/2fa/challenges`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` },
+        body: JSON.stringify({ redirect_uri: REDIRECT, action: 'short-lived', nonce: 'n' }),
+      });
+      expect(res.status).toBe(201);
+      const body = (await res.json()) as Json;
+      expect(body.expires_at * 1000).toBeLessThanOrEqual(before + 3000);
+      const handle = temporal.workflow.getHandle(stepUpWorkflowId(body.challenge_id));
+      expect(await handle.result()).toBe('expired');
+      // The projection and the audit record are in the api's database, not the worker's.
+      expect((await stepUpChallenges(own.deps.store).findOne({ _id: body.challenge_id }))?.status).toBe('expired');
+      expect(await stepUpAudit(own.deps.store).findOne({ _id: `${body.challenge_id}:expired` })).toMatchObject({ clientId: client._id, action: 'short-lived', result: 'expired' });
+      expect(await stepUpChallenges(api.deps.store).findOne({ _id: body.challenge_id })).toBeNull();
+      const page = await fetch(`${own.deps.config.issuer}/oauth/2fa?challenge_id=${body.challenge_id}`, { redirect: 'manual' });
+      expect(page.status).toBe(400);
+      expect(await page.text()).toContain('expired or was already answered');
+    } finally {
+      await own.stop();
+    }
+  }, 30_000);
+});

@@ -37,6 +37,8 @@ export interface StepUpDeps {
   taskQueue: string;
   /** Outbound HTTP policy (captcha providers' verify URLs). */
   outbound: OutboundPolicy;
+  /** How long a challenge waits for the user (STEP_UP_CHALLENGE_TTL_SECONDS; the spec leaves it to us). */
+  challengeTtlMs: number;
 }
 
 export const STEP_UP_PATHS = {
@@ -49,8 +51,6 @@ export const STEP_UP_PATHS = {
   page: '/oauth/2fa',
 } as const;
 
-/** How long a challenge waits for the user (the spec leaves it to us). */
-export const STEP_UP_CHALLENGE_TTL_MS = 10 * 60_000;
 /** The 2FA code's lifetime after issuance (spec: 5 minutes). */
 export const STEP_UP_CODE_TTL_MS = 5 * 60_000;
 /** Challenge creation per client (spec Limits). */
@@ -110,7 +110,7 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
 
     const challengeId = newId();
     const now = Date.now();
-    const expiresAt = now + STEP_UP_CHALLENGE_TTL_MS;
+    const expiresAt = now + deps.challengeTtlMs;
     const state = p.state ?? null;
     await insertStepUpChallenge(deps.store, {
       _id: challengeId,
@@ -125,7 +125,7 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
       createdAt: new Date(now),
       expiresAt: new Date(expiresAt),
     });
-    const input: StepUpChallengeInput = { challengeId, clientId: client._id, expiresAt, codeTtlMs: STEP_UP_CODE_TTL_MS };
+    const input: StepUpChallengeInput = { challengeId, clientId: client._id, expiresAt, codeTtlMs: STEP_UP_CODE_TTL_MS, database: deps.store.db.databaseName };
     try {
       await deps.temporal.workflow.start<typeof stepUpChallenge>('stepUpChallenge', {
         workflowId: stepUpWorkflowId(challengeId),
