@@ -14,7 +14,7 @@ import { hashSecret, newSecret } from '../../security/secrets.js';
 import type { ClientDoc } from '../../store/clients.js';
 import { hitRateLimit } from '../../store/rate-limits.js';
 import type { SessionDoc } from '../../store/sessions.js';
-import { findStepUpChallenge, type StepUpChallengeDoc, type StepUpMethod } from '../../store/step-up.js';
+import { findStepUpChallenge, recordStepUpState, type StepUpChallengeDoc, type StepUpMethod } from '../../store/step-up.js';
 import { findUserById, type UserDoc } from '../../store/users.js';
 import { getSiteSettings } from '../../store/settings.js';
 import { confirmUpdate, denyUpdate, failUpdate, stepUpWorkflowId, type StepUpAnswer, type StepUpTransition } from '../../workflows/step-up-challenge.js';
@@ -87,6 +87,8 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
   async function deny(loaded: Loaded, userId: string | null, reason: 'denied' | 'error', description: string): Promise<Outcome> {
     const answer: StepUpAnswer | null = await update(loaded.challenge._id, (h) => h.executeUpdate(denyUpdate, { args: [{ userId, reason }] }));
     if (!answer?.ok) return { kind: 'page', status: 400, error: GONE };
+    // The workflow projects this too, a moment later; written here so a reload never shows the form again.
+    await recordStepUpState(deps.store, loaded.challenge._id, reason === 'error' ? 'error' : 'denied', userId, null);
     deps.log.info('step-up challenge denied', { client: loaded.client._id, user: userId, reason });
     return { kind: 'redirect', url: deniedRedirect(loaded.challenge, description) };
   }
@@ -115,6 +117,7 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
       if (!factor.consume) return { kind: 'page', status: factor.status ?? 400, error: factor.error ?? 'That did not work. Try again.' };
       const answer: StepUpAnswer | null = await update(loaded.challenge._id, (h) => h.executeUpdate(failUpdate, { args: [{ userId: user._id }] }));
       if (!answer?.ok) return { kind: 'page', status: 400, error: GONE };
+      await recordStepUpState(deps.store, loaded.challenge._id, 'failed', user._id, null);
       deps.log.info('step-up factor failed', { client: loaded.client._id, user: user._id });
       return { kind: 'redirect', url: deniedRedirect(loaded.challenge, 'the second factor could not be verified') };
     }
