@@ -8,12 +8,16 @@ import { createStepUpChallengeActivities } from './step-up-challenge.js';
 import { createHousekeepingActivities } from './housekeeping.js';
 import { createRefreshFamilyActivities } from './refresh-family.js';
 import { createSudoWindowActivities } from './sudo-window.js';
+import { createWebhookDeliveryActivities } from './webhook-delivery.js';
+import type { Kek } from '../keys/kek.js';
 
 export interface ActivityDeps {
   store: Store;
   signer: Signer;
   issuer: string;
   outbound: OutboundPolicy;
+  /** Unseals webhook signing secrets. */
+  kek: Kek;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -25,5 +29,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createDeviceAuthorizationActivities(store),
     ...createSudoWindowActivities(store),
     ...createStepUpChallengeActivities(store),
+    ...createWebhookDeliveryActivities(deps),
   };
 }

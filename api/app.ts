@@ -7,6 +7,7 @@ import type { Signer } from '../keys/signer.js';
 import type { Logger } from '../runtime/log.js';
 import type { Store } from '../store/db.js';
 import type { TemporalHandle } from '../temporal/connection.js';
+import type { EventPipeline } from '../events/pipeline.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { securityHeaders } from './http/security-headers.js';
 import { discoveryRoutes } from './routes/discovery.js';
@@ -43,6 +44,8 @@ export interface ApiDeps {
   keyring: Keyring;
   signer: Signer;
   temporal: TemporalHandle;
+  /** The event pipeline: user events to the user's webhooks, admin events to the audit log and admin webhooks. */
+  events: EventPipeline;
 }
 
 export function createApp({ config, log, store, kek, keyring, signer, temporal }: ApiDeps): express.Express {

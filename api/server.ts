@@ -5,6 +5,7 @@ import type { Config } from '../config/env.js';
 import type { Logger } from '../runtime/log.js';
 import { startCoreServices } from '../runtime/services.js';
 import { lazyTemporalClient } from '../temporal/connection.js';
+import { createEventPipeline } from '../events/pipeline.js';
 import { createApp, type ApiDeps } from './app.js';
 
 export interface RunningApi {
@@ -18,11 +19,14 @@ export interface RunningApi {
 export async function startApi(config: Config, log: Logger): Promise<RunningApi> {
   const services = await startCoreServices(config, log);
   const temporal = lazyTemporalClient(config);
-  const deps: ApiDeps = { config, log, temporal, ...services };
+  const events = createEventPipeline({ store: services.store, temporal: temporal.client, taskQueue: config.temporal.taskQueue, log, deliveryTimeoutMs: config.webhookTimeoutMs });
+  const deps: ApiDeps = { config, log, temporal, events, ...services };
   const app = createApp(deps);
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, config.bindAddress, () => resolve(s)).on('error', reject);
   });
+  // Events a crashed process left in the outbox are dispatched by the sweep.
+  const stopSweeping = events.startSweeping();
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
@@ -33,6 +37,8 @@ export async function startApi(config: Config, log: Logger): Promise<RunningApi>
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
+      stopSweeping();
+      await events.idle();
       await Promise.allSettled([temporal.close(), services.store.close()]);
     },
   };

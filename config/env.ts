@@ -77,6 +77,7 @@ const EnvSchema = z.object({
   REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600, 10 * 365 * 24 * 3600),
   DEVICE_CODE_TTL_SECONDS: positiveInt(600, 24 * 3600),
   STEP_UP_CHALLENGE_TTL_SECONDS: positiveInt(600, 3600),
+  WEBHOOK_TIMEOUT_MS: positiveInt(10_000, 60_000),
   OUTBOUND_ALLOWLIST: z
     .string()
     .default('')
@@ -123,6 +124,8 @@ export interface Config {
   deviceCodeTtlMs: number;
   /** How long a step-up 2FA challenge waits for the user. */
   stepUpChallengeTtlMs: number;
+  /** How long a webhook receiver has to answer a delivery. */
+  webhookTimeoutMs: number;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
@@ -171,6 +174,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       refreshTokenTtlMs: e.REFRESH_TOKEN_TTL_SECONDS * 1000,
       deviceCodeTtlMs: e.DEVICE_CODE_TTL_SECONDS * 1000,
       stepUpChallengeTtlMs: e.STEP_UP_CHALLENGE_TTL_SECONDS * 1000,
+      webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
       outbound: { allowHosts: e.OUTBOUND_ALLOWLIST, timeoutMs: e.OUTBOUND_TIMEOUT_MS, maxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES },
     },
   };

@@ -6,3 +6,4 @@ export { refreshFamily } from './refresh-family.js';
 export { backchannelLogout } from './backchannel-logout.js';
 export { sudoWindow } from './sudo-window.js';
 export { stepUpChallenge } from './step-up-challenge.js';
+export { webhookDelivery } from './webhook-delivery.js';

@@ -1,0 +1,79 @@
+// Activities of the WebhookDelivery workflow: the one HTTP attempt (through
+// the outbound client: timeout, size cap, no redirects, internal addresses
+// refused unless allow-listed) and the record in the delivery history.
+import { TEST_EVENT, webhookBody, webhookSignature } from '../domain/webhook-events.js';
+import type { Kek } from '../keys/kek.js';
+import { outboundRequest, OutboundError, type OutboundPolicy } from '../outbound/http-client.js';
+import { storeIn, type Store } from '../store/db.js';
+import { findWebhook, recordDelivery, RESPONSE_BODY_LIMIT, webhookSecret, type DeliveryErrorKind } from '../store/webhooks.js';
+import type { WebhookDeliveryInput } from '../workflows/webhook-delivery.js';
+
+export interface DeliveryOutcome {
+  /** `skipped`: the webhook was deleted or switched off before its delivery; nothing is sent or recorded. */
+  state: 'success' | 'failure' | 'skipped';
+  statusCode: number | null;
+  error: DeliveryErrorKind | null;
+  durationMs: number | null;
+  /** Epoch milliseconds. */
+  deliveredAt: number;
+  /** Test pings only: the receiver's answer, at most RESPONSE_BODY_LIMIT characters. */
+  responseBody?: string;
+}
+
+export const WEBHOOK_USER_AGENT = 'Keyflow-Webhooks/1.0 (+https://github.com/keyflow/keyflow)';
+
+export function createWebhookDeliveryActivities(deps: { store: Store; kek: Kek; outbound: OutboundPolicy }) {
+  return {
+    async deliverWebhook(input: WebhookDeliveryInput): Promise<DeliveryOutcome> {
+      const webhook = await findWebhook(storeIn(deps.store, input.database), input.webhookId);
+      const test = input.event === TEST_EVENT;
+      if (!webhook || (!webhook.isActive && !test)) return { state: 'skipped', statusCode: null, error: null, durationMs: null, deliveredAt: Date.now() };
+      const body = webhookBody(input.event, input.timestamp, input.data);
+      const started = Date.now();
+      try {
+        const res = await outboundRequest({ ...deps.outbound, timeoutMs: input.timeoutMs }, webhook.url, {
+          method: 'POST',
+          body,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': WEBHOOK_USER_AGENT,
+            'x-keyflow-signature': webhookSignature(webhookSecret(deps.kek, webhook), body),
+            'x-keyflow-event': input.event,
+            'x-keyflow-delivery': input.deliveryId,
+          },
+        });
+        return {
+          state: res.status >= 200 && res.status < 300 ? 'success' : 'failure',
+          statusCode: res.status,
+          error: null,
+          durationMs: res.durationMs,
+          deliveredAt: started,
+          ...(test ? { responseBody: res.body.toString('utf8').slice(0, RESPONSE_BODY_LIMIT) } : {}),
+        };
+      } catch (err) {
+        if (!(err instanceof OutboundError)) throw err;
+        return { state: 'failure', statusCode: null, error: err.kind, durationMs: Date.now() - started, deliveredAt: started };
+      }
+    },
+
+    async recordWebhookDelivery({ input, outcome }: { input: Pick<WebhookDeliveryInput, 'deliveryId' | 'webhookId' | 'event' | 'database'>; outcome: DeliveryOutcome }): Promise<void> {
+      await recordDelivery(
+        deps.store,
+        {
+          _id: input.deliveryId,
+          webhookId: input.webhookId,
+          event: input.event,
+          success: outcome.state === 'success',
+          statusCode: outcome.statusCode,
+          error: outcome.error,
+          deliveredAt: new Date(outcome.deliveredAt),
+          durationMs: outcome.durationMs,
+          ...(outcome.responseBody !== undefined ? { responseBody: outcome.responseBody } : {}),
+        },
+        input.database,
+      );
+    },
+  };
+}
+
+export type WebhookDeliveryActivities = ReturnType<typeof createWebhookDeliveryActivities>;

@@ -1,0 +1,84 @@
+// A real webhook receiver for tests, written as the README tells receivers to:
+// it recomputes the HMAC-SHA256 of the raw body with the webhook's secret and
+// compares it with X-Keyflow-Signature in constant time (its own code, not
+// Keyflow's). Each request is recorded with whether its signature verified.
+// The answer can be chosen per request: a status, a body, or never answering.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedDelivery {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  /** The raw body as received. */
+  raw: string;
+  body: { event: string; timestamp: number; data: Record<string, unknown> };
+  /** Whether X-Keyflow-Signature matched the secret registered for this path. */
+  verified: boolean;
+}
+
+export type Answer = { status: number; body?: string } | 'hang';
+
+export interface WebhookReceiver {
+  /** Base URL, e.g. http://127.0.0.1:PORT */
+  url: string;
+  received: ReceivedDelivery[];
+  /** The secret a path's deliveries are verified with (set it after creating the webhook). */
+  secrets: Map<string, string>;
+  /** How a path answers (default 200 "ok"). */
+  answers: Map<string, Answer>;
+  /** Deliveries to one path. */
+  at(path: string): ReceivedDelivery[];
+  close(): Promise<void>;
+}
+
+export function signatureMatches(secret: string, raw: Buffer, header: string | undefined): boolean {
+  if (typeof header !== 'string') return false;
+  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`, 'utf8');
+  const given = Buffer.from(header, 'utf8');
+  // timingSafeEqual needs equal lengths; the length of a valid signature is public.
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const received: ReceivedDelivery[] = [];
+  const secrets = new Map<string, string>();
+  const answers = new Map<string, Answer>();
+  const hanging = new Set<http.ServerResponse>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (d: Buffer) => chunks.push(d));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      const secret = secrets.get(path);
+      let body: ReceivedDelivery['body'];
+      try {
+        body = JSON.parse(raw.toString('utf8')) as ReceivedDelivery['body'];
+      } catch {
+        body = { event: '', timestamp: 0, data: {} };
+      }
+      received.push({ path, headers: req.headers, raw: raw.toString('utf8'), body, verified: secret !== undefined && signatureMatches(secret, raw, req.headers['x-keyflow-signature'] as string | undefined) });
+      const answer = answers.get(path) ?? { status: 200, body: 'ok' };
+      if (answer === 'hang') {
+        hanging.add(res);
+        res.on('close', () => hanging.delete(res));
+        return;
+      }
+      res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body ?? '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    secrets,
+    answers,
+    at: (path) => received.filter((r) => r.path === path),
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
