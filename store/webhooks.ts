@@ -129,11 +129,15 @@ export interface WebhookChanges {
 export async function updateWebhook(store: Store, kek: Kek, webhook: WebhookDoc, changes: WebhookChanges): Promise<{ webhook: WebhookDoc; changed: string[] }> {
   const next: WebhookDoc = { ...webhook, updatedAt: new Date() };
   const changed: string[] = [];
-  if (changes.name !== undefined && changes.name !== webhook.name) (next.name = changes.name), changed.push('name');
-  if (changes.url !== undefined && changes.url !== webhook.url) (next.url = changes.url), changed.push('url');
-  if (changes.events !== undefined && JSON.stringify(changes.events) !== JSON.stringify(webhook.events)) (next.events = changes.events), changed.push('events');
-  if (changes.isActive !== undefined && changes.isActive !== webhook.isActive) (next.isActive = changes.isActive), changed.push('is_active');
-  if (changes.secret !== undefined) (next.secret = seal(kek, Buffer.from(changes.secret, 'utf8'), aad(webhook._id))), changed.push('secret');
+  const set = <K extends keyof WebhookDoc>(field: K, value: WebhookDoc[K], name: string) => {
+    next[field] = value;
+    changed.push(name);
+  };
+  if (changes.name !== undefined && changes.name !== webhook.name) set('name', changes.name, 'name');
+  if (changes.url !== undefined && changes.url !== webhook.url) set('url', changes.url, 'url');
+  if (changes.events !== undefined && JSON.stringify(changes.events) !== JSON.stringify(webhook.events)) set('events', changes.events, 'events');
+  if (changes.isActive !== undefined && changes.isActive !== webhook.isActive) set('isActive', changes.isActive, 'is_active');
+  if (changes.secret !== undefined) set('secret', seal(kek, Buffer.from(changes.secret, 'utf8'), aad(webhook._id)), 'secret');
   if (changed.length) await webhooks(store).replaceOne({ _id: webhook._id }, next);
   return { webhook: changed.length ? next : webhook, changed };
 }
