@@ -2,7 +2,8 @@
 // WebhookDelivery workflow and a real local receiver that verifies every
 // signature in constant time: headers and payload, success and failure
 // records, a receiver that never answers (timeout, WEBHOOK_TIMEOUT_MS=1500
-// here), an unreachable URL, a refused internal address, the 50-entry cap,
+// here), an unreachable URL, a refused internal address, a redirect not
+// followed, the 50-entry cap,
 // wildcard and specific subscriptions, inactive webhooks, and secret rotation.
 // The api runs on a database of its own; the shared worker writes the
 // delivery history there (the workflow input names the api's database).
@@ -10,7 +11,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { RunningApi } from '../api/server.js';
 import { createWebhook, findWebhook, recentDeliveries, updateWebhook, webhookOutbox, type WebhookDoc } from '../store/webhooks.js';
 import { deliveryIdFor } from '../domain/webhook-events.js';
-import { webhookDeliveryWorkflowId } from '../workflows/webhook-delivery.js';
+import { webhookDeliveryWorkflowId, type webhookDelivery } from '../workflows/webhook-delivery.js';
 import { eventually, startTestApi } from './support/harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -98,6 +99,32 @@ describe('a delivery', () => {
     await api.deps.events.user('app.updated', USER, { app_id: 'a3', name: 'C', changed: ['name'] }, actor);
     expect((await deliveries(closed.webhook._id, 1))[0]).toMatchObject({ success: false, statusCode: null, error: 'unreachable' });
     expect((await deliveries(internal.webhook._id, 1))[0]).toMatchObject({ success: false, statusCode: null, error: 'refused' });
+  }, 60_000);
+
+  it('does not follow a redirect: a 3xx is recorded as a failure and the target gets nothing', async () => {
+    const h = await hook(['app.created']);
+    receiver.answers.set(h.path, { status: 307, headers: { location: `${receiver.url}${h.path}-moved` } });
+    await api.deps.events.user('app.created', USER, { app_id: 'r1', name: 'R' }, actor);
+    expect((await deliveries(h.webhook._id, 1))[0]).toMatchObject({ success: false, statusCode: 307, error: null });
+    expect(receiver.at(`${h.path}-moved`)).toEqual([]);
+  }, 60_000);
+});
+
+describe('a webhook gone before its delivery', () => {
+  it('deleted or switched off after the event: nothing is sent or recorded (state skipped)', async () => {
+    const off = await hook(['*']);
+    await updateWebhook(api.deps.store, api.deps.kek, off.webhook, { isActive: false });
+    for (const webhookId of [off.webhook._id, 'a-deleted-webhook']) {
+      const deliveryId = crypto.randomUUID();
+      const result = await temporal.workflow.execute<typeof webhookDelivery>('webhookDelivery', {
+        workflowId: webhookDeliveryWorkflowId(deliveryId),
+        taskQueue: api.deps.config.temporal.taskQueue,
+        args: [{ deliveryId, webhookId, event: 'app.created', timestamp: 1, data: {}, timeoutMs: 1500, database: api.deps.store.db.databaseName }],
+      });
+      expect(result.state).toBe('skipped');
+      expect(await recentDeliveries(api.deps.store, webhookId)).toEqual([]);
+    }
+    expect(receiver.at(off.path)).toEqual([]);
   }, 60_000);
 });
 

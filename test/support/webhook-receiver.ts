@@ -17,7 +17,7 @@ export interface ReceivedDelivery {
   verified: boolean;
 }
 
-export type Answer = { status: number; body?: string } | 'hang';
+export type Answer = { status: number; body?: string; headers?: Record<string, string> } | 'hang';
 
 export interface WebhookReceiver {
   /** Base URL, e.g. http://127.0.0.1:PORT */
@@ -65,7 +65,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         res.on('close', () => hanging.delete(res));
         return;
       }
-      res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body ?? '');
+      res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers }).end(answer.body ?? '');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
