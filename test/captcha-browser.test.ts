@@ -10,13 +10,12 @@
 import { generate } from 'otplib';
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { RunningApi } from '../api/server.js';
-import { seal } from '../keys/kek.js';
-import { generateBackupCodes, hashBackupCode } from '../security/backup-codes.js';
 import { createClient } from '../store/clients.js';
 import { setSiteSetting } from '../store/settings.js';
 import { createUser } from '../store/users.js';
 import { launchBrowser, startRpCallback, type RpCallback } from './support/browser.js';
 import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { enrollFactors } from './support/factors.js';
 
 const PASSWORD = 'captcha browser password';
 const TIMEOUT = 90_000;
@@ -49,11 +48,7 @@ it(
   async () => {
     const email = uniqueEmail('captcha-browser');
     const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Captcha Browser' });
-    const backupCodes = generateBackupCodes();
-    await api.deps.store.users.updateOne(
-      { _id: user._id },
-      { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(TOTP_SECRET), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() }, backupCodes: backupCodes.map((c) => hashBackupCode(api.deps.kek, c)) } },
-    );
+    const backupCodes = await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET);
     const { client, clientSecret } = await createClient(api.deps.store, { name: 'Captcha RP', redirectUris: [{ type: 'equals', value: rp.redirectUri }], allowedScopes: ['openid'], isVerified: true });
     const basic = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;
     const created = await fetch(`${issuer}/api/oauth/2fa/challenges`, {

@@ -15,13 +15,12 @@ import { generate } from 'otplib';
 import type { RunningApi } from '../api/server.js';
 import { checkPow, solvePow } from '../domain/captcha.js';
 import type { SiteSettings } from '../domain/site-settings.js';
-import { seal } from '../keys/kek.js';
-import { generateBackupCodes, hashBackupCode } from '../security/backup-codes.js';
 import { createClient } from '../store/clients.js';
 import { setSiteSetting } from '../store/settings.js';
 import { findStepUpChallenge } from '../store/step-up.js';
 import { createUser } from '../store/users.js';
 import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { enrollFactors } from './support/factors.js';
 import { HttpUser } from './support/http-user.js';
 
 const PASSWORD = 'captcha test password';
@@ -81,11 +80,7 @@ async function createChallenge(fields: Record<string, unknown> = {}) {
 async function newUser() {
   const email = uniqueEmail('captcha');
   const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Captcha' });
-  const backupCodes = generateBackupCodes();
-  await api.deps.store.users.updateOne(
-    { _id: user._id },
-    { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(TOTP_SECRET), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() }, backupCodes: backupCodes.map((c) => hashBackupCode(api.deps.kek, c)) } },
-  );
+  const backupCodes = await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET);
   return { email, backupCodes };
 }
 

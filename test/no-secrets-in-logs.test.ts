@@ -13,8 +13,7 @@ import { Client, Connection } from '@temporalio/client';
 import { generate } from 'otplib';
 import { freePort } from '../embedded/ports.js';
 import { PROJECT_ROOT } from '../embedded/servers.js';
-import { loadKek, seal } from '../keys/kek.js';
-import { generateBackupCodes, hashBackupCode } from '../security/backup-codes.js';
+import { loadKek } from '../keys/kek.js';
 import { hashSecret, newSecret } from '../security/secrets.js';
 import { createClient } from '../store/clients.js';
 import { openStore, type Store } from '../store/db.js';
@@ -22,6 +21,7 @@ import { setSiteSetting } from '../store/settings.js';
 import { createUser } from '../store/users.js';
 import { stepUpWorkflowId } from '../workflows/step-up-challenge.js';
 import { eventually, testConfig, uniqueEmail, type Json } from './support/harness.js';
+import { enrollFactors } from './support/factors.js';
 import { HttpUser } from './support/http-user.js';
 
 const TIMEOUT = 180_000;
@@ -96,11 +96,7 @@ it(
     const email = uniqueEmail('logs');
     const user = await createUser(store, { email, password: PASSWORD, name: 'Logs' });
     const kek = loadKek(Buffer.from(process.env.KEYFLOW_KEK!, 'base64'), '');
-    const backupCodes = generateBackupCodes();
-    await store.users.updateOne(
-      { _id: user._id },
-      { $set: { totp: { secret: seal(kek, Buffer.from(TOTP_SECRET), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() }, backupCodes: backupCodes.map((c) => hashBackupCode(kek, c)) } },
-    );
+    const backupCodes = await enrollFactors(store, kek, user._id, TOTP_SECRET);
     const { client, clientSecret } = await createClient(store, { name: 'Logs RP', allowedScopes: ['openid'], redirectUris: [{ type: 'equals', value: REDIRECT }], isVerified: true });
     secrets.push(clientSecret!);
     const auth = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;

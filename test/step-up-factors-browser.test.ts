@@ -17,13 +17,12 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../api/server.js';
 import type { SiteSettings } from '../domain/site-settings.js';
 import { freePort } from '../embedded/ports.js';
-import { seal } from '../keys/kek.js';
-import { generateBackupCodes, hashBackupCode } from '../security/backup-codes.js';
 import { createClient } from '../store/clients.js';
 import { setSiteSetting } from '../store/settings.js';
 import { createUser } from '../store/users.js';
 import { launchBrowser, startRpCallback, type RpCallback } from './support/browser.js';
 import { eventually, startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { enrollFactors } from './support/factors.js';
 
 const PASSWORD = 'step-up factors browser password';
 const TIMEOUT = 90_000;
@@ -118,11 +117,7 @@ async function verify(rp: Rp, code: string): Promise<{ status: number; body: Jso
 async function newUser() {
   const email = uniqueEmail('stepup-factors');
   const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Factors Browser' });
-  const backupCodes = generateBackupCodes();
-  await api.deps.store.users.updateOne(
-    { _id: user._id },
-    { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(TOTP_SECRET), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() }, backupCodes: backupCodes.map((c) => hashBackupCode(api.deps.kek, c)) } },
-  );
+  const backupCodes = await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET);
   return { email, userId: user._id, backupCodes };
 }
 type Who = Awaited<ReturnType<typeof newUser>>;

@@ -22,14 +22,13 @@ import { generate } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../api/server.js';
 import { freePort } from '../embedded/ports.js';
-import { seal } from '../keys/kek.js';
-import { generateBackupCodes, hashBackupCode } from '../security/backup-codes.js';
 import { createClient } from '../store/clients.js';
 import { setSiteSetting } from '../store/settings.js';
 import { sudoWindows } from '../store/sudo-windows.js';
 import { createUser } from '../store/users.js';
 import { launchBrowser, startRpCallback, type RpCallback } from './support/browser.js';
 import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { enrollFactors } from './support/factors.js';
 
 const PASSWORD = 'step-up sudo paths browser password';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
@@ -69,16 +68,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function newUser() {
   const email = uniqueEmail('stepup-sudo-paths');
   const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Sudo Paths' });
-  const backupCodes = generateBackupCodes();
-  await api.deps.store.users.updateOne(
-    { _id: user._id },
-    {
-      $set: {
-        totp: { secret: seal(api.deps.kek, Buffer.from(TOTP_SECRET), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() },
-        backupCodes: backupCodes.map((c) => hashBackupCode(api.deps.kek, c)),
-      },
-    },
-  );
+  const backupCodes = await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET);
   let lastStep: number | null = null;
   const nextTotp = async (): Promise<string> => {
     for (;;) {

@@ -13,13 +13,12 @@
 // Factors here are backup codes (single use; TOTP codes of one time step cannot
 // be used twice).
 import type { RunningApi } from '../api/server.js';
-import { seal } from '../keys/kek.js';
-import { generateBackupCodes, hashBackupCode } from '../security/backup-codes.js';
 import { createClient } from '../store/clients.js';
 import { setSiteSetting } from '../store/settings.js';
 import { sudoWindows } from '../store/sudo-windows.js';
 import { createUser } from '../store/users.js';
 import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { enrollFactors } from './support/factors.js';
 import { HttpUser } from './support/http-user.js';
 
 const PASSWORD = 'step-up sudo password';
@@ -79,16 +78,7 @@ async function verify(rp: Rp, code: string) {
 async function signedInUser() {
   const email = uniqueEmail('stepup-sudo');
   const user = await createUser(api.deps.store, { email, password: PASSWORD });
-  const backupCodes = generateBackupCodes();
-  await api.deps.store.users.updateOne(
-    { _id: user._id },
-    {
-      $set: {
-        totp: { secret: seal(api.deps.kek, Buffer.from(TOTP_SECRET), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() },
-        backupCodes: backupCodes.map((c) => hashBackupCode(api.deps.kek, c)),
-      },
-    },
-  );
+  const backupCodes = await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET);
   const who = { email, userId: user._id, backupCodes, agent: new HttpUser(issuer) };
   return who;
 }

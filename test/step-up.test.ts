@@ -8,14 +8,13 @@ import { generate } from 'otplib';
 import type { RunningApi } from '../api/server.js';
 import type { NewClientInput } from '../domain/clients.js';
 import { s256Challenge } from '../domain/pkce.js';
-import { seal } from '../keys/kek.js';
-import { generateBackupCodes, hashBackupCode } from '../security/backup-codes.js';
 import { hashSecret, newSecret } from '../security/secrets.js';
 import { createClient } from '../store/clients.js';
 import { findStepUpChallenge, insertStepUpChallenge, stepUpAudit, stepUpChallenges, stepUpCodes } from '../store/step-up.js';
 import { createUser } from '../store/users.js';
 import { confirmUpdate, stepUpWorkflowId, type stepUpChallenge } from '../workflows/step-up-challenge.js';
 import { eventually, startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { enrollFactors } from './support/factors.js';
 import { HttpUser } from './support/http-user.js';
 
 const PASSWORD = 'step-up test password';
@@ -79,18 +78,7 @@ async function verify(rp: Rp, fields: Record<string, string>) {
 async function newUser(opts: { totp?: boolean } = { totp: true }) {
   const email = uniqueEmail('stepup');
   const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Step Up' });
-  const backupCodes = generateBackupCodes();
-  if (opts.totp) {
-    await api.deps.store.users.updateOne(
-      { _id: user._id },
-      {
-        $set: {
-          totp: { secret: seal(api.deps.kek, Buffer.from(TOTP_SECRET), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() },
-          backupCodes: backupCodes.map((c) => hashBackupCode(api.deps.kek, c)),
-        },
-      },
-    );
-  }
+  const backupCodes = opts.totp ? await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET) : [];
   return { email, userId: user._id, backupCodes };
 }
 
