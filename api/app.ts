@@ -30,6 +30,7 @@ import { introspectionRoutes } from './routes/introspection.js';
 import { clientAssertionVerifier } from './oauth/client-assertion.js';
 import { registrationRoutes } from './routes/registration.js';
 import { appsApiRoutes } from './routes/apps-api.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { sudoRoutes } from './routes/sudo.js';
 import { tokenPageRoutes } from './pages/tokens.js';
 import { appsPageRoutes } from './pages/apps.js';
@@ -48,7 +49,7 @@ export interface ApiDeps {
   events: EventPipeline;
 }
 
-export function createApp({ config, log, store, kek, keyring, signer, temporal }: ApiDeps): express.Express {
+export function createApp({ config, log, store, kek, keyring, signer, temporal, events }: ApiDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -71,9 +72,10 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal }
   app.use(parRoutes({ store, log, findClient }));
   const device = { issuer, store, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, deviceCodeTtlMs: config.deviceCodeTtlMs };
   app.use(deviceAuthorizationRoutes(device));
-  app.use(userinfoRoutes({ issuer, store, keyring }));
-  app.use(registrationRoutes({ issuer, store, keyring, grantTypes: Object.keys(GRANT_HANDLERS) }));
-  app.use(appsApiRoutes({ issuer, store, keyring }));
+  app.use(userinfoRoutes({ issuer, store, keyring, events }));
+  app.use(registrationRoutes({ issuer, store, keyring, grantTypes: Object.keys(GRANT_HANDLERS), events }));
+  app.use(appsApiRoutes({ issuer, store, keyring, events }));
+  app.use(webhookRoutes({ issuer, store, keyring, kek, events, temporal: temporal.client, taskQueue: config.temporal.taskQueue, deliveryTimeoutMs: config.webhookTimeoutMs }));
   app.use(introspectionRoutes({ issuer, store, keyring, findClient, temporal: temporal.client, log, clientAssertions }));
   app.use(sudoRoutes({ issuer, store, keyring, temporal: temporal.client, taskQueue: config.temporal.taskQueue }));
   const stepUp = { issuer, store, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, outbound: config.outbound, challengeTtlMs: config.stepUpChallengeTtlMs };
@@ -87,9 +89,9 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal }
   app.use(consentRoutes(flow));
   app.use(devicePageRoutes({ ...device, ...session }));
   app.use(stepUpPageRoutes({ ...stepUp, ...session, kek }));
-  app.use(accountRoutes({ ...session, issuer, kek, log }));
+  app.use(accountRoutes({ ...session, issuer, kek, log, events }));
   app.use(tokenPageRoutes(session));
-  app.use(appsPageRoutes(session));
+  app.use(appsPageRoutes({ ...session, events }));
   app.get('/', (_req, res) => res.redirect(303, '/account'));
   app.use(notFound);
   app.use(errorHandler(log));

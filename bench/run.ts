@@ -4,12 +4,14 @@ import { codeFlowBench } from './code-flow.js';
 import { deviceBench } from './device.js';
 import { refreshBench } from './refresh.js';
 import { signingBench } from './signing.js';
+import { webhooksBench } from './webhooks.js';
 
 const benches: Record<string, { describe: string; run: (args: string[]) => Promise<void> }> = {
   'code-flow': { describe: 'authorize → token → UserInfo loops/s and token latency at N concurrent RPs (needs npm start)', run: codeFlowBench },
   device: { describe: 'device-code polls/s and latency at N pending devices (needs npm start)', run: deviceBench },
   refresh: { describe: 'refresh token rotations/s and latency at N concurrent families (needs npm start)', run: refreshBench },
   signing: { describe: 'JWT signatures per second: ML-DSA-65 native and noble, RS256 (in-process)', run: signingBench },
+  webhooks: { describe: 'profile-update latency with/without 10 webhooks, deliveries/s, lost deliveries (needs OUTBOUND_ALLOWLIST=127.0.0.1 npm start)', run: webhooksBench },
 };
 
 const [name, ...args] = process.argv.slice(2);

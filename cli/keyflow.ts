@@ -16,6 +16,8 @@ import { getSiteSettings, setSiteSetting } from '../store/settings.js';
 import type { SigningAlg } from '../store/signing-keys.js';
 import { createUser, listUsers, publicUser } from '../store/users.js';
 import { UsageError, USAGE } from './usage.js';
+import { webhooksCommand } from './webhooks.js';
+import { configUpdateData, emitAdminEvent } from './events.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -123,7 +125,7 @@ async function clients(store: Store, sub: string | undefined, argv: string[]) {
   throw new UsageError(`unknown command: clients ${sub ?? ''}`.trim());
 }
 
-async function config(store: Store, sub: string | undefined, argv: string[]) {
+async function config(store: Store, cfg: Config, sub: string | undefined, argv: string[]) {
   const keys = Object.keys(SITE_SETTINGS).join(', ');
   if (sub === 'get') {
     const { positionals } = parse(argv, {}, 1);
@@ -144,7 +146,9 @@ async function config(store: Store, sub: string | undefined, argv: string[]) {
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    await setSiteSetting(store, key, value);
+    const { previous } = await setSiteSetting(store, key, value);
+    // Setting a value a setting already has changes nothing: no event, no audit record.
+    if (previous !== value) await emitAdminEvent(cfg, store, 'admin.config.update', configUpdateData(key, value));
     return print(redactSiteSettings({ ...(await getSiteSettings(store)) }));
   }
   throw new UsageError(`unknown command: config ${sub ?? ''}`.trim());
@@ -220,7 +224,7 @@ async function main(argv: string[]): Promise<number> {
     (group === undefined ? process.stderr : process.stdout).write(USAGE + '\n');
     return group === undefined ? 2 : 0;
   }
-  if (!['users', 'clients', 'config', 'keys', 'flows'].includes(group)) throw new UsageError(`unknown command: ${group}`);
+  if (!['users', 'clients', 'config', 'keys', 'flows', 'webhooks'].includes(group)) throw new UsageError(`unknown command: ${group}`);
   const parsed = parseConfig(process.env);
   if (!parsed.ok) {
     for (const line of parsed.errors) process.stderr.write(`keyflow: invalid configuration: ${line}\n`);
@@ -240,7 +244,8 @@ async function main(argv: string[]): Promise<number> {
     }
     if (group === 'users') await users(store, sub, rest);
     else if (group === 'clients') await clients(store, sub, rest);
-    else if (group === 'config') await config(store, sub, rest);
+    else if (group === 'config') await config(store, cfg, sub, rest);
+    else if (group === 'webhooks') await webhooksCommand(store, sub, rest);
     else await keysCommand(store, cfg, sub, rest);
     return 0;
   } finally {

@@ -23,5 +23,10 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
 
   flows list [--client ID] [--user ID] [--all]   (open flows; --all includes finished ones)
 
-Output is JSON on stdout. A wrong command line (unknown command or option, invalid value)
-exits with 2; a command that cannot be carried out (conflict, MongoDB unreachable) with 1.`;
+  webhooks tail ID [--limit N] [--follow]   (recent deliveries, newest first, one line each: time, event,
+                 success|failure, status or error kind, duration, delivery id; N ≤ 50;
+                 --follow: oldest first, then new ones every second until Ctrl-C)
+
+Output is JSON on stdout (webhooks tail: text lines). A wrong command line (unknown command or
+option, invalid value, unknown webhook id) exits with 2; a command that cannot be carried out
+(conflict, MongoDB unreachable) with 1.`;

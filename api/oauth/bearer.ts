@@ -98,6 +98,19 @@ async function dpopRefusal(deps: BearerDeps, req: Request, token: string, scheme
   return null;
 }
 
+/**
+ * The scope check of requireAccessToken on its own, for routes that must check
+ * something else first (after `requireAccessToken(deps, [])`): the same 403
+ * insufficient_scope answer.
+ */
+export function requireScopes(deps: Pick<BearerDeps, 'issuer'>, scopes: string[]): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const missing = scopes.filter((s) => !req.access?.scope.includes(s));
+    if (missing.length) return deny(res, deps.issuer, 403, 'insufficient_scope', `this request needs the scope ${missing.join(' ')}`, { scope: scopes.join(' ') });
+    next();
+  };
+}
+
 /** Requires a valid access token carrying every scope in `scopes`. */
 export function requireAccessToken(deps: BearerDeps, scopes: string[]): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {

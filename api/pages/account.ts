@@ -17,11 +17,15 @@ import { registerPasskey, registrationOptions, relyingParty } from '../auth/weba
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf, type SessionDeps } from '../http/session.js';
+import type { EventPipeline } from '../../events/pipeline.js';
+import { sessionActor } from '../../events/sources.js';
 
 export interface AccountDeps extends SessionDeps {
   issuer: string;
   kek: Kek;
   log: Logger;
+  /** profile.updated goes to the user's webhooks. */
+  events: EventPipeline;
 }
 
 type Signed = { session: SessionDoc; user: UserDoc };
@@ -80,6 +84,7 @@ ${csrfField(session.csrf)}
     const parsed = ProfileUpdate.safeParse({ name: req.body.name, picture: req.body.picture });
     if (!parsed.success) return accountPage(res, s, html`<p class="error" role="alert">${zodProblems(parsed.error.issues).join('; ')}</p>`, 400);
     const result = await updateProfile(deps.store, s.user._id, parsed.data);
+    if (result?.changed.length) await deps.events.user('profile.updated', s.user._id, { user_id: s.user._id, changed: result.changed }, sessionActor(s.user._id));
     accountPage(res, { ...s, user: result?.user ?? s.user }, html`<p role="status">Saved.</p>`);
   });
 

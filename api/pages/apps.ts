@@ -8,9 +8,16 @@ import { createClient, deleteClient, findClient, listClientsByOwner, replaceClie
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SessionDeps } from '../http/session.js';
+import type { EventPipeline } from '../../events/pipeline.js';
+import { appChanges, appEventData, appUpdatedData, sessionActor } from '../../events/sources.js';
 import { csrfGuard, signedInUser, type SignedIn } from './tokens.js';
 
-export function appsPageRoutes(deps: SessionDeps): Router {
+export interface AppsPageDeps extends SessionDeps {
+  /** app.created / app.updated / app.deleted go to the owner's webhooks. */
+  events: EventPipeline;
+}
+
+export function appsPageRoutes(deps: AppsPageDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '32kb' });
 
@@ -74,6 +81,7 @@ ${secret ? html`<p>Client secret — copy it now, it is shown only once:</p><p><
         public: isPublic,
         ownerUserId: s.user._id,
       });
+      await deps.events.user('app.created', s.user._id, appEventData(client), sessionActor(s.user._id));
       secretPage(res, client.name, client._id, clientSecret, 'App created');
     } catch (err) {
       if (err instanceof ValidationError) return appsPage(res, s, html`<p class="error" role="alert">${err.message}</p>`, 400);
@@ -136,7 +144,7 @@ ${csrfField(session.csrf)}
     // Everything the form does not show is kept as it is.
     const { _id, secretHash: _s, createdAt: _c, updatedAt: _u, registrationTokenHash: _r, grantTypes: _g, responseTypes: _t, clientUri: _cu, logoUri: _l, ...kept } = client;
     try {
-      await replaceClient(deps.store, client, {
+      const updated = await replaceClient(deps.store, client, {
         ...kept,
         name: String(body.name ?? ''),
         description: String(body.description ?? ''),
@@ -144,6 +152,8 @@ ${csrfField(session.csrf)}
         postLogoutRedirectUris: lines(String(body.post_logout_redirect_uris ?? '')),
         backchannelLogoutUri: String(body.backchannel_logout_uri ?? '').trim() || null,
       });
+      const changed = updated ? appChanges(client, updated.client) : [];
+      if (updated && changed.length) await deps.events.user('app.updated', s.user._id, appUpdatedData(updated.client, changed), sessionActor(s.user._id));
       res.redirect(303, '/account/apps');
     } catch (err) {
       if (err instanceof ValidationError) return editPage(res, s, client, html`<p class="error" role="alert">${err.message}</p>`, 400);
@@ -156,7 +166,7 @@ ${csrfField(session.csrf)}
     if (!s || !csrfGuard(req, res, s)) return;
     const client = await ownApp(String(req.params.clientId), s.user._id);
     if (!client) return appsPage(res, s, html`<p class="error" role="alert">No such app.</p>`, 404);
-    await deleteClient(deps.store, client._id);
+    if (await deleteClient(deps.store, client._id)) await deps.events.user('app.deleted', s.user._id, appEventData(client), sessionActor(s.user._id));
     res.redirect(303, '/account/apps');
   });
 
@@ -167,6 +177,7 @@ ${csrfField(session.csrf)}
     if (!client) return appsPage(res, s, html`<p class="error" role="alert">No such app.</p>`, 404);
     const secret = await rotateClientSecret(deps.store, client);
     if (!secret) return appsPage(res, s, html`<p class="error" role="alert">This app does not use a client secret.</p>`, 400);
+    await deps.events.user('app.updated', s.user._id, appUpdatedData(client, ['client_secret']), sessionActor(s.user._id));
     secretPage(res, client.name, client._id, secret, 'New client secret');
   });
 

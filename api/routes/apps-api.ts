@@ -9,13 +9,20 @@ import { createClient, deleteClient, findClient, listClientsByOwner, replaceClie
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
 import { sendStepUpChallenge, stepUpShortfall, type StepUpRequirement } from '../oauth/step-up.js';
+import type { EventPipeline } from '../../events/pipeline.js';
+import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../events/sources.js';
 
 const BASE = '/api/oauth/me/apps';
 
 /** Rotating a secret through the API needs acr=mfa from a sign-in at most 15 minutes old. */
 export const SECRET_ROTATION_STEP_UP: StepUpRequirement = { acr: 'mfa', maxAge: 900 };
 
-export function appsApiRoutes(deps: BearerDeps): Router {
+export interface AppsApiDeps extends BearerDeps {
+  /** app.created / app.updated / app.deleted go to the owner's webhooks. */
+  events: EventPipeline;
+}
+
+export function appsApiRoutes(deps: AppsApiDeps): Router {
   const router = Router();
   const json = express.json({ limit: '64kb' });
   const read = requireAccessToken(deps, ['apps:read']);
@@ -50,6 +57,7 @@ export function appsApiRoutes(deps: BearerDeps): Router {
     if (!mapped.ok) return sendError(res, 400, mapped.error, mapped.description);
     try {
       const { client, clientSecret } = await createClient(deps.store, mapped.input);
+      await deps.events.user('app.created', req.access!.userId, appEventData(client), tokenActor(req));
       res.set('Location', `${deps.issuer}${BASE}/${encodeURIComponent(client._id)}`);
       send(res, 201, { ...appJson(client), ...(clientSecret ? { client_secret: clientSecret } : {}) });
     } catch (err) {
@@ -75,6 +83,8 @@ export function appsApiRoutes(deps: BearerDeps): Router {
     try {
       const updated = await replaceClient(deps.store, client, mapped.input);
       if (!updated) return sendError(res, 404, 'not_found', 'no such app');
+      const changed = appChanges(client, updated.client);
+      if (changed.length) await deps.events.user('app.updated', req.access!.userId, appUpdatedData(updated.client, changed), tokenActor(req));
       // A client that starts using a secret gets one, shown this once.
       send(res, 200, { ...appJson(updated.client), ...(updated.clientSecret ? { client_secret: updated.clientSecret } : {}) });
     } catch (err) {
@@ -86,7 +96,7 @@ export function appsApiRoutes(deps: BearerDeps): Router {
   router.delete(one, write, async (req, res) => {
     const client = await ownApp(req, res);
     if (!client) return;
-    await deleteClient(deps.store, client._id);
+    if (await deleteClient(deps.store, client._id)) await deps.events.user('app.deleted', req.access!.userId, appEventData(client), tokenActor(req));
     res.status(204).set('Cache-Control', 'no-store').end();
   });
   router.all(one, methodNotAllowed(['GET', 'PATCH', 'DELETE']));
@@ -99,6 +109,7 @@ export function appsApiRoutes(deps: BearerDeps): Router {
     if (shortfall) return sendStepUpChallenge(res, deps.issuer, SECRET_ROTATION_STEP_UP, shortfall);
     const clientSecret = await rotateClientSecret(deps.store, client);
     if (!clientSecret) return sendError(res, 400, 'invalid_request', 'this app does not use a client secret');
+    await deps.events.user('app.updated', req.access!.userId, appUpdatedData(client, ['client_secret']), tokenActor(req));
     send(res, 200, { client_id: client._id, client_secret: clientSecret });
   });
   router.all(`${one}/secret`, methodNotAllowed(['POST']));

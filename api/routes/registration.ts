@@ -12,11 +12,21 @@ import { hashSecret, newSecret, verifySecret } from '../../security/secrets.js';
 import { createClient, deleteClient, findClient, replaceClient, type ClientDoc } from '../../store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
+import type { EventPipeline, EventActor } from '../../events/pipeline.js';
+import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../events/sources.js';
 
 export interface RegistrationDeps extends BearerDeps {
   /** Grant types the token endpoint serves: the only ones a client may register. */
   grantTypes: readonly string[];
+  /** app.* events of clients that have an owner user go to the owner's webhooks. */
+  events: EventPipeline;
 }
+
+/**
+ * The actor of an RFC 7592 request: made with the client's registration access
+ * token, i.e. by the client itself on behalf of its owner.
+ */
+const registrationActor = (client: ClientDoc): EventActor => ({ type: 'user', userId: client.ownerUserId ?? undefined, clientId: client._id });
 
 // A hash no token has, compared against when the client does not exist, so the
 // answer takes the same time and says the same thing either way.
@@ -47,6 +57,8 @@ export function registrationRoutes(deps: RegistrationDeps): Router {
     if (!mapped.ok) return sendError(res, 400, mapped.error, mapped.description);
     const registrationToken = newSecret();
     const { client, clientSecret } = await createClient(deps.store, mapped.input, { ...mapped.extras, registrationTokenHash: hashSecret(registrationToken) });
+    // The initial access token's user owns the client; a client without an owner would emit nothing.
+    if (client.ownerUserId) await deps.events.user('app.created', client.ownerUserId, appEventData(client), tokenActor(req));
     res.set('Location', clientUri(client._id));
     sendDocument(res, 201, client, { clientSecret, registrationToken });
   });
@@ -93,6 +105,8 @@ export function registrationRoutes(deps: RegistrationDeps): Router {
       };
       const updated = await replaceClient(deps.store, client, { ...mapped.input, ...kept }, mapped.extras);
       if (!updated) return sendError(res, 401, 'invalid_token', 'a valid registration access token for this client is required', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+      const changed = appChanges(client, updated.client);
+      if (client.ownerUserId && changed.length) await deps.events.user('app.updated', client.ownerUserId, appUpdatedData(updated.client, changed), registrationActor(client));
       sendDocument(res, 200, updated.client, { clientSecret: updated.clientSecret });
     } catch (err) {
       if (err instanceof ValidationError) return sendError(res, 400, 'invalid_client_metadata', err.message);
@@ -103,7 +117,8 @@ export function registrationRoutes(deps: RegistrationDeps): Router {
   router.delete(managed, async (req, res) => {
     const client = await authorizedClient(req, res);
     if (!client) return;
-    await deleteClient(deps.store, client._id);
+    const deleted = await deleteClient(deps.store, client._id);
+    if (deleted && client.ownerUserId) await deps.events.user('app.deleted', client.ownerUserId, appEventData(client), registrationActor(client));
     res.status(204).set('Cache-Control', 'no-store').end();
   });
   router.all(managed, methodNotAllowed(['GET', 'PUT', 'DELETE']));

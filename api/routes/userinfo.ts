@@ -7,8 +7,15 @@ import { findUserById, updateProfile } from '../../store/users.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
 import { claimsUser } from '../oauth/tokens.js';
+import type { EventPipeline } from '../../events/pipeline.js';
+import { tokenActor } from '../../events/sources.js';
 
-export function userinfoRoutes(deps: BearerDeps): Router {
+export interface UserinfoDeps extends BearerDeps {
+  /** profile.updated goes to the user's webhooks. */
+  events: EventPipeline;
+}
+
+export function userinfoRoutes(deps: UserinfoDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
   const needOpenid = requireAccessToken(deps, ['openid']);
@@ -27,6 +34,7 @@ export function userinfoRoutes(deps: BearerDeps): Router {
     if (!parsed.success) return sendError(res, 400, 'invalid_request', zodProblems(parsed.error.issues).join('; '));
     const result = await updateProfile(deps.store, req.access!.userId, parsed.data);
     if (!result) return sendError(res, 401, 'invalid_token', 'the user no longer exists');
+    if (result.changed.length) await deps.events.user('profile.updated', result.user._id, { user_id: result.user._id, changed: result.changed }, tokenActor(req));
     res.set('Cache-Control', 'no-store').json({ sub: result.user._id, name: result.user.name, preferred_username: result.user.username, picture: result.user.picture });
   });
   return router;

@@ -1,0 +1,301 @@
+// The webhook management API (spec/webhooks.md, README "Webhooks → Management
+// API"): user webhooks at /api/oauth/me/webhooks, admin webhooks at
+// /api/oauth/me/admin/webhooks. One factory serves both; what differs between
+// them is the table RULES below, so every rule (validation, visibility, events,
+// answers) is written once.
+//
+//   user    any user; only the token user's own webhooks exist (another
+//           user's webhook is 404); scopes webhooks:read / webhooks:write
+//   admin   the token's user must have role `admin`, checked BEFORE the scope:
+//           to anyone else every admin route is 404 not_found, so a regular
+//           user cannot learn from a 403 that they exist. Admin webhooks belong
+//           to the site: every admin sees all of them (ownerUserId = creator).
+//
+// Every change emits an admin event (webhook.create / webhook.update /
+// webhook.delete: audit log + admin webhooks) whose data carries ids, the name,
+// the URL's host only (webhook URLs often carry a secret in their path or
+// query) and never the signing secret. The secret is shown once: in the
+// creation response.
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { z } from 'zod';
+import type { DeliveryOutcome } from '../../activities/webhook-delivery.js';
+import { checkSubscription, TEST_EVENT, type WebhookScope } from '../../domain/webhook-events.js';
+import type { EventPipeline } from '../../events/pipeline.js';
+import type { Kek } from '../../keys/kek.js';
+import { createWebhook, deleteWebhook, findWebhook, listWebhooks, recentDeliveries, updateWebhook, type WebhookChanges, type WebhookDeliveryDoc, type WebhookDoc } from '../../store/webhooks.js';
+import { findUserById } from '../../store/users.js';
+import { flowSearchAttributes } from '../../temporal/search-attributes.js';
+import { webhookDeliveryWorkflowId, type webhookDelivery, type WebhookDeliveryInput } from '../../workflows/webhook-delivery.js';
+import { methodNotAllowed, sendError } from '../http/errors.js';
+import { requireAccessToken, requireScopes, type BearerDeps } from '../oauth/bearer.js';
+
+export interface WebhookRoutesDeps extends BearerDeps {
+  kek: Kek;
+  events: EventPipeline;
+  temporal: Client;
+  taskQueue: string;
+  /** WEBHOOK_TIMEOUT_MS: how long a test ping's receiver has to answer. */
+  deliveryTimeoutMs: number;
+}
+
+interface Rules {
+  base: string;
+  /** Only users with role `admin` see these routes (404 to anyone else). */
+  adminOnly: boolean;
+  scopes: { read: string; write: string; delete: string };
+}
+
+export const WEBHOOK_RULES: Record<WebhookScope, Rules> = {
+  user: { base: '/api/oauth/me/webhooks', adminOnly: false, scopes: { read: 'webhooks:read', write: 'webhooks:write', delete: 'webhooks:write' } },
+  admin: { base: '/api/oauth/me/admin/webhooks', adminOnly: true, scopes: { read: 'admin:webhooks:read', write: 'admin:webhooks:write', delete: 'admin:webhooks:delete' } },
+};
+
+/** Longer ids are not looked up (404 at once). */
+const MAX_ID_LENGTH = 100;
+const TEST_MESSAGE = 'This is a test delivery from Keyflow.';
+/** How much longer than the delivery timeout a test ping may take before the api gives up waiting (503). */
+const TEST_GRACE_MS = 10_000;
+
+// ---- request bodies ---------------------------------------------------------
+
+const Name = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+const Url = z
+  .string()
+  .trim()
+  .max(2000, 'must be at most 2000 characters')
+  .superRefine((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute http:// or https:// URL' });
+      return;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must be an http:// or https:// URL' });
+    else if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not contain credentials (user:password@)' });
+  });
+const Events = z.array(z.string().max(100, 'an event name is at most 100 characters'), 'must be an array of event names').max(100, 'must name at most 100 events');
+const Secret = z.string().min(16, 'must be at least 16 characters').max(256, 'must be at most 256 characters');
+const IsActive = z.union([z.boolean(), z.literal(0), z.literal(1)], 'must be true, false, 1 or 0');
+
+const CreateBody = z.strictObject({ name: Name, url: Url, events: Events, secret: Secret.optional() }, 'the body must be a JSON object');
+const PatchBody = z
+  .strictObject({ name: Name.optional(), url: Url.optional(), events: Events.optional(), is_active: IsActive.optional(), secret: Secret.optional() }, 'the body must be a JSON object')
+  .refine((b) => Object.values(b).some((v) => v !== undefined), 'give at least one of name, url, events, is_active, secret');
+
+/** A zod failure as one readable line: `field: problem; …`. */
+function describe(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => {
+      if (i.code === 'unrecognized_keys') return `unknown field${i.keys.length > 1 ? 's' : ''}: ${i.keys.join(', ')}`;
+      const path = i.path.map(String).join('.');
+      return path ? `${path}: ${i.message}` : i.message;
+    })
+    .join('; ');
+}
+
+// ---- answers ----------------------------------------------------------------
+
+const unix = (d: Date | number) => Math.floor((typeof d === 'number' ? d : d.getTime()) / 1000);
+
+/** A webhook as the API shows it: never its secret. */
+export function webhookJson(w: WebhookDoc) {
+  return { id: w._id, name: w.name, url: w.url, events: w.events, is_active: w.isActive ? 1 : 0, created_at: unix(w.createdAt), updated_at: unix(w.updatedAt) };
+}
+
+export function deliveryJson(d: WebhookDeliveryDoc) {
+  return {
+    id: d._id,
+    event: d.event,
+    success: d.success,
+    status_code: d.statusCode ?? null,
+    error: d.error ?? null,
+    duration_ms: d.durationMs ?? null,
+    delivered_at: unix(d.deliveredAt),
+    ...(d.responseBody !== undefined ? { response_body: d.responseBody } : {}),
+  };
+}
+
+/** The host (and port) of a webhook URL: what events and logs may show of it. */
+function urlHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}
+
+// ---- routes -----------------------------------------------------------------
+
+export function webhookRoutes(deps: WebhookRoutesDeps): Router {
+  const router = Router();
+  router.use(webhookResource(deps, 'user'));
+  router.use(webhookResource(deps, 'admin'));
+  return router;
+}
+
+function webhookResource(deps: WebhookRoutesDeps, scope: WebhookScope): Router {
+  const rules = WEBHOOK_RULES[scope];
+  const router = Router();
+  const json = express.json({ limit: '64kb' });
+  const send = (res: Response, status: number, body: unknown) => res.status(status).set('Cache-Control', 'no-store').json(body);
+
+  const authenticate = requireAccessToken(deps, []);
+  /** Admin routes: 404 to anyone whose role is not `admin`, before any scope check. */
+  const adminGate: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
+    if (!rules.adminOnly) return next();
+    const user = await findUserById(deps.store, req.access!.userId);
+    if (user?.role === 'admin') return next();
+    sendError(res, 404, 'not_found', `no resource at ${req.method} ${req.path}`);
+  };
+  const guard = (need?: string): RequestHandler[] => [authenticate, adminGate, ...(need ? [requireScopes(deps, [need])] : [])];
+  const read = guard(rules.scopes.read);
+  const write = guard(rules.scopes.write);
+  const remove = guard(rules.scopes.delete);
+  /** Wrong methods: 405, but only to a caller who may see the route (a non-admin gets 404 from the gate). */
+  const wrongMethod = (allowed: string[]) => [...guard(), methodNotAllowed(allowed)];
+
+  /** The webhook named in the path, if the caller may see it; otherwise a 404 (also for another user's webhook). */
+  async function visible(req: Request, res: Response): Promise<WebhookDoc | null> {
+    const id = String(req.params.id ?? '');
+    const hook = id.length > 0 && id.length <= MAX_ID_LENGTH ? await findWebhook(deps.store, id) : null;
+    if (hook && hook.scope === scope && (scope === 'admin' || hook.ownerUserId === req.access!.userId)) return hook;
+    sendError(res, 404, 'not_found', 'no such webhook');
+    return null;
+  }
+
+  /** The parsed JSON body, or a 400 already sent. */
+  function body<T>(req: Request, res: Response, schema: z.ZodType<T>): T | undefined {
+    if (!req.is('application/json')) {
+      sendError(res, 400, 'invalid_request', 'the body must be application/json');
+      return undefined;
+    }
+    const parsed = schema.safeParse(req.body);
+    if (parsed.success) return parsed.data;
+    sendError(res, 400, 'invalid_request', describe(parsed.error));
+    return undefined;
+  }
+
+  function subscription(res: Response, events: string[]): string[] | undefined {
+    const checked = checkSubscription(scope, events);
+    if (checked.ok) return checked.events;
+    sendError(res, 400, 'invalid_request', `events: ${checked.description}`);
+    return undefined;
+  }
+
+  const actor = (req: Request) => ({ type: 'user' as const, userId: req.access!.userId, clientId: req.access!.clientId });
+  const eventData = (w: WebhookDoc) => ({ webhook_id: w._id, scope: w.scope, owner_user_id: w.ownerUserId, name: w.name, url_host: urlHost(w.url), events: w.events });
+
+  // GET list, POST create
+  router.get(rules.base, read, async (req: Request, res: Response) => {
+    const hooks = await listWebhooks(deps.store, scope, req.access!.userId);
+    send(res, 200, { webhooks: hooks.map(webhookJson) });
+  });
+
+  router.post(rules.base, write, json, async (req: Request, res: Response) => {
+    const input = body(req, res, CreateBody);
+    if (!input) return;
+    const events = subscription(res, input.events);
+    if (!events) return;
+    const { webhook, secret } = await createWebhook(deps.store, deps.kek, { scope, ownerUserId: req.access!.userId, name: input.name, url: input.url, events, secret: input.secret });
+    await deps.events.admin('webhook.create', eventData(webhook), actor(req));
+    res.set('Location', `${deps.issuer}${rules.base}/${encodeURIComponent(webhook._id)}`);
+    const { id, name, url, is_active, created_at } = webhookJson(webhook);
+    send(res, 201, { webhook: { id, name, url, secret, events: webhook.events, is_active, created_at } });
+  });
+  router.all(rules.base, wrongMethod(['GET', 'POST']));
+
+  // One webhook: GET, PATCH, DELETE
+  const one = `${rules.base}/:id`;
+  router.get(one, read, async (req: Request, res: Response) => {
+    const hook = await visible(req, res);
+    if (hook) send(res, 200, { webhook: webhookJson(hook) });
+  });
+
+  router.patch(one, write, json, async (req: Request, res: Response) => {
+    const hook = await visible(req, res);
+    if (!hook) return;
+    const input = body(req, res, PatchBody);
+    if (!input) return;
+    const changes: WebhookChanges = { name: input.name, url: input.url, secret: input.secret };
+    if (input.is_active !== undefined) changes.isActive = input.is_active === true || input.is_active === 1;
+    if (input.events !== undefined) {
+      const events = subscription(res, input.events);
+      if (!events) return;
+      changes.events = events;
+    }
+    const { webhook, changed } = await updateWebhook(deps.store, deps.kek, hook, changes);
+    if (changed.length) await deps.events.admin('webhook.update', { ...eventData(webhook), changed }, actor(req));
+    send(res, 200, { webhook: webhookJson(webhook) });
+  });
+
+  router.delete(one, remove, async (req: Request, res: Response) => {
+    const hook = await visible(req, res);
+    if (!hook) return;
+    if (await deleteWebhook(deps.store, hook._id)) {
+      await deps.events.admin('webhook.delete', { webhook_id: hook._id, scope: hook.scope, owner_user_id: hook.ownerUserId, name: hook.name }, actor(req));
+    }
+    res.status(204).set('Cache-Control', 'no-store').end();
+  });
+  router.all(one, wrongMethod(['GET', 'PATCH', 'DELETE']));
+
+  // POST test: a webhook.test delivery now, its outcome in the answer and the history
+  router.post(`${one}/test`, write, async (req: Request, res: Response) => {
+    const hook = await visible(req, res);
+    if (!hook) return;
+    if (!hook.isActive) return sendError(res, 409, 'webhook_inactive', 'this webhook is inactive (is_active 0): it gets no deliveries, test pings included; set is_active to 1 first');
+    const deliveryId = randomUUID();
+    const input: WebhookDeliveryInput = {
+      deliveryId,
+      webhookId: hook._id,
+      event: TEST_EVENT,
+      timestamp: unix(Date.now()),
+      data: { webhook_id: hook._id, message: TEST_MESSAGE },
+      timeoutMs: deps.deliveryTimeoutMs,
+      database: deps.store.db.databaseName,
+      test: true,
+    };
+    let outcome: DeliveryOutcome;
+    try {
+      const handle = await deps.temporal.workflow.start<typeof webhookDelivery>('webhookDelivery', {
+        workflowId: webhookDeliveryWorkflowId(deliveryId),
+        taskQueue: deps.taskQueue,
+        args: [input],
+        typedSearchAttributes: flowSearchAttributes({ userId: hook.ownerUserId ?? undefined, state: 'sending' }),
+      });
+      // Bounded: a stopped worker must not hold the request open (the delivery still ends in the history).
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('deadline')), deps.deliveryTimeoutMs + TEST_GRACE_MS)));
+      outcome = await Promise.race([handle.result(), deadline]).finally(() => clearTimeout(timer));
+    } catch {
+      return sendError(res, 503, 'temporarily_unavailable', 'the test delivery could not be run now; try again');
+    }
+    if (outcome.state === 'skipped') return sendError(res, 404, 'not_found', 'no such webhook');
+    send(res, 200, {
+      delivery: {
+        id: deliveryId,
+        event: TEST_EVENT,
+        success: outcome.state === 'success',
+        status_code: outcome.statusCode,
+        error: outcome.error,
+        duration_ms: outcome.durationMs,
+        delivered_at: unix(outcome.deliveredAt),
+        response_body: outcome.responseBody ?? null,
+      },
+    });
+  });
+  router.all(`${one}/test`, wrongMethod(['POST']));
+
+  // GET deliveries: newest first, at most HISTORY_LIMIT
+  router.get(`${one}/deliveries`, read, async (req: Request, res: Response) => {
+    const hook = await visible(req, res);
+    if (!hook) return;
+    const deliveries = await recentDeliveries(deps.store, hook._id);
+    send(res, 200, { deliveries: deliveries.map(deliveryJson) });
+  });
+  router.all(`${one}/deliveries`, wrongMethod(['GET']));
+  return router;
+}
