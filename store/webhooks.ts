@@ -1,14 +1,18 @@
 // Webhooks and what they produce, in MongoDB:
 //   webhooks            one document per webhook; the signing secret sealed with
 //                       the KEK (it must be recovered to sign, so it cannot be hashed)
-//   webhook_deliveries  one document per delivery (id = X-Keyflow-Delivery),
-//                       the newest 50 per webhook kept
+//   webhook_deliveries_<webhook id>
+//                       one collection per webhook, one document per delivery
+//                       (id = X-Keyflow-Delivery), the newest 50 kept
 //   webhook_events      the outbox: an event waiting for its deliveries to be
 //                       started (deleted once they are)
 //   audit_log           admin events, append-only (never updated or deleted by Keyflow)
 // FerretDB v1: every document is inserted or replaced whole; the only hot
-// lookups are by `_id`. Listing a user's webhooks filters on `ownerUserId`
-// (a scan: webhooks are few).
+// lookups are by `_id`. Other filters scan the whole collection, hence a
+// collection of deliveries per webhook: trimming after each delivery and
+// reading the history scan at most ~50 documents, however many webhooks the
+// site has. Listing a user's webhooks filters on `ownerUserId` (a scan:
+// webhooks are few).
 import type { Collection } from 'mongodb';
 import type { WebhookEventName, WebhookScope } from '../domain/webhook-events.js';
 import { open, seal, type Kek, type Sealed } from '../keys/kek.js';
@@ -73,7 +77,9 @@ export const HISTORY_LIMIT = 50;
 export const RESPONSE_BODY_LIMIT = 4096;
 
 export const webhooks = (store: Store) => store.db.collection<WebhookDoc>('webhooks');
-export const webhookDeliveries = (store: Store) => store.db.collection<WebhookDeliveryDoc>('webhook_deliveries');
+/** The delivery history of one webhook. */
+export const webhookDeliveries = (store: Store, webhookId: string) =>
+  store.db.collection<WebhookDeliveryDoc>(`webhook_deliveries_${webhookId.replace(/[^A-Za-z0-9]/g, '')}`);
 export const webhookOutbox = (store: Store) => store.db.collection<WebhookEventDoc>('webhook_events');
 export const auditLog = (store: Store): Collection<AuditRecord> => store.db.collection<AuditRecord>('audit_log');
 
@@ -145,7 +151,7 @@ export async function updateWebhook(store: Store, kek: Kek, webhook: WebhookDoc,
 /** Deletes a webhook and its delivery history. */
 export async function deleteWebhook(store: Store, id: string): Promise<boolean> {
   const { deletedCount } = await webhooks(store).deleteOne({ _id: id });
-  if (deletedCount) await webhookDeliveries(store).deleteMany({ webhookId: id });
+  if (deletedCount) await webhookDeliveries(store, id).drop().catch(() => false); // none yet: nothing to drop
   return deletedCount > 0;
 }
 
@@ -160,10 +166,10 @@ export function webhookSecret(kek: Kek, webhook: WebhookDoc): string {
  * named in the workflow input.
  */
 export async function recordDelivery(store: Store, doc: WebhookDeliveryDoc, database?: string): Promise<void> {
-  const collection = webhookDeliveries(storeIn(store, database));
+  const collection = webhookDeliveries(storeIn(store, database), doc.webhookId);
   await collection.replaceOne({ _id: doc._id }, doc, { upsert: true });
   const older = await collection
-    .find({ webhookId: doc.webhookId }, { projection: { _id: 1 } })
+    .find({}, { projection: { _id: 1 } })
     .sort({ deliveredAt: -1, _id: -1 })
     .skip(HISTORY_LIMIT)
     .toArray();
@@ -172,8 +178,8 @@ export async function recordDelivery(store: Store, doc: WebhookDeliveryDoc, data
 
 /** The newest deliveries of a webhook, newest first (at most HISTORY_LIMIT). */
 export function recentDeliveries(store: Store, webhookId: string, limit = HISTORY_LIMIT): Promise<WebhookDeliveryDoc[]> {
-  return webhookDeliveries(store)
-    .find({ webhookId })
+  return webhookDeliveries(store, webhookId)
+    .find({})
     .sort({ deliveredAt: -1, _id: -1 })
     .limit(Math.min(limit, HISTORY_LIMIT))
     .toArray();

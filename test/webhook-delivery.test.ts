@@ -9,7 +9,7 @@
 // delivery history there (the workflow input names the api's database).
 import { Client, Connection } from '@temporalio/client';
 import type { RunningApi } from '../api/server.js';
-import { createWebhook, findWebhook, recentDeliveries, updateWebhook, webhookOutbox, type WebhookDoc } from '../store/webhooks.js';
+import { createWebhook, findWebhook, recentDeliveries, updateWebhook, webhookDeliveries, webhookOutbox, type WebhookDoc } from '../store/webhooks.js';
 import { deliveryIdFor } from '../domain/webhook-events.js';
 import { webhookDeliveryWorkflowId, type webhookDelivery } from '../workflows/webhook-delivery.js';
 import { eventually, startTestApi } from './support/harness.js';
@@ -179,7 +179,7 @@ describe('history and durability', () => {
     await eventually(async () => {
       const kept = await recentDeliveries(api.deps.store, h.webhook._id, 100);
       expect(kept).toHaveLength(50);
-      expect(await api.deps.store.db.collection('webhook_deliveries').countDocuments({ webhookId: h.webhook._id })).toBe(50);
+      expect(await webhookDeliveries(api.deps.store, h.webhook._id).countDocuments({})).toBe(50);
     }, 30_000);
   }, 120_000);
 

@@ -160,7 +160,7 @@ describe('webhook deliveries survive a killed worker', () => {
     const query = `WorkflowType = 'webhookDelivery' AND KeyflowUserId = '${user._id}'`;
     let records: WebhookDeliveryDoc[] = [];
     await eventually(async () => {
-      records = await webhookDeliveries(store).find({ webhookId: webhook._id }).toArray();
+      records = await webhookDeliveries(store, webhook._id).find({}).toArray();
       expect(records).toHaveLength(EVENTS);
     }, 120_000, 500);
     const workflows: { workflowId: string; status: string }[] = [];
