@@ -75,7 +75,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   app.use(userinfoRoutes({ issuer, store, keyring, events }));
   app.use(registrationRoutes({ issuer, store, keyring, grantTypes: Object.keys(GRANT_HANDLERS), events }));
   app.use(appsApiRoutes({ issuer, store, keyring, events }));
-  app.use(webhookRoutes({ issuer, store, keyring, kek, events, temporal: temporal.client, taskQueue: config.temporal.taskQueue, deliveryTimeoutMs: config.webhookTimeoutMs }));
+  app.use(webhookRoutes({ issuer, store, keyring, kek, events, temporal: temporal.client, taskQueue: config.temporal.taskQueue, deliveryTimeoutMs: config.webhookTimeoutMs, outbound: config.outbound }));
   app.use(introspectionRoutes({ issuer, store, keyring, findClient, temporal: temporal.client, log, clientAssertions }));
   app.use(sudoRoutes({ issuer, store, keyring, temporal: temporal.client, taskQueue: config.temporal.taskQueue }));
   const stepUp = { issuer, store, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, outbound: config.outbound, challengeTtlMs: config.stepUpChallengeTtlMs };

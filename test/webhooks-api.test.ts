@@ -240,6 +240,28 @@ describe('user webhooks', () => {
     expect(put.res.headers.get('allow')).toBe('GET, POST');
   }, 60_000);
 
+  it('refuses a URL naming an internal address outside the allow-list (at create and PATCH); admits allow-listed hosts', async () => {
+    const ok = { name: 'internal', url: 'https://hooks.example/x', events: ['*'] };
+    for (const url of ['http://10.0.0.5/hook', 'http://[::1]:8080/hook', 'http://169.254.169.254/latest/meta-data', 'http://192.168.1.1/', 'http://app.localhost/hook']) {
+      const c = await call(token, 'POST', USER_BASE, { ...ok, url });
+      expectError(c, 400, 'invalid_request');
+      expect(c.body.error_description).toMatch(/^url: .* internal address/);
+    }
+    // The tests' OUTBOUND_ALLOWLIST admits 127.0.0.1 and localhost.
+    const admitted = await call(token, 'POST', USER_BASE, { ...ok, url: 'http://localhost:9/hook' });
+    expect(admitted.res.status).toBe(201);
+    expectError(await call(token, 'PATCH', `${USER_BASE}/${admitted.body.webhook.id}`, { url: 'http://10.1.2.3/x' }), 400, 'invalid_request');
+    expect((await call(token, 'DELETE', `${USER_BASE}/${admitted.body.webhook.id}`)).res.status).toBe(204);
+  }, 30_000);
+
+  it('limits a user to 20 webhooks: the 21st is 409 limit_reached', async () => {
+    const busy = await pat(await newUser(), USER_SCOPES);
+    const body = { name: 'many', url: 'https://hooks.example/many', events: ['*'] };
+    for (let i = 0; i < 20; i++) expect((await call(busy, 'POST', USER_BASE, body)).res.status).toBe(201);
+    expectError(await call(busy, 'POST', USER_BASE, body), 409, 'limit_reached');
+    expect((await call(busy, 'GET', USER_BASE)).body.webhooks).toHaveLength(20);
+  }, 60_000);
+
   it('a test ping answers the receiver\'s status and body and is recorded with its response body; non-2xx is a failure', async () => {
     const created = await create(token, { events: ['app.created'] });
     receiver.answers.set(created.path, { status: 202, body: 'pong from the receiver' });

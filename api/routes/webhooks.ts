@@ -17,6 +17,7 @@
 // query) and never the signing secret. The secret is shown once: in the
 // creation response.
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
 import type { Client } from '@temporalio/client';
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
@@ -28,6 +29,7 @@ import { createWebhook, deleteWebhook, findWebhook, listWebhooks, recentDeliveri
 import { findUserById } from '../../store/users.js';
 import { flowSearchAttributes } from '../../temporal/search-attributes.js';
 import { webhookDeliveryWorkflowId, type webhookDelivery, type WebhookDeliveryInput } from '../../workflows/webhook-delivery.js';
+import { isInternalAddress, type OutboundPolicy } from '../../outbound/http-client.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, requireScopes, type BearerDeps } from '../oauth/bearer.js';
 
@@ -38,18 +40,22 @@ export interface WebhookRoutesDeps extends BearerDeps {
   taskQueue: string;
   /** WEBHOOK_TIMEOUT_MS: how long a test ping's receiver has to answer. */
   deliveryTimeoutMs: number;
+  /** The outbound policy: a URL naming an internal address outside its allow-list is refused at once. */
+  outbound: Pick<OutboundPolicy, 'allowHosts'>;
 }
 
 interface Rules {
   base: string;
+  /** Webhooks per user (user scope) or per site (admin scope). */
+  max: number;
   /** Only users with role `admin` see these routes (404 to anyone else). */
   adminOnly: boolean;
   scopes: { read: string; write: string; delete: string };
 }
 
 export const WEBHOOK_RULES: Record<WebhookScope, Rules> = {
-  user: { base: '/api/oauth/me/webhooks', adminOnly: false, scopes: { read: 'webhooks:read', write: 'webhooks:write', delete: 'webhooks:write' } },
-  admin: { base: '/api/oauth/me/admin/webhooks', adminOnly: true, scopes: { read: 'admin:webhooks:read', write: 'admin:webhooks:write', delete: 'admin:webhooks:delete' } },
+  user: { base: '/api/oauth/me/webhooks', max: 20, adminOnly: false, scopes: { read: 'webhooks:read', write: 'webhooks:write', delete: 'webhooks:write' } },
+  admin: { base: '/api/oauth/me/admin/webhooks', max: 50, adminOnly: true, scopes: { read: 'admin:webhooks:read', write: 'admin:webhooks:write', delete: 'admin:webhooks:delete' } },
 };
 
 /** Longer ids are not looked up (404 at once). */
@@ -179,6 +185,20 @@ function webhookResource(deps: WebhookRoutesDeps, scope: WebhookScope): Router {
     return undefined;
   }
 
+  /**
+   * A URL whose host is an internal IP address (or localhost) outside the
+   * operator's allow-list would only ever be refused at delivery: say so now.
+   * Names that resolve to internal addresses are still refused at delivery.
+   */
+  function deliverable(res: Response, url: string | undefined): boolean {
+    if (url === undefined) return true;
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    const internal = host === 'localhost' || host.endsWith('.localhost') || (net.isIP(host) !== 0 && isInternalAddress(host));
+    if (!internal || deps.outbound.allowHosts.includes(host)) return true;
+    sendError(res, 400, 'invalid_request', `url: ${host} is an internal address; Keyflow does not deliver to it (an operator can admit it with OUTBOUND_ALLOWLIST)`);
+    return false;
+  }
+
   function subscription(res: Response, events: string[]): string[] | undefined {
     const checked = checkSubscription(scope, events);
     if (checked.ok) return checked.events;
@@ -197,9 +217,13 @@ function webhookResource(deps: WebhookRoutesDeps, scope: WebhookScope): Router {
 
   router.post(rules.base, write, json, async (req: Request, res: Response) => {
     const input = body(req, res, CreateBody);
-    if (!input) return;
+    if (!input || !deliverable(res, input.url)) return;
     const events = subscription(res, input.events);
     if (!events) return;
+    // Bounded, so the dispatcher's per-event lookup stays small (FerretDB v1 scans).
+    if ((await listWebhooks(deps.store, scope, req.access!.userId)).length >= rules.max) {
+      return sendError(res, 409, 'limit_reached', `at most ${rules.max} ${scope === 'admin' ? 'admin webhooks per site' : 'webhooks per user'}; delete one first`);
+    }
     const { webhook, secret } = await createWebhook(deps.store, deps.kek, { scope, ownerUserId: req.access!.userId, name: input.name, url: input.url, events, secret: input.secret });
     await deps.events.admin('webhook.create', eventData(webhook), actor(req));
     res.set('Location', `${deps.issuer}${rules.base}/${encodeURIComponent(webhook._id)}`);
@@ -219,7 +243,7 @@ function webhookResource(deps: WebhookRoutesDeps, scope: WebhookScope): Router {
     const hook = await visible(req, res);
     if (!hook) return;
     const input = body(req, res, PatchBody);
-    if (!input) return;
+    if (!input || !deliverable(res, input.url)) return;
     const changes: WebhookChanges = { name: input.name, url: input.url, secret: input.secret };
     if (input.is_active !== undefined) changes.isActive = input.is_active === true || input.is_active === 1;
     if (input.events !== undefined) {
