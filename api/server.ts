@@ -8,6 +8,9 @@ import { lazyTemporalClient } from '../temporal/connection.js';
 import { createEventPipeline } from '../events/pipeline.js';
 import { createApp, type ApiDeps } from './app.js';
 
+/** How long a stopping api waits for event dispatches still in flight. */
+const SHUTDOWN_DISPATCH_WAIT_MS = 5_000;
+
 export interface RunningApi {
   server: Server;
   deps: ApiDeps;
@@ -38,7 +41,8 @@ export async function startApi(config: Config, log: Logger): Promise<RunningApi>
       server.closeIdleConnections();
       await closed;
       stopSweeping();
-      await events.idle();
+      // Dispatches in flight finish (bounded: what does not is still in the outbox, for the next sweep).
+      await Promise.race([events.idle(), new Promise((r) => setTimeout(r, SHUTDOWN_DISPATCH_WAIT_MS).unref())]);
       await Promise.allSettled([temporal.close(), services.store.close()]);
     },
   };
