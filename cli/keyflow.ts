@@ -17,6 +17,8 @@ import type { SigningAlg } from '../store/signing-keys.js';
 import { createUser, listUsers, publicUser } from '../store/users.js';
 import { UsageError, USAGE } from './usage.js';
 import { webhooksCommand } from './webhooks.js';
+import { ADMIN_EVENTS, isAdminEvent } from '../domain/webhook-events.js';
+import { recentAuditRecords } from '../store/webhooks.js';
 import { configUpdateData, emitAdminEvent } from './events.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -182,6 +184,18 @@ async function keysCommand(store: Store, cfg: Config, sub: string | undefined, a
   throw new UsageError(`unknown command: keys ${sub ?? ''}`.trim());
 }
 
+/** The admin audit log (admin events), newest first, as JSON: what happened, when, by whom. */
+async function audit(store: Store, sub: string | undefined, argv: string[]) {
+  if (sub !== 'list') throw new UsageError(`unknown command: audit ${sub ?? ''}`.trim());
+  const { values } = parse(argv, { limit: { type: 'string' }, event: { type: 'string' } });
+  const limit = values.limit === undefined ? 100 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be an integer from 1 to 1000');
+  const event = values.event as string | undefined;
+  if (event !== undefined && !isAdminEvent(event)) throw new UsageError(`--event must be an admin event: ${ADMIN_EVENTS.join(', ')}`);
+  const records = await recentAuditRecords(store, limit, event);
+  print(records.map((r) => ({ id: r._id, event: r.name, at: r.createdAt, actor: r.actor, data: r.data })));
+}
+
 /** Open flows from Temporal's visibility store, filtered by the search attributes every workflow sets. */
 async function flows(cfg: Config, sub: string | undefined, argv: string[]) {
   if (sub !== 'list') throw new UsageError(`unknown command: flows ${sub ?? ''}`.trim());
@@ -224,7 +238,7 @@ async function main(argv: string[]): Promise<number> {
     (group === undefined ? process.stderr : process.stdout).write(USAGE + '\n');
     return group === undefined ? 2 : 0;
   }
-  if (!['users', 'clients', 'config', 'keys', 'flows', 'webhooks'].includes(group)) throw new UsageError(`unknown command: ${group}`);
+  if (!['users', 'clients', 'config', 'keys', 'flows', 'webhooks', 'audit'].includes(group)) throw new UsageError(`unknown command: ${group}`);
   const parsed = parseConfig(process.env);
   if (!parsed.ok) {
     for (const line of parsed.errors) process.stderr.write(`keyflow: invalid configuration: ${line}\n`);
@@ -246,6 +260,7 @@ async function main(argv: string[]): Promise<number> {
     else if (group === 'clients') await clients(store, sub, rest);
     else if (group === 'config') await config(store, cfg, sub, rest);
     else if (group === 'webhooks') await webhooksCommand(store, sub, rest);
+    else if (group === 'audit') await audit(store, sub, rest);
     else await keysCommand(store, cfg, sub, rest);
     return 0;
   } finally {

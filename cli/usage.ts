@@ -27,6 +27,8 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
                  success|failure, status or error kind, duration, delivery id; N ≤ 50;
                  --follow: oldest first, then new ones every second until Ctrl-C)
 
+  audit list [--limit N] [--event NAME]     (the admin audit log, newest first; N ≤ 1000, default 100)
+
 Output is JSON on stdout (webhooks tail: text lines). A wrong command line (unknown command or
 option, invalid value, unknown webhook id) exits with 2; a command that cannot be carried out
 (conflict, MongoDB unreachable) with 1.`;

@@ -176,6 +176,15 @@ export async function recordDelivery(store: Store, doc: WebhookDeliveryDoc, data
   if (older.length) await collection.deleteMany({ _id: { $in: older.map((d) => d._id) } });
 }
 
+/** The audit log, newest first (optionally one event name); a scan on FerretDB v1, for the operator CLI. */
+export function recentAuditRecords(store: Store, limit: number, name?: string): Promise<AuditRecord[]> {
+  return auditLog(store)
+    .find(name ? { name: name as WebhookEventName } : {})
+    .sort({ createdAt: -1, _id: -1 })
+    .limit(limit)
+    .toArray();
+}
+
 /** The newest deliveries of a webhook, newest first (at most HISTORY_LIMIT). */
 export function recentDeliveries(store: Store, webhookId: string, limit = HISTORY_LIMIT): Promise<WebhookDeliveryDoc[]> {
   return webhookDeliveries(store, webhookId)
