@@ -61,6 +61,13 @@ const noble: MlDsa65 = {
   },
 };
 
+/** Ends the noble fallback's worker threads, if any were started (tests; a process exits without it). */
+export async function closeMlDsaWorkers(): Promise<void> {
+  const running = pool;
+  pool = undefined;
+  await running?.close();
+}
+
 export function createMlDsa65(mode: MlDsaMode): MlDsa65 {
   if (mode === 'noble') return noble;
   if (mode === 'native' && !nativeMlDsaAvailable()) {

@@ -5,10 +5,13 @@ import { compactVerify, importJWK } from 'jose';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 import { KekMismatchError, loadKek, open, seal } from '../keys/kek.js';
 import { Keyring } from '../keys/keyring.js';
-import { createMlDsa65, nativeMlDsaAvailable } from '../keys/mldsa.js';
+import { closeMlDsaWorkers, createMlDsa65, nativeMlDsaAvailable } from '../keys/mldsa.js';
 import { Signer } from '../keys/signer.js';
 import { ensureIndexes, openStore, type Store } from '../store/db.js';
 import { testConfig } from './support/harness.js';
+
+// The noble tests start worker threads; end them so this test process can exit.
+afterAll(() => closeMlDsaWorkers());
 
 describe('key-encryption key', () => {
   const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'keyflow-kek-'));
