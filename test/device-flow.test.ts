@@ -13,6 +13,7 @@ import { findDeviceCode, findDevicePoll } from '../store/device-codes.js';
 import { createUser } from '../store/users.js';
 import { SearchAttributes } from '../temporal/search-attributes.js';
 import { deviceWorkflowId } from '../workflows/device-authorization.js';
+import { familyWorkflowId } from '../workflows/refresh-family.js';
 import type { NewClientInput } from '../domain/clients.js';
 import { eventually, startTestApi, uniqueEmail, type Json } from './support/harness.js';
 import { HttpUser } from './support/http-user.js';
@@ -215,6 +216,13 @@ describe('approval on the /device page', () => {
     expect((await poll(rp, device_code)).body).toEqual({ error: 'invalid_grant', error_description: expect.any(String) });
     const refreshed = await post('/api/oauth/token', { ...rp.body, grant_type: 'refresh_token', refresh_token: body.refresh_token }, rp.headers);
     expect(refreshed.res.status).toBe(200);
+    // The refresh family was started by the device workflow's redeem update (one Temporal call for the token
+    // request), as an abandoned child that outlives it.
+    const grantId = JSON.parse(Buffer.from(body.access_token.split('.')[1], 'base64url').toString()).grant_id as string;
+    const family = await temporal.workflow.getHandle(familyWorkflowId(grantId)).describe();
+    expect(family.status.name).toBe('RUNNING');
+    expect(family.parentExecution?.workflowId).toBe(deviceWorkflowId(hashSecret(device_code)));
+    expect(family.typedSearchAttributes.get(SearchAttributes.userId)).toBe(user._id);
     // The flow is over: the code no longer opens the consent page.
     const page = await new HttpUser(issuer).get(`/device/consent?user_code=${user_code}`);
     expect(page.res.status).toBe(400);

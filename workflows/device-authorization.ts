@@ -6,9 +6,16 @@
 // written to the MongoDB projection that pending polls read, so a poll never
 // calls Temporal. Only the device code's SHA-256 enters the history: never the
 // device code, the user code or a token.
-import { allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+//
+// With offline_access, the token endpoint passes the refresh family's input to
+// `redeem`, and the workflow starts the RefreshFamily as an abandoned child:
+// the token request then makes one Temporal call, not two (ARCHITECTURE's
+// budget). `familyStarted: false` tells the api to start it itself (no input,
+// a user mismatch, a history from before this change, a failed start).
+import { allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate, ParentClosePolicy, patched, proxyActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DeviceAuthorizationActivities } from '../activities/device-authorization.js';
-import { SearchAttributes } from '../temporal/search-attributes.js';
+import { flowSearchAttributes, SearchAttributes } from '../temporal/search-attributes.js';
+import { familyWorkflowId, type refreshFamily, type RefreshFamilyInput } from './refresh-family.js';
 
 export type DeviceState = 'pending' | 'approved' | 'denied' | 'expired' | 'redeemed';
 
@@ -29,7 +36,12 @@ export interface DeviceAuthorizationInput {
   expiresAt: number;
 }
 
-export type RedeemResult = { status: 'redeemed'; approval: DeviceApproval } | { status: 'refused'; state: DeviceState };
+export type RedeemResult = { status: 'redeemed'; approval: DeviceApproval; familyStarted?: boolean } | { status: 'refused'; state: DeviceState };
+
+export interface RedeemInput {
+  /** The refresh family to start on success (offline_access), or null. */
+  family: RefreshFamilyInput | null;
+}
 
 export interface DeviceFlowState {
   state: DeviceState;
@@ -40,11 +52,14 @@ export interface DeviceFlowState {
 
 export const approveSignal = defineSignal<[DeviceApproval]>('approve');
 export const denySignal = defineSignal('deny');
-export const redeemUpdate = defineUpdate<RedeemResult>('redeem');
+export const redeemUpdate = defineUpdate<RedeemResult, [RedeemInput]>('redeem');
 export const deviceStateQuery = defineQuery<DeviceFlowState>('state');
 
 /** The workflow id: derived from the hash, never the code, and short enough to read in the UI. */
 export const deviceWorkflowId = (deviceCodeHash: string) => `device:${deviceCodeHash.slice(0, 32)}`;
+
+/** Versioning: histories from before the redeem update started the refresh family replay without it. */
+const FAMILY_FROM_REDEEM = 'redeem-starts-refresh-family';
 
 const TERMINAL: readonly DeviceState[] = ['denied', 'expired', 'redeemed'];
 
@@ -68,11 +83,25 @@ export async function deviceAuthorization(input: DeviceAuthorizationInput): Prom
   setHandler(denySignal, () => {
     if (flow.state === 'pending' && !expired()) flow.state = 'denied';
   });
-  setHandler(redeemUpdate, (): RedeemResult => {
+  setHandler(redeemUpdate, async (arg?: RedeemInput): Promise<RedeemResult> => {
     if (flow.state !== 'approved' || !flow.approval) return { status: 'refused', state: flow.state };
     if (expired()) return { status: 'refused', state: 'expired' };
+    // Decided before any await: a second redeem, however close, is refused.
     flow.state = 'redeemed';
-    return { status: 'redeemed', approval: flow.approval };
+    const approval = flow.approval;
+    const family = arg?.family;
+    if (!family || family.userId !== approval.userId || !patched(FAMILY_FROM_REDEEM)) return { status: 'redeemed', approval, familyStarted: false };
+    try {
+      await startChild<typeof refreshFamily>('refreshFamily', {
+        workflowId: familyWorkflowId(family.grantId),
+        args: [family],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        typedSearchAttributes: flowSearchAttributes({ clientId: family.clientId, userId: family.userId, state: 'active' }),
+      });
+      return { status: 'redeemed', approval, familyStarted: true };
+    } catch {
+      return { status: 'redeemed', approval, familyStarted: false };
+    }
   });
 
   // Project every state change, in order; the expiry timer runs from start to

@@ -24,6 +24,9 @@ export interface RefreshFamilyInput {
   expiresAt: number;
 }
 
+/** The family's workflow id: one per grant. */
+export const familyWorkflowId = (grantId: string) => `grant:${grantId}`;
+
 export type RotateResult = { status: 'rotated' } | { status: 'reused' } | { status: 'invalid'; reason: 'unknown' | 'revoked' | 'expired' };
 
 export interface FamilyState {

@@ -1,7 +1,9 @@
-// Issuing the tokens of a new grant (code exchange now, device approval and
-// others later): the grant document, the access and ID tokens, and — when
-// offline_access was granted — the refresh token with its RefreshFamily
-// workflow (one Temporal call). Only the refresh token's hash leaves this module.
+// Issuing the tokens of a new grant (code exchange, device approval, …): the
+// grant document, the access and ID tokens, and — when offline_access was
+// granted — the refresh token with its RefreshFamily workflow (one Temporal
+// call; none when the caller's own Temporal call already started the family,
+// as the device flow's redeem update does). Only the refresh token's hash
+// leaves this module.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { AuthContext } from '../../domain/claims.js';
 import { hashSecret, newSecret } from '../../security/secrets.js';
@@ -9,12 +11,26 @@ import type { ClientDoc } from '../../store/clients.js';
 import { openGrant } from '../../store/grants.js';
 import { refreshTokens } from '../../store/refresh-tokens.js';
 import type { UserDoc } from '../../store/users.js';
-import type { RefreshFamilyInput } from '../../workflows/refresh-family.js';
+import { familyWorkflowId, type RefreshFamilyInput } from '../../workflows/refresh-family.js';
 import { flowSearchAttributes } from '../../temporal/search-attributes.js';
 import type { TokenDeps } from './grants/context.js';
 import { issueTokens, type TokenResponse } from './tokens.js';
 
-export const familyWorkflowId = (grantId: string) => `grant:${grantId}`;
+export { familyWorkflowId };
+
+/** A refresh token and the input of its family, made before the family is started. */
+export interface PreparedFamily {
+  refreshToken: string;
+  family: RefreshFamilyInput;
+}
+
+export function prepareRefreshFamily(
+  deps: Pick<TokenDeps, 'refreshTokenTtlMs'>,
+  f: { grantId: string; clientId: string; userId: string; scope: string[]; resources: string[] },
+): PreparedFamily {
+  const refreshToken = newSecret();
+  return { refreshToken, family: { ...f, currentHash: hashSecret(refreshToken), expiresAt: Date.now() + deps.refreshTokenTtlMs } };
+}
 
 export class GrantRevokedError extends Error {}
 
@@ -25,6 +41,8 @@ export async function issueGrantTokens(
     /** RFC 8707: the resources granted (kept by the refresh family) and those of this access token (a subset; default all). */
     resources?: string[]; tokenResources?: string[];
   },
+  /** A family prepared (and maybe started) by the caller; it must be this grant's. */
+  prepared?: PreparedFamily & { started: boolean },
 ): Promise<TokenResponse> {
   const { client, user, scope, grantId, auth, jkt } = input;
   const grant = await openGrant(deps.store, {
@@ -42,16 +60,7 @@ export async function issueGrantTokens(
   const tokens = await issueTokens({ issuer: deps.issuer, signer: deps.signer }, { ...input, resources: input.tokenResources ?? resources });
   if (!scope.includes('offline_access')) return tokens;
 
-  const refreshToken = newSecret();
-  const family: RefreshFamilyInput = {
-    grantId,
-    clientId: client._id,
-    userId: user._id,
-    scope,
-    resources,
-    currentHash: hashSecret(refreshToken),
-    expiresAt: Date.now() + deps.refreshTokenTtlMs,
-  };
+  const { refreshToken, family } = prepared ?? prepareRefreshFamily(deps, { grantId, clientId: client._id, userId: user._id, scope, resources });
   await refreshTokens(deps.store).insertOne({
     _id: family.currentHash,
     grantId,
@@ -65,6 +74,7 @@ export async function issueGrantTokens(
     issuedAt: new Date(),
     expiresAt: new Date(family.expiresAt),
   });
+  if (prepared?.started) return { ...tokens, refresh_token: refreshToken };
   try {
     await deps.temporal.workflow.start('refreshFamily', {
       workflowId: familyWorkflowId(grantId),

@@ -11,7 +11,7 @@ import { findDeviceCode, recordPoll } from '../../../store/device-codes.js';
 import { findUserById } from '../../../store/users.js';
 import { deviceWorkflowId, redeemUpdate, type RedeemResult } from '../../../workflows/device-authorization.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
-import { issueGrantTokens } from '../grant-issuance.js';
+import { issueGrantTokens, prepareRefreshFamily } from '../grant-issuance.js';
 import type { GrantContext } from './context.js';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -52,9 +52,15 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
   const target = narrowResources(doc.resources ?? [], body.resource);
   if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
 
+  // With offline_access the redeem update also starts the refresh family: one Temporal call.
+  const grantId = newId();
+  const prepared =
+    doc.scope.includes('offline_access') && doc.userId
+      ? prepareRefreshFamily(deps, { grantId, clientId: client._id, userId: doc.userId, scope: doc.scope, resources: doc.resources ?? [] })
+      : null;
   let result: RedeemResult;
   try {
-    result = await deps.temporal.workflow.getHandle(deviceWorkflowId(hash)).executeUpdate(redeemUpdate);
+    result = await deps.temporal.workflow.getHandle(deviceWorkflowId(hash)).executeUpdate(redeemUpdate, { args: [{ family: prepared?.family ?? null }] });
   } catch (err) {
     // The workflow has ended: redeemed, denied or expired meanwhile.
     if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error).message)) {
@@ -70,16 +76,23 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
   const { approval } = result;
   const user = await findUserById(deps.store, approval.userId);
   if (!user) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
-  const tokens = await issueGrantTokens(deps, {
-    client,
-    user,
-    scope: doc.scope,
-    grantId: newId(),
-    nonce: null,
-    jkt: dpopJkt, // DPoP (RFC 9449): bound when the poll carried a valid proof
-    resources: doc.resources ?? [],
-    tokenResources: target.resources,
-    auth: { authTime: new Date(approval.authTime), amr: approval.amr, acr: approval.acr, sid: approval.sid },
-  });
+  // A family the workflow did not start is started by issueGrantTokens (a fresh one if it was for another user).
+  const family = prepared && prepared.family.userId === user._id ? { ...prepared, started: result.familyStarted === true } : undefined;
+  const auth = { authTime: new Date(approval.authTime), amr: approval.amr, acr: approval.acr, sid: approval.sid };
+  const tokens = await issueGrantTokens(
+    deps,
+    {
+      client,
+      user,
+      scope: doc.scope,
+      grantId,
+      nonce: null,
+      jkt: dpopJkt, // DPoP (RFC 9449): bound when the poll carried a valid proof
+      resources: doc.resources ?? [],
+      tokenResources: target.resources,
+      auth,
+    },
+    family,
+  );
   sendOAuthJson(res, 200, tokens);
 }
