@@ -41,6 +41,33 @@ export function userinfoClaims(user: ClaimsUser, scope: readonly string[]): Reco
   return { sub: user.id, ...scopedUserClaims(user, scope) };
 }
 
+/** An app as the `apps` ID-token claim lists it (spec: {id, name, client_id, is_verified}). */
+export interface ClaimsApp {
+  id: string;
+  name: string;
+  isVerified: boolean;
+}
+
+/**
+ * Claims gated by a scope AND the client's `oidc_fields` opt-in (spec "ID
+ * token" table). `apps` is built here; teams, domains, gpg_keys and
+ * social_accounts join when their entities exist. `related` holds the
+ * entities the caller loaded for the claims this function asks for
+ * (optInClaimsNeeded).
+ */
+export function optInClaims(scope: readonly string[], oidcFields: readonly string[], related: { apps?: ClaimsApp[] }): Record<string, unknown> {
+  const claims: Record<string, unknown> = {};
+  if (scope.includes('apps:read') && oidcFields.includes('apps') && related.apps) {
+    claims.apps = related.apps.map((a) => ({ id: a.id, name: a.name, client_id: a.id, is_verified: a.isVerified }));
+  }
+  return claims;
+}
+
+/** Which related entities an ID token needs loaded, so nothing is read for clients that did not opt in. */
+export function optInClaimsNeeded(scope: readonly string[], oidcFields: readonly string[]): { apps: boolean } {
+  return { apps: scope.includes('apps:read') && oidcFields.includes('apps') };
+}
+
 export const TOKEN_TTL_SECONDS = 3600;
 
 export function idTokenClaims(args: {
@@ -51,6 +78,8 @@ export function idTokenClaims(args: {
   nonce: string | null;
   auth: AuthContext;
   now: number;
+  /** Scope- and oidc_fields-gated claims (optInClaims). */
+  extra?: Record<string, unknown>;
 }): Record<string, unknown> {
   const { issuer, clientId, user, scope, nonce, auth, now } = args;
   return {
@@ -66,6 +95,7 @@ export function idTokenClaims(args: {
     ...(nonce ? { nonce } : {}),
     role: user.role,
     ...scopedUserClaims(user, scope),
+    ...args.extra,
   };
 }
 

@@ -57,8 +57,8 @@ export async function findClient(store: Store, clientId: string): Promise<Client
 }
 
 // Create (above), replace, delete and secret rotation of clients: the app API,
-// the /account/apps page and dynamic registration all go through these, so the
-// webhook issue can emit app.created / app.updated / app.deleted here.
+// the /account/apps page and dynamic registration all go through these (their
+// routes emit app.created / app.updated / app.deleted, events/sources.ts).
 
 /** A user's own applications (filters on ownerUserId: not a hot path). */
 export async function listClientsByOwner(store: Store, ownerUserId: string): Promise<ClientDoc[]> {

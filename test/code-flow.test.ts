@@ -360,3 +360,33 @@ describe('UserInfo and profile API errors', () => {
     expect(unknown.status).toBe(400);
   });
 });
+
+describe('the apps claim (apps:read + oidc_fields "apps")', () => {
+  async function idTokenFor(overrides: Partial<NewClientInput>, scope: string) {
+    const { email, user } = await newUser();
+    // The user's own apps: what the claim lists.
+    const mine = [
+      (await createClient(api.deps.store, { name: 'Owned <one>', redirectUris: [{ type: 'equals', value: 'https://one.example/cb' }], allowedScopes: ['openid'], ownerUserId: user._id, isVerified: true })).client,
+      (await createClient(api.deps.store, { name: 'Owned two', redirectUris: [{ type: 'equals', value: 'https://two.example/cb' }], allowedScopes: ['openid'], ownerUserId: user._id })).client,
+    ];
+    const { client, clientSecret } = await newClient({ allowedScopes: ['openid', 'apps:read'], ...overrides });
+    const back = await authorize(new HttpUser(issuer), { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope }, { email });
+    const t = await token({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT }, { authorization: basic(client._id, clientSecret!) });
+    expect(t.res.status).toBe(200);
+    const jwks = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
+    return { claims: (await jwtVerify(t.body.id_token, jwks, { issuer, audience: client._id })).payload, mine };
+  }
+
+  it('lists the user\'s apps {id, name, client_id, is_verified} when the client opted in and apps:read was granted', async () => {
+    const { claims, mine } = await idTokenFor({ oidcFields: ['apps'] }, 'openid apps:read');
+    expect(claims.apps).toEqual([
+      { id: mine[0]!._id, name: 'Owned <one>', client_id: mine[0]!._id, is_verified: true },
+      { id: mine[1]!._id, name: 'Owned two', client_id: mine[1]!._id, is_verified: false },
+    ]);
+  });
+
+  it('is absent without the opt-in, and without apps:read', async () => {
+    expect((await idTokenFor({}, 'openid apps:read')).claims.apps).toBeUndefined();
+    expect((await idTokenFor({ oidcFields: ['apps'] }, 'openid')).claims.apps).toBeUndefined();
+  });
+});

@@ -57,7 +57,7 @@ export async function issueGrantTokens(
   });
   if (grant.revokedAt) throw new GrantRevokedError('the grant was revoked');
   const resources = input.resources ?? [];
-  const tokens = await issueTokens({ issuer: deps.issuer, signer: deps.signer }, { ...input, resources: input.tokenResources ?? resources });
+  const tokens = await issueTokens({ issuer: deps.issuer, signer: deps.signer, store: deps.store }, { ...input, resources: input.tokenResources ?? resources });
   if (!scope.includes('offline_access')) return tokens;
 
   const { refreshToken, family } = prepared ?? prepareRefreshFamily(deps, { grantId, clientId: client._id, userId: user._id, scope, resources });

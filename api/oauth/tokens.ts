@@ -1,11 +1,12 @@
 // Building and signing the tokens of a token response. Access tokens are
 // RFC 9068 JWTs; both they and ID tokens use the client's algorithm
 // (ML-DSA-65 by default, RS256 on request).
-import { accessTokenClaims, idTokenClaims, TOKEN_TTL_SECONDS, type AuthContext, type ClaimsUser } from '../../domain/claims.js';
+import { accessTokenClaims, idTokenClaims, optInClaims, optInClaimsNeeded, TOKEN_TTL_SECONDS, type AuthContext, type ClaimsUser } from '../../domain/claims.js';
 import type { Signer } from '../../keys/signer.js';
 import { accessTokenAudience } from '../../domain/resources.js';
 import { newId } from '../../security/secrets.js';
-import type { ClientDoc } from '../../store/clients.js';
+import { listClientsByOwner, type ClientDoc } from '../../store/clients.js';
+import type { Store } from '../../store/db.js';
 import type { UserDoc } from '../../store/users.js';
 
 export interface TokenResponse {
@@ -33,17 +34,28 @@ export async function issueAccessToken(
   return { access_token: accessToken, token_type: jkt ? 'DPoP' : 'Bearer', expires_in: TOKEN_TTL_SECONDS, scope: scope.join(' ') };
 }
 
+/** The ID token's opt-in claims (client oidc_fields + scope): loads only what they need. */
+async function idTokenExtras(store: Store, client: ClientDoc, user: UserDoc, scope: string[]): Promise<Record<string, unknown>> {
+  const oidcFields = client.oidcFields ?? [];
+  const needed = optInClaimsNeeded(scope, oidcFields);
+  if (!needed.apps) return {};
+  const apps = (await listClientsByOwner(store, user._id)).map((c) => ({ id: c._id, name: c.name, isVerified: c.isVerified === true }));
+  return optInClaims(scope, oidcFields, { apps });
+}
+
 export async function issueTokens(
-  deps: { issuer: string; signer: Signer },
+  deps: { issuer: string; signer: Signer; store: Store },
   input: { client: ClientDoc; user: UserDoc; scope: string[]; grantId: string; auth: AuthContext; nonce: string | null; jkt?: string; resources?: readonly string[] },
 ): Promise<TokenResponse> {
   const { client, user, scope, grantId, auth, nonce, jkt } = input;
   const [access, idToken] = await Promise.all([
     issueAccessToken(deps, { client, userId: user._id, scope, grantId, auth, jkt, resources: input.resources }),
     scope.includes('openid')
-      ? deps.signer.sign(idTokenClaims({ issuer: deps.issuer, clientId: client._id, user: claimsUser(user), scope, nonce, auth, now: Date.now() }), {
-          alg: client.idTokenSignedResponseAlg,
-        })
+      ? idTokenExtras(deps.store, client, user, scope).then((extra) =>
+          deps.signer.sign(idTokenClaims({ issuer: deps.issuer, clientId: client._id, user: claimsUser(user), scope, nonce, auth, now: Date.now(), extra }), {
+            alg: client.idTokenSignedResponseAlg,
+          }),
+        )
       : undefined,
   ]);
   return idToken ? { ...access, id_token: idToken } : access;
