@@ -19,6 +19,9 @@ export interface LogoutDelivery {
 
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
+/** How long a delivery record is kept (purged by housekeeping afterwards). */
+const LOGOUT_DELIVERY_RETENTION_MS = 30 * 24 * 3600_000;
+
 export function createBackchannelLogoutActivities(deps: { store: Store; signer: Signer; outbound: OutboundPolicy }) {
   return {
     async deliverLogoutToken({ issuer, sid, userId, clientId }: { issuer: string; sid: string; userId: string; clientId: string }): Promise<LogoutDelivery> {
@@ -41,7 +44,8 @@ export function createBackchannelLogoutActivities(deps: { store: Store; signer: 
         const kind = err instanceof OutboundError ? err.kind : 'unreachable';
         outcome = { clientId, sent: true, ok: false, status: null, error: kind, durationMs: null };
       }
-      await deps.store.db.collection('logout_deliveries').insertOne({ _id: newId() as never, sid, userId, ...outcome, at: new Date() });
+      const at = new Date();
+      await deps.store.db.collection('logout_deliveries').insertOne({ _id: newId() as never, sid, userId, ...outcome, at, expiresAt: new Date(at.getTime() + LOGOUT_DELIVERY_RETENTION_MS) });
       return outcome;
     },
   };

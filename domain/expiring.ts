@@ -19,5 +19,7 @@ export const EXPIRING_COLLECTIONS = [
   'step_up_codes',
   // Sudo windows of step-up 2FA (projection of SudoWindow workflows; expiresAt: the window's end).
   'sudo_windows',
+  // Records of back-channel logout deliveries, kept 30 days.
+  'logout_deliveries',
 ] as const;
 export type ExpiringCollection = (typeof EXPIRING_COLLECTIONS)[number];

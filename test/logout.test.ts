@@ -139,6 +139,10 @@ describe('RP-initiated logout', () => {
     await eventually(() => expect(received.filter((r) => r.path === '/failing')).toHaveLength(1), 15_000);
     const outcome = await temporal.workflow.getHandle(`logout:${sid}`).result();
     expect(outcome).toEqual([{ clientId: client._id, sent: true, ok: false, status: 500, error: null, durationMs: expect.any(Number) }]);
+    // Recorded in MongoDB too, kept 30 days (then purged by housekeeping).
+    const record = await api.deps.store.db.collection('logout_deliveries').findOne({ sid });
+    expect(record).toMatchObject({ clientId: client._id, ok: false, status: 500 });
+    expect(Math.round((record!.expiresAt.getTime() - record!.at.getTime()) / 86_400_000)).toBe(30);
     expect((await temporal.workflow.getHandle(`logout:${sid}`).describe()).typedSearchAttributes.get(SearchAttributes.state)).toBe('failed');
   });
 });
