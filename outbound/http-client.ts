@@ -49,6 +49,19 @@ export function isInternalAddress(address: string): boolean {
   return BLOCKED.check(address, family);
 }
 
+/**
+ * The host of `target` when the URL itself names an internal address — an IP
+ * literal in a blocked range, or `localhost` — that the allow-list does not
+ * admit; null otherwise. (Names that merely resolve to such an address are
+ * refused at connection time, by the guarded lookup.)
+ */
+export function refusedHost(policy: Pick<OutboundPolicy, 'allowHosts'>, target: URL): string | null {
+  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (policy.allowHosts.includes(host)) return null;
+  const internal = host === 'localhost' || host.endsWith('.localhost') || (net.isIP(host) !== 0 && isInternalAddress(host));
+  return internal ? host : null;
+}
+
 function guardedLookup(allowed: boolean): net.LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
@@ -78,7 +91,8 @@ export function outboundRequest(
   if (target.username || target.password) return Promise.reject(new OutboundError('invalid_url', 'URLs with credentials are refused'));
   const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const allowed = policy.allowHosts.includes(host);
-  if (net.isIP(host) && isInternalAddress(host) && !allowed) return Promise.reject(new OutboundError('refused', `${host} is an internal address`));
+  const refused = refusedHost(policy, target);
+  if (refused) return Promise.reject(new OutboundError('refused', `${refused} is an internal address`));
 
   const started = performance.now();
   const lib = target.protocol === 'https:' ? https : http;

@@ -6,11 +6,10 @@ import { generate } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../api/server.js';
 import { s256Challenge } from '../domain/pkce.js';
-import { freePort } from '../embedded/ports.js';
 import { createClient } from '../store/clients.js';
 import { createUser } from '../store/users.js';
 import { addVirtualAuthenticator, launchBrowser, startRpCallback, type RpCallback } from './support/browser.js';
-import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { startLocalhostApi, uniqueEmail, type Json } from './support/harness.js';
 
 const PASSWORD = 'correct horse battery staple';
 const RP_NAME = 'Browser RP';
@@ -23,9 +22,7 @@ let rp: RpCallback;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  // WebAuthn needs a domain as RP ID: the issuer is http://localhost:<port>, not 127.0.0.1.
-  const port = await freePort();
-  api = await startTestApi({ PORT: String(port), ISSUER: `http://localhost:${port}` });
+  api = await startLocalhostApi();
   issuer = api.deps.config.issuer;
   browser = await launchBrowser();
 });

@@ -2,7 +2,7 @@
 // endpoint, polling (pending, slow_down, denied, expired), the /device page with
 // sign-in and consent, single redemption through the DeviceAuthorization
 // workflow (run by the test worker), and what that workflow shows and keeps.
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { RunningApi } from '../api/server.js';
 import { s256Challenge } from '../domain/pkce.js';
@@ -24,17 +24,15 @@ const USER_CODE = /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/;
 
 let api: RunningApi;
 let issuer: string;
-let connection: Connection;
 let temporal: Client;
 
 beforeAll(async () => {
   api = await startTestApi();
   issuer = api.deps.config.issuer;
-  connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  temporal = new Client({ connection });
+  // The api's own Temporal client (closed by api.stop()).
+  temporal = api.deps.temporal.client;
 });
 afterAll(async () => {
-  await connection.close();
   await api.stop();
 });
 

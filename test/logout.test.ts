@@ -2,7 +2,7 @@
 // verifies the logout token against the JWKS.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { RunningApi } from '../api/server.js';
 import { createClient } from '../store/clients.js';
@@ -21,7 +21,6 @@ let receiver: http.Server;
 let receiverBase: string;
 let received: { path: string; contentType: string | undefined; body: string }[] = [];
 let temporal: Client;
-let connection: Connection;
 
 beforeAll(async () => {
   api = await startTestApi();
@@ -36,11 +35,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   receiverBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  temporal = new Client({ connection });
+  // The api's own Temporal client (closed by api.stop()).
+  temporal = api.deps.temporal.client;
 });
 afterAll(async () => {
-  await connection.close();
   await new Promise((r) => receiver.close(r));
   await api.stop();
 });

@@ -6,12 +6,11 @@
 import { generate } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../api/server.js';
-import { freePort } from '../embedded/ports.js';
 import { seal } from '../keys/kek.js';
 import { createClient } from '../store/clients.js';
 import { createUser } from '../store/users.js';
 import { addVirtualAuthenticator, launchBrowser, startRpCallback, type RpCallback } from './support/browser.js';
-import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { startLocalhostApi, uniqueEmail, type Json } from './support/harness.js';
 
 const PASSWORD = 'step-up browser password';
 const TIMEOUT = 60_000;
@@ -24,9 +23,7 @@ let rp: RpCallback;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  // WebAuthn needs a domain as RP ID: the issuer is http://localhost:<port>.
-  const port = await freePort();
-  api = await startTestApi({ PORT: String(port), ISSUER: `http://localhost:${port}` });
+  api = await startLocalhostApi();
   issuer = api.deps.config.issuer;
   browser = await launchBrowser();
   rp = await startRpCallback();

@@ -16,12 +16,11 @@ import { generate } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../api/server.js';
 import type { SiteSettings } from '../domain/site-settings.js';
-import { freePort } from '../embedded/ports.js';
 import { createClient } from '../store/clients.js';
 import { setSiteSetting } from '../store/settings.js';
 import { createUser } from '../store/users.js';
 import { launchBrowser, startRpCallback, type RpCallback } from './support/browser.js';
-import { eventually, startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { eventually, startLocalhostApi, uniqueEmail, type Json } from './support/harness.js';
 import { enrollFactors } from './support/factors.js';
 
 const PASSWORD = 'step-up factors browser password';
@@ -49,8 +48,7 @@ async function settings(values: Partial<SiteSettings> = {}) {
 }
 
 beforeAll(async () => {
-  const port = await freePort();
-  api = await startTestApi({ PORT: String(port), ISSUER: `http://localhost:${port}`, MONGODB_DATABASE: 'keyflow_test_stepup_factors_browser' });
+  api = await startLocalhostApi({ MONGODB_DATABASE: 'keyflow_test_stepup_factors_browser' });
   issuer = api.deps.config.issuer;
   await settings();
   // A captcha provider's verify endpoint: GOOD_TOKEN with the right secret passes, anything else fails.

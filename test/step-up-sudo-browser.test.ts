@@ -8,12 +8,11 @@
 // database of its own (the workflows write their projections into the api's).
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../api/server.js';
-import { freePort } from '../embedded/ports.js';
 import { createClient } from '../store/clients.js';
 import { setSiteSetting } from '../store/settings.js';
 import { createUser } from '../store/users.js';
 import { addVirtualAuthenticator, launchBrowser, startRpCallback, type RpCallback } from './support/browser.js';
-import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { startLocalhostApi, uniqueEmail, type Json } from './support/harness.js';
 
 const PASSWORD = 'step-up sudo browser password';
 const TIMEOUT = 60_000;
@@ -26,9 +25,7 @@ let rp: RpCallback;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  // WebAuthn needs a domain as RP ID: the issuer is http://localhost:<port>.
-  const port = await freePort();
-  api = await startTestApi({ PORT: String(port), ISSUER: `http://localhost:${port}`, MONGODB_DATABASE: 'keyflow_test_stepup_sudo_browser' });
+  api = await startLocalhostApi({ MONGODB_DATABASE: 'keyflow_test_stepup_sudo_browser' });
   issuer = api.deps.config.issuer;
   browser = await launchBrowser();
   rp = await startRpCallback();

@@ -21,13 +21,12 @@
 import { generate } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../api/server.js';
-import { freePort } from '../embedded/ports.js';
 import { createClient } from '../store/clients.js';
 import { setSiteSetting } from '../store/settings.js';
 import { sudoWindows } from '../store/sudo-windows.js';
 import { createUser } from '../store/users.js';
 import { launchBrowser, startRpCallback, type RpCallback } from './support/browser.js';
-import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { startLocalhostApi, uniqueEmail, type Json } from './support/harness.js';
 import { enrollFactors } from './support/factors.js';
 
 const PASSWORD = 'step-up sudo paths browser password';
@@ -43,8 +42,7 @@ let rp: RpCallback;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  const port = await freePort();
-  api = await startTestApi({ PORT: String(port), ISSUER: `http://localhost:${port}`, MONGODB_DATABASE: DATABASE });
+  api = await startLocalhostApi({ MONGODB_DATABASE: DATABASE });
   issuer = api.deps.config.issuer;
   browser = await launchBrowser();
   rp = await startRpCallback();

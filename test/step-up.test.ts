@@ -3,7 +3,7 @@
 // backup code, deny, failed factor, unticked checkbox, no factor enrolled),
 // verify (single use, expiry, client / redirect URI / PKCE binding), and what
 // the StepUpChallenge workflow keeps in its history.
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { generate } from 'otplib';
 import type { RunningApi } from '../api/server.js';
 import type { NewClientInput } from '../domain/clients.js';
@@ -23,17 +23,15 @@ const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 
 let api: RunningApi;
 let issuer: string;
-let connection: Connection;
 let temporal: Client;
 
 beforeAll(async () => {
   api = await startTestApi();
   issuer = api.deps.config.issuer;
-  connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  temporal = new Client({ connection });
+  // The api's own Temporal client (closed by api.stop()).
+  temporal = api.deps.temporal.client;
 });
 afterAll(async () => {
-  await connection.close();
   await api.stop();
 });
 

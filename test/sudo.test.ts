@@ -6,7 +6,7 @@
 // (another test file may change `sudo_mode_ttl_minutes` in the shared one). The
 // shared test worker still writes the projection here: openSudoWindow names the
 // api's database in the workflow input and the activities write there.
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { activeSudoWindow, openSudoWindow, revokeSudoWindow, sudoWindowId, type SudoDeps, type SudoWindowKey } from '../api/auth/sudo.js';
 import type { RunningApi } from '../api/server.js';
 import { createClient } from '../store/clients.js';
@@ -27,19 +27,17 @@ const DATABASE = `sudo_${Date.now()}`;
 let api: RunningApi;
 let issuer: string;
 let temporal: Client;
-let connection: Connection;
 let deps: SudoDeps;
 
 beforeAll(async () => {
   api = await startTestApi({ MONGODB_DATABASE: DATABASE });
   issuer = api.deps.config.issuer;
-  connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  temporal = new Client({ connection });
+  // The api's own Temporal client (closed by api.stop()).
+  temporal = api.deps.temporal.client;
   deps = { store: api.deps.store, temporal: api.deps.temporal.client, taskQueue: api.deps.config.temporal.taskQueue };
   await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', 10);
 });
 afterAll(async () => {
-  await connection.close();
   await api.stop();
 });
 

@@ -1,6 +1,6 @@
 // Refresh families (rotation, reuse, narrowing, expiry), introspection and
 // revocation, end to end over HTTP with the real worker running RefreshFamily.
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { RunningApi } from '../api/server.js';
 import { familyWorkflowId } from '../api/oauth/grant-issuance.js';
 import { createClient } from '../store/clients.js';
@@ -15,16 +15,14 @@ const REDIRECT = 'https://lifecycle-rp.example/cb';
 let api: RunningApi;
 let issuer: string;
 let temporal: Client;
-let connection: Connection;
 
 beforeAll(async () => {
   api = await startTestApi();
   issuer = api.deps.config.issuer;
-  connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  temporal = new Client({ connection });
+  // The api's own Temporal client (closed by api.stop()).
+  temporal = api.deps.temporal.client;
 });
 afterAll(async () => {
-  await connection.close();
   await api.stop();
 });
 

@@ -7,7 +7,7 @@
 // wildcard and specific subscriptions, inactive webhooks, and secret rotation.
 // The api runs on a database of its own; the shared worker writes the
 // delivery history there (the workflow input names the api's database).
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { RunningApi } from '../api/server.js';
 import { createWebhook, findWebhook, recentDeliveries, updateWebhook, webhookDeliveries, webhookOutbox, type WebhookDoc } from '../store/webhooks.js';
 import { deliveryIdFor } from '../domain/webhook-events.js';
@@ -17,7 +17,6 @@ import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-re
 
 let api: RunningApi;
 let receiver: WebhookReceiver;
-let connection: Connection;
 let temporal: Client;
 const USER = 'user-webhook-delivery';
 const actor = { type: 'user' as const, userId: USER };
@@ -25,12 +24,11 @@ const actor = { type: 'user' as const, userId: USER };
 beforeAll(async () => {
   api = await startTestApi({ MONGODB_DATABASE: 'keyflow_test_webhook_delivery', WEBHOOK_TIMEOUT_MS: '1500' });
   receiver = await startWebhookReceiver();
-  connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  temporal = new Client({ connection });
+  // The api's own Temporal client (closed by api.stop()).
+  temporal = api.deps.temporal.client;
 });
 afterAll(async () => {
   await receiver.close();
-  await connection.close();
   await api.stop();
 });
 

@@ -17,7 +17,6 @@
 // query) and never the signing secret. The secret is shown once: in the
 // creation response.
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import type { Client } from '@temporalio/client';
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
@@ -29,7 +28,7 @@ import { createWebhook, deleteWebhook, findWebhook, listWebhooks, recentDeliveri
 import { findUserById } from '../../store/users.js';
 import { flowSearchAttributes } from '../../temporal/search-attributes.js';
 import { webhookDeliveryWorkflowId, type webhookDelivery, type WebhookDeliveryInput } from '../../workflows/webhook-delivery.js';
-import { isInternalAddress, type OutboundPolicy } from '../../outbound/http-client.js';
+import { refusedHost, type OutboundPolicy } from '../../outbound/http-client.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, requireScopes, type BearerDeps } from '../oauth/bearer.js';
 
@@ -192,9 +191,8 @@ function webhookResource(deps: WebhookRoutesDeps, scope: WebhookScope): Router {
    */
   function deliverable(res: Response, url: string | undefined): boolean {
     if (url === undefined) return true;
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    const internal = host === 'localhost' || host.endsWith('.localhost') || (net.isIP(host) !== 0 && isInternalAddress(host));
-    if (!internal || deps.outbound.allowHosts.includes(host)) return true;
+    const host = refusedHost(deps.outbound, new URL(url));
+    if (!host) return true;
     sendError(res, 400, 'invalid_request', `url: ${host} is an internal address; Keyflow does not deliver to it (an operator can admit it with OUTBOUND_ALLOWLIST)`);
     return false;
   }

@@ -21,6 +21,15 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
   return startApi(config, createLogger('error'));
 }
 
+/**
+ * An api whose issuer is http://localhost:<port>, for browser tests: WebAuthn
+ * needs a domain as its RP ID, not an IP address.
+ */
+export async function startLocalhostApi(overrides: Record<string, string> = {}): Promise<RunningApi> {
+  const port = await freePort();
+  return startTestApi({ PORT: String(port), ISSUER: `http://localhost:${port}`, ...overrides });
+}
+
 /** Parsed JSON of a response under test: shape is what the assertions check. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
