@@ -52,7 +52,8 @@ export interface ApiDeps {
 export function createApp({ config, log, store, kek, keyring, signer, temporal, events }: ApiDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // X-Forwarded-For is believed only from the configured proxies (TRUSTED_PROXIES): req.ip is what limits count.
+  app.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
   app.set('query parser', 'simple');
   const issuer = config.issuer;
   const session = { store, secureCookies: issuer.startsWith('https:') };
@@ -60,7 +61,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   // private_key_jwt at every client-authenticated endpoint (authenticateClient falls back to app.locals).
   const clientAssertions = clientAssertionVerifier({ issuer, store, outbound: config.outbound });
   app.locals.clientAssertions = clientAssertions;
-  const flow = { issuer, store, log, findClient };
+  const flow = { issuer, store, log, findClient, secureCookies: session.secureCookies };
 
   app.use(securityHeaders);
   app.use(healthRoutes(store, temporal));

@@ -8,7 +8,7 @@ import { benchSetup, percentile } from './common.js';
 export async function deviceBench(argv: string[]): Promise<void> {
   const { count: devices, seconds, base, store } = await benchSetup(argv, 'devices', { count: 16, seconds: 15 });
   try {
-    const { client, clientSecret } = await createClient(store, { name: 'bench device', allowedScopes: ['openid'], idTokenSignedResponseAlg: 'RS256' });
+    const { client, clientSecret } = await createClient(store, { name: 'bench device', redirectUris: [{ value: 'https://device.example/cb' }], allowedScopes: ['openid'], idTokenSignedResponseAlg: 'RS256' });
     const auth = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;
     const form = (body: Record<string, string>) => ({ method: 'POST', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
     const startLatencies: number[] = [];

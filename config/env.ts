@@ -1,5 +1,6 @@
 // Process configuration from environment variables, validated with zod at start.
 // Every variable is documented in the README's configuration table; keep both in step.
+import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -54,6 +55,57 @@ const kek = z
     return bytes;
   });
 
+const nonNegativeInt = (fallback: number, max: number) =>
+  z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be at least 0').max(max, `must be at most ${max}`).default(fallback);
+
+/** Express's `trust proxy`: `none`, or addresses, CIDR ranges and the names loopback, linklocal, uniquelocal. */
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+const trustedProxies = z
+  .string()
+  .default('loopback')
+  .transform((value, ctx) => {
+    const entries = value.split(',').map((e) => e.trim()).filter(Boolean);
+    if (entries.length === 1 && entries[0] === 'none') return [];
+    for (const entry of entries) {
+      const [address, bits, ...rest] = entry.split('/');
+      const ok = PROXY_NAMES.includes(entry) || (net.isIP(address!) !== 0 && rest.length === 0 && (bits === undefined || /^\d{1,3}$/.test(bits)));
+      if (!ok) ctx.addIssue({ code: 'custom', message: `"${entry}" is not an IP address, a CIDR range, loopback, linklocal or uniquelocal (or use none)` });
+    }
+    return entries;
+  });
+
+/** The features whose outbound calls the allow-list can admit to internal addresses. */
+export const OUTBOUND_FEATURES = ['webhooks', 'backchannel_logout', 'jwks_uri', 'captcha'] as const;
+export type OutboundFeature = (typeof OUTBOUND_FEATURES)[number];
+
+export interface OutboundAllowEntry {
+  /** A feature, or '*' for all of them. */
+  feature: OutboundFeature | '*';
+  /** Lower case; IPv6 without brackets. */
+  host: string;
+  /** A port, or '*' for every port. */
+  port: number | '*';
+}
+
+/** `feature=host:port` entries, comma-separated; feature and port may be `*`; IPv6 in brackets. */
+const outboundAllowlist = z
+  .string()
+  .default('')
+  .transform((value, ctx) => {
+    const entries: OutboundAllowEntry[] = [];
+    for (const raw of value.split(',').map((e) => e.trim()).filter(Boolean)) {
+      const m = /^([a-z_]+|\*)=(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5}|\*)$/.exec(raw);
+      const feature = m?.[1];
+      const port = m?.[3] === '*' ? '*' : Number(m?.[3]);
+      if (!m || !(feature === '*' || (OUTBOUND_FEATURES as readonly string[]).includes(feature!)) || (port !== '*' && (port < 1 || port > 65535))) {
+        ctx.addIssue({ code: 'custom', message: `"${raw}" must be feature=host:port (feature one of ${OUTBOUND_FEATURES.join(', ')} or *; port a number or *)` });
+        continue;
+      }
+      entries.push({ feature: feature as OutboundAllowEntry['feature'], host: m[2]!.toLowerCase().replace(/^\[|\]$/g, ''), port });
+    }
+    return entries;
+  });
+
 const mongoUri = z
   .string()
   .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// connection string');
@@ -78,14 +130,27 @@ const EnvSchema = z.object({
   DEVICE_CODE_TTL_SECONDS: positiveInt(600, 24 * 3600),
   STEP_UP_CHALLENGE_TTL_SECONDS: positiveInt(600, 3600),
   WEBHOOK_TIMEOUT_MS: positiveInt(10_000, 60_000),
-  OUTBOUND_ALLOWLIST: z
-    .string()
-    .default('')
-    .transform((v) => v.split(',').map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '')).filter(Boolean)),
+  OUTBOUND_ALLOWLIST: outboundAllowlist,
   OUTBOUND_TIMEOUT_MS: positiveInt(10_000, 60_000),
   OUTBOUND_MAX_RESPONSE_BYTES: positiveInt(1024 * 1024, 16 * 1024 * 1024),
   HOUSEKEEPING_INTERVAL_MINUTES: positiveInt(15, 24 * 60),
   HOUSEKEEPING_BATCH_SIZE: positiveInt(500, 10_000),
+  REFRESH_FAMILY_ROTATIONS_PER_RUN: positiveInt(1000, 100_000),
+  TRUSTED_PROXIES: trustedProxies,
+  SIGNIN_LIMIT_PER_ACCOUNT: positiveInt(10, 10_000),
+  SIGNIN_LIMIT_PER_IP: positiveInt(30, 1_000_000),
+  SIGNIN_LIMIT_GLOBAL: positiveInt(1000, 10_000_000),
+  SIGNIN_CAPTCHA_AFTER: nonNegativeInt(3, 10_000),
+  REQUEST_LIMIT_PER_IP: positiveInt(60, 1_000_000),
+  REQUEST_LIMIT_PER_CLIENT: positiveInt(300, 1_000_000),
+  SESSION_IDLE_MINUTES: positiveInt(12 * 60, 14 * 24 * 60),
+  REAUTH_MAX_AGE_SECONDS: positiveInt(900, 24 * 3600),
+  PAT_MAX_LIFETIME_DAYS: positiveInt(365, 3650),
+  TEMPORAL_TLS_CERT: z.string().optional(),
+  TEMPORAL_TLS_KEY: z.string().optional(),
+  TEMPORAL_TLS_CA: z.string().optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().optional(),
+  TEMPORAL_API_KEY: z.string().optional(),
 });
 
 export type MlDsaMode = 'auto' | 'native' | 'noble';
@@ -104,6 +169,9 @@ export interface Config {
     uiPort: number;
     namespace: string;
     taskQueue: string;
+    /** mTLS and/or an API key for a Temporal that asks for them (file paths; the key never logged). */
+    tls: { certFile?: string; keyFile?: string; caFile?: string; serverName?: string } | null;
+    apiKey?: string;
   };
   mongo: {
     uri: string;
@@ -117,7 +185,31 @@ export interface Config {
   mldsa: MlDsaMode;
   logLevel: LogLevel;
   housekeeping: { intervalMinutes: number; batchSize: number };
-  outbound: { allowHosts: string[]; timeoutMs: number; maxResponseBytes: number };
+  outbound: { allow: OutboundAllowEntry[]; allowHosts: string[]; timeoutMs: number; maxResponseBytes: number };
+  /** Express `trust proxy`: the proxies whose X-Forwarded-For names the client (empty: none). */
+  trustedProxies: string[];
+  limits: {
+    /** Failed sign-ins (password, then second factor) per account per 15 minutes. */
+    signInPerAccount: number;
+    /** Failed sign-ins per client IP per 15 minutes. */
+    signInPerIp: number;
+    /** Failed sign-ins on the whole site per 15 minutes; beyond, every sign-in needs the captcha. */
+    signInGlobal: number;
+    /** Failed sign-ins of an account or IP after which the captcha is asked (0: always, when a provider is set). */
+    signInCaptchaAfter: number;
+    /** Unauthenticated creations (device authorizations, pushed requests, sessions, lookups) per client IP per minute. */
+    requestsPerIp: number;
+    /** Device authorizations and pushed requests per client per minute. */
+    requestsPerClient: number;
+  };
+  /** A signed-in session ends after this long without a request (beside its absolute 14 days). */
+  sessionIdleMs: number;
+  /** How recent a sign-in must be for sensitive account changes. */
+  reauthMaxAgeMs: number;
+  /** Longest lifetime of a personal access token. */
+  patMaxLifetimeMs: number;
+  /** Refresh rotations a RefreshFamily run takes before it continues as new (bounded history). */
+  refreshFamilyRotationsPerRun: number;
   /** Absolute lifetime of a refresh family; rotation never extends it. */
   refreshTokenTtlMs: number;
   /** Lifetime of a device_code and its user code (RFC 8628 expires_in). */
@@ -140,7 +232,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       ok: false,
       errors: parsed.error.issues.map((issue) => {
         const name = issue.path.join('.');
-        const raw = name && name !== 'KEYFLOW_KEK' ? cleaned[name] : undefined; // never echo the KEK
+        const raw = name && name !== 'KEYFLOW_KEK' && name !== 'TEMPORAL_API_KEY' ? cleaned[name] : undefined; // never echo a secret
         return `${name}: ${issue.message}${raw !== undefined ? ` (got ${JSON.stringify(raw)})` : ''}`;
       }),
     };
@@ -160,6 +252,11 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
         uiPort: e.TEMPORAL_UI_PORT,
         namespace: e.TEMPORAL_NAMESPACE,
         taskQueue: e.TEMPORAL_TASK_QUEUE,
+        tls:
+          e.TEMPORAL_TLS_CERT || e.TEMPORAL_TLS_KEY || e.TEMPORAL_TLS_CA || e.TEMPORAL_TLS_SERVER_NAME
+            ? { certFile: e.TEMPORAL_TLS_CERT, keyFile: e.TEMPORAL_TLS_KEY, caFile: e.TEMPORAL_TLS_CA, serverName: e.TEMPORAL_TLS_SERVER_NAME }
+            : null,
+        apiKey: e.TEMPORAL_API_KEY,
       },
       mongo: {
         uri: e.MONGODB_URI ?? `mongodb://127.0.0.1:${e.MONGODB_PORT}/`,
@@ -175,7 +272,20 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       deviceCodeTtlMs: e.DEVICE_CODE_TTL_SECONDS * 1000,
       stepUpChallengeTtlMs: e.STEP_UP_CHALLENGE_TTL_SECONDS * 1000,
       webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
-      outbound: { allowHosts: e.OUTBOUND_ALLOWLIST, timeoutMs: e.OUTBOUND_TIMEOUT_MS, maxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES },
+      outbound: { allow: e.OUTBOUND_ALLOWLIST, allowHosts: e.OUTBOUND_ALLOWLIST.map((a) => a.host), timeoutMs: e.OUTBOUND_TIMEOUT_MS, maxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES },
+      trustedProxies: e.TRUSTED_PROXIES,
+      limits: {
+        signInPerAccount: e.SIGNIN_LIMIT_PER_ACCOUNT,
+        signInPerIp: e.SIGNIN_LIMIT_PER_IP,
+        signInGlobal: e.SIGNIN_LIMIT_GLOBAL,
+        signInCaptchaAfter: e.SIGNIN_CAPTCHA_AFTER,
+        requestsPerIp: e.REQUEST_LIMIT_PER_IP,
+        requestsPerClient: e.REQUEST_LIMIT_PER_CLIENT,
+      },
+      sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
+      reauthMaxAgeMs: e.REAUTH_MAX_AGE_SECONDS * 1000,
+      patMaxLifetimeMs: e.PAT_MAX_LIFETIME_DAYS * 24 * 3600_000,
+      refreshFamilyRotationsPerRun: e.REFRESH_FAMILY_ROTATIONS_PER_RUN,
     },
   };
 }

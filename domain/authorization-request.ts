@@ -13,13 +13,15 @@ export interface ClientForAuthorization {
   public: boolean;
   redirectUris: readonly RedirectUriEntry[];
   allowedScopes: readonly string[];
+  /** RFC 8707 resources this client may name (absent: none). */
+  allowedResources?: readonly string[];
+  /** PKCE required (absent: required); only a confidential client may opt out. */
+  requirePkce?: boolean;
 }
 
 export interface ValidAuthorization {
   clientId: string;
   redirectUri: string;
-  /** The redirect URI was accepted because the client had none: store it once a code is issued. */
-  learnRedirectUri: boolean;
   scope: string[];
   state: string | null;
   nonce: string | null;
@@ -68,7 +70,7 @@ type ParamsCheck = { ok: true; params: ValidAuthorization } | { ok: false; error
  * Every check after the client and its redirect URI, shared by the
  * authorization endpoint (errors redirect) and PAR (errors are JSON).
  */
-function validateParams(query: Query, client: ClientForAuthorization, redirectUri: string, learnRedirectUri: boolean, state: string | null): ParamsCheck {
+function validateParams(query: Query, client: ClientForAuthorization, redirectUri: string, state: string | null): ParamsCheck {
   const fail = (error: string, description: string): ParamsCheck => ({ ok: false, error, description });
   const rawState = single(query, 'state');
 
@@ -99,12 +101,15 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
   // RFC 8707: repeatable; each an absolute URI without fragment.
   const resources = parseResources(query.resource);
   if (!resources.ok) return fail(resources.error, resources.description);
+  const notAllowedResource = resources.resources.find((r) => !(client.allowedResources ?? []).includes(r));
+  if (notAllowedResource) return fail('invalid_target', `this application may not ask for the resource ${notAllowedResource}`);
 
   const method = single(query, 'code_challenge_method');
   const challenge = single(query, 'code_challenge');
   if (method !== undefined && method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256 (plain is not supported)');
   if (challenge === undefined && method !== undefined) return fail('invalid_request', 'code_challenge_method without code_challenge');
   if (challenge === undefined && client.public) return fail('invalid_request', 'public clients must use PKCE (code_challenge with S256)');
+  if (challenge === undefined && client.requirePkce !== false) return fail('invalid_request', 'this application must use PKCE (code_challenge with S256)');
   if (challenge !== undefined && method === undefined) return fail('invalid_request', 'code_challenge_method=S256 is required with code_challenge');
   if (challenge !== undefined && !isValidS256Challenge(challenge!)) return fail('invalid_request', 'code_challenge must be 43 base64url characters');
 
@@ -131,7 +136,6 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
     params: {
       clientId: client.clientId,
       redirectUri,
-      learnRedirectUri,
       scope,
       state,
       nonce: nonce ?? null,
@@ -160,7 +164,7 @@ export function validateAuthorizationRequest(query: Query, client: ClientForAuth
   if (!decision.ok) return { kind: 'error-page', title: 'Invalid redirect URI', message: `The redirect_uri cannot be used: ${decision.reason}.` };
 
   const state = parseState(query);
-  const checked = validateParams(query, client, redirectUri, decision.learn, state);
+  const checked = validateParams(query, client, redirectUri, state);
   if (!checked.ok) return { kind: 'redirect-error', redirectUri, state, error: checked.error, description: checked.description };
   return { kind: 'ok', params: checked.params };
 }
@@ -181,7 +185,7 @@ export function validatePushedAuthorizationRequest(body: Query, client: ClientFo
   if (!redirectUri) return fail('invalid_request', 'redirect_uri is required');
   const decision = checkRedirectUri(client.redirectUris, redirectUri);
   if (!decision.ok) return fail('invalid_request', `the redirect_uri cannot be used: ${decision.reason}`);
-  const checked = validateParams(body, client, redirectUri, decision.learn, parseState(body));
+  const checked = validateParams(body, client, redirectUri, parseState(body));
   return checked.ok ? { kind: 'ok', params: checked.params } : fail(checked.error, checked.description);
 }
 

@@ -263,7 +263,7 @@ export function appToClient(body: unknown, ownerUserId: string, current?: Client
   if (!parsed.success) return bad(describe(parsed.error.issues, {}));
   const a = parsed.data;
   if (!current && a.name === undefined) return bad('name: is required');
-  const base: NewClientInput = current ? currentInput(current) : { name: '', ownerUserId, isVerified: false };
+  const base: NewClientInput = current ? currentInput(current) : { name: '', redirectUris: [], ownerUserId, isVerified: false };
   const input: NewClientInput = { ...base };
   if (a.name !== undefined) input.name = a.name;
   if (a.description !== undefined) input.description = a.description;

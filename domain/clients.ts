@@ -1,7 +1,8 @@
 // The client (Application) model of the spec, and validation of what an
 // operator, the app API or dynamic registration may set on it.
 import { z } from 'zod';
-import { precheckRedirectUri } from './redirect-uri.js';
+import { redirectUriEntryProblem, isLoopbackHost } from './redirect-uri.js';
+import { resourceProblem } from './resources.js';
 import { isKnownScope } from './scopes.js';
 
 export const REDIRECT_URI_TYPES = ['equals', 'wildcard', 'regex'] as const;
@@ -25,19 +26,12 @@ const DEFAULT_SCOPES = ['openid', 'profile', 'email'];
 const redirectUriEntry = z
   .object({ type: z.enum(REDIRECT_URI_TYPES).default('equals'), value: z.string().min(1).max(2048) })
   .superRefine((entry, ctx) => {
-    if (entry.type === 'equals') {
-      const problem = precheckRedirectUri(entry.value);
-      if (problem) ctx.addIssue({ code: 'custom', message: `${entry.value} ${problem}` });
-    } else if (entry.type === 'regex') {
-      try {
-        new RegExp(entry.value);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: `${entry.value} is not a valid regular expression` });
-      }
-    }
+    const problem = redirectUriEntryProblem(entry);
+    if (problem) ctx.addIssue({ code: 'custom', message: `${entry.value} ${problem}` });
   });
 
-const absoluteHttpUri = z.string().refine((v) => {
+/** A browser redirect target (post-logout): absolute http(s), no fragment. */
+const absoluteHttpUri = z.string().max(2048).refine((v) => {
   try {
     return ['https:', 'http:'].includes(new URL(v).protocol) && !v.includes('#');
   } catch {
@@ -45,21 +39,49 @@ const absoluteHttpUri = z.string().refine((v) => {
   }
 }, 'must be an absolute http(s) URI without fragment');
 
+/**
+ * A URI Keyflow itself calls (jwks_uri, back-channel logout): https, or http
+ * on a loopback host only (which the outbound allow-list must still admit).
+ * No credentials, no fragment.
+ */
+export const outboundUri = z.string().max(2048).refine((v) => {
+  try {
+    const url = new URL(v);
+    if (v.includes('#') || url.username || url.password) return false;
+    return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
+  } catch {
+    return false;
+  }
+}, 'must be an absolute https URI without credentials or fragment (http only for loopback hosts)');
+
+const resourceUri = z.string().max(2048).superRefine((v, ctx) => {
+  const problem = resourceProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 export const NewClientInput = z
   .object({
     name: z.string().trim().min(1, 'is required').max(200),
     description: z.string().max(2000).default(''),
-    redirectUris: z.array(redirectUriEntry).max(50).default([]),
+    // RFC 9700 §2.1: every client pre-registers its redirect URIs; none is ever learned.
+    redirectUris: z.array(redirectUriEntry).min(1, 'at least one redirect URI is required').max(50),
     allowedScopes: z
       .array(z.string().refine(isKnownScope, { error: (i) => `unknown scope ${JSON.stringify(i.input)}` }))
       .default(DEFAULT_SCOPES),
     public: z.boolean().default(false),
     tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).optional(),
     oidcFields: z.array(z.enum(OIDC_FIELDS)).default([]),
-    postLogoutRedirectUris: z.array(absoluteHttpUri).default([]),
-    backchannelLogoutUri: absoluteHttpUri.nullable().default(null),
+    postLogoutRedirectUris: z.array(absoluteHttpUri).max(50).default([]),
+    backchannelLogoutUri: outboundUri.nullable().default(null),
     jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) }).nullable().default(null),
-    jwksUri: absoluteHttpUri.nullable().default(null),
+    jwksUri: outboundUri.nullable().default(null),
+    /**
+     * RFC 8707 resource indicators this client may ask for (exact strings).
+     * Empty, the default: none, so a client cannot name arbitrary audiences.
+     */
+    allowedResources: z.array(resourceUri).max(50).default([]),
+    /** PKCE at the authorization endpoint (RFC 9700 §2.1.1). Always for public clients; a confidential client may opt out. */
+    requirePkce: z.boolean().default(true),
     isVerified: z.boolean().default(false),
     idTokenSignedResponseAlg: z.enum(ID_TOKEN_ALGS).default('ML-DSA-65'),
     /** RFC 9126 §5: the authorization endpoint accepts this client's requests only through PAR. */
@@ -70,6 +92,7 @@ export const NewClientInput = z
     const method = c.tokenEndpointAuthMethod ?? (c.public ? 'none' : 'client_secret_basic');
     if (c.public && method !== 'none') ctx.addIssue({ code: 'custom', message: 'a public client uses token_endpoint_auth_method none' });
     if (!c.public && method === 'none') ctx.addIssue({ code: 'custom', message: 'token_endpoint_auth_method none is only for public clients' });
+    if (c.public && !c.requirePkce) ctx.addIssue({ code: 'custom', message: 'public clients always use PKCE (require_pkce cannot be false)' });
     if (c.jwks && c.jwksUri) ctx.addIssue({ code: 'custom', message: 'jwks and jwks_uri are mutually exclusive' });
     if (method === 'private_key_jwt' && !c.jwks && !c.jwksUri) {
       ctx.addIssue({ code: 'custom', message: 'private_key_jwt needs jwks or jwks_uri' });

@@ -1,6 +1,7 @@
 // Redirect URI rules (spec "Redirect URI matching"): the pre-check every
 // candidate URI passes before any match type is tried, then matching against
-// a client's registered entries. Pure: the caller stores learned URIs.
+// a client's registered entries. Pure. Redirect URIs are always pre-registered
+// (RFC 9700 §2.1): a client with no entry accepts none, and nothing is learned.
 import type { RedirectUriEntry } from './clients.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -78,14 +79,26 @@ export function matchesRedirectUri(entry: RedirectUriEntry, candidate: string): 
   }
 }
 
-export type RedirectUriDecision = { ok: true; learn: boolean } | { ok: false; reason: string };
+/** Why an entry cannot be registered (as a client is created or changed), or null. */
+export function redirectUriEntryProblem(entry: RedirectUriEntry): string | null {
+  if (entry.type === 'equals') return precheckRedirectUri(entry.value);
+  if (entry.type === 'regex') {
+    try {
+      new RegExp(entry.value);
+    } catch {
+      return 'is not a valid regular expression';
+    }
+  }
+  return null;
+}
 
-/** The whole redirect URI rule: pre-check, then learn (no entries yet) or match against the entries. */
+export type RedirectUriDecision = { ok: true } | { ok: false; reason: string };
+
+/** The whole redirect URI rule: pre-check, then match against the registered entries. */
 export function checkRedirectUri(entries: readonly RedirectUriEntry[], candidate: string): RedirectUriDecision {
   // The pre-check comes first so that no entry (not even a `.*` regex) can admit an unsafe URI.
   const problem = precheckRedirectUri(candidate);
   if (problem) return { ok: false, reason: `redirect_uri ${problem}` };
-  if (entries.length === 0) return { ok: true, learn: true };
-  if (entries.some((e) => matchesRedirectUri(e, candidate))) return { ok: true, learn: false };
-  return { ok: false, reason: 'redirect_uri is not registered for this client' };
+  if (entries.some((e) => matchesRedirectUri(e, candidate))) return { ok: true };
+  return { ok: false, reason: entries.length === 0 ? 'this client has no registered redirect URI' : 'redirect_uri is not registered for this client' };
 }

@@ -8,8 +8,12 @@ export type AuthorizationParams = ValidAuthorization;
 
 export interface AuthorizationRequestDoc extends AuthorizationParams {
   _id: string;
-  /** Set when the user allowed this very request (prompt=consent asks even when consent exists). */
+  /** The browser the request was started in (hash of its binding cookie): only that browser can continue it. */
+  browser: string;
+  /** Set when the user allowed this very request (prompt=consent asks even when consent exists)... */
   consentedAt: Date | null;
+  /** ...by this user: another user signing in afterwards must consent for themselves. */
+  consentedBy: string | null;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -17,13 +21,14 @@ export interface AuthorizationRequestDoc extends AuthorizationParams {
 /** Time a user has to sign in and consent. */
 export const AUTHORIZATION_REQUEST_TTL_MS = 15 * 60_000;
 
-/** A request being answered; `_id` is set once it had to be stored (the user was sent to a page). */
-export type PendingAuthorization = AuthorizationParams & { _id?: string; createdAt: Date; consentedAt: Date | null };
+/** A request being answered; `_id` and `browser` are set once it had to be stored (the user was sent to a page). */
+export type PendingAuthorization = AuthorizationParams & { _id?: string; browser?: string; createdAt: Date; consentedAt: Date | null; consentedBy: string | null };
 
-export async function saveAuthorizationRequest(store: Store, request: PendingAuthorization): Promise<AuthorizationRequestDoc> {
+export async function saveAuthorizationRequest(store: Store, request: PendingAuthorization, browser: string): Promise<AuthorizationRequestDoc> {
   // Not a credential, but unguessable so that one user cannot walk into another's request.
   const doc: AuthorizationRequestDoc = {
     ...request,
+    browser,
     _id: newSecret(),
     expiresAt: new Date(request.createdAt.getTime() + AUTHORIZATION_REQUEST_TTL_MS),
   };
@@ -37,8 +42,8 @@ export async function findAuthorizationRequest(store: Store, id: unknown): Promi
   return doc && doc.expiresAt > new Date() ? doc : null;
 }
 
-export async function markConsented(store: Store, id: string): Promise<void> {
-  await store.authorizationRequests.updateOne({ _id: id }, { $set: { consentedAt: new Date() } });
+export async function markConsented(store: Store, id: string, userId: string): Promise<void> {
+  await store.authorizationRequests.updateOne({ _id: id }, { $set: { consentedAt: new Date(), consentedBy: userId } });
 }
 
 /** Ends a request once it was answered (code issued, denied, or failed); nothing to do if it was never stored. */

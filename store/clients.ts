@@ -3,7 +3,6 @@ import { NewClientInput, usesClientSecret, type ValidClient } from '../domain/cl
 import { ValidationError, zodProblems } from '../domain/errors.js';
 import { hashSecret, newId, newSecret } from '../security/secrets.js';
 import type { Store } from './db.js';
-import { claimOnce } from './single-use.js';
 
 export type ClientDoc = Omit<ValidClient, 'public'> & {
   _id: string;
@@ -109,14 +108,6 @@ export async function rotateClientSecret(store: Store, client: ClientDoc): Promi
   const clientSecret = newSecret();
   const result = await store.clients.replaceOne({ _id: client._id }, { ...client, secretHash: hashSecret(clientSecret), updatedAt: new Date() });
   return result.matchedCount === 1 ? clientSecret : null;
-}
-
-/** Stores the first redirect URI used successfully by a client that had none; false if another was learned first. */
-export async function learnRedirectUri(store: Store, clientId: string, redirectUri: string): Promise<boolean> {
-  // Only the first claim learns: concurrent first uses cannot both add their URI.
-  if (!(await claimOnce(store, `learn-redirect-uri:${clientId}`, 365 * 24 * 3600_000))) return false;
-  await store.clients.updateOne({ _id: clientId }, { $push: { redirectUris: { type: 'equals', value: redirectUri } }, $set: { updatedAt: new Date() } });
-  return true;
 }
 
 export type ClientLookup = (clientId: string) => Promise<ClientDoc | null>;

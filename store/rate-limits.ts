@@ -1,39 +1,148 @@
-// Fixed-window counters in MongoDB, shared by every api process: sign-in
-// attempts now, challenge creation and TOTP attempts later.
-import type { Store } from './db.js';
+// Attempt limits that hold under parallel requests, on FerretDB v1 as on
+// MongoDB. A window of `max` attempts is `max` slots; an attempt takes a slot
+// by inserting the document `<key>|<window>|<slot>`, and a duplicate `_id`
+// fails atomically, so at most `max` attempts ever hold a slot in a window,
+// however many race (a `$inc` counter is not atomic on FerretDB v1: 40
+// parallel requests were all counted under a limit of 10). Callers take the
+// slot *before* verifying anything, and may give it back afterwards (a correct
+// password does not count as a failure).
+//
+// Backoff: a rule with `backoff` halves its capacity for every immediately
+// preceding window in which the key ran out (down to 1 attempt per window), so
+// a sustained attack slows down instead of getting a fresh `max` every window.
+import { createHash } from 'node:crypto';
+import { isDuplicateKeyError, type Store } from './db.js';
 
-export interface RateLimitDoc {
+export interface LimitRule {
+  /** Attempts allowed per window. */
+  max: number;
+  windowMs: number;
+  /** Shrink the capacity after windows that ran out (see above). */
+  backoff?: boolean;
+}
+
+export interface Attempt {
+  /** Gives the slot back (e.g. the attempt succeeded and should not count as a failure). */
+  release(): Promise<void>;
+}
+
+export type AttemptResult = { allowed: true; attempt: Attempt } | { allowed: false; retryAfter: number };
+
+/** How many preceding windows backoff looks at (capacity max/2, /4, /8, /16). */
+const BACKOFF_WINDOWS = 4;
+
+interface LimitDoc {
   _id: string;
-  count: number;
+  /** Only on hint documents: the first slot that may be free. */
+  next?: number;
   expiresAt: Date;
 }
 
-export interface RateLimitResult {
-  allowed: boolean;
-  /** Seconds until the window ends (for Retry-After). */
-  retryAfter: number;
+const collection = (store: Store) => store.db.collection<LimitDoc>('rate_limits');
+
+// Keys carry emails and addresses: stored hashed, so the collection holds no personal data.
+const hashKey = (key: string) => createHash('sha256').update(key).digest('base64url').slice(0, 32);
+
+/** Per process: the next slot to try per window, and backoff of past windows (which no longer change). */
+const localNext = new Map<string, number>();
+const pastStrikes = new Map<string, boolean>();
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  if (map.size > 20_000) map.clear();
+  map.set(key, value);
 }
 
-const limits = (store: Store) => store.db.collection<RateLimitDoc>('rate_limits');
+function windowOf(rule: LimitRule, now: number) {
+  const index = Math.floor(now / rule.windowMs);
+  return { index, end: (index + 1) * rule.windowMs };
+}
+
+async function insertOnce(store: Store, doc: LimitDoc): Promise<boolean> {
+  try {
+    await collection(store).insertOne(doc);
+    return true;
+  } catch (err) {
+    if (isDuplicateKeyError(err)) return false;
+    throw err;
+  }
+}
+
+async function struck(store: Store, hashed: string, index: number): Promise<boolean> {
+  const id = `${hashed}|${index}|out`;
+  const cached = pastStrikes.get(id);
+  if (cached !== undefined) return cached;
+  const out = (await collection(store).findOne({ _id: id })) !== null;
+  remember(pastStrikes, id, out);
+  return out;
+}
+
+async function capacity(store: Store, hashed: string, index: number, rule: LimitRule): Promise<number> {
+  if (!rule.backoff) return rule.max;
+  let strikes = 0;
+  while (strikes < BACKOFF_WINDOWS && (await struck(store, hashed, index - strikes - 1))) strikes++;
+  return Math.max(1, rule.max >> strikes);
+}
 
 /**
- * Counts one event under `key`; allowed while the window holds at most `limit`
- * events. Filters on _id only (fast on FerretDB). FerretDB v1 does not make
- * $inc atomic, so concurrent events may be undercounted: a limit can be
- * exceeded by the number of requests racing at that moment, never more.
+ * Takes one of the window's slots for `key`, or reports when the next window
+ * starts. Count first, verify second: an attempt refused here must not be
+ * verified at all.
  */
-export async function hitRateLimit(store: Store, key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
-  const now = new Date();
-  let doc = await limits(store).findOneAndUpdate({ _id: key }, { $inc: { count: 1 } }, { returnDocument: 'after' });
-  if (!doc || doc.expiresAt <= now) {
-    doc = { _id: key, count: 1, expiresAt: new Date(now.getTime() + windowMs) };
-    await limits(store).updateOne({ _id: key }, { $set: { count: 1, expiresAt: doc.expiresAt } }, { upsert: true });
+export async function takeAttempt(store: Store, key: string, rule: LimitRule, now = Date.now()): Promise<AttemptResult> {
+  const hashed = hashKey(key);
+  const win = windowOf(rule, now);
+  const prefix = `${hashed}|${win.index}`;
+  const expiresAt = new Date(win.end + (rule.backoff ? BACKOFF_WINDOWS * rule.windowMs : 0));
+  const max = await capacity(store, hashed, win.index, rule);
+  let slot = localNext.get(prefix) ?? 0;
+  let consultedHint = false;
+  while (slot < max) {
+    if (await insertOnce(store, { _id: `${prefix}|${slot}`, expiresAt })) {
+      remember(localNext, prefix, slot + 1);
+      // Another process (or this one after a restart) starts from the hint instead of 0.
+      if (consultedHint || slot % 8 === 7) {
+        await collection(store).updateOne({ _id: `${prefix}|next` }, { $set: { next: slot + 1, expiresAt } }, { upsert: true });
+      }
+      return { allowed: true, attempt: { release: () => release(store, prefix, slot) } };
+    }
+    slot++;
+    if (!consultedHint) {
+      consultedHint = true;
+      const hint = await collection(store).findOne({ _id: `${prefix}|next` });
+      if (hint?.next && hint.next > slot) slot = hint.next;
+    }
   }
-  return { allowed: doc.count <= limit, retryAfter: Math.max(1, Math.ceil((doc.expiresAt.getTime() - now.getTime()) / 1000)) };
+  if (rule.backoff) await insertOnce(store, { _id: `${prefix}|out`, expiresAt });
+  return { allowed: false, retryAfter: Math.max(1, Math.ceil((win.end - now) / 1000)) };
 }
 
-/** Whether `key` is over its limit, without counting. */
-export async function isRateLimited(store: Store, key: string, limit: number): Promise<boolean> {
-  const doc = await limits(store).findOne({ _id: key });
-  return !!doc && doc.expiresAt > new Date() && doc.count >= limit;
+async function release(store: Store, prefix: string, slot: number): Promise<void> {
+  await collection(store).deleteOne({ _id: `${prefix}|${slot}` });
+  // This process may reuse the freed slot; others skip it (they may count one too many, never too few).
+  const next = localNext.get(prefix);
+  if (next !== undefined && slot < next) remember(localNext, prefix, slot);
+}
+
+/**
+ * Takes a slot under every rule, all or nothing: refused by one, the slots
+ * already taken are given back, so a request refused by (say) the per-IP
+ * limit does not use up the account's attempts.
+ */
+export async function takeAttempts(store: Store, limits: ReadonlyArray<readonly [key: string, rule: LimitRule]>): Promise<AttemptResult> {
+  const taken: Attempt[] = [];
+  for (const [key, rule] of limits) {
+    const result = await takeAttempt(store, key, rule);
+    if (!result.allowed) {
+      await Promise.all(taken.map((a) => a.release()));
+      return result;
+    }
+    taken.push(result.attempt);
+  }
+  return { allowed: true, attempt: { release: async () => void (await Promise.all(taken.map((a) => a.release()))) } };
+}
+
+/** Whether `key` has taken at least `count` slots in the current window (one read; for thresholds such as "captcha after 3 failures"). */
+export async function hasReached(store: Store, key: string, rule: LimitRule, count: number, now = Date.now()): Promise<boolean> {
+  if (count <= 0) return true;
+  const prefix = `${hashKey(key)}|${windowOf(rule, now).index}`;
+  return (await collection(store).findOne({ _id: `${prefix}|${count - 1}` })) !== null;
 }

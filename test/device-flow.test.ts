@@ -46,6 +46,7 @@ interface Rp {
 async function newRp(overrides: Partial<NewClientInput> = {}): Promise<Rp> {
   const { client, clientSecret } = await createClient(api.deps.store, {
     name: 'Device RP',
+    redirectUris: [{ value: 'https://device.example/cb' }], 
     allowedScopes: ['openid', 'profile', 'email', 'offline_access', 'site:user:read', 'team:read', 'team:abc:read', 'admin:users:read'],
     idTokenSignedResponseAlg: 'RS256',
     isVerified: true,
@@ -388,7 +389,7 @@ describe('wrong user codes', () => {
     // block the other test files that enter codes from the same address.
     const limited = await startTestApi({ MONGODB_DATABASE: `device_limit_${Date.now()}` });
     try {
-      const { client, clientSecret } = await createClient(limited.deps.store, { name: 'Limit RP', allowedScopes: ['openid'] });
+      const { client, clientSecret } = await createClient(limited.deps.store, { name: 'Limit RP', redirectUris: [{ value: 'https://device.example/cb' }], allowedScopes: ['openid'] });
       const rp: Rp = { id: client._id, body: {}, headers: { authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` } };
       const agent = new HttpUser(limited.url);
       let page = await (await agent.get('/device')).res.text();

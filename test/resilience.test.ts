@@ -146,7 +146,7 @@ describe('durable flows survive their processes', () => {
   const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
   async function deviceFlowClient() {
-    const { client, clientSecret } = await createClient(store, { name: 'Resilience device', allowedScopes: ['openid', 'offline_access'], idTokenSignedResponseAlg: 'RS256' });
+    const { client, clientSecret } = await createClient(store, { name: 'Resilience device', redirectUris: [{ value: 'https://device.example/cb' }], allowedScopes: ['openid', 'offline_access'], idTokenSignedResponseAlg: 'RS256' });
     return { id: client._id, auth: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` };
   }
 

@@ -152,6 +152,7 @@ describe('oauth4webapi: device authorization', () => {
     const user = await createUser(api.deps.store, { email, password: PASSWORD });
     const { client: registered, clientSecret } = await createClient(api.deps.store, {
       name: 'oauth4webapi device',
+      redirectUris: [{ value: 'https://device.example/cb' }], 
       allowedScopes: ['openid', 'offline_access'],
       idTokenSignedResponseAlg: 'ML-DSA-65',
     });

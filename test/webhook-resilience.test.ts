@@ -107,7 +107,7 @@ beforeAll(async () => {
     TEMPORAL_TASK_QUEUE: taskQueue,
     MONGODB_DATABASE: DATABASE,
     WEBHOOK_TIMEOUT_MS: '2000',
-    OUTBOUND_ALLOWLIST: '127.0.0.1',
+    OUTBOUND_ALLOWLIST: 'webhooks=127.0.0.1:*',
   };
   store = openStore(testConfig({ MONGODB_DATABASE: DATABASE }));
   await ensureIndexes(store);

@@ -4,19 +4,21 @@
 import type { Request, Response } from 'express';
 import { buildRedirect } from '../../domain/authorization-request.js';
 import { SCOPES } from '../../domain/scopes.js';
-import { checkRedirectUri } from '../../domain/redirect-uri.js';
 import type { Logger } from '../../runtime/log.js';
 import { newId } from '../../security/secrets.js';
 import { issueAuthorizationCode } from '../../store/authorization-codes.js';
-import { finishAuthorizationRequest, saveAuthorizationRequest, type PendingAuthorization } from '../../store/authorization-requests.js';
-import { findClient, learnRedirectUri, type ClientLookup } from '../../store/clients.js';
+import { constantTimeEqual } from '../../security/secrets.js';
+import { finishAuthorizationRequest, saveAuthorizationRequest, type AuthorizationRequestDoc, type PendingAuthorization } from '../../store/authorization-requests.js';
+import type { ClientLookup } from '../../store/clients.js';
 import { findConsent } from '../../store/consents.js';
 import type { Store } from '../../store/db.js';
 import { addSessionClient, updateSession } from '../../store/sessions.js';
 import { findUserById, type UserDoc } from '../../store/users.js';
 import { sendErrorPage } from '../html/layout.js';
+import { browserBinding, currentBrowserBinding } from '../http/browser-binding.js';
+import type { CookieDeps } from '../http/cookies.js';
 
-export interface FlowDeps {
+export interface FlowDeps extends CookieDeps {
   issuer: string;
   store: Store;
   findClient: ClientLookup;
@@ -35,11 +37,26 @@ export async function redirectWithError(res: Response, deps: FlowDeps, request: 
   res.redirect(303, buildRedirect(request.redirectUri, { error, error_description: description, state: request.state, iss: deps.issuer }));
 }
 
-/** The id under which the request waits for the user: stored only now, when a page is needed. */
-async function storedId(deps: FlowDeps, request: PendingAuthorization): Promise<string> {
-  request._id ??= (await saveAuthorizationRequest(deps.store, request))._id;
+/** The id under which the request waits for the user: stored only now, when a page is needed, and bound to this browser. */
+async function storedId(req: Request, res: Response, deps: FlowDeps, request: PendingAuthorization): Promise<string> {
+  if (!request._id) {
+    const saved = await saveAuthorizationRequest(deps.store, request, browserBinding(req, res, deps));
+    request._id = saved._id;
+    request.browser = saved.browser;
+  }
   return encodeURIComponent(request._id);
 }
+
+/** A stored request continues only in the browser that started it (see browser-binding.ts). */
+export function startedInThisBrowser(req: Request, deps: FlowDeps, request: AuthorizationRequestDoc): boolean {
+  const binding = currentBrowserBinding(req, deps);
+  return binding !== null && constantTimeEqual(binding, request.browser ?? '');
+}
+
+export const OTHER_BROWSER = [
+  'Request started elsewhere',
+  'This sign-in request was started in another browser. Return to the application and start again from here.',
+] as const;
 
 /** True when the user has a second factor that can raise the session to acr=mfa. */
 export async function hasSecondFactor(store: Store, user: UserDoc): Promise<boolean> {
@@ -47,6 +64,8 @@ export async function hasSecondFactor(store: Store, user: UserDoc): Promise<bool
 }
 
 export async function proceedWithAuthorization(req: Request, res: Response, deps: FlowDeps, request: PendingAuthorization): Promise<void> {
+  // Checked on resume, at the consent page and here, right before a code is issued.
+  if (request._id && !startedInThisBrowser(req, deps, request as AuthorizationRequestDoc)) return sendErrorPage(res, 403, ...OTHER_BROWSER);
   const session = req.kfSession;
   // The session names the user; the user document is read only when needed (a
   // deleted user's code is refused at the token endpoint, which loads the user).
@@ -63,7 +82,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
     (!signedInForThisRequest && request.maxAge !== null && Date.now() - authTime > request.maxAge * 1000);
   if (mustSignIn) {
     if (noPrompt) return redirectWithError(res, deps, request, 'login_required', 'the user must sign in');
-    return void res.redirect(303, `/login?request=${await storedId(deps, request)}`);
+    return void res.redirect(303, `/login?request=${await storedId(req, res, deps, request)}`);
   }
 
   // 2. acr_values=mfa not met: a second factor raises the session (when the user has one).
@@ -72,7 +91,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   if (needsMfa && user && (await hasSecondFactor(deps.store, user))) {
     if (noPrompt) return redirectWithError(res, deps, request, 'login_required', 'the user must authenticate with a second factor');
     await updateSession(deps.store, session!._id, { pending: { userId: user._id, amr: session!.amr, at: new Date() } });
-    return void res.redirect(303, `/login/second-factor?request=${await storedId(deps, request)}`);
+    return void res.redirect(303, `/login/second-factor?request=${await storedId(req, res, deps, request)}`);
   }
 
   // Admin-only scopes are for admins: nobody else can consent to them.
@@ -84,21 +103,15 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   // 3. Consent: skipped when every scope was granted before, unless prompt=consent.
   const consent = await findConsent(deps.store, userId!, request.clientId);
   const missing = request.scope.filter((s) => !consent?.scopes.includes(s));
-  const mustConsent = (missing.length > 0 || request.prompt.includes('consent')) && !request.consentedAt;
+  // Consent given on this request counts only for the user who gave it.
+  const consentedHere = request.consentedAt !== null && request.consentedBy === userId;
+  const mustConsent = (missing.length > 0 || request.prompt.includes('consent')) && !consentedHere;
   if (mustConsent) {
     if (noPrompt) return redirectWithError(res, deps, request, 'consent_required', 'the user has not allowed this application');
-    return void res.redirect(303, `/consent?request=${await storedId(deps, request)}`);
+    return void res.redirect(303, `/consent?request=${await storedId(req, res, deps, request)}`);
   }
 
   // 4. The code, bound to client, redirect URI, PKCE challenge and this sign-in.
-  if (request.learnRedirectUri && !(await learnRedirectUri(deps.store, request.clientId, request.redirectUri))) {
-    // Another redirect URI was learned meanwhile: this one must match it like any registered entry.
-    const client = await findClient(deps.store, request.clientId);
-    if (!client || !checkRedirectUri(client.redirectUris, request.redirectUri).ok) {
-      await finishAuthorizationRequest(deps.store, request);
-      return sendErrorPage(res, 400, 'Invalid redirect URI', 'The redirect_uri is not registered for this application.');
-    }
-  }
   const code = await issueAuthorizationCode(deps.store, {
     clientId: request.clientId,
     userId: userId!,

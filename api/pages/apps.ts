@@ -32,7 +32,7 @@ ${apps.length === 0 ? html`<p class="muted">No apps yet.</p>` : ''}
 <ul>${apps.map(
         (a) => html`<li><strong>${a.name}</strong> ${a.isVerified ? html`<span class="badge">Verified</span>` : ''}
 <p><span class="muted">client_id</span> <code>${a._id}</code> <span class="muted">${a.public ? 'public' : a.tokenEndpointAuthMethod}</span></p>
-<p class="muted">${a.redirectUris.map((r) => `${r.type === 'equals' ? '' : `${r.type}: `}${r.value}`).join(', ') || 'no redirect URI yet (the first one used is learned)'}</p>
+<p class="muted">${a.redirectUris.map((r) => `${r.type === 'equals' ? '' : `${r.type}: `}${r.value}`).join(', ') || 'no redirect URI: register one before signing in with this app'}</p>
 <a href="/account/apps/${a._id}/edit">Edit</a>
 ${a.secretHash ? html`<form class="inline" method="post" action="/account/apps/${a._id}/secret">${csrfField(session.csrf)}<button type="submit" class="secondary">New secret</button></form>` : ''}
 <form class="inline" method="post" action="/account/apps/${a._id}/delete">${csrfField(session.csrf)}<button type="submit" class="secondary">Delete</button></form></li>`,

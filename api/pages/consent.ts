@@ -8,7 +8,7 @@ import { recordConsent } from '../../store/consents.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf } from '../http/session.js';
-import { proceedWithAuthorization, redirectWithError, type FlowDeps } from '../oauth/authorization-flow.js';
+import { OTHER_BROWSER, proceedWithAuthorization, redirectWithError, startedInThisBrowser, type FlowDeps } from '../oauth/authorization-flow.js';
 
 export function describeScope(scope: string): string {
   const known = SCOPES[scope];
@@ -29,6 +29,7 @@ export function consentRoutes(deps: FlowDeps): Router {
   router.get('/consent', async (req, res) => {
     const request = await findAuthorizationRequest(deps.store, req.query.request);
     if (!request) return sendErrorPage(res, 400, ...EXPIRED);
+    if (!startedInThisBrowser(req, deps, request)) return sendErrorPage(res, 403, ...OTHER_BROWSER);
     const session = req.kfSession;
     if (!session?.userId) return res.redirect(303, `/login?request=${encodeURIComponent(request._id)}`);
     const client = await findClient(deps.store, request.clientId);
@@ -53,6 +54,7 @@ ${csrfField(session.csrf)}
   router.post('/consent', form, async (req, res) => {
     const request = await findAuthorizationRequest(deps.store, req.body?.request);
     if (!request) return sendErrorPage(res, 400, ...EXPIRED);
+    if (!startedInThisBrowser(req, deps, request)) return sendErrorPage(res, 403, ...OTHER_BROWSER);
     const session = req.kfSession;
     if (!session?.userId) return res.redirect(303, `/login?request=${encodeURIComponent(request._id)}`);
     if (!hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Session expired', 'Your session expired. Go back and try again.');
@@ -61,8 +63,8 @@ ${csrfField(session.csrf)}
       return redirectWithError(res, deps, request, 'access_denied', 'the user denied the request');
     }
     await recordConsent(deps.store, session.userId, request.clientId, request.scope);
-    await markConsented(deps.store, request._id);
-    await proceedWithAuthorization(req, res, deps, { ...request, consentedAt: new Date() });
+    await markConsented(deps.store, request._id, session.userId);
+    await proceedWithAuthorization(req, res, deps, { ...request, consentedAt: new Date(), consentedBy: session.userId });
   });
 
   return router;

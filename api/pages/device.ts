@@ -10,7 +10,7 @@ import { formatUserCode, normalizeUserCode } from '../../domain/user-code.js';
 import type { ClientDoc } from '../../store/clients.js';
 import { recordConsent } from '../../store/consents.js';
 import { findPendingByUserCode, type DeviceCodeDoc } from '../../store/device-codes.js';
-import { hitRateLimit, isRateLimited } from '../../store/rate-limits.js';
+import { takeAttempt } from '../../store/rate-limits.js';
 import type { SessionDoc } from '../../store/sessions.js';
 import { findUserById } from '../../store/users.js';
 import { approveSignal, denySignal, deviceWorkflowId, type DeviceApproval } from '../../workflows/device-authorization.js';
@@ -71,16 +71,15 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
 
   /** The pending device request a typed code names; wrong codes count against the address. */
   async function findByUserCode(req: Request, typed: unknown): Promise<Found> {
-    const limitKey = `device-code:${req.ip}`;
-    if (await isRateLimited(deps.store, limitKey, CODE_ATTEMPTS)) return { ok: false, status: 429, error: 'Too many wrong codes. Wait 15 minutes and try again.' };
     if (typeof typed !== 'string' || typed.trim() === '') return { ok: false, status: 400, error: 'Enter the code your device shows.' };
+    // Counted before the lookup, so parallel guesses cannot run past the limit; a right code gives its attempt back.
+    const limit = await takeAttempt(deps.store, `device-code:${req.ip}`, { max: CODE_ATTEMPTS, windowMs: ATTEMPT_WINDOW_MS });
+    if (!limit.allowed) return { ok: false, status: 429, error: 'Too many wrong codes. Wait 15 minutes and try again.' };
     const key = normalizeUserCode(typed);
     const device = key ? await findPendingByUserCode(deps.store, key) : null;
     const client = device ? await deps.findClient(device.clientId) : null;
-    if (!key || !device || !client) {
-      await hitRateLimit(deps.store, limitKey, CODE_ATTEMPTS, ATTEMPT_WINDOW_MS);
-      return { ok: false, status: 400, error: BAD_CODE };
-    }
+    if (!key || !device || !client) return { ok: false, status: 400, error: BAD_CODE };
+    await limit.attempt.release();
     return { ok: true, device, client, userCode: formatUserCode(key) };
   }
 

@@ -5,7 +5,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Kek } from '../../keys/kek.js';
 import { verifyPassword } from '../../security/password.js';
-import { hitRateLimit, isRateLimited } from '../../store/rate-limits.js';
+import { takeAttempt } from '../../store/rate-limits.js';
 import { updateSession, type SessionDoc } from '../../store/sessions.js';
 import { findUserByEmail, findUserById, type UserDoc } from '../../store/users.js';
 import { verifySecondFactorCode } from '../auth/second-factor.js';
@@ -113,18 +113,19 @@ export function loginRoutes(deps: LoginDeps): Router {
       return loginPage(res, session, requestId, { error: 'Your session expired. Please try again.', status: 400 });
     }
     const email = parsed.data.email.trim().toLowerCase();
-    const limitKey = `login:${email}`;
-    if (await isRateLimited(deps.store, limitKey, PASSWORD_ATTEMPTS)) {
+    // Counted before the password is checked: parallel guesses cannot run past the limit. A right password gives it back.
+    const limit = await takeAttempt(deps.store, `login:${email}`, { max: PASSWORD_ATTEMPTS, windowMs: ATTEMPT_WINDOW_MS });
+    if (!limit.allowed) {
       return loginPage(res, session, requestId, { email, error: 'Too many failed attempts. Wait 15 minutes and try again.', status: 429 });
     }
     const user = await findUserByEmail(deps.store, email);
     // Hash even for unknown accounts, so timing does not tell which emails exist.
     const valid = await verifyPassword(parsed.data.password, user?.passwordHash ?? 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
     if (!user || !valid) {
-      await hitRateLimit(deps.store, limitKey, PASSWORD_ATTEMPTS, ATTEMPT_WINDOW_MS);
       deps.log.info('sign-in failed', { reason: 'bad credentials' });
       return loginPage(res, session, requestId, { email, error: 'Incorrect email or password.', status: 401 });
     }
+    await limit.attempt.release();
     if (await hasSecondFactor(deps.store, user)) {
       await updateSession(deps.store, session._id, { pending: { userId: user._id, amr: ['pwd'], at: new Date() } });
       return res.redirect(303, `/login/second-factor${requestId ? `?request=${encodeURIComponent(requestId)}` : ''}`);
@@ -147,15 +148,15 @@ export function loginRoutes(deps: LoginDeps): Router {
     if (!user || !hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Sign-in expired', 'Your sign-in expired. Please sign in again.');
     const code = typeof req.body?.code === 'string' ? req.body.code.slice(0, 40) : '';
     const passkeys = (await deps.store.passkeys.countDocuments({ userId: user._id })) > 0;
-    const limitKey = `second-factor:${user._id}`;
-    if (await isRateLimited(deps.store, limitKey, PASSWORD_ATTEMPTS)) {
+    const limit = await takeAttempt(deps.store, `second-factor:${user._id}`, { max: PASSWORD_ATTEMPTS, windowMs: ATTEMPT_WINDOW_MS });
+    if (!limit.allowed) {
       return secondFactorPage(res, session, requestId, { error: 'Too many failed attempts. Wait 15 minutes and try again.', status: 429, passkeys });
     }
     const result = await verifySecondFactorCode(deps.store, deps.kek, user, code);
     if (!result.ok) {
-      await hitRateLimit(deps.store, limitKey, PASSWORD_ATTEMPTS, ATTEMPT_WINDOW_MS);
       return secondFactorPage(res, session, requestId, { error: 'That code is not valid. Try again.', status: 401, passkeys });
     }
+    await limit.attempt.release();
     await signIn(req, res, user, [...session.pending!.amr, 'otp', 'mfa']);
     res.redirect(303, afterSignIn(requestId));
   });

@@ -12,7 +12,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Kek } from '../../keys/kek.js';
 import { hashSecret, newSecret } from '../../security/secrets.js';
 import type { ClientDoc } from '../../store/clients.js';
-import { hitRateLimit } from '../../store/rate-limits.js';
+import { takeAttempt } from '../../store/rate-limits.js';
 import type { SessionDoc } from '../../store/sessions.js';
 import { findStepUpChallenge, recordStepUpState, type StepUpChallengeDoc, type StepUpMethod } from '../../store/step-up.js';
 import { findUserById, type UserDoc } from '../../store/users.js';
@@ -31,8 +31,7 @@ import { isChallengeId, STEP_UP_PATHS, type StepUpDeps } from '../routes/step-up
 export type StepUpPageDeps = StepUpDeps & SessionDeps & { kek: Kek };
 
 /** Code attempts (TOTP or backup code) per user (spec Limits: 8 per 5 minutes). */
-const CODE_ATTEMPTS = 8;
-const CODE_WINDOW_MS = 5 * 60_000;
+const CODE_LIMIT = { max: 8, windowMs: 5 * 60_000 };
 const GONE = 'This confirmation request has expired or was already answered. Go back to the application and start again.';
 
 interface Loaded {
@@ -106,7 +105,7 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
     if (captchaRequired(settings, loaded.challenge)) {
       const checked = await verifyCaptcha(deps, settings, loaded.challenge._id, captcha);
       if (!checked.ok) {
-        const limit = await hitRateLimit(deps.store, `2fa-totp:${user._id}`, CODE_ATTEMPTS, CODE_WINDOW_MS);
+        const limit = await takeAttempt(deps.store, `2fa-totp:${user._id}`, CODE_LIMIT);
         if (!limit.allowed) return { kind: 'page', status: 429, error: 'Too many attempts. Wait a few minutes and try again.' };
         deps.log.info('step-up captcha failed', { client: loaded.client._id, user: user._id });
         return { kind: 'page', status: 400, error: checked.error };
@@ -318,7 +317,7 @@ ${csrfField(session.csrf)}
     const code = typeof body.code === 'string' ? body.code.slice(0, 40) : '';
     const outcome = await authorize(loaded, user, body.confirm_action === 'yes', async () => {
       if (code.trim() === '') return { ok: false, consume: false, error: 'Enter an authentication code or use a passkey.' };
-      const limit = await hitRateLimit(deps.store, `2fa-totp:${user._id}`, CODE_ATTEMPTS, CODE_WINDOW_MS);
+      const limit = await takeAttempt(deps.store, `2fa-totp:${user._id}`, CODE_LIMIT);
       if (!limit.allowed) return { ok: false, consume: false, status: 429, error: 'Too many attempts. Wait a few minutes and try again.' };
       const result = await verifySecondFactorCode(deps.store, deps.kek, user, code);
       return result.ok ? { ok: true, method: result.method } : { ok: false, consume: true };

@@ -31,7 +31,7 @@ async function authorizePushed(req: Request, res: Response, deps: FlowDeps, clie
   // The client's redirect URIs may have changed since the push (at most 90 seconds ago).
   const decision = checkRedirectUri(client.redirectUris, used.params.redirectUri);
   if (!decision.ok) return sendErrorPage(res, 400, 'Invalid redirect URI', `The redirect_uri cannot be used: ${decision.reason}.`);
-  await proceedWithAuthorization(req, res, deps, { ...used.params, learnRedirectUri: decision.learn, createdAt: new Date(), consentedAt: null });
+  await proceedWithAuthorization(req, res, deps, { ...used.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
 }
 
 export function authorizeRoutes(deps: FlowDeps): Router {
@@ -55,13 +55,13 @@ export function authorizeRoutes(deps: FlowDeps): Router {
       return res.redirect(303, buildRedirect(result.redirectUri, { error: result.error, error_description: result.description, state: result.state, iss: deps.issuer }));
     }
     // Stored only if the user must see a page; a signed-in, consented user gets the code at once.
-    await proceedWithAuthorization(req, res, deps, { ...result.params, createdAt: new Date(), consentedAt: null });
+    await proceedWithAuthorization(req, res, deps, { ...result.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
   });
 
   router.get(RESUME_PATH, async (req, res) => {
     const request = await findAuthorizationRequest(deps.store, req.query.request);
     if (!request) return sendErrorPage(res, 400, 'Request expired', 'This sign-in request has expired or was already answered. Return to the application and start again.');
-    await proceedWithAuthorization(req, res, deps, request);
+    await proceedWithAuthorization(req, res, deps, request); // checks the browser binding first
   });
 
   return router;

@@ -18,7 +18,7 @@ import type { Logger } from '../../runtime/log.js';
 import { hashSecret, newId } from '../../security/secrets.js';
 import type { ClientLookup } from '../../store/clients.js';
 import type { Store } from '../../store/db.js';
-import { hitRateLimit } from '../../store/rate-limits.js';
+import { takeAttempt } from '../../store/rate-limits.js';
 import { getSiteSettings } from '../../store/settings.js';
 import { deleteStepUpChallenge, findStepUpChallenge, findStepUpCode, insertStepUpChallenge } from '../../store/step-up.js';
 import { flowSearchAttributes } from '../../temporal/search-attributes.js';
@@ -94,15 +94,14 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
     if (!auth.ok) return sendAuthError(res, auth);
     const client = auth.client;
     // Every authenticated request counts, valid or not: a leaked secret cannot flood users.
-    const limit = await hitRateLimit(deps.store, `2fa-challenges:${client._id}`, CHALLENGES_PER_MINUTE, 60_000);
+    const limit = await takeAttempt(deps.store, `2fa-challenges:${client._id}`, { max: CHALLENGES_PER_MINUTE, windowMs: 60_000 });
     if (!limit.allowed) return sendOAuthError(res, 429, 'slow_down', 'too many challenges for this client; retry later', { 'Retry-After': String(limit.retryAfter) });
 
     const parsed = ChallengeRequest.safeParse(req.body);
     if (!parsed.success) return sendOAuthError(res, 400, 'invalid_request', parsed.error.issues[0]?.message ?? 'invalid request');
     const p = parsed.data;
     const redirect = checkRedirectUri(client.redirectUris, p.redirect_uri);
-    // A client with no registered URI learns one at its first authorization; a challenge never teaches one.
-    if (!redirect.ok || redirect.learn) return sendOAuthError(res, 400, 'invalid_request', redirect.ok ? 'redirect_uri is not registered for this client' : redirect.reason);
+    if (!redirect.ok) return sendOAuthError(res, 400, 'invalid_request', redirect.reason);
     if ((p.code_challenge === undefined) !== (p.code_challenge_method === undefined)) {
       return sendOAuthError(res, 400, 'invalid_request', 'code_challenge and code_challenge_method=S256 go together');
     }

@@ -31,7 +31,13 @@ export default async function globalSetup(): Promise<void> {
     ISSUER: 'http://localhost:3999',
     LOG_LEVEL: 'warn',
     // Test receivers (back-channel logout, webhooks) listen on loopback.
-    OUTBOUND_ALLOWLIST: '127.0.0.1,localhost',
+    OUTBOUND_ALLOWLIST: '*=127.0.0.1:*,*=localhost:*',
+    // Every test comes from 127.0.0.1: per-address and site-wide limits are raised for the
+    // shared suite; the tests of those limits run an api of their own with the defaults.
+    SIGNIN_LIMIT_PER_IP: '1000000',
+    SIGNIN_LIMIT_GLOBAL: '10000000',
+    REQUEST_LIMIT_PER_IP: '1000000',
+    REQUEST_LIMIT_PER_CLIENT: '1000000',
     KEYFLOW_TEST_DIR: dir,
   });
   const worker = spawnManaged(
