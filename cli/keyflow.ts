@@ -89,6 +89,8 @@ async function clients(store: Store, sub: string | undefined, argv: string[]) {
       'id-token-alg': { type: 'string' },
       verified: { type: 'boolean' },
       'require-par': { type: 'boolean' },
+      'allowed-resource': { type: 'string', multiple: true },
+      'no-pkce': { type: 'boolean' },
     });
     const list = (key: string) => (v[key] as string[] | undefined) ?? [];
     const redirectUris: RedirectUriEntry[] = [
@@ -119,6 +121,8 @@ async function clients(store: Store, sub: string | undefined, argv: string[]) {
       idTokenSignedResponseAlg: v['id-token-alg'],
       isVerified: Boolean(v.verified),
       requirePushedAuthorizationRequests: Boolean(v['require-par']),
+      allowedResources: list('allowed-resource'),
+      requirePkce: !v['no-pkce'],
     } as NewClientInput;
     const { client, clientSecret } = await createClient(store, input);
     const out = { client_id: client._id, ...(clientSecret ? { client_secret: clientSecret } : {}), client: publicClient(client) };

@@ -42,6 +42,8 @@ export interface ClientView {
   clientUri?: string | null;
   logoUri?: string | null;
   requirePushedAuthorizationRequests?: boolean;
+  allowedResources?: string[];
+  requirePkce?: boolean;
 }
 
 // Model field names as the API spells them, for error descriptions.
@@ -59,6 +61,8 @@ const SNAKE: Record<string, string> = {
   jwksUri: 'jwks_uri',
   idTokenSignedResponseAlg: 'id_token_signed_response_alg',
   requirePushedAuthorizationRequests: 'require_pushed_authorization_requests',
+  allowedResources: 'allowed_resources',
+  requirePkce: 'require_pkce',
 };
 
 type Issue = { path: ReadonlyArray<PropertyKey>; message: string };
@@ -233,6 +237,8 @@ const AppFields = z
     jwks_uri: z.string().nullable(),
     id_token_signed_response_alg: z.enum(ID_TOKEN_ALGS),
     require_pushed_authorization_requests: z.boolean(),
+    allowed_resources: z.array(z.string()).max(50),
+    require_pkce: z.boolean(),
   })
   .partial()
   .strict();
@@ -276,6 +282,8 @@ export function appToClient(body: unknown, ownerUserId: string, current?: Client
   if (a.jwks_uri !== undefined) input.jwksUri = a.jwks_uri;
   if (a.id_token_signed_response_alg !== undefined) input.idTokenSignedResponseAlg = a.id_token_signed_response_alg;
   if (a.require_pushed_authorization_requests !== undefined) input.requirePushedAuthorizationRequests = a.require_pushed_authorization_requests;
+  if (a.allowed_resources !== undefined) input.allowedResources = a.allowed_resources;
+  if (a.require_pkce !== undefined) input.requirePkce = a.require_pkce;
   if (a.public !== undefined) {
     input.public = a.public;
     // Switching public/confidential without naming a method picks the matching default.
@@ -305,6 +313,8 @@ export function appJson(c: ClientView): Record<string, unknown> {
     jwks_uri: c.jwksUri,
     id_token_signed_response_alg: c.idTokenSignedResponseAlg,
     require_pushed_authorization_requests: c.requirePushedAuthorizationRequests ?? false,
+    allowed_resources: c.allowedResources ?? [],
+    require_pkce: c.requirePkce ?? true,
     is_verified: c.isVerified,
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),
