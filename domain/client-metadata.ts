@@ -296,6 +296,31 @@ export function appToClient(body: unknown, ownerUserId: string, current?: Client
   return validated(input, () => 'invalid_request');
 }
 
+/**
+ * App fields whose change alters how the app authenticates or where codes,
+ * tokens and logout tokens go: such a change needs a recent, stronger sign-in
+ * (RFC 9470 step-up over the API, a recent sign-in on the pages).
+ */
+export const SENSITIVE_APP_FIELDS = [
+  'redirect_uris',
+  'post_logout_redirect_uris',
+  'backchannel_logout_uri',
+  'public',
+  'token_endpoint_auth_method',
+  'jwks',
+  'jwks_uri',
+  'require_pkce',
+] as const;
+
+/** The sensitive fields (app API names) that differ between the app and a validated new version of it. */
+export function sensitiveChanges(current: ClientView, next: NewClientInput): string[] {
+  const parsed = NewClientInput.safeParse(next);
+  if (!parsed.success) return [];
+  const before = appJson(current);
+  const after = appJson({ ...current, ...parsed.data });
+  return SENSITIVE_APP_FIELDS.filter((k) => JSON.stringify(before[k] ?? null) !== JSON.stringify(after[k] ?? null));
+}
+
 /** An app as the app API shows it (no secret: that is shown once, on create and rotate). */
 export function appJson(c: ClientView): Record<string, unknown> {
   return {

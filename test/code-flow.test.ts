@@ -9,6 +9,8 @@ import { createUser } from '../store/users.js';
 import type { NewClientInput } from '../domain/clients.js';
 import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
 import { HttpUser } from './support/http-user.js';
+import { withPkce, withVerifier } from './support/pkce.js';
+import { ValidationError } from '../domain/errors.js';
 
 let api: RunningApi;
 let issuer: string;
@@ -37,19 +39,21 @@ async function newClient(overrides: Partial<NewClientInput> = {}) {
   });
 }
 
-function authorizeUrl(params: Record<string, string>) {
+/** The authorization URL; with the tests' PKCE challenge unless `pkce` is false or the params name one. */
+function authorizeUrl(params: Record<string, string>, pkce = true) {
   const url = new URL('/api/oauth/authorize', issuer);
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  for (const [k, v] of Object.entries(pkce ? withPkce(params) : params)) url.searchParams.set(k, v);
   return url.href;
 }
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
-async function token(body: Record<string, string>, headers: Record<string, string> = {}) {
+/** A token request; an authorization_code grant without code_verifier gets the tests' verifier unless `asIs`. */
+async function token(body: Record<string, string>, headers: Record<string, string> = {}, asIs = false) {
   const res = await fetch(`${issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    body: new URLSearchParams(body),
+    body: new URLSearchParams(asIs ? body : withVerifier(body)),
   });
   return { res, body: (await res.json()) as Json };
 }
@@ -156,16 +160,19 @@ describe('authorization code flow', () => {
     expect((await authorize(agent, { ...params, max_age: '0' }, { email })).searchParams.get('code')).toBeTruthy();
   });
 
-  it('learns the first redirect URI of a client that has none, and is locked to it', async () => {
+  it('never learns a redirect URI: a client must register one, and one stored without any accepts none', async () => {
+    await expect(newClient({ redirectUris: [] })).rejects.toThrow(ValidationError);
+    // A client stored before this rule, with an empty list, is refused on the error page, and nothing is learned.
     const { email } = await newUser();
-    const { client } = await newClient({ redirectUris: [] });
+    const { client } = await newClient();
+    await api.deps.store.clients.updateOne({ _id: client._id }, { $set: { redirectUris: [] } });
     const agent = new HttpUser(issuer);
-    const first = 'https://learned.example/cb';
-    await authorize(agent, { response_type: 'code', client_id: client._id, redirect_uri: first, scope: 'openid' }, { email });
-    expect((await api.deps.store.clients.findOne({ _id: client._id }))!.redirectUris).toEqual([{ type: 'equals', value: first }]);
-    const other = await agent.get(authorizeUrl({ response_type: 'code', client_id: client._id, redirect_uri: 'https://other.example/cb', scope: 'openid' }));
-    expect(other.res.status).toBe(400);
-    expect(other.external).toBeUndefined();
+    await agent.signIn(await agent.get('/login'), email, PASSWORD);
+    const first = await agent.get(authorizeUrl({ response_type: 'code', client_id: client._id, redirect_uri: 'https://learned.example/cb', scope: 'openid' }));
+    expect(first.res.status).toBe(400);
+    expect(first.external).toBeUndefined();
+    expect(await first.res.text()).toContain('no registered redirect URI');
+    expect((await api.deps.store.clients.findOne({ _id: client._id }))!.redirectUris).toEqual([]);
   });
 });
 
@@ -223,8 +230,30 @@ describe('authorization endpoint errors', () => {
   });
 
   it('requires PKCE from public clients', async () => {
-    const res = await fetch(authorizeUrl({ response_type: 'code', client_id: publicId, redirect_uri: REDIRECT, scope: 'openid', state: 's' }), { redirect: 'manual' });
+    const res = await fetch(authorizeUrl({ response_type: 'code', client_id: publicId, redirect_uri: REDIRECT, scope: 'openid', state: 's' }, false), { redirect: 'manual' });
     expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+    // A public client cannot opt out.
+    await expect(newClient({ public: true, requirePkce: false })).rejects.toThrow(/always use PKCE/);
+  });
+
+  it('requires PKCE from confidential clients too, unless the client opted out', async () => {
+    const res = await fetch(authorizeUrl({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid', state: 's' }, false), { redirect: 'manual' });
+    const back = new URL(res.headers.get('location')!);
+    expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/PKCE/), state: 's', iss: issuer });
+    // The explicit opt-out: a code without PKCE, redeemed with the secret alone.
+    const { email } = await newUser();
+    const optedOut = await newClient({ requirePkce: false });
+    const agent = new HttpUser(issuer);
+    let step = await agent.get(authorizeUrl({ response_type: 'code', client_id: optedOut.client._id, redirect_uri: REDIRECT, scope: 'openid' }, false));
+    step = await agent.signIn(step, email, PASSWORD);
+    step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
+    const code = step.external!.searchParams.get('code')!;
+    const tokenRes = await fetch(`${issuer}/api/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(optedOut.client._id, optedOut.clientSecret!) },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }),
+    });
+    expect(tokenRes.status).toBe(200);
   });
 });
 
@@ -312,7 +341,7 @@ describe('token endpoint errors', () => {
     const c3 = await codeFor(client._id, pkce);
     expect((await token({ grant_type: 'authorization_code', code: c3, redirect_uri: REDIRECT, code_verifier: newSecret() + 'zzz' }, auth)).body.error).toBe('invalid_grant');
     const c4 = await codeFor(client._id, pkce);
-    expect((await token({ grant_type: 'authorization_code', code: c4, redirect_uri: REDIRECT }, auth)).body.error).toBe('invalid_grant');
+    expect((await token({ grant_type: 'authorization_code', code: c4, redirect_uri: REDIRECT }, auth, true)).body.error).toBe('invalid_grant');
     const c5 = await codeFor(client._id, pkce);
     expect((await token({ grant_type: 'authorization_code', code: c5, redirect_uri: REDIRECT, code_verifier: 'too-short' }, auth)).body).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/43-128/) });
   });

@@ -1,13 +1,17 @@
 // /account/apps: the signed-in user's own applications in the browser — list,
 // create (name, redirect URIs, public flag), edit, delete, rotate the secret. A
 // new secret is shown once. CSRF on every form. Same store operations as the app API.
-import express, { Router, type Response } from 'express';
+// Editing an app (its redirect URIs, logout URIs) and a new secret need a
+// recent sign-in: a browser left signed in must not be enough to hand an app over.
+import express, { Router, type Request, type Response } from 'express';
+import { sensitiveChanges } from '../../domain/client-metadata.js';
 import { ValidationError } from '../../domain/errors.js';
 import type { RedirectUriEntry } from '../../domain/clients.js';
 import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret, type ClientDoc } from '../../store/clients.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SessionDeps } from '../http/session.js';
+import { reauthUrl, signedInRecently } from '../http/recent-sign-in.js';
 import type { EventPipeline } from '../../events/pipeline.js';
 import { appChanges, appEventData, appUpdatedData, sessionActor } from '../../events/sources.js';
 import { csrfGuard, signedInUser, type SignedIn } from './tokens.js';
@@ -15,11 +19,20 @@ import { csrfGuard, signedInUser, type SignedIn } from './tokens.js';
 export interface AppsPageDeps extends SessionDeps {
   /** app.created / app.updated / app.deleted go to the owner's webhooks. */
   events: EventPipeline;
+  /** How recent the sign-in must be for an app's credentials to change (REAUTH_MAX_AGE_SECONDS). */
+  reauthMaxAgeMs: number;
 }
 
 export function appsPageRoutes(deps: AppsPageDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '32kb' });
+
+  /** True when the sign-in is recent enough; else the browser is sent to sign in again and come back to `returnTo`. */
+  function recentOrReauth(req: Request, res: Response, s: SignedIn, returnTo: string): boolean {
+    if (signedInRecently(s.session, deps.reauthMaxAgeMs)) return true;
+    res.redirect(303, reauthUrl(returnTo));
+    return false;
+  }
 
   async function appsPage(res: Response, { session, user }: SignedIn, notice?: SafeHtml, status = 200) {
     const apps = await listClientsByOwner(deps.store, user._id);
@@ -132,6 +145,7 @@ ${csrfField(session.csrf)}
     if (!s) return;
     const client = await ownApp(String(req.params.clientId), s.user._id);
     if (!client) return appsPage(res, s, html`<p class="error" role="alert">No such app.</p>`, 404);
+    if (!recentOrReauth(req, res, s, `/account/apps/${client._id}/edit`)) return;
     editPage(res, s, client);
   });
 
@@ -143,15 +157,17 @@ ${csrfField(session.csrf)}
     const body = req.body as Record<string, unknown>;
     // Everything the form does not show is kept as it is.
     const { _id, secretHash: _s, createdAt: _c, updatedAt: _u, registrationTokenHash: _r, grantTypes: _g, responseTypes: _t, clientUri: _cu, logoUri: _l, ...kept } = client;
+    const input = {
+      ...kept,
+      name: String(body.name ?? ''),
+      description: String(body.description ?? ''),
+      redirectUris: parseEntries(String(body.redirect_uris ?? '')),
+      postLogoutRedirectUris: lines(String(body.post_logout_redirect_uris ?? '')),
+      backchannelLogoutUri: String(body.backchannel_logout_uri ?? '').trim() || null,
+    };
+    if (sensitiveChanges(client, input).length > 0 && !recentOrReauth(req, res, s, `/account/apps/${client._id}/edit`)) return;
     try {
-      const updated = await replaceClient(deps.store, client, {
-        ...kept,
-        name: String(body.name ?? ''),
-        description: String(body.description ?? ''),
-        redirectUris: parseEntries(String(body.redirect_uris ?? '')),
-        postLogoutRedirectUris: lines(String(body.post_logout_redirect_uris ?? '')),
-        backchannelLogoutUri: String(body.backchannel_logout_uri ?? '').trim() || null,
-      });
+      const updated = await replaceClient(deps.store, client, input);
       const changed = updated ? appChanges(client, updated.client) : [];
       if (updated && changed.length) await deps.events.user('app.updated', s.user._id, appUpdatedData(updated.client, changed), sessionActor(s.user._id));
       res.redirect(303, '/account/apps');
@@ -175,6 +191,7 @@ ${csrfField(session.csrf)}
     if (!s || !csrfGuard(req, res, s)) return;
     const client = await ownApp(String(req.params.clientId), s.user._id);
     if (!client) return appsPage(res, s, html`<p class="error" role="alert">No such app.</p>`, 404);
+    if (!recentOrReauth(req, res, s, '/account/apps')) return;
     const secret = await rotateClientSecret(deps.store, client);
     if (!secret) return appsPage(res, s, html`<p class="error" role="alert">This app does not use a client secret.</p>`, 400);
     await deps.events.user('app.updated', s.user._id, appUpdatedData(client, ['client_secret']), sessionActor(s.user._id));

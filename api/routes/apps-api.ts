@@ -3,7 +3,7 @@
 // rotates secrets. Only apps whose owner is the token's user exist here
 // (another user's app is 404). A secret is shown once: on create and rotate.
 import express, { Router, type Request, type Response } from 'express';
-import { appJson, appToClient } from '../../domain/client-metadata.js';
+import { appJson, appToClient, sensitiveChanges } from '../../domain/client-metadata.js';
 import { ValidationError } from '../../domain/errors.js';
 import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret, type ClientDoc } from '../../store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
@@ -14,12 +14,11 @@ import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../even
 
 const BASE = '/api/oauth/me/apps';
 
-/** Rotating a secret through the API needs acr=mfa from a sign-in at most 15 minutes old. */
-export const SECRET_ROTATION_STEP_UP: StepUpRequirement = { acr: 'mfa', maxAge: 900 };
-
 export interface AppsApiDeps extends BearerDeps {
   /** app.created / app.updated / app.deleted go to the owner's webhooks. */
   events: EventPipeline;
+  /** How recent the two-factor sign-in behind a token must be for a change to an app's credentials (REAUTH_MAX_AGE_SECONDS). */
+  reauthMaxAgeMs: number;
 }
 
 export function appsApiRoutes(deps: AppsApiDeps): Router {
@@ -29,6 +28,17 @@ export function appsApiRoutes(deps: AppsApiDeps): Router {
   const write = requireAccessToken(deps, ['apps:write']);
 
   const send = (res: Response, status: number, body: unknown) => res.status(status).set('Cache-Control', 'no-store').json(body);
+  /**
+   * A new secret, new redirect URIs, keys or auth method hand over the app:
+   * only a recent two-factor sign-in may make such a change (RFC 9470). A
+   * personal access token carries no acr and never qualifies.
+   */
+  const credentialsStepUp: StepUpRequirement = { acr: 'mfa', maxAge: Math.floor(deps.reauthMaxAgeMs / 1000) };
+  function steppedUp(req: Request, res: Response): boolean {
+    const shortfall = stepUpShortfall(req, credentialsStepUp);
+    if (shortfall) sendStepUpChallenge(res, deps.issuer, credentialsStepUp, shortfall);
+    return !shortfall;
+  }
 
   /** The token user's app named in the path, or a 404 (also for another user's app). */
   async function ownApp(req: Request, res: Response): Promise<ClientDoc | null> {
@@ -80,6 +90,7 @@ export function appsApiRoutes(deps: AppsApiDeps): Router {
     if (body === undefined) return;
     const mapped = appToClient(body, req.access!.userId, client);
     if (!mapped.ok) return sendError(res, 400, mapped.error, mapped.description);
+    if (sensitiveChanges(client, mapped.input).length > 0 && !steppedUp(req, res)) return;
     try {
       const updated = await replaceClient(deps.store, client, mapped.input);
       if (!updated) return sendError(res, 404, 'not_found', 'no such app');
@@ -104,9 +115,7 @@ export function appsApiRoutes(deps: AppsApiDeps): Router {
   router.post(`${one}/secret`, write, async (req, res) => {
     const client = await ownApp(req, res);
     if (!client) return;
-    // A new secret hands over the app: only a recent two-factor sign-in may get one (RFC 9470).
-    const shortfall = stepUpShortfall(req, SECRET_ROTATION_STEP_UP);
-    if (shortfall) return sendStepUpChallenge(res, deps.issuer, SECRET_ROTATION_STEP_UP, shortfall);
+    if (!steppedUp(req, res)) return;
     const clientSecret = await rotateClientSecret(deps.store, client);
     if (!clientSecret) return sendError(res, 400, 'invalid_request', 'this app does not use a client secret');
     await deps.events.user('app.updated', req.access!.userId, appUpdatedData(client, ['client_secret']), tokenActor(req));
