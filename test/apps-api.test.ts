@@ -9,6 +9,7 @@ import { createClient, findClient } from '../store/clients.js';
 import { createPersonalAccessToken } from '../store/personal-access-tokens.js';
 import { createUser } from '../store/users.js';
 import { eventually, startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { withPkce, withVerifier } from './support/pkce.js';
 import { HttpUser } from './support/http-user.js';
 
 const PASSWORD = 'apps api test password';
@@ -43,18 +44,25 @@ async function call(token: string | null, method: string, path = '', body?: unkn
 async function oauthToken(email: string, extra: Record<string, string>, totpSecret?: string): Promise<string> {
   const { client, clientSecret } = await createClient(api.deps.store, { name: 'Step-up RP', redirectUris: [{ type: 'equals', value: REDIRECT_UP }], allowedScopes: ['openid', 'apps:read', 'apps:write'], idTokenSignedResponseAlg: 'RS256' });
   const agent = new HttpUser(issuer);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT_UP, scope: 'openid apps:read apps:write', ...extra })}`);
+  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT_UP, scope: 'openid apps:read apps:write', ...extra }))}`);
   if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
   if (step.url.includes('/login/second-factor')) step = await agent.submit(await step.res.text(), '/login/second-factor', { code: await generate({ secret: totpSecret! }) });
   if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const res = await fetch(`${issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client._id, clientSecret!) },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: step.external!.searchParams.get('code')!, redirect_uri: REDIRECT_UP }),
+    body: new URLSearchParams(withVerifier({ grant_type: 'authorization_code', code: step.external!.searchParams.get('code')!, redirect_uri: REDIRECT_UP })),
   });
   return ((await res.json()) as Json).access_token;
 }
 const REDIRECT_UP = 'https://step-up-rp.example/cb';
+
+/** Enrolls an authenticator for the user and returns an OAuth token from a two-factor sign-in (acr=mfa). */
+async function mfaToken(user: { _id: string }, email: string): Promise<string> {
+  const secret = generateSecret();
+  await api.deps.store.users.updateOne({ _id: user._id }, { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(secret), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() } } });
+  return oauthToken(email, { acr_values: 'mfa' }, secret);
+}
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 /** The token endpoint's verdict on a client secret: invalid_grant (bogus code) when the secret is right, invalid_client when not. */
@@ -62,7 +70,7 @@ async function secretVerdict(clientId: string, secret: string): Promise<string> 
   const res = await fetch(`${issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(clientId, secret) },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: newSecret(), redirect_uri: 'https://app.example/cb' }),
+    body: new URLSearchParams(withVerifier({ grant_type: 'authorization_code', code: newSecret(), redirect_uri: 'https://app.example/cb' })),
   });
   return ((await res.json()) as Json).error;
 }
@@ -81,7 +89,7 @@ const FULL = {
 
 describe('app API', () => {
   it('creates (secret shown once), lists, reads, updates and deletes the user’s apps', async () => {
-    const { user, rw } = await newUser();
+    const { user, rw, email } = await newUser();
     const created = await call(rw, 'POST', '', FULL);
     expect(created.res.status).toBe(201);
     expect(created.body).toEqual({
@@ -100,6 +108,8 @@ describe('app API', () => {
       jwks_uri: null,
       id_token_signed_response_alg: 'RS256',
       require_pushed_authorization_requests: false,
+      allowed_resources: [],
+      require_pkce: true,
       is_verified: false,
       created_at: expect.any(String),
       updated_at: expect.any(String),
@@ -115,7 +125,9 @@ describe('app API', () => {
     const one = await call(rw, 'GET', `/${id}`);
     expect(one.body).toEqual({ ...created.body, client_secret: undefined });
 
-    const patched = await call(rw, 'PATCH', `/${id}`, { name: 'Renamed', oidc_fields: ['gpg_keys'], jwks_uri: 'https://app.example/jwks', token_endpoint_auth_method: 'private_key_jwt', require_pushed_authorization_requests: true });
+    // Keys and auth method are credentials: the change needs a recent two-factor sign-in.
+    const strong = await mfaToken(user, email);
+    const patched = await call(strong, 'PATCH', `/${id}`, { name: 'Renamed', oidc_fields: ['gpg_keys'], jwks_uri: 'https://app.example/jwks', token_endpoint_auth_method: 'private_key_jwt', require_pushed_authorization_requests: true });
     expect(patched.res.status).toBe(200);
     expect(patched.body).toMatchObject({
       name: 'Renamed', oidc_fields: ['gpg_keys'], jwks_uri: 'https://app.example/jwks', token_endpoint_auth_method: 'private_key_jwt', require_pushed_authorization_requests: true,
@@ -124,7 +136,7 @@ describe('app API', () => {
     });
     expect(patched.body.client_secret).toBeUndefined();
     // Back to a secret: a new one is made and shown this once.
-    const back = await call(rw, 'PATCH', `/${id}`, { token_endpoint_auth_method: 'client_secret_basic', jwks_uri: null });
+    const back = await call(strong, 'PATCH', `/${id}`, { token_endpoint_auth_method: 'client_secret_basic', jwks_uri: null });
     expect(back.body.client_secret).toEqual(expect.any(String));
 
     const del = await call(rw, 'DELETE', `/${id}`);
@@ -164,6 +176,38 @@ describe('app API', () => {
     expect((await call(mfaToken, 'POST', `/${pub.client_id}/secret`)).res.status).toBe(400);
   });
 
+  it('asks for a recent second factor before changing redirect URIs, keys, auth method or PKCE (RFC 9470); other fields need none', async () => {
+    const { email, user, rw } = await newUser();
+    const { body: app } = await call(rw, 'POST', '', { name: 'Guarded', redirect_uris: ['https://app.example/cb'] });
+    const pwdToken = await oauthToken(email, {});
+    const sensitive: Record<string, unknown>[] = [
+      { redirect_uris: ['https://attacker.example/cb'] },
+      { redirect_uris: [{ type: 'regex', value: '.*' }] },
+      { post_logout_redirect_uris: ['https://attacker.example/bye'] },
+      { backchannel_logout_uri: 'https://attacker.example/bcl' },
+      { token_endpoint_auth_method: 'client_secret_post' },
+      { public: true },
+      { jwks_uri: 'https://attacker.example/jwks', token_endpoint_auth_method: 'private_key_jwt' },
+      { require_pkce: false },
+    ];
+    for (const patch of sensitive) {
+      for (const token of [rw, pwdToken]) {
+        const refused = await call(token, 'PATCH', `/${app.client_id}`, patch);
+        expect([JSON.stringify(patch), refused.res.status, refused.body.error]).toEqual([JSON.stringify(patch), 401, 'insufficient_user_authentication']);
+        expect(refused.res.headers.get('www-authenticate')).toMatch(/acr_values="mfa", max_age=900/);
+      }
+    }
+    // Nothing changed.
+    expect((await call(rw, 'GET', `/${app.client_id}`)).body).toMatchObject({ redirect_uris: [{ type: 'equals', value: 'https://app.example/cb' }], token_endpoint_auth_method: 'client_secret_basic', require_pkce: true });
+    // Name, description and scopes need no step-up; sending the same redirect URIs back is no change either.
+    const plain = await call(rw, 'PATCH', `/${app.client_id}`, { name: 'Guarded v2', description: 'd', redirect_uris: ['https://app.example/cb'] });
+    expect(plain.res.status).toBe(200);
+    // With a recent two-factor sign-in the change goes through.
+    const strong = await mfaToken(user, email);
+    const changed = await call(strong, 'PATCH', `/${app.client_id}`, { redirect_uris: ['https://app.example/cb2'] });
+    expect([changed.res.status, changed.body.redirect_uris]).toEqual([200, [{ type: 'equals', value: 'https://app.example/cb2' }]]);
+  });
+
   it('validates input: 400 invalid_request with a description', async () => {
     const { rw } = await newUser();
     const { body: app } = await call(rw, 'POST', '', { name: 'Valid', redirect_uris: ['https://app.example/cb'] });
@@ -173,15 +217,21 @@ describe('app API', () => {
       { name: 'x', redirect_uris: ['http://evil.example/cb'] },
       { name: 'x', redirect_uris: [{ type: 'regex', value: '(' }] },
       { name: 'x', redirect_uris: [{ type: 'glob', value: 'https://a.example/' }] },
-      { name: 'x', oidc_fields: ['passwords'] },
-      { name: 'x', allowed_scopes: ['no-such-scope'] },
-      { name: 'x', token_endpoint_auth_method: 'client_secret_jwt' },
-      { name: 'x', token_endpoint_auth_method: 'private_key_jwt' },
-      { name: 'x', jwks: { keys: [{ kty: 'EC' }] }, jwks_uri: 'https://app.example/jwks', token_endpoint_auth_method: 'private_key_jwt' },
-      { name: 'x', public: true, token_endpoint_auth_method: 'client_secret_basic' },
-      { name: 'x', is_verified: true },
-      { name: 'x', client_id: 'mine' },
-      { name: 'x', unknown: 1 },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], oidc_fields: ['passwords'] },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], allowed_scopes: ['no-such-scope'] },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'client_secret_jwt' },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'private_key_jwt' },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], jwks: { keys: [{ kty: 'EC' }] }, jwks_uri: 'https://app.example/jwks', token_endpoint_auth_method: 'private_key_jwt' },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], public: true, token_endpoint_auth_method: 'client_secret_basic' },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], is_verified: true },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], client_id: 'mine' },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], unknown: 1 },
+      { name: 'x' },
+      { name: 'x', redirect_uris: [] },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], jwks_uri: 'http://app.example/jwks', token_endpoint_auth_method: 'private_key_jwt' },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], backchannel_logout_uri: 'http://app.example/bcl' },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], allowed_resources: ['not a uri'] },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], public: true, require_pkce: false },
       [],
     ];
     for (const body of bad) {
@@ -308,5 +358,37 @@ describe('/account/apps page', () => {
     const deleted = await agent.submit(page, `/account/apps/${clientId}/delete`, {});
     expect(deleted.res.status).toBe(200);
     expect(await findClient(api.deps.store, clientId)).toBeNull();
+  });
+
+  it('asks for a recent sign-in before an app’s redirect URIs, logout URIs or secret change, and comes back to the page', async () => {
+    const { email, user } = await newUser();
+    const agent = new HttpUser(issuer);
+    await agent.signIn(await agent.get('/login'), email, PASSWORD);
+    const page = await (await agent.get('/account/apps')).res.text();
+    const created = await (await agent.submit(page, '/account/apps', { name: 'Aging app', redirect_uris: 'https://aging.example/cb' })).res.text();
+    const clientId = /data-client-id>([^<]+)</.exec(created)![1]!;
+    const before = (await findClient(api.deps.store, clientId))!;
+    const edit = await (await agent.get(`/account/apps/${clientId}/edit`)).res.text();
+
+    // The sign-in is now older than REAUTH_MAX_AGE_SECONDS (15 minutes).
+    await api.deps.store.sessions.updateMany({ userId: user._id }, { $set: { authTime: new Date(Date.now() - 16 * 60_000) } });
+    const reauth = `/login?reauth=1&next=${encodeURIComponent(`/account/apps/${clientId}/edit`)}`;
+    const editAgain = await agent.request(`/account/apps/${clientId}/edit`);
+    expect([editAgain.status, editAgain.headers.get('location')]).toEqual([303, reauth]);
+    const changed = await agent.submit(edit, `/account/apps/${clientId}/edit`, { name: 'Aging app', redirect_uris: 'https://attacker.example/cb' });
+    expect(changed.url).toBe(`${issuer}${reauth}`);
+    const listed = await (await agent.get('/account/apps')).res.text();
+    const rotate = await agent.submit(listed, `/account/apps/${clientId}/secret`, {});
+    expect(rotate.url).toBe(`${issuer}/login?reauth=1&next=${encodeURIComponent('/account/apps')}`);
+    expect(await findClient(api.deps.store, clientId)).toMatchObject({ redirectUris: before.redirectUris, secretHash: before.secretHash });
+    // A name is not a credential: no sign-in needed.
+    await agent.submit(edit, `/account/apps/${clientId}/edit`, { name: 'Renamed aging app', redirect_uris: 'https://aging.example/cb' });
+    expect((await findClient(api.deps.store, clientId))!.name).toBe('Renamed aging app');
+
+    // Signing in again returns to the edit page, where the change now goes through.
+    const back = await agent.signIn(await agent.get(reauth), email, PASSWORD);
+    expect(back.url).toBe(`${issuer}/account/apps/${clientId}/edit`);
+    await agent.submit(await back.res.text(), `/account/apps/${clientId}/edit`, { name: 'Renamed aging app', redirect_uris: 'https://aging.example/new' });
+    expect((await findClient(api.deps.store, clientId))!.redirectUris).toEqual([{ type: 'equals', value: 'https://aging.example/new' }]);
   });
 });

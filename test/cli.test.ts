@@ -122,11 +122,21 @@ describe('keyflow clients', () => {
     [['--scope', 'openid launch-missiles'], /unknown scope "launch-missiles"/],
     [['--public', '--auth-method', 'client_secret_basic'], /public client uses token_endpoint_auth_method none/],
     [['--jwks', '{not json'], /--jwks must be a JSON Web Key Set/],
+    [['--public', '--no-pkce'], /public clients always use PKCE/],
+    [['--allowed-resource', 'not a uri'], /allowedResources/],
+    [['--jwks-uri', 'http://keys.example/jwks'], /must be an absolute https URI/],
   ])('refuses %j with exit 2', async (extra, message) => {
-    const r = await runCli(['clients', 'create', '--name', 'Bad', ...extra]);
+    const args = extra.includes('--redirect-uri') ? extra : ['--redirect-uri', 'https://rp.example/cb', ...extra];
+    const r = await runCli(['clients', 'create', '--name', 'Bad', ...args]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stdout).toBe('');
+  });
+
+  it('refuses a client without a redirect URI (none is ever learned)', async () => {
+    const r = await runCli(['clients', 'create', '--name', 'No redirect']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/at least one redirect URI is required/);
   });
 });
 

@@ -8,6 +8,7 @@ import type { RunningApi } from '../api/server.js';
 import { createClient } from '../store/clients.js';
 import { createUser } from '../store/users.js';
 import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { withPkce, withVerifier } from './support/pkce.js';
 import { HttpUser } from './support/http-user.js';
 
 const PASSWORD = 'dpop test password';
@@ -65,7 +66,7 @@ async function authorizationCode(scope = 'openid profile offline_access'): Promi
   const email = uniqueEmail('dpop');
   await createUser(api.deps.store, { email, password: PASSWORD });
   const agent = new HttpUser(issuer);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope })}`);
+  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope }))}`);
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   return step.external!.searchParams.get('code')!;
@@ -75,7 +76,7 @@ async function authorizationCode(scope = 'openid profile offline_access'): Promi
 async function tokens(key: DpopKey | null, scope?: string) {
   const code = await authorizationCode(scope);
   const headers: Record<string, string> = key ? { dpop: await proof(key, 'POST', tokenUrl()) } : {};
-  const r = await post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, headers);
+  const r = await post('/api/oauth/token', withVerifier({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }), headers);
   expect(r.res.status).toBe(200);
   return r.body;
 }
@@ -204,7 +205,7 @@ describe('DPoP at the token endpoint', () => {
       'not-a-jwt',
     ]) {
       const code = await authorizationCode('openid');
-      const r = await post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, { dpop: bad });
+      const r = await post('/api/oauth/token', withVerifier({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }), { dpop: bad });
       expect(r.res.status).toBe(400);
       expect(r.body.error).toBe('invalid_dpop_proof');
     }

@@ -10,6 +10,7 @@ import { hashSecret, newSecret } from '../security/secrets.js';
 import { createClient } from '../store/clients.js';
 import { createUser } from '../store/users.js';
 import { runCli, startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { withPkce } from './support/pkce.js';
 import { HttpUser } from './support/http-user.js';
 
 let api: RunningApi;
@@ -48,7 +49,8 @@ async function post(path: string, body: Record<string, string> | URLSearchParams
   return { res, body: (text ? JSON.parse(text) : null) as Json };
 }
 
-const push = (rp: Rp, params: Record<string, string>) => post('/api/oauth/par', { ...rp.body, ...params }, rp.headers);
+/** A push with the tests' PKCE challenge unless `params` names one. */
+const push = (rp: Rp, params: Record<string, string>) => post('/api/oauth/par', withPkce({ ...rp.body, ...params }), rp.headers);
 
 async function newUser() {
   const email = uniqueEmail('par');
@@ -172,7 +174,7 @@ describe('pushed authorization requests', () => {
     const challenge = s256Challenge(newSecret() + 'abc');
     const ok = await push(pub, { response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', code_challenge: challenge, code_challenge_method: 'S256' });
     expect(ok.res.status).toBe(201);
-    const noPkce = await push(pub, { response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' });
+    const noPkce = await post('/api/oauth/par', { ...pub.body, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' }, pub.headers);
     expect(noPkce.res.status).toBe(400);
     expect(noPkce.body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
 
@@ -225,7 +227,7 @@ describe('pushed authorization requests', () => {
     const callbackUri = 'http://127.0.0.1:9/callback';
     const { client: registered, clientSecret } = await createClient(api.deps.store, {
       name: 'oauth4webapi PAR', redirectUris: [{ type: 'equals', value: callbackUri }], allowedScopes: ['openid', 'profile'],
-      idTokenSignedResponseAlg: 'RS256', requirePushedAuthorizationRequests: true,
+      idTokenSignedResponseAlg: 'RS256', requirePushedAuthorizationRequests: true, allowedResources: ['https://api.example/', 'https://downstream.example/'],
     });
     const client: oauth.Client = { client_id: registered._id, id_token_signed_response_alg: 'RS256' };
     const clientAuth = oauth.ClientSecretBasic(clientSecret!);
@@ -250,7 +252,7 @@ describe('pushed authorization requests', () => {
     expect(JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString()).aud).toEqual([issuer, 'https://api.example/']);
 
     const exchangeResponse = await oauth.genericTokenEndpointRequest(as, client, clientAuth, 'urn:ietf:params:oauth:grant-type:token-exchange', new URLSearchParams({
-      subject_token: tokens.access_token, subject_token_type: 'urn:ietf:params:oauth:token-type:access_token', scope: 'openid', audience: 'downstream',
+      subject_token: tokens.access_token, subject_token_type: 'urn:ietf:params:oauth:token-type:access_token', scope: 'openid', audience: 'https://downstream.example/',
     }), insecure);
     const exchanged = await oauth.processGenericTokenEndpointResponse(as, client, exchangeResponse);
     expect(exchanged).toMatchObject({ token_type: 'bearer', scope: 'openid', issued_token_type: 'urn:ietf:params:oauth:token-type:access_token' });

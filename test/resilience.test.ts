@@ -12,6 +12,7 @@ import { createClient } from '../store/clients.js';
 import { openStore, type Store } from '../store/db.js';
 import { createUser } from '../store/users.js';
 import { eventually, testConfig, uniqueEmail, type Json } from './support/harness.js';
+import { withPkce, withVerifier } from './support/pkce.js';
 import { HttpUser } from './support/http-user.js';
 
 const TIMEOUT = 180_000;
@@ -87,10 +88,10 @@ async function tokensFor(client: { id: string; auth: string }) {
   const email = uniqueEmail('resil');
   await createUser(store, { email, password: PASSWORD });
   const agent = new HttpUser(base);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client.id, redirect_uri: REDIRECT, scope: 'openid offline_access' })}`);
+  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client.id, redirect_uri: REDIRECT, scope: 'openid offline_access' }))}`);
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
-  return token(client, { grant_type: 'authorization_code', code: step.external!.searchParams.get('code')!, redirect_uri: REDIRECT });
+  return token(client, withVerifier({ grant_type: 'authorization_code', code: step.external!.searchParams.get('code')!, redirect_uri: REDIRECT }));
 }
 
 async function token(client: { auth: string }, body: Record<string, string>): Promise<{ status: number; body: Json }> {

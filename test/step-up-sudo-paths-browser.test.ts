@@ -27,6 +27,7 @@ import { sudoWindows } from '../store/sudo-windows.js';
 import { createUser } from '../store/users.js';
 import { launchBrowser, startRpCallback, type RpCallback } from './support/browser.js';
 import { startLocalhostApi, uniqueEmail, type Json } from './support/harness.js';
+import { withPkce, withVerifier } from './support/pkce.js';
 import { enrollFactors } from './support/factors.js';
 
 const PASSWORD = 'step-up sudo paths browser password';
@@ -182,7 +183,7 @@ async function confirmWithSudo(page: Page, client: Rp, who: User, state: string)
 
 /** An access token of the browser's session (its `sid` claim): an authorization-code flow in the same browser. */
 async function sessionAccessToken(page: Page, client: Rp): Promise<string> {
-  await page.goto(`${issuer}/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client.id, redirect_uri: rp.redirectUri, scope: 'openid', state: 'authz' })}`);
+  await page.goto(`${issuer}/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client.id, redirect_uri: rp.redirectUri, scope: 'openid', state: 'authz' }))}`);
   if (!page.url().startsWith(rp.redirectUri)) {
     await page.getByRole('heading', { name: `Allow ${client.name}?` }).waitFor();
     await page.getByRole('button', { name: 'Allow', exact: true }).click();
@@ -192,7 +193,7 @@ async function sessionAccessToken(page: Page, client: Rp): Promise<string> {
   const res = await fetch(`${issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: client.basic },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: callback.get('code')!, redirect_uri: rp.redirectUri }),
+    body: new URLSearchParams(withVerifier({ grant_type: 'authorization_code', code: callback.get('code')!, redirect_uri: rp.redirectUri })),
   });
   expect(res.status).toBe(200);
   const accessToken = ((await res.json()) as Json).access_token as string;

@@ -18,6 +18,7 @@ import { setSiteSetting } from '../store/settings.js';
 import { sudoWindows } from '../store/sudo-windows.js';
 import { createUser } from '../store/users.js';
 import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { withPkce, withVerifier } from './support/pkce.js';
 import { enrollFactors } from './support/factors.js';
 import { HttpUser } from './support/http-user.js';
 
@@ -176,12 +177,12 @@ describe('sudo mode on the confirmation page', () => {
     const who = await signedInUser();
     await confirmWithFactor(rp, who, true);
     // An access token of this browser session (its sid claim) from the code flow.
-    const authz = await who.agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope: 'openid' })}`);
+    const authz = await who.agent.get(`/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope: 'openid' }))}`);
     const consented = authz.external ? authz : await who.agent.submit(await authz.res.text(), '/consent', { decision: 'allow' });
     const tokenRes = await fetch(`${issuer}/api/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: rp.auth },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: consented.external!.searchParams.get('code')!, redirect_uri: REDIRECT }),
+      body: new URLSearchParams(withVerifier({ grant_type: 'authorization_code', code: consented.external!.searchParams.get('code')!, redirect_uri: REDIRECT })),
     });
     const accessToken = ((await tokenRes.json()) as Json).access_token as string;
 

@@ -18,6 +18,7 @@ import { createUser } from '../store/users.js';
 import { SearchAttributes } from '../temporal/search-attributes.js';
 import { sudoActiveQuery } from '../workflows/sudo-window.js';
 import { eventually, runCli, startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { withPkce, withVerifier } from './support/pkce.js';
 import { HttpUser } from './support/http-user.js';
 
 const PASSWORD = 'sudo window password 1';
@@ -57,14 +58,14 @@ async function signedIn() {
   const email = uniqueEmail('sudo');
   const user = await createUser(api.deps.store, { email, password: PASSWORD });
   const agent = new HttpUser(issuer);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope: 'openid' })}`);
+  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope: 'openid' }))}`);
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const code = step.external!.searchParams.get('code')!;
   const tokenRes = await fetch(`${issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: rp.auth },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }),
+    body: new URLSearchParams(withVerifier({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT })),
   });
   const tokens = (await tokenRes.json()) as Json;
   const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1], 'base64url').toString());

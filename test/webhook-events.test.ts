@@ -15,6 +15,7 @@ import { getSiteSettings } from '../store/settings.js';
 import { createUser } from '../store/users.js';
 import { auditLog, createWebhook, webhookOutbox } from '../store/webhooks.js';
 import { eventually, runCli, startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { withPkce, withVerifier } from './support/pkce.js';
 import { HttpUser } from './support/http-user.js';
 import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -87,7 +88,11 @@ describe('app events from the app API', () => {
     let got = await received(u.specific, 1);
     expect(got[0]!.body).toEqual({ event: 'app.created', timestamp: expect.any(Number), data: { app_id: id, name: 'Evented' } });
 
-    const patched = await call(rw, 'PATCH', `/api/oauth/me/apps/${id}`, { name: 'Evented v2', redirect_uris: ['https://evented.example/cb', 'https://evented.example/cb2'] });
+    // Changing redirect URIs and rotating the secret need a recent second factor: an OAuth token with acr=mfa.
+    const totp = generateSecret();
+    await api.deps.store.users.updateOne({ _id: u.user._id }, { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(totp), `totp:${u.user._id}`), lastTimeStep: null, enabledAt: new Date() } } });
+    const mfaToken = await oauthToken(u.email, totp);
+    const patched = await call(mfaToken, 'PATCH', `/api/oauth/me/apps/${id}`, { name: 'Evented v2', redirect_uris: ['https://evented.example/cb', 'https://evented.example/cb2'] });
     expect(patched.res.status).toBe(200);
     got = await received(u.specific, 2);
     expect(got[1]!.body.event).toBe('app.updated');
@@ -95,10 +100,6 @@ describe('app events from the app API', () => {
     // A PATCH that changes nothing emits nothing.
     expect((await call(rw, 'PATCH', `/api/oauth/me/apps/${id}`, { name: 'Evented v2' })).res.status).toBe(200);
 
-    // Rotation needs a recent second factor: an OAuth token with acr=mfa.
-    const totp = generateSecret();
-    await api.deps.store.users.updateOne({ _id: u.user._id }, { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(totp), `totp:${u.user._id}`), lastTimeStep: null, enabledAt: new Date() } } });
-    const mfaToken = await oauthToken(u.email, totp);
     const rotated = await call(mfaToken, 'POST', `/api/oauth/me/apps/${id}/secret`);
     expect(rotated.res.status).toBe(200);
     secrets.push(rotated.body.client_secret as string);
@@ -282,14 +283,14 @@ async function oauthToken(email: string, totpSecret: string): Promise<string> {
   const redirect = 'https://events-rp.example/cb';
   const { client, clientSecret } = await createClient(api.deps.store, { name: 'Events RP', redirectUris: [{ type: 'equals', value: redirect }], allowedScopes: ['openid', 'apps:read', 'apps:write'], idTokenSignedResponseAlg: 'RS256' });
   const agent = new HttpUser(issuer);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client._id, redirect_uri: redirect, scope: 'openid apps:read apps:write', acr_values: 'mfa' })}`);
+  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client._id, redirect_uri: redirect, scope: 'openid apps:read apps:write', acr_values: 'mfa' }))}`);
   if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
   if (step.url.includes('/login/second-factor')) step = await agent.submit(await step.res.text(), '/login/second-factor', { code: await generate({ secret: totpSecret }) });
   if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const res = await fetch(`${issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${encodeURIComponent(client._id)}:${encodeURIComponent(clientSecret!)}`).toString('base64')}` },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: step.external!.searchParams.get('code')!, redirect_uri: redirect }),
+    body: new URLSearchParams(withVerifier({ grant_type: 'authorization_code', code: step.external!.searchParams.get('code')!, redirect_uri: redirect })),
   });
   return ((await res.json()) as Json).access_token;
 }
