@@ -8,7 +8,7 @@ import type { Logger } from '../runtime/log.js';
 import type { Store } from '../store/db.js';
 import type { TemporalHandle } from '../temporal/connection.js';
 import type { EventPipeline } from '../events/pipeline.js';
-import { errorHandler, notFound } from './http/errors.js';
+import { defaultBody, errorHandler, notFound } from './http/errors.js';
 import { securityHeaders } from './http/security-headers.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthRoutes } from './routes/health.js';
@@ -64,6 +64,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   const flow = { issuer, store, log, findClient, secureCookies: session.secureCookies };
 
   app.use(securityHeaders);
+  app.use(defaultBody);
   app.use(healthRoutes(store, temporal));
   app.use(discoveryRoutes(issuer, keyring, { grantTypes: Object.keys(GRANT_HANDLERS), tokenEndpointAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] }));
   app.use(webfingerRoutes(issuer, store));

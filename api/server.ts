@@ -1,6 +1,7 @@
 // Starts the api: core services, Temporal client, HTTP server. Used by
 // api/main.ts and by tests that run an api in-process.
 import type { Server } from 'node:http';
+import type { Express } from 'express';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../runtime/log.js';
 import { startCoreServices } from '../runtime/services.js';
@@ -13,6 +14,8 @@ const SHUTDOWN_DISPATCH_WAIT_MS = 5_000;
 
 export interface RunningApi {
   server: Server;
+  /** The Express app (tests read its routes). */
+  app: Express;
   deps: ApiDeps;
   /** The base URL the server listens on (its port may have been chosen by the OS). */
   url: string;
@@ -34,6 +37,7 @@ export async function startApi(config: Config, log: Logger): Promise<RunningApi>
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
     server,
+    app,
     deps,
     url: `http://${config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress}:${port}`,
     async stop() {

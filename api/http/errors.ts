@@ -1,8 +1,9 @@
 // Error responses. Every error leaves as JSON {error, error_description} with
-// `Cache-Control: no-store`; nothing unexpected ever reaches the client as a
-// stack trace or an HTML page.
+// `Cache-Control: no-store` (or, on the browser pages, Keyflow's error page);
+// nothing unexpected ever reaches the client as a stack trace.
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from '../../runtime/log.js';
+import { sendErrorPage } from '../html/layout.js';
 
 export function sendError(res: Response, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
   res.status(status).set({ 'Cache-Control': 'no-store', ...headers }).json({ error, error_description: description });
@@ -15,15 +16,46 @@ export function methodNotAllowed(allowed: string[]): RequestHandler {
 
 export const notFound: RequestHandler = (req, res) => sendError(res, 404, 'not_found', `no resource at ${req.method} ${req.path}`);
 
+/**
+ * Bodies are parsed per route, and a request whose body a route's parser does
+ * not take (no body, another content type) would leave `req.body` undefined:
+ * it is an empty object instead, so no handler can trip over it.
+ */
+export const defaultBody: RequestHandler = (req, _res, next) => {
+  req.body = {};
+  next();
+};
+
+/** Paths a browser navigates to (forms and links): their errors are pages, not JSON. */
+const BROWSER_PATHS = /^\/(?:login|logout|consent|device|account|oauth\/2fa|assets)(?:\/|$)|^\/api\/oauth\/(?:authorize|end_session|2fa\/authorize)(?:\/|$)/;
+
+/**
+ * Client errors raised by the HTTP layer itself (body parsers: a malformed or
+ * oversized body, an unsupported charset or Content-Encoding, too many
+ * parameters; static files: a missing asset) carry a 4xx `status`: they are
+ * answered with that status, never a 500.
+ */
+function clientErrorStatus(err: unknown): number | null {
+  const status = (err as { status?: unknown; statusCode?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : null;
+}
+
+const CLIENT_ERROR_DESCRIPTIONS: Record<number, string> = {
+  404: 'no such resource',
+  413: 'the request is too large',
+  415: 'the request body has an unsupported charset or encoding',
+};
+
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    const e = err as { type?: string; status?: number; message?: string };
-    if (e.type === 'entity.parse.failed' || e.type === 'entity.too.large' || e.type === 'encoding.unsupported') {
-      sendError(res, e.status ?? 400, 'invalid_request', 'the request body could not be read');
-      return;
-    }
-    log.error('unhandled error', { method: req.method, path: req.path, error: e.message ?? String(err) });
     if (res.headersSent) return;
+    const status = clientErrorStatus(err);
+    if (status !== null) {
+      const description = CLIENT_ERROR_DESCRIPTIONS[status] ?? 'the request could not be read';
+      if (BROWSER_PATHS.test(req.path)) return sendErrorPage(res, status, status === 404 ? 'Not found' : 'Bad request', `Keyflow could not use this request: ${description}.`);
+      return sendError(res, status, status === 404 ? 'not_found' : 'invalid_request', description);
+    }
+    log.error('unhandled error', { method: req.method, path: req.path, error: (err as { message?: string }).message ?? String(err) });
     sendError(res, 500, 'server_error', 'the server could not complete the request');
   };
 }
