@@ -22,6 +22,8 @@ export const ID_TOKEN_ALGS = ['ML-DSA-65', 'RS256'] as const;
 export type IdTokenAlg = (typeof ID_TOKEN_ALGS)[number];
 
 const DEFAULT_SCOPES = ['openid', 'profile', 'email'];
+/** Regex redirect URI entries per client. */
+export const MAX_REGEX_ENTRIES = 5;
 
 const redirectUriEntry = z
   .object({ type: z.enum(REDIRECT_URI_TYPES).default('equals'), value: z.string().min(1).max(2048) })
@@ -64,7 +66,13 @@ export const NewClientInput = z
     name: z.string().trim().min(1, 'is required').max(200),
     description: z.string().max(2000).default(''),
     // RFC 9700 §2.1: every client pre-registers its redirect URIs; none is ever learned.
-    redirectUris: z.array(redirectUriEntry).min(1, 'at least one redirect URI is required').max(50),
+    redirectUris: z
+      .array(redirectUriEntry)
+      .min(1, 'at least one redirect URI is required')
+      .max(50)
+      // Each Regex entry may cost up to a few tens of milliseconds on a crafted candidate (linear, but
+      // candidate length × pattern size): a cap per client bounds what one request can cost.
+      .refine((entries) => entries.filter((e) => e.type === 'regex').length <= MAX_REGEX_ENTRIES, `at most ${MAX_REGEX_ENTRIES} regex redirect URIs`),
     allowedScopes: z
       .array(z.string().refine(isKnownScope, { error: (i) => `unknown scope ${JSON.stringify(i.input)}` }))
       .default(DEFAULT_SCOPES),

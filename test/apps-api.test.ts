@@ -228,6 +228,8 @@ describe('app API', () => {
       { name: 'x', redirect_uris: ['https://app.example/cb'], unknown: 1 },
       { name: 'x' },
       { name: 'x', redirect_uris: [] },
+      // At most 5 Regex entries: each can cost tens of milliseconds on a crafted candidate.
+      { name: 'x', redirect_uris: Array.from({ length: 6 }, (_, i) => ({ type: 'regex', value: `https://app\\.example/${i}` })) },
       { name: 'x', redirect_uris: ['https://app.example/cb'], jwks_uri: 'http://app.example/jwks', token_endpoint_auth_method: 'private_key_jwt' },
       { name: 'x', redirect_uris: ['https://app.example/cb'], backchannel_logout_uri: 'http://app.example/bcl' },
       { name: 'x', redirect_uris: ['https://app.example/cb'], allowed_resources: ['not a uri'] },
