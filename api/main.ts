@@ -1,4 +1,5 @@
 // The api process.
+import '../runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
 import { loadConfigOrExit } from '../config/env.js';
 import { createLogger } from '../runtime/log.js';
 import { onShutdown, runMain } from '../runtime/shutdown.js';

@@ -1,4 +1,5 @@
 // The operator CLI: `npm run cli -- <command>` or the `keyflow` bin.
+import '../runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { parseConfig, type Config } from '../config/env.js';

@@ -2,6 +2,7 @@
 // Temporal dev server and FerretDB (unless TEMPORAL_ADDRESS / MONGODB_URI point
 // elsewhere), then one worker and the api, each with prefixed output. Ctrl-C or
 // SIGTERM stops them all, api first, servers last; data stays under DATA_DIR.
+import '../runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
 import path from 'node:path';
 import { loadConfigOrExit } from '../config/env.js';
 import { spawnManaged, type ManagedProcess } from '../embedded/process.js';

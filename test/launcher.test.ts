@@ -1,6 +1,6 @@
 // `npm start` end to end: the launcher brings up embedded Temporal and
 // FerretDB, a worker and the api; a restart keeps users, clients and keys.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +10,42 @@ import { eventually, runCli } from './support/harness.js';
 import type { Json } from './support/harness.js';
 
 const TIMEOUT = 240_000;
+
+/** A `node` on PATH older than Keyflow's (the machine's own, outside node_modules), or null. */
+function olderNodeOnPath(): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir, 'node');
+    if (dir.includes('node_modules') || !fs.existsSync(candidate)) continue;
+    const version = spawnSync(candidate, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? '';
+    if (Number(/^v(\d+)/.exec(version)?.[1] ?? 99) < 24) return candidate;
+  }
+  return null;
+}
+
+/** The pids of every descendant of `pid` (from /proc). */
+function descendants(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may contain spaces, so read after the last ')'.
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  const found: number[] = [];
+  const walk = (p: number) => {
+    for (const [child, parent] of parents) {
+      if (parent !== p) continue;
+      found.push(child);
+      walk(child);
+    }
+  };
+  walk(pid);
+  return found;
+}
 
 interface Launch {
   child: ChildProcess;
@@ -43,8 +79,12 @@ describe('npm start (the launcher)', () => {
     }
   });
 
-  function launch(extraEnv: Record<string, string> = {}): Launch {
-    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist/scripts/launcher.js')], {
+  /** The launcher, started with this jest's Node 24, or as `npm start` does: `<node> scripts/run.mjs scripts/launcher.js`. */
+  function launch(extraEnv: Record<string, string> = {}, viaRunScriptWith?: string): Launch {
+    const [command, args] = viaRunScriptWith
+      ? [viaRunScriptWith, [path.join(PROJECT_ROOT, 'scripts/run.mjs'), 'scripts/launcher.js']]
+      : [process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist/scripts/launcher.js')]];
+    const child = spawn(command, args, {
       env: { ...env, ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -121,4 +161,37 @@ describe('npm start (the launcher)', () => {
       blocker.close();
     }
   }, TIMEOUT);
+
+  // On a fresh clone the shell running `npm start` found the machine's node before the bootstrap
+  // installed the pinned one, and every later `node` of the script was that old one.
+  const olderNode = olderNodeOnPath();
+  (olderNode ? it : it.skip)(`runs the launcher, the api and the worker on the pinned Node 24 when started by an older node (${olderNode ?? 'none on PATH'})`, async () => {
+    const l = launch({}, olderNode!);
+    await ready(l);
+    await eventually(() => expect(l.output()).toMatch(/\[worker\] .*worker running/), 60_000);
+    const pinned = fs.realpathSync(path.join(PROJECT_ROOT, 'node_modules/node/bin/node'));
+    const ours = descendants(l.child.pid!)
+      .map((pid) => ({ cmdline: fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '), exe: fs.readlinkSync(`/proc/${pid}/exe`) }))
+      .filter((p) => /dist\/(scripts\/launcher|api\/main|worker\/main)\.js/.test(p.cmdline));
+    expect(ours).toHaveLength(3);
+    for (const p of ours) expect([p.cmdline, p.exe]).toEqual([p.cmdline, pinned]);
+    // SIGTERM reaches the launcher through run.mjs, and everything stops.
+    l.child.kill('SIGTERM');
+    expect(await l.exited).toBe(0);
+    for (const port of Object.values(ports)) expect(await isPortOpen(port)).toBe(false);
+  }, TIMEOUT);
+
+  it('every entry point refuses a Node.js older than engines, in one line', async () => {
+    const script = `import(${JSON.stringify(path.join(PROJECT_ROOT, 'dist/runtime/node-version.js'))}).then((m) => m.exitOnUnsupportedNode('api', '20.20.2'))`;
+    const faked = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(faked.status).toBe(1);
+    expect(faked.stderr).toMatch(/^api: Keyflow needs Node.js 24 or newer; this is 20\.20\.2 /);
+    if (olderNode) {
+      for (const entry of ['api/main.js', 'worker/main.js', 'scripts/launcher.js', 'cli/keyflow.js']) {
+        const real = spawnSync(olderNode, [path.join(PROJECT_ROOT, 'dist', entry), 'users', 'list'], { encoding: 'utf8', env });
+        expect([entry, real.status, real.stderr.split('\n').filter(Boolean).length]).toEqual([entry, 1, 1]);
+        expect(real.stderr).toMatch(/needs Node\.js 24 or newer/);
+      }
+    }
+  });
 });

@@ -1,4 +1,5 @@
 // The worker process: runs Keyflow's workflows and activities.
+import '../runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
