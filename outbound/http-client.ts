@@ -61,7 +61,7 @@ const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '').toLowerCase(
 const portOf = (url: URL) => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80);
 
 /** Whether the allow-list lets `feature` reach `host` (a name or an address) on `port`. */
-export function admits(allow: readonly OutboundAllowEntry[], feature: OutboundFeature, host: string, port: number): boolean {
+function admits(allow: readonly OutboundAllowEntry[], feature: OutboundFeature, host: string, port: number): boolean {
   return allow.some((e) => (e.feature === '*' || e.feature === feature) && e.host === host && (e.port === '*' || e.port === port));
 }
 
