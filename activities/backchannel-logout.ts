@@ -34,7 +34,7 @@ export function createBackchannelLogoutActivities(deps: { store: Store; signer: 
       );
       let outcome: LogoutDelivery;
       try {
-        const res = await outboundRequest(deps.outbound, client.backchannelLogoutUri, {
+        const res = await outboundRequest(deps.outbound, 'backchannel_logout', client.backchannelLogoutUri, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
           body: new URLSearchParams({ logout_token: logoutToken }).toString(),

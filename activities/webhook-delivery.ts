@@ -1,9 +1,10 @@
 // Activities of the WebhookDelivery workflow: the one HTTP attempt (through
 // the outbound client: timeout, size cap, no redirects, internal addresses
-// refused unless allow-listed) and the record in the delivery history.
+// refused unless allow-listed for webhooks) and the record in the delivery
+// history.
 import { TEST_EVENT, webhookBody, webhookSignature } from '../domain/webhook-events.js';
 import type { Kek } from '../keys/kek.js';
-import { outboundRequest, OutboundError, type OutboundPolicy } from '../outbound/http-client.js';
+import { outboundRequest, OutboundError, type OutboundPolicy, type OutboundResponse } from '../outbound/http-client.js';
 import { storeIn, type Store } from '../store/db.js';
 import { findWebhook, recordDelivery, RESPONSE_BODY_LIMIT, webhookSecret, type DeliveryErrorKind } from '../store/webhooks.js';
 import type { WebhookDeliveryInput } from '../workflows/webhook-delivery.js';
@@ -16,8 +17,20 @@ export interface DeliveryOutcome {
   durationMs: number | null;
   /** Epoch milliseconds. */
   deliveredAt: number;
-  /** Test pings only: the receiver's answer, at most RESPONSE_BODY_LIMIT characters. */
+  /** Test pings to a public receiver only (see shownResponseBody): its answer, at most RESPONSE_BODY_LIMIT characters. */
   responseBody?: string;
+}
+
+/**
+ * The receiver's body a delivery shows its user and keeps (result and
+ * history), or undefined. A test ping shows a public receiver's answer (the
+ * spec's ping result); never an internal receiver's, reached only because the
+ * operator's allow-list admits it: the allow-list lets Keyflow call an
+ * internal service, not let every user with a webhook read it.
+ */
+export function shownResponseBody(test: boolean, res: Pick<OutboundResponse, 'body' | 'internal'>): string | undefined {
+  if (!test || res.internal) return undefined;
+  return res.body.toString('utf8').slice(0, RESPONSE_BODY_LIMIT);
 }
 
 export const WEBHOOK_USER_AGENT = 'Keyflow-Webhooks/1.0 (+https://github.com/keyflow/keyflow)';
@@ -31,7 +44,7 @@ export function createWebhookDeliveryActivities(deps: { store: Store; kek: Kek; 
       const body = webhookBody(input.event, input.timestamp, input.data);
       const started = Date.now();
       try {
-        const res = await outboundRequest({ ...deps.outbound, timeoutMs: input.timeoutMs }, webhook.url, {
+        const res = await outboundRequest({ ...deps.outbound, timeoutMs: input.timeoutMs }, 'webhooks', webhook.url, {
           method: 'POST',
           body,
           headers: {
@@ -42,13 +55,14 @@ export function createWebhookDeliveryActivities(deps: { store: Store; kek: Kek; 
             'x-keyflow-delivery': input.deliveryId,
           },
         });
+        const responseBody = shownResponseBody(test, res);
         return {
           state: res.status >= 200 && res.status < 300 ? 'success' : 'failure',
           statusCode: res.status,
           error: null,
           durationMs: res.durationMs,
           deliveredAt: started,
-          ...(test ? { responseBody: res.body.toString('utf8').slice(0, RESPONSE_BODY_LIMIT) } : {}),
+          ...(responseBody !== undefined ? { responseBody } : {}),
         };
       } catch (err) {
         if (!(err instanceof OutboundError)) throw err;

@@ -11,7 +11,7 @@ const benches: Record<string, { describe: string; run: (args: string[]) => Promi
   device: { describe: 'device-code polls/s and latency at N pending devices (needs npm start)', run: deviceBench },
   refresh: { describe: 'refresh token rotations/s and latency at N concurrent families (needs npm start)', run: refreshBench },
   signing: { describe: 'JWT signatures per second: ML-DSA-65 native and noble, RS256 (in-process)', run: signingBench },
-  webhooks: { describe: 'profile-update latency with/without 10 webhooks, deliveries/s, lost deliveries (needs OUTBOUND_ALLOWLIST=127.0.0.1 npm start)', run: webhooksBench },
+  webhooks: { describe: 'profile-update latency with/without 10 webhooks, deliveries/s, lost deliveries (needs OUTBOUND_ALLOWLIST=webhooks=127.0.0.1:* npm start)', run: webhooksBench },
 };
 
 const [name, ...args] = process.argv.slice(2);

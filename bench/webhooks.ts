@@ -1,6 +1,6 @@
 // `npm run bench -- webhooks [--events 1000] [--webhooks 10] [--concurrency 8]
 //   [--max-seconds 900] [--url http://localhost:3000]` against a running Keyflow
-// started with OUTBOUND_ALLOWLIST=127.0.0.1 (deliveries go to a receiver in this
+// started with OUTBOUND_ALLOWLIST=webhooks=127.0.0.1:* (deliveries go to a receiver in this
 // process on 127.0.0.1; without the allow-list Keyflow refuses them as an
 // internal address, and the benchmark says so before it starts).
 //
@@ -31,6 +31,7 @@ import { ensureIndexes, openStore } from '../store/db.js';
 import { createPersonalAccessToken } from '../store/personal-access-tokens.js';
 import { createUser } from '../store/users.js';
 import { createWebhook, deleteWebhook, recentDeliveries, type WebhookDoc } from '../store/webhooks.js';
+import { temporalConnectionOptions } from '../temporal/connection.js';
 import { percentile } from './common.js';
 
 const PASSWORD = 'benchmark password 1';
@@ -118,11 +119,11 @@ async function run(argv: string[]): Promise<void> {
   try {
     await fetch(`${base}/readyz`);
   } catch {
-    throw new Precondition(`Keyflow does not answer at ${base}: start it first (OUTBOUND_ALLOWLIST=127.0.0.1 npm start), or pass --url`);
+    throw new Precondition(`Keyflow does not answer at ${base}: start it first (OUTBOUND_ALLOWLIST='webhooks=127.0.0.1:*' npm start), or pass --url`);
   }
   const store = openStore(cfg);
   const receiver = await startReceiver();
-  const connection = await Connection.connect({ address: cfg.temporal.address });
+  const connection = await Connection.connect(temporalConnectionOptions(cfg.temporal));
   const temporal = new Client({ connection, namespace: cfg.temporal.namespace });
   const created: WebhookDoc[] = [];
   try {
@@ -162,7 +163,7 @@ async function run(argv: string[]): Promise<void> {
     let probeRecord;
     while (Date.now() < probeDeadline && !(probeRecord = (await recentDeliveries(store, probe._id, 1))[0])) await sleep(250);
     if (!probeRecord) throw new Precondition('no webhook delivery within 30 s: is the worker running (npm start), and does this Keyflow emit profile.updated?');
-    if (probeRecord.error === 'refused') throw new Precondition(`Keyflow refuses deliveries to 127.0.0.1 (an internal address): restart it with OUTBOUND_ALLOWLIST=127.0.0.1 npm start`);
+    if (probeRecord.error === 'refused') throw new Precondition(`Keyflow refuses deliveries to 127.0.0.1 (an internal address): restart it with OUTBOUND_ALLOWLIST='webhooks=127.0.0.1:*' npm start`);
     if (!probeRecord.success) throw new Precondition(`the probe delivery failed: ${probeRecord.statusCode ?? probeRecord.error}`);
     await deleteWebhook(store, probe._id);
     created.splice(created.indexOf(probe), 1);

@@ -4,6 +4,7 @@
 // the api's sweep delivers it once Keyflow runs; the command still succeeds.
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config/env.js';
+import { temporalConnectionOptions } from '../temporal/connection.js';
 import { SITE_SETTINGS, type SiteSettingKey } from '../domain/site-settings.js';
 import type { AdminEvent } from '../domain/webhook-events.js';
 import { createEventPipeline, type EventActor } from '../events/pipeline.js';
@@ -22,10 +23,11 @@ const CONNECT_TIMEOUT_MS = 3_000;
 
 /** Emits one admin event from the CLI and waits until its deliveries are started (or left to the sweep). */
 export async function emitAdminEvent(cfg: Config, store: Store, name: AdminEvent, data: Record<string, unknown>): Promise<void> {
-  const connection = await Connection.connect({ address: cfg.temporal.address, connectTimeout: CONNECT_TIMEOUT_MS }).catch(() => null);
+  const options = temporalConnectionOptions(cfg.temporal);
+  const connection = await Connection.connect({ ...options, connectTimeout: CONNECT_TIMEOUT_MS }).catch(() => null);
   if (!connection) {
     // A pipeline whose dispatch never runs here: the lazy connection is not used before the process exits.
-    const lazy = Connection.lazy({ address: cfg.temporal.address });
+    const lazy = Connection.lazy(options);
     const events = createEventPipeline({ store, temporal: new Client({ connection: lazy, namespace: cfg.temporal.namespace }), taskQueue: cfg.temporal.taskQueue, log: createLogger('error', () => {}), deliveryTimeoutMs: cfg.webhookTimeoutMs });
     await events.admin(name, data, OPERATOR);
     process.stderr.write(`keyflow: note: Temporal is not reachable at ${cfg.temporal.address}; webhooks get this change (${name}) once Keyflow is running\n`);

@@ -4,6 +4,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { parseConfig, type Config } from '../config/env.js';
 import { SearchAttributes } from '../temporal/search-attributes.js';
+import { temporalConnectionOptions } from '../temporal/connection.js';
 import type { NewClientInput, RedirectUriEntry } from '../domain/clients.js';
 import { ConflictError, ValidationError } from '../domain/errors.js';
 import { parseScopeParam } from '../domain/scopes.js';
@@ -212,7 +213,7 @@ async function flows(cfg: Config, sub: string | undefined, argv: string[]) {
   const query = filters.filter(Boolean).join(' AND ');
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address: cfg.temporal.address, connectTimeout: 5_000 });
+    connection = await Connection.connect({ ...temporalConnectionOptions(cfg.temporal), connectTimeout: 5_000 });
   } catch (err) {
     throw new Error(`cannot reach Temporal at ${cfg.temporal.address}; is Keyflow running (npm start), or TEMPORAL_ADDRESS set?`, { cause: err });
   }

@@ -1,5 +1,6 @@
 // Process configuration from environment variables, validated with zod at start.
 // Every variable is documented in the README's configuration table; keep both in step.
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
@@ -87,6 +88,19 @@ export interface OutboundAllowEntry {
   port: number | '*';
 }
 
+/**
+ * A host as the URL parser writes it (lower case, IPv4 dotted, IPv6 compressed),
+ * without IPv6 brackets: the form the outbound client compares with URLs and
+ * resolved addresses.
+ */
+function urlHostname(host: string): string | null {
+  try {
+    return new URL(`http://${host}/`).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return null;
+  }
+}
+
 /** `feature=host:port` entries, comma-separated; feature and port may be `*`; IPv6 in brackets. */
 const outboundAllowlist = z
   .string()
@@ -97,11 +111,12 @@ const outboundAllowlist = z
       const m = /^([a-z_]+|\*)=(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5}|\*)$/.exec(raw);
       const feature = m?.[1];
       const port = m?.[3] === '*' ? '*' : Number(m?.[3]);
-      if (!m || !(feature === '*' || (OUTBOUND_FEATURES as readonly string[]).includes(feature!)) || (port !== '*' && (port < 1 || port > 65535))) {
+      const host = m ? urlHostname(m[2]!) : null;
+      if (!m || !host || !(feature === '*' || (OUTBOUND_FEATURES as readonly string[]).includes(feature!)) || (port !== '*' && (port < 1 || port > 65535))) {
         ctx.addIssue({ code: 'custom', message: `"${raw}" must be feature=host:port (feature one of ${OUTBOUND_FEATURES.join(', ')} or *; port a number or *)` });
         continue;
       }
-      entries.push({ feature: feature as OutboundAllowEntry['feature'], host: m[2]!.toLowerCase().replace(/^\[|\]$/g, ''), port });
+      entries.push({ feature: feature as OutboundAllowEntry['feature'], host, port });
     }
     return entries;
   });
@@ -149,8 +164,9 @@ const EnvSchema = z.object({
   TEMPORAL_TLS_CERT: z.string().optional(),
   TEMPORAL_TLS_KEY: z.string().optional(),
   TEMPORAL_TLS_CA: z.string().optional(),
-  TEMPORAL_TLS_SERVER_NAME: z.string().optional(),
-  TEMPORAL_API_KEY: z.string().optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a host name').optional(),
+  // Sent as a header value: visible ASCII only.
+  TEMPORAL_API_KEY: z.string().regex(/^[\x21-\x7e]{1,8192}$/, 'must be printable ASCII without spaces').optional(),
 });
 
 export type MlDsaMode = 'auto' | 'native' | 'noble';
@@ -169,8 +185,9 @@ export interface Config {
     uiPort: number;
     namespace: string;
     taskQueue: string;
-    /** mTLS and/or an API key for a Temporal that asks for them (file paths; the key never logged). */
+    /** TLS (a CA, a client certificate for mTLS) for a Temporal that asks for it: absolute paths of readable files. */
     tls: { certFile?: string; keyFile?: string; caFile?: string; serverName?: string } | null;
+    /** Sent as `Authorization: Bearer …` on every call (over TLS); never logged or echoed. */
     apiKey?: string;
   };
   mongo: {
@@ -185,7 +202,7 @@ export interface Config {
   mldsa: MlDsaMode;
   logLevel: LogLevel;
   housekeeping: { intervalMinutes: number; batchSize: number };
-  outbound: { allow: OutboundAllowEntry[]; allowHosts: string[]; timeoutMs: number; maxResponseBytes: number };
+  outbound: { allow: OutboundAllowEntry[]; timeoutMs: number; maxResponseBytes: number };
   /** Express `trust proxy`: the proxies whose X-Forwarded-For names the client (empty: none). */
   trustedProxies: string[];
   limits: {
@@ -238,6 +255,8 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
     };
   }
   const e = parsed.data;
+  const temporalTls = temporalTlsFiles(e, cwd);
+  if (!temporalTls.ok) return { ok: false, errors: temporalTls.errors };
   return {
     ok: true,
     config: {
@@ -252,10 +271,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
         uiPort: e.TEMPORAL_UI_PORT,
         namespace: e.TEMPORAL_NAMESPACE,
         taskQueue: e.TEMPORAL_TASK_QUEUE,
-        tls:
-          e.TEMPORAL_TLS_CERT || e.TEMPORAL_TLS_KEY || e.TEMPORAL_TLS_CA || e.TEMPORAL_TLS_SERVER_NAME
-            ? { certFile: e.TEMPORAL_TLS_CERT, keyFile: e.TEMPORAL_TLS_KEY, caFile: e.TEMPORAL_TLS_CA, serverName: e.TEMPORAL_TLS_SERVER_NAME }
-            : null,
+        tls: temporalTls.tls,
         apiKey: e.TEMPORAL_API_KEY,
       },
       mongo: {
@@ -272,7 +288,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       deviceCodeTtlMs: e.DEVICE_CODE_TTL_SECONDS * 1000,
       stepUpChallengeTtlMs: e.STEP_UP_CHALLENGE_TTL_SECONDS * 1000,
       webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
-      outbound: { allow: e.OUTBOUND_ALLOWLIST, allowHosts: e.OUTBOUND_ALLOWLIST.map((a) => a.host), timeoutMs: e.OUTBOUND_TIMEOUT_MS, maxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES },
+      outbound: { allow: e.OUTBOUND_ALLOWLIST, timeoutMs: e.OUTBOUND_TIMEOUT_MS, maxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES },
       trustedProxies: e.TRUSTED_PROXIES,
       limits: {
         signInPerAccount: e.SIGNIN_LIMIT_PER_ACCOUNT,
@@ -288,6 +304,46 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       refreshFamilyRotationsPerRun: e.REFRESH_FAMILY_ROTATIONS_PER_RUN,
     },
   };
+}
+
+type TemporalTls = NonNullable<Config['temporal']['tls']>;
+
+/**
+ * The Temporal TLS settings, their files resolved against `cwd` and checked
+ * readable now, so a wrong path stops a process at start with one line rather
+ * than at its first connection.
+ */
+function temporalTlsFiles(e: z.infer<typeof EnvSchema>, cwd: string): { ok: true; tls: TemporalTls | null } | { ok: false; errors: string[] } {
+  const errors: string[] = [];
+  const file = (name: 'TEMPORAL_TLS_CERT' | 'TEMPORAL_TLS_KEY' | 'TEMPORAL_TLS_CA'): string | undefined => {
+    const value = e[name];
+    if (value === undefined) return undefined;
+    const resolved = path.resolve(cwd, value);
+    const problem = unreadable(resolved);
+    if (problem) errors.push(`${name}: cannot read ${resolved} (${problem})`);
+    return resolved;
+  };
+  const tls: TemporalTls = { certFile: file('TEMPORAL_TLS_CERT'), keyFile: file('TEMPORAL_TLS_KEY'), caFile: file('TEMPORAL_TLS_CA'), serverName: e.TEMPORAL_TLS_SERVER_NAME };
+  if (!tls.certFile !== !tls.keyFile) {
+    errors.push(`${tls.certFile ? 'TEMPORAL_TLS_KEY' : 'TEMPORAL_TLS_CERT'}: TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together (the client certificate and its private key)`);
+  }
+  const configured = Object.values(tls).some((v) => v !== undefined);
+  if ((configured || e.TEMPORAL_API_KEY !== undefined) && e.TEMPORAL_ADDRESS === undefined) {
+    errors.push('TEMPORAL_ADDRESS: must be set with TEMPORAL_TLS_* or TEMPORAL_API_KEY (the embedded Temporal dev server has neither TLS nor API keys)');
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, tls: configured ? tls : null };
+}
+
+/** Why a file cannot be read, or null when it can. */
+function unreadable(file: string): string | null {
+  try {
+    if (!fs.statSync(file).isFile()) return 'not a file';
+    fs.accessSync(file, fs.constants.R_OK);
+    return null;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+  }
 }
 
 /** For process entry points: the config, or one line per problem on stderr and exit code 1. */

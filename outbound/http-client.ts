@@ -1,23 +1,28 @@
-// The one HTTP client for every URL Keyflow calls out to (back-channel logout,
-// later webhooks and jwks_uri): a timeout, a response-size cap, no redirects
-// followed, and no connection to loopback, private, link-local or otherwise
-// internal addresses unless the operator's allow-list admits the host. The
-// address check happens in the socket's DNS lookup, so a name that resolves
-// to an internal address is refused even if it changed since a first look.
+// The one HTTP client for every URL Keyflow calls out to (webhooks,
+// back-channel logout, jwks_uri, captcha verification): a timeout, a
+// response-size cap, no redirects followed, https only, and no connection to
+// loopback, private, link-local or otherwise internal addresses. The
+// operator's allow-list (OUTBOUND_ALLOWLIST) admits an internal address, or
+// plain http, for one feature, host and port at a time: every call names its
+// feature. The address check happens in the socket's DNS lookup, so a name
+// that resolves to an internal address is refused even if it changed since a
+// first look.
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import type { OutboundAllowEntry, OutboundFeature } from '../config/env.js';
 
 export interface OutboundPolicy {
   timeoutMs: number;
   maxResponseBytes: number;
-  /** Host names or IP addresses admitted even though they are internal (e.g. localhost for tests). */
-  allowHosts: string[];
+  /** OUTBOUND_ALLOWLIST: which feature may reach which internal (or plain-http) host and port. */
+  allow: readonly OutboundAllowEntry[];
 }
 
 export type OutboundErrorKind = 'refused' | 'timeout' | 'unreachable' | 'too_large' | 'invalid_url';
 
+/** An outbound failure: its `kind` is all a user is ever shown; the message is for the operator. */
 export class OutboundError extends Error {
   constructor(
     readonly kind: OutboundErrorKind,
@@ -32,6 +37,8 @@ export interface OutboundResponse {
   headers: http.IncomingHttpHeaders;
   body: Buffer;
   durationMs: number;
+  /** The answer came from an internal address (which the allow-list admitted): its content is not for users' eyes. */
+  internal: boolean;
 }
 
 const BLOCKED = new net.BlockList();
@@ -49,35 +56,64 @@ export function isInternalAddress(address: string): boolean {
   return BLOCKED.check(address, family);
 }
 
+/** The host of a URL as allow-list entries and resolved addresses spell it: lower case, IPv6 without brackets. */
+const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+const portOf = (url: URL) => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80);
+
+/** Whether the allow-list lets `feature` reach `host` (a name or an address) on `port`. */
+function admits(allow: readonly OutboundAllowEntry[], feature: OutboundFeature, host: string, port: number): boolean {
+  return allow.some((e) => (e.feature === '*' || e.feature === feature) && e.host === host && (e.port === '*' || e.port === port));
+}
+
+/** Whether the allow-list admits the host and port of `target` for `feature`: then it may be internal, and plain http. */
+export function admitsUrl(policy: Pick<OutboundPolicy, 'allow'>, feature: OutboundFeature, target: URL): boolean {
+  return admits(policy.allow, feature, bareHost(target), portOf(target));
+}
+
+/** A host that names an internal address by itself: an IP literal in a blocked range, or localhost. */
+function namesInternalAddress(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost') || (net.isIP(host) !== 0 && isInternalAddress(host));
+}
+
 /**
  * The host of `target` when the URL itself names an internal address — an IP
  * literal in a blocked range, or `localhost` — that the allow-list does not
- * admit; null otherwise. (Names that merely resolve to such an address are
- * refused at connection time, by the guarded lookup.)
+ * admit for `feature` on the URL's port; null otherwise. (Names that merely
+ * resolve to such an address are refused at connection time, by the guarded lookup.)
  */
-export function refusedHost(policy: Pick<OutboundPolicy, 'allowHosts'>, target: URL): string | null {
-  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (policy.allowHosts.includes(host)) return null;
-  const internal = host === 'localhost' || host.endsWith('.localhost') || (net.isIP(host) !== 0 && isInternalAddress(host));
-  return internal ? host : null;
+export function refusedHost(policy: Pick<OutboundPolicy, 'allow'>, feature: OutboundFeature, target: URL): string | null {
+  const host = bareHost(target);
+  return namesInternalAddress(host) && !admitsUrl(policy, feature, target) ? host : null;
 }
 
-function guardedLookup(allowed: boolean): net.LookupFunction {
+/**
+ * A DNS lookup that refuses a name resolving to an internal address `admitted`
+ * does not accept, and calls `internal` when it hands one out. (Exported for
+ * its test: no other name than localhost resolves to loopback everywhere.)
+ */
+export function guardedLookup(admitted: (address: string) => boolean, internal: () => void): net.LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       const list = addresses as dns.LookupAddress[];
-      const bad = list.find((a) => isInternalAddress(a.address));
-      if (bad && !allowed) return callback(new OutboundError('refused', `${hostname} resolves to an internal address (${bad.address})`), '', 0);
+      const inside = list.filter((a) => isInternalAddress(a.address));
+      if (inside.some((a) => !admitted(a.address))) return callback(new OutboundError('refused', `${hostname} resolves to an internal address`), '', 0);
+      if (inside.length > 0) internal();
       if ((options as dns.LookupOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);
     });
   };
 }
 
-/** POSTs or GETs `url` under the policy. Never follows redirects; a 3xx is returned as is. */
+/**
+ * POSTs or GETs `url` for `feature` under the policy. Never follows redirects;
+ * a 3xx is returned as is. Plain http, and internal addresses (named in the
+ * URL or resolved from it), only where an allow-list entry admits the feature,
+ * host (the URL's or the resolved address) and port.
+ */
 export function outboundRequest(
   policy: OutboundPolicy,
+  feature: OutboundFeature,
   url: string,
   init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | Buffer } = {},
 ): Promise<OutboundResponse> {
@@ -89,18 +125,25 @@ export function outboundRequest(
   }
   if (target.protocol !== 'https:' && target.protocol !== 'http:') return Promise.reject(new OutboundError('invalid_url', 'only http(s) URLs'));
   if (target.username || target.password) return Promise.reject(new OutboundError('invalid_url', 'URLs with credentials are refused'));
-  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const allowed = policy.allowHosts.includes(host);
-  const refused = refusedHost(policy, target);
-  if (refused) return Promise.reject(new OutboundError('refused', `${refused} is an internal address`));
+  const host = bareHost(target);
+  const port = portOf(target);
+  const hostAdmitted = admitsUrl(policy, feature, target);
+  // Defense in depth: the URL checks at registration refuse plain http already.
+  if (target.protocol === 'http:' && !hostAdmitted) return Promise.reject(new OutboundError('refused', `plain http to ${host}:${port} is not admitted for ${feature}`));
+  if (namesInternalAddress(host) && !hostAdmitted) return Promise.reject(new OutboundError('refused', `${host}:${port} is an internal address not admitted for ${feature}`));
 
+  // An IP literal is connected to without a lookup; a name is judged by what it resolves to.
+  let internal = net.isIP(host) !== 0 && isInternalAddress(host);
+  const lookup = guardedLookup((address) => hostAdmitted || admits(policy.allow, feature, address, port), () => (internal = true));
   const started = performance.now();
   const lib = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = lib.request(
       target,
-      { method: init.method ?? 'GET', headers: { 'user-agent': 'Keyflow/0.1 (+https://github.com/keyflow)', ...init.headers }, lookup: guardedLookup(allowed), timeout: policy.timeoutMs },
+      { method: init.method ?? 'GET', headers: { 'user-agent': 'Keyflow/0.1 (+https://github.com/keyflow)', ...init.headers }, lookup, timeout: policy.timeoutMs },
       (res) => {
+        const remote = res.socket.remoteAddress;
+        if (remote && net.isIP(remote) !== 0 && isInternalAddress(remote)) internal = true;
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
@@ -111,7 +154,7 @@ export function outboundRequest(
           }
           chunks.push(chunk);
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), durationMs: Math.round(performance.now() - started) }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), durationMs: Math.round(performance.now() - started), internal }));
         res.on('error', (err) => reject(classify(err)));
       },
     );
@@ -125,6 +168,10 @@ export function outboundRequest(
   });
 }
 
+/**
+ * An error as an OutboundError. Its message is for the operator's logs (it may
+ * name addresses and system errors); users are only ever shown its kind.
+ */
 function classify(err: unknown): OutboundError {
   if (err instanceof OutboundError) return err;
   const e = err as NodeJS.ErrnoException;

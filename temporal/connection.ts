@@ -1,5 +1,9 @@
-// Connections to Temporal for api, worker and CLI processes.
-import { Client, Connection } from '@temporalio/client';
+// Connections to Temporal for api, worker and CLI processes. Whoever reaches
+// Temporal can read every flow's history and drive it (signals, updates,
+// terminations), so every connection presents the operator's TLS client
+// certificate and API key when they are configured.
+import fs from 'node:fs';
+import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import proto from '@temporalio/proto';
 import { SearchAttributes } from './search-attributes.js';
@@ -14,10 +18,40 @@ export interface TemporalHandle {
   close(): Promise<void>;
 }
 
+export interface TemporalConnectionOptions {
+  address: string;
+  tls?: TLSConfig;
+  apiKey?: string;
+}
+
+/**
+ * The options every Temporal connection is made with (client or worker): the
+ * address, TLS with the configured CA, client certificate and server name, and
+ * the API key (which implies TLS: a bearer key never crosses the network in
+ * clear text). Reads the files now; a file gone since start-up is one clear error.
+ */
+export function temporalConnectionOptions(temporal: Config['temporal']): TemporalConnectionOptions {
+  const { tls, apiKey, address } = temporal;
+  if (!tls) return apiKey ? { address, tls: {}, apiKey } : { address };
+  const read = (name: string, file: string) => {
+    try {
+      return fs.readFileSync(file);
+    } catch (err) {
+      throw new Error(`${name}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`, { cause: err });
+    }
+  };
+  const options: TLSConfig = {};
+  if (tls.serverName) options.serverNameOverride = tls.serverName;
+  if (tls.caFile) options.serverRootCACertificate = read('TEMPORAL_TLS_CA', tls.caFile);
+  if (tls.certFile && tls.keyFile) options.clientCertPair = { crt: read('TEMPORAL_TLS_CERT', tls.certFile), key: read('TEMPORAL_TLS_KEY', tls.keyFile) };
+  return { address, tls: options, ...(apiKey ? { apiKey } : {}) };
+}
+
 /** A client whose connection is made on first use, so a process starts even while Temporal is still coming up. */
 export function lazyTemporalClient(config: Pick<Config, 'temporal'>): TemporalHandle {
-  const connection = Connection.lazy({ address: config.temporal.address });
-  const probe = Connection.lazy({ address: config.temporal.address, interceptors: [] });
+  const options = temporalConnectionOptions(config.temporal);
+  const connection = Connection.lazy(options);
+  const probe = Connection.lazy({ ...options, interceptors: [] });
   return {
     connection,
     probe,

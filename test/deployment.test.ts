@@ -26,6 +26,31 @@ describe('docker-compose.yml', () => {
     expect(compose.services['keyflow-api'].healthcheck.test.join(' ')).toContain('/readyz');
   });
 
+  it('keeps Temporal, its database and MongoDB on an internal network, and the Temporal UI read-only on loopback', () => {
+    const internal = Object.entries(compose.networks as Record<string, { internal?: boolean } | null>).filter(([, n]) => n?.internal === true).map(([name]) => name);
+    expect(internal.length).toBeGreaterThan(0);
+    for (const s of ['temporal', 'temporal-db', 'mongodb']) {
+      expect([s, compose.services[s].ports]).toEqual([s, undefined]);
+      expect([s, compose.services[s].networks.every((n: string) => internal.includes(n))]).toEqual([s, true]);
+    }
+    // Everything that talks to Temporal shares one of those networks with it.
+    for (const s of ['keyflow-api', 'keyflow-worker', 'temporal-ui']) expect(compose.services[s].networks.some((n: string) => compose.services.temporal.networks.includes(n))).toBe(true);
+    const ui = compose.services['temporal-ui'];
+    expect(ui.environment.TEMPORAL_DISABLE_WRITE_ACTIONS).toBe('true');
+    expect(ui.ports.every((p: string) => p.startsWith('127.0.0.1:'))).toBe(true);
+  });
+
+  it('shows how to connect to a Temporal with mTLS or an API key', () => {
+    const text = read('docker-compose.yml');
+    const example = read('.env.example');
+    for (const name of ['TEMPORAL_TLS_CA', 'TEMPORAL_TLS_CERT', 'TEMPORAL_TLS_KEY', 'TEMPORAL_TLS_SERVER_NAME']) {
+      expect(text).toMatch(new RegExp(`^\\s*# ${name}: \\S`, 'm'));
+      expect(example).toMatch(new RegExp(`^# ${name}=`, 'm'));
+    }
+    expect(example).toMatch(/^# TEMPORAL_API_KEY=$/m);
+    expect(example).toMatch(/^# OUTBOUND_ALLOWLIST=webhooks=[a-z.-]+:\d+$/m);
+  });
+
   it('holds no secret: every secret comes from .env, which .env.example documents', () => {
     const example = read('.env.example');
     const text = read('docker-compose.yml');

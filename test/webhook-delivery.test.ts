@@ -2,12 +2,14 @@
 // WebhookDelivery workflow and a real local receiver that verifies every
 // signature in constant time: headers and payload, success and failure
 // records, a receiver that never answers (timeout, WEBHOOK_TIMEOUT_MS=1500
-// here), an unreachable URL, a refused internal address, a redirect not
+// here), an unreachable URL, a refused internal address, plain http to a
+// public host refused, what a test ping shows of the answer, a redirect not
 // followed, the 50-entry cap,
 // wildcard and specific subscriptions, inactive webhooks, and secret rotation.
 // The api runs on a database of its own; the shared worker writes the
 // delivery history there (the workflow input names the api's database).
 import type { Client } from '@temporalio/client';
+import { shownResponseBody } from '../activities/webhook-delivery.js';
 import type { RunningApi } from '../api/server.js';
 import { createWebhook, findWebhook, recentDeliveries, updateWebhook, webhookDeliveries, webhookOutbox, type WebhookDoc } from '../store/webhooks.js';
 import { deliveryIdFor } from '../domain/webhook-events.js';
@@ -91,12 +93,15 @@ describe('a delivery', () => {
     expect(record!.durationMs).toBeGreaterThanOrEqual(1400);
   }, 60_000);
 
-  it('records an unreachable URL and a refused internal address as failures', async () => {
+  it('records an unreachable URL, a refused internal address and plain http to a public host as failures', async () => {
     const closed = await hook(['app.updated'], { url: 'http://127.0.0.1:9/closed' });
     const internal = await hook(['app.updated'], { url: 'http://10.255.255.1/internal' });
+    // Stored before webhook URLs had to be https: the outbound client refuses it without connecting.
+    const plain = await hook(['app.updated'], { url: 'http://hooks.example.com/plain' });
     await api.deps.events.user('app.updated', USER, { app_id: 'a3', name: 'C', changed: ['name'] }, actor);
     expect((await deliveries(closed.webhook._id, 1))[0]).toMatchObject({ success: false, statusCode: null, error: 'unreachable' });
     expect((await deliveries(internal.webhook._id, 1))[0]).toMatchObject({ success: false, statusCode: null, error: 'refused' });
+    expect((await deliveries(plain.webhook._id, 1))[0]).toMatchObject({ success: false, statusCode: null, error: 'refused' });
   }, 60_000);
 
   it('does not follow a redirect: a 3xx is recorded as a failure and the target gets nothing', async () => {
@@ -196,4 +201,21 @@ describe('history and durability', () => {
     expect(await webhookOutbox(api.deps.store).findOne({ _id: event._id })).toBeNull();
     expect(await findWebhook(api.deps.store, h.webhook._id)).not.toBeNull();
   }, 60_000);
+});
+
+describe('what a test ping shows of the receiver\'s answer', () => {
+  const answer = (internal: boolean) => ({ body: Buffer.from(`pong ${'x'.repeat(5000)}`), internal });
+
+  it('a public receiver: its body, cut at 4,096 characters (the spec\'s ping result)', () => {
+    expect(shownResponseBody(true, answer(false))).toBe(`pong ${'x'.repeat(4091)}`);
+  });
+
+  it('an internal receiver the allow-list admits: nothing, so the allow-list does not let users read internal services', () => {
+    expect(shownResponseBody(true, answer(true))).toBeUndefined();
+  });
+
+  it('an event delivery: nothing, wherever the receiver is', () => {
+    expect(shownResponseBody(false, answer(false))).toBeUndefined();
+    expect(shownResponseBody(false, answer(true))).toBeUndefined();
+  });
 });

@@ -2,7 +2,9 @@
 // /api/oauth/me/admin/webhooks) against a real api and a real receiver that
 // verifies every signature: the secret shown once (generated or given) and
 // rotated, list/get/patch/delete bodies, validation of events, URLs and
-// bodies (never a 500), test pings (status and body answered and recorded),
+// bodies (never a 500), https only (http for an allow-listed loopback
+// receiver), test pings (status answered and recorded; the body of an internal
+// receiver never shown nor kept),
 // inactive webhooks, the 50-entry history, scopes, the admin gate (404 to
 // regular users, even with admin scopes), other users' webhooks (404), and the
 // webhook.create/update/delete admin events (audit log + admin webhooks).
@@ -14,6 +16,7 @@ import { openGrant } from '../store/grants.js';
 import { createPersonalAccessToken } from '../store/personal-access-tokens.js';
 import { createUser, type UserDoc } from '../store/users.js';
 import { auditLog, webhookDeliveries, webhooks, type WebhookDeliveryDoc } from '../store/webhooks.js';
+import { webhookDeliveryWorkflowId } from '../workflows/webhook-delivery.js';
 import { eventually, startTestApi, uniqueEmail, type Json } from './support/harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -262,8 +265,9 @@ describe('user webhooks', () => {
     expect((await call(busy, 'GET', USER_BASE)).body.webhooks).toHaveLength(20);
   }, 60_000);
 
-  it('a test ping answers the receiver\'s status and body and is recorded with its response body; non-2xx is a failure', async () => {
+  it('a test ping to an internal receiver (admitted by the allow-list) answers its status, never its body, and keeps no body in the history or the workflow; non-2xx is a failure', async () => {
     const created = await create(token, { events: ['app.created'] });
+    // The receiver listens on 127.0.0.1: internal, reachable only because the tests' allow-list admits it.
     receiver.answers.set(created.path, { status: 202, body: 'pong from the receiver' });
     const ping = await call(token, 'POST', `${USER_BASE}/${created.id}/test`);
     expect(ping.res.status).toBe(200);
@@ -275,8 +279,12 @@ describe('user webhooks', () => {
       error: null,
       duration_ms: expect.any(Number),
       delivered_at: expect.any(Number),
-      response_body: 'pong from the receiver',
+      response_body: null,
     });
+    const handle = api.deps.temporal.client.workflow.getHandle(webhookDeliveryWorkflowId(ping.body.delivery.id));
+    const history = JSON.stringify(await handle.fetchHistory(), (key, value) => (key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value));
+    expect(history).toMatch(/statusCode\\*":202/);
+    expect(history).not.toContain('pong from the receiver');
     const [got] = receiver.at(created.path);
     expect(got!.verified).toBe(true);
     expect(got!.headers['x-keyflow-event']).toBe('webhook.test');
@@ -286,11 +294,62 @@ describe('user webhooks', () => {
     receiver.answers.set(created.path, { status: 500, body: 'boom' });
     const failed = await call(token, 'POST', `${USER_BASE}/${created.id}/test`);
     expect(failed.res.status).toBe(200);
-    expect(failed.body.delivery).toMatchObject({ success: false, status_code: 500, error: null, response_body: 'boom' });
+    expect(failed.body.delivery).toMatchObject({ success: false, status_code: 500, error: null, response_body: null });
 
-    const history = await call(token, 'GET', `${USER_BASE}/${created.id}/deliveries`);
-    expect(history.res.status).toBe(200);
-    expect(history.body.deliveries).toEqual([failed.body.delivery, ping.body.delivery]);
+    // The history shows no body either: the field is absent, as for events.
+    const deliveries = await call(token, 'GET', `${USER_BASE}/${created.id}/deliveries`);
+    expect(deliveries.res.status).toBe(200);
+    const withoutBody = ({ response_body: _, ...rest }: Json) => rest;
+    expect(deliveries.body.deliveries).toEqual([withoutBody(failed.body.delivery), withoutBody(ping.body.delivery)]);
+    expect(deliveries.body.deliveries[0]).not.toHaveProperty('response_body');
+  }, 60_000);
+
+  it('a test ping that fails says only the error kind, never a system message or an address', async () => {
+    const closed = await call(token, 'POST', USER_BASE, { name: 'closed', url: 'http://127.0.0.1:9/closed', events: ['*'] });
+    expect(closed.res.status).toBe(201);
+    const ping = await call(token, 'POST', `${USER_BASE}/${closed.body.webhook.id}/test`);
+    expect(ping.res.status).toBe(200);
+    expect(ping.body.delivery).toMatchObject({ success: false, status_code: null, error: 'unreachable', response_body: null });
+    const text = JSON.stringify([ping.body, (await call(token, 'GET', `${USER_BASE}/${closed.body.webhook.id}/deliveries`)).body]);
+    expect(text).not.toMatch(/ECONN|127\.0\.0\.1|connect /);
+  }, 60_000);
+
+  it('https only: http:// is refused, except for a loopback receiver the allow-list admits for webhooks', async () => {
+    const ok = { name: 'plain', events: ['*'] };
+    for (const url of ['http://hooks.example/x', 'http://93.184.216.34/x']) {
+      const c = await call(token, 'POST', USER_BASE, { ...ok, url });
+      expectError(c, 400, 'invalid_request');
+      expect(c.body.error_description).toMatch(/^url: must use https/);
+    }
+    const https = await call(token, 'POST', USER_BASE, { ...ok, url: 'https://hooks.example/x' });
+    expect(https.res.status).toBe(201);
+    expectError(await call(token, 'PATCH', `${USER_BASE}/${https.body.webhook.id}`, { url: 'http://hooks.example/x' }), 400, 'invalid_request');
+    // The tests' OUTBOUND_ALLOWLIST admits 127.0.0.1 and localhost on every port, for every feature.
+    const loopback = await call(token, 'POST', USER_BASE, { ...ok, url: 'http://localhost:9/x' });
+    expect(loopback.res.status).toBe(201);
+    for (const id of [https.body.webhook.id, loopback.body.webhook.id]) expect((await call(token, 'DELETE', `${USER_BASE}/${id}`)).res.status).toBe(204);
+  }, 30_000);
+
+  it('admits an internal or plain-http receiver only on the host and port an entry names for webhooks', async () => {
+    const own = await startTestApi({ MONGODB_DATABASE: 'keyflow_test_webhooks_allow', OUTBOUND_ALLOWLIST: 'webhooks=127.0.0.1:8080,jwks_uri=localhost:*,*=10.0.0.7:443' });
+    try {
+      const t = (await createPersonalAccessToken(own.deps.store, (await createUser(own.deps.store, { email: uniqueEmail('allow'), password: 'webhooks api test password' }))._id, { name: 't', scope: USER_SCOPES, expiresInDays: 1 })).token;
+      const post = async (url: string) => {
+        const res = await fetch(`${own.deps.config.issuer}${USER_BASE}`, { method: 'POST', headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x', url, events: ['*'] }) });
+        return { status: res.status, body: (await res.json()) as Json };
+      };
+      expect((await post('http://127.0.0.1:8080/x')).status).toBe(201);
+      expect((await post('https://10.0.0.7/x')).status).toBe(201);
+      for (const url of ['http://127.0.0.1:8081/x', 'https://127.0.0.1/x', 'http://localhost:8080/x', 'https://10.0.0.7:8443/x']) {
+        const refused = await post(url);
+        expect([url, refused.status, refused.body.error]).toEqual([url, 400, 'invalid_request']);
+        expect(refused.body.error_description).toMatch(/internal address/);
+      }
+      // Admitted, but not loopback: an internal host still gets https only.
+      expect((await post('http://10.0.0.7:443/x')).body.error_description).toMatch(/^url: must use https/);
+    } finally {
+      await own.stop();
+    }
   }, 60_000);
 
   it('an inactive webhook refuses test pings (409) and gets no events', async () => {
@@ -420,9 +479,10 @@ describe('admin webhooks', () => {
     expect((await call(t2, 'GET', ADMIN_BASE)).body.webhooks.map((w: Json) => w.id)).toContain(hook.id);
     expect((await call(t2, 'PATCH', `${ADMIN_BASE}/${hook.id}`, { name: 'site hook' })).body.webhook.name).toBe('site hook');
     const ping = await call(t2, 'POST', `${ADMIN_BASE}/${hook.id}/test`);
-    expect(ping.body.delivery).toMatchObject({ success: true, status_code: 200, response_body: 'ok' });
+    expect(ping.body.delivery).toMatchObject({ success: true, status_code: 200, response_body: null });
     expect(receiver.at(hook.path)[0]!.verified).toBe(true);
-    expect((await call(t1, 'GET', `${ADMIN_BASE}/${hook.id}/deliveries`)).body.deliveries).toEqual([ping.body.delivery]);
+    const { response_body: _, ...recorded } = ping.body.delivery;
+    expect((await call(t1, 'GET', `${ADMIN_BASE}/${hook.id}/deliveries`)).body.deliveries).toEqual([recorded]);
     // Admin webhooks subscribe to admin events only.
     expectError(await call(t1, 'POST', ADMIN_BASE, { name: 'x', url: 'https://hooks.example/x', events: ['app.created'] }), 400, 'invalid_request');
     // Each admin scope for its routes.

@@ -7,7 +7,7 @@ import { loadConfigOrExit } from '../config/env.js';
 import { createLogger } from '../runtime/log.js';
 import { startCoreServices } from '../runtime/services.js';
 import { onShutdown, runMain } from '../runtime/shutdown.js';
-import { ensureSearchAttributes, lazyTemporalClient } from '../temporal/connection.js';
+import { ensureSearchAttributes, lazyTemporalClient, temporalConnectionOptions } from '../temporal/connection.js';
 import { ensureHousekeepingSchedule } from '../temporal/housekeeping-schedule.js';
 
 const config = loadConfigOrExit('worker');
@@ -19,7 +19,7 @@ Runtime.install({ logger: new DefaultLogger(config.logLevel === 'debug' ? 'DEBUG
 runMain(log, async () => {
   const services = await startCoreServices(config, log);
   const temporal = lazyTemporalClient(config);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
   await ensureSearchAttributes(temporal, config.temporal.namespace, log);
   await ensureHousekeepingSchedule(temporal.client, config);
 

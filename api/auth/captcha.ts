@@ -84,7 +84,7 @@ export async function verifyCaptcha(deps: { store: Store; outbound: OutboundPoli
   const form = new URLSearchParams({ secret: settings.captcha_secret_key, response: answer.captchaToken });
   if (answer.remoteIp) form.set('remoteip', answer.remoteIp);
   try {
-    const res = await outboundRequest(deps.outbound, url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() });
+    const res = await outboundRequest(deps.outbound, 'captcha', url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() });
     const data = res.status === 200 ? (JSON.parse(res.body.toString('utf8')) as { success?: unknown }) : null;
     if (data?.success === true) return { ok: true };
   } catch {

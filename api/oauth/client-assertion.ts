@@ -4,7 +4,7 @@
 // once on an unknown `kid`). Each assertion is single use (its `jti`).
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { CLIENT_KEY_ALGS, ENDPOINTS } from '../../domain/discovery.js';
-import { outboundRequest, type OutboundPolicy } from '../../outbound/http-client.js';
+import { outboundRequest, OutboundError, type OutboundPolicy } from '../../outbound/http-client.js';
 import type { ClientDoc } from '../../store/clients.js';
 import type { Store } from '../../store/db.js';
 import { claimOnce } from '../../store/single-use.js';
@@ -73,8 +73,9 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
   }
 
   async function fetchRemoteNow(clientId: string, uri: string): Promise<RemoteEntry> {
-    const res = await outboundRequest(deps.outbound, uri, { headers: { accept: 'application/jwk-set+json, application/json' } }).catch((err: Error) => {
-      throw new JwksUnavailable(`jwks_uri could not be fetched: ${err.message}`);
+    const res = await outboundRequest(deps.outbound, 'jwks_uri', uri, { headers: { accept: 'application/jwk-set+json, application/json' } }).catch((err: unknown) => {
+      // The kind only: a system message would tell the client about the network behind Keyflow.
+      throw new JwksUnavailable(`jwks_uri could not be fetched (${err instanceof OutboundError ? err.kind : 'unreachable'})`);
     });
     if (res.status !== 200) throw new JwksUnavailable(`jwks_uri answered ${res.status}`);
     const entry = { uri, keys: createLocalJWKSet(parseJwks(res.body)), fetchedAt: Date.now() };

@@ -28,7 +28,8 @@ import { createWebhook, deleteWebhook, findWebhook, listWebhooks, recentDeliveri
 import { findUserById } from '../../store/users.js';
 import { flowSearchAttributes } from '../../temporal/search-attributes.js';
 import { webhookDeliveryWorkflowId, type webhookDelivery, type WebhookDeliveryInput } from '../../workflows/webhook-delivery.js';
-import { refusedHost, type OutboundPolicy } from '../../outbound/http-client.js';
+import { isLoopbackHost } from '../../domain/redirect-uri.js';
+import { admitsUrl, refusedHost, type OutboundPolicy } from '../../outbound/http-client.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, requireScopes, type BearerDeps } from '../oauth/bearer.js';
 
@@ -39,8 +40,8 @@ export interface WebhookRoutesDeps extends BearerDeps {
   taskQueue: string;
   /** WEBHOOK_TIMEOUT_MS: how long a test ping's receiver has to answer. */
   deliveryTimeoutMs: number;
-  /** The outbound policy: a URL naming an internal address outside its allow-list is refused at once. */
-  outbound: Pick<OutboundPolicy, 'allowHosts'>;
+  /** The outbound policy: a URL its allow-list does not admit for webhooks is refused at once. */
+  outbound: Pick<OutboundPolicy, 'allow'>;
 }
 
 interface Rules {
@@ -75,10 +76,10 @@ const Url = z
     try {
       url = new URL(value);
     } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be an absolute http:// or https:// URL' });
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute https:// URL' });
       return;
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must be an http:// or https:// URL' });
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must be an https:// URL' });
     else if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not contain credentials (user:password@)' });
   });
 const Events = z.array(z.string().max(100, 'an event name is at most 100 characters'), 'must be an array of event names').max(100, 'must name at most 100 events');
@@ -188,13 +189,23 @@ function webhookResource(deps: WebhookRoutesDeps, scope: WebhookScope): Router {
    * A URL whose host is an internal IP address (or localhost) outside the
    * operator's allow-list would only ever be refused at delivery: say so now.
    * Names that resolve to internal addresses are still refused at delivery.
+   * https only: plain http (which the spec accepts) only for a loopback
+   * receiver the allow-list admits for webhooks, because events, signatures
+   * and test-ping answers must not cross a network in clear text.
    */
   function deliverable(res: Response, url: string | undefined): boolean {
     if (url === undefined) return true;
-    const host = refusedHost(deps.outbound, new URL(url));
-    if (!host) return true;
-    sendError(res, 400, 'invalid_request', `url: ${host} is an internal address; Keyflow does not deliver to it (an operator can admit it with OUTBOUND_ALLOWLIST)`);
-    return false;
+    const target = new URL(url);
+    const host = refusedHost(deps.outbound, 'webhooks', target);
+    if (host) {
+      sendError(res, 400, 'invalid_request', `url: ${host} is an internal address; Keyflow does not deliver to it (an operator can admit it with OUTBOUND_ALLOWLIST)`);
+      return false;
+    }
+    if (target.protocol === 'http:' && !(isLoopbackHost(target.hostname) && admitsUrl(deps.outbound, 'webhooks', target))) {
+      sendError(res, 400, 'invalid_request', 'url: must use https (http only for a loopback receiver that OUTBOUND_ALLOWLIST admits for webhooks)');
+      return false;
+    }
+    return true;
   }
 
   function subscription(res: Response, events: string[]): string[] | undefined {
