@@ -46,7 +46,11 @@ for (const [prefix, bits] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) BLOCKED.addSubnet(prefix, bits, 'ipv4');
-for (const [prefix, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) BLOCKED.addSubnet(prefix, bits, 'ipv6');
+// IPv6 ranges that carry or reach an IPv4 address (IPv4-compatible ::/96, NAT64 64:ff9b::/96,
+// 6to4 2002::/16, Teredo 2001::/32) are refused whole: they could lead to an internal IPv4 host.
+for (const [prefix, bits] of [['::', 96], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2002::', 16], ['2001::', 32]] as const) {
+  BLOCKED.addSubnet(prefix, bits, 'ipv6');
+}
 
 export function isInternalAddress(address: string): boolean {
   const family = net.isIPv6(address) ? 'ipv6' : 'ipv4';

@@ -30,6 +30,7 @@ describe('outbound HTTP client', () => {
   it.each([
     ['127.0.0.1', true], ['10.1.2.3', true], ['172.16.0.1', true], ['192.168.1.1', true], ['169.254.169.254', true],
     ['::1', true], ['fe80::1', true], ['fd00::1', true], ['::ffff:127.0.0.1', true], ['0.0.0.0', true],
+    ['::7f00:1', true], ['64:ff9b::a00:1', true], ['2002:a00:1::1', true], ['2001:0:a00:1::1', true],
     ['93.184.216.34', false], ['2606:4700::1111', false],
   ])('judges %s internal: %s', (address, internal) => {
     expect(isInternalAddress(address)).toBe(internal);
