@@ -17,6 +17,7 @@ import { createDeviceAuthorization, deleteDeviceAuthorization } from '../../stor
 import { flowSearchAttributes } from '../../temporal/search-attributes.js';
 import { deviceWorkflowId, type deviceAuthorization, type DeviceAuthorizationInput } from '../../workflows/device-authorization.js';
 import { methodNotAllowed } from '../http/errors.js';
+import { admitClient, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
 
@@ -28,6 +29,7 @@ export interface DeviceFlowDeps {
   temporal: Client;
   taskQueue: string;
   deviceCodeTtlMs: number;
+  limits: RequestLimitConfig;
 }
 
 /** Where people enter the user code (RFC 8628 verification_uri). */
@@ -61,7 +63,8 @@ function checkParams(body: Record<string, unknown>, allowedScopes: readonly stri
 
 export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
   const router = Router();
-  router.post(ENDPOINTS.deviceAuthorization, express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
+  // Anyone may call this (public clients authenticate with client_id alone): per address and per client, before anything is created.
+  router.post(ENDPOINTS.deviceAuthorization, limitPerIp(deps, 'device_authorization'), express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
     if (!req.is('application/x-www-form-urlencoded')) {
       return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
     }
@@ -72,6 +75,7 @@ export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
     const auth = await authenticateClient(deps.findClient, req);
     if (!auth.ok) return sendClientAuthError(res, auth);
     const client = auth.client;
+    if (!(await admitClient(deps, res, 'device_authorization', client._id))) return;
     const checked = checkParams(body, client.allowedScopes);
     if (!checked.ok) return sendOAuthError(res, 400, checked.error, checked.description);
     // RFC 8707 resource indicators (repeatable): kept with the code, added to the tokens' aud.
