@@ -1,0 +1,150 @@
+// Limits of the device and step-up flows under parallel requests: every
+// attempt takes its slot before anything is verified, so a burst cannot run
+// past a limit (a check-then-count limiter let 38 of 40 parallel guesses
+// through a limit of 20). An api with a database of its own: using up these
+// allowances must not block other test files.
+import { generate } from 'otplib';
+import type { RunningApi } from '../api/server.js';
+import { createClient } from '../store/clients.js';
+import { findStepUpChallenge } from '../store/step-up.js';
+import { createUser } from '../store/users.js';
+import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { enrollFactors } from './support/factors.js';
+import { HttpUser } from './support/http-user.js';
+import { awayFromWindowEdge, countStatuses } from './support/limits.js';
+
+const PASSWORD = 'flow limits password';
+const REDIRECT = 'https://limits-rp.example/cb';
+const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+let api: RunningApi;
+
+beforeAll(async () => {
+  api = await startTestApi({ MONGODB_DATABASE: `flow_limits_${Date.now()}` });
+});
+afterAll(async () => {
+  await api.deps.store.db.dropDatabase();
+  await api.stop();
+});
+
+const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+/** A syntactically valid user code that names no device request. */
+const wrongUserCode = (i: number) => `BBBB-${'BCDFGHJKLMNPQRSTVWXZ'[i % 20]!.repeat(4)}`;
+
+async function confidentialClient(name: string) {
+  const { client, clientSecret } = await createClient(api.deps.store, { name, allowedScopes: ['openid'], redirectUris: [{ type: 'equals', value: REDIRECT }] });
+  return { id: client._id, authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` };
+}
+
+const createChallenge = (authorization: string) =>
+  fetch(`${api.url}/api/oauth/2fa/challenges`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization },
+    body: JSON.stringify({ redirect_uri: REDIRECT, action: 'Delete the project' }),
+  });
+
+describe('wrong user codes on the device page', () => {
+  /** Posts `count` wrong codes at once from the given addresses (one per request, cycling). */
+  async function guessInParallel(count: number, addresses: string[]) {
+    const agent = new HttpUser(api.url);
+    const csrf = csrfOf(await (await agent.get('/device')).res.text());
+    const responses = await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        agent.request('/device', { method: 'POST', headers: { ...FORM, 'x-forwarded-for': addresses[i % addresses.length]! }, body: new URLSearchParams({ csrf, user_code: wrongUserCode(i) }) }),
+      ),
+    );
+    const pages = await Promise.all(responses.map((r) => r.text()));
+    return { statuses: responses.map((r) => r.status), pages };
+  }
+
+  it('50 at once from one address: at most 20 are looked up ("wrong code"), the rest are 429', async () => {
+    await awayFromWindowEdge(15 * 60_000, 60_000);
+    const { statuses, pages } = await guessInParallel(50, ['198.51.100.10']);
+    const counts = countStatuses(statuses);
+    expect(counts[400]).toBeGreaterThan(0);
+    expect(counts[400]).toBeLessThanOrEqual(20);
+    expect((counts[400] ?? 0) + (counts[429] ?? 0)).toBe(50);
+    pages.forEach((page, i) => expect(page).toContain(statuses[i] === 400 ? 'That code is not valid' : 'Too many wrong codes'));
+  });
+
+  it('addresses of one IPv6 /64 share one allowance; another /64 has its own', async () => {
+    await awayFromWindowEdge(15 * 60_000, 60_000);
+    const addresses = Array.from({ length: 30 }, (_, i) => `2001:db8:1:2::${(i + 1).toString(16)}`);
+    const counts = countStatuses((await guessInParallel(30, addresses)).statuses);
+    expect(counts[400]).toBeLessThanOrEqual(20);
+    expect(counts[429]).toBeGreaterThanOrEqual(10);
+    expect((await guessInParallel(1, ['2001:db8:1:3::1'])).statuses).toEqual([400]);
+  });
+});
+
+describe('step-up code attempts', () => {
+  it('50 wrong TOTP codes at once on 50 challenges of one user: at most 8 are checked (access_denied, challenge consumed), the rest are 429 with the challenge untouched', async () => {
+    const rp = await confidentialClient('Step-up limits RP');
+    const email = uniqueEmail('flowlimits');
+    const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Limits' });
+    const backupCodes = await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET);
+
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const res = await createChallenge(rp.authorization);
+      expect(res.status).toBe(201);
+      ids.push(((await res.json()) as Json).challenge_id);
+    }
+    // Sign in on the way to the first challenge's page (password, then a backup code).
+    const agent = new HttpUser(api.url);
+    let step = await agent.get(`/oauth/2fa?challenge_id=${ids[0]}`);
+    step = await agent.signIn(step, email, PASSWORD);
+    step = await agent.submit(await step.res.text(), '/login/second-factor', { code: backupCodes[0]! });
+    expect(new URL(step.url).pathname).toBe('/oauth/2fa');
+    const csrf = csrfOf(await step.res.text());
+
+    await awayFromWindowEdge(5 * 60_000, 60_000);
+    const now = await generate({ secret: TOTP_SECRET, epoch: Math.floor(Date.now() / 1000) });
+    const wrong = now === '000000' ? '111111' : '000000';
+    const responses = await Promise.all(
+      ids.map((id) =>
+        agent.request('/api/oauth/2fa/authorize', {
+          method: 'POST',
+          headers: FORM,
+          body: new URLSearchParams({ csrf, challenge_id: id, confirm_action: 'yes', decision: 'confirm', code: wrong }),
+        }),
+      ),
+    );
+    const checked: string[] = [];
+    const limited: string[] = [];
+    responses.forEach((res, i) => {
+      if (res.status === 429) return limited.push(ids[i]!);
+      expect(res.status).toBe(303);
+      const back = new URL(res.headers.get('location')!);
+      expect(back.origin + back.pathname).toBe(REDIRECT);
+      expect(back.searchParams.get('error')).toBe('access_denied');
+      checked.push(ids[i]!);
+    });
+    expect(checked.length).toBeGreaterThan(0);
+    expect(checked.length).toBeLessThanOrEqual(8);
+    expect(limited.length).toBe(50 - checked.length);
+    for (const id of checked) expect((await findStepUpChallenge(api.deps.store, id))?.status).toBe('failed');
+    for (const id of limited) expect((await findStepUpChallenge(api.deps.store, id))?.status).toBe('created');
+  }, 180_000);
+});
+
+describe('step-up challenge creation', () => {
+  it('100 at once for one client: at most 60 are 201, the rest 429 slow_down with Retry-After', async () => {
+    await awayFromWindowEdge(60_000, 30_000);
+    const rp = await confidentialClient('Challenge flood RP');
+    const responses = await Promise.all(Array.from({ length: 100 }, () => createChallenge(rp.authorization)));
+    const bodies = (await Promise.all(responses.map((r) => r.json()))) as Json[];
+    const counts = countStatuses(responses.map((r) => r.status));
+    expect(counts[201]).toBeGreaterThan(0);
+    expect(counts[201]).toBeLessThanOrEqual(60);
+    expect((counts[201] ?? 0) + (counts[429] ?? 0)).toBe(100);
+    responses.forEach((res, i) => {
+      if (res.status !== 429) return;
+      expect(bodies[i]).toEqual({ error: 'slow_down', error_description: expect.any(String) });
+      const retryAfter = Number(res.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+    });
+  }, 180_000);
+});
