@@ -3,9 +3,12 @@
 // past a limit (a check-then-count limiter let 38 of 40 parallel guesses
 // through a limit of 20). An api with a database of its own: using up these
 // allowances must not block other test files.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { generate } from 'otplib';
 import type { RunningApi } from '../api/server.js';
 import { createClient } from '../store/clients.js';
+import { setSiteSetting } from '../store/settings.js';
 import { findStepUpChallenge } from '../store/step-up.js';
 import { createUser } from '../store/users.js';
 import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
@@ -37,12 +40,28 @@ async function confidentialClient(name: string) {
   return { id: client._id, authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` };
 }
 
-const createChallenge = (authorization: string) =>
+const createChallenge = (authorization: string, fields: Record<string, unknown> = {}) =>
   fetch(`${api.url}/api/oauth/2fa/challenges`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization },
-    body: JSON.stringify({ redirect_uri: REDIRECT, action: 'Delete the project' }),
+    body: JSON.stringify({ redirect_uri: REDIRECT, action: 'Delete the project', ...fields }),
   });
+
+/** A user with TOTP and backup codes, signed in (password, then a backup code) on the way to a challenge's page. */
+async function signedInOnPage(challengeId: string) {
+  const email = uniqueEmail('flowlimits');
+  const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Limits' });
+  const backupCodes = await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET);
+  const agent = new HttpUser(api.url);
+  let step = await agent.get(`/oauth/2fa?challenge_id=${challengeId}`);
+  step = await agent.signIn(step, email, PASSWORD);
+  step = await agent.submit(await step.res.text(), '/login/second-factor', { code: backupCodes[0]! });
+  expect(new URL(step.url).pathname).toBe('/oauth/2fa');
+  return { agent, csrf: csrfOf(await step.res.text()) };
+}
+
+const answer = (agent: HttpUser, fields: Record<string, string>) =>
+  agent.request('/api/oauth/2fa/authorize', { method: 'POST', headers: FORM, body: new URLSearchParams({ confirm_action: 'yes', decision: 'confirm', ...fields }) });
 
 describe('wrong user codes on the device page', () => {
   /** Posts `count` wrong codes at once from the given addresses (one per request, cycling). */
@@ -81,36 +100,18 @@ describe('wrong user codes on the device page', () => {
 describe('step-up code attempts', () => {
   it('50 wrong TOTP codes at once on 50 challenges of one user: at most 8 are checked (access_denied, challenge consumed), the rest are 429 with the challenge untouched', async () => {
     const rp = await confidentialClient('Step-up limits RP');
-    const email = uniqueEmail('flowlimits');
-    const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Limits' });
-    const backupCodes = await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET);
-
     const ids: string[] = [];
     for (let i = 0; i < 50; i++) {
       const res = await createChallenge(rp.authorization);
       expect(res.status).toBe(201);
       ids.push(((await res.json()) as Json).challenge_id);
     }
-    // Sign in on the way to the first challenge's page (password, then a backup code).
-    const agent = new HttpUser(api.url);
-    let step = await agent.get(`/oauth/2fa?challenge_id=${ids[0]}`);
-    step = await agent.signIn(step, email, PASSWORD);
-    step = await agent.submit(await step.res.text(), '/login/second-factor', { code: backupCodes[0]! });
-    expect(new URL(step.url).pathname).toBe('/oauth/2fa');
-    const csrf = csrfOf(await step.res.text());
+    const { agent, csrf } = await signedInOnPage(ids[0]!);
 
     await awayFromWindowEdge(5 * 60_000, 60_000);
     const now = await generate({ secret: TOTP_SECRET, epoch: Math.floor(Date.now() / 1000) });
     const wrong = now === '000000' ? '111111' : '000000';
-    const responses = await Promise.all(
-      ids.map((id) =>
-        agent.request('/api/oauth/2fa/authorize', {
-          method: 'POST',
-          headers: FORM,
-          body: new URLSearchParams({ csrf, challenge_id: id, confirm_action: 'yes', decision: 'confirm', code: wrong }),
-        }),
-      ),
-    );
+    const responses = await Promise.all(ids.map((id) => answer(agent, { csrf, challenge_id: id, code: wrong })));
     const checked: string[] = [];
     const limited: string[] = [];
     responses.forEach((res, i) => {
@@ -127,6 +128,37 @@ describe('step-up code attempts', () => {
     for (const id of checked) expect((await findStepUpChallenge(api.deps.store, id))?.status).toBe('failed');
     for (const id of limited) expect((await findStepUpChallenge(api.deps.store, id))?.status).toBe('created');
   }, 180_000);
+
+  it('a required captcha is counted before it is checked: of 20 failing answers at once, at most 8 reach the provider, the rest are 429', async () => {
+    // A provider's verify endpoint that fails every token and counts the calls.
+    let calls = 0;
+    const provider = http.createServer((req, res) => {
+      calls++;
+      req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":false}'));
+    });
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      // The site gate stays off: only this challenge asks for the captcha.
+      await setSiteSetting(api.deps.store, 'captcha_provider', 'hcaptcha');
+      await setSiteSetting(api.deps.store, 'captcha_secret_key', 'provider-secret');
+      await setSiteSetting(api.deps.store, 'captcha_verify_url', `http://127.0.0.1:${(provider.address() as AddressInfo).port}/siteverify`);
+      const rp = await confidentialClient('Captcha limits RP');
+      const created = await createChallenge(rp.authorization, { require_captcha: true });
+      const id = ((await created.json()) as Json).challenge_id as string;
+      const { agent, csrf } = await signedInOnPage(id);
+      await awayFromWindowEdge(5 * 60_000, 60_000);
+      const responses = await Promise.all(Array.from({ length: 20 }, () => answer(agent, { csrf, challenge_id: id, code: '000000', captcha_token: 'not-solved' })));
+      const counts = countStatuses(responses.map((r) => r.status));
+      expect(counts[400]).toBeLessThanOrEqual(8);
+      expect((counts[400] ?? 0) + (counts[429] ?? 0)).toBe(20);
+      expect(calls).toBe(counts[400]);
+      expect((await findStepUpChallenge(api.deps.store, id))?.status).toBe('created');
+    } finally {
+      await setSiteSetting(api.deps.store, 'captcha_provider', 'none');
+      provider.closeAllConnections();
+      await new Promise<void>((resolve) => provider.close(() => resolve()));
+    }
+  }, 120_000);
 });
 
 describe('step-up challenge creation', () => {
