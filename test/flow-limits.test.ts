@@ -77,12 +77,11 @@ describe('wrong user codes on the device page', () => {
     return { statuses: responses.map((r) => r.status), pages };
   }
 
-  it('50 at once from one address: at most 20 are looked up ("wrong code"), the rest are 429', async () => {
+  it('50 at once from one address: 20 are looked up ("wrong code"), the rest are 429', async () => {
     await awayFromWindowEdge(15 * 60_000, 60_000);
     const { statuses, pages } = await guessInParallel(50, ['198.51.100.10']);
     const counts = countStatuses(statuses);
-    expect(counts[400]).toBeGreaterThan(0);
-    expect(counts[400]).toBeLessThanOrEqual(20);
+    expect(counts[400]).toBe(20);
     expect((counts[400] ?? 0) + (counts[429] ?? 0)).toBe(50);
     pages.forEach((page, i) => expect(page).toContain(statuses[i] === 400 ? 'That code is not valid' : 'Too many wrong codes'));
   });
@@ -91,14 +90,13 @@ describe('wrong user codes on the device page', () => {
     await awayFromWindowEdge(15 * 60_000, 60_000);
     const addresses = Array.from({ length: 30 }, (_, i) => `2001:db8:1:2::${(i + 1).toString(16)}`);
     const counts = countStatuses((await guessInParallel(30, addresses)).statuses);
-    expect(counts[400]).toBeLessThanOrEqual(20);
-    expect(counts[429]).toBeGreaterThanOrEqual(10);
+    expect(counts).toEqual({ 400: 20, 429: 10 });
     expect((await guessInParallel(1, ['2001:db8:1:3::1'])).statuses).toEqual([400]);
   });
 });
 
 describe('step-up code attempts', () => {
-  it('50 wrong TOTP codes at once on 50 challenges of one user: at most 8 are checked (access_denied, challenge consumed), the rest are 429 with the challenge untouched', async () => {
+  it('50 wrong TOTP codes at once on 50 challenges of one user: 8 are checked (access_denied, challenge consumed), the rest are 429 with the challenge untouched', async () => {
     const rp = await confidentialClient('Step-up limits RP');
     const ids: string[] = [];
     for (let i = 0; i < 50; i++) {
@@ -122,14 +120,13 @@ describe('step-up code attempts', () => {
       expect(back.searchParams.get('error')).toBe('access_denied');
       checked.push(ids[i]!);
     });
-    expect(checked.length).toBeGreaterThan(0);
-    expect(checked.length).toBeLessThanOrEqual(8);
+    expect(checked.length).toBe(8);
     expect(limited.length).toBe(50 - checked.length);
     for (const id of checked) expect((await findStepUpChallenge(api.deps.store, id))?.status).toBe('failed');
     for (const id of limited) expect((await findStepUpChallenge(api.deps.store, id))?.status).toBe('created');
   }, 180_000);
 
-  it('a required captcha is counted before it is checked: of 20 failing answers at once, at most 8 reach the provider, the rest are 429', async () => {
+  it('a required captcha is counted before it is checked: of 20 failing answers at once, 8 reach the provider, the rest are 429', async () => {
     // A provider's verify endpoint that fails every token and counts the calls.
     let calls = 0;
     const provider = http.createServer((req, res) => {
@@ -149,7 +146,7 @@ describe('step-up code attempts', () => {
       await awayFromWindowEdge(5 * 60_000, 60_000);
       const responses = await Promise.all(Array.from({ length: 20 }, () => answer(agent, { csrf, challenge_id: id, code: '000000', captcha_token: 'not-solved' })));
       const counts = countStatuses(responses.map((r) => r.status));
-      expect(counts[400]).toBeLessThanOrEqual(8);
+      expect(counts[400]).toBe(8);
       expect((counts[400] ?? 0) + (counts[429] ?? 0)).toBe(20);
       expect(calls).toBe(counts[400]);
       expect((await findStepUpChallenge(api.deps.store, id))?.status).toBe('created');
@@ -162,14 +159,13 @@ describe('step-up code attempts', () => {
 });
 
 describe('step-up challenge creation', () => {
-  it('100 at once for one client: at most 60 are 201, the rest 429 slow_down with Retry-After', async () => {
+  it('100 at once for one client: 60 are 201, the rest 429 slow_down with Retry-After', async () => {
     await awayFromWindowEdge(60_000, 30_000);
     const rp = await confidentialClient('Challenge flood RP');
     const responses = await Promise.all(Array.from({ length: 100 }, () => createChallenge(rp.authorization)));
     const bodies = (await Promise.all(responses.map((r) => r.json()))) as Json[];
     const counts = countStatuses(responses.map((r) => r.status));
-    expect(counts[201]).toBeGreaterThan(0);
-    expect(counts[201]).toBeLessThanOrEqual(60);
+    expect(counts[201]).toBe(60);
     expect((counts[201] ?? 0) + (counts[429] ?? 0)).toBe(100);
     responses.forEach((res, i) => {
       if (res.status !== 429) return;
