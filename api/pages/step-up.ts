@@ -33,9 +33,9 @@ export type StepUpPageDeps = StepUpDeps & SessionDeps & { kek: Kek };
 /**
  * Code attempts (TOTP or backup code, and failed captchas) per user (spec
  * Limits: 8 per 5 minutes), halved after each window that ran out: someone
- * guessing a 6-digit code keeps retrying. Passkey answers do not count: an
- * assertion signs a challenge taken once from the session, there is nothing to
- * guess, and counting them would let whoever exhausts the codes block passkeys too.
+ * guessing a 6-digit code keeps retrying. A passkey assertion does not count:
+ * it signs a challenge taken once from the session, so there is nothing to
+ * guess, and the one factor that cannot be guessed stays usable after codes ran out.
  */
 const CODE_LIMIT = { max: 8, windowMs: 5 * 60_000, backoff: true };
 const codeLimitKey = (user: UserDoc) => `2fa-totp:${user._id}`;
