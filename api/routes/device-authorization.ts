@@ -1,7 +1,8 @@
 // POST /api/oauth/device_authorization (RFC 8628 §3.1-3.2): a client without
 // a browser (TV, CLI) gets a device_code to poll the token endpoint with and a
 // user code for the person to enter at /device. One Temporal call: the start
-// of the DeviceAuthorization workflow.
+// of the DeviceAuthorization workflow. Limited per client address and per
+// client (REQUEST_LIMIT_PER_IP, REQUEST_LIMIT_PER_CLIENT per minute).
 import express, { Router } from 'express';
 import type { Client } from '@temporalio/client';
 import { ENDPOINTS } from '../../domain/discovery.js';

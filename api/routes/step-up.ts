@@ -6,7 +6,8 @@
 //   workflow's `redeem` update) for the verification result.
 // - GET /api/oauth/2fa/info?challenge_id=…: what the confirmation page needs
 //   (the captcha gate: captcha_required, captcha_provider, captcha_site_key,
-//   and for provider `pow` a fresh pow_challenge with pow_difficulty).
+//   and for provider `pow` a fresh pow_challenge with pow_difficulty);
+//   REQUEST_LIMIT_PER_IP per minute per client address.
 // The confirmation page and /api/oauth/2fa/authorize are in api/pages/step-up.ts.
 import express, { Router, type Request, type Response } from 'express';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
