@@ -1,27 +1,25 @@
 // WebFinger (RFC 7033) issuer discovery as OpenID Connect Discovery 1.0 §2 uses it.
+// Every account on this issuer's host has the same issuer, so the answer does
+// not depend on whether the account exists: the endpoint looks nothing up and
+// tells nobody which accounts exist.
 export const ISSUER_REL = 'http://openid.net/specs/connect/1.0/issuer';
 
-export type AcctLookup = { kind: 'email'; email: string } | { kind: 'username'; username: string };
-
 /**
- * Parses `acct:<user>@<host>`. A user is found by full email address, or by
- * username when <host> is the issuer's own host. Returns a reason on bad input.
+ * Reads `acct:<user>@<host>`: whether <host> is the issuer's own host (then
+ * the issuer answers for it), or a reason on bad input.
  */
-export function parseAcctResource(resource: string | undefined, issuerHost: string): { lookups: AcctLookup[] } | { error: string } {
+export function parseAcctResource(resource: string | undefined, issuerHost: string): { ownHost: boolean } | { error: string } {
   if (resource === undefined || resource === '') return { error: 'the resource parameter is required' };
   if (resource.length > 512) return { error: 'the resource parameter is too long' };
+  // Linear: neither class admits '@', so the split point is fixed.
   const m = /^acct:([^@\s/?#]+)@([^@\s/?#]+)$/i.exec(resource);
   if (!m) return { error: 'resource must be an acct: URI of the form acct:user@host' };
-  let user: string;
   try {
-    user = decodeURIComponent(m[1]!).toLowerCase();
+    decodeURIComponent(m[1]!);
   } catch {
     return { error: 'resource has a malformed percent-encoding' };
   }
-  const host = m[2]!.toLowerCase();
-  const lookups: AcctLookup[] = [{ kind: 'email', email: `${user}@${host}` }];
-  if (host === issuerHost.toLowerCase()) lookups.push({ kind: 'username', username: user });
-  return { lookups };
+  return { ownHost: m[2]!.toLowerCase() === issuerHost.toLowerCase() };
 }
 
 export function webfingerDocument(resource: string, issuer: string, rels: string[]): { subject: string; links: { rel: string; href: string }[] } {

@@ -112,6 +112,7 @@ describe('discovery documents', () => {
 
 describe('WebFinger', () => {
   const rel = 'http://openid.net/specs/connect/1.0/issuer';
+  const host = () => new URL(api.deps.config.issuer).host;
   let email: string;
   let username: string;
   beforeAll(async () => {
@@ -119,26 +120,32 @@ describe('WebFinger', () => {
     username = `wf${Date.now().toString(36)}`;
     await createUser(api.deps.store, { email, password: 'long enough password', username });
   });
+  const webfinger = (resource: string, query = '') => get(`/.well-known/webfinger?resource=${encodeURIComponent(resource)}${query}`);
 
-  it('answers a known account by email with the issuer link', async () => {
-    const resource = `acct:${email}`;
-    const res = await get(`/.well-known/webfinger?resource=${encodeURIComponent(resource)}&rel=${encodeURIComponent(rel)}`);
+  it('answers acct:<user>@<issuer host> with the issuer link', async () => {
+    const resource = `acct:${username}@${host()}`;
+    const res = await webfinger(resource, `&rel=${encodeURIComponent(rel)}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/jrd\+json/);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect((await res.json()) as Json).toEqual({ subject: resource, links: [{ rel, href: api.deps.config.issuer }] });
   });
 
-  it("answers acct:<username>@<issuer host>", async () => {
-    const resource = `acct:${username}@${new URL(api.deps.config.issuer).host}`;
-    const res = await get(`/.well-known/webfinger?resource=${encodeURIComponent(resource)}`);
-    expect(res.status).toBe(200);
-    expect(((await res.json()) as Json).subject).toBe(resource);
+  it('gives the same answer whether or not the account exists (no enumeration)', async () => {
+    const known = await webfinger(`acct:${username}@${host()}`);
+    const unknown = await webfinger(`acct:nobody-${Date.now().toString(36)}@${host().toUpperCase()}`);
+    expect([known.status, unknown.status]).toEqual([200, 200]);
+    const [a, b] = [(await known.json()) as Json, (await unknown.json()) as Json];
+    expect(a.links).toEqual([{ rel, href: api.deps.config.issuer }]);
+    expect(b.links).toEqual(a.links);
+    for (const header of ['content-type', 'cache-control', 'access-control-allow-origin']) expect(unknown.headers.get(header)).toBe(known.headers.get(header));
   });
 
   it('filters links by rel', async () => {
-    const res = await get(`/.well-known/webfinger?resource=${encodeURIComponent(`acct:${email}`)}&rel=http://example.com/other`);
-    expect((await res.json()) as Json).toEqual({ subject: `acct:${email}`, links: [] });
+    const resource = `acct:${username}@${host()}`;
+    const res = await webfinger(resource, '&rel=http://example.com/other');
+    expect((await res.json()) as Json).toEqual({ subject: resource, links: [] });
   });
 
   it.each([
@@ -146,6 +153,7 @@ describe('WebFinger', () => {
     ['empty', '?resource='],
     ['not acct', '?resource=https%3A%2F%2Fexample.com%2Falice'],
     ['no host', '?resource=acct%3Aalice'],
+    ['badly percent-encoded', '?resource=acct%3Aal%25E0%25A4%25A%40localhost'],
     ['repeated', '?resource=acct%3Aa%40b.c&resource=acct%3Ad%40e.f'],
   ])('refuses a %s resource with 400 and a JSON error', async (_name, query) => {
     const res = await get(`/.well-known/webfinger${query}`);
@@ -155,10 +163,13 @@ describe('WebFinger', () => {
     expect(body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
   });
 
-  it('answers 404 for an unknown account', async () => {
-    const res = await get(`/.well-known/webfinger?resource=${encodeURIComponent('acct:nobody-here@example.com')}`);
-    expect(res.status).toBe(404);
-    expect(((await res.json()) as Json).error).toBe('not_found');
+  it("answers 404 for another host's accounts, existing or not: this issuer speaks for its own host only", async () => {
+    for (const resource of [`acct:${email}`, 'acct:nobody-here@example.com']) {
+      const res = await webfinger(resource);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(((await res.json()) as Json).error).toBe('not_found');
+    }
   });
 });
 

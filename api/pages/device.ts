@@ -2,7 +2,8 @@
 // device, signs in if needed, and allows or denies the device's request. The
 // answer is one signal to the DeviceAuthorization workflow; everything before
 // it reads MongoDB only. Wrong codes are rate limited per client address
-// (RFC 8628 §5.1): a user code has only ~34 bits.
+// (RFC 8628 §5.1): a user code has only ~34 bits, so the allowance shrinks
+// while an address keeps running out (backoff).
 import express, { Router, type Request, type Response } from 'express';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { SCOPES } from '../../domain/scopes.js';
@@ -16,6 +17,7 @@ import { findUserById } from '../../store/users.js';
 import { approveSignal, denySignal, deviceWorkflowId, type DeviceApproval } from '../../workflows/device-authorization.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
+import { clientAddress } from '../http/request-limits.js';
 import { ensureSession, hasValidCsrf, type SessionDeps } from '../http/session.js';
 import { DEVICE_PAGE_PATH, type DeviceFlowDeps } from '../routes/device-authorization.js';
 import { describeScope } from './consent.js';
@@ -23,9 +25,8 @@ import { describeScope } from './consent.js';
 export type DevicePageDeps = DeviceFlowDeps & SessionDeps;
 
 const CONSENT_PATH = `${DEVICE_PAGE_PATH}/consent`;
-/** Wrong codes per client address before a 15-minute pause. */
-const CODE_ATTEMPTS = 20;
-const ATTEMPT_WINDOW_MS = 15 * 60_000;
+/** Wrong codes per client address per 15 minutes; halved after each window that ran out (a guesser keeps going, a person does not). */
+const CODE_LIMIT = { max: 20, windowMs: 15 * 60_000, backoff: true };
 const BAD_CODE = 'That code is not valid, has expired or was already used. Check the code on your device.';
 
 type Found = { ok: true; device: DeviceCodeDoc; client: ClientDoc; userCode: string } | { ok: false; status: number; error: string };
@@ -73,7 +74,7 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
   async function findByUserCode(req: Request, typed: unknown): Promise<Found> {
     if (typeof typed !== 'string' || typed.trim() === '') return { ok: false, status: 400, error: 'Enter the code your device shows.' };
     // Counted before the lookup, so parallel guesses cannot run past the limit; a right code gives its attempt back.
-    const limit = await takeAttempt(deps.store, `device-code:${req.ip}`, { max: CODE_ATTEMPTS, windowMs: ATTEMPT_WINDOW_MS });
+    const limit = await takeAttempt(deps.store, `device-code:${clientAddress(req)}`, CODE_LIMIT);
     if (!limit.allowed) return { ok: false, status: 429, error: 'Too many wrong codes. Wait 15 minutes and try again.' };
     const key = normalizeUserCode(typed);
     const device = key ? await findPendingByUserCode(deps.store, key) : null;

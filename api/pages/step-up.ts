@@ -30,8 +30,15 @@ import { isChallengeId, STEP_UP_PATHS, type StepUpDeps } from '../routes/step-up
 
 export type StepUpPageDeps = StepUpDeps & SessionDeps & { kek: Kek };
 
-/** Code attempts (TOTP or backup code) per user (spec Limits: 8 per 5 minutes). */
-const CODE_LIMIT = { max: 8, windowMs: 5 * 60_000 };
+/**
+ * Code attempts (TOTP or backup code, and failed captchas) per user (spec
+ * Limits: 8 per 5 minutes), halved after each window that ran out: someone
+ * guessing a 6-digit code keeps retrying. A passkey assertion does not count:
+ * it signs a challenge taken once from the session, so there is nothing to
+ * guess, and the one factor that cannot be guessed stays usable after codes ran out.
+ */
+const CODE_LIMIT = { max: 8, windowMs: 5 * 60_000, backoff: true };
+const codeLimitKey = (user: UserDoc) => `2fa-totp:${user._id}`;
 const GONE = 'This confirmation request has expired or was already answered. Go back to the application and start again.';
 
 interface Loaded {
@@ -50,6 +57,8 @@ const deniedRedirect = (challenge: StepUpChallengeDoc, description: string) => a
 
 /** What an answer leads to: the app (redirect) or a page of ours (not consumed, or gone). */
 type Outcome = { kind: 'redirect'; url: string; confirmed?: boolean } | { kind: 'page'; status: number; error: string };
+
+const TOO_MANY = { kind: 'page', status: 429, error: 'Too many attempts. Wait a few minutes and try again.' } as const satisfies Outcome;
 
 /** The sudo window's error when it ended between page load and submit: the page shows the factor form again, nothing consumed. */
 const SUDO_ENDED = 'Your "don\'t ask again" period has ended. Confirm with your second factor.';
@@ -100,16 +109,18 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
     if (!ticked) return { kind: 'page', status: 400, error: 'Tick the box to confirm the action first.' };
     // The captcha gate (issue 6 item 4), before any factor is checked: a failed
     // captcha shows the page again and does not consume the challenge, but it
-    // counts toward the code attempts (8 per 5 minutes per user).
+    // counts toward the code attempts (8 per 5 minutes per user). Counted
+    // before the check (which may call the provider), given back when it passes.
     const settings = await getSiteSettings(deps.store);
     if (captchaRequired(settings, loaded.challenge)) {
+      const limit = await takeAttempt(deps.store, codeLimitKey(user), CODE_LIMIT);
+      if (!limit.allowed) return TOO_MANY;
       const checked = await verifyCaptcha(deps, settings, loaded.challenge._id, captcha);
       if (!checked.ok) {
-        const limit = await takeAttempt(deps.store, `2fa-totp:${user._id}`, CODE_LIMIT);
-        if (!limit.allowed) return { kind: 'page', status: 429, error: 'Too many attempts. Wait a few minutes and try again.' };
         deps.log.info('step-up captcha failed', { client: loaded.client._id, user: user._id });
         return { kind: 'page', status: 400, error: checked.error };
       }
+      await limit.attempt.release();
     }
     const factor = await proof();
     if (!factor.ok) {
@@ -317,8 +328,8 @@ ${csrfField(session.csrf)}
     const code = typeof body.code === 'string' ? body.code.slice(0, 40) : '';
     const outcome = await authorize(loaded, user, body.confirm_action === 'yes', async () => {
       if (code.trim() === '') return { ok: false, consume: false, error: 'Enter an authentication code or use a passkey.' };
-      const limit = await takeAttempt(deps.store, `2fa-totp:${user._id}`, CODE_LIMIT);
-      if (!limit.allowed) return { ok: false, consume: false, status: 429, error: 'Too many attempts. Wait a few minutes and try again.' };
+      const limit = await takeAttempt(deps.store, codeLimitKey(user), CODE_LIMIT);
+      if (!limit.allowed) return { ok: false, consume: false, status: TOO_MANY.status, error: TOO_MANY.error };
       const result = await verifySecondFactorCode(deps.store, deps.kek, user, code);
       return result.ok ? { ok: true, method: result.method } : { ok: false, consume: true };
     }, captchaAnswerFrom(body, req.ip));

@@ -1,7 +1,8 @@
 // POST /api/oauth/device_authorization (RFC 8628 §3.1-3.2): a client without
 // a browser (TV, CLI) gets a device_code to poll the token endpoint with and a
 // user code for the person to enter at /device. One Temporal call: the start
-// of the DeviceAuthorization workflow.
+// of the DeviceAuthorization workflow. Limited per client address and per
+// client (REQUEST_LIMIT_PER_IP, REQUEST_LIMIT_PER_CLIENT per minute).
 import express, { Router } from 'express';
 import type { Client } from '@temporalio/client';
 import { ENDPOINTS } from '../../domain/discovery.js';
@@ -17,6 +18,7 @@ import { createDeviceAuthorization, deleteDeviceAuthorization } from '../../stor
 import { flowSearchAttributes } from '../../temporal/search-attributes.js';
 import { deviceWorkflowId, type deviceAuthorization, type DeviceAuthorizationInput } from '../../workflows/device-authorization.js';
 import { methodNotAllowed } from '../http/errors.js';
+import { admitClient, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
 
@@ -28,6 +30,7 @@ export interface DeviceFlowDeps {
   temporal: Client;
   taskQueue: string;
   deviceCodeTtlMs: number;
+  limits: RequestLimitConfig;
 }
 
 /** Where people enter the user code (RFC 8628 verification_uri). */
@@ -61,7 +64,8 @@ function checkParams(body: Record<string, unknown>, allowedScopes: readonly stri
 
 export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
   const router = Router();
-  router.post(ENDPOINTS.deviceAuthorization, express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
+  // Anyone may call this (public clients authenticate with client_id alone): per address and per client, before anything is created.
+  router.post(ENDPOINTS.deviceAuthorization, limitPerIp(deps, 'device_authorization'), express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
     if (!req.is('application/x-www-form-urlencoded')) {
       return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
     }
@@ -72,6 +76,7 @@ export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
     const auth = await authenticateClient(deps.findClient, req);
     if (!auth.ok) return sendClientAuthError(res, auth);
     const client = auth.client;
+    if (!(await admitClient(deps, res, 'device_authorization', client._id))) return;
     const checked = checkParams(body, client.allowedScopes);
     if (!checked.ok) return sendOAuthError(res, 400, checked.error, checked.description);
     // RFC 8707 resource indicators (repeatable): kept with the code, added to the tokens' aud.

@@ -11,6 +11,7 @@ import type { ClientLookup } from '../../store/clients.js';
 import type { Store } from '../../store/db.js';
 import { savePushedRequest } from '../../store/par-requests.js';
 import { methodNotAllowed } from '../http/errors.js';
+import { admitClient, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
 
@@ -18,6 +19,7 @@ export interface ParDeps {
   store: Store;
   findClient: ClientLookup;
   log: Logger;
+  limits: RequestLimitConfig;
 }
 
 /** Parameters of client authentication: not part of the authorization request. */
@@ -25,7 +27,8 @@ const AUTH_FIELDS = ['client_secret', 'client_assertion', 'client_assertion_type
 
 export function parRoutes(deps: ParDeps): Router {
   const router = Router();
-  router.post(ENDPOINTS.pushedAuthorizationRequest, express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
+  // Each request stores a document: limited per address and per client before anything is stored.
+  router.post(ENDPOINTS.pushedAuthorizationRequest, limitPerIp(deps, 'par'), express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
     if (!req.is('application/x-www-form-urlencoded')) {
       return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
     }
@@ -33,6 +36,7 @@ export function parRoutes(deps: ParDeps): Router {
     const auth = await authenticateClient(deps.findClient, req);
     if (!auth.ok) return sendClientAuthError(res, auth);
     const client = auth.client;
+    if (!(await admitClient(deps, res, 'par', client._id))) return;
     for (const field of AUTH_FIELDS) if (Array.isArray(body[field])) return sendOAuthError(res, 400, 'invalid_request', `${field} must appear once`);
     const params = Object.fromEntries(Object.entries(body).filter(([k]) => !AUTH_FIELDS.includes(k)));
     const checked = validatePushedAuthorizationRequest(params, { ...client, clientId: client._id });

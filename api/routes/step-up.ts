@@ -6,7 +6,8 @@
 //   workflow's `redeem` update) for the verification result.
 // - GET /api/oauth/2fa/info?challenge_id=…: what the confirmation page needs
 //   (the captcha gate: captcha_required, captcha_provider, captcha_site_key,
-//   and for provider `pow` a fresh pow_challenge with pow_difficulty).
+//   and for provider `pow` a fresh pow_challenge with pow_difficulty);
+//   REQUEST_LIMIT_PER_IP per minute per client address.
 // The confirmation page and /api/oauth/2fa/authorize are in api/pages/step-up.ts.
 import express, { Router, type Request, type Response } from 'express';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
@@ -18,13 +19,13 @@ import type { Logger } from '../../runtime/log.js';
 import { hashSecret, newId } from '../../security/secrets.js';
 import type { ClientLookup } from '../../store/clients.js';
 import type { Store } from '../../store/db.js';
-import { takeAttempt } from '../../store/rate-limits.js';
 import { getSiteSettings } from '../../store/settings.js';
 import { deleteStepUpChallenge, findStepUpChallenge, findStepUpCode, insertStepUpChallenge } from '../../store/step-up.js';
 import { flowSearchAttributes } from '../../temporal/search-attributes.js';
 import { redeemUpdate, stepUpWorkflowId, type stepUpChallenge, type StepUpChallengeInput, type StepUpRedeemResult } from '../../workflows/step-up-challenge.js';
 import { captchaInfo } from '../auth/captcha.js';
 import { methodNotAllowed } from '../http/errors.js';
+import { admitRequest, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';
 import { authenticateClient, type ClientAuthResult } from '../oauth/client-auth.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
 
@@ -39,6 +40,7 @@ export interface StepUpDeps {
   outbound: OutboundPolicy;
   /** How long a challenge waits for the user (STEP_UP_CHALLENGE_TTL_SECONDS; the spec leaves it to us). */
   challengeTtlMs: number;
+  limits: RequestLimitConfig;
 }
 
 export const STEP_UP_PATHS = {
@@ -53,8 +55,8 @@ export const STEP_UP_PATHS = {
 
 /** The 2FA code's lifetime after issuance (spec: 5 minutes). */
 export const STEP_UP_CODE_TTL_MS = 5 * 60_000;
-/** Challenge creation per client (spec Limits). */
-const CHALLENGES_PER_MINUTE = 60;
+/** Challenge creation per client (spec Limits: 60 per minute). */
+const CHALLENGE_LIMIT = { max: 60, windowMs: 60_000 };
 const INVALID_CODE = 'code expired or invalid';
 
 /** A challenge id is a UUID (random, not a secret). */
@@ -94,8 +96,7 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
     if (!auth.ok) return sendAuthError(res, auth);
     const client = auth.client;
     // Every authenticated request counts, valid or not: a leaked secret cannot flood users.
-    const limit = await takeAttempt(deps.store, `2fa-challenges:${client._id}`, { max: CHALLENGES_PER_MINUTE, windowMs: 60_000 });
-    if (!limit.allowed) return sendOAuthError(res, 429, 'slow_down', 'too many challenges for this client; retry later', { 'Retry-After': String(limit.retryAfter) });
+    if (!(await admitRequest(deps.store, res, `2fa-challenges:${client._id}`, CHALLENGE_LIMIT, 'too many challenges for this client; retry later'))) return;
 
     const parsed = ChallengeRequest.safeParse(req.body);
     if (!parsed.success) return sendOAuthError(res, 400, 'invalid_request', parsed.error.issues[0]?.message ?? 'invalid request');
@@ -182,7 +183,8 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
   });
   router.all(STEP_UP_PATHS.verify, methodNotAllowed(['POST']));
 
-  router.get(STEP_UP_PATHS.info, async (req: Request, res: Response) => {
+  // Unauthenticated, and with provider `pow` every call stores a fresh challenge: limited per address first.
+  router.get(STEP_UP_PATHS.info, limitPerIp(deps, '2fa_info'), async (req: Request, res: Response) => {
     const id = req.query.challenge_id;
     if (!isChallengeId(id)) return sendOAuthError(res, 400, 'invalid_request', 'challenge_id is required');
     const challenge = await findStepUpChallenge(deps.store, id);

@@ -1,11 +1,12 @@
-// WebFinger (RFC 7033) issuer discovery.
+// WebFinger (RFC 7033) issuer discovery: the same answer for every account of
+// this issuer's host, without a lookup (see domain/webfinger.ts), limited per
+// client address.
 import { Router } from 'express';
 import { z } from 'zod';
 import { WELL_KNOWN } from '../../domain/discovery.js';
 import { parseAcctResource, webfingerDocument } from '../../domain/webfinger.js';
-import type { Store } from '../../store/db.js';
-import { findUserByEmail, findUserByUsername } from '../../store/users.js';
 import { sendError } from '../http/errors.js';
+import { limitPerIp, type RequestLimitDeps } from '../http/request-limits.js';
 import { sendPublicJson } from './discovery.js';
 
 const Query = z.object({
@@ -13,22 +14,19 @@ const Query = z.object({
   rel: z.union([z.string(), z.array(z.string())]).optional(),
 });
 
-export function webfingerRoutes(issuer: string, store: Store): Router {
+const CORS = { 'Access-Control-Allow-Origin': '*' };
+
+export function webfingerRoutes(issuer: string, deps: RequestLimitDeps): Router {
   const router = Router();
   const issuerHost = new URL(issuer).host;
-  router.get(WELL_KNOWN.webfinger, async (req, res) => {
+  router.get(WELL_KNOWN.webfinger, limitPerIp(deps, 'webfinger', CORS), (req, res) => {
     const query = Query.safeParse(req.query);
-    if (!query.success) return sendError(res, 400, 'invalid_request', 'resource and rel must each be given as plain strings', { 'Access-Control-Allow-Origin': '*' });
+    if (!query.success) return sendError(res, 400, 'invalid_request', 'resource and rel must each be given as plain strings', CORS);
     const parsed = parseAcctResource(query.data.resource, issuerHost);
-    if ('error' in parsed) return sendError(res, 400, 'invalid_request', parsed.error, { 'Access-Control-Allow-Origin': '*' });
-    for (const lookup of parsed.lookups) {
-      const user = lookup.kind === 'email' ? await findUserByEmail(store, lookup.email) : await findUserByUsername(store, lookup.username);
-      if (user) {
-        const rels = query.data.rel === undefined ? [] : [query.data.rel].flat();
-        return sendPublicJson(res, webfingerDocument(query.data.resource!, issuer, rels), 'public, max-age=300', 'application/jrd+json');
-      }
-    }
-    return sendError(res, 404, 'not_found', 'no account matches this resource', { 'Access-Control-Allow-Origin': '*' });
+    if ('error' in parsed) return sendError(res, 400, 'invalid_request', parsed.error, CORS);
+    if (!parsed.ownHost) return sendError(res, 404, 'not_found', `this server answers for accounts at ${issuerHost} only`, CORS);
+    const rels = query.data.rel === undefined ? [] : [query.data.rel].flat();
+    sendPublicJson(res, webfingerDocument(query.data.resource!, issuer, rels), 'public, max-age=300', 'application/jrd+json');
   });
   return router;
 }
