@@ -8,8 +8,9 @@
 // password does not count as a failure).
 //
 // Backoff: a rule with `backoff` halves its capacity for every immediately
-// preceding window in which the key ran out (down to 1 attempt per window), so
-// a sustained attack slows down instead of getting a fresh `max` every window.
+// preceding window in which the key used up its capacity (down to 1 attempt
+// per window), so a sustained attack slows down instead of getting a fresh
+// `max` every window — also one that stops exactly at the limit.
 import { createHash } from 'node:crypto';
 import { isDuplicateKeyError, type Store } from './db.js';
 
@@ -43,7 +44,7 @@ const collection = (store: Store) => store.db.collection<LimitDoc>('rate_limits'
 // Keys carry emails and addresses: stored hashed, so the collection holds no personal data.
 const hashKey = (key: string) => createHash('sha256').update(key).digest('base64url').slice(0, 32);
 
-/** Per process: the next slot to try per window, and backoff of past windows (which no longer change). */
+/** Per process and database: the next slot to try per window, and backoff of past windows (which no longer change). */
 const localNext = new Map<string, number>();
 const pastStrikes = new Map<string, boolean>();
 function remember<V>(map: Map<string, V>, key: string, value: V): void {
@@ -68,10 +69,11 @@ async function insertOnce(store: Store, doc: LimitDoc): Promise<boolean> {
 
 async function struck(store: Store, hashed: string, index: number): Promise<boolean> {
   const id = `${hashed}|${index}|out`;
-  const cached = pastStrikes.get(id);
+  const cacheKey = `${store.db.databaseName}|${id}`;
+  const cached = pastStrikes.get(cacheKey);
   if (cached !== undefined) return cached;
   const out = (await collection(store).findOne({ _id: id })) !== null;
-  remember(pastStrikes, id, out);
+  remember(pastStrikes, cacheKey, out);
   return out;
 }
 
@@ -93,16 +95,18 @@ export async function takeAttempt(store: Store, key: string, rule: LimitRule, no
   const prefix = `${hashed}|${win.index}`;
   const expiresAt = new Date(win.end + (rule.backoff ? BACKOFF_WINDOWS * rule.windowMs : 0));
   const max = await capacity(store, hashed, win.index, rule);
-  let slot = localNext.get(prefix) ?? 0;
+  const local = `${store.db.databaseName}|${prefix}`;
+  let slot = localNext.get(local) ?? 0;
   let consultedHint = false;
   while (slot < max) {
     if (await insertOnce(store, { _id: `${prefix}|${slot}`, expiresAt })) {
-      remember(localNext, prefix, slot + 1);
+      remember(localNext, local, slot + 1);
+      if (rule.backoff && slot === max - 1) await insertOnce(store, { _id: `${prefix}|out`, expiresAt });
       // Another process (or this one after a restart) starts from the hint instead of 0.
       if (consultedHint || slot % 8 === 7) {
         await collection(store).updateOne({ _id: `${prefix}|next` }, { $set: { next: slot + 1, expiresAt } }, { upsert: true });
       }
-      return { allowed: true, attempt: { release: () => release(store, prefix, slot) } };
+      return { allowed: true, attempt: { release: () => release(store, prefix, local, slot) } };
     }
     slot++;
     if (!consultedHint) {
@@ -115,11 +119,11 @@ export async function takeAttempt(store: Store, key: string, rule: LimitRule, no
   return { allowed: false, retryAfter: Math.max(1, Math.ceil((win.end - now) / 1000)) };
 }
 
-async function release(store: Store, prefix: string, slot: number): Promise<void> {
+async function release(store: Store, prefix: string, local: string, slot: number): Promise<void> {
   await collection(store).deleteOne({ _id: `${prefix}|${slot}` });
   // This process may reuse the freed slot; others skip it (they may count one too many, never too few).
-  const next = localNext.get(prefix);
-  if (next !== undefined && slot < next) remember(localNext, prefix, slot);
+  const next = localNext.get(local);
+  if (next !== undefined && slot < next) remember(localNext, local, slot);
 }
 
 /**
