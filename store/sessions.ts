@@ -33,6 +33,9 @@ export interface SessionDoc {
   expiresAt: Date;
 }
 
+/** What a step before sign-in keeps in a session. */
+export type SessionState = Partial<Pick<SessionDoc, 'pending' | 'webauthnChallenge'>>;
+
 /** Sessions last 14 days from sign-in; anonymous (pre-sign-in) ones 1 hour. */
 export const SESSION_TTL_MS = 14 * 24 * 3600_000;
 const ANONYMOUS_TTL_MS = 3600_000;
@@ -45,7 +48,11 @@ export async function findSession(store: Store, token: string): Promise<SessionD
 }
 
 /** A new session; returns the cookie token (shown to the browser only). */
-export async function createSession(store: Store, auth: { userId: string; amr: string[]; acr: Acr } | null): Promise<{ token: string; session: SessionDoc }> {
+export async function createSession(
+  store: Store,
+  auth: { userId: string; amr: string[]; acr: Acr } | null,
+  state: SessionState = {},
+): Promise<{ token: string; session: SessionDoc }> {
   const token = newSecret();
   const now = new Date();
   const session: SessionDoc = {
@@ -56,8 +63,8 @@ export async function createSession(store: Store, auth: { userId: string; amr: s
     authTime: auth ? now : null,
     amr: auth?.amr ?? [],
     acr: auth?.acr ?? null,
-    pending: null,
-    webauthnChallenge: null,
+    pending: state.pending ?? null,
+    webauthnChallenge: state.webauthnChallenge ?? null,
     clientIds: [],
     createdAt: now,
     expiresAt: new Date(now.getTime() + (auth ? SESSION_TTL_MS : ANONYMOUS_TTL_MS)),

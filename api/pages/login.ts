@@ -3,26 +3,29 @@
 // the authorization request it came from, or to /account.
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
+import type { Config } from '../../config/env.js';
 import type { Kek } from '../../keys/kek.js';
 import { verifyPassword } from '../../security/password.js';
 import { takeAttempt } from '../../store/rate-limits.js';
-import { updateSession, type SessionDoc } from '../../store/sessions.js';
+import type { SessionDoc } from '../../store/sessions.js';
 import { findUserByEmail, findUserById, type UserDoc } from '../../store/users.js';
 import { verifySecondFactorCode } from '../auth/second-factor.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../auth/webauthn.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
-import { ensureSession, hasValidCsrf, startSignedInSession } from '../http/session.js';
+import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '../http/session.js';
 import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
 import { hasSecondFactor, resumeUrl } from '../oauth/authorization-flow.js';
 
 export interface LoginDeps extends SignOutDeps {
   issuer: string;
   kek: Kek;
+  limits: Config['limits'];
 }
 
 /** Failed password sign-ins per email address before a 15-minute pause. */
 const PASSWORD_ATTEMPTS = 10;
+const TOO_MANY_REQUESTS = 'Too many requests from your network. Wait a minute and try again.';
 const ATTEMPT_WINDOW_MS = 15 * 60_000;
 
 // `next` (a /device page path) travels in the same slot as `request`, so every form, redirect and passkey call that carries one carries the other.
@@ -38,7 +41,7 @@ const DEVICE_NEXT = /^(?:\/device(?:\/[a-z]+)?|\/oauth\/2fa)(?:\?[A-Za-z0-9_=&-]
 /** Where to go once signed in: back into the authorization request, to the device page, or the account page. */
 const afterSignIn = (requestId: string | null) => (requestId ? (DEVICE_NEXT.test(requestId) ? requestId : resumeUrl(requestId)) : '/account');
 
-function loginPage(res: Response, session: SessionDoc, requestId: string | null, opts: { email?: string; error?: string; status?: number } = {}) {
+function loginPage(res: Response, csrf: string, requestId: string | null, opts: { email?: string; error?: string; status?: number } = {}) {
   sendPage(res, {
     title: 'Sign in',
     status: opts.status,
@@ -46,7 +49,7 @@ function loginPage(res: Response, session: SessionDoc, requestId: string | null,
     body: html`<h1>Sign in</h1>
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 <form method="post" action="/login">
-${csrfField(session.csrf)}
+${csrfField(csrf)}
 ${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : ''}
 <label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="username webauthn" required value="${opts.email ?? ''}">
@@ -54,12 +57,12 @@ ${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : 
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 </form>
-<p><button type="button" class="secondary" data-webauthn="login" data-csrf="${session.csrf}" data-options="/login/passkey/options" data-verify="/login/passkey" data-request="${requestId ?? ''}">Sign in with a passkey</button></p>
+<p><button type="button" class="secondary" data-webauthn="login" data-csrf="${csrf}" data-options="/login/passkey/options" data-verify="/login/passkey" data-request="${requestId ?? ''}">Sign in with a passkey</button></p>
 <p class="error" role="alert" data-webauthn-error hidden></p>`,
   });
 }
 
-function secondFactorPage(res: Response, session: SessionDoc, requestId: string | null, opts: { error?: string; status?: number; passkeys: boolean }) {
+function secondFactorPage(res: Response, csrf: string, requestId: string | null, opts: { error?: string; status?: number; passkeys: boolean }) {
   sendPage(res, {
     title: 'Two-step verification',
     status: opts.status,
@@ -67,14 +70,14 @@ function secondFactorPage(res: Response, session: SessionDoc, requestId: string 
     body: html`<h1>Two-step verification</h1>
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 <form method="post" action="/login/second-factor">
-${csrfField(session.csrf)}
+${csrfField(csrf)}
 ${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : ''}
 <label for="code">Authentication code</label>
 <input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code" required maxlength="20">
 <p class="muted">The 6-digit code from your authenticator app, or one of your backup codes.</p>
 <button type="submit">Verify</button>
 </form>
-${opts.passkeys ? html`<p><button type="button" class="secondary" data-webauthn="second-factor" data-csrf="${session.csrf}" data-options="/login/second-factor/passkey/options" data-verify="/login/second-factor/passkey" data-request="${requestId ?? ''}">Use a passkey</button></p>` : ''}
+${opts.passkeys ? html`<p><button type="button" class="secondary" data-webauthn="second-factor" data-csrf="${csrf}" data-options="/login/second-factor/passkey/options" data-verify="/login/second-factor/passkey" data-request="${requestId ?? ''}">Use a passkey</button></p>` : ''}
 <p class="error" role="alert" data-webauthn-error hidden></p>`,
   });
 }
@@ -100,34 +103,35 @@ export function loginRoutes(deps: LoginDeps): Router {
     deps.log.info('signed in', { user: user._id, amr: unique.join(' ') });
   }
 
-  router.get('/login', async (req, res) => {
-    const session = await ensureSession(req, res, deps);
-    loginPage(res, session, requestParam(req));
+  router.get('/login', (req, res) => {
+    loginPage(res, formCsrf(req, res, deps), requestParam(req));
   });
 
   router.post('/login', form, async (req, res) => {
-    const session = await ensureSession(req, res, deps);
     const parsed = PasswordForm.safeParse(req.body);
     const requestId = requestParam(req);
-    if (!hasValidCsrf(req, session) || !parsed.success) {
-      return loginPage(res, session, requestId, { error: 'Your session expired. Please try again.', status: 400 });
+    const csrf = formCsrf(req, res, deps);
+    if (!hasValidCsrf(req, req.kfSession) || !parsed.success) {
+      return loginPage(res, csrf, requestId, { error: 'Your session expired. Please try again.', status: 400 });
     }
     const email = parsed.data.email.trim().toLowerCase();
     // Counted before the password is checked: parallel guesses cannot run past the limit. A right password gives it back.
     const limit = await takeAttempt(deps.store, `login:${email}`, { max: PASSWORD_ATTEMPTS, windowMs: ATTEMPT_WINDOW_MS });
     if (!limit.allowed) {
-      return loginPage(res, session, requestId, { email, error: 'Too many failed attempts. Wait 15 minutes and try again.', status: 429 });
+      return loginPage(res, csrf, requestId, { email, error: 'Too many failed attempts. Wait 15 minutes and try again.', status: 429 });
     }
     const user = await findUserByEmail(deps.store, email);
     // Hash even for unknown accounts, so timing does not tell which emails exist.
     const valid = await verifyPassword(parsed.data.password, user?.passwordHash ?? 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
     if (!user || !valid) {
       deps.log.info('sign-in failed', { reason: 'bad credentials' });
-      return loginPage(res, session, requestId, { email, error: 'Incorrect email or password.', status: 401 });
+      return loginPage(res, csrf, requestId, { email, error: 'Incorrect email or password.', status: 401 });
     }
     await limit.attempt.release();
     if (await hasSecondFactor(deps.store, user)) {
-      await updateSession(deps.store, session._id, { pending: { userId: user._id, amr: ['pwd'], at: new Date() } });
+      // The pending second factor is the first state this browser needs kept.
+      const pending = await sessionForState(req, res, deps, deps.limits.requestsPerIp, { pending: { userId: user._id, amr: ['pwd'], at: new Date() } });
+      if (!pending) return loginPage(res, csrf, requestId, { email, error: TOO_MANY_REQUESTS, status: 429 });
       return res.redirect(303, `/login/second-factor${requestId ? `?request=${encodeURIComponent(requestId)}` : ''}`);
     }
     await signIn(req, res, user, ['pwd']);
@@ -135,26 +139,25 @@ export function loginRoutes(deps: LoginDeps): Router {
   });
 
   router.get('/login/second-factor', async (req, res) => {
-    const session = await ensureSession(req, res, deps);
-    const user = await pendingUser(session);
+    const user = await pendingUser(req.kfSession);
     if (!user) return res.redirect(303, `/login${requestParam(req) ? `?request=${encodeURIComponent(requestParam(req)!)}` : ''}`);
-    secondFactorPage(res, session, requestParam(req), { passkeys: (await deps.store.passkeys.countDocuments({ userId: user._id })) > 0 });
+    secondFactorPage(res, formCsrf(req, res, deps), requestParam(req), { passkeys: (await deps.store.passkeys.countDocuments({ userId: user._id })) > 0 });
   });
 
   router.post('/login/second-factor', form, async (req, res) => {
-    const session = await ensureSession(req, res, deps);
+    const session = req.kfSession;
     const requestId = requestParam(req);
     const user = await pendingUser(session);
-    if (!user || !hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Sign-in expired', 'Your sign-in expired. Please sign in again.');
+    if (!session || !user || !hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Sign-in expired', 'Your sign-in expired. Please sign in again.');
     const code = typeof req.body?.code === 'string' ? req.body.code.slice(0, 40) : '';
     const passkeys = (await deps.store.passkeys.countDocuments({ userId: user._id })) > 0;
     const limit = await takeAttempt(deps.store, `second-factor:${user._id}`, { max: PASSWORD_ATTEMPTS, windowMs: ATTEMPT_WINDOW_MS });
     if (!limit.allowed) {
-      return secondFactorPage(res, session, requestId, { error: 'Too many failed attempts. Wait 15 minutes and try again.', status: 429, passkeys });
+      return secondFactorPage(res, session.csrf, requestId, { error: 'Too many failed attempts. Wait 15 minutes and try again.', status: 429, passkeys });
     }
     const result = await verifySecondFactorCode(deps.store, deps.kek, user, code);
     if (!result.ok) {
-      return secondFactorPage(res, session, requestId, { error: 'That code is not valid. Try again.', status: 401, passkeys });
+      return secondFactorPage(res, session.csrf, requestId, { error: 'That code is not valid. Try again.', status: 401, passkeys });
     }
     await limit.attempt.release();
     await signIn(req, res, user, [...session.pending!.amr, 'otp', 'mfa']);
@@ -163,8 +166,10 @@ export function loginRoutes(deps: LoginDeps): Router {
 
   // Passkeys: JSON endpoints driven by /assets/webauthn.js.
   router.post('/login/passkey/options', json, async (req, res) => {
-    const session = await ensureSession(req, res, deps);
-    if (!hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
+    if (!hasValidCsrf(req, req.kfSession)) return res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
+    // The ceremony's challenge is the first state this browser needs kept.
+    const session = await sessionForState(req, res, deps, deps.limits.requestsPerIp);
+    if (!session) return res.status(429).set('Cache-Control', 'no-store').json({ error: 'slow_down', error_description: TOO_MANY_REQUESTS });
     res.set('Cache-Control', 'no-store').json(await authenticationOptions(deps.store, rp, session, null));
   });
 

@@ -24,7 +24,7 @@ import { activeSudoWindow, openSudoWindow } from '../auth/sudo.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../auth/webauthn.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
-import { ensureSession, hasValidCsrf, type SessionDeps } from '../http/session.js';
+import { hasValidCsrf, type SessionDeps } from '../http/session.js';
 import { hasSecondFactor } from '../oauth/authorization-flow.js';
 import { isChallengeId, STEP_UP_PATHS, type StepUpDeps } from '../routes/step-up.js';
 
@@ -279,10 +279,10 @@ ${csrfField(session.csrf)}
   }
 
   router.get(STEP_UP_PATHS.page, async (req: Request, res: Response) => {
-    const session = await ensureSession(req, res, deps);
+    const session = req.kfSession;
     const loaded = await load(req.query.challenge_id);
     if (!loaded) return sendErrorPage(res, 400, 'Request expired', GONE);
-    if (!session.userId) return res.redirect(303, loginUrl(loaded.challenge._id));
+    if (!session?.userId) return res.redirect(303, loginUrl(loaded.challenge._id));
     const user = await findUserById(deps.store, session.userId);
     if (!user) return res.redirect(303, loginUrl(loaded.challenge._id));
     if (!(await hasSecondFactor(deps.store, user))) {
