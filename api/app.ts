@@ -85,7 +85,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   app.use(sessionMiddleware(session));
   app.use(authorizeRoutes(flow));
   const signOutDeps = { ...session, issuer, temporal: temporal.client, taskQueue: config.temporal.taskQueue, log };
-  app.use(loginRoutes({ ...signOutDeps, issuer, kek, limits: config.limits }));
+  app.use(loginRoutes({ ...signOutDeps, issuer, kek, limits: config.limits, outbound: config.outbound }));
   app.use(endSessionRoutes({ ...signOutDeps, issuer, keyring, findClient }));
   app.use(consentRoutes(flow));
   app.use(devicePageRoutes({ ...device, ...session }));

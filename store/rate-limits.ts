@@ -43,7 +43,10 @@ const collection = (store: Store) => store.db.collection<LimitDoc>('rate_limits'
 // Keys carry emails and addresses: stored hashed, so the collection holds no personal data.
 const hashKey = (key: string) => createHash('sha256').update(key).digest('base64url').slice(0, 32);
 
-/** Per process: the next slot to try per window, and backoff of past windows (which no longer change). */
+/**
+ * Per process: the next slot to try per window, and backoff of past windows
+ * (which no longer change), keyed by database too (tests run apis on several).
+ */
 const localNext = new Map<string, number>();
 const pastStrikes = new Map<string, boolean>();
 function remember<V>(map: Map<string, V>, key: string, value: V): void {
@@ -68,10 +71,11 @@ async function insertOnce(store: Store, doc: LimitDoc): Promise<boolean> {
 
 async function struck(store: Store, hashed: string, index: number): Promise<boolean> {
   const id = `${hashed}|${index}|out`;
-  const cached = pastStrikes.get(id);
+  const cacheKey = `${store.db.databaseName}|${id}`;
+  const cached = pastStrikes.get(cacheKey);
   if (cached !== undefined) return cached;
   const out = (await collection(store).findOne({ _id: id })) !== null;
-  remember(pastStrikes, id, out);
+  remember(pastStrikes, cacheKey, out);
   return out;
 }
 
@@ -93,14 +97,20 @@ export async function takeAttempt(store: Store, key: string, rule: LimitRule, no
   const prefix = `${hashed}|${win.index}`;
   const expiresAt = new Date(win.end + (rule.backoff ? BACKOFF_WINDOWS * rule.windowMs : 0));
   const max = await capacity(store, hashed, win.index, rule);
-  let slot = localNext.get(prefix) ?? 0;
+  const cacheKey = `${store.db.databaseName}|${prefix}`;
+  let slot = localNext.get(cacheKey) ?? 0;
   let consultedHint = false;
   while (slot < max) {
     if (await insertOnce(store, { _id: `${prefix}|${slot}`, expiresAt })) {
-      remember(localNext, prefix, slot + 1);
+      remember(localNext, cacheKey, slot + 1);
       // Another process (or this one after a restart) starts from the hint instead of 0.
       if (consultedHint || slot % 8 === 7) {
-        await collection(store).updateOne({ _id: `${prefix}|next` }, { $set: { next: slot + 1, expiresAt } }, { upsert: true });
+        // Best effort: two first upserts of the hint may collide on FerretDB v1.
+        await collection(store)
+          .updateOne({ _id: `${prefix}|next` }, { $set: { next: slot + 1, expiresAt } }, { upsert: true })
+          .catch((err: unknown) => {
+            if (!isDuplicateKeyError(err)) throw err;
+          });
       }
       return { allowed: true, attempt: { release: () => release(store, prefix, slot) } };
     }
@@ -118,8 +128,9 @@ export async function takeAttempt(store: Store, key: string, rule: LimitRule, no
 async function release(store: Store, prefix: string, slot: number): Promise<void> {
   await collection(store).deleteOne({ _id: `${prefix}|${slot}` });
   // This process may reuse the freed slot; others skip it (they may count one too many, never too few).
-  const next = localNext.get(prefix);
-  if (next !== undefined && slot < next) remember(localNext, prefix, slot);
+  const cacheKey = `${store.db.databaseName}|${prefix}`;
+  const next = localNext.get(cacheKey);
+  if (next !== undefined && slot < next) remember(localNext, cacheKey, slot);
 }
 
 /**

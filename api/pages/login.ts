@@ -1,17 +1,21 @@
 // Sign-in: /login (email and password, or a passkey), /login/second-factor
 // (TOTP, backup code or passkey), /logout. After sign-in the browser returns to
-// the authorization request it came from, or to /account.
+// the authorization request it came from, or to /account. Every path is
+// limited (per account or user, per address, site-wide) and may ask for the
+// captcha: api/auth/sign-in-limits.ts.
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Config } from '../../config/env.js';
 import type { Kek } from '../../keys/kek.js';
 import { verifyPassword } from '../../security/password.js';
-import { takeAttempt } from '../../store/rate-limits.js';
 import type { SessionDoc } from '../../store/sessions.js';
 import { findUserByEmail, findUserById, type UserDoc } from '../../store/users.js';
 import { verifySecondFactorCode } from '../auth/second-factor.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../auth/webauthn.js';
-import { html } from '../html/html.js';
+import type { OutboundPolicy } from '../../outbound/http-client.js';
+import { captchaFormFields } from '../auth/captcha.js';
+import { signInLimits } from '../auth/sign-in-limits.js';
+import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '../http/session.js';
 import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
@@ -21,12 +25,12 @@ export interface LoginDeps extends SignOutDeps {
   issuer: string;
   kek: Kek;
   limits: Config['limits'];
+  outbound: OutboundPolicy;
 }
 
-/** Failed password sign-ins per email address before a 15-minute pause. */
-const PASSWORD_ATTEMPTS = 10;
 const TOO_MANY_REQUESTS = 'Too many requests from your network. Wait a minute and try again.';
-const ATTEMPT_WINDOW_MS = 15 * 60_000;
+/** Where /assets/captcha.js gets the sign-in form's proof-of-work challenge. */
+const CAPTCHA_INFO = '/login/captcha';
 
 // `next` (a /device page path) travels in the same slot as `request`, so every form, redirect and passkey call that carries one carries the other.
 const requestParam = (req: Request): string | null => {
@@ -41,11 +45,19 @@ const DEVICE_NEXT = /^(?:\/device(?:\/[a-z]+)?|\/oauth\/2fa)(?:\?[A-Za-z0-9_=&-]
 /** Where to go once signed in: back into the authorization request, to the device page, or the account page. */
 const afterSignIn = (requestId: string | null) => (requestId ? (DEVICE_NEXT.test(requestId) ? requestId : resumeUrl(requestId)) : '/account');
 
-function loginPage(res: Response, csrf: string, requestId: string | null, opts: { email?: string; error?: string; status?: number } = {}) {
+interface LoginPageOptions {
+  email?: string;
+  error?: string;
+  status?: number;
+  /** The captcha's fields, when the form must carry them. */
+  captcha?: SafeHtml | null;
+}
+
+function loginPage(res: Response, csrf: string, requestId: string | null, opts: LoginPageOptions = {}) {
   sendPage(res, {
     title: 'Sign in',
     status: opts.status,
-    scripts: ['simplewebauthn-browser.js', 'webauthn.js'],
+    scripts: ['simplewebauthn-browser.js', 'webauthn.js', ...(opts.captcha ? ['captcha.js'] : [])],
     body: html`<h1>Sign in</h1>
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 <form method="post" action="/login">
@@ -55,6 +67,7 @@ ${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : 
 <input id="email" name="email" type="email" autocomplete="username webauthn" required value="${opts.email ?? ''}">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
+${opts.captcha ?? ''}
 <button type="submit">Sign in</button>
 </form>
 <p><button type="button" class="secondary" data-webauthn="login" data-csrf="${csrf}" data-options="/login/passkey/options" data-verify="/login/passkey" data-request="${requestId ?? ''}">Sign in with a passkey</button></p>
@@ -84,11 +97,15 @@ ${opts.passkeys ? html`<p><button type="button" class="secondary" data-webauthn=
 
 const PasswordForm = z.object({ email: z.string().max(254), password: z.string().max(1024), request: z.string().max(100).optional() });
 
+/** An unknown account's password is still hashed, so timing does not tell which emails exist. */
+const NO_ACCOUNT_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+
 export function loginRoutes(deps: LoginDeps): Router {
   const router = Router();
   const rp = relyingParty(deps.issuer);
   const form = express.urlencoded({ extended: false, limit: '16kb' });
   const json = express.json({ limit: '64kb' });
+  const limits = signInLimits(deps);
 
   async function pendingUser(session: SessionDoc | null | undefined): Promise<UserDoc | null> {
     if (!session?.pending || Date.now() - session.pending.at.getTime() > 10 * 60_000) return null;
@@ -103,35 +120,43 @@ export function loginRoutes(deps: LoginDeps): Router {
     deps.log.info('signed in', { user: user._id, amr: unique.join(' ') });
   }
 
-  router.get('/login', (req, res) => {
-    loginPage(res, formCsrf(req, res, deps), requestParam(req));
+  /** The form again, with the captcha when the address, the site or (given) the account needs it. */
+  async function showForm(req: Request, res: Response, opts: LoginPageOptions & { captchaFor?: string; forceCaptcha?: boolean } = {}) {
+    const { settings, needed } = await limits.captchaNeeded(req, opts.captchaFor);
+    const captcha = settings.captcha_provider !== 'none' && (needed || opts.forceCaptcha) ? captchaFormFields(settings, CAPTCHA_INFO) : null;
+    loginPage(res, formCsrf(req, res, deps), requestParam(req), { ...opts, captcha });
+  }
+
+  router.get('/login', async (req, res) => {
+    await showForm(req, res);
+  });
+
+  router.get(CAPTCHA_INFO, async (req, res) => {
+    const { status, body } = await limits.powChallenge(req);
+    res.status(status).set('Cache-Control', 'no-store').json(body);
   });
 
   router.post('/login', form, async (req, res) => {
     const parsed = PasswordForm.safeParse(req.body);
     const requestId = requestParam(req);
-    const csrf = formCsrf(req, res, deps);
     if (!hasValidCsrf(req, req.kfSession) || !parsed.success) {
-      return loginPage(res, csrf, requestId, { error: 'Your session expired. Please try again.', status: 400 });
+      return showForm(req, res, { error: 'Your session expired. Please try again.', status: 400 });
     }
     const email = parsed.data.email.trim().toLowerCase();
-    // Counted before the password is checked: parallel guesses cannot run past the limit. A right password gives it back.
-    const limit = await takeAttempt(deps.store, `login:${email}`, { max: PASSWORD_ATTEMPTS, windowMs: ATTEMPT_WINDOW_MS });
-    if (!limit.allowed) {
-      return loginPage(res, csrf, requestId, { email, error: 'Too many failed attempts. Wait 15 minutes and try again.', status: 429 });
-    }
+    // Counted before the password is checked: parallel guesses cannot run past the limits. A right password gives the slots back.
+    const begun = await limits.beginPassword(req, email);
+    if (!begun.ok) return showForm(req, res, { email, error: begun.error, status: begun.status, captchaFor: email, forceCaptcha: begun.captcha });
     const user = await findUserByEmail(deps.store, email);
-    // Hash even for unknown accounts, so timing does not tell which emails exist.
-    const valid = await verifyPassword(parsed.data.password, user?.passwordHash ?? 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+    const valid = await verifyPassword(parsed.data.password, user?.passwordHash ?? NO_ACCOUNT_HASH);
     if (!user || !valid) {
-      deps.log.info('sign-in failed', { reason: 'bad credentials' });
-      return loginPage(res, csrf, requestId, { email, error: 'Incorrect email or password.', status: 401 });
+      await limits.failed(req, 'password', email, 'bad credentials');
+      return showForm(req, res, { email, error: 'Incorrect email or password.', status: 401, captchaFor: email });
     }
-    await limit.attempt.release();
+    await begun.attempt.release();
     if (await hasSecondFactor(deps.store, user)) {
       // The pending second factor is the first state this browser needs kept.
       const pending = await sessionForState(req, res, deps, deps.limits.requestsPerIp, { pending: { userId: user._id, amr: ['pwd'], at: new Date() } });
-      if (!pending) return loginPage(res, csrf, requestId, { email, error: TOO_MANY_REQUESTS, status: 429 });
+      if (!pending) return loginPage(res, formCsrf(req, res, deps), requestId, { email, error: TOO_MANY_REQUESTS, status: 429 });
       return res.redirect(303, `/login/second-factor${requestId ? `?request=${encodeURIComponent(requestId)}` : ''}`);
     }
     await signIn(req, res, user, ['pwd']);
@@ -151,15 +176,14 @@ export function loginRoutes(deps: LoginDeps): Router {
     if (!session || !user || !hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Sign-in expired', 'Your sign-in expired. Please sign in again.');
     const code = typeof req.body?.code === 'string' ? req.body.code.slice(0, 40) : '';
     const passkeys = (await deps.store.passkeys.countDocuments({ userId: user._id })) > 0;
-    const limit = await takeAttempt(deps.store, `second-factor:${user._id}`, { max: PASSWORD_ATTEMPTS, windowMs: ATTEMPT_WINDOW_MS });
-    if (!limit.allowed) {
-      return secondFactorPage(res, session.csrf, requestId, { error: 'Too many failed attempts. Wait 15 minutes and try again.', status: 429, passkeys });
-    }
+    const begun = await limits.beginSecondFactor(req, user._id);
+    if (!begun.ok) return secondFactorPage(res, session.csrf, requestId, { error: begun.error, status: begun.status, passkeys });
     const result = await verifySecondFactorCode(deps.store, deps.kek, user, code);
     if (!result.ok) {
+      await limits.failed(req, 'otp', user.email, 'bad code');
       return secondFactorPage(res, session.csrf, requestId, { error: 'That code is not valid. Try again.', status: 401, passkeys });
     }
-    await limit.attempt.release();
+    await begun.attempt.release();
     await signIn(req, res, user, [...session.pending!.amr, 'otp', 'mfa']);
     res.redirect(303, afterSignIn(requestId));
   });
@@ -176,9 +200,15 @@ export function loginRoutes(deps: LoginDeps): Router {
   router.post('/login/passkey', json, async (req, res) => {
     const session = req.kfSession;
     if (!session || !hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
+    const begun = await limits.beginPasskey(req);
+    if (!begun.ok) return res.status(begun.status).set('Cache-Control', 'no-store').json({ error: 'slow_down', error_description: begun.error });
     const passkey = await verifyPasskey(deps.store, rp, session, req.body?.response, null);
     const user = passkey && (await findUserById(deps.store, passkey.userId));
-    if (!user) return res.status(401).json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });
+    if (!user) {
+      await limits.failed(req, 'passkey', null, 'bad passkey');
+      return res.status(401).json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });
+    }
+    await begun.attempt.release();
     // A passkey with user verification is itself two factors (possession + PIN or biometrics).
     await signIn(req, res, user, ['webauthn', 'mfa']);
     res.json({ redirect: afterSignIn(requestParam(req)) });
@@ -195,8 +225,14 @@ export function loginRoutes(deps: LoginDeps): Router {
     const session = req.kfSession;
     const user = await pendingUser(session);
     if (!session || !user || !hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'no sign-in in progress' });
+    const begun = await limits.beginSecondFactor(req, user._id);
+    if (!begun.ok) return res.status(begun.status).set('Cache-Control', 'no-store').json({ error: 'slow_down', error_description: begun.error });
     const passkey = await verifyPasskey(deps.store, rp, session, req.body?.response, user._id);
-    if (!passkey) return res.status(401).json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });
+    if (!passkey) {
+      await limits.failed(req, 'passkey', user.email, 'bad passkey');
+      return res.status(401).json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });
+    }
+    await begun.attempt.release();
     await signIn(req, res, user, [...session.pending!.amr, 'webauthn', 'mfa']);
     res.json({ redirect: afterSignIn(requestParam(req)) });
   });
