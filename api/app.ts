@@ -90,8 +90,8 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   app.use(consentRoutes(flow));
   app.use(devicePageRoutes({ ...device, ...session }));
   app.use(stepUpPageRoutes({ ...stepUp, ...session, kek }));
-  app.use(accountRoutes({ ...session, issuer, kek, log, events }));
-  app.use(tokenPageRoutes(session));
+  app.use(accountRoutes({ ...session, issuer, kek, log, events, reauthMaxAgeMs: config.reauthMaxAgeMs }));
+  app.use(tokenPageRoutes({ ...session, log, reauthMaxAgeMs: config.reauthMaxAgeMs, patMaxLifetimeMs: config.patMaxLifetimeMs }));
   app.use(appsPageRoutes({ ...session, events }));
   app.get('/', (_req, res) => res.redirect(303, '/account'));
   app.use(notFound);

@@ -23,6 +23,7 @@ import {
   type SessionState,
 } from '../../store/sessions.js';
 import { readCookie, setCookie, type CookieDeps } from './cookies.js';
+import { reauthUrl, signedInRecently } from './recent-sign-in.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -122,4 +123,17 @@ export function hasValidCsrf(req: Request, session: SessionDoc | null | undefine
   const bySession = !!session && constantTimeEqual(sent, session.csrf);
   const anonymous = !!req.kfAnonymousCsrf && constantTimeEqual(sent, req.kfAnonymousCsrf);
   return bySession || anonymous;
+}
+
+/**
+ * For a sensitive account change: true when the session's sign-in is at most
+ * `maxAgeMs` old. Otherwise the browser is sent to sign in again and come back
+ * to `pagePath` (a form: 303 redirect; a JSON call: 401 with `redirect`).
+ */
+export function requireRecentSignIn(res: Response, session: SessionDoc, maxAgeMs: number, pagePath: string, asJson = false): boolean {
+  if (signedInRecently(session, maxAgeMs)) return true;
+  const redirect = reauthUrl(pagePath);
+  if (asJson) res.status(401).set('Cache-Control', 'no-store').json({ error: 'login_required', error_description: 'Sign in again to make this change.', redirect });
+  else res.redirect(303, redirect);
+  return false;
 }

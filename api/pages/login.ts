@@ -32,21 +32,28 @@ const TOO_MANY_REQUESTS = 'Too many requests from your network. Wait a minute an
 /** Where /assets/captcha.js gets the sign-in form's proof-of-work challenge. */
 const CAPTCHA_INFO = '/login/captcha';
 
-// `next` (a /device page path) travels in the same slot as `request`, so every form, redirect and passkey call that carries one carries the other.
+// `next` (a page path) travels in the same slot as `request`, so every form, redirect and passkey call that carries one carries the other.
 const requestParam = (req: Request): string | null => {
   const body = req.body as Record<string, unknown> | undefined;
   const v = req.query.request ?? body?.request ?? req.query.next ?? body?.next;
-  return typeof v === 'string' && v.length <= 100 ? v : null;
+  return typeof v === 'string' && v.length <= 200 ? v : null;
 };
 
-/** A relative path of the device page or the step-up confirmation page: the only `next` accepted (no open redirect). */
-const DEVICE_NEXT = /^(?:\/device(?:\/[a-z]+)?|\/oauth\/2fa)(?:\?[A-Za-z0-9_=&-]*)?$/;
+/**
+ * The only `next` accepted (no open redirect): a path on this site of the
+ * device page, the step-up confirmation page or the account pages, with an
+ * optional plain query. Each alternative starts with a fixed word and each
+ * path segment with its own "/", so the match is linear in the input.
+ */
+const NEXT_PATH = /^(?:\/device(?:\/[a-z]+)?|\/oauth\/2fa|\/account(?:\/[a-z0-9-]{1,64}){0,4})(?:\?[A-Za-z0-9_=&-]*)?$/;
 
-/** Where to go once signed in: back into the authorization request, to the device page, or the account page. */
-const afterSignIn = (requestId: string | null) => (requestId ? (DEVICE_NEXT.test(requestId) ? requestId : resumeUrl(requestId)) : '/account');
+/** Where to go once signed in: back into the authorization request, to the page named by `next`, or the account page. */
+const afterSignIn = (requestId: string | null) => (requestId ? (NEXT_PATH.test(requestId) ? requestId : resumeUrl(requestId)) : '/account');
 
 interface LoginPageOptions {
   email?: string;
+  /** Re-authentication of the signed-in user: the email is fixed. */
+  reauth?: boolean;
   error?: string;
   status?: number;
   /** The captcha's fields, when the form must carry them. */
@@ -59,12 +66,13 @@ function loginPage(res: Response, csrf: string, requestId: string | null, opts: 
     status: opts.status,
     scripts: ['simplewebauthn-browser.js', 'webauthn.js', ...(opts.captcha ? ['captcha.js'] : [])],
     body: html`<h1>Sign in</h1>
+${opts.reauth ? html`<p>This change needs a recent sign-in. Sign in again to continue.</p>` : ''}
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 <form method="post" action="/login">
 ${csrfField(csrf)}
 ${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : ''}
 <label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username webauthn" required value="${opts.email ?? ''}">
+<input id="email" name="email" type="email" autocomplete="username webauthn" required value="${opts.email ?? ''}"${opts.reauth ? html` readonly` : ''}>
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 ${opts.captcha ?? ''}
@@ -128,7 +136,9 @@ export function loginRoutes(deps: LoginDeps): Router {
   }
 
   router.get('/login', async (req, res) => {
-    await showForm(req, res);
+    // reauth=1: the signed-in user signs in again (the form even though signed in, the email fixed), then `next`.
+    const user = req.query.reauth === '1' && req.kfSession?.userId ? await findUserById(deps.store, req.kfSession.userId) : null;
+    await showForm(req, res, user ? { email: user.email, reauth: true } : {});
   });
 
   router.get(CAPTCHA_INFO, async (req, res) => {
