@@ -16,6 +16,9 @@ import {
   createSession,
   deleteSession,
   findSession,
+  isIdle,
+  lastSeen,
+  touchSession,
   SESSION_TTL_MS,
   updateSession,
   type Acr,
@@ -45,13 +48,30 @@ export interface SessionDeps extends CookieDeps {
   store: Store;
 }
 
+export interface SessionMiddlewareDeps extends SessionDeps {
+  /** A signed-in session ends after this long without a request (SESSION_IDLE_MINUTES). */
+  idleMs: number;
+}
+
+/** lastSeenAt is written at most this often: FerretDB v1 rewrites the whole document per update. */
+const TOUCH_INTERVAL_MS = 60_000;
+
 const wellFormed = (value: string | undefined): string | null => (value && TOKEN.test(value) ? value : null);
 
-export function sessionMiddleware(deps: SessionDeps): RequestHandler {
+export function sessionMiddleware(deps: SessionMiddlewareDeps): RequestHandler {
   return async (req: Request, _res: Response, next: NextFunction) => {
     req.kfAnonymousCsrf = wellFormed(readCookie(req, deps, CSRF_COOKIE));
     const token = wellFormed(readCookie(req, deps, SESSION_COOKIE));
-    req.kfSession = token ? await findSession(deps.store, token) : null;
+    let session = token ? await findSession(deps.store, token) : null;
+    const now = Date.now();
+    if (session && isIdle(session, deps.idleMs, now)) {
+      await deleteSession(deps.store, session._id);
+      session = null;
+    } else if (session?.userId && now - lastSeen(session) >= TOUCH_INTERVAL_MS) {
+      session.lastSeenAt = new Date(now);
+      await touchSession(deps.store, session._id, session.lastSeenAt);
+    }
+    req.kfSession = session;
     next();
   };
 }
