@@ -34,6 +34,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { sudoRoutes } from './routes/sudo.js';
 import { tokenPageRoutes } from './pages/tokens.js';
 import { sessionsPageRoutes } from './pages/sessions.js';
+import { passwordPageRoutes } from './pages/password.js';
 import { appsPageRoutes } from './pages/apps.js';
 import { stepUpRoutes } from './routes/step-up.js';
 import { stepUpPageRoutes } from './pages/step-up.js';
@@ -94,6 +95,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   app.use(stepUpPageRoutes({ ...stepUp, ...session, kek }));
   app.use(accountRoutes({ ...session, issuer, kek, log, events, reauthMaxAgeMs: config.reauthMaxAgeMs }));
   app.use(sessionsPageRoutes({ ...signOutDeps, idleMs: config.sessionIdleMs }));
+  app.use(passwordPageRoutes({ ...signOutDeps, kek, limits: config.limits, outbound: config.outbound, idleMs: config.sessionIdleMs }));
   app.use(tokenPageRoutes({ ...session, log, reauthMaxAgeMs: config.reauthMaxAgeMs, patMaxLifetimeMs: config.patMaxLifetimeMs }));
   app.use(appsPageRoutes({ ...session, events }));
   app.get('/', (_req, res) => res.redirect(303, '/account'));
