@@ -103,7 +103,7 @@ ${opts.passkeys ? html`<p><button type="button" class="secondary" data-webauthn=
   });
 }
 
-const PasswordForm = z.object({ email: z.string().max(254), password: z.string().max(1024), request: z.string().max(100).optional() });
+const PasswordForm = z.object({ email: z.string().max(254), password: z.string().max(1024), request: z.string().max(200).optional() });
 
 /** An unknown account's password is still hashed, so timing does not tell which emails exist. */
 const NO_ACCOUNT_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
