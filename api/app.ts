@@ -9,7 +9,7 @@ import type { Store } from '../store/db.js';
 import type { TemporalHandle } from '../temporal/connection.js';
 import type { EventPipeline } from '../events/pipeline.js';
 import { defaultBody, errorHandler, notFound } from './http/errors.js';
-import { securityHeaders } from './http/security-headers.js';
+import { securityHeaders, strictTransportSecurity } from './http/security-headers.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthRoutes } from './routes/health.js';
 import { webfingerRoutes } from './routes/webfinger.js';
@@ -33,6 +33,8 @@ import { appsApiRoutes } from './routes/apps-api.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { sudoRoutes } from './routes/sudo.js';
 import { tokenPageRoutes } from './pages/tokens.js';
+import { sessionsPageRoutes } from './pages/sessions.js';
+import { passwordPageRoutes } from './pages/password.js';
 import { appsPageRoutes } from './pages/apps.js';
 import { stepUpRoutes } from './routes/step-up.js';
 import { stepUpPageRoutes } from './pages/step-up.js';
@@ -64,6 +66,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   const flow = { issuer, store, log, findClient, secureCookies: session.secureCookies };
 
   app.use(securityHeaders);
+  app.use(strictTransportSecurity(issuer));
   app.use(defaultBody);
   app.use(healthRoutes(store, temporal));
   app.use(discoveryRoutes(issuer, keyring, { grantTypes: Object.keys(GRANT_HANDLERS), tokenEndpointAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] }));
@@ -83,16 +86,18 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   const stepUp = { issuer, store, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, outbound: config.outbound, challengeTtlMs: config.stepUpChallengeTtlMs, limits: config.limits };
   app.use(stepUpRoutes(stepUp));
   // Browser-facing endpoints and pages.
-  app.use(sessionMiddleware(session));
+  app.use(sessionMiddleware({ ...session, idleMs: config.sessionIdleMs }));
   app.use(authorizeRoutes(flow));
   const signOutDeps = { ...session, issuer, temporal: temporal.client, taskQueue: config.temporal.taskQueue, log };
-  app.use(loginRoutes({ ...signOutDeps, issuer, kek }));
+  app.use(loginRoutes({ ...signOutDeps, issuer, kek, limits: config.limits, outbound: config.outbound }));
   app.use(endSessionRoutes({ ...signOutDeps, issuer, keyring, findClient }));
   app.use(consentRoutes(flow));
   app.use(devicePageRoutes({ ...device, ...session }));
   app.use(stepUpPageRoutes({ ...stepUp, ...session, kek }));
-  app.use(accountRoutes({ ...session, issuer, kek, log, events }));
-  app.use(tokenPageRoutes(session));
+  app.use(accountRoutes({ ...session, issuer, kek, log, events, reauthMaxAgeMs: config.reauthMaxAgeMs }));
+  app.use(sessionsPageRoutes({ ...signOutDeps, idleMs: config.sessionIdleMs }));
+  app.use(passwordPageRoutes({ ...signOutDeps, kek, limits: config.limits, outbound: config.outbound, idleMs: config.sessionIdleMs }));
+  app.use(tokenPageRoutes({ ...session, log, reauthMaxAgeMs: config.reauthMaxAgeMs, patMaxLifetimeMs: config.patMaxLifetimeMs }));
   app.use(appsPageRoutes({ ...session, events, reauthMaxAgeMs: config.reauthMaxAgeMs }));
   app.get('/', (_req, res) => res.redirect(303, '/account'));
   app.use(notFound);

@@ -1,6 +1,8 @@
-// The captcha gate of step-up 2FA (issue 6 item 4), pure parts: when the gate
-// applies, the providers' default verify URLs, and the self-hosted proof of
-// work (leading zero bits of SHA-256(pow_challenge + ':' + pow_nonce)).
+// The captcha gate (step-up 2FA and the sign-in form), pure parts: when the
+// step-up gate applies, the providers' default verify URLs, and the
+// self-hosted proof of work (leading zero bits of
+// SHA-256(pow_challenge + ':' + pow_nonce)). When the sign-in form asks for it
+// depends on failure counts: api/auth/sign-in-limits.ts.
 import { createHash } from 'node:crypto';
 import type { CAPTCHA_PROVIDERS, SiteSettings } from './site-settings.js';
 

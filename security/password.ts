@@ -28,5 +28,6 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-/** Password rules for accounts created by operators and (later) users. */
-export const PASSWORD_MIN_LENGTH = 10;
+/** Length rules of a new password (the rest: security/password-policy.ts). */
+export const PASSWORD_MIN_LENGTH = 12;
+export const PASSWORD_MAX_LENGTH = 1024;

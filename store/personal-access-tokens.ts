@@ -2,6 +2,9 @@
 // API (/api/oauth/me/*, dynamic registration). The token is `kfpat_` + a
 // 256-bit random value; only its SHA-256 hash is stored, as the `_id`, so the
 // check at every request is one lookup by `_id`. Revoking deletes the document.
+// Every token expires: at most PAT_MAX_LIFETIME_DAYS after it was created, a
+// cap applied at creation and, for tokens stored before (or under a longer
+// cap), when the api starts (capPersonalAccessTokenLifetimes).
 import { z } from 'zod';
 import { SCOPES } from '../domain/scopes.js';
 import { hashSecret, newId, newSecret } from '../security/secrets.js';
@@ -9,7 +12,6 @@ import type { Store } from './db.js';
 
 export const PAT_PREFIX = 'kfpat_';
 export const PAT_COLLECTION = 'personal_access_tokens';
-export const PAT_MAX_DAYS = 3650;
 
 export interface PersonalAccessTokenDoc {
   /** SHA-256 of the token. */
@@ -20,7 +22,7 @@ export interface PersonalAccessTokenDoc {
   name: string;
   scope: string[];
   createdAt: Date;
-  /** null: does not expire. */
+  /** null only on tokens stored before lifetimes were capped (the cap is applied at start). */
   expiresAt: Date | null;
 }
 
@@ -31,13 +33,22 @@ export function patScopesFor(role: 'user' | 'admin'): string[] {
     .map(([name]) => name);
 }
 
-export const NewPersonalAccessToken = z.object({
-  name: z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters'),
-  scope: z.array(z.string()).min(1, 'choose at least one scope').max(100),
-  /** Days until it expires; null: never. */
-  expiresInDays: z.number().int().min(1).max(PAT_MAX_DAYS).nullable(),
-});
-export type NewPersonalAccessToken = z.infer<typeof NewPersonalAccessToken>;
+/** The longest lifetime a new token may have, in whole days (at least 1). */
+export const patMaxDays = (maxLifetimeMs: number) => Math.max(1, Math.floor(maxLifetimeMs / 86_400_000));
+
+/** A new token's fields; its lifetime is required and at most `maxDays`. */
+export function newPersonalAccessTokenSchema(maxDays: number) {
+  return z.object({
+    name: z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters'),
+    scope: z.array(z.string()).min(1, 'choose at least one scope').max(100),
+    expiresInDays: z
+      .number({ error: `is required: 1 to ${maxDays} days` })
+      .int('must be a whole number of days')
+      .min(1, 'must be at least 1 day')
+      .max(maxDays, `must be at most ${maxDays} days`),
+  });
+}
+export type NewPersonalAccessToken = z.infer<ReturnType<typeof newPersonalAccessTokenSchema>>;
 
 function collection(store: Store) {
   return store.db.collection<PersonalAccessTokenDoc>(PAT_COLLECTION);
@@ -58,10 +69,27 @@ export async function createPersonalAccessToken(
     name: input.name,
     scope: [...new Set(input.scope)],
     createdAt: now,
-    expiresAt: input.expiresInDays === null ? null : new Date(now.getTime() + input.expiresInDays * 86_400_000),
+    expiresAt: new Date(now.getTime() + input.expiresInDays * 86_400_000),
   };
   await collection(store).insertOne(doc);
   return { token, doc };
+}
+
+/**
+ * Shortens every stored token that outlives `maxLifetimeMs` from its creation
+ * (or has no expiry) to end then: run when the api starts, so a token older
+ * than the cap stops working whatever it was created with. Returns how many.
+ */
+export async function capPersonalAccessTokenLifetimes(store: Store, maxLifetimeMs: number): Promise<number> {
+  let capped = 0;
+  // Off the hot path: a scan of the collection once per start.
+  for await (const doc of collection(store).find({}, { projection: { _id: 1, createdAt: 1, expiresAt: 1 } })) {
+    const cap = new Date(doc.createdAt.getTime() + maxLifetimeMs);
+    if (doc.expiresAt !== null && doc.expiresAt <= cap) continue;
+    await collection(store).updateOne({ _id: doc._id }, { $set: { expiresAt: cap } });
+    capped++;
+  }
+  return capped;
 }
 
 /** The user's tokens, newest first (filters on userId: pages only, not a hot path). */

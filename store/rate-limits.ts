@@ -104,7 +104,12 @@ export async function takeAttempt(store: Store, key: string, rule: LimitRule, no
       if (rule.backoff && slot === max - 1) await insertOnce(store, { _id: `${prefix}|out`, expiresAt });
       // Another process (or this one after a restart) starts from the hint instead of 0.
       if (consultedHint || slot % 8 === 7) {
-        await collection(store).updateOne({ _id: `${prefix}|next` }, { $set: { next: slot + 1, expiresAt } }, { upsert: true });
+        // Best effort: two first upserts of the hint may collide on FerretDB v1.
+        await collection(store)
+          .updateOne({ _id: `${prefix}|next` }, { $set: { next: slot + 1, expiresAt } }, { upsert: true })
+          .catch((err: unknown) => {
+            if (!isDuplicateKeyError(err)) throw err;
+          });
       }
       return { allowed: true, attempt: { release: () => release(store, prefix, local, slot) } };
     }

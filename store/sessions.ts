@@ -30,8 +30,13 @@ export interface SessionDoc {
   /** Clients that received tokens for this session (back-channel logout targets). */
   clientIds: string[];
   createdAt: Date;
+  /** The last request of a signed-in session, written at most once a minute (idle timeout). */
+  lastSeenAt: Date;
   expiresAt: Date;
 }
+
+/** What a step before sign-in keeps in a session. */
+export type SessionState = Partial<Pick<SessionDoc, 'pending' | 'webauthnChallenge'>>;
 
 /** Sessions last 14 days from sign-in; anonymous (pre-sign-in) ones 1 hour. */
 export const SESSION_TTL_MS = 14 * 24 * 3600_000;
@@ -45,7 +50,11 @@ export async function findSession(store: Store, token: string): Promise<SessionD
 }
 
 /** A new session; returns the cookie token (shown to the browser only). */
-export async function createSession(store: Store, auth: { userId: string; amr: string[]; acr: Acr } | null): Promise<{ token: string; session: SessionDoc }> {
+export async function createSession(
+  store: Store,
+  auth: { userId: string; amr: string[]; acr: Acr } | null,
+  state: SessionState = {},
+): Promise<{ token: string; session: SessionDoc }> {
   const token = newSecret();
   const now = new Date();
   const session: SessionDoc = {
@@ -56,14 +65,38 @@ export async function createSession(store: Store, auth: { userId: string; amr: s
     authTime: auth ? now : null,
     amr: auth?.amr ?? [],
     acr: auth?.acr ?? null,
-    pending: null,
-    webauthnChallenge: null,
+    pending: state.pending ?? null,
+    webauthnChallenge: state.webauthnChallenge ?? null,
     clientIds: [],
     createdAt: now,
+    lastSeenAt: now,
     expiresAt: new Date(now.getTime() + (auth ? SESSION_TTL_MS : ANONYMOUS_TTL_MS)),
   };
   await sessions(store).insertOne(session);
   return { token, session };
+}
+
+/** When a session was last used, in ms (sessions stored before lastSeenAt: their creation). */
+export const lastSeen = (session: Pick<SessionDoc, 'lastSeenAt' | 'createdAt'>): number => (session.lastSeenAt ?? session.createdAt).getTime();
+
+/** True when a signed-in session went unused for longer than `idleMs`: it is over. */
+export const isIdle = (session: Pick<SessionDoc, 'userId' | 'lastSeenAt' | 'createdAt'>, idleMs: number, now = Date.now()): boolean =>
+  session.userId !== null && now - lastSeen(session) > idleMs;
+
+export async function touchSession(store: Store, id: string, at: Date): Promise<void> {
+  await sessions(store).updateOne({ _id: id }, { $set: { lastSeenAt: at } });
+}
+
+/** The user's live signed-in sessions, most recently used first (filters on userId: pages only, not a hot path). */
+export async function listUserSessions(store: Store, userId: string, idleMs: number): Promise<SessionDoc[]> {
+  const now = Date.now();
+  const docs = await sessions(store).find({ userId }, { limit: 1000 }).toArray();
+  return docs.filter((d) => d.expiresAt.getTime() > now && !isIdle(d, idleMs, now)).sort((a, b) => lastSeen(b) - lastSeen(a));
+}
+
+/** Ends one of the user's sessions by its sid; the ended session, or null when the user has none with that sid. */
+export async function deleteUserSession(store: Store, userId: string, sid: string): Promise<SessionDoc | null> {
+  return sessions(store).findOneAndDelete({ sid, userId });
 }
 
 export async function updateSession(store: Store, id: string, set: Partial<Omit<SessionDoc, '_id'>>): Promise<void> {

@@ -3,6 +3,7 @@ import { ConflictError, ValidationError, zodProblems } from '../domain/errors.js
 import { NewUserInput, usernameFromEmail, type ProfileUpdate, type Role } from '../domain/users.js';
 import type { Sealed } from '../keys/kek.js';
 import { hashPassword } from '../security/password.js';
+import { passwordProblem } from '../security/password-policy.js';
 import { newId } from '../security/secrets.js';
 import { isDuplicateKeyError, type Store } from './db.js';
 
@@ -35,6 +36,8 @@ export async function createUser(store: Store, input: NewUserInput): Promise<Use
   const parsed = NewUserInput.safeParse(input);
   if (!parsed.success) throw new ValidationError(zodProblems(parsed.error.issues));
   const { email, password, name, username, admin } = parsed.data;
+  const problem = await passwordProblem(password, email);
+  if (problem) throw new ValidationError([`password: ${problem}`]);
   const now = new Date();
   const doc: UserDoc = {
     _id: newId(),
@@ -62,6 +65,11 @@ export async function createUser(store: Store, input: NewUserInput): Promise<Use
     throw err;
   }
   return doc;
+}
+
+/** Sets a new password (already checked with passwordProblem). */
+export async function setPassword(store: Store, userId: string, password: string): Promise<void> {
+  await store.users.updateOne({ _id: userId }, { $set: { passwordHash: await hashPassword(password), updatedAt: new Date() } });
 }
 
 export async function listUsers(store: Store): Promise<PublicUser[]> {

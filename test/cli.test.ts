@@ -45,7 +45,7 @@ describe('keyflow users', () => {
   it.each([
     [['users', 'create', '--email', 'x@example.com'], /--password is required/],
     [['users', 'create', '--email', 'not-an-email', '--password', 'a long password'], /invalid input: email: must be an email address/],
-    [['users', 'create', '--email', 'y@example.com', '--password', 'short'], /invalid input: password: must be at least 10 characters/],
+    [['users', 'create', '--email', 'y@example.com', '--password', 'short'], /invalid input: password: must be at least 12 characters/],
     [['users', 'create', '--email', 'z@example.com', '--password', 'a long password', '--bogus'], /Unknown option '--bogus'/],
     [['users', 'remove'], /unknown command: users remove/],
     [['frobnicate'], /unknown command: frobnicate/],

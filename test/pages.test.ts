@@ -1,13 +1,17 @@
 // Browser-facing safety of the pages: session cookie attributes, sid rotation,
 // CSRF on every form, CSP, escaping, and sign-in attempt limits.
 import type { RunningApi } from '../api/server.js';
+import { s256Challenge } from '../domain/pkce.js';
 import { createClient } from '../store/clients.js';
+import { hashSecret } from '../security/secrets.js';
 import { createUser } from '../store/users.js';
 import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
 import { HttpUser } from './support/http-user.js';
 
 const PASSWORD = 'pages test password';
 const REDIRECT = 'https://pages-rp.example/cb';
+const VERIFIER = 'pages-test-code-verifier-0123456789-abcdefghijklmnop';
+const PKCE = `&code_challenge=${s256Challenge(VERIFIER)}&code_challenge_method=S256`;
 
 let api: RunningApi;
 let issuer: string;
@@ -17,7 +21,8 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-const sessionCookie = (res: Response) => res.headers.getSetCookie().find((c) => c.startsWith('kf_session='));
+const sessionCookie = (res: Response) => res.headers.getSetCookie().find((c) => /^(__Host-)?kf_session=/.test(c));
+const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)![1]!;
 
 async function signedInAgent() {
   const email = uniqueEmail('pages');
@@ -28,10 +33,24 @@ async function signedInAgent() {
   return { agent, email, after };
 }
 
+/** The response to a password sign-in at `base` (the user is created in `target`'s database). */
+async function signInResponse(target: RunningApi, base: string) {
+  const email = uniqueEmail('cookie');
+  await createUser(target.deps.store, { email, password: PASSWORD });
+  const agent = new HttpUser(base);
+  const page = await (await agent.get('/login')).res.text();
+  const res = await agent.request('/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email, password: PASSWORD, csrf: csrfOf(page) }),
+  });
+  return { agent, res };
+}
+
 describe('session cookie', () => {
   it('is HttpOnly, SameSite=Lax, not Secure on an http issuer', async () => {
-    const res = await fetch(`${issuer}/login`);
-    const cookie = sessionCookie(res)!;
+    const cookie = sessionCookie((await signInResponse(api, issuer)).res)!;
+    expect(cookie).toMatch(/^kf_session=/);
     expect(cookie).toMatch(/; HttpOnly/);
     expect(cookie).toMatch(/; SameSite=Lax/);
     expect(cookie).toMatch(/; Path=\//);
@@ -41,7 +60,7 @@ describe('session cookie', () => {
   it('is Secure when the issuer is https', async () => {
     const secureApi = await startTestApi({ ISSUER: 'https://id.keyflow.test' });
     try {
-      expect(sessionCookie(await fetch(`${secureApi.url}/login`))).toMatch(/; Secure/);
+      expect(sessionCookie((await signInResponse(secureApi, secureApi.url)).res)).toMatch(/; Secure/);
     } finally {
       await secureApi.stop();
     }
@@ -51,21 +70,23 @@ describe('session cookie', () => {
     const email = uniqueEmail('rotate');
     await createUser(api.deps.store, { email, password: PASSWORD });
     const agent = new HttpUser(issuer);
-    const login = await agent.get('/login');
-    const anonymous = sessionCookie(login.res)!;
-    const signIn = await agent.request('/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ email, password: PASSWORD, csrf: /name="csrf" value="([^"]+)"/.exec(await login.res.text())![1]! }),
-    });
-    const signedIn = sessionCookie(signIn)!;
-    expect(signedIn).not.toBe(anonymous);
-    // The pre-sign-in session no longer exists.
-    const anonymousToken = anonymous.split(';')[0]!.split('=')[1]!;
-    expect(await api.deps.store.sessions.findOne({ _id: (await import('../security/secrets.js')).hashSecret(anonymousToken) })).toBeNull();
+    const signInOnce = async () => {
+      const page = await (await agent.get('/login')).res.text();
+      return agent.request('/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email, password: PASSWORD, csrf: csrfOf(page) }),
+      });
+    };
+    const first = sessionCookie(await signInOnce())!;
+    const second = sessionCookie(await signInOnce())!;
+    expect(second).not.toBe(first);
+    // The earlier session no longer exists.
+    const firstToken = first.split(';')[0]!.split('=')[1]!;
+    expect(await api.deps.store.sessions.findOne({ _id: hashSecret(firstToken) })).toBeNull();
 
     const account = await agent.get('/account');
-    const csrf = /name="csrf" value="([^"]+)"/.exec(await account.res.text())![1]!;
+    const csrf = csrfOf(await account.res.text());
     const out = await agent.request('/logout', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf }) });
     expect(out.status).toBe(200);
     expect(sessionCookie(out)).toMatch(/Max-Age=0/);
@@ -80,14 +101,14 @@ describe('session cookie', () => {
     const sids: string[] = [];
     for (let i = 0; i < 2; i++) {
       const agent = new HttpUser(issuer);
-      let step = await agent.get(`/api/oauth/authorize?response_type=code&client_id=${client._id}&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=openid`);
+      let step = await agent.get(`/api/oauth/authorize?response_type=code&client_id=${client._id}&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=openid${PKCE}`);
       step = await agent.signIn(step, email, PASSWORD);
       if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
       const code = step.external!.searchParams.get('code')!;
       const res = await fetch(`${issuer}/api/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }),
+        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: VERIFIER }),
       });
       const { id_token } = (await res.json()) as Json;
       sids.push(JSON.parse(Buffer.from(id_token.split('.')[1], 'base64url').toString()).sid);
@@ -147,7 +168,7 @@ describe('pages', () => {
       redirectUris: [{ type: 'equals', value: REDIRECT }],
     });
     const { agent } = await signedInAgent();
-    const consent = await agent.get(`/api/oauth/authorize?response_type=code&client_id=${client._id}&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=openid`);
+    const consent = await agent.get(`/api/oauth/authorize?response_type=code&client_id=${client._id}&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=openid${PKCE}`);
     const html = await consent.res.text();
     expect(consent.url).toContain('/consent');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');

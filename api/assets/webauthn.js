@@ -19,6 +19,8 @@
       body: JSON.stringify(body),
     });
     var data = await res.json().catch(function () { return {}; });
+    // A sensitive change after an old sign-in: the server names the re-authentication page.
+    if (!res.ok && res.status === 401 && typeof data.redirect === 'string' && data.redirect.charAt(0) === '/' && data.redirect.charAt(1) !== '/') window.location.assign(data.redirect);
     if (!res.ok) throw new Error(data.error_description || 'The request failed.');
     return data;
   }

@@ -1,14 +1,15 @@
-// The captcha gate of step-up 2FA (issue 6 item 4), server side: the values
-// /api/oauth/2fa/info hands the page (with a fresh proof-of-work challenge for
-// provider `pow`), and the check of the answer the page sends with the factor.
+// The captcha gate, server side, for step-up 2FA and the sign-in form: the
+// values a page needs (with a fresh proof-of-work challenge for provider
+// `pow`), the form fields, and the check of the answer the page sends back.
 // - Third-party providers (hCaptcha, Turnstile, reCAPTCHA): the browser field
 //   `captcha_token` is POSTed as a form (`secret`, `response`, `remoteip`) to
 //   the provider's verify URL (or the site setting `captcha_verify_url`)
 //   through outboundRequest; success is JSON `success: true`.
 // - Proof of work: `pow_challenge` is random, stored in `replay_guards` as
-//   `pow-issued:<challenge id>:<pow_challenge>` (bound to the step-up challenge,
-//   with an expiry) and claimed once (`claimOnce`, key `pow-used:<pow_challenge>`)
-//   when checked, right or wrong: a pow_challenge is never accepted twice.
+//   `pow-issued:<purpose>:<pow_challenge>` (bound to what it guards: a step-up
+//   challenge id, or `sign-in`; with an expiry) and claimed once (`claimOnce`,
+//   key `pow-used:<pow_challenge>`) when checked, right or wrong: a
+//   pow_challenge is never accepted twice, nor for another purpose.
 // Tokens, challenges and nonces are never logged.
 import { randomBytes } from 'node:crypto';
 import { captchaRequired, CAPTCHA_VERIFY_URLS, checkPow, isThirdPartyProvider } from '../../domain/captcha.js';
@@ -16,6 +17,7 @@ import type { SiteSettings } from '../../domain/site-settings.js';
 import { outboundRequest, type OutboundPolicy } from '../../outbound/http-client.js';
 import type { Store } from '../../store/db.js';
 import { claimOnce } from '../../store/single-use.js';
+import { html, type SafeHtml } from '../html/html.js';
 
 export { captchaRequired } from '../../domain/captcha.js';
 
@@ -31,13 +33,35 @@ export interface CaptchaAnswer {
 
 export type CaptchaResult = { ok: true } | { ok: false; error: string };
 
-const issuedKey = (challengeId: string, pow: string) => `pow-issued:${challengeId}:${pow}`;
+/** The purpose of the sign-in form's proof-of-work challenges (step-up ones use their challenge id). */
+export const SIGN_IN_CAPTCHA = 'sign-in';
 
-/** A fresh proof-of-work challenge for one step-up challenge. */
-export async function issuePowChallenge(store: Store, challengeId: string): Promise<string> {
+const issuedKey = (purpose: string, pow: string) => `pow-issued:${purpose}:${pow}`;
+
+/** A fresh proof-of-work challenge, valid only for `purpose`. */
+export async function issuePowChallenge(store: Store, purpose: string): Promise<string> {
   const pow = randomBytes(16).toString('base64url');
-  await store.expiring('replay_guards').insertOne({ _id: issuedKey(challengeId, pow), expiresAt: new Date(Date.now() + POW_CHALLENGE_TTL_MS) });
+  await store.expiring('replay_guards').insertOne({ _id: issuedKey(purpose, pow), expiresAt: new Date(Date.now() + POW_CHALLENGE_TTL_MS) });
   return pow;
+}
+
+/**
+ * The captcha's part of a form. PoW: /assets/captcha.js fetches a challenge
+ * from `infoUrl`, solves it in a Web Worker (/assets/pow-worker.js) and fills
+ * pow_challenge + pow_nonce. Third-party providers: their widget scripts are
+ * not loaded under our CSP (no external assets); the page carries the token
+ * in a "Captcha answer" field.
+ */
+export function captchaFormFields(settings: SiteSettings, infoUrl: string): SafeHtml {
+  if (settings.captcha_provider === 'pow') {
+    return html`<div data-pow data-info="${infoUrl}">
+<input type="hidden" name="pow_challenge" value="" data-captcha-field>
+<input type="hidden" name="pow_nonce" value="" data-captcha-field>
+<p class="muted" role="status" data-pow-status>Checking your browser…</p>
+</div>`;
+  }
+  return html`<label for="captcha_token">Captcha answer</label>
+<input id="captcha_token" name="captcha_token" type="text" autocomplete="off" data-captcha-field data-provider="${settings.captcha_provider}" data-sitekey="${settings.captcha_site_key}">`;
 }
 
 /** The captcha part of /api/oauth/2fa/info. */
@@ -55,6 +79,9 @@ export async function captchaInfo(store: Store, settings: SiteSettings, challeng
   return info;
 }
 
+/** True when the answer carries anything at all (a form that showed the captcha). */
+export const hasCaptchaAnswer = (a: CaptchaAnswer) => !!(a.captchaToken || a.powChallenge || a.powNonce);
+
 /** Reads the answer fields (`captcha_token`, `pow_challenge`, `pow_nonce`) from a form or JSON body. */
 export function captchaAnswerFrom(body: unknown, remoteIp?: string): CaptchaAnswer {
   const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
@@ -63,16 +90,17 @@ export function captchaAnswerFrom(body: unknown, remoteIp?: string): CaptchaAnsw
 }
 
 /**
- * Checks the captcha answer for a challenge where `captchaRequired` is true.
- * Never throws for a provider failure: an unreachable provider is a failed captcha.
+ * Checks the captcha answer where the gate applies; `purpose` is what the
+ * proof of work was issued for. Never throws for a provider failure: an
+ * unreachable provider is a failed captcha.
  */
-export async function verifyCaptcha(deps: { store: Store; outbound: OutboundPolicy }, settings: SiteSettings, challengeId: string, answer: CaptchaAnswer): Promise<CaptchaResult> {
+export async function verifyCaptcha(deps: { store: Store; outbound: OutboundPolicy }, settings: SiteSettings, purpose: string, answer: CaptchaAnswer): Promise<CaptchaResult> {
   const provider = settings.captcha_provider;
   if (provider === 'none') return { ok: true };
   if (provider === 'pow') {
     const { powChallenge: pow, powNonce: nonce } = answer;
     if (!pow || !nonce) return { ok: false, error: 'Wait until the browser check has finished, then try again.' };
-    const issued = await deps.store.expiring('replay_guards').findOne({ _id: issuedKey(challengeId, pow) });
+    const issued = await deps.store.expiring('replay_guards').findOne({ _id: issuedKey(purpose, pow) });
     if (!issued || issued.expiresAt <= new Date()) return { ok: false, error: 'The browser check expired. Reload the page and try again.' };
     // Single use, right or wrong: a second answer to the same pow_challenge is refused.
     if (!(await claimOnce(deps.store, `pow-used:${pow}`, POW_CHALLENGE_TTL_MS + 60_000))) return { ok: false, error: 'The browser check was already used. Reload the page and try again.' };

@@ -10,3 +10,15 @@ export const securityHeaders: RequestHandler = (_req, res, next) => {
   });
   next();
 };
+
+/**
+ * With an https issuer, every response carries HSTS (two years): a browser
+ * that has seen Keyflow once never talks to it over plain http again.
+ */
+export function strictTransportSecurity(issuer: string): RequestHandler {
+  const https = issuer.startsWith('https:');
+  return (_req, res, next) => {
+    if (https) res.set('Strict-Transport-Security', 'max-age=63072000');
+    next();
+  };
+}

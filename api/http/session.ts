@@ -1,49 +1,111 @@
-// The browser session behind the `kf_session` cookie (HttpOnly, SameSite=Lax,
-// Secure when the issuer is https), and CSRF protection for its forms.
-import { parse as parseCookies, serialize } from 'cookie';
+// The browser session behind the session cookie (`kf_session`; `__Host-kf_session`
+// and Secure with an https issuer; HttpOnly, SameSite=Lax), and CSRF protection
+// for forms.
+//
+// A session document is created only when a form needs server state: a
+// sign-in, a pending second factor, a WebAuthn ceremony. A page shown to a
+// browser without a session writes nothing: its forms carry a stateless
+// double-submit token instead, a random value in the HttpOnly cookie
+// `kf_csrf` repeated in the form. Another site can neither read that cookie
+// nor send it with a cross-site POST (SameSite=Lax), nor plant it (`__Host-`).
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { constantTimeEqual } from '../../security/secrets.js';
+import { constantTimeEqual, newSecret } from '../../security/secrets.js';
 import type { Store } from '../../store/db.js';
-import { createSession, deleteSession, findSession, SESSION_TTL_MS, type Acr, type SessionDoc } from '../../store/sessions.js';
+import { takeAttempt } from '../../store/rate-limits.js';
+import {
+  createSession,
+  deleteSession,
+  findSession,
+  isIdle,
+  lastSeen,
+  touchSession,
+  SESSION_TTL_MS,
+  updateSession,
+  type Acr,
+  type SessionDoc,
+  type SessionState,
+} from '../../store/sessions.js';
+import { readCookie, setCookie, type CookieDeps } from './cookies.js';
+import { reauthUrl, signedInRecently } from './recent-sign-in.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
-    /** The browser session, loaded by sessionMiddleware (null: none or expired). */
+    /** The browser session, loaded by sessionMiddleware (null: none, expired or idle too long). */
     kfSession?: SessionDoc | null;
+    /** This browser's anonymous CSRF token (the `kf_csrf` cookie), if it has one. */
+    kfAnonymousCsrf?: string | null;
   }
 }
 
 export const SESSION_COOKIE = 'kf_session';
+const CSRF_COOKIE = 'kf_csrf';
+const CSRF_COOKIE_TTL_MS = 12 * 3600_000;
+const ANONYMOUS_SESSION_TTL_MS = 3600_000;
+/** Both cookies hold newSecret() values: anything else is not looked up. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
-export interface SessionDeps {
+export interface SessionDeps extends CookieDeps {
   store: Store;
-  secureCookies: boolean;
 }
 
-function setCookie(res: Response, deps: SessionDeps, token: string, maxAgeMs: number): void {
-  res.append(
-    'Set-Cookie',
-    serialize(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: deps.secureCookies, path: '/', maxAge: Math.floor(maxAgeMs / 1000) }),
-  );
+export interface SessionMiddlewareDeps extends SessionDeps {
+  /** A signed-in session ends after this long without a request (SESSION_IDLE_MINUTES). */
+  idleMs: number;
 }
 
-function clearCookie(res: Response, deps: SessionDeps): void {
-  res.append('Set-Cookie', serialize(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', secure: deps.secureCookies, path: '/', maxAge: 0 }));
-}
+/** lastSeenAt is written at most this often: FerretDB v1 rewrites the whole document per update. */
+const TOUCH_INTERVAL_MS = 60_000;
 
-export function sessionMiddleware(deps: SessionDeps): RequestHandler {
+const wellFormed = (value: string | undefined): string | null => (value && TOKEN.test(value) ? value : null);
+
+export function sessionMiddleware(deps: SessionMiddlewareDeps): RequestHandler {
   return async (req: Request, _res: Response, next: NextFunction) => {
-    const token = parseCookies(req.headers.cookie ?? '')[SESSION_COOKIE];
-    req.kfSession = token && token.length <= 64 ? await findSession(deps.store, token) : null;
+    req.kfAnonymousCsrf = wellFormed(readCookie(req, deps, CSRF_COOKIE));
+    const token = wellFormed(readCookie(req, deps, SESSION_COOKIE));
+    let session = token ? await findSession(deps.store, token) : null;
+    const now = Date.now();
+    if (session && isIdle(session, deps.idleMs, now)) {
+      await deleteSession(deps.store, session._id);
+      session = null;
+    } else if (session?.userId && now - lastSeen(session) >= TOUCH_INTERVAL_MS) {
+      session.lastSeenAt = new Date(now);
+      await touchSession(deps.store, session._id, session.lastSeenAt);
+    }
+    req.kfSession = session;
     next();
   };
 }
 
-/** The session of this browser, created (anonymous) when it has none: forms need one for CSRF. */
-export async function ensureSession(req: Request, res: Response, deps: SessionDeps): Promise<SessionDoc> {
-  if (req.kfSession) return req.kfSession;
-  const { token, session } = await createSession(deps.store, null);
-  setCookie(res, deps, token, 3600_000);
+/**
+ * The CSRF token for the forms of a page: the session's, or for a browser
+ * without a session the anonymous double-submit token (its cookie is set here
+ * when missing). Writes nothing to the database.
+ */
+export function formCsrf(req: Request, res: Response, deps: CookieDeps): string {
+  if (req.kfSession) return req.kfSession.csrf;
+  if (req.kfAnonymousCsrf) return req.kfAnonymousCsrf;
+  const token = newSecret();
+  setCookie(res, deps, CSRF_COOKIE, token, CSRF_COOKIE_TTL_MS);
+  req.kfAnonymousCsrf = token;
+  return token;
+}
+
+/**
+ * The session of this browser for a step that needs server state (a pending
+ * second factor, a WebAuthn challenge), with `state` set on it: the existing
+ * session, or a new anonymous one. New ones count against the client address
+ * (`perIpPerMinute`): null when over that limit.
+ */
+export async function sessionForState(req: Request, res: Response, deps: SessionDeps, perIpPerMinute: number, state: SessionState = {}): Promise<SessionDoc | null> {
+  const existing = req.kfSession;
+  if (existing) {
+    if (Object.keys(state).length) await updateSession(deps.store, existing._id, state);
+    return Object.assign(existing, state);
+  }
+  const limit = await takeAttempt(deps.store, `session-create:${req.ip}`, { max: perIpPerMinute, windowMs: 60_000 });
+  if (!limit.allowed) return null;
+  const { token, session } = await createSession(deps.store, null, state);
+  setCookie(res, deps, SESSION_COOKIE, token, ANONYMOUS_SESSION_TTL_MS);
   req.kfSession = session;
   return session;
 }
@@ -57,7 +119,7 @@ export async function startSignedInSession(
 ): Promise<SessionDoc> {
   if (req.kfSession) await deleteSession(deps.store, req.kfSession._id);
   const { token, session } = await createSession(deps.store, auth);
-  setCookie(res, deps, token, SESSION_TTL_MS);
+  setCookie(res, deps, SESSION_COOKIE, token, SESSION_TTL_MS);
   req.kfSession = session;
   return session;
 }
@@ -65,13 +127,33 @@ export async function startSignedInSession(
 /** Ends the session and clears its cookie; returns the ended session (for back-channel logout). */
 export async function endSession(req: Request, res: Response, deps: SessionDeps): Promise<SessionDoc | null> {
   const ended = req.kfSession ? await deleteSession(deps.store, req.kfSession._id) : null;
-  clearCookie(res, deps);
+  setCookie(res, deps, SESSION_COOKIE, '', 0);
   req.kfSession = null;
   return ended;
 }
 
-/** True when the request carries this session's CSRF token (form field `csrf` or header `X-CSRF-Token`). */
+/**
+ * True when the request carries this session's CSRF token or the browser's
+ * anonymous one (form field `csrf` or header `X-CSRF-Token`), compared in
+ * constant time.
+ */
 export function hasValidCsrf(req: Request, session: SessionDoc | null | undefined): boolean {
   const sent = (req.body as Record<string, unknown> | undefined)?.csrf ?? req.get('x-csrf-token');
-  return !!session && typeof sent === 'string' && constantTimeEqual(sent, session.csrf);
+  if (typeof sent !== 'string') return false;
+  const bySession = !!session && constantTimeEqual(sent, session.csrf);
+  const anonymous = !!req.kfAnonymousCsrf && constantTimeEqual(sent, req.kfAnonymousCsrf);
+  return bySession || anonymous;
+}
+
+/**
+ * For a sensitive account change: true when the session's sign-in is at most
+ * `maxAgeMs` old. Otherwise the browser is sent to sign in again and come back
+ * to `pagePath` (a form: 303 redirect; a JSON call: 401 with `redirect`).
+ */
+export function requireRecentSignIn(res: Response, session: SessionDoc, maxAgeMs: number, pagePath: string, asJson = false): boolean {
+  if (signedInRecently(session, maxAgeMs)) return true;
+  const redirect = reauthUrl(pagePath);
+  if (asJson) res.status(401).set('Cache-Control', 'no-store').json({ error: 'login_required', error_description: 'Sign in again to make this change.', redirect });
+  else res.redirect(303, redirect);
+  return false;
 }

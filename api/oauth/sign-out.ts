@@ -1,5 +1,7 @@
 // Signing out: the session ends (cookie cleared, sid gone) and a
-// BackchannelLogout workflow tells every client the session signed into.
+// BackchannelLogout workflow tells every client the session signed into. The
+// same happens to sessions ended from elsewhere (the sessions page, a
+// password change).
 import type { Request, Response } from 'express';
 import type { Client } from '@temporalio/client';
 import type { Logger } from '../../runtime/log.js';
@@ -7,6 +9,7 @@ import { flowSearchAttributes } from '../../temporal/search-attributes.js';
 import type { BackchannelLogoutInput } from '../../workflows/backchannel-logout.js';
 import { endSession, type SessionDeps } from '../http/session.js';
 import { revokeSessionSudoWindows } from '../auth/sudo.js';
+import { deleteUserSession, listUserSessions, type SessionDoc } from '../../store/sessions.js';
 
 export interface SignOutDeps extends SessionDeps {
   issuer: string;
@@ -15,9 +18,19 @@ export interface SignOutDeps extends SessionDeps {
   log: Logger;
 }
 
+/** Signs this browser out: its session ends and its cookie is cleared. */
 export async function signOut(req: Request, res: Response, deps: SignOutDeps): Promise<void> {
   const ended = await endSession(req, res, deps);
-  if (!ended?.userId) return;
+  if (ended) await sessionEnded(deps, ended);
+}
+
+/**
+ * What every ended session of a user gets (sign-out here, from the sessions
+ * page, or with the other sessions at a password change): its sudo windows
+ * end and a BackchannelLogout workflow tells the clients it signed into.
+ */
+export async function sessionEnded(deps: SignOutDeps, ended: SessionDoc): Promise<void> {
+  if (!ended.userId) return;
   deps.log.info('signed out', { user: ended.userId });
   // Sudo windows of the ended session end too (its sid is gone, so none is reachable anyway).
   await revokeSessionSudoWindows(deps, ended.sid).catch((err: Error) => deps.log.warn('sudo windows not ended at sign-out', { error: err.message }));
@@ -29,4 +42,17 @@ export async function signOut(req: Request, res: Response, deps: SignOutDeps): P
     args: [input],
     typedSearchAttributes: flowSearchAttributes({ userId: ended.userId, state: 'sending' }),
   });
+}
+
+/** Ends the user's signed-in sessions except `keepSid` (each as at sign-out); returns how many ended. */
+export async function endUserSessions(deps: SignOutDeps & { idleMs: number }, userId: string, keepSid: string | null): Promise<number> {
+  let count = 0;
+  for (const session of await listUserSessions(deps.store, userId, deps.idleMs)) {
+    if (session.sid === keepSid) continue;
+    const ended = await deleteUserSession(deps.store, userId, session.sid);
+    if (!ended) continue;
+    await sessionEnded(deps, ended);
+    count++;
+  }
+  return count;
 }

@@ -1,5 +1,7 @@
 // The signed-in user's own pages: /account (profile, sign out) and
-// /account/security (authenticator app, passkeys, backup codes).
+// /account/security (authenticator app, passkeys, backup codes). Changing a
+// second factor needs a recent sign-in (REAUTH_MAX_AGE_SECONDS): otherwise the
+// user signs in again and comes back to /account/security.
 import express, { Router, type Request, type Response } from 'express';
 import { generateSecret, generateURI } from 'otplib';
 import QRCode from 'qrcode';
@@ -16,12 +18,14 @@ import { checkTotpCode, totpSecret } from '../auth/second-factor.js';
 import { registerPasskey, registrationOptions, relyingParty } from '../auth/webauthn.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
-import { hasValidCsrf, type SessionDeps } from '../http/session.js';
+import { hasValidCsrf, requireRecentSignIn, type SessionDeps } from '../http/session.js';
 import type { EventPipeline } from '../../events/pipeline.js';
 import { sessionActor } from '../../events/sources.js';
 
 export interface AccountDeps extends SessionDeps {
   issuer: string;
+  /** How recent a sign-in must be to change a second factor. */
+  reauthMaxAgeMs: number;
   kek: Kek;
   log: Logger;
   /** profile.updated goes to the user's webhooks. */
@@ -29,6 +33,8 @@ export interface AccountDeps extends SessionDeps {
 }
 
 type Signed = { session: SessionDoc; user: UserDoc };
+
+const SECURITY_PAGE = '/account/security';
 
 export function accountRoutes(deps: AccountDeps): Router {
   const router = Router();
@@ -52,6 +58,24 @@ export function accountRoutes(deps: AccountDeps): Router {
     return false;
   }
 
+  /** A signed-in user with the form's CSRF token and a recent sign-in, for changes to second factors. */
+  async function sensitiveForm(req: Request, res: Response): Promise<Signed | null> {
+    const s = await signedIn(req, res);
+    if (!s || !formGuard(req, res, s) || !requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, SECURITY_PAGE)) return null;
+    return s;
+  }
+
+  /** The same for the passkey JSON calls (CSRF header; the re-authentication page as `redirect`). */
+  async function sensitiveJson(req: Request, res: Response): Promise<Signed | null> {
+    const s = await signedIn(req, res, true);
+    if (!s) return null;
+    if (!hasValidCsrf(req, s.session)) {
+      res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
+      return null;
+    }
+    return requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, SECURITY_PAGE, true) ? s : null;
+  }
+
   function accountPage(res: Response, { session, user }: Signed, notice?: SafeHtml, status = 200) {
     sendPage(res, {
       title: 'Your account',
@@ -68,6 +92,7 @@ ${csrfField(session.csrf)}
 <button type="submit">Save</button>
 </form>
 <section><a href="/account/security">Security: authenticator app, passkeys, backup codes</a></section>
+<section><a href="/account/password">Change your password</a> · <a href="/account/sessions">Where you are signed in</a></section>
 <section><a href="/account/tokens">Personal access tokens</a> · <a href="/account/apps">Your apps</a></section>
 <section><form method="post" action="/logout">${csrfField(session.csrf)}<button type="submit" class="secondary">Sign out</button></form></section>`,
     });
@@ -142,8 +167,8 @@ ${notice ?? ''}
   });
 
   router.post('/account/security/totp/setup', form, async (req, res) => {
-    const s = await signedIn(req, res);
-    if (!s || !formGuard(req, res, s)) return;
+    const s = await sensitiveForm(req, res);
+    if (!s) return;
     const secret = generateSecret();
     await deps.store.users.updateOne(
       { _id: s.user._id },
@@ -176,8 +201,8 @@ ${notice ?? ''}
   });
 
   router.post('/account/security/totp/remove', form, async (req, res) => {
-    const s = await signedIn(req, res);
-    if (!s || !formGuard(req, res, s)) return;
+    const s = await sensitiveForm(req, res);
+    if (!s) return;
     await deps.store.users.updateOne({ _id: s.user._id }, { $set: { totp: null, totpPending: null } });
     deps.log.info('totp removed', { user: s.user._id });
     res.redirect(303, '/account/security');
@@ -194,8 +219,8 @@ ${notice ?? ''}
   }
 
   router.post('/account/security/backup-codes', form, async (req, res) => {
-    const s = await signedIn(req, res);
-    if (!s || !formGuard(req, res, s)) return;
+    const s = await sensitiveForm(req, res);
+    if (!s) return;
     const codes = generateBackupCodes();
     await deps.store.users.updateOne({ _id: s.user._id }, { $set: { backupCodes: codes.map((c) => hashBackupCode(deps.kek, c)) } });
     deps.log.info('backup codes generated', { user: s.user._id });
@@ -203,16 +228,14 @@ ${notice ?? ''}
   });
 
   router.post('/account/security/passkeys/options', json, async (req, res) => {
-    const s = await signedIn(req, res, true);
+    const s = await sensitiveJson(req, res);
     if (!s) return;
-    if (!hasValidCsrf(req, s.session)) return res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
     res.set('Cache-Control', 'no-store').json(await registrationOptions(deps.store, rp, s.session, s.user));
   });
 
   router.post('/account/security/passkeys', json, async (req, res) => {
-    const s = await signedIn(req, res, true);
+    const s = await sensitiveJson(req, res);
     if (!s) return;
-    if (!hasValidCsrf(req, s.session)) return res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
     const name = typeof req.body?.name === 'string' && req.body.name.trim() ? req.body.name.trim().slice(0, 100) : 'Passkey';
     const passkey = await registerPasskey(deps.store, rp, s.session, s.user, req.body?.response as RegistrationResponseJSON, name);
     if (!passkey) return res.status(400).json({ error: 'invalid_request', error_description: 'The passkey could not be registered.' });
@@ -221,8 +244,8 @@ ${notice ?? ''}
   });
 
   router.post('/account/security/passkeys/:id/delete', form, async (req, res) => {
-    const s = await signedIn(req, res);
-    if (!s || !formGuard(req, res, s)) return;
+    const s = await sensitiveForm(req, res);
+    if (!s) return;
     await deps.store.passkeys.deleteOne({ _id: String(req.params.id), userId: s.user._id });
     res.redirect(303, '/account/security');
   });

@@ -18,7 +18,7 @@ import { approveSignal, denySignal, deviceWorkflowId, type DeviceApproval } from
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { clientAddress } from '../http/request-limits.js';
-import { ensureSession, hasValidCsrf, type SessionDeps } from '../http/session.js';
+import { formCsrf, hasValidCsrf, type SessionDeps } from '../http/session.js';
 import { DEVICE_PAGE_PATH, type DeviceFlowDeps } from '../routes/device-authorization.js';
 import { describeScope } from './consent.js';
 
@@ -31,7 +31,7 @@ const BAD_CODE = 'That code is not valid, has expired or was already used. Check
 
 type Found = { ok: true; device: DeviceCodeDoc; client: ClientDoc; userCode: string } | { ok: false; status: number; error: string };
 
-function codePage(res: Response, session: SessionDoc, opts: { code?: string; error?: string; status?: number } = {}) {
+function codePage(res: Response, csrf: string, opts: { code?: string; error?: string; status?: number } = {}) {
   sendPage(res, {
     title: 'Connect a device',
     status: opts.status,
@@ -39,7 +39,7 @@ function codePage(res: Response, session: SessionDoc, opts: { code?: string; err
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 <p>Enter the code your device shows.</p>
 <form method="post" action="${DEVICE_PAGE_PATH}">
-${csrfField(session.csrf)}
+${csrfField(csrf)}
 <label for="user_code">Code</label>
 <input id="user_code" name="user_code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" required maxlength="20" value="${opts.code ?? ''}">
 <button type="submit">Continue</button>
@@ -93,41 +93,40 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
   }
   const adminOnly = (res: Response) => sendErrorPage(res, 403, 'Admin access', 'This device asks for admin permissions, which only an admin can allow.');
 
-  router.get(DEVICE_PAGE_PATH, async (req, res) => {
-    const session = await ensureSession(req, res, deps);
+  router.get(DEVICE_PAGE_PATH, (req, res) => {
     // verification_uri_complete prefills the code; the person still confirms it (RFC 8628 §5.4).
     const key = normalizeUserCode(req.query.user_code);
-    codePage(res, session, { code: key ? formatUserCode(key) : undefined });
+    codePage(res, formCsrf(req, res, deps), { code: key ? formatUserCode(key) : undefined });
   });
 
   router.post(DEVICE_PAGE_PATH, form, async (req, res) => {
-    const session = await ensureSession(req, res, deps);
+    const csrf = formCsrf(req, res, deps);
     const typed = req.body?.user_code;
     const shown = typeof typed === 'string' ? typed.slice(0, 20) : undefined;
-    if (!hasValidCsrf(req, session)) return codePage(res, session, { code: shown, error: 'Your session expired. Please try again.', status: 400 });
+    if (!hasValidCsrf(req, req.kfSession)) return codePage(res, csrf, { code: shown, error: 'Your session expired. Please try again.', status: 400 });
     const found = await findByUserCode(req, typed);
-    if (!found.ok) return codePage(res, session, { code: shown, error: found.error, status: found.status });
+    if (!found.ok) return codePage(res, csrf, { code: shown, error: found.error, status: found.status });
     res.redirect(303, `${CONSENT_PATH}?user_code=${found.userCode}`);
   });
 
   router.get(CONSENT_PATH, async (req, res) => {
-    const session = await ensureSession(req, res, deps);
+    const session = req.kfSession;
     const found = await findByUserCode(req, req.query.user_code);
-    if (!found.ok) return codePage(res, session, { error: found.error, status: found.status });
-    if (!session.userId) return res.redirect(303, loginUrl(found.userCode));
+    if (!found.ok) return codePage(res, formCsrf(req, res, deps), { error: found.error, status: found.status });
+    if (!session?.userId) return res.redirect(303, loginUrl(found.userCode));
     if (!(await mayAllow(session, found.device))) return adminOnly(res);
     consentPage(res, session, found);
   });
 
   router.post(CONSENT_PATH, form, async (req, res) => {
-    const session = await ensureSession(req, res, deps);
+    const session = req.kfSession;
     const decision = req.body?.decision;
     if (!hasValidCsrf(req, session) || (decision !== 'allow' && decision !== 'deny')) {
       return sendErrorPage(res, 400, 'Session expired', 'Your session expired. Go back and try again.');
     }
     const found = await findByUserCode(req, req.body.user_code);
-    if (!found.ok) return codePage(res, session, { error: found.error, status: found.status });
-    if (!session.userId) return res.redirect(303, loginUrl(found.userCode));
+    if (!found.ok) return codePage(res, formCsrf(req, res, deps), { error: found.error, status: found.status });
+    if (!session?.userId) return res.redirect(303, loginUrl(found.userCode));
     const { device, client } = found;
     if (decision === 'allow' && !(await mayAllow(session, device))) return adminOnly(res);
 
@@ -146,7 +145,7 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
     } catch (err) {
       // The workflow ended meanwhile (expired): the projection had not caught up yet.
       if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error).message)) {
-        return codePage(res, session, { error: BAD_CODE, status: 400 });
+        return codePage(res, session.csrf, { error: BAD_CODE, status: 400 });
       }
       throw err;
     }

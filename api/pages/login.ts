@@ -1,65 +1,89 @@
 // Sign-in: /login (email and password, or a passkey), /login/second-factor
 // (TOTP, backup code or passkey), /logout. After sign-in the browser returns to
-// the authorization request it came from, or to /account.
+// the authorization request it came from, or to /account. Every path is
+// limited (per account or user, per address, site-wide) and may ask for the
+// captcha: api/auth/sign-in-limits.ts.
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
+import type { Config } from '../../config/env.js';
 import type { Kek } from '../../keys/kek.js';
 import { verifyPassword } from '../../security/password.js';
-import { takeAttempt } from '../../store/rate-limits.js';
-import { updateSession, type SessionDoc } from '../../store/sessions.js';
+import type { SessionDoc } from '../../store/sessions.js';
 import { findUserByEmail, findUserById, type UserDoc } from '../../store/users.js';
 import { verifySecondFactorCode } from '../auth/second-factor.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../auth/webauthn.js';
-import { html } from '../html/html.js';
+import type { OutboundPolicy } from '../../outbound/http-client.js';
+import { captchaFormFields } from '../auth/captcha.js';
+import { signInLimits } from '../auth/sign-in-limits.js';
+import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
-import { ensureSession, hasValidCsrf, startSignedInSession } from '../http/session.js';
+import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '../http/session.js';
 import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
 import { hasSecondFactor, resumeUrl } from '../oauth/authorization-flow.js';
 
 export interface LoginDeps extends SignOutDeps {
   issuer: string;
   kek: Kek;
+  limits: Config['limits'];
+  outbound: OutboundPolicy;
 }
 
-/** Failed password sign-ins per email address before a 15-minute pause. */
-const PASSWORD_ATTEMPTS = 10;
-const ATTEMPT_WINDOW_MS = 15 * 60_000;
+const TOO_MANY_REQUESTS = 'Too many requests from your network. Wait a minute and try again.';
+/** Where /assets/captcha.js gets the sign-in form's proof-of-work challenge. */
+const CAPTCHA_INFO = '/login/captcha';
 
-// `next` (a /device page path) travels in the same slot as `request`, so every form, redirect and passkey call that carries one carries the other.
+// `next` (a page path) travels in the same slot as `request`, so every form, redirect and passkey call that carries one carries the other.
 const requestParam = (req: Request): string | null => {
   const body = req.body as Record<string, unknown> | undefined;
   const v = req.query.request ?? body?.request ?? req.query.next ?? body?.next;
-  return typeof v === 'string' && v.length <= 100 ? v : null;
+  return typeof v === 'string' && v.length <= 200 ? v : null;
 };
 
-/** A relative path of the device page or the step-up confirmation page: the only `next` accepted (no open redirect). */
-const DEVICE_NEXT = /^(?:\/device(?:\/[a-z]+)?|\/oauth\/2fa)(?:\?[A-Za-z0-9_=&-]*)?$/;
+/**
+ * The only `next` accepted (no open redirect): a path on this site of the
+ * device page, the step-up confirmation page or the account pages, with an
+ * optional plain query. Each alternative starts with a fixed word and each
+ * path segment with its own "/", so the match is linear in the input.
+ */
+const NEXT_PATH = /^(?:\/device(?:\/[a-z]+)?|\/oauth\/2fa|\/account(?:\/[a-z0-9-]{1,64}){0,4})(?:\?[A-Za-z0-9_=&-]*)?$/;
 
-/** Where to go once signed in: back into the authorization request, to the device page, or the account page. */
-const afterSignIn = (requestId: string | null) => (requestId ? (DEVICE_NEXT.test(requestId) ? requestId : resumeUrl(requestId)) : '/account');
+/** Where to go once signed in: back into the authorization request, to the page named by `next`, or the account page. */
+const afterSignIn = (requestId: string | null) => (requestId ? (NEXT_PATH.test(requestId) ? requestId : resumeUrl(requestId)) : '/account');
 
-function loginPage(res: Response, session: SessionDoc, requestId: string | null, opts: { email?: string; error?: string; status?: number } = {}) {
+interface LoginPageOptions {
+  email?: string;
+  /** Re-authentication of the signed-in user: the email is fixed. */
+  reauth?: boolean;
+  error?: string;
+  status?: number;
+  /** The captcha's fields, when the form must carry them. */
+  captcha?: SafeHtml | null;
+}
+
+function loginPage(res: Response, csrf: string, requestId: string | null, opts: LoginPageOptions = {}) {
   sendPage(res, {
     title: 'Sign in',
     status: opts.status,
-    scripts: ['simplewebauthn-browser.js', 'webauthn.js'],
+    scripts: ['simplewebauthn-browser.js', 'webauthn.js', ...(opts.captcha ? ['captcha.js'] : [])],
     body: html`<h1>Sign in</h1>
+${opts.reauth ? html`<p>This change needs a recent sign-in. Sign in again to continue.</p>` : ''}
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 <form method="post" action="/login">
-${csrfField(session.csrf)}
+${csrfField(csrf)}
 ${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : ''}
 <label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username webauthn" required value="${opts.email ?? ''}">
+<input id="email" name="email" type="email" autocomplete="username webauthn" required value="${opts.email ?? ''}"${opts.reauth ? html` readonly` : ''}>
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
+${opts.captcha ?? ''}
 <button type="submit">Sign in</button>
 </form>
-<p><button type="button" class="secondary" data-webauthn="login" data-csrf="${session.csrf}" data-options="/login/passkey/options" data-verify="/login/passkey" data-request="${requestId ?? ''}">Sign in with a passkey</button></p>
+<p><button type="button" class="secondary" data-webauthn="login" data-csrf="${csrf}" data-options="/login/passkey/options" data-verify="/login/passkey" data-request="${requestId ?? ''}">Sign in with a passkey</button></p>
 <p class="error" role="alert" data-webauthn-error hidden></p>`,
   });
 }
 
-function secondFactorPage(res: Response, session: SessionDoc, requestId: string | null, opts: { error?: string; status?: number; passkeys: boolean }) {
+function secondFactorPage(res: Response, csrf: string, requestId: string | null, opts: { error?: string; status?: number; passkeys: boolean }) {
   sendPage(res, {
     title: 'Two-step verification',
     status: opts.status,
@@ -67,25 +91,29 @@ function secondFactorPage(res: Response, session: SessionDoc, requestId: string 
     body: html`<h1>Two-step verification</h1>
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 <form method="post" action="/login/second-factor">
-${csrfField(session.csrf)}
+${csrfField(csrf)}
 ${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : ''}
 <label for="code">Authentication code</label>
 <input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code" required maxlength="20">
 <p class="muted">The 6-digit code from your authenticator app, or one of your backup codes.</p>
 <button type="submit">Verify</button>
 </form>
-${opts.passkeys ? html`<p><button type="button" class="secondary" data-webauthn="second-factor" data-csrf="${session.csrf}" data-options="/login/second-factor/passkey/options" data-verify="/login/second-factor/passkey" data-request="${requestId ?? ''}">Use a passkey</button></p>` : ''}
+${opts.passkeys ? html`<p><button type="button" class="secondary" data-webauthn="second-factor" data-csrf="${csrf}" data-options="/login/second-factor/passkey/options" data-verify="/login/second-factor/passkey" data-request="${requestId ?? ''}">Use a passkey</button></p>` : ''}
 <p class="error" role="alert" data-webauthn-error hidden></p>`,
   });
 }
 
-const PasswordForm = z.object({ email: z.string().max(254), password: z.string().max(1024), request: z.string().max(100).optional() });
+const PasswordForm = z.object({ email: z.string().max(254), password: z.string().max(1024), request: z.string().max(200).optional() });
+
+/** An unknown account's password is still hashed, so timing does not tell which emails exist. */
+const NO_ACCOUNT_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 export function loginRoutes(deps: LoginDeps): Router {
   const router = Router();
   const rp = relyingParty(deps.issuer);
   const form = express.urlencoded({ extended: false, limit: '16kb' });
   const json = express.json({ limit: '64kb' });
+  const limits = signInLimits(deps);
 
   async function pendingUser(session: SessionDoc | null | undefined): Promise<UserDoc | null> {
     if (!session?.pending || Date.now() - session.pending.at.getTime() > 10 * 60_000) return null;
@@ -100,34 +128,45 @@ export function loginRoutes(deps: LoginDeps): Router {
     deps.log.info('signed in', { user: user._id, amr: unique.join(' ') });
   }
 
+  /** The form again, with the captcha when the address, the site or (given) the account needs it. */
+  async function showForm(req: Request, res: Response, opts: LoginPageOptions & { captchaFor?: string; forceCaptcha?: boolean } = {}) {
+    const { settings, needed } = await limits.captchaNeeded(req, opts.captchaFor);
+    const captcha = settings.captcha_provider !== 'none' && (needed || opts.forceCaptcha) ? captchaFormFields(settings, CAPTCHA_INFO) : null;
+    loginPage(res, formCsrf(req, res, deps), requestParam(req), { ...opts, captcha });
+  }
+
   router.get('/login', async (req, res) => {
-    const session = await ensureSession(req, res, deps);
-    loginPage(res, session, requestParam(req));
+    // reauth=1: the signed-in user signs in again (the form even though signed in, the email fixed), then `next`.
+    const user = req.query.reauth === '1' && req.kfSession?.userId ? await findUserById(deps.store, req.kfSession.userId) : null;
+    await showForm(req, res, user ? { email: user.email, reauth: true } : {});
+  });
+
+  router.get(CAPTCHA_INFO, async (req, res) => {
+    const { status, body } = await limits.powChallenge(req);
+    res.status(status).set('Cache-Control', 'no-store').json(body);
   });
 
   router.post('/login', form, async (req, res) => {
-    const session = await ensureSession(req, res, deps);
     const parsed = PasswordForm.safeParse(req.body);
     const requestId = requestParam(req);
-    if (!hasValidCsrf(req, session) || !parsed.success) {
-      return loginPage(res, session, requestId, { error: 'Your session expired. Please try again.', status: 400 });
+    if (!hasValidCsrf(req, req.kfSession) || !parsed.success) {
+      return showForm(req, res, { error: 'Your session expired. Please try again.', status: 400 });
     }
     const email = parsed.data.email.trim().toLowerCase();
-    // Counted before the password is checked: parallel guesses cannot run past the limit. A right password gives it back.
-    const limit = await takeAttempt(deps.store, `login:${email}`, { max: PASSWORD_ATTEMPTS, windowMs: ATTEMPT_WINDOW_MS });
-    if (!limit.allowed) {
-      return loginPage(res, session, requestId, { email, error: 'Too many failed attempts. Wait 15 minutes and try again.', status: 429 });
-    }
+    // Counted before the password is checked: parallel guesses cannot run past the limits. A right password gives the slots back.
+    const begun = await limits.beginPassword(req, email);
+    if (!begun.ok) return showForm(req, res, { email, error: begun.error, status: begun.status, captchaFor: email, forceCaptcha: begun.captcha });
     const user = await findUserByEmail(deps.store, email);
-    // Hash even for unknown accounts, so timing does not tell which emails exist.
-    const valid = await verifyPassword(parsed.data.password, user?.passwordHash ?? 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+    const valid = await verifyPassword(parsed.data.password, user?.passwordHash ?? NO_ACCOUNT_HASH);
     if (!user || !valid) {
-      deps.log.info('sign-in failed', { reason: 'bad credentials' });
-      return loginPage(res, session, requestId, { email, error: 'Incorrect email or password.', status: 401 });
+      await limits.failed(req, 'password', email, 'bad credentials');
+      return showForm(req, res, { email, error: 'Incorrect email or password.', status: 401, captchaFor: email });
     }
-    await limit.attempt.release();
+    await begun.attempt.release();
     if (await hasSecondFactor(deps.store, user)) {
-      await updateSession(deps.store, session._id, { pending: { userId: user._id, amr: ['pwd'], at: new Date() } });
+      // The pending second factor is the first state this browser needs kept.
+      const pending = await sessionForState(req, res, deps, deps.limits.requestsPerIp, { pending: { userId: user._id, amr: ['pwd'], at: new Date() } });
+      if (!pending) return loginPage(res, formCsrf(req, res, deps), requestId, { email, error: TOO_MANY_REQUESTS, status: 429 });
       return res.redirect(303, `/login/second-factor${requestId ? `?request=${encodeURIComponent(requestId)}` : ''}`);
     }
     await signIn(req, res, user, ['pwd']);
@@ -135,45 +174,51 @@ export function loginRoutes(deps: LoginDeps): Router {
   });
 
   router.get('/login/second-factor', async (req, res) => {
-    const session = await ensureSession(req, res, deps);
-    const user = await pendingUser(session);
+    const user = await pendingUser(req.kfSession);
     if (!user) return res.redirect(303, `/login${requestParam(req) ? `?request=${encodeURIComponent(requestParam(req)!)}` : ''}`);
-    secondFactorPage(res, session, requestParam(req), { passkeys: (await deps.store.passkeys.countDocuments({ userId: user._id })) > 0 });
+    secondFactorPage(res, formCsrf(req, res, deps), requestParam(req), { passkeys: (await deps.store.passkeys.countDocuments({ userId: user._id })) > 0 });
   });
 
   router.post('/login/second-factor', form, async (req, res) => {
-    const session = await ensureSession(req, res, deps);
+    const session = req.kfSession;
     const requestId = requestParam(req);
     const user = await pendingUser(session);
-    if (!user || !hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Sign-in expired', 'Your sign-in expired. Please sign in again.');
+    if (!session || !user || !hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Sign-in expired', 'Your sign-in expired. Please sign in again.');
     const code = typeof req.body?.code === 'string' ? req.body.code.slice(0, 40) : '';
     const passkeys = (await deps.store.passkeys.countDocuments({ userId: user._id })) > 0;
-    const limit = await takeAttempt(deps.store, `second-factor:${user._id}`, { max: PASSWORD_ATTEMPTS, windowMs: ATTEMPT_WINDOW_MS });
-    if (!limit.allowed) {
-      return secondFactorPage(res, session, requestId, { error: 'Too many failed attempts. Wait 15 minutes and try again.', status: 429, passkeys });
-    }
+    const begun = await limits.beginSecondFactor(req, user._id);
+    if (!begun.ok) return secondFactorPage(res, session.csrf, requestId, { error: begun.error, status: begun.status, passkeys });
     const result = await verifySecondFactorCode(deps.store, deps.kek, user, code);
     if (!result.ok) {
-      return secondFactorPage(res, session, requestId, { error: 'That code is not valid. Try again.', status: 401, passkeys });
+      await limits.failed(req, 'otp', user.email, 'bad code');
+      return secondFactorPage(res, session.csrf, requestId, { error: 'That code is not valid. Try again.', status: 401, passkeys });
     }
-    await limit.attempt.release();
+    await begun.attempt.release();
     await signIn(req, res, user, [...session.pending!.amr, 'otp', 'mfa']);
     res.redirect(303, afterSignIn(requestId));
   });
 
   // Passkeys: JSON endpoints driven by /assets/webauthn.js.
   router.post('/login/passkey/options', json, async (req, res) => {
-    const session = await ensureSession(req, res, deps);
-    if (!hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
+    if (!hasValidCsrf(req, req.kfSession)) return res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
+    // The ceremony's challenge is the first state this browser needs kept.
+    const session = await sessionForState(req, res, deps, deps.limits.requestsPerIp);
+    if (!session) return res.status(429).set('Cache-Control', 'no-store').json({ error: 'slow_down', error_description: TOO_MANY_REQUESTS });
     res.set('Cache-Control', 'no-store').json(await authenticationOptions(deps.store, rp, session, null));
   });
 
   router.post('/login/passkey', json, async (req, res) => {
     const session = req.kfSession;
     if (!session || !hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
+    const begun = await limits.beginPasskey(req);
+    if (!begun.ok) return res.status(begun.status).set('Cache-Control', 'no-store').json({ error: 'slow_down', error_description: begun.error });
     const passkey = await verifyPasskey(deps.store, rp, session, req.body?.response, null);
     const user = passkey && (await findUserById(deps.store, passkey.userId));
-    if (!user) return res.status(401).json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });
+    if (!user) {
+      await limits.failed(req, 'passkey', null, 'bad passkey');
+      return res.status(401).json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });
+    }
+    await begun.attempt.release();
     // A passkey with user verification is itself two factors (possession + PIN or biometrics).
     await signIn(req, res, user, ['webauthn', 'mfa']);
     res.json({ redirect: afterSignIn(requestParam(req)) });
@@ -190,8 +235,14 @@ export function loginRoutes(deps: LoginDeps): Router {
     const session = req.kfSession;
     const user = await pendingUser(session);
     if (!session || !user || !hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'no sign-in in progress' });
+    const begun = await limits.beginSecondFactor(req, user._id);
+    if (!begun.ok) return res.status(begun.status).set('Cache-Control', 'no-store').json({ error: 'slow_down', error_description: begun.error });
     const passkey = await verifyPasskey(deps.store, rp, session, req.body?.response, user._id);
-    if (!passkey) return res.status(401).json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });
+    if (!passkey) {
+      await limits.failed(req, 'passkey', user.email, 'bad passkey');
+      return res.status(401).json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });
+    }
+    await begun.attempt.release();
     await signIn(req, res, user, [...session.pending!.amr, 'webauthn', 'mfa']);
     res.json({ redirect: afterSignIn(requestParam(req)) });
   });

@@ -18,13 +18,13 @@ import { findStepUpChallenge, recordStepUpState, type StepUpChallengeDoc, type S
 import { findUserById, type UserDoc } from '../../store/users.js';
 import { getSiteSettings } from '../../store/settings.js';
 import { confirmUpdate, denyUpdate, failUpdate, stepUpWorkflowId, type StepUpAnswer, type StepUpTransition } from '../../workflows/step-up-challenge.js';
-import { captchaAnswerFrom, captchaRequired, verifyCaptcha, type CaptchaAnswer } from '../auth/captcha.js';
+import { captchaAnswerFrom, captchaFormFields, captchaRequired, verifyCaptcha, type CaptchaAnswer } from '../auth/captcha.js';
 import { verifySecondFactorCode } from '../auth/second-factor.js';
 import { activeSudoWindow, openSudoWindow } from '../auth/sudo.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../auth/webauthn.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
-import { ensureSession, hasValidCsrf, type SessionDeps } from '../http/session.js';
+import { hasValidCsrf, type SessionDeps } from '../http/session.js';
 import { hasSecondFactor } from '../oauth/authorization-flow.js';
 import { isChallengeId, STEP_UP_PATHS, type StepUpDeps } from '../routes/step-up.js';
 
@@ -176,25 +176,10 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
     }
   }
 
-  /**
-   * The captcha's part of the form (null when the gate does not apply). PoW:
-   * /assets/captcha.js fetches a challenge from /api/oauth/2fa/info, solves it
-   * in a Web Worker (/assets/pow-worker.js) and fills pow_challenge + pow_nonce.
-   * Third-party providers: their widget scripts are not loaded under our CSP
-   * (no external assets); the page carries the token in a "Captcha answer" field.
-   */
+  /** The captcha's part of the form (null when the gate does not apply). */
   async function captchaFields(challenge: StepUpChallengeDoc) {
     const settings = await getSiteSettings(deps.store);
-    if (!captchaRequired(settings, challenge)) return null;
-    if (settings.captcha_provider === 'pow') {
-      return html`<div data-pow data-info="${STEP_UP_PATHS.info}?challenge_id=${challenge._id}">
-<input type="hidden" name="pow_challenge" value="" data-captcha-field>
-<input type="hidden" name="pow_nonce" value="" data-captcha-field>
-<p class="muted" role="status" data-pow-status>Checking your browser…</p>
-</div>`;
-    }
-    return html`<label for="captcha_token">Captcha answer</label>
-<input id="captcha_token" name="captcha_token" type="text" autocomplete="off" data-captcha-field data-provider="${settings.captcha_provider}" data-sitekey="${settings.captcha_site_key}">`;
+    return captchaRequired(settings, challenge) ? captchaFormFields(settings, `${STEP_UP_PATHS.info}?challenge_id=${challenge._id}`) : null;
   }
 
   async function confirmPage(res: Response, session: SessionDoc, loaded: Loaded, user: UserDoc, opts: { error?: string; status?: number; sudoMinutes?: number } = {}) {
@@ -290,10 +275,10 @@ ${csrfField(session.csrf)}
   }
 
   router.get(STEP_UP_PATHS.page, async (req: Request, res: Response) => {
-    const session = await ensureSession(req, res, deps);
+    const session = req.kfSession;
     const loaded = await load(req.query.challenge_id);
     if (!loaded) return sendErrorPage(res, 400, 'Request expired', GONE);
-    if (!session.userId) return res.redirect(303, loginUrl(loaded.challenge._id));
+    if (!session?.userId) return res.redirect(303, loginUrl(loaded.challenge._id));
     const user = await findUserById(deps.store, session.userId);
     if (!user) return res.redirect(303, loginUrl(loaded.challenge._id));
     if (!(await hasSecondFactor(deps.store, user))) {

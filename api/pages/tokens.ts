@@ -1,14 +1,17 @@
 // /account/tokens: the signed-in user's personal access tokens. Create (name,
-// scopes from the user-grantable catalogue, expiry in days or none; the token
-// is shown once), list, revoke (deletes it). CSRF on every form.
+// scopes from the user-grantable catalogue, a lifetime in days up to
+// PAT_MAX_LIFETIME_DAYS; the token is shown once; a recent sign-in needed),
+// list, revoke (deletes it). CSRF on every form.
 import express, { Router, type Request, type Response } from 'express';
 import { zodProblems } from '../../domain/errors.js';
 import { SCOPES } from '../../domain/scopes.js';
+import type { Logger } from '../../runtime/log.js';
 import {
+  capPersonalAccessTokenLifetimes,
   createPersonalAccessToken,
   listPersonalAccessTokens,
-  NewPersonalAccessToken,
-  PAT_MAX_DAYS,
+  newPersonalAccessTokenSchema,
+  patMaxDays,
   patScopesFor,
   revokePersonalAccessToken,
 } from '../../store/personal-access-tokens.js';
@@ -16,7 +19,7 @@ import type { SessionDoc } from '../../store/sessions.js';
 import { findUserById, type UserDoc } from '../../store/users.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
-import { hasValidCsrf, type SessionDeps } from '../http/session.js';
+import { hasValidCsrf, requireRecentSignIn, type SessionDeps } from '../http/session.js';
 
 export type SignedIn = { session: SessionDoc; user: UserDoc };
 
@@ -38,9 +41,26 @@ export function csrfGuard(req: Request, res: Response, s: SignedIn): boolean {
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
-export function tokenPageRoutes(deps: SessionDeps): Router {
+export interface TokenPageDeps extends SessionDeps {
+  log: Logger;
+  /** How recent a sign-in must be to create a token. */
+  reauthMaxAgeMs: number;
+  /** The longest lifetime of a token. */
+  patMaxLifetimeMs: number;
+}
+
+const TOKENS_PAGE = '/account/tokens';
+
+export function tokenPageRoutes(deps: TokenPageDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
+  const maxDays = patMaxDays(deps.patMaxLifetimeMs);
+  const NewToken = newPersonalAccessTokenSchema(maxDays);
+  // Tokens stored before the cap (or under a longer one) end at the cap from now on.
+  capPersonalAccessTokenLifetimes(deps.store, deps.patMaxLifetimeMs).then(
+    (capped) => capped && deps.log.info('personal access token lifetimes capped', { tokens: capped, days: maxDays }),
+    (err: Error) => deps.log.error('personal access token lifetimes not capped', { error: err.message }),
+  );
 
   async function tokensPage(res: Response, { session, user }: SignedIn, notice?: SafeHtml, status = 200) {
     const tokens = await listPersonalAccessTokens(deps.store, user._id);
@@ -69,8 +89,8 @@ ${patScopesFor(user.role).map(
         (s) => html`<label><input type="checkbox" name="scope" value="${s}"> <code>${s}</code> <span class="muted">${SCOPES[s]?.description ?? ''}</span></label>`,
       )}
 </fieldset>
-<label for="token-days">Expires after (days; empty: never)</label>
-<input id="token-days" name="expires_in_days" type="number" min="1" max="${PAT_MAX_DAYS}" value="30">
+<label for="token-days">Expires after (days, at most ${String(maxDays)})</label>
+<input id="token-days" name="expires_in_days" type="number" min="1" max="${String(maxDays)}" value="${String(Math.min(30, maxDays))}" required>
 <button type="submit">Create token</button>
 </form>
 </section>
@@ -85,11 +105,11 @@ ${patScopesFor(user.role).map(
 
   router.post('/account/tokens', form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
-    if (!s || !csrfGuard(req, res, s)) return;
+    if (!s || !csrfGuard(req, res, s) || !requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, TOKENS_PAGE)) return;
     const body = req.body as Record<string, unknown>;
     const scope = ([] as unknown[]).concat(body.scope ?? []).map(String);
     const days = String(body.expires_in_days ?? '').trim();
-    const parsed = NewPersonalAccessToken.safeParse({ name: body.name, scope, expiresInDays: days === '' ? null : Number(days) });
+    const parsed = NewToken.safeParse({ name: body.name, scope, expiresInDays: days === '' ? undefined : Number(days) });
     const allowed = patScopesFor(s.user.role);
     const refused = scope.filter((x) => !allowed.includes(x));
     const problems = [...(parsed.success ? [] : zodProblems(parsed.error.issues)), ...(refused.length ? [`scope: not available: ${refused.join(' ')}`] : [])];
@@ -102,7 +122,7 @@ ${patScopesFor(user.role).map(
       body: html`<h1>Your new token</h1>
 <p>Copy the token <strong>${doc.name}</strong> now. It is shown only once; Keyflow keeps only its hash.</p>
 <p><code class="secret" data-token>${token}</code></p>
-<p class="muted">Scopes: ${doc.scope.join(' ')}. ${doc.expiresAt ? `Expires ${day(doc.expiresAt)}.` : 'Does not expire.'}</p>
+<p class="muted">Scopes: ${doc.scope.join(' ')}. Expires ${day(doc.expiresAt!)}.</p>
 <p><a href="/account/tokens">Done</a></p>`,
     });
   });

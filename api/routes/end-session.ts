@@ -10,7 +10,7 @@ import type { ClientLookup } from '../../store/clients.js';
 import { buildRedirect } from '../../domain/authorization-request.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
-import { ensureSession, hasValidCsrf } from '../http/session.js';
+import { hasValidCsrf } from '../http/session.js';
 import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
 
 export interface EndSessionDeps extends SignOutDeps {
@@ -55,13 +55,12 @@ export function endSessionRoutes(deps: EndSessionDeps): Router {
     if (session?.userId) {
       const confirmed = req.method === 'POST' && params.confirm === 'yes' && hasValidCsrf(req, session);
       if (!confirmed && hintSub !== session.userId) {
-        const s = await ensureSession(req, res, deps);
         return sendPage(res, {
           title: 'Sign out?',
           body: html`<h1>Sign out of Keyflow?</h1>
 ${client ? html`<p>${client.name} asks to sign you out.</p>` : ''}
 <form method="post" action="/api/oauth/end_session">
-${csrfField(s.csrf)}
+${csrfField(session.csrf)}
 <input type="hidden" name="confirm" value="yes">
 ${hint ? html`<input type="hidden" name="id_token_hint" value="${hint}">` : ''}
 ${clientId ? html`<input type="hidden" name="client_id" value="${clientId}">` : ''}
