@@ -190,7 +190,7 @@ describe('client registration management', () => {
   }
 
   it('reads, updates and deletes the client with its registration access token', async () => {
-    const { email, user, doc } = await registered();
+    const { email, doc } = await registered();
     const uri = doc.registration_client_uri as string;
     // The owner adds what RFC 7591 cannot express (through the app API, which asks a
     // two-factor sign-in for redirect URIs; written directly here); a PUT keeps it.
