@@ -4,6 +4,8 @@
 // Pure module: imported by the housekeeping workflow as well as the store.
 export const EXPIRING_COLLECTIONS = [
   'sessions',
+  // Clients that got tokens for a session (back-channel logout targets); expire with their session.
+  'session_clients',
   'authorization_requests',
   'authorization_codes',
   'par_requests',

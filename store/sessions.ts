@@ -3,7 +3,7 @@
 // a new session, with a new token and a new sid, begins at every sign-in and
 // sign-out, so a session fixed before sign-in is worthless after it.
 import { hashSecret, newId, newSecret } from '../security/secrets.js';
-import type { Store } from './db.js';
+import { isDuplicateKeyError, type Store } from './db.js';
 import { claimOnce } from './single-use.js';
 
 export type Acr = 'pwd' | 'mfa';
@@ -27,8 +27,11 @@ export interface SessionDoc {
   pending: PendingSignIn | null;
   /** Expected challenge of a WebAuthn ceremony in progress. */
   webauthnChallenge: string | null;
-  /** Clients that received tokens for this session (back-channel logout targets). */
-  clientIds: string[];
+  /**
+   * Clients of sessions stored before `session_clients` existed. New sessions
+   * keep their clients there (see addSessionClient), never in this document.
+   */
+  clientIds?: string[];
   createdAt: Date;
   /** The last request of a signed-in session, written at most once a minute (idle timeout). */
   lastSeenAt: Date;
@@ -67,7 +70,6 @@ export async function createSession(
     acr: auth?.acr ?? null,
     pending: state.pending ?? null,
     webauthnChallenge: state.webauthnChallenge ?? null,
-    clientIds: [],
     createdAt: now,
     lastSeenAt: now,
     expiresAt: new Date(now.getTime() + (auth ? SESSION_TTL_MS : ANONYMOUS_TTL_MS)),
@@ -112,8 +114,33 @@ export async function takeWebauthnChallenge(store: Store, id: string): Promise<s
   return (await claimOnce(store, `webauthn:${challenge}`, 10 * 60_000)) ? challenge : null;
 }
 
-export async function addSessionClient(store: Store, sid: string, clientId: string): Promise<void> {
-  await sessions(store).updateOne({ sid }, { $addToSet: { clientIds: clientId } });
+/** A client that received tokens for a session: a back-channel logout target. */
+interface SessionClientDoc {
+  _id: string;
+  sid: string;
+  clientId: string;
+  expiresAt: Date;
+}
+const sessionClients = (store: Store) => store.db.collection<SessionClientDoc>('session_clients');
+
+/**
+ * Records that `clientId` got tokens for the session. One insert per (sid,
+ * client) into a collection of its own: an update of the session document
+ * could be lost to the session's own `lastSeenAt` write (FerretDB v1 rewrites
+ * the whole document on every update), and filtering sessions by sid scans them.
+ */
+export async function addSessionClient(store: Store, session: Pick<SessionDoc, 'sid' | 'expiresAt'>, clientId: string): Promise<void> {
+  try {
+    await sessionClients(store).insertOne({ _id: `${session.sid}|${clientId}`, sid: session.sid, clientId, expiresAt: session.expiresAt });
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+  }
+}
+
+/** The clients that got tokens for the session (back-channel logout targets). */
+export async function clientsOfSession(store: Store, session: Pick<SessionDoc, 'sid' | 'clientIds'>): Promise<string[]> {
+  const recorded = await sessionClients(store).find({ sid: session.sid }, { limit: 1000 }).toArray();
+  return [...new Set([...(session.clientIds ?? []), ...recorded.map((c) => c.clientId)])];
 }
 
 export async function deleteSession(store: Store, id: string): Promise<SessionDoc | null> {

@@ -91,7 +91,7 @@ describe('the sessions page', () => {
     });
     const { user, agents } = await browsers(2);
     const [me, other] = agents as [{ agent: HttpUser; sid: string }, { agent: HttpUser; sid: string }];
-    await addSessionClient(api.deps.store, other.sid, client._id);
+    await addSessionClient(api.deps.store, { sid: other.sid, expiresAt: new Date(Date.now() + 3600_000) }, client._id);
 
     const page = await (await me.agent.get('/account/sessions')).res.text();
     expect(page.match(/<li[ >]/g)).toHaveLength(2);

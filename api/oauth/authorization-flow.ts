@@ -126,7 +126,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
     grantId: newId(),
     resources: request.resources ?? [],
   });
-  if (!session!.clientIds.includes(request.clientId)) await addSessionClient(deps.store, session!.sid, request.clientId);
+  await addSessionClient(deps.store, session!, request.clientId);
   await finishAuthorizationRequest(deps.store, request);
   deps.log.debug('authorization code issued', { client: request.clientId, user: userId! });
   res.redirect(303, buildRedirect(request.redirectUri, { code, state: request.state, iss: deps.issuer }));

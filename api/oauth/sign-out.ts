@@ -9,7 +9,7 @@ import { flowSearchAttributes } from '../../temporal/search-attributes.js';
 import type { BackchannelLogoutInput } from '../../workflows/backchannel-logout.js';
 import { endSession, type SessionDeps } from '../http/session.js';
 import { revokeSessionSudoWindows } from '../auth/sudo.js';
-import { deleteUserSession, listUserSessions, type SessionDoc } from '../../store/sessions.js';
+import { clientsOfSession, deleteUserSession, listUserSessions, type SessionDoc } from '../../store/sessions.js';
 
 export interface SignOutDeps extends SessionDeps {
   issuer: string;
@@ -34,8 +34,9 @@ export async function sessionEnded(deps: SignOutDeps, ended: SessionDoc): Promis
   deps.log.info('signed out', { user: ended.userId });
   // Sudo windows of the ended session end too (its sid is gone, so none is reachable anyway).
   await revokeSessionSudoWindows(deps, ended.sid).catch((err: Error) => deps.log.warn('sudo windows not ended at sign-out', { error: err.message }));
-  if (ended.clientIds.length === 0) return;
-  const input: BackchannelLogoutInput = { issuer: deps.issuer, sid: ended.sid, userId: ended.userId, clientIds: ended.clientIds };
+  const clientIds = await clientsOfSession(deps.store, ended);
+  if (clientIds.length === 0) return;
+  const input: BackchannelLogoutInput = { issuer: deps.issuer, sid: ended.sid, userId: ended.userId, clientIds };
   await deps.temporal.workflow.start('backchannelLogout', {
     workflowId: `logout:${ended.sid}`,
     taskQueue: deps.taskQueue,
