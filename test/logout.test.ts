@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { RunningApi } from '../api/server.js';
+import { s256Challenge } from '../domain/pkce.js';
+import { newSecret } from '../security/secrets.js';
 import { createClient } from '../store/clients.js';
 import { createUser } from '../store/users.js';
 import { SearchAttributes } from '../temporal/search-attributes.js';
@@ -57,14 +59,15 @@ async function signedIn(backchannelPath = '/bcl') {
   const email = uniqueEmail('logout');
   const user = await createUser(api.deps.store, { email, password: PASSWORD });
   const agent = new HttpUser(issuer);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid' })}`);
+  const verifier = newSecret();
+  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid', code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' })}`);
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const code = step.external!.searchParams.get('code')!;
   const tokenRes = await fetch(`${issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }),
+    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }),
   });
   const tokens = (await tokenRes.json()) as Json;
   const idClaims = JSON.parse(Buffer.from(tokens.id_token.split('.')[1], 'base64url').toString());

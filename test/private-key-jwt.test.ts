@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import type { RunningApi } from '../api/server.js';
 import { JWT_BEARER_ASSERTION_TYPE } from '../api/oauth/client-assertion.js';
+import { s256Challenge } from '../domain/pkce.js';
 import { createClient } from '../store/clients.js';
 import { createUser } from '../store/users.js';
 import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
@@ -77,11 +78,14 @@ async function expectInvalidClient(r: { res: Response; body: Json }, description
   if (description) expect(r.body.error_description).toMatch(description);
 }
 
+/** The PKCE verifier of every authorization request of these tests (its challenge goes to authorize). */
+const VERIFIER = 'private-key-jwt-test-verifier-0123456789-abcdefghij';
+
 async function authorizationCode(clientId: string, scope = 'openid profile offline_access'): Promise<string> {
   const email = uniqueEmail('pkjwt');
   await createUser(api.deps.store, { email, password: PASSWORD });
   const agent = new HttpUser(issuer);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope })}`);
+  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S256' })}`);
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   return step.external!.searchParams.get('code')!;
@@ -96,7 +100,7 @@ describe.each<Alg>(['RS256', 'ES256', 'EdDSA'])('private_key_jwt with an inline 
     expect(ok.body).toEqual({ active: false });
 
     const code = await authorizationCode(clientId);
-    const tokens = await post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: clientId, ...withAssertion(await assertion(key, clientId, { aud: `${issuer}/api/oauth/token` })) });
+    const tokens = await post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: VERIFIER, client_id: clientId, ...withAssertion(await assertion(key, clientId, { aud: `${issuer}/api/oauth/token` })) });
     expect(tokens.res.status).toBe(200);
     expect(tokens.body).toMatchObject({ token_type: 'Bearer', access_token: expect.any(String), refresh_token: expect.any(String) });
 

@@ -5,6 +5,7 @@
 import type { RunningApi } from '../api/server.js';
 import type { NewClientInput } from '../domain/clients.js';
 import { accessTokenAudience, narrowResources, parseResources } from '../domain/resources.js';
+import { s256Challenge } from '../domain/pkce.js';
 import { hashSecret } from '../security/secrets.js';
 import { createClient } from '../store/clients.js';
 import { findDeviceCode } from '../store/device-codes.js';
@@ -36,6 +37,8 @@ async function newRp(overrides: Partial<NewClientInput> = {}): Promise<Rp> {
     name: 'Resource RP',
     redirectUris: [{ type: 'equals', value: REDIRECT }],
     allowedScopes: ['openid', 'profile', 'offline_access'],
+    // Clients may ask only for the resources they list (none by default).
+    allowedResources: [API_A, API_B],
     idTokenSignedResponseAlg: 'RS256',
     ...overrides,
   });
@@ -63,11 +66,15 @@ async function newUser() {
   return email;
 }
 
+/** The PKCE verifier of every authorization request here, and the parameters that send its challenge. */
+const VERIFIER = 'resource-indicators-test-verifier-0123456789-abcdef';
+const PKCE: [string, string][] = [['code_challenge', s256Challenge(VERIFIER)], ['code_challenge_method', 'S256']];
+
 /** Signs a new user in and returns the code for an authorization request with these parameters. */
 async function codeFor(rp: Rp, params: [string, string][]) {
   const email = await newUser();
   const agent = new HttpUser(issuer);
-  let step = await agent.get(authorizeUrl([['response_type', 'code'], ['client_id', rp.id], ['redirect_uri', REDIRECT], ...params]));
+  let step = await agent.get(authorizeUrl([['response_type', 'code'], ['client_id', rp.id], ['redirect_uri', REDIRECT], ...PKCE, ...params]));
   if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
   if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   if (!step.external) throw new Error(`flow stopped at ${step.url} (${step.res.status})`);
@@ -75,7 +82,7 @@ async function codeFor(rp: Rp, params: [string, string][]) {
 }
 
 const redeem = (rp: Rp, code: string, extra: [string, string][] = []) =>
-  post('/api/oauth/token', [['grant_type', 'authorization_code'], ['code', code], ['redirect_uri', REDIRECT], ...extra], rp.headers);
+  post('/api/oauth/token', [['grant_type', 'authorization_code'], ['code', code], ['redirect_uri', REDIRECT], ['code_verifier', VERIFIER], ...extra], rp.headers);
 
 describe('resource values (domain/resources.ts)', () => {
   it('accepts absolute URIs without fragment, repeated, de-duplicated', () => {
@@ -177,7 +184,7 @@ describe('resource indicators: audience', () => {
 
   it('takes resources from a pushed authorization request', async () => {
     const rp = await newRp();
-    const pushed = await post('/api/oauth/par', [['response_type', 'code'], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['resource', API_A]], rp.headers);
+    const pushed = await post('/api/oauth/par', [['response_type', 'code'], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['resource', API_A], ...PKCE], rp.headers);
     expect(pushed.res.status).toBe(201);
     const email = await newUser();
     const agent = new HttpUser(issuer);
@@ -189,7 +196,7 @@ describe('resource indicators: audience', () => {
   });
 
   it('keeps the resources of a device authorization through approval and redemption', async () => {
-    const rp = await newRp({ redirectUris: [] });
+    const rp = await newRp();
     const started = await post('/api/oauth/device_authorization', [['scope', 'openid'], ['resource', API_A], ['resource', API_B]], rp.headers);
     expect(started.res.status).toBe(200);
     const { device_code: deviceCode, user_code: userCode } = started.body;

@@ -3,6 +3,8 @@
 // by resource/audience; never refreshable; issued_token_type.
 import type { RunningApi } from '../api/server.js';
 import type { NewClientInput } from '../domain/clients.js';
+import { s256Challenge } from '../domain/pkce.js';
+import { newSecret } from '../security/secrets.js';
 import { createClient } from '../store/clients.js';
 import { createUser } from '../store/users.js';
 import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
@@ -51,11 +53,12 @@ async function tokensFor(rp: Rp, scope: string) {
   const email = uniqueEmail('exchange');
   const user = await createUser(api.deps.store, { email, password: PASSWORD });
   const agent = new HttpUser(issuer);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope })}`);
+  const verifier = newSecret();
+  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' })}`);
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const code = step.external!.searchParams.get('code')!;
-  const { res, body } = await post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, rp.headers);
+  const { res, body } = await post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, rp.headers);
   expect(res.status).toBe(200);
   return { tokens: body, userId: user._id };
 }

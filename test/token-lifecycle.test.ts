@@ -3,6 +3,8 @@
 import type { Client } from '@temporalio/client';
 import type { RunningApi } from '../api/server.js';
 import { familyWorkflowId } from '../api/oauth/grant-issuance.js';
+import { s256Challenge } from '../domain/pkce.js';
+import { newSecret } from '../security/secrets.js';
 import { createClient } from '../store/clients.js';
 import { createUser } from '../store/users.js';
 import { SearchAttributes } from '../temporal/search-attributes.js';
@@ -53,13 +55,14 @@ async function tokensFor(rp: Rp, scope = 'openid profile offline_access', base =
   const email = uniqueEmail('life');
   const user = await createUser(api.deps.store, { email, password: PASSWORD });
   const agent = new HttpUser(base);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope })}`);
+  const verifier = newSecret();
+  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' })}`);
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const code = step.external!.searchParams.get('code')!;
   const { body } = await (base === issuer
-    ? post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, rp.auth)
-    : fetch(`${base}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.auth }, body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }) }).then(async (r) => ({ body: (await r.json()) as Json })));
+    ? post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, rp.auth)
+    : fetch(`${base}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.auth }, body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }) }).then(async (r) => ({ body: (await r.json()) as Json })));
   return { tokens: body, userId: user._id };
 }
 
