@@ -50,12 +50,22 @@ export async function revokeGrant(store: Store, grantId: string, reason: string)
   }
 }
 
+/** A grant that exists and is not revoked. */
+function isLive(grant: Pick<GrantDoc, 'revokedAt' | 'clientId'> | null): boolean {
+  // Truthiness, not `=== null`: FerretDB v1 may drop null fields.
+  // A revoked placeholder (code reuse before the grant existed) has no clientId.
+  return grant !== null && !grant.revokedAt && grant.clientId !== undefined;
+}
+
+/** Whether the grant exists and is not revoked (what a refresh token's use depends on, beside its family). */
+export async function isGrantActive(store: Store, grantId: string): Promise<boolean> {
+  return isLive(await store.grants.findOne({ _id: grantId }, { projection: { revokedAt: 1, clientId: 1 } }));
+}
+
 /** Whether an access token (its grant and jti) may still be used. */
 export async function isAccessTokenActive(store: Store, grantId: string, jti: string): Promise<boolean> {
   const grant = await store.grants.findOne({ _id: grantId }, { projection: { revokedAt: 1, clientId: 1, revokedJtis: 1 } });
-  // Truthiness, not `=== null`: FerretDB v1 may drop null fields.
-  // A revoked placeholder (code reuse before the grant existed) has no clientId.
-  return grant !== null && !grant.revokedAt && grant.clientId !== undefined && !grant.revokedJtis?.includes(jti);
+  return grant !== null && isLive(grant) && !grant.revokedJtis?.includes(jti);
 }
 
 /**

@@ -6,6 +6,7 @@ import { familyWorkflowId } from '../api/oauth/grant-issuance.js';
 import { s256Challenge } from '../domain/pkce.js';
 import { newSecret } from '../security/secrets.js';
 import { createClient } from '../store/clients.js';
+import { revokeGrant } from '../store/grants.js';
 import { createUser } from '../store/users.js';
 import { SearchAttributes } from '../temporal/search-attributes.js';
 import { eventually, runCli, startTestApi, uniqueEmail, type Json } from './support/harness.js';
@@ -134,6 +135,20 @@ describe('refresh families', () => {
     const handle = temporal.workflow.getHandle(familyWorkflowId(grantIdOf(tokens.access_token)));
     await eventually(async () => expect((await handle.describe()).status.name).toBe('COMPLETED'));
     expect((await handle.describe()).typedSearchAttributes.get(SearchAttributes.state)).toBe('revoked');
+  });
+
+  it('refuses the refresh token of a grant revoked in MongoDB even when its family missed the revocation, and ends the family', async () => {
+    const rp = await newRp();
+    const { tokens } = await tokensFor(rp);
+    const grantId = grantIdOf(tokens.access_token);
+    // Only the grant document is revoked (as a replayed code, a deleted client or a deleted user does):
+    // the RefreshFamily workflow still says active.
+    await revokeGrant(api.deps.store, grantId, 'revoked behind the family');
+    const handle = temporal.workflow.getHandle(familyWorkflowId(grantId));
+    expect((await handle.describe()).typedSearchAttributes.get(SearchAttributes.state)).toBe('active');
+    const r = await refresh(rp, tokens.refresh_token);
+    expect([r.res.status, r.body.error]).toEqual([400, 'invalid_grant']);
+    await eventually(async () => expect((await handle.describe()).typedSearchAttributes.get(SearchAttributes.state)).toBe('revoked'), 15_000);
   });
 
   it('lets the requested scope narrow the access token, never widen it', async () => {

@@ -1,14 +1,15 @@
 // grant_type=refresh_token (RFC 6749 §6) with rotation in the grant's
 // RefreshFamily workflow: one update, which is where reuse is detected.
 import type { Request, Response } from 'express';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { parseScopeParam } from '../../../domain/scopes.js';
 import { narrowResources } from '../../../domain/resources.js';
 import { hashSecret, newSecret } from '../../../security/secrets.js';
+import { isGrantActive } from '../../../store/grants.js';
 import { findRefreshToken, recordRotation } from '../../../store/refresh-tokens.js';
 import { rotateUpdate, type RotateResult } from '../../../workflows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { familyWorkflowId } from '../grant-issuance.js';
+import { endRefreshFamily, isWorkflowGone } from '../grant-revocation.js';
 import { issueAccessToken } from '../tokens.js';
 import type { GrantContext } from './context.js';
 
@@ -29,6 +30,14 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   if (doc.jkt !== undefined) {
     if (!dpopJkt) return sendOAuthError(res, 400, 'invalid_dpop_proof', 'this refresh token is DPoP-bound: a DPoP proof of its key is required');
     if (dpopJkt !== doc.jkt) return sendOAuthError(res, 400, 'invalid_grant', 'the DPoP proof is not signed by the key the refresh token is bound to');
+  }
+
+  // The grant decides too: one revoked in MongoDB (a replayed code, a deleted client or
+  // user) refuses its refresh tokens even if its family missed the revocation, which
+  // is then told again.
+  if (!(await isGrantActive(deps.store, doc.grantId))) {
+    await endRefreshFamily(deps.temporal, doc.grantId, 'grant revoked');
+    return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   }
 
   // The requested scope may narrow the access token, never widen it (RFC 6749 §6).
@@ -53,9 +62,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
       .executeUpdate(rotateUpdate, { args: [{ presentedHash, newHash: nextHash }] });
   } catch (err) {
     // The family has ended (expired or revoked) or never existed.
-    if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error).message)) {
-      return sendOAuthError(res, 400, 'invalid_grant', INVALID);
-    }
+    if (isWorkflowGone(err)) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
     throw err;
   }
   if (result.status === 'reused') {
@@ -65,7 +72,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   if (result.status !== 'rotated') return sendOAuthError(res, 400, 'invalid_grant', INVALID);
 
   // No ID token on refresh (OIDC Core §12.2 makes it optional): the access token
-  // needs only what the projection carries, so no user or grant read is needed.
+  // needs only what the projection carries.
   const [accessToken] = await Promise.all([
     issueAccessToken({ issuer: deps.issuer, signer: deps.signer }, { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth, jkt: dpopJkt, resources: target.resources }),
     recordRotation(deps.store, doc, nextHash),
