@@ -93,7 +93,9 @@ export function idTokenClaims(args: {
     acr: auth.acr,
     ...(auth.sid ? { sid: auth.sid } : {}),
     ...(nonce ? { nonce } : {}),
-    role: user.role,
+    // The role is part of the profile: released only with it (an RP that asked for
+    // `openid` alone learns who signed in, not whether they administer Keyflow).
+    ...(scope.includes('profile') ? { role: user.role } : {}),
     ...scopedUserClaims(user, scope),
     ...args.extra,
   };
