@@ -1,6 +1,7 @@
 // Token exchange (RFC 8693) over HTTP, the spec's rules: a token issued to
 // the requester or carrying app:<requester>:*; scope a subset; audience limited
-// by resource/audience; never refreshable; issued_token_type.
+// by resource/audience, each one the requester lists in allowedResources;
+// never refreshable; issued_token_type.
 import type { RunningApi } from '../api/server.js';
 import type { NewClientInput } from '../domain/clients.js';
 import { s256Challenge } from '../domain/pkce.js';
@@ -15,6 +16,8 @@ let issuer: string;
 const PASSWORD = 'token exchange password';
 const REDIRECT = 'https://exchange-rp.example/cb';
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const API = 'https://api.example/';
+const BILLING = 'https://billing.example/';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
 
 beforeAll(async () => {
@@ -33,6 +36,7 @@ async function newRp(overrides: Partial<NewClientInput> = {}): Promise<Rp> {
     name: 'Exchange RP',
     redirectUris: [{ type: 'equals', value: REDIRECT }],
     allowedScopes: ['openid', 'profile', 'email', 'offline_access'],
+    allowedResources: [API, BILLING],
     idTokenSignedResponseAlg: 'RS256',
     ...overrides,
   });
@@ -76,13 +80,13 @@ describe('token exchange', () => {
   });
 
   it('exchanges a token issued to the client for a narrower one with a limited audience', async () => {
-    const { res, body } = await exchange(rp, subject.access_token, [['scope', 'openid'], ['resource', 'https://api.example/'], ['audience', 'billing']]);
+    const { res, body } = await exchange(rp, subject.access_token, [['scope', 'openid'], ['resource', API], ['audience', BILLING]]);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(body).toEqual({ access_token: expect.any(String), issued_token_type: ACCESS_TOKEN, token_type: 'Bearer', expires_in: 3600, scope: 'openid' });
     const claims = payload(body.access_token);
     const original = payload(subject.access_token);
-    expect(claims).toMatchObject({ sub: userId, client_id: rp.id, scope: 'openid', grant_id: original.grant_id, aud: [issuer, 'https://api.example/', 'billing'] });
+    expect(claims).toMatchObject({ sub: userId, client_id: rp.id, scope: 'openid', grant_id: original.grant_id, aud: [issuer, API, BILLING] });
     expect(claims.jti).not.toBe(original.jti);
     expect(claims).not.toHaveProperty('act');
     // Still a Keyflow access token: UserInfo (openid) accepts it.
@@ -109,6 +113,22 @@ describe('token exchange', () => {
       const r = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: attempt }, rp.headers);
       expect([r.res.status, r.body.error]).toEqual([400, 'invalid_grant']);
     }
+  });
+
+  it('refuses a resource or audience the requester does not list: invalid_target', async () => {
+    const listsApi = await newRp({ allowedResources: [API] });
+    const { tokens } = await tokensFor(listsApi, 'openid profile');
+    for (const extra of [[['resource', BILLING]], [['audience', BILLING]], [['resource', API], ['audience', 'billing']], [['audience', 'https://elsewhere.example/']]] as [string, string][][]) {
+      const r = await exchange(listsApi, tokens.access_token, extra);
+      expect([extra, r.res.status, r.body]).toEqual([extra, 400, { error: 'invalid_target', error_description: expect.any(String) }]);
+    }
+    const listsNone = await newRp({ allowedResources: [] });
+    const own = await tokensFor(listsNone, 'openid');
+    expect((await exchange(listsNone, own.tokens.access_token, [['audience', API]])).body.error).toBe('invalid_target');
+    // What it lists is accepted, as resource or audience.
+    const ok = await exchange(listsApi, tokens.access_token, [['audience', API]]);
+    expect(ok.res.status).toBe(200);
+    expect(payload(ok.body.access_token).aud).toEqual([issuer, API]);
   });
 
   it('refuses a scope wider than the subject token: invalid_scope', async () => {

@@ -7,7 +7,7 @@ import { hashSecret } from '../../security/secrets.js';
 import { revokeAccessToken } from '../../store/grants.js';
 import { findRefreshToken, type RefreshTokenDoc } from '../../store/refresh-tokens.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { authenticateAccessToken, type BearerDeps } from '../oauth/bearer.js';
+import { verifyAccessToken, type BearerDeps } from '../oauth/bearer.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
 import type { ClientAssertionVerifier } from '../oauth/client-assertion.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
@@ -55,7 +55,8 @@ export function introspectionRoutes(deps: IntrospectionDeps): Router {
     const clientId = auth.client._id;
 
     const asAccess = async () => {
-      const access = await authenticateAccessToken(deps, params.token);
+      // Any audience: the client asks about its own token, wherever it is meant to be used.
+      const access = await verifyAccessToken(deps, params.token);
       if (!access || access.clientId !== clientId) return null;
       const c = access.claims;
       // A DPoP-bound token (RFC 9449 §6.2): token_type DPoP and its cnf.

@@ -48,7 +48,7 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
   }
 
   // RFC 8707 §2.2: the token request may narrow the granted resources, never add one.
-  const target = narrowResources(c.resources ?? [], body.resource);
+  const target = narrowResources(c.resources ?? [], body.resource, client.allowedResources ?? []);
   if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
 
   const user = await findUserById(deps.store, c.userId);

@@ -49,8 +49,8 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
     scope = requested;
   }
 
-  // RFC 8707: `resource` may narrow the access token's audience to granted resources.
-  const target = narrowResources(doc.resources ?? [], (req.body as Record<string, unknown>).resource);
+  // RFC 8707: `resource` may narrow the access token's audience to granted resources (that the client still lists).
+  const target = narrowResources(doc.resources ?? [], (req.body as Record<string, unknown>).resource, client.allowedResources ?? []);
   if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
 
   const next = newSecret();
