@@ -154,6 +154,25 @@ describe('token exchange', () => {
     expect((await exchange(third, tokens.access_token)).body.error).toBe('invalid_grant');
   });
 
+  it('gives the requester only scopes it may hold: dropped from the default, invalid_scope when asked for', async () => {
+    const requester = await newRp({ allowedScopes: ['openid'] });
+    const owner = await newRp({ allowedScopes: ['openid', 'profile', 'email', `app:${requester.id}:*`] });
+    const { tokens } = await tokensFor(owner, `openid profile email app:${requester.id}:*`);
+    const implied = await exchange(requester, tokens.access_token);
+    expect(implied.res.status).toBe(200);
+    expect(implied.body.scope).toBe('openid');
+    expect(payload(implied.body.access_token).scope).toBe('openid');
+    for (const asked of ['openid profile', 'email', `openid app:${requester.id}:*`]) {
+      const r = await exchange(requester, tokens.access_token, [['scope', asked]]);
+      expect([asked, r.res.status, r.body]).toEqual([asked, 400, { error: 'invalid_scope', error_description: expect.stringContaining('may not hold') }]);
+    }
+    // Nothing it may hold: invalid_scope.
+    const holdsNothing = await newRp({ allowedScopes: ['offline_access'] });
+    const other = await newRp({ allowedScopes: ['openid', `app:${holdsNothing.id}:*`] });
+    const named = await tokensFor(other, `openid app:${holdsNothing.id}:*`);
+    expect((await exchange(holdsNothing, named.tokens.access_token)).body.error).toBe('invalid_scope');
+  });
+
   it('refuses other subject_token_types, a missing subject_token, actor tokens: invalid_request', async () => {
     for (const type of ['urn:ietf:params:oauth:token-type:refresh_token', 'urn:ietf:params:oauth:token-type:id_token', 'urn:ietf:params:oauth:token-type:jwt']) {
       const r = await post('/api/oauth/token', { grant_type: GRANT, subject_token: subject.access_token, subject_token_type: type }, rp.headers);

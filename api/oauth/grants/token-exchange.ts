@@ -2,8 +2,11 @@
 // spec's rules: an authenticated confidential client exchanges a valid Keyflow
 // access token (subject_token) that was issued to it, or that carries the
 // cross-app scope `app:<its client_id>:*`, for a new access token:
-// - scope: a subset of the subject token's (default: all of it); offline_access
-//   is always dropped, because the result is never refreshable (no refresh token);
+// - scope: a subset of the subject token's that the requesting client may hold
+//   (its allowedScopes): by default the subject token's scopes the client may
+//   hold (the others are dropped); asked for explicitly, a scope it may not hold
+//   is invalid_scope. offline_access is always dropped, because the result is
+//   never refreshable (no refresh token);
 // - audience: the `resource` (absolute URIs, RFC 8707) and `audience` values,
 //   each one the requesting client lists in its allowedResources, after the
 //   issuer when the new scope has a scope of Keyflow's own API (like any access
@@ -76,11 +79,16 @@ export async function tokenExchangeGrant(req: Request, res: Response, { client, 
   const boundJkt = (subject.claims.cnf as { jkt?: unknown } | undefined)?.jkt;
   if (typeof boundJkt === 'string' && dpopJkt !== boundJkt) return sendOAuthError(res, 400, 'invalid_grant', 'subject_token is DPoP-bound: a DPoP proof of its key is required');
 
-  let scope = subject.scope;
+  // The new token is the requesting client's: it holds only scopes that client may hold,
+  // whatever the subject token (another client's) carries.
+  const mayHold = (s: string) => client.allowedScopes.includes(s);
+  let scope = subject.scope.filter(mayHold);
   if (body.scope !== undefined) {
     const requested = parseScopeParam(typeof body.scope === 'string' ? body.scope : '');
     const extra = requested.find((s) => !subject.scope.includes(s));
     if (requested.length === 0 || extra) return sendOAuthError(res, 400, 'invalid_scope', extra ? `the scope ${extra} is not in the subject_token` : 'scope must not be empty');
+    const refused = requested.find((s) => s !== 'offline_access' && !mayHold(s));
+    if (refused) return sendOAuthError(res, 400, 'invalid_scope', `this application may not hold the scope ${refused}`);
     scope = requested;
   }
   scope = scope.filter((s) => s !== 'offline_access');
