@@ -74,8 +74,8 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   const device = { issuer, store, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, deviceCodeTtlMs: config.deviceCodeTtlMs };
   app.use(deviceAuthorizationRoutes(device));
   app.use(userinfoRoutes({ issuer, store, keyring, events }));
-  app.use(registrationRoutes({ issuer, store, keyring, grantTypes: Object.keys(GRANT_HANDLERS), events }));
-  app.use(appsApiRoutes({ issuer, store, keyring, events }));
+  app.use(registrationRoutes({ issuer, store, keyring, grantTypes: Object.keys(GRANT_HANDLERS), events, temporal: temporal.client }));
+  app.use(appsApiRoutes({ issuer, store, keyring, events, temporal: temporal.client }));
   app.use(webhookRoutes({ issuer, store, keyring, kek, events, temporal: temporal.client, taskQueue: config.temporal.taskQueue, deliveryTimeoutMs: config.webhookTimeoutMs, outbound: config.outbound }));
   app.use(introspectionRoutes({ issuer, store, keyring, findClient, temporal: temporal.client, log, clientAssertions }));
   app.use(sudoRoutes({ issuer, store, keyring, temporal: temporal.client, taskQueue: config.temporal.taskQueue }));
@@ -92,7 +92,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   app.use(stepUpPageRoutes({ ...stepUp, ...session, kek }));
   app.use(accountRoutes({ ...session, issuer, kek, log, events }));
   app.use(tokenPageRoutes(session));
-  app.use(appsPageRoutes({ ...session, events }));
+  app.use(appsPageRoutes({ ...session, events, temporal: temporal.client }));
   app.get('/', (_req, res) => res.redirect(303, '/account'));
   app.use(notFound);
   app.use(errorHandler(log));

@@ -5,7 +5,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { verifyOwnJwt } from '../../keys/verifier.js';
 import type { Keyring } from '../../keys/keyring.js';
 import type { Store } from '../../store/db.js';
-import { isAccessTokenActive } from '../../store/grants.js';
+import { isGrantUsable } from '../../store/grants.js';
 import { PAT_PREFIX, personalAccessTokenContext } from '../../store/personal-access-tokens.js';
 import { WELL_KNOWN } from '../../domain/discovery.js';
 import { DPOP_ALGS, dpopHeader, dpopRequestUrl, verifyDpopProof } from './dpop.js';
@@ -32,7 +32,8 @@ export interface BearerDeps {
 
 /**
  * A live access token of any audience: a Keyflow JWT access token (signature,
- * issuer, expiry, grant and jti not revoked) or a personal access token. For
+ * issuer, expiry, grant and jti not revoked, client and user still there) or a
+ * personal access token. For
  * introspection and token exchange, which answer about any token of the
  * calling client; Keyflow's own API uses authenticateAccessToken.
  */
@@ -45,7 +46,7 @@ export async function verifyAccessToken(deps: BearerDeps, token: string): Promis
   const now = Math.floor(Date.now() / 1000);
   if (c.iss !== deps.issuer || typeof c.exp !== 'number' || c.exp <= now) return null;
   if (typeof c.sub !== 'string' || typeof c.client_id !== 'string' || typeof c.grant_id !== 'string' || typeof c.scope !== 'string') return null;
-  if (typeof c.jti !== 'string' || !(await isAccessTokenActive(deps.store, c.grant_id, c.jti))) return null;
+  if (typeof c.jti !== 'string' || !(await isGrantUsable(deps.store, { grantId: c.grant_id, clientId: c.client_id, userId: c.sub, jti: c.jti }))) return null;
   return { userId: c.sub, clientId: c.client_id, scope: c.scope.split(' ').filter(Boolean), grantId: c.grant_id, claims: c };
 }
 

@@ -8,7 +8,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { AuthContext } from '../../domain/claims.js';
 import { hashSecret, newSecret } from '../../security/secrets.js';
 import type { ClientDoc } from '../../store/clients.js';
-import { isGrantActive, openGrant } from '../../store/grants.js';
+import { isGrantUsable, openGrant } from '../../store/grants.js';
 import { refreshTokens } from '../../store/refresh-tokens.js';
 import type { UserDoc } from '../../store/users.js';
 import { familyWorkflowId, type RefreshFamilyInput } from '../../workflows/refresh-family.js';
@@ -87,8 +87,8 @@ export async function issueGrantTokens(
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
   }
-  // A replayed code may have revoked the grant while its family was being started,
-  // when there was no family yet to end: end it now.
-  if (!(await isGrantActive(deps.store, grantId))) await endRefreshFamily(deps.temporal, grantId, 'grant revoked while issued');
+  // A replayed code (or the deletion of the client or user) may have revoked the grant
+  // while its family was being started, when there was no family yet to end: end it now.
+  if (!(await isGrantUsable(deps.store, { grantId, clientId: client._id, userId: user._id }))) await endRefreshFamily(deps.temporal, grantId, 'grant revoked while issued');
   return { ...tokens, refresh_token: refreshToken };
 }

@@ -4,7 +4,7 @@ import express, { Router, type Request, type Response } from 'express';
 import type { Client } from '@temporalio/client';
 import { verifyOwnJwt } from '../../keys/verifier.js';
 import { hashSecret } from '../../security/secrets.js';
-import { revokeAccessToken } from '../../store/grants.js';
+import { isGrantUsable, revokeAccessToken } from '../../store/grants.js';
 import { findRefreshToken, type RefreshTokenDoc } from '../../store/refresh-tokens.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { verifyAccessToken, type BearerDeps } from '../oauth/bearer.js';
@@ -25,12 +25,11 @@ export interface IntrospectionDeps extends BearerDeps {
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
-/** Refresh token projection, if it is usable now. */
+/** Refresh token projection, if it is usable now (its grant too, and its client and user still exist). */
 async function activeRefreshToken(deps: IntrospectionDeps, token: string): Promise<RefreshTokenDoc | null> {
   const doc = await findRefreshToken(deps.store, hashSecret(token));
   if (!doc || doc.status !== 'current' || doc.expiresAt <= new Date()) return null;
-  const grant = await deps.store.grants.findOne({ _id: doc.grantId }, { projection: { revokedAt: 1 } });
-  return grant && !grant.revokedAt ? doc : null;
+  return (await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId })) ? doc : null;
 }
 
 function tokenParams(req: Request, res: Response): { token: string; hint: string | undefined } | null {

@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { parseScopeParam } from '../../../domain/scopes.js';
 import { narrowResources } from '../../../domain/resources.js';
 import { hashSecret, newSecret } from '../../../security/secrets.js';
-import { isGrantActive } from '../../../store/grants.js';
+import { isGrantUsable } from '../../../store/grants.js';
 import { findRefreshToken, recordRotation } from '../../../store/refresh-tokens.js';
 import { rotateUpdate, type RotateResult } from '../../../workflows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
@@ -33,9 +33,9 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   }
 
   // The grant decides too: one revoked in MongoDB (a replayed code, a deleted client or
-  // user) refuses its refresh tokens even if its family missed the revocation, which
-  // is then told again.
-  if (!(await isGrantActive(deps.store, doc.grantId))) {
+  // user), or whose client or user is gone, refuses its refresh tokens even if its
+  // family missed the revocation, which is then told again.
+  if (!(await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId }))) {
     await endRefreshFamily(deps.temporal, doc.grantId, 'grant revoked');
     return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   }
