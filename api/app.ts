@@ -69,7 +69,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   app.use(webfingerRoutes(issuer, store));
   app.use(assetRoutes());
   // Endpoints for clients and resource requests: no browser session.
-  app.use(tokenRoutes({ issuer, store, signer, keyring, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, refreshTokenTtlMs: config.refreshTokenTtlMs, clientAssertions }));
+  app.use(tokenRoutes({ issuer, store, signer, keyring, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, refreshTokenTtlMs: config.refreshTokenTtlMs, refreshFamilyRotationsPerRun: config.refreshFamilyRotationsPerRun, clientAssertions }));
   app.use(parRoutes({ store, log, findClient }));
   const device = { issuer, store, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, deviceCodeTtlMs: config.deviceCodeTtlMs };
   app.use(deviceAuthorizationRoutes(device));

@@ -26,11 +26,19 @@ export interface PreparedFamily {
 }
 
 export function prepareRefreshFamily(
-  deps: Pick<TokenDeps, 'refreshTokenTtlMs'>,
+  deps: Pick<TokenDeps, 'refreshTokenTtlMs' | 'refreshFamilyRotationsPerRun' | 'store'>,
   f: { grantId: string; clientId: string; userId: string; scope: string[]; resources: string[] },
 ): PreparedFamily {
   const refreshToken = newSecret();
-  return { refreshToken, family: { ...f, currentHash: hashSecret(refreshToken), expiresAt: Date.now() + deps.refreshTokenTtlMs } };
+  const family: RefreshFamilyInput = {
+    ...f,
+    currentHash: hashSecret(refreshToken),
+    expiresAt: Date.now() + deps.refreshTokenTtlMs,
+    rotationsPerRun: deps.refreshFamilyRotationsPerRun,
+    // The family's activities write this api's projection (one worker may serve apis on several databases).
+    database: deps.store.db.databaseName,
+  };
+  return { refreshToken, family };
 }
 
 export class GrantRevokedError extends Error {}

@@ -9,7 +9,7 @@ import { findRefreshToken, recordRotation } from '../../../store/refresh-tokens.
 import { rotateUpdate, type RotateResult } from '../../../workflows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { familyWorkflowId } from '../grant-issuance.js';
-import { endRefreshFamily, isWorkflowGone } from '../grant-revocation.js';
+import { endRefreshFamily, isWorkflowGone, revokeFamilyThenGrant } from '../grant-revocation.js';
 import { issueAccessToken } from '../tokens.js';
 import type { GrantContext } from './context.js';
 
@@ -65,7 +65,11 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
     if (isWorkflowGone(err)) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
     throw err;
   }
-  if (result.status === 'reused') {
+  // A family remembers the newest superseded hashes across its runs; one superseded
+  // longer ago is unknown to it, but the projection still says so: reuse all the same.
+  const reusedLongAgo = result.status === 'invalid' && result.reason === 'unknown' && doc.status === 'superseded';
+  if (reusedLongAgo) await revokeFamilyThenGrant(deps, doc.grantId, 'refresh token reused');
+  if (result.status === 'reused' || reusedLongAgo) {
     deps.log.warn('refresh token reused; grant revoked', { client: client._id, grant: doc.grantId });
     return sendOAuthError(res, 400, 'invalid_grant', 'refresh token was already used; the grant is revoked');
   }
