@@ -3,10 +3,8 @@ import { freePort } from '../embedded/ports.js';
 import { openStore, type Store } from '../store/db.js';
 import { hashSecret } from '../security/secrets.js';
 import { createPersonalAccessToken } from '../store/personal-access-tokens.js';
-import { SearchAttributes } from '../temporal/search-attributes.js';
-import { familyWorkflowId } from '../workflows/refresh-family.js';
-import { eventually, runCli, runCli as runCliShared, STACK_FRAME, startTestApi, testConfig, uniqueEmail } from './support/harness.js';
-import { jwtClaims, newTestRp, postForm, runCodeFlow } from './support/token-flow.js';
+import { runCli, runCli as runCliShared, STACK_FRAME, startTestApi, testConfig, uniqueEmail } from './support/harness.js';
+import { expectFamilyRevoked, newTestRp, postForm, runCodeFlow } from './support/token-flow.js';
 
 let store: Store;
 beforeAll(() => {
@@ -100,11 +98,7 @@ describe('keyflow users delete', () => {
     expect((await apps(pat)).status).toBe(401);
     const refreshed = await postForm(api, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, rp.auth);
     expect([refreshed.res.status, refreshed.body.error]).toEqual([400, 'invalid_grant']);
-    const family = api.deps.temporal.client.workflow.getHandle(familyWorkflowId(jwtClaims(tokens.access_token).grant_id));
-    await eventually(async () => {
-      const d = await family.describe();
-      expect([d.status.name, d.typedSearchAttributes.get(SearchAttributes.state)]).toEqual(['COMPLETED', 'revoked']);
-    }, 15_000);
+    await expectFamilyRevoked(api, tokens.access_token);
   });
 
   it('deletes a user by id; an unknown user is a usage error (exit 2) and deletes nothing', async () => {

@@ -5,10 +5,8 @@
 import type { RunningApi } from '../api/server.js';
 import { deleteClient } from '../store/clients.js';
 import { createUser } from '../store/users.js';
-import { SearchAttributes } from '../temporal/search-attributes.js';
-import { familyWorkflowId } from '../workflows/refresh-family.js';
-import { eventually, startTestApi, uniqueEmail, type Json } from './support/harness.js';
-import { FLOW_PASSWORD, FLOW_REDIRECT, jwtClaims, newTestRp, postForm, runCodeFlow, type TestRp } from './support/token-flow.js';
+import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { expectFamilyRevoked, FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, postForm, runCodeFlow, type TestRp } from './support/token-flow.js';
 
 let api: RunningApi;
 let issuer: string;
@@ -19,15 +17,6 @@ beforeAll(async () => {
 afterAll(() => api.stop());
 
 const userinfo = (accessToken: string) => fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
-
-/** The refresh family of a token response has ended as revoked (Temporal). */
-async function expectFamilyRevoked(tokens: Json) {
-  const handle = api.deps.temporal.client.workflow.getHandle(familyWorkflowId(jwtClaims(tokens.access_token).grant_id));
-  await eventually(async () => {
-    const d = await handle.describe();
-    expect([d.status.name, d.typedSearchAttributes.get(SearchAttributes.state)]).toEqual(['COMPLETED', 'revoked']);
-  }, 15_000);
-}
 
 /** An app owner, signed in, with an access token of a dashboard client carrying apps:read and apps:write. */
 async function owner() {
@@ -50,7 +39,7 @@ async function expectRevoked(tokens: Json) {
   const refused = await userinfo(tokens.access_token);
   expect(refused.status).toBe(401);
   expect(refused.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
-  await expectFamilyRevoked(tokens);
+  await expectFamilyRevoked(api, tokens.access_token);
 }
 
 describe('deleting a client', () => {

@@ -6,10 +6,9 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import path from 'node:path';
 import type { RunningApi } from '../api/server.js';
 import { PROJECT_ROOT } from '../embedded/servers.js';
-import { SearchAttributes } from '../temporal/search-attributes.js';
 import { familyStateQuery, familyWorkflowId } from '../workflows/refresh-family.js';
 import { eventually, startTestApi, type Json } from './support/harness.js';
-import { jwtClaims, newTestRp, postForm, runCodeFlow, type TestRp } from './support/token-flow.js';
+import { expectFamilyRevoked, jwtClaims, newTestRp, postForm, runCodeFlow, type TestRp } from './support/token-flow.js';
 
 let api: RunningApi;
 beforeAll(async () => {
@@ -48,13 +47,6 @@ async function runsOf(workflowId: string): Promise<WorkflowExecutionInfo[]> {
   return runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
 }
 
-async function expectRevoked(handle: { describe(): Promise<{ status: { name: string }; typedSearchAttributes: { get(k: typeof SearchAttributes.state): string | undefined } }> }) {
-  await eventually(async () => {
-    const d = await handle.describe();
-    expect([d.status.name, d.typedSearchAttributes.get(SearchAttributes.state)]).toEqual(['COMPLETED', 'revoked']);
-  }, 15_000);
-}
-
 describe('RefreshFamily across runs', () => {
   it('rotates 10 times over four runs, keeping its count and absolute expiry, and each run replays deterministically', async () => {
     const { rp, responses, exp, workflowId, handle } = await familyRotated(10);
@@ -82,7 +74,7 @@ describe('RefreshFamily across runs', () => {
   }, 120_000);
 
   it('revokes the grant when a token superseded runs ago comes back', async () => {
-    const { rp, responses, handle } = await familyRotated(10);
+    const { rp, responses } = await familyRotated(10);
     const newest = responses.at(-1);
     // Superseded by the 2nd rotation, in the first run: older than what the current run carries.
     const reuse = await refresh(rp, responses[1].refresh_token);
@@ -90,17 +82,17 @@ describe('RefreshFamily across runs', () => {
     expect(reuse.body.error_description).toMatch(/already used/);
     expect((await refresh(rp, newest.refresh_token)).body.error).toBe('invalid_grant');
     expect((await userinfo(newest.access_token)).status).toBe(401);
-    await expectRevoked(handle);
+    await expectFamilyRevoked(api, newest.access_token);
   }, 120_000);
 
   it('revokes the grant when a token superseded in the previous run comes back (the family carries it)', async () => {
-    const { rp, responses, workflowId, handle } = await familyRotated(4);
+    const { rp, responses, workflowId } = await familyRotated(4);
     await eventually(async () => expect((await runsOf(workflowId)).map((r) => r.status.name)).toEqual(['CONTINUED_AS_NEW', 'RUNNING']), 15_000);
     // Superseded by the 3rd rotation, the last of the first run.
     const reuse = await refresh(rp, responses[2].refresh_token);
     expect([reuse.res.status, reuse.body.error]).toEqual([400, 'invalid_grant']);
     expect(reuse.body.error_description).toMatch(/already used/);
-    await expectRevoked(handle);
+    await expectFamilyRevoked(api, responses[0].access_token);
     // The workflow's own revocation reached this api's database: the access token is refused.
     expect((await userinfo(responses.at(-1).access_token)).status).toBe(401);
     expect((await refresh(rp, responses.at(-1).refresh_token)).body.error).toBe('invalid_grant');

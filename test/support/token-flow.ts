@@ -7,7 +7,9 @@ import { s256Challenge } from '../../domain/pkce.js';
 import { newSecret } from '../../security/secrets.js';
 import { createClient } from '../../store/clients.js';
 import { createUser, type UserDoc } from '../../store/users.js';
-import { uniqueEmail, type Json } from './harness.js';
+import { SearchAttributes } from '../../temporal/search-attributes.js';
+import { familyWorkflowId } from '../../workflows/refresh-family.js';
+import { eventually, uniqueEmail, type Json } from './harness.js';
 import { HttpUser } from './http-user.js';
 
 export const FLOW_PASSWORD = 'token flow password';
@@ -66,6 +68,15 @@ export async function runCodeFlow(
   const { res, body } = await postForm(api, '/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: FLOW_REDIRECT, code_verifier: verifier }, rp.auth);
   if (res.status !== 200) throw new Error(`token request failed: ${JSON.stringify(body)}`);
   return { tokens: body, user, email, agent };
+}
+
+/** Waits until the RefreshFamily workflow of an access token's grant has ended as revoked. */
+export async function expectFamilyRevoked(api: RunningApi, accessToken: string): Promise<void> {
+  const handle = api.deps.temporal.client.workflow.getHandle(familyWorkflowId(jwtClaims(accessToken).grant_id));
+  await eventually(async () => {
+    const d = await handle.describe();
+    expect([d.status.name, d.typedSearchAttributes.get(SearchAttributes.state)]).toEqual(['COMPLETED', 'revoked']);
+  }, 15_000);
 }
 
 /** The claims of a JWT, unverified (the tests verify signatures where that is the point). */
