@@ -71,8 +71,9 @@ async function users(store: Store, cfg: Config, sub: string | undefined, argv: s
 /**
  * `users delete <id or email>`: the account, its sessions, passkeys, personal
  * access tokens and consents are deleted; its grants are revoked and their
- * refresh families ended. Temporal must answer first, so that a deletion is
- * not left halfway for want of it.
+ * refresh families ended; `admin.user.delete` goes to the audit log and admin
+ * webhooks. Temporal must answer first, so that a deletion is not left halfway
+ * for want of it.
  */
 async function deleteUser(store: Store, cfg: Config, argv: string[]) {
   const { positionals } = parse(argv, {}, 1);
@@ -85,6 +86,7 @@ async function deleteUser(store: Store, cfg: Config, argv: string[]) {
     if (!removed) throw new ValidationError([`no user with id ${user._id}`]); // deleted meanwhile
     const revoked = await revokeUserGrants({ store, temporal: client }, user._id);
     print({ deleted: user._id, email: user.email, ...removed, grantsRevoked: revoked.grants });
+    await emitAdminEvent(cfg, store, 'admin.user.delete', { user_id: user._id });
     if (revoked.familiesUnreached > 0) {
       throw new Error(`${revoked.familiesUnreached} refresh families could not be ended (Temporal did not answer); their refresh tokens are refused all the same`);
     }

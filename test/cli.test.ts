@@ -99,6 +99,9 @@ describe('keyflow users delete', () => {
     const refreshed = await postForm(api, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, rp.auth);
     expect([refreshed.res.status, refreshed.body.error]).toEqual([400, 'invalid_grant']);
     await expectFamilyRevoked(api, tokens.access_token);
+    // An admin event (audit log, admin webhooks) names the user, nothing more.
+    const audit = json((await runCli(['audit', 'list', '--event', 'admin.user.delete', '--limit', '1000'])).stdout);
+    expect(audit.find((a: { data: { user_id?: string } }) => a.data.user_id === user._id)).toMatchObject({ event: 'admin.user.delete', actor: { type: 'operator' }, data: { user_id: user._id } });
   });
 
   it('deletes a user by id; an unknown user is a usage error (exit 2) and deletes nothing', async () => {
