@@ -33,9 +33,9 @@ export interface BearerDeps {
 /**
  * A live access token of any audience: a Keyflow JWT access token (signature,
  * issuer, expiry, grant and jti not revoked, client and user still there) or a
- * personal access token. For
- * introspection and token exchange, which answer about any token of the
- * calling client; Keyflow's own API uses authenticateAccessToken.
+ * personal access token. For introspection and token exchange, which answer
+ * about any token of the calling client; Keyflow's own API uses
+ * authenticateAccessToken.
  */
 export async function verifyAccessToken(deps: BearerDeps, token: string): Promise<AccessContext | null> {
   // Personal access tokens (kfpat_…): looked up by hash; not expired, not revoked.
