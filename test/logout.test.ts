@@ -129,6 +129,22 @@ describe('RP-initiated logout', () => {
     expect(await isSignedIn(agent)).toBe(false);
   });
 
+  it('sends a POST without the session cookie (an RP\'s page: cross-site, SameSite=Lax) on as a GET, which asks the user to confirm', async () => {
+    const { agent, tokens } = await signedIn();
+    const fields = { id_token_hint: tokens.id_token, post_logout_redirect_uri: AFTER_LOGOUT, state: 'cross-site' };
+    const crossSite = await fetch(`${issuer}/api/oauth/end_session`, { method: 'POST', body: new URLSearchParams(fields), redirect: 'manual' });
+    expect(crossSite.status).toBe(303);
+    const next = new URL(crossSite.headers.get('location')!, issuer);
+    expect([next.origin + next.pathname, Object.fromEntries(next.searchParams)]).toEqual([`${issuer}/api/oauth/end_session`, fields]);
+    expect(await isSignedIn(agent)).toBe(true);
+    // The browser follows with its cookie: the confirmation page, then signed out.
+    const page = await (await agent.get(next.href)).res.text();
+    expect(page).toContain('Sign out of Keyflow?');
+    const done = await agent.submit(page, '/api/oauth/end_session', {});
+    expect(done.external?.href).toBe(`${AFTER_LOGOUT}?state=cross-site`);
+    expect(await isSignedIn(agent)).toBe(false);
+  });
+
   it('refuses an id_token_hint that is not an ID token of an existing client, and signs no one out', async () => {
     const { client, user, agent, tokens, sid } = await signedIn();
     const now = Math.floor(Date.now() / 1000);

@@ -3,8 +3,8 @@
 // Keyflow issued to an existing client (the `client_id`, if sent, agreeing).
 // A GET always asks the signed-in user to confirm: a link alone never signs
 // anyone out, hint or not (ID tokens are handed to RPs, and from there may
-// leak). A POST with a valid hint for the signed-in user signs out at once.
-// Then: redirect to a registered post_logout_redirect_uri (exact match) with
+// leak). A POST with a valid hint for the signed-in user signs out at once; a
+// POST without the session cookie (cross-site) is sent on as a GET. Then: redirect to a registered post_logout_redirect_uri (exact match) with
 // `state`, or Keyflow's signed-out page.
 import express, { Router, type Request, type Response } from 'express';
 import { verifyOwnJwt } from '../../keys/verifier.js';
@@ -55,6 +55,14 @@ export function endSessionRoutes(deps: EndSessionDeps): Router {
     }
     const client = clientId ? await deps.findClient(clientId) : null;
     const redirect = postLogout && client?.postLogoutRedirectUris.includes(postLogout) ? buildRedirect(postLogout, { state }) : null;
+
+    // A POST from an RP's page is cross-site, so the SameSite=Lax session cookie does not
+    // come with it: a signed-in browser would look signed out and be told so. The same
+    // request as a top-level GET carries the cookie (and asks the user to confirm).
+    if (req.method === 'POST' && !req.kfSession) {
+      const asGet = Object.entries({ id_token_hint: hint, client_id: str(params.client_id), post_logout_redirect_uri: postLogout, state }).filter((e): e is [string, string] => e[1] !== undefined);
+      return res.redirect(303, `/api/oauth/end_session?${new URLSearchParams(asGet)}`);
+    }
 
     const session = req.kfSession;
     if (session?.userId) {
