@@ -73,13 +73,13 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   app.use(webfingerRoutes(issuer, { store, limits: config.limits }));
   app.use(assetRoutes());
   // Endpoints for clients and resource requests: no browser session.
-  app.use(tokenRoutes({ issuer, store, signer, keyring, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, refreshTokenTtlMs: config.refreshTokenTtlMs, clientAssertions }));
+  app.use(tokenRoutes({ issuer, store, signer, keyring, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, refreshTokenTtlMs: config.refreshTokenTtlMs, refreshFamilyRotationsPerRun: config.refreshFamilyRotationsPerRun, clientAssertions }));
   app.use(parRoutes({ store, log, findClient, limits: config.limits }));
   const device = { issuer, store, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, deviceCodeTtlMs: config.deviceCodeTtlMs, limits: config.limits };
   app.use(deviceAuthorizationRoutes(device));
   app.use(userinfoRoutes({ issuer, store, keyring, events }));
-  app.use(registrationRoutes({ issuer, store, keyring, grantTypes: Object.keys(GRANT_HANDLERS), events }));
-  app.use(appsApiRoutes({ issuer, store, keyring, events, reauthMaxAgeMs: config.reauthMaxAgeMs }));
+  app.use(registrationRoutes({ issuer, store, keyring, grantTypes: Object.keys(GRANT_HANDLERS), events, temporal: temporal.client }));
+  app.use(appsApiRoutes({ issuer, store, keyring, events, temporal: temporal.client, reauthMaxAgeMs: config.reauthMaxAgeMs }));
   app.use(webhookRoutes({ issuer, store, keyring, kek, events, temporal: temporal.client, taskQueue: config.temporal.taskQueue, deliveryTimeoutMs: config.webhookTimeoutMs, outbound: config.outbound }));
   app.use(introspectionRoutes({ issuer, store, keyring, findClient, temporal: temporal.client, log, clientAssertions }));
   app.use(sudoRoutes({ issuer, store, keyring, temporal: temporal.client, taskQueue: config.temporal.taskQueue }));
@@ -98,7 +98,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   app.use(sessionsPageRoutes({ ...signOutDeps, idleMs: config.sessionIdleMs }));
   app.use(passwordPageRoutes({ ...signOutDeps, kek, limits: config.limits, outbound: config.outbound, idleMs: config.sessionIdleMs }));
   app.use(tokenPageRoutes({ ...session, log, reauthMaxAgeMs: config.reauthMaxAgeMs, patMaxLifetimeMs: config.patMaxLifetimeMs }));
-  app.use(appsPageRoutes({ ...session, events, reauthMaxAgeMs: config.reauthMaxAgeMs }));
+  app.use(appsPageRoutes({ ...session, events, temporal: temporal.client, reauthMaxAgeMs: config.reauthMaxAgeMs }));
   app.get('/', (_req, res) => res.redirect(303, '/account'));
   app.use(notFound);
   app.use(errorHandler(log));

@@ -16,7 +16,8 @@ import { ensureIndexes, openStore, type Store } from '../store/db.js';
 import { createClient, listClients, publicClient } from '../store/clients.js';
 import { getSiteSettings, setSiteSetting } from '../store/settings.js';
 import type { SigningAlg } from '../store/signing-keys.js';
-import { createUser, listUsers, publicUser } from '../store/users.js';
+import { createUser, deleteUserAccount, findUserByEmail, findUserById, listUsers, publicUser } from '../store/users.js';
+import { revokeUserGrants } from '../api/oauth/grant-revocation.js';
 import { UsageError, USAGE } from './usage.js';
 import { webhooksCommand } from './webhooks.js';
 import { ADMIN_EVENTS, isAdminEvent } from '../domain/webhook-events.js';
@@ -43,7 +44,8 @@ function required<T>(value: T | undefined, flag: string): T {
 
 const print = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 
-async function users(store: Store, sub: string | undefined, argv: string[]) {
+async function users(store: Store, cfg: Config, sub: string | undefined, argv: string[]) {
+  if (sub === 'delete') return deleteUser(store, cfg, argv);
   if (sub === 'list') {
     parse(argv, {});
     return print(await listUsers(store));
@@ -66,6 +68,33 @@ async function users(store: Store, sub: string | undefined, argv: string[]) {
     return print(publicUser(user));
   }
   throw new UsageError(`unknown command: users ${sub ?? ''}`.trim());
+}
+
+/**
+ * `users delete <id or email>`: the account, its sessions, passkeys, personal
+ * access tokens and consents are deleted; its grants are revoked and their
+ * refresh families ended; `admin.user.delete` goes to the audit log and admin
+ * webhooks. Temporal must answer first, so that a deletion is not left halfway
+ * for want of it.
+ */
+async function deleteUser(store: Store, cfg: Config, argv: string[]) {
+  const { positionals } = parse(argv, {}, 1);
+  const who = required(positionals[0], 'the user (id or email)');
+  const user = who.includes('@') ? await findUserByEmail(store, who) : await findUserById(store, who);
+  if (!user) throw new ValidationError([`no user with ${who.includes('@') ? 'email' : 'id'} ${who}`]);
+  const { connection, client } = await connectTemporal(cfg);
+  try {
+    const removed = await deleteUserAccount(store, user._id);
+    if (!removed) throw new ValidationError([`no user with id ${user._id}`]); // deleted meanwhile
+    const revoked = await revokeUserGrants({ store, temporal: client }, user._id);
+    print({ deleted: user._id, email: user.email, ...removed, grantsRevoked: revoked.grants });
+    await emitAdminEvent(cfg, store, 'admin.user.delete', { user_id: user._id });
+    if (revoked.familiesUnreached > 0) {
+      throw new Error(`${revoked.familiesUnreached} refresh families could not be ended (Temporal did not answer); their refresh tokens are refused all the same`);
+    }
+  } finally {
+    await connection.close();
+  }
 }
 
 async function clients(store: Store, sub: string | undefined, argv: string[]) {
@@ -202,6 +231,17 @@ async function audit(store: Store, sub: string | undefined, argv: string[]) {
   print(records.map((r) => ({ id: r._id, event: r.name, at: r.createdAt, actor: r.actor, data: r.data })));
 }
 
+/** A Temporal client for one command (closed by the caller), or an error saying what to check. */
+async function connectTemporal(cfg: Config): Promise<{ connection: Connection; client: Client }> {
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ ...temporalConnectionOptions(cfg.temporal), connectTimeout: 5_000 });
+  } catch (err) {
+    throw new Error(`cannot reach Temporal at ${cfg.temporal.address}; is Keyflow running (npm start), or TEMPORAL_ADDRESS set?`, { cause: err });
+  }
+  return { connection, client: new Client({ connection, namespace: cfg.temporal.namespace }) };
+}
+
 /** Open flows from Temporal's visibility store, filtered by the search attributes every workflow sets. */
 async function flows(cfg: Config, sub: string | undefined, argv: string[]) {
   if (sub !== 'list') throw new UsageError(`unknown command: flows ${sub ?? ''}`.trim());
@@ -211,14 +251,8 @@ async function flows(cfg: Config, sub: string | undefined, argv: string[]) {
   if (values.client) filters.push(`KeyflowClientId = ${quote(values.client as string)}`);
   if (values.user) filters.push(`KeyflowUserId = ${quote(values.user as string)}`);
   const query = filters.filter(Boolean).join(' AND ');
-  let connection: Connection;
+  const { connection, client } = await connectTemporal(cfg);
   try {
-    connection = await Connection.connect({ ...temporalConnectionOptions(cfg.temporal), connectTimeout: 5_000 });
-  } catch (err) {
-    throw new Error(`cannot reach Temporal at ${cfg.temporal.address}; is Keyflow running (npm start), or TEMPORAL_ADDRESS set?`, { cause: err });
-  }
-  try {
-    const client = new Client({ connection, namespace: cfg.temporal.namespace });
     const out = [];
     for await (const wf of client.workflow.list(query ? { query } : {})) {
       out.push({
@@ -262,7 +296,7 @@ async function main(argv: string[]): Promise<number> {
     } catch (err) {
       throw new Error(`cannot reach MongoDB (${(err as Error).message.split('\n')[0]}); is Keyflow running (npm start), or MONGODB_URI set?`, { cause: err });
     }
-    if (group === 'users') await users(store, sub, rest);
+    if (group === 'users') await users(store, cfg, sub, rest);
     else if (group === 'clients') await clients(store, sub, rest);
     else if (group === 'config') await config(store, cfg, sub, rest);
     else if (group === 'webhooks') await webhooksCommand(store, sub, rest);

@@ -5,6 +5,8 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
 
   users create --email E --password P [--name N] [--username U] [--admin]
   users list
+  users delete USER                       (USER: id or email; also deletes the user's sessions, passkeys,
+                 personal access tokens and consents, and revokes their grants and refresh families)
 
   clients create --name N [--redirect-uri URI]... [--scope "openid profile ..."] [--public]
                  [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none]

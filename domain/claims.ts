@@ -93,10 +93,27 @@ export function idTokenClaims(args: {
     acr: auth.acr,
     ...(auth.sid ? { sid: auth.sid } : {}),
     ...(nonce ? { nonce } : {}),
-    role: user.role,
+    // The role is part of the profile: released only with it (an RP that asked for
+    // `openid` alone learns who signed in, not whether they administer Keyflow).
+    ...(scope.includes('profile') ? { role: user.role } : {}),
     ...scopedUserClaims(user, scope),
     ...args.extra,
   };
+}
+
+/**
+ * Whether a JWT Keyflow signed (signature already verified) is one of its ID
+ * tokens, as idTokenClaims builds them, rather than another of its JWTs: no
+ * `typ` header (access tokens are `at+jwt`, logout tokens `logout+jwt`), one
+ * audience (the client), the authentication time, and none of the claims only
+ * access or logout tokens carry. Expiry is not checked: an expired ID token is
+ * still a fine id_token_hint.
+ */
+export function isIdToken(header: { typ?: string }, claims: Record<string, unknown>, issuer: string): boolean {
+  if (header.typ !== undefined && header.typ !== 'JWT') return false;
+  if (claims.iss !== issuer || typeof claims.sub !== 'string' || typeof claims.aud !== 'string' || claims.aud.length === 0) return false;
+  if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number' || typeof claims.auth_time !== 'number') return false;
+  return !['client_id', 'scope', 'grant_id', 'jti', 'cnf', 'events'].some((name) => name in claims);
 }
 
 export function accessTokenClaims(args: {

@@ -1,7 +1,10 @@
 // Resource indicators (RFC 8707): which protected resources a token is meant
 // for. Pure validation, shared by the authorization endpoint, PAR, the device
-// authorization endpoint and the token endpoint. Every accepted value ends up in
-// the access token's `aud`, next to the issuer (Keyflow's own API).
+// authorization endpoint and the token endpoint. A client may name only the
+// resources it lists (`allowedResources`); each accepted value ends up in the
+// access token's `aud`, next to the issuer when a scope of Keyflow's own API
+// was granted.
+import { isKeyflowApiScope } from './scopes.js';
 
 /** At most this many `resource` values per request. */
 export const MAX_RESOURCES = 10;
@@ -42,20 +45,38 @@ export function parseResources(raw: unknown): ResourceCheck {
   return { ok: true, resources };
 }
 
+/** The `resource` parameter (parseResources), each value one the client lists in `allowed` (its allowedResources). */
+export function parseAllowedResources(raw: unknown, allowed: readonly string[]): ResourceCheck {
+  const parsed = parseResources(raw);
+  if (!parsed.ok) return parsed;
+  const refused = parsed.resources.find((r) => !allowed.includes(r));
+  if (refused) return { ok: false, error: 'invalid_target', description: `this application may not ask for the resource ${refused}` };
+  return parsed;
+}
+
 /**
  * Resources for one token request (RFC 8707 §2.2): the requested values, each
  * of which must have been granted; all granted ones when none is requested.
+ * Only those the client still lists in `allowed`: a resource taken off the
+ * client's list is no longer given, and asking for it is invalid_target.
  */
-export function narrowResources(granted: readonly string[], raw: unknown): ResourceCheck {
+export function narrowResources(granted: readonly string[], raw: unknown, allowed: readonly string[]): ResourceCheck {
   const parsed = parseResources(raw);
-  if (!parsed.ok || parsed.resources.length === 0) return parsed.ok ? { ok: true, resources: [...granted] } : parsed;
-  const extra = parsed.resources.find((r) => !granted.includes(r));
+  if (!parsed.ok) return parsed;
+  if (parsed.resources.length === 0) return { ok: true, resources: granted.filter((r) => allowed.includes(r)) };
+  const extra = parsed.resources.find((r) => !granted.includes(r) || !allowed.includes(r));
   if (extra) return { ok: false, error: 'invalid_target', description: `the resource ${extra} was not granted` };
   return parsed;
 }
 
-/** The access token's `aud`: the issuer alone (as before), or the issuer followed by the resources. */
-export function accessTokenAudience(issuer: string, resources: readonly string[] | undefined): string | string[] {
-  const extra = (resources ?? []).filter((r) => r !== issuer);
-  return extra.length === 0 ? issuer : [issuer, ...extra];
+/**
+ * The access token's `aud` (RFC 9068 §3): the issuer (Keyflow's own API) when
+ * a scope it serves was granted, then the resources; one value alone is a
+ * string. With neither, the client itself: `aud` is required, and such a token
+ * (e.g. only `app:<client_id>:*` or offline_access) is for no resource server.
+ */
+export function accessTokenAudience(issuer: string, resources: readonly string[] | undefined, token: { scope: readonly string[]; clientId: string }): string | string[] {
+  const audience = [...(token.scope.some(isKeyflowApiScope) ? [issuer] : []), ...(resources ?? []).filter((r) => r !== issuer)];
+  if (audience.length === 0) return token.clientId;
+  return audience.length === 1 ? audience[0]! : audience;
 }

@@ -70,6 +70,19 @@ export function crossAppClientId(scope: string): string | null {
   return CROSS_APP.exec(scope)?.[1] ?? null;
 }
 
+/**
+ * Scopes Keyflow's own API serves: UserInfo (openid, profile, email) and every
+ * catalogued scope of /api/oauth/me/* (profile:write, apps:*, webhooks:*,
+ * admin:*, teams, domains, gpg, social, site scopes) and single-team scopes.
+ * Not offline_access (it only lets the grant have refresh tokens) and not the
+ * cross-app `app:<client_id>:*` (a token for exchange by that app). An access
+ * token names Keyflow (the issuer) in its `aud` only when it carries one of these.
+ */
+export function isKeyflowApiScope(scope: string): boolean {
+  if (scope === 'offline_access') return false;
+  return scope in SCOPES || isSingleTeamScope(scope) || parseBoundTeamScope(scope) !== null;
+}
+
 /** A scope string Keyflow knows: catalogued, single-team (bound or not), or cross-app. */
 export function isKnownScope(scope: string): boolean {
   return scope in SCOPES || isSingleTeamScope(scope) || parseBoundTeamScope(scope) !== null || crossAppClientId(scope) !== null;

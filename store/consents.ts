@@ -14,6 +14,11 @@ export async function findConsent(store: Store, userId: string, clientId: string
   return store.consents.findOne({ _id: `${userId}:${clientId}` });
 }
 
+/** Forgets the consents of a user or given to a client (deletions; filters on a field, not a hot path). */
+export async function deleteConsents(store: Store, of: { userId: string } | { clientId: string }): Promise<number> {
+  return (await store.consents.deleteMany(of)).deletedCount;
+}
+
 export async function recordConsent(store: Store, userId: string, clientId: string, scopes: string[]): Promise<void> {
   await store.consents.updateOne(
     { _id: `${userId}:${clientId}` },

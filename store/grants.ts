@@ -50,12 +50,42 @@ export async function revokeGrant(store: Store, grantId: string, reason: string)
   }
 }
 
-/** Whether an access token (its grant and jti) may still be used. */
-export async function isAccessTokenActive(store: Store, grantId: string, jti: string): Promise<boolean> {
-  const grant = await store.grants.findOne({ _id: grantId }, { projection: { revokedAt: 1, clientId: 1, revokedJtis: 1 } });
+/** A grant that exists and is not revoked. */
+function isLive(grant: Pick<GrantDoc, 'revokedAt' | 'clientId'> | null): boolean {
   // Truthiness, not `=== null`: FerretDB v1 may drop null fields.
   // A revoked placeholder (code reuse before the grant existed) has no clientId.
-  return grant !== null && !grant.revokedAt && grant.clientId !== undefined && !grant.revokedJtis?.includes(jti);
+  return grant !== null && !grant.revokedAt && grant.clientId !== undefined;
+}
+
+/** Who a token was issued to, under which grant; `jti` for an access token (which may be revoked alone). */
+export interface TokenHolder {
+  grantId: string;
+  clientId: string;
+  userId: string;
+  jti?: string;
+}
+
+/**
+ * Whether a token of this grant may still be used: the grant exists and is not
+ * revoked (nor the access token's jti), and its client and user still exist.
+ * Deleting a client or user revokes their grants; the existence checks refuse
+ * their tokens even where that revocation did not finish. Three lookups by `_id`,
+ * in parallel.
+ */
+export async function isGrantUsable(store: Store, holder: TokenHolder): Promise<boolean> {
+  const [grant, client, user] = await Promise.all([
+    store.grants.findOne({ _id: holder.grantId }, { projection: { revokedAt: 1, clientId: 1, revokedJtis: 1 } }),
+    store.clients.findOne({ _id: holder.clientId }, { projection: { _id: 1 } }),
+    store.users.findOne({ _id: holder.userId }, { projection: { _id: 1 } }),
+  ]);
+  if (grant === null || !isLive(grant) || client === null || user === null) return false;
+  return holder.jti === undefined || !grant.revokedJtis?.includes(holder.jti);
+}
+
+/** The grants of a client or of a user not yet revoked (a scan: deletions only, not a hot path). */
+export async function liveGrantIds(store: Store, owner: { clientId: string } | { userId: string }): Promise<string[]> {
+  const grants = await store.grants.find(owner, { projection: { _id: 1, revokedAt: 1 } }).toArray();
+  return grants.filter((g) => !g.revokedAt).map((g) => g._id);
 }
 
 /**

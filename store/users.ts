@@ -5,7 +5,9 @@ import type { Sealed } from '../keys/kek.js';
 import { hashPassword } from '../security/password.js';
 import { passwordProblem } from '../security/password-policy.js';
 import { newId } from '../security/secrets.js';
+import { deleteConsents } from './consents.js';
 import { isDuplicateKeyError, type Store } from './db.js';
+import { PAT_COLLECTION } from './personal-access-tokens.js';
 
 export interface UserDoc {
   _id: string;
@@ -100,4 +102,30 @@ export async function updateProfile(store: Store, userId: string, update: Profil
   if (changed.length === 0) return { user: before, changed };
   const user = await store.users.findOneAndUpdate({ _id: userId }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: 'after' });
   return user ? { user, changed } : null;
+}
+
+/** What deleting a user removed besides the account itself. */
+export interface DeletedUserData {
+  sessions: number;
+  passkeys: number;
+  personalAccessTokens: number;
+  consents: number;
+}
+
+/**
+ * Deletes a user's account and what only it used: sessions (signed out
+ * everywhere), passkeys, personal access tokens and consents. The account goes
+ * first, so every check of the user's tokens fails from then on. Grants and
+ * refresh families are revoked by the caller (revokeUserGrants). Null when
+ * there is no such user. Filters on userId: an operator's command, not a hot path.
+ */
+export async function deleteUserAccount(store: Store, userId: string): Promise<DeletedUserData | null> {
+  if ((await store.users.deleteOne({ _id: userId })).deletedCount !== 1) return null;
+  const [sessions, passkeys, personalAccessTokens, consents] = await Promise.all([
+    store.sessions.deleteMany({ userId }).then((r) => r.deletedCount),
+    store.passkeys.deleteMany({ userId }).then((r) => r.deletedCount),
+    store.db.collection(PAT_COLLECTION).deleteMany({ userId }).then((r) => r.deletedCount),
+    deleteConsents(store, { userId }),
+  ]);
+  return { sessions, passkeys, personalAccessTokens, consents };
 }

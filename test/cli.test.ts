@@ -1,7 +1,10 @@
+import type { RunningApi } from '../api/server.js';
 import { freePort } from '../embedded/ports.js';
 import { openStore, type Store } from '../store/db.js';
 import { hashSecret } from '../security/secrets.js';
-import { runCli, runCli as runCliShared, STACK_FRAME, testConfig, uniqueEmail } from './support/harness.js';
+import { createPersonalAccessToken } from '../store/personal-access-tokens.js';
+import { runCli, runCli as runCliShared, STACK_FRAME, startTestApi, testConfig, uniqueEmail } from './support/harness.js';
+import { expectFamilyRevoked, newTestRp, postForm, runCodeFlow } from './support/token-flow.js';
 
 let store: Store;
 beforeAll(() => {
@@ -56,6 +59,65 @@ describe('keyflow users', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(message);
     expect(r.stderr).not.toMatch(STACK_FRAME);
+  });
+});
+
+describe('keyflow users delete', () => {
+  let api: RunningApi;
+  beforeAll(async () => {
+    api = await startTestApi();
+  });
+  afterAll(() => api.stop());
+
+  /** A user signed in, with an OAuth grant (refresh family), a personal access token, a passkey and a consent. */
+  async function userWithEverything() {
+    const rp = await newTestRp(api, { allowedScopes: ['openid', 'apps:read', 'offline_access'] });
+    const { tokens, user, agent, email } = await runCodeFlow(api, rp, 'openid apps:read offline_access');
+    const { token: pat } = await createPersonalAccessToken(store, user._id, { name: 'cli test', scope: ['apps:read'], expiresInDays: 1 });
+    await store.passkeys.insertOne({ _id: `passkey-${user._id}`, userId: user._id, publicKey: 'AAAA', counter: 0, transports: [], name: 'Test key', createdAt: new Date(), lastUsedAt: null });
+    return { rp, tokens, user, agent, email, pat };
+  }
+  const apps = (token: string) => fetch(`${api.url}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${token}` } });
+
+  it('deletes a user by email with their sessions, passkeys, personal access tokens and consents, and revokes their grants and refresh families', async () => {
+    const { rp, tokens, user, agent, email, pat } = await userWithEverything();
+    expect((await apps(tokens.access_token)).status).toBe(200);
+    expect((await apps(pat)).status).toBe(200);
+    expect((await agent.request('/account')).status).toBe(200);
+
+    const r = await runCli(['users', 'delete', email]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(json(r.stdout)).toEqual({ deleted: user._id, email, sessions: 1, passkeys: 1, personalAccessTokens: 1, consents: 1, grantsRevoked: 1 });
+
+    expect(await store.users.findOne({ _id: user._id })).toBeNull();
+    expect(await store.passkeys.findOne({ userId: user._id })).toBeNull();
+    expect(await store.consents.findOne({ userId: user._id })).toBeNull();
+    expect((await agent.request('/account')).headers.get('location')).toBe('/login'); // signed out
+    expect((await apps(tokens.access_token)).status).toBe(401);
+    expect((await apps(pat)).status).toBe(401);
+    const refreshed = await postForm(api, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, rp.auth);
+    expect([refreshed.res.status, refreshed.body.error]).toEqual([400, 'invalid_grant']);
+    await expectFamilyRevoked(api, tokens.access_token);
+    // An admin event (audit log, admin webhooks) names the user, nothing more.
+    const audit = json((await runCli(['audit', 'list', '--event', 'admin.user.delete', '--limit', '1000'])).stdout);
+    expect(audit.find((a: { data: { user_id?: string } }) => a.data.user_id === user._id)).toMatchObject({ event: 'admin.user.delete', actor: { type: 'operator' }, data: { user_id: user._id } });
+  });
+
+  it('deletes a user by id; an unknown user is a usage error (exit 2) and deletes nothing', async () => {
+    const { user, tokens } = await userWithEverything();
+    const unknown = await runCli(['users', 'delete', 'no-such-user-id']);
+    expect([unknown.code, unknown.stdout]).toEqual([2, '']);
+    expect(unknown.stderr).toMatch(/no user with id no-such-user-id/);
+    expect((await runCli(['users', 'delete', 'nobody@example.com'])).code).toBe(2);
+    expect((await runCli(['users', 'delete'])).code).toBe(2);
+    expect((await apps(tokens.access_token)).status).toBe(200);
+
+    const r = await runCli(['users', 'delete', user._id]);
+    expect(r.code).toBe(0);
+    expect(json(r.stdout)).toMatchObject({ deleted: user._id, grantsRevoked: 1 });
+    expect((await apps(tokens.access_token)).status).toBe(401);
+    expect((await runCli(['users', 'delete', user._id])).code).toBe(2);
   });
 });
 

@@ -7,7 +7,9 @@ import { newSecret } from '../security/secrets.js';
 import { createClient } from '../store/clients.js';
 import { createUser } from '../store/users.js';
 import type { NewClientInput } from '../domain/clients.js';
-import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { familyWorkflowId } from '../workflows/refresh-family.js';
+import { SearchAttributes } from '../temporal/search-attributes.js';
+import { eventually, startTestApi, uniqueEmail, type Json } from './support/harness.js';
 import { HttpUser } from './support/http-user.js';
 import { withPkce, withVerifier } from './support/pkce.js';
 import { ValidationError } from '../domain/errors.js';
@@ -268,15 +270,22 @@ describe('token endpoint errors', () => {
     return back.searchParams.get('code')!;
   }
 
+  /** PKCE for the code replay tests: the verifier and the authorization parameters carrying its challenge. */
+  const pkce = () => {
+    const verifier = newSecret() + 'replay';
+    return { verifier, params: { code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' } };
+  };
+
   it('refuses a second use of a code and revokes what the first use issued', async () => {
     const { client, clientSecret } = await newClient();
-    const code = await codeFor(client._id);
+    const { verifier, params } = pkce();
+    const code = await codeFor(client._id, params);
     const auth = { authorization: basic(client._id, clientSecret!) };
-    const first = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, auth);
+    const first = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth);
     expect(first.res.status).toBe(200);
     const userinfo = () => fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${first.body.access_token}` } });
     expect((await userinfo()).status).toBe(200);
-    const second = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, auth);
+    const second = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth);
     expect(second.res.status).toBe(400);
     expect(second.body).toEqual({ error: 'invalid_grant', error_description: 'code expired or invalid' });
     const refused = await userinfo();
@@ -284,11 +293,34 @@ describe('token endpoint errors', () => {
     expect(refused.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
   });
 
+  it('ends the refresh family of a replayed code: its refresh token is refused and the family is revoked', async () => {
+    const { client, clientSecret } = await newClient();
+    const { verifier, params } = pkce();
+    const code = await codeFor(client._id, { ...params, scope: 'openid offline_access' });
+    const auth = { authorization: basic(client._id, clientSecret!) };
+    const first = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth);
+    expect(first.res.status).toBe(200);
+    expect(first.body.refresh_token).toEqual(expect.any(String));
+    const replay = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth);
+    expect([replay.res.status, replay.body.error]).toEqual([400, 'invalid_grant']);
+
+    const refresh = await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token }, auth);
+    expect([refresh.res.status, refresh.body.error]).toEqual([400, 'invalid_grant']);
+    // The RefreshFamily workflow itself has ended as revoked (not only the MongoDB grant).
+    const grantId = JSON.parse(Buffer.from(first.body.access_token.split('.')[1], 'base64url').toString()).grant_id as string;
+    const family = api.deps.temporal.client.workflow.getHandle(familyWorkflowId(grantId));
+    await eventually(async () => {
+      const d = await family.describe();
+      expect([d.status.name, d.typedSearchAttributes.get(SearchAttributes.state)]).toEqual(['COMPLETED', 'revoked']);
+    }, 15_000);
+  });
+
   it('lets at most one of several concurrent exchanges of a code succeed, and revokes what it issued', async () => {
     const { client, clientSecret } = await newClient();
-    const code = await codeFor(client._id);
+    const { verifier, params } = pkce();
+    const code = await codeFor(client._id, params);
     const auth = { authorization: basic(client._id, clientSecret!) };
-    const results = await Promise.all([1, 2, 3].map(() => token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, auth)));
+    const results = await Promise.all([1, 2, 3].map(() => token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth)));
     // One exchange wins the code; the others are reuse. Reuse revokes the grant, so the
     // winner either got tokens that no longer work, or (when a reuse was recorded
     // before it finished) was refused as well.

@@ -1,13 +1,14 @@
 // private_key_jwt client authentication (RFC 7523) at the token, introspection
 // and revocation endpoints: inline jwks and jwks_uri keys, RS256 / ES256 /
-// EdDSA, and the refusals (replay, audience, expiry, lifetime, unknown kid,
-// a client not registered for the method).
+// EdDSA, and the refusals (replay, audience other than the issuer as a single
+// string, expiry, lifetime, unknown kid, a client not registered for the method).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import type { RunningApi } from '../api/server.js';
 import { JWT_BEARER_ASSERTION_TYPE } from '../api/oauth/client-assertion.js';
+import { s256Challenge } from '../domain/pkce.js';
 import { createClient } from '../store/clients.js';
 import { createUser } from '../store/users.js';
 import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
@@ -54,7 +55,7 @@ async function newRp(keys: { jwks?: Key[]; jwksUri?: string }) {
 
 const now = () => Math.floor(Date.now() / 1000);
 
-function assertion(key: Key, clientId: string, o: { aud?: string; iat?: number; exp?: number; jti?: string | null; iss?: string; kid?: string } = {}) {
+function assertion(key: Key, clientId: string, o: { aud?: string | string[]; iat?: number; exp?: number; jti?: string | null; iss?: string; kid?: string } = {}) {
   const iat = o.iat ?? now();
   const claims: Record<string, unknown> = { iss: o.iss ?? clientId, sub: clientId, aud: o.aud ?? issuer, iat, exp: o.exp ?? iat + 60 };
   if (o.jti !== null) claims.jti = o.jti ?? randomUUID();
@@ -77,18 +78,21 @@ async function expectInvalidClient(r: { res: Response; body: Json }, description
   if (description) expect(r.body.error_description).toMatch(description);
 }
 
+/** The PKCE verifier of every authorization request of these tests (its challenge goes to authorize). */
+const VERIFIER = 'private-key-jwt-test-verifier-0123456789-abcdefghij';
+
 async function authorizationCode(clientId: string, scope = 'openid profile offline_access'): Promise<string> {
   const email = uniqueEmail('pkjwt');
   await createUser(api.deps.store, { email, password: PASSWORD });
   const agent = new HttpUser(issuer);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope })}`);
+  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S256' })}`);
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   return step.external!.searchParams.get('code')!;
 }
 
 describe.each<Alg>(['RS256', 'ES256', 'EdDSA'])('private_key_jwt with an inline %s key', (alg) => {
-  it('authenticates at introspection with aud = issuer and at the token endpoint with aud = its URL', async () => {
+  it('authenticates at introspection, the token endpoint and revocation with aud = the issuer', async () => {
     const key = await newKey(alg);
     const clientId = await newRp({ jwks: [key] });
     const ok = await introspectWith(await assertion(key, clientId));
@@ -96,24 +100,24 @@ describe.each<Alg>(['RS256', 'ES256', 'EdDSA'])('private_key_jwt with an inline 
     expect(ok.body).toEqual({ active: false });
 
     const code = await authorizationCode(clientId);
-    const tokens = await post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: clientId, ...withAssertion(await assertion(key, clientId, { aud: `${issuer}/api/oauth/token` })) });
+    const tokens = await post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: VERIFIER, client_id: clientId, ...withAssertion(await assertion(key, clientId)) });
     expect(tokens.res.status).toBe(200);
     expect(tokens.body).toMatchObject({ token_type: 'Bearer', access_token: expect.any(String), refresh_token: expect.any(String) });
 
-    // Introspection (aud = the introspection endpoint URL) sees the client's own token.
-    const seen = await introspectWith(await assertion(key, clientId, { aud: `${issuer}/api/oauth/introspect` }), { token: tokens.body.access_token });
+    // Introspection sees the client's own token.
+    const seen = await introspectWith(await assertion(key, clientId), { token: tokens.body.access_token });
     expect(seen.body).toMatchObject({ active: true, client_id: clientId });
     // Refresh and revocation authenticate the same way.
     const refreshed = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, ...withAssertion(await assertion(key, clientId)) });
     expect(refreshed.res.status).toBe(200);
-    const revoked = await post('/api/oauth/revoke', { token: refreshed.body.refresh_token, ...withAssertion(await assertion(key, clientId, { aud: `${issuer}/api/oauth/revoke` })) });
+    const revoked = await post('/api/oauth/revoke', { token: refreshed.body.refresh_token, ...withAssertion(await assertion(key, clientId)) });
     expect(revoked.res.status).toBe(200);
     expect((await introspectWith(await assertion(key, clientId), { token: refreshed.body.refresh_token })).body).toEqual({ active: false });
   });
 });
 
 describe('private_key_jwt at the PAR endpoint', () => {
-  it('pushes an authorization request authenticated with an assertion (aud = issuer, the PAR URL or the token URL)', async () => {
+  it('pushes an authorization request authenticated with an assertion (aud = the issuer; not the PAR or token URL)', async () => {
     const key = await newKey('ES256');
     const clientId = await newRp({ jwks: [key] });
     const push = async (aud?: string, jwt?: string) =>
@@ -126,11 +130,11 @@ describe('private_key_jwt at the PAR endpoint', () => {
         code_challenge_method: 'S256',
         ...withAssertion(jwt ?? (await assertion(key, clientId, aud ? { aud } : {}))),
       });
-    for (const aud of [undefined, `${issuer}/api/oauth/par`, `${issuer}/api/oauth/token`]) {
-      const r = await push(aud);
-      expect(r.res.status).toBe(201);
-      expect(r.body.request_uri).toMatch(/^urn:ietf:params:oauth:request_uri:/);
-    }
+    const r = await push();
+    expect(r.res.status).toBe(201);
+    expect(r.body.request_uri).toMatch(/^urn:ietf:params:oauth:request_uri:/);
+    await expectInvalidClient(await push(`${issuer}/api/oauth/par`), /aud/);
+    await expectInvalidClient(await push(`${issuer}/api/oauth/token`), /aud/);
     const jwt = await assertion(key, clientId);
     expect((await push(undefined, jwt)).res.status).toBe(201);
     await expectInvalidClient(await push(undefined, jwt), /already used/);
@@ -171,8 +175,37 @@ describe('private_key_jwt refusals', () => {
 
   it('refuses a wrong audience', async () => {
     await expectInvalidClient(await introspectWith(await assertion(key, clientId, { aud: 'https://elsewhere.example' })), /aud/);
-    // The URL of another endpoint than the one called (and not the token endpoint) is not the audience either.
+    // The URL of another endpoint than the one called is not the audience either.
     await expectInvalidClient(await introspectWith(await assertion(key, clientId, { aud: `${issuer}/api/oauth/revoke` })), /aud/);
+  });
+
+  // Audience injection: only the issuer, as a single string, is the audience, at every endpoint.
+  const notTheIssuerAlone = (): [string, string | string[]][] => [
+    ['the token endpoint URL', `${issuer}/api/oauth/token`],
+    ['the introspection endpoint URL', `${issuer}/api/oauth/introspect`],
+    ['the revocation endpoint URL', `${issuer}/api/oauth/revoke`],
+    ['the issuer inside an array', [issuer]],
+    ['an array of the issuer and another audience', [issuer, 'https://elsewhere.example']],
+    ['the issuer with a trailing slash', `${issuer}/`],
+  ];
+
+  it('refuses every audience but the issuer as a single string, at every endpoint', async () => {
+    for (const [name, aud] of notTheIssuerAlone()) {
+      const attempts = {
+        introspection: await introspectWith(await assertion(key, clientId, { aud })),
+        token: await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: 'unknown', ...withAssertion(await assertion(key, clientId, { aud })) }),
+        revocation: await post('/api/oauth/revoke', { token: 'unknown', ...withAssertion(await assertion(key, clientId, { aud })) }),
+        'device authorization': await post('/api/oauth/device_authorization', { scope: 'openid', ...withAssertion(await assertion(key, clientId, { aud })) }),
+      };
+      for (const [endpoint, r] of Object.entries(attempts)) {
+        expect([name, endpoint, r.res.status, r.body?.error]).toEqual([name, endpoint, 400, 'invalid_client']);
+        expect(r.body.error_description).toMatch(/aud/);
+      }
+    }
+    // The same client, with the issuer as aud, is accepted everywhere.
+    expect((await introspectWith(await assertion(key, clientId))).res.status).toBe(200);
+    expect((await post('/api/oauth/revoke', { token: 'unknown', ...withAssertion(await assertion(key, clientId)) })).res.status).toBe(200);
+    expect((await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: 'unknown', ...withAssertion(await assertion(key, clientId)) })).body.error).toBe('invalid_grant');
   });
 
   it('refuses an expired assertion', async () => {

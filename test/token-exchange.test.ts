@@ -1,8 +1,11 @@
 // Token exchange (RFC 8693) over HTTP, the spec's rules: a token issued to
 // the requester or carrying app:<requester>:*; scope a subset; audience limited
-// by resource/audience; never refreshable; issued_token_type.
+// by resource/audience, each one the requester lists in allowedResources;
+// never refreshable; issued_token_type.
 import type { RunningApi } from '../api/server.js';
 import type { NewClientInput } from '../domain/clients.js';
+import { s256Challenge } from '../domain/pkce.js';
+import { newSecret } from '../security/secrets.js';
 import { createClient } from '../store/clients.js';
 import { createUser } from '../store/users.js';
 import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
@@ -13,6 +16,8 @@ let issuer: string;
 const PASSWORD = 'token exchange password';
 const REDIRECT = 'https://exchange-rp.example/cb';
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const API = 'https://api.example/';
+const BILLING = 'https://billing.example/';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
 
 beforeAll(async () => {
@@ -31,6 +36,7 @@ async function newRp(overrides: Partial<NewClientInput> = {}): Promise<Rp> {
     name: 'Exchange RP',
     redirectUris: [{ type: 'equals', value: REDIRECT }],
     allowedScopes: ['openid', 'profile', 'email', 'offline_access'],
+    allowedResources: [API, BILLING],
     idTokenSignedResponseAlg: 'RS256',
     ...overrides,
   });
@@ -51,11 +57,12 @@ async function tokensFor(rp: Rp, scope: string) {
   const email = uniqueEmail('exchange');
   const user = await createUser(api.deps.store, { email, password: PASSWORD });
   const agent = new HttpUser(issuer);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope })}`);
+  const verifier = newSecret();
+  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' })}`);
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const code = step.external!.searchParams.get('code')!;
-  const { res, body } = await post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, rp.headers);
+  const { res, body } = await post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, rp.headers);
   expect(res.status).toBe(200);
   return { tokens: body, userId: user._id };
 }
@@ -73,13 +80,13 @@ describe('token exchange', () => {
   });
 
   it('exchanges a token issued to the client for a narrower one with a limited audience', async () => {
-    const { res, body } = await exchange(rp, subject.access_token, [['scope', 'openid'], ['resource', 'https://api.example/'], ['audience', 'billing']]);
+    const { res, body } = await exchange(rp, subject.access_token, [['scope', 'openid'], ['resource', API], ['audience', BILLING]]);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(body).toEqual({ access_token: expect.any(String), issued_token_type: ACCESS_TOKEN, token_type: 'Bearer', expires_in: 3600, scope: 'openid' });
     const claims = payload(body.access_token);
     const original = payload(subject.access_token);
-    expect(claims).toMatchObject({ sub: userId, client_id: rp.id, scope: 'openid', grant_id: original.grant_id, aud: [issuer, 'https://api.example/', 'billing'] });
+    expect(claims).toMatchObject({ sub: userId, client_id: rp.id, scope: 'openid', grant_id: original.grant_id, aud: [issuer, API, BILLING] });
     expect(claims.jti).not.toBe(original.jti);
     expect(claims).not.toHaveProperty('act');
     // Still a Keyflow access token: UserInfo (openid) accepts it.
@@ -108,6 +115,22 @@ describe('token exchange', () => {
     }
   });
 
+  it('refuses a resource or audience the requester does not list: invalid_target', async () => {
+    const listsApi = await newRp({ allowedResources: [API] });
+    const { tokens } = await tokensFor(listsApi, 'openid profile');
+    for (const extra of [[['resource', BILLING]], [['audience', BILLING]], [['resource', API], ['audience', 'billing']], [['audience', 'https://elsewhere.example/']]] as [string, string][][]) {
+      const r = await exchange(listsApi, tokens.access_token, extra);
+      expect([extra, r.res.status, r.body]).toEqual([extra, 400, { error: 'invalid_target', error_description: expect.any(String) }]);
+    }
+    const listsNone = await newRp({ allowedResources: [] });
+    const own = await tokensFor(listsNone, 'openid');
+    expect((await exchange(listsNone, own.tokens.access_token, [['audience', API]])).body.error).toBe('invalid_target');
+    // What it lists is accepted, as resource or audience.
+    const ok = await exchange(listsApi, tokens.access_token, [['audience', API]]);
+    expect(ok.res.status).toBe(200);
+    expect(payload(ok.body.access_token).aud).toEqual([issuer, API]);
+  });
+
   it('refuses a scope wider than the subject token: invalid_scope', async () => {
     const r = await exchange(rp, subject.access_token, [['scope', 'openid email']]);
     expect([r.res.status, r.body]).toEqual([400, { error: 'invalid_scope', error_description: expect.any(String) }]);
@@ -129,6 +152,25 @@ describe('token exchange', () => {
     // A third client is not named by it.
     const third = await newRp();
     expect((await exchange(third, tokens.access_token)).body.error).toBe('invalid_grant');
+  });
+
+  it('gives the requester only scopes it may hold: dropped from the default, invalid_scope when asked for', async () => {
+    const requester = await newRp({ allowedScopes: ['openid'] });
+    const owner = await newRp({ allowedScopes: ['openid', 'profile', 'email', `app:${requester.id}:*`] });
+    const { tokens } = await tokensFor(owner, `openid profile email app:${requester.id}:*`);
+    const implied = await exchange(requester, tokens.access_token);
+    expect(implied.res.status).toBe(200);
+    expect(implied.body.scope).toBe('openid');
+    expect(payload(implied.body.access_token).scope).toBe('openid');
+    for (const asked of ['openid profile', 'email', `openid app:${requester.id}:*`]) {
+      const r = await exchange(requester, tokens.access_token, [['scope', asked]]);
+      expect([asked, r.res.status, r.body]).toEqual([asked, 400, { error: 'invalid_scope', error_description: expect.stringContaining('may not hold') }]);
+    }
+    // Nothing it may hold: invalid_scope.
+    const holdsNothing = await newRp({ allowedScopes: ['offline_access'] });
+    const other = await newRp({ allowedScopes: ['openid', `app:${holdsNothing.id}:*`] });
+    const named = await tokensFor(other, `openid app:${holdsNothing.id}:*`);
+    expect((await exchange(holdsNothing, named.tokens.access_token)).body.error).toBe('invalid_scope');
   });
 
   it('refuses other subject_token_types, a missing subject_token, actor tokens: invalid_request', async () => {

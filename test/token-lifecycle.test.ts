@@ -3,7 +3,10 @@
 import type { Client } from '@temporalio/client';
 import type { RunningApi } from '../api/server.js';
 import { familyWorkflowId } from '../api/oauth/grant-issuance.js';
+import { s256Challenge } from '../domain/pkce.js';
+import { newSecret } from '../security/secrets.js';
 import { createClient } from '../store/clients.js';
+import { revokeGrant } from '../store/grants.js';
 import { createUser } from '../store/users.js';
 import { SearchAttributes } from '../temporal/search-attributes.js';
 import { eventually, runCli, startTestApi, uniqueEmail, type Json } from './support/harness.js';
@@ -53,13 +56,14 @@ async function tokensFor(rp: Rp, scope = 'openid profile offline_access', base =
   const email = uniqueEmail('life');
   const user = await createUser(api.deps.store, { email, password: PASSWORD });
   const agent = new HttpUser(base);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope })}`);
+  const verifier = newSecret();
+  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' })}`);
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const code = step.external!.searchParams.get('code')!;
   const { body } = await (base === issuer
-    ? post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, rp.auth)
-    : fetch(`${base}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.auth }, body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }) }).then(async (r) => ({ body: (await r.json()) as Json })));
+    ? post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, rp.auth)
+    : fetch(`${base}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.auth }, body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }) }).then(async (r) => ({ body: (await r.json()) as Json })));
   return { tokens: body, userId: user._id };
 }
 
@@ -131,6 +135,20 @@ describe('refresh families', () => {
     const handle = temporal.workflow.getHandle(familyWorkflowId(grantIdOf(tokens.access_token)));
     await eventually(async () => expect((await handle.describe()).status.name).toBe('COMPLETED'));
     expect((await handle.describe()).typedSearchAttributes.get(SearchAttributes.state)).toBe('revoked');
+  });
+
+  it('refuses the refresh token of a grant revoked in MongoDB even when its family missed the revocation, and ends the family', async () => {
+    const rp = await newRp();
+    const { tokens } = await tokensFor(rp);
+    const grantId = grantIdOf(tokens.access_token);
+    // Only the grant document is revoked (as a replayed code, a deleted client or a deleted user does):
+    // the RefreshFamily workflow still says active.
+    await revokeGrant(api.deps.store, grantId, 'revoked behind the family');
+    const handle = temporal.workflow.getHandle(familyWorkflowId(grantId));
+    expect((await handle.describe()).typedSearchAttributes.get(SearchAttributes.state)).toBe('active');
+    const r = await refresh(rp, tokens.refresh_token);
+    expect([r.res.status, r.body.error]).toEqual([400, 'invalid_grant']);
+    await eventually(async () => expect((await handle.describe()).typedSearchAttributes.get(SearchAttributes.state)).toBe('revoked'), 15_000);
   });
 
   it('lets the requested scope narrow the access token, never widen it', async () => {

@@ -8,7 +8,26 @@
 // the MongoDB projection of the new token itself before answering the client.
 // That keeps a rotation to one workflow task, which is what the refresh
 // benchmark is bound by on the embedded Temporal.
-import { allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+//
+// Every `rotationsPerRun` rotations (REFRESH_FAMILY_ROTATIONS_PER_RUN) the
+// family continues as new, so a long-lived family never nears Temporal's
+// history limits. The next run gets the current hash, the absolute expiry and
+// the newest superseded hashes (at most MAX_CARRIED_SUPERSEDED; a token
+// superseded longer ago is still known as such from the MongoDB projection,
+// and the refresh grant treats it as reuse). Revocation and queries address the
+// workflow id, so they reach whichever run is current.
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  patched,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { RefreshFamilyActivities } from '../activities/refresh-family.js';
 import { SearchAttributes } from '../temporal/search-attributes.js';
 
@@ -22,6 +41,14 @@ export interface RefreshFamilyInput {
   currentHash: string;
   /** Absolute expiry, epoch milliseconds. */
   expiresAt: number;
+  /** Rotations after which a run continues as new (config); absent in families started before: no limit. */
+  rotationsPerRun?: number;
+  /** Hashes superseded in earlier runs, newest last (carried by continue-as-new). */
+  superseded?: string[];
+  /** Rotations of the earlier runs (carried by continue-as-new). */
+  rotations?: number;
+  /** MongoDB database of the projection (the api's); absent: the worker's own. */
+  database?: string;
 }
 
 /** The family's workflow id: one per grant. */
@@ -41,16 +68,25 @@ export const revokeUpdate = defineUpdate<{ revoked: boolean }, [{ presentedHash?
 export const revokeSignal = defineSignal<[{ reason: string }]>('revokeGrant');
 export const familyStateQuery = defineQuery<FamilyState>('state');
 
+/** Versioning: histories from before continue-as-new replay without it. */
+const CONTINUE_AS_NEW = 'refresh-family-continue-as-new';
+/** Most superseded hashes a run hands to the next (each 43 characters): bounds the input. */
+export const MAX_CARRIED_SUPERSEDED = 1000;
+
 const { revokeFamily, expireFamily } = proxyActivities<RefreshFamilyActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { maximumAttempts: 10 },
 });
 
 export async function refreshFamily(input: RefreshFamilyInput): Promise<FamilyState['state']> {
+  const perRun = input.rotationsPerRun;
+  // Only runs that recorded the marker may continue as new; an older history replays as it ran.
+  const mayContinue = perRun !== undefined && perRun > 0 && patched(CONTINUE_AS_NEW);
   let current = input.currentHash;
-  const superseded = new Set<string>();
+  const superseded = new Set<string>(input.superseded ?? []);
   let state: FamilyState['state'] = 'active';
-  let rotations = 0;
+  let rotations = input.rotations ?? 0;
+  let rotationsThisRun = 0;
 
   const setState = (s: FamilyState['state']) => {
     state = s;
@@ -65,7 +101,7 @@ export async function refreshFamily(input: RefreshFamilyInput): Promise<FamilySt
   const revoke = async (reason: string) => {
     if (state !== 'active') return false;
     setState('revoked');
-    await revokeFamily({ grantId: input.grantId, reason });
+    await revokeFamily({ grantId: input.grantId, reason, database: input.database });
     return true;
   };
 
@@ -78,6 +114,7 @@ export async function refreshFamily(input: RefreshFamilyInput): Promise<FamilySt
       superseded.add(current);
       current = newHash;
       rotations++;
+      rotationsThisRun++;
       return { status: 'rotated' };
     }
     if (superseded.has(presentedHash)) {
@@ -94,12 +131,21 @@ export async function refreshFamily(input: RefreshFamilyInput): Promise<FamilySt
     await revoke(reason);
   });
 
-  // Wait for revocation or the absolute expiry, whichever comes first.
+  // Wait for revocation, a full run, or the absolute expiry, whichever comes first.
   const remaining = Math.max(0, input.expiresAt - Date.now());
-  const revoked = await condition(() => state !== 'active', remaining);
-  if (!revoked) {
+  const runFull = () => mayContinue && rotationsThisRun >= perRun!;
+  const woken = await condition(() => state !== 'active' || runFull(), remaining);
+  if (woken && state === 'active') {
+    // Accepted updates finish in this run; updates not yet accepted are retried on the next one.
+    await condition(allHandlersFinished);
+    if (state === 'active') {
+      const carried = [...superseded].slice(-Math.min(perRun!, MAX_CARRIED_SUPERSEDED));
+      return continueAsNew<typeof refreshFamily>({ ...input, currentHash: current, superseded: carried, rotations });
+    }
+  }
+  if (!woken) {
     setState('expired');
-    await expireFamily({ grantId: input.grantId });
+    await expireFamily({ grantId: input.grantId, database: input.database });
   }
   // Let in-flight updates finish before the workflow completes.
   await condition(allHandlersFinished);

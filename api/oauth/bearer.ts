@@ -5,7 +5,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { verifyOwnJwt } from '../../keys/verifier.js';
 import type { Keyring } from '../../keys/keyring.js';
 import type { Store } from '../../store/db.js';
-import { isAccessTokenActive } from '../../store/grants.js';
+import { isGrantUsable } from '../../store/grants.js';
 import { PAT_PREFIX, personalAccessTokenContext } from '../../store/personal-access-tokens.js';
 import { WELL_KNOWN } from '../../domain/discovery.js';
 import { DPOP_ALGS, dpopHeader, dpopRequestUrl, verifyDpopProof } from './dpop.js';
@@ -30,18 +30,37 @@ export interface BearerDeps {
   store: Store;
 }
 
-export async function authenticateAccessToken(deps: BearerDeps, token: string): Promise<AccessContext | null> {
+/**
+ * A live access token of any audience: a Keyflow JWT access token (signature,
+ * issuer, expiry, grant and jti not revoked, client and user still there) or a
+ * personal access token. For introspection and token exchange, which answer
+ * about any token of the calling client; Keyflow's own API uses
+ * authenticateAccessToken.
+ */
+export async function verifyAccessToken(deps: BearerDeps, token: string): Promise<AccessContext | null> {
   // Personal access tokens (kfpat_…): looked up by hash; not expired, not revoked.
   if (token.startsWith(PAT_PREFIX)) return personalAccessTokenContext(deps.store, token);
   const jwt = await verifyOwnJwt(deps.keyring, token);
   if (!jwt || jwt.header.typ !== 'at+jwt') return null;
   const c = jwt.claims;
   const now = Math.floor(Date.now() / 1000);
-  const aud = Array.isArray(c.aud) ? c.aud : [c.aud];
-  if (c.iss !== deps.issuer || !aud.includes(deps.issuer) || typeof c.exp !== 'number' || c.exp <= now) return null;
+  if (c.iss !== deps.issuer || typeof c.exp !== 'number' || c.exp <= now) return null;
   if (typeof c.sub !== 'string' || typeof c.client_id !== 'string' || typeof c.grant_id !== 'string' || typeof c.scope !== 'string') return null;
-  if (typeof c.jti !== 'string' || !(await isAccessTokenActive(deps.store, c.grant_id, c.jti))) return null;
+  if (typeof c.jti !== 'string' || !(await isGrantUsable(deps.store, { grantId: c.grant_id, clientId: c.client_id, userId: c.sub, jti: c.jti }))) return null;
   return { userId: c.sub, clientId: c.client_id, scope: c.scope.split(' ').filter(Boolean), grantId: c.grant_id, claims: c };
+}
+
+/**
+ * An access token for Keyflow's own API (UserInfo, /api/oauth/me/*, …): live,
+ * and naming the issuer in `aud` (RFC 9068 §4), which Keyflow puts there only
+ * for tokens granted one of its API's scopes. A token meant for another
+ * resource alone is refused here. Personal access tokens are Keyflow's alone.
+ */
+export async function authenticateAccessToken(deps: BearerDeps, token: string): Promise<AccessContext | null> {
+  const access = await verifyAccessToken(deps, token);
+  if (!access || token.startsWith(PAT_PREFIX)) return access;
+  const aud = Array.isArray(access.claims.aud) ? access.claims.aud : [access.claims.aud];
+  return aud.includes(deps.issuer) ? access : null;
 }
 
 type Scheme = 'Bearer' | 'DPoP';

@@ -1,9 +1,10 @@
 // private_key_jwt client authentication (RFC 7523 §2.2, OIDC Core §9): a JWT
 // signed with the client's own key, verified against its inline `jwks` or its
 // `jwks_uri` (fetched through the outbound client, cached per client, refetched
-// once on an unknown `kid`). Each assertion is single use (its `jti`).
+// once on an unknown `kid`). Its `aud` is the issuer, a single string, at every
+// endpoint. Each assertion is single use (its `jti`).
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import { CLIENT_KEY_ALGS, ENDPOINTS } from '../../domain/discovery.js';
+import { CLIENT_KEY_ALGS } from '../../domain/discovery.js';
 import { outboundRequest, OutboundError, type OutboundPolicy } from '../../outbound/http-client.js';
 import type { ClientDoc } from '../../store/clients.js';
 import type { Store } from '../../store/db.js';
@@ -28,7 +29,10 @@ export interface ClientAssertionDeps {
 export type AssertionResult = { ok: true } | { ok: false; description: string };
 
 export interface ClientAssertionVerifier {
-  /** Verifies `assertion` for `client`, called at the endpoint `path` (its URL is the issuer + path). */
+  /**
+   * Verifies `assertion` for `client`, called at the endpoint `path`. The
+   * audience is the issuer whatever the endpoint, so `path` does not change the answer.
+   */
   verify(client: ClientDoc, assertion: string, path: string): Promise<AssertionResult>;
 }
 
@@ -53,6 +57,9 @@ function parseJwks(body: Buffer): JSONWebKeySet {
 }
 
 const isNoMatchingKey = (err: unknown) => err instanceof joseErrors.JWKSNoMatchingKey;
+
+/** An assertion's audience is the issuer identifier alone, as a string (not inside an array). */
+const isIssuerAudience = (aud: unknown, issuer: string) => typeof aud === 'string' && aud === issuer;
 
 /** One verifier per api process: it holds the jwks_uri cache. */
 export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssertionVerifier {
@@ -115,20 +122,18 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
   }
 
   return {
-    async verify(client, assertion, path) {
+    async verify(client, assertion) {
       if (client.tokenEndpointAuthMethod !== 'private_key_jwt') return { ok: false, description: 'this client is not registered for private_key_jwt' };
       if (assertion.length > MAX_ASSERTION_CHARS) return { ok: false, description: 'client_assertion is too long' };
       const keys = keyResolver(client);
       if (!keys) return { ok: false, description: 'the client has no jwks or jwks_uri' };
-      // The issuer or the endpoint called; the token endpoint too (RFC 9126 §2 asks that of PAR).
-      const audience = [...new Set([deps.issuer, `${deps.issuer}${path}`, `${deps.issuer}${ENDPOINTS.token}`])];
       let payload: Record<string, unknown>;
       try {
         ({ payload } = await jwtVerify(assertion, keys, {
           algorithms: CLIENT_ASSERTION_ALGS,
           issuer: client._id,
           subject: client._id,
-          audience,
+          audience: deps.issuer,
           requiredClaims: ['exp', 'jti'],
           clockTolerance: CLOCK_TOLERANCE_S,
         }));
@@ -140,6 +145,10 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
         if (err instanceof joseErrors.JOSEAlgNotAllowed) return { ok: false, description: `client_assertion algorithms: ${CLIENT_ASSERTION_ALGS.join(', ')}` };
         return { ok: false, description: 'the client_assertion is invalid' };
       }
+      // The issuer as the single audience, at every endpoint: an endpoint URL, or an array
+      // that also names something else, would let an assertion made for another party
+      // (or another server that shares the client's key) be played here.
+      if (!isIssuerAudience(payload.aud, deps.issuer)) return { ok: false, description: 'client_assertion aud must be the issuer, as a single string' };
       const now = Math.floor(Date.now() / 1000);
       const { exp, iat, jti } = payload as { exp: number; iat?: unknown; jti: unknown };
       if (iat !== undefined && (typeof iat !== 'number' || iat > now + CLOCK_TOLERANCE_S)) return { ok: false, description: 'client_assertion iat is invalid' };

@@ -8,12 +8,13 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { AuthContext } from '../../domain/claims.js';
 import { hashSecret, newSecret } from '../../security/secrets.js';
 import type { ClientDoc } from '../../store/clients.js';
-import { openGrant } from '../../store/grants.js';
+import { isGrantUsable, openGrant } from '../../store/grants.js';
 import { refreshTokens } from '../../store/refresh-tokens.js';
 import type { UserDoc } from '../../store/users.js';
 import { familyWorkflowId, type RefreshFamilyInput } from '../../workflows/refresh-family.js';
 import { flowSearchAttributes } from '../../temporal/search-attributes.js';
 import type { TokenDeps } from './grants/context.js';
+import { endRefreshFamily } from './grant-revocation.js';
 import { issueTokens, type TokenResponse } from './tokens.js';
 
 export { familyWorkflowId };
@@ -25,11 +26,19 @@ export interface PreparedFamily {
 }
 
 export function prepareRefreshFamily(
-  deps: Pick<TokenDeps, 'refreshTokenTtlMs'>,
+  deps: Pick<TokenDeps, 'refreshTokenTtlMs' | 'refreshFamilyRotationsPerRun' | 'store'>,
   f: { grantId: string; clientId: string; userId: string; scope: string[]; resources: string[] },
 ): PreparedFamily {
   const refreshToken = newSecret();
-  return { refreshToken, family: { ...f, currentHash: hashSecret(refreshToken), expiresAt: Date.now() + deps.refreshTokenTtlMs } };
+  const family: RefreshFamilyInput = {
+    ...f,
+    currentHash: hashSecret(refreshToken),
+    expiresAt: Date.now() + deps.refreshTokenTtlMs,
+    rotationsPerRun: deps.refreshFamilyRotationsPerRun,
+    // The family's activities write this api's projection (one worker may serve apis on several databases).
+    database: deps.store.db.databaseName,
+  };
+  return { refreshToken, family };
 }
 
 export class GrantRevokedError extends Error {}
@@ -74,16 +83,20 @@ export async function issueGrantTokens(
     issuedAt: new Date(),
     expiresAt: new Date(family.expiresAt),
   });
-  if (prepared?.started) return { ...tokens, refresh_token: refreshToken };
-  try {
-    await deps.temporal.workflow.start('refreshFamily', {
-      workflowId: familyWorkflowId(grantId),
-      taskQueue: deps.taskQueue,
-      args: [family],
-      typedSearchAttributes: flowSearchAttributes({ clientId: client._id, userId: user._id, state: 'active' }),
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  if (!prepared?.started) {
+    try {
+      await deps.temporal.workflow.start('refreshFamily', {
+        workflowId: familyWorkflowId(grantId),
+        taskQueue: deps.taskQueue,
+        args: [family],
+        typedSearchAttributes: flowSearchAttributes({ clientId: client._id, userId: user._id, state: 'active' }),
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
   }
+  // A replayed code (or the deletion of the client or user) may have revoked the grant
+  // while its family was being started, when there was no family yet to end: end it now.
+  if (!(await isGrantUsable(deps.store, { grantId, clientId: client._id, userId: user._id }))) await endRefreshFamily(deps.temporal, grantId, 'grant revoked while issued');
   return { ...tokens, refresh_token: refreshToken };
 }

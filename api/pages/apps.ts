@@ -15,8 +15,9 @@ import { reauthUrl, signedInRecently } from '../http/recent-sign-in.js';
 import type { EventPipeline } from '../../events/pipeline.js';
 import { appChanges, appEventData, appUpdatedData, sessionActor } from '../../events/sources.js';
 import { csrfGuard, signedInUser, type SignedIn } from './tokens.js';
+import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';
 
-export interface AppsPageDeps extends SessionDeps {
+export interface AppsPageDeps extends SessionDeps, GrantRevocationDeps {
   /** app.created / app.updated / app.deleted go to the owner's webhooks. */
   events: EventPipeline;
   /** How recent the sign-in must be for an app's credentials to change (REAUTH_MAX_AGE_SECONDS). */
@@ -183,6 +184,7 @@ ${csrfField(session.csrf)}
     const client = await ownApp(String(req.params.clientId), s.user._id);
     if (!client) return appsPage(res, s, html`<p class="error" role="alert">No such app.</p>`, 404);
     if (await deleteClient(deps.store, client._id)) await deps.events.user('app.deleted', s.user._id, appEventData(client), sessionActor(s.user._id));
+    await revokeClientGrants(deps, client._id);
     res.redirect(303, '/account/apps');
   });
 

@@ -8,13 +8,14 @@ import { ValidationError } from '../../domain/errors.js';
 import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret, type ClientDoc } from '../../store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
+import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';
 import { sendStepUpChallenge, stepUpShortfall, type StepUpRequirement } from '../oauth/step-up.js';
 import type { EventPipeline } from '../../events/pipeline.js';
 import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../events/sources.js';
 
 const BASE = '/api/oauth/me/apps';
 
-export interface AppsApiDeps extends BearerDeps {
+export interface AppsApiDeps extends BearerDeps, GrantRevocationDeps {
   /** app.created / app.updated / app.deleted go to the owner's webhooks. */
   events: EventPipeline;
   /** How recent the two-factor sign-in behind a token must be for a change to an app's credentials (REAUTH_MAX_AGE_SECONDS). */
@@ -108,6 +109,7 @@ export function appsApiRoutes(deps: AppsApiDeps): Router {
     const client = await ownApp(req, res);
     if (!client) return;
     if (await deleteClient(deps.store, client._id)) await deps.events.user('app.deleted', req.access!.userId, appEventData(client), tokenActor(req));
+    await revokeClientGrants(deps, client._id);
     res.status(204).set('Cache-Control', 'no-store').end();
   });
   router.all(one, methodNotAllowed(['GET', 'PATCH', 'DELETE']));

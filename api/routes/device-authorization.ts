@@ -7,7 +7,7 @@ import express, { Router } from 'express';
 import type { Client } from '@temporalio/client';
 import { ENDPOINTS } from '../../domain/discovery.js';
 import { isValidS256Challenge } from '../../domain/pkce.js';
-import { parseResources } from '../../domain/resources.js';
+import { parseAllowedResources } from '../../domain/resources.js';
 import { isKnownScope, isSingleTeamScope, parseBoundTeamScope, parseScopeParam, SCOPES } from '../../domain/scopes.js';
 import { formatUserCode } from '../../domain/user-code.js';
 import type { Logger } from '../../runtime/log.js';
@@ -80,7 +80,7 @@ export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
     const checked = checkParams(body, client.allowedScopes);
     if (!checked.ok) return sendOAuthError(res, 400, checked.error, checked.description);
     // RFC 8707 resource indicators (repeatable): kept with the code, added to the tokens' aud.
-    const resources = parseResources(body.resource);
+    const resources = parseAllowedResources(body.resource, client.allowedResources ?? []);
     if (!resources.ok) return sendOAuthError(res, 400, resources.error, resources.description);
 
     const deviceCode = newSecret();

@@ -1,13 +1,17 @@
 // RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0):
-// GET or POST /api/oauth/end_session. A valid id_token_hint for the signed-in
-// user signs out at once; otherwise the user confirms (a link alone cannot
-// sign anyone out). Then: redirect to a registered post_logout_redirect_uri
-// (exact match) with `state`, or Keyflow's signed-out page.
+// GET or POST /api/oauth/end_session. The id_token_hint must be an ID token
+// Keyflow issued to an existing client (the `client_id`, if sent, agreeing).
+// A GET always asks the signed-in user to confirm: a link alone never signs
+// anyone out, hint or not (ID tokens are handed to RPs, and from there may
+// leak). A POST with a valid hint for the signed-in user signs out at once; a
+// POST without the session cookie (cross-site) is sent on as a GET. Then: redirect to a registered post_logout_redirect_uri (exact match) with
+// `state`, or Keyflow's signed-out page.
 import express, { Router, type Request, type Response } from 'express';
 import { verifyOwnJwt } from '../../keys/verifier.js';
 import type { Keyring } from '../../keys/keyring.js';
 import type { ClientLookup } from '../../store/clients.js';
 import { buildRedirect } from '../../domain/authorization-request.js';
+import { isIdToken } from '../../domain/claims.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf } from '../http/session.js';
@@ -38,23 +42,33 @@ export function endSessionRoutes(deps: EndSessionDeps): Router {
     let hintSub: string | undefined;
 
     if (hint) {
-      // Signature and issuer must be right; an expired ID token is accepted (its purpose is over).
+      // Signature, issuer and the ID token's shape must be right; an expired ID token is accepted (its purpose is over).
       const jwt = await verifyOwnJwt(deps.keyring, hint);
-      if (!jwt || jwt.claims.iss !== deps.issuer || jwt.header.typ === 'at+jwt') {
+      if (!jwt || !isIdToken(jwt.header, jwt.claims, deps.issuer)) {
         return sendErrorPage(res, 400, 'Sign-out failed', 'The id_token_hint is not an ID token issued by Keyflow.');
       }
-      const aud = Array.isArray(jwt.claims.aud) ? jwt.claims.aud[0] : jwt.claims.aud;
+      const aud = jwt.claims.aud as string;
       if (clientId && aud !== clientId) return sendErrorPage(res, 400, 'Sign-out failed', 'client_id does not match the id_token_hint.');
-      clientId = typeof aud === 'string' ? aud : undefined;
-      hintSub = typeof jwt.claims.sub === 'string' ? jwt.claims.sub : undefined;
+      if (!(await deps.findClient(aud))) return sendErrorPage(res, 400, 'Sign-out failed', 'The id_token_hint was not issued to an application of this site.');
+      clientId = aud;
+      hintSub = jwt.claims.sub as string;
     }
     const client = clientId ? await deps.findClient(clientId) : null;
     const redirect = postLogout && client?.postLogoutRedirectUris.includes(postLogout) ? buildRedirect(postLogout, { state }) : null;
 
+    // A POST from an RP's page is cross-site, so the SameSite=Lax session cookie does not
+    // come with it: a signed-in browser would look signed out and be told so. The same
+    // request as a top-level GET carries the cookie (and asks the user to confirm).
+    if (req.method === 'POST' && !req.kfSession) {
+      const asGet = Object.entries({ id_token_hint: hint, client_id: str(params.client_id), post_logout_redirect_uri: postLogout, state }).filter((e): e is [string, string] => e[1] !== undefined);
+      return res.redirect(303, `/api/oauth/end_session?${new URLSearchParams(asGet)}`);
+    }
+
     const session = req.kfSession;
     if (session?.userId) {
       const confirmed = req.method === 'POST' && params.confirm === 'yes' && hasValidCsrf(req, session);
-      if (!confirmed && hintSub !== session.userId) {
+      const hinted = req.method === 'POST' && hintSub === session.userId;
+      if (!confirmed && !hinted) {
         return sendPage(res, {
           title: 'Sign out?',
           body: html`<h1>Sign out of Keyflow?</h1>

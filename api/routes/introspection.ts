@@ -1,18 +1,17 @@
 // Token introspection (RFC 7662) and revocation (RFC 7009). A client learns
 // about, and revokes, only tokens issued to itself.
 import express, { Router, type Request, type Response } from 'express';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { verifyOwnJwt } from '../../keys/verifier.js';
 import { hashSecret } from '../../security/secrets.js';
-import { revokeAccessToken, revokeGrant } from '../../store/grants.js';
+import { isGrantUsable, revokeAccessToken } from '../../store/grants.js';
 import { findRefreshToken, type RefreshTokenDoc } from '../../store/refresh-tokens.js';
-import { revokeUpdate } from '../../workflows/refresh-family.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { authenticateAccessToken, type BearerDeps } from '../oauth/bearer.js';
+import { verifyAccessToken, type BearerDeps } from '../oauth/bearer.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
 import type { ClientAssertionVerifier } from '../oauth/client-assertion.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
-import { familyWorkflowId } from '../oauth/grant-issuance.js';
+import { revokeFamilyThenGrant } from '../oauth/grant-revocation.js';
 import type { ClientLookup } from '../../store/clients.js';
 import type { Logger } from '../../runtime/log.js';
 
@@ -26,22 +25,11 @@ export interface IntrospectionDeps extends BearerDeps {
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
-/** Refresh token projection, if it is usable now. */
+/** Refresh token projection, if it is usable now (its grant too, and its client and user still exist). */
 async function activeRefreshToken(deps: IntrospectionDeps, token: string): Promise<RefreshTokenDoc | null> {
   const doc = await findRefreshToken(deps.store, hashSecret(token));
   if (!doc || doc.status !== 'current' || doc.expiresAt <= new Date()) return null;
-  const grant = await deps.store.grants.findOne({ _id: doc.grantId }, { projection: { revokedAt: 1 } });
-  return grant && !grant.revokedAt ? doc : null;
-}
-
-/** Ends a refresh family through its workflow (serial with rotations), or directly if it has ended. */
-export async function revokeFamily(deps: IntrospectionDeps, grantId: string, reason: string): Promise<void> {
-  try {
-    await deps.temporal.workflow.getHandle(familyWorkflowId(grantId)).executeUpdate(revokeUpdate, { args: [{ reason }] });
-  } catch (err) {
-    if (!(err instanceof WorkflowNotFoundError) && !/already completed|not found/i.test((err as Error).message)) throw err;
-  }
-  await revokeGrant(deps.store, grantId, reason);
+  return (await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId })) ? doc : null;
 }
 
 function tokenParams(req: Request, res: Response): { token: string; hint: string | undefined } | null {
@@ -66,7 +54,8 @@ export function introspectionRoutes(deps: IntrospectionDeps): Router {
     const clientId = auth.client._id;
 
     const asAccess = async () => {
-      const access = await authenticateAccessToken(deps, params.token);
+      // Any audience: the client asks about its own token, wherever it is meant to be used.
+      const access = await verifyAccessToken(deps, params.token);
       if (!access || access.clientId !== clientId) return null;
       const c = access.claims;
       // A DPoP-bound token (RFC 9449 §6.2): token_type DPoP and its cnf.
@@ -121,7 +110,7 @@ export function introspectionRoutes(deps: IntrospectionDeps): Router {
       if (!doc) return false;
       if (doc.clientId !== clientId || doc.status === 'revoked' || doc.status === 'expired') return true;
       // RFC 7009 §2.1: revoking a refresh token revokes its grant; a superseded one shows reuse.
-      await revokeFamily(deps, doc.grantId, doc.status === 'superseded' ? 'superseded refresh token presented for revocation' : 'refresh token revoked');
+      await revokeFamilyThenGrant(deps, doc.grantId, doc.status === 'superseded' ? 'superseded refresh token presented for revocation' : 'refresh token revoked');
       deps.log.info('grant revoked', { client: clientId, grant: doc.grantId });
       return true;
     };

@@ -12,10 +12,11 @@ import { hashSecret, newSecret, verifySecret } from '../../security/secrets.js';
 import { createClient, deleteClient, findClient, replaceClient, type ClientDoc } from '../../store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
+import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';
 import type { EventPipeline, EventActor } from '../../events/pipeline.js';
 import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../events/sources.js';
 
-export interface RegistrationDeps extends BearerDeps {
+export interface RegistrationDeps extends BearerDeps, GrantRevocationDeps {
   /** Grant types the token endpoint serves: the only ones a client may register. */
   grantTypes: readonly string[];
   /** app.* events of clients that have an owner user go to the owner's webhooks. */
@@ -119,6 +120,7 @@ export function registrationRoutes(deps: RegistrationDeps): Router {
     if (!client) return;
     const deleted = await deleteClient(deps.store, client._id);
     if (deleted && client.ownerUserId) await deps.events.user('app.deleted', client.ownerUserId, appEventData(client), registrationActor(client));
+    await revokeClientGrants(deps, client._id);
     res.status(204).set('Cache-Control', 'no-store').end();
   });
   router.all(managed, methodNotAllowed(['GET', 'PUT', 'DELETE']));

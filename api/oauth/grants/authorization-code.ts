@@ -3,10 +3,10 @@ import type { Request, Response } from 'express';
 import { isValidCodeVerifier, verifyPkce } from '../../../domain/pkce.js';
 import { narrowResources, parseResources } from '../../../domain/resources.js';
 import { consumeAuthorizationCode } from '../../../store/authorization-codes.js';
-import { revokeGrant } from '../../../store/grants.js';
 import { findUserById } from '../../../store/users.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { GrantRevokedError, issueGrantTokens } from '../grant-issuance.js';
+import { revokeGrantAndFamily } from '../grant-revocation.js';
 import type { GrantContext } from './context.js';
 
 const INVALID_CODE = 'code expired or invalid';
@@ -29,8 +29,9 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
 
   const consumed = await consumeAuthorizationCode(deps.store, code);
   if (consumed.status === 'reused') {
-    // A code used twice may have been stolen: what the first use issued is revoked (RFC 6749 §4.1.2).
-    await revokeGrant(deps.store, consumed.code.grantId, 'authorization code reused');
+    // A code used twice may have been stolen: what the first use issued is revoked (RFC 6749 §4.1.2),
+    // its refresh family included.
+    await revokeGrantAndFamily(deps, consumed.code.grantId, 'authorization code reused');
     deps.log.warn('authorization code reused; grant revoked', { client: consumed.code.clientId, grant: consumed.code.grantId });
     return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
   }
@@ -47,7 +48,7 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
   }
 
   // RFC 8707 §2.2: the token request may narrow the granted resources, never add one.
-  const target = narrowResources(c.resources ?? [], body.resource);
+  const target = narrowResources(c.resources ?? [], body.resource, client.allowedResources ?? []);
   if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
 
   const user = await findUserById(deps.store, c.userId);

@@ -18,6 +18,8 @@ export interface TokenDeps {
   temporal: Client;
   taskQueue: string;
   refreshTokenTtlMs: number;
+  /** Rotations after which a RefreshFamily run continues as new (REFRESH_FAMILY_ROTATIONS_PER_RUN). */
+  refreshFamilyRotationsPerRun: number;
   /** private_key_jwt (createApp's verifier, which caches jwks_uri keys). */
   clientAssertions?: ClientAssertionVerifier;
 }

@@ -49,7 +49,7 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
   }
 
   // RFC 8707 §2.2: the token request may narrow the resources, never add one (checked before redeeming).
-  const target = narrowResources(doc.resources ?? [], body.resource);
+  const target = narrowResources(doc.resources ?? [], body.resource, client.allowedResources ?? []);
   if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
 
   // With offline_access the redeem update also starts the refresh family: one Temporal call.

@@ -1,14 +1,15 @@
 // grant_type=refresh_token (RFC 6749 §6) with rotation in the grant's
 // RefreshFamily workflow: one update, which is where reuse is detected.
 import type { Request, Response } from 'express';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { parseScopeParam } from '../../../domain/scopes.js';
 import { narrowResources } from '../../../domain/resources.js';
 import { hashSecret, newSecret } from '../../../security/secrets.js';
+import { isGrantUsable } from '../../../store/grants.js';
 import { findRefreshToken, recordRotation } from '../../../store/refresh-tokens.js';
 import { rotateUpdate, type RotateResult } from '../../../workflows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { familyWorkflowId } from '../grant-issuance.js';
+import { endRefreshFamily, isWorkflowGone, revokeFamilyThenGrant } from '../grant-revocation.js';
 import { issueAccessToken } from '../tokens.js';
 import type { GrantContext } from './context.js';
 
@@ -31,6 +32,14 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
     if (dpopJkt !== doc.jkt) return sendOAuthError(res, 400, 'invalid_grant', 'the DPoP proof is not signed by the key the refresh token is bound to');
   }
 
+  // The grant decides too: one revoked in MongoDB (a replayed code, a deleted client or
+  // user), or whose client or user is gone, refuses its refresh tokens even if its
+  // family missed the revocation, which is then told again.
+  if (!(await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId }))) {
+    await endRefreshFamily(deps.temporal, doc.grantId, 'grant revoked');
+    return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  }
+
   // The requested scope may narrow the access token, never widen it (RFC 6749 §6).
   let scope = doc.scope;
   if (body.scope !== undefined) {
@@ -40,8 +49,8 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
     scope = requested;
   }
 
-  // RFC 8707: `resource` may narrow the access token's audience to granted resources.
-  const target = narrowResources(doc.resources ?? [], (req.body as Record<string, unknown>).resource);
+  // RFC 8707: `resource` may narrow the access token's audience to granted resources (that the client still lists).
+  const target = narrowResources(doc.resources ?? [], (req.body as Record<string, unknown>).resource, client.allowedResources ?? []);
   if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
 
   const next = newSecret();
@@ -53,19 +62,21 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
       .executeUpdate(rotateUpdate, { args: [{ presentedHash, newHash: nextHash }] });
   } catch (err) {
     // The family has ended (expired or revoked) or never existed.
-    if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error).message)) {
-      return sendOAuthError(res, 400, 'invalid_grant', INVALID);
-    }
+    if (isWorkflowGone(err)) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
     throw err;
   }
-  if (result.status === 'reused') {
+  // A family remembers the newest superseded hashes across its runs; one superseded
+  // longer ago is unknown to it, but the projection still says so: reuse all the same.
+  const reusedLongAgo = result.status === 'invalid' && result.reason === 'unknown' && doc.status === 'superseded';
+  if (reusedLongAgo) await revokeFamilyThenGrant(deps, doc.grantId, 'refresh token reused');
+  if (result.status === 'reused' || reusedLongAgo) {
     deps.log.warn('refresh token reused; grant revoked', { client: client._id, grant: doc.grantId });
     return sendOAuthError(res, 400, 'invalid_grant', 'refresh token was already used; the grant is revoked');
   }
   if (result.status !== 'rotated') return sendOAuthError(res, 400, 'invalid_grant', INVALID);
 
   // No ID token on refresh (OIDC Core §12.2 makes it optional): the access token
-  // needs only what the projection carries, so no user or grant read is needed.
+  // needs only what the projection carries.
   const [accessToken] = await Promise.all([
     issueAccessToken({ issuer: deps.issuer, signer: deps.signer }, { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth, jkt: dpopJkt, resources: target.resources }),
     recordRotation(deps.store, doc, nextHash),

@@ -2,20 +2,24 @@
 // spec's rules: an authenticated confidential client exchanges a valid Keyflow
 // access token (subject_token) that was issued to it, or that carries the
 // cross-app scope `app:<its client_id>:*`, for a new access token:
-// - scope: a subset of the subject token's (default: all of it); offline_access
-//   is always dropped, because the result is never refreshable (no refresh token);
-// - audience: the issuer (Keyflow's own API, which introspection and revocation
-//   rely on) plus the `resource` (absolute URIs, RFC 8707) and `audience` values
-//   (as given); neither given: the issuer alone;
+// - scope: a subset of the subject token's that the requesting client may hold
+//   (its allowedScopes): by default the subject token's scopes the client may
+//   hold (the others are dropped); asked for explicitly, a scope it may not hold
+//   is invalid_scope. offline_access is always dropped, because the result is
+//   never refreshable (no refresh token);
+// - audience: the `resource` (absolute URIs, RFC 8707) and `audience` values,
+//   each one the requesting client lists in its allowedResources, after the
+//   issuer when the new scope has a scope of Keyflow's own API (like any access
+//   token); introspection and revocation work whatever the audience;
 // - same `sub`, same grant (revoking the grant revokes the exchanged token),
 //   same authentication context; `client_id` is the requesting client. No `act`
 //   claim: the requesting client is already the token's client_id.
 // - DPoP: a subject token bound to a key is exchanged only with a proof of that
 //   key; a proof binds the new token (RFC 9449).
 import type { Request, Response } from 'express';
-import { MAX_RESOURCES, parseResources } from '../../../domain/resources.js';
+import { MAX_RESOURCES, parseAllowedResources } from '../../../domain/resources.js';
 import { crossAppClientId, parseScopeParam } from '../../../domain/scopes.js';
-import { authenticateAccessToken } from '../bearer.js';
+import { verifyAccessToken } from '../bearer.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { issueAccessToken } from '../tokens.js';
 import type { GrantContext } from './context.js';
@@ -27,8 +31,12 @@ const MAX_AUDIENCE_LENGTH = 2048;
 
 type AudienceCheck = { ok: true; audiences: string[] } | { ok: false; description: string };
 
-/** RFC 8693 §2.1 `audience`: logical names, taken as given (non-empty, bounded, printable). */
-function parseAudiences(raw: unknown): AudienceCheck {
+/**
+ * RFC 8693 §2.1 `audience`: names of the targets (non-empty, bounded, no
+ * whitespace), each one the client lists in `allowed` (its allowedResources),
+ * like a `resource`: a client cannot mint tokens for audiences of its choice.
+ */
+function parseAudiences(raw: unknown, allowed: readonly string[]): AudienceCheck {
   if (raw === undefined) return { ok: true, audiences: [] };
   const values = Array.isArray(raw) ? raw : [raw];
   if (values.length > MAX_RESOURCES) return { ok: false, description: `at most ${MAX_RESOURCES} audience values are accepted` };
@@ -37,6 +45,7 @@ function parseAudiences(raw: unknown): AudienceCheck {
     if (typeof v !== 'string' || v.length === 0 || v.length > MAX_AUDIENCE_LENGTH || /\s/.test(v)) {
       return { ok: false, description: `audience values must be 1 to ${MAX_AUDIENCE_LENGTH} characters without whitespace` };
     }
+    if (!allowed.includes(v)) return { ok: false, description: `this application may not ask for the audience ${v}` };
     if (!audiences.includes(v)) audiences.push(v);
   }
   return { ok: true, audiences };
@@ -53,12 +62,14 @@ export async function tokenExchangeGrant(req: Request, res: Response, { client, 
   if (body.requested_token_type !== undefined && body.requested_token_type !== ACCESS_TOKEN_TYPE) {
     return sendOAuthError(res, 400, 'invalid_request', `requested_token_type must be ${ACCESS_TOKEN_TYPE}`);
   }
-  const resources = parseResources(body.resource);
+  const allowedResources = client.allowedResources ?? [];
+  const resources = parseAllowedResources(body.resource, allowedResources);
   if (!resources.ok) return sendOAuthError(res, 400, resources.error, resources.description);
-  const audiences = parseAudiences(body.audience);
+  const audiences = parseAudiences(body.audience, allowedResources);
   if (!audiences.ok) return sendOAuthError(res, 400, 'invalid_target', audiences.description);
 
-  const subject = await authenticateAccessToken({ issuer: deps.issuer, keyring: deps.keyring, store: deps.store }, subjectToken);
+  // Any audience: a token meant for another resource may still be exchanged by the client it names.
+  const subject = await verifyAccessToken({ issuer: deps.issuer, keyring: deps.keyring, store: deps.store }, subjectToken);
   // Only Keyflow's own JWT access tokens (not personal access tokens, which have no issuer claim or grant).
   if (!subject || subject.claims.iss !== deps.issuer || typeof subject.claims.jti !== 'string') {
     return sendOAuthError(res, 400, 'invalid_grant', 'subject_token is invalid, expired or revoked');
@@ -68,11 +79,16 @@ export async function tokenExchangeGrant(req: Request, res: Response, { client, 
   const boundJkt = (subject.claims.cnf as { jkt?: unknown } | undefined)?.jkt;
   if (typeof boundJkt === 'string' && dpopJkt !== boundJkt) return sendOAuthError(res, 400, 'invalid_grant', 'subject_token is DPoP-bound: a DPoP proof of its key is required');
 
-  let scope = subject.scope;
+  // The new token is the requesting client's: it holds only scopes that client may hold,
+  // whatever the subject token (another client's) carries.
+  const mayHold = (s: string) => client.allowedScopes.includes(s);
+  let scope = subject.scope.filter(mayHold);
   if (body.scope !== undefined) {
     const requested = parseScopeParam(typeof body.scope === 'string' ? body.scope : '');
     const extra = requested.find((s) => !subject.scope.includes(s));
     if (requested.length === 0 || extra) return sendOAuthError(res, 400, 'invalid_scope', extra ? `the scope ${extra} is not in the subject_token` : 'scope must not be empty');
+    const refused = requested.find((s) => s !== 'offline_access' && !mayHold(s));
+    if (refused) return sendOAuthError(res, 400, 'invalid_scope', `this application may not hold the scope ${refused}`);
     scope = requested;
   }
   scope = scope.filter((s) => s !== 'offline_access');

@@ -1,0 +1,102 @@
+// Revoking grants: the grant document (which every access token of the grant
+// is checked against) and the grant's RefreshFamily workflow (which decides
+// every rotation). Both must go: a family left running would keep rotating
+// refresh tokens of a grant the projection says is revoked. One grant (a
+// replayed code, a revoked refresh token), or every grant of a deleted client
+// or user.
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Store } from '../../store/db.js';
+import { deleteConsents } from '../../store/consents.js';
+import { liveGrantIds, revokeGrant } from '../../store/grants.js';
+import { familyWorkflowId, revokeSignal, revokeUpdate } from '../../workflows/refresh-family.js';
+
+export interface GrantRevocationDeps {
+  store: Store;
+  temporal: Client;
+}
+
+/** The workflow has ended (expired, revoked) or never existed: nothing left to end. */
+export function isWorkflowGone(err: unknown): boolean {
+  return err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error).message);
+}
+
+/**
+ * Tells a grant's family to end. A signal is durable once Temporal accepts it
+ * and does not wait for the worker, so a revocation never hangs on it; the
+ * refresh grant checks the grant document as well, so the family's own
+ * bookkeeping may lag without a refresh token working meanwhile.
+ */
+export async function endRefreshFamily(temporal: Client, grantId: string, reason: string): Promise<void> {
+  try {
+    await temporal.workflow.getHandle(familyWorkflowId(grantId)).signal(revokeSignal, { reason });
+  } catch (err) {
+    if (!isWorkflowGone(err)) throw err;
+  }
+}
+
+/** Revokes a grant: its document first (its access tokens stop at once), then its refresh family. */
+export async function revokeGrantAndFamily(deps: GrantRevocationDeps, grantId: string, reason: string): Promise<void> {
+  await revokeGrant(deps.store, grantId, reason);
+  await endRefreshFamily(deps.temporal, grantId, reason);
+}
+
+/** Grants handled at once when a client or user goes (each a MongoDB update, then a Temporal signal). */
+const PARALLEL_REVOCATIONS = 8;
+
+async function inChunks(ids: string[], each: (id: string) => Promise<unknown>): Promise<PromiseSettledResult<unknown>[]> {
+  const results: PromiseSettledResult<unknown>[] = [];
+  for (let i = 0; i < ids.length; i += PARALLEL_REVOCATIONS) results.push(...(await Promise.allSettled(ids.slice(i, i + PARALLEL_REVOCATIONS).map(each))));
+  return results;
+}
+
+/** What a bulk revocation did: grants revoked, and families Temporal could not be told about (their refresh tokens are refused all the same). */
+export interface BulkRevocation {
+  grants: number;
+  familiesUnreached: number;
+}
+
+/**
+ * Revokes every live grant of a client or a user: all grant documents first
+ * (their tokens stop at once), then each family is told. A family Temporal
+ * cannot reach now is counted, not fatal: the refresh grant refuses a revoked
+ * grant's tokens and tells its family then.
+ */
+async function revokeGrantsOf(deps: GrantRevocationDeps, owner: { clientId: string } | { userId: string }, reason: string): Promise<BulkRevocation> {
+  const ids = await liveGrantIds(deps.store, owner);
+  const stored = await inChunks(ids, (id) => revokeGrant(deps.store, id, reason));
+  const failed = stored.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const told = await inChunks(ids, (id) => endRefreshFamily(deps.temporal, id, reason));
+  return { grants: ids.length, familiesUnreached: told.filter((r) => r.status === 'rejected').length };
+}
+
+/**
+ * A client was deleted: every grant it held is revoked with its refresh family,
+ * and the consents given to it are forgotten. Its tokens are refused from
+ * then on (the bearer, introspection and refresh checks also refuse the tokens
+ * of a client that no longer exists).
+ */
+export async function revokeClientGrants(deps: GrantRevocationDeps, clientId: string): Promise<BulkRevocation> {
+  const revoked = await revokeGrantsOf(deps, { clientId }, 'client deleted');
+  await deleteConsents(deps.store, { clientId });
+  return revoked;
+}
+
+/** A user was deleted (deleteUserAccount): every grant of the user is revoked with its refresh family. */
+export function revokeUserGrants(deps: GrantRevocationDeps, userId: string): Promise<BulkRevocation> {
+  return revokeGrantsOf(deps, { userId }, 'user deleted');
+}
+
+/**
+ * Revokes a grant through its family's `revoke` update, which is serial with
+ * rotations (RFC 7009 revocation of a refresh token), then its document; a
+ * family that has ended is revoked in MongoDB alone.
+ */
+export async function revokeFamilyThenGrant(deps: GrantRevocationDeps, grantId: string, reason: string): Promise<void> {
+  try {
+    await deps.temporal.workflow.getHandle(familyWorkflowId(grantId)).executeUpdate(revokeUpdate, { args: [{ reason }] });
+  } catch (err) {
+    if (!isWorkflowGone(err)) throw err;
+  }
+  await revokeGrant(deps.store, grantId, reason);
+}
