@@ -183,9 +183,10 @@ async function config(store: Store, cfg: Config, sub: string | undefined, argv: 
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    const { previous } = await setSiteSetting(store, key, value);
+    // A secret setting is stored sealed with the KEK.
+    const { changed } = await setSiteSetting(store, key, value, loadKek(cfg.kek, cfg.dataDir));
     // Setting a value a setting already has changes nothing: no event, no audit record.
-    if (previous !== value) await emitAdminEvent(cfg, store, 'admin.config.update', configUpdateData(key, value));
+    if (changed) await emitAdminEvent(cfg, store, 'admin.config.update', configUpdateData(key, value));
     return print(redactSiteSettings({ ...(await getSiteSettings(store)) }));
   }
   throw new UsageError(`unknown command: config ${sub ?? ''}`.trim());

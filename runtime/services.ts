@@ -6,6 +6,7 @@ import { Keyring } from '../keys/keyring.js';
 import { createMlDsa65 } from '../keys/mldsa.js';
 import { Signer } from '../keys/signer.js';
 import { ensureIndexes, openStore, waitForStore, type Store } from '../store/db.js';
+import { sealClearSecretSettings } from '../store/settings.js';
 import type { Logger } from './log.js';
 
 export interface CoreServices {
@@ -28,6 +29,8 @@ export async function startCoreServices(config: Config, log: Logger): Promise<Co
   });
   await ensureIndexes(store);
   const kek = loadKek(config.kek, config.dataDir);
+  const sealed = await sealClearSecretSettings(store, kek);
+  if (sealed.length) log.info('sealed site settings stored in clear by an earlier version', { settings: sealed.join(',') });
   const mldsa = createMlDsa65(config.mldsa);
   const keyring = new Keyring(store, kek, mldsa);
   await keyring.ensureInitialKeys();

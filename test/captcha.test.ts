@@ -16,10 +16,11 @@ import type { RunningApi } from '../api/server.js';
 import { checkPow, solvePow } from '../domain/captcha.js';
 import type { SiteSettings } from '../domain/site-settings.js';
 import { createClient } from '../store/clients.js';
-import { setSiteSetting } from '../store/settings.js';
+import { openStore } from '../store/db.js';
+import { getSiteSettings, SECRET_IS_SET, setSiteSetting, siteSecret } from '../store/settings.js';
 import { findStepUpChallenge } from '../store/step-up.js';
 import { createUser } from '../store/users.js';
-import { startTestApi, uniqueEmail, type Json } from './support/harness.js';
+import { startTestApi, testConfig, uniqueEmail, type Json } from './support/harness.js';
 import { enrollFactors } from './support/factors.js';
 import { HttpUser } from './support/http-user.js';
 
@@ -59,7 +60,7 @@ afterAll(async () => {
 
 async function settings(values: Partial<SiteSettings>) {
   const all: Partial<SiteSettings> = { require_captcha_for_2fa: false, captcha_provider: 'none', captcha_site_key: '', captcha_secret_key: '', captcha_verify_url: '', pow_difficulty: 8, ...values };
-  for (const [k, v] of Object.entries(all)) await setSiteSetting(api.deps.store, k as keyof SiteSettings, v as never);
+  for (const [k, v] of Object.entries(all)) await setSiteSetting(api.deps.store, k as keyof SiteSettings, v as never, api.deps.kek);
 }
 
 async function newRp() {
@@ -207,5 +208,29 @@ describe('proof of work', () => {
     for (let i = 0; i < 9; i++) statuses.push((await answer(agent, page, { pow_challenge: 'x', pow_nonce: '1' })).res.status);
     expect(statuses.slice(0, 8)).toEqual(Array(8).fill(400));
     expect(statuses[8]).toBe(429);
+  });
+});
+
+describe('the captcha secret key at rest', () => {
+  it('is stored sealed with the KEK, and one stored in clear by an earlier version is sealed at start', async () => {
+    await settings({ captcha_provider: 'hcaptcha', captcha_secret_key: 'shh-secret', captcha_verify_url: fakeUrl });
+    const raw = JSON.stringify(await api.deps.store.settings.findOne({ _id: 'site' }));
+    expect(raw).toContain('captcha_secret_key');
+    expect(raw).not.toContain('shh-secret');
+    expect((await getSiteSettings(api.deps.store)).captcha_secret_key).toBe(SECRET_IS_SET);
+    expect(await siteSecret(api.deps.store, api.deps.kek, 'captcha_secret_key')).toBe('shh-secret');
+
+    // A database written before sealing: the value in clear, sealed when an api starts on it.
+    const database = `captcha_legacy_${Date.now()}`;
+    const legacy = openStore(testConfig({ MONGODB_DATABASE: database }));
+    try {
+      await legacy.settings.insertOne({ _id: 'site', values: { captcha_secret_key: 'legacy-clear-secret' }, updatedAt: new Date() });
+      const started = await startTestApi({ MONGODB_DATABASE: database });
+      await started.stop();
+      expect(JSON.stringify(await legacy.settings.findOne({ _id: 'site' }))).not.toContain('legacy-clear-secret');
+      expect(await siteSecret(legacy, api.deps.kek, 'captcha_secret_key')).toBe('legacy-clear-secret');
+    } finally {
+      await legacy.close();
+    }
   });
 });

@@ -137,7 +137,7 @@ describe('step-up code attempts', () => {
     try {
       // The site gate stays off: only this challenge asks for the captcha.
       await setSiteSetting(api.deps.store, 'captcha_provider', 'hcaptcha');
-      await setSiteSetting(api.deps.store, 'captcha_secret_key', 'provider-secret');
+      await setSiteSetting(api.deps.store, 'captcha_secret_key', 'provider-secret', api.deps.kek);
       await setSiteSetting(api.deps.store, 'captcha_verify_url', `http://127.0.0.1:${(provider.address() as AddressInfo).port}/siteverify`);
       const rp = await confidentialClient('Captcha limits RP');
       const created = await createChallenge(rp.authorization, { require_captcha: true });

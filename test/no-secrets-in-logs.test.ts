@@ -88,7 +88,7 @@ it(
   async () => {
     const secrets: string[] = [PASSWORD, captchaToken, TOTP_SECRET];
     await setSiteSetting(store, 'captcha_provider', 'hcaptcha');
-    await setSiteSetting(store, 'captcha_secret_key', 'provider-secret-key-9c1e');
+    await setSiteSetting(store, 'captcha_secret_key', 'provider-secret-key-9c1e', loadKek(Buffer.from(process.env.KEYFLOW_KEK!, 'base64'), ''));
     await setSiteSetting(store, 'captcha_verify_url', `http://127.0.0.1:${(fake.address() as AddressInfo).port}/siteverify`);
     await setSiteSetting(store, 'sudo_mode_ttl_minutes', 5);
     secrets.push('provider-secret-key-9c1e');

@@ -44,7 +44,7 @@ const rps: RpCallback[] = [];
 /** Sets the captcha settings: everything off unless given. */
 async function settings(values: Partial<SiteSettings> = {}) {
   const all: Partial<SiteSettings> = { require_captcha_for_2fa: false, captcha_provider: 'none', captcha_site_key: '', captcha_secret_key: '', captcha_verify_url: '', pow_difficulty: 8, sudo_mode_ttl_minutes: 0, ...values };
-  for (const [k, v] of Object.entries(all)) await setSiteSetting(api.deps.store, k as keyof SiteSettings, v as never);
+  for (const [k, v] of Object.entries(all)) await setSiteSetting(api.deps.store, k as keyof SiteSettings, v as never, api.deps.kek);
 }
 
 beforeAll(async () => {

@@ -14,8 +14,10 @@
 import { randomBytes } from 'node:crypto';
 import { captchaRequired, CAPTCHA_VERIFY_URLS, checkPow, isThirdPartyProvider } from '../../domain/captcha.js';
 import type { SiteSettings } from '../../domain/site-settings.js';
+import type { Kek } from '../../keys/kek.js';
 import { outboundRequest, type OutboundPolicy } from '../../outbound/http-client.js';
 import type { Store } from '../../store/db.js';
+import { siteSecret } from '../../store/settings.js';
 import { claimOnce } from '../../store/single-use.js';
 import { html, type SafeHtml } from '../html/html.js';
 
@@ -94,7 +96,7 @@ export function captchaAnswerFrom(body: unknown, remoteIp?: string): CaptchaAnsw
  * proof of work was issued for. Never throws for a provider failure: an
  * unreachable provider is a failed captcha.
  */
-export async function verifyCaptcha(deps: { store: Store; outbound: OutboundPolicy }, settings: SiteSettings, purpose: string, answer: CaptchaAnswer): Promise<CaptchaResult> {
+export async function verifyCaptcha(deps: { store: Store; kek: Kek; outbound: OutboundPolicy }, settings: SiteSettings, purpose: string, answer: CaptchaAnswer): Promise<CaptchaResult> {
   const provider = settings.captcha_provider;
   if (provider === 'none') return { ok: true };
   if (provider === 'pow') {
@@ -109,7 +111,7 @@ export async function verifyCaptcha(deps: { store: Store; outbound: OutboundPoli
   if (!isThirdPartyProvider(provider)) return { ok: false, error: 'The captcha is not configured.' };
   if (!answer.captchaToken) return { ok: false, error: 'Answer the captcha first.' };
   const url = settings.captcha_verify_url || CAPTCHA_VERIFY_URLS[provider];
-  const form = new URLSearchParams({ secret: settings.captcha_secret_key, response: answer.captchaToken });
+  const form = new URLSearchParams({ secret: await siteSecret(deps.store, deps.kek, 'captcha_secret_key'), response: answer.captchaToken });
   if (answer.remoteIp) form.set('remoteip', answer.remoteIp);
   try {
     const res = await outboundRequest(deps.outbound, 'captcha', url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() });
