@@ -152,6 +152,9 @@ describe('dynamic client registration', () => {
       [{ client_name: 'x', redirect_uris: ['https://rp.example/cb#frag'] }, 'invalid_redirect_uri'],
       [{ client_name: 'x', redirect_uris: ['not a uri'] }, 'invalid_redirect_uri'],
       [{ client_name: 'x', redirect_uris: [42] }, 'invalid_redirect_uri'],
+      // Redirect URIs are pre-registered: none given is refused, nothing is learned later.
+      [{ client_name: 'x' }, 'invalid_redirect_uri'],
+      [{ client_name: 'x', redirect_uris: [] }, 'invalid_redirect_uri'],
       [{ client_name: 'x', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_jwt' }, 'invalid_client_metadata'],
       [{ client_name: 'x', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'private_key_jwt', jwks, jwks_uri: 'https://rp.example/jwks' }, 'invalid_client_metadata'],
       [{ client_name: 'x', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'private_key_jwt' }, 'invalid_client_metadata'],
@@ -233,6 +236,8 @@ describe('client registration management', () => {
     expect(((await secretChange.json()) as Json).error).toBe('invalid_client_metadata');
     const badUri = await manage(uri, doc.registration_access_token, 'PUT', { client_id: doc.client_id, client_name: 'x', redirect_uris: ['http://x.example/'] });
     expect(((await badUri.json()) as Json).error).toBe('invalid_redirect_uri');
+    const emptied = await manage(uri, doc.registration_access_token, 'PUT', { client_id: doc.client_id, client_name: 'x', redirect_uris: [] });
+    expect([emptied.status, ((await emptied.json()) as Json).error]).toEqual([400, 'invalid_redirect_uri']);
 
     const del = await manage(uri, doc.registration_access_token, 'DELETE');
     expect(del.status).toBe(204);
