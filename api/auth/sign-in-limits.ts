@@ -7,7 +7,7 @@
 //
 // - per account (`login:<email>`) or, for second factors, per user
 //   (`second-factor:<user id>`): SIGNIN_LIMIT_PER_ACCOUNT per 15 minutes;
-// - per client address (`sign-in-ip:<req.ip>`): SIGNIN_LIMIT_PER_IP per 15
+// - per client address (`sign-in-ip:<address>`, IPv6 by its /64): SIGNIN_LIMIT_PER_IP per 15
 //   minutes, with backoff (each window that ran out halves the next);
 // - site-wide (`sign-in-global`): SIGNIN_LIMIT_GLOBAL password failures per
 //   15 minutes.
@@ -34,6 +34,7 @@ import type { Store } from '../../store/db.js';
 import { hasReached, takeAttempt, takeAttempts, type Attempt, type LimitRule } from '../../store/rate-limits.js';
 import { getSiteSettings } from '../../store/settings.js';
 import { claimOnce } from '../../store/single-use.js';
+import { clientAddress } from '../http/request-limits.js';
 import { captchaAnswerFrom, hasCaptchaAnswer, issuePowChallenge, SIGN_IN_CAPTCHA, verifyCaptcha } from './captcha.js';
 
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
@@ -83,7 +84,7 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
   const keys = {
     account: (email: string) => `login:${email}`,
     user: (userId: string) => `second-factor:${userId}`,
-    address: (req: Request) => `sign-in-ip:${req.ip ?? ''}`,
+    address: (req: Request) => `sign-in-ip:${clientAddress(req)}`,
     global: 'sign-in-global',
   };
   const logKey = Buffer.from(hkdfSync('sha256', deps.kek.key, Buffer.alloc(0), 'keyflow sign-in log', 32));
@@ -178,7 +179,7 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
       const settings = await getSiteSettings(store);
       if (settings.captcha_provider !== 'pow') return { status: 404, body: { error: 'not_found', error_description: 'the sign-in form has no proof of work' } };
       // Every challenge is a stored document: limited per address like other anonymous writes.
-      const limit = await takeAttempt(store, `sign-in-pow:${req.ip ?? ''}`, { max: limits.requestsPerIp, windowMs: 60_000 });
+      const limit = await takeAttempt(store, `sign-in-pow:${clientAddress(req)}`, { max: limits.requestsPerIp, windowMs: 60_000 });
       if (!limit.allowed) return { status: 429, body: { error: 'slow_down', error_description: 'too many requests from this address' } };
       return { status: 200, body: { pow_challenge: await issuePowChallenge(store, SIGN_IN_CAPTCHA), pow_difficulty: settings.pow_difficulty } };
     },

@@ -26,6 +26,7 @@ import {
   type SessionState,
 } from '../../store/sessions.js';
 import { readCookie, setCookie, type CookieDeps } from './cookies.js';
+import { clientAddress } from './request-limits.js';
 import { reauthUrl, signedInRecently } from './recent-sign-in.js';
 
 declare module 'express-serve-static-core' {
@@ -102,7 +103,7 @@ export async function sessionForState(req: Request, res: Response, deps: Session
     if (Object.keys(state).length) await updateSession(deps.store, existing._id, state);
     return Object.assign(existing, state);
   }
-  const limit = await takeAttempt(deps.store, `session-create:${req.ip}`, { max: perIpPerMinute, windowMs: 60_000 });
+  const limit = await takeAttempt(deps.store, `session-create:${clientAddress(req)}`, { max: perIpPerMinute, windowMs: 60_000 });
   if (!limit.allowed) return null;
   const { token, session } = await createSession(deps.store, null, state);
   setCookie(res, deps, SESSION_COOKIE, token, ANONYMOUS_SESSION_TTL_MS);
