@@ -5,6 +5,7 @@
 import { createClient } from '../store/clients.js';
 import { createUser } from '../store/users.js';
 import { HttpUser } from '../test/support/http-user.js';
+import { withPkce, withVerifier } from '../test/support/pkce.js';
 import { benchSetup, percentile } from './common.js';
 
 const REDIRECT = 'https://bench-rp.example/cb';
@@ -29,10 +30,10 @@ export async function refreshBench(argv: string[]): Promise<void> {
         const email = `bench-refresh-${i}-${Date.now()}@example.com`;
         await createUser(store, { email, password: PASSWORD });
         const agent = new HttpUser(base);
-        let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid offline_access' })}`);
+        let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid offline_access' }))}`);
         step = await agent.signIn(step, email, PASSWORD);
         step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
-        const r = await post({ grant_type: 'authorization_code', code: step.external!.searchParams.get('code')!, redirect_uri: REDIRECT });
+        const r = await post(withVerifier({ grant_type: 'authorization_code', code: step.external!.searchParams.get('code')!, redirect_uri: REDIRECT }));
         if (!r.body.refresh_token) throw new Error(`no refresh token: ${r.status}`);
         return r.body.refresh_token;
       }),

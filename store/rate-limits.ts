@@ -96,39 +96,55 @@ export async function takeAttempt(store: Store, key: string, rule: LimitRule, no
   const expiresAt = new Date(win.end + (rule.backoff ? BACKOFF_WINDOWS * rule.windowMs : 0));
   const max = await capacity(store, hashed, win.index, rule);
   const local = `${store.db.databaseName}|${prefix}`;
+  const take = async (slot: number, contiguous: boolean, consultedHint: boolean): Promise<AttemptResult> => {
+    remember(localNext, local, slot + 1);
+    // The last slot, reached past every lower one: the window is used up (backoff also for an attacker who stops exactly at the limit).
+    if (rule.backoff && contiguous && slot === max - 1) await insertOnce(store, { _id: `${prefix}|out`, expiresAt });
+    // Another process (or this one after a restart) starts from the hint instead of 0.
+    if (consultedHint || slot % 8 === 7) await setHint(store, prefix, slot + 1, expiresAt);
+    return { allowed: true, attempt: { release: () => release(store, prefix, local, slot, expiresAt) } };
+  };
+
   let slot = localNext.get(local) ?? 0;
   let consultedHint = false;
+  let jumped = false;
   while (slot < max) {
-    if (await insertOnce(store, { _id: `${prefix}|${slot}`, expiresAt })) {
-      remember(localNext, local, slot + 1);
-      if (rule.backoff && slot === max - 1) await insertOnce(store, { _id: `${prefix}|out`, expiresAt });
-      // Another process (or this one after a restart) starts from the hint instead of 0.
-      if (consultedHint || slot % 8 === 7) {
-        // Best effort: two first upserts of the hint may collide on FerretDB v1.
-        await collection(store)
-          .updateOne({ _id: `${prefix}|next` }, { $set: { next: slot + 1, expiresAt } }, { upsert: true })
-          .catch((err: unknown) => {
-            if (!isDuplicateKeyError(err)) throw err;
-          });
-      }
-      return { allowed: true, attempt: { release: () => release(store, prefix, local, slot) } };
-    }
+    if (await insertOnce(store, { _id: `${prefix}|${slot}`, expiresAt })) return take(slot, !jumped, consultedHint);
     slot++;
     if (!consultedHint) {
       consultedHint = true;
       const hint = await collection(store).findOne({ _id: `${prefix}|next` });
-      if (hint?.next && hint.next > slot) slot = hint.next;
+      if (hint?.next && hint.next > slot) {
+        slot = hint.next;
+        jumped = true;
+      }
     }
+  }
+  // The hint is a shortcut, not the truth: slots released below it (by another process) are
+  // free again. Before refusing, look at every slot once; a held one costs a failed insert.
+  if (jumped) {
+    for (let s = 0; s < max; s++) if (await insertOnce(store, { _id: `${prefix}|${s}`, expiresAt })) return take(s, false, true);
   }
   if (rule.backoff) await insertOnce(store, { _id: `${prefix}|out`, expiresAt });
   return { allowed: false, retryAfter: Math.max(1, Math.ceil((win.end - now) / 1000)) };
 }
 
-async function release(store: Store, prefix: string, local: string, slot: number): Promise<void> {
+/** The shared hint: the first slot that may be free. Best effort (two first upserts may collide on FerretDB v1). */
+async function setHint(store: Store, prefix: string, next: number, expiresAt: Date): Promise<void> {
+  await collection(store)
+    .updateOne({ _id: `${prefix}|next` }, { $set: { next, expiresAt } }, { upsert: true })
+    .catch((err: unknown) => {
+      if (!isDuplicateKeyError(err)) throw err;
+    });
+}
+
+async function release(store: Store, prefix: string, local: string, slot: number, expiresAt: Date): Promise<void> {
   await collection(store).deleteOne({ _id: `${prefix}|${slot}` });
-  // This process may reuse the freed slot; others skip it (they may count one too many, never too few).
+  // The freed slot is the first to try again, here and (through the hint) in other processes.
   const next = localNext.get(local);
   if (next !== undefined && slot < next) remember(localNext, local, slot);
+  const hint = await collection(store).findOne({ _id: `${prefix}|next` });
+  if (hint?.next !== undefined && slot < hint.next) await setHint(store, prefix, slot, expiresAt);
 }
 
 /**

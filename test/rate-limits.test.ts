@@ -43,6 +43,19 @@ describe('takeAttempt', () => {
     expect((await takeAttempt(store, k, rule, at(1000))).allowed).toBe(false);
   });
 
+  it('never refuses while fewer than the capacity are held: parallel bursts whose attempts are all given back', async () => {
+    const k = key('bursts');
+    const rule: LimitRule = { max: 30, windowMs: HOUR, backoff: true };
+    for (let burst = 0; burst < 6; burst++) {
+      const results = await Promise.all(Array.from({ length: 16 }, () => takeAttempt(store, k, rule, at(6000))));
+      expect([burst, results.filter((r) => r.allowed).length]).toEqual([burst, 16]);
+      await Promise.all(results.map((r) => (r.allowed ? r.attempt.release() : undefined)));
+    }
+    // The window never ran out, so the next one has its full capacity (no backoff).
+    const next = await Promise.all(Array.from({ length: 40 }, () => takeAttempt(store, k, rule, at(6001))));
+    expect(next.filter((r) => r.allowed)).toHaveLength(30);
+  });
+
   it('starts every window afresh without backoff', async () => {
     const k = key('windows');
     const rule: LimitRule = { max: 4, windowMs: HOUR };
