@@ -1,11 +1,11 @@
 // Back-channel logout delivery (OIDC Back-Channel Logout 1.0 §2.4-2.5): a
 // logout token (RS256, typ logout+jwt) POSTed as a form to the client's
 // backchannel_logout_uri through the outbound client; the outcome is recorded.
-import type { Signer } from '../keys/signer.js';
-import { outboundRequest, OutboundError, type OutboundPolicy } from '../outbound/http-client.js';
-import { newId } from '../security/secrets.js';
-import { findClient } from '../store/clients.js';
-import type { Store } from '../store/db.js';
+import type { Signer } from '../lib/keys/signer.js';
+import { outboundRequest, OutboundError, type OutboundPolicy } from '../lib/outbound/http-client.js';
+import { newId } from '../lib/security/secrets.js';
+import { findClient } from '../lib/store/clients.js';
+import type { Store } from '../lib/store/db.js';
 
 export interface LogoutDelivery {
   clientId: string;

@@ -1,7 +1,7 @@
 // Activities of the DeviceAuthorization workflow: the MongoDB projection that
 // the token endpoint's polls and the /device page read without asking Temporal.
-import type { Store } from '../store/db.js';
-import { recordDeviceState } from '../store/device-codes.js';
+import type { Store } from '../lib/store/db.js';
+import { recordDeviceState } from '../lib/store/device-codes.js';
 import type { DeviceApproval, DeviceState } from '../workflows/device-authorization.js';
 
 export function createDeviceAuthorizationActivities(store: Store) {

@@ -1,6 +1,6 @@
 // Activities of the housekeeping workflow.
-import type { ExpiringCollection } from '../domain/expiring.js';
-import type { Store } from '../store/db.js';
+import type { ExpiringCollection } from '../lib/domain/expiring.js';
+import type { Store } from '../lib/store/db.js';
 
 export function createHousekeepingActivities(store: Store) {
   return {

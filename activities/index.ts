@@ -1,7 +1,7 @@
 // The activities the worker registers: all I/O of Keyflow's workflows.
-import type { Signer } from '../keys/signer.js';
-import type { OutboundPolicy } from '../outbound/http-client.js';
-import type { Store } from '../store/db.js';
+import type { Signer } from '../lib/keys/signer.js';
+import type { OutboundPolicy } from '../lib/outbound/http-client.js';
+import type { Store } from '../lib/store/db.js';
 import { createBackchannelLogoutActivities } from './backchannel-logout.js';
 import { createDeviceAuthorizationActivities } from './device-authorization.js';
 import { createStepUpChallengeActivities } from './step-up-challenge.js';
@@ -9,7 +9,7 @@ import { createHousekeepingActivities } from './housekeeping.js';
 import { createRefreshFamilyActivities } from './refresh-family.js';
 import { createSudoWindowActivities } from './sudo-window.js';
 import { createWebhookDeliveryActivities } from './webhook-delivery.js';
-import type { Kek } from '../keys/kek.js';
+import type { Kek } from '../lib/security/kek.js';
 
 export interface ActivityDeps {
   store: Store;

@@ -1,9 +1,9 @@
 // Activities of the RefreshFamily workflow: the MongoDB projection that the
 // api reads (refresh token documents, the grant's revocation), in the database
 // the api named.
-import { storeIn, type Store } from '../store/db.js';
-import { revokeGrant } from '../store/grants.js';
-import { refreshTokens } from '../store/refresh-tokens.js';
+import { storeIn, type Store } from '../lib/store/db.js';
+import { revokeGrant } from '../lib/store/grants.js';
+import { refreshTokens } from '../lib/store/refresh-tokens.js';
 
 export function createRefreshFamilyActivities(store: Store) {
   return {

@@ -1,7 +1,7 @@
 // Activities of the SudoWindow workflow: the end of a window in its MongoDB
 // projection (collection `sudo_windows`), in the database the api named.
-import type { Store } from '../store/db.js';
-import { recordSudoWindowEnded } from '../store/sudo-windows.js';
+import type { Store } from '../lib/store/db.js';
+import { recordSudoWindowEnded } from '../lib/store/sudo-windows.js';
 
 export function createSudoWindowActivities(store: Store) {
   return {

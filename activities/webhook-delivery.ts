@@ -2,11 +2,11 @@
 // the outbound client: timeout, size cap, no redirects, internal addresses
 // refused unless allow-listed for webhooks) and the record in the delivery
 // history.
-import { TEST_EVENT, webhookBody, webhookSignature } from '../domain/webhook-events.js';
-import type { Kek } from '../keys/kek.js';
-import { outboundRequest, OutboundError, type OutboundPolicy, type OutboundResponse } from '../outbound/http-client.js';
-import { storeIn, type Store } from '../store/db.js';
-import { findWebhook, recordDelivery, RESPONSE_BODY_LIMIT, webhookSecret, type DeliveryErrorKind } from '../store/webhooks.js';
+import { TEST_EVENT, webhookBody, webhookSignature } from '../lib/domain/webhook-events.js';
+import type { Kek } from '../lib/security/kek.js';
+import { outboundRequest, OutboundError, type OutboundPolicy, type OutboundResponse } from '../lib/outbound/http-client.js';
+import { storeIn, type Store } from '../lib/store/db.js';
+import { findWebhook, recordDelivery, RESPONSE_BODY_LIMIT, webhookSecret, type DeliveryErrorKind } from '../lib/store/webhooks.js';
 import type { WebhookDeliveryInput } from '../workflows/webhook-delivery.js';
 
 export interface DeliveryOutcome {

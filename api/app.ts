@@ -1,19 +1,19 @@
 // The Express application: composition of Keyflow's HTTP surface.
 import express from 'express';
-import type { Config } from '../config/env.js';
-import type { Kek } from '../keys/kek.js';
-import type { Keyring } from '../keys/keyring.js';
-import type { Signer } from '../keys/signer.js';
-import type { Logger } from '../runtime/log.js';
-import type { Store } from '../store/db.js';
-import type { TemporalHandle } from '../temporal/connection.js';
-import type { EventPipeline } from '../events/pipeline.js';
+import type { Config } from '../lib/config/env.js';
+import type { Kek } from '../lib/security/kek.js';
+import type { Keyring } from '../lib/keys/keyring.js';
+import type { Signer } from '../lib/keys/signer.js';
+import type { Logger } from '../lib/runtime/log.js';
+import type { Store } from '../lib/store/db.js';
+import type { TemporalHandle } from '../lib/temporal/connection.js';
+import type { EventPipeline } from '../lib/events/pipeline.js';
 import { defaultBody, errorHandler, notFound } from './http/errors.js';
 import { securityHeaders, strictTransportSecurity } from './http/security-headers.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthRoutes } from './routes/health.js';
 import { webfingerRoutes } from './routes/webfinger.js';
-import { cachedClientLookup } from '../store/clients.js';
+import { cachedClientLookup } from '../lib/store/clients.js';
 import { sessionMiddleware } from './http/session.js';
 import { accountRoutes } from './pages/account.js';
 import { consentRoutes } from './pages/consent.js';

@@ -1,8 +1,8 @@
 // The api process.
-import '../runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
-import { loadConfigOrExit } from '../config/env.js';
-import { createLogger } from '../runtime/log.js';
-import { onShutdown, runMain } from '../runtime/shutdown.js';
+import '../lib/runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
+import { loadConfigOrExit } from '../lib/config/env.js';
+import { createLogger } from '../lib/runtime/log.js';
+import { onShutdown, runMain } from '../lib/runtime/shutdown.js';
 import { startApi } from './server.js';
 
 const config = loadConfigOrExit('api');

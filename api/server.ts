@@ -2,11 +2,11 @@
 // api/main.ts and by tests that run an api in-process.
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import type { Config } from '../config/env.js';
-import type { Logger } from '../runtime/log.js';
-import { startCoreServices } from '../runtime/services.js';
-import { lazyTemporalClient } from '../temporal/connection.js';
-import { createEventPipeline } from '../events/pipeline.js';
+import type { Config } from '../lib/config/env.js';
+import type { Logger } from '../lib/runtime/log.js';
+import { startCoreServices } from '../lib/runtime/services.js';
+import { lazyTemporalClient } from '../lib/temporal/connection.js';
+import { createEventPipeline } from '../lib/events/pipeline.js';
 import { createApp, type ApiDeps } from './app.js';
 
 /** How long a stopping api waits for event dispatches still in flight. */

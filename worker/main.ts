@@ -1,14 +1,14 @@
 // The worker process: runs Keyflow's workflows and activities.
-import '../runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
+import '../lib/runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
-import { loadConfigOrExit } from '../config/env.js';
-import { createLogger } from '../runtime/log.js';
-import { startCoreServices } from '../runtime/services.js';
-import { onShutdown, runMain } from '../runtime/shutdown.js';
-import { ensureSearchAttributes, lazyTemporalClient, temporalConnectionOptions } from '../temporal/connection.js';
-import { ensureHousekeepingSchedule } from '../temporal/housekeeping-schedule.js';
+import { loadConfigOrExit } from '../lib/config/env.js';
+import { createLogger } from '../lib/runtime/log.js';
+import { startCoreServices } from '../lib/runtime/services.js';
+import { onShutdown, runMain } from '../lib/runtime/shutdown.js';
+import { ensureSearchAttributes, lazyTemporalClient, temporalConnectionOptions } from '../lib/temporal/connection.js';
+import { ensureHousekeepingSchedule } from '../lib/temporal/housekeeping-schedule.js';
 
 const config = loadConfigOrExit('worker');
 const log = createLogger(config.logLevel);

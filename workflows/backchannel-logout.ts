@@ -5,7 +5,7 @@
 // the history: the activity signs and sends them.
 import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { BackchannelLogoutActivities, LogoutDelivery } from '../activities/backchannel-logout.js';
-import { SearchAttributes } from '../temporal/search-attributes.js';
+import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
 export interface BackchannelLogoutInput {
   /** The issuer that signed the session's ID tokens (the api's ISSUER). */

@@ -14,7 +14,7 @@
 // a user mismatch, a history from before this change, a failed start).
 import { allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate, ParentClosePolicy, patched, proxyActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DeviceAuthorizationActivities } from '../activities/device-authorization.js';
-import { flowSearchAttributes, SearchAttributes } from '../temporal/search-attributes.js';
+import { flowSearchAttributes, SearchAttributes } from '../lib/temporal/search-attributes.js';
 import { familyWorkflowId, type refreshFamily, type RefreshFamilyInput } from './refresh-family.js';
 
 export type DeviceState = 'pending' | 'approved' | 'denied' | 'expired' | 'redeemed';

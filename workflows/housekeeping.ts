@@ -3,8 +3,8 @@
 // expiring collections in bounded batches so that no single activity runs long.
 import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { HousekeepingActivities } from '../activities/housekeeping.js';
-import { EXPIRING_COLLECTIONS } from '../domain/expiring.js';
-import { SearchAttributes } from '../temporal/search-attributes.js';
+import { EXPIRING_COLLECTIONS } from '../lib/domain/expiring.js';
+import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
 export interface HousekeepingInput {
   batchSize: number;

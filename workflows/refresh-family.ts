@@ -29,7 +29,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { RefreshFamilyActivities } from '../activities/refresh-family.js';
-import { SearchAttributes } from '../temporal/search-attributes.js';
+import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
 export interface RefreshFamilyInput {
   grantId: string;

@@ -13,7 +13,7 @@
 // backup code.
 import { allHandlersFinished, condition, defineQuery, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { StepUpChallengeActivities } from '../activities/step-up-challenge.js';
-import { SearchAttributes } from '../temporal/search-attributes.js';
+import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
 export type StepUpState = 'created' | 'issued' | 'denied' | 'failed' | 'error' | 'expired' | 'redeemed' | 'code_expired';
 export type StepUpMethod = 'totp' | 'passkey' | 'backup' | 'sudo';

@@ -8,7 +8,7 @@
 // No secret enters the input: ids, the sid and times only.
 import { allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { SudoWindowActivities } from '../activities/sudo-window.js';
-import { SearchAttributes } from '../temporal/search-attributes.js';
+import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
 export interface SudoWindowInput {
   /** The workflow id (also the projection's `_id`). */

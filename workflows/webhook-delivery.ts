@@ -7,8 +7,8 @@
 // secret; the signing secret is read and used by the activity only.
 import { proxyActivities, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DeliveryOutcome, WebhookDeliveryActivities } from '../activities/webhook-delivery.js';
-import type { WebhookEventName } from '../domain/webhook-events.js';
-import { SearchAttributes } from '../temporal/search-attributes.js';
+import type { WebhookEventName } from '../lib/domain/webhook-events.js';
+import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
 export interface WebhookDeliveryInput {
   /** UUID, sent as X-Keyflow-Delivery. */

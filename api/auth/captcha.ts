@@ -12,16 +12,16 @@
 //   pow_challenge is never accepted twice, nor for another purpose.
 // Tokens, challenges and nonces are never logged.
 import { randomBytes } from 'node:crypto';
-import { captchaRequired, CAPTCHA_VERIFY_URLS, checkPow, isThirdPartyProvider } from '../../domain/captcha.js';
-import type { SiteSettings } from '../../domain/site-settings.js';
-import type { Kek } from '../../keys/kek.js';
-import { outboundRequest, type OutboundPolicy } from '../../outbound/http-client.js';
-import type { Store } from '../../store/db.js';
-import { siteSecret } from '../../store/settings.js';
-import { claimOnce } from '../../store/single-use.js';
+import { captchaRequired, CAPTCHA_VERIFY_URLS, checkPow, isThirdPartyProvider } from '../../lib/domain/captcha.js';
+import type { SiteSettings } from '../../lib/domain/site-settings.js';
+import type { Kek } from '../../lib/security/kek.js';
+import { outboundRequest, type OutboundPolicy } from '../../lib/outbound/http-client.js';
+import type { Store } from '../../lib/store/db.js';
+import { siteSecret } from '../../lib/store/settings.js';
+import { claimOnce } from '../../lib/store/single-use.js';
 import { html, type SafeHtml } from '../html/html.js';
 
-export { captchaRequired } from '../../domain/captcha.js';
+export { captchaRequired } from '../../lib/domain/captcha.js';
 
 /** How long a proof-of-work challenge may be answered. */
 export const POW_CHALLENGE_TTL_MS = 10 * 60_000;

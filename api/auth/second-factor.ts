@@ -1,11 +1,11 @@
 // Checking a user's second factor: TOTP (otplib, with replay protection) and
 // backup codes (single use). Shared by sign-in and, later, step-up challenges.
 import { verify as verifyTotpCode } from 'otplib';
-import { open, type Kek } from '../../keys/kek.js';
-import { hashBackupCode, normalizeBackupCode } from '../../security/backup-codes.js';
-import type { Store } from '../../store/db.js';
-import { claimOnce } from '../../store/single-use.js';
-import type { UserDoc } from '../../store/users.js';
+import { open, type Kek } from '../../lib/security/kek.js';
+import { hashBackupCode, normalizeBackupCode } from '../../lib/security/backup-codes.js';
+import type { Store } from '../../lib/store/db.js';
+import { claimOnce } from '../../lib/store/single-use.js';
+import type { UserDoc } from '../../lib/store/users.js';
 
 export type SecondFactorResult = { ok: true; method: 'totp' | 'backup' } | { ok: false };
 

@@ -25,15 +25,15 @@
 // HMAC-SHA256 of the normalized email, keyed by a key derived from the KEK.
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { Request } from 'express';
-import type { Config } from '../../config/env.js';
-import type { SiteSettings } from '../../domain/site-settings.js';
-import type { Kek } from '../../keys/kek.js';
-import type { OutboundPolicy } from '../../outbound/http-client.js';
-import type { Logger } from '../../runtime/log.js';
-import type { Store } from '../../store/db.js';
-import { hasReached, takeAttempt, takeAttempts, type Attempt, type LimitRule } from '../../store/rate-limits.js';
-import { getSiteSettings } from '../../store/settings.js';
-import { claimOnce } from '../../store/single-use.js';
+import type { Config } from '../../lib/config/env.js';
+import type { SiteSettings } from '../../lib/domain/site-settings.js';
+import type { Kek } from '../../lib/security/kek.js';
+import type { OutboundPolicy } from '../../lib/outbound/http-client.js';
+import type { Logger } from '../../lib/runtime/log.js';
+import type { Store } from '../../lib/store/db.js';
+import { hasReached, takeAttempt, takeAttempts, type Attempt, type LimitRule } from '../../lib/store/rate-limits.js';
+import { getSiteSettings } from '../../lib/store/settings.js';
+import { claimOnce } from '../../lib/store/single-use.js';
 import { clientAddress } from '../http/request-limits.js';
 import { captchaAnswerFrom, hasCaptchaAnswer, issuePowChallenge, SIGN_IN_CAPTCHA, verifyCaptcha } from './captcha.js';
 

@@ -9,9 +9,9 @@
 // - revokeSudoWindow: ends the window (an update: the projection says so when it returns).
 // - revokeSessionSudoWindows: sign-out ends every window of the session.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { newId } from '../../security/secrets.js';
-import type { Store } from '../../store/db.js';
-import { getSiteSettings } from '../../store/settings.js';
+import { newId } from '../../lib/security/secrets.js';
+import type { Store } from '../../lib/store/db.js';
+import { getSiteSettings } from '../../lib/store/settings.js';
 import {
   activeSudoWindowsOfSession,
   findActiveSudoWindow,
@@ -19,8 +19,8 @@ import {
   recordSudoWindowOpened,
   sudoWindowId,
   type SudoWindowKey,
-} from '../../store/sudo-windows.js';
-import { flowSearchAttributes } from '../../temporal/search-attributes.js';
+} from '../../lib/store/sudo-windows.js';
+import { flowSearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { sudoRevokeSignal, sudoRevokeUpdate, type SudoWindowInput } from '../../workflows/sudo-window.js';
 
 export { sudoWindowId, type SudoWindowKey };

@@ -10,10 +10,10 @@ import {
   type AuthenticatorTransport,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import type { Store } from '../../store/db.js';
-import { listPasskeys, type PasskeyDoc } from '../../store/passkeys.js';
-import { takeWebauthnChallenge, updateSession, type SessionDoc } from '../../store/sessions.js';
-import type { UserDoc } from '../../store/users.js';
+import type { Store } from '../../lib/store/db.js';
+import { listPasskeys, type PasskeyDoc } from '../../lib/store/passkeys.js';
+import { takeWebauthnChallenge, updateSession, type SessionDoc } from '../../lib/store/sessions.js';
+import type { UserDoc } from '../../lib/store/users.js';
 
 export interface RelyingParty {
   id: string;

@@ -5,7 +5,7 @@
 // have a victim finish it by signing in. The cookie is not the session: it
 // survives sign-in, which rotates the session.
 import type { Request, Response } from 'express';
-import { hashSecret, newSecret } from '../../security/secrets.js';
+import { hashSecret, newSecret } from '../../lib/security/secrets.js';
 import { cookieName, readCookie, setCookie, type CookieDeps } from './cookies.js';
 
 const BROWSER_COOKIE = 'kf_browser';

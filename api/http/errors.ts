@@ -2,7 +2,7 @@
 // `Cache-Control: no-store` (or, on the browser pages, Keyflow's error page);
 // nothing unexpected ever reaches the client as a stack trace.
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import type { Logger } from '../../runtime/log.js';
+import type { Logger } from '../../lib/runtime/log.js';
 import { sendErrorPage } from '../html/layout.js';
 
 export function sendError(res: Response, status: number, error: string, description: string, headers: Record<string, string> = {}): void {

@@ -6,9 +6,9 @@
 // 429 {error: "slow_down", error_description} with Retry-After.
 import net from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
-import type { Config } from '../../config/env.js';
-import type { Store } from '../../store/db.js';
-import { takeAttempt, type LimitRule } from '../../store/rate-limits.js';
+import type { Config } from '../../lib/config/env.js';
+import type { Store } from '../../lib/store/db.js';
+import { takeAttempt, type LimitRule } from '../../lib/store/rate-limits.js';
 import { sendError } from './errors.js';
 
 export type RequestLimitConfig = Pick<Config['limits'], 'requestsPerIp' | 'requestsPerClient'>;

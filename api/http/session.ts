@@ -9,9 +9,9 @@
 // `kf_csrf` repeated in the form. Another site can neither read that cookie
 // nor send it with a cross-site POST (SameSite=Lax), nor plant it (`__Host-`).
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { constantTimeEqual, newSecret } from '../../security/secrets.js';
-import type { Store } from '../../store/db.js';
-import { takeAttempt } from '../../store/rate-limits.js';
+import { constantTimeEqual, newSecret } from '../../lib/security/secrets.js';
+import type { Store } from '../../lib/store/db.js';
+import { takeAttempt } from '../../lib/store/rate-limits.js';
 import {
   createSession,
   deleteSession,
@@ -24,7 +24,7 @@ import {
   type Acr,
   type SessionDoc,
   type SessionState,
-} from '../../store/sessions.js';
+} from '../../lib/store/sessions.js';
 import { readCookie, setCookie, type CookieDeps } from './cookies.js';
 import { clientAddress } from './request-limits.js';
 import { reauthUrl, signedInRecently } from './recent-sign-in.js';

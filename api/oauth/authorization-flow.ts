@@ -2,18 +2,18 @@
 // factor) when needed, consent when needed, then the code. Used by the
 // authorize endpoint and every page that hands control back to it.
 import type { Request, Response } from 'express';
-import { buildRedirect } from '../../domain/authorization-request.js';
-import { SCOPES } from '../../domain/scopes.js';
-import type { Logger } from '../../runtime/log.js';
-import { newId } from '../../security/secrets.js';
-import { issueAuthorizationCode } from '../../store/authorization-codes.js';
-import { constantTimeEqual } from '../../security/secrets.js';
-import { finishAuthorizationRequest, saveAuthorizationRequest, type AuthorizationRequestDoc, type PendingAuthorization } from '../../store/authorization-requests.js';
-import type { ClientLookup } from '../../store/clients.js';
-import { findConsent } from '../../store/consents.js';
-import type { Store } from '../../store/db.js';
-import { addSessionClient, updateSession } from '../../store/sessions.js';
-import { findUserById, type UserDoc } from '../../store/users.js';
+import { buildRedirect } from '../../lib/domain/authorization-request.js';
+import { SCOPES } from '../../lib/domain/scopes.js';
+import type { Logger } from '../../lib/runtime/log.js';
+import { newId } from '../../lib/security/secrets.js';
+import { issueAuthorizationCode } from '../../lib/store/authorization-codes.js';
+import { constantTimeEqual } from '../../lib/security/secrets.js';
+import { finishAuthorizationRequest, saveAuthorizationRequest, type AuthorizationRequestDoc, type PendingAuthorization } from '../../lib/store/authorization-requests.js';
+import type { ClientLookup } from '../../lib/store/clients.js';
+import { findConsent } from '../../lib/store/consents.js';
+import type { Store } from '../../lib/store/db.js';
+import { addSessionClient, updateSession } from '../../lib/store/sessions.js';
+import { findUserById, type UserDoc } from '../../lib/store/users.js';
 import { sendErrorPage } from '../html/layout.js';
 import { browserBinding, currentBrowserBinding } from '../http/browser-binding.js';
 import type { CookieDeps } from '../http/cookies.js';

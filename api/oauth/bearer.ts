@@ -2,12 +2,12 @@
 // RFC 6750 Bearer, RFC 9068 validation, grant revocation checked, and the
 // RFC 9728 `resource_metadata` in every challenge.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { verifyOwnJwt } from '../../keys/verifier.js';
-import type { Keyring } from '../../keys/keyring.js';
-import type { Store } from '../../store/db.js';
-import { isGrantUsable } from '../../store/grants.js';
-import { PAT_PREFIX, personalAccessTokenContext } from '../../store/personal-access-tokens.js';
-import { WELL_KNOWN } from '../../domain/discovery.js';
+import { verifyOwnJwt } from '../../lib/keys/verifier.js';
+import type { Keyring } from '../../lib/keys/keyring.js';
+import type { Store } from '../../lib/store/db.js';
+import { isGrantUsable } from '../../lib/store/grants.js';
+import { PAT_PREFIX, personalAccessTokenContext } from '../../lib/store/personal-access-tokens.js';
+import { WELL_KNOWN } from '../../lib/domain/discovery.js';
 import { DPOP_ALGS, dpopHeader, dpopRequestUrl, verifyDpopProof } from './dpop.js';
 
 export interface AccessContext {

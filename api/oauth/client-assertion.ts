@@ -4,11 +4,11 @@
 // once on an unknown `kid`). Its `aud` is the issuer, a single string, at every
 // endpoint. Each assertion is single use (its `jti`).
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import { CLIENT_KEY_ALGS } from '../../domain/discovery.js';
-import { outboundRequest, OutboundError, type OutboundPolicy } from '../../outbound/http-client.js';
-import type { ClientDoc } from '../../store/clients.js';
-import type { Store } from '../../store/db.js';
-import { claimOnce } from '../../store/single-use.js';
+import { CLIENT_KEY_ALGS } from '../../lib/domain/discovery.js';
+import { outboundRequest, OutboundError, type OutboundPolicy } from '../../lib/outbound/http-client.js';
+import type { ClientDoc } from '../../lib/store/clients.js';
+import type { Store } from '../../lib/store/db.js';
+import { claimOnce } from '../../lib/store/single-use.js';
 
 export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 export const CLIENT_ASSERTION_ALGS: string[] = [...CLIENT_KEY_ALGS];

@@ -3,8 +3,8 @@
 // `none` for public clients (which must then use PKCE).
 import type { Request, Response } from 'express';
 import { JWT_BEARER_ASSERTION_TYPE, type ClientAssertionVerifier } from './client-assertion.js';
-import { verifySecret } from '../../security/secrets.js';
-import type { ClientDoc, ClientLookup } from '../../store/clients.js';
+import { verifySecret } from '../../lib/security/secrets.js';
+import type { ClientDoc, ClientLookup } from '../../lib/store/clients.js';
 import { sendOAuthError } from './errors.js';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';

@@ -5,14 +5,14 @@
 // as the device flow's redeem update does). Only the refresh token's hash
 // leaves this module.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { AuthContext } from '../../domain/claims.js';
-import { hashSecret, newSecret } from '../../security/secrets.js';
-import type { ClientDoc } from '../../store/clients.js';
-import { isGrantUsable, openGrant } from '../../store/grants.js';
-import { refreshTokens } from '../../store/refresh-tokens.js';
-import type { UserDoc } from '../../store/users.js';
+import type { AuthContext } from '../../lib/domain/claims.js';
+import { hashSecret, newSecret } from '../../lib/security/secrets.js';
+import type { ClientDoc } from '../../lib/store/clients.js';
+import { isGrantUsable, openGrant } from '../../lib/store/grants.js';
+import { refreshTokens } from '../../lib/store/refresh-tokens.js';
+import type { UserDoc } from '../../lib/store/users.js';
 import { familyWorkflowId, type RefreshFamilyInput } from '../../workflows/refresh-family.js';
-import { flowSearchAttributes } from '../../temporal/search-attributes.js';
+import { flowSearchAttributes } from '../../lib/temporal/search-attributes.js';
 import type { TokenDeps } from './grants/context.js';
 import { endRefreshFamily } from './grant-revocation.js';
 import { issueTokens, type TokenResponse } from './tokens.js';

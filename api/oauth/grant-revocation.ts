@@ -5,9 +5,9 @@
 // replayed code, a revoked refresh token), or every grant of a deleted client
 // or user.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { Store } from '../../store/db.js';
-import { deleteConsents } from '../../store/consents.js';
-import { liveGrantIds, revokeGrant } from '../../store/grants.js';
+import type { Store } from '../../lib/store/db.js';
+import { deleteConsents } from '../../lib/store/consents.js';
+import { liveGrantIds, revokeGrant } from '../../lib/store/grants.js';
 import { familyWorkflowId, revokeSignal, revokeUpdate } from '../../workflows/refresh-family.js';
 
 export interface GrantRevocationDeps {

@@ -4,12 +4,12 @@
 // password change).
 import type { Request, Response } from 'express';
 import type { Client } from '@temporalio/client';
-import type { Logger } from '../../runtime/log.js';
-import { flowSearchAttributes } from '../../temporal/search-attributes.js';
+import type { Logger } from '../../lib/runtime/log.js';
+import { flowSearchAttributes } from '../../lib/temporal/search-attributes.js';
 import type { BackchannelLogoutInput } from '../../workflows/backchannel-logout.js';
 import { endSession, type SessionDeps } from '../http/session.js';
 import { revokeSessionSudoWindows } from '../auth/sudo.js';
-import { clientsOfSession, deleteUserSession, listUserSessions, type SessionDoc } from '../../store/sessions.js';
+import { clientsOfSession, deleteUserSession, listUserSessions, type SessionDoc } from '../../lib/store/sessions.js';
 
 export interface SignOutDeps extends SessionDeps {
   issuer: string;

@@ -1,13 +1,13 @@
 // Building and signing the tokens of a token response. Access tokens are
 // RFC 9068 JWTs; both they and ID tokens use the client's algorithm
 // (ML-DSA-65 by default, RS256 on request).
-import { accessTokenClaims, idTokenClaims, optInClaims, optInClaimsNeeded, TOKEN_TTL_SECONDS, type AuthContext, type ClaimsUser } from '../../domain/claims.js';
-import type { Signer } from '../../keys/signer.js';
-import { accessTokenAudience } from '../../domain/resources.js';
-import { newId } from '../../security/secrets.js';
-import { listClientsByOwner, type ClientDoc } from '../../store/clients.js';
-import type { Store } from '../../store/db.js';
-import type { UserDoc } from '../../store/users.js';
+import { accessTokenClaims, idTokenClaims, optInClaims, optInClaimsNeeded, TOKEN_TTL_SECONDS, type AuthContext, type ClaimsUser } from '../../lib/domain/claims.js';
+import type { Signer } from '../../lib/keys/signer.js';
+import { accessTokenAudience } from '../../lib/domain/resources.js';
+import { newId } from '../../lib/security/secrets.js';
+import { listClientsByOwner, type ClientDoc } from '../../lib/store/clients.js';
+import type { Store } from '../../lib/store/db.js';
+import type { UserDoc } from '../../lib/store/users.js';
 
 export interface TokenResponse {
   access_token: string;

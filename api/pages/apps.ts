@@ -4,16 +4,16 @@
 // Editing an app (its redirect URIs, logout URIs) and a new secret need a
 // recent sign-in: a browser left signed in must not be enough to hand an app over.
 import express, { Router, type Request, type Response } from 'express';
-import { sensitiveChanges } from '../../domain/client-metadata.js';
-import { ValidationError } from '../../domain/errors.js';
-import type { RedirectUriEntry } from '../../domain/clients.js';
-import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret, type ClientDoc } from '../../store/clients.js';
+import { sensitiveChanges } from '../../lib/domain/client-metadata.js';
+import { ValidationError } from '../../lib/domain/errors.js';
+import type { RedirectUriEntry } from '../../lib/domain/clients.js';
+import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret, type ClientDoc } from '../../lib/store/clients.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SessionDeps } from '../http/session.js';
 import { reauthUrl, signedInRecently } from '../http/recent-sign-in.js';
-import type { EventPipeline } from '../../events/pipeline.js';
-import { appChanges, appEventData, appUpdatedData, sessionActor } from '../../events/sources.js';
+import type { EventPipeline } from '../../lib/events/pipeline.js';
+import { appChanges, appEventData, appUpdatedData, sessionActor } from '../../lib/events/sources.js';
 import { csrfGuard, signedInUser, type SignedIn } from './tokens.js';
 import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';
 

@@ -1,10 +1,10 @@
 // The consent page: the application, whether Keyflow verified it, each scope
 // in plain words, Allow and Deny.
 import express, { Router } from 'express';
-import { SCOPES, parseBoundTeamScope, crossAppClientId } from '../../domain/scopes.js';
-import { findAuthorizationRequest, markConsented } from '../../store/authorization-requests.js';
-import { findClient } from '../../store/clients.js';
-import { recordConsent } from '../../store/consents.js';
+import { SCOPES, parseBoundTeamScope, crossAppClientId } from '../../lib/domain/scopes.js';
+import { findAuthorizationRequest, markConsented } from '../../lib/store/authorization-requests.js';
+import { findClient } from '../../lib/store/clients.js';
+import { recordConsent } from '../../lib/store/consents.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf } from '../http/session.js';

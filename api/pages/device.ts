@@ -6,14 +6,14 @@
 // while an address keeps running out (backoff).
 import express, { Router, type Request, type Response } from 'express';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { SCOPES } from '../../domain/scopes.js';
-import { formatUserCode, normalizeUserCode } from '../../domain/user-code.js';
-import type { ClientDoc } from '../../store/clients.js';
-import { recordConsent } from '../../store/consents.js';
-import { findPendingByUserCode, type DeviceCodeDoc } from '../../store/device-codes.js';
-import { takeAttempt } from '../../store/rate-limits.js';
-import type { SessionDoc } from '../../store/sessions.js';
-import { findUserById } from '../../store/users.js';
+import { SCOPES } from '../../lib/domain/scopes.js';
+import { formatUserCode, normalizeUserCode } from '../../lib/domain/user-code.js';
+import type { ClientDoc } from '../../lib/store/clients.js';
+import { recordConsent } from '../../lib/store/consents.js';
+import { findPendingByUserCode, type DeviceCodeDoc } from '../../lib/store/device-codes.js';
+import { takeAttempt } from '../../lib/store/rate-limits.js';
+import type { SessionDoc } from '../../lib/store/sessions.js';
+import { findUserById } from '../../lib/store/users.js';
 import { approveSignal, denySignal, deviceWorkflowId, type DeviceApproval } from '../../workflows/device-authorization.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';

@@ -5,14 +5,14 @@
 // captcha: api/auth/sign-in-limits.ts.
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { Config } from '../../config/env.js';
-import type { Kek } from '../../keys/kek.js';
-import { verifyPassword } from '../../security/password.js';
-import type { SessionDoc } from '../../store/sessions.js';
-import { findUserByEmail, findUserById, type UserDoc } from '../../store/users.js';
+import type { Config } from '../../lib/config/env.js';
+import type { Kek } from '../../lib/security/kek.js';
+import { verifyPassword } from '../../lib/security/password.js';
+import type { SessionDoc } from '../../lib/store/sessions.js';
+import { findUserByEmail, findUserById, type UserDoc } from '../../lib/store/users.js';
 import { verifySecondFactorCode } from '../auth/second-factor.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../auth/webauthn.js';
-import type { OutboundPolicy } from '../../outbound/http-client.js';
+import type { OutboundPolicy } from '../../lib/outbound/http-client.js';
 import { captchaFormFields } from '../auth/captcha.js';
 import { signInLimits } from '../auth/sign-in-limits.js';
 import { html, type SafeHtml } from '../html/html.js';

@@ -5,9 +5,9 @@
 // once changed, the user's other sessions end as at sign-out.
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { verifyPassword } from '../../security/password.js';
-import { passwordProblem } from '../../security/password-policy.js';
-import { setPassword } from '../../store/users.js';
+import { verifyPassword } from '../../lib/security/password.js';
+import { passwordProblem } from '../../lib/security/password-policy.js';
+import { setPassword } from '../../lib/store/users.js';
 import { captchaFormFields } from '../auth/captcha.js';
 import { signInLimits, type SignInLimitDeps } from '../auth/sign-in-limits.js';
 import { html, type SafeHtml } from '../html/html.js';

@@ -3,7 +3,7 @@
 // out everywhere". A session ended here gets what a sign-out gets: its sudo
 // windows end and its clients are told by back-channel logout.
 import express, { Router, type Response } from 'express';
-import { deleteUserSession, listUserSessions } from '../../store/sessions.js';
+import { deleteUserSession, listUserSessions } from '../../lib/store/sessions.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import { endUserSessions, sessionEnded, signOut, type SignOutDeps } from '../oauth/sign-out.js';

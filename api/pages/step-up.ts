@@ -9,14 +9,14 @@
 // (issue 6 item 4) and the sudo path (item 5) plug in.
 import express, { Router, type Request, type Response } from 'express';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { Kek } from '../../keys/kek.js';
-import { hashSecret, newSecret } from '../../security/secrets.js';
-import type { ClientDoc } from '../../store/clients.js';
-import { takeAttempt } from '../../store/rate-limits.js';
-import type { SessionDoc } from '../../store/sessions.js';
-import { findStepUpChallenge, recordStepUpState, type StepUpChallengeDoc, type StepUpMethod } from '../../store/step-up.js';
-import { findUserById, type UserDoc } from '../../store/users.js';
-import { getSiteSettings } from '../../store/settings.js';
+import type { Kek } from '../../lib/security/kek.js';
+import { hashSecret, newSecret } from '../../lib/security/secrets.js';
+import type { ClientDoc } from '../../lib/store/clients.js';
+import { takeAttempt } from '../../lib/store/rate-limits.js';
+import type { SessionDoc } from '../../lib/store/sessions.js';
+import { findStepUpChallenge, recordStepUpState, type StepUpChallengeDoc, type StepUpMethod } from '../../lib/store/step-up.js';
+import { findUserById, type UserDoc } from '../../lib/store/users.js';
+import { getSiteSettings } from '../../lib/store/settings.js';
 import { confirmUpdate, denyUpdate, failUpdate, stepUpWorkflowId, type StepUpAnswer, type StepUpTransition } from '../../workflows/step-up-challenge.js';
 import { captchaAnswerFrom, captchaFormFields, captchaRequired, verifyCaptcha, type CaptchaAnswer } from '../auth/captcha.js';
 import { verifySecondFactorCode } from '../auth/second-factor.js';

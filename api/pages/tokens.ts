@@ -3,9 +3,9 @@
 // PAT_MAX_LIFETIME_DAYS; the token is shown once; a recent sign-in needed),
 // list, revoke (deletes it). CSRF on every form.
 import express, { Router, type Request, type Response } from 'express';
-import { zodProblems } from '../../domain/errors.js';
-import { SCOPES } from '../../domain/scopes.js';
-import type { Logger } from '../../runtime/log.js';
+import { zodProblems } from '../../lib/domain/errors.js';
+import { SCOPES } from '../../lib/domain/scopes.js';
+import type { Logger } from '../../lib/runtime/log.js';
 import {
   capPersonalAccessTokenLifetimes,
   createPersonalAccessToken,
@@ -14,9 +14,9 @@ import {
   patMaxDays,
   patScopesFor,
   revokePersonalAccessToken,
-} from '../../store/personal-access-tokens.js';
-import type { SessionDoc } from '../../store/sessions.js';
-import { findUserById, type UserDoc } from '../../store/users.js';
+} from '../../lib/store/personal-access-tokens.js';
+import type { SessionDoc } from '../../lib/store/sessions.js';
+import { findUserById, type UserDoc } from '../../lib/store/users.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf, requireRecentSignIn, type SessionDeps } from '../http/session.js';

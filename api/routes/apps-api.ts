@@ -3,15 +3,15 @@
 // rotates secrets. Only apps whose owner is the token's user exist here
 // (another user's app is 404). A secret is shown once: on create and rotate.
 import express, { Router, type Request, type Response } from 'express';
-import { appJson, appToClient, sensitiveChanges } from '../../domain/client-metadata.js';
-import { ValidationError } from '../../domain/errors.js';
-import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret, type ClientDoc } from '../../store/clients.js';
+import { appJson, appToClient, sensitiveChanges } from '../../lib/domain/client-metadata.js';
+import { ValidationError } from '../../lib/domain/errors.js';
+import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret, type ClientDoc } from '../../lib/store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
 import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';
 import { sendStepUpChallenge, stepUpShortfall, type StepUpRequirement } from '../oauth/step-up.js';
-import type { EventPipeline } from '../../events/pipeline.js';
-import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../events/sources.js';
+import type { EventPipeline } from '../../lib/events/pipeline.js';
+import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../lib/events/sources.js';
 
 const BASE = '/api/oauth/me/apps';
 

@@ -1,7 +1,7 @@
 // Static assets of the browser pages, all served by Keyflow itself (no external assets).
 import path from 'node:path';
 import express, { Router } from 'express';
-import { PROJECT_ROOT } from '../../runtime/paths.js';
+import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 
 export function assetRoutes(): Router {
   const router = Router();

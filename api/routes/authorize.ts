@@ -2,14 +2,14 @@
 // point the sign-in and consent pages return to. A request may also name a
 // pushed authorization request (RFC 9126 §4): client_id + request_uri.
 import { Router, type Request, type Response } from 'express';
-import { isPushedRequestReference, validateAuthorizationRequest } from '../../domain/authorization-request.js';
-import { checkRedirectUri } from '../../domain/redirect-uri.js';
-import { findAuthorizationRequest } from '../../store/authorization-requests.js';
-import type { ClientDoc } from '../../store/clients.js';
-import { usePushedRequest } from '../../store/par-requests.js';
+import { isPushedRequestReference, validateAuthorizationRequest } from '../../lib/domain/authorization-request.js';
+import { checkRedirectUri } from '../../lib/domain/redirect-uri.js';
+import { findAuthorizationRequest } from '../../lib/store/authorization-requests.js';
+import type { ClientDoc } from '../../lib/store/clients.js';
+import { usePushedRequest } from '../../lib/store/par-requests.js';
 import { sendErrorPage } from '../html/layout.js';
 import { proceedWithAuthorization, RESUME_PATH, type FlowDeps } from '../oauth/authorization-flow.js';
-import { buildRedirect } from '../../domain/authorization-request.js';
+import { buildRedirect } from '../../lib/domain/authorization-request.js';
 
 const REQUEST_URI_PROBLEMS = {
   unknown: 'The request_uri is unknown or has expired.',

@@ -5,17 +5,17 @@
 // client (REQUEST_LIMIT_PER_IP, REQUEST_LIMIT_PER_CLIENT per minute).
 import express, { Router } from 'express';
 import type { Client } from '@temporalio/client';
-import { ENDPOINTS } from '../../domain/discovery.js';
-import { isValidS256Challenge } from '../../domain/pkce.js';
-import { parseAllowedResources } from '../../domain/resources.js';
-import { isKnownScope, isSingleTeamScope, parseBoundTeamScope, parseScopeParam, SCOPES } from '../../domain/scopes.js';
-import { formatUserCode } from '../../domain/user-code.js';
-import type { Logger } from '../../runtime/log.js';
-import { hashSecret, newSecret } from '../../security/secrets.js';
-import type { ClientLookup } from '../../store/clients.js';
-import type { Store } from '../../store/db.js';
-import { createDeviceAuthorization, deleteDeviceAuthorization } from '../../store/device-codes.js';
-import { flowSearchAttributes } from '../../temporal/search-attributes.js';
+import { ENDPOINTS } from '../../lib/domain/discovery.js';
+import { isValidS256Challenge } from '../../lib/domain/pkce.js';
+import { parseAllowedResources } from '../../lib/domain/resources.js';
+import { isKnownScope, isSingleTeamScope, parseBoundTeamScope, parseScopeParam, SCOPES } from '../../lib/domain/scopes.js';
+import { formatUserCode } from '../../lib/domain/user-code.js';
+import type { Logger } from '../../lib/runtime/log.js';
+import { hashSecret, newSecret } from '../../lib/security/secrets.js';
+import type { ClientLookup } from '../../lib/store/clients.js';
+import type { Store } from '../../lib/store/db.js';
+import { createDeviceAuthorization, deleteDeviceAuthorization } from '../../lib/store/device-codes.js';
+import { flowSearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { deviceWorkflowId, type deviceAuthorization, type DeviceAuthorizationInput } from '../../workflows/device-authorization.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { admitClient, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';

@@ -1,8 +1,8 @@
 // Discovery documents and the JWKS. Public, cacheable, and readable from
 // browsers (CORS), as RPs written for the browser fetch them directly.
 import { Router, type Response } from 'express';
-import { authorizationServerMetadata, protectedResourceMetadata, WELL_KNOWN, type Capabilities } from '../../domain/discovery.js';
-import type { Keyring } from '../../keys/keyring.js';
+import { authorizationServerMetadata, protectedResourceMetadata, WELL_KNOWN, type Capabilities } from '../../lib/domain/discovery.js';
+import type { Keyring } from '../../lib/keys/keyring.js';
 
 // Metadata changes only with a deployment; keys rotate, and RPs refetch on an unknown kid.
 const METADATA_CACHE = 'public, max-age=3600';

@@ -7,11 +7,11 @@
 // POST without the session cookie (cross-site) is sent on as a GET. Then: redirect to a registered post_logout_redirect_uri (exact match) with
 // `state`, or Keyflow's signed-out page.
 import express, { Router, type Request, type Response } from 'express';
-import { verifyOwnJwt } from '../../keys/verifier.js';
-import type { Keyring } from '../../keys/keyring.js';
-import type { ClientLookup } from '../../store/clients.js';
-import { buildRedirect } from '../../domain/authorization-request.js';
-import { isIdToken } from '../../domain/claims.js';
+import { verifyOwnJwt } from '../../lib/keys/verifier.js';
+import type { Keyring } from '../../lib/keys/keyring.js';
+import type { ClientLookup } from '../../lib/store/clients.js';
+import { buildRedirect } from '../../lib/domain/authorization-request.js';
+import { isIdToken } from '../../lib/domain/claims.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf } from '../http/session.js';

@@ -1,8 +1,8 @@
 // Liveness and readiness. /readyz answers 200 only when MongoDB and Temporal
 // both answer; otherwise 503 naming the one that failed.
 import { Router } from 'express';
-import type { Store } from '../../store/db.js';
-import { checkTemporal, type TemporalHandle } from '../../temporal/connection.js';
+import type { Store } from '../../lib/store/db.js';
+import { checkTemporal, type TemporalHandle } from '../../lib/temporal/connection.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
 

@@ -2,18 +2,18 @@
 // about, and revokes, only tokens issued to itself.
 import express, { Router, type Request, type Response } from 'express';
 import type { Client } from '@temporalio/client';
-import { verifyOwnJwt } from '../../keys/verifier.js';
-import { hashSecret } from '../../security/secrets.js';
-import { isGrantUsable, revokeAccessToken } from '../../store/grants.js';
-import { findRefreshToken, type RefreshTokenDoc } from '../../store/refresh-tokens.js';
+import { verifyOwnJwt } from '../../lib/keys/verifier.js';
+import { hashSecret } from '../../lib/security/secrets.js';
+import { isGrantUsable, revokeAccessToken } from '../../lib/store/grants.js';
+import { findRefreshToken, type RefreshTokenDoc } from '../../lib/store/refresh-tokens.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { verifyAccessToken, type BearerDeps } from '../oauth/bearer.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
 import type { ClientAssertionVerifier } from '../oauth/client-assertion.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
 import { revokeFamilyThenGrant } from '../oauth/grant-revocation.js';
-import type { ClientLookup } from '../../store/clients.js';
-import type { Logger } from '../../runtime/log.js';
+import type { ClientLookup } from '../../lib/store/clients.js';
+import type { Logger } from '../../lib/runtime/log.js';
 
 export interface IntrospectionDeps extends BearerDeps {
   findClient: ClientLookup;

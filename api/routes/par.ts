@@ -4,12 +4,12 @@
 // Parameters are checked exactly like the authorization endpoint's; every
 // error is JSON 400 {error, error_description} (no redirect).
 import express, { Router } from 'express';
-import { validatePushedAuthorizationRequest } from '../../domain/authorization-request.js';
-import { ENDPOINTS } from '../../domain/discovery.js';
-import type { Logger } from '../../runtime/log.js';
-import type { ClientLookup } from '../../store/clients.js';
-import type { Store } from '../../store/db.js';
-import { savePushedRequest } from '../../store/par-requests.js';
+import { validatePushedAuthorizationRequest } from '../../lib/domain/authorization-request.js';
+import { ENDPOINTS } from '../../lib/domain/discovery.js';
+import type { Logger } from '../../lib/runtime/log.js';
+import type { ClientLookup } from '../../lib/store/clients.js';
+import type { Store } from '../../lib/store/db.js';
+import { savePushedRequest } from '../../lib/store/par-requests.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { admitClient, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';

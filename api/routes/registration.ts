@@ -5,16 +5,16 @@
 // registration_client_uri answers GET / PUT / DELETE to the registration access
 // token returned once at registration (stored as a SHA-256 hash).
 import express, { Router, type Request, type Response } from 'express';
-import { clientInformation, registrationToClient } from '../../domain/client-metadata.js';
-import { ENDPOINTS } from '../../domain/discovery.js';
-import { ValidationError } from '../../domain/errors.js';
-import { hashSecret, newSecret, verifySecret } from '../../security/secrets.js';
-import { createClient, deleteClient, findClient, replaceClient, type ClientDoc } from '../../store/clients.js';
+import { clientInformation, registrationToClient } from '../../lib/domain/client-metadata.js';
+import { ENDPOINTS } from '../../lib/domain/discovery.js';
+import { ValidationError } from '../../lib/domain/errors.js';
+import { hashSecret, newSecret, verifySecret } from '../../lib/security/secrets.js';
+import { createClient, deleteClient, findClient, replaceClient, type ClientDoc } from '../../lib/store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
 import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';
-import type { EventPipeline, EventActor } from '../../events/pipeline.js';
-import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../events/sources.js';
+import type { EventPipeline, EventActor } from '../../lib/events/pipeline.js';
+import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../lib/events/sources.js';
 
 export interface RegistrationDeps extends BearerDeps, GrantRevocationDeps {
   /** Grant types the token endpoint serves: the only ones a client may register. */

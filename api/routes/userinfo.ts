@@ -1,14 +1,14 @@
 // UserInfo (OIDC Core §5.3), GET and POST, and the profile API of /api/oauth/me.
 import express, { Router, type Request, type Response } from 'express';
-import { userinfoClaims } from '../../domain/claims.js';
-import { zodProblems } from '../../domain/errors.js';
-import { ProfileUpdate } from '../../domain/users.js';
-import { findUserById, updateProfile } from '../../store/users.js';
+import { userinfoClaims } from '../../lib/domain/claims.js';
+import { zodProblems } from '../../lib/domain/errors.js';
+import { ProfileUpdate } from '../../lib/domain/users.js';
+import { findUserById, updateProfile } from '../../lib/store/users.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
 import { claimsUser } from '../oauth/tokens.js';
-import type { EventPipeline } from '../../events/pipeline.js';
-import { tokenActor } from '../../events/sources.js';
+import type { EventPipeline } from '../../lib/events/pipeline.js';
+import { tokenActor } from '../../lib/events/sources.js';
 
 export interface UserinfoDeps extends BearerDeps {
   /** profile.updated goes to the user's webhooks. */

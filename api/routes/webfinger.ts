@@ -3,8 +3,8 @@
 // client address.
 import { Router } from 'express';
 import { z } from 'zod';
-import { WELL_KNOWN } from '../../domain/discovery.js';
-import { parseAcctResource, webfingerDocument } from '../../domain/webfinger.js';
+import { WELL_KNOWN } from '../../lib/domain/discovery.js';
+import { parseAcctResource, webfingerDocument } from '../../lib/domain/webfinger.js';
 import { sendError } from '../http/errors.js';
 import { limitPerIp, type RequestLimitDeps } from '../http/request-limits.js';
 import { sendPublicJson } from './discovery.js';

@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { spawnManaged } from '../../embedded/process.js';
-import { freePort } from '../../embedded/ports.js';
-import { PROJECT_ROOT, startFerretDb, startTemporalDevServer } from '../../embedded/servers.js';
+import { spawnManaged } from '../../tools/embedded/process.js';
+import { freePort } from '../../tools/embedded/ports.js';
+import { PROJECT_ROOT, startFerretDb, startTemporalDevServer } from '../../tools/embedded/servers.js';
 import { TEST_STATE, type TestState } from './state.js';
 
 export default async function globalSetup(): Promise<void> {

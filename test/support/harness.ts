@@ -2,11 +2,11 @@
 // port, the CLI and other entry points run as real processes.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { parseConfig, type Config } from '../../config/env.js';
-import { freePort } from '../../embedded/ports.js';
-import { PROJECT_ROOT } from '../../embedded/servers.js';
+import { parseConfig, type Config } from '../../lib/config/env.js';
+import { freePort } from '../../tools/embedded/ports.js';
+import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
 import { startApi, type RunningApi } from '../../api/server.js';
-import { createLogger } from '../../runtime/log.js';
+import { createLogger } from '../../lib/runtime/log.js';
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
   const result = parseConfig({ ...process.env, PORT: '3999', ...overrides });
@@ -60,7 +60,7 @@ export function runEntry(entry: string, args: string[], env: Record<string, stri
   });
 }
 
-export const runCli = (args: string[], env: Record<string, string | undefined> = {}) => runEntry('cli/keyflow.js', args, env);
+export const runCli = (args: string[], env: Record<string, string | undefined> = {}) => runEntry('lib/cli/keyflow.js', args, env);
 
 /** A string that looks like a JavaScript stack frame: must never reach a user. */
 export const STACK_FRAME = /\n\s+at .+\(.+:\d+:\d+\)/;

@@ -1,6 +1,6 @@
 // PKCE for tests whose subject is something else: every client requires PKCE
 // by default, so their authorization requests carry this fixed pair (RFC 7636).
-import { s256Challenge } from '../../domain/pkce.js';
+import { s256Challenge } from '../../lib/domain/pkce.js';
 
 export const TEST_VERIFIER = 'test-code-verifier-with-enough-entropy-0123456789';
 export const TEST_CHALLENGE = s256Challenge(TEST_VERIFIER);

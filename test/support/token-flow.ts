@@ -2,12 +2,12 @@
 // and allows, the client redeems the code (PKCE S256) with its secret. For
 // tests about what happens to the tokens afterwards.
 import type { RunningApi } from '../../api/server.js';
-import type { NewClientInput } from '../../domain/clients.js';
-import { s256Challenge } from '../../domain/pkce.js';
-import { newSecret } from '../../security/secrets.js';
-import { createClient } from '../../store/clients.js';
-import { createUser, type UserDoc } from '../../store/users.js';
-import { SearchAttributes } from '../../temporal/search-attributes.js';
+import type { NewClientInput } from '../../lib/domain/clients.js';
+import { s256Challenge } from '../../lib/domain/pkce.js';
+import { newSecret } from '../../lib/security/secrets.js';
+import { createClient } from '../../lib/store/clients.js';
+import { createUser, type UserDoc } from '../../lib/store/users.js';
+import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { familyWorkflowId } from '../../workflows/refresh-family.js';
 import { eventually, uniqueEmail, type Json } from './harness.js';
 import { HttpUser } from './http-user.js';

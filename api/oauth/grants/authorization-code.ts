@@ -1,9 +1,9 @@
 // grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.5).
 import type { Request, Response } from 'express';
-import { isValidCodeVerifier, verifyPkce } from '../../../domain/pkce.js';
-import { narrowResources, parseResources } from '../../../domain/resources.js';
-import { consumeAuthorizationCode } from '../../../store/authorization-codes.js';
-import { findUserById } from '../../../store/users.js';
+import { isValidCodeVerifier, verifyPkce } from '../../../lib/domain/pkce.js';
+import { narrowResources, parseResources } from '../../../lib/domain/resources.js';
+import { consumeAuthorizationCode } from '../../../lib/store/authorization-codes.js';
+import { findUserById } from '../../../lib/store/users.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { GrantRevokedError, issueGrantTokens } from '../grant-issuance.js';
 import { revokeGrantAndFamily } from '../grant-revocation.js';

@@ -1,10 +1,10 @@
 // What every grant handler of the token endpoint receives.
 import type { Client } from '@temporalio/client';
-import type { Keyring } from '../../../keys/keyring.js';
-import type { Signer } from '../../../keys/signer.js';
-import type { Logger } from '../../../runtime/log.js';
-import type { ClientDoc, ClientLookup } from '../../../store/clients.js';
-import type { Store } from '../../../store/db.js';
+import type { Keyring } from '../../../lib/keys/keyring.js';
+import type { Signer } from '../../../lib/keys/signer.js';
+import type { Logger } from '../../../lib/runtime/log.js';
+import type { ClientDoc, ClientLookup } from '../../../lib/store/clients.js';
+import type { Store } from '../../../lib/store/db.js';
 import type { ClientAssertionVerifier } from '../client-assertion.js';
 
 export interface TokenDeps {

@@ -4,11 +4,11 @@
 // `redeem` update, which succeeds once: that is the single-use guarantee.
 import type { Request, Response } from 'express';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { isValidCodeVerifier, verifyPkce } from '../../../domain/pkce.js';
-import { narrowResources } from '../../../domain/resources.js';
-import { hashSecret, newId } from '../../../security/secrets.js';
-import { findDeviceCode, recordPoll } from '../../../store/device-codes.js';
-import { findUserById } from '../../../store/users.js';
+import { isValidCodeVerifier, verifyPkce } from '../../../lib/domain/pkce.js';
+import { narrowResources } from '../../../lib/domain/resources.js';
+import { hashSecret, newId } from '../../../lib/security/secrets.js';
+import { findDeviceCode, recordPoll } from '../../../lib/store/device-codes.js';
+import { findUserById } from '../../../lib/store/users.js';
 import { deviceWorkflowId, redeemUpdate, type RedeemResult } from '../../../workflows/device-authorization.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { issueGrantTokens, prepareRefreshFamily } from '../grant-issuance.js';

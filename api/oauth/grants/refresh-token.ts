@@ -1,11 +1,11 @@
 // grant_type=refresh_token (RFC 6749 §6) with rotation in the grant's
 // RefreshFamily workflow: one update, which is where reuse is detected.
 import type { Request, Response } from 'express';
-import { parseScopeParam } from '../../../domain/scopes.js';
-import { narrowResources } from '../../../domain/resources.js';
-import { hashSecret, newSecret } from '../../../security/secrets.js';
-import { isGrantUsable } from '../../../store/grants.js';
-import { findRefreshToken, recordRotation } from '../../../store/refresh-tokens.js';
+import { parseScopeParam } from '../../../lib/domain/scopes.js';
+import { narrowResources } from '../../../lib/domain/resources.js';
+import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
+import { isGrantUsable } from '../../../lib/store/grants.js';
+import { findRefreshToken, recordRotation } from '../../../lib/store/refresh-tokens.js';
 import { rotateUpdate, type RotateResult } from '../../../workflows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { familyWorkflowId } from '../grant-issuance.js';

@@ -17,8 +17,8 @@
 // - DPoP: a subject token bound to a key is exchanged only with a proof of that
 //   key; a proof binds the new token (RFC 9449).
 import type { Request, Response } from 'express';
-import { MAX_RESOURCES, parseAllowedResources } from '../../../domain/resources.js';
-import { crossAppClientId, parseScopeParam } from '../../../domain/scopes.js';
+import { MAX_RESOURCES, parseAllowedResources } from '../../../lib/domain/resources.js';
+import { crossAppClientId, parseScopeParam } from '../../../lib/domain/scopes.js';
 import { verifyAccessToken } from '../bearer.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { issueAccessToken } from '../tokens.js';

@@ -1,0 +1,328 @@
+// The operator CLI: `npm run cli -- <command>` or the `keyflow` bin.
+import '../runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { parseConfig, type Config } from '../config/env.js';
+import { SearchAttributes } from '../temporal/search-attributes.js';
+import { temporalConnectionOptions } from '../temporal/connection.js';
+import type { NewClientInput, RedirectUriEntry } from '../domain/clients.js';
+import { ConflictError, ValidationError } from '../domain/errors.js';
+import { parseScopeParam } from '../domain/scopes.js';
+import { isSiteSettingKey, parseSiteSetting, redactSiteSettings, SITE_SETTINGS } from '../domain/site-settings.js';
+import { loadKek } from '../security/kek.js';
+import { Keyring, SIGNING_ALGS } from '../keys/keyring.js';
+import { createMlDsa65 } from '../keys/mldsa.js';
+import { ensureIndexes, openStore, type Store } from '../store/db.js';
+import { createClient, listClients, publicClient } from '../store/clients.js';
+import { getSiteSettings, setSiteSetting } from '../store/settings.js';
+import type { SigningAlg } from '../store/signing-keys.js';
+import { createUser, deleteUserAccount, findUserByEmail, findUserById, listUsers, publicUser } from '../store/users.js';
+import { revokeUserGrants } from '../../api/oauth/grant-revocation.js';
+import { UsageError, USAGE } from './usage.js';
+import { webhooksCommand } from './webhooks.js';
+import { ADMIN_EVENTS, isAdminEvent } from '../domain/webhook-events.js';
+import { recentAuditRecords } from '../store/webhooks.js';
+import { configUpdateData, emitAdminEvent } from './events.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+function parse(argv: string[], options: Options, positionals = 0) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: positionals > 0, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message.split('\n')[0]!);
+  }
+  if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument: ${parsed.positionals[positionals]}`);
+  return parsed;
+}
+
+function required<T>(value: T | undefined, flag: string): T {
+  if (value === undefined) throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+const print = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+
+async function users(store: Store, cfg: Config, sub: string | undefined, argv: string[]) {
+  if (sub === 'delete') return deleteUser(store, cfg, argv);
+  if (sub === 'list') {
+    parse(argv, {});
+    return print(await listUsers(store));
+  }
+  if (sub === 'create') {
+    const { values } = parse(argv, {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      name: { type: 'string' },
+      username: { type: 'string' },
+      admin: { type: 'boolean' },
+    });
+    const user = await createUser(store, {
+      email: required(values.email as string | undefined, '--email'),
+      password: required(values.password as string | undefined, '--password'),
+      name: values.name as string | undefined,
+      username: values.username as string | undefined,
+      admin: Boolean(values.admin),
+    });
+    return print(publicUser(user));
+  }
+  throw new UsageError(`unknown command: users ${sub ?? ''}`.trim());
+}
+
+/**
+ * `users delete <id or email>`: the account, its sessions, passkeys, personal
+ * access tokens and consents are deleted; its grants are revoked and their
+ * refresh families ended; `admin.user.delete` goes to the audit log and admin
+ * webhooks. Temporal must answer first, so that a deletion is not left halfway
+ * for want of it.
+ */
+async function deleteUser(store: Store, cfg: Config, argv: string[]) {
+  const { positionals } = parse(argv, {}, 1);
+  const who = required(positionals[0], 'the user (id or email)');
+  const user = who.includes('@') ? await findUserByEmail(store, who) : await findUserById(store, who);
+  if (!user) throw new ValidationError([`no user with ${who.includes('@') ? 'email' : 'id'} ${who}`]);
+  const { connection, client } = await connectTemporal(cfg);
+  try {
+    const removed = await deleteUserAccount(store, user._id);
+    if (!removed) throw new ValidationError([`no user with id ${user._id}`]); // deleted meanwhile
+    const revoked = await revokeUserGrants({ store, temporal: client }, user._id);
+    print({ deleted: user._id, email: user.email, ...removed, grantsRevoked: revoked.grants });
+    await emitAdminEvent(cfg, store, 'admin.user.delete', { user_id: user._id });
+    if (revoked.familiesUnreached > 0) {
+      throw new Error(`${revoked.familiesUnreached} refresh families could not be ended (Temporal did not answer); their refresh tokens are refused all the same`);
+    }
+  } finally {
+    await connection.close();
+  }
+}
+
+async function clients(store: Store, sub: string | undefined, argv: string[]) {
+  if (sub === 'list') {
+    parse(argv, {});
+    return print(await listClients(store));
+  }
+  if (sub === 'create') {
+    const { values: v } = parse(argv, {
+      name: { type: 'string' },
+      description: { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true },
+      'redirect-uri-wildcard': { type: 'string', multiple: true },
+      'redirect-uri-regex': { type: 'string', multiple: true },
+      scope: { type: 'string' },
+      public: { type: 'boolean' },
+      'auth-method': { type: 'string' },
+      'post-logout-redirect-uri': { type: 'string', multiple: true },
+      'backchannel-logout-uri': { type: 'string' },
+      'oidc-field': { type: 'string', multiple: true },
+      jwks: { type: 'string' },
+      'jwks-uri': { type: 'string' },
+      'id-token-alg': { type: 'string' },
+      verified: { type: 'boolean' },
+      'require-par': { type: 'boolean' },
+      'allowed-resource': { type: 'string', multiple: true },
+      'no-pkce': { type: 'boolean' },
+    });
+    const list = (key: string) => (v[key] as string[] | undefined) ?? [];
+    const redirectUris: RedirectUriEntry[] = [
+      ...list('redirect-uri').map((value) => ({ type: 'equals' as const, value })),
+      ...list('redirect-uri-wildcard').map((value) => ({ type: 'wildcard' as const, value })),
+      ...list('redirect-uri-regex').map((value) => ({ type: 'regex' as const, value })),
+    ];
+    let jwks: unknown = null;
+    if (v.jwks !== undefined) {
+      try {
+        jwks = JSON.parse(v.jwks as string);
+      } catch {
+        throw new UsageError('--jwks must be a JSON Web Key Set, e.g. {"keys":[...]}');
+      }
+    }
+    const input = {
+      name: required(v.name as string | undefined, '--name'),
+      description: v.description,
+      redirectUris,
+      allowedScopes: v.scope !== undefined ? parseScopeParam(v.scope as string) : undefined,
+      public: Boolean(v.public),
+      tokenEndpointAuthMethod: v['auth-method'],
+      postLogoutRedirectUris: list('post-logout-redirect-uri'),
+      backchannelLogoutUri: v['backchannel-logout-uri'] ?? null,
+      oidcFields: list('oidc-field'),
+      jwks,
+      jwksUri: v['jwks-uri'] ?? null,
+      idTokenSignedResponseAlg: v['id-token-alg'],
+      isVerified: Boolean(v.verified),
+      requirePushedAuthorizationRequests: Boolean(v['require-par']),
+      allowedResources: list('allowed-resource'),
+      requirePkce: !v['no-pkce'],
+    } as NewClientInput;
+    const { client, clientSecret } = await createClient(store, input);
+    const out = { client_id: client._id, ...(clientSecret ? { client_secret: clientSecret } : {}), client: publicClient(client) };
+    return print(out);
+  }
+  throw new UsageError(`unknown command: clients ${sub ?? ''}`.trim());
+}
+
+async function config(store: Store, cfg: Config, sub: string | undefined, argv: string[]) {
+  const keys = Object.keys(SITE_SETTINGS).join(', ');
+  if (sub === 'get') {
+    const { positionals } = parse(argv, {}, 1);
+    const settings = redactSiteSettings(await getSiteSettings(store));
+    const key = positionals[0];
+    if (key === undefined) return print(settings);
+    if (!isSiteSettingKey(key)) throw new UsageError(`unknown setting ${key} (known: ${keys})`);
+    return print({ [key]: settings[key] });
+  }
+  if (sub === 'set') {
+    const { positionals } = parse(argv, {}, 2);
+    const [key, raw] = positionals;
+    if (key === undefined || raw === undefined) throw new UsageError('config set needs KEY and VALUE');
+    if (!isSiteSettingKey(key)) throw new UsageError(`unknown setting ${key} (known: ${keys})`);
+    let value;
+    try {
+      value = parseSiteSetting(key, raw);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    // A secret setting is stored sealed with the KEK.
+    const { changed } = await setSiteSetting(store, key, value, loadKek(cfg.kek, cfg.dataDir));
+    // Setting a value a setting already has changes nothing: no event, no audit record.
+    if (changed) await emitAdminEvent(cfg, store, 'admin.config.update', configUpdateData(key, value));
+    return print(redactSiteSettings({ ...(await getSiteSettings(store)) }));
+  }
+  throw new UsageError(`unknown command: config ${sub ?? ''}`.trim());
+}
+
+async function keysCommand(store: Store, cfg: Config, sub: string | undefined, argv: string[]) {
+  const keyring = () => new Keyring(store, loadKek(cfg.kek, cfg.dataDir), createMlDsa65(cfg.mldsa));
+  if (sub === 'list') {
+    parse(argv, {});
+    return print(await keyring().list());
+  }
+  if (sub === 'rotate') {
+    const { values } = parse(argv, { alg: { type: 'string' } });
+    const alg = values.alg as string | undefined;
+    if (alg !== undefined && !SIGNING_ALGS.includes(alg as SigningAlg)) throw new UsageError(`--alg must be one of ${SIGNING_ALGS.join(', ')}`);
+    const ring = keyring();
+    const algs = alg ? [alg as SigningAlg] : SIGNING_ALGS;
+    const rotated = [];
+    for (const a of algs) rotated.push(await ring.rotate(a));
+    return print(rotated);
+  }
+  if (sub === 'retire') {
+    const { positionals } = parse(argv, {}, 1);
+    const kid = required(positionals[0], 'KID');
+    try {
+      return print(await keyring().retire(kid));
+    } catch (err) {
+      throw new ConflictError((err as Error).message);
+    }
+  }
+  throw new UsageError(`unknown command: keys ${sub ?? ''}`.trim());
+}
+
+/** The admin audit log (admin events), newest first, as JSON: what happened, when, by whom. */
+async function audit(store: Store, sub: string | undefined, argv: string[]) {
+  if (sub !== 'list') throw new UsageError(`unknown command: audit ${sub ?? ''}`.trim());
+  const { values } = parse(argv, { limit: { type: 'string' }, event: { type: 'string' } });
+  const limit = values.limit === undefined ? 100 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be an integer from 1 to 1000');
+  const event = values.event as string | undefined;
+  if (event !== undefined && !isAdminEvent(event)) throw new UsageError(`--event must be an admin event: ${ADMIN_EVENTS.join(', ')}`);
+  const records = await recentAuditRecords(store, limit, event);
+  print(records.map((r) => ({ id: r._id, event: r.name, at: r.createdAt, actor: r.actor, data: r.data })));
+}
+
+/** A Temporal client for one command (closed by the caller), or an error saying what to check. */
+async function connectTemporal(cfg: Config): Promise<{ connection: Connection; client: Client }> {
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ ...temporalConnectionOptions(cfg.temporal), connectTimeout: 5_000 });
+  } catch (err) {
+    throw new Error(`cannot reach Temporal at ${cfg.temporal.address}; is Keyflow running (npm start), or TEMPORAL_ADDRESS set?`, { cause: err });
+  }
+  return { connection, client: new Client({ connection, namespace: cfg.temporal.namespace }) };
+}
+
+/** Open flows from Temporal's visibility store, filtered by the search attributes every workflow sets. */
+async function flows(cfg: Config, sub: string | undefined, argv: string[]) {
+  if (sub !== 'list') throw new UsageError(`unknown command: flows ${sub ?? ''}`.trim());
+  const { values } = parse(argv, { client: { type: 'string' }, user: { type: 'string' }, all: { type: 'boolean' } });
+  const quote = (v: string) => `'${v.replace(/[\\']/g, '')}'`;
+  const filters = [values.all ? '' : "ExecutionStatus = 'Running'"];
+  if (values.client) filters.push(`KeyflowClientId = ${quote(values.client as string)}`);
+  if (values.user) filters.push(`KeyflowUserId = ${quote(values.user as string)}`);
+  const query = filters.filter(Boolean).join(' AND ');
+  const { connection, client } = await connectTemporal(cfg);
+  try {
+    const out = [];
+    for await (const wf of client.workflow.list(query ? { query } : {})) {
+      out.push({
+        workflowId: wf.workflowId,
+        type: wf.type,
+        status: wf.status.name,
+        state: wf.typedSearchAttributes.get(SearchAttributes.state) ?? null,
+        clientId: wf.typedSearchAttributes.get(SearchAttributes.clientId) ?? null,
+        userId: wf.typedSearchAttributes.get(SearchAttributes.userId) ?? null,
+        startTime: wf.startTime,
+      });
+      if (out.length >= 1000) break;
+    }
+    print(out);
+  } finally {
+    await connection.close();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [group, sub, ...rest] = argv;
+  if (group === undefined || group === 'help' || group === '--help' || group === '-h') {
+    (group === undefined ? process.stderr : process.stdout).write(USAGE + '\n');
+    return group === undefined ? 2 : 0;
+  }
+  if (!['users', 'clients', 'config', 'keys', 'flows', 'webhooks', 'audit'].includes(group)) throw new UsageError(`unknown command: ${group}`);
+  const parsed = parseConfig(process.env);
+  if (!parsed.ok) {
+    for (const line of parsed.errors) process.stderr.write(`keyflow: invalid configuration: ${line}\n`);
+    return 1;
+  }
+  const cfg = parsed.config;
+  if (group === 'flows') {
+    await flows(cfg, sub, rest);
+    return 0;
+  }
+  const store = openStore(cfg, { serverSelectionTimeoutMS: 5_000 });
+  try {
+    try {
+      await ensureIndexes(store);
+    } catch (err) {
+      throw new Error(`cannot reach MongoDB (${(err as Error).message.split('\n')[0]}); is Keyflow running (npm start), or MONGODB_URI set?`, { cause: err });
+    }
+    if (group === 'users') await users(store, cfg, sub, rest);
+    else if (group === 'clients') await clients(store, sub, rest);
+    else if (group === 'config') await config(store, cfg, sub, rest);
+    else if (group === 'webhooks') await webhooksCommand(store, sub, rest);
+    else if (group === 'audit') await audit(store, sub, rest);
+    else await keysCommand(store, cfg, sub, rest);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`keyflow: ${err.message}\n\n${USAGE}\n`);
+      process.exit(2);
+    }
+    // Values the command line gave that fail validation are the caller's to fix, like usage errors.
+    if (err instanceof ValidationError) {
+      for (const problem of err.problems) process.stderr.write(`keyflow: invalid input: ${problem}\n`);
+      process.exit(2);
+    }
+    // Operational errors (conflicts, unreachable MongoDB, KEK mismatch): one line, no stack.
+    process.stderr.write(`keyflow: error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

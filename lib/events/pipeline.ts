@@ -1,0 +1,166 @@
+// The event pipeline: the one place a source reports what happened.
+//
+//   events.user(name, userId, data, actor)   → the user's own webhooks
+//   events.admin(name, data, actor)          → the append-only audit log + admin webhooks
+//
+// `emit` makes the event durable before it returns — one MongoDB insert into
+// the outbox (`webhook_events`), plus one into `audit_log` for admin events —
+// and hands it to the dispatcher without waiting. The dispatcher, after the
+// originating request has answered, finds the matching active webhooks, starts
+// one WebhookDelivery workflow per webhook (id `webhook-delivery:<delivery id>`,
+// the delivery id derived from event and webhook so a second dispatch of the
+// same event is refused by Temporal, not delivered twice) and then deletes the
+// outbox document. Events a crashed process left in the outbox are dispatched
+// by the sweep (every SWEEP_INTERVAL_MS in the api, once at its start).
+//
+// Later sources (domains, admin user and team actions, invites, OAuth sources)
+// call `events.user(...)` or `events.admin(...)` with their event name; the
+// names and the `data` of each event are listed in README "Webhooks".
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { deliveryIdFor, subscribes, type AdminEvent, type UserEvent, type WebhookEventName } from '../domain/webhook-events.js';
+import type { Logger } from '../runtime/log.js';
+import { newId } from '../security/secrets.js';
+import type { Store } from '../store/db.js';
+import { auditLog, listWebhooks, webhookOutbox, type EventActor, type WebhookDoc, type WebhookEventDoc } from '../store/webhooks.js';
+import { flowSearchAttributes } from '../temporal/search-attributes.js';
+import { webhookDeliveryWorkflowId, type webhookDelivery, type WebhookDeliveryInput } from '../../workflows/webhook-delivery.js';
+
+export type { EventActor };
+
+export interface EventPipelineDeps {
+  store: Store;
+  temporal: Client;
+  taskQueue: string;
+  log: Logger;
+  /** The delivery timeout (WEBHOOK_TIMEOUT_MS), carried in each workflow's input. */
+  deliveryTimeoutMs: number;
+}
+
+export interface EventPipeline {
+  /** A user event: durable when this resolves; delivered to the user's webhooks afterwards. */
+  user(name: UserEvent, userId: string, data: Record<string, unknown>, actor: EventActor): Promise<void>;
+  /** An admin event: in the audit log and durable when this resolves; delivered to admin webhooks afterwards. */
+  admin(name: AdminEvent, data: Record<string, unknown>, actor: EventActor): Promise<void>;
+  /** Starts the deliveries of one event now and waits for them to be started (CLI, tests, sweep). */
+  dispatch(event: WebhookEventDoc): Promise<void>;
+  /** Dispatches what is left in the outbox (events older than `olderThanMs`). */
+  sweep(olderThanMs?: number): Promise<number>;
+  /** Resolves once every dispatch begun so far has finished (CLI exit, graceful shutdown, tests). */
+  idle(): Promise<void>;
+  /** Starts the periodic sweep; returns its stop function. */
+  startSweeping(): () => void;
+}
+
+/** How often the api looks for events a crashed process left in the outbox. */
+export const SWEEP_INTERVAL_MS = 15_000;
+/** An outbox event younger than this is still being dispatched by the process that wrote it. */
+const SWEEP_GRACE_MS = 10_000;
+/** Workflow starts in flight at once per process (the dev server's SQLite writes are the limit). */
+const DISPATCH_CONCURRENCY = 16;
+
+export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
+  const inFlight = new Set<Promise<void>>();
+  const waiting: (() => void)[] = [];
+  let running = 0;
+
+  /** A small semaphore: dispatches beyond DISPATCH_CONCURRENCY wait their turn. */
+  async function slot<T>(run: () => Promise<T>): Promise<T> {
+    if (running >= DISPATCH_CONCURRENCY) await new Promise<void>((r) => waiting.push(r));
+    running++;
+    try {
+      return await run();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  }
+
+  async function matchingWebhooks(event: WebhookEventDoc): Promise<WebhookDoc[]> {
+    const hooks = event.scope === 'user' ? await listWebhooks(deps.store, 'user', event.userId ?? '') : await listWebhooks(deps.store, 'admin');
+    // Inactive webhooks get nothing (README: an event is not queued for later).
+    return hooks.filter((h) => h.isActive && subscribes(h.events, event.name));
+  }
+
+  async function startDelivery(event: WebhookEventDoc, hook: WebhookDoc): Promise<void> {
+    const deliveryId = deliveryIdFor(event._id, hook._id);
+    const input: WebhookDeliveryInput = {
+      deliveryId,
+      webhookId: hook._id,
+      event: event.name,
+      timestamp: event.timestamp,
+      data: event.data,
+      timeoutMs: deps.deliveryTimeoutMs,
+      database: deps.store.db.databaseName,
+    };
+    try {
+      await deps.temporal.workflow.start<typeof webhookDelivery>('webhookDelivery', {
+        workflowId: webhookDeliveryWorkflowId(deliveryId),
+        taskQueue: deps.taskQueue,
+        args: [input],
+        // A finished delivery is never run again under the same id: no duplicate after a re-dispatch.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: flowSearchAttributes({ userId: hook.ownerUserId ?? undefined, state: 'sending' }),
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+
+  async function dispatch(event: WebhookEventDoc): Promise<void> {
+    const hooks = await matchingWebhooks(event);
+    await Promise.all(hooks.map((hook) => slot(() => startDelivery(event, hook))));
+    await webhookOutbox(deps.store).deleteOne({ _id: event._id });
+  }
+
+  /** Dispatches in the background; a failure leaves the event in the outbox for the sweep. */
+  function dispatchLater(event: WebhookEventDoc): void {
+    const p = dispatch(event)
+      .catch((err: Error) => deps.log.warn('webhook dispatch failed; the sweep retries it', { event: event.name, eventId: event._id, error: err.message }))
+      .finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  }
+
+  async function emit(doc: WebhookEventDoc): Promise<void> {
+    await Promise.all([webhookOutbox(deps.store).insertOne(doc), doc.scope === 'admin' ? auditLog(deps.store).insertOne({ ...doc }) : null]);
+    dispatchLater(doc);
+  }
+
+  const newEvent = (name: WebhookEventName, scope: 'user' | 'admin', userId: string | null, data: Record<string, unknown>, actor: EventActor): WebhookEventDoc => {
+    const now = new Date();
+    return { _id: newId(), name, scope, userId, timestamp: Math.floor(now.getTime() / 1000), data, actor, createdAt: now };
+  };
+
+  async function sweep(olderThanMs = SWEEP_GRACE_MS): Promise<number> {
+    const stale = await webhookOutbox(deps.store)
+      .find({ createdAt: { $lt: new Date(Date.now() - olderThanMs) } })
+      .sort({ createdAt: 1 })
+      .limit(500)
+      .toArray();
+    for (const event of stale) await dispatch(event);
+    return stale.length;
+  }
+
+  return {
+    user: (name, userId, data, actor) => emit(newEvent(name, 'user', userId, data, actor)),
+    admin: (name, data, actor) => emit(newEvent(name, 'admin', null, data, actor)),
+    dispatch,
+    sweep,
+    idle: async () => {
+      while (inFlight.size) await Promise.allSettled([...inFlight]);
+    },
+    startSweeping() {
+      let busy = false;
+      const tick = () => {
+        if (busy) return;
+        busy = true;
+        sweep()
+          .catch((err: Error) => deps.log.warn('webhook outbox sweep failed', { error: err.message }))
+          .finally(() => (busy = false));
+      };
+      tick();
+      const timer = setInterval(tick, SWEEP_INTERVAL_MS);
+      timer.unref();
+      return () => clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,44 @@
+// What api and worker both need at start: configuration checked, MongoDB
+// reachable with its indexes, the KEK, and signing keys that exist.
+import type { Config } from '../config/env.js';
+import { loadKek, type Kek } from '../security/kek.js';
+import { Keyring } from '../keys/keyring.js';
+import { createMlDsa65 } from '../keys/mldsa.js';
+import { Signer } from '../keys/signer.js';
+import { ensureIndexes, openStore, waitForStore, type Store } from '../store/db.js';
+import { sealClearSecretSettings } from '../store/settings.js';
+import type { Logger } from './log.js';
+
+export interface CoreServices {
+  store: Store;
+  kek: Kek;
+  keyring: Keyring;
+  signer: Signer;
+}
+
+export async function startCoreServices(config: Config, log: Logger): Promise<CoreServices> {
+  // At debug level, slow MongoDB commands are logged (command and collection only).
+  const store = openStore(
+    config,
+    config.logLevel === 'debug' ? { slowCommandMs: 50, onSlowCommand: (c) => log.debug('slow mongodb command', c) } : {},
+  );
+  let warned = false;
+  await waitForStore(store, 120_000, (err) => {
+    if (!warned) log.warn('waiting for MongoDB', { uri: redactUri(config.mongo.uri), error: err.message });
+    warned = true;
+  });
+  await ensureIndexes(store);
+  const kek = loadKek(config.kek, config.dataDir);
+  const sealed = await sealClearSecretSettings(store, kek);
+  if (sealed.length) log.info('sealed site settings stored in clear by an earlier version', { settings: sealed.join(',') });
+  const mldsa = createMlDsa65(config.mldsa);
+  const keyring = new Keyring(store, kek, mldsa);
+  await keyring.ensureInitialKeys();
+  log.info('signing keys ready', { mldsa: mldsa.implementation, kek: kek.source });
+  return { store, kek, keyring, signer: new Signer(keyring) };
+}
+
+/** A connection string without its password, for logs. */
+export function redactUri(uri: string): string {
+  return uri.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:****@');
+}

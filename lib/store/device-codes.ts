@@ -1,0 +1,136 @@
+// The device flow's documents (RFC 8628). Three collections, each with one
+// kind of writer, because FerretDB v1 rewrites a whole document on every update
+// (read, modify, write back): two writers of one document can undo each other.
+// - device_codes: the projection of the DeviceAuthorization workflow, by the
+//   device code's hash. Inserted by the api, then written only by the
+//   workflow's activities (state, approval).
+// - device_user_codes: `user:<normalized user code>` → the device code's hash,
+//   for the /device page. A duplicate user code fails the insert (unique _id).
+// - device_polls: pacing of the token endpoint's polls (interval, lastPollAt),
+//   written by the api on every pending poll; approximate under races, which
+//   is all slow_down needs.
+// All three carry expiresAt (the device code's) and are purged by housekeeping.
+import { newUserCode } from '../domain/user-code.js';
+import type { DeviceApproval, DeviceState } from '../../workflows/device-authorization.js';
+import { isDuplicateKeyError, type Store } from './db.js';
+
+export interface DeviceCodeDoc {
+  _id: string; // SHA-256 of the device_code
+  clientId: string;
+  scope: string[];
+  codeChallenge: string | null;
+  /** RFC 8707 resources requested at device authorization (absent on older codes). */
+  resources?: string[];
+  /** The normalized user code, so the lookup document can be removed when the flow ends. */
+  userCodeKey: string;
+  status: DeviceState;
+  /** Set on approval: who approved and how they had authenticated. */
+  userId?: string;
+  authTime?: Date;
+  amr?: string[];
+  acr?: string;
+  sid?: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface DeviceUserCodeDoc {
+  _id: string; // `user:<normalized user code>`
+  deviceCodeHash: string;
+  expiresAt: Date;
+}
+
+export interface DevicePollDoc {
+  _id: string; // SHA-256 of the device_code
+  /** Seconds the client must wait between polls; grows by SLOW_DOWN_STEP_SECONDS on each slow_down. */
+  interval: number;
+  lastPollAt: Date | null;
+  expiresAt: Date;
+}
+
+/** RFC 8628 §3.5: the interval grows by 5 seconds after every slow_down. */
+export const SLOW_DOWN_STEP_SECONDS = 5;
+
+export const deviceCodes = (store: Store) => store.db.collection<DeviceCodeDoc>('device_codes');
+const userCodes = (store: Store) => store.db.collection<DeviceUserCodeDoc>('device_user_codes');
+const polls = (store: Store) => store.db.collection<DevicePollDoc>('device_polls');
+
+const userCodeId = (key: string) => `user:${key}`;
+
+/** Stores a new device authorization; returns its normalized user code (a fresh one on the rare collision). */
+export async function createDeviceAuthorization(
+  store: Store,
+  fields: { deviceCodeHash: string; clientId: string; scope: string[]; codeChallenge: string | null; resources?: string[]; interval: number; expiresAt: Date },
+): Promise<string> {
+  const { deviceCodeHash, expiresAt } = fields;
+  let userCodeKey: string | null = null;
+  for (let attempt = 0; attempt < 5 && !userCodeKey; attempt++) {
+    const candidate = newUserCode();
+    try {
+      await userCodes(store).insertOne({ _id: userCodeId(candidate), deviceCodeHash, expiresAt });
+      userCodeKey = candidate;
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+  }
+  if (!userCodeKey) throw new Error('no free user code after 5 attempts');
+  await polls(store).insertOne({ _id: deviceCodeHash, interval: fields.interval, lastPollAt: null, expiresAt });
+  await deviceCodes(store).insertOne({
+    _id: deviceCodeHash,
+    clientId: fields.clientId,
+    scope: fields.scope,
+    codeChallenge: fields.codeChallenge,
+    resources: fields.resources ?? [],
+    userCodeKey,
+    status: 'pending',
+    createdAt: new Date(),
+    expiresAt,
+  });
+  return userCodeKey;
+}
+
+/** Undoes createDeviceAuthorization when the workflow could not be started. */
+export async function deleteDeviceAuthorization(store: Store, deviceCodeHash: string, userCodeKey: string): Promise<void> {
+  await Promise.allSettled([
+    deviceCodes(store).deleteOne({ _id: deviceCodeHash }),
+    polls(store).deleteOne({ _id: deviceCodeHash }),
+    userCodes(store).deleteOne({ _id: userCodeId(userCodeKey) }),
+  ]);
+}
+
+export function findDeviceCode(store: Store, deviceCodeHash: string): Promise<DeviceCodeDoc | null> {
+  return deviceCodes(store).findOne({ _id: deviceCodeHash });
+}
+
+/** The device authorization a person's user code names, while it waits for an answer; else null. */
+export async function findPendingByUserCode(store: Store, userCodeKey: string): Promise<DeviceCodeDoc | null> {
+  const now = new Date();
+  const link = await userCodes(store).findOne({ _id: userCodeId(userCodeKey) });
+  if (!link || link.expiresAt <= now) return null;
+  const doc = await findDeviceCode(store, link.deviceCodeHash);
+  return doc && doc.status === 'pending' && doc.expiresAt > now ? doc : null;
+}
+
+/**
+ * Records a poll of a pending device code; true when it came sooner than the
+ * interval (slow_down), which then grows. Two _id-only operations.
+ */
+export async function recordPoll(store: Store, deviceCodeHash: string, now = new Date()): Promise<boolean> {
+  const before = await polls(store).findOneAndUpdate({ _id: deviceCodeHash }, { $set: { lastPollAt: now } }, { returnDocument: 'before' });
+  if (!before?.lastPollAt || now.getTime() - before.lastPollAt.getTime() >= before.interval * 1000) return false;
+  await polls(store).updateOne({ _id: deviceCodeHash }, { $set: { interval: before.interval + SLOW_DOWN_STEP_SECONDS } });
+  return true;
+}
+
+export function findDevicePoll(store: Store, deviceCodeHash: string): Promise<DevicePollDoc | null> {
+  return polls(store).findOne({ _id: deviceCodeHash });
+}
+
+/** Writes a state of the workflow into the projection; idempotent (activities may be retried). */
+export async function recordDeviceState(store: Store, deviceCodeHash: string, state: DeviceState, approval: DeviceApproval | null): Promise<void> {
+  const set: Partial<DeviceCodeDoc> = { status: state };
+  if (approval) Object.assign(set, { userId: approval.userId, authTime: new Date(approval.authTime), amr: approval.amr, acr: approval.acr, sid: approval.sid });
+  const doc = await deviceCodes(store).findOneAndUpdate({ _id: deviceCodeHash }, { $set: set }, { returnDocument: 'after' });
+  // Once answered for good, the user code leads nowhere: its lookup goes.
+  if (doc && state !== 'pending' && state !== 'approved') await userCodes(store).deleteOne({ _id: userCodeId(doc.userCodeKey) });
+}

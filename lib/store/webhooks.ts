@@ -1,0 +1,195 @@
+// Webhooks and what they produce, in MongoDB:
+//   webhooks            one document per webhook; the signing secret sealed with
+//                       the KEK (it must be recovered to sign, so it cannot be hashed)
+//   webhook_deliveries_<webhook id>
+//                       one collection per webhook, one document per delivery
+//                       (id = X-Keyflow-Delivery), the newest 50 kept
+//   webhook_events      the outbox: an event waiting for its deliveries to be
+//                       started (deleted once they are)
+//   audit_log           admin events, append-only (never updated or deleted by Keyflow)
+// FerretDB v1: every document is inserted or replaced whole; the only hot
+// lookups are by `_id`. Other filters scan the whole collection, hence a
+// collection of deliveries per webhook: trimming after each delivery and
+// reading the history scan at most ~50 documents, however many webhooks the
+// site has. Listing a user's webhooks filters on `ownerUserId` (a scan:
+// webhooks are few).
+import type { Collection } from 'mongodb';
+import type { WebhookEventName, WebhookScope } from '../domain/webhook-events.js';
+import { open, seal, type Kek, type Sealed } from '../security/kek.js';
+import { newId, newSecret } from '../security/secrets.js';
+import { storeIn, type Store } from './db.js';
+
+export interface WebhookDoc {
+  _id: string;
+  scope: WebhookScope;
+  /** User webhooks: the owner. Admin webhooks: the admin who created it (they belong to the site). */
+  ownerUserId: string | null;
+  name: string;
+  url: string;
+  events: string[];
+  isActive: boolean;
+  secret: Sealed;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type DeliveryErrorKind = 'timeout' | 'unreachable' | 'refused' | 'invalid_url' | 'too_large' | 'interrupted';
+
+export interface WebhookDeliveryDoc {
+  _id: string; // the delivery id (UUID)
+  webhookId: string;
+  event: WebhookEventName;
+  success: boolean;
+  statusCode: number | null;
+  /** Why there is no 2xx status: a timeout, an unreachable or refused host, an interrupted delivery. */
+  error: DeliveryErrorKind | null;
+  deliveredAt: Date;
+  durationMs: number | null;
+  /** Only for test pings (spec), capped at RESPONSE_BODY_LIMIT characters. */
+  responseBody?: string;
+}
+
+/** An event of the pipeline: in the outbox until its deliveries are started; admin events also in the audit log. */
+export interface WebhookEventDoc {
+  _id: string; // event id (UUID)
+  name: WebhookEventName;
+  scope: WebhookScope;
+  /** User events: the user whose webhooks receive it. */
+  userId: string | null;
+  /** Unix seconds: the payload's `timestamp`. */
+  timestamp: number;
+  data: Record<string, unknown>;
+  actor: EventActor;
+  createdAt: Date;
+}
+
+/** Who caused an event: a user (through a session or a token), the operator CLI, or Keyflow itself. */
+export interface EventActor {
+  type: 'user' | 'operator' | 'system';
+  userId?: string;
+  /** The OAuth client whose token made the request, if any. */
+  clientId?: string;
+}
+
+export type AuditRecord = Omit<WebhookEventDoc, 'userId'> & { userId: string | null };
+
+export const HISTORY_LIMIT = 50;
+export const RESPONSE_BODY_LIMIT = 4096;
+
+export const webhooks = (store: Store) => store.db.collection<WebhookDoc>('webhooks');
+/** The delivery history of one webhook. */
+export const webhookDeliveries = (store: Store, webhookId: string) =>
+  store.db.collection<WebhookDeliveryDoc>(`webhook_deliveries_${webhookId.replace(/[^A-Za-z0-9]/g, '')}`);
+export const webhookOutbox = (store: Store) => store.db.collection<WebhookEventDoc>('webhook_events');
+export const auditLog = (store: Store): Collection<AuditRecord> => store.db.collection<AuditRecord>('audit_log');
+
+const aad = (webhookId: string) => `webhook:${webhookId}`;
+
+/** A generated signing secret: 32 random bytes, base64url. */
+export const newWebhookSecret = (): string => newSecret();
+
+export async function createWebhook(
+  store: Store,
+  kek: Kek,
+  input: { scope: WebhookScope; ownerUserId: string | null; name: string; url: string; events: string[]; secret?: string },
+): Promise<{ webhook: WebhookDoc; secret: string }> {
+  const id = newId();
+  const secret = input.secret ?? newWebhookSecret();
+  const now = new Date();
+  const webhook: WebhookDoc = {
+    _id: id,
+    scope: input.scope,
+    ownerUserId: input.ownerUserId,
+    name: input.name,
+    url: input.url,
+    events: input.events,
+    isActive: true,
+    secret: seal(kek, Buffer.from(secret, 'utf8'), aad(id)),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await webhooks(store).insertOne(webhook);
+  return { webhook, secret };
+}
+
+export function findWebhook(store: Store, id: string): Promise<WebhookDoc | null> {
+  return webhooks(store).findOne({ _id: id });
+}
+
+/** Webhooks of one scope (and owner, for user webhooks), oldest first. */
+export function listWebhooks(store: Store, scope: WebhookScope, ownerUserId?: string): Promise<WebhookDoc[]> {
+  const filter = scope === 'user' ? { scope, ownerUserId: ownerUserId ?? '' } : { scope };
+  return webhooks(store).find(filter).sort({ createdAt: 1 }).limit(1000).toArray();
+}
+
+export interface WebhookChanges {
+  name?: string;
+  url?: string;
+  events?: string[];
+  isActive?: boolean;
+  /** A new signing secret (rotation). */
+  secret?: string;
+}
+
+/** Applies changes; returns the new document and the names of the fields that changed (`secret` included when rotated). */
+export async function updateWebhook(store: Store, kek: Kek, webhook: WebhookDoc, changes: WebhookChanges): Promise<{ webhook: WebhookDoc; changed: string[] }> {
+  const next: WebhookDoc = { ...webhook, updatedAt: new Date() };
+  const changed: string[] = [];
+  const set = <K extends keyof WebhookDoc>(field: K, value: WebhookDoc[K], name: string) => {
+    next[field] = value;
+    changed.push(name);
+  };
+  if (changes.name !== undefined && changes.name !== webhook.name) set('name', changes.name, 'name');
+  if (changes.url !== undefined && changes.url !== webhook.url) set('url', changes.url, 'url');
+  if (changes.events !== undefined && JSON.stringify(changes.events) !== JSON.stringify(webhook.events)) set('events', changes.events, 'events');
+  if (changes.isActive !== undefined && changes.isActive !== webhook.isActive) set('isActive', changes.isActive, 'is_active');
+  if (changes.secret !== undefined) set('secret', seal(kek, Buffer.from(changes.secret, 'utf8'), aad(webhook._id)), 'secret');
+  if (changed.length) await webhooks(store).replaceOne({ _id: webhook._id }, next);
+  return { webhook: changed.length ? next : webhook, changed };
+}
+
+/** Deletes a webhook and its delivery history. */
+export async function deleteWebhook(store: Store, id: string): Promise<boolean> {
+  const { deletedCount } = await webhooks(store).deleteOne({ _id: id });
+  if (deletedCount) await webhookDeliveries(store, id).drop().catch(() => false); // none yet: nothing to drop
+  return deletedCount > 0;
+}
+
+/** The signing secret, unsealed (worker side, at delivery time). */
+export function webhookSecret(kek: Kek, webhook: WebhookDoc): string {
+  return open(kek, webhook.secret, aad(webhook._id), 'a webhook secret').toString('utf8');
+}
+
+/**
+ * Records one delivery (idempotent: the delivery id is the `_id`) and trims the
+ * webhook's history to its newest HISTORY_LIMIT records. `database`: the api's,
+ * named in the workflow input.
+ */
+export async function recordDelivery(store: Store, doc: WebhookDeliveryDoc, database?: string): Promise<void> {
+  const collection = webhookDeliveries(storeIn(store, database), doc.webhookId);
+  await collection.replaceOne({ _id: doc._id }, doc, { upsert: true });
+  const older = await collection
+    .find({}, { projection: { _id: 1 } })
+    .sort({ deliveredAt: -1, _id: -1 })
+    .skip(HISTORY_LIMIT)
+    .toArray();
+  if (older.length) await collection.deleteMany({ _id: { $in: older.map((d) => d._id) } });
+}
+
+/** The audit log, newest first (optionally one event name); a scan on FerretDB v1, for the operator CLI. */
+export function recentAuditRecords(store: Store, limit: number, name?: string): Promise<AuditRecord[]> {
+  return auditLog(store)
+    .find(name ? { name: name as WebhookEventName } : {})
+    .sort({ createdAt: -1, _id: -1 })
+    .limit(limit)
+    .toArray();
+}
+
+/** The newest deliveries of a webhook, newest first (at most HISTORY_LIMIT). */
+export function recentDeliveries(store: Store, webhookId: string, limit = HISTORY_LIMIT): Promise<WebhookDeliveryDoc[]> {
+  return webhookDeliveries(store, webhookId)
+    .find({})
+    .sort({ deliveredAt: -1, _id: -1 })
+    .limit(Math.min(limit, HISTORY_LIMIT))
+    .toArray();
+}

@@ -1,0 +1,259 @@
+// An RP library no one here wrote (oauth4webapi) runs discovery and the code
+// flow against Keyflow, validating iss, state, nonce and the ID token; the
+// ID token signature is then checked independently: jose for RS256, noble for ML-DSA-65.
+import * as oauth from 'oauth4webapi';
+import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
+import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
+import type { RunningApi } from '../../api/server.js';
+import type { IdTokenAlg } from '../../lib/domain/clients.js';
+import { createClient } from '../../lib/store/clients.js';
+import { createUser } from '../../lib/store/users.js';
+import { startTestApi, uniqueEmail, type Json } from '../support/harness.js';
+import { HttpUser } from '../support/http-user.js';
+
+let api: RunningApi;
+let issuer: string;
+const PASSWORD = 'an rp library password';
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+beforeAll(async () => {
+  api = await startTestApi();
+  issuer = api.deps.config.issuer;
+});
+afterAll(() => api.stop());
+
+async function discover(): Promise<oauth.AuthorizationServer> {
+  const issuerUrl = new URL(issuer);
+  const response = await oauth.discoveryRequest(issuerUrl, { algorithm: 'oidc', [oauth.allowInsecureRequests]: true });
+  return oauth.processDiscoveryResponse(issuerUrl, response);
+}
+
+describe.each<IdTokenAlg>(['RS256', 'ML-DSA-65'])('oauth4webapi with a %s client', (alg) => {
+  it('completes discovery and the code flow with PKCE, state and nonce, and reads UserInfo', async () => {
+    const as = await discover();
+    expect(as.authorization_response_iss_parameter_supported).toBe(true);
+    expect(as.id_token_signing_alg_values_supported).toContain(alg);
+
+    const email = uniqueEmail('rp');
+    const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'RP Library' });
+    const { client: registered, clientSecret } = await createClient(api.deps.store, {
+      name: `oauth4webapi ${alg}`,
+      redirectUris: [{ type: 'equals', value: REDIRECT }],
+      allowedScopes: ['openid', 'profile', 'email'],
+      idTokenSignedResponseAlg: alg,
+    });
+    const client: oauth.Client = { client_id: registered._id, id_token_signed_response_alg: alg };
+    const clientAuth = oauth.ClientSecretBasic(clientSecret!);
+
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const nonce = oauth.generateRandomNonce();
+    const authorizationUrl = new URL(as.authorization_endpoint!);
+    authorizationUrl.search = new URLSearchParams({
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'openid profile email',
+      state,
+      nonce,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    }).toString();
+
+    // The user's part, over HTTP: sign in and allow.
+    const agent = new HttpUser(issuer);
+    let step = await agent.get(authorizationUrl.href);
+    step = await agent.signIn(step, email, PASSWORD);
+    step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
+    const callback = step.external!;
+
+    // oauth4webapi checks state and the RFC 9207 iss parameter.
+    const params = oauth.validateAuthResponse(as, client, callback, state);
+    expect(() => oauth.validateAuthResponse(as, client, callback, 'another-state')).toThrow();
+    const forged = new URL(callback);
+    forged.searchParams.set('iss', 'https://evil.example');
+    expect(() => oauth.validateAuthResponse(as, client, forged, state)).toThrow();
+
+    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, REDIRECT, verifier, { [oauth.allowInsecureRequests]: true });
+    const result = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: nonce, requireIdToken: true });
+    const claims = oauth.getValidatedIdTokenClaims(result)!;
+    expect(claims).toMatchObject({ iss: issuer, aud: client.client_id, sub: user._id, nonce, email });
+
+    // The ID token signature, checked against the published JWKS by an independent verifier.
+    const idToken = result.id_token!;
+    const [h, p, s] = idToken.split('.') as [string, string, string];
+    const header = JSON.parse(Buffer.from(h, 'base64url').toString()) as Json;
+    expect(header.alg).toBe(alg);
+    if (alg === 'RS256') {
+      const verified = await jwtVerify(idToken, createRemoteJWKSet(new URL(as.jwks_uri!)), { issuer, audience: client.client_id, algorithms: ['RS256'] });
+      expect(verified.payload.sub).toBe(user._id);
+    } else {
+      const { keys } = (await (await fetch(as.jwks_uri!)).json()) as Json;
+      const jwk = keys.find((k: Json) => k.kid === header.kid);
+      expect(jwk).toMatchObject({ kty: 'AKP', alg: 'ML-DSA-65' });
+      expect(ml_dsa65.verify(Buffer.from(s, 'base64url'), Buffer.from(`${h}.${p}`), Buffer.from(jwk.pub, 'base64url'))).toBe(true);
+    }
+
+    const userInfoResponse = await oauth.userInfoRequest(as, client, result.access_token, { [oauth.allowInsecureRequests]: true });
+    const info = await oauth.processUserInfoResponse(as, client, claims.sub, userInfoResponse);
+    expect(info).toMatchObject({ sub: user._id, email, email_verified: true, name: 'RP Library' });
+  });
+});
+
+describe('oauth4webapi: refresh rotation, introspection and revocation', () => {
+  it('rotates a refresh token, introspects both token kinds, and revokes', async () => {
+    const as = await discover();
+    expect(as.introspection_endpoint).toBe(`${issuer}/api/oauth/introspect`);
+    expect(as.revocation_endpoint).toBe(`${issuer}/api/oauth/revoke`);
+    const email = uniqueEmail('rp-life');
+    const user = await createUser(api.deps.store, { email, password: PASSWORD });
+    const { client: registered, clientSecret } = await createClient(api.deps.store, {
+      name: 'oauth4webapi lifecycle',
+      redirectUris: [{ type: 'equals', value: REDIRECT }],
+      allowedScopes: ['openid', 'offline_access'],
+      idTokenSignedResponseAlg: 'ML-DSA-65',
+    });
+    const client: oauth.Client = { client_id: registered._id, id_token_signed_response_alg: 'ML-DSA-65' };
+    const clientAuth = oauth.ClientSecretBasic(clientSecret!);
+    const insecure = { [oauth.allowInsecureRequests]: true };
+
+    const verifier = oauth.generateRandomCodeVerifier();
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid offline_access', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }).toString();
+    const agent = new HttpUser(issuer);
+    let step = await agent.get(url.href);
+    step = await agent.signIn(step, email, PASSWORD);
+    step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
+    const params = oauth.validateAuthResponse(as, client, step.external!, oauth.expectNoState);
+    const first = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, REDIRECT, verifier, insecure));
+    expect(first.refresh_token).toEqual(expect.any(String));
+
+    const rotated = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, first.refresh_token!, insecure));
+    expect(rotated.refresh_token).not.toBe(first.refresh_token);
+    expect(rotated.id_token).toBeUndefined();
+
+    const at = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, rotated.access_token, insecure));
+    expect(at).toMatchObject({ active: true, sub: user._id, client_id: client.client_id, token_type: 'Bearer' });
+    const rt = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, rotated.refresh_token!, { ...insecure, additionalParameters: { token_type_hint: 'refresh_token' } }));
+    expect(rt).toMatchObject({ active: true, token_type: 'refresh_token' });
+
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, rotated.refresh_token!, insecure));
+    const after = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, rotated.access_token, insecure));
+    expect(after.active).toBe(false);
+    await expect(oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, rotated.refresh_token!, insecure))).rejects.toThrow();
+  });
+});
+
+describe('oauth4webapi: device authorization', () => {
+  it('runs the device flow: pending, approval at /device, then tokens', async () => {
+    const as = await discover();
+    expect(as.device_authorization_endpoint).toBe(`${issuer}/api/oauth/device_authorization`);
+    const email = uniqueEmail('rp-device');
+    const user = await createUser(api.deps.store, { email, password: PASSWORD });
+    const { client: registered, clientSecret } = await createClient(api.deps.store, {
+      name: 'oauth4webapi device',
+      redirectUris: [{ value: 'https://device.example/cb' }], 
+      allowedScopes: ['openid', 'offline_access'],
+      idTokenSignedResponseAlg: 'ML-DSA-65',
+    });
+    const client: oauth.Client = { client_id: registered._id, id_token_signed_response_alg: 'ML-DSA-65' };
+    const clientAuth = oauth.ClientSecretBasic(clientSecret!);
+    const insecure = { [oauth.allowInsecureRequests]: true };
+
+    const device = await oauth.processDeviceAuthorizationResponse(as, client, await oauth.deviceAuthorizationRequest(as, client, clientAuth, { scope: 'openid offline_access' }, insecure));
+    expect(device).toMatchObject({ verification_uri: `${issuer}/device`, expires_in: 600, interval: 5 });
+    const pending = oauth.processDeviceCodeResponse(as, client, await oauth.deviceCodeGrantRequest(as, client, clientAuth, device.device_code, insecure));
+    await expect(pending).rejects.toMatchObject({ error: 'authorization_pending' });
+
+    // The person: opens verification_uri_complete, signs in, allows.
+    const agent = new HttpUser(issuer);
+    let step = await agent.get(device.verification_uri_complete!);
+    // The page shows the code prefilled; the person presses Continue.
+    if (new URL(step.url).pathname === '/device') step = await agent.submit(await step.res.text(), '/device', { user_code: device.user_code });
+    if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
+    expect(new URL(step.url).pathname).toBe('/device/consent');
+    await agent.submit(await step.res.text(), '/device/consent', { decision: 'allow' });
+
+    // Polling honours the interval (slow_down otherwise); wait it out, then redeem.
+    let result: oauth.TokenEndpointResponse | undefined;
+    for (let i = 0; i < 10 && !result; i++) {
+      await new Promise((r) => setTimeout(r, (device.interval ?? 5) * 1000 + 200));
+      try {
+        result = await oauth.processDeviceCodeResponse(as, client, await oauth.deviceCodeGrantRequest(as, client, clientAuth, device.device_code, insecure));
+      } catch (err) {
+        if ((err as { error?: string }).error !== 'authorization_pending') throw err;
+      }
+    }
+    expect(result?.refresh_token).toEqual(expect.any(String));
+    expect(oauth.getValidatedIdTokenClaims(result!)?.sub).toBe(user._id);
+  }, 90_000);
+});
+
+describe('oauth4webapi: PAR + private_key_jwt + DPoP, end to end', () => {
+  it('pushes the request, authenticates with a key, binds every token to a DPoP key, refreshes, reads UserInfo, introspects and revokes', async () => {
+    const as = await discover();
+    expect(as.pushed_authorization_request_endpoint).toBe(`${issuer}/api/oauth/par`);
+    expect(as.dpop_signing_alg_values_supported).toEqual(expect.arrayContaining(['ES256']));
+    expect(as.token_endpoint_auth_methods_supported).toContain('private_key_jwt');
+
+    // The client's assertion key (registered inline) and a separate DPoP key.
+    const clientKeys = await generateKeyPair('ES256', { extractable: true });
+    const publicJwk = { ...(await exportJWK(clientKeys.publicKey)), kid: 'rp-key-1', alg: 'ES256', use: 'sig' };
+    const dpopKeys = (await generateKeyPair('ES256', { extractable: true })) as Parameters<typeof oauth.DPoP>[1];
+    const email = uniqueEmail('rp-pop');
+    const user = await createUser(api.deps.store, { email, password: PASSWORD });
+    const { client: registered } = await createClient(api.deps.store, {
+      name: 'oauth4webapi PoP',
+      redirectUris: [{ type: 'equals', value: REDIRECT }],
+      allowedScopes: ['openid', 'profile', 'offline_access'],
+      tokenEndpointAuthMethod: 'private_key_jwt',
+      jwks: { keys: [publicJwk] },
+      idTokenSignedResponseAlg: 'ML-DSA-65',
+    });
+    const client: oauth.Client = { client_id: registered._id, id_token_signed_response_alg: 'ML-DSA-65' };
+    const clientAuth = oauth.PrivateKeyJwt({ key: clientKeys.privateKey as oauth.PrivateKey['key'], kid: 'rp-key-1' });
+    const DPoP = oauth.DPoP(client, dpopKeys);
+    const opts = { [oauth.allowInsecureRequests]: true, DPoP };
+
+    // PAR with private_key_jwt; the browser gets only client_id + request_uri.
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const par = await oauth.processPushedAuthorizationResponse(
+      as,
+      client,
+      await oauth.pushedAuthorizationRequest(
+        as,
+        client,
+        clientAuth,
+        { redirect_uri: REDIRECT, response_type: 'code', scope: 'openid profile offline_access', state, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' },
+        opts,
+      ),
+    );
+    expect(par.request_uri).toMatch(/^urn:ietf:params:oauth:request_uri:/);
+    const agent = new HttpUser(issuer);
+    let step = await agent.get(`${as.authorization_endpoint}?${new URLSearchParams({ client_id: client.client_id, request_uri: par.request_uri })}`);
+    step = await agent.signIn(step, email, PASSWORD);
+    step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
+    const params = oauth.validateAuthResponse(as, client, step.external!, state);
+
+    // Code exchange and refresh, both DPoP-bound.
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, REDIRECT, verifier, opts));
+    expect(tokens.token_type).toBe('dpop');
+    const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, opts));
+    expect(refreshed.token_type).toBe('dpop');
+
+    // UserInfo with DPoP; the same token as plain Bearer is refused.
+    const info = await oauth.processUserInfoResponse(as, client, user._id, await oauth.userInfoRequest(as, client, refreshed.access_token, opts));
+    expect(info.sub).toBe(user._id);
+    const asBearer = await fetch(as.userinfo_endpoint!, { headers: { authorization: `Bearer ${refreshed.access_token}` } });
+    expect(asBearer.status).toBe(401);
+    expect(asBearer.headers.get('www-authenticate')).toMatch(/^DPoP /);
+
+    // Introspection shows the binding; revocation ends the grant.
+    const introspected = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, refreshed.access_token, { [oauth.allowInsecureRequests]: true }));
+    expect(introspected).toMatchObject({ active: true, token_type: 'DPoP', cnf: { jkt: expect.any(String) } });
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, refreshed.refresh_token!, { [oauth.allowInsecureRequests]: true }));
+    const after = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, refreshed.access_token, { [oauth.allowInsecureRequests]: true }));
+    expect(after.active).toBe(false);
+  });
+});
