@@ -5,7 +5,7 @@
 // Temporal's time-skipping test environment, replays of recorded histories);
 // `integration` (test/integration and test/browser) runs against a real
 // Temporal dev server, FerretDB and a worker that the global setup starts.
-const common = { testEnvironment: 'node', testMatch: ['**/*.test.js'], transform: {}, testTimeout: 60_000 };
+const common = { testEnvironment: 'node', testMatch: ['**/*.test.js'], transform: {} };
 
 export default {
   projects: [
@@ -18,6 +18,8 @@ export default {
       globalTeardown: '<rootDir>/dist/test/setup/global-teardown.js',
     },
   ],
+  // Global options (a project's own testTimeout is not read).
+  testTimeout: 60_000,
   maxWorkers: 2,
   verbose: true,
 };

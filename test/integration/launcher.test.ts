@@ -172,7 +172,7 @@ describe('npm start (the launcher)', () => {
     const pinned = fs.realpathSync(path.join(PROJECT_ROOT, 'node_modules/node/bin/node'));
     const ours = descendants(l.child.pid!)
       .map((pid) => ({ cmdline: fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '), exe: fs.readlinkSync(`/proc/${pid}/exe`) }))
-      .filter((p) => /dist\/(scripts\/launcher|api\/main|worker\/main)\.js/.test(p.cmdline));
+      .filter((p) => /dist\/(tools\/scripts\/launcher|api\/main|worker\/main)\.js/.test(p.cmdline));
     expect(ours).toHaveLength(3);
     for (const p of ours) expect([p.cmdline, p.exe]).toEqual([p.cmdline, pinned]);
     // SIGTERM reaches the launcher through run.mjs, and everything stops.
