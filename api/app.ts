@@ -8,6 +8,7 @@ import type { Logger } from '../lib/runtime/log.js';
 import type { Store } from '../lib/store/db.js';
 import type { TemporalHandle } from '../lib/temporal/connection.js';
 import type { EventPipeline } from '../lib/events/pipeline.js';
+import type { FlowClient } from '../lib/flows/flow-client.js';
 import { defaultBody, errorHandler, notFound } from './http/errors.js';
 import { securityHeaders, strictTransportSecurity } from './http/security-headers.js';
 import { discoveryRoutes } from './routes/discovery.js';
@@ -64,6 +65,8 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   const clientAssertions = clientAssertionVerifier({ issuer, store, outbound: config.outbound });
   app.locals.clientAssertions = clientAssertions;
   const flow = { issuer, store, log, findClient, secureCookies: session.secureCookies };
+  // What the per-flow clients (lib/flows) need: the Temporal client and the worker's task queue.
+  const flows: FlowClient = { client: temporal.client, taskQueue: config.temporal.taskQueue };
 
   app.use(securityHeaders);
   app.use(strictTransportSecurity(issuer));
@@ -73,22 +76,22 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   app.use(webfingerRoutes(issuer, { store, limits: config.limits }));
   app.use(assetRoutes());
   // Endpoints for clients and resource requests: no browser session.
-  app.use(tokenRoutes({ issuer, store, signer, keyring, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, refreshTokenTtlMs: config.refreshTokenTtlMs, refreshFamilyRotationsPerRun: config.refreshFamilyRotationsPerRun, clientAssertions }));
+  app.use(tokenRoutes({ issuer, store, signer, keyring, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, refreshTokenTtlMs: config.refreshTokenTtlMs, refreshFamilyRotationsPerRun: config.refreshFamilyRotationsPerRun, clientAssertions, flows }));
   app.use(parRoutes({ store, log, findClient, limits: config.limits }));
-  const device = { issuer, store, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, deviceCodeTtlMs: config.deviceCodeTtlMs, limits: config.limits };
+  const device = { issuer, store, log, findClient, flows, deviceCodeTtlMs: config.deviceCodeTtlMs, limits: config.limits };
   app.use(deviceAuthorizationRoutes(device));
   app.use(userinfoRoutes({ issuer, store, keyring, events }));
   app.use(registrationRoutes({ issuer, store, keyring, grantTypes: Object.keys(GRANT_HANDLERS), events, temporal: temporal.client }));
   app.use(appsApiRoutes({ issuer, store, keyring, events, temporal: temporal.client, reauthMaxAgeMs: config.reauthMaxAgeMs }));
   app.use(webhookRoutes({ issuer, store, keyring, kek, events, temporal: temporal.client, taskQueue: config.temporal.taskQueue, deliveryTimeoutMs: config.webhookTimeoutMs, outbound: config.outbound }));
   app.use(introspectionRoutes({ issuer, store, keyring, findClient, temporal: temporal.client, log, clientAssertions }));
-  app.use(sudoRoutes({ issuer, store, keyring, temporal: temporal.client, taskQueue: config.temporal.taskQueue }));
-  const stepUp = { issuer, store, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, outbound: config.outbound, challengeTtlMs: config.stepUpChallengeTtlMs, limits: config.limits };
+  app.use(sudoRoutes({ issuer, store, keyring, flows }));
+  const stepUp = { issuer, store, log, findClient, flows, outbound: config.outbound, challengeTtlMs: config.stepUpChallengeTtlMs, limits: config.limits };
   app.use(stepUpRoutes(stepUp));
   // Browser-facing endpoints and pages.
   app.use(sessionMiddleware({ ...session, idleMs: config.sessionIdleMs }));
   app.use(authorizeRoutes(flow));
-  const signOutDeps = { ...session, issuer, temporal: temporal.client, taskQueue: config.temporal.taskQueue, log };
+  const signOutDeps = { ...session, issuer, temporal: temporal.client, taskQueue: config.temporal.taskQueue, flows, log };
   app.use(loginRoutes({ ...signOutDeps, issuer, kek, limits: config.limits, outbound: config.outbound }));
   app.use(endSessionRoutes({ ...signOutDeps, issuer, keyring, findClient }));
   app.use(consentRoutes(flow));

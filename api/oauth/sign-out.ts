@@ -4,6 +4,7 @@
 // password change).
 import type { Request, Response } from 'express';
 import type { Client } from '@temporalio/client';
+import type { FlowClient } from '../../lib/flows/flow-client.js';
 import type { Logger } from '../../lib/runtime/log.js';
 import { flowSearchAttributes } from '../../lib/temporal/search-attributes.js';
 import type { BackchannelLogoutInput } from '../../workflows/backchannel-logout.js';
@@ -15,6 +16,8 @@ export interface SignOutDeps extends SessionDeps {
   issuer: string;
   temporal: Client;
   taskQueue: string;
+  /** Sudo windows of an ended session end too. */
+  flows: FlowClient;
   log: Logger;
 }
 
