@@ -1,6 +1,7 @@
 // The Express application: composition of Keyflow's HTTP surface.
 import express from 'express';
 import type { Config } from '../lib/config/env.js';
+import type { FlowClient } from '../lib/flows/flow-client.js';
 import type { Kek } from '../lib/security/kek.js';
 import type { Keyring } from '../lib/keys/keyring.js';
 import type { Signer } from '../lib/keys/signer.js';
@@ -8,7 +9,6 @@ import type { Logger } from '../lib/runtime/log.js';
 import type { Store } from '../lib/store/db.js';
 import type { TemporalHandle } from '../lib/temporal/connection.js';
 import type { EventPipeline } from '../lib/events/pipeline.js';
-import type { FlowClient } from '../lib/flows/flow-client.js';
 import { defaultBody, errorHandler, notFound } from './http/errors.js';
 import { securityHeaders, strictTransportSecurity } from './http/security-headers.js';
 import { discoveryRoutes } from './routes/discovery.js';
@@ -76,7 +76,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   app.use(webfingerRoutes(issuer, { store, limits: config.limits }));
   app.use(assetRoutes());
   // Endpoints for clients and resource requests: no browser session.
-  app.use(tokenRoutes({ issuer, store, signer, keyring, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, refreshTokenTtlMs: config.refreshTokenTtlMs, refreshFamilyRotationsPerRun: config.refreshFamilyRotationsPerRun, clientAssertions, flows }));
+  app.use(tokenRoutes({ issuer, store, signer, keyring, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, refreshTokenTtlMs: config.refreshTokenTtlMs, refreshFamilyRotationsPerRun: config.refreshFamilyRotationsPerRun, clientAssertions }));
   app.use(parRoutes({ store, log, findClient, limits: config.limits }));
   const device = { issuer, store, log, findClient, flows, deviceCodeTtlMs: config.deviceCodeTtlMs, limits: config.limits };
   app.use(deviceAuthorizationRoutes(device));
@@ -91,7 +91,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   // Browser-facing endpoints and pages.
   app.use(sessionMiddleware({ ...session, idleMs: config.sessionIdleMs }));
   app.use(authorizeRoutes(flow));
-  const signOutDeps = { ...session, issuer, temporal: temporal.client, taskQueue: config.temporal.taskQueue, flows, log };
+  const signOutDeps = { ...session, issuer, temporal: temporal.client, taskQueue: config.temporal.taskQueue, log };
   app.use(loginRoutes({ ...signOutDeps, issuer, kek, limits: config.limits, outbound: config.outbound }));
   app.use(endSessionRoutes({ ...signOutDeps, issuer, keyring, findClient }));
   app.use(consentRoutes(flow));

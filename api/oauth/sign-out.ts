@@ -4,7 +4,6 @@
 // password change).
 import type { Request, Response } from 'express';
 import type { Client } from '@temporalio/client';
-import type { FlowClient } from '../../lib/flows/flow-client.js';
 import type { Logger } from '../../lib/runtime/log.js';
 import { flowSearchAttributes } from '../../lib/temporal/search-attributes.js';
 import type { BackchannelLogoutInput } from '../../workflows/backchannel-logout.js';
@@ -16,8 +15,6 @@ export interface SignOutDeps extends SessionDeps {
   issuer: string;
   temporal: Client;
   taskQueue: string;
-  /** Sudo windows of an ended session end too. */
-  flows: FlowClient;
   log: Logger;
 }
 
@@ -36,7 +33,7 @@ export async function sessionEnded(deps: SignOutDeps, ended: SessionDoc): Promis
   if (!ended.userId) return;
   deps.log.info('signed out', { user: ended.userId });
   // Sudo windows of the ended session end too (its sid is gone, so none is reachable anyway).
-  await revokeSessionSudoWindows(deps, ended.sid).catch((err: Error) => deps.log.warn('sudo windows not ended at sign-out', { error: err.message }));
+  await revokeSessionSudoWindows({ store: deps.store, flows: { client: deps.temporal, taskQueue: deps.taskQueue } }, ended.sid).catch((err: Error) => deps.log.warn('sudo windows not ended at sign-out', { error: err.message }));
   const clientIds = await clientsOfSession(deps.store, ended);
   if (clientIds.length === 0) return;
   const input: BackchannelLogoutInput = { issuer: deps.issuer, sid: ended.sid, userId: ended.userId, clientIds };

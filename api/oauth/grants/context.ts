@@ -1,6 +1,5 @@
 // What every grant handler of the token endpoint receives.
 import type { Client } from '@temporalio/client';
-import type { FlowClient } from '../../../lib/flows/flow-client.js';
 import type { Keyring } from '../../../lib/keys/keyring.js';
 import type { Signer } from '../../../lib/keys/signer.js';
 import type { Logger } from '../../../lib/runtime/log.js';
@@ -18,8 +17,6 @@ export interface TokenDeps {
   log: Logger;
   temporal: Client;
   taskQueue: string;
-  /** The device flow's redeem update. */
-  flows: FlowClient;
   refreshTokenTtlMs: number;
   /** Rotations after which a RefreshFamily run continues as new (REFRESH_FAMILY_ROTATIONS_PER_RUN). */
   refreshFamilyRotationsPerRun: number;
