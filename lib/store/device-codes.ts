@@ -14,6 +14,9 @@ import { newUserCode } from '../domain/user-code.js';
 import type { DeviceApproval, DeviceCodeDoc, DevicePollDoc, DeviceState, DeviceUserCodeDoc } from '../domain/device-authorization.js';
 import { isDuplicateKeyError, type Store } from './db.js';
 
+/** The documents of these collections, defined with the flow's other types. */
+export type { DeviceCodeDoc, DevicePollDoc, DeviceUserCodeDoc };
+
 /** RFC 8628 §3.5: the interval grows by 5 seconds after every slow_down. */
 export const SLOW_DOWN_STEP_SECONDS = 5;
 

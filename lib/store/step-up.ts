@@ -11,6 +11,9 @@
 import type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc, StepUpMethod, StepUpState } from '../domain/step-up-challenge.js';
 import type { Store } from './db.js';
 
+/** The documents of these collections, defined with the flow's other types. */
+export type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc };
+
 export const stepUpChallenges = (store: Store) => store.db.collection<StepUpChallengeDoc>('step_up_challenges');
 export const stepUpCodes = (store: Store) => store.db.collection<StepUpCodeDoc>('step_up_codes');
 export const stepUpAudit = (store: Store) => store.db.collection<StepUpAuditDoc>('step_up_audit');

@@ -8,6 +8,9 @@ import type { Collection } from 'mongodb';
 import type { SudoWindowDoc, SudoWindowKey, SudoWindowState } from '../domain/sudo-window.js';
 import { storeIn, type Store } from './db.js';
 
+/** The document of this collection, defined with the flow's other types. */
+export type { SudoWindowDoc };
+
 export const SUDO_WINDOWS = 'sudo_windows';
 
 /**
