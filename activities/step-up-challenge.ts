@@ -2,8 +2,9 @@
 // reads (challenge status, code hash → verify result) and the audit record of
 // every outcome, in the database the api named. All idempotent (activities
 // may be retried).
+import type { StepUpMethod, StepUpState } from '../lib/domain/step-up-challenge.js';
 import { storeIn, type Store } from '../lib/store/db.js';
-import { recordStepUpAudit, recordStepUpCode, recordStepUpCodeStatus, recordStepUpState, type StepUpMethod, type StepUpState } from '../lib/store/step-up.js';
+import { recordStepUpAudit, recordStepUpCode, recordStepUpCodeStatus, recordStepUpState } from '../lib/store/step-up.js';
 
 export function createStepUpChallengeActivities(store: Store) {
   return {

@@ -1,6 +1,7 @@
 // The Express application: composition of Keyflow's HTTP surface.
 import express from 'express';
 import type { Config } from '../lib/config/env.js';
+import type { FlowClient } from '../lib/flows/flow-client.js';
 import type { Kek } from '../lib/security/kek.js';
 import type { Keyring } from '../lib/keys/keyring.js';
 import type { Signer } from '../lib/keys/signer.js';
@@ -64,6 +65,8 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   const clientAssertions = clientAssertionVerifier({ issuer, store, outbound: config.outbound });
   app.locals.clientAssertions = clientAssertions;
   const flow = { issuer, store, log, findClient, secureCookies: session.secureCookies };
+  // What the per-flow clients (lib/flows) need: the Temporal client and the worker's task queue.
+  const flows: FlowClient = { client: temporal.client, taskQueue: config.temporal.taskQueue };
 
   app.use(securityHeaders);
   app.use(strictTransportSecurity(issuer));
@@ -75,15 +78,15 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   // Endpoints for clients and resource requests: no browser session.
   app.use(tokenRoutes({ issuer, store, signer, keyring, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, refreshTokenTtlMs: config.refreshTokenTtlMs, refreshFamilyRotationsPerRun: config.refreshFamilyRotationsPerRun, clientAssertions }));
   app.use(parRoutes({ store, log, findClient, limits: config.limits }));
-  const device = { issuer, store, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, deviceCodeTtlMs: config.deviceCodeTtlMs, limits: config.limits };
+  const device = { issuer, store, log, findClient, flows, deviceCodeTtlMs: config.deviceCodeTtlMs, limits: config.limits };
   app.use(deviceAuthorizationRoutes(device));
   app.use(userinfoRoutes({ issuer, store, keyring, events }));
   app.use(registrationRoutes({ issuer, store, keyring, grantTypes: Object.keys(GRANT_HANDLERS), events, temporal: temporal.client }));
   app.use(appsApiRoutes({ issuer, store, keyring, events, temporal: temporal.client, reauthMaxAgeMs: config.reauthMaxAgeMs }));
   app.use(webhookRoutes({ issuer, store, keyring, kek, events, temporal: temporal.client, taskQueue: config.temporal.taskQueue, deliveryTimeoutMs: config.webhookTimeoutMs, outbound: config.outbound }));
   app.use(introspectionRoutes({ issuer, store, keyring, findClient, temporal: temporal.client, log, clientAssertions }));
-  app.use(sudoRoutes({ issuer, store, keyring, temporal: temporal.client, taskQueue: config.temporal.taskQueue }));
-  const stepUp = { issuer, store, log, findClient, temporal: temporal.client, taskQueue: config.temporal.taskQueue, outbound: config.outbound, challengeTtlMs: config.stepUpChallengeTtlMs, limits: config.limits };
+  app.use(sudoRoutes({ issuer, store, keyring, flows }));
+  const stepUp = { issuer, store, log, findClient, flows, outbound: config.outbound, challengeTtlMs: config.stepUpChallengeTtlMs, limits: config.limits };
   app.use(stepUpRoutes(stepUp));
   // Browser-facing endpoints and pages.
   app.use(sessionMiddleware({ ...session, idleMs: config.sessionIdleMs }));

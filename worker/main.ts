@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import { loadConfigOrExit } from '../lib/config/env.js';
+import { ensureHousekeepingSchedule } from '../lib/flows/housekeeping.js';
 import { createLogger } from '../lib/runtime/log.js';
 import { startCoreServices } from '../lib/runtime/services.js';
 import { onShutdown, runMain } from '../lib/runtime/shutdown.js';
 import { ensureSearchAttributes, lazyTemporalClient, temporalConnectionOptions } from '../lib/temporal/connection.js';
-import { ensureHousekeepingSchedule } from '../lib/temporal/housekeeping-schedule.js';
 
 const config = loadConfigOrExit('worker');
 const log = createLogger(config.logLevel);
@@ -21,7 +21,7 @@ runMain(log, async () => {
   const temporal = lazyTemporalClient(config);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
   await ensureSearchAttributes(temporal, config.temporal.namespace, log);
-  await ensureHousekeepingSchedule(temporal.client, config);
+  await ensureHousekeepingSchedule({ client: temporal.client, taskQueue: config.temporal.taskQueue }, config.housekeeping);
 
   const worker = await Worker.create({
     connection,

@@ -9,54 +9,19 @@
 //
 // With offline_access, the token endpoint passes the refresh family's input to
 // `redeem`, and the workflow starts the RefreshFamily as an abandoned child:
-// the token request then makes one Temporal call, not two (ARCHITECTURE's
-// budget). `familyStarted: false` tells the api to start it itself (no input,
-// a user mismatch, a history from before this change, a failed start).
+// the token request then makes one Temporal call, not two. `familyStarted:
+// false` tells the api to start it itself (no input, a user mismatch, a
+// history from before this change, a failed start).
 import { allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate, ParentClosePolicy, patched, proxyActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DeviceAuthorizationActivities } from '../activities/device-authorization.js';
+import { DeviceFlowMessages, type DeviceApproval, type DeviceAuthorizationInput, type DeviceFlowState, type DeviceState, type RedeemInput, type RedeemResult } from '../lib/domain/device-authorization.js';
 import { flowSearchAttributes, SearchAttributes } from '../lib/temporal/search-attributes.js';
-import { familyWorkflowId, type refreshFamily, type RefreshFamilyInput } from './refresh-family.js';
+import { familyWorkflowId, type refreshFamily } from './refresh-family.js';
 
-export type DeviceState = 'pending' | 'approved' | 'denied' | 'expired' | 'redeemed';
-
-/** Who approved, and how they had authenticated (copied into the tokens). */
-export interface DeviceApproval {
-  userId: string;
-  /** Epoch milliseconds (a number: Dates do not survive the JSON payload converter). */
-  authTime: number;
-  amr: string[];
-  acr: string;
-  sid: string | null;
-}
-
-export interface DeviceAuthorizationInput {
-  deviceCodeHash: string;
-  clientId: string;
-  /** Epoch milliseconds. */
-  expiresAt: number;
-}
-
-export type RedeemResult = { status: 'redeemed'; approval: DeviceApproval; familyStarted?: boolean } | { status: 'refused'; state: DeviceState };
-
-export interface RedeemInput {
-  /** The refresh family to start on success (offline_access), or null. */
-  family: RefreshFamilyInput | null;
-}
-
-export interface DeviceFlowState {
-  state: DeviceState;
-  clientId: string;
-  userId: string | null;
-  expiresAt: number;
-}
-
-export const approveSignal = defineSignal<[DeviceApproval]>('approve');
-export const denySignal = defineSignal('deny');
-export const redeemUpdate = defineUpdate<RedeemResult, [RedeemInput]>('redeem');
-export const deviceStateQuery = defineQuery<DeviceFlowState>('state');
-
-/** The workflow id: derived from the hash, never the code, and short enough to read in the UI. */
-export const deviceWorkflowId = (deviceCodeHash: string) => `device:${deviceCodeHash.slice(0, 32)}`;
+export const approveSignal = defineSignal<[DeviceApproval]>(DeviceFlowMessages.approve);
+export const denySignal = defineSignal(DeviceFlowMessages.deny);
+export const redeemUpdate = defineUpdate<RedeemResult, [RedeemInput]>(DeviceFlowMessages.redeem);
+export const deviceStateQuery = defineQuery<DeviceFlowState>(DeviceFlowMessages.state);
 
 /** Versioning: histories from before the redeem update started the refresh family replay without it. */
 const FAMILY_FROM_REDEEM = 'redeem-starts-refresh-family';

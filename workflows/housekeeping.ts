@@ -4,15 +4,8 @@
 import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { HousekeepingActivities } from '../activities/housekeeping.js';
 import { EXPIRING_COLLECTIONS } from '../lib/domain/expiring.js';
+import type { HousekeepingInput, HousekeepingResult } from '../lib/domain/housekeeping.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
-
-export interface HousekeepingInput {
-  batchSize: number;
-  /** Upper bound of batches per collection and run; the next run continues. */
-  maxBatches: number;
-}
-
-export type HousekeepingResult = Record<string, number>;
 
 const { purgeExpiredBatch } = proxyActivities<HousekeepingActivities>({
   startToCloseTimeout: '1 minute',

@@ -1,5 +1,5 @@
-// StepUpChallenge (issue 6; workflow id `challenge:<challenge id>`): one per
-// step-up 2FA challenge of a client app. States (the spec's table):
+// StepUpChallenge (workflow id `challenge:<challenge id>`): one per step-up
+// 2FA challenge of a client app. States:
 //   created → issued (challenge consumed, code issued) → redeemed | code_expired
 //   created → denied | failed | error | expired   (challenge consumed, terminal)
 // Every transition is an update, decided synchronously at the start of its
@@ -8,52 +8,32 @@
 // or an error occurred), `fail` (a failed factor attempt), `redeem` (the verify
 // endpoint; succeeds once). A timer ends the challenge after its lifetime and
 // then the code after its own. Each state is written to the MongoDB projection
-// (store/step-up.ts) and recorded in the audit collection by activities. Only
+// (lib/store/step-up.ts) and recorded in the audit collection by activities. Only
 // the code's SHA-256 enters the history: never the 2FA code, a TOTP code or a
 // backup code.
 import { allHandlersFinished, condition, defineQuery, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { StepUpChallengeActivities } from '../activities/step-up-challenge.js';
+import {
+  StepUpFlowMessages,
+  type StepUpAnswer,
+  type StepUpChallengeInput,
+  type StepUpConfirmation,
+  type StepUpDenial,
+  type StepUpFailure,
+  type StepUpFlowState,
+  type StepUpMethod,
+  type StepUpRedeemResult,
+  type StepUpRedemption,
+  type StepUpState,
+  type StepUpTransition,
+} from '../lib/domain/step-up-challenge.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
-export type StepUpState = 'created' | 'issued' | 'denied' | 'failed' | 'error' | 'expired' | 'redeemed' | 'code_expired';
-export type StepUpMethod = 'totp' | 'passkey' | 'backup' | 'sudo';
-
-export interface StepUpChallengeInput {
-  challengeId: string;
-  clientId: string;
-  /** Epoch milliseconds: the challenge's end unless confirmed or answered before. */
-  expiresAt: number;
-  /** Lifetime of the 2FA code after issuance. */
-  codeTtlMs: number;
-  /** MongoDB database of the projection and audit (the api's); absent: the worker's own. */
-  database?: string;
-}
-
-export interface StepUpConfirmation {
-  userId: string;
-  method: StepUpMethod;
-  /** SHA-256 of the 2FA code the browser gets (never the code). */
-  codeHash: string;
-}
-
-export type StepUpTransition = { ok: true; verifiedAt: number; codeExpiresAt: number } | { ok: false; state: StepUpState };
-export type StepUpAnswer = { ok: true } | { ok: false; state: StepUpState };
-export type StepUpRedeemResult = { status: 'redeemed' } | { status: 'refused'; state: StepUpState };
-
-export interface StepUpFlowState {
-  state: StepUpState;
-  clientId: string;
-  userId: string | null;
-  method: StepUpMethod | null;
-}
-
-export const confirmUpdate = defineUpdate<StepUpTransition, [StepUpConfirmation]>('confirm');
-export const denyUpdate = defineUpdate<StepUpAnswer, [{ userId: string | null; reason: 'denied' | 'error' }]>('deny');
-export const failUpdate = defineUpdate<StepUpAnswer, [{ userId: string }]>('fail');
-export const redeemUpdate = defineUpdate<StepUpRedeemResult, [{ codeHash: string }]>('redeem');
-export const stepUpStateQuery = defineQuery<StepUpFlowState>('state');
-
-export const stepUpWorkflowId = (challengeId: string) => `challenge:${challengeId}`;
+export const confirmUpdate = defineUpdate<StepUpTransition, [StepUpConfirmation]>(StepUpFlowMessages.confirm);
+export const denyUpdate = defineUpdate<StepUpAnswer, [StepUpDenial]>(StepUpFlowMessages.deny);
+export const failUpdate = defineUpdate<StepUpAnswer, [StepUpFailure]>(StepUpFlowMessages.fail);
+export const redeemUpdate = defineUpdate<StepUpRedeemResult, [StepUpRedemption]>(StepUpFlowMessages.redeem);
+export const stepUpStateQuery = defineQuery<StepUpFlowState>(StepUpFlowMessages.state);
 
 const { recordStepUpState, recordStepUpCode, recordStepUpAudit } = proxyActivities<StepUpChallengeActivities>({
   startToCloseTimeout: '20 seconds',

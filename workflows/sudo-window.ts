@@ -1,5 +1,5 @@
 // SudoWindow (workflow id `sudo:<user>:<sid-hash-prefix>:<client>`, see
-// store/sudo-windows.ts): one per opening of a step-up sudo window. Within it a
+// lib/store/sudo-windows.ts): one per opening of a step-up sudo window. Within it a
 // challenge of the same client is confirmed with the checkbox alone. It holds
 // the TTL timer and ends at the TTL (`ended`) or on revocation (`revoked`,
 // update `revoke` or signal `revokeWindow`); query `active` answers whether it
@@ -8,27 +8,12 @@
 // No secret enters the input: ids, the sid and times only.
 import { allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { SudoWindowActivities } from '../activities/sudo-window.js';
+import { SudoWindowMessages, type SudoRevocation, type SudoRevokeResult, type SudoWindowInput, type SudoWindowState } from '../lib/domain/sudo-window.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
-export interface SudoWindowInput {
-  /** The workflow id (also the projection's `_id`). */
-  windowId: string;
-  /** This opening: a later opening of the same window is not ended by this one. */
-  openingId: string;
-  userId: string;
-  sid: string;
-  clientId: string;
-  /** End of the window, epoch milliseconds (opening time + TTL). */
-  expiresAt: number;
-  /** MongoDB database of the projection (the api's); absent: the worker's own. */
-  database?: string;
-}
-
-export type SudoWindowState = 'active' | 'ended' | 'revoked';
-
-export const sudoRevokeUpdate = defineUpdate<{ revoked: boolean }, [{ reason: string }]>('revoke');
-export const sudoRevokeSignal = defineSignal<[{ reason: string }]>('revokeWindow');
-export const sudoActiveQuery = defineQuery<boolean>('active');
+export const sudoRevokeUpdate = defineUpdate<SudoRevokeResult, [SudoRevocation]>(SudoWindowMessages.revoke);
+export const sudoRevokeSignal = defineSignal<[SudoRevocation]>(SudoWindowMessages.revokeWindow);
+export const sudoActiveQuery = defineQuery<boolean>(SudoWindowMessages.active);
 
 const { endSudoWindow } = proxyActivities<SudoWindowActivities>({
   startToCloseTimeout: '20 seconds',

@@ -1,4 +1,4 @@
-// Sudo windows of step-up 2FA (spec "Sudo mode"): after a successful factor
+// Sudo windows of step-up 2FA ("sudo mode"): after a successful factor
 // confirmation the user may opt in, and for `sudo_mode_ttl_minutes` a challenge
 // of the same client, in the same browser session, is confirmed with the
 // checkbox alone (method `sudo`). Bound to (user id, session sid, client id).
@@ -8,27 +8,19 @@
 // - activeSudoWindow: the hot path; one MongoDB read by `_id`, no Temporal.
 // - revokeSudoWindow: ends the window (an update: the projection says so when it returns).
 // - revokeSessionSudoWindows: sign-out ends every window of the session.
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { SudoWindowKey } from '../../lib/domain/sudo-window.js';
+import type { FlowClient } from '../../lib/flows/flow-client.js';
+import { revokeSudoWindowFlow, signalSudoWindowRevocation, startSudoWindowFlow } from '../../lib/flows/sudo-window.js';
 import { newId } from '../../lib/security/secrets.js';
 import type { Store } from '../../lib/store/db.js';
 import { getSiteSettings } from '../../lib/store/settings.js';
-import {
-  activeSudoWindowsOfSession,
-  findActiveSudoWindow,
-  recordSudoWindowEnded,
-  recordSudoWindowOpened,
-  sudoWindowId,
-  type SudoWindowKey,
-} from '../../lib/store/sudo-windows.js';
-import { flowSearchAttributes } from '../../lib/temporal/search-attributes.js';
-import { sudoRevokeSignal, sudoRevokeUpdate, type SudoWindowInput } from '../../workflows/sudo-window.js';
+import { activeSudoWindowsOfSession, findActiveSudoWindow, recordSudoWindowEnded, recordSudoWindowOpened, sudoWindowId } from '../../lib/store/sudo-windows.js';
 
 export { sudoWindowId, type SudoWindowKey };
 
 export interface SudoDeps {
   store: Store;
-  temporal: Client;
-  taskQueue: string;
+  flows: FlowClient;
 }
 
 export interface OpenedSudoWindow {
@@ -49,25 +41,19 @@ export async function openSudoWindow(deps: SudoDeps, key: SudoWindowKey, options
   const windowId = sudoWindowId(key);
   const openedAt = new Date();
   const expiresAt = new Date(openedAt.getTime() + ttlMs);
-  const input: SudoWindowInput = {
+  const openingId = newId();
+  // A window already open is replaced by this opening (its timer restarts from now).
+  await startSudoWindowFlow(deps.flows, {
     windowId,
-    openingId: newId(),
+    openingId,
     userId: key.userId,
     sid: key.sid,
     clientId: key.clientId,
     expiresAt: expiresAt.getTime(),
     database: deps.store.db.databaseName,
-  };
-  // A window already open is replaced by this opening (its timer restarts from now).
-  await deps.temporal.workflow.start('sudoWindow', {
-    workflowId: windowId,
-    taskQueue: deps.taskQueue,
-    args: [input],
-    workflowIdConflictPolicy: 'TERMINATE_EXISTING',
-    typedSearchAttributes: flowSearchAttributes({ clientId: key.clientId, userId: key.userId, state: 'active' }),
   });
   // Written after the start: should it fail, no window exists (fails closed).
-  await recordSudoWindowOpened(deps.store, { _id: windowId, ...key, openingId: input.openingId, status: 'active', openedAt, expiresAt });
+  await recordSudoWindowOpened(deps.store, { _id: windowId, ...key, openingId, status: 'active', openedAt, expiresAt });
   return { windowId, expiresAt };
 }
 
@@ -80,12 +66,8 @@ export async function activeSudoWindow(store: Store, key: SudoWindowKey): Promis
 export async function revokeSudoWindow(deps: SudoDeps, key: SudoWindowKey, reason = 'revoked by the user'): Promise<boolean> {
   const open = await findActiveSudoWindow(deps.store, key);
   if (!open) return false;
-  try {
-    const { revoked } = await deps.temporal.workflow.getHandle(open._id).executeUpdate(sudoRevokeUpdate, { args: [{ reason }] });
-    if (revoked) return true;
-  } catch (err) {
-    if (!(err instanceof WorkflowNotFoundError)) throw err;
-  }
+  const answer = await revokeSudoWindowFlow(deps.flows, open._id, { reason });
+  if (!answer.ended && answer.value.revoked) return true;
   // The workflow is gone or had already ended: the projection must not outlive it.
   await recordSudoWindowEnded(deps.store, { windowId: open._id, openingId: open.openingId, status: 'revoked' });
   return true;
@@ -96,12 +78,8 @@ export async function revokeSessionSudoWindows(deps: SudoDeps, sid: string): Pro
   const windows = await activeSudoWindowsOfSession(deps.store, sid);
   await Promise.all(
     windows.map(async (w) => {
-      try {
-        await deps.temporal.workflow.getHandle(w._id).signal(sudoRevokeSignal, { reason: 'signed out' });
-      } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) throw err;
-        await recordSudoWindowEnded(deps.store, { windowId: w._id, openingId: w.openingId, status: 'revoked' });
-      }
+      const signalled = await signalSudoWindowRevocation(deps.flows, w._id, { reason: 'signed out' });
+      if (signalled.ended) await recordSudoWindowEnded(deps.store, { windowId: w._id, openingId: w.openingId, status: 'revoked' });
     }),
   );
   return windows.length;

@@ -5,16 +5,16 @@
 // (RFC 8628 §5.1): a user code has only ~34 bits, so the allowance shrinks
 // while an address keeps running out (backoff).
 import express, { Router, type Request, type Response } from 'express';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import type { DeviceApproval, DeviceCodeDoc } from '../../lib/domain/device-authorization.js';
 import { SCOPES } from '../../lib/domain/scopes.js';
 import { formatUserCode, normalizeUserCode } from '../../lib/domain/user-code.js';
+import { approveDeviceFlow, denyDeviceFlow } from '../../lib/flows/device-authorization.js';
 import type { ClientDoc } from '../../lib/store/clients.js';
 import { recordConsent } from '../../lib/store/consents.js';
-import { findPendingByUserCode, type DeviceCodeDoc } from '../../lib/store/device-codes.js';
+import { findPendingByUserCode } from '../../lib/store/device-codes.js';
 import { takeAttempt } from '../../lib/store/rate-limits.js';
 import type { SessionDoc } from '../../lib/store/sessions.js';
 import { findUserById } from '../../lib/store/users.js';
-import { approveSignal, denySignal, deviceWorkflowId, type DeviceApproval } from '../../workflows/device-authorization.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { clientAddress } from '../http/request-limits.js';
@@ -130,7 +130,6 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
     const { device, client } = found;
     if (decision === 'allow' && !(await mayAllow(session, device))) return adminOnly(res);
 
-    const handle = deps.temporal.workflow.getHandle(deviceWorkflowId(device._id));
     const approval: DeviceApproval = {
       userId: session.userId,
       authTime: session.authTime?.getTime() ?? Date.now(),
@@ -138,17 +137,10 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
       acr: session.acr ?? 'pwd',
       sid: session.sid,
     };
-    try {
-      // The one Temporal call of this request.
-      if (decision === 'allow') await handle.signal(approveSignal, approval);
-      else await handle.signal(denySignal);
-    } catch (err) {
-      // The workflow ended meanwhile (expired): the projection had not caught up yet.
-      if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error).message)) {
-        return codePage(res, session.csrf, { error: BAD_CODE, status: 400 });
-      }
-      throw err;
-    }
+    // The one Temporal call of this request.
+    const answered = decision === 'allow' ? await approveDeviceFlow(deps.flows, device._id, approval) : await denyDeviceFlow(deps.flows, device._id);
+    // The workflow ended meanwhile (expired): the projection had not caught up yet.
+    if (answered.ended) return codePage(res, session.csrf, { error: BAD_CODE, status: 400 });
     if (decision === 'allow') await recordConsent(deps.store, session.userId, client._id, device.scope);
     deps.log.info('device authorization answered', { client: client._id, user: session.userId, decision });
     sendPage(res, {

@@ -8,16 +8,16 @@
 // confirms goes through `authorize()`: the one place where the captcha gate
 // (issue 6 item 4) and the sudo path (item 5) plug in.
 import express, { Router, type Request, type Response } from 'express';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import type { StepUpChallengeDoc, StepUpMethod } from '../../lib/domain/step-up-challenge.js';
+import { confirmStepUpFlow, denyStepUpFlow, failStepUpFlow } from '../../lib/flows/step-up-challenge.js';
 import type { Kek } from '../../lib/security/kek.js';
 import { hashSecret, newSecret } from '../../lib/security/secrets.js';
 import type { ClientDoc } from '../../lib/store/clients.js';
 import { takeAttempt } from '../../lib/store/rate-limits.js';
 import type { SessionDoc } from '../../lib/store/sessions.js';
-import { findStepUpChallenge, recordStepUpState, type StepUpChallengeDoc, type StepUpMethod } from '../../lib/store/step-up.js';
+import { findStepUpChallenge, recordStepUpState } from '../../lib/store/step-up.js';
 import { findUserById, type UserDoc } from '../../lib/store/users.js';
 import { getSiteSettings } from '../../lib/store/settings.js';
-import { confirmUpdate, denyUpdate, failUpdate, stepUpWorkflowId, type StepUpAnswer, type StepUpTransition } from '../../workflows/step-up-challenge.js';
 import { captchaAnswerFrom, captchaFormFields, captchaRequired, verifyCaptcha, type CaptchaAnswer } from '../auth/captcha.js';
 import { verifySecondFactorCode } from '../auth/second-factor.js';
 import { activeSudoWindow, openSudoWindow } from '../auth/sudo.js';
@@ -82,19 +82,10 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
   const pagePath = (id: string) => `${STEP_UP_PATHS.page}?challenge_id=${id}`;
   const loginUrl = (id: string) => `/login?next=${encodeURIComponent(pagePath(id))}`;
 
-  /** One update of the challenge's workflow; null when the workflow has ended (expired or answered). */
-  async function update<R>(challengeId: string, run: (h: ReturnType<typeof deps.temporal.workflow.getHandle>) => Promise<R>): Promise<R | null> {
-    try {
-      return await run(deps.temporal.workflow.getHandle(stepUpWorkflowId(challengeId)));
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error).message)) return null;
-      throw err;
-    }
-  }
-
   async function deny(loaded: Loaded, userId: string | null, reason: 'denied' | 'error', description: string): Promise<Outcome> {
-    const answer: StepUpAnswer | null = await update(loaded.challenge._id, (h) => h.executeUpdate(denyUpdate, { args: [{ userId, reason }] }));
-    if (!answer?.ok) return { kind: 'page', status: 400, error: GONE };
+    // An ended workflow (expired or answered) refuses like a consumed challenge.
+    const answer = await denyStepUpFlow(deps.flows, loaded.challenge._id, { userId, reason });
+    if (answer.ended || !answer.value.ok) return { kind: 'page', status: 400, error: GONE };
     // The workflow projects this too, a moment later; written here so a reload never shows the form again.
     await recordStepUpState(deps.store, loaded.challenge._id, reason === 'error' ? 'error' : 'denied', userId, null);
     deps.log.info('step-up challenge denied', { client: loaded.client._id, user: userId, reason });
@@ -125,8 +116,8 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
     const factor = await proof();
     if (!factor.ok) {
       if (!factor.consume) return { kind: 'page', status: factor.status ?? 400, error: factor.error ?? 'That did not work. Try again.' };
-      const answer: StepUpAnswer | null = await update(loaded.challenge._id, (h) => h.executeUpdate(failUpdate, { args: [{ userId: user._id }] }));
-      if (!answer?.ok) return { kind: 'page', status: 400, error: GONE };
+      const answer = await failStepUpFlow(deps.flows, loaded.challenge._id, { userId: user._id });
+      if (answer.ended || !answer.value.ok) return { kind: 'page', status: 400, error: GONE };
       await recordStepUpState(deps.store, loaded.challenge._id, 'failed', user._id, null);
       deps.log.info('step-up factor failed', { client: loaded.client._id, user: user._id });
       return { kind: 'redirect', url: deniedRedirect(loaded.challenge, 'the second factor could not be verified') };
@@ -138,10 +129,9 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
   async function issue(loaded: Loaded, user: UserDoc, method: StepUpMethod): Promise<Outcome> {
     // The code goes to the browser only; the workflow and the projection get its hash.
     const code = newSecret();
-    const result: StepUpTransition | null = await update(loaded.challenge._id, (h) =>
-      h.executeUpdate(confirmUpdate, { args: [{ userId: user._id, method, codeHash: hashSecret(code) }] }),
-    );
-    if (!result) return { kind: 'page', status: 400, error: GONE };
+    const confirmed = await confirmStepUpFlow(deps.flows, loaded.challenge._id, { userId: user._id, method, codeHash: hashSecret(code) });
+    if (confirmed.ended) return { kind: 'page', status: 400, error: GONE };
+    const result = confirmed.value;
     if (!result.ok) return result.state === 'error' ? { kind: 'redirect', url: deniedRedirect(loaded.challenge, 'an error occurred') } : { kind: 'page', status: 400, error: GONE };
     deps.log.info('step-up challenge confirmed', { client: loaded.client._id, user: user._id, method });
     return { kind: 'redirect', url: appRedirect(loaded.challenge, { code }), confirmed: true };

@@ -4,19 +4,18 @@
 // of the DeviceAuthorization workflow. Limited per client address and per
 // client (REQUEST_LIMIT_PER_IP, REQUEST_LIMIT_PER_CLIENT per minute).
 import express, { Router } from 'express';
-import type { Client } from '@temporalio/client';
 import { ENDPOINTS } from '../../lib/domain/discovery.js';
 import { isValidS256Challenge } from '../../lib/domain/pkce.js';
 import { parseAllowedResources } from '../../lib/domain/resources.js';
 import { isKnownScope, isSingleTeamScope, parseBoundTeamScope, parseScopeParam, SCOPES } from '../../lib/domain/scopes.js';
 import { formatUserCode } from '../../lib/domain/user-code.js';
+import { startDeviceFlow } from '../../lib/flows/device-authorization.js';
+import type { FlowClient } from '../../lib/flows/flow-client.js';
 import type { Logger } from '../../lib/runtime/log.js';
 import { hashSecret, newSecret } from '../../lib/security/secrets.js';
 import type { ClientLookup } from '../../lib/store/clients.js';
 import type { Store } from '../../lib/store/db.js';
 import { createDeviceAuthorization, deleteDeviceAuthorization } from '../../lib/store/device-codes.js';
-import { flowSearchAttributes } from '../../lib/temporal/search-attributes.js';
-import { deviceWorkflowId, type deviceAuthorization, type DeviceAuthorizationInput } from '../../workflows/device-authorization.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { admitClient, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
@@ -27,8 +26,7 @@ export interface DeviceFlowDeps {
   store: Store;
   findClient: ClientLookup;
   log: Logger;
-  temporal: Client;
-  taskQueue: string;
+  flows: FlowClient;
   deviceCodeTtlMs: number;
   limits: RequestLimitConfig;
 }
@@ -95,14 +93,8 @@ export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
       interval: DEVICE_POLL_INTERVAL_SECONDS,
       expiresAt: new Date(expiresAt),
     });
-    const input: DeviceAuthorizationInput = { deviceCodeHash, clientId: client._id, expiresAt };
     try {
-      await deps.temporal.workflow.start<typeof deviceAuthorization>('deviceAuthorization', {
-        workflowId: deviceWorkflowId(deviceCodeHash),
-        taskQueue: deps.taskQueue,
-        args: [input],
-        typedSearchAttributes: flowSearchAttributes({ clientId: client._id, state: 'pending' }),
-      });
+      await startDeviceFlow(deps.flows, { deviceCodeHash, clientId: client._id, expiresAt });
     } catch (err) {
       // Without its workflow the code could never be approved: it must not exist.
       await deleteDeviceAuthorization(deps.store, deviceCodeHash, userCodeKey);

@@ -10,10 +10,11 @@
 //   REQUEST_LIMIT_PER_IP per minute per client address.
 // The confirmation page and /api/oauth/2fa/authorize are in api/pages/step-up.ts.
 import express, { Router, type Request, type Response } from 'express';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { z } from 'zod';
 import { isValidS256Challenge, verifyPkce } from '../../lib/domain/pkce.js';
 import { checkRedirectUri } from '../../lib/domain/redirect-uri.js';
+import type { FlowClient } from '../../lib/flows/flow-client.js';
+import { redeemStepUpFlow, startStepUpFlow } from '../../lib/flows/step-up-challenge.js';
 import type { OutboundPolicy } from '../../lib/outbound/http-client.js';
 import type { Logger } from '../../lib/runtime/log.js';
 import { hashSecret, newId } from '../../lib/security/secrets.js';
@@ -21,8 +22,6 @@ import type { ClientLookup } from '../../lib/store/clients.js';
 import type { Store } from '../../lib/store/db.js';
 import { getSiteSettings } from '../../lib/store/settings.js';
 import { deleteStepUpChallenge, findStepUpChallenge, findStepUpCode, insertStepUpChallenge } from '../../lib/store/step-up.js';
-import { flowSearchAttributes } from '../../lib/temporal/search-attributes.js';
-import { redeemUpdate, stepUpWorkflowId, type stepUpChallenge, type StepUpChallengeInput, type StepUpRedeemResult } from '../../workflows/step-up-challenge.js';
 import { captchaInfo } from '../auth/captcha.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { admitRequest, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';
@@ -34,8 +33,7 @@ export interface StepUpDeps {
   store: Store;
   findClient: ClientLookup;
   log: Logger;
-  temporal: Client;
-  taskQueue: string;
+  flows: FlowClient;
   /** Outbound HTTP policy (captcha providers' verify URLs). */
   outbound: OutboundPolicy;
   /** How long a challenge waits for the user (STEP_UP_CHALLENGE_TTL_SECONDS; the spec leaves it to us). */
@@ -125,14 +123,8 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
       createdAt: new Date(now),
       expiresAt: new Date(expiresAt),
     });
-    const input: StepUpChallengeInput = { challengeId, clientId: client._id, expiresAt, codeTtlMs: STEP_UP_CODE_TTL_MS, database: deps.store.db.databaseName };
     try {
-      await deps.temporal.workflow.start<typeof stepUpChallenge>('stepUpChallenge', {
-        workflowId: stepUpWorkflowId(challengeId),
-        taskQueue: deps.taskQueue,
-        args: [input],
-        typedSearchAttributes: flowSearchAttributes({ clientId: client._id, state: 'created' }),
-      });
+      await startStepUpFlow(deps.flows, { challengeId, clientId: client._id, expiresAt, codeTtlMs: STEP_UP_CODE_TTL_MS, database: deps.store.db.databaseName });
     } catch (err) {
       // Without its workflow the challenge could never be confirmed: it must not exist.
       await deleteStepUpChallenge(deps.store, challengeId);
@@ -162,15 +154,9 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
     } else if (verifier !== undefined) {
       return sendOAuthError(res, 400, 'invalid_grant', 'the challenge had no code_challenge');
     }
-    let result: StepUpRedeemResult;
-    try {
-      // The one Temporal call: the code is handed out once, whatever races.
-      result = await deps.temporal.workflow.getHandle(stepUpWorkflowId(doc.challengeId)).executeUpdate(redeemUpdate, { args: [{ codeHash: codeHash! }] });
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error).message)) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
-      throw err;
-    }
-    if (result.status !== 'redeemed') return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+    // The one Temporal call: the code is handed out once, whatever races.
+    const result = await redeemStepUpFlow(deps.flows, doc.challengeId, { codeHash: codeHash! });
+    if (result.ended || result.value.status !== 'redeemed') return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
     deps.log.info('step-up code redeemed', { client: doc.clientId, user: doc.userId, method: doc.method });
     sendOAuthJson(res, 200, {
       user_id: doc.userId,

@@ -11,42 +11,11 @@
 //   is all slow_down needs.
 // All three carry expiresAt (the device code's) and are purged by housekeeping.
 import { newUserCode } from '../domain/user-code.js';
-import type { DeviceApproval, DeviceState } from '../../workflows/device-authorization.js';
+import type { DeviceApproval, DeviceCodeDoc, DevicePollDoc, DeviceState, DeviceUserCodeDoc } from '../domain/device-authorization.js';
 import { isDuplicateKeyError, type Store } from './db.js';
 
-export interface DeviceCodeDoc {
-  _id: string; // SHA-256 of the device_code
-  clientId: string;
-  scope: string[];
-  codeChallenge: string | null;
-  /** RFC 8707 resources requested at device authorization (absent on older codes). */
-  resources?: string[];
-  /** The normalized user code, so the lookup document can be removed when the flow ends. */
-  userCodeKey: string;
-  status: DeviceState;
-  /** Set on approval: who approved and how they had authenticated. */
-  userId?: string;
-  authTime?: Date;
-  amr?: string[];
-  acr?: string;
-  sid?: string | null;
-  createdAt: Date;
-  expiresAt: Date;
-}
-
-export interface DeviceUserCodeDoc {
-  _id: string; // `user:<normalized user code>`
-  deviceCodeHash: string;
-  expiresAt: Date;
-}
-
-export interface DevicePollDoc {
-  _id: string; // SHA-256 of the device_code
-  /** Seconds the client must wait between polls; grows by SLOW_DOWN_STEP_SECONDS on each slow_down. */
-  interval: number;
-  lastPollAt: Date | null;
-  expiresAt: Date;
-}
+/** The documents of these collections, defined with the flow's other types. */
+export type { DeviceCodeDoc, DevicePollDoc, DeviceUserCodeDoc };
 
 /** RFC 8628 §3.5: the interval grows by 5 seconds after every slow_down. */
 export const SLOW_DOWN_STEP_SECONDS = 5;

@@ -1,4 +1,4 @@
-// Step-up 2FA challenges (issue 6): the MongoDB projection of the
+// Step-up 2FA challenges: the MongoDB projection of the
 // StepUpChallenge workflow, which the api reads on hot paths (_id lookups only).
 // One writer per document, because FerretDB v1 rewrites a whole document on
 // every update:
@@ -8,54 +8,11 @@
 //   by the workflow's activities; holds the verify result.
 // - step_up_audit: one document per outcome (append only, not expiring).
 // The 2FA code itself is never stored: only its hash.
-import type { StepUpMethod, StepUpState } from '../../workflows/step-up-challenge.js';
+import type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc, StepUpMethod, StepUpState } from '../domain/step-up-challenge.js';
 import type { Store } from './db.js';
 
-export type { StepUpMethod, StepUpState };
-
-export interface StepUpChallengeDoc {
-  _id: string; // challenge id (random, not a secret)
-  clientId: string;
-  redirectUri: string;
-  /** The client's `state`, echoed in the url and the final redirect; null when absent. */
-  state: string | null;
-  codeChallenge: string | null;
-  action: string;
-  nonce: string;
-  requireCaptcha: boolean;
-  status: StepUpState;
-  userId?: string;
-  method?: StepUpMethod;
-  createdAt: Date;
-  /** The challenge's expiry (the code's once one is issued). */
-  expiresAt: Date;
-}
-
-export interface StepUpCodeDoc {
-  _id: string; // SHA-256 of the 2FA code
-  challengeId: string;
-  clientId: string;
-  redirectUri: string;
-  codeChallenge: string | null;
-  userId: string;
-  method: StepUpMethod;
-  verifiedAt: Date;
-  action: string;
-  nonce: string;
-  status: 'issued' | 'redeemed' | 'expired';
-  expiresAt: Date;
-}
-
-export interface StepUpAuditDoc {
-  _id: string; // `<challenge id>:<result>`: idempotent under activity retries
-  challengeId: string;
-  clientId: string;
-  userId: string | null;
-  action: string;
-  method: StepUpMethod | null;
-  result: StepUpState;
-  at: Date;
-}
+/** The documents of these collections, defined with the flow's other types. */
+export type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc };
 
 export const stepUpChallenges = (store: Store) => store.db.collection<StepUpChallengeDoc>('step_up_challenges');
 export const stepUpCodes = (store: Store) => store.db.collection<StepUpCodeDoc>('step_up_codes');

@@ -5,29 +5,11 @@
 // activities write its end (TTL elapsed, revoked).
 import { createHash } from 'node:crypto';
 import type { Collection } from 'mongodb';
+import type { SudoWindowDoc, SudoWindowKey, SudoWindowState } from '../domain/sudo-window.js';
 import { storeIn, type Store } from './db.js';
 
-export type SudoWindowStatus = 'active' | 'ended' | 'revoked';
-
-export interface SudoWindowKey {
-  userId: string;
-  /** The browser session's public id (`sid`): a new one at every sign-in and sign-out. */
-  sid: string;
-  clientId: string;
-}
-
-export interface SudoWindowDoc {
-  _id: string; // the workflow id, sudoWindowId(key)
-  userId: string;
-  sid: string;
-  clientId: string;
-  /** This opening of the window: the workflow's end writes only over its own opening. */
-  openingId: string;
-  status: SudoWindowStatus;
-  openedAt: Date;
-  expiresAt: Date;
-  endedAt?: Date;
-}
+/** The document of this collection, defined with the flow's other types. */
+export type { SudoWindowDoc };
 
 export const SUDO_WINDOWS = 'sudo_windows';
 
@@ -59,7 +41,7 @@ export async function findActiveSudoWindow(store: Store, key: SudoWindowKey): Pr
 /** Records the end of one opening (a later opening of the same window is left alone). */
 export async function recordSudoWindowEnded(
   store: Store,
-  { windowId, openingId, status, database }: { windowId: string; openingId: string; status: Exclude<SudoWindowStatus, 'active'>; database?: string },
+  { windowId, openingId, status, database }: { windowId: string; openingId: string; status: Exclude<SudoWindowState, 'active'>; database?: string },
 ): Promise<void> {
   await sudoWindows(store, database).updateOne({ _id: windowId, openingId, status: 'active' }, { $set: { status, endedAt: new Date() } });
 }

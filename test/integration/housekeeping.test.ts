@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { housekeepingScheduleId } from '../../lib/temporal/housekeeping-schedule.js';
+import { housekeepingScheduleId } from '../../lib/flows/housekeeping.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { openStore, type Store } from '../../lib/store/db.js';
 import { eventually, testConfig } from '../support/harness.js';

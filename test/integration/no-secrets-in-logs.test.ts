@@ -19,7 +19,7 @@ import { createClient } from '../../lib/store/clients.js';
 import { openStore, type Store } from '../../lib/store/db.js';
 import { setSiteSetting } from '../../lib/store/settings.js';
 import { createUser } from '../../lib/store/users.js';
-import { stepUpWorkflowId } from '../../workflows/step-up-challenge.js';
+import { stepUpWorkflowId } from '../../lib/domain/step-up-challenge.js';
 import { eventually, testConfig, uniqueEmail, type Json } from '../support/harness.js';
 import { enrollFactors } from '../support/factors.js';
 import { HttpUser } from '../support/http-user.js';

@@ -35,7 +35,7 @@ beforeAll(async () => {
   issuer = api.deps.config.issuer;
   // The api's own Temporal client (closed by api.stop()).
   temporal = api.deps.temporal.client;
-  deps = { store: api.deps.store, temporal: api.deps.temporal.client, taskQueue: api.deps.config.temporal.taskQueue };
+  deps = { store: api.deps.store, flows: { client: api.deps.temporal.client, taskQueue: api.deps.config.temporal.taskQueue } };
   await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', 10);
 });
 afterAll(async () => {

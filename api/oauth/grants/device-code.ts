@@ -3,13 +3,12 @@
 // code is pending); an approved code is redeemed through the workflow's
 // `redeem` update, which succeeds once: that is the single-use guarantee.
 import type { Request, Response } from 'express';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { isValidCodeVerifier, verifyPkce } from '../../../lib/domain/pkce.js';
 import { narrowResources } from '../../../lib/domain/resources.js';
+import { redeemDeviceFlow } from '../../../lib/flows/device-authorization.js';
 import { hashSecret, newId } from '../../../lib/security/secrets.js';
 import { findDeviceCode, recordPoll } from '../../../lib/store/device-codes.js';
 import { findUserById } from '../../../lib/store/users.js';
-import { deviceWorkflowId, redeemUpdate, type RedeemResult } from '../../../workflows/device-authorization.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { issueGrantTokens, prepareRefreshFamily } from '../grant-issuance.js';
 import type { GrantContext } from './context.js';
@@ -58,16 +57,10 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
     doc.scope.includes('offline_access') && doc.userId
       ? prepareRefreshFamily(deps, { grantId, clientId: client._id, userId: doc.userId, scope: doc.scope, resources: doc.resources ?? [] })
       : null;
-  let result: RedeemResult;
-  try {
-    result = await deps.temporal.workflow.getHandle(deviceWorkflowId(hash)).executeUpdate(redeemUpdate, { args: [{ family: prepared?.family ?? null }] });
-  } catch (err) {
-    // The workflow has ended: redeemed, denied or expired meanwhile.
-    if (err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error).message)) {
-      return sendOAuthError(res, 400, 'invalid_grant', INVALID);
-    }
-    throw err;
-  }
+  const redeemed = await redeemDeviceFlow({ client: deps.temporal, taskQueue: deps.taskQueue }, hash, { family: prepared?.family ?? null });
+  // The workflow has ended: redeemed, denied or expired meanwhile.
+  if (redeemed.ended) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  const result = redeemed.value;
   if (result.status !== 'redeemed') {
     if (result.state === 'expired') return sendOAuthError(res, 400, 'expired_token', 'the device_code has expired');
     return sendOAuthError(res, 400, 'invalid_grant', INVALID);

@@ -1,0 +1,83 @@
+// The device authorization flow (RFC 8628) as every layer sees it: the
+// workflow's states, input and answers, the names of its signals, update and
+// query, its workflow id, and the MongoDB projection's documents. Pure module
+// (no Node built-ins): the DeviceAuthorization workflow imports it too.
+import type { RefreshFamilyInput } from '../../workflows/refresh-family.js';
+
+export type DeviceState = 'pending' | 'approved' | 'denied' | 'expired' | 'redeemed';
+
+/** Who approved, and how they had authenticated (copied into the tokens). */
+export interface DeviceApproval {
+  userId: string;
+  /** Epoch milliseconds (a number: Dates do not survive the JSON payload converter). */
+  authTime: number;
+  amr: string[];
+  acr: string;
+  sid: string | null;
+}
+
+export interface DeviceAuthorizationInput {
+  deviceCodeHash: string;
+  clientId: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+export type RedeemResult = { status: 'redeemed'; approval: DeviceApproval; familyStarted?: boolean } | { status: 'refused'; state: DeviceState };
+
+export interface RedeemInput {
+  /** The refresh family to start on success (offline_access), or null. */
+  family: RefreshFamilyInput | null;
+}
+
+export interface DeviceFlowState {
+  state: DeviceState;
+  clientId: string;
+  userId: string | null;
+  expiresAt: number;
+}
+
+/** Names of the workflow's signals, update and query: running flows and recorded histories use them, never rename. */
+export const DeviceFlowMessages = {
+  approve: 'approve',
+  deny: 'deny',
+  redeem: 'redeem',
+  state: 'state',
+} as const;
+
+/** The workflow id: derived from the hash, never the code, and short enough to read in the UI. */
+export const deviceWorkflowId = (deviceCodeHash: string) => `device:${deviceCodeHash.slice(0, 32)}`;
+
+export interface DeviceCodeDoc {
+  _id: string; // SHA-256 of the device_code
+  clientId: string;
+  scope: string[];
+  codeChallenge: string | null;
+  /** RFC 8707 resources requested at device authorization (absent on older codes). */
+  resources?: string[];
+  /** The normalized user code, so the lookup document can be removed when the flow ends. */
+  userCodeKey: string;
+  status: DeviceState;
+  /** Set on approval: who approved and how they had authenticated. */
+  userId?: string;
+  authTime?: Date;
+  amr?: string[];
+  acr?: string;
+  sid?: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface DeviceUserCodeDoc {
+  _id: string; // `user:<normalized user code>`
+  deviceCodeHash: string;
+  expiresAt: Date;
+}
+
+export interface DevicePollDoc {
+  _id: string; // SHA-256 of the device_code
+  /** Seconds the client must wait between polls; grows by SLOW_DOWN_STEP_SECONDS on each slow_down. */
+  interval: number;
+  lastPollAt: Date | null;
+  expiresAt: Date;
+}

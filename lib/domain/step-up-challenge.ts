@@ -1,0 +1,104 @@
+// A step-up 2FA challenge as every layer sees it: the StepUpChallenge
+// workflow's states, input and answers, the names of its updates and query, its
+// workflow id, and the MongoDB projection's documents (challenge, code, audit).
+// Pure module (no Node built-ins): the workflow imports it too.
+
+export type StepUpState = 'created' | 'issued' | 'denied' | 'failed' | 'error' | 'expired' | 'redeemed' | 'code_expired';
+export type StepUpMethod = 'totp' | 'passkey' | 'backup' | 'sudo';
+
+export interface StepUpChallengeInput {
+  challengeId: string;
+  clientId: string;
+  /** Epoch milliseconds: the challenge's end unless confirmed or answered before. */
+  expiresAt: number;
+  /** Lifetime of the 2FA code after issuance. */
+  codeTtlMs: number;
+  /** MongoDB database of the projection and audit (the api's); absent: the worker's own. */
+  database?: string;
+}
+
+export interface StepUpConfirmation {
+  userId: string;
+  method: StepUpMethod;
+  /** SHA-256 of the 2FA code the browser gets (never the code). */
+  codeHash: string;
+}
+
+export interface StepUpDenial {
+  userId: string | null;
+  reason: 'denied' | 'error';
+}
+
+export interface StepUpFailure {
+  userId: string;
+}
+
+export interface StepUpRedemption {
+  codeHash: string;
+}
+
+export type StepUpTransition = { ok: true; verifiedAt: number; codeExpiresAt: number } | { ok: false; state: StepUpState };
+export type StepUpAnswer = { ok: true } | { ok: false; state: StepUpState };
+export type StepUpRedeemResult = { status: 'redeemed' } | { status: 'refused'; state: StepUpState };
+
+export interface StepUpFlowState {
+  state: StepUpState;
+  clientId: string;
+  userId: string | null;
+  method: StepUpMethod | null;
+}
+
+/** Names of the workflow's updates and query: running flows and recorded histories use them, never rename. */
+export const StepUpFlowMessages = {
+  confirm: 'confirm',
+  deny: 'deny',
+  fail: 'fail',
+  redeem: 'redeem',
+  state: 'state',
+} as const;
+
+export const stepUpWorkflowId = (challengeId: string) => `challenge:${challengeId}`;
+
+export interface StepUpChallengeDoc {
+  _id: string; // challenge id (random, not a secret)
+  clientId: string;
+  redirectUri: string;
+  /** The client's `state`, echoed in the url and the final redirect; null when absent. */
+  state: string | null;
+  codeChallenge: string | null;
+  action: string;
+  nonce: string;
+  requireCaptcha: boolean;
+  status: StepUpState;
+  userId?: string;
+  method?: StepUpMethod;
+  createdAt: Date;
+  /** The challenge's expiry (the code's once one is issued). */
+  expiresAt: Date;
+}
+
+export interface StepUpCodeDoc {
+  _id: string; // SHA-256 of the 2FA code
+  challengeId: string;
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string | null;
+  userId: string;
+  method: StepUpMethod;
+  verifiedAt: Date;
+  action: string;
+  nonce: string;
+  status: 'issued' | 'redeemed' | 'expired';
+  expiresAt: Date;
+}
+
+export interface StepUpAuditDoc {
+  _id: string; // `<challenge id>:<result>`: idempotent under activity retries
+  challengeId: string;
+  clientId: string;
+  userId: string | null;
+  action: string;
+  method: StepUpMethod | null;
+  result: StepUpState;
+  at: Date;
+}
