@@ -8,7 +8,7 @@ import type { Store } from '../../lib/store/db.js';
 import { deleteConsents } from '../../lib/store/consents.js';
 import { liveGrantIds, revokeGrant } from '../../lib/store/grants.js';
 import type { FlowClient } from '../../lib/flows/flow-client.js';
-import { endRefreshFamily, revokeFamily } from '../../lib/flows/refresh-family.js';
+import { endRefreshFamily, revokeRefreshFamily } from '../../lib/flows/refresh-family.js';
 
 export interface GrantRevocationDeps {
   store: Store;
@@ -79,6 +79,6 @@ export function revokeUserGrants(deps: GrantRevocationDeps, userId: string): Pro
  * family that has ended is revoked in MongoDB alone.
  */
 export async function revokeFamilyThenGrant(deps: GrantRevocationDeps, grantId: string, reason: string): Promise<void> {
-  await revokeFamily(deps.temporal, grantId, { reason });
+  await revokeRefreshFamily(deps.temporal, grantId, { reason });
   await revokeGrant(deps.store, grantId, reason);
 }

@@ -25,12 +25,12 @@ export async function startRefreshFamily(flows: FlowClient, family: RefreshFamil
 const family = (temporal: Client, grantId: string) => temporal.workflow.getHandle<typeof refreshFamily>(familyWorkflowId(grantId));
 
 /** Asks the family to rotate: the presented token's hash for a new one (serial with every other rotation of the family). */
-export function rotateInFamily(temporal: Client, grantId: string, rotation: Rotation): Promise<WhileRunning<RotateResult>> {
+export function rotateRefreshToken(temporal: Client, grantId: string, rotation: Rotation): Promise<WhileRunning<RotateResult>> {
   return whileRunning(() => family(temporal, grantId).executeUpdate<RotateResult, [Rotation]>(FAMILY_HANDLERS.rotate, { args: [rotation] }));
 }
 
 /** Revokes the family through its update, serial with rotations: it has revoked the grant's tokens when this resolves. */
-export function revokeFamily(temporal: Client, grantId: string, revocation: Revocation): Promise<WhileRunning<{ revoked: boolean }>> {
+export function revokeRefreshFamily(temporal: Client, grantId: string, revocation: Revocation): Promise<WhileRunning<{ revoked: boolean }>> {
   return whileRunning(() => family(temporal, grantId).executeUpdate<{ revoked: boolean }, [Revocation]>(FAMILY_HANDLERS.revoke, { args: [revocation] }));
 }
 

@@ -6,7 +6,7 @@ import { narrowResources } from '../../../lib/domain/resources.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
 import { isGrantUsable } from '../../../lib/store/grants.js';
 import { findRefreshToken, recordRotation } from '../../../lib/store/refresh-tokens.js';
-import { endRefreshFamily, rotateInFamily } from '../../../lib/flows/refresh-family.js';
+import { endRefreshFamily, rotateRefreshToken } from '../../../lib/flows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { revokeFamilyThenGrant } from '../grant-revocation.js';
 import { issueAccessToken } from '../tokens.js';
@@ -54,7 +54,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
 
   const next = newSecret();
   const nextHash = hashSecret(next);
-  const rotation = await rotateInFamily(deps.temporal, doc.grantId, { presentedHash, newHash: nextHash });
+  const rotation = await rotateRefreshToken(deps.temporal, doc.grantId, { presentedHash, newHash: nextHash });
   // The family has ended (expired or revoked) or never existed.
   if (rotation.ended) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   const result = rotation.value;
