@@ -1,26 +1,15 @@
 // Back-channel logout delivery (OIDC Back-Channel Logout 1.0 §2.4-2.5): a
 // logout token (RS256, typ logout+jwt) POSTed as a form to the client's
 // backchannel_logout_uri through the outbound client; the outcome is recorded.
+import type { LogoutDelivery } from '../lib/domain/backchannel-logout.js';
 import type { Signer } from '../lib/keys/signer.js';
 import { outboundRequest, OutboundError, type OutboundPolicy } from '../lib/outbound/http-client.js';
 import { newId } from '../lib/security/secrets.js';
 import { findClient } from '../lib/store/clients.js';
 import type { Store } from '../lib/store/db.js';
-
-export interface LogoutDelivery {
-  clientId: string;
-  /** false when the client has no backchannel_logout_uri (nothing to send). */
-  sent: boolean;
-  ok: boolean;
-  status: number | null;
-  error: string | null;
-  durationMs: number | null;
-}
+import { recordLogoutDelivery } from '../lib/store/logout-deliveries.js';
 
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
-
-/** How long a delivery record is kept (purged by housekeeping afterwards). */
-const LOGOUT_DELIVERY_RETENTION_MS = 30 * 24 * 3600_000;
 
 export function createBackchannelLogoutActivities(deps: { store: Store; signer: Signer; outbound: OutboundPolicy }) {
   return {
@@ -44,8 +33,7 @@ export function createBackchannelLogoutActivities(deps: { store: Store; signer: 
         const kind = err instanceof OutboundError ? err.kind : 'unreachable';
         outcome = { clientId, sent: true, ok: false, status: null, error: kind, durationMs: null };
       }
-      const at = new Date();
-      await deps.store.db.collection('logout_deliveries').insertOne({ _id: newId() as never, sid, userId, ...outcome, at, expiresAt: new Date(at.getTime() + LOGOUT_DELIVERY_RETENTION_MS) });
+      await recordLogoutDelivery(deps.store, { sid, userId, outcome });
       return outcome;
     },
   };

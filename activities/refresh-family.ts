@@ -3,18 +3,18 @@
 // the api named.
 import { storeIn, type Store } from '../lib/store/db.js';
 import { revokeGrant } from '../lib/store/grants.js';
-import { refreshTokens } from '../lib/store/refresh-tokens.js';
+import { expireFamilyTokens, revokeFamilyTokens } from '../lib/store/refresh-tokens.js';
 
 export function createRefreshFamilyActivities(store: Store) {
   return {
     async revokeFamily({ grantId, reason, database }: { grantId: string; reason: string; database?: string }): Promise<void> {
       const db = storeIn(store, database);
       await revokeGrant(db, grantId, reason);
-      await refreshTokens(db).updateMany({ grantId }, { $set: { status: 'revoked' } });
+      await revokeFamilyTokens(db, grantId);
     },
 
     async expireFamily({ grantId, database }: { grantId: string; database?: string }): Promise<void> {
-      await refreshTokens(storeIn(store, database)).updateMany({ grantId, status: 'current' }, { $set: { status: 'expired' } });
+      await expireFamilyTokens(storeIn(store, database), grantId);
     },
   };
 }

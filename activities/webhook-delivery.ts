@@ -2,24 +2,13 @@
 // the outbound client: timeout, size cap, no redirects, internal addresses
 // refused unless allow-listed for webhooks) and the record in the delivery
 // history.
-import { TEST_EVENT, webhookBody, webhookSignature } from '../lib/domain/webhook-events.js';
+import { RESPONSE_BODY_LIMIT, type DeliveryOutcome, type WebhookDeliveryInput } from '../lib/domain/webhook-delivery.js';
+import { TEST_EVENT } from '../lib/domain/webhook-events.js';
 import type { Kek } from '../lib/security/kek.js';
 import { outboundRequest, OutboundError, type OutboundPolicy, type OutboundResponse } from '../lib/outbound/http-client.js';
 import { storeIn, type Store } from '../lib/store/db.js';
-import { findWebhook, recordDelivery, RESPONSE_BODY_LIMIT, webhookSecret, type DeliveryErrorKind } from '../lib/store/webhooks.js';
-import type { WebhookDeliveryInput } from '../workflows/webhook-delivery.js';
-
-export interface DeliveryOutcome {
-  /** `skipped`: the webhook was deleted or switched off before its delivery; nothing is sent or recorded. */
-  state: 'success' | 'failure' | 'skipped';
-  statusCode: number | null;
-  error: DeliveryErrorKind | null;
-  durationMs: number | null;
-  /** Epoch milliseconds. */
-  deliveredAt: number;
-  /** Test pings to a public receiver only (see shownResponseBody): its answer, at most RESPONSE_BODY_LIMIT characters. */
-  responseBody?: string;
-}
+import { findWebhook, recordDelivery, webhookSecret } from '../lib/store/webhooks.js';
+import { webhookBody, webhookHeaders } from '../lib/webhooks/signing.js';
 
 /**
  * The receiver's body a delivery shows its user and keeps (result and
@@ -33,8 +22,6 @@ export function shownResponseBody(test: boolean, res: Pick<OutboundResponse, 'bo
   return res.body.toString('utf8').slice(0, RESPONSE_BODY_LIMIT);
 }
 
-export const WEBHOOK_USER_AGENT = 'Keyflow-Webhooks/1.0 (+https://github.com/keyflow/keyflow)';
-
 export function createWebhookDeliveryActivities(deps: { store: Store; kek: Kek; outbound: OutboundPolicy }) {
   return {
     async deliverWebhook(input: WebhookDeliveryInput): Promise<DeliveryOutcome> {
@@ -47,13 +34,7 @@ export function createWebhookDeliveryActivities(deps: { store: Store; kek: Kek; 
         const res = await outboundRequest({ ...deps.outbound, timeoutMs: input.timeoutMs }, 'webhooks', webhook.url, {
           method: 'POST',
           body,
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': WEBHOOK_USER_AGENT,
-            'x-keyflow-signature': webhookSignature(webhookSecret(deps.kek, webhook), body),
-            'x-keyflow-event': input.event,
-            'x-keyflow-delivery': input.deliveryId,
-          },
+          headers: webhookHeaders({ secret: webhookSecret(deps.kek, webhook), body, event: input.event, deliveryId: input.deliveryId }),
         });
         const responseBody = shownResponseBody(test, res);
         return {

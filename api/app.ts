@@ -8,7 +8,7 @@ import type { Signer } from '../lib/keys/signer.js';
 import type { Logger } from '../lib/runtime/log.js';
 import type { Store } from '../lib/store/db.js';
 import type { TemporalHandle } from '../lib/temporal/connection.js';
-import type { EventPipeline } from '../lib/events/pipeline.js';
+import type { EventPipeline } from '../lib/webhooks/event-pipeline.js';
 import { defaultBody, errorHandler, notFound } from './http/errors.js';
 import { securityHeaders, strictTransportSecurity } from './http/security-headers.js';
 import { discoveryRoutes } from './routes/discovery.js';
@@ -83,7 +83,7 @@ export function createApp({ config, log, store, kek, keyring, signer, temporal, 
   app.use(userinfoRoutes({ issuer, store, keyring, events }));
   app.use(registrationRoutes({ issuer, store, keyring, grantTypes: Object.keys(GRANT_HANDLERS), events, temporal: temporal.client }));
   app.use(appsApiRoutes({ issuer, store, keyring, events, temporal: temporal.client, reauthMaxAgeMs: config.reauthMaxAgeMs }));
-  app.use(webhookRoutes({ issuer, store, keyring, kek, events, temporal: temporal.client, taskQueue: config.temporal.taskQueue, deliveryTimeoutMs: config.webhookTimeoutMs, outbound: config.outbound }));
+  app.use(webhookRoutes({ issuer, store, keyring, kek, events, flows: { client: temporal.client, taskQueue: config.temporal.taskQueue }, deliveryTimeoutMs: config.webhookTimeoutMs, outbound: config.outbound }));
   app.use(introspectionRoutes({ issuer, store, keyring, findClient, temporal: temporal.client, log, clientAssertions }));
   app.use(sudoRoutes({ issuer, store, keyring, flows }));
   const stepUp = { issuer, store, log, findClient, flows, outbound: config.outbound, challengeTtlMs: config.stepUpChallengeTtlMs, limits: config.limits };

@@ -6,7 +6,7 @@ import type { Config } from '../lib/config/env.js';
 import type { Logger } from '../lib/runtime/log.js';
 import { startCoreServices } from '../lib/runtime/services.js';
 import { lazyTemporalClient } from '../lib/temporal/connection.js';
-import { createEventPipeline } from '../lib/events/pipeline.js';
+import { createEventPipeline } from '../lib/webhooks/event-pipeline.js';
 import { createApp, type ApiDeps } from './app.js';
 
 /** How long a stopping api waits for event dispatches still in flight. */
@@ -25,7 +25,7 @@ export interface RunningApi {
 export async function startApi(config: Config, log: Logger): Promise<RunningApi> {
   const services = await startCoreServices(config, log);
   const temporal = lazyTemporalClient(config);
-  const events = createEventPipeline({ store: services.store, temporal: temporal.client, taskQueue: config.temporal.taskQueue, log, deliveryTimeoutMs: config.webhookTimeoutMs });
+  const events = createEventPipeline({ store: services.store, flows: { client: temporal.client, taskQueue: config.temporal.taskQueue }, log, deliveryTimeoutMs: config.webhookTimeoutMs });
   const deps: ApiDeps = { config, log, temporal, events, ...services };
   const app = createApp(deps);
   const server = await new Promise<Server>((resolve, reject) => {

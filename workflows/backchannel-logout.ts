@@ -4,16 +4,9 @@
 // (visible in the Temporal UI; also recorded in MongoDB). Tokens never enter
 // the history: the activity signs and sends them.
 import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
-import type { BackchannelLogoutActivities, LogoutDelivery } from '../activities/backchannel-logout.js';
+import type { BackchannelLogoutActivities } from '../activities/backchannel-logout.js';
+import type { BackchannelLogoutInput, LogoutDelivery } from '../lib/domain/backchannel-logout.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
-
-export interface BackchannelLogoutInput {
-  /** The issuer that signed the session's ID tokens (the api's ISSUER). */
-  issuer: string;
-  sid: string;
-  userId: string;
-  clientIds: string[];
-}
 
 // One attempt per client: a receiver that is down is recorded as a failure, as with webhooks.
 const { deliverLogoutToken } = proxyActivities<BackchannelLogoutActivities>({

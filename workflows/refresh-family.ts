@@ -29,44 +29,23 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { RefreshFamilyActivities } from '../activities/refresh-family.js';
+import {
+  FAMILY_HANDLERS,
+  type FamilyState,
+  type RefreshFamilyInput,
+  type Revocation,
+  type RotateResult,
+  type Rotation,
+} from '../lib/domain/refresh-family.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
-export interface RefreshFamilyInput {
-  grantId: string;
-  clientId: string;
-  userId: string;
-  scope: string[];
-  /** RFC 8707 resources granted with the family (input only; absent in families started before). */
-  resources?: string[];
-  currentHash: string;
-  /** Absolute expiry, epoch milliseconds. */
-  expiresAt: number;
-  /** Rotations after which a run continues as new (config); absent in families started before: no limit. */
-  rotationsPerRun?: number;
-  /** Hashes superseded in earlier runs, newest last (carried by continue-as-new). */
-  superseded?: string[];
-  /** Rotations of the earlier runs (carried by continue-as-new). */
-  rotations?: number;
-  /** MongoDB database of the projection (the api's); absent: the worker's own. */
-  database?: string;
-}
+// The device authorization workflow starts a family as its child with these.
+export { familyWorkflowId, type RefreshFamilyInput } from '../lib/domain/refresh-family.js';
 
-/** The family's workflow id: one per grant. */
-export const familyWorkflowId = (grantId: string) => `grant:${grantId}`;
-
-export type RotateResult = { status: 'rotated' } | { status: 'reused' } | { status: 'invalid'; reason: 'unknown' | 'revoked' | 'expired' };
-
-export interface FamilyState {
-  grantId: string;
-  state: 'active' | 'revoked' | 'expired';
-  rotations: number;
-  expiresAt: number;
-}
-
-export const rotateUpdate = defineUpdate<RotateResult, [{ presentedHash: string; newHash: string }]>('rotate');
-export const revokeUpdate = defineUpdate<{ revoked: boolean }, [{ presentedHash?: string; reason: string }]>('revoke');
-export const revokeSignal = defineSignal<[{ reason: string }]>('revokeGrant');
-export const familyStateQuery = defineQuery<FamilyState>('state');
+export const rotateUpdate = defineUpdate<RotateResult, [Rotation]>(FAMILY_HANDLERS.rotate);
+export const revokeUpdate = defineUpdate<{ revoked: boolean }, [Revocation]>(FAMILY_HANDLERS.revoke);
+export const revokeSignal = defineSignal<[{ reason: string }]>(FAMILY_HANDLERS.revokeSignal);
+export const familyStateQuery = defineQuery<FamilyState>(FAMILY_HANDLERS.state);
 
 /** Versioning: histories from before continue-as-new replay without it. */
 const CONTINUE_AS_NEW = 'refresh-family-continue-as-new';

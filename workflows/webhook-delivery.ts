@@ -6,27 +6,9 @@
 // in the Temporal UI). The payload's `data` holds ids and names, never a
 // secret; the signing secret is read and used by the activity only.
 import { proxyActivities, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
-import type { DeliveryOutcome, WebhookDeliveryActivities } from '../activities/webhook-delivery.js';
-import type { WebhookEventName } from '../lib/domain/webhook-events.js';
+import type { WebhookDeliveryActivities } from '../activities/webhook-delivery.js';
+import type { DeliveryOutcome, WebhookDeliveryInput } from '../lib/domain/webhook-delivery.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
-
-export interface WebhookDeliveryInput {
-  /** UUID, sent as X-Keyflow-Delivery. */
-  deliveryId: string;
-  webhookId: string;
-  event: WebhookEventName;
-  /** Unix seconds: when the event happened. */
-  timestamp: number;
-  data: Record<string, unknown>;
-  /** How long the receiver has to answer (WEBHOOK_TIMEOUT_MS). */
-  timeoutMs: number;
-  /** MongoDB database of the webhook and its history (the api's); absent: the worker's own. */
-  database?: string;
-  /** A test ping: the response body is kept in the record and the result. */
-  test?: boolean;
-}
-
-export const webhookDeliveryWorkflowId = (deliveryId: string) => `webhook-delivery:${deliveryId}`;
 
 // Recording is idempotent (keyed by the delivery id), so it may be retried.
 const { recordWebhookDelivery } = proxyLocalActivities<WebhookDeliveryActivities>({

@@ -4,20 +4,16 @@
 // call; none when the caller's own Temporal call already started the family,
 // as the device flow's redeem update does). Only the refresh token's hash
 // leaves this module.
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { AuthContext } from '../../lib/domain/claims.js';
+import type { RefreshFamilyInput } from '../../lib/domain/refresh-family.js';
+import { endRefreshFamily, startRefreshFamily } from '../../lib/flows/refresh-family.js';
 import { hashSecret, newSecret } from '../../lib/security/secrets.js';
 import type { ClientDoc } from '../../lib/store/clients.js';
 import { isGrantUsable, openGrant } from '../../lib/store/grants.js';
-import { refreshTokens } from '../../lib/store/refresh-tokens.js';
+import { recordFirstRefreshToken } from '../../lib/store/refresh-tokens.js';
 import type { UserDoc } from '../../lib/store/users.js';
-import { familyWorkflowId, type RefreshFamilyInput } from '../../workflows/refresh-family.js';
-import { flowSearchAttributes } from '../../lib/temporal/search-attributes.js';
 import type { TokenDeps } from './grants/context.js';
-import { endRefreshFamily } from './grant-revocation.js';
 import { issueTokens, type TokenResponse } from './tokens.js';
-
-export { familyWorkflowId };
 
 /** A refresh token and the input of its family, made before the family is started. */
 export interface PreparedFamily {
@@ -70,7 +66,7 @@ export async function issueGrantTokens(
   if (!scope.includes('offline_access')) return tokens;
 
   const { refreshToken, family } = prepared ?? prepareRefreshFamily(deps, { grantId, clientId: client._id, userId: user._id, scope, resources });
-  await refreshTokens(deps.store).insertOne({
+  await recordFirstRefreshToken(deps.store, {
     _id: family.currentHash,
     grantId,
     clientId: client._id,
@@ -83,18 +79,7 @@ export async function issueGrantTokens(
     issuedAt: new Date(),
     expiresAt: new Date(family.expiresAt),
   });
-  if (!prepared?.started) {
-    try {
-      await deps.temporal.workflow.start('refreshFamily', {
-        workflowId: familyWorkflowId(grantId),
-        taskQueue: deps.taskQueue,
-        args: [family],
-        typedSearchAttributes: flowSearchAttributes({ clientId: client._id, userId: user._id, state: 'active' }),
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
-  }
+  if (!prepared?.started) await startRefreshFamily({ client: deps.temporal, taskQueue: deps.taskQueue }, family);
   // A replayed code (or the deletion of the client or user) may have revoked the grant
   // while its family was being started, when there was no family yet to end: end it now.
   if (!(await isGrantUsable(deps.store, { grantId, clientId: client._id, userId: user._id }))) await endRefreshFamily(deps.temporal, grantId, 'grant revoked while issued');

@@ -4,37 +4,23 @@
 // refresh tokens of a grant the projection says is revoked. One grant (a
 // replayed code, a revoked refresh token), or every grant of a deleted client
 // or user.
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Store } from '../../lib/store/db.js';
 import { deleteConsents } from '../../lib/store/consents.js';
 import { liveGrantIds, revokeGrant } from '../../lib/store/grants.js';
-import { familyWorkflowId, revokeSignal, revokeUpdate } from '../../workflows/refresh-family.js';
+import type { FlowClient } from '../../lib/flows/flow-client.js';
+import { endRefreshFamily, revokeRefreshFamily } from '../../lib/flows/refresh-family.js';
 
 export interface GrantRevocationDeps {
   store: Store;
-  temporal: Client;
-}
-
-/** The workflow has ended (expired, revoked) or never existed: nothing left to end. */
-export function isWorkflowGone(err: unknown): boolean {
-  return err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error).message);
+  temporal: FlowClient['client'];
 }
 
 /**
- * Tells a grant's family to end. A signal is durable once Temporal accepts it
- * and does not wait for the worker, so a revocation never hangs on it; the
- * refresh grant checks the grant document as well, so the family's own
- * bookkeeping may lag without a refresh token working meanwhile.
+ * Revokes a grant: its document first (its access tokens stop at once), then
+ * its refresh family (a signal: it does not wait for the worker; the refresh
+ * grant checks the grant document as well, so the family's own bookkeeping
+ * may lag without a refresh token working meanwhile).
  */
-export async function endRefreshFamily(temporal: Client, grantId: string, reason: string): Promise<void> {
-  try {
-    await temporal.workflow.getHandle(familyWorkflowId(grantId)).signal(revokeSignal, { reason });
-  } catch (err) {
-    if (!isWorkflowGone(err)) throw err;
-  }
-}
-
-/** Revokes a grant: its document first (its access tokens stop at once), then its refresh family. */
 export async function revokeGrantAndFamily(deps: GrantRevocationDeps, grantId: string, reason: string): Promise<void> {
   await revokeGrant(deps.store, grantId, reason);
   await endRefreshFamily(deps.temporal, grantId, reason);
@@ -93,10 +79,6 @@ export function revokeUserGrants(deps: GrantRevocationDeps, userId: string): Pro
  * family that has ended is revoked in MongoDB alone.
  */
 export async function revokeFamilyThenGrant(deps: GrantRevocationDeps, grantId: string, reason: string): Promise<void> {
-  try {
-    await deps.temporal.workflow.getHandle(familyWorkflowId(grantId)).executeUpdate(revokeUpdate, { args: [{ reason }] });
-  } catch (err) {
-    if (!isWorkflowGone(err)) throw err;
-  }
+  await revokeRefreshFamily(deps.temporal, grantId, { reason });
   await revokeGrant(deps.store, grantId, reason);
 }

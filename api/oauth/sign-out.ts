@@ -3,17 +3,16 @@
 // same happens to sessions ended from elsewhere (the sessions page, a
 // password change).
 import type { Request, Response } from 'express';
-import type { Client } from '@temporalio/client';
 import type { Logger } from '../../lib/runtime/log.js';
-import { flowSearchAttributes } from '../../lib/temporal/search-attributes.js';
-import type { BackchannelLogoutInput } from '../../workflows/backchannel-logout.js';
+import type { FlowClient } from '../../lib/flows/flow-client.js';
+import { startBackchannelLogout } from '../../lib/flows/backchannel-logout.js';
 import { endSession, type SessionDeps } from '../http/session.js';
 import { revokeSessionSudoWindows } from '../auth/sudo.js';
 import { clientsOfSession, deleteUserSession, listUserSessions, type SessionDoc } from '../../lib/store/sessions.js';
 
 export interface SignOutDeps extends SessionDeps {
   issuer: string;
-  temporal: Client;
+  temporal: FlowClient['client'];
   taskQueue: string;
   log: Logger;
 }
@@ -36,13 +35,7 @@ export async function sessionEnded(deps: SignOutDeps, ended: SessionDoc): Promis
   await revokeSessionSudoWindows({ store: deps.store, flows: { client: deps.temporal, taskQueue: deps.taskQueue } }, ended.sid).catch((err: Error) => deps.log.warn('sudo windows not ended at sign-out', { error: err.message }));
   const clientIds = await clientsOfSession(deps.store, ended);
   if (clientIds.length === 0) return;
-  const input: BackchannelLogoutInput = { issuer: deps.issuer, sid: ended.sid, userId: ended.userId, clientIds };
-  await deps.temporal.workflow.start('backchannelLogout', {
-    workflowId: `logout:${ended.sid}`,
-    taskQueue: deps.taskQueue,
-    args: [input],
-    typedSearchAttributes: flowSearchAttributes({ userId: ended.userId, state: 'sending' }),
-  });
+  await startBackchannelLogout({ client: deps.temporal, taskQueue: deps.taskQueue }, { issuer: deps.issuer, sid: ended.sid, userId: ended.userId, clientIds });
 }
 
 /** Ends the user's signed-in sessions except `keepSid` (each as at sign-out); returns how many ended. */

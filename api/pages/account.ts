@@ -19,8 +19,8 @@ import { registerPasskey, registrationOptions, relyingParty } from '../auth/weba
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf, requireRecentSignIn, type SessionDeps } from '../http/session.js';
-import type { EventPipeline } from '../../lib/events/pipeline.js';
-import { sessionActor } from '../../lib/events/sources.js';
+import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
+import { sessionActor } from '../../lib/webhooks/event-sources.js';
 
 export interface AccountDeps extends SessionDeps {
   issuer: string;

@@ -12,8 +12,8 @@ import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SessionDeps } from '../http/session.js';
 import { reauthUrl, signedInRecently } from '../http/recent-sign-in.js';
-import type { EventPipeline } from '../../lib/events/pipeline.js';
-import { appChanges, appEventData, appUpdatedData, sessionActor } from '../../lib/events/sources.js';
+import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
+import { appChanges, appEventData, appUpdatedData, sessionActor } from '../../lib/webhooks/event-sources.js';
 import { csrfGuard, signedInUser, type SignedIn } from './tokens.js';
 import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';
 

@@ -10,8 +10,8 @@ import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
 import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';
 import { sendStepUpChallenge, stepUpShortfall, type StepUpRequirement } from '../oauth/step-up.js';
-import type { EventPipeline } from '../../lib/events/pipeline.js';
-import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../lib/events/sources.js';
+import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
+import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../lib/webhooks/event-sources.js';
 
 const BASE = '/api/oauth/me/apps';
 

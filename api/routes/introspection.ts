@@ -1,7 +1,6 @@
 // Token introspection (RFC 7662) and revocation (RFC 7009). A client learns
 // about, and revokes, only tokens issued to itself.
 import express, { Router, type Request, type Response } from 'express';
-import type { Client } from '@temporalio/client';
 import { verifyOwnJwt } from '../../lib/keys/verifier.js';
 import { hashSecret } from '../../lib/security/secrets.js';
 import { isGrantUsable, revokeAccessToken } from '../../lib/store/grants.js';
@@ -14,10 +13,11 @@ import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
 import { revokeFamilyThenGrant } from '../oauth/grant-revocation.js';
 import type { ClientLookup } from '../../lib/store/clients.js';
 import type { Logger } from '../../lib/runtime/log.js';
+import type { FlowClient } from '../../lib/flows/flow-client.js';
 
 export interface IntrospectionDeps extends BearerDeps {
   findClient: ClientLookup;
-  temporal: Client;
+  temporal: FlowClient['client'];
   log: Logger;
   /** private_key_jwt (createApp's verifier, which caches jwks_uri keys). */
   clientAssertions?: ClientAssertionVerifier;

@@ -13,8 +13,8 @@ import { createClient, deleteClient, findClient, replaceClient, type ClientDoc }
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
 import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';
-import type { EventPipeline, EventActor } from '../../lib/events/pipeline.js';
-import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../lib/events/sources.js';
+import type { EventPipeline, EventActor } from '../../lib/webhooks/event-pipeline.js';
+import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../lib/webhooks/event-sources.js';
 
 export interface RegistrationDeps extends BearerDeps, GrantRevocationDeps {
   /** Grant types the token endpoint serves: the only ones a client may register. */

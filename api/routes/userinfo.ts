@@ -7,8 +7,8 @@ import { findUserById, updateProfile } from '../../lib/store/users.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
 import { claimsUser } from '../oauth/tokens.js';
-import type { EventPipeline } from '../../lib/events/pipeline.js';
-import { tokenActor } from '../../lib/events/sources.js';
+import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
+import { tokenActor } from '../../lib/webhooks/event-sources.js';
 
 export interface UserinfoDeps extends BearerDeps {
   /** profile.updated goes to the user's webhooks. */

@@ -17,17 +17,16 @@
 // query) and never the signing secret. The secret is shown once: in the
 // creation response.
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import type { DeliveryOutcome } from '../../activities/webhook-delivery.js';
+import type { DeliveryOutcome, WebhookDeliveryInput } from '../../lib/domain/webhook-delivery.js';
 import { checkSubscription, TEST_EVENT, type WebhookScope } from '../../lib/domain/webhook-events.js';
-import type { EventPipeline } from '../../lib/events/pipeline.js';
+import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
 import type { Kek } from '../../lib/security/kek.js';
 import { createWebhook, deleteWebhook, findWebhook, listWebhooks, recentDeliveries, updateWebhook, type WebhookChanges, type WebhookDeliveryDoc, type WebhookDoc } from '../../lib/store/webhooks.js';
 import { findUserById } from '../../lib/store/users.js';
-import { flowSearchAttributes } from '../../lib/temporal/search-attributes.js';
-import { webhookDeliveryWorkflowId, type webhookDelivery, type WebhookDeliveryInput } from '../../workflows/webhook-delivery.js';
+import type { FlowClient } from '../../lib/flows/flow-client.js';
+import { runTestPing } from '../../lib/flows/webhook-delivery.js';
 import { isLoopbackHost } from '../../lib/domain/redirect-uri.js';
 import { admitsUrl, refusedHost, type OutboundPolicy } from '../../lib/outbound/http-client.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
@@ -36,8 +35,8 @@ import { requireAccessToken, requireScopes, type BearerDeps } from '../oauth/bea
 export interface WebhookRoutesDeps extends BearerDeps {
   kek: Kek;
   events: EventPipeline;
-  temporal: Client;
-  taskQueue: string;
+  /** Where test pings run. */
+  flows: FlowClient;
   /** WEBHOOK_TIMEOUT_MS: how long a test ping's receiver has to answer. */
   deliveryTimeoutMs: number;
   /** The outbound policy: a URL its allow-list does not admit for webhooks is refused at once. */
@@ -293,16 +292,7 @@ function webhookResource(deps: WebhookRoutesDeps, scope: WebhookScope): Router {
     };
     let outcome: DeliveryOutcome;
     try {
-      const handle = await deps.temporal.workflow.start<typeof webhookDelivery>('webhookDelivery', {
-        workflowId: webhookDeliveryWorkflowId(deliveryId),
-        taskQueue: deps.taskQueue,
-        args: [input],
-        typedSearchAttributes: flowSearchAttributes({ userId: hook.ownerUserId ?? undefined, state: 'sending' }),
-      });
-      // Bounded: a stopped worker must not hold the request open (the delivery still ends in the history).
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('deadline')), deps.deliveryTimeoutMs + TEST_GRACE_MS)));
-      outcome = await Promise.race([handle.result(), deadline]).finally(() => clearTimeout(timer));
+      outcome = await runTestPing(deps.flows, input, hook, deps.deliveryTimeoutMs + TEST_GRACE_MS);
     } catch {
       return sendError(res, 503, 'temporarily_unavailable', 'the test delivery could not be run now; try again');
     }

@@ -2,14 +2,13 @@
 // outbox and the audit log before the command exits, their deliveries started
 // when Temporal answers. When it does not, the event waits in the outbox and
 // the api's sweep delivers it once Keyflow runs; the command still succeeds.
-import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config/env.js';
-import { temporalConnectionOptions } from '../temporal/connection.js';
+import { connectTemporalClient, lazyTemporalClient } from '../temporal/connection.js';
 import { SITE_SETTINGS, type SiteSettingKey } from '../domain/site-settings.js';
 import type { AdminEvent } from '../domain/webhook-events.js';
-import { createEventPipeline, type EventActor } from '../events/pipeline.js';
 import { createLogger } from '../runtime/log.js';
 import type { Store } from '../store/db.js';
+import { createEventPipeline, type EventActor } from '../webhooks/event-pipeline.js';
 
 export const OPERATOR: EventActor = { type: 'operator' };
 
@@ -23,21 +22,21 @@ const CONNECT_TIMEOUT_MS = 3_000;
 
 /** Emits one admin event from the CLI and waits until its deliveries are started (or left to the sweep). */
 export async function emitAdminEvent(cfg: Config, store: Store, name: AdminEvent, data: Record<string, unknown>): Promise<void> {
-  const options = temporalConnectionOptions(cfg.temporal);
-  const connection = await Connection.connect({ ...options, connectTimeout: CONNECT_TIMEOUT_MS }).catch(() => null);
-  if (!connection) {
+  const { taskQueue } = cfg.temporal;
+  const temporal = await connectTemporalClient(cfg, CONNECT_TIMEOUT_MS).catch(() => null);
+  if (!temporal) {
     // A pipeline whose dispatch never runs here: the lazy connection is not used before the process exits.
-    const lazy = Connection.lazy(options);
-    const events = createEventPipeline({ store, temporal: new Client({ connection: lazy, namespace: cfg.temporal.namespace }), taskQueue: cfg.temporal.taskQueue, log: createLogger('error', () => {}), deliveryTimeoutMs: cfg.webhookTimeoutMs });
+    const lazy = lazyTemporalClient(cfg);
+    const events = createEventPipeline({ store, flows: { client: lazy.client, taskQueue }, log: createLogger('error', () => {}), deliveryTimeoutMs: cfg.webhookTimeoutMs });
     await events.admin(name, data, OPERATOR);
     process.stderr.write(`keyflow: note: Temporal is not reachable at ${cfg.temporal.address}; webhooks get this change (${name}) once Keyflow is running\n`);
     return;
   }
   try {
-    const events = createEventPipeline({ store, temporal: new Client({ connection, namespace: cfg.temporal.namespace }), taskQueue: cfg.temporal.taskQueue, log: createLogger('warn'), deliveryTimeoutMs: cfg.webhookTimeoutMs });
+    const events = createEventPipeline({ store, flows: { client: temporal.client, taskQueue }, log: createLogger('warn'), deliveryTimeoutMs: cfg.webhookTimeoutMs });
     await events.admin(name, data, OPERATOR);
     await events.idle();
   } finally {
-    await connection.close();
+    await temporal.close();
   }
 }

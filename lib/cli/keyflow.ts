@@ -1,10 +1,9 @@
 // The operator CLI: `npm run cli -- <command>` or the `keyflow` bin.
 import '../runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
 import { parseConfig, type Config } from '../config/env.js';
-import { SearchAttributes } from '../temporal/search-attributes.js';
-import { temporalConnectionOptions } from '../temporal/connection.js';
+import { listFlows } from '../flows/flow-list.js';
+import { connectTemporalClient } from '../temporal/connection.js';
 import type { NewClientInput, RedirectUriEntry } from '../domain/clients.js';
 import { ConflictError, ValidationError } from '../domain/errors.js';
 import { parseScopeParam } from '../domain/scopes.js';
@@ -21,7 +20,7 @@ import { revokeUserGrants } from '../../api/oauth/grant-revocation.js';
 import { UsageError, USAGE } from './usage.js';
 import { webhooksCommand } from './webhooks.js';
 import { ADMIN_EVENTS, isAdminEvent } from '../domain/webhook-events.js';
-import { recentAuditRecords } from '../store/webhooks.js';
+import { recentAuditRecords } from '../store/audit-log.js';
 import { configUpdateData, emitAdminEvent } from './events.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -82,18 +81,18 @@ async function deleteUser(store: Store, cfg: Config, argv: string[]) {
   const who = required(positionals[0], 'the user (id or email)');
   const user = who.includes('@') ? await findUserByEmail(store, who) : await findUserById(store, who);
   if (!user) throw new ValidationError([`no user with ${who.includes('@') ? 'email' : 'id'} ${who}`]);
-  const { connection, client } = await connectTemporal(cfg);
+  const temporal = await connectTemporal(cfg);
   try {
     const removed = await deleteUserAccount(store, user._id);
     if (!removed) throw new ValidationError([`no user with id ${user._id}`]); // deleted meanwhile
-    const revoked = await revokeUserGrants({ store, temporal: client }, user._id);
+    const revoked = await revokeUserGrants({ store, temporal: temporal.client }, user._id);
     print({ deleted: user._id, email: user.email, ...removed, grantsRevoked: revoked.grants });
     await emitAdminEvent(cfg, store, 'admin.user.delete', { user_id: user._id });
     if (revoked.familiesUnreached > 0) {
       throw new Error(`${revoked.familiesUnreached} refresh families could not be ended (Temporal did not answer); their refresh tokens are refused all the same`);
     }
   } finally {
-    await connection.close();
+    await temporal.close();
   }
 }
 
@@ -233,43 +232,23 @@ async function audit(store: Store, sub: string | undefined, argv: string[]) {
 }
 
 /** A Temporal client for one command (closed by the caller), or an error saying what to check. */
-async function connectTemporal(cfg: Config): Promise<{ connection: Connection; client: Client }> {
-  let connection: Connection;
+async function connectTemporal(cfg: Config): ReturnType<typeof connectTemporalClient> {
   try {
-    connection = await Connection.connect({ ...temporalConnectionOptions(cfg.temporal), connectTimeout: 5_000 });
+    return await connectTemporalClient(cfg, 5_000);
   } catch (err) {
     throw new Error(`cannot reach Temporal at ${cfg.temporal.address}; is Keyflow running (npm start), or TEMPORAL_ADDRESS set?`, { cause: err });
   }
-  return { connection, client: new Client({ connection, namespace: cfg.temporal.namespace }) };
 }
 
 /** Open flows from Temporal's visibility store, filtered by the search attributes every workflow sets. */
 async function flows(cfg: Config, sub: string | undefined, argv: string[]) {
   if (sub !== 'list') throw new UsageError(`unknown command: flows ${sub ?? ''}`.trim());
   const { values } = parse(argv, { client: { type: 'string' }, user: { type: 'string' }, all: { type: 'boolean' } });
-  const quote = (v: string) => `'${v.replace(/[\\']/g, '')}'`;
-  const filters = [values.all ? '' : "ExecutionStatus = 'Running'"];
-  if (values.client) filters.push(`KeyflowClientId = ${quote(values.client as string)}`);
-  if (values.user) filters.push(`KeyflowUserId = ${quote(values.user as string)}`);
-  const query = filters.filter(Boolean).join(' AND ');
-  const { connection, client } = await connectTemporal(cfg);
+  const temporal = await connectTemporal(cfg);
   try {
-    const out = [];
-    for await (const wf of client.workflow.list(query ? { query } : {})) {
-      out.push({
-        workflowId: wf.workflowId,
-        type: wf.type,
-        status: wf.status.name,
-        state: wf.typedSearchAttributes.get(SearchAttributes.state) ?? null,
-        clientId: wf.typedSearchAttributes.get(SearchAttributes.clientId) ?? null,
-        userId: wf.typedSearchAttributes.get(SearchAttributes.userId) ?? null,
-        startTime: wf.startTime,
-      });
-      if (out.length >= 1000) break;
-    }
-    print(out);
+    print(await listFlows(temporal.client, { clientId: values.client as string | undefined, userId: values.user as string | undefined, all: Boolean(values.all) }));
   } finally {
-    await connection.close();
+    await temporal.close();
   }
 }
 

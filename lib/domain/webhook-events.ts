@@ -1,6 +1,6 @@
-// Webhook events (spec/webhooks.md): the two event lists, what a webhook may
-// subscribe to, the payload a receiver gets and its signature. Pure: no I/O.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+// Webhook events: the two event lists, what a webhook may subscribe to, who
+// causes an event. Pure: no I/O. (The payload a receiver gets and its
+// signature: lib/webhooks/signing.ts.)
 
 /** Events of a user's own webhooks. */
 export const USER_EVENTS = ['app.created', 'app.updated', 'app.deleted', 'domain.added', 'domain.verified', 'domain.deleted', 'profile.updated'] as const;
@@ -32,6 +32,14 @@ export type WebhookScope = 'user' | 'admin';
 
 export const WILDCARD = '*';
 
+/** Who caused an event: a user (through a session or a token), the operator CLI, or Keyflow itself. */
+export interface EventActor {
+  type: 'user' | 'operator' | 'system';
+  userId?: string;
+  /** The OAuth client whose token made the request, if any. */
+  clientId?: string;
+}
+
 const EVENTS_OF: Record<WebhookScope, readonly string[]> = { user: USER_EVENTS, admin: ADMIN_EVENTS };
 
 export function isUserEvent(name: string): name is UserEvent {
@@ -56,35 +64,4 @@ export function checkSubscription(scope: WebhookScope, events: string[]): { ok: 
 /** Does a subscription take this event? */
 export function subscribes(events: readonly string[], name: string): boolean {
   return events.includes(WILDCARD) || events.includes(name);
-}
-
-/** The raw request body a receiver gets: `{event, timestamp, data}` (timestamp in unix seconds). */
-export function webhookBody(event: WebhookEventName, timestamp: number, data: Record<string, unknown>): string {
-  return JSON.stringify({ event, timestamp, data });
-}
-
-/** `X-Keyflow-Signature`: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the webhook's secret. */
-export function webhookSignature(secret: string, body: string | Buffer): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-}
-
-/** What a receiver does (README "Receiving webhooks"): recompute and compare in constant time. */
-export function verifyWebhookSignature(secret: string, body: string | Buffer, header: string | undefined): boolean {
-  if (!header) return false;
-  const expected = Buffer.from(webhookSignature(secret, body));
-  const given = Buffer.from(header);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-/**
- * The delivery id (a UUID, `X-Keyflow-Delivery`) of one event to one webhook:
- * derived from both, so dispatching an event twice (after a crash) starts the
- * same workflow id and is refused by Temporal instead of delivering twice.
- */
-export function deliveryIdFor(eventId: string, webhookId: string): string {
-  const b = createHash('sha256').update(`${eventId}\n${webhookId}`).digest().subarray(0, 16);
-  b[6] = (b[6]! & 0x0f) | 0x80; // version 8 (RFC 9562: custom)
-  b[8] = (b[8]! & 0x3f) | 0x80; // variant
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }

@@ -13,6 +13,11 @@ import type { SessionDoc } from './sessions.js';
 import type { SettingsDoc } from './settings.js';
 import type { SigningKeyDoc } from './signing-keys.js';
 import type { UserDoc } from './users.js';
+import type { RefreshTokenDoc } from './refresh-tokens.js';
+import type { WebhookDeliveryDoc, WebhookDoc } from './webhooks.js';
+import type { WebhookEventDoc } from './webhook-outbox.js';
+import type { AuditRecord } from './audit-log.js';
+import type { LogoutDeliveryDoc } from './logout-deliveries.js';
 import { EXPIRING_COLLECTIONS, type ExpiringCollection } from '../domain/expiring.js';
 
 export { EXPIRING_COLLECTIONS, type ExpiringCollection };
@@ -30,6 +35,13 @@ export interface Store {
   consents: Collection<ConsentDoc>;
   grants: Collection<GrantDoc>;
   passkeys: Collection<PasskeyDoc>;
+  refreshTokens: Collection<RefreshTokenDoc>;
+  webhooks: Collection<WebhookDoc>;
+  /** One collection per webhook: its delivery history. */
+  webhookDeliveries(webhookId: string): Collection<WebhookDeliveryDoc>;
+  webhookOutbox: Collection<WebhookEventDoc>;
+  auditLog: Collection<AuditRecord>;
+  logoutDeliveries: Collection<LogoutDeliveryDoc>;
   expiring(name: ExpiringCollection): Collection<{ _id: string; expiresAt: Date }>;
   close(): Promise<void>;
 }
@@ -76,6 +88,12 @@ function storeOn(client: MongoClient, db: Db): Store {
     consents: db.collection<ConsentDoc>('consents'),
     grants: db.collection<GrantDoc>('grants'),
     passkeys: db.collection<PasskeyDoc>('passkeys'),
+    refreshTokens: db.collection<RefreshTokenDoc>('refresh_tokens'),
+    webhooks: db.collection<WebhookDoc>('webhooks'),
+    webhookDeliveries: (webhookId) => db.collection<WebhookDeliveryDoc>(`webhook_deliveries_${webhookId.replace(/[^A-Za-z0-9]/g, '')}`),
+    webhookOutbox: db.collection<WebhookEventDoc>('webhook_events'),
+    auditLog: db.collection<AuditRecord>('audit_log'),
+    logoutDeliveries: db.collection<LogoutDeliveryDoc>('logout_deliveries'),
     expiring: (name) => db.collection(name),
     close: () => client.close(),
   };

@@ -24,15 +24,26 @@ export interface RefreshTokenDoc {
 }
 
 export function findRefreshToken(store: Store, hash: string): Promise<RefreshTokenDoc | null> {
-  return store.db.collection<RefreshTokenDoc>('refresh_tokens').findOne({ _id: hash });
+  return store.refreshTokens.findOne({ _id: hash });
 }
 
-export function refreshTokens(store: Store) {
-  return store.db.collection<RefreshTokenDoc>('refresh_tokens');
+/** A family's first token, written by the api before the family is started. */
+export async function recordFirstRefreshToken(store: Store, doc: RefreshTokenDoc): Promise<void> {
+  await store.refreshTokens.insertOne(doc);
 }
 
 /** Records a rotation the family workflow accepted: the new token is current, the presented one superseded. */
 export async function recordRotation(store: Store, previous: RefreshTokenDoc, newHash: string): Promise<void> {
-  await refreshTokens(store).insertOne({ ...previous, _id: newHash, status: 'current', issuedAt: new Date() });
-  await refreshTokens(store).updateOne({ _id: previous._id }, { $set: { status: 'superseded' } });
+  await store.refreshTokens.insertOne({ ...previous, _id: newHash, status: 'current', issuedAt: new Date() });
+  await store.refreshTokens.updateOne({ _id: previous._id }, { $set: { status: 'superseded' } });
+}
+
+/** The family was revoked: every token of the grant is. */
+export async function revokeFamilyTokens(store: Store, grantId: string): Promise<void> {
+  await store.refreshTokens.updateMany({ grantId }, { $set: { status: 'revoked' } });
+}
+
+/** The family reached its absolute expiry: its current token expires. */
+export async function expireFamilyTokens(store: Store, grantId: string): Promise<void> {
+  await store.refreshTokens.updateMany({ grantId, status: 'current' }, { $set: { status: 'expired' } });
 }

@@ -4,16 +4,14 @@
 //   webhook_deliveries_<webhook id>
 //                       one collection per webhook, one document per delivery
 //                       (id = X-Keyflow-Delivery), the newest 50 kept
-//   webhook_events      the outbox: an event waiting for its deliveries to be
-//                       started (deleted once they are)
-//   audit_log           admin events, append-only (never updated or deleted by Keyflow)
+// (The pipeline's outbox and the audit log: webhook-outbox.ts, audit-log.ts.)
 // FerretDB v1: every document is inserted or replaced whole; the only hot
 // lookups are by `_id`. Other filters scan the whole collection, hence a
 // collection of deliveries per webhook: trimming after each delivery and
 // reading the history scan at most ~50 documents, however many webhooks the
 // site has. Listing a user's webhooks filters on `ownerUserId` (a scan:
 // webhooks are few).
-import type { Collection } from 'mongodb';
+import type { DeliveryErrorKind } from '../domain/webhook-delivery.js';
 import type { WebhookEventName, WebhookScope } from '../domain/webhook-events.js';
 import { open, seal, type Kek, type Sealed } from '../security/kek.js';
 import { newId, newSecret } from '../security/secrets.js';
@@ -33,8 +31,6 @@ export interface WebhookDoc {
   updatedAt: Date;
 }
 
-export type DeliveryErrorKind = 'timeout' | 'unreachable' | 'refused' | 'invalid_url' | 'too_large' | 'interrupted';
-
 export interface WebhookDeliveryDoc {
   _id: string; // the delivery id (UUID)
   webhookId: string;
@@ -45,43 +41,15 @@ export interface WebhookDeliveryDoc {
   error: DeliveryErrorKind | null;
   deliveredAt: Date;
   durationMs: number | null;
-  /** Only for test pings (spec), capped at RESPONSE_BODY_LIMIT characters. */
+  /** Only for test pings, capped at RESPONSE_BODY_LIMIT characters. */
   responseBody?: string;
 }
 
-/** An event of the pipeline: in the outbox until its deliveries are started; admin events also in the audit log. */
-export interface WebhookEventDoc {
-  _id: string; // event id (UUID)
-  name: WebhookEventName;
-  scope: WebhookScope;
-  /** User events: the user whose webhooks receive it. */
-  userId: string | null;
-  /** Unix seconds: the payload's `timestamp`. */
-  timestamp: number;
-  data: Record<string, unknown>;
-  actor: EventActor;
-  createdAt: Date;
-}
-
-/** Who caused an event: a user (through a session or a token), the operator CLI, or Keyflow itself. */
-export interface EventActor {
-  type: 'user' | 'operator' | 'system';
-  userId?: string;
-  /** The OAuth client whose token made the request, if any. */
-  clientId?: string;
-}
-
-export type AuditRecord = Omit<WebhookEventDoc, 'userId'> & { userId: string | null };
-
 export const HISTORY_LIMIT = 50;
-export const RESPONSE_BODY_LIMIT = 4096;
 
-export const webhooks = (store: Store) => store.db.collection<WebhookDoc>('webhooks');
+export const webhooks = (store: Store) => store.webhooks;
 /** The delivery history of one webhook. */
-export const webhookDeliveries = (store: Store, webhookId: string) =>
-  store.db.collection<WebhookDeliveryDoc>(`webhook_deliveries_${webhookId.replace(/[^A-Za-z0-9]/g, '')}`);
-export const webhookOutbox = (store: Store) => store.db.collection<WebhookEventDoc>('webhook_events');
-export const auditLog = (store: Store): Collection<AuditRecord> => store.db.collection<AuditRecord>('audit_log');
+export const webhookDeliveries = (store: Store, webhookId: string) => store.webhookDeliveries(webhookId);
 
 const aad = (webhookId: string) => `webhook:${webhookId}`;
 
@@ -174,15 +142,6 @@ export async function recordDelivery(store: Store, doc: WebhookDeliveryDoc, data
     .skip(HISTORY_LIMIT)
     .toArray();
   if (older.length) await collection.deleteMany({ _id: { $in: older.map((d) => d._id) } });
-}
-
-/** The audit log, newest first (optionally one event name); a scan on FerretDB v1, for the operator CLI. */
-export function recentAuditRecords(store: Store, limit: number, name?: string): Promise<AuditRecord[]> {
-  return auditLog(store)
-    .find(name ? { name: name as WebhookEventName } : {})
-    .sort({ createdAt: -1, _id: -1 })
-    .limit(limit)
-    .toArray();
 }
 
 /** The newest deliveries of a webhook, newest first (at most HISTORY_LIMIT). */

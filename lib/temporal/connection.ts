@@ -86,3 +86,9 @@ export async function ensureSearchAttributes(handle: TemporalHandle, namespace: 
     log.warn('could not register search attributes; register them by hand (see README)', { error: err as Error });
   }
 }
+
+/** A client connected now, one attempt bounded by `connectTimeoutMs`, for a short-lived process (a CLI command); rejects when Temporal does not answer. */
+export async function connectTemporalClient(config: Pick<Config, 'temporal'>, connectTimeoutMs: number): Promise<{ client: Client; close(): Promise<void> }> {
+  const connection = await Connection.connect({ ...temporalConnectionOptions(config.temporal), connectTimeout: connectTimeoutMs });
+  return { client: new Client({ connection, namespace: config.temporal.namespace }), close: () => connection.close() };
+}

@@ -2,7 +2,7 @@
 // revocation, end to end over HTTP with the real worker running RefreshFamily.
 import type { Client } from '@temporalio/client';
 import type { RunningApi } from '../../api/server.js';
-import { familyWorkflowId } from '../../api/oauth/grant-issuance.js';
+import { familyWorkflowId } from '../../lib/domain/refresh-family.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
 import { newSecret } from '../../lib/security/secrets.js';
 import { createClient } from '../../lib/store/clients.js';

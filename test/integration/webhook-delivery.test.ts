@@ -11,9 +11,11 @@
 import type { Client } from '@temporalio/client';
 import { shownResponseBody } from '../../activities/webhook-delivery.js';
 import type { RunningApi } from '../../api/server.js';
-import { createWebhook, findWebhook, recentDeliveries, updateWebhook, webhookDeliveries, webhookOutbox, type WebhookDoc } from '../../lib/store/webhooks.js';
-import { deliveryIdFor } from '../../lib/domain/webhook-events.js';
-import { webhookDeliveryWorkflowId, type webhookDelivery } from '../../workflows/webhook-delivery.js';
+import { createWebhook, findWebhook, recentDeliveries, updateWebhook, webhookDeliveries, type WebhookDoc } from '../../lib/store/webhooks.js';
+import { webhookOutbox } from '../../lib/store/webhook-outbox.js';
+import { deliveryIdFor } from '../../lib/webhooks/event-pipeline.js';
+import { webhookDeliveryWorkflowId } from '../../lib/domain/webhook-delivery.js';
+import type { webhookDelivery } from '../../workflows/webhook-delivery.js';
 import { eventually, startTestApi } from '../support/harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 

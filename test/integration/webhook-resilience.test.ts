@@ -19,8 +19,9 @@ import { loadKek } from '../../lib/security/kek.js';
 import { ensureIndexes, openStore, type Store } from '../../lib/store/db.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import { createUser } from '../../lib/store/users.js';
-import { createWebhook, webhookDeliveries, webhookOutbox, type WebhookDeliveryDoc } from '../../lib/store/webhooks.js';
-import { webhookDeliveryWorkflowId } from '../../workflows/webhook-delivery.js';
+import { createWebhook, webhookDeliveries, type WebhookDeliveryDoc } from '../../lib/store/webhooks.js';
+import { webhookOutbox } from '../../lib/store/webhook-outbox.js';
+import { webhookDeliveryWorkflowId } from '../../lib/domain/webhook-delivery.js';
 import { eventually, testConfig, uniqueEmail } from '../support/harness.js';
 import { signatureMatches } from '../support/webhook-receiver.js';
 

@@ -15,8 +15,9 @@ import { createClient } from '../../lib/store/clients.js';
 import { openGrant } from '../../lib/store/grants.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import { createUser, type UserDoc } from '../../lib/store/users.js';
-import { auditLog, webhookDeliveries, webhooks, type WebhookDeliveryDoc } from '../../lib/store/webhooks.js';
-import { webhookDeliveryWorkflowId } from '../../workflows/webhook-delivery.js';
+import { auditLog } from '../../lib/store/audit-log.js';
+import { webhookDeliveries, webhooks, type WebhookDeliveryDoc } from '../../lib/store/webhooks.js';
+import { webhookDeliveryWorkflowId } from '../../lib/domain/webhook-delivery.js';
 import { eventually, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 

@@ -1,10 +1,10 @@
 // What every grant handler of the token endpoint receives.
-import type { Client } from '@temporalio/client';
 import type { Keyring } from '../../../lib/keys/keyring.js';
 import type { Signer } from '../../../lib/keys/signer.js';
 import type { Logger } from '../../../lib/runtime/log.js';
 import type { ClientDoc, ClientLookup } from '../../../lib/store/clients.js';
 import type { Store } from '../../../lib/store/db.js';
+import type { FlowClient } from '../../../lib/flows/flow-client.js';
 import type { ClientAssertionVerifier } from '../client-assertion.js';
 
 export interface TokenDeps {
@@ -15,7 +15,7 @@ export interface TokenDeps {
   /** Verifies Keyflow's own access tokens (token exchange's subject_token). */
   keyring: Keyring;
   log: Logger;
-  temporal: Client;
+  temporal: FlowClient['client'];
   taskQueue: string;
   refreshTokenTtlMs: number;
   /** Rotations after which a RefreshFamily run continues as new (REFRESH_FAMILY_ROTATIONS_PER_RUN). */

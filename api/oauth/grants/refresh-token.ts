@@ -6,10 +6,9 @@ import { narrowResources } from '../../../lib/domain/resources.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
 import { isGrantUsable } from '../../../lib/store/grants.js';
 import { findRefreshToken, recordRotation } from '../../../lib/store/refresh-tokens.js';
-import { rotateUpdate, type RotateResult } from '../../../workflows/refresh-family.js';
+import { endRefreshFamily, rotateRefreshToken } from '../../../lib/flows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
-import { familyWorkflowId } from '../grant-issuance.js';
-import { endRefreshFamily, isWorkflowGone, revokeFamilyThenGrant } from '../grant-revocation.js';
+import { revokeFamilyThenGrant } from '../grant-revocation.js';
 import { issueAccessToken } from '../tokens.js';
 import type { GrantContext } from './context.js';
 
@@ -55,16 +54,10 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
 
   const next = newSecret();
   const nextHash = hashSecret(next);
-  let result: RotateResult;
-  try {
-    result = await deps.temporal.workflow
-      .getHandle(familyWorkflowId(doc.grantId))
-      .executeUpdate(rotateUpdate, { args: [{ presentedHash, newHash: nextHash }] });
-  } catch (err) {
-    // The family has ended (expired or revoked) or never existed.
-    if (isWorkflowGone(err)) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
-    throw err;
-  }
+  const rotation = await rotateRefreshToken(deps.temporal, doc.grantId, { presentedHash, newHash: nextHash });
+  // The family has ended (expired or revoked) or never existed.
+  if (rotation.ended) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  const result = rotation.value;
   // A family remembers the newest superseded hashes across its runs; one superseded
   // longer ago is unknown to it, but the projection still says so: reuse all the same.
   const reusedLongAgo = result.status === 'invalid' && result.reason === 'unknown' && doc.status === 'superseded';

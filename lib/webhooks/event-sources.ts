@@ -3,7 +3,7 @@
 import type { Request } from 'express';
 import { appJson } from '../domain/client-metadata.js';
 import type { ClientDoc } from '../store/clients.js';
-import type { EventActor } from '../store/webhooks.js';
+import type { EventActor } from '../domain/webhook-events.js';
 
 /** `app.created` and `app.deleted`: `{app_id, name}`. */
 export const appEventData = (client: ClientDoc) => ({ app_id: client._id, name: client.name });

@@ -16,21 +16,24 @@
 // Later sources (domains, admin user and team actions, invites, OAuth sources)
 // call `events.user(...)` or `events.admin(...)` with their event name; the
 // names and the `data` of each event are listed in README "Webhooks".
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { deliveryIdFor, subscribes, type AdminEvent, type UserEvent, type WebhookEventName } from '../domain/webhook-events.js';
+import { createHash } from 'node:crypto';
+import type { WebhookDeliveryInput } from '../domain/webhook-delivery.js';
+import { subscribes, type AdminEvent, type EventActor, type UserEvent, type WebhookEventName } from '../domain/webhook-events.js';
+import type { FlowClient } from '../flows/flow-client.js';
+import { startWebhookDelivery } from '../flows/webhook-delivery.js';
 import type { Logger } from '../runtime/log.js';
 import { newId } from '../security/secrets.js';
+import { appendAuditRecord } from '../store/audit-log.js';
 import type { Store } from '../store/db.js';
-import { auditLog, listWebhooks, webhookOutbox, type EventActor, type WebhookDoc, type WebhookEventDoc } from '../store/webhooks.js';
-import { flowSearchAttributes } from '../temporal/search-attributes.js';
-import { webhookDeliveryWorkflowId, type webhookDelivery, type WebhookDeliveryInput } from '../../workflows/webhook-delivery.js';
+import { addToOutbox, removeFromOutbox, staleOutboxEvents, type WebhookEventDoc } from '../store/webhook-outbox.js';
+import { listWebhooks, type WebhookDoc } from '../store/webhooks.js';
 
 export type { EventActor };
 
 export interface EventPipelineDeps {
   store: Store;
-  temporal: Client;
-  taskQueue: string;
+  /** Where the deliveries' workflows are started. */
+  flows: FlowClient;
   log: Logger;
   /** The delivery timeout (WEBHOOK_TIMEOUT_MS), carried in each workflow's input. */
   deliveryTimeoutMs: number;
@@ -57,6 +60,21 @@ export const SWEEP_INTERVAL_MS = 15_000;
 const SWEEP_GRACE_MS = 10_000;
 /** Workflow starts in flight at once per process (the dev server's SQLite writes are the limit). */
 const DISPATCH_CONCURRENCY = 16;
+/** Outbox events one sweep dispatches. */
+const SWEEP_BATCH = 500;
+
+/**
+ * The delivery id (a UUID, `X-Keyflow-Delivery`) of one event to one webhook:
+ * derived from both, so dispatching an event twice (after a crash) starts the
+ * same workflow id and is refused by Temporal instead of delivering twice.
+ */
+export function deliveryIdFor(eventId: string, webhookId: string): string {
+  const b = createHash('sha256').update(`${eventId}\n${webhookId}`).digest().subarray(0, 16);
+  b[6] = (b[6]! & 0x0f) | 0x80; // version 8 (RFC 9562: custom)
+  b[8] = (b[8]! & 0x3f) | 0x80; // variant
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
 
 export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   const inFlight = new Set<Promise<void>>();
@@ -82,9 +100,8 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   }
 
   async function startDelivery(event: WebhookEventDoc, hook: WebhookDoc): Promise<void> {
-    const deliveryId = deliveryIdFor(event._id, hook._id);
     const input: WebhookDeliveryInput = {
-      deliveryId,
+      deliveryId: deliveryIdFor(event._id, hook._id),
       webhookId: hook._id,
       event: event.name,
       timestamp: event.timestamp,
@@ -92,24 +109,13 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
       timeoutMs: deps.deliveryTimeoutMs,
       database: deps.store.db.databaseName,
     };
-    try {
-      await deps.temporal.workflow.start<typeof webhookDelivery>('webhookDelivery', {
-        workflowId: webhookDeliveryWorkflowId(deliveryId),
-        taskQueue: deps.taskQueue,
-        args: [input],
-        // A finished delivery is never run again under the same id: no duplicate after a re-dispatch.
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: flowSearchAttributes({ userId: hook.ownerUserId ?? undefined, state: 'sending' }),
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+    await startWebhookDelivery(deps.flows, input, hook);
   }
 
   async function dispatch(event: WebhookEventDoc): Promise<void> {
     const hooks = await matchingWebhooks(event);
     await Promise.all(hooks.map((hook) => slot(() => startDelivery(event, hook))));
-    await webhookOutbox(deps.store).deleteOne({ _id: event._id });
+    await removeFromOutbox(deps.store, event._id);
   }
 
   /** Dispatches in the background; a failure leaves the event in the outbox for the sweep. */
@@ -121,7 +127,7 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   }
 
   async function emit(doc: WebhookEventDoc): Promise<void> {
-    await Promise.all([webhookOutbox(deps.store).insertOne(doc), doc.scope === 'admin' ? auditLog(deps.store).insertOne({ ...doc }) : null]);
+    await Promise.all([addToOutbox(deps.store, doc), doc.scope === 'admin' ? appendAuditRecord(deps.store, { ...doc }) : null]);
     dispatchLater(doc);
   }
 
@@ -131,11 +137,7 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   };
 
   async function sweep(olderThanMs = SWEEP_GRACE_MS): Promise<number> {
-    const stale = await webhookOutbox(deps.store)
-      .find({ createdAt: { $lt: new Date(Date.now() - olderThanMs) } })
-      .sort({ createdAt: 1 })
-      .limit(500)
-      .toArray();
+    const stale = await staleOutboxEvents(deps.store, olderThanMs, SWEEP_BATCH);
     for (const event of stale) await dispatch(event);
     return stale.length;
   }

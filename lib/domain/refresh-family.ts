@@ -1,0 +1,55 @@
+// What the RefreshFamily workflow, its activities, its client (lib/flows) and
+// the token endpoint share: the family's input, its workflow id, the names of
+// its handlers and what they answer. Pure: imported by the workflow too.
+
+export interface RefreshFamilyInput {
+  grantId: string;
+  clientId: string;
+  userId: string;
+  scope: string[];
+  /** RFC 8707 resources granted with the family (input only; absent in families started before). */
+  resources?: string[];
+  currentHash: string;
+  /** Absolute expiry, epoch milliseconds. */
+  expiresAt: number;
+  /** Rotations after which a run continues as new (config); absent in families started before: no limit. */
+  rotationsPerRun?: number;
+  /** Hashes superseded in earlier runs, newest last (carried by continue-as-new). */
+  superseded?: string[];
+  /** Rotations of the earlier runs (carried by continue-as-new). */
+  rotations?: number;
+  /** MongoDB database of the projection (the api's); absent: the worker's own. */
+  database?: string;
+}
+
+/** The family's workflow id: one per grant. */
+export const familyWorkflowId = (grantId: string) => `grant:${grantId}`;
+
+/** The `rotate` update's argument: hashes only, never a token. */
+export interface Rotation {
+  presentedHash: string;
+  newHash: string;
+}
+
+export type RotateResult = { status: 'rotated' } | { status: 'reused' } | { status: 'invalid'; reason: 'unknown' | 'revoked' | 'expired' };
+
+/** The `revoke` update's argument. */
+export interface Revocation {
+  presentedHash?: string;
+  reason: string;
+}
+
+export interface FamilyState {
+  grantId: string;
+  state: 'active' | 'revoked' | 'expired';
+  rotations: number;
+  expiresAt: number;
+}
+
+/** Names of the family's update, signal and query handlers (part of running histories: never renamed). */
+export const FAMILY_HANDLERS = {
+  rotate: 'rotate',
+  revoke: 'revoke',
+  revokeSignal: 'revokeGrant',
+  state: 'state',
+} as const;

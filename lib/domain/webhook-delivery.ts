@@ -1,0 +1,40 @@
+// What the WebhookDelivery workflow, its activities, its client (lib/flows),
+// the delivery history and the management API share. Pure: imported by the
+// workflow too.
+import type { WebhookEventName } from './webhook-events.js';
+
+export interface WebhookDeliveryInput {
+  /** UUID, sent as X-Keyflow-Delivery. */
+  deliveryId: string;
+  webhookId: string;
+  event: WebhookEventName;
+  /** Unix seconds: when the event happened. */
+  timestamp: number;
+  data: Record<string, unknown>;
+  /** How long the receiver has to answer (WEBHOOK_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** MongoDB database of the webhook and its history (the api's); absent: the worker's own. */
+  database?: string;
+  /** A test ping: the response body is kept in the record and the result. */
+  test?: boolean;
+}
+
+export const webhookDeliveryWorkflowId = (deliveryId: string) => `webhook-delivery:${deliveryId}`;
+
+/** Why a delivery has no 2xx status: a timeout, an unreachable or refused host, an interrupted delivery. */
+export type DeliveryErrorKind = 'timeout' | 'unreachable' | 'refused' | 'invalid_url' | 'too_large' | 'interrupted';
+
+export interface DeliveryOutcome {
+  /** `skipped`: the webhook was deleted or switched off before its delivery; nothing is sent or recorded. */
+  state: 'success' | 'failure' | 'skipped';
+  statusCode: number | null;
+  error: DeliveryErrorKind | null;
+  durationMs: number | null;
+  /** Epoch milliseconds. */
+  deliveredAt: number;
+  /** Test pings to a public receiver only: its answer, at most RESPONSE_BODY_LIMIT characters. */
+  responseBody?: string;
+}
+
+/** Most characters of a receiver's answer a test ping shows and keeps. */
+export const RESPONSE_BODY_LIMIT = 4096;

@@ -1,0 +1,39 @@
+// The outbox of the event pipeline (`webhook_events`): an event is inserted
+// before its source answers and deleted once its deliveries are started; what
+// a crashed process left behind is found by age and dispatched by the sweep.
+import type { EventActor, WebhookEventName, WebhookScope } from '../domain/webhook-events.js';
+import type { Store } from './db.js';
+
+/** An event of the pipeline: in the outbox until its deliveries are started; admin events also in the audit log. */
+export interface WebhookEventDoc {
+  _id: string; // event id (UUID)
+  name: WebhookEventName;
+  scope: WebhookScope;
+  /** User events: the user whose webhooks receive it. */
+  userId: string | null;
+  /** Unix seconds: the payload's `timestamp`. */
+  timestamp: number;
+  data: Record<string, unknown>;
+  actor: EventActor;
+  createdAt: Date;
+}
+
+export const webhookOutbox = (store: Store) => store.webhookOutbox;
+
+export async function addToOutbox(store: Store, event: WebhookEventDoc): Promise<void> {
+  await store.webhookOutbox.insertOne(event);
+}
+
+/** The event's deliveries are started: it leaves the outbox. */
+export async function removeFromOutbox(store: Store, eventId: string): Promise<void> {
+  await store.webhookOutbox.deleteOne({ _id: eventId });
+}
+
+/** Events older than `olderThanMs`, oldest first (a scan on FerretDB v1: the outbox is near empty). */
+export function staleOutboxEvents(store: Store, olderThanMs: number, limit: number): Promise<WebhookEventDoc[]> {
+  return store.webhookOutbox
+    .find({ createdAt: { $lt: new Date(Date.now() - olderThanMs) } })
+    .sort({ createdAt: 1 })
+    .limit(limit)
+    .toArray();
+}
