@@ -16,7 +16,8 @@ import { allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate
 import type { DeviceAuthorizationActivities } from '../activities/device-authorization.js';
 import { DeviceFlowMessages, type DeviceApproval, type DeviceAuthorizationInput, type DeviceFlowState, type DeviceState, type RedeemInput, type RedeemResult } from '../lib/domain/device-authorization.js';
 import { flowSearchAttributes, SearchAttributes } from '../lib/temporal/search-attributes.js';
-import { familyWorkflowId, type refreshFamily } from './refresh-family.js';
+import { familyWorkflowId } from '../lib/domain/refresh-family.js';
+import type { refreshFamily } from './refresh-family.js';
 
 export const approveSignal = defineSignal<[DeviceApproval]>(DeviceFlowMessages.approve);
 export const denySignal = defineSignal(DeviceFlowMessages.deny);

@@ -39,9 +39,6 @@ import {
 } from '../lib/domain/refresh-family.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
-// The device authorization workflow starts a family as its child with these.
-export { familyWorkflowId, type RefreshFamilyInput } from '../lib/domain/refresh-family.js';
-
 export const rotateUpdate = defineUpdate<RotateResult, [Rotation]>(FAMILY_HANDLERS.rotate);
 export const revokeUpdate = defineUpdate<{ revoked: boolean }, [Revocation]>(FAMILY_HANDLERS.revoke);
 export const revokeSignal = defineSignal<[{ reason: string }]>(FAMILY_HANDLERS.revokeSignal);

@@ -2,7 +2,7 @@
 // workflow's states, input and answers, the names of its signals, update and
 // query, its workflow id, and the MongoDB projection's documents. Pure module
 // (no Node built-ins): the DeviceAuthorization workflow imports it too.
-import type { RefreshFamilyInput } from '../../workflows/refresh-family.js';
+import type { RefreshFamilyInput } from './refresh-family.js';
 
 export type DeviceState = 'pending' | 'approved' | 'denied' | 'expired' | 'redeemed';
 

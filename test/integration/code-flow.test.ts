@@ -7,7 +7,7 @@ import { newSecret } from '../../lib/security/secrets.js';
 import { createClient } from '../../lib/store/clients.js';
 import { createUser } from '../../lib/store/users.js';
 import type { NewClientInput } from '../../lib/domain/clients.js';
-import { familyWorkflowId } from '../../workflows/refresh-family.js';
+import { familyWorkflowId } from '../../lib/domain/refresh-family.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { eventually, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
 import { HttpUser } from '../support/http-user.js';

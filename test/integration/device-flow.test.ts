@@ -13,7 +13,7 @@ import { findDeviceCode, findDevicePoll } from '../../lib/store/device-codes.js'
 import { createUser } from '../../lib/store/users.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { deviceWorkflowId } from '../../lib/domain/device-authorization.js';
-import { familyWorkflowId } from '../../workflows/refresh-family.js';
+import { familyWorkflowId } from '../../lib/domain/refresh-family.js';
 import type { NewClientInput } from '../../lib/domain/clients.js';
 import { eventually, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
 import { HttpUser } from '../support/http-user.js';

@@ -6,7 +6,8 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import path from 'node:path';
 import type { RunningApi } from '../../api/server.js';
 import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
-import { familyStateQuery, familyWorkflowId } from '../../workflows/refresh-family.js';
+import { familyWorkflowId } from '../../lib/domain/refresh-family.js';
+import { familyStateQuery } from '../../workflows/refresh-family.js';
 import { eventually, startTestApi, type Json } from '../support/harness.js';
 import { expectFamilyRevoked, jwtClaims, newTestRp, postForm, runCodeFlow, type TestRp } from '../support/token-flow.js';
 

@@ -8,7 +8,7 @@ import { newSecret } from '../../lib/security/secrets.js';
 import { createClient } from '../../lib/store/clients.js';
 import { createUser, type UserDoc } from '../../lib/store/users.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
-import { familyWorkflowId } from '../../workflows/refresh-family.js';
+import { familyWorkflowId } from '../../lib/domain/refresh-family.js';
 import { eventually, uniqueEmail, type Json } from './harness.js';
 import { HttpUser } from './http-user.js';
 
