@@ -57,9 +57,9 @@ export interface StepUpAuditDoc {
   at: Date;
 }
 
-export const stepUpChallenges = (store: Store) => store.db.collection<StepUpChallengeDoc>('step_up_challenges');
-export const stepUpCodes = (store: Store) => store.db.collection<StepUpCodeDoc>('step_up_codes');
-export const stepUpAudit = (store: Store) => store.db.collection<StepUpAuditDoc>('step_up_audit');
+export const stepUpChallenges = (store: Store) => store.stepUpChallenges;
+export const stepUpCodes = (store: Store) => store.stepUpCodes;
+export const stepUpAudit = (store: Store) => store.stepUpAudit;
 
 export async function insertStepUpChallenge(store: Store, doc: StepUpChallengeDoc): Promise<void> {
   await stepUpChallenges(store).insertOne(doc);

@@ -29,8 +29,6 @@ export interface SudoWindowDoc {
   endedAt?: Date;
 }
 
-export const SUDO_WINDOWS = 'sudo_windows';
-
 /**
  * `sudo:<user>:<sid-hash-prefix>:<client>`: readable (user and client ids in
  * clear, as in the Temporal UI's search attributes) and bounded (the sid enters
@@ -42,7 +40,7 @@ export function sudoWindowId({ userId, sid, clientId }: SudoWindowKey): string {
 }
 
 export function sudoWindows(store: Store, database?: string): Collection<SudoWindowDoc> {
-  return storeIn(store, database).db.collection<SudoWindowDoc>(SUDO_WINDOWS);
+  return storeIn(store, database).sudoWindows;
 }
 
 /** The window as the api opened it (replacing an earlier opening of the same window). */
