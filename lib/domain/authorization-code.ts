@@ -24,3 +24,6 @@ export interface AuthorizationCodeDoc {
 
 /** 60 seconds: a code is exchanged right after the redirect (RFC 6749 §4.1.2 recommends at most 10 minutes). */
 export const AUTHORIZATION_CODE_TTL_MS = 60_000;
+
+/** A used code is remembered this much longer than it lives, so that a late second use is still recognised as reuse. */
+export const CODE_REUSE_MEMORY_MS = 10 * 60_000;

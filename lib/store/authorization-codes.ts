@@ -1,11 +1,9 @@
 // Authorization codes in MongoDB (the model: domain/authorization-code.ts),
 // used once through store/single-use.ts.
-import { AUTHORIZATION_CODE_TTL_MS, type AuthorizationCodeDoc } from '../domain/authorization-code.js';
+import { AUTHORIZATION_CODE_TTL_MS, CODE_REUSE_MEMORY_MS, type AuthorizationCodeDoc } from '../domain/authorization-code.js';
 import { hashSecret, newSecret } from '../security/secrets.js';
 import type { Store } from './db.js';
 import { claimOnce } from './single-use.js';
-
-export type { AuthorizationCodeDoc };
 
 export async function issueAuthorizationCode(
   store: Store,
@@ -29,7 +27,6 @@ export async function consumeAuthorizationCode(store: Store, code: string): Prom
   const id = hashSecret(code);
   const doc = await store.authorizationCodes.findOne({ _id: id });
   if (!doc) return { status: 'invalid' };
-  // The guard outlives the code so that a late second use is still recognised as reuse.
-  if (!(await claimOnce(store, `code:${id}`, AUTHORIZATION_CODE_TTL_MS + 10 * 60_000))) return { status: 'reused', code: doc };
+  if (!(await claimOnce(store, `code:${id}`, AUTHORIZATION_CODE_TTL_MS + CODE_REUSE_MEMORY_MS))) return { status: 'reused', code: doc };
   return doc.expiresAt > new Date() ? { status: 'ok', code: doc } : { status: 'invalid' };
 }

@@ -5,7 +5,8 @@ import { newClient, replacedClient, withNewClientSecret, type ClientWithSecret }
 import { publicClient, type ClientDoc, type ClientExtras, type NewClientInput, type PublicClient } from '../domain/clients.js';
 import type { Store } from './db.js';
 
-export { publicClient, type ClientDoc, type ClientExtras, type PublicClient };
+// Re-exported for modules that still import these from the store.
+export { publicClient, type ClientDoc };
 
 /** Creates a client; the returned secret (confidential clients only) is never stored or shown again. */
 export async function createClient(store: Store, input: NewClientInput, extras: Partial<ClientExtras> = {}): Promise<ClientWithSecret> {

@@ -5,8 +5,6 @@ import { isDuplicateKeyError, type Store } from './db.js';
 
 import type { GrantDoc } from '../domain/grants.js';
 
-export type { GrantDoc };
-
 /** Records the grant unless it exists (a reused code may have revoked it first). */
 export async function openGrant(store: Store, grant: Omit<GrantDoc, 'createdAt' | 'revokedAt' | 'revokedReason'>): Promise<GrantDoc> {
   const doc: GrantDoc = { ...grant, createdAt: new Date(), revokedAt: null, revokedReason: null };

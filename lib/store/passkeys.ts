@@ -2,8 +2,6 @@
 import type { PasskeyDoc } from '../domain/passkeys.js';
 import type { Store } from './db.js';
 
-export type { PasskeyDoc };
-
 export function listPasskeys(store: Store, userId: string): Promise<PasskeyDoc[]> {
   return store.passkeys.find({ userId }, { sort: { createdAt: 1 } }).toArray();
 }

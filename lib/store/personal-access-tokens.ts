@@ -14,6 +14,7 @@ import {
 import { hashSecret } from '../security/secrets.js';
 import type { Store } from './db.js';
 
+// Re-exported for modules that still import these from the store.
 export { PAT_PREFIX };
 
 /** The collection's name (Store.personalAccessTokens), for tests that look at it directly. */

@@ -19,6 +19,7 @@ import {
 } from '../domain/rate-limits.js';
 import { insertIfAbsent, isDuplicateKeyError, type Store } from './db.js';
 
+// Re-exported for modules that still import these from the store.
 export type { LimitRule };
 
 export interface Attempt {

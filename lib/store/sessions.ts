@@ -4,7 +4,8 @@ import { hashSecret, newId, newSecret } from '../security/secrets.js';
 import { insertIfAbsent, type Store } from './db.js';
 import { claimOnce } from './single-use.js';
 
-export type { Acr, SessionDoc, SessionState };
+// Re-exported for modules that still import these from the store.
+export type { SessionDoc };
 
 export async function findSession(store: Store, token: string): Promise<SessionDoc | null> {
   const doc = await store.sessions.findOne({ _id: hashSecret(token) });

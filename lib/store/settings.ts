@@ -15,6 +15,7 @@ import {
 import { open, seal, type Kek, type Sealed } from '../security/kek.js';
 import type { Store } from './db.js';
 
+// Re-exported for modules that still import these from the store.
 export { SECRET_IS_SET };
 
 const isSealed = (v: unknown): v is Sealed => typeof v === 'object' && v !== null && (v as Sealed).alg === 'A256GCM';

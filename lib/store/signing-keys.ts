@@ -4,7 +4,8 @@
 import type { SigningAlg, SigningKeyDoc } from '../domain/signing-keys.js';
 import { insertIfAbsent, type Store } from './db.js';
 
-export type { SigningAlg, SigningKeyDoc };
+// Re-exported for modules that still import these from the store.
+export type { SigningAlg };
 
 export function listSigningKeys(store: Store, filter: Partial<Pick<SigningKeyDoc, 'status' | 'alg'>> = {}): Promise<SigningKeyDoc[]> {
   return store.signingKeys.find(filter, { sort: { alg: 1, generation: 1 } }).toArray();

@@ -4,7 +4,8 @@ import { newUserAccount, profileChanges, publicUser, type NewUserInput, type Pro
 import { deleteConsents } from './consents.js';
 import { isDuplicateKeyError, type Store } from './db.js';
 
-export { publicUser, type PublicUser, type UserDoc };
+// Re-exported for modules that still import these from the store.
+export { publicUser, type UserDoc };
 
 /** Creates an account (built and checked by the domain); a taken email or username is a ConflictError. */
 export async function createUser(store: Store, input: NewUserInput): Promise<UserDoc> {
