@@ -19,10 +19,8 @@ import type { SettingsDoc } from '../domain/site-settings.js';
 import type { UserDoc } from '../domain/users.js';
 // Projections of durable flows, typed by their store modules.
 import type { DeviceCodeDoc, DevicePollDoc, DeviceUserCodeDoc } from './device-codes.js';
-import type { RefreshTokenDoc } from './refresh-tokens.js';
 import type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc } from './step-up.js';
 import type { SudoWindowDoc } from './sudo-windows.js';
-import type { WebhookDeliveryDoc, WebhookDoc } from './webhooks.js';
 
 export { EXPIRING_COLLECTIONS, type ExpiringCollection };
 
@@ -42,7 +40,6 @@ export interface Store {
   parRequests: Collection<ParRequestDoc>;
   consents: Collection<ConsentDoc>;
   grants: Collection<GrantDoc>;
-  passkeys: Collection<PasskeyDoc>;
   personalAccessTokens: Collection<PersonalAccessTokenDoc>;
   /** Single use (store/single-use.ts). */
   replayGuards: Collection<ExpiringDoc>;
@@ -54,12 +51,8 @@ export interface Store {
   stepUpCodes: Collection<StepUpCodeDoc>;
   stepUpAudit: Collection<StepUpAuditDoc>;
   sudoWindows: Collection<SudoWindowDoc>;
-  refreshTokens: Collection<RefreshTokenDoc>;
-  webhooks: Collection<WebhookDoc>;
-  /** The delivery history of one webhook: a collection per webhook, so that trimming it scans at most its own records. */
-  webhookDeliveries(webhookId: string): Collection<WebhookDeliveryDoc>;
-  /** Any collection whose documents expire, for housekeeping and indexes. */
-  expiring(name: ExpiringCollection): Collection<ExpiringDoc>;
+  passkeys: Collection<PasskeyDoc>;
+  expiring(name: ExpiringCollection): Collection<{ _id: string; expiresAt: Date }>;
   close(): Promise<void>;
 }
 
@@ -106,7 +99,6 @@ function storeOn(client: MongoClient, db: Db): Store {
     parRequests: db.collection<ParRequestDoc>('par_requests'),
     consents: db.collection<ConsentDoc>('consents'),
     grants: db.collection<GrantDoc>('grants'),
-    passkeys: db.collection<PasskeyDoc>('passkeys'),
     personalAccessTokens: db.collection<PersonalAccessTokenDoc>('personal_access_tokens'),
     replayGuards: db.collection<ExpiringDoc>('replay_guards'),
     rateLimits: db.collection<RateLimitDoc>('rate_limits'),
@@ -117,10 +109,8 @@ function storeOn(client: MongoClient, db: Db): Store {
     stepUpCodes: db.collection<StepUpCodeDoc>('step_up_codes'),
     stepUpAudit: db.collection<StepUpAuditDoc>('step_up_audit'),
     sudoWindows: db.collection<SudoWindowDoc>('sudo_windows'),
-    refreshTokens: db.collection<RefreshTokenDoc>('refresh_tokens'),
-    webhooks: db.collection<WebhookDoc>('webhooks'),
-    webhookDeliveries: (webhookId) => db.collection<WebhookDeliveryDoc>(`webhook_deliveries_${webhookId.replace(/[^A-Za-z0-9]/g, '')}`),
-    expiring: (name) => db.collection<ExpiringDoc>(name),
+    passkeys: db.collection<PasskeyDoc>('passkeys'),
+    expiring: (name) => db.collection(name),
     close: () => client.close(),
   };
 }
