@@ -18,7 +18,7 @@ import type { Kek } from '../../lib/security/kek.js';
 import { outboundRequest, type OutboundPolicy } from '../../lib/outbound/http-client.js';
 import type { Store } from '../../lib/store/db.js';
 import { siteSecret } from '../../lib/store/settings.js';
-import { claimOnce } from '../../lib/store/single-use.js';
+import { claimOnce, rememberIssued, wasIssued } from '../../lib/store/single-use.js';
 import { html, type SafeHtml } from '../html/html.js';
 
 export { captchaRequired } from '../../lib/domain/captcha.js';
@@ -43,7 +43,7 @@ const issuedKey = (purpose: string, pow: string) => `pow-issued:${purpose}:${pow
 /** A fresh proof-of-work challenge, valid only for `purpose`. */
 export async function issuePowChallenge(store: Store, purpose: string): Promise<string> {
   const pow = randomBytes(16).toString('base64url');
-  await store.expiring('replay_guards').insertOne({ _id: issuedKey(purpose, pow), expiresAt: new Date(Date.now() + POW_CHALLENGE_TTL_MS) });
+  await rememberIssued(store, issuedKey(purpose, pow), POW_CHALLENGE_TTL_MS);
   return pow;
 }
 
@@ -102,8 +102,7 @@ export async function verifyCaptcha(deps: { store: Store; kek: Kek; outbound: Ou
   if (provider === 'pow') {
     const { powChallenge: pow, powNonce: nonce } = answer;
     if (!pow || !nonce) return { ok: false, error: 'Wait until the browser check has finished, then try again.' };
-    const issued = await deps.store.expiring('replay_guards').findOne({ _id: issuedKey(purpose, pow) });
-    if (!issued || issued.expiresAt <= new Date()) return { ok: false, error: 'The browser check expired. Reload the page and try again.' };
+    if (!(await wasIssued(deps.store, issuedKey(purpose, pow)))) return { ok: false, error: 'The browser check expired. Reload the page and try again.' };
     // Single use, right or wrong: a second answer to the same pow_challenge is refused.
     if (!(await claimOnce(deps.store, `pow-used:${pow}`, POW_CHALLENGE_TTL_MS + 60_000))) return { ok: false, error: 'The browser check was already used. Reload the page and try again.' };
     return checkPow(pow, nonce, settings.pow_difficulty) ? { ok: true } : { ok: false, error: 'The browser check failed. Reload the page and try again.' };

@@ -3,9 +3,10 @@
 import { verify as verifyTotpCode } from 'otplib';
 import { open, type Kek } from '../../lib/security/kek.js';
 import { hashBackupCode, normalizeBackupCode } from '../../lib/security/backup-codes.js';
+import type { UserDoc } from '../../lib/domain/users.js';
 import type { Store } from '../../lib/store/db.js';
+import { recordTotpTimeStep, removeBackupCode } from '../../lib/store/second-factors.js';
 import { claimOnce } from '../../lib/store/single-use.js';
-import type { UserDoc } from '../../lib/store/users.js';
 
 export type SecondFactorResult = { ok: true; method: 'totp' | 'backup' } | { ok: false };
 
@@ -29,14 +30,14 @@ export async function verifySecondFactorCode(store: Store, kek: Kek, user: UserD
     if (timeStep === null) return { ok: false };
     // Each time step is used once, even when the same code arrives twice at the same moment.
     if (!(await claimOnce(store, `totp:${user._id}:${timeStep}`, 5 * 60_000))) return { ok: false };
-    await store.users.updateOne({ _id: user._id }, { $max: { 'totp.lastTimeStep': timeStep } });
+    await recordTotpTimeStep(store, user._id, timeStep);
     return { ok: true, method: 'totp' };
   }
   const backup = normalizeBackupCode(input);
   if (backup) {
     const hash = hashBackupCode(kek, backup);
     if (user.backupCodes.includes(hash) && (await claimOnce(store, `backup:${user._id}:${hash}`, 400 * 24 * 3600_000))) {
-      await store.users.updateOne({ _id: user._id }, { $pull: { backupCodes: hash } });
+      await removeBackupCode(store, user._id, hash);
       return { ok: true, method: 'backup' };
     }
   }

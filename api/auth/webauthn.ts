@@ -10,10 +10,12 @@ import {
   type AuthenticatorTransport,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import type { PasskeyDoc } from '../../lib/domain/passkeys.js';
+import type { SessionDoc } from '../../lib/domain/sessions.js';
+import type { UserDoc } from '../../lib/domain/users.js';
 import type { Store } from '../../lib/store/db.js';
-import { listPasskeys, type PasskeyDoc } from '../../lib/store/passkeys.js';
-import { takeWebauthnChallenge, updateSession, type SessionDoc } from '../../lib/store/sessions.js';
-import type { UserDoc } from '../../lib/store/users.js';
+import { findPasskey, insertPasskey, listPasskeys, recordPasskeyUse } from '../../lib/store/passkeys.js';
+import { takeWebauthnChallenge, updateSession } from '../../lib/store/sessions.js';
 
 export interface RelyingParty {
   id: string;
@@ -58,7 +60,7 @@ export async function registerPasskey(store: Store, rp: RelyingParty, session: S
     createdAt: new Date(),
     lastUsedAt: null,
   };
-  await store.passkeys.insertOne(doc);
+  await insertPasskey(store, doc);
   return doc;
 }
 
@@ -74,7 +76,7 @@ export async function authenticationOptions(store: Store, rp: RelyingParty, sess
 export async function verifyPasskey(store: Store, rp: RelyingParty, session: SessionDoc, response: AuthenticationResponseJSON, userId: string | null): Promise<PasskeyDoc | null> {
   const expectedChallenge = await takeWebauthnChallenge(store, session._id);
   if (!expectedChallenge || typeof response?.id !== 'string') return null;
-  const passkey = await store.passkeys.findOne({ _id: response.id });
+  const passkey = await findPasskey(store, response.id);
   if (!passkey || (userId !== null && passkey.userId !== userId)) return null;
   const verification = await verifyAuthenticationResponse({
     response,
@@ -85,6 +87,6 @@ export async function verifyPasskey(store: Store, rp: RelyingParty, session: Ses
     requireUserVerification: userId === null,
   }).catch(() => null);
   if (!verification?.verified) return null;
-  await store.passkeys.updateOne({ _id: passkey._id }, { $set: { counter: verification.authenticationInfo.newCounter, lastUsedAt: new Date() } });
+  await recordPasskeyUse(store, passkey._id, verification.authenticationInfo.newCounter);
   return passkey;
 }

@@ -3,7 +3,7 @@
 // a browser left signed in, or a stolen session cookie, must not be enough.
 // The user signs in again (password and second factor, as always) and comes
 // back to the page they were on.
-import type { SessionDoc } from '../../lib/store/sessions.js';
+import type { SessionDoc } from '../../lib/domain/sessions.js';
 
 /** True when the session's sign-in is at most `maxAgeMs` old. */
 export function signedInRecently(session: Pick<SessionDoc, 'userId' | 'authTime'> | null | undefined, maxAgeMs: number, now = Date.now()): boolean {

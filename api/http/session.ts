@@ -10,21 +10,10 @@
 // nor send it with a cross-site POST (SameSite=Lax), nor plant it (`__Host-`).
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { constantTimeEqual, newSecret } from '../../lib/security/secrets.js';
+import { ANONYMOUS_SESSION_TTL_MS, isIdle, lastSeen, SESSION_TTL_MS, type Acr, type SessionDoc, type SessionState } from '../../lib/domain/sessions.js';
 import type { Store } from '../../lib/store/db.js';
 import { takeAttempt } from '../../lib/store/rate-limits.js';
-import {
-  createSession,
-  deleteSession,
-  findSession,
-  isIdle,
-  lastSeen,
-  touchSession,
-  SESSION_TTL_MS,
-  updateSession,
-  type Acr,
-  type SessionDoc,
-  type SessionState,
-} from '../../lib/store/sessions.js';
+import { createSession, deleteSession, findSession, touchSession, updateSession } from '../../lib/store/sessions.js';
 import { readCookie, setCookie, type CookieDeps } from './cookies.js';
 import { clientAddress } from './request-limits.js';
 import { reauthUrl, signedInRecently } from './recent-sign-in.js';
@@ -41,7 +30,6 @@ declare module 'express-serve-static-core' {
 export const SESSION_COOKIE = 'kf_session';
 const CSRF_COOKIE = 'kf_csrf';
 const CSRF_COOKIE_TTL_MS = 12 * 3600_000;
-const ANONYMOUS_SESSION_TTL_MS = 3600_000;
 /** Both cookies hold newSecret() values: anything else is not looked up. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 

@@ -8,12 +8,15 @@ import type { Logger } from '../../lib/runtime/log.js';
 import { newId } from '../../lib/security/secrets.js';
 import { issueAuthorizationCode } from '../../lib/store/authorization-codes.js';
 import { constantTimeEqual } from '../../lib/security/secrets.js';
-import { finishAuthorizationRequest, saveAuthorizationRequest, type AuthorizationRequestDoc, type PendingAuthorization } from '../../lib/store/authorization-requests.js';
+import type { AuthorizationRequestDoc, PendingAuthorization } from '../../lib/domain/pending-authorization.js';
+import type { UserDoc } from '../../lib/domain/users.js';
+import { finishAuthorizationRequest, saveAuthorizationRequest } from '../../lib/store/authorization-requests.js';
 import type { ClientLookup } from '../../lib/store/clients.js';
 import { findConsent } from '../../lib/store/consents.js';
 import type { Store } from '../../lib/store/db.js';
+import { hasPasskey } from '../../lib/store/passkeys.js';
 import { addSessionClient, updateSession } from '../../lib/store/sessions.js';
-import { findUserById, type UserDoc } from '../../lib/store/users.js';
+import { findUserById } from '../../lib/store/users.js';
 import { sendErrorPage } from '../html/layout.js';
 import { browserBinding, currentBrowserBinding } from '../http/browser-binding.js';
 import type { CookieDeps } from '../http/cookies.js';
@@ -60,7 +63,7 @@ export const OTHER_BROWSER = [
 
 /** True when the user has a second factor that can raise the session to acr=mfa. */
 export async function hasSecondFactor(store: Store, user: UserDoc): Promise<boolean> {
-  return Boolean(user.totp) || (await store.passkeys.countDocuments({ userId: user._id }, { limit: 1 })) > 0;
+  return Boolean(user.totp) || (await hasPasskey(store, user._id));
 }
 
 export async function proceedWithAuthorization(req: Request, res: Response, deps: FlowDeps, request: PendingAuthorization): Promise<void> {

@@ -6,7 +6,8 @@ import { verifyOwnJwt } from '../../lib/keys/verifier.js';
 import type { Keyring } from '../../lib/keys/keyring.js';
 import type { Store } from '../../lib/store/db.js';
 import { isGrantUsable } from '../../lib/store/grants.js';
-import { PAT_PREFIX, personalAccessTokenContext } from '../../lib/store/personal-access-tokens.js';
+import { PAT_PREFIX } from '../../lib/domain/personal-access-tokens.js';
+import { personalAccessTokenContext } from '../../lib/store/personal-access-tokens.js';
 import { WELL_KNOWN } from '../../lib/domain/discovery.js';
 import { DPOP_ALGS, dpopHeader, dpopRequestUrl, verifyDpopProof } from './dpop.js';
 

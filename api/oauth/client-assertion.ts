@@ -6,7 +6,7 @@
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { CLIENT_KEY_ALGS } from '../../lib/domain/discovery.js';
 import { outboundRequest, OutboundError, type OutboundPolicy } from '../../lib/outbound/http-client.js';
-import type { ClientDoc } from '../../lib/store/clients.js';
+import type { ClientDoc } from '../../lib/domain/clients.js';
 import type { Store } from '../../lib/store/db.js';
 import { claimOnce } from '../../lib/store/single-use.js';
 

@@ -4,7 +4,8 @@
 import type { Request, Response } from 'express';
 import { JWT_BEARER_ASSERTION_TYPE, type ClientAssertionVerifier } from './client-assertion.js';
 import { verifySecret } from '../../lib/security/secrets.js';
-import type { ClientDoc, ClientLookup } from '../../lib/store/clients.js';
+import type { ClientDoc } from '../../lib/domain/clients.js';
+import type { ClientLookup } from '../../lib/store/clients.js';
 import { sendOAuthError } from './errors.js';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';

@@ -1,13 +1,14 @@
 // Building and signing the tokens of a token response. Access tokens are
 // RFC 9068 JWTs; both they and ID tokens use the client's algorithm
 // (ML-DSA-65 by default, RS256 on request).
-import { accessTokenClaims, idTokenClaims, optInClaims, optInClaimsNeeded, TOKEN_TTL_SECONDS, type AuthContext, type ClaimsUser } from '../../lib/domain/claims.js';
+import { accessTokenClaims, idTokenClaims, optInClaims, optInClaimsNeeded, TOKEN_TTL_SECONDS, type AuthContext } from '../../lib/domain/claims.js';
+import type { ClientDoc } from '../../lib/domain/clients.js';
 import type { Signer } from '../../lib/keys/signer.js';
 import { accessTokenAudience } from '../../lib/domain/resources.js';
 import { newId } from '../../lib/security/secrets.js';
-import { listClientsByOwner, type ClientDoc } from '../../lib/store/clients.js';
+import type { UserDoc } from '../../lib/domain/users.js';
+import { listClientsByOwner } from '../../lib/store/clients.js';
 import type { Store } from '../../lib/store/db.js';
-import type { UserDoc } from '../../lib/store/users.js';
 
 export interface TokenResponse {
   access_token: string;
@@ -17,10 +18,6 @@ export interface TokenResponse {
   refresh_token?: string;
   id_token?: string;
   scope: string;
-}
-
-export function claimsUser(user: UserDoc): ClaimsUser {
-  return { id: user._id, email: user.email, emailVerified: user.emailVerified, username: user.username, name: user.name, picture: user.picture, role: user.role };
 }
 
 /** An access token alone (refresh), without ID token. With `jkt` it is DPoP-bound (`cnf.jkt`, RFC 9449 §6.1). */
@@ -52,7 +49,7 @@ export async function issueTokens(
     issueAccessToken(deps, { client, userId: user._id, scope, grantId, auth, jkt, resources: input.resources }),
     scope.includes('openid')
       ? idTokenExtras(deps.store, client, user, scope).then((extra) =>
-          deps.signer.sign(idTokenClaims({ issuer: deps.issuer, clientId: client._id, user: claimsUser(user), scope, nonce, auth, now: Date.now(), extra }), {
+          deps.signer.sign(idTokenClaims({ issuer: deps.issuer, clientId: client._id, user, scope, nonce, auth, now: Date.now(), extra }), {
             alg: client.idTokenSignedResponseAlg,
           }),
         )

@@ -7,13 +7,14 @@ import { generateSecret, generateURI } from 'otplib';
 import QRCode from 'qrcode';
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import { zodProblems } from '../../lib/domain/errors.js';
-import { ProfileUpdate } from '../../lib/domain/users.js';
+import { ProfileUpdate, type UserDoc } from '../../lib/domain/users.js';
+import type { SessionDoc } from '../../lib/domain/sessions.js';
 import { seal, type Kek } from '../../lib/security/kek.js';
 import type { Logger } from '../../lib/runtime/log.js';
 import { generateBackupCodes, hashBackupCode } from '../../lib/security/backup-codes.js';
-import { listPasskeys } from '../../lib/store/passkeys.js';
-import type { SessionDoc } from '../../lib/store/sessions.js';
-import { findUserById, updateProfile, type UserDoc } from '../../lib/store/users.js';
+import { deletePasskey, listPasskeys } from '../../lib/store/passkeys.js';
+import { enableTotp, removeTotp, replaceBackupCodes, startTotpEnrollment } from '../../lib/store/second-factors.js';
+import { findUserById, updateProfile } from '../../lib/store/users.js';
 import { checkTotpCode, totpSecret } from '../auth/second-factor.js';
 import { registerPasskey, registrationOptions, relyingParty } from '../auth/webauthn.js';
 import { html, type SafeHtml } from '../html/html.js';
@@ -170,10 +171,7 @@ ${notice ?? ''}
     const s = await sensitiveForm(req, res);
     if (!s) return;
     const secret = generateSecret();
-    await deps.store.users.updateOne(
-      { _id: s.user._id },
-      { $set: { totpPending: { secret: seal(deps.kek, Buffer.from(secret), `totp:${s.user._id}`), createdAt: new Date() } } },
-    );
+    await startTotpEnrollment(deps.store, s.user._id, { secret: seal(deps.kek, Buffer.from(secret), `totp:${s.user._id}`), createdAt: new Date() });
     res.redirect(303, '/account/security');
   });
 
@@ -185,15 +183,11 @@ ${notice ?? ''}
     const probe = await checkTotpCode(totpSecret(deps.kek, s.user, pending.secret), String(req.body.code ?? '').slice(0, 20));
     if (probe === null) return securityPage(res, s, html`<p class="error" role="alert">That code is not valid. Check your authenticator app's clock and try again.</p>`, 400);
     const codes = generateBackupCodes();
-    await deps.store.users.updateOne(
-      { _id: s.user._id },
-      {
-        $set: {
-          totp: { secret: pending.secret, lastTimeStep: probe, enabledAt: new Date() },
-          totpPending: null,
-          ...(s.user.backupCodes.length === 0 ? { backupCodes: codes.map((c) => hashBackupCode(deps.kek, c)) } : {}),
-        },
-      },
+    await enableTotp(
+      deps.store,
+      s.user._id,
+      { secret: pending.secret, lastTimeStep: probe, enabledAt: new Date() },
+      s.user.backupCodes.length === 0 ? codes.map((c) => hashBackupCode(deps.kek, c)) : undefined,
     );
     deps.log.info('totp enabled', { user: s.user._id });
     if (s.user.backupCodes.length === 0) return backupCodesPage(res, codes, 'Authenticator app is on');
@@ -203,7 +197,7 @@ ${notice ?? ''}
   router.post('/account/security/totp/remove', form, async (req, res) => {
     const s = await sensitiveForm(req, res);
     if (!s) return;
-    await deps.store.users.updateOne({ _id: s.user._id }, { $set: { totp: null, totpPending: null } });
+    await removeTotp(deps.store, s.user._id);
     deps.log.info('totp removed', { user: s.user._id });
     res.redirect(303, '/account/security');
   });
@@ -222,7 +216,7 @@ ${notice ?? ''}
     const s = await sensitiveForm(req, res);
     if (!s) return;
     const codes = generateBackupCodes();
-    await deps.store.users.updateOne({ _id: s.user._id }, { $set: { backupCodes: codes.map((c) => hashBackupCode(deps.kek, c)) } });
+    await replaceBackupCodes(deps.store, s.user._id, codes.map((c) => hashBackupCode(deps.kek, c)));
     deps.log.info('backup codes generated', { user: s.user._id });
     backupCodesPage(res, codes);
   });
@@ -246,7 +240,7 @@ ${notice ?? ''}
   router.post('/account/security/passkeys/:id/delete', form, async (req, res) => {
     const s = await sensitiveForm(req, res);
     if (!s) return;
-    await deps.store.passkeys.deleteOne({ _id: String(req.params.id), userId: s.user._id });
+    await deletePasskey(deps.store, s.user._id, String(req.params.id));
     res.redirect(303, '/account/security');
   });
 

@@ -6,8 +6,8 @@
 import express, { Router, type Request, type Response } from 'express';
 import { sensitiveChanges } from '../../lib/domain/client-metadata.js';
 import { ValidationError } from '../../lib/domain/errors.js';
-import type { RedirectUriEntry } from '../../lib/domain/clients.js';
-import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret, type ClientDoc } from '../../lib/store/clients.js';
+import type { ClientDoc, RedirectUriEntry } from '../../lib/domain/clients.js';
+import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret } from '../../lib/store/clients.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SessionDeps } from '../http/session.js';

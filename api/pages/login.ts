@@ -8,8 +8,10 @@ import { z } from 'zod';
 import type { Config } from '../../lib/config/env.js';
 import type { Kek } from '../../lib/security/kek.js';
 import { verifyPassword } from '../../lib/security/password.js';
-import type { SessionDoc } from '../../lib/store/sessions.js';
-import { findUserByEmail, findUserById, type UserDoc } from '../../lib/store/users.js';
+import type { SessionDoc } from '../../lib/domain/sessions.js';
+import type { UserDoc } from '../../lib/domain/users.js';
+import { hasPasskey } from '../../lib/store/passkeys.js';
+import { findUserByEmail, findUserById } from '../../lib/store/users.js';
 import { verifySecondFactorCode } from '../auth/second-factor.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../auth/webauthn.js';
 import type { OutboundPolicy } from '../../lib/outbound/http-client.js';
@@ -176,7 +178,7 @@ export function loginRoutes(deps: LoginDeps): Router {
   router.get('/login/second-factor', async (req, res) => {
     const user = await pendingUser(req.kfSession);
     if (!user) return res.redirect(303, `/login${requestParam(req) ? `?request=${encodeURIComponent(requestParam(req)!)}` : ''}`);
-    secondFactorPage(res, formCsrf(req, res, deps), requestParam(req), { passkeys: (await deps.store.passkeys.countDocuments({ userId: user._id })) > 0 });
+    secondFactorPage(res, formCsrf(req, res, deps), requestParam(req), { passkeys: await hasPasskey(deps.store, user._id) });
   });
 
   router.post('/login/second-factor', form, async (req, res) => {
@@ -185,7 +187,7 @@ export function loginRoutes(deps: LoginDeps): Router {
     const user = await pendingUser(session);
     if (!session || !user || !hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Sign-in expired', 'Your sign-in expired. Please sign in again.');
     const code = typeof req.body?.code === 'string' ? req.body.code.slice(0, 40) : '';
-    const passkeys = (await deps.store.passkeys.countDocuments({ userId: user._id })) > 0;
+    const passkeys = await hasPasskey(deps.store, user._id);
     const begun = await limits.beginSecondFactor(req, user._id);
     if (!begun.ok) return secondFactorPage(res, session.csrf, requestId, { error: begun.error, status: begun.status, passkeys });
     const result = await verifySecondFactorCode(deps.store, deps.kek, user, code);

@@ -5,9 +5,9 @@
 // once changed, the user's other sessions end as at sign-out.
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { verifyPassword } from '../../lib/security/password.js';
+import { hashPassword, verifyPassword } from '../../lib/security/password.js';
 import { passwordProblem } from '../../lib/security/password-policy.js';
-import { setPassword } from '../../lib/store/users.js';
+import { setPasswordHash } from '../../lib/store/users.js';
 import { captchaFormFields } from '../auth/captcha.js';
 import { signInLimits, type SignInLimitDeps } from '../auth/sign-in-limits.js';
 import { html, type SafeHtml } from '../html/html.js';
@@ -93,7 +93,7 @@ ${captcha ?? ''}
           : await passwordProblem(password, s.user.email).then((p) => (p ? `The new password ${p}.` : null));
     if (problem) return passwordPage(req, res, s, { error: problem, status: 400 });
 
-    await setPassword(deps.store, s.user._id, password);
+    await setPasswordHash(deps.store, s.user._id, await hashPassword(password));
     const ended = await endUserSessions(deps, s.user._id, s.session.sid);
     deps.log.info('password changed', { user: s.user._id, sessionsEnded: ended });
     sendPage(res, {

@@ -13,6 +13,7 @@ import { confirmStepUpFlow, denyStepUpFlow, failStepUpFlow } from '../../lib/flo
 import type { Kek } from '../../lib/security/kek.js';
 import { hashSecret, newSecret } from '../../lib/security/secrets.js';
 import type { ClientDoc } from '../../lib/store/clients.js';
+import { hasPasskey } from '../../lib/store/passkeys.js';
 import { takeAttempt } from '../../lib/store/rate-limits.js';
 import type { SessionDoc } from '../../lib/store/sessions.js';
 import { findStepUpChallenge, recordStepUpState } from '../../lib/store/step-up.js';
@@ -181,7 +182,7 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
       sudoMins > 0
         ? html`<label class="check"><input type="checkbox" name="sudo" value="yes" data-step-up-sudo> Don't ask again for ${String(sudoMins)} minutes</label>`
         : '';
-    const passkeys = (await deps.store.passkeys.countDocuments({ userId: user._id }, { limit: 1 })) > 0;
+    const passkeys = await hasPasskey(deps.store, user._id);
     const codes = Boolean(user.totp) || user.backupCodes.length > 0;
     const id = challenge._id;
     const captcha = await captchaFields(challenge);

@@ -5,18 +5,12 @@
 import express, { Router, type Request, type Response } from 'express';
 import { zodProblems } from '../../lib/domain/errors.js';
 import { SCOPES } from '../../lib/domain/scopes.js';
+import { newPersonalAccessTokenSchema, patMaxDays, patScopesFor } from '../../lib/domain/personal-access-tokens.js';
+import type { SessionDoc } from '../../lib/domain/sessions.js';
+import type { UserDoc } from '../../lib/domain/users.js';
 import type { Logger } from '../../lib/runtime/log.js';
-import {
-  capPersonalAccessTokenLifetimes,
-  createPersonalAccessToken,
-  listPersonalAccessTokens,
-  newPersonalAccessTokenSchema,
-  patMaxDays,
-  patScopesFor,
-  revokePersonalAccessToken,
-} from '../../lib/store/personal-access-tokens.js';
-import type { SessionDoc } from '../../lib/store/sessions.js';
-import { findUserById, type UserDoc } from '../../lib/store/users.js';
+import { capPersonalAccessTokenLifetimes, createPersonalAccessToken, listPersonalAccessTokens, revokePersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
+import { findUserById } from '../../lib/store/users.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf, requireRecentSignIn, type SessionDeps } from '../http/session.js';

@@ -5,7 +5,8 @@
 import express, { Router, type Request, type Response } from 'express';
 import { appJson, appToClient, sensitiveChanges } from '../../lib/domain/client-metadata.js';
 import { ValidationError } from '../../lib/domain/errors.js';
-import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret, type ClientDoc } from '../../lib/store/clients.js';
+import type { ClientDoc } from '../../lib/domain/clients.js';
+import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret } from '../../lib/store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
 import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';

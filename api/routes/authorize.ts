@@ -5,7 +5,7 @@ import { Router, type Request, type Response } from 'express';
 import { isPushedRequestReference, validateAuthorizationRequest } from '../../lib/domain/authorization-request.js';
 import { checkRedirectUri } from '../../lib/domain/redirect-uri.js';
 import { findAuthorizationRequest } from '../../lib/store/authorization-requests.js';
-import type { ClientDoc } from '../../lib/store/clients.js';
+import type { ClientDoc } from '../../lib/domain/clients.js';
 import { usePushedRequest } from '../../lib/store/par-requests.js';
 import { sendErrorPage } from '../html/layout.js';
 import { proceedWithAuthorization, RESUME_PATH, type FlowDeps } from '../oauth/authorization-flow.js';

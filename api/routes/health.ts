@@ -1,7 +1,7 @@
 // Liveness and readiness. /readyz answers 200 only when MongoDB and Temporal
 // both answer; otherwise 503 naming the one that failed.
 import { Router } from 'express';
-import type { Store } from '../../lib/store/db.js';
+import { pingStore, type Store } from '../../lib/store/db.js';
 import { checkTemporal, type TemporalHandle } from '../../lib/temporal/connection.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
@@ -28,7 +28,7 @@ export function healthRoutes(store: Store, temporal: TemporalHandle): Router {
   });
   router.get('/readyz', async (_req, res) => {
     const [mongodb, temporalStatus] = await Promise.all([
-      probe(() => store.db.command({ ping: 1 })),
+      probe(() => pingStore(store)),
       probe(() => checkTemporal(temporal, CHECK_TIMEOUT_MS)),
     ]);
     const checks = { mongodb, temporal: temporalStatus };

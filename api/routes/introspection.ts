@@ -3,7 +3,7 @@
 import express, { Router, type Request, type Response } from 'express';
 import { verifyOwnJwt } from '../../lib/keys/verifier.js';
 import { hashSecret } from '../../lib/security/secrets.js';
-import { isGrantUsable, revokeAccessToken } from '../../lib/store/grants.js';
+import { findGrant, isGrantUsable, revokeAccessToken } from '../../lib/store/grants.js';
 import { findRefreshToken, type RefreshTokenDoc } from '../../lib/store/refresh-tokens.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { verifyAccessToken, type BearerDeps } from '../oauth/bearer.js';
@@ -65,7 +65,7 @@ export function introspectionRoutes(deps: IntrospectionDeps): Router {
     const asRefresh = async () => {
       const doc = await activeRefreshToken(deps, params.token);
       if (!doc || doc.clientId !== clientId) return null;
-      const grant = await deps.store.grants.findOne({ _id: doc.grantId });
+      const grant = await findGrant(deps.store, doc.grantId);
       return {
         active: true,
         sub: doc.userId,

@@ -9,7 +9,8 @@ import { clientInformation, registrationToClient } from '../../lib/domain/client
 import { ENDPOINTS } from '../../lib/domain/discovery.js';
 import { ValidationError } from '../../lib/domain/errors.js';
 import { hashSecret, newSecret, verifySecret } from '../../lib/security/secrets.js';
-import { createClient, deleteClient, findClient, replaceClient, type ClientDoc } from '../../lib/store/clients.js';
+import type { ClientDoc } from '../../lib/domain/clients.js';
+import { createClient, deleteClient, findClient, replaceClient } from '../../lib/store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
 import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';

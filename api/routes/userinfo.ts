@@ -6,7 +6,6 @@ import { ProfileUpdate } from '../../lib/domain/users.js';
 import { findUserById, updateProfile } from '../../lib/store/users.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
-import { claimsUser } from '../oauth/tokens.js';
 import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 
@@ -23,7 +22,7 @@ export function userinfoRoutes(deps: UserinfoDeps): Router {
   const userinfo = async (req: Request, res: Response) => {
     const user = await findUserById(deps.store, req.access!.userId);
     if (!user) return sendError(res, 401, 'invalid_token', 'the user no longer exists');
-    res.set('Cache-Control', 'no-store').json(userinfoClaims(claimsUser(user), req.access!.scope));
+    res.set('Cache-Control', 'no-store').json(userinfoClaims(user, req.access!.scope));
   };
   router.get('/api/oauth/userinfo', needOpenid, userinfo);
   router.post('/api/oauth/userinfo', form, needOpenid, userinfo);

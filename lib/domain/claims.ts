@@ -1,17 +1,10 @@
 // Claims of ID tokens, access tokens (RFC 9068) and UserInfo, by granted scope.
 // One place for what each scope releases; later claims (teams, apps, domains …)
 // plug in here.
-import type { Role } from './users.js';
+import type { UserDoc } from './users.js';
 
-export interface ClaimsUser {
-  id: string;
-  email: string;
-  emailVerified: boolean;
-  username: string;
-  name: string;
-  picture: string | null;
-  role: Role;
-}
+/** What claims read of a user. */
+export type ClaimsUser = Pick<UserDoc, '_id' | 'email' | 'emailVerified' | 'username' | 'name' | 'picture' | 'role'>;
 
 export interface AuthContext {
   authTime: Date;
@@ -38,7 +31,7 @@ export function scopedUserClaims(user: ClaimsUser, scope: readonly string[]): Re
 }
 
 export function userinfoClaims(user: ClaimsUser, scope: readonly string[]): Record<string, unknown> {
-  return { sub: user.id, ...scopedUserClaims(user, scope) };
+  return { sub: user._id, ...scopedUserClaims(user, scope) };
 }
 
 /** An app as the `apps` ID-token claim lists it (spec: {id, name, client_id, is_verified}). */
@@ -84,7 +77,7 @@ export function idTokenClaims(args: {
   const { issuer, clientId, user, scope, nonce, auth, now } = args;
   return {
     iss: issuer,
-    sub: user.id,
+    sub: user._id,
     aud: clientId,
     iat: seconds(now),
     exp: seconds(now) + TOKEN_TTL_SECONDS,

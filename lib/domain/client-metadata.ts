@@ -12,39 +12,11 @@ import {
   OIDC_FIELDS,
   REDIRECT_URI_TYPES,
   TOKEN_ENDPOINT_AUTH_METHODS,
-  type RedirectUriEntry,
+  type ClientDoc,
   type TokenEndpointAuthMethod,
 } from './clients.js';
 import { zodProblems } from './errors.js';
 import { parseScopeParam } from './scopes.js';
-
-/** The stored client as these mappings read it (a subset of store/clients.ts's ClientDoc). */
-export interface ClientView {
-  _id: string;
-  name: string;
-  description: string;
-  public: boolean;
-  redirectUris: RedirectUriEntry[];
-  allowedScopes: string[];
-  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
-  oidcFields: string[];
-  postLogoutRedirectUris: string[];
-  backchannelLogoutUri: string | null;
-  jwks: { keys: Record<string, unknown>[] } | null;
-  jwksUri: string | null;
-  isVerified: boolean;
-  idTokenSignedResponseAlg: string;
-  ownerUserId: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-  grantTypes?: string[];
-  responseTypes?: string[];
-  clientUri?: string | null;
-  logoUri?: string | null;
-  requirePushedAuthorizationRequests?: boolean;
-  allowedResources?: string[];
-  requirePkce?: boolean;
-}
 
 // Model field names as the API spells them, for error descriptions.
 const SNAKE: Record<string, string> = {
@@ -191,7 +163,7 @@ export function registrationToClient(body: unknown, ownerUserId: string, support
 }
 
 /** The RFC 7591 §3.2.1 client information document (without the one-time secrets, which the caller adds). */
-export function clientInformation(client: ClientView): Record<string, unknown> {
+export function clientInformation(client: ClientDoc): Record<string, unknown> {
   const doc: Record<string, unknown> = {
     client_id: client._id,
     client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
@@ -250,8 +222,8 @@ const READ_ONLY = ['client_id', 'client_secret', 'is_verified', 'owner_user_id',
  * top). Every stored field is carried over, including model fields this module
  * does not know; NewClientInput drops what is not a model field.
  */
-function currentInput(c: ClientView): NewClientInput {
-  const { _id: _i, createdAt: _c, updatedAt: _u, grantTypes: _g, responseTypes: _r, clientUri: _cu, logoUri: _l, ...model } = c;
+function currentInput(c: ClientDoc): NewClientInput {
+  const { _id: _i, secretHash: _s, registrationTokenHash: _t, createdAt: _c, updatedAt: _u, grantTypes: _g, responseTypes: _r, clientUri: _cu, logoUri: _l, ...model } = c;
   return model as NewClientInput;
 }
 
@@ -260,7 +232,7 @@ function currentInput(c: ClientView): NewClientInput {
  * undefined) or the current app with the given fields changed. Errors are
  * `invalid_request` with a description naming the fields.
  */
-export function appToClient(body: unknown, ownerUserId: string, current?: ClientView): MappingResult {
+export function appToClient(body: unknown, ownerUserId: string, current?: ClientDoc): MappingResult {
   const bad = (description: string): MappingResult => ({ ok: false, error: 'invalid_request', description });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('the body must be a JSON object');
   const readOnly = READ_ONLY.filter((k) => k in body);
@@ -313,7 +285,7 @@ export const SENSITIVE_APP_FIELDS = [
 ] as const;
 
 /** The sensitive fields (app API names) that differ between the app and a validated new version of it. */
-export function sensitiveChanges(current: ClientView, next: NewClientInput): string[] {
+export function sensitiveChanges(current: ClientDoc, next: NewClientInput): string[] {
   const parsed = NewClientInput.safeParse(next);
   if (!parsed.success) return [];
   const before = appJson(current);
@@ -322,7 +294,7 @@ export function sensitiveChanges(current: ClientView, next: NewClientInput): str
 }
 
 /** An app as the app API shows it (no secret: that is shown once, on create and rotate). */
-export function appJson(c: ClientView): Record<string, unknown> {
+export function appJson(c: ClientDoc): Record<string, unknown> {
   return {
     client_id: c._id,
     name: c.name,

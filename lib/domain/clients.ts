@@ -1,6 +1,7 @@
 // The client (Application) model of the spec, and validation of what an
 // operator, the app API or dynamic registration may set on it.
 import { z } from 'zod';
+import { ValidationError, zodProblems } from './errors.js';
 import { redirectUriEntryProblem, isLoopbackHost } from './redirect-uri.js';
 import { resourceProblem } from './resources.js';
 import { isKnownScope } from './scopes.js';
@@ -113,4 +114,37 @@ export type ValidClient = z.output<typeof NewClientInput>;
 /** Whether the client authenticates with a shared secret (and so is given one). */
 export function usesClientSecret(method: TokenEndpointAuthMethod): boolean {
   return method === 'client_secret_basic' || method === 'client_secret_post';
+}
+
+/** The settings validated by the model; a ValidationError naming every problem otherwise. */
+export function validClient(input: NewClientInput): ValidClient {
+  const parsed = NewClientInput.safeParse(input);
+  if (!parsed.success) throw new ValidationError(zodProblems(parsed.error.issues));
+  return parsed.data;
+}
+
+/** A stored client. Its secret (clients that use one) is kept only as a SHA-256 hash. */
+export type ClientDoc = Omit<ValidClient, 'public'> & {
+  _id: string;
+  public: boolean;
+  secretHash: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+} & Partial<ClientExtras>;
+
+/** Stored beside the model: dynamic registration (RFC 7591/7592) metadata, informational only. */
+export interface ClientExtras {
+  /** SHA-256 of the RFC 7592 registration access token (clients made by dynamic registration). */
+  registrationTokenHash: string | null;
+  grantTypes: string[];
+  responseTypes: string[];
+  clientUri: string | null;
+  logoUri: string | null;
+}
+
+/** A client as operators see it: no secret hashes. */
+export type PublicClient = Omit<ClientDoc, '_id' | 'secretHash' | 'registrationTokenHash'> & { clientId: string };
+
+export function publicClient({ _id, secretHash: _omit, registrationTokenHash: _omitToo, ...rest }: ClientDoc): PublicClient {
+  return { clientId: _id, ...rest };
 }

@@ -25,3 +25,9 @@ export const EXPIRING_COLLECTIONS = [
   'logout_deliveries',
 ] as const;
 export type ExpiringCollection = (typeof EXPIRING_COLLECTIONS)[number];
+
+/** The least every document of an expiring collection carries (a replay guard is exactly this). */
+export interface ExpiringDoc {
+  _id: string;
+  expiresAt: Date;
+}

@@ -1,6 +1,7 @@
 // Site settings (instance configuration an operator or admin changes at run
 // time, stored in MongoDB), with their types and defaults in one place.
 import { z } from 'zod';
+import type { Sealed } from '../security/kek.js';
 
 export const CAPTCHA_PROVIDERS = ['none', 'hcaptcha', 'turnstile', 'recaptcha', 'pow'] as const;
 
@@ -45,4 +46,29 @@ export function redactSiteSettings(settings: SiteSettings): Record<string, unkno
   return Object.fromEntries(
     Object.entries(settings).map(([k, v]) => [k, SITE_SETTINGS[k as SiteSettingKey].secret && v ? '********' : v]),
   );
+}
+
+/** A stored value: a secret setting holds a Sealed value (or, stored before sealing, a string). */
+export type StoredSiteValue<K extends SiteSettingKey = SiteSettingKey> = SiteSettings[K] | Sealed;
+export type StoredSiteValues = { [K in SiteSettingKey]?: StoredSiteValue<K> };
+
+/** The one settings document. Secret settings are sealed with the KEK, bound to their name. */
+export interface SettingsDoc {
+  _id: 'site';
+  values: StoredSiteValues;
+  updatedAt: Date;
+}
+
+/** What a set secret setting reads as to anyone but the code that needs its clear value. */
+export const SECRET_IS_SET = '********';
+
+export const isSecretSetting = (key: SiteSettingKey): boolean => SITE_SETTINGS[key].secret;
+
+/** Every setting from the stored values, defaults filled in; a secret one as SECRET_IS_SET when set, '' when not. */
+export function siteSettingsFrom(values: StoredSiteValues): SiteSettings {
+  const settings: Record<string, unknown> = { ...defaultSiteSettings() };
+  for (const [key, value] of Object.entries(values)) {
+    settings[key] = isSecretSetting(key as SiteSettingKey) ? (value ? SECRET_IS_SET : '') : value;
+  }
+  return settings as SiteSettings;
 }

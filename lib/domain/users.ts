@@ -1,8 +1,38 @@
-// The user account: what an operator (and later the admin API) may set.
+// The user account: the stored document, what an operator (and later the
+// admin API) may set, and what a user may change on their profile.
 import { z } from 'zod';
-import { PASSWORD_MIN_LENGTH } from '../security/password.js';
+import type { Sealed } from '../security/kek.js';
+import { hashPassword, PASSWORD_MIN_LENGTH } from '../security/password.js';
+import { passwordProblem } from '../security/password-policy.js';
+import { newId } from '../security/secrets.js';
+import { ValidationError, zodProblems } from './errors.js';
 
 export type Role = 'user' | 'admin';
+
+export interface UserDoc {
+  _id: string;
+  email: string;
+  emailVerified: boolean;
+  username: string;
+  name: string;
+  picture: string | null;
+  role: Role;
+  passwordHash: string;
+  /** Confirmed TOTP authenticator; the secret is sealed with the KEK. */
+  totp: { secret: Sealed; lastTimeStep: number | null; enabledAt: Date } | null;
+  /** TOTP enrollment shown but not yet confirmed by a code. */
+  totpPending: { secret: Sealed; createdAt: Date } | null;
+  /** Unused backup codes, as keyed hashes (security/backup-codes.ts). */
+  backupCodes: string[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type PublicUser = Omit<UserDoc, 'passwordHash' | '_id' | 'totp' | 'totpPending' | 'backupCodes'> & { id: string; totpEnabled: boolean; backupCodesLeft: number };
+
+export function publicUser({ _id, passwordHash: _p, totp, totpPending: _t, backupCodes, ...rest }: UserDoc): PublicUser {
+  return { id: _id, ...rest, totpEnabled: totp !== null && totp !== undefined, backupCodesLeft: backupCodes?.length ?? 0 };
+}
 
 export const NewUserInput = z.object({
   email: z.email('must be an email address').max(254).transform((e) => e.toLowerCase()),
@@ -36,3 +66,37 @@ export const ProfileUpdate = z
   })
   .strict();
 export type ProfileUpdate = z.output<typeof ProfileUpdate>;
+
+/** A new account from what an operator gave: validated, its password checked against the policy and hashed. */
+export async function newUserAccount(input: NewUserInput): Promise<UserDoc> {
+  const parsed = NewUserInput.safeParse(input);
+  if (!parsed.success) throw new ValidationError(zodProblems(parsed.error.issues));
+  const { email, password, name, username, admin } = parsed.data;
+  const problem = await passwordProblem(password, email);
+  if (problem) throw new ValidationError([`password: ${problem}`]);
+  const now = new Date();
+  return {
+    _id: newId(),
+    email,
+    // Operator-created accounts are trusted: the operator vouches for the address.
+    emailVerified: true,
+    username: username ?? usernameFromEmail(email),
+    name: name ?? '',
+    picture: null,
+    role: admin ? 'admin' : 'user',
+    passwordHash: await hashPassword(password),
+    totp: null,
+    totpPending: null,
+    backupCodes: [],
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** The fields of a validated profile update that differ from the user's profile as it is. */
+export function profileChanges(before: Pick<UserDoc, 'name' | 'picture'>, update: ProfileUpdate): Partial<Pick<UserDoc, 'name' | 'picture'>> {
+  const set: Partial<Pick<UserDoc, 'name' | 'picture'>> = {};
+  if (update.name !== undefined && update.name !== before.name) set.name = update.name;
+  if (update.picture !== undefined && update.picture !== before.picture) set.picture = update.picture;
+  return set;
+}

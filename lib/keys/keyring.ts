@@ -3,8 +3,9 @@
 // time so that JWKS and signing never wait on MongoDB in the hot path.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign as nodeSign } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import { isDuplicateKeyError, type Store } from '../store/db.js';
-import { listSigningKeys, type SigningAlg, type SigningKeyDoc } from '../store/signing-keys.js';
+import type { SigningAlg, SigningKeyDoc } from '../domain/signing-keys.js';
+import type { Store } from '../store/db.js';
+import { findSigningKey, hasSigningKeyGeneration, insertSigningKey, listSigningKeys, newestSigningKey, retireSigningKey } from '../store/signing-keys.js';
 import { open, seal, type Kek } from '../security/kek.js';
 import type { MlDsa65, SignFn } from './mldsa.js';
 
@@ -48,7 +49,7 @@ export class Keyring {
   /** Creates the first key of each algorithm unless it exists; safe when several processes race. */
   async ensureInitialKeys(): Promise<void> {
     for (const alg of SIGNING_ALGS) {
-      if (!(await this.store.signingKeys.findOne({ alg, generation: 1 }))) await this.insertKey(alg, 1);
+      if (!(await hasSigningKeyGeneration(this.store, alg, 1))) await this.insertKey(alg, 1);
     }
     this.snapshot = undefined;
   }
@@ -56,7 +57,7 @@ export class Keyring {
   /** A new key for `alg` that signs from now on; the previous ones stay in the JWKS until retired. */
   async rotate(alg: SigningAlg): Promise<KeyInfo> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const latest = await this.store.signingKeys.findOne({ alg }, { sort: { generation: -1 } });
+      const latest = await newestSigningKey(this.store, alg);
       const doc = await this.insertKey(alg, (latest?.generation ?? 0) + 1);
       if (doc) {
         this.snapshot = undefined;
@@ -68,15 +69,11 @@ export class Keyring {
 
   /** Removes a key from the JWKS. The key that currently signs for its algorithm cannot be retired. */
   async retire(kid: string): Promise<KeyInfo> {
-    const doc = await this.store.signingKeys.findOne({ _id: kid });
+    const doc = await findSigningKey(this.store, kid);
     if (!doc) throw new Error(`no signing key with kid ${kid}`);
-    const newest = await this.store.signingKeys.findOne({ alg: doc.alg, status: 'active' }, { sort: { generation: -1 } });
+    const newest = await newestSigningKey(this.store, doc.alg, 'active');
     if (newest?._id === kid) throw new Error(`key ${kid} signs ${doc.alg} tokens now: rotate first, then retire it`);
-    const updated = await this.store.signingKeys.findOneAndUpdate(
-      { _id: kid },
-      { $set: { status: 'retired', retiredAt: doc.retiredAt ?? new Date() } },
-      { returnDocument: 'after' },
-    );
+    const updated = await retireSigningKey(this.store, doc);
     this.snapshot = undefined;
     return toInfo(updated!, false);
   }
@@ -149,13 +146,8 @@ export class Keyring {
       createdAt: new Date(),
       retiredAt: null,
     };
-    try {
-      await this.store.signingKeys.insertOne(doc);
-      return doc;
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return null; // another process created this generation first
-      throw err;
-    }
+    // Null when another process created this generation first.
+    return (await insertSigningKey(this.store, doc)) ? doc : null;
   }
 
   private generate(alg: SigningAlg): { publicJwk: Record<string, string>; secret: Buffer } {

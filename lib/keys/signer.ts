@@ -4,7 +4,7 @@
 // RSA); one serializer serves all of them, because jose cannot sign with the
 // noble fallback.
 import { base64url } from 'jose';
-import type { SigningAlg } from '../store/signing-keys.js';
+import type { SigningAlg } from '../domain/signing-keys.js';
 import type { Keyring } from './keyring.js';
 
 export interface SignOptions {

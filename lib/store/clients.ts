@@ -1,49 +1,18 @@
-// Clients (applications) in MongoDB. Secrets are stored only as SHA-256 hashes.
-import { NewClientInput, usesClientSecret, type ValidClient } from '../domain/clients.js';
-import { ValidationError, zodProblems } from '../domain/errors.js';
-import { hashSecret, newId, newSecret } from '../security/secrets.js';
+// Clients (applications) in MongoDB. What a client's document holds, and how
+// it changes on create, replace and secret rotation: domain/clients.ts and
+// domain/client-secrets.ts; here it is read and written.
+import { newClient, replacedClient, withNewClientSecret, type ClientWithSecret } from '../domain/client-secrets.js';
+import { publicClient, type ClientDoc, type ClientExtras, type NewClientInput, type PublicClient } from '../domain/clients.js';
 import type { Store } from './db.js';
 
-export type ClientDoc = Omit<ValidClient, 'public'> & {
-  _id: string;
-  public: boolean;
-  secretHash: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-} & Partial<ClientExtras>;
-
-/** Stored beside the model: dynamic registration (RFC 7591/7592) metadata, informational only. */
-export interface ClientExtras {
-  /** SHA-256 of the RFC 7592 registration access token (clients made by dynamic registration). */
-  registrationTokenHash: string | null;
-  grantTypes: string[];
-  responseTypes: string[];
-  clientUri: string | null;
-  logoUri: string | null;
-}
-
-export type PublicClient = Omit<ClientDoc, '_id' | 'secretHash' | 'registrationTokenHash'> & { clientId: string };
-
-export function publicClient({ _id, secretHash: _omit, registrationTokenHash: _omitToo, ...rest }: ClientDoc): PublicClient {
-  return { clientId: _id, ...rest };
-}
+// Re-exported for modules that still import these from the store.
+export { publicClient, type ClientDoc };
 
 /** Creates a client; the returned secret (confidential clients only) is never stored or shown again. */
-export async function createClient(store: Store, input: NewClientInput, extras: Partial<ClientExtras> = {}): Promise<{ client: ClientDoc; clientSecret: string | null }> {
-  const parsed = NewClientInput.safeParse(input);
-  if (!parsed.success) throw new ValidationError(zodProblems(parsed.error.issues));
-  const clientSecret = usesClientSecret(parsed.data.tokenEndpointAuthMethod) ? newSecret() : null;
-  const now = new Date();
-  const client: ClientDoc = {
-    ...parsed.data,
-    ...extras,
-    _id: newId(),
-    secretHash: clientSecret ? hashSecret(clientSecret) : null,
-    createdAt: now,
-    updatedAt: now,
-  };
-  await store.clients.insertOne(client);
-  return { client, clientSecret };
+export async function createClient(store: Store, input: NewClientInput, extras: Partial<ClientExtras> = {}): Promise<ClientWithSecret> {
+  const created = newClient(input, extras);
+  await store.clients.insertOne(created.client);
+  return created;
 }
 
 export async function listClients(store: Store): Promise<PublicClient[]> {
@@ -64,37 +33,11 @@ export async function listClientsByOwner(store: Store, ownerUserId: string): Pro
   return store.clients.find({ ownerUserId }, { sort: { createdAt: 1 }, limit: 1_000 }).toArray();
 }
 
-/**
- * Replaces a client's settings (the whole document is rewritten). The id,
- * creation time and registration token stay; the secret stays while the client
- * keeps using one, is dropped when it stops, and is made (and returned once)
- * when it starts.
- */
-export async function replaceClient(
-  store: Store,
-  current: ClientDoc,
-  input: NewClientInput,
-  extras: Partial<ClientExtras> = {},
-): Promise<{ client: ClientDoc; clientSecret: string | null } | null> {
-  const parsed = NewClientInput.safeParse(input);
-  if (!parsed.success) throw new ValidationError(zodProblems(parsed.error.issues));
-  const needsSecret = usesClientSecret(parsed.data.tokenEndpointAuthMethod);
-  const clientSecret = needsSecret && !current.secretHash ? newSecret() : null;
-  const client: ClientDoc = {
-    ...parsed.data,
-    registrationTokenHash: current.registrationTokenHash ?? null,
-    grantTypes: current.grantTypes,
-    responseTypes: current.responseTypes,
-    clientUri: current.clientUri ?? null,
-    logoUri: current.logoUri ?? null,
-    ...extras,
-    _id: current._id,
-    secretHash: needsSecret ? (clientSecret ? hashSecret(clientSecret) : current.secretHash) : null,
-    createdAt: current.createdAt,
-    updatedAt: new Date(),
-  };
-  const result = await store.clients.replaceOne({ _id: current._id }, client);
-  return result.matchedCount === 1 ? { client, clientSecret } : null;
+/** Replaces a client's settings (replacedClient says what stays); null when the client is gone. */
+export async function replaceClient(store: Store, current: ClientDoc, input: NewClientInput, extras: Partial<ClientExtras> = {}): Promise<ClientWithSecret | null> {
+  const replaced = replacedClient(current, input, extras);
+  const result = await store.clients.replaceOne({ _id: current._id }, replaced.client);
+  return result.matchedCount === 1 ? replaced : null;
 }
 
 /** Deletes a client; false when it did not exist. */
@@ -104,10 +47,10 @@ export async function deleteClient(store: Store, clientId: string): Promise<bool
 
 /** A new secret for a secret-using client (shown once); null when the client has none or is gone. */
 export async function rotateClientSecret(store: Store, client: ClientDoc): Promise<string | null> {
-  if (client.public || !usesClientSecret(client.tokenEndpointAuthMethod)) return null;
-  const clientSecret = newSecret();
-  const result = await store.clients.replaceOne({ _id: client._id }, { ...client, secretHash: hashSecret(clientSecret), updatedAt: new Date() });
-  return result.matchedCount === 1 ? clientSecret : null;
+  const rotated = withNewClientSecret(client);
+  if (!rotated) return null;
+  const result = await store.clients.replaceOne({ _id: client._id }, rotated.client);
+  return result.matchedCount === 1 ? rotated.clientSecret : null;
 }
 
 export type ClientLookup = (clientId: string) => Promise<ClientDoc | null>;

@@ -1,14 +1,6 @@
-// What each user has allowed each client: consent is skipped when the scopes
-// asked for were all granted before.
+// Consents in MongoDB (the model: domain/consents.ts).
+import type { ConsentDoc } from '../domain/consents.js';
 import type { Store } from './db.js';
-
-export interface ConsentDoc {
-  _id: string; // `${userId}:${clientId}`
-  userId: string;
-  clientId: string;
-  scopes: string[];
-  updatedAt: Date;
-}
 
 export async function findConsent(store: Store, userId: string, clientId: string): Promise<ConsentDoc | null> {
   return store.consents.findOne({ _id: `${userId}:${clientId}` });

@@ -1,27 +1,35 @@
 // MongoDB connection and the collections Keyflow keeps. Usage stays inside what
 // FerretDB v1 supports: unique and plain indexes, single-document atomic
 // updates; no transactions, TTL or partial indexes, change streams.
-import { MongoClient, type Collection, type Db } from 'mongodb';
+import { MongoClient, type Collection, type Db, type Document, type OptionalUnlessRequiredId } from 'mongodb';
 import type { Config } from '../config/env.js';
-import type { AuthorizationCodeDoc } from './authorization-codes.js';
-import type { AuthorizationRequestDoc } from './authorization-requests.js';
-import type { ClientDoc } from './clients.js';
-import type { ConsentDoc } from './consents.js';
-import type { GrantDoc } from './grants.js';
-import type { PasskeyDoc } from './passkeys.js';
-import type { SessionDoc } from './sessions.js';
-import type { SettingsDoc } from './settings.js';
-import type { SigningKeyDoc } from './signing-keys.js';
-import type { UserDoc } from './users.js';
+import type { AuthorizationCodeDoc } from '../domain/authorization-code.js';
+import type { ClientDoc } from '../domain/clients.js';
+import type { ConsentDoc } from '../domain/consents.js';
+import { EXPIRING_COLLECTIONS, type ExpiringCollection, type ExpiringDoc } from '../domain/expiring.js';
+import type { GrantDoc } from '../domain/grants.js';
+import type { PasskeyDoc } from '../domain/passkeys.js';
+import type { AuthorizationRequestDoc } from '../domain/pending-authorization.js';
+import type { PersonalAccessTokenDoc } from '../domain/personal-access-tokens.js';
+import type { ParRequestDoc } from '../domain/pushed-request.js';
+import type { RateLimitDoc } from '../domain/rate-limits.js';
+import type { SessionClientDoc, SessionDoc } from '../domain/sessions.js';
+import type { SigningKeyDoc } from '../domain/signing-keys.js';
+import type { SettingsDoc } from '../domain/site-settings.js';
+import type { UserDoc } from '../domain/users.js';
+// Projections of durable flows.
+import type { DeviceCodeDoc, DevicePollDoc, DeviceUserCodeDoc } from '../domain/device-authorization.js';
+import type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc } from '../domain/step-up-challenge.js';
+import type { SudoWindowDoc } from '../domain/sudo-window.js';
 import type { RefreshTokenDoc } from './refresh-tokens.js';
 import type { WebhookDeliveryDoc, WebhookDoc } from './webhooks.js';
 import type { WebhookEventDoc } from './webhook-outbox.js';
 import type { AuditRecord } from './audit-log.js';
 import type { LogoutDeliveryDoc } from './logout-deliveries.js';
-import { EXPIRING_COLLECTIONS, type ExpiringCollection } from '../domain/expiring.js';
 
 export { EXPIRING_COLLECTIONS, type ExpiringCollection };
 
+/** Every collection Keyflow keeps, by name; no other module names one. */
 export interface Store {
   client: MongoClient;
   db: Db;
@@ -30,10 +38,24 @@ export interface Store {
   signingKeys: Collection<SigningKeyDoc>;
   settings: Collection<SettingsDoc>;
   sessions: Collection<SessionDoc>;
+  /** Clients that got tokens for a session (back-channel logout targets). */
+  sessionClients: Collection<SessionClientDoc>;
   authorizationRequests: Collection<AuthorizationRequestDoc>;
   authorizationCodes: Collection<AuthorizationCodeDoc>;
+  parRequests: Collection<ParRequestDoc>;
   consents: Collection<ConsentDoc>;
   grants: Collection<GrantDoc>;
+  personalAccessTokens: Collection<PersonalAccessTokenDoc>;
+  /** Single use (store/single-use.ts). */
+  replayGuards: Collection<ExpiringDoc>;
+  rateLimits: Collection<RateLimitDoc>;
+  deviceCodes: Collection<DeviceCodeDoc>;
+  deviceUserCodes: Collection<DeviceUserCodeDoc>;
+  devicePolls: Collection<DevicePollDoc>;
+  stepUpChallenges: Collection<StepUpChallengeDoc>;
+  stepUpCodes: Collection<StepUpCodeDoc>;
+  stepUpAudit: Collection<StepUpAuditDoc>;
+  sudoWindows: Collection<SudoWindowDoc>;
   passkeys: Collection<PasskeyDoc>;
   refreshTokens: Collection<RefreshTokenDoc>;
   webhooks: Collection<WebhookDoc>;
@@ -83,10 +105,22 @@ function storeOn(client: MongoClient, db: Db): Store {
     signingKeys: db.collection<SigningKeyDoc>('signing_keys'),
     settings: db.collection<SettingsDoc>('settings'),
     sessions: db.collection<SessionDoc>('sessions'),
+    sessionClients: db.collection<SessionClientDoc>('session_clients'),
     authorizationRequests: db.collection<AuthorizationRequestDoc>('authorization_requests'),
     authorizationCodes: db.collection<AuthorizationCodeDoc>('authorization_codes'),
+    parRequests: db.collection<ParRequestDoc>('par_requests'),
     consents: db.collection<ConsentDoc>('consents'),
     grants: db.collection<GrantDoc>('grants'),
+    personalAccessTokens: db.collection<PersonalAccessTokenDoc>('personal_access_tokens'),
+    replayGuards: db.collection<ExpiringDoc>('replay_guards'),
+    rateLimits: db.collection<RateLimitDoc>('rate_limits'),
+    deviceCodes: db.collection<DeviceCodeDoc>('device_codes'),
+    deviceUserCodes: db.collection<DeviceUserCodeDoc>('device_user_codes'),
+    devicePolls: db.collection<DevicePollDoc>('device_polls'),
+    stepUpChallenges: db.collection<StepUpChallengeDoc>('step_up_challenges'),
+    stepUpCodes: db.collection<StepUpCodeDoc>('step_up_codes'),
+    stepUpAudit: db.collection<StepUpAuditDoc>('step_up_audit'),
+    sudoWindows: db.collection<SudoWindowDoc>('sudo_windows'),
     passkeys: db.collection<PasskeyDoc>('passkeys'),
     refreshTokens: db.collection<RefreshTokenDoc>('refresh_tokens'),
     webhooks: db.collection<WebhookDoc>('webhooks'),
@@ -124,12 +158,22 @@ export async function ensureIndexes(store: Store): Promise<void> {
   }
 }
 
+/** Resolves when MongoDB answers a ping (readiness). */
+export async function pingStore(store: Store): Promise<void> {
+  await store.db.command({ ping: 1 });
+}
+
+/** Drops the whole database: for benchmarks and tests that made one of their own. */
+export async function dropDatabase(store: Store): Promise<void> {
+  await store.db.dropDatabase();
+}
+
 /** Waits until MongoDB answers a ping, for processes started alongside their database. */
 export async function waitForStore(store: Store, timeoutMs: number, onRetry?: (err: Error) => void): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      await store.db.command({ ping: 1 });
+      await pingStore(store);
       return;
     } catch (err) {
       if (Date.now() > deadline) throw new Error(`MongoDB did not answer within ${timeoutMs / 1000} s: ${(err as Error).message}`, { cause: err });
@@ -141,4 +185,15 @@ export async function waitForStore(store: Store, timeoutMs: number, onRetry?: (e
 
 export function isDuplicateKeyError(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: number }).code === 11000;
+}
+
+/** Inserts `doc` unless its unique key is taken (false then): the one atomic "first writer wins" FerretDB v1 offers. */
+export async function insertIfAbsent<T extends Document>(collection: Collection<T>, doc: OptionalUnlessRequiredId<T>): Promise<boolean> {
+  try {
+    await collection.insertOne(doc);
+    return true;
+  } catch (err) {
+    if (isDuplicateKeyError(err)) return false;
+    throw err;
+  }
 }

@@ -20,9 +20,9 @@ export type { DeviceCodeDoc, DevicePollDoc, DeviceUserCodeDoc };
 /** RFC 8628 §3.5: the interval grows by 5 seconds after every slow_down. */
 export const SLOW_DOWN_STEP_SECONDS = 5;
 
-export const deviceCodes = (store: Store) => store.db.collection<DeviceCodeDoc>('device_codes');
-const userCodes = (store: Store) => store.db.collection<DeviceUserCodeDoc>('device_user_codes');
-const polls = (store: Store) => store.db.collection<DevicePollDoc>('device_polls');
+export const deviceCodes = (store: Store) => store.deviceCodes;
+const userCodes = (store: Store) => store.deviceUserCodes;
+const polls = (store: Store) => store.devicePolls;
 
 const userCodeId = (key: string) => `user:${key}`;
 

@@ -3,22 +3,7 @@
 // of them unusable. This document is the projection resource endpoints read.
 import { isDuplicateKeyError, type Store } from './db.js';
 
-export interface GrantDoc {
-  _id: string;
-  clientId: string;
-  userId: string;
-  scope: string[];
-  sid: string | null;
-  /** How the user authenticated for this grant: refreshed tokens carry it on. */
-  authTime?: Date;
-  amr?: string[];
-  acr?: string;
-  /** Access tokens revoked one by one (RFC 7009), by jti. */
-  revokedJtis?: string[];
-  createdAt: Date;
-  revokedAt: Date | null;
-  revokedReason: string | null;
-}
+import type { GrantDoc } from '../domain/grants.js';
 
 /** Records the grant unless it exists (a reused code may have revoked it first). */
 export async function openGrant(store: Store, grant: Omit<GrantDoc, 'createdAt' | 'revokedAt' | 'revokedReason'>): Promise<GrantDoc> {
@@ -30,6 +15,10 @@ export async function openGrant(store: Store, grant: Omit<GrantDoc, 'createdAt' 
     if (!isDuplicateKeyError(err)) throw err;
     return (await store.grants.findOne({ _id: grant._id }))!;
   }
+}
+
+export function findGrant(store: Store, grantId: string): Promise<GrantDoc | null> {
+  return store.grants.findOne({ _id: grantId });
 }
 
 /** Revokes a grant; works before the grant exists too (the code-reuse race). */

@@ -5,22 +5,22 @@
 // however many race (a `$inc` counter is not atomic on FerretDB v1: 40
 // parallel requests were all counted under a limit of 10). Callers take the
 // slot *before* verifying anything, and may give it back afterwards (a correct
-// password does not count as a failure).
-//
-// Backoff: a rule with `backoff` halves its capacity for every immediately
-// preceding window in which the key used up its capacity (down to 1 attempt
-// per window), so a sustained attack slows down instead of getting a fresh
-// `max` every window — also one that stops exactly at the limit.
+// password does not count as a failure). The rules themselves (windows,
+// backoff): domain/rate-limits.ts.
 import { createHash } from 'node:crypto';
-import { isDuplicateKeyError, type Store } from './db.js';
+import {
+  backoffCapacity,
+  BACKOFF_WINDOWS,
+  retryAfterSeconds,
+  windowOf,
+  windowRecordsExpireAt,
+  type LimitRule,
+  type RateLimitDoc,
+} from '../domain/rate-limits.js';
+import { insertIfAbsent, isDuplicateKeyError, type Store } from './db.js';
 
-export interface LimitRule {
-  /** Attempts allowed per window. */
-  max: number;
-  windowMs: number;
-  /** Shrink the capacity after windows that ran out (see above). */
-  backoff?: boolean;
-}
+// Re-exported for modules that still import these from the store.
+export type { LimitRule };
 
 export interface Attempt {
   /** Gives the slot back (e.g. the attempt succeeded and should not count as a failure). */
@@ -28,18 +28,6 @@ export interface Attempt {
 }
 
 export type AttemptResult = { allowed: true; attempt: Attempt } | { allowed: false; retryAfter: number };
-
-/** How many preceding windows backoff looks at (capacity max/2, /4, /8, /16). */
-const BACKOFF_WINDOWS = 4;
-
-interface LimitDoc {
-  _id: string;
-  /** Only on hint documents: the first slot that may be free. */
-  next?: number;
-  expiresAt: Date;
-}
-
-const collection = (store: Store) => store.db.collection<LimitDoc>('rate_limits');
 
 // Keys carry emails and addresses: stored hashed, so the collection holds no personal data.
 const hashKey = (key: string) => createHash('sha256').update(key).digest('base64url').slice(0, 32);
@@ -52,27 +40,14 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
   map.set(key, value);
 }
 
-function windowOf(rule: LimitRule, now: number) {
-  const index = Math.floor(now / rule.windowMs);
-  return { index, end: (index + 1) * rule.windowMs };
-}
-
-async function insertOnce(store: Store, doc: LimitDoc): Promise<boolean> {
-  try {
-    await collection(store).insertOne(doc);
-    return true;
-  } catch (err) {
-    if (isDuplicateKeyError(err)) return false;
-    throw err;
-  }
-}
+const insertOnce = (store: Store, doc: RateLimitDoc): Promise<boolean> => insertIfAbsent(store.rateLimits, doc);
 
 async function struck(store: Store, hashed: string, index: number): Promise<boolean> {
   const id = `${hashed}|${index}|out`;
   const cacheKey = `${store.db.databaseName}|${id}`;
   const cached = pastStrikes.get(cacheKey);
   if (cached !== undefined) return cached;
-  const out = (await collection(store).findOne({ _id: id })) !== null;
+  const out = (await store.rateLimits.findOne({ _id: id })) !== null;
   remember(pastStrikes, cacheKey, out);
   return out;
 }
@@ -81,7 +56,7 @@ async function capacity(store: Store, hashed: string, index: number, rule: Limit
   if (!rule.backoff) return rule.max;
   let strikes = 0;
   while (strikes < BACKOFF_WINDOWS && (await struck(store, hashed, index - strikes - 1))) strikes++;
-  return Math.max(1, rule.max >> strikes);
+  return backoffCapacity(rule, strikes);
 }
 
 /**
@@ -93,7 +68,7 @@ export async function takeAttempt(store: Store, key: string, rule: LimitRule, no
   const hashed = hashKey(key);
   const win = windowOf(rule, now);
   const prefix = `${hashed}|${win.index}`;
-  const expiresAt = new Date(win.end + (rule.backoff ? BACKOFF_WINDOWS * rule.windowMs : 0));
+  const expiresAt = windowRecordsExpireAt(rule, win.end);
   const max = await capacity(store, hashed, win.index, rule);
   const local = `${store.db.databaseName}|${prefix}`;
   const take = async (slot: number, contiguous: boolean, consultedHint: boolean): Promise<AttemptResult> => {
@@ -113,7 +88,7 @@ export async function takeAttempt(store: Store, key: string, rule: LimitRule, no
     slot++;
     if (!consultedHint) {
       consultedHint = true;
-      const hint = await collection(store).findOne({ _id: `${prefix}|next` });
+      const hint = await store.rateLimits.findOne({ _id: `${prefix}|next` });
       if (hint?.next && hint.next > slot) {
         slot = hint.next;
         jumped = true;
@@ -126,12 +101,12 @@ export async function takeAttempt(store: Store, key: string, rule: LimitRule, no
     for (let s = 0; s < max; s++) if (await insertOnce(store, { _id: `${prefix}|${s}`, expiresAt })) return take(s, false, true);
   }
   if (rule.backoff) await insertOnce(store, { _id: `${prefix}|out`, expiresAt });
-  return { allowed: false, retryAfter: Math.max(1, Math.ceil((win.end - now) / 1000)) };
+  return { allowed: false, retryAfter: retryAfterSeconds(win.end, now) };
 }
 
 /** The shared hint: the first slot that may be free. Best effort (two first upserts may collide on FerretDB v1). */
 async function setHint(store: Store, prefix: string, next: number, expiresAt: Date): Promise<void> {
-  await collection(store)
+  await store.rateLimits
     .updateOne({ _id: `${prefix}|next` }, { $set: { next, expiresAt } }, { upsert: true })
     .catch((err: unknown) => {
       if (!isDuplicateKeyError(err)) throw err;
@@ -139,11 +114,11 @@ async function setHint(store: Store, prefix: string, next: number, expiresAt: Da
 }
 
 async function release(store: Store, prefix: string, local: string, slot: number, expiresAt: Date): Promise<void> {
-  await collection(store).deleteOne({ _id: `${prefix}|${slot}` });
+  await store.rateLimits.deleteOne({ _id: `${prefix}|${slot}` });
   // The freed slot is the first to try again, here and (through the hint) in other processes.
   const next = localNext.get(local);
   if (next !== undefined && slot < next) remember(localNext, local, slot);
-  const hint = await collection(store).findOne({ _id: `${prefix}|next` });
+  const hint = await store.rateLimits.findOne({ _id: `${prefix}|next` });
   if (hint?.next !== undefined && slot < hint.next) await setHint(store, prefix, slot, expiresAt);
 }
 
@@ -169,5 +144,5 @@ export async function takeAttempts(store: Store, limits: ReadonlyArray<readonly 
 export async function hasReached(store: Store, key: string, rule: LimitRule, count: number, now = Date.now()): Promise<boolean> {
   if (count <= 0) return true;
   const prefix = `${hashKey(key)}|${windowOf(rule, now).index}`;
-  return (await collection(store).findOne({ _id: `${prefix}|${count - 1}` })) !== null;
+  return (await store.rateLimits.findOne({ _id: `${prefix}|${count - 1}` })) !== null;
 }

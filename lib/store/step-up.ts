@@ -14,9 +14,9 @@ import type { Store } from './db.js';
 /** The documents of these collections, defined with the flow's other types. */
 export type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc };
 
-export const stepUpChallenges = (store: Store) => store.db.collection<StepUpChallengeDoc>('step_up_challenges');
-export const stepUpCodes = (store: Store) => store.db.collection<StepUpCodeDoc>('step_up_codes');
-export const stepUpAudit = (store: Store) => store.db.collection<StepUpAuditDoc>('step_up_audit');
+export const stepUpChallenges = (store: Store) => store.stepUpChallenges;
+export const stepUpCodes = (store: Store) => store.stepUpCodes;
+export const stepUpAudit = (store: Store) => store.stepUpAudit;
 
 export async function insertStepUpChallenge(store: Store, doc: StepUpChallengeDoc): Promise<void> {
   await stepUpChallenges(store).insertOne(doc);

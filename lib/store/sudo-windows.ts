@@ -11,8 +11,6 @@ import { storeIn, type Store } from './db.js';
 /** The document of this collection, defined with the flow's other types. */
 export type { SudoWindowDoc };
 
-export const SUDO_WINDOWS = 'sudo_windows';
-
 /**
  * `sudo:<user>:<sid-hash-prefix>:<client>`: readable (user and client ids in
  * clear, as in the Temporal UI's search attributes) and bounded (the sid enters
@@ -24,7 +22,7 @@ export function sudoWindowId({ userId, sid, clientId }: SudoWindowKey): string {
 }
 
 export function sudoWindows(store: Store, database?: string): Collection<SudoWindowDoc> {
-  return storeIn(store, database).db.collection<SudoWindowDoc>(SUDO_WINDOWS);
+  return storeIn(store, database).sudoWindows;
 }
 
 /** The window as the api opened it (replacing an earlier opening of the same window). */

@@ -6,8 +6,8 @@ import { loadKek } from '../../lib/security/kek.js';
 import { createMlDsa65, nativeMlDsaAvailable } from '../../lib/keys/mldsa.js';
 import { Signer } from '../../lib/keys/signer.js';
 import { parseConfig } from '../../lib/config/env.js';
-import { ensureIndexes, openStore } from '../../lib/store/db.js';
-import type { SigningAlg } from '../../lib/store/signing-keys.js';
+import type { SigningAlg } from '../../lib/domain/signing-keys.js';
+import { dropDatabase, ensureIndexes, openStore } from '../../lib/store/db.js';
 
 export async function signingBench(args: string[]): Promise<void> {
   const seconds = Number(args[0] ?? 3);
@@ -42,7 +42,7 @@ export async function signingBench(args: string[]): Promise<void> {
       process.stdout.write(`${label.padEnd(18)} ${String(results[label]).padStart(7)} signatures/s (concurrency ${concurrency})\n`);
     }
   } finally {
-    await store.db.dropDatabase();
+    await dropDatabase(store);
     await store.close();
   }
   process.stdout.write(JSON.stringify({ bench: 'signing', seconds, concurrency, results }) + '\n');

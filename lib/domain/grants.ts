@@ -1,0 +1,20 @@
+// Grants: what one authorization (a code exchange, a device approval) gave a
+// client. Every token carries its grant id; revoking the grant makes all of
+// them unusable.
+
+export interface GrantDoc {
+  _id: string;
+  clientId: string;
+  userId: string;
+  scope: string[];
+  sid: string | null;
+  /** How the user authenticated for this grant: refreshed tokens carry it on. */
+  authTime?: Date;
+  amr?: string[];
+  acr?: string;
+  /** Access tokens revoked one by one (RFC 7009), by jti. */
+  revokedJtis?: string[];
+  createdAt: Date;
+  revokedAt: Date | null;
+  revokedReason: string | null;
+}
