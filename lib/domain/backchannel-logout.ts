@@ -22,3 +22,11 @@ export interface LogoutDelivery {
   error: string | null;
   durationMs: number | null;
 }
+
+export interface LogoutDeliveryDoc extends LogoutDelivery {
+  _id: string;
+  sid: string;
+  userId: string;
+  at: Date;
+  expiresAt: Date;
+}

@@ -2,16 +2,12 @@
 // operator, the app API or dynamic registration may set on it.
 import { z } from 'zod';
 import { ValidationError, zodProblems } from './errors.js';
-import { redirectUriEntryProblem, isLoopbackHost } from './redirect-uri.js';
+import { redirectUriEntryProblem, isLoopbackHost, REDIRECT_URI_TYPES } from './redirect-uri.js';
 import { resourceProblem } from './resources.js';
 import { isKnownScope } from './scopes.js';
 
-export const REDIRECT_URI_TYPES = ['equals', 'wildcard', 'regex'] as const;
-export type RedirectUriType = (typeof REDIRECT_URI_TYPES)[number];
-export interface RedirectUriEntry {
-  type: RedirectUriType;
-  value: string;
-}
+export { REDIRECT_URI_TYPES, type RedirectUriEntry, type RedirectUriType } from './redirect-uri.js';
+
 
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
 export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];

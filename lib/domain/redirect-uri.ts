@@ -8,7 +8,13 @@
 // the candidate: Equals and Wildcard are string comparisons, Regex entries run
 // in RE2 (re2js: automata, no backtracking), within caps on both sides.
 import { RE2JS, RE2JSSyntaxException } from 're2js';
-import type { RedirectUriEntry } from './clients.js';
+
+export const REDIRECT_URI_TYPES = ['equals', 'wildcard', 'regex'] as const;
+export type RedirectUriType = (typeof REDIRECT_URI_TYPES)[number];
+export interface RedirectUriEntry {
+  type: RedirectUriType;
+  value: string;
+}
 
 /** Longer candidates (and Equals entries) are refused by the pre-check, before any matching. */
 export const MAX_REDIRECT_URI_LENGTH = 2048;

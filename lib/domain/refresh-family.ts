@@ -53,3 +53,23 @@ export const FAMILY_HANDLERS = {
   revokeSignal: 'revokeGrant',
   state: 'state',
 } as const;
+
+export type RefreshTokenStatus = 'current' | 'superseded' | 'revoked' | 'expired';
+
+export interface RefreshTokenDoc {
+  _id: string; // SHA-256 of the refresh token
+  grantId: string;
+  clientId: string;
+  userId: string;
+  scope: string[];
+  /** RFC 8707 resources of the grant, added to every refreshed access token's aud (copied on rotation). */
+  resources?: string[];
+  status: RefreshTokenStatus;
+  /** How the user authenticated for the grant, carried into refreshed access tokens. */
+  auth: { authTime: Date; amr: string[]; acr: string; sid: string | null };
+  issuedAt: Date;
+  /** RFC 7638 thumbprint of the DPoP key the family is bound to (RFC 9449 §5): every refresh must prove it. */
+  jkt?: string;
+  /** The family's absolute expiry: rotation never extends it. */
+  expiresAt: Date;
+}

@@ -38,3 +38,17 @@ export interface DeliveryOutcome {
 
 /** Most characters of a receiver's answer a test ping shows and keeps. */
 export const RESPONSE_BODY_LIMIT = 4096;
+
+export interface WebhookDeliveryDoc {
+  _id: string; // the delivery id (UUID)
+  webhookId: string;
+  event: WebhookEventName;
+  success: boolean;
+  statusCode: number | null;
+  /** Why there is no 2xx status: a timeout, an unreachable or refused host, an interrupted delivery. */
+  error: DeliveryErrorKind | null;
+  deliveredAt: Date;
+  durationMs: number | null;
+  /** Only for test pings, capped at RESPONSE_BODY_LIMIT characters. */
+  responseBody?: string;
+}

@@ -65,3 +65,19 @@ export function checkSubscription(scope: WebhookScope, events: string[]): { ok: 
 export function subscribes(events: readonly string[], name: string): boolean {
   return events.includes(WILDCARD) || events.includes(name);
 }
+
+/** An event of the pipeline: in the outbox until its deliveries are started; admin events also in the audit log. */
+export interface WebhookEventDoc {
+  _id: string; // event id (UUID)
+  name: WebhookEventName;
+  scope: WebhookScope;
+  /** User events: the user whose webhooks receive it. */
+  userId: string | null;
+  /** Unix seconds: the payload's `timestamp`. */
+  timestamp: number;
+  data: Record<string, unknown>;
+  actor: EventActor;
+  createdAt: Date;
+}
+
+export type AuditRecord = Omit<WebhookEventDoc, 'userId'> & { userId: string | null };

@@ -1,10 +1,10 @@
 // The admin audit log (`audit_log`): every admin event, append-only (never
 // updated or deleted by Keyflow), read by the operator CLI.
-import type { WebhookEventName } from '../domain/webhook-events.js';
+import type { AuditRecord, WebhookEventName } from '../domain/webhook-events.js';
 import type { Store } from './db.js';
-import type { WebhookEventDoc } from './webhook-outbox.js';
 
-export type AuditRecord = Omit<WebhookEventDoc, 'userId'> & { userId: string | null };
+export type { AuditRecord };
+
 
 export const auditLog = (store: Store) => store.auditLog;
 

@@ -21,11 +21,11 @@ import type { UserDoc } from '../domain/users.js';
 import type { DeviceCodeDoc, DevicePollDoc, DeviceUserCodeDoc } from '../domain/device-authorization.js';
 import type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc } from '../domain/step-up-challenge.js';
 import type { SudoWindowDoc } from '../domain/sudo-window.js';
-import type { RefreshTokenDoc } from './refresh-tokens.js';
-import type { WebhookDeliveryDoc, WebhookDoc } from './webhooks.js';
-import type { WebhookEventDoc } from './webhook-outbox.js';
-import type { AuditRecord } from './audit-log.js';
-import type { LogoutDeliveryDoc } from './logout-deliveries.js';
+import type { RefreshTokenDoc } from '../domain/refresh-family.js';
+import type { WebhookDeliveryDoc } from '../domain/webhook-delivery.js';
+import type { WebhookDoc } from '../domain/webhooks.js';
+import type { AuditRecord, WebhookEventDoc } from '../domain/webhook-events.js';
+import type { LogoutDeliveryDoc } from '../domain/backchannel-logout.js';
 
 export { EXPIRING_COLLECTIONS, type ExpiringCollection };
 

@@ -5,13 +5,6 @@ import type { LogoutDelivery } from '../domain/backchannel-logout.js';
 import { newId } from '../security/secrets.js';
 import type { Store } from './db.js';
 
-export interface LogoutDeliveryDoc extends LogoutDelivery {
-  _id: string;
-  sid: string;
-  userId: string;
-  at: Date;
-  expiresAt: Date;
-}
 
 /** How long a delivery record is kept. */
 const LOGOUT_DELIVERY_RETENTION_MS = 30 * 24 * 3600_000;

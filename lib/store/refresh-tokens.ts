@@ -1,27 +1,12 @@
 // The projection of refresh families that the api reads without asking
 // Temporal: one document per refresh token (by hash), written by the
 // RefreshFamily workflow's activities (and by the api for a family's first token).
+import type { RefreshTokenDoc, RefreshTokenStatus } from '../domain/refresh-family.js';
 import type { Store } from './db.js';
 
-export type RefreshTokenStatus = 'current' | 'superseded' | 'revoked' | 'expired';
+export type { RefreshTokenDoc, RefreshTokenStatus };
 
-export interface RefreshTokenDoc {
-  _id: string; // SHA-256 of the refresh token
-  grantId: string;
-  clientId: string;
-  userId: string;
-  scope: string[];
-  /** RFC 8707 resources of the grant, added to every refreshed access token's aud (copied on rotation). */
-  resources?: string[];
-  status: RefreshTokenStatus;
-  /** How the user authenticated for the grant, carried into refreshed access tokens. */
-  auth: { authTime: Date; amr: string[]; acr: string; sid: string | null };
-  issuedAt: Date;
-  /** RFC 7638 thumbprint of the DPoP key the family is bound to (RFC 9449 §5): every refresh must prove it. */
-  jkt?: string;
-  /** The family's absolute expiry: rotation never extends it. */
-  expiresAt: Date;
-}
+
 
 export function findRefreshToken(store: Store, hash: string): Promise<RefreshTokenDoc | null> {
   return store.refreshTokens.findOne({ _id: hash });

@@ -1,22 +1,11 @@
 // The outbox of the event pipeline (`webhook_events`): an event is inserted
 // before its source answers and deleted once its deliveries are started; what
 // a crashed process left behind is found by age and dispatched by the sweep.
-import type { EventActor, WebhookEventName, WebhookScope } from '../domain/webhook-events.js';
+import type { WebhookEventDoc } from '../domain/webhook-events.js';
 import type { Store } from './db.js';
 
-/** An event of the pipeline: in the outbox until its deliveries are started; admin events also in the audit log. */
-export interface WebhookEventDoc {
-  _id: string; // event id (UUID)
-  name: WebhookEventName;
-  scope: WebhookScope;
-  /** User events: the user whose webhooks receive it. */
-  userId: string | null;
-  /** Unix seconds: the payload's `timestamp`. */
-  timestamp: number;
-  data: Record<string, unknown>;
-  actor: EventActor;
-  createdAt: Date;
-}
+export type { WebhookEventDoc };
+
 
 export const webhookOutbox = (store: Store) => store.webhookOutbox;
 

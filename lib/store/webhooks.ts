@@ -11,39 +11,16 @@
 // reading the history scan at most ~50 documents, however many webhooks the
 // site has. Listing a user's webhooks filters on `ownerUserId` (a scan:
 // webhooks are few).
-import type { DeliveryErrorKind } from '../domain/webhook-delivery.js';
-import type { WebhookEventName, WebhookScope } from '../domain/webhook-events.js';
-import { open, seal, type Kek, type Sealed } from '../security/kek.js';
+import type { WebhookDeliveryDoc } from '../domain/webhook-delivery.js';
+import type { WebhookDoc } from '../domain/webhooks.js';
+import type { WebhookScope } from '../domain/webhook-events.js';
+import { open, seal, type Kek } from '../security/kek.js';
 import { newId, newSecret } from '../security/secrets.js';
 import { storeIn, type Store } from './db.js';
 
-export interface WebhookDoc {
-  _id: string;
-  scope: WebhookScope;
-  /** User webhooks: the owner. Admin webhooks: the admin who created it (they belong to the site). */
-  ownerUserId: string | null;
-  name: string;
-  url: string;
-  events: string[];
-  isActive: boolean;
-  secret: Sealed;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type { WebhookDeliveryDoc, WebhookDoc };
 
-export interface WebhookDeliveryDoc {
-  _id: string; // the delivery id (UUID)
-  webhookId: string;
-  event: WebhookEventName;
-  success: boolean;
-  statusCode: number | null;
-  /** Why there is no 2xx status: a timeout, an unreachable or refused host, an interrupted delivery. */
-  error: DeliveryErrorKind | null;
-  deliveredAt: Date;
-  durationMs: number | null;
-  /** Only for test pings, capped at RESPONSE_BODY_LIMIT characters. */
-  responseBody?: string;
-}
+
 
 export const HISTORY_LIMIT = 50;
 
