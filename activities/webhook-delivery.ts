@@ -13,7 +13,7 @@ import { webhookBody, webhookHeaders } from '../lib/webhooks/signing.js';
 /**
  * The receiver's body a delivery shows its user and keeps (result and
  * history), or undefined. A test ping shows a public receiver's answer (the
- * spec's ping result); never an internal receiver's, reached only because the
+ * documented ping result); never an internal receiver's, reached only because the
  * operator's allow-list admits it: the allow-list lets Keyflow call an
  * internal service, not let every user with a webhook read it.
  */

@@ -1,5 +1,5 @@
 // Validation of an authorization request (RFC 6749 §4.1.1, OIDC Core §3.1.2.1,
-// RFC 7636), in the order the spec demands: the client and its redirect URI
+// RFC 7636), in a fixed order: the client and its redirect URI
 // first (failures there must never redirect), then everything else (failures
 // redirect back with `error`).
 import type { RedirectUriEntry } from './clients.js';

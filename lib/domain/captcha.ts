@@ -21,7 +21,7 @@ export const isThirdPartyProvider = (p: CaptchaProvider): p is ThirdPartyProvide
 /**
  * The gate applies when the site requires it or the challenge asked for it (an
  * app cannot switch the site gate off); with provider `none` it has no effect.
- * The sudo path does not call this (spec: the gate is skipped there).
+ * The sudo path does not call this (the gate is skipped there: the user proved themselves within the sudo window).
  */
 export function captchaRequired(settings: Pick<SiteSettings, 'require_captcha_for_2fa' | 'captcha_provider'>, challenge: { requireCaptcha: boolean }): boolean {
   if (settings.captcha_provider === 'none') return false;

@@ -34,7 +34,7 @@ export function userinfoClaims(user: ClaimsUser, scope: readonly string[]): Reco
   return { sub: user._id, ...scopedUserClaims(user, scope) };
 }
 
-/** An app as the `apps` ID-token claim lists it (spec: {id, name, client_id, is_verified}). */
+/** An app as the `apps` ID-token claim lists it ({id, name, client_id, is_verified}). */
 export interface ClaimsApp {
   id: string;
   name: string;
@@ -42,8 +42,8 @@ export interface ClaimsApp {
 }
 
 /**
- * Claims gated by a scope AND the client's `oidc_fields` opt-in (spec "ID
- * token" table). `apps` is built here; teams, domains, gpg_keys and
+ * Claims gated by a scope AND the client's `oidc_fields` opt-in (README,
+ * the authorization code flow's claims). `apps` is built here; teams, domains, gpg_keys and
  * social_accounts join when their entities exist. `related` holds the
  * entities the caller loaded for the claims this function asks for
  * (optInClaimsNeeded).

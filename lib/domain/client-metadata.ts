@@ -2,8 +2,8 @@
 // (domain/clients.ts, whose NewClientInput does the field validation):
 // - RFC 7591 / 7592 registration metadata (POST /api/oauth/register and the
 //   registration_client_uri), and the client information document;
-// - the app API's JSON (/api/oauth/me/apps), snake_case, every field of the
-//   spec's Application table.
+// - the app API's JSON (/api/oauth/me/apps), snake_case, every Application
+//   field (README, app API).
 // Pure: no I/O.
 import { z } from 'zod';
 import {

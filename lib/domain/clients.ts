@@ -1,4 +1,4 @@
-// The client (Application) model of the spec, and validation of what an
+// The client (Application) model, and validation of what an
 // operator, the app API or dynamic registration may set on it.
 import { z } from 'zod';
 import { ValidationError, zodProblems } from './errors.js';

@@ -12,7 +12,7 @@ export interface ParRequestDoc {
   expiresAt: Date;
 }
 
-/** RFC 9126 §2.2 expires_in (the spec's reference value). */
+/** RFC 9126 §2.2 expires_in (RFC 9126's example value). */
 export const PAR_REQUEST_TTL_SECONDS = 90;
 
 /** A used request_uri is remembered this much longer than it lives, so that a late second use is still recognised. */

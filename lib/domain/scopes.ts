@@ -1,4 +1,4 @@
-// The scope vocabulary of the spec, each with the plain-words description the
+// The scope vocabulary, each with the plain-words description the
 // consent page shows. Team (`team:<id>:<permission>`) and cross-app
 // (`app:<client_id>:*`) scopes are patterns, recognised by the helpers below.
 

@@ -1,4 +1,4 @@
-// The captcha gate of step-up 2FA (issue 6 item 4) over HTTP: when it applies
+// The captcha gate of step-up 2FA over HTTP: when it applies
 // (site gate, challenge's require_captcha, provider none), a third-party
 // provider answered by a local fake verify server, and the self-hosted proof
 // of work (info issues a challenge; right nonce, wrong nonce, reuse).

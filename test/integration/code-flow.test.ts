@@ -1,5 +1,5 @@
 // The authorization code flow over HTTP: authorize → sign-in → consent → code
-// → token → UserInfo, and every error row of the spec these endpoints touch.
+// → token → UserInfo, and every error these endpoints document.
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { RunningApi } from '../../api/server.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';

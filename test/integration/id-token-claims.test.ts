@@ -1,4 +1,4 @@
-// Which claims an ID token releases by scope: the spec's `role` goes with
+// Which claims an ID token releases by scope: `role` goes with
 // `profile` (like name and username), not with `openid` alone.
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { RunningApi } from '../../api/server.js';

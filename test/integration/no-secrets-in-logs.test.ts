@@ -1,4 +1,4 @@
-// No secret reaches a log (issue 6 "Done when"): an api and a worker of this
+// No secret reaches a log: an api and a worker of this
 // file's own, at LOG_LEVEL=debug with their output captured, go through every
 // step-up path that handles a secret — password and backup-code sign-in, a
 // third-party captcha token checked against a local fake provider, TOTP and

@@ -1,4 +1,4 @@
-// Sudo mode on the step-up confirmation page (issue 6 item 5) over HTTP: the
+// Sudo mode on the step-up confirmation page over HTTP: the
 // opt-in after a factor, the checkbox-alone confirmation (method `sudo`) for
 // the same client and session, another client, revoke, TTL 0, sign-out, and
 // the unticked checkbox on the sudo path.

@@ -1,4 +1,4 @@
-// Step-up 2FA confirmation (issue 6) over HTTP: challenge creation (fields,
+// Step-up 2FA confirmation over HTTP: challenge creation (fields,
 // validation, rate limit), the confirmation page (sign-in and back, TOTP,
 // backup code, deny, failed factor, unticked checkbox, no factor enrolled),
 // verify (single use, expiry, client / redirect URI / PKCE binding), and what

@@ -1,4 +1,4 @@
-// Token exchange (RFC 8693) over HTTP, the spec's rules: a token issued to
+// Token exchange (RFC 8693) over HTTP, Keyflow's rules: a token issued to
 // the requester or carrying app:<requester>:*; scope a subset; audience limited
 // by resource/audience, each one the requester lists in allowedResources;
 // never refreshable; issued_token_type.

@@ -193,7 +193,7 @@ describe('refresh families', () => {
 });
 
 describe('introspection', () => {
-  it('describes active access and refresh tokens with the spec fields', async () => {
+  it('describes active access and refresh tokens with the documented fields', async () => {
     const rp = await newRp();
     const { tokens, userId } = await tokensFor(rp);
     const at = await introspect(rp, tokens.access_token);

@@ -1,4 +1,4 @@
-// Webhook deliveries (issue 7 item 3) through the event pipeline, the
+// Webhook deliveries through the event pipeline, the
 // WebhookDelivery workflow and a real local receiver that verifies every
 // signature in constant time: headers and payload, success and failure
 // records, a receiver that never answers (timeout, WEBHOOK_TIMEOUT_MS=1500
@@ -208,7 +208,7 @@ describe('history and durability', () => {
 describe('what a test ping shows of the receiver\'s answer', () => {
   const answer = (internal: boolean) => ({ body: Buffer.from(`pong ${'x'.repeat(5000)}`), internal });
 
-  it('a public receiver: its body, cut at 4,096 characters (the spec\'s ping result)', () => {
+  it('a public receiver: its body, cut at 4,096 characters (a test ping\'s result)', () => {
     expect(shownResponseBody(true, answer(false))).toBe(`pong ${'x'.repeat(4091)}`);
   });
 
