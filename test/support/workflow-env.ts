@@ -29,6 +29,8 @@ export interface WorkflowWorker {
   taskQueue: string;
   /** The calls one workflow made, in order. */
   callsOf(workflowId: string): ActivityCall[];
+  /** The calls one workflow made, once there are at least `count` (activities run after the update or signal that causes them). */
+  waitForCalls(workflowId: string, count: number): Promise<ActivityCall[]>;
   /** Starts a workflow of one input on this worker's task queue (a fresh id unless given). */
   start<I, R>(workflow: (input: I) => Promise<R>, input: I, workflowId?: string): Promise<WorkflowHandle<(input: I) => Promise<R>>>;
   stop(): Promise<void>;
@@ -74,10 +76,18 @@ export async function startWorkflowWorker(name: string, activities: StubActiviti
     activities: recorded(activities, calls),
   });
   const running = worker.run();
+  const callsOf = (workflowId: string) => calls.filter((c) => c.workflowId === workflowId);
   return {
     client: env.client,
     taskQueue,
-    callsOf: (workflowId) => calls.filter((c) => c.workflowId === workflowId),
+    callsOf,
+    async waitForCalls(workflowId, count) {
+      for (const deadline = Date.now() + 10_000; callsOf(workflowId).length < count; ) {
+        if (Date.now() > deadline) throw new Error(`${workflowId} made ${callsOf(workflowId).length} activity calls, not ${count}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return callsOf(workflowId);
+    },
     start: (workflow, input, workflowId = `${name}-${randomUUID()}`) => env.client.workflow.start(workflow, { taskQueue, workflowId, args: [input] }),
     async stop() {
       worker.shutdown();
