@@ -7,7 +7,7 @@
 // lifetimes in the inputs.
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
@@ -32,7 +32,7 @@ export interface WorkflowWorker {
   /** The calls one workflow made, once there are at least `count` (activities run after the update or signal that causes them). */
   waitForCalls(workflowId: string, count: number): Promise<ActivityCall[]>;
   /** Starts a workflow of one input on this worker's task queue (a fresh id unless given). */
-  start<I, R>(workflow: (input: I) => Promise<R>, input: I, workflowId?: string): Promise<WorkflowHandle<(input: I) => Promise<R>>>;
+  start<I, R>(workflow: (input: I) => Promise<R>, input: NoInfer<I>, workflowId?: string): Promise<WorkflowHandleWithFirstExecutionRunId<(input: I) => Promise<R>>>;
   stop(): Promise<void>;
 }
 
