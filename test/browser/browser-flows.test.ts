@@ -9,7 +9,8 @@ import { s256Challenge } from '../../lib/domain/pkce.js';
 import { createClient } from '../../lib/store/clients.js';
 import { createUser } from '../../lib/store/users.js';
 import { addVirtualAuthenticator, launchBrowser, startRpCallback, type RpCallback } from '../support/browser.js';
-import { startLocalhostApi, uniqueEmail, type Json } from '../support/harness.js';
+import { startLocalhostApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
 
 const PASSWORD = 'correct horse battery staple';
 const RP_NAME = 'Browser RP';

@@ -10,9 +10,10 @@ import type { RunningApi } from '../../api/server.js';
 import { createClient } from '../../lib/store/clients.js';
 import { createUser } from '../../lib/store/users.js';
 import { launchBrowser, startRpCallback, type RpCallback } from '../support/browser.js';
-import { startLocalhostApi, uniqueEmail } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
-import { withPkce } from '../support/pkce.js';
+import { startLocalhostApi } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { withPkce } from '../../tools/fixtures/pkce.js';
 
 const PASSWORD = 'consent binding password';
 const TIMEOUT = 60_000;

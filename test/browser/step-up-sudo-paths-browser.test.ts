@@ -26,9 +26,10 @@ import { setSiteSetting } from '../../lib/store/settings.js';
 import { sudoWindows } from '../../lib/store/sudo-windows.js';
 import { createUser } from '../../lib/store/users.js';
 import { launchBrowser, startRpCallback, type RpCallback } from '../support/browser.js';
-import { startLocalhostApi, uniqueEmail, type Json } from '../support/harness.js';
-import { withPkce, withVerifier } from '../support/pkce.js';
-import { enrollFactors } from '../support/factors.js';
+import { startLocalhostApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { withPkce, withVerifier } from '../../tools/fixtures/pkce.js';
+import { enrollFactors } from '../../tools/fixtures/factors.js';
 
 const PASSWORD = 'step-up sudo paths browser password';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';

@@ -20,9 +20,10 @@ import { openStore } from '../../lib/store/db.js';
 import { getSiteSettings, SECRET_IS_SET, setSiteSetting, siteSecret } from '../../lib/store/settings.js';
 import { findStepUpChallenge } from '../../lib/store/step-up.js';
 import { createUser } from '../../lib/store/users.js';
-import { startTestApi, testConfig, uniqueEmail, type Json } from '../support/harness.js';
-import { enrollFactors } from '../support/factors.js';
-import { HttpUser } from '../support/http-user.js';
+import { startTestApi, testConfig, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { enrollFactors } from '../../tools/fixtures/factors.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'captcha test password';
 const REDIRECT = 'https://rp.example/2fa/callback';

@@ -9,9 +9,10 @@ import { createUser } from '../../lib/store/users.js';
 import type { NewClientInput } from '../../lib/domain/clients.js';
 import { familyWorkflowId } from '../../workflows/refresh-family.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
-import { eventually, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
-import { withPkce, withVerifier } from '../support/pkce.js';
+import { eventually, startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { withPkce, withVerifier } from '../../tools/fixtures/pkce.js';
 import { ValidationError } from '../../lib/domain/errors.js';
 
 let api: RunningApi;

@@ -15,8 +15,9 @@ import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { deviceWorkflowId } from '../../workflows/device-authorization.js';
 import { familyWorkflowId } from '../../workflows/refresh-family.js';
 import type { NewClientInput } from '../../lib/domain/clients.js';
-import { eventually, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'device flow password';
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';

@@ -9,9 +9,10 @@ import type { NewClientInput } from '../../lib/domain/clients.js';
 import { hashSecret, newSecret } from '../../lib/security/secrets.js';
 import { createClient } from '../../lib/store/clients.js';
 import { createUser } from '../../lib/store/users.js';
-import { runCli, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { withPkce } from '../support/pkce.js';
-import { HttpUser } from '../support/http-user.js';
+import { runCli, startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { withPkce } from '../../tools/fixtures/pkce.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 let api: RunningApi;
 let issuer: string;

@@ -11,8 +11,9 @@ import { JWT_BEARER_ASSERTION_TYPE } from '../../api/oauth/client-assertion.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
 import { createClient } from '../../lib/store/clients.js';
 import { createUser } from '../../lib/store/users.js';
-import { startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'private key jwt password';
 const REDIRECT = 'https://pkjwt-rp.example/cb';

@@ -8,8 +8,9 @@ import { newSecret } from '../../lib/security/secrets.js';
 import { createClient, findClient } from '../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import { createUser } from '../../lib/store/users.js';
-import { eventually, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'registration test password';
 const REDIRECT = 'https://registered-rp.example/cb';

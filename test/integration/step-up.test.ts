@@ -13,9 +13,10 @@ import { createClient } from '../../lib/store/clients.js';
 import { findStepUpChallenge, insertStepUpChallenge, stepUpAudit, stepUpChallenges, stepUpCodes } from '../../lib/store/step-up.js';
 import { createUser } from '../../lib/store/users.js';
 import { confirmUpdate, stepUpWorkflowId, type stepUpChallenge } from '../../workflows/step-up-challenge.js';
-import { eventually, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { enrollFactors } from '../support/factors.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { enrollFactors } from '../../tools/fixtures/factors.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'step-up test password';
 const REDIRECT = 'https://rp.example/2fa/callback';

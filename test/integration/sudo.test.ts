@@ -17,9 +17,10 @@ import { sudoWindows } from '../../lib/store/sudo-windows.js';
 import { createUser } from '../../lib/store/users.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { sudoActiveQuery } from '../../workflows/sudo-window.js';
-import { eventually, runCli, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { withPkce, withVerifier } from '../support/pkce.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, runCli, startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { withPkce, withVerifier } from '../../tools/fixtures/pkce.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'sudo window password 1';
 const REDIRECT = 'https://sudo-rp.example/cb';

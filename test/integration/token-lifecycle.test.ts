@@ -9,8 +9,9 @@ import { createClient } from '../../lib/store/clients.js';
 import { revokeGrant } from '../../lib/store/grants.js';
 import { createUser } from '../../lib/store/users.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
-import { eventually, runCli, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, runCli, startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'lifecycle password 1';
 const REDIRECT = 'https://lifecycle-rp.example/cb';

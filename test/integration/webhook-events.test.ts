@@ -14,9 +14,10 @@ import { createPersonalAccessToken } from '../../lib/store/personal-access-token
 import { getSiteSettings } from '../../lib/store/settings.js';
 import { createUser } from '../../lib/store/users.js';
 import { auditLog, createWebhook, webhookOutbox } from '../../lib/store/webhooks.js';
-import { eventually, runCli, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { withPkce, withVerifier } from '../support/pkce.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, runCli, startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { withPkce, withVerifier } from '../../tools/fixtures/pkce.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const DATABASE = 'keyflow_test_webhook_events';

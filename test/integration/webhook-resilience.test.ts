@@ -21,7 +21,8 @@ import { createPersonalAccessToken } from '../../lib/store/personal-access-token
 import { createUser } from '../../lib/store/users.js';
 import { createWebhook, webhookDeliveries, webhookOutbox, type WebhookDeliveryDoc } from '../../lib/store/webhooks.js';
 import { webhookDeliveryWorkflowId } from '../../workflows/webhook-delivery.js';
-import { eventually, testConfig, uniqueEmail } from '../support/harness.js';
+import { eventually, testConfig } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { signatureMatches } from '../support/webhook-receiver.js';
 
 const TIMEOUT = 240_000;

@@ -17,7 +17,8 @@ import { createPersonalAccessToken } from '../../lib/store/personal-access-token
 import { createUser, type UserDoc } from '../../lib/store/users.js';
 import { auditLog, webhookDeliveries, webhooks, type WebhookDeliveryDoc } from '../../lib/store/webhooks.js';
 import { webhookDeliveryWorkflowId } from '../../workflows/webhook-delivery.js';
-import { eventually, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
+import { eventually, startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 let api: RunningApi;

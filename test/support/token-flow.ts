@@ -9,8 +9,9 @@ import { createClient } from '../../lib/store/clients.js';
 import { createUser, type UserDoc } from '../../lib/store/users.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { familyWorkflowId } from '../../workflows/refresh-family.js';
-import { eventually, uniqueEmail, type Json } from './harness.js';
-import { HttpUser } from './http-user.js';
+import { eventually, type Json } from './harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 export const FLOW_PASSWORD = 'token flow password';
 export const FLOW_REDIRECT = 'https://token-flow-rp.example/cb';
