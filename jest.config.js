@@ -6,7 +6,7 @@
 // activities on one in-memory Temporal dev server that its global setup
 // starts); `integration` (test/integration and test/browser) runs against a
 // real Temporal dev server, FerretDB and a worker that the global setup starts.
-const common = { testEnvironment: 'node', testMatch: ['**/*.test.js'], transform: {}, testTimeout: 60_000 };
+const common = { testEnvironment: 'node', testMatch: ['**/*.test.js'], transform: {} };
 
 export default {
   projects: [
@@ -25,6 +25,8 @@ export default {
       globalTeardown: '<rootDir>/dist/test/setup/global-teardown.js',
     },
   ],
+  // A global option: inside a project it is ignored and tests get Jest's 5 s.
+  testTimeout: 60_000,
   maxWorkers: 2,
   verbose: true,
 };
