@@ -1,15 +1,22 @@
 // Jest runs the compiled tests in dist/ (npm test compiles first with tsc,
 // which is also the type check), as native ES modules: no transform step.
 //
-// Two projects by cost: `unit` needs no server (domain modules, workflows in
-// Temporal's time-skipping test environment, replays of recorded histories);
-// `integration` (test/integration and test/browser) runs against a real
-// Temporal dev server, FerretDB and a worker that the global setup starts.
+// Two projects by cost: `unit` needs no database, api or Keyflow worker
+// (domain modules, replays of recorded histories, workflows with stub
+// activities on one in-memory Temporal dev server that its global setup
+// starts); `integration` (test/integration and test/browser) runs against a
+// real Temporal dev server, FerretDB and a worker that the global setup starts.
 const common = { testEnvironment: 'node', testMatch: ['**/*.test.js'], transform: {} };
 
 export default {
   projects: [
-    { ...common, displayName: 'unit', roots: ['<rootDir>/dist/test/unit'] },
+    {
+      ...common,
+      displayName: 'unit',
+      roots: ['<rootDir>/dist/test/unit'],
+      globalSetup: '<rootDir>/dist/test/setup/unit-setup.js',
+      globalTeardown: '<rootDir>/dist/test/setup/unit-teardown.js',
+    },
     {
       ...common,
       displayName: 'integration',
@@ -18,7 +25,7 @@ export default {
       globalTeardown: '<rootDir>/dist/test/setup/global-teardown.js',
     },
   ],
-  // Global options (a project's own testTimeout is not read).
+  // A global option: inside a project it is ignored and tests get Jest's 5 s.
   testTimeout: 60_000,
   maxWorkers: 2,
   verbose: true,

@@ -6,7 +6,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../../api/server.js';
 import { createUser } from '../../lib/store/users.js';
 import { addVirtualAuthenticator, launchBrowser } from '../support/browser.js';
-import { startLocalhostApi, uniqueEmail } from '../support/harness.js';
+import { startLocalhostApi } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
 
 const PASSWORD = 'account re-auth browser password';
 

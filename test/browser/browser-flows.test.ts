@@ -6,10 +6,10 @@ import { generate } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../../api/server.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
-import { createClient } from '../../lib/store/clients.js';
-import { createUser } from '../../lib/store/users.js';
 import { addVirtualAuthenticator, launchBrowser, startRpCallback, type RpCallback } from '../support/browser.js';
-import { startLocalhostApi, uniqueEmail, type Json } from '../support/harness.js';
+import { startLocalhostApi, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { newRp, type FixtureRp } from '../../tools/fixtures/clients.js';
 
 const PASSWORD = 'correct horse battery staple';
 const RP_NAME = 'Browser RP';
@@ -47,24 +47,11 @@ async function newPage(): Promise<Page> {
   return context.newPage();
 }
 
-async function newUser() {
-  const email = uniqueEmail('browser');
-  const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Browser User' });
-  return { email, user };
-}
+const USER = { prefix: 'browser', password: PASSWORD, name: 'Browser User' };
 
-async function newClient(name = RP_NAME) {
-  const { client, clientSecret } = await createClient(api.deps.store, {
-    name,
-    redirectUris: [{ type: 'equals', value: rp.redirectUri }],
-    allowedScopes: ['openid', 'profile', 'email'],
-    idTokenSignedResponseAlg: 'RS256',
-    isVerified: true,
-  });
-  return { clientId: client._id, clientSecret: clientSecret! };
-}
-
-type Rp = Awaited<ReturnType<typeof newClient>>;
+/** A verified client of this test's relying party. */
+const newClient = (name = RP_NAME) =>
+  newRp(api.deps, { name, redirectUris: [{ type: 'equals', value: rp.redirectUri }], allowedScopes: ['openid', 'profile', 'email'], idTokenSignedResponseAlg: 'RS256', isVerified: true });
 
 // --- The flow -------------------------------------------------------------------
 
@@ -121,13 +108,11 @@ function codeFrom(query: URLSearchParams, auth: Authorization): string {
   return code!;
 }
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
-
 /** The token response for a code (asserted 200). */
-async function exchange(client: Rp, code: string, verifier: string): Promise<Json> {
+async function exchange(client: FixtureRp, code: string, verifier: string): Promise<Json> {
   const res = await fetch(`${issuer}/api/oauth/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client.clientId, client.clientSecret) },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: client.basic },
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: rp.redirectUri, code_verifier: verifier }),
   });
   const body = (await res.json()) as Json;
@@ -139,11 +124,11 @@ async function exchange(client: Rp, code: string, verifier: string): Promise<Jso
 const claimsOf = (jwt: string): Json => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
 
 /** Waits for the redirect back, exchanges its code, and returns the ID token's claims. */
-async function finishFlow(client: Rp, auth: Authorization): Promise<Json> {
+async function finishFlow(client: FixtureRp, auth: Authorization): Promise<Json> {
   const code = codeFrom(await rp.nextCallback(), auth);
   const tokens = await exchange(client, code, auth.verifier);
   const claims = claimsOf(tokens.id_token);
-  expect(claims).toMatchObject({ iss: issuer, aud: client.clientId, nonce: auth.nonce });
+  expect(claims).toMatchObject({ iss: issuer, aud: client.id, nonce: auth.nonce });
   return claims;
 }
 
@@ -189,11 +174,11 @@ async function addPasskey(page: Page, name: string): Promise<void> {
 
 describe('sign-in, consent and code in a browser', () => {
   it('signs in with a password, asks consent, and returns a code that yields tokens and UserInfo', async () => {
-    const { email, user } = await newUser();
+    const { email, user } = await newUser(api.deps, USER);
     const client = await newClient();
     const page = await newPage();
 
-    const auth = await startAuthorize(page, { client_id: client.clientId });
+    const auth = await startAuthorize(page, { client_id: client.id });
     expect(pathOf(page)).toBe('/login');
     await signInWithPassword(page, email);
 
@@ -214,7 +199,7 @@ describe('sign-in, consent and code in a browser', () => {
 
     const tokens = await exchange(client, code, auth.verifier);
     const claims = claimsOf(tokens.id_token);
-    expect(claims).toMatchObject({ iss: issuer, aud: client.clientId, sub: user._id, nonce: auth.nonce, acr: 'pwd', amr: ['pwd'] });
+    expect(claims).toMatchObject({ iss: issuer, aud: client.id, sub: user._id, nonce: auth.nonce, acr: 'pwd', amr: ['pwd'] });
 
     const info = await fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(info.status).toBe(200);
@@ -222,17 +207,17 @@ describe('sign-in, consent and code in a browser', () => {
   }, TIMEOUT);
 
   it('remembers consent: a second authorization goes straight back with a code', async () => {
-    const { email } = await newUser();
+    const { email } = await newUser(api.deps, USER);
     const client = await newClient();
     const page = await newPage();
-    const first = await startAuthorize(page, { client_id: client.clientId });
+    const first = await startAuthorize(page, { client_id: client.id });
     await signInWithPassword(page, email);
     await consent(page, 'Allow');
     codeFrom(await rp.nextCallback(), first);
 
     const visited: string[] = [];
     page.on('request', (r) => visited.push(new URL(r.url()).pathname));
-    const second = await startAuthorize(page, { client_id: client.clientId });
+    const second = await startAuthorize(page, { client_id: client.id });
     const claims = await finishFlow(client, second);
     expect(claims.acr).toBe('pwd');
     expect(page.url().startsWith(rp.redirectUri)).toBe(true);
@@ -241,10 +226,10 @@ describe('sign-in, consent and code in a browser', () => {
   }, TIMEOUT);
 
   it('sends access_denied with state and iss when the user denies', async () => {
-    const { email } = await newUser();
+    const { email } = await newUser(api.deps, USER);
     const client = await newClient();
     const page = await newPage();
-    const auth = await startAuthorize(page, { client_id: client.clientId });
+    const auth = await startAuthorize(page, { client_id: client.id });
     await signInWithPassword(page, email);
     await consent(page, 'Deny');
     const query = await rp.nextCallback();
@@ -252,40 +237,40 @@ describe('sign-in, consent and code in a browser', () => {
   }, TIMEOUT);
 
   it('answers prompt=none with login_required, then consent_required once signed in elsewhere', async () => {
-    const { email } = await newUser();
+    const { email } = await newUser(api.deps, USER);
     const client = await newClient();
     const page = await newPage();
 
-    const anonymous = await startAuthorize(page, { client_id: client.clientId, prompt: 'none' });
+    const anonymous = await startAuthorize(page, { client_id: client.id, prompt: 'none' });
     expect(Object.fromEntries(await rp.nextCallback())).toMatchObject({ error: 'login_required', state: anonymous.state, iss: issuer });
 
     // Sign in (and consent) through another application's flow only.
     const other = await newClient('Other RP');
-    const viaOther = await startAuthorize(page, { client_id: other.clientId });
+    const viaOther = await startAuthorize(page, { client_id: other.id });
     await signInWithPassword(page, email);
     await consent(page, 'Allow', 'Other RP');
     codeFrom(await rp.nextCallback(), viaOther);
 
-    const signedIn = await startAuthorize(page, { client_id: client.clientId, prompt: 'none' });
+    const signedIn = await startAuthorize(page, { client_id: client.id, prompt: 'none' });
     expect(Object.fromEntries(await rp.nextCallback())).toMatchObject({ error: 'consent_required', state: signedIn.state, iss: issuer });
   }, TIMEOUT);
 
   it('shows the sign-in page again for prompt=login and an exceeded max_age', async () => {
-    const { email } = await newUser();
+    const { email } = await newUser(api.deps, USER);
     const client = await newClient();
     const page = await newPage();
-    const first = await startAuthorize(page, { client_id: client.clientId });
+    const first = await startAuthorize(page, { client_id: client.id });
     await signInWithPassword(page, email);
     await consent(page, 'Allow');
     codeFrom(await rp.nextCallback(), first);
 
-    const relogin = await startAuthorize(page, { client_id: client.clientId, prompt: 'login' });
+    const relogin = await startAuthorize(page, { client_id: client.id, prompt: 'login' });
     expect(pathOf(page)).toBe('/login');
     await signInWithPassword(page, email);
     codeFrom(await rp.nextCallback(), relogin);
 
     await new Promise((r) => setTimeout(r, 1100));
-    const aged = await startAuthorize(page, { client_id: client.clientId, max_age: '1' });
+    const aged = await startAuthorize(page, { client_id: client.id, max_age: '1' });
     expect(pathOf(page)).toBe('/login');
     await signInWithPassword(page, email);
     const claims = await finishFlow(client, aged);
@@ -295,7 +280,7 @@ describe('sign-in, consent and code in a browser', () => {
 
 describe('second factors in a browser', () => {
   it('enrolls an authenticator app, then signs in with password and TOTP (acr mfa)', async () => {
-    const { email } = await newUser();
+    const { email } = await newUser(api.deps, USER);
     const client = await newClient();
     const page = await newPage();
     await signInToAccount(page, email);
@@ -306,7 +291,7 @@ describe('second factors in a browser', () => {
     await page.getByText('Authenticator app: on').waitFor();
     await signOut(page);
 
-    const auth = await startAuthorize(page, { client_id: client.clientId });
+    const auth = await startAuthorize(page, { client_id: client.id });
     await signInWithPassword(page, email);
     await page.waitForURL(/\/login\/second-factor\?request=/);
     await enterSecondFactor(page, await totp(secret, true));
@@ -317,7 +302,7 @@ describe('second factors in a browser', () => {
   }, TIMEOUT);
 
   it('accepts a backup code once, and refuses it the second time', async () => {
-    const { email } = await newUser();
+    const { email } = await newUser(api.deps, USER);
     const client = await newClient();
     const page = await newPage();
     await signInToAccount(page, email);
@@ -325,7 +310,7 @@ describe('second factors in a browser', () => {
     const backup = backupCodes[3]!;
     await signOut(page);
 
-    const auth = await startAuthorize(page, { client_id: client.clientId });
+    const auth = await startAuthorize(page, { client_id: client.id });
     await signInWithPassword(page, email);
     await enterSecondFactor(page, backup);
     await consent(page, 'Allow');
@@ -333,7 +318,7 @@ describe('second factors in a browser', () => {
     expect(claims.acr).toBe('mfa');
 
     const again = await newPage();
-    await startAuthorize(again, { client_id: client.clientId });
+    await startAuthorize(again, { client_id: client.id });
     await signInWithPassword(again, email);
     await enterSecondFactor(again, backup);
     await again.getByRole('alert').filter({ hasText: 'That code is not valid' }).waitFor();
@@ -342,21 +327,21 @@ describe('second factors in a browser', () => {
   }, TIMEOUT);
 
   it('raises a password session to acr mfa for acr_values=mfa', async () => {
-    const { email } = await newUser();
+    const { email } = await newUser(api.deps, USER);
     const client = await newClient();
     const page = await newPage();
-    const first = await startAuthorize(page, { client_id: client.clientId });
+    const first = await startAuthorize(page, { client_id: client.id });
     await signInWithPassword(page, email);
     await consent(page, 'Allow');
     codeFrom(await rp.nextCallback(), first);
     // TOTP enrolled during this session: the session itself is still acr=pwd.
     const { secret } = await enrollTotp(page);
 
-    const plain = await startAuthorize(page, { client_id: client.clientId });
+    const plain = await startAuthorize(page, { client_id: client.id });
     const plainClaims = await finishFlow(client, plain);
     expect(plainClaims).toMatchObject({ acr: 'pwd', amr: ['pwd'] });
 
-    const stepUp = await startAuthorize(page, { client_id: client.clientId, acr_values: 'mfa' });
+    const stepUp = await startAuthorize(page, { client_id: client.id, acr_values: 'mfa' });
     expect(pathOf(page)).toBe('/login/second-factor');
     await enterSecondFactor(page, await totp(secret, true));
     const claims = await finishFlow(client, stepUp);
@@ -367,7 +352,7 @@ describe('second factors in a browser', () => {
 
 describe('passkeys in a browser', () => {
   it('registers a passkey and signs in with it alone (acr mfa)', async () => {
-    const { email, user } = await newUser();
+    const { email, user } = await newUser(api.deps, USER);
     const client = await newClient();
     const page = await newPage();
     await addVirtualAuthenticator(page);
@@ -375,7 +360,7 @@ describe('passkeys in a browser', () => {
     await addPasskey(page, 'Test laptop');
     await signOut(page);
 
-    const auth = await startAuthorize(page, { client_id: client.clientId });
+    const auth = await startAuthorize(page, { client_id: client.id });
     expect(pathOf(page)).toBe('/login');
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await consent(page, 'Allow');
@@ -387,7 +372,7 @@ describe('passkeys in a browser', () => {
   }, TIMEOUT);
 
   it('offers a registered passkey as the second factor after the password', async () => {
-    const { email } = await newUser();
+    const { email } = await newUser(api.deps, USER);
     const client = await newClient();
     const page = await newPage();
     await addVirtualAuthenticator(page);
@@ -395,7 +380,7 @@ describe('passkeys in a browser', () => {
     await addPasskey(page, 'Security key');
     await signOut(page);
 
-    const auth = await startAuthorize(page, { client_id: client.clientId });
+    const auth = await startAuthorize(page, { client_id: client.id });
     await signInWithPassword(page, email);
     await page.getByRole('heading', { name: 'Two-step verification' }).waitFor();
     await page.getByRole('button', { name: 'Use a passkey' }).click();

@@ -14,8 +14,9 @@ import { createClient } from '../../lib/store/clients.js';
 import { setSiteSetting } from '../../lib/store/settings.js';
 import { createUser } from '../../lib/store/users.js';
 import { launchBrowser, startRpCallback, type RpCallback } from '../support/browser.js';
-import { startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { enrollFactors } from '../support/factors.js';
+import { startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { enrollFactors } from '../../tools/fixtures/factors.js';
 
 const PASSWORD = 'captcha browser password';
 const TIMEOUT = 90_000;

@@ -8,11 +8,11 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../../api/server.js';
 import { createClient } from '../../lib/store/clients.js';
-import { createUser } from '../../lib/store/users.js';
 import { launchBrowser, startRpCallback, type RpCallback } from '../support/browser.js';
-import { startLocalhostApi, uniqueEmail } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
-import { withPkce } from '../support/pkce.js';
+import { startLocalhostApi } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { withPkce } from '../../tools/fixtures/pkce.js';
 
 const PASSWORD = 'consent binding password';
 const TIMEOUT = 60_000;
@@ -29,12 +29,6 @@ afterAll(async () => {
   await rp?.close();
   await api?.stop();
 });
-
-async function newUser(prefix: string) {
-  const email = uniqueEmail(prefix);
-  const user = await createUser(api.deps.store, { email, password: PASSWORD, name: prefix });
-  return { email, user };
-}
 
 /** The attacker's own client, redirecting to a callback the attacker reads. */
 async function attackerClient() {
@@ -71,8 +65,8 @@ async function preparedRequest(attacker: HttpUser, clientId: string, email: stri
 
 describe('authorization requests bound to their browser', () => {
   it('refuses a victim who signs in through a request prepared in another browser: no code, no redirect', async () => {
-    const attacker = await newUser('attacker');
-    const victim = await newUser('victim');
+    const attacker = await newUser(api.deps, { prefix: 'attacker', password: PASSWORD, name: 'attacker' });
+    const victim = await newUser(api.deps, { prefix: 'victim', password: PASSWORD, name: 'victim' });
     const clientId = await attackerClient();
     const attackerAgent = new HttpUser(issuer);
     const requestId = await preparedRequest(attackerAgent, clientId, attacker.email);
@@ -94,8 +88,8 @@ describe('authorization requests bound to their browser', () => {
   });
 
   it('counts consent given on a request only for the user who gave it', async () => {
-    const first = await newUser('first');
-    const second = await newUser('second');
+    const first = await newUser(api.deps, { prefix: 'first', password: PASSWORD, name: 'first' });
+    const second = await newUser(api.deps, { prefix: 'second', password: PASSWORD, name: 'second' });
     const clientId = await attackerClient();
     const browser = new HttpUser(issuer);
     const requestId = await preparedRequest(browser, clientId, first.email);
@@ -135,8 +129,8 @@ describe('authorization requests bound to their browser, in Chromium', () => {
   it(
     'the victim opening the attacker’s prepared sign-in link sees an error, and the attacker’s callback gets nothing',
     async () => {
-      const attacker = await newUser('attacker');
-      const victim = await newUser('victim');
+      const attacker = await newUser(api.deps, { prefix: 'attacker', password: PASSWORD, name: 'attacker' });
+      const victim = await newUser(api.deps, { prefix: 'victim', password: PASSWORD, name: 'victim' });
       const clientId = await attackerClient();
 
       // The attacker, in their own browser: signed in, a prompt=login request, consent given.

@@ -5,7 +5,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../../api/server.js';
 import { createUser } from '../../lib/store/users.js';
 import { launchBrowser } from '../support/browser.js';
-import { startLocalhostApi, uniqueEmail } from '../support/harness.js';
+import { startLocalhostApi } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
 
 const PASSWORD = 'sessions browser password';
 

@@ -10,7 +10,8 @@ import { seal } from '../../lib/security/kek.js';
 import { createClient } from '../../lib/store/clients.js';
 import { createUser } from '../../lib/store/users.js';
 import { addVirtualAuthenticator, launchBrowser, startRpCallback, type RpCallback } from '../support/browser.js';
-import { startLocalhostApi, uniqueEmail, type Json } from '../support/harness.js';
+import { startLocalhostApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
 
 const PASSWORD = 'step-up browser password';
 const TIMEOUT = 60_000;

@@ -16,12 +16,11 @@ import { generate } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../../api/server.js';
 import type { SiteSettings } from '../../lib/domain/site-settings.js';
-import { createClient } from '../../lib/store/clients.js';
 import { setSiteSetting } from '../../lib/store/settings.js';
-import { createUser } from '../../lib/store/users.js';
 import { launchBrowser, startRpCallback, type RpCallback } from '../support/browser.js';
-import { eventually, startLocalhostApi, uniqueEmail, type Json } from '../support/harness.js';
-import { enrollFactors } from '../support/factors.js';
+import { eventually, startLocalhostApi, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { newRp } from '../../tools/fixtures/clients.js';
 
 const PASSWORD = 'step-up factors browser password';
 const TIMEOUT = 90_000;
@@ -79,18 +78,13 @@ afterAll(async () => {
 });
 
 /** A relying party of its own per test (its callback queue is not shared), registered with Keyflow. */
-async function newRp() {
+async function newCallbackRp() {
   const callback = await startRpCallback();
   rps.push(callback);
-  const { client, clientSecret } = await createClient(api.deps.store, {
-    name: 'Factors RP',
-    redirectUris: [{ type: 'equals', value: callback.redirectUri }],
-    allowedScopes: ['openid'],
-    isVerified: true,
-  });
-  return { callback, clientId: client._id, basic: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` };
+  const { id, basic } = await newRp(api.deps, { name: 'Factors RP', redirectUris: [{ type: 'equals', value: callback.redirectUri }], allowedScopes: ['openid'], isVerified: true });
+  return { callback, clientId: id, basic };
 }
-type Rp = Awaited<ReturnType<typeof newRp>>;
+type Rp = Awaited<ReturnType<typeof newCallbackRp>>;
 
 async function createChallenge(rp: Rp, fields: Record<string, unknown> = {}): Promise<{ challenge_id: string; url: string }> {
   const res = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
@@ -112,12 +106,7 @@ async function verify(rp: Rp, code: string): Promise<{ status: number; body: Jso
 }
 
 /** A user with an authenticator app (sealed directly into the store) and backup codes. */
-async function newUser() {
-  const email = uniqueEmail('stepup-factors');
-  const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Factors Browser' });
-  const backupCodes = await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET);
-  return { email, userId: user._id, backupCodes };
-}
+const USER = { prefix: 'stepup-factors', password: PASSWORD, name: 'Factors Browser', totpSecret: TOTP_SECRET };
 type Who = Awaited<ReturnType<typeof newUser>>;
 
 const totpAt = (offsetSeconds = 0) => generate({ secret: TOTP_SECRET, epoch: Math.floor(Date.now() / 1000) + offsetSeconds });
@@ -173,8 +162,8 @@ it(
   'confirms with a backup code (method backup); the same backup code is refused on a second challenge',
   async () => {
     await settings();
-    const rp = await newRp();
-    const who = await newUser();
+    const rp = await newCallbackRp();
+    const who = await newUser(api.deps, USER);
     const page = await newPage();
     const first = await createChallenge(rp, { state: 'backup-1' });
     await signInTo(page, first.url, who);
@@ -190,7 +179,7 @@ it(
     expect(code).toBeTruthy();
     const verified = await verify(rp, code);
     expect(verified.status).toBe(200);
-    expect(verified.body).toEqual({ user_id: who.userId, client_id: rp.clientId, verified_at: expect.any(Number), action: ACTION, nonce: 'factors-nonce', method: 'backup' });
+    expect(verified.body).toEqual({ user_id: who.id, client_id: rp.clientId, verified_at: expect.any(Number), action: ACTION, nonce: 'factors-nonce', method: 'backup' });
 
     // A second challenge (already signed in): the used backup code is a failed factor.
     const second = await createChallenge(rp, { state: 'backup-2' });
@@ -211,8 +200,8 @@ it(
   'a wrong TOTP code consumes the challenge: the app gets access_denied and the challenge cannot be confirmed any more',
   async () => {
     await settings();
-    const rp = await newRp();
-    const who = await newUser();
+    const rp = await newCallbackRp();
+    const who = await newUser(api.deps, USER);
     const page = await newPage();
     const created = await createChallenge(rp, { state: 'wrong-totp' });
     await signInTo(page, created.url, who);
@@ -254,8 +243,8 @@ it(
   'keeps Confirm disabled until the box is ticked; a forced unticked submission is refused (400) without consuming the challenge',
   async () => {
     await settings();
-    const rp = await newRp();
-    const who = await newUser();
+    const rp = await newCallbackRp();
+    const who = await newUser(api.deps, USER);
     const page = await newPage();
     const created = await createChallenge(rp, { state: 'unticked' });
     await signInTo(page, created.url, who);
@@ -284,7 +273,7 @@ it(
     expect(confirmed.get('state')).toBe('unticked');
     const verified = await verify(rp, confirmed.get('code')!);
     expect(verified.status).toBe(200);
-    expect(verified.body).toMatchObject({ method: 'totp', user_id: who.userId, action: ACTION });
+    expect(verified.body).toMatchObject({ method: 'totp', user_id: who.id, action: ACTION });
   },
   TIMEOUT,
 );
@@ -293,8 +282,8 @@ it(
   'third-party captcha (hCaptcha) through a local fake verify server: a wrong token shows the page again, the right one with TOTP confirms',
   async () => {
     await settings({ captcha_provider: 'hcaptcha', captcha_site_key: 'browser-site-key', captcha_secret_key: CAPTCHA_SECRET, captcha_verify_url: fakeUrl });
-    const rp = await newRp();
-    const who = await newUser();
+    const rp = await newCallbackRp();
+    const who = await newUser(api.deps, USER);
     const page = await newPage();
     // Every request the browser makes: none may go to a third party (the provider's widget is not loaded).
     const origins = new Set<string>();
@@ -336,7 +325,7 @@ it(
     expect(call.get('remoteip')).toBeTruthy();
     const verified = await verify(rp, confirmed.get('code')!);
     expect(verified.status).toBe(200);
-    expect(verified.body).toMatchObject({ method: 'totp', user_id: who.userId, nonce: 'factors-nonce' });
+    expect(verified.body).toMatchObject({ method: 'totp', user_id: who.id, nonce: 'factors-nonce' });
     expect([...origins].filter((o) => o !== issuer && o !== new URL(rp.callback.redirectUri).origin)).toEqual([]);
   },
   TIMEOUT,
@@ -346,8 +335,8 @@ it(
   'site gate on while the challenge asks none: the page runs the proof of work; without its answer confirming fails, with it it succeeds',
   async () => {
     await settings({ require_captcha_for_2fa: true, captcha_provider: 'pow', pow_difficulty: 8 });
-    const rp = await newRp();
-    const who = await newUser();
+    const rp = await newCallbackRp();
+    const who = await newUser(api.deps, USER);
     const page = await newPage();
     const created = await createChallenge(rp, { state: 'site-gate' });
     const info = (await (await fetch(`${issuer}/api/oauth/2fa/info?challenge_id=${created.challenge_id}`)).json()) as Json;
@@ -375,7 +364,7 @@ it(
     expect(confirmed.get('state')).toBe('site-gate');
     const verified = await verify(rp, confirmed.get('code')!);
     expect(verified.status).toBe(200);
-    expect(verified.body).toMatchObject({ method: 'totp', user_id: who.userId, action: ACTION });
+    expect(verified.body).toMatchObject({ method: 'totp', user_id: who.id, action: ACTION });
   },
   TIMEOUT,
 );

@@ -12,7 +12,8 @@ import { createClient } from '../../lib/store/clients.js';
 import { setSiteSetting } from '../../lib/store/settings.js';
 import { createUser } from '../../lib/store/users.js';
 import { addVirtualAuthenticator, launchBrowser, startRpCallback, type RpCallback } from '../support/browser.js';
-import { startLocalhostApi, uniqueEmail, type Json } from '../support/harness.js';
+import { startLocalhostApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
 
 const PASSWORD = 'step-up sudo browser password';
 const TIMEOUT = 60_000;

@@ -21,14 +21,13 @@
 import { generate } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../../api/server.js';
-import { createClient } from '../../lib/store/clients.js';
 import { setSiteSetting } from '../../lib/store/settings.js';
 import { sudoWindows } from '../../lib/store/sudo-windows.js';
-import { createUser } from '../../lib/store/users.js';
 import { launchBrowser, startRpCallback, type RpCallback } from '../support/browser.js';
-import { startLocalhostApi, uniqueEmail, type Json } from '../support/harness.js';
-import { withPkce, withVerifier } from '../support/pkce.js';
-import { enrollFactors } from '../support/factors.js';
+import { startLocalhostApi, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { newRp } from '../../tools/fixtures/clients.js';
+import { withPkce, withVerifier } from '../../tools/fixtures/pkce.js';
 
 const PASSWORD = 'step-up sudo paths browser password';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
@@ -64,10 +63,8 @@ async function newPage(): Promise<Page> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A user with TOTP and backup codes; `nextTotp` gives a code of a time step not used before (now, or the next one). */
-async function newUser() {
-  const email = uniqueEmail('stepup-sudo-paths');
-  const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Sudo Paths' });
-  const backupCodes = await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET);
+async function userWithTotp() {
+  const { id, email, backupCodes } = await newUser(api.deps, { prefix: 'stepup-sudo-paths', password: PASSWORD, name: 'Sudo Paths', totpSecret: TOTP_SECRET });
   let lastStep: number | null = null;
   const nextTotp = async (): Promise<string> => {
     for (;;) {
@@ -81,19 +78,13 @@ async function newUser() {
       await sleep(1_000);
     }
   };
-  return { id: user._id, email, backupCodes, nextTotp };
+  return { id, email, backupCodes, nextTotp };
 }
-type User = Awaited<ReturnType<typeof newUser>>;
+type User = Awaited<ReturnType<typeof userWithTotp>>;
 
 /** A confidential client registered at the RP callback, with challenge/verify helpers. */
-async function newRp(name: string) {
-  const { client, clientSecret } = await createClient(api.deps.store, {
-    name,
-    redirectUris: [{ type: 'equals', value: rp.redirectUri }],
-    allowedScopes: ['openid'],
-    idTokenSignedResponseAlg: 'RS256',
-  });
-  const basic = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;
+async function rpWithChallenges(name: string) {
+  const { id, basic } = await newRp(api.deps, { name, redirectUris: [{ type: 'equals', value: rp.redirectUri }], allowedScopes: ['openid'], idTokenSignedResponseAlg: 'RS256' });
   const challenge = async (state: string): Promise<string> => {
     const res = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
       method: 'POST',
@@ -112,9 +103,9 @@ async function newRp(name: string) {
     expect(res.status).toBe(200);
     return res.json();
   };
-  return { id: client._id, name, basic, challenge, verify };
+  return { id, name, basic, challenge, verify };
 }
-type Rp = Awaited<ReturnType<typeof newRp>>;
+type Rp = Awaited<ReturnType<typeof rpWithChallenges>>;
 
 /** Signs in on /login: password, then a backup code as the second factor (no TOTP time step used). */
 async function signIn(page: Page, who: User): Promise<void> {
@@ -207,8 +198,8 @@ describe('sudo mode paths of the step-up page in a browser', () => {
     'after POST /api/oauth/2fa/sudo/revoke the next challenge of the client shows the factor form again and needs a factor (method totp)',
     async () => {
       await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', 5);
-      const who = await newUser();
-      const client = await newRp('Sudo revoke RP');
+      const who = await userWithTotp();
+      const client = await rpWithChallenges('Sudo revoke RP');
       const page = await newPage();
       await signIn(page, who);
 
@@ -244,8 +235,8 @@ describe('sudo mode paths of the step-up page in a browser', () => {
     'sudo_mode_ttl_minutes = 0: no opt-in is offered, and after a factor confirmation the next challenge asks a factor again',
     async () => {
       await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', 0);
-      const who = await newUser();
-      const client = await newRp('Sudo off RP');
+      const who = await userWithTotp();
+      const client = await rpWithChallenges('Sudo off RP');
       const page = await newPage();
       await signIn(page, who);
 
@@ -271,8 +262,8 @@ describe('sudo mode paths of the step-up page in a browser', () => {
     'sudo_mode_ttl_minutes = 0 while a window is open: the factor form without the opt-in; back above 0, the window applies again',
     async () => {
       await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', 5);
-      const who = await newUser();
-      const client = await newRp('Sudo paused RP');
+      const who = await userWithTotp();
+      const client = await rpWithChallenges('Sudo paused RP');
       const page = await newPage();
       await signIn(page, who);
       expect(await openFactorPage(page, await client.challenge('s1'))).toBe(5);
@@ -294,8 +285,8 @@ describe('sudo mode paths of the step-up page in a browser', () => {
     'signing out on /account and in again in the same browser ends sudo: the next challenge of the client needs a factor',
     async () => {
       await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', 5);
-      const who = await newUser();
-      const client = await newRp('Sudo sign-out RP');
+      const who = await userWithTotp();
+      const client = await rpWithChallenges('Sudo sign-out RP');
       const page = await newPage();
       await signIn(page, who);
 

@@ -9,9 +9,10 @@ import type { RunningApi } from '../../api/server.js';
 import { hashSecret, newSecret } from '../../lib/security/secrets.js';
 import { PAT_COLLECTION, PAT_PREFIX } from '../../lib/store/personal-access-tokens.js';
 import { createUser } from '../../lib/store/users.js';
-import { enrollFactors } from '../support/factors.js';
-import { eventually, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { enrollFactors } from '../../tools/fixtures/factors.js';
+import { eventually, startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'account re-auth password';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';

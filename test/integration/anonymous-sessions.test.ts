@@ -5,8 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import type { RunningApi } from '../../api/server.js';
 import { createUser } from '../../lib/store/users.js';
-import { startTestApi, uniqueEmail } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { startTestApi } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'anonymous sessions password';
 const PER_IP = 3;

@@ -7,10 +7,10 @@ import { seal } from '../../lib/security/kek.js';
 import { newSecret } from '../../lib/security/secrets.js';
 import { createClient, findClient } from '../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
-import { createUser } from '../../lib/store/users.js';
-import { eventually, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { withPkce, withVerifier } from '../support/pkce.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, startTestApi, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { withPkce, withVerifier } from '../../tools/fixtures/pkce.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'apps api test password';
 let api: RunningApi;
@@ -21,9 +21,9 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-async function newUser() {
-  const email = uniqueEmail('apps');
-  const user = await createUser(api.deps.store, { email, password: PASSWORD });
+/** A user with personal access tokens: read-write, read-only, write-only. */
+async function userWithTokens() {
+  const { email, user } = await newUser(api.deps, { prefix: 'apps', password: PASSWORD });
   const token = async (scope: string[]) => (await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope, expiresInDays: 1 })).token;
   return { email, user, rw: await token(['apps:read', 'apps:write']), ro: await token(['apps:read']), wo: await token(['apps:write']) };
 }
@@ -89,7 +89,7 @@ const FULL = {
 
 describe('app API', () => {
   it('creates (secret shown once), lists, reads, updates and deletes the user’s apps', async () => {
-    const { user, rw, email } = await newUser();
+    const { user, rw, email } = await userWithTokens();
     const created = await call(rw, 'POST', '', FULL);
     expect(created.res.status).toBe(201);
     expect(created.body).toEqual({
@@ -146,7 +146,7 @@ describe('app API', () => {
   });
 
   it('asks for a recent second factor before rotating a secret (RFC 9470), then rotates it', async () => {
-    const { email, user, rw } = await newUser();
+    const { email, user, rw } = await userWithTokens();
     const { body: app } = await call(rw, 'POST', '', { name: 'Rotating', redirect_uris: ['https://app.example/cb'] });
     expect(await secretVerdict(app.client_id, app.client_secret)).toBe('invalid_grant');
 
@@ -177,7 +177,7 @@ describe('app API', () => {
   });
 
   it('asks for a recent second factor before changing redirect URIs, keys, auth method or PKCE (RFC 9470); other fields need none', async () => {
-    const { email, user, rw } = await newUser();
+    const { email, user, rw } = await userWithTokens();
     const { body: app } = await call(rw, 'POST', '', { name: 'Guarded', redirect_uris: ['https://app.example/cb'] });
     const pwdToken = await oauthToken(email, {});
     const sensitive: Record<string, unknown>[] = [
@@ -209,7 +209,7 @@ describe('app API', () => {
   });
 
   it('validates input: 400 invalid_request with a description', async () => {
-    const { rw } = await newUser();
+    const { rw } = await userWithTokens();
     const { body: app } = await call(rw, 'POST', '', { name: 'Valid', redirect_uris: ['https://app.example/cb'] });
     const bad: unknown[] = [
       {},
@@ -249,8 +249,8 @@ describe('app API', () => {
   });
 
   it('shows only the user’s own apps: another user’s app is 404 for every operation', async () => {
-    const alice = await newUser();
-    const bob = await newUser();
+    const alice = await userWithTokens();
+    const bob = await userWithTokens();
     const { body: app } = await call(alice.rw, 'POST', '', { name: 'Alice app', redirect_uris: ['https://app.example/cb'] });
     expect((await call(bob.rw, 'GET')).body).toEqual({ apps: [] });
     for (const [method, path, body] of [['GET', ''], ['PATCH', '', { name: 'stolen' }], ['DELETE', ''], ['POST', '/secret']] as const) {
@@ -262,7 +262,7 @@ describe('app API', () => {
   });
 
   it('needs apps:read to read and apps:write to change, and a valid token', async () => {
-    const { rw, ro, wo } = await newUser();
+    const { rw, ro, wo } = await userWithTokens();
     const { body: app } = await call(rw, 'POST', '', { name: 'Scoped', redirect_uris: ['https://app.example/cb'] });
     for (const [method, path, body] of [['POST', '', { name: 'x' }], ['PATCH', `/${app.client_id}`, { name: 'x' }], ['DELETE', `/${app.client_id}`], ['POST', `/${app.client_id}/secret`]] as const) {
       const r = await call(ro, method, path, body);
@@ -280,7 +280,7 @@ describe('app API', () => {
 
 describe('/account/apps page', () => {
   it('lists, creates (secret shown once), rotates and deletes apps, with CSRF on every form', async () => {
-    const { email, user, rw } = await newUser();
+    const { email, user, rw } = await userWithTokens();
     const agent = new HttpUser(issuer);
     await agent.signIn(await agent.get('/login'), email, PASSWORD);
     const account = await (await agent.get('/account')).res.text();
@@ -320,7 +320,7 @@ describe('/account/apps page', () => {
       ownerUserId: user._id,
       secretHash: stored.secretHash,
     });
-    const stranger = await newUser();
+    const stranger = await userWithTokens();
     const strangerAgent = new HttpUser(issuer);
     await strangerAgent.signIn(await strangerAgent.get('/login'), stranger.email, PASSWORD);
     expect((await strangerAgent.get(`/account/apps/${clientId}/edit`)).res.status).toBe(404);
@@ -348,7 +348,7 @@ describe('/account/apps page', () => {
     expect(await findClient(api.deps.store, clientId)).not.toBeNull();
 
     // Another user cannot delete it from their page.
-    const other = await newUser();
+    const other = await userWithTokens();
     const otherAgent = new HttpUser(issuer);
     await otherAgent.signIn(await otherAgent.get('/login'), other.email, PASSWORD);
     const otherPage = await (await otherAgent.get('/account/apps')).res.text();
@@ -363,7 +363,7 @@ describe('/account/apps page', () => {
   });
 
   it('asks for a recent sign-in before an app’s redirect URIs, logout URIs or secret change, and comes back to the page', async () => {
-    const { email, user } = await newUser();
+    const { email, user } = await userWithTokens();
     const agent = new HttpUser(issuer);
     await agent.signIn(await agent.get('/login'), email, PASSWORD);
     const page = await (await agent.get('/account/apps')).res.text();

@@ -14,15 +14,15 @@ import type { AddressInfo } from 'node:net';
 import { generate } from 'otplib';
 import type { RunningApi } from '../../api/server.js';
 import { checkPow, solvePow } from '../../lib/domain/captcha.js';
+import type { NewClientInput } from '../../lib/domain/clients.js';
 import type { SiteSettings } from '../../lib/domain/site-settings.js';
-import { createClient } from '../../lib/store/clients.js';
 import { openStore } from '../../lib/store/db.js';
 import { getSiteSettings, SECRET_IS_SET, setSiteSetting, siteSecret } from '../../lib/store/settings.js';
 import { findStepUpChallenge } from '../../lib/store/step-up.js';
-import { createUser } from '../../lib/store/users.js';
-import { startTestApi, testConfig, uniqueEmail, type Json } from '../support/harness.js';
-import { enrollFactors } from '../support/factors.js';
-import { HttpUser } from '../support/http-user.js';
+import { startTestApi, testConfig, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { newRp } from '../../tools/fixtures/clients.js';
 
 const PASSWORD = 'captcha test password';
 const REDIRECT = 'https://rp.example/2fa/callback';
@@ -63,31 +63,23 @@ async function settings(values: Partial<SiteSettings>) {
   for (const [k, v] of Object.entries(all)) await setSiteSetting(api.deps.store, k as keyof SiteSettings, v as never, api.deps.kek);
 }
 
-async function newRp() {
-  const { client, clientSecret } = await createClient(api.deps.store, { name: 'Captcha RP', allowedScopes: ['openid'], redirectUris: [{ type: 'equals', value: REDIRECT }], isVerified: true });
-  return { authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret!}`).toString('base64')}` };
-}
+const RP: NewClientInput = { name: 'Captcha RP', allowedScopes: ['openid'], redirectUris: [{ type: 'equals', value: REDIRECT }], isVerified: true };
 
 async function createChallenge(fields: Record<string, unknown> = {}) {
   const res = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(await newRp()) },
+    headers: { 'content-type': 'application/json', ...(await newRp(api.deps, RP)).headers },
     body: JSON.stringify({ redirect_uri: REDIRECT, action: 'Delete the repository', nonce: 'n', state: 's', ...fields }),
   });
   expect(res.status).toBe(201);
   return (await res.json()) as Json;
 }
 
-async function newUser() {
-  const email = uniqueEmail('captcha');
-  const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Captcha' });
-  const backupCodes = await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET);
-  return { email, backupCodes };
-}
+const USER = { prefix: 'captcha', password: PASSWORD, name: 'Captcha', totpSecret: TOTP_SECRET };
 
 /** Signs in (password, then a backup code) on the way to the confirmation page. */
 async function openPage(url: string) {
-  const who = await newUser();
+  const who = await newUser(api.deps, USER);
   const agent = new HttpUser(issuer);
   let step = await agent.get(url);
   step = await agent.signIn(step, who.email, PASSWORD);

@@ -3,7 +3,8 @@ import { freePort } from '../../tools/embedded/ports.js';
 import { openStore, type Store } from '../../lib/store/db.js';
 import { hashSecret } from '../../lib/security/secrets.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
-import { runCli, runCli as runCliShared, STACK_FRAME, startTestApi, testConfig, uniqueEmail } from '../support/harness.js';
+import { runCli, runCli as runCliShared, STACK_FRAME, startTestApi, testConfig } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { expectFamilyRevoked, newTestRp, postForm, runCodeFlow } from '../support/token-flow.js';
 
 let store: Store;

@@ -5,7 +5,8 @@
 import type { RunningApi } from '../../api/server.js';
 import { deleteClient } from '../../lib/store/clients.js';
 import { createUser } from '../../lib/store/users.js';
-import { startTestApi, uniqueEmail, type Json } from '../support/harness.js';
+import { startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { expectFamilyRevoked, FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, postForm, runCodeFlow, type TestRp } from '../support/token-flow.js';
 
 let api: RunningApi;

@@ -5,13 +5,14 @@ import type { RunningApi } from '../../api/server.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
 import { newSecret } from '../../lib/security/secrets.js';
 import { createClient } from '../../lib/store/clients.js';
-import { createUser } from '../../lib/store/users.js';
 import type { NewClientInput } from '../../lib/domain/clients.js';
 import { familyWorkflowId } from '../../lib/domain/refresh-family.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
-import { eventually, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
-import { withPkce, withVerifier } from '../support/pkce.js';
+import { eventually, startTestApi, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { newRp } from '../../tools/fixtures/clients.js';
+import { withPkce, withVerifier } from '../../tools/fixtures/pkce.js';
 import { ValidationError } from '../../lib/domain/errors.js';
 
 let api: RunningApi;
@@ -25,21 +26,14 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-async function newUser() {
-  const email = uniqueEmail('flow');
-  const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Flow User' });
-  return { email, user };
-}
+const USER = { prefix: 'flow', password: PASSWORD, name: 'Flow User' };
 
-async function newClient(overrides: Partial<NewClientInput> = {}) {
-  return createClient(api.deps.store, {
-    name: 'Test RP',
-    redirectUris: [{ type: 'equals', value: REDIRECT }],
-    allowedScopes: ['openid', 'profile', 'email', 'offline_access', 'profile:write'],
-    idTokenSignedResponseAlg: 'RS256',
-    ...overrides,
-  });
-}
+const RP: NewClientInput = {
+  name: 'Test RP',
+  redirectUris: [{ type: 'equals', value: REDIRECT }],
+  allowedScopes: ['openid', 'profile', 'email', 'offline_access', 'profile:write'],
+  idTokenSignedResponseAlg: 'RS256',
+};
 
 /** The authorization URL; with the tests' PKCE challenge unless `pkce` is false or the params name one. */
 function authorizeUrl(params: Record<string, string>, pkce = true) {
@@ -71,8 +65,8 @@ async function authorize(agent: HttpUser, params: Record<string, string>, creds?
 
 describe('authorization code flow', () => {
   it('signs a user in, asks consent, and issues a code, tokens and UserInfo', async () => {
-    const { email, user } = await newUser();
-    const { client, clientSecret } = await newClient();
+    const { email, user } = await newUser(api.deps, USER);
+    const { client, secret: clientSecret } = await newRp(api.deps, RP);
     const agent = new HttpUser(issuer);
     const verifier = newSecret() + 'abc';
     const state = 'st-' + newSecret().slice(0, 8);
@@ -109,8 +103,8 @@ describe('authorization code flow', () => {
   });
 
   it('remembers consent, and asks again with prompt=consent', async () => {
-    const { email } = await newUser();
-    const { client } = await newClient();
+    const { email } = await newUser(api.deps, USER);
+    const { client } = await newRp(api.deps, RP);
     const agent = new HttpUser(issuer);
     const params = { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid profile', state: 's1' };
     await authorize(agent, params, { email });
@@ -125,29 +119,29 @@ describe('authorization code flow', () => {
   });
 
   it('sends access_denied with state and iss when the user denies', async () => {
-    const { email } = await newUser();
-    const { client } = await newClient();
+    const { email } = await newUser(api.deps, USER);
+    const { client } = await newRp(api.deps, RP);
     const back = await authorize(new HttpUser(issuer), { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid', state: 'deny-me' }, { email }, false);
     expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'access_denied', error_description: expect.any(String), state: 'deny-me', iss: issuer });
   });
 
   it('answers prompt=none with login_required, then consent_required', async () => {
-    const { email } = await newUser();
-    const { client } = await newClient();
+    const { email } = await newUser(api.deps, USER);
+    const { client } = await newRp(api.deps, RP);
     const agent = new HttpUser(issuer);
     const params = { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid', state: 'pn', prompt: 'none' };
     const anonymous = await agent.get(authorizeUrl(params));
     expect(Object.fromEntries(anonymous.external!.searchParams)).toMatchObject({ error: 'login_required', state: 'pn', iss: issuer });
     // Sign in through another client's flow, then prompt=none for this one: consent is missing.
-    const other = await newClient();
+    const other = await newRp(api.deps, RP);
     await authorize(agent, { response_type: 'code', client_id: other.client._id, redirect_uri: REDIRECT, scope: 'openid' }, { email });
     const signedIn = await agent.get(authorizeUrl(params));
     expect(Object.fromEntries(signedIn.external!.searchParams)).toMatchObject({ error: 'consent_required', state: 'pn', iss: issuer });
   });
 
   it('re-authenticates for prompt=login and an exceeded max_age', async () => {
-    const { email } = await newUser();
-    const { client } = await newClient();
+    const { email } = await newUser(api.deps, USER);
+    const { client } = await newRp(api.deps, RP);
     const agent = new HttpUser(issuer);
     const params = { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid' };
     await authorize(agent, params, { email });
@@ -163,10 +157,10 @@ describe('authorization code flow', () => {
   });
 
   it('never learns a redirect URI: a client must register one, and one stored without any accepts none', async () => {
-    await expect(newClient({ redirectUris: [] })).rejects.toThrow(ValidationError);
+    await expect(newRp(api.deps, { ...RP, redirectUris: [] })).rejects.toThrow(ValidationError);
     // A client stored before this rule, with an empty list, is refused on the error page, and nothing is learned.
-    const { email } = await newUser();
-    const { client } = await newClient();
+    const { email } = await newUser(api.deps, USER);
+    const { client } = await newRp(api.deps, RP);
     await api.deps.store.clients.updateOne({ _id: client._id }, { $set: { redirectUris: [] } });
     const agent = new HttpUser(issuer);
     await agent.signIn(await agent.get('/login'), email, PASSWORD);
@@ -182,8 +176,8 @@ describe('authorization endpoint errors', () => {
   let clientId: string;
   let publicId: string;
   beforeAll(async () => {
-    clientId = (await newClient({ allowedScopes: ['openid', 'profile', 'site:user:read', 'team:read', 'admin:users:read'] })).client._id;
-    publicId = (await newClient({ public: true })).client._id;
+    clientId = (await newRp(api.deps, { ...RP, allowedScopes: ['openid', 'profile', 'site:user:read', 'team:read', 'admin:users:read'] })).id;
+    publicId = (await newRp(api.deps, { ...RP, public: true })).id;
   });
 
   it.each([
@@ -222,11 +216,10 @@ describe('authorization endpoint errors', () => {
   });
 
   it('lets only admins consent to admin scopes', async () => {
-    const { email } = await newUser();
+    const { email } = await newUser(api.deps, USER);
     const back = await authorize(new HttpUser(issuer), { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid admin:users:read', state: 'adm' }, { email });
     expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'invalid_scope', state: 'adm', iss: issuer });
-    const adminEmail = uniqueEmail('admin');
-    await createUser(api.deps.store, { email: adminEmail, password: PASSWORD, admin: true });
+    const { email: adminEmail } = await newUser(api.deps, { prefix: 'admin', password: PASSWORD, admin: true });
     const ok = await authorize(new HttpUser(issuer), { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid admin:users:read', state: 'adm' }, { email: adminEmail });
     expect(ok.searchParams.get('code')).toBeTruthy();
   });
@@ -235,7 +228,7 @@ describe('authorization endpoint errors', () => {
     const res = await fetch(authorizeUrl({ response_type: 'code', client_id: publicId, redirect_uri: REDIRECT, scope: 'openid', state: 's' }, false), { redirect: 'manual' });
     expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
     // A public client cannot opt out.
-    await expect(newClient({ public: true, requirePkce: false })).rejects.toThrow(/always use PKCE/);
+    await expect(newRp(api.deps, { ...RP, public: true, requirePkce: false })).rejects.toThrow(/always use PKCE/);
   });
 
   it('requires PKCE from confidential clients too, unless the client opted out', async () => {
@@ -243,8 +236,8 @@ describe('authorization endpoint errors', () => {
     const back = new URL(res.headers.get('location')!);
     expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/PKCE/), state: 's', iss: issuer });
     // The explicit opt-out: a code without PKCE, redeemed with the secret alone.
-    const { email } = await newUser();
-    const optedOut = await newClient({ requirePkce: false });
+    const { email } = await newUser(api.deps, USER);
+    const optedOut = await newRp(api.deps, { ...RP, requirePkce: false });
     const agent = new HttpUser(issuer);
     let step = await agent.get(authorizeUrl({ response_type: 'code', client_id: optedOut.client._id, redirect_uri: REDIRECT, scope: 'openid' }, false));
     step = await agent.signIn(step, email, PASSWORD);
@@ -252,7 +245,7 @@ describe('authorization endpoint errors', () => {
     const code = step.external!.searchParams.get('code')!;
     const tokenRes = await fetch(`${issuer}/api/oauth/token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(optedOut.client._id, optedOut.clientSecret!) },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(optedOut.client._id, optedOut.secret!) },
       body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }),
     });
     expect(tokenRes.status).toBe(200);
@@ -262,7 +255,7 @@ describe('authorization endpoint errors', () => {
 describe('token endpoint errors', () => {
   let email: string;
   beforeAll(async () => {
-    ({ email } = await newUser());
+    ({ email } = await newUser(api.deps, USER));
   });
 
   async function codeFor(clientId: string, extra: Record<string, string> = {}) {
@@ -277,7 +270,7 @@ describe('token endpoint errors', () => {
   };
 
   it('refuses a second use of a code and revokes what the first use issued', async () => {
-    const { client, clientSecret } = await newClient();
+    const { client, secret: clientSecret } = await newRp(api.deps, RP);
     const { verifier, params } = pkce();
     const code = await codeFor(client._id, params);
     const auth = { authorization: basic(client._id, clientSecret!) };
@@ -294,7 +287,7 @@ describe('token endpoint errors', () => {
   });
 
   it('ends the refresh family of a replayed code: its refresh token is refused and the family is revoked', async () => {
-    const { client, clientSecret } = await newClient();
+    const { client, secret: clientSecret } = await newRp(api.deps, RP);
     const { verifier, params } = pkce();
     const code = await codeFor(client._id, { ...params, scope: 'openid offline_access' });
     const auth = { authorization: basic(client._id, clientSecret!) };
@@ -316,7 +309,7 @@ describe('token endpoint errors', () => {
   });
 
   it('lets at most one of several concurrent exchanges of a code succeed, and revokes what it issued', async () => {
-    const { client, clientSecret } = await newClient();
+    const { client, secret: clientSecret } = await newRp(api.deps, RP);
     const { verifier, params } = pkce();
     const code = await codeFor(client._id, params);
     const auth = { authorization: basic(client._id, clientSecret!) };
@@ -335,7 +328,7 @@ describe('token endpoint errors', () => {
   });
 
   it('answers 401 with a Basic challenge for wrong Basic credentials, 400 for wrong body credentials', async () => {
-    const { client } = await newClient();
+    const { client } = await newRp(api.deps, RP);
     const viaBasic = await token({ grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT }, { authorization: basic(client._id, 'wrong') });
     expect(viaBasic.res.status).toBe(401);
     expect(viaBasic.res.headers.get('www-authenticate')).toMatch(/^Basic realm="keyflow"/);
@@ -353,21 +346,21 @@ describe('token endpoint errors', () => {
     ['an unknown code', { grant_type: 'authorization_code', code: 'not-a-code', redirect_uri: REDIRECT }, 'invalid_grant'],
     ['a missing code', { grant_type: 'authorization_code', redirect_uri: REDIRECT }, 'invalid_request'],
   ])('answers %s with %s', async (_name, body, error) => {
-    const { client, clientSecret } = await newClient();
+    const { client, secret: clientSecret } = await newRp(api.deps, RP);
     const r = await token(body as Record<string, string>, { authorization: basic(client._id, clientSecret!) });
     expect(r.res.status).toBe(400);
     expect(r.body).toEqual({ error, error_description: expect.any(String) });
   });
 
   it('binds the code to its client, redirect URI and PKCE verifier', async () => {
-    const { client, clientSecret } = await newClient();
-    const other = await newClient();
+    const { client, secret: clientSecret } = await newRp(api.deps, RP);
+    const other = await newRp(api.deps, RP);
     const verifier = newSecret() + 'xyz';
     const auth = { authorization: basic(client._id, clientSecret!) };
     const pkce = { code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' };
 
     const c1 = await codeFor(client._id, pkce);
-    expect((await token({ grant_type: 'authorization_code', code: c1, redirect_uri: REDIRECT, code_verifier: verifier }, { authorization: basic(other.client._id, other.clientSecret!) })).body.error).toBe('invalid_grant');
+    expect((await token({ grant_type: 'authorization_code', code: c1, redirect_uri: REDIRECT, code_verifier: verifier }, { authorization: basic(other.client._id, other.secret!) })).body.error).toBe('invalid_grant');
     const c2 = await codeFor(client._id, pkce);
     expect((await token({ grant_type: 'authorization_code', code: c2, redirect_uri: 'https://rp.example/other', code_verifier: verifier }, auth)).body.error).toBe('invalid_grant');
     const c3 = await codeFor(client._id, pkce);
@@ -379,7 +372,7 @@ describe('token endpoint errors', () => {
   });
 
   it('lets a public client exchange a code with PKCE and no secret', async () => {
-    const { client } = await newClient({ public: true });
+    const { client } = await newRp(api.deps, { ...RP, public: true });
     const verifier = newSecret() + 'pub';
     const code = await codeFor(client._id, { code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' });
     const r = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: client._id, code_verifier: verifier });
@@ -399,8 +392,8 @@ describe('UserInfo and profile API errors', () => {
   });
 
   it('answers 403 insufficient_scope without openid, and lets profile:write change the profile', async () => {
-    const { email, user } = await newUser();
-    const { client, clientSecret } = await newClient();
+    const { email, user } = await newUser(api.deps, USER);
+    const { client, secret: clientSecret } = await newRp(api.deps, RP);
     const back = await authorize(new HttpUser(issuer), { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'profile profile:write' }, { email });
     const { body } = await token({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT }, { authorization: basic(client._id, clientSecret!) });
     expect(body.id_token).toBeUndefined();
@@ -424,13 +417,13 @@ describe('UserInfo and profile API errors', () => {
 
 describe('the apps claim (apps:read + oidc_fields "apps")', () => {
   async function idTokenFor(overrides: Partial<NewClientInput>, scope: string) {
-    const { email, user } = await newUser();
+    const { email, user } = await newUser(api.deps, USER);
     // The user's own apps: what the claim lists.
     const mine = [
       (await createClient(api.deps.store, { name: 'Owned <one>', redirectUris: [{ type: 'equals', value: 'https://one.example/cb' }], allowedScopes: ['openid'], ownerUserId: user._id, isVerified: true })).client,
       (await createClient(api.deps.store, { name: 'Owned two', redirectUris: [{ type: 'equals', value: 'https://two.example/cb' }], allowedScopes: ['openid'], ownerUserId: user._id })).client,
     ];
-    const { client, clientSecret } = await newClient({ allowedScopes: ['openid', 'apps:read'], ...overrides });
+    const { client, secret: clientSecret } = await newRp(api.deps, { ...RP, allowedScopes: ['openid', 'apps:read'], ...overrides });
     const back = await authorize(new HttpUser(issuer), { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope }, { email });
     const t = await token({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT }, { authorization: basic(client._id, clientSecret!) });
     expect(t.res.status).toBe(200);

@@ -7,16 +7,16 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { RunningApi } from '../../api/server.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
 import { hashSecret, newSecret } from '../../lib/security/secrets.js';
-import { createClient } from '../../lib/store/clients.js';
 import { findConsent } from '../../lib/store/consents.js';
 import { findDeviceCode, findDevicePoll } from '../../lib/store/device-codes.js';
-import { createUser } from '../../lib/store/users.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { deviceWorkflowId } from '../../lib/domain/device-authorization.js';
 import { familyWorkflowId } from '../../lib/domain/refresh-family.js';
 import type { NewClientInput } from '../../lib/domain/clients.js';
-import { eventually, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, startTestApi, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { newRp, type FixtureRp } from '../../tools/fixtures/clients.js';
 
 const PASSWORD = 'device flow password';
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -36,47 +36,30 @@ afterAll(async () => {
   await api.stop();
 });
 
-interface Rp {
-  id: string;
-  /** Client authentication for request bodies and headers. */
-  body: Record<string, string>;
-  headers: Record<string, string>;
-}
-
-async function newRp(overrides: Partial<NewClientInput> = {}): Promise<Rp> {
-  const { client, clientSecret } = await createClient(api.deps.store, {
-    name: 'Device RP',
-    redirectUris: [{ value: 'https://device.example/cb' }], 
-    allowedScopes: ['openid', 'profile', 'email', 'offline_access', 'site:user:read', 'team:read', 'team:abc:read', 'admin:users:read'],
-    idTokenSignedResponseAlg: 'RS256',
-    isVerified: true,
-    ...overrides,
-  });
-  if (!clientSecret) return { id: client._id, body: { client_id: client._id }, headers: {} };
-  return { id: client._id, body: {}, headers: { authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` } };
-}
+const RP: NewClientInput = {
+  name: 'Device RP',
+  redirectUris: [{ value: 'https://device.example/cb' }],
+  allowedScopes: ['openid', 'profile', 'email', 'offline_access', 'site:user:read', 'team:read', 'team:abc:read', 'admin:users:read'],
+  idTokenSignedResponseAlg: 'RS256',
+  isVerified: true,
+};
+const USER = { prefix: 'device', password: PASSWORD, name: 'Device User' };
 
 async function post(path: string, body: Record<string, string>, headers: Record<string, string> = {}, base = issuer) {
   const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
   return { res, body: (await res.json()) as Json };
 }
 
-const authorizeDevice = (rp: Rp, params: Record<string, string>, base = issuer) => post('/api/oauth/device_authorization', { ...rp.body, ...params }, rp.headers, base);
+const authorizeDevice = (rp: FixtureRp, params: Record<string, string>, base = issuer) => post('/api/oauth/device_authorization', { ...rp.body, ...params }, rp.headers, base);
 
-async function startDevice(rp: Rp, params: Record<string, string> = { scope: 'openid profile' }, base = issuer) {
+async function startDevice(rp: FixtureRp, params: Record<string, string> = { scope: 'openid profile' }, base = issuer) {
   const r = await authorizeDevice(rp, params, base);
   expect(r.res.status).toBe(200);
   return r.body as { device_code: string; user_code: string; verification_uri_complete: string };
 }
 
-const poll = (rp: Rp, deviceCode: string, extra: Record<string, string> = {}) =>
+const poll = (rp: FixtureRp, deviceCode: string, extra: Record<string, string> = {}) =>
   post('/api/oauth/token', { ...rp.body, grant_type: GRANT, device_code: deviceCode, ...extra }, rp.headers);
-
-async function newUser() {
-  const email = uniqueEmail('device');
-  const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Device User' });
-  return { email, user };
-}
 
 /** A person at /device: enters the code, signs in when asked, and reaches the device consent page. */
 async function openConsent(agent: HttpUser, typed: string, email: string) {
@@ -102,7 +85,7 @@ const handleFor = (deviceCode: string) => temporal.workflow.getHandle(deviceWork
 
 describe('device authorization endpoint', () => {
   it('answers with a device code, a user code and where to enter it', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const { res, body } = await authorizeDevice(rp, { scope: 'openid profile' });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -133,7 +116,7 @@ describe('device authorization endpoint', () => {
     ['a malformed code_challenge', 'invalid_request', { scope: 'openid', code_challenge: 'short', code_challenge_method: 'S256' }],
     ['a code_challenge without method', 'invalid_request', { scope: 'openid', code_challenge: 'a'.repeat(43) }],
   ])('refuses %s with %s', async (_name, error, params) => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const r = await authorizeDevice(rp, params as Record<string, string>);
     expect(r.res.status).toBe(400);
     expect(r.res.headers.get('cache-control')).toBe('no-store');
@@ -141,7 +124,7 @@ describe('device authorization endpoint', () => {
   });
 
   it('authenticates clients like the token endpoint', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const unknown = await post('/api/oauth/device_authorization', { client_id: 'nope', scope: 'openid' });
     expect(unknown.res.status).toBe(400);
     expect(unknown.body.error).toBe('invalid_client');
@@ -150,7 +133,7 @@ describe('device authorization endpoint', () => {
     const wrongBasic = await post('/api/oauth/device_authorization', { scope: 'openid' }, { authorization: `Basic ${Buffer.from(`${rp.id}:wrong`).toString('base64')}` });
     expect(wrongBasic.res.status).toBe(401);
     expect(wrongBasic.res.headers.get('www-authenticate')).toMatch(/^Basic realm="keyflow"/);
-    const publicRp = await newRp({ public: true });
+    const publicRp = await newRp(api.deps, { ...RP, public: true });
     expect((await authorizeDevice(publicRp, { scope: 'openid' })).res.status).toBe(200);
     const get = await fetch(`${issuer}/api/oauth/device_authorization`);
     expect(get.status).toBe(405);
@@ -161,7 +144,7 @@ describe('device authorization endpoint', () => {
 
 describe('polling the token endpoint', () => {
   it('answers authorization_pending, then slow_down with a growing interval', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const { device_code } = await startDevice(rp);
     const first = await poll(rp, device_code);
     expect(first.res.status).toBe(400);
@@ -174,8 +157,8 @@ describe('polling the token endpoint', () => {
   });
 
   it('refuses unknown device codes, another client\'s, and requests without one', async () => {
-    const rp = await newRp();
-    const other = await newRp();
+    const rp = await newRp(api.deps, RP);
+    const other = await newRp(api.deps, RP);
     const { device_code } = await startDevice(rp);
     expect((await poll(rp, newSecret())).body).toEqual({ error: 'invalid_grant', error_description: expect.any(String) });
     expect((await poll(other, device_code)).body.error).toBe('invalid_grant');
@@ -188,8 +171,8 @@ describe('polling the token endpoint', () => {
 
 describe('approval on the /device page', () => {
   it('issues tokens once, with a refresh token for offline_access, after the user allows', async () => {
-    const rp = await newRp();
-    const { email, user } = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const { email, user } = await newUser(api.deps, USER);
     const { device_code, user_code } = await startDevice(rp, { scope: 'openid profile offline_access' });
     expect((await poll(rp, device_code)).body.error).toBe('authorization_pending');
     const { consent } = await answer(device_code, user_code, email, 'allow');
@@ -228,8 +211,8 @@ describe('approval on the /device page', () => {
   });
 
   it('lets exactly one of several concurrent polls redeem the approval', async () => {
-    const rp = await newRp();
-    const { email } = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const { email } = await newUser(api.deps, USER);
     const { device_code, user_code } = await startDevice(rp);
     await answer(device_code, user_code, email, 'allow');
     const results = await Promise.all([1, 2, 3].map(() => poll(rp, device_code)));
@@ -239,8 +222,8 @@ describe('approval on the /device page', () => {
   });
 
   it('answers access_denied, and keeps answering it, after the user denies', async () => {
-    const rp = await newRp();
-    const { email } = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const { email } = await newUser(api.deps, USER);
     const { device_code, user_code } = await startDevice(rp);
     await answer(device_code, user_code, email, 'deny');
     for (let i = 0; i < 2; i++) expect((await poll(rp, device_code)).body).toEqual({ error: 'access_denied', error_description: expect.any(String) });
@@ -249,8 +232,8 @@ describe('approval on the /device page', () => {
   });
 
   it('matches the user code whatever its case, dashes and spaces', async () => {
-    const rp = await newRp();
-    const { email } = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const { email } = await newUser(api.deps, USER);
     const agent = new HttpUser(issuer);
     const first = await startDevice(rp);
     const lower = first.user_code.toLowerCase().replace('-', '');
@@ -261,7 +244,7 @@ describe('approval on the /device page', () => {
   });
 
   it('prefills the code from verification_uri_complete and shows the page again for a wrong code', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const { user_code, verification_uri_complete } = await startDevice(rp);
     const agent = new HttpUser(issuer);
     const prefilled = await agent.get(verification_uri_complete);
@@ -280,15 +263,15 @@ describe('approval on the /device page', () => {
   });
 
   it('refuses a form without its CSRF token', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const { user_code } = await startDevice(rp);
     const res = await new HttpUser(issuer).request('/device', { method: 'POST', body: new URLSearchParams({ user_code }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.status).toBe(400);
   });
 
   it('lets only admins allow admin scopes', async () => {
-    const rp = await newRp();
-    const { email } = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const { email } = await newUser(api.deps, USER);
     const { user_code } = await startDevice(rp, { scope: 'openid admin:users:read' });
     const agent = new HttpUser(issuer);
     const entry = await agent.get('/device');
@@ -298,7 +281,7 @@ describe('approval on the /device page', () => {
   });
 
   it('returns from sign-in only to a /device path', async () => {
-    const { email } = await newUser();
+    const { email } = await newUser(api.deps, USER);
     const agent = new HttpUser(issuer);
     const login = await agent.get(`/login?next=${encodeURIComponent('https://evil.example/device')}`);
     const after = await agent.signIn(login, email, PASSWORD);
@@ -309,8 +292,8 @@ describe('approval on the /device page', () => {
 
 describe('PKCE', () => {
   it('refuses a missing or wrong code_verifier without using the approval up', async () => {
-    const rp = await newRp({ public: true });
-    const { email } = await newUser();
+    const rp = await newRp(api.deps, { ...RP, public: true });
+    const { email } = await newUser(api.deps, USER);
     const verifier = newSecret() + 'pkce';
     const { device_code, user_code } = await startDevice(rp, { scope: 'openid', code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' });
     await answer(device_code, user_code, email, 'allow');
@@ -330,8 +313,8 @@ describe('expiry', () => {
   afterAll(() => shortApi.stop());
 
   it('answers expired_token once expires_in has passed, approved or not', async () => {
-    const rp = await newRp();
-    const { email } = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const { email } = await newUser(api.deps, USER);
     // Signed in beforehand, so that the approval fits easily into the 2 seconds.
     const agent = new HttpUser(issuer);
     await agent.signIn(await agent.get('/login'), email, PASSWORD);
@@ -352,8 +335,8 @@ describe('expiry', () => {
 
 describe('the DeviceAuthorization workflow', () => {
   it('shows client, user and state as search attributes, and keeps no code or token in its history', async () => {
-    const rp = await newRp();
-    const { email, user } = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const { email, user } = await newUser(api.deps, USER);
     const { device_code, user_code } = await startDevice(rp, { scope: 'openid offline_access' });
     const handle = handleFor(device_code);
     expect(handle.workflowId).toBe(`device:${hashSecret(device_code).slice(0, 32)}`);
@@ -389,8 +372,7 @@ describe('wrong user codes', () => {
     // block the other test files that enter codes from the same address.
     const limited = await startTestApi({ MONGODB_DATABASE: `device_limit_${Date.now()}` });
     try {
-      const { client, clientSecret } = await createClient(limited.deps.store, { name: 'Limit RP', redirectUris: [{ value: 'https://device.example/cb' }], allowedScopes: ['openid'] });
-      const rp: Rp = { id: client._id, body: {}, headers: { authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` } };
+      const rp = await newRp(limited.deps, { name: 'Limit RP', redirectUris: [{ value: 'https://device.example/cb' }], allowedScopes: ['openid'] });
       const agent = new HttpUser(limited.url);
       let page = await (await agent.get('/device')).res.text();
       let status = 0;

@@ -2,7 +2,8 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 import type { RunningApi } from '../../api/server.js';
 import { createUser } from '../../lib/store/users.js';
-import { startTestApi, uniqueEmail } from '../support/harness.js';
+import { startTestApi } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
 import type { Json } from '../support/harness.js';
 
 let api: RunningApi;

@@ -11,9 +11,10 @@ import { createClient } from '../../lib/store/clients.js';
 import { setSiteSetting } from '../../lib/store/settings.js';
 import { findStepUpChallenge } from '../../lib/store/step-up.js';
 import { createUser } from '../../lib/store/users.js';
-import { startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { enrollFactors } from '../support/factors.js';
-import { HttpUser } from '../support/http-user.js';
+import { startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { enrollFactors } from '../../tools/fixtures/factors.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 import { awayFromWindowEdge, countStatuses } from '../support/limits.js';
 
 const PASSWORD = 'flow limits password';

@@ -3,7 +3,8 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { RunningApi } from '../../api/server.js';
 import { createUser } from '../../lib/store/users.js';
-import { startTestApi, uniqueEmail } from '../support/harness.js';
+import { startTestApi } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../support/token-flow.js';
 
 let api: RunningApi;

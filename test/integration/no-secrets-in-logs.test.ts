@@ -20,9 +20,10 @@ import { openStore, type Store } from '../../lib/store/db.js';
 import { setSiteSetting } from '../../lib/store/settings.js';
 import { createUser } from '../../lib/store/users.js';
 import { stepUpWorkflowId } from '../../lib/domain/step-up-challenge.js';
-import { eventually, testConfig, uniqueEmail, type Json } from '../support/harness.js';
-import { enrollFactors } from '../support/factors.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, testConfig, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { enrollFactors } from '../../tools/fixtures/factors.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const TIMEOUT = 180_000;
 const PASSWORD = 'logs test password 7f3a';

@@ -13,7 +13,8 @@ import { JWT_BEARER_ASSERTION_TYPE } from '../../api/oauth/client-assertion.js';
 import { createClient } from '../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import { createUser } from '../../lib/store/users.js';
-import { startTestApi, uniqueEmail, type Json } from '../support/harness.js';
+import { startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
 
 const REDIRECT = 'https://outbound-uris-rp.example/cb';
 let api: RunningApi;

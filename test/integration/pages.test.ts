@@ -5,8 +5,9 @@ import { s256Challenge } from '../../lib/domain/pkce.js';
 import { createClient } from '../../lib/store/clients.js';
 import { hashSecret } from '../../lib/security/secrets.js';
 import { createUser } from '../../lib/store/users.js';
-import { startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'pages test password';
 const REDIRECT = 'https://pages-rp.example/cb';

@@ -8,10 +8,11 @@ import { s256Challenge } from '../../lib/domain/pkce.js';
 import type { NewClientInput } from '../../lib/domain/clients.js';
 import { hashSecret, newSecret } from '../../lib/security/secrets.js';
 import { createClient } from '../../lib/store/clients.js';
-import { createUser } from '../../lib/store/users.js';
-import { runCli, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { withPkce } from '../support/pkce.js';
-import { HttpUser } from '../support/http-user.js';
+import { runCli, startTestApi, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { withPkce } from '../../tools/fixtures/pkce.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { newRp, type FixtureRp } from '../../tools/fixtures/clients.js';
 
 let api: RunningApi;
 let issuer: string;
@@ -25,23 +26,13 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-interface Rp {
-  id: string;
-  headers: Record<string, string>;
-  body: Record<string, string>;
-}
-
-async function newRp(overrides: Partial<NewClientInput> = {}): Promise<Rp> {
-  const { client, clientSecret } = await createClient(api.deps.store, {
-    name: 'PAR RP',
-    redirectUris: [{ type: 'equals', value: REDIRECT }],
-    allowedScopes: ['openid', 'profile', 'email', 'offline_access'],
-    idTokenSignedResponseAlg: 'RS256',
-    ...overrides,
-  });
-  if (!clientSecret) return { id: client._id, headers: {}, body: { client_id: client._id } };
-  return { id: client._id, headers: { authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` }, body: {} };
-}
+const RP: NewClientInput = {
+  name: 'PAR RP',
+  redirectUris: [{ type: 'equals', value: REDIRECT }],
+  allowedScopes: ['openid', 'profile', 'email', 'offline_access'],
+  idTokenSignedResponseAlg: 'RS256',
+};
+const USER = { prefix: 'par', password: PASSWORD, name: 'Par User' };
 
 async function post(path: string, body: Record<string, string> | URLSearchParams, headers: Record<string, string> = {}) {
   const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
@@ -50,13 +41,7 @@ async function post(path: string, body: Record<string, string> | URLSearchParams
 }
 
 /** A push with the tests' PKCE challenge unless `params` names one. */
-const push = (rp: Rp, params: Record<string, string>) => post('/api/oauth/par', withPkce({ ...rp.body, ...params }), rp.headers);
-
-async function newUser() {
-  const email = uniqueEmail('par');
-  const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Par User' });
-  return { email, user };
-}
+const push = (rp: FixtureRp, params: Record<string, string>) => post('/api/oauth/par', withPkce({ ...rp.body, ...params }), rp.headers);
 
 function authorizeUrl(params: Record<string, string>) {
   const url = new URL('/api/oauth/authorize', issuer);
@@ -84,8 +69,8 @@ async function expectErrorPage(params: Record<string, string>, text: string) {
 
 describe('pushed authorization requests', () => {
   it('answers 201 with a request_uri the authorization endpoint accepts with client_id alone; the pushed parameters apply', async () => {
-    const rp = await newRp();
-    const { email, user } = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const { email, user } = await newUser(api.deps, USER);
     const verifier = newSecret() + 'xyz';
     const pushed = await push(rp, {
       response_type: 'code', redirect_uri: REDIRECT, scope: 'openid profile', state: 'pushed-state', nonce: 'pushed-nonce',
@@ -113,8 +98,8 @@ describe('pushed authorization requests', () => {
   });
 
   it('refuses a request_uri used before, on the error page', async () => {
-    const rp = await newRp();
-    const { email } = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const { email } = await newUser(api.deps, USER);
     const pushed = await push(rp, { response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', state: 's' });
     const agent = new HttpUser(issuer);
     expect((await authorize(agent, { client_id: rp.id, request_uri: pushed.body.request_uri }, email)).searchParams.get('code')).toBeTruthy();
@@ -126,7 +111,7 @@ describe('pushed authorization requests', () => {
   });
 
   it('refuses an expired request_uri', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const pushed = await push(rp, { response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' });
     const opaque = (pushed.body.request_uri as string).slice(URN.length);
     const updated = await api.deps.store.expiring('par_requests').updateOne({ _id: hashSecret(opaque) }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
@@ -135,9 +120,9 @@ describe('pushed authorization requests', () => {
   });
 
   it('refuses the request_uri of another client without redirecting, and without using it up', async () => {
-    const owner = await newRp();
-    const other = await newRp();
-    const { email } = await newUser();
+    const owner = await newRp(api.deps, RP);
+    const other = await newRp(api.deps, RP);
+    const { email } = await newUser(api.deps, USER);
     const pushed = await push(owner, { response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', state: 'mine' });
     await expectErrorPage({ client_id: other.id, request_uri: pushed.body.request_uri }, 'not pushed by this application');
     const back = await authorize(new HttpUser(issuer), { client_id: owner.id, request_uri: pushed.body.request_uri }, email);
@@ -146,15 +131,15 @@ describe('pushed authorization requests', () => {
   });
 
   it('refuses unknown request_uris and unknown clients on the error page', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     await expectErrorPage({ client_id: rp.id, request_uri: `${URN}${newSecret()}` }, 'request_uri');
     const pushed = await push(rp, { response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' });
     await expectErrorPage({ client_id: 'nope', request_uri: pushed.body.request_uri }, 'Unknown application');
   });
 
   it('sends a client that requires PAR back with invalid_request when it uses the plain authorization endpoint', async () => {
-    const rp = await newRp({ requirePushedAuthorizationRequests: true });
-    const { email } = await newUser();
+    const rp = await newRp(api.deps, { ...RP, requirePushedAuthorizationRequests: true });
+    const { email } = await newUser(api.deps, USER);
     const res = await fetch(authorizeUrl({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope: 'openid', state: 'plain' }), { redirect: 'manual' });
     expect(res.status).toBe(303);
     const back = new URL(res.headers.get('location')!);
@@ -170,7 +155,7 @@ describe('pushed authorization requests', () => {
   });
 
   it('accepts public clients (client_id and PKCE) and answers like the authorization endpoint, as JSON', async () => {
-    const pub = await newRp({ public: true });
+    const pub = await newRp(api.deps, { ...RP, public: true });
     const challenge = s256Challenge(newSecret() + 'abc');
     const ok = await push(pub, { response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', code_challenge: challenge, code_challenge_method: 'S256' });
     expect(ok.res.status).toBe(201);
@@ -178,7 +163,7 @@ describe('pushed authorization requests', () => {
     expect(noPkce.res.status).toBe(400);
     expect(noPkce.body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
 
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const cases: [Record<string, string>, string][] = [
       [{ response_type: 'code', redirect_uri: 'https://evil.example/cb', scope: 'openid' }, 'invalid_request'],
       [{ response_type: 'code', scope: 'openid' }, 'invalid_request'],
@@ -199,7 +184,7 @@ describe('pushed authorization requests', () => {
   });
 
   it('requires client authentication and POST', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const wrong = await post('/api/oauth/par', { response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' }, { authorization: `Basic ${Buffer.from(`${rp.id}:wrong`).toString('base64')}` });
     expect(wrong.res.status).toBe(401);
     expect(wrong.body.error).toBe('invalid_client');
@@ -241,7 +226,7 @@ describe('pushed authorization requests', () => {
     const pushed = await oauth.processPushedAuthorizationResponse(as, client, parResponse);
     expect(pushed.expires_in).toBe(90);
 
-    const { email } = await newUser();
+    const { email } = await newUser(api.deps, USER);
     const agent = new HttpUser(issuer);
     const authorizationUrl = new URL(as.authorization_endpoint!);
     authorizationUrl.search = new URLSearchParams({ client_id: client.client_id, request_uri: pushed.request_uri }).toString();

@@ -4,8 +4,9 @@
 // the user's other sessions out.
 import type { RunningApi } from '../../api/server.js';
 import { createUser } from '../../lib/store/users.js';
-import { runCli, startTestApi, uniqueEmail } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { runCli, startTestApi } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'passwords test passphrase';
 const NEW_PASSWORD = 'violet tractor umbrella';

@@ -5,8 +5,9 @@ import type { RunningApi } from '../../api/server.js';
 import { hashSecret } from '../../lib/security/secrets.js';
 import { PAT_COLLECTION, personalAccessTokenContext } from '../../lib/store/personal-access-tokens.js';
 import { createUser } from '../../lib/store/users.js';
-import { startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'pat test password';
 let api: RunningApi;

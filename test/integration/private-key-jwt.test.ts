@@ -9,10 +9,12 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'j
 import type { RunningApi } from '../../api/server.js';
 import { JWT_BEARER_ASSERTION_TYPE } from '../../api/oauth/client-assertion.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
+import type { NewClientInput } from '../../lib/domain/clients.js';
 import { createClient } from '../../lib/store/clients.js';
-import { createUser } from '../../lib/store/users.js';
-import { startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { startTestApi, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { newRp } from '../../tools/fixtures/clients.js';
 
 const PASSWORD = 'private key jwt password';
 const REDIRECT = 'https://pkjwt-rp.example/cb';
@@ -40,17 +42,17 @@ async function newKey(alg: Alg): Promise<Key> {
   return { alg, kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
 }
 
-async function newRp(keys: { jwks?: Key[]; jwksUri?: string }) {
-  const { client } = await createClient(api.deps.store, {
-    name: 'private_key_jwt RP',
-    redirectUris: [{ type: 'equals', value: REDIRECT }],
-    allowedScopes: ['openid', 'profile', 'offline_access'],
-    tokenEndpointAuthMethod: 'private_key_jwt',
-    jwks: keys.jwks ? { keys: keys.jwks.map((k) => k.jwk) } : null,
-    jwksUri: keys.jwksUri ?? null,
-    idTokenSignedResponseAlg: 'RS256',
-  });
-  return client._id;
+const RP: NewClientInput = {
+  name: 'private_key_jwt RP',
+  redirectUris: [{ type: 'equals', value: REDIRECT }],
+  allowedScopes: ['openid', 'profile', 'offline_access'],
+  tokenEndpointAuthMethod: 'private_key_jwt',
+  idTokenSignedResponseAlg: 'RS256',
+};
+
+/** A private_key_jwt client with these public keys or this JWKS URL: its id. */
+async function keyRp(keys: { jwks?: Key[]; jwksUri?: string }): Promise<string> {
+  return (await newRp(api.deps, { ...RP, jwks: keys.jwks ? { keys: keys.jwks.map((k) => k.jwk) } : null, jwksUri: keys.jwksUri ?? null })).id;
 }
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -82,8 +84,7 @@ async function expectInvalidClient(r: { res: Response; body: Json }, description
 const VERIFIER = 'private-key-jwt-test-verifier-0123456789-abcdefghij';
 
 async function authorizationCode(clientId: string, scope = 'openid profile offline_access'): Promise<string> {
-  const email = uniqueEmail('pkjwt');
-  await createUser(api.deps.store, { email, password: PASSWORD });
+  const { email } = await newUser(api.deps, { prefix: 'pkjwt', password: PASSWORD });
   const agent = new HttpUser(issuer);
   let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S256' })}`);
   step = await agent.signIn(step, email, PASSWORD);
@@ -94,7 +95,7 @@ async function authorizationCode(clientId: string, scope = 'openid profile offli
 describe.each<Alg>(['RS256', 'ES256', 'EdDSA'])('private_key_jwt with an inline %s key', (alg) => {
   it('authenticates at introspection, the token endpoint and revocation with aud = the issuer', async () => {
     const key = await newKey(alg);
-    const clientId = await newRp({ jwks: [key] });
+    const clientId = await keyRp({ jwks: [key] });
     const ok = await introspectWith(await assertion(key, clientId));
     expect(ok.res.status).toBe(200);
     expect(ok.body).toEqual({ active: false });
@@ -119,7 +120,7 @@ describe.each<Alg>(['RS256', 'ES256', 'EdDSA'])('private_key_jwt with an inline 
 describe('private_key_jwt at the PAR endpoint', () => {
   it('pushes an authorization request authenticated with an assertion (aud = the issuer; not the PAR or token URL)', async () => {
     const key = await newKey('ES256');
-    const clientId = await newRp({ jwks: [key] });
+    const clientId = await keyRp({ jwks: [key] });
     const push = async (aud?: string, jwt?: string) =>
       post('/api/oauth/par', {
         response_type: 'code',
@@ -145,7 +146,7 @@ describe('private_key_jwt at the PAR endpoint', () => {
 describe('private_key_jwt at the device authorization endpoint', () => {
   it('starts a device flow and polls with assertions', async () => {
     const key = await newKey('EdDSA');
-    const clientId = await newRp({ jwks: [key] });
+    const clientId = await keyRp({ jwks: [key] });
     const started = await post('/api/oauth/device_authorization', { client_id: clientId, scope: 'openid', ...withAssertion(await assertion(key, clientId)) });
     expect(started.res.status).toBe(200);
     const poll = await post('/api/oauth/token', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: started.body.device_code, ...withAssertion(await assertion(key, clientId)) });
@@ -158,7 +159,7 @@ describe('private_key_jwt refusals', () => {
   let clientId: string;
   beforeAll(async () => {
     key = await newKey('ES256');
-    clientId = await newRp({ jwks: [key] });
+    clientId = await keyRp({ jwks: [key] });
   });
 
   it('refuses a replayed assertion (jti single use)', async () => {
@@ -261,7 +262,7 @@ describe('private_key_jwt with a jwks_uri', () => {
   it('fetches the keys, caches them, and picks up a rotated kid by one refetch (at most every 30 s)', async () => {
     const first = await newKey('RS256');
     served = [first.jwk];
-    const clientId = await newRp({ jwksUri });
+    const clientId = await keyRp({ jwksUri });
     const before = fetches;
     expect((await introspectWith(await assertion(first, clientId))).res.status).toBe(200);
     expect((await introspectWith(await assertion(first, clientId))).res.status).toBe(200);
@@ -289,7 +290,7 @@ describe('private_key_jwt with a jwks_uri', () => {
 
   it('refuses when the jwks_uri does not answer a key set', async () => {
     const key = await newKey('ES256');
-    const clientId = await newRp({ jwksUri: 'http://127.0.0.1:1/jwks' }); // nothing listens there
+    const clientId = await keyRp({ jwksUri: 'http://127.0.0.1:1/jwks' }); // nothing listens there
     await expectInvalidClient(await introspectWith(await assertion(key, clientId)), /jwks_uri/);
   });
 });

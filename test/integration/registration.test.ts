@@ -7,9 +7,9 @@ import { s256Challenge } from '../../lib/domain/pkce.js';
 import { newSecret } from '../../lib/security/secrets.js';
 import { createClient, findClient } from '../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
-import { createUser } from '../../lib/store/users.js';
-import { eventually, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, startTestApi, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'registration test password';
 const REDIRECT = 'https://registered-rp.example/cb';
@@ -21,11 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-async function newUser() {
-  const email = uniqueEmail('reg');
-  const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Reg User' });
-  return { email, user };
-}
+const USER = { prefix: 'reg', password: PASSWORD, name: 'Reg User' };
 
 async function pat(userId: string, scope: string[]) {
   return (await createPersonalAccessToken(api.deps.store, userId, { name: 't', scope, expiresInDays: 1 })).token;
@@ -73,7 +69,7 @@ const manage = (uri: string, token: string | null, method = 'GET', body?: unknow
 
 describe('dynamic client registration', () => {
   it('registers a confidential client and returns the client information document; the client runs the code flow', async () => {
-    const { email, user } = await newUser();
+    const { email, user } = await newUser(api.deps, USER);
     const token = await pat(user._id, ['apps:write']);
     const { res, body } = await register(
       { client_name: 'Registered RP', redirect_uris: [REDIRECT], scope: 'openid profile', token_endpoint_auth_method: 'client_secret_basic', id_token_signed_response_alg: 'RS256', logo_uri: 'https://registered-rp.example/logo.png', unknown_field: 'ignored' },
@@ -108,7 +104,7 @@ describe('dynamic client registration', () => {
   });
 
   it('registers a public client (no secret) and accepts an OAuth access token carrying apps:write', async () => {
-    const { email, user } = await newUser();
+    const { email, user } = await newUser(api.deps, USER);
     // An OAuth access token with apps:write, from a client allowed that scope.
     const { client, clientSecret } = await createClient(api.deps.store, { name: 'Dev portal', redirectUris: [{ type: 'equals', value: REDIRECT }], allowedScopes: ['openid', 'apps:write'], idTokenSignedResponseAlg: 'RS256' });
     const agent = new HttpUser(issuer);
@@ -128,7 +124,7 @@ describe('dynamic client registration', () => {
   });
 
   it('refuses requests without a valid initial access token carrying apps:write', async () => {
-    const { user } = await newUser();
+    const { user } = await newUser(api.deps, USER);
     const meta = { client_name: 'x', redirect_uris: [REDIRECT] };
     const none = await register(meta);
     expect(none.res.status).toBe(401);
@@ -144,7 +140,7 @@ describe('dynamic client registration', () => {
   });
 
   it('validates the metadata field by field', async () => {
-    const { user } = await newUser();
+    const { user } = await newUser(api.deps, USER);
     const token = await pat(user._id, ['apps:write']);
     const jwks = { keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] };
     const cases: Array<[unknown, string]> = [
@@ -187,7 +183,7 @@ describe('dynamic client registration', () => {
 
 describe('client registration management', () => {
   async function registered() {
-    const { email, user } = await newUser();
+    const { email, user } = await newUser(api.deps, USER);
     const { body } = await register({ client_name: 'Managed', redirect_uris: [REDIRECT], scope: 'openid' }, await pat(user._id, ['apps:write']));
     return { email, user, doc: body };
   }

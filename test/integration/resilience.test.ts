@@ -11,9 +11,10 @@ import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
 import { createClient } from '../../lib/store/clients.js';
 import { openStore, type Store } from '../../lib/store/db.js';
 import { createUser } from '../../lib/store/users.js';
-import { eventually, testConfig, uniqueEmail, type Json } from '../support/harness.js';
-import { withPkce, withVerifier } from '../support/pkce.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, testConfig, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { withPkce, withVerifier } from '../../tools/fixtures/pkce.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const TIMEOUT = 180_000;
 const PASSWORD = 'resilience password';

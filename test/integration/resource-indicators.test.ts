@@ -9,11 +9,11 @@ import type { NewClientInput } from '../../lib/domain/clients.js';
 import { accessTokenAudience, narrowResources, parseResources } from '../../lib/domain/resources.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
 import { hashSecret } from '../../lib/security/secrets.js';
-import { createClient } from '../../lib/store/clients.js';
 import { findDeviceCode } from '../../lib/store/device-codes.js';
-import { createUser } from '../../lib/store/users.js';
-import { eventually, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, startTestApi, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { newRp, type FixtureRp } from '../../tools/fixtures/clients.js';
 
 let api: RunningApi;
 let issuer: string;
@@ -29,23 +29,15 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-interface Rp {
-  id: string;
-  headers: Record<string, string>;
-}
-
-async function newRp(overrides: Partial<NewClientInput> = {}): Promise<Rp> {
-  const { client, clientSecret } = await createClient(api.deps.store, {
-    name: 'Resource RP',
-    redirectUris: [{ type: 'equals', value: REDIRECT }],
-    allowedScopes: ['openid', 'profile', 'offline_access'],
-    // Clients may ask only for the resources they list (none by default).
-    allowedResources: [API_A, API_B],
-    idTokenSignedResponseAlg: 'RS256',
-    ...overrides,
-  });
-  return { id: client._id, headers: { authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` } };
-}
+const RP: NewClientInput = {
+  name: 'Resource RP',
+  redirectUris: [{ type: 'equals', value: REDIRECT }],
+  allowedScopes: ['openid', 'profile', 'offline_access'],
+  // Clients may ask only for the resources they list (none by default).
+  allowedResources: [API_A, API_B],
+  idTokenSignedResponseAlg: 'RS256',
+};
+const USER = { prefix: 'resource', password: PASSWORD };
 
 async function post(path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) {
   const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
@@ -62,19 +54,13 @@ function authorizeUrl(params: [string, string][]) {
 const payload = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Json;
 const userinfo = (accessToken: string) => fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
 
-async function newUser() {
-  const email = uniqueEmail('resource');
-  await createUser(api.deps.store, { email, password: PASSWORD });
-  return email;
-}
-
 /** The PKCE verifier of every authorization request here, and the parameters that send its challenge. */
 const VERIFIER = 'resource-indicators-test-verifier-0123456789-abcdef';
 const PKCE: [string, string][] = [['code_challenge', s256Challenge(VERIFIER)], ['code_challenge_method', 'S256']];
 
 /** Signs a new user in and returns the code for an authorization request with these parameters. */
-async function codeFor(rp: Rp, params: [string, string][]) {
-  const email = await newUser();
+async function codeFor(rp: FixtureRp, params: [string, string][]) {
+  const { email } = await newUser(api.deps, USER);
   const agent = new HttpUser(issuer);
   let step = await agent.get(authorizeUrl([['response_type', 'code'], ['client_id', rp.id], ['redirect_uri', REDIRECT], ...PKCE, ...params]));
   if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
@@ -83,7 +69,7 @@ async function codeFor(rp: Rp, params: [string, string][]) {
   return step.external.searchParams.get('code')!;
 }
 
-const redeem = (rp: Rp, code: string, extra: [string, string][] = []) =>
+const redeem = (rp: FixtureRp, code: string, extra: [string, string][] = []) =>
   post('/api/oauth/token', [['grant_type', 'authorization_code'], ['code', code], ['redirect_uri', REDIRECT], ['code_verifier', VERIFIER], ...extra], rp.headers);
 
 describe('resource values (domain/resources.ts)', () => {
@@ -134,7 +120,7 @@ describe('resource indicators: validation', () => {
     ['no scheme', 'api-a.example'],
     ['an empty value', ''],
   ])('refuses a resource with %s at the authorization endpoint (redirect), PAR (JSON) and device authorization (JSON)', async (_name, resource) => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const res = await fetch(authorizeUrl([['response_type', 'code'], ['client_id', rp.id], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['state', 'rs'], ['resource', resource]]), { redirect: 'manual' });
     expect(res.status).toBe(303);
     const back = new URL(res.headers.get('location')!);
@@ -149,7 +135,7 @@ describe('resource indicators: validation', () => {
   });
 
   it('refuses a resource the client does not list, at the authorization endpoint, PAR and device authorization', async () => {
-    const rp = await newRp({ allowedResources: [API_A] });
+    const rp = await newRp(api.deps, { ...RP, allowedResources: [API_A] });
     const unlisted = 'https://unlisted.example/';
     const res = await fetch(authorizeUrl([['response_type', 'code'], ['client_id', rp.id], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['state', 'rs'], ['resource', unlisted], ...PKCE]), { redirect: 'manual' });
     expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
@@ -158,13 +144,13 @@ describe('resource indicators: validation', () => {
     const device = await post('/api/oauth/device_authorization', [['scope', 'openid'], ['resource', API_A], ['resource', unlisted]], rp.headers);
     expect([device.res.status, device.body]).toEqual([400, { error: 'invalid_target', error_description: expect.stringContaining(unlisted) }]);
     // A client that lists none may name none.
-    const none = await newRp({ allowedResources: [] });
+    const none = await newRp(api.deps, { ...RP, allowedResources: [] });
     expect((await post('/api/oauth/device_authorization', [['scope', 'openid'], ['resource', API_A]], none.headers)).body.error).toBe('invalid_target');
     expect((await post('/api/oauth/device_authorization', [['scope', 'openid'], ['resource', API_A]], rp.headers)).res.status).toBe(200);
   });
 
   it('refuses a malformed or ungranted resource at the token request', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const fragment = await redeem(rp, await codeFor(rp, [['scope', 'openid'], ['resource', API_A]]), [['resource', `${API_A}#x`]]);
     expect([fragment.res.status, fragment.body.error]).toEqual([400, 'invalid_target']);
     const relative = await redeem(rp, await codeFor(rp, [['scope', 'openid'], ['resource', API_A]]), [['resource', 'relative/path']]);
@@ -178,13 +164,13 @@ describe('resource indicators: validation', () => {
 
 describe('resource indicators: audience', () => {
   it('keeps aud the issuer alone without resources', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const { body } = await redeem(rp, await codeFor(rp, [['scope', 'openid']]));
     expect(payload(body.access_token).aud).toBe(issuer);
   });
 
   it('adds every granted resource to aud after the issuer; Keyflow still accepts the token', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const { res, body } = await redeem(rp, await codeFor(rp, [['scope', 'openid'], ['resource', API_A], ['resource', API_B]]));
     expect(res.status).toBe(200);
     expect(payload(body.access_token).aud).toEqual([issuer, API_A, API_B]);
@@ -194,7 +180,7 @@ describe('resource indicators: audience', () => {
   });
 
   it('narrows at the token request, and keeps every granted resource across refreshes', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const code = await codeFor(rp, [['scope', 'openid offline_access'], ['resource', API_A], ['resource', API_B]]);
     const first = await redeem(rp, code, [['resource', API_A]]);
     expect(first.res.status).toBe(200);
@@ -217,7 +203,7 @@ describe('resource indicators: audience', () => {
   });
 
   it('leaves the issuer out of aud without a Keyflow API scope: Keyflow\'s API refuses the token, introspection, refresh and revocation still work', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const { res, body } = await redeem(rp, await codeFor(rp, [['scope', 'offline_access'], ['resource', API_A]]));
     expect(res.status).toBe(200);
     const claims = payload(body.access_token);
@@ -239,7 +225,7 @@ describe('resource indicators: audience', () => {
   });
 
   it('gives code exchanges and refreshes only the resources the client still lists', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const first = await redeem(rp, await codeFor(rp, [['scope', 'openid offline_access'], ['resource', API_A], ['resource', API_B]]));
     expect(payload(first.body.access_token).aud).toEqual([issuer, API_A, API_B]);
     const pendingCode = await codeFor(rp, [['scope', 'openid'], ['resource', API_A], ['resource', API_B]]);
@@ -261,10 +247,10 @@ describe('resource indicators: audience', () => {
   });
 
   it('takes resources from a pushed authorization request', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const pushed = await post('/api/oauth/par', [['response_type', 'code'], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['resource', API_A], ...PKCE], rp.headers);
     expect(pushed.res.status).toBe(201);
-    const email = await newUser();
+    const { email } = await newUser(api.deps, USER);
     const agent = new HttpUser(issuer);
     let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ client_id: rp.id, request_uri: pushed.body.request_uri })}`);
     step = await agent.signIn(step, email, PASSWORD);
@@ -274,13 +260,13 @@ describe('resource indicators: audience', () => {
   });
 
   it('keeps the resources of a device authorization through approval and redemption', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const started = await post('/api/oauth/device_authorization', [['scope', 'openid'], ['resource', API_A], ['resource', API_B]], rp.headers);
     expect(started.res.status).toBe(200);
     const { device_code: deviceCode, user_code: userCode } = started.body;
     expect((await findDeviceCode(api.deps.store, hashSecret(deviceCode)))?.resources).toEqual([API_A, API_B]);
 
-    const email = await newUser();
+    const { email } = await newUser(api.deps, USER);
     const agent = new HttpUser(issuer);
     const entry = await agent.get('/device');
     let step = await agent.submit(await entry.res.text(), '/device', { user_code: userCode });

@@ -8,8 +8,9 @@ import type { RunningApi } from '../../api/server.js';
 import type { IdTokenAlg } from '../../lib/domain/clients.js';
 import { createClient } from '../../lib/store/clients.js';
 import { createUser } from '../../lib/store/users.js';
-import { startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 let api: RunningApi;
 let issuer: string;

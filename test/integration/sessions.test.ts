@@ -8,8 +8,9 @@ import type { RunningApi } from '../../api/server.js';
 import { createClient } from '../../lib/store/clients.js';
 import { addSessionClient } from '../../lib/store/sessions.js';
 import { createUser } from '../../lib/store/users.js';
-import { eventually, startTestApi, uniqueEmail } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, startTestApi } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'sessions test password';
 

@@ -11,9 +11,10 @@ import { freePort } from '../../tools/embedded/ports.js';
 import { createLogger } from '../../lib/runtime/log.js';
 import { setSiteSetting } from '../../lib/store/settings.js';
 import { createUser } from '../../lib/store/users.js';
-import { enrollFactors } from '../support/factors.js';
-import { testConfig, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { enrollFactors } from '../../tools/fixtures/factors.js';
+import { testConfig, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'sign-in limits password';
 const WRONG = 'not the right password';

@@ -13,14 +13,14 @@
 // Factors here are backup codes (single use; TOTP codes of one time step cannot
 // be used twice).
 import type { RunningApi } from '../../api/server.js';
-import { createClient } from '../../lib/store/clients.js';
+import type { NewClientInput } from '../../lib/domain/clients.js';
 import { setSiteSetting } from '../../lib/store/settings.js';
 import { sudoWindows } from '../../lib/store/sudo-windows.js';
-import { createUser } from '../../lib/store/users.js';
-import { startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { withPkce, withVerifier } from '../support/pkce.js';
-import { enrollFactors } from '../support/factors.js';
-import { HttpUser } from '../support/http-user.js';
+import { startTestApi, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { withPkce, withVerifier } from '../../tools/fixtures/pkce.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { newRp, type FixtureRp } from '../../tools/fixtures/clients.js';
 
 const PASSWORD = 'step-up sudo password';
 const REDIRECT = 'https://sudo-page-rp.example/cb';
@@ -41,35 +41,27 @@ afterAll(async () => {
   await api.stop();
 });
 
-interface Rp {
-  id: string;
-  auth: string;
-}
+const RP: NewClientInput = {
+  name: 'Sudo page RP',
+  allowedScopes: ['openid'],
+  redirectUris: [{ type: 'equals', value: REDIRECT }],
+  idTokenSignedResponseAlg: 'RS256',
+};
 
-async function newRp(): Promise<Rp> {
-  const { client, clientSecret } = await createClient(api.deps.store, {
-    name: 'Sudo page RP',
-    allowedScopes: ['openid'],
-    redirectUris: [{ type: 'equals', value: REDIRECT }],
-    idTokenSignedResponseAlg: 'RS256',
-  });
-  return { id: client._id, auth: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` };
-}
-
-async function createChallenge(rp: Rp, action = 'Delete the repository') {
+async function createChallenge(rp: FixtureRp, action = 'Delete the repository') {
   const res = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: rp.auth },
+    headers: { 'content-type': 'application/json', authorization: rp.basic },
     body: JSON.stringify({ redirect_uri: REDIRECT, action, nonce: 'n-1', state: 's-1' }),
   });
   expect(res.status).toBe(201);
   return ((await res.json()) as Json).url as string;
 }
 
-async function verify(rp: Rp, code: string) {
+async function verify(rp: FixtureRp, code: string) {
   const res = await fetch(`${issuer}/api/oauth/2fa/verify`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: rp.auth },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: rp.basic },
     body: new URLSearchParams({ code, redirect_uri: REDIRECT }),
   });
   return { status: res.status, body: (await res.json()) as Json };
@@ -77,11 +69,8 @@ async function verify(rp: Rp, code: string) {
 
 /** A user with an authenticator app and backup codes, signed in over HTTP (a backup code as the sign-in's second factor). */
 async function signedInUser() {
-  const email = uniqueEmail('stepup-sudo');
-  const user = await createUser(api.deps.store, { email, password: PASSWORD });
-  const backupCodes = await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET);
-  const who = { email, userId: user._id, backupCodes, agent: new HttpUser(issuer) };
-  return who;
+  const { email, id, backupCodes } = await newUser(api.deps, { prefix: 'stepup-sudo', password: PASSWORD, totpSecret: TOTP_SECRET });
+  return { email, userId: id, backupCodes, agent: new HttpUser(issuer) };
 }
 type Who = Awaited<ReturnType<typeof signedInUser>>;
 
@@ -101,7 +90,7 @@ const isSudoPage = (page: string) => page.includes('name="decision" value="sudo"
 const isFactorPage = (page: string) => page.includes('name="code"') && !page.includes('value="sudo"');
 
 /** A factor confirmation (backup code), with or without the opt-in; returns the verify result. */
-async function confirmWithFactor(rp: Rp, who: Who, optIn: boolean) {
+async function confirmWithFactor(rp: FixtureRp, who: Who, optIn: boolean) {
   const page = await openPage(await createChallenge(rp), who);
   expect(isFactorPage(page)).toBe(true);
   const done = await answer(who, page, { confirm_action: 'yes', code: who.backupCodes.pop()!, ...(optIn ? { sudo: 'yes' } : {}) });
@@ -113,7 +102,7 @@ async function confirmWithFactor(rp: Rp, who: Who, optIn: boolean) {
 }
 
 /** A confirmation on the sudo page with the checkbox alone; returns the verify result. */
-async function confirmWithSudo(rp: Rp, who: Who) {
+async function confirmWithSudo(rp: FixtureRp, who: Who) {
   const page = await openPage(await createChallenge(rp), who);
   expect(isSudoPage(page)).toBe(true);
   const done = await answer(who, page, { confirm_action: 'yes', decision: 'sudo' });
@@ -126,7 +115,7 @@ async function confirmWithSudo(rp: Rp, who: Who) {
 
 describe('sudo mode on the confirmation page', () => {
   it('offers the opt-in; once ticked, a second challenge of the same client is confirmed with the checkbox alone (method sudo)', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const who = await signedInUser();
     const first = await openPage(await createChallenge(rp), who);
     const offered = OPT_IN.exec(first);
@@ -142,14 +131,14 @@ describe('sudo mode on the confirmation page', () => {
   });
 
   it('without the opt-in no window opens: the next challenge needs a factor', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const who = await signedInUser();
     await confirmWithFactor(rp, who, false);
     await confirmWithFactor(rp, who, false);
   });
 
   it('a challenge of another client still needs a factor', async () => {
-    const [rp, other] = [await newRp(), await newRp()];
+    const [rp, other] = [await newRp(api.deps, RP), await newRp(api.deps, RP)];
     const who = await signedInUser();
     await confirmWithFactor(rp, who, true);
     await confirmWithFactor(other, who, false);
@@ -157,7 +146,7 @@ describe('sudo mode on the confirmation page', () => {
   });
 
   it('refuses an unticked checkbox on the sudo path too (400, the page again, the challenge not consumed)', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const who = await signedInUser();
     await confirmWithFactor(rp, who, true);
     const page = await openPage(await createChallenge(rp), who);
@@ -173,7 +162,7 @@ describe('sudo mode on the confirmation page', () => {
   });
 
   it('after POST /api/oauth/2fa/sudo/revoke (access token of the session) the next challenge needs a factor; a window ending after page load falls back to the factor form', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const who = await signedInUser();
     await confirmWithFactor(rp, who, true);
     // An access token of this browser session (its sid claim) from the code flow.
@@ -181,7 +170,7 @@ describe('sudo mode on the confirmation page', () => {
     const consented = authz.external ? authz : await who.agent.submit(await authz.res.text(), '/consent', { decision: 'allow' });
     const tokenRes = await fetch(`${issuer}/api/oauth/token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: rp.auth },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: rp.basic },
       body: new URLSearchParams(withVerifier({ grant_type: 'authorization_code', code: consented.external!.searchParams.get('code')!, redirect_uri: REDIRECT })),
     });
     const accessToken = ((await tokenRes.json()) as Json).access_token as string;
@@ -209,7 +198,7 @@ describe('sudo mode on the confirmation page', () => {
   });
 
   it('TTL 0: no opt-in offered, no window opened even when the opt-in is sent', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const who = await signedInUser();
     await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', 0);
     const page = await openPage(await createChallenge(rp), who);
@@ -223,7 +212,7 @@ describe('sudo mode on the confirmation page', () => {
   });
 
   it('sign-out then sign-in: a factor is needed again', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const who = await signedInUser();
     await confirmWithFactor(rp, who, true);
     expect((await confirmWithSudo(rp, who)).method).toBe('sudo');

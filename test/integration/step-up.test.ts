@@ -11,12 +11,12 @@ import { s256Challenge } from '../../lib/domain/pkce.js';
 import { hashSecret, newSecret } from '../../lib/security/secrets.js';
 import { createClient } from '../../lib/store/clients.js';
 import { findStepUpChallenge, insertStepUpChallenge, stepUpAudit, stepUpChallenges, stepUpCodes } from '../../lib/store/step-up.js';
-import { createUser } from '../../lib/store/users.js';
 import { stepUpWorkflowId } from '../../lib/domain/step-up-challenge.js';
 import { confirmUpdate, type stepUpChallenge } from '../../workflows/step-up-challenge.js';
-import { eventually, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { enrollFactors } from '../support/factors.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, startTestApi, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { newRp, type FixtureRp } from '../../tools/fixtures/clients.js';
 
 const PASSWORD = 'step-up test password';
 const REDIRECT = 'https://rp.example/2fa/callback';
@@ -36,24 +36,14 @@ afterAll(async () => {
   await api.stop();
 });
 
-interface Rp {
-  id: string;
-  /** Client authentication in request bodies (public clients) and headers (Basic). */
-  body: Record<string, string>;
-  headers: Record<string, string>;
-}
+type Rp = Pick<FixtureRp, 'id' | 'body' | 'headers'>;
 
-async function newRp(overrides: Partial<NewClientInput> = {}): Promise<Rp> {
-  const { client, clientSecret } = await createClient(api.deps.store, {
-    name: 'Bank <RP>',
-    allowedScopes: ['openid'],
-    redirectUris: [{ type: 'equals', value: REDIRECT }],
-    isVerified: true,
-    ...overrides,
-  });
-  if (!clientSecret) return { id: client._id, body: { client_id: client._id }, headers: {} };
-  return { id: client._id, body: {}, headers: { authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` } };
-}
+const RP: NewClientInput = {
+  name: 'Bank <RP>',
+  allowedScopes: ['openid'],
+  redirectUris: [{ type: 'equals', value: REDIRECT }],
+  isVerified: true,
+};
 
 async function createChallenge(rp: Rp, fields: Record<string, unknown> = {}) {
   const res = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
@@ -74,12 +64,7 @@ async function verify(rp: Rp, fields: Record<string, string>) {
 }
 
 /** A user with an authenticator app (sealed directly into the store) and backup codes. */
-async function newUser(opts: { totp?: boolean } = { totp: true }) {
-  const email = uniqueEmail('stepup');
-  const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Step Up' });
-  const backupCodes = opts.totp ? await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET) : [];
-  return { email, userId: user._id, backupCodes };
-}
+const USER = { prefix: 'stepup', password: PASSWORD, name: 'Step Up', totpSecret: TOTP_SECRET };
 
 /** Opens the challenge's url, signing in on the way (password, then a backup code as the second factor). */
 async function openPage(url: string, who: { email: string; backupCodes: string[] }, agent = new HttpUser(issuer)) {
@@ -107,7 +92,7 @@ async function confirmWithTotp(rp: Rp, who: Awaited<ReturnType<typeof newUser>>,
 
 describe('POST /api/oauth/2fa/challenges', () => {
   it('creates a challenge: id, expiry and the confirmation url with state', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const before = Math.floor(Date.now() / 1000);
     const { res, body } = await createChallenge(rp);
     expect(res.status).toBe(201);
@@ -141,18 +126,18 @@ describe('POST /api/oauth/2fa/challenges', () => {
     ['a non-boolean require_captcha', { require_captcha: 'yes' }],
     ['PKCE plain', { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }],
   ])('refuses %s with 400 invalid_request', async (_name, fields) => {
-    const { res, body } = await createChallenge(await newRp(), fields);
+    const { res, body } = await createChallenge(await newRp(api.deps, RP), fields);
     expect(res.status).toBe(400);
     expect(body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
   });
 
   it('accepts exactly 200 characters of action and 256 of nonce', async () => {
-    const { res } = await createChallenge(await newRp(), { action: 'a'.repeat(200), nonce: 'n'.repeat(256) });
+    const { res } = await createChallenge(await newRp(api.deps, RP), { action: 'a'.repeat(200), nonce: 'n'.repeat(256) });
     expect(res.status).toBe(201);
   });
 
   it('requires PKCE from public clients', async () => {
-    const rp = await newRp({ public: true });
+    const rp = await newRp(api.deps, { ...RP, public: true });
     const { res, body } = await createChallenge(rp);
     expect(res.status).toBe(400);
     expect(body.error).toBe('invalid_request');
@@ -161,7 +146,7 @@ describe('POST /api/oauth/2fa/challenges', () => {
   });
 
   it('limits a client to 60 challenges a minute: the 61st is 429 with Retry-After', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const statuses: number[] = [];
     // Every authenticated request counts; invalid ones keep the test from starting 60 workflows.
     for (let i = 0; i < 59; i++) statuses.push((await createChallenge(rp, { action: 'a'.repeat(201) })).res.status);
@@ -172,14 +157,14 @@ describe('POST /api/oauth/2fa/challenges', () => {
     expect(Number(limited.res.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Number(limited.res.headers.get('retry-after'))).toBeLessThanOrEqual(60);
     // Another client is not affected.
-    expect((await createChallenge(await newRp())).res.status).toBe(201);
+    expect((await createChallenge(await newRp(api.deps, RP))).res.status).toBe(201);
   });
 });
 
 describe('the confirmation page and verify', () => {
   it('sends a signed-out user through sign-in, confirms with TOTP and verify returns the result once', async () => {
-    const rp = await newRp();
-    const who = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const who = await newUser(api.deps, USER);
     const backupCodes = [...who.backupCodes];
     const created = await createChallenge(rp);
     const agent = new HttpUser(issuer);
@@ -205,7 +190,7 @@ describe('the confirmation page and verify', () => {
     const before = Math.floor(Date.now() / 1000);
     const ok = await verify(rp, { code });
     expect(ok.res.status).toBe(200);
-    expect(ok.body).toEqual({ user_id: who.userId, client_id: rp.id, verified_at: expect.any(Number), action: 'Transfer 100 EUR to <Mallory> & co', nonce: 'n-123', method: 'totp' });
+    expect(ok.body).toEqual({ user_id: who.id, client_id: rp.id, verified_at: expect.any(Number), action: 'Transfer 100 EUR to <Mallory> & co', nonce: 'n-123', method: 'totp' });
     expect(Math.abs(ok.body.verified_at - before)).toBeLessThanOrEqual(5);
     // Replayed.
     const again = await verify(rp, { code });
@@ -222,19 +207,19 @@ describe('the confirmation page and verify', () => {
     for (const secret of [totp, code, ...backupCodes]) expect(history).not.toContain(secret);
     const desc = await handle.describe();
     expect(desc.searchAttributes.KeyflowClientId).toEqual([rp.id]);
-    expect(desc.searchAttributes.KeyflowUserId).toEqual([who.userId]);
+    expect(desc.searchAttributes.KeyflowUserId).toEqual([who.id]);
     expect(desc.searchAttributes.KeyflowState).toEqual(['redeemed']);
     // Audited: issued, then redeemed.
     await eventually(async () => {
       const audit = await stepUpAudit(api.deps.store).find({ challengeId: created.body.challenge_id }).toArray();
       expect(audit.map((a) => a.result).sort()).toEqual(['issued', 'redeemed']);
-      expect(audit[0]).toMatchObject({ clientId: rp.id, userId: who.userId, action: 'Transfer 100 EUR to <Mallory> & co', method: 'totp' });
+      expect(audit[0]).toMatchObject({ clientId: rp.id, userId: who.id, action: 'Transfer 100 EUR to <Mallory> & co', method: 'totp' });
     });
   });
 
   it('confirms with a backup code: method backup', async () => {
-    const rp = await newRp();
-    const who = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const who = await newUser(api.deps, USER);
     const created = await createChallenge(rp, { state: undefined });
     const { agent, page } = await openPage(created.body.url, who);
     const done = await answer(agent, page, { confirm_action: 'yes', code: who.backupCodes.pop()! });
@@ -245,8 +230,8 @@ describe('the confirmation page and verify', () => {
   });
 
   it('deny sends access_denied with state to the app', async () => {
-    const rp = await newRp();
-    const who = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const who = await newUser(api.deps, USER);
     const created = await createChallenge(rp);
     const { agent, page } = await openPage(created.body.url, who);
     const done = await answer(agent, page, { decision: 'deny' });
@@ -259,8 +244,8 @@ describe('the confirmation page and verify', () => {
   });
 
   it('a failed factor attempt consumes the challenge', async () => {
-    const rp = await newRp();
-    const who = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const who = await newUser(api.deps, USER);
     const created = await createChallenge(rp);
     const { agent, page } = await openPage(created.body.url, who);
     const wrong = String((Number(await totpNow()) + 1) % 1_000_000).padStart(6, '0');
@@ -277,8 +262,8 @@ describe('the confirmation page and verify', () => {
   });
 
   it('refuses an unticked checkbox without consuming the challenge', async () => {
-    const rp = await newRp();
-    const who = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const who = await newUser(api.deps, USER);
     const created = await createChallenge(rp);
     const { agent, page } = await openPage(created.body.url, who);
     const unticked = await answer(agent, page, { code: await totpNow() });
@@ -291,8 +276,8 @@ describe('the confirmation page and verify', () => {
   });
 
   it('a user without any factor gets the enroll page and the app gets access_denied', async () => {
-    const rp = await newRp();
-    const who = await newUser({ totp: false });
+    const rp = await newRp(api.deps, RP);
+    const who = await newUser(api.deps, { ...USER, totpSecret: undefined });
     const created = await createChallenge(rp);
     const agent = new HttpUser(issuer);
     const step = await agent.signIn(await agent.get(created.body.url), who.email, PASSWORD);
@@ -308,8 +293,8 @@ describe('the confirmation page and verify', () => {
 
   describe('verify refuses', () => {
     it('an expired code', async () => {
-      const rp = await newRp();
-      const { code } = await confirmWithTotp(rp, await newUser());
+      const rp = await newRp(api.deps, RP);
+      const { code } = await confirmWithTotp(rp, await newUser(api.deps, USER));
       await stepUpCodes(api.deps.store).updateOne({ _id: hashSecret(code) }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
       const r = await verify(rp, { code });
       expect(r.res.status).toBe(400);
@@ -317,9 +302,9 @@ describe('the confirmation page and verify', () => {
     });
 
     it('another client, and a wrong redirect_uri (the code still works for the right ones)', async () => {
-      const rp = await newRp();
-      const { code } = await confirmWithTotp(rp, await newUser());
-      const other = await verify(await newRp(), { code });
+      const rp = await newRp(api.deps, RP);
+      const { code } = await confirmWithTotp(rp, await newUser(api.deps, USER));
+      const other = await verify(await newRp(api.deps, RP), { code });
       expect(other.res.status).toBe(400);
       expect(other.body.error).toBe('invalid_grant');
       const wrongUri = await verify(rp, { code, redirect_uri: 'https://rp.example/2fa/other' });
@@ -336,9 +321,9 @@ describe('the confirmation page and verify', () => {
     });
 
     it('a wrong or missing PKCE verifier (public client)', async () => {
-      const rp = await newRp({ public: true });
+      const rp = await newRp(api.deps, { ...RP, public: true });
       const verifier = newSecret();
-      const { code } = await confirmWithTotp(rp, await newUser(), { code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' });
+      const { code } = await confirmWithTotp(rp, await newUser(api.deps, USER), { code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' });
       const missing = await verify(rp, { code });
       expect(missing.res.status).toBe(400);
       expect(missing.body.error).toBe('invalid_grant');
@@ -351,7 +336,7 @@ describe('the confirmation page and verify', () => {
     });
 
     it('an unknown code and a missing code', async () => {
-      const rp = await newRp();
+      const rp = await newRp(api.deps, RP);
       expect((await verify(rp, { code: newSecret() })).body.error).toBe('invalid_grant');
       const missing = await verify(rp, {});
       expect(missing.res.status).toBe(400);
@@ -362,8 +347,8 @@ describe('the confirmation page and verify', () => {
 
 describe('limits and the passkey endpoint', () => {
   it('limits code attempts to 8 per 5 minutes per user: the 9th is 429 and consumes nothing', async () => {
-    const rp = await newRp();
-    const who = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const who = await newUser(api.deps, USER);
     const agent = new HttpUser(issuer);
     for (let i = 0; i < 8; i++) {
       const created = await createChallenge(rp);
@@ -380,8 +365,8 @@ describe('limits and the passkey endpoint', () => {
   });
 
   it('the passkey answer needs the ticked box, and a failed passkey consumes the challenge', async () => {
-    const rp = await newRp();
-    const who = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const who = await newUser(api.deps, USER);
     const created = await createChallenge(rp);
     const { agent, page } = await openPage(created.body.url, who);
     const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
@@ -421,7 +406,7 @@ describe('the StepUpChallenge workflow timers', () => {
   }
 
   it('an unanswered challenge expires (projection and audit)', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const { challengeId, handle } = await startShort(rp.id, 1000, 60_000);
     expect(await handle.result()).toBe('expired');
     expect((await stepUpChallenges(api.deps.store).findOne({ _id: challengeId }))?.status).toBe('expired');
@@ -429,11 +414,11 @@ describe('the StepUpChallenge workflow timers', () => {
   });
 
   it('an issued code expires: verify refuses it', async () => {
-    const rp = await newRp();
-    const who = await newUser();
+    const rp = await newRp(api.deps, RP);
+    const who = await newUser(api.deps, USER);
     const { challengeId, handle } = await startShort(rp.id, 60_000, 1500);
     const code = newSecret();
-    const confirmed = await handle.executeUpdate(confirmUpdate, { args: [{ userId: who.userId, method: 'totp', codeHash: hashSecret(code) }] });
+    const confirmed = await handle.executeUpdate(confirmUpdate, { args: [{ userId: who.id, method: 'totp', codeHash: hashSecret(code) }] });
     expect(confirmed.ok).toBe(true);
     expect(await handle.result()).toBe('code_expired');
     expect((await stepUpChallenges(api.deps.store).findOne({ _id: challengeId }))?.status).toBe('code_expired');

@@ -9,17 +9,18 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { activeSudoWindow, openSudoWindow, revokeSudoWindow, sudoWindowId, type SudoDeps, type SudoWindowKey } from '../../api/auth/sudo.js';
 import type { RunningApi } from '../../api/server.js';
-import { createClient } from '../../lib/store/clients.js';
+import type { NewClientInput } from '../../lib/domain/clients.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import { findSessionBySid } from '../../lib/store/sessions.js';
 import { setSiteSetting } from '../../lib/store/settings.js';
 import { sudoWindows } from '../../lib/store/sudo-windows.js';
-import { createUser } from '../../lib/store/users.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { sudoActiveQuery } from '../../workflows/sudo-window.js';
-import { eventually, runCli, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { withPkce, withVerifier } from '../support/pkce.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, runCli, startTestApi, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { withPkce, withVerifier } from '../../tools/fixtures/pkce.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { newRp } from '../../tools/fixtures/clients.js';
 
 const PASSWORD = 'sudo window password 1';
 const REDIRECT = 'https://sudo-rp.example/cb';
@@ -42,21 +43,17 @@ afterAll(async () => {
   await api.stop();
 });
 
-async function newClient(): Promise<{ id: string; auth: string }> {
-  const { client, clientSecret } = await createClient(api.deps.store, {
-    name: 'Sudo RP',
-    redirectUris: [{ type: 'equals', value: REDIRECT }],
-    allowedScopes: ['openid', 'profile'],
-    idTokenSignedResponseAlg: 'RS256',
-  });
-  return { id: client._id, auth: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` };
-}
+const RP: NewClientInput = {
+  name: 'Sudo RP',
+  redirectUris: [{ type: 'equals', value: REDIRECT }],
+  allowedScopes: ['openid', 'profile'],
+  idTokenSignedResponseAlg: 'RS256',
+};
 
 /** A user signed in over HTTP (code flow) with an access token of that session: its `sid` claim names the session. */
 async function signedIn() {
-  const rp = await newClient();
-  const email = uniqueEmail('sudo');
-  const user = await createUser(api.deps.store, { email, password: PASSWORD });
+  const rp = await newRp(api.deps, RP);
+  const { email, user } = await newUser(api.deps, { prefix: 'sudo', password: PASSWORD });
   const agent = new HttpUser(issuer);
   let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope: 'openid' }))}`);
   step = await agent.signIn(step, email, PASSWORD);
@@ -64,7 +61,7 @@ async function signedIn() {
   const code = step.external!.searchParams.get('code')!;
   const tokenRes = await fetch(`${issuer}/api/oauth/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: rp.auth },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: rp.basic },
     body: new URLSearchParams(withVerifier({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT })),
   });
   const tokens = (await tokenRes.json()) as Json;

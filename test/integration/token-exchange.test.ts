@@ -6,10 +6,11 @@ import type { RunningApi } from '../../api/server.js';
 import type { NewClientInput } from '../../lib/domain/clients.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
 import { newSecret } from '../../lib/security/secrets.js';
-import { createClient } from '../../lib/store/clients.js';
 import { createUser } from '../../lib/store/users.js';
-import { startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { startTestApi, type Json } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { newRp, type FixtureRp } from '../../tools/fixtures/clients.js';
 
 let api: RunningApi;
 let issuer: string;
@@ -26,22 +27,13 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-interface Rp {
-  id: string;
-  headers: Record<string, string>;
-}
-
-async function newRp(overrides: Partial<NewClientInput> = {}): Promise<Rp> {
-  const { client, clientSecret } = await createClient(api.deps.store, {
-    name: 'Exchange RP',
-    redirectUris: [{ type: 'equals', value: REDIRECT }],
-    allowedScopes: ['openid', 'profile', 'email', 'offline_access'],
-    allowedResources: [API, BILLING],
-    idTokenSignedResponseAlg: 'RS256',
-    ...overrides,
-  });
-  return { id: client._id, headers: clientSecret ? { authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` } : {} };
-}
+const RP: NewClientInput = {
+  name: 'Exchange RP',
+  redirectUris: [{ type: 'equals', value: REDIRECT }],
+  allowedScopes: ['openid', 'profile', 'email', 'offline_access'],
+  allowedResources: [API, BILLING],
+  idTokenSignedResponseAlg: 'RS256',
+};
 
 async function post(path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) {
   const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
@@ -53,7 +45,7 @@ const payload = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'bas
 const userinfo = (accessToken: string) => fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
 
 /** A new user authorizes `rp` for `scope`; returns the token response. */
-async function tokensFor(rp: Rp, scope: string) {
+async function tokensFor(rp: FixtureRp, scope: string) {
   const email = uniqueEmail('exchange');
   const user = await createUser(api.deps.store, { email, password: PASSWORD });
   const agent = new HttpUser(issuer);
@@ -67,15 +59,15 @@ async function tokensFor(rp: Rp, scope: string) {
   return { tokens: body, userId: user._id };
 }
 
-const exchange = (rp: Rp, subjectToken: string, extra: [string, string][] = []) =>
+const exchange = (rp: FixtureRp, subjectToken: string, extra: [string, string][] = []) =>
   post('/api/oauth/token', [['grant_type', GRANT], ['subject_token', subjectToken], ['subject_token_type', ACCESS_TOKEN], ...extra], rp.headers);
 
 describe('token exchange', () => {
-  let rp: Rp;
+  let rp: FixtureRp;
   let subject: Json;
   let userId: string;
   beforeAll(async () => {
-    rp = await newRp();
+    rp = await newRp(api.deps, RP);
     ({ tokens: subject, userId } = await tokensFor(rp, 'openid profile offline_access'));
   });
 
@@ -116,13 +108,13 @@ describe('token exchange', () => {
   });
 
   it('refuses a resource or audience the requester does not list: invalid_target', async () => {
-    const listsApi = await newRp({ allowedResources: [API] });
+    const listsApi = await newRp(api.deps, { ...RP, allowedResources: [API] });
     const { tokens } = await tokensFor(listsApi, 'openid profile');
     for (const extra of [[['resource', BILLING]], [['audience', BILLING]], [['resource', API], ['audience', 'billing']], [['audience', 'https://elsewhere.example/']]] as [string, string][][]) {
       const r = await exchange(listsApi, tokens.access_token, extra);
       expect([extra, r.res.status, r.body]).toEqual([extra, 400, { error: 'invalid_target', error_description: expect.any(String) }]);
     }
-    const listsNone = await newRp({ allowedResources: [] });
+    const listsNone = await newRp(api.deps, { ...RP, allowedResources: [] });
     const own = await tokensFor(listsNone, 'openid');
     expect((await exchange(listsNone, own.tokens.access_token, [['audience', API]])).body.error).toBe('invalid_target');
     // What it lists is accepted, as resource or audience.
@@ -137,26 +129,26 @@ describe('token exchange', () => {
   });
 
   it('refuses a token of another client that does not name the requester: invalid_grant', async () => {
-    const other = await newRp();
+    const other = await newRp(api.deps, RP);
     const r = await exchange(other, subject.access_token);
     expect([r.res.status, r.body]).toEqual([400, { error: 'invalid_grant', error_description: expect.any(String) }]);
   });
 
   it('accepts a token of another client that carries app:<requester>:*', async () => {
-    const requester = await newRp();
-    const owner = await newRp({ allowedScopes: ['openid', 'profile', `app:${requester.id}:*`] });
+    const requester = await newRp(api.deps, RP);
+    const owner = await newRp(api.deps, { ...RP, allowedScopes: ['openid', 'profile', `app:${requester.id}:*`] });
     const { tokens, userId: sub } = await tokensFor(owner, `openid profile app:${requester.id}:*`);
     const { res, body } = await exchange(requester, tokens.access_token, [['scope', 'openid profile']]);
     expect(res.status).toBe(200);
     expect(payload(body.access_token)).toMatchObject({ sub, client_id: requester.id, scope: 'openid profile', grant_id: payload(tokens.access_token).grant_id });
     // A third client is not named by it.
-    const third = await newRp();
+    const third = await newRp(api.deps, RP);
     expect((await exchange(third, tokens.access_token)).body.error).toBe('invalid_grant');
   });
 
   it('gives the requester only scopes it may hold: dropped from the default, invalid_scope when asked for', async () => {
-    const requester = await newRp({ allowedScopes: ['openid'] });
-    const owner = await newRp({ allowedScopes: ['openid', 'profile', 'email', `app:${requester.id}:*`] });
+    const requester = await newRp(api.deps, { ...RP, allowedScopes: ['openid'] });
+    const owner = await newRp(api.deps, { ...RP, allowedScopes: ['openid', 'profile', 'email', `app:${requester.id}:*`] });
     const { tokens } = await tokensFor(owner, `openid profile email app:${requester.id}:*`);
     const implied = await exchange(requester, tokens.access_token);
     expect(implied.res.status).toBe(200);
@@ -167,8 +159,8 @@ describe('token exchange', () => {
       expect([asked, r.res.status, r.body]).toEqual([asked, 400, { error: 'invalid_scope', error_description: expect.stringContaining('may not hold') }]);
     }
     // Nothing it may hold: invalid_scope.
-    const holdsNothing = await newRp({ allowedScopes: ['offline_access'] });
-    const other = await newRp({ allowedScopes: ['openid', `app:${holdsNothing.id}:*`] });
+    const holdsNothing = await newRp(api.deps, { ...RP, allowedScopes: ['offline_access'] });
+    const other = await newRp(api.deps, { ...RP, allowedScopes: ['openid', `app:${holdsNothing.id}:*`] });
     const named = await tokensFor(other, `openid app:${holdsNothing.id}:*`);
     expect((await exchange(holdsNothing, named.tokens.access_token)).body.error).toBe('invalid_scope');
   });
@@ -188,7 +180,7 @@ describe('token exchange', () => {
     expect((await exchange(rp, subject.refresh_token)).body.error).toBe('invalid_grant');
     expect((await exchange(rp, subject.access_token, [['resource', 'https://api.example/#frag']])).body.error).toBe('invalid_target');
     expect((await exchange(rp, subject.access_token, [['resource', 'relative']])).body.error).toBe('invalid_target');
-    const pub = await newRp({ public: true });
+    const pub = await newRp(api.deps, { ...RP, public: true });
     const r = await post('/api/oauth/token', { grant_type: GRANT, client_id: pub.id, subject_token: subject.access_token, subject_token_type: ACCESS_TOKEN });
     expect([r.res.status, r.body.error]).toEqual([400, 'unauthorized_client']);
     const anonymous = await post('/api/oauth/token', { grant_type: GRANT, subject_token: subject.access_token, subject_token_type: ACCESS_TOKEN });

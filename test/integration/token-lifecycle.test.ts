@@ -5,12 +5,13 @@ import type { RunningApi } from '../../api/server.js';
 import { familyWorkflowId } from '../../lib/domain/refresh-family.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
 import { newSecret } from '../../lib/security/secrets.js';
-import { createClient } from '../../lib/store/clients.js';
+import type { NewClientInput } from '../../lib/domain/clients.js';
 import { revokeGrant } from '../../lib/store/grants.js';
-import { createUser } from '../../lib/store/users.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
-import { eventually, runCli, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, runCli, startTestApi, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { newRp, type FixtureRp } from '../../tools/fixtures/clients.js';
 
 const PASSWORD = 'lifecycle password 1';
 const REDIRECT = 'https://lifecycle-rp.example/cb';
@@ -29,21 +30,12 @@ afterAll(async () => {
   await api.stop();
 });
 
-interface Rp {
-  id: string;
-  secret: string;
-  auth: { authorization: string };
-}
-
-async function newRp(): Promise<Rp> {
-  const { client, clientSecret } = await createClient(api.deps.store, {
-    name: 'Lifecycle RP',
-    redirectUris: [{ type: 'equals', value: REDIRECT }],
-    allowedScopes: ['openid', 'profile', 'email', 'offline_access'],
-    idTokenSignedResponseAlg: 'RS256',
-  });
-  return { id: client._id, secret: clientSecret!, auth: { authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` } };
-}
+const RP: NewClientInput = {
+  name: 'Lifecycle RP',
+  redirectUris: [{ type: 'equals', value: REDIRECT }],
+  allowedScopes: ['openid', 'profile', 'email', 'offline_access'],
+  idTokenSignedResponseAlg: 'RS256',
+};
 
 async function post(path: string, body: Record<string, string>, headers: Record<string, string>) {
   const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
@@ -52,9 +44,8 @@ async function post(path: string, body: Record<string, string>, headers: Record<
 }
 
 /** Signs a new user in and returns the first token response (with offline_access). */
-async function tokensFor(rp: Rp, scope = 'openid profile offline_access', base = issuer) {
-  const email = uniqueEmail('life');
-  const user = await createUser(api.deps.store, { email, password: PASSWORD });
+async function tokensFor(rp: FixtureRp, scope = 'openid profile offline_access', base = issuer) {
+  const { email, user } = await newUser(api.deps, { prefix: 'life', password: PASSWORD });
   const agent = new HttpUser(base);
   const verifier = newSecret();
   let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' })}`);
@@ -62,19 +53,19 @@ async function tokensFor(rp: Rp, scope = 'openid profile offline_access', base =
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const code = step.external!.searchParams.get('code')!;
   const { body } = await (base === issuer
-    ? post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, rp.auth)
-    : fetch(`${base}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.auth }, body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }) }).then(async (r) => ({ body: (await r.json()) as Json })));
+    ? post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, rp.headers)
+    : fetch(`${base}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.headers }, body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }) }).then(async (r) => ({ body: (await r.json()) as Json })));
   return { tokens: body, userId: user._id };
 }
 
-const refresh = (rp: Rp, token: string, extra: Record<string, string> = {}) => post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: token, ...extra }, rp.auth);
-const introspect = (rp: Rp, token: string, hint?: string) => post('/api/oauth/introspect', { token, ...(hint ? { token_type_hint: hint } : {}) }, rp.auth);
+const refresh = (rp: FixtureRp, token: string, extra: Record<string, string> = {}) => post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: token, ...extra }, rp.headers);
+const introspect = (rp: FixtureRp, token: string, hint?: string) => post('/api/oauth/introspect', { token, ...(hint ? { token_type_hint: hint } : {}) }, rp.headers);
 const userinfo = (accessToken: string) => fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
 const grantIdOf = (accessToken: string) => JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()).grant_id as string;
 
 describe('refresh families', () => {
   it('issues a refresh token only with offline_access, and a RefreshFamily workflow findable by client and user', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const without = await tokensFor(rp, 'openid profile');
     expect(without.tokens.refresh_token).toBeUndefined();
     const { tokens, userId } = await tokensFor(rp);
@@ -103,7 +94,7 @@ describe('refresh families', () => {
   });
 
   it('rotates: the new token works, the old one is superseded, the expiry is kept', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const { tokens } = await tokensFor(rp);
     const before = (await introspect(rp, tokens.refresh_token)).body;
     const r1 = await refresh(rp, tokens.refresh_token);
@@ -121,7 +112,7 @@ describe('refresh families', () => {
   });
 
   it('revokes the whole grant when a superseded token comes back', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const { tokens } = await tokensFor(rp);
     const r1 = await refresh(rp, tokens.refresh_token);
     const reuse = await refresh(rp, tokens.refresh_token);
@@ -138,7 +129,7 @@ describe('refresh families', () => {
   });
 
   it('refuses the refresh token of a grant revoked in MongoDB even when its family missed the revocation, and ends the family', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const { tokens } = await tokensFor(rp);
     const grantId = grantIdOf(tokens.access_token);
     // Only the grant document is revoked (as a replayed code, a deleted client or a deleted user does):
@@ -152,7 +143,7 @@ describe('refresh families', () => {
   });
 
   it('lets the requested scope narrow the access token, never widen it', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const { tokens } = await tokensFor(rp);
     const narrow = await refresh(rp, tokens.refresh_token, { scope: 'openid' });
     expect(narrow.body.scope).toBe('openid');
@@ -164,8 +155,8 @@ describe('refresh families', () => {
   });
 
   it("refuses another client's refresh token without revealing it", async () => {
-    const rp = await newRp();
-    const other = await newRp();
+    const rp = await newRp(api.deps, RP);
+    const other = await newRp(api.deps, RP);
     const { tokens } = await tokensFor(rp);
     expect((await refresh(other, tokens.refresh_token)).body.error).toBe('invalid_grant');
     expect((await refresh(rp, tokens.refresh_token)).res.status).toBe(200);
@@ -174,12 +165,12 @@ describe('refresh families', () => {
   it('ends the family at its absolute expiry', async () => {
     const shortApi = await startTestApi({ REFRESH_TOKEN_TTL_SECONDS: '2' });
     try {
-      const rp = await newRp();
+      const rp = await newRp(api.deps, RP);
       const { tokens } = await tokensFor(rp, 'openid offline_access', shortApi.url);
       await new Promise((r) => setTimeout(r, 2500));
       const res = await fetch(`${shortApi.url}/api/oauth/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.auth },
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.headers },
         body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }),
       });
       expect(res.status).toBe(400);
@@ -194,7 +185,7 @@ describe('refresh families', () => {
 
 describe('introspection', () => {
   it('describes active access and refresh tokens with the documented fields', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const { tokens, userId } = await tokensFor(rp);
     const at = await introspect(rp, tokens.access_token);
     expect(at.res.headers.get('cache-control')).toBe('no-store');
@@ -207,8 +198,8 @@ describe('introspection', () => {
   });
 
   it('says {active:false} for unknown tokens and tokens of another client', async () => {
-    const rp = await newRp();
-    const other = await newRp();
+    const rp = await newRp(api.deps, RP);
+    const other = await newRp(api.deps, RP);
     const { tokens } = await tokensFor(rp);
     expect((await introspect(rp, 'no-such-token')).body).toEqual({ active: false });
     expect((await introspect(other, tokens.access_token)).body).toEqual({ active: false });
@@ -216,19 +207,19 @@ describe('introspection', () => {
   });
 
   it('requires client authentication', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const r = await post('/api/oauth/introspect', { token: 'x' }, { authorization: `Basic ${Buffer.from(`${rp.id}:wrong`).toString('base64')}` });
     expect(r.res.status).toBe(401);
     expect(r.body.error).toBe('invalid_client');
-    expect((await post('/api/oauth/introspect', {}, rp.auth)).body.error).toBe('invalid_request');
+    expect((await post('/api/oauth/introspect', {}, rp.headers)).body.error).toBe('invalid_request');
   });
 });
 
 describe('revocation', () => {
   it('revokes an access token by jti, leaving the grant', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const { tokens } = await tokensFor(rp);
-    const r = await post('/api/oauth/revoke', { token: tokens.access_token, token_type_hint: 'access_token' }, rp.auth);
+    const r = await post('/api/oauth/revoke', { token: tokens.access_token, token_type_hint: 'access_token' }, rp.headers);
     expect(r.res.status).toBe(200);
     expect((await userinfo(tokens.access_token)).status).toBe(401);
     expect((await introspect(rp, tokens.access_token)).body).toEqual({ active: false });
@@ -238,28 +229,28 @@ describe('revocation', () => {
   });
 
   it('revokes the grant with its refresh token', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const { tokens } = await tokensFor(rp);
-    expect((await post('/api/oauth/revoke', { token: tokens.refresh_token }, rp.auth)).res.status).toBe(200);
+    expect((await post('/api/oauth/revoke', { token: tokens.refresh_token }, rp.headers)).res.status).toBe(200);
     expect((await refresh(rp, tokens.refresh_token)).body.error).toBe('invalid_grant');
     expect((await userinfo(tokens.access_token)).status).toBe(401);
   });
 
   it('revokes the grant when a superseded refresh token is presented', async () => {
-    const rp = await newRp();
+    const rp = await newRp(api.deps, RP);
     const { tokens } = await tokensFor(rp);
     const r1 = await refresh(rp, tokens.refresh_token);
-    await post('/api/oauth/revoke', { token: tokens.refresh_token }, rp.auth);
+    await post('/api/oauth/revoke', { token: tokens.refresh_token }, rp.headers);
     expect((await refresh(rp, r1.body.refresh_token)).body.error).toBe('invalid_grant');
   });
 
   it("answers 200 for unknown tokens and leaves other clients' tokens alone", async () => {
-    const rp = await newRp();
-    const other = await newRp();
+    const rp = await newRp(api.deps, RP);
+    const other = await newRp(api.deps, RP);
     const { tokens } = await tokensFor(rp);
-    expect((await post('/api/oauth/revoke', { token: 'unknown-token' }, rp.auth)).res.status).toBe(200);
-    expect((await post('/api/oauth/revoke', { token: tokens.refresh_token }, other.auth)).res.status).toBe(200);
-    expect((await post('/api/oauth/revoke', { token: tokens.access_token }, other.auth)).res.status).toBe(200);
+    expect((await post('/api/oauth/revoke', { token: 'unknown-token' }, rp.headers)).res.status).toBe(200);
+    expect((await post('/api/oauth/revoke', { token: tokens.refresh_token }, other.headers)).res.status).toBe(200);
+    expect((await post('/api/oauth/revoke', { token: tokens.access_token }, other.headers)).res.status).toBe(200);
     expect((await userinfo(tokens.access_token)).status).toBe(200);
     expect((await refresh(rp, tokens.refresh_token)).res.status).toBe(200);
   });

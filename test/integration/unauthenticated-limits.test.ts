@@ -9,10 +9,11 @@
 import type { RunningApi } from '../../api/server.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
 import { newSecret } from '../../lib/security/secrets.js';
-import { createClient } from '../../lib/store/clients.js';
+import type { NewClientInput } from '../../lib/domain/clients.js';
 import { setSiteSetting } from '../../lib/store/settings.js';
 import { startTestApi, type Json } from '../support/harness.js';
 import { awayFromWindowEdge, countStatuses } from '../support/limits.js';
+import { newRp } from '../../tools/fixtures/clients.js';
 
 const PER_IP = 5;
 const PER_CLIENT = 3;
@@ -32,10 +33,7 @@ let nextAddress = 1;
 /** A documentation address (TEST-NET-3) no other test uses. */
 const freshAddress = () => `203.0.113.${nextAddress++}`;
 
-async function newClient() {
-  const { client, clientSecret } = await createClient(api.deps.store, { name: 'Limited RP', allowedScopes: ['openid'], redirectUris: [{ type: 'equals', value: REDIRECT }] });
-  return { id: client._id, authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` };
-}
+const RP: NewClientInput = { name: 'Limited RP', allowedScopes: ['openid'], redirectUris: [{ type: 'equals', value: REDIRECT }] };
 
 interface Endpoint {
   path: string;
@@ -56,10 +54,10 @@ const ENDPOINTS: Endpoint[] = [
   },
 ];
 
-function post(endpoint: Endpoint, client: { authorization: string }, address: string) {
+function post(endpoint: Endpoint, client: { basic: string }, address: string) {
   return fetch(`${api.url}${endpoint.path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: client.authorization, 'x-forwarded-for': address },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: client.basic, 'x-forwarded-for': address },
     body: new URLSearchParams(endpoint.params()),
   });
 }
@@ -84,7 +82,7 @@ const documents = (collection: string) => api.deps.store.db.collection(collectio
 
 describe.each(ENDPOINTS)('POST $path', (endpoint) => {
   it(`10 at once from one address (10 clients): ${PER_IP} accepted, the rest 429 before anything is stored; another address is not affected`, async () => {
-    const clients = await Promise.all(Array.from({ length: 10 }, () => newClient()));
+    const clients = await Promise.all(Array.from({ length: 10 }, () => newRp(api.deps, RP)));
     const before = await documents(endpoint.collection);
     await awayFromWindowEdge(60_000, 20_000);
     const address = freshAddress();
@@ -96,14 +94,14 @@ describe.each(ENDPOINTS)('POST $path', (endpoint) => {
   });
 
   it(`10 at once for one client (10 addresses): ${PER_CLIENT} accepted, the rest 429; another client is not affected`, async () => {
-    const client = await newClient();
+    const client = await newRp(api.deps, RP);
     const before = await documents(endpoint.collection);
     await awayFromWindowEdge(60_000, 20_000);
     const counts = await burst(Array.from({ length: 10 }, () => post(endpoint, client, freshAddress())));
     expect(counts[endpoint.ok]).toBe(PER_CLIENT);
     expect((counts[endpoint.ok] ?? 0) + (counts[429] ?? 0)).toBe(10);
     expect((await documents(endpoint.collection)) - before).toBe(counts[endpoint.ok] ?? 0);
-    expect((await post(endpoint, await newClient(), freshAddress())).status).toBe(endpoint.ok);
+    expect((await post(endpoint, await newRp(api.deps, RP), freshAddress())).status).toBe(endpoint.ok);
   });
 });
 
@@ -112,10 +110,10 @@ describe('GET /api/oauth/2fa/info', () => {
     await setSiteSetting(api.deps.store, 'require_captcha_for_2fa', true);
     await setSiteSetting(api.deps.store, 'captcha_provider', 'pow');
     try {
-      const client = await newClient();
+      const client = await newRp(api.deps, RP);
       const created = await fetch(`${api.url}/api/oauth/2fa/challenges`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: client.authorization },
+        headers: { 'content-type': 'application/json', authorization: client.basic },
         body: JSON.stringify({ redirect_uri: REDIRECT, action: 'Rotate the keys' }),
       });
       expect(created.status).toBe(201);

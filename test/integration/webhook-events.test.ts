@@ -12,13 +12,13 @@ import { seal } from '../../lib/security/kek.js';
 import { createClient } from '../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import { getSiteSettings } from '../../lib/store/settings.js';
-import { createUser } from '../../lib/store/users.js';
 import { auditLog } from '../../lib/store/audit-log.js';
 import { webhookOutbox } from '../../lib/store/webhook-outbox.js';
 import { createWebhook } from '../../lib/store/webhooks.js';
-import { eventually, runCli, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
-import { withPkce, withVerifier } from '../support/pkce.js';
-import { HttpUser } from '../support/http-user.js';
+import { eventually, runCli, startTestApi, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { withPkce, withVerifier } from '../../tools/fixtures/pkce.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const DATABASE = 'keyflow_test_webhook_events';
@@ -58,10 +58,9 @@ async function received(path: string, count: number): Promise<ReceivedDelivery[]
 }
 
 /** A user with three webhooks (specific, wildcard) and a stranger with a wildcard webhook. */
-async function newUser(events = ['app.created', 'app.updated', 'app.deleted', 'profile.updated']) {
-  const email = uniqueEmail('events');
-  const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Events User' });
-  const stranger = await createUser(api.deps.store, { email: uniqueEmail('stranger'), password: PASSWORD });
+async function userWithHooks(events = ['app.created', 'app.updated', 'app.deleted', 'profile.updated']) {
+  const { email, user } = await newUser(api.deps, { prefix: 'events', password: PASSWORD, name: 'Events User' });
+  const { user: stranger } = await newUser(api.deps, { prefix: 'stranger', password: PASSWORD });
   const pat = async (scope: string[]) => (await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope, expiresInDays: 1 })).token;
   return { email, user, pat, specific: await hook(events, user._id), wildcard: await hook(['*'], user._id), stranger: await hook(['*'], stranger._id) };
 }
@@ -81,7 +80,7 @@ const settle = () => new Promise((r) => setTimeout(r, 1500));
 
 describe('app events from the app API', () => {
   it('app.created, app.updated (incl. a rotation) and app.deleted reach the owner, with no secret in any body', async () => {
-    const u = await newUser();
+    const u = await userWithHooks();
     const rw = await u.pat(['apps:read', 'apps:write']);
     const created = await call(rw, 'POST', '/api/oauth/me/apps', { name: 'Evented', redirect_uris: ['https://evented.example/cb'] });
     expect(created.res.status).toBe(201);
@@ -124,7 +123,7 @@ describe('app events from the app API', () => {
 
 describe('app events from the /account/apps pages', () => {
   it('create, edit, rotate and delete each emit their event; no secret in any body', async () => {
-    const u = await newUser(['app.created', 'app.updated', 'app.deleted']);
+    const u = await userWithHooks(['app.created', 'app.updated', 'app.deleted']);
     const agent = new HttpUser(issuer);
     await agent.signIn(await agent.get('/login'), u.email, PASSWORD);
     let page = await (await agent.get('/account/apps')).res.text();
@@ -160,7 +159,7 @@ describe('app events from the /account/apps pages', () => {
 
 describe('app events from dynamic registration (RFC 7591/7592)', () => {
   it('registering, updating and deleting a client emit to the owner (the initial access token user)', async () => {
-    const u = await newUser(['app.created', 'app.updated', 'app.deleted']);
+    const u = await userWithHooks(['app.created', 'app.updated', 'app.deleted']);
     const reg = await call(await u.pat(['apps:write']), 'POST', '/api/oauth/register', { client_name: 'Registered', redirect_uris: ['https://registered-events.example/cb'], scope: 'openid' });
     expect(reg.res.status).toBe(201);
     const doc = reg.body;
@@ -190,7 +189,7 @@ describe('app events from dynamic registration (RFC 7591/7592)', () => {
 
 describe('profile.updated', () => {
   it('comes from the profile API with the fields that changed, and not when nothing changed', async () => {
-    const u = await newUser(['profile.updated']);
+    const u = await userWithHooks(['profile.updated']);
     const token = await u.pat(['profile:write']);
     expect((await call(token, 'PATCH', '/api/oauth/me/profile', { name: 'Renamed User' })).res.status).toBe(200);
     const got = await received(u.specific, 1);
@@ -205,7 +204,7 @@ describe('profile.updated', () => {
   }, 60_000);
 
   it('comes from the account page form', async () => {
-    const u = await newUser(['profile.updated']);
+    const u = await userWithHooks(['profile.updated']);
     const agent = new HttpUser(issuer);
     await agent.signIn(await agent.get('/login'), u.email, PASSWORD);
     let page = await (await agent.get('/account')).res.text();
@@ -227,7 +226,7 @@ describe('admin.config.update from the operator CLI', () => {
   it('reaches admin webhooks and the audit log; a secret setting’s value appears in neither', async () => {
     const specific = await hook(['admin.config.update'], null);
     const wildcard = await hook(['*'], null);
-    const userHook = (await newUser()).wildcard;
+    const userHook = (await userWithHooks()).wildcard;
     const before = (await getSiteSettings(api.deps.store)).pow_difficulty;
     const difficulty = before === 20 ? 21 : 20;
     const set = await runCli(['config', 'set', 'pow_difficulty', String(difficulty)], env);

@@ -22,7 +22,8 @@ import { createUser } from '../../lib/store/users.js';
 import { createWebhook, webhookDeliveries, type WebhookDeliveryDoc } from '../../lib/store/webhooks.js';
 import { webhookOutbox } from '../../lib/store/webhook-outbox.js';
 import { webhookDeliveryWorkflowId } from '../../lib/domain/webhook-delivery.js';
-import { eventually, testConfig, uniqueEmail } from '../support/harness.js';
+import { eventually, testConfig } from '../support/harness.js';
+import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { signatureMatches } from '../support/webhook-receiver.js';
 
 const TIMEOUT = 240_000;

@@ -14,11 +14,12 @@ import { newId } from '../../lib/security/secrets.js';
 import { createClient } from '../../lib/store/clients.js';
 import { openGrant } from '../../lib/store/grants.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
-import { createUser, type UserDoc } from '../../lib/store/users.js';
+import type { UserDoc } from '../../lib/store/users.js';
 import { auditLog } from '../../lib/store/audit-log.js';
 import { webhookDeliveries, webhooks, type WebhookDeliveryDoc } from '../../lib/store/webhooks.js';
 import { webhookDeliveryWorkflowId } from '../../lib/domain/webhook-delivery.js';
-import { eventually, startTestApi, uniqueEmail, type Json } from '../support/harness.js';
+import { eventually, startTestApi, type Json } from '../support/harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 let api: RunningApi;
@@ -43,9 +44,8 @@ const ADMIN_SCOPES = ['admin:webhooks:read', 'admin:webhooks:write', 'admin:webh
 const USER_BASE = '/api/oauth/me/webhooks';
 const ADMIN_BASE = '/api/oauth/me/admin/webhooks';
 
-async function newUser(admin = false): Promise<UserDoc> {
-  return createUser(api.deps.store, { email: uniqueEmail('webhooks'), password: 'webhooks api test password', admin });
-}
+const USER = { prefix: 'webhooks', password: 'webhooks api test password' };
+const ADMIN = { ...USER, admin: true };
 
 const pat = async (user: UserDoc, scope: string[]) => (await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope, expiresInDays: 1 })).token;
 
@@ -102,7 +102,7 @@ describe('user webhooks', () => {
   let user: UserDoc;
   let token: string;
   beforeAll(async () => {
-    user = await newUser();
+    ({ user } = await newUser(api.deps, USER));
     token = await pat(user, USER_SCOPES);
   });
 
@@ -259,7 +259,7 @@ describe('user webhooks', () => {
   }, 30_000);
 
   it('limits a user to 20 webhooks: the 21st is 409 limit_reached', async () => {
-    const busy = await pat(await newUser(), USER_SCOPES);
+    const busy = await pat((await newUser(api.deps, USER)).user, USER_SCOPES);
     const body = { name: 'many', url: 'https://hooks.example/many', events: ['*'] };
     for (let i = 0; i < 20; i++) expect((await call(busy, 'POST', USER_BASE, body)).res.status).toBe(201);
     expectError(await call(busy, 'POST', USER_BASE, body), 409, 'limit_reached');
@@ -334,7 +334,7 @@ describe('user webhooks', () => {
   it('admits an internal or plain-http receiver only on the host and port an entry names for webhooks', async () => {
     const own = await startTestApi({ MONGODB_DATABASE: 'keyflow_test_webhooks_allow', OUTBOUND_ALLOWLIST: 'webhooks=127.0.0.1:8080,jwks_uri=localhost:*,*=10.0.0.7:443' });
     try {
-      const t = (await createPersonalAccessToken(own.deps.store, (await createUser(own.deps.store, { email: uniqueEmail('allow'), password: 'webhooks api test password' }))._id, { name: 't', scope: USER_SCOPES, expiresInDays: 1 })).token;
+      const t = (await createPersonalAccessToken(own.deps.store, (await newUser(own.deps, { ...USER, prefix: 'allow' })).id, { name: 't', scope: USER_SCOPES, expiresInDays: 1 })).token;
       const post = async (url: string) => {
         const res = await fetch(`${own.deps.config.issuer}${USER_BASE}`, { method: 'POST', headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x', url, events: ['*'] }) });
         return { status: res.status, body: (await res.json()) as Json };
@@ -414,9 +414,9 @@ describe('user webhooks', () => {
 
   it("another user's webhook (user or admin) is 404 on every route", async () => {
     const created = await create(token);
-    const other = await newUser();
+    const { user: other } = await newUser(api.deps, USER);
     const otherToken = await pat(other, USER_SCOPES);
-    const admin = await newUser(true);
+    const { user: admin } = await newUser(api.deps, ADMIN);
     const adminToken = await pat(admin, [...USER_SCOPES, ...ADMIN_SCOPES]);
     const adminHook = await create(adminToken, { base: ADMIN_BASE, events: ['*'] });
     for (const [t, id] of [
@@ -444,9 +444,9 @@ describe('user webhooks', () => {
 
 describe('admin webhooks', () => {
   it('are 404 to a regular user on every route, even with admin scopes (checked before the scope)', async () => {
-    const admin = await newUser(true);
+    const { user: admin } = await newUser(api.deps, ADMIN);
     const hook = await create(await pat(admin, ADMIN_SCOPES), { base: ADMIN_BASE, events: ['invite.create'] });
-    const user = await newUser();
+    const { user } = await newUser(api.deps, USER);
     const tokens = [await accessToken(user, ADMIN_SCOPES), await pat(user, ADMIN_SCOPES), await pat(user, USER_SCOPES)];
     const routes: [string, string, unknown?][] = [
       ['GET', ADMIN_BASE],
@@ -469,8 +469,8 @@ describe('admin webhooks', () => {
   }, 60_000);
 
   it('admins reach them: site-wide (every admin sees all), admin events only, the admin scopes', async () => {
-    const a1 = await newUser(true);
-    const a2 = await newUser(true);
+    const { user: a1 } = await newUser(api.deps, ADMIN);
+    const { user: a2 } = await newUser(api.deps, ADMIN);
     const t1 = await pat(a1, ADMIN_SCOPES);
     const t2 = await accessToken(a2, ADMIN_SCOPES);
     const hook = await create(t1, { base: ADMIN_BASE, events: ['admin.config.update', 'invite.create'] });
@@ -505,9 +505,9 @@ describe('admin webhooks', () => {
 
 describe('webhook.create / webhook.update / webhook.delete', () => {
   it('are in the audit log without secret or URL path and reach admin webhooks subscribed to them', async () => {
-    const admin = await newUser(true);
+    const { user: admin } = await newUser(api.deps, ADMIN);
     const watcher = await create(await pat(admin, ADMIN_SCOPES), { base: ADMIN_BASE, events: ['webhook.create', 'webhook.update', 'webhook.delete'] });
-    const user = await newUser();
+    const { user } = await newUser(api.deps, USER);
     const token = await accessToken(user, USER_SCOPES);
     const created = await create(token, { events: ['app.created'], secret: 'a-user-secret-never-logged' });
     const rotated = 'a-rotated-secret-never-logged';

@@ -9,7 +9,7 @@ import proto from '@temporalio/proto';
 import { spawnManaged } from '../../tools/embedded/process.js';
 import { freePort } from '../../tools/embedded/ports.js';
 import { PROJECT_ROOT, startFerretDb, startTemporalDevServer } from '../../tools/embedded/servers.js';
-import { TEST_STATE, type TestState } from './state.js';
+import { keepState, TEST_STATE } from './state.js';
 
 export default async function globalSetup(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyflow-test-'));
@@ -53,8 +53,7 @@ export default async function globalSetup(): Promise<void> {
       throw new Error(`the test worker exited (${code}); see ${logFile}`);
     }),
   ]);
-  const state: TestState = { dir, processes: [worker, ferret, temporal], log };
-  (globalThis as Record<symbol, unknown>)[TEST_STATE] = state;
+  keepState(TEST_STATE, { dir, processes: [worker, ferret, temporal], log });
 }
 
 async function waitForPollers(address: string, taskQueue: string, logFile: string): Promise<void> {

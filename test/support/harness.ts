@@ -65,10 +65,6 @@ export const runCli = (args: string[], env: Record<string, string | undefined> =
 /** A string that looks like a JavaScript stack frame: must never reach a user. */
 export const STACK_FRAME = /\n\s+at .+\(.+:\d+:\d+\)/;
 
-export function uniqueEmail(prefix = 'user'): string {
-  return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-}
-
 /** Retries an assertion until it passes or the time is up (for state that settles asynchronously). */
 export async function eventually(assertion: () => Promise<void> | void, timeoutMs = 10_000, intervalMs = 200): Promise<void> {
   const deadline = Date.now() + timeoutMs;

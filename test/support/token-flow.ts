@@ -5,12 +5,13 @@ import type { RunningApi } from '../../api/server.js';
 import type { NewClientInput } from '../../lib/domain/clients.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
 import { newSecret } from '../../lib/security/secrets.js';
-import { createClient } from '../../lib/store/clients.js';
-import { createUser, type UserDoc } from '../../lib/store/users.js';
+import type { UserDoc } from '../../lib/store/users.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { familyWorkflowId } from '../../lib/domain/refresh-family.js';
-import { eventually, uniqueEmail, type Json } from './harness.js';
-import { HttpUser } from './http-user.js';
+import { eventually, type Json } from './harness.js';
+import { newUser } from '../../tools/fixtures/users.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { newRp } from '../../tools/fixtures/clients.js';
 
 export const FLOW_PASSWORD = 'token flow password';
 export const FLOW_REDIRECT = 'https://token-flow-rp.example/cb';
@@ -23,14 +24,14 @@ export interface TestRp {
 
 /** A confidential client (RS256 tokens) redirecting to FLOW_REDIRECT. */
 export async function newTestRp(api: RunningApi, overrides: Partial<NewClientInput> = {}): Promise<TestRp> {
-  const { client, clientSecret } = await createClient(api.deps.store, {
+  const rp = await newRp(api.deps, {
     name: 'Token flow RP',
     redirectUris: [{ type: 'equals', value: FLOW_REDIRECT }],
     allowedScopes: ['openid', 'profile', 'email', 'offline_access'],
     idTokenSignedResponseAlg: 'RS256',
     ...overrides,
   });
-  return { id: client._id, auth: { authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` } };
+  return { id: rp.id, auth: { authorization: rp.basic } };
 }
 
 /** POSTs a form to the api and parses the JSON answer (null for an empty body). */
@@ -51,8 +52,7 @@ export async function runCodeFlow(
   scope: string,
   opts: { user?: { email: string; doc: UserDoc }; agent?: HttpUser; extra?: [string, string][] } = {},
 ): Promise<{ tokens: Json; user: UserDoc; email: string; agent: HttpUser }> {
-  const email = opts.user?.email ?? uniqueEmail('flow');
-  const user = opts.user?.doc ?? (await createUser(api.deps.store, { email, password: FLOW_PASSWORD }));
+  const { email, user } = opts.user ? { email: opts.user.email, user: opts.user.doc } : await newUser(api.deps, { prefix: 'flow', password: FLOW_PASSWORD });
   const agent = opts.agent ?? new HttpUser(api.url);
   const verifier = newSecret();
   const url = new URL('/api/oauth/authorize', api.url);

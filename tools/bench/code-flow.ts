@@ -9,7 +9,7 @@ import { s256Challenge } from '../../lib/domain/pkce.js';
 import { newSecret } from '../../lib/security/secrets.js';
 import { createClient } from '../../lib/store/clients.js';
 import { createUser } from '../../lib/store/users.js';
-import { HttpUser } from '../../test/support/http-user.js';
+import { HttpUser } from '../fixtures/http-user.js';
 import { benchSetup, percentile } from './common.js';
 
 const REDIRECT = 'https://bench-rp.example/cb';

@@ -4,8 +4,8 @@
 // Prints rotations per second and p50/p95/p99 latency.
 import { createClient } from '../../lib/store/clients.js';
 import { createUser } from '../../lib/store/users.js';
-import { HttpUser } from '../../test/support/http-user.js';
-import { withPkce, withVerifier } from '../../test/support/pkce.js';
+import { HttpUser } from '../fixtures/http-user.js';
+import { withPkce, withVerifier } from '../fixtures/pkce.js';
 import { benchSetup, percentile } from './common.js';
 
 const REDIRECT = 'https://bench-rp.example/cb';

@@ -1,0 +1,117 @@
+// RefreshFamily: rotations are serial updates on hashes (rotate the current
+// one, reuse of a superseded one revokes the grant), revocation by update or
+// signal, expiry at expiresAt, and continue-as-new every rotationsPerRun
+// rotations carrying the current hash, the count and the newest superseded.
+import { randomUUID } from 'node:crypto';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { refreshFamily } from '../../../workflows/refresh-family.js';
+import { flowState, latch, startWorkflowWorker, type Latch, type WorkflowWorker } from '../../support/workflow-env.js';
+
+let w: WorkflowWorker;
+/** Grants whose revocation write waits for the test. */
+const held = new Map<string, Latch>();
+
+beforeAll(async () => {
+  w = await startWorkflowWorker('refresh', {
+    async revokeFamily(a: { grantId: string }) {
+      await held.get(a.grantId)?.pass();
+    },
+    async expireFamily() {},
+  });
+});
+afterAll(() => w?.stop());
+
+function input(overrides: { lifetimeMs?: number; rotationsPerRun?: number; superseded?: string[] } = {}) {
+  const { lifetimeMs = 60_000, ...rest } = overrides;
+  const grantId = randomUUID();
+  return { grantId, clientId: 'rp-1', userId: 'u1', scope: ['openid', 'offline_access'], currentHash: 'h0', expiresAt: Date.now() + lifetimeMs, database: 'keyflow_unit', ...rest };
+}
+
+async function startFamily(i: ReturnType<typeof input>) {
+  const handle = await w.start(refreshFamily, i, `grant:${i.grantId}`);
+  const rotate = (presentedHash: string, newHash: string) => handle.executeUpdate('rotate', { args: [{ presentedHash, newHash }] });
+  return { handle, rotate };
+}
+
+it('rotates the current hash only; an unknown hash is invalid; the state query counts rotations', async () => {
+  const i = input();
+  const { handle, rotate } = await startFamily(i);
+  expect(await rotate('h0', 'h1')).toEqual({ status: 'rotated' });
+  expect(await rotate('nope', 'h2')).toEqual({ status: 'invalid', reason: 'unknown' });
+  expect(await rotate('h1', 'h2')).toEqual({ status: 'rotated' });
+  expect(await handle.query('state')).toEqual({ grantId: i.grantId, state: 'active', rotations: 2, expiresAt: i.expiresAt });
+  expect(await flowState(handle)).toBe('active');
+  expect(await handle.executeUpdate('revoke', { args: [{ reason: 'test over' }] })).toEqual({ revoked: true });
+  expect(await handle.result()).toBe('revoked');
+  expect(w.callsOf(handle.workflowId).map((c) => [c.name, c.arg])).toEqual([['revokeFamily', { grantId: i.grantId, reason: 'test over', database: 'keyflow_unit' }]]);
+});
+
+it('a superseded hash presented again is reuse: the grant is revoked once, and nothing rotates meanwhile', async () => {
+  const i = input();
+  const revoking = latch();
+  held.set(i.grantId, revoking);
+  const { handle, rotate } = await startFamily(i);
+  expect(await rotate('h0', 'h1')).toEqual({ status: 'rotated' });
+  const reuse = rotate('h0', 'x');
+  await revoking.reached;
+  expect(await rotate('h1', 'h2')).toEqual({ status: 'invalid', reason: 'revoked' });
+  expect(await handle.executeUpdate('revoke', { args: [{ reason: 'again' }] })).toEqual({ revoked: false });
+  revoking.open();
+  expect(await reuse).toEqual({ status: 'reused' });
+  expect(await handle.result()).toBe('revoked');
+  expect(w.callsOf(handle.workflowId).map((c) => c.arg)).toEqual([{ grantId: i.grantId, reason: 'refresh token reused', database: 'keyflow_unit' }]);
+  expect(await flowState(handle)).toBe('revoked');
+});
+
+it('the revokeGrant signal revokes, and the workflow waits for the revocation write', async () => {
+  const i = input();
+  const revoking = latch();
+  held.set(i.grantId, revoking);
+  const { handle } = await startFamily(i);
+  await handle.signal('revokeGrant', { reason: 'user deleted' });
+  await revoking.reached;
+  expect((await handle.describe()).status.name).toBe('RUNNING');
+  revoking.open();
+  expect(await handle.result()).toBe('revoked');
+  expect(w.callsOf(handle.workflowId).map((c) => c.arg)).toEqual([{ grantId: i.grantId, reason: 'user deleted', database: 'keyflow_unit' }]);
+});
+
+it('expires at its absolute expiry', async () => {
+  const i = input({ lifetimeMs: 1_500 });
+  const { handle, rotate } = await startFamily(i);
+  expect(await rotate('h0', 'h1')).toEqual({ status: 'rotated' });
+  expect(await handle.result()).toBe('expired');
+  expect(w.callsOf(handle.workflowId).map((c) => [c.name, c.arg])).toEqual([['expireFamily', { grantId: i.grantId, database: 'keyflow_unit' }]]);
+  expect(await flowState(handle)).toBe('expired');
+});
+
+it('continues as new after rotationsPerRun rotations, carrying the current hash, the count and the newest superseded hashes', async () => {
+  const i = input({ rotationsPerRun: 2, superseded: ['s1', 's2', 's3'] });
+  const { handle, rotate } = await startFamily(i);
+  const firstRun = handle.firstExecutionRunId;
+  expect(await rotate('h0', 'h1')).toEqual({ status: 'rotated' });
+  expect(await rotate('h1', 'h2')).toEqual({ status: 'rotated' });
+  // The run is full: this rotation is accepted by the next run.
+  expect(await rotate('h2', 'h3')).toEqual({ status: 'rotated' });
+  const described = await handle.describe();
+  expect(described.runId).not.toBe(firstRun);
+  expect(await handle.query('state')).toEqual({ grantId: i.grantId, state: 'active', rotations: 3, expiresAt: i.expiresAt });
+
+  const history = await handle.fetchHistory();
+  const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
+  expect(started.continuedExecutionRunId).toBe(firstRun);
+  // At most rotationsPerRun superseded hashes are carried, the newest: s1–s3 are left to the projection.
+  expect(defaultPayloadConverter.fromPayload(started.input!.payloads![0]!)).toEqual({ ...i, currentHash: 'h2', superseded: ['h0', 'h1'], rotations: 2 });
+  expect(await rotate('s1', 'x')).toEqual({ status: 'invalid', reason: 'unknown' });
+  expect(await rotate('h1', 'x')).toEqual({ status: 'reused' });
+  expect(await handle.result()).toBe('revoked');
+});
+
+it('without rotationsPerRun (families started before the limit) it never continues as new', async () => {
+  const i = input();
+  const { handle, rotate } = await startFamily(i);
+  for (let n = 0; n < 4; n++) expect(await rotate(`h${n}`, `h${n + 1}`)).toEqual({ status: 'rotated' });
+  expect((await handle.describe()).runId).toBe(handle.firstExecutionRunId);
+  await handle.signal('revokeGrant', { reason: 'test over' });
+  expect(await handle.result()).toBe('revoked');
+});
