@@ -124,7 +124,7 @@ describe('a webhook gone before its delivery', () => {
       const result = await temporal.workflow.execute<typeof webhookDelivery>('webhookDelivery', {
         workflowId: webhookDeliveryWorkflowId(deliveryId),
         taskQueue: api.deps.config.temporal.taskQueue,
-        args: [{ deliveryId, webhookId, event: 'app.created', timestamp: 1, data: {}, timeoutMs: 1500, database: api.deps.store.db.databaseName }],
+        args: [{ deliveryId, webhookId, event: 'app.created', timestamp: 1, data: {}, timeoutMs: 1500 }],
       });
       expect(result.state).toBe('skipped');
       expect(await recentDeliveries(api.deps.store, webhookId)).toEqual([]);
