@@ -6,8 +6,8 @@
 // public host refused, what a test ping shows of the answer, a redirect not
 // followed, the 50-entry cap,
 // wildcard and specific subscriptions, inactive webhooks, and secret rotation.
-// The api runs on a database of its own; the shared worker writes the
-// delivery history there (the workflow input names the api's database).
+// The api runs on a database of its own; its own worker (startTestApi) writes
+// the delivery history there.
 import type { Client } from '@temporalio/client';
 import { shownResponseBody } from '../../activities/webhook-delivery.js';
 import type { RunningApi } from '../../api/server.js';
