@@ -6,7 +6,7 @@ import { RESPONSE_BODY_LIMIT, type DeliveryOutcome, type WebhookDeliveryInput } 
 import { TEST_EVENT } from '../lib/domain/webhook-events.js';
 import type { Kek } from '../lib/security/kek.js';
 import { outboundRequest, OutboundError, type OutboundPolicy, type OutboundResponse } from '../lib/outbound/http-client.js';
-import { storeIn, type Store } from '../lib/store/db.js';
+import type { Store } from '../lib/store/db.js';
 import { findWebhook, recordDelivery, webhookSecret } from '../lib/store/webhooks.js';
 import { webhookBody, webhookHeaders } from '../lib/webhooks/signing.js';
 
@@ -25,7 +25,7 @@ export function shownResponseBody(test: boolean, res: Pick<OutboundResponse, 'bo
 export function createWebhookDeliveryActivities(deps: { store: Store; kek: Kek; outbound: OutboundPolicy }) {
   return {
     async deliverWebhook(input: WebhookDeliveryInput): Promise<DeliveryOutcome> {
-      const webhook = await findWebhook(storeIn(deps.store, input.database), input.webhookId);
+      const webhook = await findWebhook(deps.store, input.webhookId);
       const test = input.event === TEST_EVENT;
       if (!webhook || (!webhook.isActive && !test)) return { state: 'skipped', statusCode: null, error: null, durationMs: null, deliveredAt: Date.now() };
       const body = webhookBody(input.event, input.timestamp, input.data);
@@ -51,22 +51,18 @@ export function createWebhookDeliveryActivities(deps: { store: Store; kek: Kek; 
       }
     },
 
-    async recordWebhookDelivery({ input, outcome }: { input: Pick<WebhookDeliveryInput, 'deliveryId' | 'webhookId' | 'event' | 'database'>; outcome: DeliveryOutcome }): Promise<void> {
-      await recordDelivery(
-        deps.store,
-        {
-          _id: input.deliveryId,
-          webhookId: input.webhookId,
-          event: input.event,
-          success: outcome.state === 'success',
-          statusCode: outcome.statusCode,
-          error: outcome.error,
-          deliveredAt: new Date(outcome.deliveredAt),
-          durationMs: outcome.durationMs,
-          ...(outcome.responseBody !== undefined ? { responseBody: outcome.responseBody } : {}),
-        },
-        input.database,
-      );
+    async recordWebhookDelivery({ input, outcome }: { input: Pick<WebhookDeliveryInput, 'deliveryId' | 'webhookId' | 'event'>; outcome: DeliveryOutcome }): Promise<void> {
+      await recordDelivery(deps.store, {
+        _id: input.deliveryId,
+        webhookId: input.webhookId,
+        event: input.event,
+        success: outcome.state === 'success',
+        statusCode: outcome.statusCode,
+        error: outcome.error,
+        deliveredAt: new Date(outcome.deliveredAt),
+        durationMs: outcome.durationMs,
+        ...(outcome.responseBody !== undefined ? { responseBody: outcome.responseBody } : {}),
+      });
     },
   };
 }

@@ -77,7 +77,7 @@ export async function refreshFamily(input: RefreshFamilyInput): Promise<FamilySt
   const revoke = async (reason: string) => {
     if (state !== 'active') return false;
     setState('revoked');
-    await revokeFamily({ grantId: input.grantId, reason, database: input.database });
+    await revokeFamily({ grantId: input.grantId, reason });
     return true;
   };
 
@@ -121,7 +121,7 @@ export async function refreshFamily(input: RefreshFamilyInput): Promise<FamilySt
   }
   if (!woken) {
     setState('expired');
-    await expireFamily({ grantId: input.grantId, database: input.database });
+    await expireFamily({ grantId: input.grantId });
   }
   // Let in-flight updates finish before the workflow completes.
   await condition(allHandlersFinished);

@@ -59,7 +59,7 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
     Object.assign(flow, { state: 'issued', userId: c.userId, method: c.method, codeHash: c.codeHash, codeExpiresAt: verifiedAt + input.codeTtlMs });
     try {
       // The projection holds the code's hash before the browser gets the code, so verify finds it.
-      await recordStepUpCode({ database: input.database, challengeId: input.challengeId, codeHash: c.codeHash, userId: c.userId, method: c.method, verifiedAt, expiresAt: flow.codeExpiresAt });
+      await recordStepUpCode({ challengeId: input.challengeId, codeHash: c.codeHash, userId: c.userId, method: c.method, verifiedAt, expiresAt: flow.codeExpiresAt });
     } catch {
       flow.state = 'error';
       return { ok: false, state: 'error' };
@@ -85,8 +85,8 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
 
   const record = async (state: StepUpState, projection: boolean) => {
     upsertSearchAttributes([{ key: SearchAttributes.state, value: state }, ...(flow.userId ? [{ key: SearchAttributes.userId, value: flow.userId }] : [])]);
-    if (projection) await recordStepUpState({ database: input.database, challengeId: input.challengeId, state, userId: flow.userId, method: flow.method, codeHash: flow.codeHash });
-    await recordStepUpAudit({ database: input.database, challengeId: input.challengeId, userId: flow.userId, method: flow.method, result: state, at: Date.now() });
+    if (projection) await recordStepUpState({ challengeId: input.challengeId, state, userId: flow.userId, method: flow.method, codeHash: flow.codeHash });
+    await recordStepUpAudit({ challengeId: input.challengeId, userId: flow.userId, method: flow.method, result: state, at: Date.now() });
   };
 
   // The challenge: confirmed, answered or expired.

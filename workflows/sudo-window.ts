@@ -28,7 +28,7 @@ export async function sudoWindow(input: SudoWindowInput): Promise<SudoWindowStat
     if (state !== 'active') return false;
     state = next;
     upsertSearchAttributes([{ key: SearchAttributes.state, value: next }]);
-    ending = endSudoWindow({ windowId: input.windowId, openingId: input.openingId, status: next, database: input.database });
+    ending = endSudoWindow({ windowId: input.windowId, openingId: input.openingId, status: next });
     await ending;
     return true;
   };

@@ -50,7 +50,6 @@ export async function openSudoWindow(deps: SudoDeps, key: SudoWindowKey, options
     sid: key.sid,
     clientId: key.clientId,
     expiresAt: expiresAt.getTime(),
-    database: deps.store.db.databaseName,
   });
   // Written after the start: should it fail, no window exists (fails closed).
   await recordSudoWindowOpened(deps.store, { _id: windowId, ...key, openingId, status: 'active', openedAt, expiresAt });

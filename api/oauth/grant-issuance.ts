@@ -32,7 +32,6 @@ export function prepareRefreshFamily(
     expiresAt: Date.now() + deps.refreshTokenTtlMs,
     rotationsPerRun: deps.refreshFamilyRotationsPerRun,
     // The family's activities write this api's projection (one worker may serve apis on several databases).
-    database: deps.store.db.databaseName,
   };
   return { refreshToken, family };
 }

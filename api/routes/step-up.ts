@@ -124,7 +124,7 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
       expiresAt: new Date(expiresAt),
     });
     try {
-      await startStepUpFlow(deps.flows, { challengeId, clientId: client._id, expiresAt, codeTtlMs: STEP_UP_CODE_TTL_MS, database: deps.store.db.databaseName });
+      await startStepUpFlow(deps.flows, { challengeId, clientId: client._id, expiresAt, codeTtlMs: STEP_UP_CODE_TTL_MS });
     } catch (err) {
       // Without its workflow the challenge could never be confirmed: it must not exist.
       await deleteStepUpChallenge(deps.store, challengeId);

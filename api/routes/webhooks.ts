@@ -287,7 +287,6 @@ function webhookResource(deps: WebhookRoutesDeps, scope: WebhookScope): Router {
       timestamp: unix(Date.now()),
       data: { webhook_id: hook._id, message: TEST_MESSAGE },
       timeoutMs: deps.deliveryTimeoutMs,
-      database: deps.store.db.databaseName,
       test: true,
     };
     let outcome: DeliveryOutcome;

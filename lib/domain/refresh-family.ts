@@ -18,8 +18,6 @@ export interface RefreshFamilyInput {
   superseded?: string[];
   /** Rotations of the earlier runs (carried by continue-as-new). */
   rotations?: number;
-  /** MongoDB database of the projection (the api's); absent: the worker's own. */
-  database?: string;
 }
 
 /** The family's workflow id: one per grant. */

@@ -13,8 +13,6 @@ export interface StepUpChallengeInput {
   expiresAt: number;
   /** Lifetime of the 2FA code after issuance. */
   codeTtlMs: number;
-  /** MongoDB database of the projection and audit (the api's); absent: the worker's own. */
-  database?: string;
 }
 
 export interface StepUpConfirmation {

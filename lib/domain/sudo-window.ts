@@ -22,8 +22,6 @@ export interface SudoWindowInput {
   clientId: string;
   /** End of the window, epoch milliseconds (opening time + TTL). */
   expiresAt: number;
-  /** MongoDB database of the projection (the api's); absent: the worker's own. */
-  database?: string;
 }
 
 export type SudoWindowState = 'active' | 'ended' | 'revoked';

@@ -13,8 +13,6 @@ export interface WebhookDeliveryInput {
   data: Record<string, unknown>;
   /** How long the receiver has to answer (WEBHOOK_TIMEOUT_MS). */
   timeoutMs: number;
-  /** MongoDB database of the webhook and its history (the api's); absent: the worker's own. */
-  database?: string;
   /** A test ping: the response body is kept in the record and the result. */
   test?: boolean;
 }

@@ -133,16 +133,6 @@ function storeOn(client: MongoClient, db: Db): Store {
   };
 }
 
-/**
- * The same connection on another database: workflows started by an api carry
- * that api's database name, so their activities write where that api reads
- * (one worker can serve apis on several databases, as the tests do). Absent or
- * equal: the store itself.
- */
-export function storeIn(store: Store, database: string | undefined): Store {
-  return !database || database === store.db.databaseName ? store : storeOn(store.client, store.client.db(database));
-}
-
 /** Creates the indexes every process relies on; idempotent, run at start by api and worker. */
 export async function ensureIndexes(store: Store): Promise<void> {
   await store.users.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });

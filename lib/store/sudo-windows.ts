@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Collection } from 'mongodb';
 import type { SudoWindowDoc, SudoWindowKey, SudoWindowState } from '../domain/sudo-window.js';
-import { storeIn, type Store } from './db.js';
+import type { Store } from './db.js';
 
 /** The document of this collection, defined with the flow's other types. */
 export type { SudoWindowDoc };
@@ -21,8 +21,8 @@ export function sudoWindowId({ userId, sid, clientId }: SudoWindowKey): string {
   return `sudo:${userId}:${sidHash}:${clientId}`;
 }
 
-export function sudoWindows(store: Store, database?: string): Collection<SudoWindowDoc> {
-  return storeIn(store, database).sudoWindows;
+export function sudoWindows(store: Store): Collection<SudoWindowDoc> {
+  return store.sudoWindows;
 }
 
 /** The window as the api opened it (replacing an earlier opening of the same window). */
@@ -39,9 +39,9 @@ export async function findActiveSudoWindow(store: Store, key: SudoWindowKey): Pr
 /** Records the end of one opening (a later opening of the same window is left alone). */
 export async function recordSudoWindowEnded(
   store: Store,
-  { windowId, openingId, status, database }: { windowId: string; openingId: string; status: Exclude<SudoWindowState, 'active'>; database?: string },
+  { windowId, openingId, status }: { windowId: string; openingId: string; status: Exclude<SudoWindowState, 'active'> },
 ): Promise<void> {
-  await sudoWindows(store, database).updateOne({ _id: windowId, openingId, status: 'active' }, { $set: { status, endedAt: new Date() } });
+  await sudoWindows(store).updateOne({ _id: windowId, openingId, status: 'active' }, { $set: { status, endedAt: new Date() } });
 }
 
 /** Active windows of a session (sign-out; not a hot path: a scan on FerretDB v1). */

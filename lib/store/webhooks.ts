@@ -16,7 +16,7 @@ import type { WebhookDoc } from '../domain/webhooks.js';
 import type { WebhookScope } from '../domain/webhook-events.js';
 import { open, seal, type Kek } from '../security/kek.js';
 import { newId, newSecret } from '../security/secrets.js';
-import { storeIn, type Store } from './db.js';
+import type { Store } from './db.js';
 
 export type { WebhookDeliveryDoc, WebhookDoc };
 
@@ -107,11 +107,10 @@ export function webhookSecret(kek: Kek, webhook: WebhookDoc): string {
 
 /**
  * Records one delivery (idempotent: the delivery id is the `_id`) and trims the
- * webhook's history to its newest HISTORY_LIMIT records. `database`: the api's,
- * named in the workflow input.
+ * webhook's history to its newest HISTORY_LIMIT records.
  */
-export async function recordDelivery(store: Store, doc: WebhookDeliveryDoc, database?: string): Promise<void> {
-  const collection = webhookDeliveries(storeIn(store, database), doc.webhookId);
+export async function recordDelivery(store: Store, doc: WebhookDeliveryDoc): Promise<void> {
+  const collection = webhookDeliveries(store, doc.webhookId);
   await collection.replaceOne({ _id: doc._id }, doc, { upsert: true });
   const older = await collection
     .find({}, { projection: { _id: 1 } })

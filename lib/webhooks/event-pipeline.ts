@@ -107,7 +107,6 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
       timestamp: event.timestamp,
       data: event.data,
       timeoutMs: deps.deliveryTimeoutMs,
-      database: deps.store.db.databaseName,
     };
     await startWebhookDelivery(deps.flows, input, hook);
   }

@@ -12,8 +12,8 @@
 //
 // Own database: `sudo_mode_ttl_minutes` is a global site setting, and these
 // tests set it (5, or 0). On a database of their own they never race another
-// test file; the StepUpChallenge and SudoWindow workflows of the shared worker
-// write their projections into the api's database (named in their inputs).
+// test file; the StepUpChallenge and SudoWindow workflows run on the api's own
+// worker (startTestApi), whose activities write into the api's database.
 //
 // Factors: each user has TOTP (`nextTotp` never reuses a time step, and at most
 // two confirmations per test use it so that no test waits for a time step) and

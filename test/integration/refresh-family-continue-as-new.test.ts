@@ -1,6 +1,6 @@
 // A RefreshFamily continues as new every REFRESH_FAMILY_ROTATIONS_PER_RUN
-// rotations (3 here, on an api and database of its own; the shared worker runs
-// the workflow), and rotation, expiry and reuse detection work across its runs.
+// rotations (3 here, on an api and database of its own, with its own worker),
+// and rotation, expiry and reuse detection work across its runs.
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import path from 'node:path';

@@ -6,8 +6,8 @@
 // public host refused, what a test ping shows of the answer, a redirect not
 // followed, the 50-entry cap,
 // wildcard and specific subscriptions, inactive webhooks, and secret rotation.
-// The api runs on a database of its own; the shared worker writes the
-// delivery history there (the workflow input names the api's database).
+// The api runs on a database of its own; its own worker (startTestApi) writes
+// the delivery history there.
 import type { Client } from '@temporalio/client';
 import { shownResponseBody } from '../../activities/webhook-delivery.js';
 import type { RunningApi } from '../../api/server.js';
@@ -124,7 +124,7 @@ describe('a webhook gone before its delivery', () => {
       const result = await temporal.workflow.execute<typeof webhookDelivery>('webhookDelivery', {
         workflowId: webhookDeliveryWorkflowId(deliveryId),
         taskQueue: api.deps.config.temporal.taskQueue,
-        args: [{ deliveryId, webhookId, event: 'app.created', timestamp: 1, data: {}, timeoutMs: 1500, database: api.deps.store.db.databaseName }],
+        args: [{ deliveryId, webhookId, event: 'app.created', timestamp: 1, data: {}, timeoutMs: 1500 }],
       });
       expect(result.state).toBe('skipped');
       expect(await recentDeliveries(api.deps.store, webhookId)).toEqual([]);

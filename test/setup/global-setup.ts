@@ -1,14 +1,17 @@
 // Starts what the integration tests talk to, once per run: the embedded
 // Temporal dev server and FerretDB on free ports in a temporary folder, and a
 // Keyflow worker process. Tests reach them through the environment set here.
+// The workflow bundle is built once, for the workers tests start in-process.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { spawnManaged } from '../../tools/embedded/process.js';
 import { freePort } from '../../tools/embedded/ports.js';
 import { PROJECT_ROOT, startFerretDb, startTemporalDevServer } from '../../tools/embedded/servers.js';
+import { WORKFLOW_BUNDLE_ENV } from '../support/test-worker.js';
 import { keepState, TEST_STATE } from './state.js';
 
 export default async function globalSetup(): Promise<void> {
@@ -17,9 +20,11 @@ export default async function globalSetup(): Promise<void> {
   const log = fs.createWriteStream(logFile);
   const output = (line: string) => log.write(line + '\n');
   const [temporalPort, mongoPort] = [await freePort(), await freePort()];
+  const bundlePath = path.join(dir, 'workflow-bundle.js');
   const [temporal, ferret] = await Promise.all([
     startTemporalDevServer({ port: temporalPort, namespace: 'default', output }),
     startFerretDb({ port: mongoPort, dataDir: path.join(dir, 'ferretdb'), output }),
+    bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'dist/workflows/index.js'), logger: new DefaultLogger('WARN') }).then(({ code }) => fs.writeFileSync(bundlePath, code)),
   ]);
   Object.assign(process.env, {
     TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
@@ -39,6 +44,7 @@ export default async function globalSetup(): Promise<void> {
     REQUEST_LIMIT_PER_IP: '1000000',
     REQUEST_LIMIT_PER_CLIENT: '1000000',
     KEYFLOW_TEST_DIR: dir,
+    [WORKFLOW_BUNDLE_ENV]: bundlePath,
   });
   const worker = spawnManaged(
     'worker',

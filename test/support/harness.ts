@@ -7,6 +7,7 @@ import { freePort } from '../../tools/embedded/ports.js';
 import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
 import { startApi, type RunningApi } from '../../api/server.js';
 import { createLogger } from '../../lib/runtime/log.js';
+import { isolatedEnv, startTestWorker } from './test-worker.js';
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
   const result = parseConfig({ ...process.env, PORT: '3999', ...overrides });
@@ -14,11 +15,21 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
   return result.config;
 }
 
-/** An api in this process, listening on a free port, with the issuer set to its own URL. */
+/**
+ * An api in this process, listening on a free port, with the issuer set to its
+ * own URL. On a database of its own, it comes with a worker of its own on that
+ * database's task queue, stopped with the api.
+ */
 export async function startTestApi(overrides: Record<string, string> = {}): Promise<RunningApi> {
   const port = await freePort();
-  const config = testConfig({ PORT: String(port), ISSUER: `http://127.0.0.1:${port}`, ...overrides });
-  return startApi(config, createLogger('error'));
+  const config = testConfig(isolatedEnv({ PORT: String(port), ISSUER: `http://127.0.0.1:${port}`, ...overrides }));
+  if (config.temporal.taskQueue === process.env.TEMPORAL_TASK_QUEUE) return startApi(config, createLogger('error'));
+  const worker = await startTestWorker(config);
+  const api = await startApi(config, createLogger('error')).catch(async (err: unknown) => {
+    await worker.stop();
+    throw err;
+  });
+  return { ...api, stop: () => api.stop().finally(() => worker.stop()) };
 }
 
 /**
@@ -44,7 +55,7 @@ export interface ProcessResult {
 export function runEntry(entry: string, args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 30_000): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist', entry), ...args], {
-      env: Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)),
+      env: Object.fromEntries(Object.entries({ ...process.env, ...isolatedEnv(env) }).filter(([, v]) => v !== undefined)),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
