@@ -24,7 +24,7 @@ afterAll(() => w?.stop());
 function input(overrides: { lifetimeMs?: number; rotationsPerRun?: number; superseded?: string[] } = {}) {
   const { lifetimeMs = 60_000, ...rest } = overrides;
   const grantId = randomUUID();
-  return { grantId, clientId: 'rp-1', userId: 'u1', scope: ['openid', 'offline_access'], currentHash: 'h0', expiresAt: Date.now() + lifetimeMs, database: 'keyflow_unit', ...rest };
+  return { grantId, clientId: 'rp-1', userId: 'u1', scope: ['openid', 'offline_access'], currentHash: 'h0', expiresAt: Date.now() + lifetimeMs, ...rest };
 }
 
 async function startFamily(i: ReturnType<typeof input>) {
@@ -43,7 +43,7 @@ it('rotates the current hash only; an unknown hash is invalid; the state query c
   expect(await flowState(handle)).toBe('active');
   expect(await handle.executeUpdate('revoke', { args: [{ reason: 'test over' }] })).toEqual({ revoked: true });
   expect(await handle.result()).toBe('revoked');
-  expect(w.callsOf(handle.workflowId).map((c) => [c.name, c.arg])).toEqual([['revokeFamily', { grantId: i.grantId, reason: 'test over', database: 'keyflow_unit' }]]);
+  expect(w.callsOf(handle.workflowId).map((c) => [c.name, c.arg])).toEqual([['revokeFamily', { grantId: i.grantId, reason: 'test over' }]]);
 });
 
 it('a superseded hash presented again is reuse: the grant is revoked once, and nothing rotates meanwhile', async () => {
@@ -59,7 +59,7 @@ it('a superseded hash presented again is reuse: the grant is revoked once, and n
   revoking.open();
   expect(await reuse).toEqual({ status: 'reused' });
   expect(await handle.result()).toBe('revoked');
-  expect(w.callsOf(handle.workflowId).map((c) => c.arg)).toEqual([{ grantId: i.grantId, reason: 'refresh token reused', database: 'keyflow_unit' }]);
+  expect(w.callsOf(handle.workflowId).map((c) => c.arg)).toEqual([{ grantId: i.grantId, reason: 'refresh token reused' }]);
   expect(await flowState(handle)).toBe('revoked');
 });
 
@@ -73,7 +73,7 @@ it('the revokeGrant signal revokes, and the workflow waits for the revocation wr
   expect((await handle.describe()).status.name).toBe('RUNNING');
   revoking.open();
   expect(await handle.result()).toBe('revoked');
-  expect(w.callsOf(handle.workflowId).map((c) => c.arg)).toEqual([{ grantId: i.grantId, reason: 'user deleted', database: 'keyflow_unit' }]);
+  expect(w.callsOf(handle.workflowId).map((c) => c.arg)).toEqual([{ grantId: i.grantId, reason: 'user deleted' }]);
 });
 
 it('expires at its absolute expiry', async () => {
@@ -81,7 +81,7 @@ it('expires at its absolute expiry', async () => {
   const { handle, rotate } = await startFamily(i);
   expect(await rotate('h0', 'h1')).toEqual({ status: 'rotated' });
   expect(await handle.result()).toBe('expired');
-  expect(w.callsOf(handle.workflowId).map((c) => [c.name, c.arg])).toEqual([['expireFamily', { grantId: i.grantId, database: 'keyflow_unit' }]]);
+  expect(w.callsOf(handle.workflowId).map((c) => [c.name, c.arg])).toEqual([['expireFamily', { grantId: i.grantId }]]);
   expect(await flowState(handle)).toBe('expired');
 });
 

@@ -27,7 +27,7 @@ beforeAll(async () => {
 afterAll(() => w?.stop());
 
 async function startChallenge(opts: { lifetimeMs?: number; codeTtlMs?: number } = {}) {
-  const input = { challengeId: randomUUID(), clientId: 'bank', expiresAt: Date.now() + (opts.lifetimeMs ?? 60_000), codeTtlMs: opts.codeTtlMs ?? 60_000, database: 'keyflow_unit' };
+  const input = { challengeId: randomUUID(), clientId: 'bank', expiresAt: Date.now() + (opts.lifetimeMs ?? 60_000), codeTtlMs: opts.codeTtlMs ?? 60_000 };
   const handle = await w.start(stepUpChallenge, input, `challenge:${input.challengeId}`);
   const calls = () => w.callsOf(handle.workflowId).map((c) => [c.name, c.arg]);
   return { input, handle, calls };
@@ -37,13 +37,13 @@ const confirmation = { userId: 'u1', method: 'totp', codeHash: 'code-hash' } as 
 
 it('confirm issues the code (projected first), redeem succeeds once with the right hash', async () => {
   const { input, handle, calls } = await startChallenge();
-  const { challengeId, database } = input;
+  const { challengeId } = input;
   expect(await handle.query('state')).toEqual({ state: 'created', clientId: 'bank', userId: null, method: null });
   const confirmed = await handle.executeUpdate('confirm', { args: [confirmation] });
   expect(confirmed).toEqual({ ok: true, verifiedAt: expect.any(Number), codeExpiresAt: expect.any(Number) });
   const { verifiedAt, codeExpiresAt } = confirmed as { verifiedAt: number; codeExpiresAt: number };
   expect(codeExpiresAt - verifiedAt).toBe(input.codeTtlMs);
-  expect(calls()[0]).toEqual(['recordStepUpCode', { database, challengeId, codeHash: 'code-hash', userId: 'u1', method: 'totp', verifiedAt, expiresAt: codeExpiresAt }]);
+  expect(calls()[0]).toEqual(['recordStepUpCode', { challengeId, codeHash: 'code-hash', userId: 'u1', method: 'totp', verifiedAt, expiresAt: codeExpiresAt }]);
   // A second answer to the challenge is refused: it is no longer open.
   expect(await handle.executeUpdate('deny', { args: [{ userId: 'u1', reason: 'denied' }] })).toEqual({ ok: false, state: 'issued' });
   expect(await handle.executeUpdate('redeem', { args: [{ codeHash: 'another' }] })).toEqual({ status: 'refused', state: 'issued' });
@@ -55,7 +55,7 @@ it('confirm issues the code (projected first), redeem succeeds once with the rig
   expect(await handle.executeUpdate('redeem', { args: [{ codeHash: 'code-hash' }] })).toEqual({ status: 'refused', state: 'redeemed' });
   auditRedeemed.open();
   expect(await handle.result()).toBe('redeemed');
-  const recorded = { database, challengeId, userId: 'u1', method: 'totp' };
+  const recorded = { challengeId, userId: 'u1', method: 'totp' };
   expect(calls().slice(1)).toEqual([
     // `issued` is audited only: the confirm handler projected it.
     ['recordStepUpAudit', { ...recorded, result: 'issued', at: expect.any(Number) }],
@@ -81,8 +81,8 @@ it('deny, deny for an error, and fail are terminal answers, and the first answer
     expect(await handle.result()).toBe(state);
     const userId = arg.userId;
     expect(calls()).toEqual([
-      ['recordStepUpState', { database: 'keyflow_unit', challengeId: input.challengeId, state, userId, method: null, codeHash: null }],
-      ['recordStepUpAudit', { database: 'keyflow_unit', challengeId: input.challengeId, userId, method: null, result: state, at: expect.any(Number) }],
+      ['recordStepUpState', { challengeId: input.challengeId, state, userId, method: null, codeHash: null }],
+      ['recordStepUpAudit', { challengeId: input.challengeId, userId, method: null, result: state, at: expect.any(Number) }],
     ]);
   }
 });
@@ -91,8 +91,8 @@ it('a challenge nobody answers expires', async () => {
   const { input, handle, calls } = await startChallenge({ lifetimeMs: 1_000 });
   expect(await handle.result()).toBe('expired');
   expect(calls()).toEqual([
-    ['recordStepUpState', { database: 'keyflow_unit', challengeId: input.challengeId, state: 'expired', userId: null, method: null, codeHash: null }],
-    ['recordStepUpAudit', { database: 'keyflow_unit', challengeId: input.challengeId, userId: null, method: null, result: 'expired', at: expect.any(Number) }],
+    ['recordStepUpState', { challengeId: input.challengeId, state: 'expired', userId: null, method: null, codeHash: null }],
+    ['recordStepUpAudit', { challengeId: input.challengeId, userId: null, method: null, result: 'expired', at: expect.any(Number) }],
   ]);
 });
 
@@ -101,8 +101,8 @@ it('an issued code nobody redeems expires after its own lifetime', async () => {
   expect(await handle.executeUpdate('confirm', { args: [{ ...confirmation, method: 'passkey' }] })).toMatchObject({ ok: true });
   expect(await handle.result()).toBe('code_expired');
   expect(calls().slice(-2)).toEqual([
-    ['recordStepUpState', { database: 'keyflow_unit', challengeId: input.challengeId, state: 'code_expired', userId: 'u1', method: 'passkey', codeHash: 'code-hash' }],
-    ['recordStepUpAudit', { database: 'keyflow_unit', challengeId: input.challengeId, userId: 'u1', method: 'passkey', result: 'code_expired', at: expect.any(Number) }],
+    ['recordStepUpState', { challengeId: input.challengeId, state: 'code_expired', userId: 'u1', method: 'passkey', codeHash: 'code-hash' }],
+    ['recordStepUpAudit', { challengeId: input.challengeId, userId: 'u1', method: 'passkey', result: 'code_expired', at: expect.any(Number) }],
   ]);
 });
 

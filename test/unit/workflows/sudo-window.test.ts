@@ -19,7 +19,7 @@ afterAll(() => w?.stop());
 
 function input(ttlMs: number) {
   const windowId = `sudo:u1:abcd:${randomUUID()}`;
-  return { windowId, openingId: randomUUID(), userId: 'u1', sid: 'sid-1', clientId: 'c1', expiresAt: Date.now() + ttlMs, database: 'keyflow_unit' };
+  return { windowId, openingId: randomUUID(), userId: 'u1', sid: 'sid-1', clientId: 'c1', expiresAt: Date.now() + ttlMs };
 }
 
 it('is active until its TTL, then ends and writes the end once', async () => {
@@ -27,7 +27,7 @@ it('is active until its TTL, then ends and writes the end once', async () => {
   const handle = await w.start(sudoWindow, i, i.windowId);
   expect(await handle.query('active')).toBe(true);
   expect(await handle.result()).toBe('ended');
-  expect(w.callsOf(i.windowId).map((c) => [c.name, c.arg])).toEqual([['endSudoWindow', { windowId: i.windowId, openingId: i.openingId, status: 'ended', database: 'keyflow_unit' }]]);
+  expect(w.callsOf(i.windowId).map((c) => [c.name, c.arg])).toEqual([['endSudoWindow', { windowId: i.windowId, openingId: i.openingId, status: 'ended' }]]);
   expect(await flowState(handle)).toBe('ended');
 });
 
@@ -44,7 +44,7 @@ it('a revoke update ends it at once; a second revocation changes nothing', async
   gate.open();
   expect(await first).toEqual({ revoked: true });
   expect(await handle.result()).toBe('revoked');
-  expect(w.callsOf(i.windowId).map((c) => c.arg)).toEqual([{ windowId: i.windowId, openingId: i.openingId, status: 'revoked', database: 'keyflow_unit' }]);
+  expect(w.callsOf(i.windowId).map((c) => c.arg)).toEqual([{ windowId: i.windowId, openingId: i.openingId, status: 'revoked' }]);
   expect(await flowState(handle)).toBe('revoked');
 });
 

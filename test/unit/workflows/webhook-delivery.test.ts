@@ -31,7 +31,6 @@ function input() {
     timestamp: 1_700_000_000,
     data: { user_id: 'u1', fields: ['name'] },
     timeoutMs: 2_500,
-    database: 'keyflow_unit',
   };
 }
 
@@ -49,7 +48,7 @@ it('one attempt with the receiver timeout, the outcome recorded (locally) and re
   expect(result).toEqual(success);
   expect(calls.map((c) => [c.name, c.arg, c.attempt, c.local])).toEqual([
     ['deliverWebhook', i, 1, false],
-    ['recordWebhookDelivery', { input: { deliveryId: i.deliveryId, webhookId: 'hook-1', event: 'profile.updated', database: 'keyflow_unit' }, outcome: success }, 1, true],
+    ['recordWebhookDelivery', { input: { deliveryId: i.deliveryId, webhookId: 'hook-1', event: 'profile.updated' }, outcome: success }, 1, true],
   ]);
   expect(calls[0]!.startToCloseTimeoutMs).toBe(i.timeoutMs + 5_000);
   expect(await flowState(handle)).toBe('success');
