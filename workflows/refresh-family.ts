@@ -109,7 +109,7 @@ export async function refreshFamily(input: RefreshFamilyInput): Promise<FamilySt
 
   // Wait for revocation, a full run, or the absolute expiry, whichever comes first.
   const remaining = Math.max(0, input.expiresAt - Date.now());
-  const runFull = () => mayContinue && rotationsThisRun >= perRun!;
+  const runFull = () => mayContinue && rotationsThisRun >= perRun;
   const woken = await condition(() => state !== 'active' || runFull(), remaining);
   if (woken && state === 'active') {
     // Accepted updates finish in this run; updates not yet accepted are retried on the next one.

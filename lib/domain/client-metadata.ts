@@ -140,7 +140,7 @@ export function registrationToClient(body: unknown, ownerUserId: string, support
     return bad(`id_token_signed_response_alg must be one of ${ID_TOKEN_ALGS.join(', ')}`);
   }
   for (const field of ['client_uri', 'logo_uri'] as const) {
-    if (m[field] !== undefined && !isHttpUri(m[field]!)) return bad(`${field}: must be an absolute http(s) URI without fragment`);
+    if (m[field] !== undefined && !isHttpUri(m[field])) return bad(`${field}: must be an absolute http(s) URI without fragment`);
   }
   const input: NewClientInput = {
     name: m.client_name,
@@ -224,7 +224,7 @@ const READ_ONLY = ['client_id', 'client_secret', 'is_verified', 'owner_user_id',
  */
 function currentInput(c: ClientDoc): NewClientInput {
   const { _id: _i, secretHash: _s, registrationTokenHash: _t, createdAt: _c, updatedAt: _u, grantTypes: _g, responseTypes: _r, clientUri: _cu, logoUri: _l, ...model } = c;
-  return model as NewClientInput;
+  return model;
 }
 
 /**

@@ -102,7 +102,7 @@ export const NewClientInput = z
     if (method === 'private_key_jwt' && !c.jwks && !c.jwksUri) {
       ctx.addIssue({ code: 'custom', message: 'private_key_jwt needs jwks or jwks_uri' });
     }
-    return { ...c, tokenEndpointAuthMethod: method as TokenEndpointAuthMethod };
+    return { ...c, tokenEndpointAuthMethod: method };
   });
 export type NewClientInput = z.input<typeof NewClientInput>;
 export type ValidClient = z.output<typeof NewClientInput>;

@@ -135,7 +135,7 @@ export class Keyring {
 
   private async insertKey(alg: SigningAlg, generation: number): Promise<SigningKeyDoc | null> {
     const { publicJwk, secret } = this.generate(alg);
-    const kid = await calculateJwkThumbprint(publicJwk as JWK);
+    const kid = await calculateJwkThumbprint(publicJwk);
     const doc: SigningKeyDoc = {
       _id: kid,
       alg,

@@ -99,11 +99,11 @@ export function guardedLookup(admitted: (address: string) => boolean, internal: 
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
-      const list = addresses as dns.LookupAddress[];
+      const list = addresses;
       const inside = list.filter((a) => isInternalAddress(a.address));
       if (inside.some((a) => !admitted(a.address))) return callback(new OutboundError('refused', `${hostname} resolves to an internal address`), '', 0);
       if (inside.length > 0) internal();
-      if ((options as dns.LookupOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      if ((options).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);
     });
   };

@@ -1,6 +1,5 @@
 // What the sources of user events put in an event: the app events' data (field
 // names in the app API's terms, never a secret's value), the actor of a request.
-import type { Request } from 'express';
 import { appJson } from '../domain/client-metadata.js';
 import type { ClientDoc } from '../store/clients.js';
 import type { EventActor } from '../domain/webhook-events.js';
@@ -36,7 +35,7 @@ export function appChanges(before: ClientDoc, after: ClientDoc): string[] {
 }
 
 /** The actor of a request made with an access token (OAuth or personal): the token's user and client. */
-export const tokenActor = (req: Request): EventActor => ({ type: 'user', userId: req.access!.userId, clientId: req.access!.clientId });
+export const tokenActor = (req: { access?: { userId: string; clientId: string } }): EventActor => ({ type: 'user', userId: req.access!.userId, clientId: req.access!.clientId });
 
 /** The actor of a signed-in page's request. */
 export const sessionActor = (userId: string): EventActor => ({ type: 'user', userId });

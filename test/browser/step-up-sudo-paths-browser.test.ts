@@ -188,7 +188,7 @@ async function sessionAccessToken(page: Page, client: Rp): Promise<string> {
   });
   expect(res.status).toBe(200);
   const accessToken = ((await res.json()) as Json).access_token as string;
-  const claims = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()) as Json;
+  const claims = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString());
   expect(typeof claims.sid).toBe('string');
   return accessToken;
 }

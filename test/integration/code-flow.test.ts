@@ -347,7 +347,7 @@ describe('token endpoint errors', () => {
     ['a missing code', { grant_type: 'authorization_code', redirect_uri: REDIRECT }, 'invalid_request'],
   ])('answers %s with %s', async (_name, body, error) => {
     const { client, secret: clientSecret } = await newRp(api.deps, RP);
-    const r = await token(body as Record<string, string>, { authorization: basic(client._id, clientSecret!) });
+    const r = await token(body, { authorization: basic(client._id, clientSecret!) });
     expect(r.res.status).toBe(400);
     expect(r.body).toEqual({ error, error_description: expect.any(String) });
   });

@@ -8,8 +8,8 @@ import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
 const read = (f: string) => fs.readFileSync(path.join(PROJECT_ROOT, f), 'utf8');
 
 describe('docker-compose.yml', () => {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const compose = parse(read('docker-compose.yml'), { merge: true }) as any;
+   
+  const compose = parse(read('docker-compose.yml'), { merge: true });
 
   it('has MongoDB 7, Temporal with its database and UI, and the Keyflow api and worker', () => {
     expect(Object.keys(compose.services).sort()).toEqual(['keyflow-api', 'keyflow-worker', 'mongodb', 'temporal', 'temporal-db', 'temporal-ui']);
@@ -55,7 +55,7 @@ describe('docker-compose.yml', () => {
     const example = read('.env.example');
     const text = read('docker-compose.yml');
     for (const [, name] of text.matchAll(/\$\{([A-Z_]+)/g)) expect(example).toMatch(new RegExp(`^${name}=`, 'm'));
-    for (const service of Object.values(compose.services) as { environment?: Record<string, string> }[]) {
+    for (const service of Object.values<{ environment?: Record<string, string> }>(compose.services)) {
       for (const [k, v] of Object.entries(service.environment ?? {})) {
         if (/PASSWORD|PWD|SECRET|KEK/.test(k)) expect(String(v)).toMatch(/^\$\{/);
       }

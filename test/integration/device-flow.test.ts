@@ -117,7 +117,7 @@ describe('device authorization endpoint', () => {
     ['a code_challenge without method', 'invalid_request', { scope: 'openid', code_challenge: 'a'.repeat(43) }],
   ])('refuses %s with %s', async (_name, error, params) => {
     const rp = await newRp(api.deps, RP);
-    const r = await authorizeDevice(rp, params as Record<string, string>);
+    const r = await authorizeDevice(rp, params);
     expect(r.res.status).toBe(400);
     expect(r.res.headers.get('cache-control')).toBe('no-store');
     expect(r.body).toEqual({ error, error_description: expect.any(String) });

@@ -60,7 +60,7 @@ const userinfoUrl = () => `${issuer}/api/oauth/userinfo`;
 async function post(path: string, body: Record<string, string>, headers: Record<string, string> = {}) {
   const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.auth, ...headers }, body: new URLSearchParams(body) });
   const text = await res.text();
-  return { res, body: (text ? JSON.parse(text) : null) as Json };
+  return { res, body: (text ? JSON.parse(text) : null) };
 }
 
 async function authorizationCode(scope = 'openid profile offline_access'): Promise<string> {
@@ -82,12 +82,12 @@ async function tokens(key: DpopKey | null, scope?: string) {
   return r.body;
 }
 
-const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Json;
+const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString());
 
 async function userinfo(headers: Record<string, string>, url = userinfoUrl()) {
   const res = await fetch(url, { headers });
   const text = await res.text();
-  return { res, body: (text ? JSON.parse(text) : null) as Json, challenge: res.headers.get('www-authenticate') ?? '' };
+  return { res, body: (text ? JSON.parse(text) : null), challenge: res.headers.get('www-authenticate') ?? '' };
 }
 
 async function dpopUserinfo(key: DpopKey, accessToken: string, o: Parameters<typeof proof>[3] & { htm?: string; htu?: string } = {}) {

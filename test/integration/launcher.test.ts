@@ -89,8 +89,8 @@ describe('npm start (the launcher)', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const l: Launch = { child, output: () => out, exited: new Promise((r) => child.on('exit', (code) => r(code))) };
     launched.push(l);
     return l;

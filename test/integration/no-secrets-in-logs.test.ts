@@ -42,8 +42,8 @@ const output: string[] = [];
 
 function startProcess(entry: 'api' | 'worker', env: NodeJS.ProcessEnv): void {
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist', entry, 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
-  child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
+  child.stdout.on('data', (d: Buffer) => output.push(d.toString()));
+  child.stderr.on('data', (d: Buffer) => output.push(d.toString()));
   children.push(child);
 }
 

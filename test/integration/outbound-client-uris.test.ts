@@ -27,7 +27,7 @@ afterAll(() => api.stop());
 
 async function json(res: Response): Promise<{ status: number; body: Json }> {
   const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Json) : null };
+  return { status: res.status, body: text ? (JSON.parse(text)) : null };
 }
 
 async function patFor(scope: string[]): Promise<string> {

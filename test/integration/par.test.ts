@@ -37,7 +37,7 @@ const USER = { prefix: 'par', password: PASSWORD, name: 'Par User' };
 async function post(path: string, body: Record<string, string> | URLSearchParams, headers: Record<string, string> = {}) {
   const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
   const text = await res.text();
-  return { res, body: (text ? JSON.parse(text) : null) as Json };
+  return { res, body: (text ? JSON.parse(text) : null) };
 }
 
 /** A push with the tests' PKCE challenge unless `params` names one. */

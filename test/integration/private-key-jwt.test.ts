@@ -67,7 +67,7 @@ function assertion(key: Key, clientId: string, o: { aud?: string | string[]; iat
 async function post(path: string, body: Record<string, string>, headers: Record<string, string> = {}) {
   const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
   const text = await res.text();
-  return { res, body: (text ? JSON.parse(text) : null) as Json };
+  return { res, body: (text ? JSON.parse(text) : null) };
 }
 
 const withAssertion = (jwt: string) => ({ client_assertion_type: JWT_BEARER_ASSERTION_TYPE, client_assertion: jwt });

@@ -49,7 +49,7 @@ describe('takeAttempt', () => {
     for (let burst = 0; burst < 6; burst++) {
       const results = await Promise.all(Array.from({ length: 16 }, () => takeAttempt(store, k, rule, at(6000))));
       expect([burst, results.filter((r) => r.allowed).length]).toEqual([burst, 16]);
-      await Promise.all(results.map((r) => (r.allowed ? r.attempt.release() : undefined)));
+      await Promise.all(results.map((r) => (r.allowed ? r.attempt.release() : Promise.resolve())));
     }
     // The window never ran out, so the next one has its full capacity (no backoff).
     const next = await Promise.all(Array.from({ length: 40 }, () => takeAttempt(store, k, rule, at(6001))));

@@ -10,7 +10,7 @@ import { freePort } from '../../tools/embedded/ports.js';
 import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
 import { createClient } from '../../lib/store/clients.js';
 import { openStore, type Store } from '../../lib/store/db.js';
-import { eventually, testConfig, type Json } from '../support/harness.js';
+import { eventually, testConfig } from '../support/harness.js';
 
 /** Per test: a crafted request answered at all is answered long before this. */
 const TIMEOUT = 10_000;
@@ -108,13 +108,13 @@ describe('a Regex redirect URI entry with nested quantifiers', () => {
   it.each(LENGTHS)('the PAR endpoint answers a crafted redirect_uri (%i a\'s) with 400 invalid_request, and /healthz answers meanwhile', async (n) => {
     const { status, text } = await answeredAlongsideHealth(`PAR, ${n} a's`, () => push(crafted(n)));
     expect(status).toBe(400);
-    expect(JSON.parse(text) as Json).toEqual({ error: 'invalid_request', error_description: `the redirect_uri cannot be used: ${NOT_REGISTERED}` });
+    expect(JSON.parse(text)).toEqual({ error: 'invalid_request', error_description: `the redirect_uri cannot be used: ${NOT_REGISTERED}` });
   }, TIMEOUT);
 
   it.each(LENGTHS)('step-up challenges answer a crafted redirect_uri (%i a\'s) with 400 invalid_request, and /healthz answers meanwhile', async (n) => {
     const { status, text } = await answeredAlongsideHealth(`2fa challenges, ${n} a's`, () => challenge(crafted(n)));
     expect(status).toBe(400);
-    expect(JSON.parse(text) as Json).toEqual({ error: 'invalid_request', error_description: NOT_REGISTERED });
+    expect(JSON.parse(text)).toEqual({ error: 'invalid_request', error_description: NOT_REGISTERED });
   }, TIMEOUT);
 
   it('a crafted redirect_uri at the length cap is matched; one character more is refused before matching', async () => {
@@ -128,6 +128,6 @@ describe('a Regex redirect URI entry with nested quantifiers', () => {
     expect(over.text).toContain('The redirect_uri cannot be used: redirect_uri must be at most 2048 characters.');
     const pushed = await answeredAlongsideHealth(`PAR, ${AT_CAP + 1} a's`, () => push(crafted(AT_CAP + 1)));
     expect(pushed.status).toBe(400);
-    expect(JSON.parse(pushed.text) as Json).toEqual({ error: 'invalid_request', error_description: 'the redirect_uri cannot be used: redirect_uri must be at most 2048 characters' });
+    expect(JSON.parse(pushed.text)).toEqual({ error: 'invalid_request', error_description: 'the redirect_uri cannot be used: redirect_uri must be at most 2048 characters' });
   }, TIMEOUT);
 });

@@ -10,7 +10,7 @@ import { accessTokenAudience, narrowResources, parseResources } from '../../lib/
 import { s256Challenge } from '../../lib/domain/pkce.js';
 import { hashSecret } from '../../lib/security/secrets.js';
 import { findDeviceCode } from '../../lib/store/device-codes.js';
-import { eventually, startTestApi, type Json } from '../support/harness.js';
+import { eventually, startTestApi } from '../support/harness.js';
 import { newUser } from '../../tools/fixtures/users.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
 import { newRp, type FixtureRp } from '../../tools/fixtures/clients.js';
@@ -42,7 +42,7 @@ const USER = { prefix: 'resource', password: PASSWORD };
 async function post(path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) {
   const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
   const text = await res.text();
-  return { res, body: (text ? JSON.parse(text) : null) as Json };
+  return { res, body: (text ? JSON.parse(text) : null) };
 }
 
 function authorizeUrl(params: [string, string][]) {
@@ -51,7 +51,7 @@ function authorizeUrl(params: [string, string][]) {
   return url.href;
 }
 
-const payload = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Json;
+const payload = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString());
 const userinfo = (accessToken: string) => fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
 
 /** The PKCE verifier of every authorization request here, and the parameters that send its challenge. */

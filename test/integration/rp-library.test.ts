@@ -83,7 +83,7 @@ describe.each<IdTokenAlg>(['RS256', 'ML-DSA-65'])('oauth4webapi with a %s client
     // The ID token signature, checked against the published JWKS by an independent verifier.
     const idToken = result.id_token!;
     const [h, p, s] = idToken.split('.') as [string, string, string];
-    const header = JSON.parse(Buffer.from(h, 'base64url').toString()) as Json;
+    const header = JSON.parse(Buffer.from(h, 'base64url').toString());
     expect(header.alg).toBe(alg);
     if (alg === 'RS256') {
       const verified = await jwtVerify(idToken, createRemoteJWKSet(new URL(as.jwks_uri!)), { issuer, audience: client.client_id, algorithms: ['RS256'] });
@@ -200,7 +200,7 @@ describe('oauth4webapi: PAR + private_key_jwt + DPoP, end to end', () => {
     // The client's assertion key (registered inline) and a separate DPoP key.
     const clientKeys = await generateKeyPair('ES256', { extractable: true });
     const publicJwk = { ...(await exportJWK(clientKeys.publicKey)), kid: 'rp-key-1', alg: 'ES256', use: 'sig' };
-    const dpopKeys = (await generateKeyPair('ES256', { extractable: true })) as Parameters<typeof oauth.DPoP>[1];
+    const dpopKeys = (await generateKeyPair('ES256', { extractable: true }));
     const email = uniqueEmail('rp-pop');
     const user = await createUser(api.deps.store, { email, password: PASSWORD });
     const { client: registered } = await createClient(api.deps.store, {
@@ -212,7 +212,7 @@ describe('oauth4webapi: PAR + private_key_jwt + DPoP, end to end', () => {
       idTokenSignedResponseAlg: 'ML-DSA-65',
     });
     const client: oauth.Client = { client_id: registered._id, id_token_signed_response_alg: 'ML-DSA-65' };
-    const clientAuth = oauth.PrivateKeyJwt({ key: clientKeys.privateKey as oauth.PrivateKey['key'], kid: 'rp-key-1' });
+    const clientAuth = oauth.PrivateKeyJwt({ key: clientKeys.privateKey, kid: 'rp-key-1' });
     const DPoP = oauth.DPoP(client, dpopKeys);
     const opts = { [oauth.allowInsecureRequests]: true, DPoP };
 

@@ -50,7 +50,7 @@ beforeAll(async () => {
   const [temporalHost, temporalPort] = process.env.TEMPORAL_ADDRESS!.split(':');
   mtlsProxy = tls.createServer({ ...serverTls, ca: fs.readFileSync(file('ca.pem')), requestCert: true, rejectUnauthorized: true }, (socket) => {
     presented.push(String(socket.getPeerCertificate().subject?.CN));
-    const upstream = net.connect(Number(temporalPort), temporalHost!);
+    const upstream = net.connect(Number(temporalPort), temporalHost);
     socket.pipe(upstream).pipe(socket);
     socket.on('error', () => upstream.destroy());
     upstream.on('error', () => socket.destroy());

@@ -38,10 +38,10 @@ const RP: NewClientInput = {
 async function post(path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) {
   const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
   const text = await res.text();
-  return { res, body: (text ? JSON.parse(text) : null) as Json };
+  return { res, body: (text ? JSON.parse(text) : null) };
 }
 
-const payload = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Json;
+const payload = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString());
 const userinfo = (accessToken: string) => fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
 
 /** A new user authorizes `rp` for `scope`; returns the token response. */

@@ -40,7 +40,7 @@ const RP: NewClientInput = {
 async function post(path: string, body: Record<string, string>, headers: Record<string, string>) {
   const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
   const text = await res.text();
-  return { res, body: (text ? JSON.parse(text) : null) as Json };
+  return { res, body: (text ? JSON.parse(text) : null) };
 }
 
 /** Signs a new user in and returns the first token response (with offline_access). */

@@ -74,7 +74,7 @@ async function call(token: string | null, method: string, path: string, body?: u
     body: payload,
   });
   const text = await res.text();
-  return { res, body: text ? (JSON.parse(text) as Json) : null };
+  return { res, body: text ? (JSON.parse(text)) : null };
 }
 
 let n = 0;

@@ -38,7 +38,7 @@ export async function newTestRp(api: RunningApi, overrides: Partial<NewClientInp
 export async function postForm(api: RunningApi, path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) {
   const res = await fetch(`${api.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
   const text = await res.text();
-  return { res, body: (text ? JSON.parse(text) : null) as Json };
+  return { res, body: (text ? JSON.parse(text) : null) };
 }
 
 /**

@@ -26,7 +26,7 @@ export function spawnManaged(name: string, command: string, args: string[], opts
   const color = COLORS[colorIndex++ % COLORS.length];
   const prefix = process.stdout.isTTY ? `\x1b[${color}m[${name}]\x1b[0m ` : `[${name}] `;
   const sink = opts.output === 'ignore' ? undefined : (opts.output ?? ((line: string) => process.stdout.write(line + '\n')));
-  for (const stream of [child.stdout!, child.stderr!]) {
+  for (const stream of [child.stdout, child.stderr]) {
     const rl = createInterface({ input: stream });
     if (sink) rl.on('line', (line) => sink(prefix + line));
   }
