@@ -208,8 +208,10 @@ async function keysCommand(store: Store, cfg: Config, sub: string | undefined, a
     return print(rotated);
   }
   if (sub === 'retire') {
-    const { positionals } = parse(argv, {}, 1);
-    const kid = required(positionals[0], 'KID');
+    // A kid is base64url and may start with '-': it is taken as it is, never parsed as an option.
+    const args = argv[0] === '--' ? argv.slice(1) : argv;
+    if (args.length > 1) throw new UsageError(`unexpected argument: ${args[1]}`);
+    const kid = required(args[0], 'KID');
     try {
       return print(await keyring().retire(kid));
     } catch (err) {

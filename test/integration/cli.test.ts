@@ -260,6 +260,11 @@ describe('keyflow keys', () => {
     expect(retired).toMatchObject({ kid: signingRs.kid, status: 'retired' });
   });
 
+  it('takes a kid that starts with "-" (base64url) as a kid, not as an option', async () => {
+    const unknown = await runCli(['keys', 'retire', '-Xk2v']);
+    expect([unknown.code, unknown.stderr.trim()]).toEqual([1, 'keyflow: error: no signing key with kid -Xk2v']);
+  });
+
   it('refuses an unknown algorithm', async () => {
     const r = await runCli(['keys', 'rotate', '--alg', 'HS256']);
     expect(r.code).toBe(2);
