@@ -7,7 +7,7 @@ import type { Logger } from '../../lib/runtime/log.js';
 import type { FlowClient } from '../../lib/flows/flow-client.js';
 import { startBackchannelLogout } from '../../lib/flows/backchannel-logout.js';
 import { endSession, type SessionDeps } from '../http/session.js';
-import { revokeSessionSudoWindows } from '../auth/sudo.js';
+import { revokeSessionSudoWindows } from '../verification/sudo.js';
 import { clientsOfSession, deleteUserSession, listUserSessions, type SessionDoc } from '../../lib/store/sessions.js';
 
 export interface SignOutDeps extends SessionDeps {

@@ -15,8 +15,8 @@ import { generateBackupCodes, hashBackupCode } from '../../lib/security/backup-c
 import { deletePasskey, listPasskeys } from '../../lib/store/passkeys.js';
 import { enableTotp, removeTotp, replaceBackupCodes, startTotpEnrollment } from '../../lib/store/second-factors.js';
 import { findUserById, updateProfile } from '../../lib/store/users.js';
-import { checkTotpCode, totpSecret } from '../auth/second-factor.js';
-import { registerPasskey, registrationOptions, relyingParty } from '../auth/webauthn.js';
+import { checkTotpCode, totpSecret } from '../verification/second-factor.js';
+import { registerPasskey, registrationOptions, relyingParty } from '../verification/webauthn.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf, requireRecentSignIn, type SessionDeps } from '../http/session.js';

@@ -15,7 +15,7 @@ import { reauthUrl, signedInRecently } from '../http/recent-sign-in.js';
 import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
 import { appChanges, appEventData, appUpdatedData, sessionActor } from '../../lib/webhooks/event-sources.js';
 import { csrfGuard, signedInUser, type SignedIn } from './tokens.js';
-import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';
+import { revokeClientGrants, type GrantRevocationDeps } from '../../lib/grants/revocation.js';
 
 export interface AppsPageDeps extends SessionDeps, GrantRevocationDeps {
   /** app.created / app.updated / app.deleted go to the owner's webhooks. */

@@ -2,7 +2,7 @@
 // (TOTP, backup code or passkey), /logout. After sign-in the browser returns to
 // the authorization request it came from, or to /account. Every path is
 // limited (per account or user, per address, site-wide) and may ask for the
-// captcha: api/auth/sign-in-limits.ts.
+// captcha: api/verification/sign-in-limits.ts.
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Config } from '../../lib/config/env.js';
@@ -12,11 +12,11 @@ import type { SessionDoc } from '../../lib/domain/sessions.js';
 import type { UserDoc } from '../../lib/domain/users.js';
 import { hasPasskey } from '../../lib/store/passkeys.js';
 import { findUserByEmail, findUserById } from '../../lib/store/users.js';
-import { verifySecondFactorCode } from '../auth/second-factor.js';
-import { authenticationOptions, relyingParty, verifyPasskey } from '../auth/webauthn.js';
+import { verifySecondFactorCode } from '../verification/second-factor.js';
+import { authenticationOptions, relyingParty, verifyPasskey } from '../verification/webauthn.js';
 import type { OutboundPolicy } from '../../lib/outbound/http-client.js';
-import { captchaFormFields } from '../auth/captcha.js';
-import { signInLimits } from '../auth/sign-in-limits.js';
+import { captchaFormFields } from '../verification/captcha.js';
+import { signInLimits } from '../verification/sign-in-limits.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '../http/session.js';

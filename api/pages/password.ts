@@ -1,6 +1,6 @@
 // /account/password: the signed-in user changes their password (current
 // password, the new one twice; CSRF). A wrong current password is a failed
-// sign-in: the same limits and captcha as /login (api/auth/sign-in-limits.ts).
+// sign-in: the same limits and captcha as /login (api/verification/sign-in-limits.ts).
 // The new password follows the password policy (security/password-policy.ts);
 // once changed, the user's other sessions end as at sign-out.
 import express, { Router, type Request, type Response } from 'express';
@@ -8,8 +8,8 @@ import { z } from 'zod';
 import { hashPassword, verifyPassword } from '../../lib/security/password.js';
 import { passwordProblem } from '../../lib/security/password-policy.js';
 import { setPasswordHash } from '../../lib/store/users.js';
-import { captchaFormFields } from '../auth/captcha.js';
-import { signInLimits, type SignInLimitDeps } from '../auth/sign-in-limits.js';
+import { captchaFormFields } from '../verification/captcha.js';
+import { signInLimits, type SignInLimitDeps } from '../verification/sign-in-limits.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import { endUserSessions, type SignOutDeps } from '../oauth/sign-out.js';

@@ -9,8 +9,8 @@ import type { ClientDoc } from '../../lib/domain/clients.js';
 import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret } from '../../lib/store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
-import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';
-import { sendStepUpChallenge, stepUpShortfall, type StepUpRequirement } from '../oauth/step-up.js';
+import { revokeClientGrants, type GrantRevocationDeps } from '../../lib/grants/revocation.js';
+import { sendStepUpChallenge, stepUpShortfall, type StepUpRequirement } from '../oauth/acr-signalling.js';
 import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
 import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../lib/webhooks/event-sources.js';
 

@@ -10,7 +10,7 @@ import { verifyAccessToken, type BearerDeps } from '../oauth/bearer.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
 import type { ClientAssertionVerifier } from '../oauth/client-assertion.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
-import { revokeFamilyThenGrant } from '../oauth/grant-revocation.js';
+import { revokeFamilyThenGrant } from '../../lib/grants/revocation.js';
 import type { ClientLookup } from '../../lib/store/clients.js';
 import type { Logger } from '../../lib/runtime/log.js';
 import type { FlowClient } from '../../lib/flows/flow-client.js';

@@ -13,7 +13,7 @@ import type { ClientDoc } from '../../lib/domain/clients.js';
 import { createClient, deleteClient, findClient, replaceClient } from '../../lib/store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
-import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';
+import { revokeClientGrants, type GrantRevocationDeps } from '../../lib/grants/revocation.js';
 import type { EventPipeline, EventActor } from '../../lib/webhooks/event-pipeline.js';
 import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../lib/webhooks/event-sources.js';
 

@@ -22,7 +22,7 @@ import type { ClientLookup } from '../../lib/store/clients.js';
 import type { Store } from '../../lib/store/db.js';
 import { getSiteSettings } from '../../lib/store/settings.js';
 import { deleteStepUpChallenge, findStepUpChallenge, findStepUpCode, insertStepUpChallenge } from '../../lib/store/step-up.js';
-import { captchaInfo } from '../auth/captcha.js';
+import { captchaInfo } from '../verification/captcha.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { admitRequest, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';
 import { authenticateClient, type ClientAuthResult } from '../oauth/client-auth.js';

@@ -16,7 +16,7 @@ import { createClient, listClients, publicClient } from '../store/clients.js';
 import { getSiteSettings, setSiteSetting } from '../store/settings.js';
 import type { SigningAlg } from '../store/signing-keys.js';
 import { createUser, deleteUserAccount, findUserByEmail, findUserById, listUsers, publicUser } from '../store/users.js';
-import { revokeUserGrants } from '../../api/oauth/grant-revocation.js';
+import { revokeUserGrants } from '../grants/revocation.js';
 import { UsageError, USAGE } from './usage.js';
 import { webhooksCommand } from './webhooks.js';
 import { ADMIN_EVENTS, isAdminEvent } from '../domain/webhook-events.js';

@@ -6,7 +6,7 @@ import { consumeAuthorizationCode } from '../../../lib/store/authorization-codes
 import { findUserById } from '../../../lib/store/users.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { GrantRevokedError, issueGrantTokens } from '../grant-issuance.js';
-import { revokeGrantAndFamily } from '../grant-revocation.js';
+import { revokeGrantAndFamily } from '../../../lib/grants/revocation.js';
 import type { GrantContext } from './context.js';
 
 const INVALID_CODE = 'code expired or invalid';

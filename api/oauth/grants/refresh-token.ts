@@ -8,7 +8,7 @@ import { isGrantUsable } from '../../../lib/store/grants.js';
 import { findRefreshToken, recordRotation } from '../../../lib/store/refresh-tokens.js';
 import { endRefreshFamily, rotateRefreshToken } from '../../../lib/flows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
-import { revokeFamilyThenGrant } from '../grant-revocation.js';
+import { revokeFamilyThenGrant } from '../../../lib/grants/revocation.js';
 import { issueAccessToken } from '../tokens.js';
 import type { GrantContext } from './context.js';
 

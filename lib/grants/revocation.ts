@@ -4,11 +4,11 @@
 // refresh tokens of a grant the projection says is revoked. One grant (a
 // replayed code, a revoked refresh token), or every grant of a deleted client
 // or user.
-import type { Store } from '../../lib/store/db.js';
-import { deleteConsents } from '../../lib/store/consents.js';
-import { liveGrantIds, revokeGrant } from '../../lib/store/grants.js';
-import type { FlowClient } from '../../lib/flows/flow-client.js';
-import { endRefreshFamily, revokeRefreshFamily } from '../../lib/flows/refresh-family.js';
+import type { Store } from '../store/db.js';
+import { deleteConsents } from '../store/consents.js';
+import { liveGrantIds, revokeGrant } from '../store/grants.js';
+import type { FlowClient } from '../flows/flow-client.js';
+import { endRefreshFamily, revokeRefreshFamily } from '../flows/refresh-family.js';
 
 export interface GrantRevocationDeps {
   store: Store;
