@@ -10,6 +10,10 @@ import { PAT_PREFIX } from '../../lib/domain/personal-access-tokens.js';
 import { personalAccessTokenContext } from '../../lib/store/personal-access-tokens.js';
 import { WELL_KNOWN } from '../../lib/domain/discovery.js';
 import { DPOP_ALGS, dpopHeader, dpopRequestUrl, verifyDpopProof } from './dpop.js';
+import { fieldsOf, raw } from '../http/input.js';
+
+/** A form POST may carry its token in a field (any value present counts as sent, so a token sent twice is refused). */
+const BearerForm = fieldsOf({ access_token: raw });
 
 export interface AccessContext {
   userId: string;
@@ -88,7 +92,7 @@ function deny(res: Response, issuer: string, status: number, error: string | und
  */
 function extractToken(req: Request): { token?: string; problem?: string; scheme?: Scheme } {
   const header = req.get('authorization');
-  const body = req.is('application/x-www-form-urlencoded') ? (req.body as Record<string, unknown>)?.access_token : undefined;
+  const body = req.is('application/x-www-form-urlencoded') ? BearerForm.parse(req.body).access_token : undefined;
   if (header !== undefined && body !== undefined) return { problem: 'send the access token once' };
   if (header !== undefined) {
     const m = /^(Bearer|DPoP) ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);

@@ -5,7 +5,6 @@
 import express, { Router, type Request, type Response } from 'express';
 import { generateSecret, generateURI } from 'otplib';
 import QRCode from 'qrcode';
-import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import { zodProblems } from '../../lib/domain/errors.js';
 import { ProfileUpdate, type UserDoc } from '../../lib/domain/users.js';
 import type { SessionDoc } from '../../lib/domain/sessions.js';
@@ -22,6 +21,7 @@ import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf, requireRecentSignIn, type SessionDeps } from '../http/session.js';
 import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
+import { fieldsOf, formText, raw, text } from '../http/input.js';
 
 export interface AccountDeps extends SessionDeps {
   issuer: string;
@@ -36,6 +36,11 @@ export interface AccountDeps extends SessionDeps {
 type Signed = { session: SessionDoc; user: UserDoc };
 
 const SECURITY_PAGE = '/account/security';
+
+/** The profile form (ProfileUpdate checks the values), the TOTP confirmation, and a new passkey (checked by registerPasskey). */
+const ProfileForm = fieldsOf({ name: raw, picture: raw });
+const TotpForm = fieldsOf({ code: formText });
+const NewPasskey = fieldsOf({ name: text, response: raw });
 
 export function accountRoutes(deps: AccountDeps): Router {
   const router = Router();
@@ -107,7 +112,7 @@ ${csrfField(session.csrf)}
   router.post('/account/profile', form, async (req, res) => {
     const s = await signedIn(req, res);
     if (!s || !formGuard(req, res, s)) return;
-    const parsed = ProfileUpdate.safeParse({ name: req.body.name, picture: req.body.picture });
+    const parsed = ProfileUpdate.safeParse(ProfileForm.parse(req.body));
     if (!parsed.success) return accountPage(res, s, html`<p class="error" role="alert">${zodProblems(parsed.error.issues).join('; ')}</p>`, 400);
     const result = await updateProfile(deps.store, s.user._id, parsed.data);
     if (result?.changed.length) await deps.events.user('profile.updated', s.user._id, { user_id: s.user._id, changed: result.changed }, sessionActor(s.user._id));
@@ -180,7 +185,7 @@ ${notice ?? ''}
     if (!s || !formGuard(req, res, s)) return;
     const pending = s.user.totpPending;
     if (!pending) return res.redirect(303, '/account/security');
-    const probe = await checkTotpCode(totpSecret(deps.kek, s.user, pending.secret), String(req.body.code ?? '').slice(0, 20));
+    const probe = await checkTotpCode(totpSecret(deps.kek, s.user, pending.secret), TotpForm.parse(req.body).code.slice(0, 20));
     if (probe === null) return securityPage(res, s, html`<p class="error" role="alert">That code is not valid. Check your authenticator app's clock and try again.</p>`, 400);
     const codes = generateBackupCodes();
     await enableTotp(
@@ -230,8 +235,9 @@ ${notice ?? ''}
   router.post('/account/security/passkeys', json, async (req, res) => {
     const s = await sensitiveJson(req, res);
     if (!s) return;
-    const name = typeof req.body?.name === 'string' && req.body.name.trim() ? req.body.name.trim().slice(0, 100) : 'Passkey';
-    const passkey = await registerPasskey(deps.store, rp, s.session, s.user, req.body?.response as RegistrationResponseJSON, name);
+    const body = NewPasskey.parse(req.body);
+    const name = body.name?.trim() ? body.name.trim().slice(0, 100) : 'Passkey';
+    const passkey = await registerPasskey(deps.store, rp, s.session, s.user, body.response, name);
     if (!passkey) return res.status(400).json({ error: 'invalid_request', error_description: 'The passkey could not be registered.' });
     deps.log.info('passkey added', { user: s.user._id });
     res.json({ redirect: '/account/security' });

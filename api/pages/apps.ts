@@ -16,6 +16,7 @@ import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
 import { appChanges, appEventData, appUpdatedData, sessionActor } from '../../lib/webhooks/event-sources.js';
 import { csrfGuard, signedInUser, type SignedIn } from './tokens.js';
 import { revokeClientGrants, type GrantRevocationDeps } from '../../lib/grants/revocation.js';
+import { fieldsOf, formText, raw } from '../http/input.js';
 
 export interface AppsPageDeps extends SessionDeps, GrantRevocationDeps {
   /** app.created / app.updated / app.deleted go to the owner's webhooks. */
@@ -23,6 +24,9 @@ export interface AppsPageDeps extends SessionDeps, GrantRevocationDeps {
   /** How recent the sign-in must be for an app's credentials to change (REAUTH_MAX_AGE_SECONDS). */
   reauthMaxAgeMs: number;
 }
+
+/** The app forms (create and edit): createClient and replaceClient check the values. */
+const AppForm = fieldsOf({ name: formText, description: formText, redirect_uris: formText, post_logout_redirect_uris: formText, backchannel_logout_uri: formText, public: raw });
 
 export function appsPageRoutes(deps: AppsPageDeps): Router {
   const router = Router();
@@ -85,12 +89,12 @@ ${secret ? html`<p>Client secret — copy it now, it is shown only once:</p><p><
   router.post('/account/apps', form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
-    const body = req.body as Record<string, unknown>;
-    const redirects = lines(String(body.redirect_uris ?? ''));
+    const body = AppForm.parse(req.body);
+    const redirects = lines(body.redirect_uris);
     const isPublic = body.public === '1';
     try {
       const { client, clientSecret } = await createClient(deps.store, {
-        name: String(body.name ?? ''),
+        name: body.name,
         redirectUris: redirects.map((value) => ({ type: 'equals' as const, value })),
         public: isPublic,
         ownerUserId: s.user._id,
@@ -155,16 +159,16 @@ ${csrfField(session.csrf)}
     if (!s || !csrfGuard(req, res, s)) return;
     const client = await ownApp(String(req.params.clientId), s.user._id);
     if (!client) return appsPage(res, s, html`<p class="error" role="alert">No such app.</p>`, 404);
-    const body = req.body as Record<string, unknown>;
+    const body = AppForm.parse(req.body);
     // Everything the form does not show is kept as it is.
     const { _id, secretHash: _s, createdAt: _c, updatedAt: _u, registrationTokenHash: _r, grantTypes: _g, responseTypes: _t, clientUri: _cu, logoUri: _l, ...kept } = client;
     const input = {
       ...kept,
-      name: String(body.name ?? ''),
-      description: String(body.description ?? ''),
-      redirectUris: parseEntries(String(body.redirect_uris ?? '')),
-      postLogoutRedirectUris: lines(String(body.post_logout_redirect_uris ?? '')),
-      backchannelLogoutUri: String(body.backchannel_logout_uri ?? '').trim() || null,
+      name: body.name,
+      description: body.description,
+      redirectUris: parseEntries(body.redirect_uris),
+      postLogoutRedirectUris: lines(body.post_logout_redirect_uris),
+      backchannelLogoutUri: body.backchannel_logout_uri.trim() || null,
     };
     if (sensitiveChanges(client, input).length > 0 && !recentOrReauth(req, res, s, `/account/apps/${client._id}/edit`)) return;
     try {

@@ -9,6 +9,7 @@ import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf } from '../http/session.js';
 import { OTHER_BROWSER, proceedWithAuthorization, redirectWithError, startedInThisBrowser, type FlowDeps } from '../oauth/authorization-flow.js';
+import { fieldsOf, raw } from '../http/input.js';
 
 export function describeScope(scope: string): string {
   const known = SCOPES[scope];
@@ -22,12 +23,16 @@ export function describeScope(scope: string): string {
 
 const EXPIRED = ['Request expired', 'This sign-in request has expired or was already answered. Return to the application and start again.'] as const;
 
+/** The stored request the page shows, and the user's answer to it. */
+const ConsentQuery = fieldsOf({ request: raw });
+const ConsentForm = fieldsOf({ request: raw, decision: raw });
+
 export function consentRoutes(deps: FlowDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
 
   router.get('/consent', async (req, res) => {
-    const request = await findAuthorizationRequest(deps.store, req.query.request);
+    const request = await findAuthorizationRequest(deps.store, ConsentQuery.parse(req.query).request);
     if (!request) return sendErrorPage(res, 400, ...EXPIRED);
     if (!startedInThisBrowser(req, deps, request)) return sendErrorPage(res, 403, ...OTHER_BROWSER);
     const session = req.kfSession;
@@ -52,13 +57,14 @@ ${csrfField(session.csrf)}
   });
 
   router.post('/consent', form, async (req, res) => {
-    const request = await findAuthorizationRequest(deps.store, req.body?.request);
+    const body = ConsentForm.parse(req.body);
+    const request = await findAuthorizationRequest(deps.store, body.request);
     if (!request) return sendErrorPage(res, 400, ...EXPIRED);
     if (!startedInThisBrowser(req, deps, request)) return sendErrorPage(res, 403, ...OTHER_BROWSER);
     const session = req.kfSession;
     if (!session?.userId) return res.redirect(303, `/login?request=${encodeURIComponent(request._id)}`);
     if (!hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Session expired', 'Your session expired. Go back and try again.');
-    if (req.body.decision !== 'allow') {
+    if (body.decision !== 'allow') {
       deps.log.info('consent denied', { client: request.clientId, user: session.userId });
       return redirectWithError(res, deps, request, 'access_denied', 'the user denied the request');
     }

@@ -21,6 +21,7 @@ import { clientAddress } from '../http/request-limits.js';
 import { formCsrf, hasValidCsrf, type SessionDeps } from '../http/session.js';
 import { DEVICE_PAGE_PATH, type DeviceFlowDeps } from '../routes/device-authorization.js';
 import { describeScope } from './consent.js';
+import { fieldsOf, raw } from '../http/input.js';
 
 export type DevicePageDeps = DeviceFlowDeps & SessionDeps;
 
@@ -66,6 +67,10 @@ ${csrfField(session.csrf)}
   });
 }
 
+/** The user code (typed, or prefilled by verification_uri_complete) and the decision; each is checked where it is used. */
+const UserCodeFields = fieldsOf({ user_code: raw });
+const DecisionForm = fieldsOf({ user_code: raw, decision: raw });
+
 export function devicePageRoutes(deps: DevicePageDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
@@ -95,13 +100,13 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
 
   router.get(DEVICE_PAGE_PATH, (req, res) => {
     // verification_uri_complete prefills the code; the person still confirms it (RFC 8628 §5.4).
-    const key = normalizeUserCode(req.query.user_code);
+    const key = normalizeUserCode(UserCodeFields.parse(req.query).user_code);
     codePage(res, formCsrf(req, res, deps), { code: key ? formatUserCode(key) : undefined });
   });
 
   router.post(DEVICE_PAGE_PATH, form, async (req, res) => {
     const csrf = formCsrf(req, res, deps);
-    const typed = req.body?.user_code;
+    const typed = UserCodeFields.parse(req.body).user_code;
     const shown = typeof typed === 'string' ? typed.slice(0, 20) : undefined;
     if (!hasValidCsrf(req, req.kfSession)) return codePage(res, csrf, { code: shown, error: 'Your session expired. Please try again.', status: 400 });
     const found = await findByUserCode(req, typed);
@@ -111,7 +116,7 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
 
   router.get(CONSENT_PATH, async (req, res) => {
     const session = req.kfSession;
-    const found = await findByUserCode(req, req.query.user_code);
+    const found = await findByUserCode(req, UserCodeFields.parse(req.query).user_code);
     if (!found.ok) return codePage(res, formCsrf(req, res, deps), { error: found.error, status: found.status });
     if (!session?.userId) return res.redirect(303, loginUrl(found.userCode));
     if (!(await mayAllow(session, found.device))) return adminOnly(res);
@@ -120,11 +125,12 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
 
   router.post(CONSENT_PATH, form, async (req, res) => {
     const session = req.kfSession;
-    const decision = req.body?.decision;
+    const body = DecisionForm.parse(req.body);
+    const decision = body.decision;
     if (!hasValidCsrf(req, session) || (decision !== 'allow' && decision !== 'deny')) {
       return sendErrorPage(res, 400, 'Session expired', 'Your session expired. Go back and try again.');
     }
-    const found = await findByUserCode(req, req.body.user_code);
+    const found = await findByUserCode(req, body.user_code);
     if (!found.ok) return codePage(res, formCsrf(req, res, deps), { error: found.error, status: found.status });
     if (!session?.userId) return res.redirect(303, loginUrl(found.userCode));
     const { device, client } = found;

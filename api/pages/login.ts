@@ -22,6 +22,7 @@ import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '../http/session.js';
 import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
 import { hasSecondFactor, resumeUrl } from '../oauth/authorization-flow.js';
+import { fieldsOf, raw, text } from '../http/input.js';
 
 export interface LoginDeps extends SignOutDeps {
   issuer: string;
@@ -35,9 +36,11 @@ const TOO_MANY_REQUESTS = 'Too many requests from your network. Wait a minute an
 const CAPTCHA_INFO = '/login/captcha';
 
 // `next` (a page path) travels in the same slot as `request`, so every form, redirect and passkey call that carries one carries the other.
+const ResumeFields = fieldsOf({ request: raw, next: raw });
 const requestParam = (req: Request): string | null => {
-  const body = req.body as Record<string, unknown> | undefined;
-  const v = req.query.request ?? body?.request ?? req.query.next ?? body?.next;
+  const query = ResumeFields.parse(req.query);
+  const body = ResumeFields.parse(req.body);
+  const v = query.request ?? body.request ?? query.next ?? body.next;
   return typeof v === 'string' && v.length <= 200 ? v : null;
 };
 
@@ -110,6 +113,11 @@ const PasswordForm = z.object({ email: z.string().max(254), password: z.string()
 /** An unknown account's password is still hashed, so timing does not tell which emails exist. */
 const NO_ACCOUNT_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
+/** `reauth=1` asks a signed-in user to sign in again; the second-factor code; a passkey's answer (checked by verifyPasskey). */
+const ReauthQuery = fieldsOf({ reauth: raw });
+const CodeForm = fieldsOf({ code: text });
+const PasskeyAnswer = fieldsOf({ response: raw });
+
 export function loginRoutes(deps: LoginDeps): Router {
   const router = Router();
   const rp = relyingParty(deps.issuer);
@@ -139,7 +147,7 @@ export function loginRoutes(deps: LoginDeps): Router {
 
   router.get('/login', async (req, res) => {
     // reauth=1: the signed-in user signs in again (the form even though signed in, the email fixed), then `next`.
-    const user = req.query.reauth === '1' && req.kfSession?.userId ? await findUserById(deps.store, req.kfSession.userId) : null;
+    const user = ReauthQuery.parse(req.query).reauth === '1' && req.kfSession?.userId ? await findUserById(deps.store, req.kfSession.userId) : null;
     await showForm(req, res, user ? { email: user.email, reauth: true } : {});
   });
 
@@ -186,7 +194,7 @@ export function loginRoutes(deps: LoginDeps): Router {
     const requestId = requestParam(req);
     const user = await pendingUser(session);
     if (!session || !user || !hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Sign-in expired', 'Your sign-in expired. Please sign in again.');
-    const code = typeof req.body?.code === 'string' ? req.body.code.slice(0, 40) : '';
+    const code = CodeForm.parse(req.body).code?.slice(0, 40) ?? '';
     const passkeys = await hasPasskey(deps.store, user._id);
     const begun = await limits.beginSecondFactor(req, user._id);
     if (!begun.ok) return secondFactorPage(res, session.csrf, requestId, { error: begun.error, status: begun.status, passkeys });
@@ -214,7 +222,7 @@ export function loginRoutes(deps: LoginDeps): Router {
     if (!session || !hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
     const begun = await limits.beginPasskey(req);
     if (!begun.ok) return res.status(begun.status).set('Cache-Control', 'no-store').json({ error: 'slow_down', error_description: begun.error });
-    const passkey = await verifyPasskey(deps.store, rp, session, req.body?.response, null);
+    const passkey = await verifyPasskey(deps.store, rp, session, PasskeyAnswer.parse(req.body).response, null);
     const user = passkey && (await findUserById(deps.store, passkey.userId));
     if (!user) {
       await limits.failed(req, 'passkey', null, 'bad passkey');
@@ -239,7 +247,7 @@ export function loginRoutes(deps: LoginDeps): Router {
     if (!session || !user || !hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'no sign-in in progress' });
     const begun = await limits.beginSecondFactor(req, user._id);
     if (!begun.ok) return res.status(begun.status).set('Cache-Control', 'no-store').json({ error: 'slow_down', error_description: begun.error });
-    const passkey = await verifyPasskey(deps.store, rp, session, req.body?.response, user._id);
+    const passkey = await verifyPasskey(deps.store, rp, session, PasskeyAnswer.parse(req.body).response, user._id);
     if (!passkey) {
       await limits.failed(req, 'passkey', user.email, 'bad passkey');
       return res.status(401).json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });

@@ -27,7 +27,8 @@ import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf, type SessionDeps } from '../http/session.js';
 import { hasSecondFactor } from '../oauth/authorization-flow.js';
-import { isChallengeId, STEP_UP_PATHS, type StepUpDeps } from '../routes/step-up.js';
+import { ChallengeQuery, isChallengeId, STEP_UP_PATHS, type StepUpDeps } from '../routes/step-up.js';
+import { fieldsOf, raw } from '../http/input.js';
 
 export type StepUpPageDeps = StepUpDeps & SessionDeps & { kek: Kek };
 
@@ -66,6 +67,12 @@ const SUDO_ENDED = 'Your "don\'t ask again" period has ended. Confirm with your 
 
 /** A factor proof, checked only after the checks before it passed (so a bad request never consumes a factor). */
 type Proof = () => Promise<{ ok: true; method: StepUpMethod } | { ok: false; status?: number; error?: string; consume: boolean }>;
+
+/** The confirmation form: each field is compared or type-checked where it is used. */
+const ConfirmForm = fieldsOf({ challenge_id: raw, decision: raw, confirm_action: raw, code: raw, sudo: raw, captcha_token: raw, pow_challenge: raw, pow_nonce: raw });
+/** The passkey answer's query flags (set by /assets/step-up.js) and its JSON body (checked by verifyPasskey and captchaAnswerFrom). */
+const PasskeyQuery = fieldsOf({ confirm_action: raw, sudo: raw });
+const PasskeyAnswer = fieldsOf({ response: raw, captcha: raw });
 
 export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
   const router = Router();
@@ -267,7 +274,7 @@ ${csrfField(session.csrf)}
 
   router.get(STEP_UP_PATHS.page, async (req: Request, res: Response) => {
     const session = req.kfSession;
-    const loaded = await load(req.query.challenge_id);
+    const loaded = await load(ChallengeQuery.parse(req.query).challenge_id);
     if (!loaded) return sendErrorPage(res, 400, 'Request expired', GONE);
     if (!session?.userId) return res.redirect(303, loginUrl(loaded.challenge._id));
     const user = await findUserById(deps.store, session.userId);
@@ -284,7 +291,7 @@ ${csrfField(session.csrf)}
   router.post(STEP_UP_PATHS.authorize, form, async (req: Request, res: Response) => {
     const session = req.kfSession;
     if (!session || !hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Session expired', 'Your session expired. Go back and try again.');
-    const body = req.body as Record<string, unknown>;
+    const body = ConfirmForm.parse(req.body);
     const loaded = await load(body.challenge_id);
     if (!loaded) return sendErrorPage(res, 400, 'Request expired', GONE);
     if (!session.userId) return res.redirect(303, loginUrl(loaded.challenge._id));
@@ -310,7 +317,7 @@ ${csrfField(session.csrf)}
       return result.ok ? { ok: true, method: result.method } : { ok: false, consume: true };
     }, captchaAnswerFrom(body, req.ip));
     await maybeOpenSudo(outcome, minutes > 0 && body.sudo === 'yes', session, user, loaded);
-    render(res, outcome, outcome.kind === 'page' ? again(outcome) : async () => {});
+    await render(res, outcome, outcome.kind === 'page' ? again(outcome) : async () => {});
   });
   router.all(STEP_UP_PATHS.authorize, (_req, res) => sendErrorPage(res, 405, 'Not allowed', 'Use the confirmation page.'));
 
@@ -319,7 +326,7 @@ ${csrfField(session.csrf)}
     const session = req.kfSession;
     const fail = (status: number, description: string) => void res.status(status).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: description });
     if (!session || !hasValidCsrf(req, session)) return (fail(403, 'missing or wrong CSRF token'), null);
-    const loaded = await load(req.query.challenge_id);
+    const loaded = await load(ChallengeQuery.parse(req.query).challenge_id);
     if (!loaded) return (fail(400, GONE), null);
     const user = session.userId ? await findUserById(deps.store, session.userId) : null;
     if (!user) return (fail(401, 'Sign in first.'), null);
@@ -336,12 +343,14 @@ ${csrfField(session.csrf)}
     const ctx = await passkeyContext(req, res);
     if (!ctx) return;
     // /assets/step-up.js adds confirm_action=yes to this URL while the box is ticked.
-    const outcome = await authorize(ctx.loaded, ctx.user, req.query.confirm_action === 'yes', async () => {
-      const passkey = await verifyPasskey(deps.store, rp, ctx.session, (req.body as Record<string, unknown> | undefined)?.response as never, ctx.user._id);
+    const query = PasskeyQuery.parse(req.query);
+    const body = PasskeyAnswer.parse(req.body);
+    const outcome = await authorize(ctx.loaded, ctx.user, query.confirm_action === 'yes', async () => {
+      const passkey = await verifyPasskey(deps.store, rp, ctx.session, body.response, ctx.user._id);
       return passkey ? { ok: true, method: 'passkey' } : { ok: false, consume: true };
-    }, captchaAnswerFrom((req.body as Record<string, unknown> | undefined)?.captcha, req.ip));
+    }, captchaAnswerFrom(body.captcha, req.ip));
     // /assets/step-up.js adds sudo=yes while "Don't ask again" is ticked.
-    await maybeOpenSudo(outcome, req.query.sudo === 'yes' && (await sudoMinutes()) > 0, ctx.session, ctx.user, ctx.loaded);
+    await maybeOpenSudo(outcome, query.sudo === 'yes' && (await sudoMinutes()) > 0, ctx.session, ctx.user, ctx.loaded);
     if (outcome.kind === 'redirect') return res.set('Cache-Control', 'no-store').json({ redirect: outcome.url });
     res.status(outcome.status).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: outcome.error });
   });

@@ -14,6 +14,7 @@ import { findUserById } from '../../lib/store/users.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf, requireRecentSignIn, type SessionDeps } from '../http/session.js';
+import { fieldsOf, formList, formText, raw } from '../http/input.js';
 
 export type SignedIn = { session: SessionDoc; user: UserDoc };
 
@@ -44,6 +45,9 @@ export interface TokenPageDeps extends SessionDeps {
 }
 
 const TOKENS_PAGE = '/account/tokens';
+
+/** The new-token form; NewToken checks the values. */
+const NewTokenForm = fieldsOf({ name: raw, scope: formList, expires_in_days: formText });
 
 export function tokenPageRoutes(deps: TokenPageDeps): Router {
   const router = Router();
@@ -100,9 +104,9 @@ ${patScopesFor(user.role).map(
   router.post('/account/tokens', form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s) || !requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, TOKENS_PAGE)) return;
-    const body = req.body as Record<string, unknown>;
-    const scope = ([] as unknown[]).concat(body.scope ?? []).map(String);
-    const days = String(body.expires_in_days ?? '').trim();
+    const body = NewTokenForm.parse(req.body);
+    const scope = body.scope;
+    const days = body.expires_in_days.trim();
     const parsed = NewToken.safeParse({ name: body.name, scope, expiresInDays: days === '' ? undefined : Number(days) });
     const allowed = patScopesFor(s.user.role);
     const refused = scope.filter((x) => !allowed.includes(x));

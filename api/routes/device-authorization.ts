@@ -20,6 +20,7 @@ import { methodNotAllowed } from '../http/errors.js';
 import { admitClient, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
+import { FormValues } from '../http/input.js';
 
 export interface DeviceFlowDeps {
   issuer: string;
@@ -57,7 +58,7 @@ function checkParams(body: Record<string, unknown>, allowedScopes: readonly stri
   if (challenge === undefined && method !== undefined) return fail('invalid_request', 'code_challenge_method without code_challenge');
   if (challenge !== undefined && method === undefined) return fail('invalid_request', 'code_challenge_method=S256 is required with code_challenge');
   if (challenge !== undefined && (typeof challenge !== 'string' || !isValidS256Challenge(challenge))) return fail('invalid_request', 'code_challenge must be 43 base64url characters');
-  return { ok: true, scope, codeChallenge: (challenge as string | undefined) ?? null };
+  return { ok: true, scope, codeChallenge: (challenge) ?? null };
 }
 
 export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
@@ -67,7 +68,9 @@ export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
     if (!req.is('application/x-www-form-urlencoded')) {
       return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
     }
-    const body = req.body as Record<string, unknown>;
+    const form = FormValues.safeParse(req.body);
+    if (!form.success) return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+    const body = form.data;
     for (const [k, v] of Object.entries(body)) {
       if (typeof v !== 'string' && !(k === 'resource' && Array.isArray(v))) return sendOAuthError(res, 400, 'invalid_request', `${k} must appear once`);
     }

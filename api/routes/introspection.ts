@@ -14,6 +14,7 @@ import { revokeFamilyThenGrant } from '../../lib/grants/revocation.js';
 import type { ClientLookup } from '../../lib/store/clients.js';
 import type { Logger } from '../../lib/runtime/log.js';
 import type { FlowClient } from '../../lib/flows/flow-client.js';
+import { fieldsOf, raw } from '../http/input.js';
 
 export interface IntrospectionDeps extends BearerDeps {
   findClient: ClientLookup;
@@ -32,8 +33,11 @@ async function activeRefreshToken(deps: IntrospectionDeps, token: string): Promi
   return (await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId })) ? doc : null;
 }
 
+/** The token and its hint; a token that is not one string is refused as missing. */
+const IntrospectionRequest = fieldsOf({ token: raw, token_type_hint: raw });
+
 function tokenParams(req: Request, res: Response): { token: string; hint: string | undefined } | null {
-  const body = req.body as Record<string, unknown>;
+  const body = IntrospectionRequest.parse(req.body);
   if (typeof body.token !== 'string' || body.token.length === 0 || body.token.length > 16_384) {
     sendOAuthError(res, 400, 'invalid_request', 'token is required');
     return null;

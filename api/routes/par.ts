@@ -14,6 +14,7 @@ import { methodNotAllowed } from '../http/errors.js';
 import { admitClient, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
+import { FormValues } from '../http/input.js';
 
 export interface ParDeps {
   store: Store;
@@ -32,7 +33,9 @@ export function parRoutes(deps: ParDeps): Router {
     if (!req.is('application/x-www-form-urlencoded')) {
       return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
     }
-    const body = req.body as Record<string, unknown>;
+    const form = FormValues.safeParse(req.body);
+    if (!form.success) return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+    const body = form.data;
     const auth = await authenticateClient(deps.findClient, req);
     if (!auth.ok) return sendClientAuthError(res, auth);
     const client = auth.client;

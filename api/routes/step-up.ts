@@ -27,6 +27,7 @@ import { methodNotAllowed } from '../http/errors.js';
 import { admitRequest, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';
 import { authenticateClient, type ClientAuthResult } from '../oauth/client-auth.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
+import { fieldsOf, FormValues, JsonObject, raw, singleValues } from '../http/input.js';
 
 export interface StepUpDeps {
   issuer: string;
@@ -58,6 +59,9 @@ const CHALLENGE_LIMIT = { max: 60, windowMs: 60_000 };
 const INVALID_CODE = 'code expired or invalid';
 
 /** A challenge id is a UUID (random, not a secret). */
+/** The query of the pages and endpoints that name a challenge (checked with isChallengeId). */
+export const ChallengeQuery = fieldsOf({ challenge_id: raw });
+
 export const isChallengeId = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(v);
 
 /** Where the client sends the user: the confirmation page. */
@@ -86,7 +90,7 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
   const form = express.urlencoded({ extended: false, limit: '16kb' });
 
   router.post(STEP_UP_PATHS.challenges, json, async (req: Request, res: Response) => {
-    if (!req.is('application/json') || typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
+    if (!req.is('application/json') || !JsonObject.safeParse(req.body).success) {
       return sendOAuthError(res, 400, 'invalid_request', 'the body must be a JSON object');
     }
     // authenticateClient reads client_id / client_secret from req.body: the parsed JSON object.
@@ -136,11 +140,13 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
 
   router.post(STEP_UP_PATHS.verify, form, async (req: Request, res: Response) => {
     if (!req.is('application/x-www-form-urlencoded')) return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
-    const body = req.body as Record<string, unknown>;
-    for (const [k, v] of Object.entries(body)) if (typeof v !== 'string') return sendOAuthError(res, 400, 'invalid_request', `${k} must appear once`);
+    const form = FormValues.safeParse(req.body);
+    if (!form.success) return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+    const single = singleValues(form.data);
+    if ('repeated' in single) return sendOAuthError(res, 400, 'invalid_request', `${single.repeated} must appear once`);
     const auth = await authenticateClient(deps.findClient, req);
     if (!auth.ok) return sendAuthError(res, auth);
-    const { code, redirect_uri: redirectUri, code_verifier: verifier } = body as Record<string, string | undefined>;
+    const { code, redirect_uri: redirectUri, code_verifier: verifier } = single.fields;
     if (!code) return sendOAuthError(res, 400, 'invalid_request', 'code is required');
     if (!redirectUri) return sendOAuthError(res, 400, 'invalid_request', 'redirect_uri is required');
     const codeHash = code.length <= 100 ? hashSecret(code) : null;
@@ -171,7 +177,7 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
 
   // Unauthenticated, and with provider `pow` every call stores a fresh challenge: limited per address first.
   router.get(STEP_UP_PATHS.info, limitPerIp(deps, '2fa_info'), async (req: Request, res: Response) => {
-    const id = req.query.challenge_id;
+    const id = ChallengeQuery.parse(req.query).challenge_id;
     if (!isChallengeId(id)) return sendOAuthError(res, 400, 'invalid_request', 'challenge_id is required');
     const challenge = await findStepUpChallenge(deps.store, id);
     const client = challenge && (await deps.findClient(challenge.clientId));

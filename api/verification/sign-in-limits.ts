@@ -103,7 +103,7 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
     return { settings, needed: reached.some(Boolean) };
   }
 
-  async function log(req: Request, method: SignInMethod, email: string | null, reason: string) {
+  function log(req: Request, method: SignInMethod, email: string | null, reason: string) {
     deps.log.info('sign-in failed', { method, account: email === null ? undefined : accountRef(email), ip: req.ip, reason });
   }
 
@@ -127,7 +127,7 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
       [keys.address(req), address],
     ]);
     if (!personal.allowed) {
-      await log(req, method, email, 'limit');
+      log(req, method, email, 'limit');
       return { ok: false, status: 429, error: TOO_MANY_FAILURES, captcha: needed };
     }
     const site = await takeAttempt(store, keys.global, global);
@@ -137,14 +137,14 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
       await personal.attempt.release();
       if (settings.captcha_provider !== 'none') return { ok: false, status: 400, error: CAPTCHA_FIRST, captcha: true };
       await warnSiteLimit();
-      await log(req, method, email, 'site limit');
+      log(req, method, email, 'site limit');
       return { ok: false, status: 429, error: SITE_BUSY, captcha: false };
     }
     if (needed) {
       // A failed captcha keeps the slots: it counts as a failed sign-in.
       const checked = await verifyCaptcha(deps, settings, SIGN_IN_CAPTCHA, answer);
       if (!checked.ok) {
-        await log(req, method, email, 'captcha');
+        log(req, method, email, 'captcha');
         return { ok: false, status: 400, error: checked.error, captcha: true };
       }
     }
@@ -154,7 +154,7 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
   async function begin(req: Request, limitsFor: ReadonlyArray<readonly [string, LimitRule]>, method: SignInMethod): Promise<Begun> {
     const result = await takeAttempts(store, limitsFor);
     if (result.allowed) return { ok: true, attempt: result.attempt };
-    await log(req, method, null, 'limit');
+    log(req, method, null, 'limit');
     return { ok: false, status: 429, error: TOO_MANY_FAILURES, captcha: false };
   }
 
@@ -174,7 +174,7 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
     async failed(req, method, email, reason) {
       // Second factors and passkeys count toward the site-wide figure too (the captcha threshold); only passwords are gated by it.
       if (method === 'otp' || method === 'passkey') await takeAttempt(store, keys.global, global);
-      await log(req, method, email, reason);
+      log(req, method, email, reason);
     },
     async powChallenge(req) {
       const settings = await getSiteSettings(store);

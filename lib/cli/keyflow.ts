@@ -30,7 +30,7 @@ function parse(argv: string[], options: Options, positionals = 0) {
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: positionals > 0, strict: true });
   } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]!);
+    throw new UsageError((err as Error).message.split('\n')[0]);
   }
   if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument: ${parsed.positionals[positionals]}`);
   return parsed;

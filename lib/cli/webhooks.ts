@@ -26,7 +26,7 @@ export async function webhooksCommand(store: Store, sub: string | undefined, arg
   try {
     parsed = parseArgs({ args: argv, options: { limit: { type: 'string' }, follow: { type: 'boolean' } }, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]!);
+    throw new UsageError((err as Error).message.split('\n')[0]);
   }
   const [id, extra] = parsed.positionals;
   if (id === undefined) throw new UsageError('webhooks tail needs a webhook ID');

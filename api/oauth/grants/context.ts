@@ -7,6 +7,16 @@ import type { Store } from '../../../lib/store/db.js';
 import type { FlowClient } from '../../../lib/flows/flow-client.js';
 import type { ClientAssertionVerifier } from '../client-assertion.js';
 
+/**
+ * A token request's fields, as the token endpoint parsed them: `fields` each
+ * sent once; resource (RFC 8707) and audience (RFC 8693) may repeat.
+ */
+export interface TokenParams {
+  fields: Readonly<Partial<Record<string, string>>>;
+  resource?: string | string[];
+  audience?: string | string[];
+}
+
 export interface TokenDeps {
   issuer: string;
   store: Store;
@@ -29,4 +39,5 @@ export interface GrantContext {
   deps: TokenDeps;
   /** Thumbprint of the key of a valid DPoP proof sent with the request (RFC 9449): the tokens are bound to it. */
   dpopJkt?: string;
+  params: TokenParams;
 }

@@ -14,8 +14,8 @@ import type { GrantContext } from './context.js';
 
 const INVALID = 'refresh token expired, revoked or invalid';
 
-export async function refreshTokenGrant(req: Request, res: Response, { client, deps, dpopJkt }: GrantContext): Promise<void> {
-  const body = req.body as Record<string, string | undefined>;
+export async function refreshTokenGrant(req: Request, res: Response, { client, deps, dpopJkt, params }: GrantContext): Promise<void> {
+  const body = params.fields;
   const presented = body.refresh_token;
   if (!presented) return sendOAuthError(res, 400, 'invalid_request', 'refresh_token is required');
   // Longer than any refresh token Keyflow issues (e.g. an access token): unknown, like any other wrong value.
@@ -49,7 +49,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   }
 
   // RFC 8707: `resource` may narrow the access token's audience to granted resources (that the client still lists).
-  const target = narrowResources(doc.resources ?? [], (req.body as Record<string, unknown>).resource, client.allowedResources ?? []);
+  const target = narrowResources(doc.resources ?? [], params.resource, client.allowedResources ?? []);
   if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
 
   const next = newSecret();
