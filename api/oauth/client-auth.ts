@@ -36,11 +36,8 @@ const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 /** The body fields that authenticate a client; their types are checked below, each with its own error. */
 const ClientCredentials = fieldsOf({ client_id: raw, client_secret: raw, client_assertion: raw, client_assertion_type: raw });
 
-/**
- * Authenticates the calling client. `assertions` verifies private_key_jwt; when
- * it is not given, the one createApp puts in `app.locals.clientAssertions` is used.
- */
-export async function authenticateClient(findClient: ClientLookup, req: Request, assertions?: ClientAssertionVerifier): Promise<ClientAuthResult> {
+/** Authenticates the calling client; `assertions` verifies private_key_jwt. */
+export async function authenticateClient(findClient: ClientLookup, req: Request, assertions: ClientAssertionVerifier): Promise<ClientAuthResult> {
   const body = ClientCredentials.parse(req.body);
   const authorization = req.get('authorization');
   const basic = authorization !== undefined && /^Basic /i.test(authorization);
@@ -48,7 +45,7 @@ export async function authenticateClient(findClient: ClientLookup, req: Request,
 
   if (body.client_assertion !== undefined || body.client_assertion_type !== undefined) {
     if (basic || body.client_secret !== undefined) return fail('invalid_request', 'use one client authentication method, not several');
-    return assertionAuth(findClient, req, body, assertions ?? (req.app?.locals?.clientAssertions as ClientAssertionVerifier | undefined), fail);
+    return assertionAuth(findClient, req, body, assertions, fail);
   }
   let id: string | undefined;
   let secret: string | undefined;
@@ -84,14 +81,13 @@ async function assertionAuth(
   findClient: ClientLookup,
   req: Request,
   body: z.infer<typeof ClientCredentials>,
-  verifier: ClientAssertionVerifier | undefined,
+  verifier: ClientAssertionVerifier,
   fail: (error: 'invalid_client' | 'invalid_request', description: string) => ClientAuthResult,
 ): Promise<ClientAuthResult> {
   const type = str(body.client_assertion_type);
   const assertion = str(body.client_assertion);
   if (type !== JWT_BEARER_ASSERTION_TYPE) return fail('invalid_client', `client_assertion_type must be ${JWT_BEARER_ASSERTION_TYPE}`);
   if (!assertion) return fail('invalid_client', 'client_assertion is required');
-  if (!verifier) return fail('invalid_client', 'private_key_jwt is not available at this endpoint');
   // The client is named by the assertion's iss (= sub); client_id, if sent, must agree.
   let iss: unknown;
   try {

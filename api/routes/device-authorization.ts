@@ -10,26 +10,17 @@ import { parseAllowedResources } from '../../lib/domain/resources.js';
 import { isKnownScope, isSingleTeamScope, parseBoundTeamScope, parseScopeParam, SCOPES } from '../../lib/domain/scopes.js';
 import { formatUserCode } from '../../lib/domain/user-code.js';
 import { startDeviceFlow } from '../../lib/flows/device-authorization.js';
-import type { FlowClient } from '../../lib/flows/flow-client.js';
-import type { Logger } from '../../lib/runtime/log.js';
 import { hashSecret, newSecret } from '../../lib/security/secrets.js';
-import type { ClientLookup } from '../../lib/store/clients.js';
-import type { Store } from '../../lib/store/db.js';
 import { createDeviceAuthorization, deleteDeviceAuthorization } from '../../lib/store/device-codes.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { admitClient, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';
+import { admitClient, limitPerIp } from '../http/request-limits.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
 import { FormValues } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
-export interface DeviceFlowDeps {
-  issuer: string;
-  store: Store;
-  findClient: ClientLookup;
-  log: Logger;
-  flows: FlowClient;
+export interface DeviceFlowDeps extends Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'clientAssertions' | 'log' | 'flows' | 'limits'> {
   deviceCodeTtlMs: number;
-  limits: RequestLimitConfig;
 }
 
 /** Where people enter the user code (RFC 8628 verification_uri). */
@@ -74,7 +65,7 @@ export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
     for (const [k, v] of Object.entries(body)) {
       if (typeof v !== 'string' && !(k === 'resource' && Array.isArray(v))) return sendOAuthError(res, 400, 'invalid_request', `${k} must appear once`);
     }
-    const auth = await authenticateClient(deps.findClient, req);
+    const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendClientAuthError(res, auth);
     const client = auth.client;
     if (!(await admitClient(deps, res, 'device_authorization', client._id))) return;

@@ -21,7 +21,7 @@ export interface IntrospectionDeps extends BearerDeps {
   temporal: FlowClient['client'];
   log: Logger;
   /** private_key_jwt (createApp's verifier, which caches jwks_uri keys). */
-  clientAssertions?: ClientAssertionVerifier;
+  clientAssertions: ClientAssertionVerifier;
 }
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);

@@ -13,33 +13,22 @@ import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { isValidS256Challenge, verifyPkce } from '../../lib/domain/pkce.js';
 import { checkRedirectUri } from '../../lib/domain/redirect-uri.js';
-import type { FlowClient } from '../../lib/flows/flow-client.js';
 import { redeemStepUpFlow, startStepUpFlow } from '../../lib/flows/step-up-challenge.js';
-import type { OutboundPolicy } from '../../lib/outbound/http-client.js';
-import type { Logger } from '../../lib/runtime/log.js';
 import { hashSecret, newId } from '../../lib/security/secrets.js';
-import type { ClientLookup } from '../../lib/store/clients.js';
-import type { Store } from '../../lib/store/db.js';
 import { getSiteSettings } from '../../lib/store/settings.js';
 import { deleteStepUpChallenge, findStepUpChallenge, findStepUpCode, insertStepUpChallenge } from '../../lib/store/step-up.js';
 import { captchaInfo } from '../verification/captcha.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { admitRequest, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';
+import { admitRequest, limitPerIp } from '../http/request-limits.js';
 import { authenticateClient, type ClientAuthResult } from '../oauth/client-auth.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
 import { fieldsOf, FormValues, JsonObject, raw, singleValues } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
-export interface StepUpDeps {
-  issuer: string;
-  store: Store;
-  findClient: ClientLookup;
-  log: Logger;
-  flows: FlowClient;
-  /** Outbound HTTP policy (captcha providers' verify URLs). */
-  outbound: OutboundPolicy;
+/** `outbound` is the policy for captcha providers' verify URLs. */
+export interface StepUpDeps extends Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'clientAssertions' | 'log' | 'flows' | 'outbound' | 'limits'> {
   /** How long a challenge waits for the user (STEP_UP_CHALLENGE_TTL_SECONDS; the spec leaves it to us). */
   challengeTtlMs: number;
-  limits: RequestLimitConfig;
 }
 
 export const STEP_UP_PATHS = {
@@ -94,7 +83,7 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
       return sendOAuthError(res, 400, 'invalid_request', 'the body must be a JSON object');
     }
     // authenticateClient reads client_id / client_secret from req.body: the parsed JSON object.
-    const auth = await authenticateClient(deps.findClient, req);
+    const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendAuthError(res, auth);
     const client = auth.client;
     // Every authenticated request counts, valid or not: a leaked secret cannot flood users.
@@ -144,7 +133,7 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
     if (!form.success) return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
     const single = singleValues(form.data);
     if ('repeated' in single) return sendOAuthError(res, 400, 'invalid_request', `${single.repeated} must appear once`);
-    const auth = await authenticateClient(deps.findClient, req);
+    const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendAuthError(res, auth);
     const { code, redirect_uri: redirectUri, code_verifier: verifier } = single.fields;
     if (!code) return sendOAuthError(res, 400, 'invalid_request', 'code is required');

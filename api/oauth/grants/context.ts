@@ -31,7 +31,7 @@ export interface TokenDeps {
   /** Rotations after which a RefreshFamily run continues as new (REFRESH_FAMILY_ROTATIONS_PER_RUN). */
   refreshFamilyRotationsPerRun: number;
   /** private_key_jwt (createApp's verifier, which caches jwks_uri keys). */
-  clientAssertions?: ClientAssertionVerifier;
+  clientAssertions: ClientAssertionVerifier;
 }
 
 export interface GrantContext {
