@@ -6,7 +6,7 @@
 import { z } from 'zod';
 
 /** A field the handler checks itself (type and presence), refusing what does not fit with its own error. */
-export const raw = z.unknown();
+export const raw = z.unknown().optional();
 
 /** A field taken as one string; anything else (absent, repeated, a JSON object) reads as absent. */
 export const text = z.string().optional().catch(undefined);
