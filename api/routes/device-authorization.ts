@@ -39,7 +39,7 @@ function checkParams(body: Record<string, unknown>, allowedScopes: readonly stri
   if (unknown) return fail('invalid_scope', `unknown scope: ${unknown}`);
   const notAllowed = scope.find((s) => !allowedScopes.includes(s));
   if (notAllowed) return fail('invalid_scope', `this application may not request the scope ${notAllowed}`);
-  // The spec: site and team scopes cannot be granted through the device flow (their consent needs more than a second screen).
+  // Site and team scopes cannot be granted through the device flow (their consent needs more than a second screen).
   const refused = scope.find((s) => SCOPES[s]?.site || isSingleTeamScope(s) || parseBoundTeamScope(s));
   if (refused) return fail('invalid_scope', `the scope ${refused} cannot be granted through the device flow`);
 

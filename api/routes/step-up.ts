@@ -1,4 +1,4 @@
-// Step-up 2FA for client apps (issue 6), the client-facing endpoints:
+// Step-up 2FA for client apps, the client-facing endpoints:
 // - POST /api/oauth/2fa/challenges (JSON; client authentication by Basic or in
 //   the body; public clients with PKCE): starts a StepUpChallenge workflow and
 //   answers {challenge_id, expires_at, url}. 60 per minute per client.
@@ -41,9 +41,9 @@ export const STEP_UP_PATHS = {
   page: '/oauth/2fa',
 } as const;
 
-/** The 2FA code's lifetime after issuance (spec: 5 minutes). */
+/** The 2FA code's lifetime after issuance: long enough for the app to redeem it after the redirect. */
 export const STEP_UP_CODE_TTL_MS = 5 * 60_000;
-/** Challenge creation per client (spec Limits: 60 per minute). */
+/** Challenge creation per client (60 per minute): a leaked client secret cannot flood users with prompts. */
 const CHALLENGE_LIMIT = { max: 60, windowMs: 60_000 };
 const INVALID_CODE = 'code expired or invalid';
 
@@ -171,7 +171,7 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
     const challenge = await findStepUpChallenge(deps.store, id);
     const client = challenge && (await deps.findClient(challenge.clientId));
     if (!challenge || !client || challenge.status !== 'created') return sendOAuthError(res, 404, 'not_found', 'unknown, used or expired challenge');
-    // The captcha gate (issue 6 item 4): with provider `pow`, each call issues a fresh single-use pow_challenge.
+    // The captcha gate: with provider `pow`, each call issues a fresh single-use pow_challenge.
     const captcha = await captchaInfo(deps.store, await getSiteSettings(deps.store), challenge);
     sendOAuthJson(res, 200, { ...captcha, action: challenge.action, client_name: client.name });
   });

@@ -1,5 +1,5 @@
 // POST /api/oauth/2fa/sudo/revoke: the user ends the sudo window of one client.
-// The spec's "user session token" is a Keyflow access token of the user (any
+// The "user session token" a client sends is a Keyflow access token of the user (any
 // scope, Bearer or DPoP) whose `sid` claim names the browser session the
 // window is bound to; the window of (token's user, token's sid, client_id) ends.
 import express, { Router } from 'express';

@@ -1,4 +1,4 @@
-// The webhook management API (spec/webhooks.md, README "Webhooks → Management
+// The webhook management API (README "Webhooks → Management
 // API"): user webhooks at /api/oauth/me/webhooks, admin webhooks at
 // /api/oauth/me/admin/webhooks. One factory serves both; what differs between
 // them is the table RULES below, so every rule (validation, visibility, events,

@@ -53,7 +53,7 @@ function parseAudiences(raw: unknown, allowed: readonly string[]): AudienceCheck
 
 export async function tokenExchangeGrant(req: Request, res: Response, { client, deps, dpopJkt, params }: GrantContext): Promise<void> {
   const body = params.fields;
-  // The spec asks for client authentication (Basic); any confidential method is accepted.
+  // Only a confidential client may exchange tokens (it authenticated above, by any of its methods).
   if (client.public) return sendOAuthError(res, 400, 'unauthorized_client', 'token exchange requires an authenticated confidential client');
   const subjectToken = body.subject_token;
   if (typeof subjectToken !== 'string' || subjectToken.length === 0 || subjectToken.length > 16_384) return sendOAuthError(res, 400, 'invalid_request', 'subject_token is required');
