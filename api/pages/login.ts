@@ -17,8 +17,8 @@ import { authenticationOptions, relyingParty, verifyPasskey } from '../verificat
 import type { OutboundPolicy } from '../../lib/outbound/http-client.js';
 import { captchaFormFields } from '../verification/captcha.js';
 import { signInLimits } from '../verification/sign-in-limits.js';
-import { html, type SafeHtml } from '../html/html.js';
-import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
+import { sendErrorPage } from '../html/layout.js';
+import { loginPage, secondFactorPage, signedOutPage, type LoginPageOptions } from '../views/login.js';
 import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '../http/session.js';
 import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
 import { hasSecondFactor, resumeUrl } from '../oauth/authorization-flow.js';
@@ -54,59 +54,6 @@ const NEXT_PATH = /^(?:\/device(?:\/[a-z]+)?|\/oauth\/2fa|\/account(?:\/[a-z0-9-
 
 /** Where to go once signed in: back into the authorization request, to the page named by `next`, or the account page. */
 const afterSignIn = (requestId: string | null) => (requestId ? (NEXT_PATH.test(requestId) ? requestId : resumeUrl(requestId)) : '/account');
-
-interface LoginPageOptions {
-  email?: string;
-  /** Re-authentication of the signed-in user: the email is fixed. */
-  reauth?: boolean;
-  error?: string;
-  status?: number;
-  /** The captcha's fields, when the form must carry them. */
-  captcha?: SafeHtml | null;
-}
-
-function loginPage(res: Response, csrf: string, requestId: string | null, opts: LoginPageOptions = {}) {
-  sendPage(res, {
-    title: 'Sign in',
-    status: opts.status,
-    scripts: ['simplewebauthn-browser.js', 'webauthn.js', ...(opts.captcha ? ['captcha.js'] : [])],
-    body: html`<h1>Sign in</h1>
-${opts.reauth ? html`<p>This change needs a recent sign-in. Sign in again to continue.</p>` : ''}
-${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-<form method="post" action="/login">
-${csrfField(csrf)}
-${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : ''}
-<label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username webauthn" required value="${opts.email ?? ''}"${opts.reauth ? html` readonly` : ''}>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
-${opts.captcha ?? ''}
-<button type="submit">Sign in</button>
-</form>
-<p><button type="button" class="secondary" data-webauthn="login" data-csrf="${csrf}" data-options="/login/passkey/options" data-verify="/login/passkey" data-request="${requestId ?? ''}">Sign in with a passkey</button></p>
-<p class="error" role="alert" data-webauthn-error hidden></p>`,
-  });
-}
-
-function secondFactorPage(res: Response, csrf: string, requestId: string | null, opts: { error?: string; status?: number; passkeys: boolean }) {
-  sendPage(res, {
-    title: 'Two-step verification',
-    status: opts.status,
-    scripts: ['simplewebauthn-browser.js', 'webauthn.js'],
-    body: html`<h1>Two-step verification</h1>
-${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-<form method="post" action="/login/second-factor">
-${csrfField(csrf)}
-${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : ''}
-<label for="code">Authentication code</label>
-<input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code" required maxlength="20">
-<p class="muted">The 6-digit code from your authenticator app, or one of your backup codes.</p>
-<button type="submit">Verify</button>
-</form>
-${opts.passkeys ? html`<p><button type="button" class="secondary" data-webauthn="second-factor" data-csrf="${csrf}" data-options="/login/second-factor/passkey/options" data-verify="/login/second-factor/passkey" data-request="${requestId ?? ''}">Use a passkey</button></p>` : ''}
-<p class="error" role="alert" data-webauthn-error hidden></p>`,
-  });
-}
 
 const PasswordForm = z.object({ email: z.string().max(254), password: z.string().max(1024), request: z.string().max(200).optional() });
 
@@ -260,7 +207,7 @@ export function loginRoutes(deps: LoginDeps): Router {
   router.post('/logout', form, async (req, res) => {
     if (!hasValidCsrf(req, req.kfSession)) return sendErrorPage(res, 400, 'Sign-out failed', 'Your session expired. Reload the page and try again.');
     await signOut(req, res, deps);
-    sendPage(res, { title: 'Signed out', body: html`<h1>You are signed out</h1><p><a href="/login">Sign in again</a></p>` });
+    signedOutPage(res);
   });
 
   return router;
