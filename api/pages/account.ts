@@ -6,8 +6,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { generateSecret, generateURI } from 'otplib';
 import QRCode from 'qrcode';
 import { zodProblems } from '../../lib/domain/errors.js';
-import { ProfileUpdate, type UserDoc } from '../../lib/domain/users.js';
-import type { SessionDoc } from '../../lib/domain/sessions.js';
+import { ProfileUpdate } from '../../lib/domain/users.js';
 import { seal, type Kek } from '../../lib/security/kek.js';
 import type { Logger } from '../../lib/runtime/log.js';
 import { generateBackupCodes, hashBackupCode } from '../../lib/security/backup-codes.js';
@@ -17,7 +16,8 @@ import { findUserById, updateProfile } from '../../lib/store/users.js';
 import { checkTotpCode, totpSecret } from '../verification/second-factor.js';
 import { registerPasskey, registrationOptions, relyingParty } from '../verification/webauthn.js';
 import { html, type SafeHtml } from '../html/html.js';
-import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
+import { sendErrorPage } from '../html/layout.js';
+import { accountPage, backupCodesPage, securityPage as securityPageView, type SecurityFactors, type Signed } from '../views/account.js';
 import { hasValidCsrf, requireRecentSignIn, type SessionDeps } from '../http/session.js';
 import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
@@ -32,8 +32,6 @@ export interface AccountDeps extends SessionDeps {
   /** profile.updated goes to the user's webhooks. */
   events: EventPipeline;
 }
-
-type Signed = { session: SessionDoc; user: UserDoc };
 
 const SECURITY_PAGE = '/account/security';
 
@@ -82,28 +80,6 @@ export function accountRoutes(deps: AccountDeps): Router {
     return requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, SECURITY_PAGE, true) ? s : null;
   }
 
-  function accountPage(res: Response, { session, user }: Signed, notice?: SafeHtml, status = 200) {
-    sendPage(res, {
-      title: 'Your account',
-      status,
-      body: html`<h1>Your account</h1>
-${notice ?? ''}
-<p>${user.email} <span class="muted">(${user.username})</span></p>
-<form method="post" action="/account/profile">
-${csrfField(session.csrf)}
-<label for="name">Name</label>
-<input id="name" name="name" type="text" maxlength="200" value="${user.name}">
-<label for="picture">Picture URL</label>
-<input id="picture" name="picture" type="url" maxlength="2048" placeholder="https://…" value="${user.picture ?? ''}">
-<button type="submit">Save</button>
-</form>
-<section><a href="/account/security">Security: authenticator app, passkeys, backup codes</a></section>
-<section><a href="/account/password">Change your password</a> · <a href="/account/sessions">Where you are signed in</a></section>
-<section><a href="/account/tokens">Personal access tokens</a> · <a href="/account/apps">Your apps</a></section>
-<section><form method="post" action="/logout">${csrfField(session.csrf)}<button type="submit" class="secondary">Sign out</button></form></section>`,
-    });
-  }
-
   router.get('/account', async (req, res) => {
     const s = await signedIn(req, res);
     if (s) accountPage(res, s);
@@ -119,52 +95,17 @@ ${csrfField(session.csrf)}
     accountPage(res, { ...s, user: result?.user ?? s.user }, html`<p role="status">Saved.</p>`);
   });
 
-  async function securityPage(res: Response, { session, user }: Signed, notice?: SafeHtml, status = 200) {
+  /** The security page, with what it shows read now (a pending TOTP secret is opened for the QR code). */
+  async function securityPage(res: Response, s: Signed, notice?: SafeHtml, status = 200): Promise<void> {
+    const { user } = s;
     const passkeys = await listPasskeys(deps.store, user._id);
-    let totp: SafeHtml;
-    if (user.totp) {
-      totp = html`<p>Authenticator app: <strong>on</strong></p>
-<form method="post" action="/account/security/totp/remove">${csrfField(session.csrf)}<button type="submit" class="secondary">Remove authenticator app</button></form>`;
-    } else if (user.totpPending) {
+    let pendingTotp: SecurityFactors['pendingTotp'] = null;
+    if (!user.totp && user.totpPending) {
       const secret = totpSecret(deps.kek, user, user.totpPending.secret);
       const uri = generateURI({ issuer: 'Keyflow', label: user.email, secret });
-      const qr = await QRCode.toDataURL(uri, { margin: 1, width: 200 });
-      totp = html`<p>Scan this QR code with your authenticator app, or type the secret key.</p>
-<img class="qr" src="${qr}" alt="QR code for your authenticator app">
-<p><span id="secret-label">Secret key</span>: <code class="secret" aria-labelledby="secret-label">${secret}</code></p>
-<form method="post" action="/account/security/totp/confirm">
-${csrfField(session.csrf)}
-<label for="totp-code">Authentication code</label>
-<input id="totp-code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required maxlength="6">
-<button type="submit">Confirm</button>
-</form>`;
-    } else {
-      totp = html`<p>Authenticator app: off</p>
-<form method="post" action="/account/security/totp/setup">${csrfField(session.csrf)}<button type="submit">Set up authenticator app</button></form>`;
+      pendingTotp = { secret, qr: await QRCode.toDataURL(uri, { margin: 1, width: 200 }) };
     }
-    sendPage(res, {
-      title: 'Security',
-      status,
-      scripts: ['simplewebauthn-browser.js', 'webauthn.js'],
-      body: html`<h1>Security</h1>
-${notice ?? ''}
-<section><h2>Authenticator app</h2>${totp}</section>
-<section><h2>Passkeys</h2>
-<ul>${passkeys.map(
-        (p) => html`<li>${p.name} <span class="muted">added ${p.createdAt.toISOString().slice(0, 10)}</span>
-<form class="inline" method="post" action="/account/security/passkeys/${p._id}/delete">${csrfField(session.csrf)}<button type="submit" class="secondary">Remove</button></form></li>`,
-      )}</ul>
-<label for="passkey-name">Passkey name</label>
-<input id="passkey-name" type="text" maxlength="100" value="Passkey">
-<button type="button" data-webauthn="register" data-csrf="${session.csrf}" data-options="/account/security/passkeys/options" data-verify="/account/security/passkeys" data-name-input="passkey-name">Add a passkey</button>
-<p class="error" role="alert" data-webauthn-error hidden></p>
-</section>
-<section><h2>Backup codes</h2>
-<p>${user.backupCodes.length} unused backup codes.</p>
-<form method="post" action="/account/security/backup-codes">${csrfField(session.csrf)}<button type="submit" class="secondary">Generate new backup codes</button></form>
-</section>
-<p><a href="/account">Back to your account</a></p>`,
-    });
+    securityPageView(res, s, { passkeys, pendingTotp }, notice, status);
   }
 
   router.get('/account/security', async (req, res) => {
@@ -206,16 +147,6 @@ ${notice ?? ''}
     deps.log.info('totp removed', { user: s.user._id });
     res.redirect(303, '/account/security');
   });
-
-  function backupCodesPage(res: Response, codes: string[], title = 'Your backup codes') {
-    sendPage(res, {
-      title,
-      body: html`<h1>${title}</h1>
-<p>Save these backup codes somewhere safe. Each works once, in place of an authentication code. They are shown only now.</p>
-<ol class="codes" aria-label="Backup codes">${codes.map((c) => html`<li><code>${c}</code></li>`)}</ol>
-<p><a href="/account/security">Done</a></p>`,
-    });
-  }
 
   router.post('/account/security/backup-codes', form, async (req, res) => {
     const s = await sensitiveForm(req, res);
