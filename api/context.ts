@@ -38,6 +38,8 @@ export interface ApiContext extends ApiDeps {
   clientAssertions: ClientAssertionVerifier;
   limits: Config['limits'];
   outbound: Config['outbound'];
+  /** How recent a sign-in must be for a sensitive account or app change (REAUTH_MAX_AGE_SECONDS). */
+  reauthMaxAgeMs: number;
 }
 
 export function createApiContext(deps: ApiDeps): ApiContext {
@@ -52,5 +54,6 @@ export function createApiContext(deps: ApiDeps): ApiContext {
     clientAssertions: clientAssertionVerifier({ issuer, store, outbound: config.outbound }),
     limits: config.limits,
     outbound: config.outbound,
+    reauthMaxAgeMs: config.reauthMaxAgeMs,
   };
 }

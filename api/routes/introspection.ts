@@ -18,7 +18,7 @@ import { fieldsOf, raw } from '../http/input.js';
 
 export interface IntrospectionDeps extends BearerDeps {
   findClient: ClientLookup;
-  temporal: FlowClient['client'];
+  flows: FlowClient;
   log: Logger;
   /** private_key_jwt (createApp's verifier, which caches jwks_uri keys). */
   clientAssertions: ClientAssertionVerifier;

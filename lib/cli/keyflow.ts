@@ -85,7 +85,7 @@ async function deleteUser(store: Store, cfg: Config, argv: string[]) {
   try {
     const removed = await deleteUserAccount(store, user._id);
     if (!removed) throw new ValidationError([`no user with id ${user._id}`]); // deleted meanwhile
-    const revoked = await revokeUserGrants({ store, temporal: temporal.client }, user._id);
+    const revoked = await revokeUserGrants({ store, flows: { client: temporal.client, taskQueue: cfg.temporal.taskQueue } }, user._id);
     print({ deleted: user._id, email: user.email, ...removed, grantsRevoked: revoked.grants });
     await emitAdminEvent(cfg, store, 'admin.user.delete', { user_id: user._id });
     if (revoked.familiesUnreached > 0) {

@@ -25,8 +25,7 @@ export interface TokenDeps {
   /** Verifies Keyflow's own access tokens (token exchange's subject_token). */
   keyring: Keyring;
   log: Logger;
-  temporal: FlowClient['client'];
-  taskQueue: string;
+  flows: FlowClient;
   refreshTokenTtlMs: number;
   /** Rotations after which a RefreshFamily run continues as new (REFRESH_FAMILY_ROTATIONS_PER_RUN). */
   refreshFamilyRotationsPerRun: number;

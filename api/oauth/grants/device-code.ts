@@ -57,7 +57,7 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
     doc.scope.includes('offline_access') && doc.userId
       ? prepareRefreshFamily(deps, { grantId, clientId: client._id, userId: doc.userId, scope: doc.scope, resources: doc.resources ?? [] })
       : null;
-  const redeemed = await redeemDeviceFlow({ client: deps.temporal, taskQueue: deps.taskQueue }, hash, { family: prepared?.family ?? null });
+  const redeemed = await redeemDeviceFlow(deps.flows, hash, { family: prepared?.family ?? null });
   // The workflow has ended: redeemed, denied or expired meanwhile.
   if (redeemed.ended) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   const result = redeemed.value;
