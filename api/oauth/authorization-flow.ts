@@ -4,14 +4,12 @@
 import type { Request, Response } from 'express';
 import { buildRedirect } from '../../lib/domain/authorization-request.js';
 import { SCOPES } from '../../lib/domain/scopes.js';
-import type { Logger } from '../../lib/runtime/log.js';
 import { newId } from '../../lib/security/secrets.js';
 import { issueAuthorizationCode } from '../../lib/store/authorization-codes.js';
 import { constantTimeEqual } from '../../lib/security/secrets.js';
 import type { AuthorizationRequestDoc, PendingAuthorization } from '../../lib/domain/pending-authorization.js';
 import type { UserDoc } from '../../lib/domain/users.js';
 import { finishAuthorizationRequest, saveAuthorizationRequest } from '../../lib/store/authorization-requests.js';
-import type { ClientLookup } from '../../lib/store/clients.js';
 import { findConsent } from '../../lib/store/consents.js';
 import type { Store } from '../../lib/store/db.js';
 import { hasPasskey } from '../../lib/store/passkeys.js';
@@ -19,14 +17,9 @@ import { addSessionClient, updateSession } from '../../lib/store/sessions.js';
 import { findUserById } from '../../lib/store/users.js';
 import { sendErrorPage } from '../html/layout.js';
 import { browserBinding, currentBrowserBinding } from '../http/browser-binding.js';
-import type { CookieDeps } from '../http/cookies.js';
+import type { ApiContext } from '../context.js';
 
-export interface FlowDeps extends CookieDeps {
-  issuer: string;
-  store: Store;
-  findClient: ClientLookup;
-  log: Logger;
-}
+export type FlowDeps = Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'log' | 'secureCookies'>;
 
 export const RESUME_PATH = '/api/oauth/authorize/resume';
 

@@ -3,18 +3,13 @@
 // same happens to sessions ended from elsewhere (the sessions page, a
 // password change).
 import type { Request, Response } from 'express';
-import type { Logger } from '../../lib/runtime/log.js';
-import type { FlowClient } from '../../lib/flows/flow-client.js';
 import { startBackchannelLogout } from '../../lib/flows/backchannel-logout.js';
-import { endSession, type SessionDeps } from '../http/session.js';
+import { endSession } from '../http/session.js';
 import { revokeSessionSudoWindows } from '../verification/sudo.js';
 import { clientsOfSession, deleteUserSession, listUserSessions, type SessionDoc } from '../../lib/store/sessions.js';
+import type { ApiContext } from '../context.js';
 
-export interface SignOutDeps extends SessionDeps {
-  issuer: string;
-  flows: FlowClient;
-  log: Logger;
-}
+export type SignOutDeps = Pick<ApiContext, 'issuer' | 'flows' | 'log' | 'store' | 'secureCookies'>;
 
 /** Signs this browser out: its session ends and its cookie is cleared. */
 export async function signOut(req: Request, res: Response, deps: SignOutDeps): Promise<void> {

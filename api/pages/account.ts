@@ -7,8 +7,7 @@ import { generateSecret, generateURI } from 'otplib';
 import QRCode from 'qrcode';
 import { zodProblems } from '../../lib/domain/errors.js';
 import { ProfileUpdate } from '../../lib/domain/users.js';
-import { seal, type Kek } from '../../lib/security/kek.js';
-import type { Logger } from '../../lib/runtime/log.js';
+import { seal } from '../../lib/security/kek.js';
 import { generateBackupCodes, hashBackupCode } from '../../lib/security/backup-codes.js';
 import { deletePasskey, listPasskeys } from '../../lib/store/passkeys.js';
 import { enableTotp, removeTotp, replaceBackupCodes, startTotpEnrollment } from '../../lib/store/second-factors.js';
@@ -18,20 +17,13 @@ import { registerPasskey, registrationOptions, relyingParty } from '../verificat
 import { html, type SafeHtml } from '../html/html.js';
 import { sendErrorPage } from '../html/layout.js';
 import { accountPage, backupCodesPage, securityPage as securityPageView, type SecurityFactors, type Signed } from '../views/account.js';
-import { hasValidCsrf, requireRecentSignIn, type SessionDeps } from '../http/session.js';
-import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
+import { hasValidCsrf, requireRecentSignIn } from '../http/session.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
 import { fieldsOf, formText, raw, text } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
-export interface AccountDeps extends SessionDeps {
-  issuer: string;
-  /** How recent a sign-in must be to change a second factor. */
-  reauthMaxAgeMs: number;
-  kek: Kek;
-  log: Logger;
-  /** profile.updated goes to the user's webhooks. */
-  events: EventPipeline;
-}
+/** `events`: profile.updated goes to the user's webhooks. */
+export type AccountDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'issuer' | 'reauthMaxAgeMs' | 'kek' | 'log' | 'events'>;
 
 const SECURITY_PAGE = '/account/security';
 

@@ -10,20 +10,15 @@ import type { RedirectUriEntry } from '../../lib/domain/clients.js';
 import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret } from '../../lib/store/clients.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { appsPage as appsPageView, editPage, secretPage } from '../views/apps.js';
-import type { SessionDeps } from '../http/session.js';
 import { reauthUrl, signedInRecently } from '../http/recent-sign-in.js';
-import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
 import { appChanges, appEventData, appUpdatedData, sessionActor } from '../../lib/webhooks/event-sources.js';
 import { csrfGuard, signedInUser, type SignedIn } from './tokens.js';
-import { revokeClientGrants, type GrantRevocationDeps } from '../../lib/grants/revocation.js';
+import { revokeClientGrants } from '../../lib/grants/revocation.js';
 import { fieldsOf, formText, raw } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
-export interface AppsPageDeps extends SessionDeps, GrantRevocationDeps {
-  /** app.created / app.updated / app.deleted go to the owner's webhooks. */
-  events: EventPipeline;
-  /** How recent the sign-in must be for an app's credentials to change (REAUTH_MAX_AGE_SECONDS). */
-  reauthMaxAgeMs: number;
-}
+/** `events`: app.created / app.updated / app.deleted go to the owner's webhooks. */
+export type AppsPageDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'flows' | 'events' | 'reauthMaxAgeMs'>;
 
 /** The app forms (create and edit): createClient and replaceClient check the values. */
 const AppForm = fieldsOf({ name: formText, description: formText, redirect_uris: formText, post_logout_redirect_uris: formText, backchannel_logout_uri: formText, public: raw });

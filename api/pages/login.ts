@@ -5,8 +5,6 @@
 // captcha: api/verification/sign-in-limits.ts.
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { Config } from '../../lib/config/env.js';
-import type { Kek } from '../../lib/security/kek.js';
 import { verifyPassword } from '../../lib/security/password.js';
 import type { SessionDoc } from '../../lib/domain/sessions.js';
 import type { UserDoc } from '../../lib/domain/users.js';
@@ -14,7 +12,6 @@ import { hasPasskey } from '../../lib/store/passkeys.js';
 import { findUserByEmail, findUserById } from '../../lib/store/users.js';
 import { verifySecondFactorCode } from '../verification/second-factor.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../verification/webauthn.js';
-import type { OutboundPolicy } from '../../lib/outbound/http-client.js';
 import { captchaFormFields } from '../verification/captcha.js';
 import { signInLimits } from '../verification/sign-in-limits.js';
 import { sendErrorPage } from '../html/layout.js';
@@ -23,13 +20,9 @@ import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '.
 import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
 import { hasSecondFactor, resumeUrl } from '../oauth/authorization-flow.js';
 import { fieldsOf, raw, text } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
-export interface LoginDeps extends SignOutDeps {
-  issuer: string;
-  kek: Kek;
-  limits: Config['limits'];
-  outbound: OutboundPolicy;
-}
+export type LoginDeps = SignOutDeps & Pick<ApiContext, 'kek' | 'limits' | 'outbound'>;
 
 const TOO_MANY_REQUESTS = 'Too many requests from your network. Wait a minute and try again.';
 /** Where /assets/captcha.js gets the sign-in form's proof-of-work challenge. */

@@ -8,13 +8,13 @@ import { SCOPES } from '../../lib/domain/scopes.js';
 import { newPersonalAccessTokenSchema, patMaxDays, patScopesFor } from '../../lib/domain/personal-access-tokens.js';
 import type { SessionDoc } from '../../lib/domain/sessions.js';
 import type { UserDoc } from '../../lib/domain/users.js';
-import type { Logger } from '../../lib/runtime/log.js';
 import { capPersonalAccessTokenLifetimes, createPersonalAccessToken, listPersonalAccessTokens, revokePersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import { findUserById } from '../../lib/store/users.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf, requireRecentSignIn, type SessionDeps } from '../http/session.js';
 import { fieldsOf, formList, formText, raw } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
 export type SignedIn = { session: SessionDoc; user: UserDoc };
 
@@ -36,10 +36,7 @@ export function csrfGuard(req: Request, res: Response, s: SignedIn): boolean {
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
-export interface TokenPageDeps extends SessionDeps {
-  log: Logger;
-  /** How recent a sign-in must be to create a token. */
-  reauthMaxAgeMs: number;
+export interface TokenPageDeps extends Pick<ApiContext, 'store' | 'secureCookies' | 'log' | 'reauthMaxAgeMs'> {
   /** The longest lifetime of a token. */
   patMaxLifetimeMs: number;
 }

@@ -8,8 +8,6 @@
 // `state`, or Keyflow's signed-out page.
 import express, { Router, type Request, type Response } from 'express';
 import { verifyOwnJwt } from '../../lib/keys/verifier.js';
-import type { Keyring } from '../../lib/keys/keyring.js';
-import type { ClientLookup } from '../../lib/store/clients.js';
 import { buildRedirect } from '../../lib/domain/authorization-request.js';
 import { isIdToken } from '../../lib/domain/claims.js';
 import { html } from '../html/html.js';
@@ -18,12 +16,9 @@ import { hasValidCsrf } from '../http/session.js';
 import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
 import { z } from 'zod';
 import { fieldsOf, raw } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
-export interface EndSessionDeps extends SignOutDeps {
-  issuer: string;
-  keyring: Keyring;
-  findClient: ClientLookup;
-}
+export type EndSessionDeps = SignOutDeps & Pick<ApiContext, 'keyring' | 'findClient'>;
 
 /** A parameter taken only as one string of at most 8 KiB; anything else reads as absent. */
 const param = z.string().max(8192).optional().catch(undefined);

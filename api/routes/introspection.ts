@@ -6,23 +6,14 @@ import { hashSecret } from '../../lib/security/secrets.js';
 import { findGrant, isGrantUsable, revokeAccessToken } from '../../lib/store/grants.js';
 import { findRefreshToken, type RefreshTokenDoc } from '../../lib/store/refresh-tokens.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { verifyAccessToken, type BearerDeps } from '../oauth/bearer.js';
+import { verifyAccessToken } from '../oauth/bearer.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
-import type { ClientAssertionVerifier } from '../oauth/client-assertion.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
 import { revokeFamilyThenGrant } from '../../lib/grants/revocation.js';
-import type { ClientLookup } from '../../lib/store/clients.js';
-import type { Logger } from '../../lib/runtime/log.js';
-import type { FlowClient } from '../../lib/flows/flow-client.js';
 import { fieldsOf, raw } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
-export interface IntrospectionDeps extends BearerDeps {
-  findClient: ClientLookup;
-  flows: FlowClient;
-  log: Logger;
-  /** private_key_jwt (createApp's verifier, which caches jwks_uri keys). */
-  clientAssertions: ClientAssertionVerifier;
-}
+export type IntrospectionDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'findClient' | 'flows' | 'log' | 'clientAssertions'>;
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 

@@ -21,28 +21,20 @@ import express, { Router, type NextFunction, type Request, type RequestHandler, 
 import type { z } from 'zod';
 import type { DeliveryOutcome, WebhookDeliveryInput } from '../../lib/domain/webhook-delivery.js';
 import { checkSubscription, TEST_EVENT, type WebhookScope } from '../../lib/domain/webhook-events.js';
-import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
-import type { Kek } from '../../lib/security/kek.js';
 import { createWebhook, deleteWebhook, findWebhook, listWebhooks, recentDeliveries, updateWebhook, type WebhookChanges, type WebhookDoc } from '../../lib/store/webhooks.js';
 import { findUserById } from '../../lib/store/users.js';
-import type { FlowClient } from '../../lib/flows/flow-client.js';
 import { runTestPing } from '../../lib/flows/webhook-delivery.js';
-import type { OutboundPolicy } from '../../lib/outbound/http-client.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
-import { requireAccessToken, requireScopes, type BearerDeps } from '../oauth/bearer.js';
+import { requireAccessToken, requireScopes } from '../oauth/bearer.js';
 import { deliveryJson, testDeliveryJson, unix, urlHost, webhookJson } from '../views/webhooks.js';
 import { CreateBody, describe, PatchBody } from './webhooks.schema.js';
 import { MAX_ID_LENGTH, undeliverable, WEBHOOK_RULES } from './webhooks.rules.js';
+import type { ApiContext } from '../context.js';
 
-export interface WebhookRoutesDeps extends BearerDeps {
-  kek: Kek;
-  events: EventPipeline;
-  /** Where test pings run. */
-  flows: FlowClient;
+/** `flows` runs test pings; `outbound`'s allow-list refuses at once a URL it does not admit for webhooks. */
+export interface WebhookRoutesDeps extends Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'kek' | 'events' | 'flows' | 'outbound'> {
   /** WEBHOOK_TIMEOUT_MS: how long a test ping's receiver has to answer. */
   deliveryTimeoutMs: number;
-  /** The outbound policy: a URL its allow-list does not admit for webhooks is refused at once. */
-  outbound: Pick<OutboundPolicy, 'allow'>;
 }
 
 const TEST_MESSAGE = 'This is a test delivery from Keyflow.';

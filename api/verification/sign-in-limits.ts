@@ -25,31 +25,21 @@
 // HMAC-SHA256 of the normalized email, keyed by a key derived from the KEK.
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { Request } from 'express';
-import type { Config } from '../../lib/config/env.js';
 import type { SiteSettings } from '../../lib/domain/site-settings.js';
-import type { Kek } from '../../lib/security/kek.js';
-import type { OutboundPolicy } from '../../lib/outbound/http-client.js';
-import type { Logger } from '../../lib/runtime/log.js';
-import type { Store } from '../../lib/store/db.js';
 import type { LimitRule } from '../../lib/domain/rate-limits.js';
 import { hasReached, takeAttempt, takeAttempts, type Attempt } from '../../lib/store/rate-limits.js';
 import { getSiteSettings } from '../../lib/store/settings.js';
 import { claimOnce } from '../../lib/store/single-use.js';
 import { clientAddress } from '../http/request-limits.js';
 import { captchaAnswerFrom, hasCaptchaAnswer, issuePowChallenge, SIGN_IN_CAPTCHA, verifyCaptcha } from './captcha.js';
+import type { ApiContext } from '../context.js';
 
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 export const TOO_MANY_FAILURES = 'Too many failed attempts. Wait 15 minutes and try again.';
 const SITE_BUSY = 'Too many failed sign-ins on this site right now. Wait a few minutes and try again.';
 const CAPTCHA_FIRST = 'Complete the check below, then sign in.';
 
-export interface SignInLimitDeps {
-  store: Store;
-  log: Logger;
-  kek: Kek;
-  limits: Config['limits'];
-  outbound: OutboundPolicy;
-}
+export type SignInLimitDeps = Pick<ApiContext, 'store' | 'log' | 'kek' | 'limits' | 'outbound'>;
 
 /** How a refused attempt is answered: the status, the message, and whether the form must show the captcha. */
 export interface Refusal {

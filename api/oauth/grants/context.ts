@@ -1,11 +1,6 @@
 // What every grant handler of the token endpoint receives.
-import type { Keyring } from '../../../lib/keys/keyring.js';
-import type { Signer } from '../../../lib/keys/signer.js';
-import type { Logger } from '../../../lib/runtime/log.js';
-import type { ClientDoc, ClientLookup } from '../../../lib/store/clients.js';
-import type { Store } from '../../../lib/store/db.js';
-import type { FlowClient } from '../../../lib/flows/flow-client.js';
-import type { ClientAssertionVerifier } from '../client-assertion.js';
+import type { ClientDoc } from '../../../lib/store/clients.js';
+import type { ApiContext } from '../../context.js';
 
 /**
  * A token request's fields, as the token endpoint parsed them: `fields` each
@@ -17,20 +12,11 @@ export interface TokenParams {
   audience?: string | string[];
 }
 
-export interface TokenDeps {
-  issuer: string;
-  store: Store;
-  findClient: ClientLookup;
-  signer: Signer;
-  /** Verifies Keyflow's own access tokens (token exchange's subject_token). */
-  keyring: Keyring;
-  log: Logger;
-  flows: FlowClient;
+/** `keyring` verifies Keyflow's own access tokens (token exchange's subject_token). */
+export interface TokenDeps extends Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'signer' | 'keyring' | 'log' | 'flows' | 'clientAssertions'> {
   refreshTokenTtlMs: number;
   /** Rotations after which a RefreshFamily run continues as new (REFRESH_FAMILY_ROTATIONS_PER_RUN). */
   refreshFamilyRotationsPerRun: number;
-  /** private_key_jwt (createApp's verifier, which caches jwks_uri keys). */
-  clientAssertions: ClientAssertionVerifier;
 }
 
 export interface GrantContext {
