@@ -1,25 +1,14 @@
 // The consent page: the application, whether Keyflow verified it, each scope
 // in plain words, Allow and Deny.
 import express, { Router } from 'express';
-import { SCOPES, parseBoundTeamScope, crossAppClientId } from '../../lib/domain/scopes.js';
 import { findAuthorizationRequest, markConsented } from '../../lib/store/authorization-requests.js';
 import { findClient } from '../../lib/store/clients.js';
 import { recordConsent } from '../../lib/store/consents.js';
-import { html } from '../html/html.js';
-import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
+import { sendErrorPage } from '../html/layout.js';
+import { consentPage } from '../views/consent.js';
 import { hasValidCsrf } from '../http/session.js';
 import { OTHER_BROWSER, proceedWithAuthorization, redirectWithError, startedInThisBrowser, type FlowDeps } from '../oauth/authorization-flow.js';
 import { fieldsOf, raw } from '../http/input.js';
-
-export function describeScope(scope: string): string {
-  const known = SCOPES[scope];
-  if (known) return known.description;
-  const team = parseBoundTeamScope(scope);
-  if (team) return `Team ${team.teamId}: ${team.permission.replace(':', ' ')}`;
-  const app = crossAppClientId(scope);
-  if (app) return `Act on your behalf towards the application ${app}`;
-  return scope;
-}
 
 const EXPIRED = ['Request expired', 'This sign-in request has expired or was already answered. Return to the application and start again.'] as const;
 
@@ -39,21 +28,7 @@ export function consentRoutes(deps: FlowDeps): Router {
     if (!session?.userId) return res.redirect(303, `/login?request=${encodeURIComponent(request._id)}`);
     const client = await findClient(deps.store, request.clientId);
     if (!client) return sendErrorPage(res, 400, 'Unknown application', 'This application no longer exists.');
-    sendPage(res, {
-      title: `Allow ${client.name}?`,
-      body: html`<h1>Allow ${client.name}?</h1>
-<p>${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">Not verified by Keyflow</span>`}</p>
-${client.description ? html`<p class="muted">${client.description}</p>` : ''}
-<p>${client.name} asks to:</p>
-<ul class="scopes">${request.scope.map((s) => html`<li>${describeScope(s)} <span class="muted">(${s})</span></li>`)}</ul>
-<form method="post" action="/consent">
-${csrfField(session.csrf)}
-<input type="hidden" name="request" value="${request._id}">
-<button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-</form>
-<p class="muted">You will be sent back to ${new URL(request.redirectUri).host}.</p>`,
-    });
+    consentPage(res, session, client, request);
   });
 
   router.post('/consent', form, async (req, res) => {
