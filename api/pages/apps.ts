@@ -12,7 +12,7 @@ import { html, type SafeHtml } from '../html/html.js';
 import { appsPage as appsPageView, editPage, secretPage } from '../views/apps.js';
 import { reauthUrl, signedInRecently } from '../http/recent-sign-in.js';
 import { appChanges, appEventData, appUpdatedData, sessionActor } from '../../lib/webhooks/event-sources.js';
-import { csrfGuard, signedInUser, type SignedIn } from './tokens.js';
+import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 import { revokeClientGrants } from '../../lib/grants/revocation.js';
 import { fieldsOf, formText, raw } from '../http/input.js';
 import type { ApiContext } from '../context.js';

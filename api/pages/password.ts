@@ -12,7 +12,7 @@ import { captchaFormFields } from '../verification/captcha.js';
 import { signInLimits, type SignInLimitDeps } from '../verification/sign-in-limits.js';
 import { PASSWORD_PAGE, passwordChangedPage, passwordPage as passwordPageView, type PasswordPageOptions } from '../views/password.js';
 import { endUserSessions, type SignOutDeps } from '../oauth/sign-out.js';
-import { csrfGuard, signedInUser, type SignedIn } from './tokens.js';
+import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 
 export interface PasswordPageDeps extends SignOutDeps, SignInLimitDeps {
   /** Sessions idle for longer are over already (not ended again). */

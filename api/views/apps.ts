@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import type { ClientDoc, RedirectUriEntry } from '../../lib/domain/clients.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
-import type { SignedIn } from '../pages/tokens.js';
+import type { SignedIn } from '../http/signed-in.js';
 
 /** A redirect URI entry as the edit form shows it: `wildcard: …` and `regex: …` name their match type. */
 const entryLine = (e: RedirectUriEntry) => (e.type === 'equals' ? e.value : `${e.type}: ${e.value}`);

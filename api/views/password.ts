@@ -3,7 +3,7 @@
 import type { Response } from 'express';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
-import type { SignedIn } from '../pages/tokens.js';
+import type { SignedIn } from '../http/signed-in.js';
 
 export const PASSWORD_PAGE = '/account/password';
 

@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import type { SessionDoc } from '../../lib/domain/sessions.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
-import type { SignedIn } from '../pages/tokens.js';
+import type { SignedIn } from '../http/signed-in.js';
 
 export const SESSIONS_PAGE = '/account/sessions';
 
