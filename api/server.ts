@@ -7,7 +7,8 @@ import type { Logger } from '../lib/runtime/log.js';
 import { startCoreServices } from '../lib/runtime/services.js';
 import { lazyTemporalClient } from '../lib/temporal/connection.js';
 import { createEventPipeline } from '../lib/webhooks/event-pipeline.js';
-import { createApp, type ApiDeps } from './app.js';
+import { createApp } from './app.js';
+import type { ApiDeps } from './context.js';
 
 /** How long a stopping api waits for event dispatches still in flight. */
 const SHUTDOWN_DISPATCH_WAIT_MS = 5_000;

@@ -23,7 +23,7 @@ function render(value: Value): string {
 }
 
 export function html(strings: TemplateStringsArray, ...values: Value[]): SafeHtml {
-  return new SafeHtml(strings.reduce((out, s, i) => out + s + (i < values.length ? render(values[i]!) : ''), ''));
+  return new SafeHtml(strings.reduce((out, s, i) => out + s + (i < values.length ? render(values[i]) : ''), ''));
 }
 
 export function raw(trusted: string): SafeHtml {

@@ -17,6 +17,10 @@ import { createSession, deleteSession, findSession, touchSession, updateSession 
 import { readCookie, setCookie, type CookieDeps } from './cookies.js';
 import { clientAddress } from './request-limits.js';
 import { reauthUrl, signedInRecently } from './recent-sign-in.js';
+import { fieldsOf, raw } from './input.js';
+
+/** The form field carrying the CSRF token (anything but one string is refused below). */
+const CsrfField = fieldsOf({ csrf: raw });
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -127,7 +131,7 @@ export async function endSession(req: Request, res: Response, deps: SessionDeps)
  * constant time.
  */
 export function hasValidCsrf(req: Request, session: SessionDoc | null | undefined): boolean {
-  const sent = (req.body as Record<string, unknown> | undefined)?.csrf ?? req.get('x-csrf-token');
+  const sent = CsrfField.parse(req.body).csrf ?? req.get('x-csrf-token');
   if (typeof sent !== 'string') return false;
   const bySession = !!session && constantTimeEqual(sent, session.csrf);
   const anonymous = !!req.kfAnonymousCsrf && constantTimeEqual(sent, req.kfAnonymousCsrf);

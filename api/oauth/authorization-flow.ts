@@ -4,14 +4,12 @@
 import type { Request, Response } from 'express';
 import { buildRedirect } from '../../lib/domain/authorization-request.js';
 import { SCOPES } from '../../lib/domain/scopes.js';
-import type { Logger } from '../../lib/runtime/log.js';
 import { newId } from '../../lib/security/secrets.js';
 import { issueAuthorizationCode } from '../../lib/store/authorization-codes.js';
 import { constantTimeEqual } from '../../lib/security/secrets.js';
 import type { AuthorizationRequestDoc, PendingAuthorization } from '../../lib/domain/pending-authorization.js';
 import type { UserDoc } from '../../lib/domain/users.js';
 import { finishAuthorizationRequest, saveAuthorizationRequest } from '../../lib/store/authorization-requests.js';
-import type { ClientLookup } from '../../lib/store/clients.js';
 import { findConsent } from '../../lib/store/consents.js';
 import type { Store } from '../../lib/store/db.js';
 import { hasPasskey } from '../../lib/store/passkeys.js';
@@ -19,14 +17,9 @@ import { addSessionClient, updateSession } from '../../lib/store/sessions.js';
 import { findUserById } from '../../lib/store/users.js';
 import { sendErrorPage } from '../html/layout.js';
 import { browserBinding, currentBrowserBinding } from '../http/browser-binding.js';
-import type { CookieDeps } from '../http/cookies.js';
+import type { ApiContext } from '../context.js';
 
-export interface FlowDeps extends CookieDeps {
-  issuer: string;
-  store: Store;
-  findClient: ClientLookup;
-  log: Logger;
-}
+export type FlowDeps = Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'log' | 'secureCookies'>;
 
 export const RESUME_PATH = '/api/oauth/authorize/resume';
 
@@ -90,7 +83,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
 
   // 2. acr_values=mfa not met: a second factor raises the session (when the user has one).
   const needsMfa = request.acrValues.includes('mfa') && session!.acr !== 'mfa';
-  const user = needsMfa ? await findUserById(deps.store, userId!) : null;
+  const user = needsMfa ? await findUserById(deps.store, userId) : null;
   if (needsMfa && user && (await hasSecondFactor(deps.store, user))) {
     if (noPrompt) return redirectWithError(res, deps, request, 'login_required', 'the user must authenticate with a second factor');
     await updateSession(deps.store, session!._id, { pending: { userId: user._id, amr: session!.amr, at: new Date() } });
@@ -99,12 +92,12 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
 
   // Admin-only scopes are for admins: nobody else can consent to them.
   if (request.scope.some((s) => SCOPES[s]?.adminOnly)) {
-    const admin = user ?? (await findUserById(deps.store, userId!));
+    const admin = user ?? (await findUserById(deps.store, userId));
     if (admin?.role !== 'admin') return redirectWithError(res, deps, request, 'invalid_scope', 'admin scopes can only be granted by an admin');
   }
 
   // 3. Consent: skipped when every scope was granted before, unless prompt=consent.
-  const consent = await findConsent(deps.store, userId!, request.clientId);
+  const consent = await findConsent(deps.store, userId, request.clientId);
   const missing = request.scope.filter((s) => !consent?.scopes.includes(s));
   // Consent given on this request counts only for the user who gave it.
   const consentedHere = request.consentedAt !== null && request.consentedBy === userId;
@@ -117,7 +110,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   // 4. The code, bound to client, redirect URI, PKCE challenge and this sign-in.
   const code = await issueAuthorizationCode(deps.store, {
     clientId: request.clientId,
-    userId: userId!,
+    userId: userId,
     redirectUri: request.redirectUri,
     scope: request.scope,
     nonce: request.nonce,
@@ -131,6 +124,6 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   });
   await addSessionClient(deps.store, session!, request.clientId);
   await finishAuthorizationRequest(deps.store, request);
-  deps.log.debug('authorization code issued', { client: request.clientId, user: userId! });
+  deps.log.debug('authorization code issued', { client: request.clientId, user: userId });
   res.redirect(303, buildRedirect(request.redirectUri, { code, state: request.state, iss: deps.issuer }));
 }

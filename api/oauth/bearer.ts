@@ -3,13 +3,16 @@
 // RFC 9728 `resource_metadata` in every challenge.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { verifyOwnJwt } from '../../lib/keys/verifier.js';
-import type { Keyring } from '../../lib/keys/keyring.js';
-import type { Store } from '../../lib/store/db.js';
 import { isGrantUsable } from '../../lib/store/grants.js';
 import { PAT_PREFIX } from '../../lib/domain/personal-access-tokens.js';
 import { personalAccessTokenContext } from '../../lib/store/personal-access-tokens.js';
 import { WELL_KNOWN } from '../../lib/domain/discovery.js';
 import { DPOP_ALGS, dpopHeader, dpopRequestUrl, verifyDpopProof } from './dpop.js';
+import { fieldsOf, raw } from '../http/input.js';
+import type { ApiContext } from '../context.js';
+
+/** A form POST may carry its token in a field (any value present counts as sent, so a token sent twice is refused). */
+const BearerForm = fieldsOf({ access_token: raw });
 
 export interface AccessContext {
   userId: string;
@@ -25,11 +28,7 @@ declare module 'express-serve-static-core' {
   }
 }
 
-export interface BearerDeps {
-  issuer: string;
-  keyring: Keyring;
-  store: Store;
-}
+export type BearerDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store'>;
 
 /**
  * A live access token of any audience: a Keyflow JWT access token (signature,
@@ -88,7 +87,7 @@ function deny(res: Response, issuer: string, status: number, error: string | und
  */
 function extractToken(req: Request): { token?: string; problem?: string; scheme?: Scheme } {
   const header = req.get('authorization');
-  const body = req.is('application/x-www-form-urlencoded') ? (req.body as Record<string, unknown>)?.access_token : undefined;
+  const body = req.is('application/x-www-form-urlencoded') ? BearerForm.parse(req.body).access_token : undefined;
   if (header !== undefined && body !== undefined) return { problem: 'send the access token once' };
   if (header !== undefined) {
     const m = /^(Bearer|DPoP) ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);

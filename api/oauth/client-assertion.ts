@@ -102,7 +102,7 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
     if (client.jwks) {
       let keys = inline.get(client.jwks);
       if (!keys) {
-        keys = createLocalJWKSet(client.jwks as JSONWebKeySet);
+        keys = createLocalJWKSet(client.jwks);
         inline.set(client.jwks, keys);
       }
       return keys;

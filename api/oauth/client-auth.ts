@@ -7,6 +7,8 @@ import { verifySecret } from '../../lib/security/secrets.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import type { ClientLookup } from '../../lib/store/clients.js';
 import { sendOAuthError } from './errors.js';
+import { fieldsOf, raw } from '../http/input.js';
+import type { z } from 'zod';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
 
@@ -31,25 +33,25 @@ function decodeBasic(header: string): { id: string; secret: string } | null {
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
-/**
- * Authenticates the calling client. `assertions` verifies private_key_jwt; when
- * it is not given, the one createApp puts in `app.locals.clientAssertions` is used.
- */
-export async function authenticateClient(findClient: ClientLookup, req: Request, assertions?: ClientAssertionVerifier): Promise<ClientAuthResult> {
-  const body = (req.body ?? {}) as Record<string, unknown>;
+/** The body fields that authenticate a client; their types are checked below, each with its own error. */
+const ClientCredentials = fieldsOf({ client_id: raw, client_secret: raw, client_assertion: raw, client_assertion_type: raw });
+
+/** Authenticates the calling client; `assertions` verifies private_key_jwt. */
+export async function authenticateClient(findClient: ClientLookup, req: Request, assertions: ClientAssertionVerifier): Promise<ClientAuthResult> {
+  const body = ClientCredentials.parse(req.body);
   const authorization = req.get('authorization');
   const basic = authorization !== undefined && /^Basic /i.test(authorization);
   const fail = (error: 'invalid_client' | 'invalid_request', description: string): ClientAuthResult => ({ ok: false, error, description, basic });
 
   if (body.client_assertion !== undefined || body.client_assertion_type !== undefined) {
     if (basic || body.client_secret !== undefined) return fail('invalid_request', 'use one client authentication method, not several');
-    return assertionAuth(findClient, req, body, assertions ?? (req.app?.locals?.clientAssertions as ClientAssertionVerifier | undefined), fail);
+    return assertionAuth(findClient, req, body, assertions, fail);
   }
   let id: string | undefined;
   let secret: string | undefined;
   let method: ClientAuthMethod;
   if (basic) {
-    const creds = decodeBasic(authorization!);
+    const creds = decodeBasic(authorization);
     if (!creds) return fail('invalid_client', 'malformed Basic credentials');
     if (body.client_secret !== undefined) return fail('invalid_request', 'use one client authentication method, not several');
     if (body.client_id !== undefined && body.client_id !== creds.id) return fail('invalid_request', 'client_id does not match the Basic credentials');
@@ -78,15 +80,14 @@ export async function authenticateClient(findClient: ClientLookup, req: Request,
 async function assertionAuth(
   findClient: ClientLookup,
   req: Request,
-  body: Record<string, unknown>,
-  verifier: ClientAssertionVerifier | undefined,
+  body: z.infer<typeof ClientCredentials>,
+  verifier: ClientAssertionVerifier,
   fail: (error: 'invalid_client' | 'invalid_request', description: string) => ClientAuthResult,
 ): Promise<ClientAuthResult> {
   const type = str(body.client_assertion_type);
   const assertion = str(body.client_assertion);
   if (type !== JWT_BEARER_ASSERTION_TYPE) return fail('invalid_client', `client_assertion_type must be ${JWT_BEARER_ASSERTION_TYPE}`);
   if (!assertion) return fail('invalid_client', 'client_assertion is required');
-  if (!verifier) return fail('invalid_client', 'private_key_jwt is not available at this endpoint');
   // The client is named by the assertion's iss (= sub); client_id, if sent, must agree.
   let iss: unknown;
   try {

@@ -78,9 +78,9 @@ export async function issueGrantTokens(
     issuedAt: new Date(),
     expiresAt: new Date(family.expiresAt),
   });
-  if (!prepared?.started) await startRefreshFamily({ client: deps.temporal, taskQueue: deps.taskQueue }, family);
+  if (!prepared?.started) await startRefreshFamily(deps.flows, family);
   // A replayed code (or the deletion of the client or user) may have revoked the grant
   // while its family was being started, when there was no family yet to end: end it now.
-  if (!(await isGrantUsable(deps.store, { grantId, clientId: client._id, userId: user._id }))) await endRefreshFamily(deps.temporal, grantId, 'grant revoked while issued');
+  if (!(await isGrantUsable(deps.store, { grantId, clientId: client._id, userId: user._id }))) await endRefreshFamily(deps.flows.client, grantId, 'grant revoked while issued');
   return { ...tokens, refresh_token: refreshToken };
 }

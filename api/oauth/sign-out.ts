@@ -3,19 +3,13 @@
 // same happens to sessions ended from elsewhere (the sessions page, a
 // password change).
 import type { Request, Response } from 'express';
-import type { Logger } from '../../lib/runtime/log.js';
-import type { FlowClient } from '../../lib/flows/flow-client.js';
 import { startBackchannelLogout } from '../../lib/flows/backchannel-logout.js';
-import { endSession, type SessionDeps } from '../http/session.js';
-import { revokeSessionSudoWindows } from '../auth/sudo.js';
+import { endSession } from '../http/session.js';
+import { revokeSessionSudoWindows } from '../verification/sudo.js';
 import { clientsOfSession, deleteUserSession, listUserSessions, type SessionDoc } from '../../lib/store/sessions.js';
+import type { ApiContext } from '../context.js';
 
-export interface SignOutDeps extends SessionDeps {
-  issuer: string;
-  temporal: FlowClient['client'];
-  taskQueue: string;
-  log: Logger;
-}
+export type SignOutDeps = Pick<ApiContext, 'issuer' | 'flows' | 'log' | 'store' | 'secureCookies'>;
 
 /** Signs this browser out: its session ends and its cookie is cleared. */
 export async function signOut(req: Request, res: Response, deps: SignOutDeps): Promise<void> {
@@ -32,10 +26,10 @@ export async function sessionEnded(deps: SignOutDeps, ended: SessionDoc): Promis
   if (!ended.userId) return;
   deps.log.info('signed out', { user: ended.userId });
   // Sudo windows of the ended session end too (its sid is gone, so none is reachable anyway).
-  await revokeSessionSudoWindows({ store: deps.store, flows: { client: deps.temporal, taskQueue: deps.taskQueue } }, ended.sid).catch((err: Error) => deps.log.warn('sudo windows not ended at sign-out', { error: err.message }));
+  await revokeSessionSudoWindows({ store: deps.store, flows: deps.flows }, ended.sid).catch((err: Error) => deps.log.warn('sudo windows not ended at sign-out', { error: err.message }));
   const clientIds = await clientsOfSession(deps.store, ended);
   if (clientIds.length === 0) return;
-  await startBackchannelLogout({ client: deps.temporal, taskQueue: deps.taskQueue }, { issuer: deps.issuer, sid: ended.sid, userId: ended.userId, clientIds });
+  await startBackchannelLogout(deps.flows, { issuer: deps.issuer, sid: ended.sid, userId: ended.userId, clientIds });
 }
 
 /** Ends the user's signed-in sessions except `keepSid` (each as at sign-out); returns how many ended. */

@@ -5,37 +5,32 @@
 import express, { Router, type Request, type Response } from 'express';
 import { generateSecret, generateURI } from 'otplib';
 import QRCode from 'qrcode';
-import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import { zodProblems } from '../../lib/domain/errors.js';
-import { ProfileUpdate, type UserDoc } from '../../lib/domain/users.js';
-import type { SessionDoc } from '../../lib/domain/sessions.js';
-import { seal, type Kek } from '../../lib/security/kek.js';
-import type { Logger } from '../../lib/runtime/log.js';
+import { ProfileUpdate } from '../../lib/domain/users.js';
+import { seal } from '../../lib/security/kek.js';
 import { generateBackupCodes, hashBackupCode } from '../../lib/security/backup-codes.js';
 import { deletePasskey, listPasskeys } from '../../lib/store/passkeys.js';
 import { enableTotp, removeTotp, replaceBackupCodes, startTotpEnrollment } from '../../lib/store/second-factors.js';
 import { findUserById, updateProfile } from '../../lib/store/users.js';
-import { checkTotpCode, totpSecret } from '../auth/second-factor.js';
-import { registerPasskey, registrationOptions, relyingParty } from '../auth/webauthn.js';
+import { checkTotpCode, totpSecret } from '../verification/second-factor.js';
+import { registerPasskey, registrationOptions, relyingParty } from '../verification/webauthn.js';
 import { html, type SafeHtml } from '../html/html.js';
-import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
-import { hasValidCsrf, requireRecentSignIn, type SessionDeps } from '../http/session.js';
-import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
+import { sendErrorPage } from '../html/layout.js';
+import { accountPage, backupCodesPage, securityPage as securityPageView, type SecurityFactors, type Signed } from '../views/account.js';
+import { hasValidCsrf, requireRecentSignIn } from '../http/session.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
+import { fieldsOf, formText, raw, text } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
-export interface AccountDeps extends SessionDeps {
-  issuer: string;
-  /** How recent a sign-in must be to change a second factor. */
-  reauthMaxAgeMs: number;
-  kek: Kek;
-  log: Logger;
-  /** profile.updated goes to the user's webhooks. */
-  events: EventPipeline;
-}
-
-type Signed = { session: SessionDoc; user: UserDoc };
+/** `events`: profile.updated goes to the user's webhooks. */
+export type AccountDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'issuer' | 'reauthMaxAgeMs' | 'kek' | 'log' | 'events'>;
 
 const SECURITY_PAGE = '/account/security';
+
+/** The profile form (ProfileUpdate checks the values), the TOTP confirmation, and a new passkey (checked by registerPasskey). */
+const ProfileForm = fieldsOf({ name: raw, picture: raw });
+const TotpForm = fieldsOf({ code: formText });
+const NewPasskey = fieldsOf({ name: text, response: raw });
 
 export function accountRoutes(deps: AccountDeps): Router {
   const router = Router();
@@ -77,28 +72,6 @@ export function accountRoutes(deps: AccountDeps): Router {
     return requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, SECURITY_PAGE, true) ? s : null;
   }
 
-  function accountPage(res: Response, { session, user }: Signed, notice?: SafeHtml, status = 200) {
-    sendPage(res, {
-      title: 'Your account',
-      status,
-      body: html`<h1>Your account</h1>
-${notice ?? ''}
-<p>${user.email} <span class="muted">(${user.username})</span></p>
-<form method="post" action="/account/profile">
-${csrfField(session.csrf)}
-<label for="name">Name</label>
-<input id="name" name="name" type="text" maxlength="200" value="${user.name}">
-<label for="picture">Picture URL</label>
-<input id="picture" name="picture" type="url" maxlength="2048" placeholder="https://…" value="${user.picture ?? ''}">
-<button type="submit">Save</button>
-</form>
-<section><a href="/account/security">Security: authenticator app, passkeys, backup codes</a></section>
-<section><a href="/account/password">Change your password</a> · <a href="/account/sessions">Where you are signed in</a></section>
-<section><a href="/account/tokens">Personal access tokens</a> · <a href="/account/apps">Your apps</a></section>
-<section><form method="post" action="/logout">${csrfField(session.csrf)}<button type="submit" class="secondary">Sign out</button></form></section>`,
-    });
-  }
-
   router.get('/account', async (req, res) => {
     const s = await signedIn(req, res);
     if (s) accountPage(res, s);
@@ -107,59 +80,24 @@ ${csrfField(session.csrf)}
   router.post('/account/profile', form, async (req, res) => {
     const s = await signedIn(req, res);
     if (!s || !formGuard(req, res, s)) return;
-    const parsed = ProfileUpdate.safeParse({ name: req.body.name, picture: req.body.picture });
+    const parsed = ProfileUpdate.safeParse(ProfileForm.parse(req.body));
     if (!parsed.success) return accountPage(res, s, html`<p class="error" role="alert">${zodProblems(parsed.error.issues).join('; ')}</p>`, 400);
     const result = await updateProfile(deps.store, s.user._id, parsed.data);
     if (result?.changed.length) await deps.events.user('profile.updated', s.user._id, { user_id: s.user._id, changed: result.changed }, sessionActor(s.user._id));
     accountPage(res, { ...s, user: result?.user ?? s.user }, html`<p role="status">Saved.</p>`);
   });
 
-  async function securityPage(res: Response, { session, user }: Signed, notice?: SafeHtml, status = 200) {
+  /** The security page, with what it shows read now (a pending TOTP secret is opened for the QR code). */
+  async function securityPage(res: Response, s: Signed, notice?: SafeHtml, status = 200): Promise<void> {
+    const { user } = s;
     const passkeys = await listPasskeys(deps.store, user._id);
-    let totp: SafeHtml;
-    if (user.totp) {
-      totp = html`<p>Authenticator app: <strong>on</strong></p>
-<form method="post" action="/account/security/totp/remove">${csrfField(session.csrf)}<button type="submit" class="secondary">Remove authenticator app</button></form>`;
-    } else if (user.totpPending) {
+    let pendingTotp: SecurityFactors['pendingTotp'] = null;
+    if (!user.totp && user.totpPending) {
       const secret = totpSecret(deps.kek, user, user.totpPending.secret);
       const uri = generateURI({ issuer: 'Keyflow', label: user.email, secret });
-      const qr = await QRCode.toDataURL(uri, { margin: 1, width: 200 });
-      totp = html`<p>Scan this QR code with your authenticator app, or type the secret key.</p>
-<img class="qr" src="${qr}" alt="QR code for your authenticator app">
-<p><span id="secret-label">Secret key</span>: <code class="secret" aria-labelledby="secret-label">${secret}</code></p>
-<form method="post" action="/account/security/totp/confirm">
-${csrfField(session.csrf)}
-<label for="totp-code">Authentication code</label>
-<input id="totp-code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required maxlength="6">
-<button type="submit">Confirm</button>
-</form>`;
-    } else {
-      totp = html`<p>Authenticator app: off</p>
-<form method="post" action="/account/security/totp/setup">${csrfField(session.csrf)}<button type="submit">Set up authenticator app</button></form>`;
+      pendingTotp = { secret, qr: await QRCode.toDataURL(uri, { margin: 1, width: 200 }) };
     }
-    sendPage(res, {
-      title: 'Security',
-      status,
-      scripts: ['simplewebauthn-browser.js', 'webauthn.js'],
-      body: html`<h1>Security</h1>
-${notice ?? ''}
-<section><h2>Authenticator app</h2>${totp}</section>
-<section><h2>Passkeys</h2>
-<ul>${passkeys.map(
-        (p) => html`<li>${p.name} <span class="muted">added ${p.createdAt.toISOString().slice(0, 10)}</span>
-<form class="inline" method="post" action="/account/security/passkeys/${p._id}/delete">${csrfField(session.csrf)}<button type="submit" class="secondary">Remove</button></form></li>`,
-      )}</ul>
-<label for="passkey-name">Passkey name</label>
-<input id="passkey-name" type="text" maxlength="100" value="Passkey">
-<button type="button" data-webauthn="register" data-csrf="${session.csrf}" data-options="/account/security/passkeys/options" data-verify="/account/security/passkeys" data-name-input="passkey-name">Add a passkey</button>
-<p class="error" role="alert" data-webauthn-error hidden></p>
-</section>
-<section><h2>Backup codes</h2>
-<p>${user.backupCodes.length} unused backup codes.</p>
-<form method="post" action="/account/security/backup-codes">${csrfField(session.csrf)}<button type="submit" class="secondary">Generate new backup codes</button></form>
-</section>
-<p><a href="/account">Back to your account</a></p>`,
-    });
+    securityPageView(res, s, { passkeys, pendingTotp }, notice, status);
   }
 
   router.get('/account/security', async (req, res) => {
@@ -180,7 +118,7 @@ ${notice ?? ''}
     if (!s || !formGuard(req, res, s)) return;
     const pending = s.user.totpPending;
     if (!pending) return res.redirect(303, '/account/security');
-    const probe = await checkTotpCode(totpSecret(deps.kek, s.user, pending.secret), String(req.body.code ?? '').slice(0, 20));
+    const probe = await checkTotpCode(totpSecret(deps.kek, s.user, pending.secret), TotpForm.parse(req.body).code.slice(0, 20));
     if (probe === null) return securityPage(res, s, html`<p class="error" role="alert">That code is not valid. Check your authenticator app's clock and try again.</p>`, 400);
     const codes = generateBackupCodes();
     await enableTotp(
@@ -202,16 +140,6 @@ ${notice ?? ''}
     res.redirect(303, '/account/security');
   });
 
-  function backupCodesPage(res: Response, codes: string[], title = 'Your backup codes') {
-    sendPage(res, {
-      title,
-      body: html`<h1>${title}</h1>
-<p>Save these backup codes somewhere safe. Each works once, in place of an authentication code. They are shown only now.</p>
-<ol class="codes" aria-label="Backup codes">${codes.map((c) => html`<li><code>${c}</code></li>`)}</ol>
-<p><a href="/account/security">Done</a></p>`,
-    });
-  }
-
   router.post('/account/security/backup-codes', form, async (req, res) => {
     const s = await sensitiveForm(req, res);
     if (!s) return;
@@ -230,8 +158,9 @@ ${notice ?? ''}
   router.post('/account/security/passkeys', json, async (req, res) => {
     const s = await sensitiveJson(req, res);
     if (!s) return;
-    const name = typeof req.body?.name === 'string' && req.body.name.trim() ? req.body.name.trim().slice(0, 100) : 'Passkey';
-    const passkey = await registerPasskey(deps.store, rp, s.session, s.user, req.body?.response as RegistrationResponseJSON, name);
+    const body = NewPasskey.parse(req.body);
+    const name = body.name?.trim() ? body.name.trim().slice(0, 100) : 'Passkey';
+    const passkey = await registerPasskey(deps.store, rp, s.session, s.user, body.response, name);
     if (!passkey) return res.status(400).json({ error: 'invalid_request', error_description: 'The passkey could not be registered.' });
     deps.log.info('passkey added', { user: s.user._id });
     res.json({ redirect: '/account/security' });

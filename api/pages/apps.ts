@@ -6,23 +6,22 @@
 import express, { Router, type Request, type Response } from 'express';
 import { sensitiveChanges } from '../../lib/domain/client-metadata.js';
 import { ValidationError } from '../../lib/domain/errors.js';
-import type { ClientDoc, RedirectUriEntry } from '../../lib/domain/clients.js';
+import type { RedirectUriEntry } from '../../lib/domain/clients.js';
 import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret } from '../../lib/store/clients.js';
 import { html, type SafeHtml } from '../html/html.js';
-import { csrfField, sendPage } from '../html/layout.js';
-import type { SessionDeps } from '../http/session.js';
+import { appsPage as appsPageView, editPage, secretPage } from '../views/apps.js';
 import { reauthUrl, signedInRecently } from '../http/recent-sign-in.js';
-import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
 import { appChanges, appEventData, appUpdatedData, sessionActor } from '../../lib/webhooks/event-sources.js';
-import { csrfGuard, signedInUser, type SignedIn } from './tokens.js';
-import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';
+import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
+import { revokeClientGrants } from '../../lib/grants/revocation.js';
+import { fieldsOf, formText, raw } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
-export interface AppsPageDeps extends SessionDeps, GrantRevocationDeps {
-  /** app.created / app.updated / app.deleted go to the owner's webhooks. */
-  events: EventPipeline;
-  /** How recent the sign-in must be for an app's credentials to change (REAUTH_MAX_AGE_SECONDS). */
-  reauthMaxAgeMs: number;
-}
+/** `events`: app.created / app.updated / app.deleted go to the owner's webhooks. */
+export type AppsPageDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'flows' | 'events' | 'reauthMaxAgeMs'>;
+
+/** The app forms (create and edit): createClient and replaceClient check the values. */
+const AppForm = fieldsOf({ name: formText, description: formText, redirect_uris: formText, post_logout_redirect_uris: formText, backchannel_logout_uri: formText, public: raw });
 
 export function appsPageRoutes(deps: AppsPageDeps): Router {
   const router = Router();
@@ -35,46 +34,8 @@ export function appsPageRoutes(deps: AppsPageDeps): Router {
     return false;
   }
 
-  async function appsPage(res: Response, { session, user }: SignedIn, notice?: SafeHtml, status = 200) {
-    const apps = await listClientsByOwner(deps.store, user._id);
-    sendPage(res, {
-      title: 'Your apps',
-      status,
-      body: html`<h1>Your apps</h1>
-${notice ?? ''}
-${apps.length === 0 ? html`<p class="muted">No apps yet.</p>` : ''}
-<ul>${apps.map(
-        (a) => html`<li><strong>${a.name}</strong> ${a.isVerified ? html`<span class="badge">Verified</span>` : ''}
-<p><span class="muted">client_id</span> <code>${a._id}</code> <span class="muted">${a.public ? 'public' : a.tokenEndpointAuthMethod}</span></p>
-<p class="muted">${a.redirectUris.map((r) => `${r.type === 'equals' ? '' : `${r.type}: `}${r.value}`).join(', ') || 'no redirect URI: register one before signing in with this app'}</p>
-<a href="/account/apps/${a._id}/edit">Edit</a>
-${a.secretHash ? html`<form class="inline" method="post" action="/account/apps/${a._id}/secret">${csrfField(session.csrf)}<button type="submit" class="secondary">New secret</button></form>` : ''}
-<form class="inline" method="post" action="/account/apps/${a._id}/delete">${csrfField(session.csrf)}<button type="submit" class="secondary">Delete</button></form></li>`,
-      )}</ul>
-<section><h2>New app</h2>
-<form method="post" action="/account/apps">
-${csrfField(session.csrf)}
-<label for="app-name">Name</label>
-<input id="app-name" name="name" type="text" maxlength="200" required>
-<label for="app-redirects">Redirect URIs (one per line)</label>
-<textarea id="app-redirects" name="redirect_uris" rows="3" placeholder="https://app.example/callback"></textarea>
-<label><input type="checkbox" name="public" value="1"> Public client (no secret; PKCE)</label>
-<button type="submit">Create app</button>
-</form>
-</section>
-<p><a href="/account">Back to your account</a></p>`,
-    });
-  }
-
-  function secretPage(res: Response, name: string, clientId: string, secret: string | null, title: string) {
-    sendPage(res, {
-      title,
-      body: html`<h1>${title}</h1>
-<p><strong>${name}</strong></p>
-<p><span class="muted">client_id</span> <code data-client-id>${clientId}</code></p>
-${secret ? html`<p>Client secret — copy it now, it is shown only once:</p><p><code class="secret" data-client-secret>${secret}</code></p>` : html`<p>A public client has no secret.</p>`}
-<p><a href="/account/apps">Done</a></p>`,
-    });
+  async function appsPage(res: Response, s: SignedIn, notice?: SafeHtml, status = 200): Promise<void> {
+    appsPageView(res, s, await listClientsByOwner(deps.store, s.user._id), notice, status);
   }
 
   router.get('/account/apps', async (req, res) => {
@@ -85,12 +46,12 @@ ${secret ? html`<p>Client secret — copy it now, it is shown only once:</p><p><
   router.post('/account/apps', form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
-    const body = req.body as Record<string, unknown>;
-    const redirects = lines(String(body.redirect_uris ?? ''));
+    const body = AppForm.parse(req.body);
+    const redirects = lines(body.redirect_uris);
     const isPublic = body.public === '1';
     try {
       const { client, clientSecret } = await createClient(deps.store, {
-        name: String(body.name ?? ''),
+        name: body.name,
         redirectUris: redirects.map((value) => ({ type: 'equals' as const, value })),
         public: isPublic,
         ownerUserId: s.user._id,
@@ -109,35 +70,10 @@ ${secret ? html`<p>Client secret — copy it now, it is shown only once:</p><p><
   }
 
   /** Redirect URI entries as lines: `https://…` (Equals), `wildcard: …`, `regex: …`. */
-  const entryLine = (e: RedirectUriEntry) => (e.type === 'equals' ? e.value : `${e.type}: ${e.value}`);
   function parseEntries(text: string): RedirectUriEntry[] {
     return lines(text).map((l) => {
       const m = /^(wildcard|regex):\s*(.+)$/.exec(l);
       return m ? { type: m[1] as 'wildcard' | 'regex', value: m[2]! } : { type: 'equals' as const, value: l };
-    });
-  }
-
-  function editPage(res: Response, { session }: SignedIn, app: ClientDoc, notice?: SafeHtml, status = 200) {
-    sendPage(res, {
-      title: `Edit ${app.name}`,
-      status,
-      body: html`<h1>Edit ${app.name}</h1>
-${notice ?? ''}
-<form method="post" action="/account/apps/${app._id}/edit">
-${csrfField(session.csrf)}
-<label for="edit-name">Name</label>
-<input id="edit-name" name="name" type="text" maxlength="200" required value="${app.name}">
-<label for="edit-description">Description</label>
-<input id="edit-description" name="description" type="text" maxlength="2000" value="${app.description}">
-<label for="edit-redirects">Redirect URIs (one per line; "wildcard: …" or "regex: …" for other match types)</label>
-<textarea id="edit-redirects" name="redirect_uris" rows="4">${app.redirectUris.map(entryLine).join('\n')}</textarea>
-<label for="edit-logout">Post-logout redirect URIs (one per line)</label>
-<textarea id="edit-logout" name="post_logout_redirect_uris" rows="2">${app.postLogoutRedirectUris.join('\n')}</textarea>
-<label for="edit-bcl">Back-channel logout URI</label>
-<input id="edit-bcl" name="backchannel_logout_uri" type="url" maxlength="2048" value="${app.backchannelLogoutUri ?? ''}">
-<button type="submit">Save</button>
-</form>
-<p><a href="/account/apps">Back to your apps</a></p>`,
     });
   }
 
@@ -155,16 +91,16 @@ ${csrfField(session.csrf)}
     if (!s || !csrfGuard(req, res, s)) return;
     const client = await ownApp(String(req.params.clientId), s.user._id);
     if (!client) return appsPage(res, s, html`<p class="error" role="alert">No such app.</p>`, 404);
-    const body = req.body as Record<string, unknown>;
+    const body = AppForm.parse(req.body);
     // Everything the form does not show is kept as it is.
     const { _id, secretHash: _s, createdAt: _c, updatedAt: _u, registrationTokenHash: _r, grantTypes: _g, responseTypes: _t, clientUri: _cu, logoUri: _l, ...kept } = client;
     const input = {
       ...kept,
-      name: String(body.name ?? ''),
-      description: String(body.description ?? ''),
-      redirectUris: parseEntries(String(body.redirect_uris ?? '')),
-      postLogoutRedirectUris: lines(String(body.post_logout_redirect_uris ?? '')),
-      backchannelLogoutUri: String(body.backchannel_logout_uri ?? '').trim() || null,
+      name: body.name,
+      description: body.description,
+      redirectUris: parseEntries(body.redirect_uris),
+      postLogoutRedirectUris: lines(body.post_logout_redirect_uris),
+      backchannelLogoutUri: body.backchannel_logout_uri.trim() || null,
     };
     if (sensitiveChanges(client, input).length > 0 && !recentOrReauth(req, res, s, `/account/apps/${client._id}/edit`)) return;
     try {

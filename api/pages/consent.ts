@@ -1,64 +1,45 @@
 // The consent page: the application, whether Keyflow verified it, each scope
 // in plain words, Allow and Deny.
 import express, { Router } from 'express';
-import { SCOPES, parseBoundTeamScope, crossAppClientId } from '../../lib/domain/scopes.js';
 import { findAuthorizationRequest, markConsented } from '../../lib/store/authorization-requests.js';
 import { findClient } from '../../lib/store/clients.js';
 import { recordConsent } from '../../lib/store/consents.js';
-import { html } from '../html/html.js';
-import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
+import { sendErrorPage } from '../html/layout.js';
+import { consentPage } from '../views/consent.js';
 import { hasValidCsrf } from '../http/session.js';
 import { OTHER_BROWSER, proceedWithAuthorization, redirectWithError, startedInThisBrowser, type FlowDeps } from '../oauth/authorization-flow.js';
-
-export function describeScope(scope: string): string {
-  const known = SCOPES[scope];
-  if (known) return known.description;
-  const team = parseBoundTeamScope(scope);
-  if (team) return `Team ${team.teamId}: ${team.permission.replace(':', ' ')}`;
-  const app = crossAppClientId(scope);
-  if (app) return `Act on your behalf towards the application ${app}`;
-  return scope;
-}
+import { fieldsOf, raw } from '../http/input.js';
 
 const EXPIRED = ['Request expired', 'This sign-in request has expired or was already answered. Return to the application and start again.'] as const;
+
+/** The stored request the page shows, and the user's answer to it. */
+const ConsentQuery = fieldsOf({ request: raw });
+const ConsentForm = fieldsOf({ request: raw, decision: raw });
 
 export function consentRoutes(deps: FlowDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
 
   router.get('/consent', async (req, res) => {
-    const request = await findAuthorizationRequest(deps.store, req.query.request);
+    const request = await findAuthorizationRequest(deps.store, ConsentQuery.parse(req.query).request);
     if (!request) return sendErrorPage(res, 400, ...EXPIRED);
     if (!startedInThisBrowser(req, deps, request)) return sendErrorPage(res, 403, ...OTHER_BROWSER);
     const session = req.kfSession;
     if (!session?.userId) return res.redirect(303, `/login?request=${encodeURIComponent(request._id)}`);
     const client = await findClient(deps.store, request.clientId);
     if (!client) return sendErrorPage(res, 400, 'Unknown application', 'This application no longer exists.');
-    sendPage(res, {
-      title: `Allow ${client.name}?`,
-      body: html`<h1>Allow ${client.name}?</h1>
-<p>${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">Not verified by Keyflow</span>`}</p>
-${client.description ? html`<p class="muted">${client.description}</p>` : ''}
-<p>${client.name} asks to:</p>
-<ul class="scopes">${request.scope.map((s) => html`<li>${describeScope(s)} <span class="muted">(${s})</span></li>`)}</ul>
-<form method="post" action="/consent">
-${csrfField(session.csrf)}
-<input type="hidden" name="request" value="${request._id}">
-<button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-</form>
-<p class="muted">You will be sent back to ${new URL(request.redirectUri).host}.</p>`,
-    });
+    consentPage(res, session, client, request);
   });
 
   router.post('/consent', form, async (req, res) => {
-    const request = await findAuthorizationRequest(deps.store, req.body?.request);
+    const body = ConsentForm.parse(req.body);
+    const request = await findAuthorizationRequest(deps.store, body.request);
     if (!request) return sendErrorPage(res, 400, ...EXPIRED);
     if (!startedInThisBrowser(req, deps, request)) return sendErrorPage(res, 403, ...OTHER_BROWSER);
     const session = req.kfSession;
     if (!session?.userId) return res.redirect(303, `/login?request=${encodeURIComponent(request._id)}`);
     if (!hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Session expired', 'Your session expired. Go back and try again.');
-    if (req.body.decision !== 'allow') {
+    if (body.decision !== 'allow') {
       deps.log.info('consent denied', { client: request.clientId, user: session.userId });
       return redirectWithError(res, deps, request, 'access_denied', 'the user denied the request');
     }

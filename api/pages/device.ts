@@ -15,56 +15,24 @@ import { findPendingByUserCode } from '../../lib/store/device-codes.js';
 import { takeAttempt } from '../../lib/store/rate-limits.js';
 import type { SessionDoc } from '../../lib/store/sessions.js';
 import { findUserById } from '../../lib/store/users.js';
-import { html } from '../html/html.js';
-import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
+import { sendErrorPage } from '../html/layout.js';
+import { answeredPage, codePage, consentPage, DEVICE_CONSENT_PATH } from '../views/device.js';
 import { clientAddress } from '../http/request-limits.js';
 import { formCsrf, hasValidCsrf, type SessionDeps } from '../http/session.js';
 import { DEVICE_PAGE_PATH, type DeviceFlowDeps } from '../routes/device-authorization.js';
-import { describeScope } from './consent.js';
+import { fieldsOf, raw } from '../http/input.js';
 
 export type DevicePageDeps = DeviceFlowDeps & SessionDeps;
 
-const CONSENT_PATH = `${DEVICE_PAGE_PATH}/consent`;
 /** Wrong codes per client address per 15 minutes; halved after each window that ran out (a guesser keeps going, a person does not). */
 const CODE_LIMIT = { max: 20, windowMs: 15 * 60_000, backoff: true };
 const BAD_CODE = 'That code is not valid, has expired or was already used. Check the code on your device.';
 
 type Found = { ok: true; device: DeviceCodeDoc; client: ClientDoc; userCode: string } | { ok: false; status: number; error: string };
 
-function codePage(res: Response, csrf: string, opts: { code?: string; error?: string; status?: number } = {}) {
-  sendPage(res, {
-    title: 'Connect a device',
-    status: opts.status,
-    body: html`<h1>Connect a device</h1>
-${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-<p>Enter the code your device shows.</p>
-<form method="post" action="${DEVICE_PAGE_PATH}">
-${csrfField(csrf)}
-<label for="user_code">Code</label>
-<input id="user_code" name="user_code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" required maxlength="20" value="${opts.code ?? ''}">
-<button type="submit">Continue</button>
-</form>`,
-  });
-}
-
-function consentPage(res: Response, session: SessionDoc, { device, client, userCode }: Extract<Found, { ok: true }>) {
-  sendPage(res, {
-    title: `Allow ${client.name}?`,
-    body: html`<h1>Allow ${client.name} on your device?</h1>
-<p>${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">Not verified by Keyflow</span>`}</p>
-${client.description ? html`<p class="muted">${client.description}</p>` : ''}
-<p>Check that your device shows the code <code>${userCode}</code>.</p>
-<p>${client.name} asks to:</p>
-<ul class="scopes">${device.scope.map((s) => html`<li>${describeScope(s)} <span class="muted">(${s})</span></li>`)}</ul>
-<form method="post" action="${CONSENT_PATH}">
-${csrfField(session.csrf)}
-<input type="hidden" name="user_code" value="${userCode}">
-<button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-</form>
-<p class="muted">Allow only a device you are setting up yourself, never for a code someone sent you.</p>`,
-  });
-}
+/** The user code (typed, or prefilled by verification_uri_complete) and the decision; each is checked where it is used. */
+const UserCodeFields = fieldsOf({ user_code: raw });
+const DecisionForm = fieldsOf({ user_code: raw, decision: raw });
 
 export function devicePageRoutes(deps: DevicePageDeps): Router {
   const router = Router();
@@ -84,7 +52,7 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
     return { ok: true, device, client, userCode: formatUserCode(key) };
   }
 
-  const loginUrl = (userCode: string) => `/login?next=${encodeURIComponent(`${CONSENT_PATH}?user_code=${userCode}`)}`;
+  const loginUrl = (userCode: string) => `/login?next=${encodeURIComponent(`${DEVICE_CONSENT_PATH}?user_code=${userCode}`)}`;
 
   /** Admin-only scopes are for admins: nobody else can allow them (as on the consent page of the code flow). */
   async function mayAllow(session: SessionDoc, device: DeviceCodeDoc): Promise<boolean> {
@@ -95,36 +63,37 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
 
   router.get(DEVICE_PAGE_PATH, (req, res) => {
     // verification_uri_complete prefills the code; the person still confirms it (RFC 8628 §5.4).
-    const key = normalizeUserCode(req.query.user_code);
+    const key = normalizeUserCode(UserCodeFields.parse(req.query).user_code);
     codePage(res, formCsrf(req, res, deps), { code: key ? formatUserCode(key) : undefined });
   });
 
   router.post(DEVICE_PAGE_PATH, form, async (req, res) => {
     const csrf = formCsrf(req, res, deps);
-    const typed = req.body?.user_code;
+    const typed = UserCodeFields.parse(req.body).user_code;
     const shown = typeof typed === 'string' ? typed.slice(0, 20) : undefined;
     if (!hasValidCsrf(req, req.kfSession)) return codePage(res, csrf, { code: shown, error: 'Your session expired. Please try again.', status: 400 });
     const found = await findByUserCode(req, typed);
     if (!found.ok) return codePage(res, csrf, { code: shown, error: found.error, status: found.status });
-    res.redirect(303, `${CONSENT_PATH}?user_code=${found.userCode}`);
+    res.redirect(303, `${DEVICE_CONSENT_PATH}?user_code=${found.userCode}`);
   });
 
-  router.get(CONSENT_PATH, async (req, res) => {
+  router.get(DEVICE_CONSENT_PATH, async (req, res) => {
     const session = req.kfSession;
-    const found = await findByUserCode(req, req.query.user_code);
+    const found = await findByUserCode(req, UserCodeFields.parse(req.query).user_code);
     if (!found.ok) return codePage(res, formCsrf(req, res, deps), { error: found.error, status: found.status });
     if (!session?.userId) return res.redirect(303, loginUrl(found.userCode));
     if (!(await mayAllow(session, found.device))) return adminOnly(res);
     consentPage(res, session, found);
   });
 
-  router.post(CONSENT_PATH, form, async (req, res) => {
+  router.post(DEVICE_CONSENT_PATH, form, async (req, res) => {
     const session = req.kfSession;
-    const decision = req.body?.decision;
+    const body = DecisionForm.parse(req.body);
+    const decision = body.decision;
     if (!hasValidCsrf(req, session) || (decision !== 'allow' && decision !== 'deny')) {
       return sendErrorPage(res, 400, 'Session expired', 'Your session expired. Go back and try again.');
     }
-    const found = await findByUserCode(req, req.body.user_code);
+    const found = await findByUserCode(req, body.user_code);
     if (!found.ok) return codePage(res, formCsrf(req, res, deps), { error: found.error, status: found.status });
     if (!session?.userId) return res.redirect(303, loginUrl(found.userCode));
     const { device, client } = found;
@@ -143,11 +112,7 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
     if (answered.ended) return codePage(res, session.csrf, { error: BAD_CODE, status: 400 });
     if (decision === 'allow') await recordConsent(deps.store, session.userId, client._id, device.scope);
     deps.log.info('device authorization answered', { client: client._id, user: session.userId, decision });
-    sendPage(res, {
-      title: 'You can return to your device',
-      body: html`<h1>You can return to your device</h1>
-<p>${decision === 'allow' ? `${client.name} is now allowed to continue on your device.` : `You denied ${client.name} access.`}</p>`,
-    });
+    answeredPage(res, client, decision === 'allow');
   });
 
   return router;

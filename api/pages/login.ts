@@ -2,42 +2,38 @@
 // (TOTP, backup code or passkey), /logout. After sign-in the browser returns to
 // the authorization request it came from, or to /account. Every path is
 // limited (per account or user, per address, site-wide) and may ask for the
-// captcha: api/auth/sign-in-limits.ts.
+// captcha: api/verification/sign-in-limits.ts.
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { Config } from '../../lib/config/env.js';
-import type { Kek } from '../../lib/security/kek.js';
 import { verifyPassword } from '../../lib/security/password.js';
 import type { SessionDoc } from '../../lib/domain/sessions.js';
 import type { UserDoc } from '../../lib/domain/users.js';
 import { hasPasskey } from '../../lib/store/passkeys.js';
 import { findUserByEmail, findUserById } from '../../lib/store/users.js';
-import { verifySecondFactorCode } from '../auth/second-factor.js';
-import { authenticationOptions, relyingParty, verifyPasskey } from '../auth/webauthn.js';
-import type { OutboundPolicy } from '../../lib/outbound/http-client.js';
-import { captchaFormFields } from '../auth/captcha.js';
-import { signInLimits } from '../auth/sign-in-limits.js';
-import { html, type SafeHtml } from '../html/html.js';
-import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
+import { verifySecondFactorCode } from '../verification/second-factor.js';
+import { authenticationOptions, relyingParty, verifyPasskey } from '../verification/webauthn.js';
+import { captchaFormFields } from '../verification/captcha.js';
+import { signInLimits } from '../verification/sign-in-limits.js';
+import { sendErrorPage } from '../html/layout.js';
+import { loginPage, secondFactorPage, signedOutPage, type LoginPageOptions } from '../views/login.js';
 import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '../http/session.js';
 import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
 import { hasSecondFactor, resumeUrl } from '../oauth/authorization-flow.js';
+import { fieldsOf, raw, text } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
-export interface LoginDeps extends SignOutDeps {
-  issuer: string;
-  kek: Kek;
-  limits: Config['limits'];
-  outbound: OutboundPolicy;
-}
+export type LoginDeps = SignOutDeps & Pick<ApiContext, 'kek' | 'limits' | 'outbound'>;
 
 const TOO_MANY_REQUESTS = 'Too many requests from your network. Wait a minute and try again.';
 /** Where /assets/captcha.js gets the sign-in form's proof-of-work challenge. */
 const CAPTCHA_INFO = '/login/captcha';
 
 // `next` (a page path) travels in the same slot as `request`, so every form, redirect and passkey call that carries one carries the other.
+const ResumeFields = fieldsOf({ request: raw, next: raw });
 const requestParam = (req: Request): string | null => {
-  const body = req.body as Record<string, unknown> | undefined;
-  const v = req.query.request ?? body?.request ?? req.query.next ?? body?.next;
+  const query = ResumeFields.parse(req.query);
+  const body = ResumeFields.parse(req.body);
+  const v = query.request ?? body.request ?? query.next ?? body.next;
   return typeof v === 'string' && v.length <= 200 ? v : null;
 };
 
@@ -52,63 +48,15 @@ const NEXT_PATH = /^(?:\/device(?:\/[a-z]+)?|\/oauth\/2fa|\/account(?:\/[a-z0-9-
 /** Where to go once signed in: back into the authorization request, to the page named by `next`, or the account page. */
 const afterSignIn = (requestId: string | null) => (requestId ? (NEXT_PATH.test(requestId) ? requestId : resumeUrl(requestId)) : '/account');
 
-interface LoginPageOptions {
-  email?: string;
-  /** Re-authentication of the signed-in user: the email is fixed. */
-  reauth?: boolean;
-  error?: string;
-  status?: number;
-  /** The captcha's fields, when the form must carry them. */
-  captcha?: SafeHtml | null;
-}
-
-function loginPage(res: Response, csrf: string, requestId: string | null, opts: LoginPageOptions = {}) {
-  sendPage(res, {
-    title: 'Sign in',
-    status: opts.status,
-    scripts: ['simplewebauthn-browser.js', 'webauthn.js', ...(opts.captcha ? ['captcha.js'] : [])],
-    body: html`<h1>Sign in</h1>
-${opts.reauth ? html`<p>This change needs a recent sign-in. Sign in again to continue.</p>` : ''}
-${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-<form method="post" action="/login">
-${csrfField(csrf)}
-${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : ''}
-<label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username webauthn" required value="${opts.email ?? ''}"${opts.reauth ? html` readonly` : ''}>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
-${opts.captcha ?? ''}
-<button type="submit">Sign in</button>
-</form>
-<p><button type="button" class="secondary" data-webauthn="login" data-csrf="${csrf}" data-options="/login/passkey/options" data-verify="/login/passkey" data-request="${requestId ?? ''}">Sign in with a passkey</button></p>
-<p class="error" role="alert" data-webauthn-error hidden></p>`,
-  });
-}
-
-function secondFactorPage(res: Response, csrf: string, requestId: string | null, opts: { error?: string; status?: number; passkeys: boolean }) {
-  sendPage(res, {
-    title: 'Two-step verification',
-    status: opts.status,
-    scripts: ['simplewebauthn-browser.js', 'webauthn.js'],
-    body: html`<h1>Two-step verification</h1>
-${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-<form method="post" action="/login/second-factor">
-${csrfField(csrf)}
-${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : ''}
-<label for="code">Authentication code</label>
-<input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code" required maxlength="20">
-<p class="muted">The 6-digit code from your authenticator app, or one of your backup codes.</p>
-<button type="submit">Verify</button>
-</form>
-${opts.passkeys ? html`<p><button type="button" class="secondary" data-webauthn="second-factor" data-csrf="${csrf}" data-options="/login/second-factor/passkey/options" data-verify="/login/second-factor/passkey" data-request="${requestId ?? ''}">Use a passkey</button></p>` : ''}
-<p class="error" role="alert" data-webauthn-error hidden></p>`,
-  });
-}
-
 const PasswordForm = z.object({ email: z.string().max(254), password: z.string().max(1024), request: z.string().max(200).optional() });
 
 /** An unknown account's password is still hashed, so timing does not tell which emails exist. */
 const NO_ACCOUNT_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+
+/** `reauth=1` asks a signed-in user to sign in again; the second-factor code; a passkey's answer (checked by verifyPasskey). */
+const ReauthQuery = fieldsOf({ reauth: raw });
+const CodeForm = fieldsOf({ code: text });
+const PasskeyAnswer = fieldsOf({ response: raw });
 
 export function loginRoutes(deps: LoginDeps): Router {
   const router = Router();
@@ -139,7 +87,7 @@ export function loginRoutes(deps: LoginDeps): Router {
 
   router.get('/login', async (req, res) => {
     // reauth=1: the signed-in user signs in again (the form even though signed in, the email fixed), then `next`.
-    const user = req.query.reauth === '1' && req.kfSession?.userId ? await findUserById(deps.store, req.kfSession.userId) : null;
+    const user = ReauthQuery.parse(req.query).reauth === '1' && req.kfSession?.userId ? await findUserById(deps.store, req.kfSession.userId) : null;
     await showForm(req, res, user ? { email: user.email, reauth: true } : {});
   });
 
@@ -186,7 +134,7 @@ export function loginRoutes(deps: LoginDeps): Router {
     const requestId = requestParam(req);
     const user = await pendingUser(session);
     if (!session || !user || !hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Sign-in expired', 'Your sign-in expired. Please sign in again.');
-    const code = typeof req.body?.code === 'string' ? req.body.code.slice(0, 40) : '';
+    const code = CodeForm.parse(req.body).code?.slice(0, 40) ?? '';
     const passkeys = await hasPasskey(deps.store, user._id);
     const begun = await limits.beginSecondFactor(req, user._id);
     if (!begun.ok) return secondFactorPage(res, session.csrf, requestId, { error: begun.error, status: begun.status, passkeys });
@@ -214,7 +162,7 @@ export function loginRoutes(deps: LoginDeps): Router {
     if (!session || !hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
     const begun = await limits.beginPasskey(req);
     if (!begun.ok) return res.status(begun.status).set('Cache-Control', 'no-store').json({ error: 'slow_down', error_description: begun.error });
-    const passkey = await verifyPasskey(deps.store, rp, session, req.body?.response, null);
+    const passkey = await verifyPasskey(deps.store, rp, session, PasskeyAnswer.parse(req.body).response, null);
     const user = passkey && (await findUserById(deps.store, passkey.userId));
     if (!user) {
       await limits.failed(req, 'passkey', null, 'bad passkey');
@@ -239,7 +187,7 @@ export function loginRoutes(deps: LoginDeps): Router {
     if (!session || !user || !hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'no sign-in in progress' });
     const begun = await limits.beginSecondFactor(req, user._id);
     if (!begun.ok) return res.status(begun.status).set('Cache-Control', 'no-store').json({ error: 'slow_down', error_description: begun.error });
-    const passkey = await verifyPasskey(deps.store, rp, session, req.body?.response, user._id);
+    const passkey = await verifyPasskey(deps.store, rp, session, PasskeyAnswer.parse(req.body).response, user._id);
     if (!passkey) {
       await limits.failed(req, 'passkey', user.email, 'bad passkey');
       return res.status(401).json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });
@@ -252,7 +200,7 @@ export function loginRoutes(deps: LoginDeps): Router {
   router.post('/logout', form, async (req, res) => {
     if (!hasValidCsrf(req, req.kfSession)) return sendErrorPage(res, 400, 'Sign-out failed', 'Your session expired. Reload the page and try again.');
     await signOut(req, res, deps);
-    sendPage(res, { title: 'Signed out', body: html`<h1>You are signed out</h1><p><a href="/login">Sign in again</a></p>` });
+    signedOutPage(res);
   });
 
   return router;

@@ -8,20 +8,16 @@ import { ValidationError } from '../../lib/domain/errors.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret } from '../../lib/store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
-import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
-import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';
-import { sendStepUpChallenge, stepUpShortfall, type StepUpRequirement } from '../oauth/step-up.js';
-import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
+import { requireAccessToken } from '../oauth/bearer.js';
+import { revokeClientGrants } from '../../lib/grants/revocation.js';
+import { sendStepUpChallenge, stepUpShortfall, type StepUpRequirement } from '../oauth/acr-signalling.js';
 import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../lib/webhooks/event-sources.js';
+import type { ApiContext } from '../context.js';
 
 const BASE = '/api/oauth/me/apps';
 
-export interface AppsApiDeps extends BearerDeps, GrantRevocationDeps {
-  /** app.created / app.updated / app.deleted go to the owner's webhooks. */
-  events: EventPipeline;
-  /** How recent the two-factor sign-in behind a token must be for a change to an app's credentials (REAUTH_MAX_AGE_SECONDS). */
-  reauthMaxAgeMs: number;
-}
+/** `events`: app.created / app.updated / app.deleted go to the owner's webhooks. */
+export type AppsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events' | 'reauthMaxAgeMs'>;
 
 export function appsApiRoutes(deps: AppsApiDeps): Router {
   const router = Router();

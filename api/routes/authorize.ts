@@ -10,6 +10,7 @@ import { usePushedRequest } from '../../lib/store/par-requests.js';
 import { sendErrorPage } from '../html/layout.js';
 import { proceedWithAuthorization, RESUME_PATH, type FlowDeps } from '../oauth/authorization-flow.js';
 import { buildRedirect } from '../../lib/domain/authorization-request.js';
+import { AllFields, fieldsOf, raw } from '../http/input.js';
 
 const REQUEST_URI_PROBLEMS = {
   unknown: 'The request_uri is unknown or has expired.',
@@ -24,9 +25,9 @@ const REQUEST_URI_PROBLEMS = {
  * an error page, never a redirect: without a usable pushed request there is no
  * redirect URI the client proved at the PAR endpoint.
  */
-async function authorizePushed(req: Request, res: Response, deps: FlowDeps, client: ClientDoc | null): Promise<void> {
+async function authorizePushed(req: Request, res: Response, deps: FlowDeps, client: ClientDoc | null, requestUri: string): Promise<void> {
   if (!client) return sendErrorPage(res, 400, 'Unknown application', 'No application is registered with this client_id.');
-  const used = await usePushedRequest(deps.store, req.query.request_uri as string, client._id);
+  const used = await usePushedRequest(deps.store, requestUri, client._id);
   if (used.status !== 'ok') return sendErrorPage(res, 400, 'Invalid request', `${REQUEST_URI_PROBLEMS[used.reason]} Return to the application and start again.`);
   // The client's redirect URIs may have changed since the push (at most 90 seconds ago).
   const decision = checkRedirectUri(client.redirectUris, used.params.redirectUri);
@@ -34,14 +35,17 @@ async function authorizePushed(req: Request, res: Response, deps: FlowDeps, clie
   await proceedWithAuthorization(req, res, deps, { ...used.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
 }
 
+/** The stored authorization request a sign-in or consent page resumes (looked up only when it is a string). */
+const ResumeQuery = fieldsOf({ request: raw });
+
 export function authorizeRoutes(deps: FlowDeps): Router {
   const router = Router();
 
   router.get('/api/oauth/authorize', async (req, res) => {
-    const query = req.query as Record<string, unknown>;
+    const query = AllFields.parse(req.query);
     const clientId = typeof query.client_id === 'string' && query.client_id.length <= 200 ? query.client_id : null;
     const client = clientId ? await deps.findClient(clientId) : null;
-    if (clientId && isPushedRequestReference(query)) return authorizePushed(req, res, deps, client);
+    if (clientId && isPushedRequestReference(query) && typeof query.request_uri === 'string') return authorizePushed(req, res, deps, client, query.request_uri);
     const result = validateAuthorizationRequest(query, client && { ...client, clientId: client._id });
     if (result.kind === 'error-page') return sendErrorPage(res, 400, result.title, result.message);
     if (client?.requirePushedAuthorizationRequests) {
@@ -59,7 +63,7 @@ export function authorizeRoutes(deps: FlowDeps): Router {
   });
 
   router.get(RESUME_PATH, async (req, res) => {
-    const request = await findAuthorizationRequest(deps.store, req.query.request);
+    const request = await findAuthorizationRequest(deps.store, ResumeQuery.parse(req.query).request);
     if (!request) return sendErrorPage(res, 400, 'Request expired', 'This sign-in request has expired or was already answered. Return to the application and start again.');
     await proceedWithAuthorization(req, res, deps, request); // checks the browser binding first
   });

@@ -10,25 +10,17 @@ import { parseAllowedResources } from '../../lib/domain/resources.js';
 import { isKnownScope, isSingleTeamScope, parseBoundTeamScope, parseScopeParam, SCOPES } from '../../lib/domain/scopes.js';
 import { formatUserCode } from '../../lib/domain/user-code.js';
 import { startDeviceFlow } from '../../lib/flows/device-authorization.js';
-import type { FlowClient } from '../../lib/flows/flow-client.js';
-import type { Logger } from '../../lib/runtime/log.js';
 import { hashSecret, newSecret } from '../../lib/security/secrets.js';
-import type { ClientLookup } from '../../lib/store/clients.js';
-import type { Store } from '../../lib/store/db.js';
 import { createDeviceAuthorization, deleteDeviceAuthorization } from '../../lib/store/device-codes.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { admitClient, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';
+import { admitClient, limitPerIp } from '../http/request-limits.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
+import { FormValues } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
-export interface DeviceFlowDeps {
-  issuer: string;
-  store: Store;
-  findClient: ClientLookup;
-  log: Logger;
-  flows: FlowClient;
+export interface DeviceFlowDeps extends Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'clientAssertions' | 'log' | 'flows' | 'limits'> {
   deviceCodeTtlMs: number;
-  limits: RequestLimitConfig;
 }
 
 /** Where people enter the user code (RFC 8628 verification_uri). */
@@ -47,7 +39,7 @@ function checkParams(body: Record<string, unknown>, allowedScopes: readonly stri
   if (unknown) return fail('invalid_scope', `unknown scope: ${unknown}`);
   const notAllowed = scope.find((s) => !allowedScopes.includes(s));
   if (notAllowed) return fail('invalid_scope', `this application may not request the scope ${notAllowed}`);
-  // The spec: site and team scopes cannot be granted through the device flow (their consent needs more than a second screen).
+  // Site and team scopes cannot be granted through the device flow (their consent needs more than a second screen).
   const refused = scope.find((s) => SCOPES[s]?.site || isSingleTeamScope(s) || parseBoundTeamScope(s));
   if (refused) return fail('invalid_scope', `the scope ${refused} cannot be granted through the device flow`);
 
@@ -57,7 +49,7 @@ function checkParams(body: Record<string, unknown>, allowedScopes: readonly stri
   if (challenge === undefined && method !== undefined) return fail('invalid_request', 'code_challenge_method without code_challenge');
   if (challenge !== undefined && method === undefined) return fail('invalid_request', 'code_challenge_method=S256 is required with code_challenge');
   if (challenge !== undefined && (typeof challenge !== 'string' || !isValidS256Challenge(challenge))) return fail('invalid_request', 'code_challenge must be 43 base64url characters');
-  return { ok: true, scope, codeChallenge: (challenge as string | undefined) ?? null };
+  return { ok: true, scope, codeChallenge: (challenge) ?? null };
 }
 
 export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
@@ -67,11 +59,13 @@ export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
     if (!req.is('application/x-www-form-urlencoded')) {
       return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
     }
-    const body = req.body as Record<string, unknown>;
+    const form = FormValues.safeParse(req.body);
+    if (!form.success) return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+    const body = form.data;
     for (const [k, v] of Object.entries(body)) {
       if (typeof v !== 'string' && !(k === 'resource' && Array.isArray(v))) return sendOAuthError(res, 400, 'invalid_request', `${k} must appear once`);
     }
-    const auth = await authenticateClient(deps.findClient, req);
+    const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendClientAuthError(res, auth);
     const client = auth.client;
     if (!(await admitClient(deps, res, 'device_authorization', client._id))) return;

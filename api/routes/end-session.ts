@@ -8,37 +8,38 @@
 // `state`, or Keyflow's signed-out page.
 import express, { Router, type Request, type Response } from 'express';
 import { verifyOwnJwt } from '../../lib/keys/verifier.js';
-import type { Keyring } from '../../lib/keys/keyring.js';
-import type { ClientLookup } from '../../lib/store/clients.js';
 import { buildRedirect } from '../../lib/domain/authorization-request.js';
 import { isIdToken } from '../../lib/domain/claims.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf } from '../http/session.js';
 import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
+import { z } from 'zod';
+import { fieldsOf, raw } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
-export interface EndSessionDeps extends SignOutDeps {
-  issuer: string;
-  keyring: Keyring;
-  findClient: ClientLookup;
-}
+export type EndSessionDeps = SignOutDeps & Pick<ApiContext, 'keyring' | 'findClient'>;
 
-const str = (v: unknown) => (typeof v === 'string' && v.length <= 8192 ? v : undefined);
+/** A parameter taken only as one string of at most 8 KiB; anything else reads as absent. */
+const param = z.string().max(8192).optional().catch(undefined);
 
 function signedOutPage(res: Response) {
   sendPage(res, { title: 'Signed out', body: html`<h1>You are signed out</h1><p><a href="/login">Sign in again</a></p>` });
 }
+
+/** RP-initiated logout's parameters (query or form); a parameter that is not one string is ignored, as if absent. */
+const EndSessionRequest = fieldsOf({ id_token_hint: param, post_logout_redirect_uri: param, state: param, client_id: param, confirm: raw });
 
 export function endSessionRoutes(deps: EndSessionDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '32kb' });
 
   const handle = async (req: Request, res: Response) => {
-    const params = (req.method === 'POST' ? req.body : req.query) as Record<string, unknown>;
-    const hint = str(params.id_token_hint);
-    const postLogout = str(params.post_logout_redirect_uri);
-    const state = str(params.state);
-    let clientId = str(params.client_id);
+    const params = EndSessionRequest.parse(req.method === 'POST' ? req.body : req.query);
+    const hint = params.id_token_hint;
+    const postLogout = params.post_logout_redirect_uri;
+    const state = params.state;
+    let clientId = params.client_id;
     let hintSub: string | undefined;
 
     if (hint) {
@@ -60,8 +61,8 @@ export function endSessionRoutes(deps: EndSessionDeps): Router {
     // come with it: a signed-in browser would look signed out and be told so. The same
     // request as a top-level GET carries the cookie (and asks the user to confirm).
     if (req.method === 'POST' && !req.kfSession) {
-      const asGet = Object.entries({ id_token_hint: hint, client_id: str(params.client_id), post_logout_redirect_uri: postLogout, state }).filter((e): e is [string, string] => e[1] !== undefined);
-      return res.redirect(303, `/api/oauth/end_session?${new URLSearchParams(asGet)}`);
+      const asGet = Object.entries({ id_token_hint: hint, client_id: params.client_id, post_logout_redirect_uri: postLogout, state }).filter((e): e is [string, string] => e[1] !== undefined);
+      return res.redirect(303, `/api/oauth/end_session?${new URLSearchParams(asGet).toString()}`);
     }
 
     const session = req.kfSession;

@@ -6,7 +6,8 @@ import { checkTemporal, type TemporalHandle } from '../../lib/temporal/connectio
 
 const CHECK_TIMEOUT_MS = 2_000;
 
-async function probe(fn: () => Promise<unknown>): Promise<'ok' | string> {
+/** 'ok', or what went wrong. */
+async function probe(fn: () => Promise<unknown>): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);

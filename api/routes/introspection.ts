@@ -6,22 +6,14 @@ import { hashSecret } from '../../lib/security/secrets.js';
 import { findGrant, isGrantUsable, revokeAccessToken } from '../../lib/store/grants.js';
 import { findRefreshToken, type RefreshTokenDoc } from '../../lib/store/refresh-tokens.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { verifyAccessToken, type BearerDeps } from '../oauth/bearer.js';
+import { verifyAccessToken } from '../oauth/bearer.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
-import type { ClientAssertionVerifier } from '../oauth/client-assertion.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
-import { revokeFamilyThenGrant } from '../oauth/grant-revocation.js';
-import type { ClientLookup } from '../../lib/store/clients.js';
-import type { Logger } from '../../lib/runtime/log.js';
-import type { FlowClient } from '../../lib/flows/flow-client.js';
+import { revokeFamilyThenGrant } from '../../lib/grants/revocation.js';
+import { fieldsOf, raw } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
-export interface IntrospectionDeps extends BearerDeps {
-  findClient: ClientLookup;
-  temporal: FlowClient['client'];
-  log: Logger;
-  /** private_key_jwt (createApp's verifier, which caches jwks_uri keys). */
-  clientAssertions?: ClientAssertionVerifier;
-}
+export type IntrospectionDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'findClient' | 'flows' | 'log' | 'clientAssertions'>;
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
@@ -32,8 +24,11 @@ async function activeRefreshToken(deps: IntrospectionDeps, token: string): Promi
   return (await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId })) ? doc : null;
 }
 
+/** The token and its hint; a token that is not one string is refused as missing. */
+const IntrospectionRequest = fieldsOf({ token: raw, token_type_hint: raw });
+
 function tokenParams(req: Request, res: Response): { token: string; hint: string | undefined } | null {
-  const body = req.body as Record<string, unknown>;
+  const body = IntrospectionRequest.parse(req.body);
   if (typeof body.token !== 'string' || body.token.length === 0 || body.token.length > 16_384) {
     sendOAuthError(res, 400, 'invalid_request', 'token is required');
     return null;

@@ -6,21 +6,15 @@
 import express, { Router } from 'express';
 import { validatePushedAuthorizationRequest } from '../../lib/domain/authorization-request.js';
 import { ENDPOINTS } from '../../lib/domain/discovery.js';
-import type { Logger } from '../../lib/runtime/log.js';
-import type { ClientLookup } from '../../lib/store/clients.js';
-import type { Store } from '../../lib/store/db.js';
 import { savePushedRequest } from '../../lib/store/par-requests.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { admitClient, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';
+import { admitClient, limitPerIp } from '../http/request-limits.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
+import { FormValues } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
-export interface ParDeps {
-  store: Store;
-  findClient: ClientLookup;
-  log: Logger;
-  limits: RequestLimitConfig;
-}
+export type ParDeps = Pick<ApiContext, 'store' | 'findClient' | 'clientAssertions' | 'log' | 'limits'>;
 
 /** Parameters of client authentication: not part of the authorization request. */
 const AUTH_FIELDS = ['client_secret', 'client_assertion', 'client_assertion_type'];
@@ -32,8 +26,10 @@ export function parRoutes(deps: ParDeps): Router {
     if (!req.is('application/x-www-form-urlencoded')) {
       return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
     }
-    const body = req.body as Record<string, unknown>;
-    const auth = await authenticateClient(deps.findClient, req);
+    const form = FormValues.safeParse(req.body);
+    if (!form.success) return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+    const body = form.data;
+    const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendClientAuthError(res, auth);
     const client = auth.client;
     if (!(await admitClient(deps, res, 'par', client._id))) return;

@@ -12,16 +12,17 @@ import { hashSecret, newSecret, verifySecret } from '../../lib/security/secrets.
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import { createClient, deleteClient, findClient, replaceClient } from '../../lib/store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
-import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
-import { revokeClientGrants, type GrantRevocationDeps } from '../oauth/grant-revocation.js';
-import type { EventPipeline, EventActor } from '../../lib/webhooks/event-pipeline.js';
+import { requireAccessToken } from '../oauth/bearer.js';
+import { revokeClientGrants } from '../../lib/grants/revocation.js';
+import type { EventActor } from '../../lib/webhooks/event-pipeline.js';
 import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../lib/webhooks/event-sources.js';
+import { AllFields } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
-export interface RegistrationDeps extends BearerDeps, GrantRevocationDeps {
+/** `events`: app.* events of clients that have an owner user go to the owner's webhooks. */
+export interface RegistrationDeps extends Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events'> {
   /** Grant types the token endpoint serves: the only ones a client may register. */
   grantTypes: readonly string[];
-  /** app.* events of clients that have an owner user go to the owner's webhooks. */
-  events: EventPipeline;
 }
 
 /**
@@ -88,7 +89,7 @@ export function registrationRoutes(deps: RegistrationDeps): Router {
   router.put(managed, json, async (req, res) => {
     const client = await authorizedClient(req, res);
     if (!client || !requireJson(req, res)) return;
-    const body = (req.body ?? {}) as Record<string, unknown>;
+    const body = AllFields.parse(req.body);
     // RFC 7592 §2.2: the client_id must be sent and match; the secret cannot be changed by the client.
     if (body.client_id !== client._id) return sendError(res, 400, 'invalid_request', 'client_id must be present and match the client');
     if (body.client_secret !== undefined && (typeof body.client_secret !== 'string' || !client.secretHash || !verifySecret(body.client_secret, client.secretHash))) {

@@ -1,4 +1,4 @@
-// Step-up 2FA for client apps (issue 6), the client-facing endpoints:
+// Step-up 2FA for client apps, the client-facing endpoints:
 // - POST /api/oauth/2fa/challenges (JSON; client authentication by Basic or in
 //   the body; public clients with PKCE): starts a StepUpChallenge workflow and
 //   answers {challenge_id, expires_at, url}. 60 per minute per client.
@@ -13,32 +13,22 @@ import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { isValidS256Challenge, verifyPkce } from '../../lib/domain/pkce.js';
 import { checkRedirectUri } from '../../lib/domain/redirect-uri.js';
-import type { FlowClient } from '../../lib/flows/flow-client.js';
 import { redeemStepUpFlow, startStepUpFlow } from '../../lib/flows/step-up-challenge.js';
-import type { OutboundPolicy } from '../../lib/outbound/http-client.js';
-import type { Logger } from '../../lib/runtime/log.js';
 import { hashSecret, newId } from '../../lib/security/secrets.js';
-import type { ClientLookup } from '../../lib/store/clients.js';
-import type { Store } from '../../lib/store/db.js';
 import { getSiteSettings } from '../../lib/store/settings.js';
 import { deleteStepUpChallenge, findStepUpChallenge, findStepUpCode, insertStepUpChallenge } from '../../lib/store/step-up.js';
-import { captchaInfo } from '../auth/captcha.js';
+import { captchaInfo } from '../verification/captcha.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { admitRequest, limitPerIp, type RequestLimitConfig } from '../http/request-limits.js';
+import { admitRequest, limitPerIp } from '../http/request-limits.js';
 import { authenticateClient, type ClientAuthResult } from '../oauth/client-auth.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
+import { fieldsOf, FormValues, JsonObject, raw, singleValues } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
-export interface StepUpDeps {
-  issuer: string;
-  store: Store;
-  findClient: ClientLookup;
-  log: Logger;
-  flows: FlowClient;
-  /** Outbound HTTP policy (captcha providers' verify URLs). */
-  outbound: OutboundPolicy;
+/** `outbound` is the policy for captcha providers' verify URLs. */
+export interface StepUpDeps extends Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'clientAssertions' | 'log' | 'flows' | 'outbound' | 'limits'> {
   /** How long a challenge waits for the user (STEP_UP_CHALLENGE_TTL_SECONDS; the spec leaves it to us). */
   challengeTtlMs: number;
-  limits: RequestLimitConfig;
 }
 
 export const STEP_UP_PATHS = {
@@ -51,13 +41,16 @@ export const STEP_UP_PATHS = {
   page: '/oauth/2fa',
 } as const;
 
-/** The 2FA code's lifetime after issuance (spec: 5 minutes). */
+/** The 2FA code's lifetime after issuance: long enough for the app to redeem it after the redirect. */
 export const STEP_UP_CODE_TTL_MS = 5 * 60_000;
-/** Challenge creation per client (spec Limits: 60 per minute). */
+/** Challenge creation per client (60 per minute): a leaked client secret cannot flood users with prompts. */
 const CHALLENGE_LIMIT = { max: 60, windowMs: 60_000 };
 const INVALID_CODE = 'code expired or invalid';
 
 /** A challenge id is a UUID (random, not a secret). */
+/** The query of the pages and endpoints that name a challenge (checked with isChallengeId). */
+export const ChallengeQuery = fieldsOf({ challenge_id: raw });
+
 export const isChallengeId = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(v);
 
 /** Where the client sends the user: the confirmation page. */
@@ -86,11 +79,11 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
   const form = express.urlencoded({ extended: false, limit: '16kb' });
 
   router.post(STEP_UP_PATHS.challenges, json, async (req: Request, res: Response) => {
-    if (!req.is('application/json') || typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
+    if (!req.is('application/json') || !JsonObject.safeParse(req.body).success) {
       return sendOAuthError(res, 400, 'invalid_request', 'the body must be a JSON object');
     }
     // authenticateClient reads client_id / client_secret from req.body: the parsed JSON object.
-    const auth = await authenticateClient(deps.findClient, req);
+    const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendAuthError(res, auth);
     const client = auth.client;
     // Every authenticated request counts, valid or not: a leaked secret cannot flood users.
@@ -136,11 +129,13 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
 
   router.post(STEP_UP_PATHS.verify, form, async (req: Request, res: Response) => {
     if (!req.is('application/x-www-form-urlencoded')) return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
-    const body = req.body as Record<string, unknown>;
-    for (const [k, v] of Object.entries(body)) if (typeof v !== 'string') return sendOAuthError(res, 400, 'invalid_request', `${k} must appear once`);
-    const auth = await authenticateClient(deps.findClient, req);
+    const form = FormValues.safeParse(req.body);
+    if (!form.success) return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+    const single = singleValues(form.data);
+    if ('repeated' in single) return sendOAuthError(res, 400, 'invalid_request', `${single.repeated} must appear once`);
+    const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendAuthError(res, auth);
-    const { code, redirect_uri: redirectUri, code_verifier: verifier } = body as Record<string, string | undefined>;
+    const { code, redirect_uri: redirectUri, code_verifier: verifier } = single.fields;
     if (!code) return sendOAuthError(res, 400, 'invalid_request', 'code is required');
     if (!redirectUri) return sendOAuthError(res, 400, 'invalid_request', 'redirect_uri is required');
     const codeHash = code.length <= 100 ? hashSecret(code) : null;
@@ -171,12 +166,12 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
 
   // Unauthenticated, and with provider `pow` every call stores a fresh challenge: limited per address first.
   router.get(STEP_UP_PATHS.info, limitPerIp(deps, '2fa_info'), async (req: Request, res: Response) => {
-    const id = req.query.challenge_id;
+    const id = ChallengeQuery.parse(req.query).challenge_id;
     if (!isChallengeId(id)) return sendOAuthError(res, 400, 'invalid_request', 'challenge_id is required');
     const challenge = await findStepUpChallenge(deps.store, id);
     const client = challenge && (await deps.findClient(challenge.clientId));
     if (!challenge || !client || challenge.status !== 'created') return sendOAuthError(res, 404, 'not_found', 'unknown, used or expired challenge');
-    // The captcha gate (issue 6 item 4): with provider `pow`, each call issues a fresh single-use pow_challenge.
+    // The captcha gate: with provider `pow`, each call issues a fresh single-use pow_challenge.
     const captcha = await captchaInfo(deps.store, await getSiteSettings(deps.store), challenge);
     sendOAuthJson(res, 200, { ...captcha, action: challenge.action, client_name: client.name });
   });

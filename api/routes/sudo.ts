@@ -1,10 +1,10 @@
 // POST /api/oauth/2fa/sudo/revoke: the user ends the sudo window of one client.
-// The spec's "user session token" is a Keyflow access token of the user (any
+// The "user session token" a client sends is a Keyflow access token of the user (any
 // scope, Bearer or DPoP) whose `sid` claim names the browser session the
 // window is bound to; the window of (token's user, token's sid, client_id) ends.
 import express, { Router } from 'express';
 import { z } from 'zod';
-import { revokeSudoWindow, type SudoDeps } from '../auth/sudo.js';
+import { revokeSudoWindow, type SudoDeps } from '../verification/sudo.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
 

@@ -3,6 +3,7 @@ import express, { Router } from 'express';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
 import { dpopHeader, dpopRequestUrl, verifyDpopProof } from '../oauth/dpop.js';
 import { methodNotAllowed } from '../http/errors.js';
+import { FormValues, singleValues } from '../http/input.js';
 import { sendOAuthError } from '../oauth/errors.js';
 import { authorizationCodeGrant } from '../oauth/grants/authorization-code.js';
 import type { GrantContext, TokenDeps } from '../oauth/grants/context.js';
@@ -20,20 +21,20 @@ export const GRANT_HANDLERS: Record<string, GrantHandler> = {
   [TOKEN_EXCHANGE_GRANT]: tokenExchangeGrant,
 };
 
-const REPEATABLE = ['resource', 'audience'];
-
 export function tokenRoutes(deps: TokenDeps): Router {
   const router = Router();
   router.post('/api/oauth/token', express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
     if (!req.is('application/x-www-form-urlencoded')) {
       return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
     }
-    const body = req.body as Record<string, unknown>;
-    for (const [k, v] of Object.entries(body)) {
-      // resource (RFC 8707) and audience (RFC 8693) are repeatable.
-      if (typeof v !== 'string' && !(REPEATABLE.includes(k) && Array.isArray(v))) return sendOAuthError(res, 400, 'invalid_request', `${k} must appear once`);
-    }
-    const grantType = body.grant_type;
+    const form = FormValues.safeParse(req.body);
+    if (!form.success) return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+    const { resource, audience, ...rest } = form.data;
+    // resource (RFC 8707) and audience (RFC 8693) are repeatable; the others are not.
+    const single = singleValues(rest);
+    if ('repeated' in single) return sendOAuthError(res, 400, 'invalid_request', `${single.repeated} must appear once`);
+    const params = { fields: single.fields, resource, audience };
+    const grantType = single.fields.grant_type;
     if (typeof grantType !== 'string' || !grantType) return sendOAuthError(res, 400, 'invalid_request', 'grant_type is required');
     const handler = GRANT_HANDLERS[grantType];
     if (!handler) return sendOAuthError(res, 400, 'unsupported_grant_type', `grant_type ${grantType} is not supported`);
@@ -48,7 +49,7 @@ export function tokenRoutes(deps: TokenDeps): Router {
       if (!proof.ok) return sendOAuthError(res, 400, 'invalid_dpop_proof', proof.description);
       dpopJkt = proof.jkt;
     }
-    await handler(req, res, { client: auth.client, deps, dpopJkt });
+    await handler(req, res, { client: auth.client, deps, dpopJkt, params });
   });
   router.all('/api/oauth/token', methodNotAllowed(['POST']));
   return router;

@@ -5,14 +5,12 @@ import { zodProblems } from '../../lib/domain/errors.js';
 import { ProfileUpdate } from '../../lib/domain/users.js';
 import { findUserById, updateProfile } from '../../lib/store/users.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
-import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
-import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
+import { requireAccessToken } from '../oauth/bearer.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
+import type { ApiContext } from '../context.js';
 
-export interface UserinfoDeps extends BearerDeps {
-  /** profile.updated goes to the user's webhooks. */
-  events: EventPipeline;
-}
+/** `events`: profile.updated goes to the user's webhooks. */
+export type UserinfoDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events'>;
 
 export function userinfoRoutes(deps: UserinfoDeps): Router {
   const router = Router();

@@ -1,4 +1,4 @@
-// The webhook management API (spec/webhooks.md, README "Webhooks → Management
+// The webhook management API (README "Webhooks → Management
 // API"): user webhooks at /api/oauth/me/webhooks, admin webhooks at
 // /api/oauth/me/admin/webhooks. One factory serves both; what differs between
 // them is the table RULES below, so every rule (validation, visibility, events,
@@ -18,122 +18,28 @@
 // creation response.
 import { randomUUID } from 'node:crypto';
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { DeliveryOutcome, WebhookDeliveryInput } from '../../lib/domain/webhook-delivery.js';
 import { checkSubscription, TEST_EVENT, type WebhookScope } from '../../lib/domain/webhook-events.js';
-import type { EventPipeline } from '../../lib/webhooks/event-pipeline.js';
-import type { Kek } from '../../lib/security/kek.js';
-import { createWebhook, deleteWebhook, findWebhook, listWebhooks, recentDeliveries, updateWebhook, type WebhookChanges, type WebhookDeliveryDoc, type WebhookDoc } from '../../lib/store/webhooks.js';
+import { createWebhook, deleteWebhook, findWebhook, listWebhooks, recentDeliveries, updateWebhook, type WebhookChanges, type WebhookDoc } from '../../lib/store/webhooks.js';
 import { findUserById } from '../../lib/store/users.js';
-import type { FlowClient } from '../../lib/flows/flow-client.js';
 import { runTestPing } from '../../lib/flows/webhook-delivery.js';
-import { isLoopbackHost } from '../../lib/domain/redirect-uri.js';
-import { admitsUrl, refusedHost, type OutboundPolicy } from '../../lib/outbound/http-client.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
-import { requireAccessToken, requireScopes, type BearerDeps } from '../oauth/bearer.js';
+import { requireAccessToken, requireScopes } from '../oauth/bearer.js';
+import { deliveryJson, testDeliveryJson, unix, urlHost, webhookJson } from '../views/webhooks.js';
+import { CreateBody, describe, PatchBody } from './webhooks.schema.js';
+import { MAX_ID_LENGTH, undeliverable, WEBHOOK_RULES } from './webhooks.rules.js';
+import type { ApiContext } from '../context.js';
 
-export interface WebhookRoutesDeps extends BearerDeps {
-  kek: Kek;
-  events: EventPipeline;
-  /** Where test pings run. */
-  flows: FlowClient;
+/** `flows` runs test pings; `outbound`'s allow-list refuses at once a URL it does not admit for webhooks. */
+export interface WebhookRoutesDeps extends Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'kek' | 'events' | 'flows' | 'outbound'> {
   /** WEBHOOK_TIMEOUT_MS: how long a test ping's receiver has to answer. */
   deliveryTimeoutMs: number;
-  /** The outbound policy: a URL its allow-list does not admit for webhooks is refused at once. */
-  outbound: Pick<OutboundPolicy, 'allow'>;
 }
 
-interface Rules {
-  base: string;
-  /** Webhooks per user (user scope) or per site (admin scope). */
-  max: number;
-  /** Only users with role `admin` see these routes (404 to anyone else). */
-  adminOnly: boolean;
-  scopes: { read: string; write: string; delete: string };
-}
-
-export const WEBHOOK_RULES: Record<WebhookScope, Rules> = {
-  user: { base: '/api/oauth/me/webhooks', max: 20, adminOnly: false, scopes: { read: 'webhooks:read', write: 'webhooks:write', delete: 'webhooks:write' } },
-  admin: { base: '/api/oauth/me/admin/webhooks', max: 50, adminOnly: true, scopes: { read: 'admin:webhooks:read', write: 'admin:webhooks:write', delete: 'admin:webhooks:delete' } },
-};
-
-/** Longer ids are not looked up (404 at once). */
-const MAX_ID_LENGTH = 100;
 const TEST_MESSAGE = 'This is a test delivery from Keyflow.';
 /** How much longer than the delivery timeout a test ping may take before the api gives up waiting (503). */
 const TEST_GRACE_MS = 10_000;
-
-// ---- request bodies ---------------------------------------------------------
-
-const Name = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
-const Url = z
-  .string()
-  .trim()
-  .max(2000, 'must be at most 2000 characters')
-  .superRefine((value, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be an absolute https:// URL' });
-      return;
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must be an https:// URL' });
-    else if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not contain credentials (user:password@)' });
-  });
-const Events = z.array(z.string().max(100, 'an event name is at most 100 characters'), 'must be an array of event names').max(100, 'must name at most 100 events');
-const Secret = z.string().min(16, 'must be at least 16 characters').max(256, 'must be at most 256 characters');
-const IsActive = z.union([z.boolean(), z.literal(0), z.literal(1)], 'must be true, false, 1 or 0');
-
-const CreateBody = z.strictObject({ name: Name, url: Url, events: Events, secret: Secret.optional() }, 'the body must be a JSON object');
-const PatchBody = z
-  .strictObject({ name: Name.optional(), url: Url.optional(), events: Events.optional(), is_active: IsActive.optional(), secret: Secret.optional() }, 'the body must be a JSON object')
-  .refine((b) => Object.values(b).some((v) => v !== undefined), 'give at least one of name, url, events, is_active, secret');
-
-/** A zod failure as one readable line: `field: problem; …`. */
-function describe(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((i) => {
-      if (i.code === 'unrecognized_keys') return `unknown field${i.keys.length > 1 ? 's' : ''}: ${i.keys.join(', ')}`;
-      const path = i.path.map(String).join('.');
-      return path ? `${path}: ${i.message}` : i.message;
-    })
-    .join('; ');
-}
-
-// ---- answers ----------------------------------------------------------------
-
-const unix = (d: Date | number) => Math.floor((typeof d === 'number' ? d : d.getTime()) / 1000);
-
-/** A webhook as the API shows it: never its secret. */
-export function webhookJson(w: WebhookDoc) {
-  return { id: w._id, name: w.name, url: w.url, events: w.events, is_active: w.isActive ? 1 : 0, created_at: unix(w.createdAt), updated_at: unix(w.updatedAt) };
-}
-
-export function deliveryJson(d: WebhookDeliveryDoc) {
-  return {
-    id: d._id,
-    event: d.event,
-    success: d.success,
-    status_code: d.statusCode ?? null,
-    error: d.error ?? null,
-    duration_ms: d.durationMs ?? null,
-    delivered_at: unix(d.deliveredAt),
-    ...(d.responseBody !== undefined ? { response_body: d.responseBody } : {}),
-  };
-}
-
-/** The host (and port) of a webhook URL: what events and logs may show of it. */
-function urlHost(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '';
-  }
-}
-
-// ---- routes -----------------------------------------------------------------
 
 export function webhookRoutes(deps: WebhookRoutesDeps): Router {
   const router = Router();
@@ -184,27 +90,11 @@ function webhookResource(deps: WebhookRoutesDeps, scope: WebhookScope): Router {
     return undefined;
   }
 
-  /**
-   * A URL whose host is an internal IP address (or localhost) outside the
-   * operator's allow-list would only ever be refused at delivery: say so now.
-   * Names that resolve to internal addresses are still refused at delivery.
-   * https only: plain http (which the spec accepts) only for a loopback
-   * receiver the allow-list admits for webhooks, because events, signatures
-   * and test-ping answers must not cross a network in clear text.
-   */
+  /** Refuses (400) a URL that delivery would refuse anyway. */
   function deliverable(res: Response, url: string | undefined): boolean {
-    if (url === undefined) return true;
-    const target = new URL(url);
-    const host = refusedHost(deps.outbound, 'webhooks', target);
-    if (host) {
-      sendError(res, 400, 'invalid_request', `url: ${host} is an internal address; Keyflow does not deliver to it (an operator can admit it with OUTBOUND_ALLOWLIST)`);
-      return false;
-    }
-    if (target.protocol === 'http:' && !(isLoopbackHost(target.hostname) && admitsUrl(deps.outbound, 'webhooks', target))) {
-      sendError(res, 400, 'invalid_request', 'url: must use https (http only for a loopback receiver that OUTBOUND_ALLOWLIST admits for webhooks)');
-      return false;
-    }
-    return true;
+    const problem = undeliverable(deps.outbound, url);
+    if (problem) sendError(res, 400, 'invalid_request', problem);
+    return problem === null;
   }
 
   function subscription(res: Response, events: string[]): string[] | undefined {
@@ -296,18 +186,7 @@ function webhookResource(deps: WebhookRoutesDeps, scope: WebhookScope): Router {
       return sendError(res, 503, 'temporarily_unavailable', 'the test delivery could not be run now; try again');
     }
     if (outcome.state === 'skipped') return sendError(res, 404, 'not_found', 'no such webhook');
-    send(res, 200, {
-      delivery: {
-        id: deliveryId,
-        event: TEST_EVENT,
-        success: outcome.state === 'success',
-        status_code: outcome.statusCode,
-        error: outcome.error,
-        duration_ms: outcome.durationMs,
-        delivered_at: unix(outcome.deliveredAt),
-        response_body: outcome.responseBody ?? null,
-      },
-    });
+    send(res, 200, { delivery: testDeliveryJson(deliveryId, TEST_EVENT, outcome) });
   });
   router.all(`${one}/test`, wrongMethod(['POST']));
 

@@ -16,7 +16,7 @@ import { createClient, listClients, publicClient } from '../store/clients.js';
 import { getSiteSettings, setSiteSetting } from '../store/settings.js';
 import type { SigningAlg } from '../store/signing-keys.js';
 import { createUser, deleteUserAccount, findUserByEmail, findUserById, listUsers, publicUser } from '../store/users.js';
-import { revokeUserGrants } from '../../api/oauth/grant-revocation.js';
+import { revokeUserGrants } from '../grants/revocation.js';
 import { UsageError, USAGE } from './usage.js';
 import { webhooksCommand } from './webhooks.js';
 import { ADMIN_EVENTS, isAdminEvent } from '../domain/webhook-events.js';
@@ -85,7 +85,7 @@ async function deleteUser(store: Store, cfg: Config, argv: string[]) {
   try {
     const removed = await deleteUserAccount(store, user._id);
     if (!removed) throw new ValidationError([`no user with id ${user._id}`]); // deleted meanwhile
-    const revoked = await revokeUserGrants({ store, temporal: temporal.client }, user._id);
+    const revoked = await revokeUserGrants({ store, flows: { client: temporal.client, taskQueue: cfg.temporal.taskQueue } }, user._id);
     print({ deleted: user._id, email: user.email, ...removed, grantsRevoked: revoked.grants });
     await emitAdminEvent(cfg, store, 'admin.user.delete', { user_id: user._id });
     if (revoked.familiesUnreached > 0) {

@@ -2,7 +2,7 @@
 // step-up gate applies, the providers' default verify URLs, and the
 // self-hosted proof of work (leading zero bits of
 // SHA-256(pow_challenge + ':' + pow_nonce)). When the sign-in form asks for it
-// depends on failure counts: api/auth/sign-in-limits.ts.
+// depends on failure counts: api/verification/sign-in-limits.ts.
 import { createHash } from 'node:crypto';
 import type { CAPTCHA_PROVIDERS, SiteSettings } from './site-settings.js';
 

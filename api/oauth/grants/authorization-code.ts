@@ -6,14 +6,15 @@ import { consumeAuthorizationCode } from '../../../lib/store/authorization-codes
 import { findUserById } from '../../../lib/store/users.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { GrantRevokedError, issueGrantTokens } from '../grant-issuance.js';
-import { revokeGrantAndFamily } from '../grant-revocation.js';
+import { revokeGrantAndFamily } from '../../../lib/grants/revocation.js';
 import type { GrantContext } from './context.js';
 
 const INVALID_CODE = 'code expired or invalid';
 
 export async function authorizationCodeGrant(req: Request, res: Response, ctx: GrantContext): Promise<void> {
   const { client, deps } = ctx;
-  const body = req.body as Record<string, unknown>;
+  const { params } = ctx;
+  const body = params.fields;
   const code = body.code;
   const redirectUri = body.redirect_uri;
   const verifier = body.code_verifier;
@@ -24,7 +25,7 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
   }
 
   // A malformed resource is refused before the code is used up.
-  const requested = parseResources(body.resource);
+  const requested = parseResources(params.resource);
   if (!requested.ok) return sendOAuthError(res, 400, requested.error, requested.description);
 
   const consumed = await consumeAuthorizationCode(deps.store, code);
@@ -48,7 +49,7 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
   }
 
   // RFC 8707 §2.2: the token request may narrow the granted resources, never add one.
-  const target = narrowResources(c.resources ?? [], body.resource, client.allowedResources ?? []);
+  const target = narrowResources(c.resources ?? [], params.resource, client.allowedResources ?? []);
   if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
 
   const user = await findUserById(deps.store, c.userId);

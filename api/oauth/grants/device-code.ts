@@ -17,8 +17,8 @@ export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 const INVALID = 'device_code expired, used or invalid';
 
-export async function deviceCodeGrant(req: Request, res: Response, { client, deps, dpopJkt }: GrantContext): Promise<void> {
-  const body = req.body as Record<string, unknown>;
+export async function deviceCodeGrant(req: Request, res: Response, { client, deps, dpopJkt, params }: GrantContext): Promise<void> {
+  const body = params.fields;
   const deviceCode = body.device_code;
   const verifier = body.code_verifier;
   if (typeof deviceCode !== 'string' || deviceCode.length === 0 || deviceCode.length > 100) return sendOAuthError(res, 400, 'invalid_request', 'device_code is required');
@@ -48,7 +48,7 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
   }
 
   // RFC 8707 §2.2: the token request may narrow the resources, never add one (checked before redeeming).
-  const target = narrowResources(doc.resources ?? [], body.resource, client.allowedResources ?? []);
+  const target = narrowResources(doc.resources ?? [], params.resource, client.allowedResources ?? []);
   if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
 
   // With offline_access the redeem update also starts the refresh family: one Temporal call.
@@ -57,7 +57,7 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
     doc.scope.includes('offline_access') && doc.userId
       ? prepareRefreshFamily(deps, { grantId, clientId: client._id, userId: doc.userId, scope: doc.scope, resources: doc.resources ?? [] })
       : null;
-  const redeemed = await redeemDeviceFlow({ client: deps.temporal, taskQueue: deps.taskQueue }, hash, { family: prepared?.family ?? null });
+  const redeemed = await redeemDeviceFlow(deps.flows, hash, { family: prepared?.family ?? null });
   // The workflow has ended: redeemed, denied or expired meanwhile.
   if (redeemed.ended) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   const result = redeemed.value;

@@ -8,14 +8,14 @@ import { isGrantUsable } from '../../../lib/store/grants.js';
 import { findRefreshToken, recordRotation } from '../../../lib/store/refresh-tokens.js';
 import { endRefreshFamily, rotateRefreshToken } from '../../../lib/flows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
-import { revokeFamilyThenGrant } from '../grant-revocation.js';
+import { revokeFamilyThenGrant } from '../../../lib/grants/revocation.js';
 import { issueAccessToken } from '../tokens.js';
 import type { GrantContext } from './context.js';
 
 const INVALID = 'refresh token expired, revoked or invalid';
 
-export async function refreshTokenGrant(req: Request, res: Response, { client, deps, dpopJkt }: GrantContext): Promise<void> {
-  const body = req.body as Record<string, string | undefined>;
+export async function refreshTokenGrant(req: Request, res: Response, { client, deps, dpopJkt, params }: GrantContext): Promise<void> {
+  const body = params.fields;
   const presented = body.refresh_token;
   if (!presented) return sendOAuthError(res, 400, 'invalid_request', 'refresh_token is required');
   // Longer than any refresh token Keyflow issues (e.g. an access token): unknown, like any other wrong value.
@@ -35,7 +35,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   // user), or whose client or user is gone, refuses its refresh tokens even if its
   // family missed the revocation, which is then told again.
   if (!(await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId }))) {
-    await endRefreshFamily(deps.temporal, doc.grantId, 'grant revoked');
+    await endRefreshFamily(deps.flows.client, doc.grantId, 'grant revoked');
     return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   }
 
@@ -49,12 +49,12 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   }
 
   // RFC 8707: `resource` may narrow the access token's audience to granted resources (that the client still lists).
-  const target = narrowResources(doc.resources ?? [], (req.body as Record<string, unknown>).resource, client.allowedResources ?? []);
+  const target = narrowResources(doc.resources ?? [], params.resource, client.allowedResources ?? []);
   if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
 
   const next = newSecret();
   const nextHash = hashSecret(next);
-  const rotation = await rotateRefreshToken(deps.temporal, doc.grantId, { presentedHash, newHash: nextHash });
+  const rotation = await rotateRefreshToken(deps.flows.client, doc.grantId, { presentedHash, newHash: nextHash });
   // The family has ended (expired or revoked) or never existed.
   if (rotation.ended) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   const result = rotation.value;

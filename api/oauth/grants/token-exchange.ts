@@ -51,10 +51,10 @@ function parseAudiences(raw: unknown, allowed: readonly string[]): AudienceCheck
   return { ok: true, audiences };
 }
 
-export async function tokenExchangeGrant(req: Request, res: Response, { client, deps, dpopJkt }: GrantContext): Promise<void> {
-  // The spec asks for client authentication (Basic); any confidential method is accepted.
+export async function tokenExchangeGrant(req: Request, res: Response, { client, deps, dpopJkt, params }: GrantContext): Promise<void> {
+  const body = params.fields;
+  // Only a confidential client may exchange tokens (it authenticated above, by any of its methods).
   if (client.public) return sendOAuthError(res, 400, 'unauthorized_client', 'token exchange requires an authenticated confidential client');
-  const body = req.body as Record<string, unknown>;
   const subjectToken = body.subject_token;
   if (typeof subjectToken !== 'string' || subjectToken.length === 0 || subjectToken.length > 16_384) return sendOAuthError(res, 400, 'invalid_request', 'subject_token is required');
   if (body.subject_token_type !== ACCESS_TOKEN_TYPE) return sendOAuthError(res, 400, 'invalid_request', `subject_token_type must be ${ACCESS_TOKEN_TYPE}`);
@@ -63,9 +63,9 @@ export async function tokenExchangeGrant(req: Request, res: Response, { client, 
     return sendOAuthError(res, 400, 'invalid_request', `requested_token_type must be ${ACCESS_TOKEN_TYPE}`);
   }
   const allowedResources = client.allowedResources ?? [];
-  const resources = parseAllowedResources(body.resource, allowedResources);
+  const resources = parseAllowedResources(params.resource, allowedResources);
   if (!resources.ok) return sendOAuthError(res, 400, resources.error, resources.description);
-  const audiences = parseAudiences(body.audience, allowedResources);
+  const audiences = parseAudiences(params.audience, allowedResources);
   if (!audiences.ok) return sendOAuthError(res, 400, 'invalid_target', audiences.description);
 
   // Any audience: a token meant for another resource may still be exchanged by the client it names.

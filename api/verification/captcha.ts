@@ -20,6 +20,8 @@ import type { Store } from '../../lib/store/db.js';
 import { siteSecret } from '../../lib/store/settings.js';
 import { claimOnce, rememberIssued, wasIssued } from '../../lib/store/single-use.js';
 import { html, type SafeHtml } from '../html/html.js';
+import { z } from 'zod';
+import { fieldsOf } from '../http/input.js';
 
 export { captchaRequired } from '../../lib/domain/captcha.js';
 
@@ -85,10 +87,13 @@ export async function captchaInfo(store: Store, settings: SiteSettings, challeng
 export const hasCaptchaAnswer = (a: CaptchaAnswer) => !!(a.captchaToken || a.powChallenge || a.powNonce);
 
 /** Reads the answer fields (`captcha_token`, `pow_challenge`, `pow_nonce`) from a form or JSON body. */
+/** A captcha field: one string up to `max` characters, or absent (anything else reads as absent, and fails the check). */
+const captchaField = (max: number) => z.string().max(max).optional().catch(undefined);
+const CaptchaFields = fieldsOf({ captcha_token: captchaField(4096), pow_challenge: captchaField(100), pow_nonce: captchaField(100) });
+
 export function captchaAnswerFrom(body: unknown, remoteIp?: string): CaptchaAnswer {
-  const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const str = (v: unknown, max: number) => (typeof v === 'string' && v.length <= max ? v : undefined);
-  return { captchaToken: str(b.captcha_token, 4096), powChallenge: str(b.pow_challenge, 100), powNonce: str(b.pow_nonce, 100), remoteIp };
+  const b = CaptchaFields.parse(body);
+  return { captchaToken: b.captcha_token, powChallenge: b.pow_challenge, powNonce: b.pow_nonce, remoteIp };
 }
 
 /**

@@ -16,6 +16,12 @@ import type { UserDoc } from '../../lib/domain/users.js';
 import type { Store } from '../../lib/store/db.js';
 import { findPasskey, insertPasskey, listPasskeys, recordPasskeyUse } from '../../lib/store/passkeys.js';
 import { takeWebauthnChallenge, updateSession } from '../../lib/store/sessions.js';
+import { z } from 'zod';
+
+/** Names a credential; @simplewebauthn/server checks the rest of a browser's answer (and refuses what does not fit). */
+const namesCredential = (v: unknown): boolean => typeof v === 'object' && v !== null && 'id' in v && typeof v.id === 'string';
+const AuthenticationResponse = z.custom<AuthenticationResponseJSON>(namesCredential);
+const RegistrationResponse = z.custom<RegistrationResponseJSON>(namesCredential);
 
 export interface RelyingParty {
   id: string;
@@ -44,9 +50,11 @@ export async function registrationOptions(store: Store, rp: RelyingParty, sessio
   return options;
 }
 
-export async function registerPasskey(store: Store, rp: RelyingParty, session: SessionDoc, user: UserDoc, response: RegistrationResponseJSON, name: string): Promise<PasskeyDoc | null> {
+export async function registerPasskey(store: Store, rp: RelyingParty, session: SessionDoc, user: UserDoc, answer: unknown, name: string): Promise<PasskeyDoc | null> {
   const expectedChallenge = await takeWebauthnChallenge(store, session._id);
-  if (!expectedChallenge) return null;
+  const parsed = RegistrationResponse.safeParse(answer);
+  if (!expectedChallenge || !parsed.success) return null;
+  const response = parsed.data;
   const verification = await verifyRegistrationResponse({ response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.id }).catch(() => null);
   if (!verification?.verified || !verification.registrationInfo) return null;
   const { credential } = verification.registrationInfo;
@@ -73,9 +81,11 @@ export async function authenticationOptions(store: Store, rp: RelyingParty, sess
 }
 
 /** The passkey that answered the challenge, if valid (and of `userId`, when given). Updates its signature counter. */
-export async function verifyPasskey(store: Store, rp: RelyingParty, session: SessionDoc, response: AuthenticationResponseJSON, userId: string | null): Promise<PasskeyDoc | null> {
+export async function verifyPasskey(store: Store, rp: RelyingParty, session: SessionDoc, answer: unknown, userId: string | null): Promise<PasskeyDoc | null> {
   const expectedChallenge = await takeWebauthnChallenge(store, session._id);
-  if (!expectedChallenge || typeof response?.id !== 'string') return null;
+  const parsed = AuthenticationResponse.safeParse(answer);
+  if (!expectedChallenge || !parsed.success) return null;
+  const response = parsed.data;
   const passkey = await findPasskey(store, response.id);
   if (!passkey || (userId !== null && passkey.userId !== userId)) return null;
   const verification = await verifyAuthenticationResponse({
@@ -83,7 +93,7 @@ export async function verifyPasskey(store: Store, rp: RelyingParty, session: Ses
     expectedChallenge,
     expectedOrigin: rp.origin,
     expectedRPID: rp.id,
-    credential: { id: passkey._id, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.counter, transports: passkey.transports as AuthenticatorTransport[] },
+    credential: { id: passkey._id, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.counter, transports: passkey.transports },
     requireUserVerification: userId === null,
   }).catch(() => null);
   if (!verification?.verified) return null;

@@ -25,31 +25,21 @@
 // HMAC-SHA256 of the normalized email, keyed by a key derived from the KEK.
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { Request } from 'express';
-import type { Config } from '../../lib/config/env.js';
 import type { SiteSettings } from '../../lib/domain/site-settings.js';
-import type { Kek } from '../../lib/security/kek.js';
-import type { OutboundPolicy } from '../../lib/outbound/http-client.js';
-import type { Logger } from '../../lib/runtime/log.js';
-import type { Store } from '../../lib/store/db.js';
 import type { LimitRule } from '../../lib/domain/rate-limits.js';
 import { hasReached, takeAttempt, takeAttempts, type Attempt } from '../../lib/store/rate-limits.js';
 import { getSiteSettings } from '../../lib/store/settings.js';
 import { claimOnce } from '../../lib/store/single-use.js';
 import { clientAddress } from '../http/request-limits.js';
 import { captchaAnswerFrom, hasCaptchaAnswer, issuePowChallenge, SIGN_IN_CAPTCHA, verifyCaptcha } from './captcha.js';
+import type { ApiContext } from '../context.js';
 
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 export const TOO_MANY_FAILURES = 'Too many failed attempts. Wait 15 minutes and try again.';
 const SITE_BUSY = 'Too many failed sign-ins on this site right now. Wait a few minutes and try again.';
 const CAPTCHA_FIRST = 'Complete the check below, then sign in.';
 
-export interface SignInLimitDeps {
-  store: Store;
-  log: Logger;
-  kek: Kek;
-  limits: Config['limits'];
-  outbound: OutboundPolicy;
-}
+export type SignInLimitDeps = Pick<ApiContext, 'store' | 'log' | 'kek' | 'limits' | 'outbound'>;
 
 /** How a refused attempt is answered: the status, the message, and whether the form must show the captcha. */
 export interface Refusal {
@@ -103,7 +93,7 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
     return { settings, needed: reached.some(Boolean) };
   }
 
-  async function log(req: Request, method: SignInMethod, email: string | null, reason: string) {
+  function log(req: Request, method: SignInMethod, email: string | null, reason: string) {
     deps.log.info('sign-in failed', { method, account: email === null ? undefined : accountRef(email), ip: req.ip, reason });
   }
 
@@ -127,7 +117,7 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
       [keys.address(req), address],
     ]);
     if (!personal.allowed) {
-      await log(req, method, email, 'limit');
+      log(req, method, email, 'limit');
       return { ok: false, status: 429, error: TOO_MANY_FAILURES, captcha: needed };
     }
     const site = await takeAttempt(store, keys.global, global);
@@ -137,14 +127,14 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
       await personal.attempt.release();
       if (settings.captcha_provider !== 'none') return { ok: false, status: 400, error: CAPTCHA_FIRST, captcha: true };
       await warnSiteLimit();
-      await log(req, method, email, 'site limit');
+      log(req, method, email, 'site limit');
       return { ok: false, status: 429, error: SITE_BUSY, captcha: false };
     }
     if (needed) {
       // A failed captcha keeps the slots: it counts as a failed sign-in.
       const checked = await verifyCaptcha(deps, settings, SIGN_IN_CAPTCHA, answer);
       if (!checked.ok) {
-        await log(req, method, email, 'captcha');
+        log(req, method, email, 'captcha');
         return { ok: false, status: 400, error: checked.error, captcha: true };
       }
     }
@@ -154,7 +144,7 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
   async function begin(req: Request, limitsFor: ReadonlyArray<readonly [string, LimitRule]>, method: SignInMethod): Promise<Begun> {
     const result = await takeAttempts(store, limitsFor);
     if (result.allowed) return { ok: true, attempt: result.attempt };
-    await log(req, method, null, 'limit');
+    log(req, method, null, 'limit');
     return { ok: false, status: 429, error: TOO_MANY_FAILURES, captcha: false };
   }
 
@@ -174,7 +164,7 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
     async failed(req, method, email, reason) {
       // Second factors and passkeys count toward the site-wide figure too (the captcha threshold); only passwords are gated by it.
       if (method === 'otp' || method === 'passkey') await takeAttempt(store, keys.global, global);
-      await log(req, method, email, reason);
+      log(req, method, email, reason);
     },
     async powChallenge(req) {
       const settings = await getSiteSettings(store);

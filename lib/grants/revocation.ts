@@ -4,15 +4,15 @@
 // refresh tokens of a grant the projection says is revoked. One grant (a
 // replayed code, a revoked refresh token), or every grant of a deleted client
 // or user.
-import type { Store } from '../../lib/store/db.js';
-import { deleteConsents } from '../../lib/store/consents.js';
-import { liveGrantIds, revokeGrant } from '../../lib/store/grants.js';
-import type { FlowClient } from '../../lib/flows/flow-client.js';
-import { endRefreshFamily, revokeRefreshFamily } from '../../lib/flows/refresh-family.js';
+import type { Store } from '../store/db.js';
+import { deleteConsents } from '../store/consents.js';
+import { liveGrantIds, revokeGrant } from '../store/grants.js';
+import type { FlowClient } from '../flows/flow-client.js';
+import { endRefreshFamily, revokeRefreshFamily } from '../flows/refresh-family.js';
 
 export interface GrantRevocationDeps {
   store: Store;
-  temporal: FlowClient['client'];
+  flows: FlowClient;
 }
 
 /**
@@ -23,7 +23,7 @@ export interface GrantRevocationDeps {
  */
 export async function revokeGrantAndFamily(deps: GrantRevocationDeps, grantId: string, reason: string): Promise<void> {
   await revokeGrant(deps.store, grantId, reason);
-  await endRefreshFamily(deps.temporal, grantId, reason);
+  await endRefreshFamily(deps.flows.client, grantId, reason);
 }
 
 /** Grants handled at once when a client or user goes (each a MongoDB update, then a Temporal signal). */
@@ -52,7 +52,7 @@ async function revokeGrantsOf(deps: GrantRevocationDeps, owner: { clientId: stri
   const stored = await inChunks(ids, (id) => revokeGrant(deps.store, id, reason));
   const failed = stored.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
-  const told = await inChunks(ids, (id) => endRefreshFamily(deps.temporal, id, reason));
+  const told = await inChunks(ids, (id) => endRefreshFamily(deps.flows.client, id, reason));
   return { grants: ids.length, familiesUnreached: told.filter((r) => r.status === 'rejected').length };
 }
 
@@ -79,6 +79,6 @@ export function revokeUserGrants(deps: GrantRevocationDeps, userId: string): Pro
  * family that has ended is revoked in MongoDB alone.
  */
 export async function revokeFamilyThenGrant(deps: GrantRevocationDeps, grantId: string, reason: string): Promise<void> {
-  await revokeRefreshFamily(deps.temporal, grantId, { reason });
+  await revokeRefreshFamily(deps.flows.client, grantId, { reason });
   await revokeGrant(deps.store, grantId, reason);
 }

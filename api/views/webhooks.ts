@@ -1,0 +1,47 @@
+// The webhook API's JSON answers: a webhook (never its secret), a delivery,
+// and the host of a webhook URL (what events and logs may show of it).
+import type { DeliveryOutcome } from '../../lib/domain/webhook-delivery.js';
+import type { WebhookDeliveryDoc, WebhookDoc } from '../../lib/store/webhooks.js';
+
+export const unix = (d: Date | number) => Math.floor((typeof d === 'number' ? d : d.getTime()) / 1000);
+
+/** A webhook as the API shows it: never its secret. */
+export function webhookJson(w: WebhookDoc) {
+  return { id: w._id, name: w.name, url: w.url, events: w.events, is_active: w.isActive ? 1 : 0, created_at: unix(w.createdAt), updated_at: unix(w.updatedAt) };
+}
+
+export function deliveryJson(d: WebhookDeliveryDoc) {
+  return {
+    id: d._id,
+    event: d.event,
+    success: d.success,
+    status_code: d.statusCode ?? null,
+    error: d.error ?? null,
+    duration_ms: d.durationMs ?? null,
+    delivered_at: unix(d.deliveredAt),
+    ...(d.responseBody !== undefined ? { response_body: d.responseBody } : {}),
+  };
+}
+
+/** The host (and port) of a webhook URL: what events and logs may show of it. */
+export function urlHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}
+
+/** A test ping's delivery, as its answer shows it. */
+export function testDeliveryJson(deliveryId: string, event: string, outcome: Exclude<DeliveryOutcome, { state: 'skipped' }>) {
+  return {
+    id: deliveryId,
+    event,
+    success: outcome.state === 'success',
+    status_code: outcome.statusCode,
+    error: outcome.error,
+    duration_ms: outcome.durationMs,
+    delivered_at: unix(outcome.deliveredAt),
+    response_body: outcome.responseBody ?? null,
+  };
+}
