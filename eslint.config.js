@@ -1,28 +1,89 @@
-// ESLint (flat config): typescript-eslint's recommended rules over all sources.
+// ESLint (flat config): typescript-eslint's type-checked rules, and the layer
+// rules of Keyflow's architecture (README, "Architecture"): which folder may
+// import which. A violation fails `npm test`.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/** A `no-restricted-imports` pattern refusing import paths that match `regex`, with the reason shown in the error. */
+const refuse = (regex, message, allowTypeImports = false) => ({ regex, message, allowTypeImports });
+
+// The layers, from the top: a file may import the layers below it, never one above.
+const API = refuse('(^|/)api/', 'nothing outside api/ imports from api/: the HTTP layer sits on top');
+const TOOLS = refuse('(^|/)tools/', 'product code does not depend on tooling (tools/ is bench, scripts and embedded dev servers)');
+const WORKFLOWS = refuse('(^|/)workflows/', 'only the worker loads workflow code; share types through lib/domain', true);
+const ACTIVITIES = refuse('(^|/)activities/', 'only the worker loads activities; workflows may `import type` them', true);
+const FLOWS = refuse('(^|/)lib/flows/|^\\.\\./flows/', 'flow clients are called by the api, the CLI and the worker, not by this layer');
+const MONGODB = refuse('^mongodb$', 'MongoDB is reached through lib/store only', true);
+const TEMPORAL_CLIENT = refuse('^@temporalio/client$', 'Temporal is driven through the per-flow modules of lib/flows only', true);
+const TEMPORAL_WORKER = refuse('^@temporalio/(worker|activity)$', 'the worker SDK belongs to worker/ and activities/');
+const EXPRESS = refuse('^express$', 'express belongs to api/');
+
+const restrict = (files, patterns) => ({
+  files,
+  rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
+});
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.tools/', 'data/', 'coverage/'] },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
       'no-console': ['error', { allow: ['error'] }],
       eqeqeq: ['error', 'always'],
+      // URLSearchParams stringify to their query string: a well-defined template value.
+      '@typescript-eslint/restrict-template-expressions': ['error', { allow: [{ from: 'lib', name: ['Error', 'URL', 'URLSearchParams'] }, { from: 'package', package: 'url', name: ['URL', 'URLSearchParams'] }] }],
     },
   },
+  // Plain JavaScript (browser assets, bootstrap scripts, configs): no type information.
+  { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   {
     files: ['api/assets/**/*.js'],
     languageOptions: { globals: { window: 'readonly', document: 'readonly', fetch: 'readonly' } },
   },
+  // Tests read parsed JSON answers as `Json` (any) on purpose: their assertions check the shape.
   {
-    files: ['workflows/**/*.ts'],
+    files: ['test/**/*.ts'],
     rules: {
-      // Workflow code is deterministic: no Date.now()/Math.random() from the host, no Node modules.
-      'no-restricted-imports': ['error', { patterns: ['node:*', 'mongodb', 'express', '../store/*', '../api/*', '../keys/*'] }],
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      // Stub activities implement async interfaces without awaiting anything.
+      '@typescript-eslint/require-await': 'off',
     },
   },
+
+  // Layer rules.
+  // Workflow code is replayed deterministically inside Temporal's sandbox: it
+  // imports the workflow SDK, pure domain modules, search attribute keys, and
+  // types (e.g. its activities' interface) — nothing that does I/O.
+  restrict(['workflows/**/*.ts'], [
+    refuse('^(?!@temporalio/(workflow|common)$|\\./|\\.\\./lib/domain/|\\.\\./lib/temporal/search-attributes\\.js$)', 'workflow code imports only @temporalio/workflow, pure lib/domain modules and search attribute keys (types from anywhere)', true),
+  ]),
+  restrict(['activities/**/*.ts'], [API, TOOLS, WORKFLOWS, FLOWS, EXPRESS, MONGODB, TEMPORAL_CLIENT]),
+  restrict(['worker/**/*.ts'], [API, TOOLS, EXPRESS, MONGODB]),
+  restrict(['api/**/*.ts'], [TOOLS, WORKFLOWS, ACTIVITIES, MONGODB, TEMPORAL_CLIENT, TEMPORAL_WORKER]),
+  // lib/: pure domain at the bottom, the store above it, everything else above both.
+  restrict(['lib/domain/**/*.ts'], [
+    API, TOOLS, WORKFLOWS, ACTIVITIES, EXPRESS, MONGODB, TEMPORAL_CLIENT, TEMPORAL_WORKER,
+    refuse('^\\.\\./(store|flows|events|keys|outbound|config|runtime|cli|temporal|webhooks)/', 'lib/domain is pure: it imports other domain modules and pure helpers only'),
+    refuse('^node:(fs|net|http|https|http2|dns|child_process|worker_threads|tls)$', 'lib/domain does no I/O'),
+  ]),
+  restrict(['lib/store/**/*.ts'], [
+    API, TOOLS, WORKFLOWS, ACTIVITIES, FLOWS, EXPRESS, TEMPORAL_CLIENT, TEMPORAL_WORKER,
+    refuse('^\\.\\./(events|outbound|cli|webhooks)/', 'lib/store reads and writes documents; it calls no higher layer'),
+  ]),
+  restrict(['lib/flows/**/*.ts'], [API, TOOLS, WORKFLOWS, ACTIVITIES, EXPRESS, MONGODB, TEMPORAL_WORKER]),
+  restrict(['lib/temporal/**/*.ts'], [API, TOOLS, WORKFLOWS, ACTIVITIES, FLOWS, EXPRESS, MONGODB, TEMPORAL_CLIENT, TEMPORAL_WORKER]),
+  restrict(['lib/!(domain|store|flows|temporal)/**/*.ts'], [API, TOOLS, WORKFLOWS, ACTIVITIES, EXPRESS, MONGODB, TEMPORAL_CLIENT, TEMPORAL_WORKER]),
+  // The connection module makes the one Temporal client every flow module uses.
+  restrict(['lib/temporal/connection.ts'], [API, TOOLS, WORKFLOWS, ACTIVITIES, FLOWS, EXPRESS, MONGODB, TEMPORAL_WORKER]),
+  restrict(['tools/**/*.ts'], [WORKFLOWS, ACTIVITIES, refuse('(^|/)test/', 'tooling does not import tests: shared fixtures live in tools/fixtures')]),
 );
