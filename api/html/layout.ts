@@ -23,35 +23,30 @@ export function sendPage(res: Response, { title, body, scripts = [], status = 20
     .type('html')
     .send(
       html`<!doctype html>
-        <html lang="en">
-          <head>
-            <meta charset="utf-8" />
-            <meta name="viewport" content="width=device-width, initial-scale=1" />
-            <title>${title} · Keyflow</title>
-            <link rel="stylesheet" href="/assets/keyflow.css" />
-            ${scripts.map((s) => html`<script src="/assets/${s}" defer></script>`)}
-          </head>
-          <body>
-            <main class="card">
-              <p class="brand">Keyflow</p>
-              ${body}
-            </main>
-          </body>
-        </html>`.value,
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Keyflow</title>
+<link rel="stylesheet" href="/assets/keyflow.css">
+${scripts.map((s) => html`<script src="/assets/${s}" defer></script>`)}
+</head>
+<body>
+<main class="card">
+<p class="brand">Keyflow</p>
+${body}
+</main>
+</body>
+</html>`.value,
     );
 }
 
 /** A hidden input carrying the session's CSRF token. */
 export function csrfField(token: string): SafeHtml {
-  return html`<input type="hidden" name="csrf" value="${token}" />`;
+  return html`<input type="hidden" name="csrf" value="${token}">`;
 }
 
 /** The error page for errors that must not redirect (unknown client, bad redirect URI …). */
 export function sendErrorPage(res: Response, status: number, title: string, message: string): void {
-  sendPage(res, {
-    title,
-    status,
-    body: html`<h1>${title}</h1>
-      <p class="error" role="alert">${message}</p>`,
-  });
+  sendPage(res, { title, status, body: html`<h1>${title}</h1><p class="error" role="alert">${message}</p>` });
 }

@@ -24,11 +24,7 @@ export type EndSessionDeps = SignOutDeps & Pick<ApiContext, 'keyring' | 'findCli
 const param = z.string().max(8192).optional().catch(undefined);
 
 function signedOutPage(res: Response) {
-  sendPage(res, {
-    title: 'Signed out',
-    body: html`<h1>You are signed out</h1>
-      <p><a href="/login">Sign in again</a></p>`,
-  });
+  sendPage(res, { title: 'Signed out', body: html`<h1>You are signed out</h1><p><a href="/login">Sign in again</a></p>` });
 }
 
 /** RP-initiated logout's parameters (query or form); a parameter that is not one string is ignored, as if absent. */
@@ -65,9 +61,7 @@ export function endSessionRoutes(deps: EndSessionDeps): Router {
     // come with it: a signed-in browser would look signed out and be told so. The same
     // request as a top-level GET carries the cookie (and asks the user to confirm).
     if (req.method === 'POST' && !req.kfSession) {
-      const asGet = Object.entries({ id_token_hint: hint, client_id: params.client_id, post_logout_redirect_uri: postLogout, state }).filter(
-        (e): e is [string, string] => e[1] !== undefined,
-      );
+      const asGet = Object.entries({ id_token_hint: hint, client_id: params.client_id, post_logout_redirect_uri: postLogout, state }).filter((e): e is [string, string] => e[1] !== undefined);
       return res.redirect(303, `/api/oauth/end_session?${new URLSearchParams(asGet).toString()}`);
     }
 
@@ -79,16 +73,16 @@ export function endSessionRoutes(deps: EndSessionDeps): Router {
         return sendPage(res, {
           title: 'Sign out?',
           body: html`<h1>Sign out of Keyflow?</h1>
-            ${client ? html`<p>${client.name} asks to sign you out.</p>` : ''}
-            <form method="post" action="/api/oauth/end_session">
-              ${csrfField(session.csrf)}
-              <input type="hidden" name="confirm" value="yes" />
-              ${hint ? html`<input type="hidden" name="id_token_hint" value="${hint}" />` : ''}
-              ${clientId ? html`<input type="hidden" name="client_id" value="${clientId}" />` : ''}
-              ${postLogout ? html`<input type="hidden" name="post_logout_redirect_uri" value="${postLogout}" />` : ''}
-              ${state ? html`<input type="hidden" name="state" value="${state}" />` : ''}
-              <button type="submit">Sign out</button>
-            </form>`,
+${client ? html`<p>${client.name} asks to sign you out.</p>` : ''}
+<form method="post" action="/api/oauth/end_session">
+${csrfField(session.csrf)}
+<input type="hidden" name="confirm" value="yes">
+${hint ? html`<input type="hidden" name="id_token_hint" value="${hint}">` : ''}
+${clientId ? html`<input type="hidden" name="client_id" value="${clientId}">` : ''}
+${postLogout ? html`<input type="hidden" name="post_logout_redirect_uri" value="${postLogout}">` : ''}
+${state ? html`<input type="hidden" name="state" value="${state}">` : ''}
+<button type="submit">Sign out</button>
+</form>`,
         });
       }
       await signOut(req, res, deps);

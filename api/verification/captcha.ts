@@ -59,21 +59,13 @@ export async function issuePowChallenge(store: Store, purpose: string): Promise<
 export function captchaFormFields(settings: SiteSettings, infoUrl: string): SafeHtml {
   if (settings.captcha_provider === 'pow') {
     return html`<div data-pow data-info="${infoUrl}">
-      <input type="hidden" name="pow_challenge" value="" data-captcha-field />
-      <input type="hidden" name="pow_nonce" value="" data-captcha-field />
-      <p class="muted" role="status" data-pow-status>Checking your browser…</p>
-    </div>`;
+<input type="hidden" name="pow_challenge" value="" data-captcha-field>
+<input type="hidden" name="pow_nonce" value="" data-captcha-field>
+<p class="muted" role="status" data-pow-status>Checking your browser…</p>
+</div>`;
   }
   return html`<label for="captcha_token">Captcha answer</label>
-    <input
-      id="captcha_token"
-      name="captcha_token"
-      type="text"
-      autocomplete="off"
-      data-captcha-field
-      data-provider="${settings.captcha_provider}"
-      data-sitekey="${settings.captcha_site_key}"
-    />`;
+<input id="captcha_token" name="captcha_token" type="text" autocomplete="off" data-captcha-field data-provider="${settings.captcha_provider}" data-sitekey="${settings.captcha_site_key}">`;
 }
 
 /** The captcha part of /api/oauth/2fa/info. */
@@ -109,12 +101,7 @@ export function captchaAnswerFrom(body: unknown, remoteIp?: string): CaptchaAnsw
  * proof of work was issued for. Never throws for a provider failure: an
  * unreachable provider is a failed captcha.
  */
-export async function verifyCaptcha(
-  deps: { store: Store; kek: Kek; outbound: OutboundPolicy },
-  settings: SiteSettings,
-  purpose: string,
-  answer: CaptchaAnswer,
-): Promise<CaptchaResult> {
+export async function verifyCaptcha(deps: { store: Store; kek: Kek; outbound: OutboundPolicy }, settings: SiteSettings, purpose: string, answer: CaptchaAnswer): Promise<CaptchaResult> {
   const provider = settings.captcha_provider;
   if (provider === 'none') return { ok: true };
   if (provider === 'pow') {
@@ -122,8 +109,7 @@ export async function verifyCaptcha(
     if (!pow || !nonce) return { ok: false, error: 'Wait until the browser check has finished, then try again.' };
     if (!(await wasIssued(deps.store, issuedKey(purpose, pow)))) return { ok: false, error: 'The browser check expired. Reload the page and try again.' };
     // Single use, right or wrong: a second answer to the same pow_challenge is refused.
-    if (!(await claimOnce(deps.store, `pow-used:${pow}`, POW_CHALLENGE_TTL_MS + 60_000)))
-      return { ok: false, error: 'The browser check was already used. Reload the page and try again.' };
+    if (!(await claimOnce(deps.store, `pow-used:${pow}`, POW_CHALLENGE_TTL_MS + 60_000))) return { ok: false, error: 'The browser check was already used. Reload the page and try again.' };
     return checkPow(pow, nonce, settings.pow_difficulty) ? { ok: true } : { ok: false, error: 'The browser check failed. Reload the page and try again.' };
   }
   if (!isThirdPartyProvider(provider)) return { ok: false, error: 'The captcha is not configured.' };
@@ -132,11 +118,7 @@ export async function verifyCaptcha(
   const form = new URLSearchParams({ secret: await siteSecret(deps.store, deps.kek, 'captcha_secret_key'), response: answer.captchaToken });
   if (answer.remoteIp) form.set('remoteip', answer.remoteIp);
   try {
-    const res = await outboundRequest(deps.outbound, 'captcha', url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: form.toString(),
-    });
+    const res = await outboundRequest(deps.outbound, 'captcha', url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() });
     const data = res.status === 200 ? (JSON.parse(res.body.toString('utf8')) as { success?: unknown }) : null;
     if (data?.success === true) return { ok: true };
   } catch {

@@ -14,37 +14,28 @@ export function appsPage(res: Response, { session }: SignedIn, apps: ClientDoc[]
     title: 'Your apps',
     status,
     body: html`<h1>Your apps</h1>
-      ${notice ?? ''} ${apps.length === 0 ? html`<p class="muted">No apps yet.</p>` : ''}
-      <ul>
-        ${apps.map(
-          (a) =>
-            html`<li>
-              <strong>${a.name}</strong> ${a.isVerified ? html`<span class="badge">Verified</span>` : ''}
-              <p><span class="muted">client_id</span> <code>${a._id}</code> <span class="muted">${a.public ? 'public' : a.tokenEndpointAuthMethod}</span></p>
-              <p class="muted">
-                ${a.redirectUris.map((r) => `${r.type === 'equals' ? '' : `${r.type}: `}${r.value}`).join(', ') || 'no redirect URI: register one before signing in with this app'}
-              </p>
-              <a href="/account/apps/${a._id}/edit">Edit</a>
-              ${a.secretHash ? html`<form class="inline" method="post" action="/account/apps/${a._id}/secret">${csrfField(session.csrf)}<button type="submit" class="secondary">New secret</button></form>` : ''}
-              <form class="inline" method="post" action="/account/apps/${a._id}/delete">
-                ${csrfField(session.csrf)}<button type="submit" class="secondary">Delete</button>
-              </form>
-            </li>`,
-        )}
-      </ul>
-      <section>
-        <h2>New app</h2>
-        <form method="post" action="/account/apps">
-          ${csrfField(session.csrf)}
-          <label for="app-name">Name</label>
-          <input id="app-name" name="name" type="text" maxlength="200" required />
-          <label for="app-redirects">Redirect URIs (one per line)</label>
-          <textarea id="app-redirects" name="redirect_uris" rows="3" placeholder="https://app.example/callback"></textarea>
-          <label><input type="checkbox" name="public" value="1" /> Public client (no secret; PKCE)</label>
-          <button type="submit">Create app</button>
-        </form>
-      </section>
-      <p><a href="/account">Back to your account</a></p>`,
+${notice ?? ''}
+${apps.length === 0 ? html`<p class="muted">No apps yet.</p>` : ''}
+<ul>${apps.map(
+      (a) => html`<li><strong>${a.name}</strong> ${a.isVerified ? html`<span class="badge">Verified</span>` : ''}
+<p><span class="muted">client_id</span> <code>${a._id}</code> <span class="muted">${a.public ? 'public' : a.tokenEndpointAuthMethod}</span></p>
+<p class="muted">${a.redirectUris.map((r) => `${r.type === 'equals' ? '' : `${r.type}: `}${r.value}`).join(', ') || 'no redirect URI: register one before signing in with this app'}</p>
+<a href="/account/apps/${a._id}/edit">Edit</a>
+${a.secretHash ? html`<form class="inline" method="post" action="/account/apps/${a._id}/secret">${csrfField(session.csrf)}<button type="submit" class="secondary">New secret</button></form>` : ''}
+<form class="inline" method="post" action="/account/apps/${a._id}/delete">${csrfField(session.csrf)}<button type="submit" class="secondary">Delete</button></form></li>`,
+    )}</ul>
+<section><h2>New app</h2>
+<form method="post" action="/account/apps">
+${csrfField(session.csrf)}
+<label for="app-name">Name</label>
+<input id="app-name" name="name" type="text" maxlength="200" required>
+<label for="app-redirects">Redirect URIs (one per line)</label>
+<textarea id="app-redirects" name="redirect_uris" rows="3" placeholder="https://app.example/callback"></textarea>
+<label><input type="checkbox" name="public" value="1"> Public client (no secret; PKCE)</label>
+<button type="submit">Create app</button>
+</form>
+</section>
+<p><a href="/account">Back to your account</a></p>`,
   });
 }
 
@@ -52,15 +43,10 @@ export function secretPage(res: Response, name: string, clientId: string, secret
   sendPage(res, {
     title,
     body: html`<h1>${title}</h1>
-      <p><strong>${name}</strong></p>
-      <p><span class="muted">client_id</span> <code data-client-id>${clientId}</code></p>
-      ${
-        secret
-          ? html`<p>Client secret — copy it now, it is shown only once:</p>
-              <p><code class="secret" data-client-secret>${secret}</code></p>`
-          : html`<p>A public client has no secret.</p>`
-      }
-      <p><a href="/account/apps">Done</a></p>`,
+<p><strong>${name}</strong></p>
+<p><span class="muted">client_id</span> <code data-client-id>${clientId}</code></p>
+${secret ? html`<p>Client secret — copy it now, it is shown only once:</p><p><code class="secret" data-client-secret>${secret}</code></p>` : html`<p>A public client has no secret.</p>`}
+<p><a href="/account/apps">Done</a></p>`,
   });
 }
 
@@ -69,21 +55,21 @@ export function editPage(res: Response, { session }: SignedIn, app: ClientDoc, n
     title: `Edit ${app.name}`,
     status,
     body: html`<h1>Edit ${app.name}</h1>
-      ${notice ?? ''}
-      <form method="post" action="/account/apps/${app._id}/edit">
-        ${csrfField(session.csrf)}
-        <label for="edit-name">Name</label>
-        <input id="edit-name" name="name" type="text" maxlength="200" required value="${app.name}" />
-        <label for="edit-description">Description</label>
-        <input id="edit-description" name="description" type="text" maxlength="2000" value="${app.description}" />
-        <label for="edit-redirects">Redirect URIs (one per line; "wildcard: …" or "regex: …" for other match types)</label>
-        <textarea id="edit-redirects" name="redirect_uris" rows="4">${app.redirectUris.map(entryLine).join('\n')}</textarea>
-        <label for="edit-logout">Post-logout redirect URIs (one per line)</label>
-        <textarea id="edit-logout" name="post_logout_redirect_uris" rows="2">${app.postLogoutRedirectUris.join('\n')}</textarea>
-        <label for="edit-bcl">Back-channel logout URI</label>
-        <input id="edit-bcl" name="backchannel_logout_uri" type="url" maxlength="2048" value="${app.backchannelLogoutUri ?? ''}" />
-        <button type="submit">Save</button>
-      </form>
-      <p><a href="/account/apps">Back to your apps</a></p>`,
+${notice ?? ''}
+<form method="post" action="/account/apps/${app._id}/edit">
+${csrfField(session.csrf)}
+<label for="edit-name">Name</label>
+<input id="edit-name" name="name" type="text" maxlength="200" required value="${app.name}">
+<label for="edit-description">Description</label>
+<input id="edit-description" name="description" type="text" maxlength="2000" value="${app.description}">
+<label for="edit-redirects">Redirect URIs (one per line; "wildcard: …" or "regex: …" for other match types)</label>
+<textarea id="edit-redirects" name="redirect_uris" rows="4">${app.redirectUris.map(entryLine).join('\n')}</textarea>
+<label for="edit-logout">Post-logout redirect URIs (one per line)</label>
+<textarea id="edit-logout" name="post_logout_redirect_uris" rows="2">${app.postLogoutRedirectUris.join('\n')}</textarea>
+<label for="edit-bcl">Back-channel logout URI</label>
+<input id="edit-bcl" name="backchannel_logout_uri" type="url" maxlength="2048" value="${app.backchannelLogoutUri ?? ''}">
+<button type="submit">Save</button>
+</form>
+<p><a href="/account/apps">Back to your apps</a></p>`,
   });
 }

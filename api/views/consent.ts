@@ -23,20 +23,16 @@ export function consentPage(res: Response, session: SessionDoc, client: ClientDo
   sendPage(res, {
     title: `Allow ${client.name}?`,
     body: html`<h1>Allow ${client.name}?</h1>
-      <p>
-        ${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">Not verified by Keyflow</span>`}
-      </p>
-      ${client.description ? html`<p class="muted">${client.description}</p>` : ''}
-      <p>${client.name} asks to:</p>
-      <ul class="scopes">
-        ${request.scope.map((s) => html`<li>${describeScope(s)} <span class="muted">(${s})</span></li>`)}
-      </ul>
-      <form method="post" action="/consent">
-        ${csrfField(session.csrf)}
-        <input type="hidden" name="request" value="${request._id}" />
-        <button type="submit" name="decision" value="allow">Allow</button>
-        <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-      </form>
-      <p class="muted">You will be sent back to ${new URL(request.redirectUri).host}.</p>`,
+<p>${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">Not verified by Keyflow</span>`}</p>
+${client.description ? html`<p class="muted">${client.description}</p>` : ''}
+<p>${client.name} asks to:</p>
+<ul class="scopes">${request.scope.map((s) => html`<li>${describeScope(s)} <span class="muted">(${s})</span></li>`)}</ul>
+<form method="post" action="/consent">
+${csrfField(session.csrf)}
+<input type="hidden" name="request" value="${request._id}">
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</form>
+<p class="muted">You will be sent back to ${new URL(request.redirectUri).host}.</p>`,
   });
 }

@@ -17,52 +17,34 @@ export function codePage(res: Response, csrf: string, opts: { code?: string; err
     title: 'Connect a device',
     status: opts.status,
     body: html`<h1>Connect a device</h1>
-      ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-      <p>Enter the code your device shows.</p>
-      <form method="post" action="${DEVICE_PAGE_PATH}">
-        ${csrfField(csrf)}
-        <label for="user_code">Code</label>
-        <input
-          id="user_code"
-          name="user_code"
-          type="text"
-          autocomplete="off"
-          autocapitalize="characters"
-          spellcheck="false"
-          required
-          maxlength="20"
-          value="${opts.code ?? ''}"
-        />
-        <button type="submit">Continue</button>
-      </form>`,
+${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
+<p>Enter the code your device shows.</p>
+<form method="post" action="${DEVICE_PAGE_PATH}">
+${csrfField(csrf)}
+<label for="user_code">Code</label>
+<input id="user_code" name="user_code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" required maxlength="20" value="${opts.code ?? ''}">
+<button type="submit">Continue</button>
+</form>`,
   });
 }
 
 /** What the device asks for, and the allow and deny buttons. */
-export function consentPage(
-  res: Response,
-  session: SessionDoc,
-  { device, client, userCode }: { device: DeviceCodeDoc; client: ClientDoc; userCode: string },
-): void {
+export function consentPage(res: Response, session: SessionDoc, { device, client, userCode }: { device: DeviceCodeDoc; client: ClientDoc; userCode: string }): void {
   sendPage(res, {
     title: `Allow ${client.name}?`,
     body: html`<h1>Allow ${client.name} on your device?</h1>
-      <p>
-        ${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">Not verified by Keyflow</span>`}
-      </p>
-      ${client.description ? html`<p class="muted">${client.description}</p>` : ''}
-      <p>Check that your device shows the code <code>${userCode}</code>.</p>
-      <p>${client.name} asks to:</p>
-      <ul class="scopes">
-        ${device.scope.map((s) => html`<li>${describeScope(s)} <span class="muted">(${s})</span></li>`)}
-      </ul>
-      <form method="post" action="${DEVICE_CONSENT_PATH}">
-        ${csrfField(session.csrf)}
-        <input type="hidden" name="user_code" value="${userCode}" />
-        <button type="submit" name="decision" value="allow">Allow</button>
-        <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-      </form>
-      <p class="muted">Allow only a device you are setting up yourself, never for a code someone sent you.</p>`,
+<p>${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">Not verified by Keyflow</span>`}</p>
+${client.description ? html`<p class="muted">${client.description}</p>` : ''}
+<p>Check that your device shows the code <code>${userCode}</code>.</p>
+<p>${client.name} asks to:</p>
+<ul class="scopes">${device.scope.map((s) => html`<li>${describeScope(s)} <span class="muted">(${s})</span></li>`)}</ul>
+<form method="post" action="${DEVICE_CONSENT_PATH}">
+${csrfField(session.csrf)}
+<input type="hidden" name="user_code" value="${userCode}">
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</form>
+<p class="muted">Allow only a device you are setting up yourself, never for a code someone sent you.</p>`,
   });
 }
 
@@ -70,6 +52,6 @@ export function answeredPage(res: Response, client: ClientDoc, allowed: boolean)
   sendPage(res, {
     title: 'You can return to your device',
     body: html`<h1>You can return to your device</h1>
-      <p>${allowed ? `${client.name} is now allowed to continue on your device.` : `You denied ${client.name} access.`}</p>`,
+<p>${allowed ? `${client.name} is now allowed to continue on your device.` : `You denied ${client.name} access.`}</p>`,
   });
 }

@@ -21,39 +21,20 @@ export function loginPage(res: Response, csrf: string, requestId: string | null,
     status: opts.status,
     scripts: ['simplewebauthn-browser.js', 'webauthn.js', ...(opts.captcha ? ['captcha.js'] : [])],
     body: html`<h1>Sign in</h1>
-      ${opts.reauth ? html`<p>This change needs a recent sign-in. Sign in again to continue.</p>` : ''}
-      ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-      <form method="post" action="/login">
-        ${csrfField(csrf)} ${requestId ? html`<input type="hidden" name="request" value="${requestId}" />` : ''}
-        <label for="email">Email</label>
-        <input
-          id="email"
-          name="email"
-          type="email"
-          autocomplete="username webauthn"
-          required
-          value="${opts.email ?? ''}"
-          ${opts.reauth ? html` readonly` : ''}
-        />
-        <label for="password">Password</label>
-        <input id="password" name="password" type="password" autocomplete="current-password" required />
-        ${opts.captcha ?? ''}
-        <button type="submit">Sign in</button>
-      </form>
-      <p>
-        <button
-          type="button"
-          class="secondary"
-          data-webauthn="login"
-          data-csrf="${csrf}"
-          data-options="/login/passkey/options"
-          data-verify="/login/passkey"
-          data-request="${requestId ?? ''}"
-        >
-          Sign in with a passkey
-        </button>
-      </p>
-      <p class="error" role="alert" data-webauthn-error hidden></p>`,
+${opts.reauth ? html`<p>This change needs a recent sign-in. Sign in again to continue.</p>` : ''}
+${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
+<form method="post" action="/login">
+${csrfField(csrf)}
+${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : ''}
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username webauthn" required value="${opts.email ?? ''}"${opts.reauth ? html` readonly` : ''}>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+${opts.captcha ?? ''}
+<button type="submit">Sign in</button>
+</form>
+<p><button type="button" class="secondary" data-webauthn="login" data-csrf="${csrf}" data-options="/login/passkey/options" data-verify="/login/passkey" data-request="${requestId ?? ''}">Sign in with a passkey</button></p>
+<p class="error" role="alert" data-webauthn-error hidden></p>`,
   });
 }
 
@@ -64,23 +45,20 @@ export function secondFactorPage(res: Response, csrf: string, requestId: string 
     status: opts.status,
     scripts: ['simplewebauthn-browser.js', 'webauthn.js'],
     body: html`<h1>Two-step verification</h1>
-      ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-      <form method="post" action="/login/second-factor">
-        ${csrfField(csrf)} ${requestId ? html`<input type="hidden" name="request" value="${requestId}" />` : ''}
-        <label for="code">Authentication code</label>
-        <input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code" required maxlength="20" />
-        <p class="muted">The 6-digit code from your authenticator app, or one of your backup codes.</p>
-        <button type="submit">Verify</button>
-      </form>
-      ${opts.passkeys ? html`<p><button type="button" class="secondary" data-webauthn="second-factor" data-csrf="${csrf}" data-options="/login/second-factor/passkey/options" data-verify="/login/second-factor/passkey" data-request="${requestId ?? ''}">Use a passkey</button></p>` : ''}
-      <p class="error" role="alert" data-webauthn-error hidden></p>`,
+${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
+<form method="post" action="/login/second-factor">
+${csrfField(csrf)}
+${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : ''}
+<label for="code">Authentication code</label>
+<input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code" required maxlength="20">
+<p class="muted">The 6-digit code from your authenticator app, or one of your backup codes.</p>
+<button type="submit">Verify</button>
+</form>
+${opts.passkeys ? html`<p><button type="button" class="secondary" data-webauthn="second-factor" data-csrf="${csrf}" data-options="/login/second-factor/passkey/options" data-verify="/login/second-factor/passkey" data-request="${requestId ?? ''}">Use a passkey</button></p>` : ''}
+<p class="error" role="alert" data-webauthn-error hidden></p>`,
   });
 }
 
 export function signedOutPage(res: Response): void {
-  sendPage(res, {
-    title: 'Signed out',
-    body: html`<h1>You are signed out</h1>
-      <p><a href="/login">Sign in again</a></p>`,
-  });
+  sendPage(res, { title: 'Signed out', body: html`<h1>You are signed out</h1><p><a href="/login">Sign in again</a></p>` });
 }

@@ -11,30 +11,21 @@ export const SESSIONS_PAGE = '/account/sessions';
 const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 export function signedOutPage(res: Response, message: string): void {
-  sendPage(res, {
-    title: 'Signed out',
-    body: html`<h1>You are signed out</h1>
-      <p>${message}</p>
-      <p><a href="/login">Sign in again</a></p>`,
-  });
+  sendPage(res, { title: 'Signed out', body: html`<h1>You are signed out</h1><p>${message}</p><p><a href="/login">Sign in again</a></p>` });
 }
 
 export function sessionsPage(res: Response, { session }: SignedIn, sessions: SessionDoc[], notice?: SafeHtml): void {
   sendPage(res, {
     title: 'Your sessions',
     body: html`<h1>Your sessions</h1>
-      ${notice ?? ''}
-      <p>Browsers where you are signed in to Keyflow. Sign out of any you do not recognise.</p>
-      <ul class="sessions">
-        ${sessions.map(
-          (
-            s,
-          ) => html`<li${s.sid === session.sid ? html` aria-current="true"` : ''}><strong>${s.sid === session.sid ? 'This browser' : 'Another browser'}</strong>
+${notice ?? ''}
+<p>Browsers where you are signed in to Keyflow. Sign out of any you do not recognise.</p>
+<ul class="sessions">${sessions.map(
+      (s) => html`<li${s.sid === session.sid ? html` aria-current="true"` : ''}><strong>${s.sid === session.sid ? 'This browser' : 'Another browser'}</strong>
 <span class="muted">signed in ${when(s.authTime ?? s.createdAt)}, last seen ${when(s.lastSeenAt ?? s.createdAt)}</span>
 <form class="inline" method="post" action="${SESSIONS_PAGE}/${s.sid}/sign-out">${csrfField(session.csrf)}<button type="submit" class="secondary">Sign out</button></form></li>`,
-        )}
-      </ul>
-      <form method="post" action="${SESSIONS_PAGE}/sign-out-everywhere">${csrfField(session.csrf)}<button type="submit">Sign out everywhere</button></form>
-      <p><a href="/account">Back to your account</a></p>`,
+    )}</ul>
+<form method="post" action="${SESSIONS_PAGE}/sign-out-everywhere">${csrfField(session.csrf)}<button type="submit">Sign out everywhere</button></form>
+<p><a href="/account">Back to your account</a></p>`,
   });
 }

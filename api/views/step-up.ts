@@ -28,7 +28,7 @@ export function confirmPage(res: Response, session: SessionDoc, loaded: Loaded, 
   const { sudoMinutes: sudoMins, passkeys, codes, captcha } = factors;
   const sudoOptIn =
     sudoMins > 0
-      ? html`<label class="check"><input type="checkbox" name="sudo" value="yes" data-step-up-sudo /> Don't ask again for ${String(sudoMins)} minutes</label>`
+      ? html`<label class="check"><input type="checkbox" name="sudo" value="yes" data-step-up-sudo> Don't ask again for ${String(sudoMins)} minutes</label>`
       : '';
   const id = challenge._id;
   sendPage(res, {
@@ -36,52 +36,35 @@ export function confirmPage(res: Response, session: SessionDoc, loaded: Loaded, 
     status: opts.status,
     scripts: ['simplewebauthn-browser.js', 'webauthn.js', 'step-up.js', ...(captcha ? ['captcha.js'] : [])],
     body: html`<h1>Confirm an action</h1>
-      ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-      <p>
-        <strong>${client.name}</strong>
-        ${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">(not verified by Keyflow)</span>`}
-        asks you to confirm this action:
-      </p>
-      <p class="action">${challenge.action}</p>
-      <form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up>
-        ${csrfField(session.csrf)}
-        <input type="hidden" name="challenge_id" value="${id}" />
-        <label class="check"><input type="checkbox" name="confirm_action" value="yes" data-step-up-confirm /> I confirm: ${challenge.action}</label>
-        ${sudoOptIn} ${captcha ?? ''}
-        ${
-          codes
-            ? html`<label for="code">Authentication code</label>
-                <input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code" maxlength="20" />
-                <p class="muted">The 6-digit code from your authenticator app, or one of your backup codes. A wrong code cancels this request.</p>
-                <button type="submit" name="decision" value="confirm" disabled data-step-up-enable>Confirm</button>`
-            : ''
-        }
-      </form>
-      ${
-        passkeys
-          ? html`<p>
-              <button
-                type="button"
-                class="secondary"
-                disabled
-                data-step-up-enable
-                data-webauthn="second-factor"
-                data-csrf="${session.csrf}"
-                data-options="${STEP_UP_PATHS.passkeyOptions}?challenge_id=${id}"
-                data-verify="${STEP_UP_PATHS.passkey}?challenge_id=${id}"
-                data-request="${id}"
-              >
-                Use a passkey
-              </button>
-            </p>`
-          : ''
-      }
-      <p class="error" role="alert" data-webauthn-error hidden></p>
-      <form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up-deny>
-        ${csrfField(session.csrf)}
-        <input type="hidden" name="challenge_id" value="${id}" />
-        <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-      </form>`,
+${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
+<p><strong>${client.name}</strong> ${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">(not verified by Keyflow)</span>`} asks you to confirm this action:</p>
+<p class="action">${challenge.action}</p>
+<form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up>
+${csrfField(session.csrf)}
+<input type="hidden" name="challenge_id" value="${id}">
+<label class="check"><input type="checkbox" name="confirm_action" value="yes" data-step-up-confirm> I confirm: ${challenge.action}</label>
+${sudoOptIn}
+${captcha ?? ''}
+${
+codes
+  ? html`<label for="code">Authentication code</label>
+<input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code" maxlength="20">
+<p class="muted">The 6-digit code from your authenticator app, or one of your backup codes. A wrong code cancels this request.</p>
+<button type="submit" name="decision" value="confirm" disabled data-step-up-enable>Confirm</button>`
+  : ''
+}
+</form>
+${
+passkeys
+  ? html`<p><button type="button" class="secondary" disabled data-step-up-enable data-webauthn="second-factor" data-csrf="${session.csrf}" data-options="${STEP_UP_PATHS.passkeyOptions}?challenge_id=${id}" data-verify="${STEP_UP_PATHS.passkey}?challenge_id=${id}" data-request="${id}">Use a passkey</button></p>`
+  : ''
+}
+<p class="error" role="alert" data-webauthn-error hidden></p>
+<form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up-deny>
+${csrfField(session.csrf)}
+<input type="hidden" name="challenge_id" value="${id}">
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</form>`,
   });
 }
 
@@ -93,25 +76,21 @@ export function sudoConfirmPage(res: Response, session: SessionDoc, loaded: Load
     status: opts.status,
     scripts: ['step-up.js'],
     body: html`<h1>Confirm an action</h1>
-      ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-      <p>
-        <strong>${client.name}</strong>
-        ${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">(not verified by Keyflow)</span>`}
-        asks you to confirm this action:
-      </p>
-      <p class="action">${challenge.action}</p>
-      <form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up data-step-up-sudo-path>
-        ${csrfField(session.csrf)}
-        <input type="hidden" name="challenge_id" value="${challenge._id}" />
-        <label class="check"><input type="checkbox" name="confirm_action" value="yes" data-step-up-confirm /> I confirm: ${challenge.action}</label>
-        <p class="muted">You confirmed an action of ${client.name} with your second factor a short while ago and chose not to be asked again for now.</p>
-        <button type="submit" name="decision" value="sudo" disabled data-step-up-enable>Confirm</button>
-      </form>
-      <form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up-deny>
-        ${csrfField(session.csrf)}
-        <input type="hidden" name="challenge_id" value="${challenge._id}" />
-        <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-      </form>`,
+${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
+<p><strong>${client.name}</strong> ${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">(not verified by Keyflow)</span>`} asks you to confirm this action:</p>
+<p class="action">${challenge.action}</p>
+<form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up data-step-up-sudo-path>
+${csrfField(session.csrf)}
+<input type="hidden" name="challenge_id" value="${challenge._id}">
+<label class="check"><input type="checkbox" name="confirm_action" value="yes" data-step-up-confirm> I confirm: ${challenge.action}</label>
+<p class="muted">You confirmed an action of ${client.name} with your second factor a short while ago and chose not to be asked again for now.</p>
+<button type="submit" name="decision" value="sudo" disabled data-step-up-enable>Confirm</button>
+</form>
+<form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up-deny>
+${csrfField(session.csrf)}
+<input type="hidden" name="challenge_id" value="${challenge._id}">
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</form>`,
   });
 }
 
@@ -120,14 +99,8 @@ export function enrollPage(res: Response, loaded: Loaded, back: string): void {
   sendPage(res, {
     title: 'Set up two-step verification',
     body: html`<h1>Set up two-step verification</h1>
-      <p>
-        <strong>${loaded.client.name}</strong> asked you to confirm an action with two-step verification, but your account has neither an authenticator app nor
-        a passkey.
-      </p>
-      <p>
-        Add one at <a href="/account/security">Account security</a> (an authenticator app such as a TOTP app on your phone, or a passkey), then start the action
-        again in ${loaded.client.name}.
-      </p>
-      <p><a href="${back}">Return to ${loaded.client.name}</a></p>`,
+<p><strong>${loaded.client.name}</strong> asked you to confirm an action with two-step verification, but your account has neither an authenticator app nor a passkey.</p>
+<p>Add one at <a href="/account/security">Account security</a> (an authenticator app such as a TOTP app on your phone, or a passkey), then start the action again in ${loaded.client.name}.</p>
+<p><a href="${back}">Return to ${loaded.client.name}</a></p>`,
   });
 }

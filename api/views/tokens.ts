@@ -9,60 +9,38 @@ import type { SignedIn } from '../http/signed-in.js';
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
-export function tokensPage(
-  res: Response,
-  { session, user }: SignedIn,
-  { tokens, maxDays }: { tokens: PersonalAccessTokenDoc[]; maxDays: number },
-  notice?: SafeHtml,
-  status = 200,
-): void {
+export function tokensPage(res: Response, { session, user }: SignedIn, { tokens, maxDays }: { tokens: PersonalAccessTokenDoc[]; maxDays: number }, notice?: SafeHtml, status = 200): void {
   const now = Date.now();
   sendPage(res, {
     title: 'Personal access tokens',
     status,
     body: html`<h1>Personal access tokens</h1>
-      ${notice ?? ''}
-      <p>A personal access token lets a script use Keyflow's API as you (<code>Authorization: Bearer &lt;token&gt;</code>) with the scopes you choose.</p>
-      <section>
-        <h2>Your tokens</h2>
-        ${tokens.length === 0 ? html`<p class="muted">No tokens yet.</p>` : ''}
-        <ul>
-          ${tokens.map(
-            (t) =>
-              html`<li>
-                <strong>${t.name}</strong> <span class="muted">${t.scope.join(' ')}</span>
-                <span class="muted"
-                  >created ${day(t.createdAt)},
-                  ${t.expiresAt ? (t.expiresAt.getTime() <= now ? html`expired ${day(t.expiresAt)}` : html`expires ${day(t.expiresAt)}`) : 'no expiry'}</span
-                >
-                <form class="inline" method="post" action="/account/tokens/${t.id}/revoke">
-                  ${csrfField(session.csrf)}<button type="submit" class="secondary">Revoke</button>
-                </form>
-              </li>`,
-          )}
-        </ul>
-      </section>
-      <section>
-        <h2>New token</h2>
-        <form method="post" action="/account/tokens">
-          ${csrfField(session.csrf)}
-          <label for="token-name">Name</label>
-          <input id="token-name" name="name" type="text" maxlength="100" required />
-          <fieldset>
-            <legend>Scopes</legend>
-            ${patScopesFor(user.role).map(
-              (s) =>
-                html`<label
-                  ><input type="checkbox" name="scope" value="${s}" /> <code>${s}</code> <span class="muted">${SCOPES[s]?.description ?? ''}</span></label
-                >`,
-            )}
-          </fieldset>
-          <label for="token-days">Expires after (days, at most ${String(maxDays)})</label>
-          <input id="token-days" name="expires_in_days" type="number" min="1" max="${String(maxDays)}" value="${String(Math.min(30, maxDays))}" required />
-          <button type="submit">Create token</button>
-        </form>
-      </section>
-      <p><a href="/account">Back to your account</a></p>`,
+${notice ?? ''}
+<p>A personal access token lets a script use Keyflow's API as you (<code>Authorization: Bearer &lt;token&gt;</code>) with the scopes you choose.</p>
+<section><h2>Your tokens</h2>
+${tokens.length === 0 ? html`<p class="muted">No tokens yet.</p>` : ''}
+<ul>${tokens.map(
+      (t) => html`<li><strong>${t.name}</strong> <span class="muted">${t.scope.join(' ')}</span>
+<span class="muted">created ${day(t.createdAt)}, ${t.expiresAt ? (t.expiresAt.getTime() <= now ? html`expired ${day(t.expiresAt)}` : html`expires ${day(t.expiresAt)}`) : 'no expiry'}</span>
+<form class="inline" method="post" action="/account/tokens/${t.id}/revoke">${csrfField(session.csrf)}<button type="submit" class="secondary">Revoke</button></form></li>`,
+    )}</ul>
+</section>
+<section><h2>New token</h2>
+<form method="post" action="/account/tokens">
+${csrfField(session.csrf)}
+<label for="token-name">Name</label>
+<input id="token-name" name="name" type="text" maxlength="100" required>
+<fieldset><legend>Scopes</legend>
+${patScopesFor(user.role).map(
+      (s) => html`<label><input type="checkbox" name="scope" value="${s}"> <code>${s}</code> <span class="muted">${SCOPES[s]?.description ?? ''}</span></label>`,
+    )}
+</fieldset>
+<label for="token-days">Expires after (days, at most ${String(maxDays)})</label>
+<input id="token-days" name="expires_in_days" type="number" min="1" max="${String(maxDays)}" value="${String(Math.min(30, maxDays))}" required>
+<button type="submit">Create token</button>
+</form>
+</section>
+<p><a href="/account">Back to your account</a></p>`,
   });
 }
 
@@ -70,9 +48,9 @@ export function newTokenPage(res: Response, token: string, doc: Pick<PersonalAcc
   sendPage(res, {
     title: 'Your new token',
     body: html`<h1>Your new token</h1>
-      <p>Copy the token <strong>${doc.name}</strong> now. It is shown only once; Keyflow keeps only its hash.</p>
-      <p><code class="secret" data-token>${token}</code></p>
-      <p class="muted">Scopes: ${doc.scope.join(' ')}. Expires ${day(doc.expiresAt!)}.</p>
-      <p><a href="/account/tokens">Done</a></p>`,
+<p>Copy the token <strong>${doc.name}</strong> now. It is shown only once; Keyflow keeps only its hash.</p>
+<p><code class="secret" data-token>${token}</code></p>
+<p class="muted">Scopes: ${doc.scope.join(' ')}. Expires ${day(doc.expiresAt!)}.</p>
+<p><a href="/account/tokens">Done</a></p>`,
   });
 }
