@@ -37,7 +37,15 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['error'] }],
       eqeqeq: ['error', 'always'],
       // URLSearchParams stringify to their query string: a well-defined template value.
-      '@typescript-eslint/restrict-template-expressions': ['error', { allow: [{ from: 'lib', name: ['Error', 'URL', 'URLSearchParams'] }, { from: 'package', package: 'url', name: ['URL', 'URLSearchParams'] }] }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        {
+          allow: [
+            { from: 'lib', name: ['Error', 'URL', 'URLSearchParams'] },
+            { from: 'package', package: 'url', name: ['URL', 'URLSearchParams'] },
+          ],
+        },
+      ],
     },
   },
   // Plain JavaScript (browser assets, bootstrap scripts, configs): no type information.
@@ -64,22 +72,52 @@ export default tseslint.config(
   // Workflow code is replayed deterministically inside Temporal's sandbox: it
   // imports the workflow SDK, pure domain modules, search attribute keys, and
   // types (e.g. its activities' interface) — nothing that does I/O.
-  restrict(['workflows/**/*.ts'], [
-    refuse('^(?!@temporalio/(workflow|common)$|\\./|\\.\\./lib/domain/|\\.\\./lib/temporal/search-attributes\\.js$)', 'workflow code imports only @temporalio/workflow, pure lib/domain modules and search attribute keys (types from anywhere)', true),
-  ]),
+  restrict(
+    ['workflows/**/*.ts'],
+    [
+      refuse(
+        '^(?!@temporalio/(workflow|common)$|\\./|\\.\\./lib/domain/|\\.\\./lib/temporal/search-attributes\\.js$)',
+        'workflow code imports only @temporalio/workflow, pure lib/domain modules and search attribute keys (types from anywhere)',
+        true,
+      ),
+    ],
+  ),
   restrict(['activities/**/*.ts'], [API, TOOLS, WORKFLOWS, FLOWS, EXPRESS, MONGODB, TEMPORAL_CLIENT]),
   restrict(['worker/**/*.ts'], [API, TOOLS, EXPRESS, MONGODB]),
   restrict(['api/**/*.ts'], [TOOLS, WORKFLOWS, ACTIVITIES, MONGODB, TEMPORAL_CLIENT, TEMPORAL_WORKER]),
   // lib/: pure domain at the bottom, the store above it, everything else above both.
-  restrict(['lib/domain/**/*.ts'], [
-    API, TOOLS, WORKFLOWS, ACTIVITIES, EXPRESS, MONGODB, TEMPORAL_CLIENT, TEMPORAL_WORKER,
-    refuse('^\\.\\./(store|flows|events|keys|outbound|config|runtime|cli|temporal|webhooks)/', 'lib/domain is pure: it imports other domain modules and pure helpers only'),
-    refuse('^node:(fs|net|http|https|http2|dns|child_process|worker_threads|tls)$', 'lib/domain does no I/O'),
-  ]),
-  restrict(['lib/store/**/*.ts'], [
-    API, TOOLS, WORKFLOWS, ACTIVITIES, FLOWS, EXPRESS, TEMPORAL_CLIENT, TEMPORAL_WORKER,
-    refuse('^\\.\\./(events|outbound|cli|webhooks)/', 'lib/store reads and writes documents; it calls no higher layer'),
-  ]),
+  restrict(
+    ['lib/domain/**/*.ts'],
+    [
+      API,
+      TOOLS,
+      WORKFLOWS,
+      ACTIVITIES,
+      EXPRESS,
+      MONGODB,
+      TEMPORAL_CLIENT,
+      TEMPORAL_WORKER,
+      refuse(
+        '^\\.\\./(store|flows|events|keys|outbound|config|runtime|cli|temporal|webhooks)/',
+        'lib/domain is pure: it imports other domain modules and pure helpers only',
+      ),
+      refuse('^node:(fs|net|http|https|http2|dns|child_process|worker_threads|tls)$', 'lib/domain does no I/O'),
+    ],
+  ),
+  restrict(
+    ['lib/store/**/*.ts'],
+    [
+      API,
+      TOOLS,
+      WORKFLOWS,
+      ACTIVITIES,
+      FLOWS,
+      EXPRESS,
+      TEMPORAL_CLIENT,
+      TEMPORAL_WORKER,
+      refuse('^\\.\\./(events|outbound|cli|webhooks)/', 'lib/store reads and writes documents; it calls no higher layer'),
+    ],
+  ),
   restrict(['lib/flows/**/*.ts'], [API, TOOLS, WORKFLOWS, ACTIVITIES, EXPRESS, MONGODB, TEMPORAL_WORKER]),
   restrict(['lib/temporal/**/*.ts'], [API, TOOLS, WORKFLOWS, ACTIVITIES, FLOWS, EXPRESS, MONGODB, TEMPORAL_CLIENT, TEMPORAL_WORKER]),
   restrict(['lib/!(domain|store|flows|temporal)/**/*.ts'], [API, TOOLS, WORKFLOWS, ACTIVITIES, EXPRESS, MONGODB, TEMPORAL_CLIENT, TEMPORAL_WORKER]),

@@ -51,7 +51,13 @@ export function createWebhookDeliveryActivities(deps: { store: Store; kek: Kek; 
       }
     },
 
-    async recordWebhookDelivery({ input, outcome }: { input: Pick<WebhookDeliveryInput, 'deliveryId' | 'webhookId' | 'event'>; outcome: DeliveryOutcome }): Promise<void> {
+    async recordWebhookDelivery({
+      input,
+      outcome,
+    }: {
+      input: Pick<WebhookDeliveryInput, 'deliveryId' | 'webhookId' | 'event'>;
+      outcome: DeliveryOutcome;
+    }): Promise<void> {
       await recordDelivery(deps.store, {
         _id: input.deliveryId,
         webhookId: input.webhookId,

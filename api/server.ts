@@ -26,7 +26,12 @@ export interface RunningApi {
 export async function startApi(config: Config, log: Logger): Promise<RunningApi> {
   const services = await startCoreServices(config, log);
   const temporal = lazyTemporalClient(config);
-  const events = createEventPipeline({ store: services.store, flows: { client: temporal.client, taskQueue: config.temporal.taskQueue }, log, deliveryTimeoutMs: config.webhookTimeoutMs });
+  const events = createEventPipeline({
+    store: services.store,
+    flows: { client: temporal.client, taskQueue: config.temporal.taskQueue },
+    log,
+    deliveryTimeoutMs: config.webhookTimeoutMs,
+  });
   const deps: ApiDeps = { config, log, temporal, events, ...services };
   const app = createApp(deps);
   const server = await new Promise<Server>((resolve, reject) => {

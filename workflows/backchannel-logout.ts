@@ -21,9 +21,14 @@ export async function backchannelLogout(input: BackchannelLogoutInput): Promise<
   ]);
   const outcomes = await Promise.all(
     input.clientIds.map((clientId) =>
-      deliverLogoutToken({ issuer: input.issuer, sid: input.sid, userId: input.userId, clientId }).catch(
-        (err: Error): LogoutDelivery => ({ clientId, sent: true, ok: false, status: null, error: err.message, durationMs: null }),
-      ),
+      deliverLogoutToken({ issuer: input.issuer, sid: input.sid, userId: input.userId, clientId }).catch((err: Error): LogoutDelivery => ({
+        clientId,
+        sent: true,
+        ok: false,
+        status: null,
+        error: err.message,
+        durationMs: null,
+      })),
     ),
   );
   upsertSearchAttributes([{ key: SearchAttributes.state, value: outcomes.every((o) => o.ok || !o.sent) ? 'delivered' : 'failed' }]);

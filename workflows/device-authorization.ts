@@ -12,9 +12,29 @@
 // the token request then makes one Temporal call, not two. `familyStarted:
 // false` tells the api to start it itself (no input, a user mismatch, a
 // history from before this change, a failed start).
-import { allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate, ParentClosePolicy, patched, proxyActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  ParentClosePolicy,
+  patched,
+  proxyActivities,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { DeviceAuthorizationActivities } from '../activities/device-authorization.js';
-import { DeviceFlowMessages, type DeviceApproval, type DeviceAuthorizationInput, type DeviceFlowState, type DeviceState, type RedeemInput, type RedeemResult } from '../lib/domain/device-authorization.js';
+import {
+  DeviceFlowMessages,
+  type DeviceApproval,
+  type DeviceAuthorizationInput,
+  type DeviceFlowState,
+  type DeviceState,
+  type RedeemInput,
+  type RedeemResult,
+} from '../lib/domain/device-authorization.js';
 import { flowSearchAttributes, SearchAttributes } from '../lib/temporal/search-attributes.js';
 import { familyWorkflowId } from '../lib/domain/refresh-family.js';
 import type { refreshFamily } from './refresh-family.js';

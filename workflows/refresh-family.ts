@@ -29,14 +29,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { RefreshFamilyActivities } from '../activities/refresh-family.js';
-import {
-  FAMILY_HANDLERS,
-  type FamilyState,
-  type RefreshFamilyInput,
-  type Revocation,
-  type RotateResult,
-  type Rotation,
-} from '../lib/domain/refresh-family.js';
+import { FAMILY_HANDLERS, type FamilyState, type RefreshFamilyInput, type Revocation, type RotateResult, type Rotation } from '../lib/domain/refresh-family.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
 export const rotateUpdate = defineUpdate<RotateResult, [Rotation]>(FAMILY_HANDLERS.rotate);

@@ -59,7 +59,14 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
     Object.assign(flow, { state: 'issued', userId: c.userId, method: c.method, codeHash: c.codeHash, codeExpiresAt: verifiedAt + input.codeTtlMs });
     try {
       // The projection holds the code's hash before the browser gets the code, so verify finds it.
-      await recordStepUpCode({ challengeId: input.challengeId, codeHash: c.codeHash, userId: c.userId, method: c.method, verifiedAt, expiresAt: flow.codeExpiresAt });
+      await recordStepUpCode({
+        challengeId: input.challengeId,
+        codeHash: c.codeHash,
+        userId: c.userId,
+        method: c.method,
+        verifiedAt,
+        expiresAt: flow.codeExpiresAt,
+      });
     } catch {
       flow.state = 'error';
       return { ok: false, state: 'error' };

@@ -6,7 +6,16 @@
 // is still open. The api writes the MongoDB projection when it opens the window
 // (the hot path reads it, not Temporal); the activities here write its end.
 // No secret enters the input: ids, the sid and times only.
-import { allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { SudoWindowActivities } from '../activities/sudo-window.js';
 import { SudoWindowMessages, type SudoRevocation, type SudoRevokeResult, type SudoWindowInput, type SudoWindowState } from '../lib/domain/sudo-window.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';

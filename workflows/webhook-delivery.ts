@@ -28,7 +28,8 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Deli
   } catch {
     outcome = { state: 'failure', statusCode: null, error: 'interrupted', durationMs: null, deliveredAt: Date.now() };
   }
-  if (outcome.state !== 'skipped') await recordWebhookDelivery({ input: { deliveryId: input.deliveryId, webhookId: input.webhookId, event: input.event }, outcome });
+  if (outcome.state !== 'skipped')
+    await recordWebhookDelivery({ input: { deliveryId: input.deliveryId, webhookId: input.webhookId, event: input.event }, outcome });
   upsertSearchAttributes([{ key: SearchAttributes.state, value: outcome.state }]);
   return outcome;
 }

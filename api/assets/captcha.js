@@ -15,7 +15,9 @@
     status.textContent = 'The browser check could not run. Reload the page to try again.';
   }
   fetch(box.dataset.info, { credentials: 'same-origin', headers: { Accept: 'application/json' } })
-    .then(function (res) { return res.json(); })
+    .then(function (res) {
+      return res.json();
+    })
     .then(function (info) {
       if (!info.pow_challenge || !window.Worker) return fail();
       var worker = new Worker('/assets/pow-worker.js');

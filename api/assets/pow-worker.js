@@ -6,7 +6,10 @@
 function zeroBits(bytes) {
   var bits = 0;
   for (var i = 0; i < bytes.length; i++) {
-    if (bytes[i] === 0) { bits += 8; continue; }
+    if (bytes[i] === 0) {
+      bits += 8;
+      continue;
+    }
     return bits + Math.clz32(bytes[i]) - 24;
   }
   return bits;

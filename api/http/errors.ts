@@ -6,7 +6,10 @@ import type { Logger } from '../../lib/runtime/log.js';
 import { sendErrorPage } from '../html/layout.js';
 
 export function sendError(res: Response, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
-  res.status(status).set({ 'Cache-Control': 'no-store', ...headers }).json({ error, error_description: description });
+  res
+    .status(status)
+    .set({ 'Cache-Control': 'no-store', ...headers })
+    .json({ error, error_description: description });
 }
 
 /** For a path that exists but not with this method: 405 with an Allow header. */
@@ -52,7 +55,8 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     const status = clientErrorStatus(err);
     if (status !== null) {
       const description = CLIENT_ERROR_DESCRIPTIONS[status] ?? 'the request could not be read';
-      if (BROWSER_PATHS.test(req.path)) return sendErrorPage(res, status, status === 404 ? 'Not found' : 'Bad request', `Keyflow could not use this request: ${description}.`);
+      if (BROWSER_PATHS.test(req.path))
+        return sendErrorPage(res, status, status === 404 ? 'Not found' : 'Bad request', `Keyflow could not use this request: ${description}.`);
       return sendError(res, status, status === 404 ? 'not_found' : 'invalid_request', description);
     }
     log.error('unhandled error', { method: req.method, path: req.path, error: (err as { message?: string }).message ?? String(err) });

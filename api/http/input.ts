@@ -15,10 +15,16 @@ export const text = z.string().optional().catch(undefined);
 export const formValue = z.union([z.string(), z.array(z.string())]);
 
 /** A page's form field as text: '' when absent, a repeated field's values joined by commas. */
-export const formText = formValue.optional().catch(undefined).transform((v) => (Array.isArray(v) ? v.join(',') : (v ?? '')));
+export const formText = formValue
+  .optional()
+  .catch(undefined)
+  .transform((v) => (Array.isArray(v) ? v.join(',') : (v ?? '')));
 
 /** A page's form field that may repeat, as its list of values. */
-export const formList = formValue.optional().catch(undefined).transform((v) => (v === undefined ? [] : typeof v === 'string' ? [v] : v));
+export const formList = formValue
+  .optional()
+  .catch(undefined)
+  .transform((v) => (v === undefined ? [] : typeof v === 'string' ? [v] : v));
 
 /** Input that is not an object of fields (no body, a JSON array or string) reads as no fields. */
 const asObject = (v: unknown): unknown => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {});

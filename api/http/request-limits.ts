@@ -31,7 +31,10 @@ export function clientAddress(req: Request): string {
   if (!net.isIPv6(ip)) return ip;
   const groups = ipv6Groups(ip);
   if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) return `${groups[6]! >> 8}.${groups[6]! & 255}.${groups[7]! >> 8}.${groups[7]! & 255}`;
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a dotted IPv4 tail as two groups). */
@@ -52,7 +55,14 @@ function ipv6Groups(ip: string): number[] {
 }
 
 /** Takes a slot of `key` under `rule`, or answers 429 slow_down and returns false. */
-export async function admitRequest(store: Store, res: Response, key: string, rule: LimitRule, description: string, headers: Record<string, string> = {}): Promise<boolean> {
+export async function admitRequest(
+  store: Store,
+  res: Response,
+  key: string,
+  rule: LimitRule,
+  description: string,
+  headers: Record<string, string> = {},
+): Promise<boolean> {
   const taken = await takeAttempt(store, key, rule);
   if (taken.allowed) return true;
   sendError(res, 429, 'slow_down', description, { Pragma: 'no-cache', 'Retry-After': String(taken.retryAfter), ...headers });
@@ -63,7 +73,8 @@ export async function admitRequest(store: Store, res: Response, key: string, rul
 export function limitPerIp(deps: RequestLimitDeps, endpoint: string, headers: Record<string, string> = {}): RequestHandler {
   const rule = { max: deps.limits.requestsPerIp, windowMs: WINDOW_MS };
   return async (req, res, next) => {
-    if (await admitRequest(deps.store, res, `requests:${endpoint}:ip:${clientAddress(req)}`, rule, 'too many requests from this address; retry later', headers)) next();
+    if (await admitRequest(deps.store, res, `requests:${endpoint}:ip:${clientAddress(req)}`, rule, 'too many requests from this address; retry later', headers))
+      next();
   };
 }
 

@@ -89,7 +89,13 @@ export function formCsrf(req: Request, res: Response, deps: CookieDeps): string 
  * session, or a new anonymous one. New ones count against the client address
  * (`perIpPerMinute`): null when over that limit.
  */
-export async function sessionForState(req: Request, res: Response, deps: SessionDeps, perIpPerMinute: number, state: SessionState = {}): Promise<SessionDoc | null> {
+export async function sessionForState(
+  req: Request,
+  res: Response,
+  deps: SessionDeps,
+  perIpPerMinute: number,
+  state: SessionState = {},
+): Promise<SessionDoc | null> {
   const existing = req.kfSession;
   if (existing) {
     if (Object.keys(state).length) await updateSession(deps.store, existing._id, state);
@@ -146,7 +152,8 @@ export function hasValidCsrf(req: Request, session: SessionDoc | null | undefine
 export function requireRecentSignIn(res: Response, session: SessionDoc, maxAgeMs: number, pagePath: string, asJson = false): boolean {
   if (signedInRecently(session, maxAgeMs)) return true;
   const redirect = reauthUrl(pagePath);
-  if (asJson) res.status(401).set('Cache-Control', 'no-store').json({ error: 'login_required', error_description: 'Sign in again to make this change.', redirect });
+  if (asJson)
+    res.status(401).set('Cache-Control', 'no-store').json({ error: 'login_required', error_description: 'Sign in again to make this change.', redirect });
   else res.redirect(303, redirect);
   return false;
 }

@@ -30,7 +30,10 @@ export function sendStepUpChallenge(res: Response, issuer: string, need: StepUpR
     ...(need.maxAge !== undefined ? [`max_age=${need.maxAge}`] : []),
     `resource_metadata="${issuer}${WELL_KNOWN.protectedResource}"`,
   ];
-  res.status(401).set({ 'WWW-Authenticate': `Bearer ${params.join(', ')}`, 'Cache-Control': 'no-store' }).json({ error: 'insufficient_user_authentication', error_description: description });
+  res
+    .status(401)
+    .set({ 'WWW-Authenticate': `Bearer ${params.join(', ')}`, 'Cache-Control': 'no-store' })
+    .json({ error: 'insufficient_user_authentication', error_description: description });
 }
 
 /** Middleware form, for endpoints that need no other check first (runs after requireAccessToken). */

@@ -73,7 +73,15 @@ function challenge(issuer: string, params: Record<string, string>, scheme: Schem
     .join(', ')}`;
 }
 
-function deny(res: Response, issuer: string, status: number, error: string | undefined, description: string, extra: Record<string, string> = {}, scheme: Scheme = 'Bearer'): void {
+function deny(
+  res: Response,
+  issuer: string,
+  status: number,
+  error: string | undefined,
+  description: string,
+  extra: Record<string, string> = {},
+  scheme: Scheme = 'Bearer',
+): void {
   const params: Record<string, string> = error ? { error, error_description: description, ...extra } : extra;
   res
     .status(status)
@@ -103,10 +111,17 @@ function extractToken(req: Request): { token?: string; problem?: string; scheme?
  * scheme and a valid proof of its key (with `ath`); an unbound one only as Bearer.
  * Returns the refusal, or null when the token may be used.
  */
-async function dpopRefusal(deps: BearerDeps, req: Request, token: string, scheme: Scheme, access: AccessContext): Promise<{ error: string; description: string } | null> {
+async function dpopRefusal(
+  deps: BearerDeps,
+  req: Request,
+  token: string,
+  scheme: Scheme,
+  access: AccessContext,
+): Promise<{ error: string; description: string } | null> {
   const cnf = access.claims.cnf as { jkt?: unknown } | undefined;
   const jkt = typeof cnf?.jkt === 'string' ? cnf.jkt : undefined;
-  if (scheme === 'Bearer') return jkt ? { error: 'invalid_token', description: 'this access token is DPoP-bound: send it as "DPoP <token>" with a DPoP proof' } : null;
+  if (scheme === 'Bearer')
+    return jkt ? { error: 'invalid_token', description: 'this access token is DPoP-bound: send it as "DPoP <token>" with a DPoP proof' } : null;
   const { proof, problem } = dpopHeader(req);
   if (problem) return { error: 'invalid_dpop_proof', description: problem };
   if (!proof) return { error: 'invalid_dpop_proof', description: 'a DPoP proof is required' };
@@ -125,7 +140,8 @@ async function dpopRefusal(deps: BearerDeps, req: Request, token: string, scheme
 export function requireScopes(deps: Pick<BearerDeps, 'issuer'>, scopes: string[]): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const missing = scopes.filter((s) => !req.access?.scope.includes(s));
-    if (missing.length) return deny(res, deps.issuer, 403, 'insufficient_scope', `this request needs the scope ${missing.join(' ')}`, { scope: scopes.join(' ') });
+    if (missing.length)
+      return deny(res, deps.issuer, 403, 'insufficient_scope', `this request needs the scope ${missing.join(' ')}`, { scope: scopes.join(' ') });
     next();
   };
 }
@@ -141,7 +157,8 @@ export function requireAccessToken(deps: BearerDeps, scopes: string[]): RequestH
     const refusal = await dpopRefusal(deps, req, token, scheme, access);
     if (refusal) return deny(res, deps.issuer, 401, refusal.error, refusal.description, {}, 'DPoP');
     const missing = scopes.filter((s) => !access.scope.includes(s));
-    if (missing.length) return deny(res, deps.issuer, 403, 'insufficient_scope', `this request needs the scope ${missing.join(' ')}`, { scope: scopes.join(' ') });
+    if (missing.length)
+      return deny(res, deps.issuer, 403, 'insufficient_scope', `this request needs the scope ${missing.join(' ')}`, { scope: scopes.join(' ') });
     req.access = access;
     next();
   };

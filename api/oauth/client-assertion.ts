@@ -80,10 +80,12 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
   }
 
   async function fetchRemoteNow(clientId: string, uri: string): Promise<RemoteEntry> {
-    const res = await outboundRequest(deps.outbound, 'jwks_uri', uri, { headers: { accept: 'application/jwk-set+json, application/json' } }).catch((err: unknown) => {
-      // The kind only: a system message would tell the client about the network behind Keyflow.
-      throw new JwksUnavailable(`jwks_uri could not be fetched (${err instanceof OutboundError ? err.kind : 'unreachable'})`);
-    });
+    const res = await outboundRequest(deps.outbound, 'jwks_uri', uri, { headers: { accept: 'application/jwk-set+json, application/json' } }).catch(
+      (err: unknown) => {
+        // The kind only: a system message would tell the client about the network behind Keyflow.
+        throw new JwksUnavailable(`jwks_uri could not be fetched (${err instanceof OutboundError ? err.kind : 'unreachable'})`);
+      },
+    );
     if (res.status !== 200) throw new JwksUnavailable(`jwks_uri answered ${res.status}`);
     const entry = { uri, keys: createLocalJWKSet(parseJwks(res.body)), fetchedAt: Date.now() };
     if (remote.size > 10_000) remote.clear();

@@ -13,8 +13,7 @@ import type { z } from 'zod';
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
 
 export type ClientAuthResult =
-  | { ok: true; client: ClientDoc; method: ClientAuthMethod }
-  | { ok: false; error: 'invalid_client' | 'invalid_request'; description: string; basic: boolean };
+  { ok: true; client: ClientDoc; method: ClientAuthMethod } | { ok: false; error: 'invalid_client' | 'invalid_request'; description: string; basic: boolean };
 
 /** RFC 6749 §2.3.1: client_id and secret are form-urlencoded inside the Basic credentials. */
 function decodeBasic(header: string): { id: string; secret: string } | null {
@@ -107,5 +106,11 @@ async function assertionAuth(
 /** 401 with a Basic challenge when the client tried Basic (RFC 6749 §5.2), else 400. */
 export function sendClientAuthError(res: Response, result: Extract<ClientAuthResult, { ok: false }>): void {
   const unauthorized = result.error === 'invalid_client' && result.basic;
-  sendOAuthError(res, unauthorized ? 401 : 400, result.error, result.description, unauthorized ? { 'WWW-Authenticate': 'Basic realm="keyflow", charset="UTF-8"' } : {});
+  sendOAuthError(
+    res,
+    unauthorized ? 401 : 400,
+    result.error,
+    result.description,
+    unauthorized ? { 'WWW-Authenticate': 'Basic realm="keyflow", charset="UTF-8"' } : {},
+  );
 }

@@ -56,11 +56,7 @@ function normalisedUrl(value: string): string | null {
  * Verifies a proof for the request `method` `url` (and `accessToken` at a
  * resource) and uses up its jti. Returns the key's RFC 7638 thumbprint.
  */
-export async function verifyDpopProof(
-  store: Store,
-  proof: string,
-  request: { method: string; url: string; accessToken?: string },
-): Promise<DpopResult> {
+export async function verifyDpopProof(store: Store, proof: string, request: { method: string; url: string; accessToken?: string }): Promise<DpopResult> {
   let payload: Record<string, unknown>;
   let jwk: JWK;
   try {
@@ -74,7 +70,8 @@ export async function verifyDpopProof(
   if (!jwk || PRIVATE_MEMBERS.some((m) => m in jwk)) return { ok: false, description: 'the DPoP proof jwk must be a public key' };
   const { htm, htu, iat, jti, ath } = payload;
   if (htm !== request.method) return { ok: false, description: 'DPoP proof htm does not match the request method' };
-  if (typeof htu !== 'string' || normalisedUrl(htu) !== normalisedUrl(request.url)) return { ok: false, description: 'DPoP proof htu does not match the request URL' };
+  if (typeof htu !== 'string' || normalisedUrl(htu) !== normalisedUrl(request.url))
+    return { ok: false, description: 'DPoP proof htu does not match the request URL' };
   const now = Math.floor(Date.now() / 1000);
   if (typeof iat !== 'number' || Math.abs(now - iat) > MAX_SKEW_S) return { ok: false, description: 'DPoP proof iat is missing or not recent' };
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) return { ok: false, description: 'DPoP proof jti is missing or invalid' };

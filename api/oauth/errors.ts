@@ -3,7 +3,10 @@
 import type { Response } from 'express';
 
 export function sendOAuthError(res: Response, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
-  res.status(status).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...headers }).json({ error, error_description: description });
+  res
+    .status(status)
+    .set({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...headers })
+    .json({ error, error_description: description });
 }
 
 export function sendOAuthJson(res: Response, status: number, body: unknown): void {

@@ -41,9 +41,16 @@ export class GrantRevokedError extends Error {}
 export async function issueGrantTokens(
   deps: TokenDeps,
   input: {
-    client: ClientDoc; user: UserDoc; scope: string[]; grantId: string; auth: AuthContext; nonce: string | null; jkt?: string;
+    client: ClientDoc;
+    user: UserDoc;
+    scope: string[];
+    grantId: string;
+    auth: AuthContext;
+    nonce: string | null;
+    jkt?: string;
     /** RFC 8707: the resources granted (kept by the refresh family) and those of this access token (a subset; default all). */
-    resources?: string[]; tokenResources?: string[];
+    resources?: string[];
+    tokenResources?: string[];
   },
   /** A family prepared (and maybe started) by the caller; it must be this grant's. */
   prepared?: PreparedFamily & { started: boolean },
@@ -81,6 +88,7 @@ export async function issueGrantTokens(
   if (!prepared?.started) await startRefreshFamily(deps.flows, family);
   // A replayed code (or the deletion of the client or user) may have revoked the grant
   // while its family was being started, when there was no family yet to end: end it now.
-  if (!(await isGrantUsable(deps.store, { grantId, clientId: client._id, userId: user._id }))) await endRefreshFamily(deps.flows.client, grantId, 'grant revoked while issued');
+  if (!(await isGrantUsable(deps.store, { grantId, clientId: client._id, userId: user._id })))
+    await endRefreshFamily(deps.flows.client, grantId, 'grant revoked while issued');
   return { ...tokens, refresh_token: refreshToken };
 }

@@ -26,7 +26,9 @@ export async function sessionEnded(deps: SignOutDeps, ended: SessionDoc): Promis
   if (!ended.userId) return;
   deps.log.info('signed out', { user: ended.userId });
   // Sudo windows of the ended session end too (its sid is gone, so none is reachable anyway).
-  await revokeSessionSudoWindows({ store: deps.store, flows: deps.flows }, ended.sid).catch((err: Error) => deps.log.warn('sudo windows not ended at sign-out', { error: err.message }));
+  await revokeSessionSudoWindows({ store: deps.store, flows: deps.flows }, ended.sid).catch((err: Error) =>
+    deps.log.warn('sudo windows not ended at sign-out', { error: err.message }),
+  );
   const clientIds = await clientsOfSession(deps.store, ended);
   if (clientIds.length === 0) return;
   await startBackchannelLogout(deps.flows, { issuer: deps.issuer, sid: ended.sid, userId: ended.userId, clientIds });

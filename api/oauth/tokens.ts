@@ -23,10 +23,28 @@ export interface TokenResponse {
 /** An access token alone (refresh), without ID token. With `jkt` it is DPoP-bound (`cnf.jkt`, RFC 9449 §6.1). */
 export async function issueAccessToken(
   deps: { issuer: string; signer: Signer },
-  input: { client: ClientDoc; userId: string; scope: string[]; grantId: string; auth: AuthContext; jkt?: string; /** RFC 8707: added to `aud` (after the issuer, when a Keyflow API scope is granted). */ resources?: readonly string[] },
+  input: {
+    client: ClientDoc;
+    userId: string;
+    scope: string[];
+    grantId: string;
+    auth: AuthContext;
+    jkt?: string;
+    /** RFC 8707: added to `aud` (after the issuer, when a Keyflow API scope is granted). */ resources?: readonly string[];
+  },
 ): Promise<TokenResponse> {
   const { client, userId, scope, grantId, auth, jkt } = input;
-  const claims = accessTokenClaims({ issuer: deps.issuer, audience: accessTokenAudience(deps.issuer, input.resources, { scope, clientId: client._id }), clientId: client._id, userId, scope, grantId, jti: newId(), auth, now: Date.now() });
+  const claims = accessTokenClaims({
+    issuer: deps.issuer,
+    audience: accessTokenAudience(deps.issuer, input.resources, { scope, clientId: client._id }),
+    clientId: client._id,
+    userId,
+    scope,
+    grantId,
+    jti: newId(),
+    auth,
+    now: Date.now(),
+  });
   const accessToken = await deps.signer.sign(jkt ? { ...claims, cnf: { jkt } } : claims, { alg: client.idTokenSignedResponseAlg, typ: 'at+jwt' });
   return { access_token: accessToken, token_type: jkt ? 'DPoP' : 'Bearer', expires_in: TOKEN_TTL_SECONDS, scope: scope.join(' ') };
 }
@@ -42,7 +60,16 @@ async function idTokenExtras(store: Store, client: ClientDoc, user: UserDoc, sco
 
 export async function issueTokens(
   deps: { issuer: string; signer: Signer; store: Store },
-  input: { client: ClientDoc; user: UserDoc; scope: string[]; grantId: string; auth: AuthContext; nonce: string | null; jkt?: string; resources?: readonly string[] },
+  input: {
+    client: ClientDoc;
+    user: UserDoc;
+    scope: string[];
+    grantId: string;
+    auth: AuthContext;
+    nonce: string | null;
+    jkt?: string;
+    resources?: readonly string[];
+  },
 ): Promise<TokenResponse> {
   const { client, user, scope, grantId, auth, nonce, jkt } = input;
   const [access, idToken] = await Promise.all([

@@ -83,7 +83,8 @@ export function accountRoutes(deps: AccountDeps): Router {
     const parsed = ProfileUpdate.safeParse(ProfileForm.parse(req.body));
     if (!parsed.success) return accountPage(res, s, html`<p class="error" role="alert">${zodProblems(parsed.error.issues).join('; ')}</p>`, 400);
     const result = await updateProfile(deps.store, s.user._id, parsed.data);
-    if (result?.changed.length) await deps.events.user('profile.updated', s.user._id, { user_id: s.user._id, changed: result.changed }, sessionActor(s.user._id));
+    if (result?.changed.length)
+      await deps.events.user('profile.updated', s.user._id, { user_id: s.user._id, changed: result.changed }, sessionActor(s.user._id));
     accountPage(res, { ...s, user: result?.user ?? s.user }, html`<p role="status">Saved.</p>`);
   });
 
@@ -119,7 +120,8 @@ export function accountRoutes(deps: AccountDeps): Router {
     const pending = s.user.totpPending;
     if (!pending) return res.redirect(303, '/account/security');
     const probe = await checkTotpCode(totpSecret(deps.kek, s.user, pending.secret), TotpForm.parse(req.body).code.slice(0, 20));
-    if (probe === null) return securityPage(res, s, html`<p class="error" role="alert">That code is not valid. Check your authenticator app's clock and try again.</p>`, 400);
+    if (probe === null)
+      return securityPage(res, s, html`<p class="error" role="alert">That code is not valid. Check your authenticator app's clock and try again.</p>`, 400);
     const codes = generateBackupCodes();
     await enableTotp(
       deps.store,
@@ -144,7 +146,11 @@ export function accountRoutes(deps: AccountDeps): Router {
     const s = await sensitiveForm(req, res);
     if (!s) return;
     const codes = generateBackupCodes();
-    await replaceBackupCodes(deps.store, s.user._id, codes.map((c) => hashBackupCode(deps.kek, c)));
+    await replaceBackupCodes(
+      deps.store,
+      s.user._id,
+      codes.map((c) => hashBackupCode(deps.kek, c)),
+    );
     deps.log.info('backup codes generated', { user: s.user._id });
     backupCodesPage(res, codes);
   });
@@ -175,4 +181,3 @@ export function accountRoutes(deps: AccountDeps): Router {
 
   return router;
 }
-

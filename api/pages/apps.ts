@@ -21,7 +21,14 @@ import type { ApiContext } from '../context.js';
 export type AppsPageDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'flows' | 'events' | 'reauthMaxAgeMs'>;
 
 /** The app forms (create and edit): createClient and replaceClient check the values. */
-const AppForm = fieldsOf({ name: formText, description: formText, redirect_uris: formText, post_logout_redirect_uris: formText, backchannel_logout_uri: formText, public: raw });
+const AppForm = fieldsOf({
+  name: formText,
+  description: formText,
+  redirect_uris: formText,
+  post_logout_redirect_uris: formText,
+  backchannel_logout_uri: formText,
+  public: raw,
+});
 
 export function appsPageRoutes(deps: AppsPageDeps): Router {
   const router = Router();
@@ -93,7 +100,18 @@ export function appsPageRoutes(deps: AppsPageDeps): Router {
     if (!client) return appsPage(res, s, html`<p class="error" role="alert">No such app.</p>`, 404);
     const body = AppForm.parse(req.body);
     // Everything the form does not show is kept as it is.
-    const { _id, secretHash: _s, createdAt: _c, updatedAt: _u, registrationTokenHash: _r, grantTypes: _g, responseTypes: _t, clientUri: _cu, logoUri: _l, ...kept } = client;
+    const {
+      _id,
+      secretHash: _s,
+      createdAt: _c,
+      updatedAt: _u,
+      registrationTokenHash: _r,
+      grantTypes: _g,
+      responseTypes: _t,
+      clientUri: _cu,
+      logoUri: _l,
+      ...kept
+    } = client;
     const input = {
       ...kept,
       name: body.name,

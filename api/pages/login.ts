@@ -177,14 +177,16 @@ export function loginRoutes(deps: LoginDeps): Router {
   router.post('/login/second-factor/passkey/options', json, async (req, res) => {
     const session = req.kfSession;
     const user = await pendingUser(session);
-    if (!session || !user || !hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'no sign-in in progress' });
+    if (!session || !user || !hasValidCsrf(req, session))
+      return res.status(403).json({ error: 'invalid_request', error_description: 'no sign-in in progress' });
     res.set('Cache-Control', 'no-store').json(await authenticationOptions(deps.store, rp, session, user));
   });
 
   router.post('/login/second-factor/passkey', json, async (req, res) => {
     const session = req.kfSession;
     const user = await pendingUser(session);
-    if (!session || !user || !hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'no sign-in in progress' });
+    if (!session || !user || !hasValidCsrf(req, session))
+      return res.status(403).json({ error: 'invalid_request', error_description: 'no sign-in in progress' });
     const begun = await limits.beginSecondFactor(req, user._id);
     if (!begun.ok) return res.status(begun.status).set('Cache-Control', 'no-store').json({ error: 'slow_down', error_description: begun.error });
     const passkey = await verifyPasskey(deps.store, rp, session, PasskeyAnswer.parse(req.body).response, user._id);

@@ -9,7 +9,6 @@ import { SESSIONS_PAGE, sessionsPage as sessionsPageView, signedOutPage } from '
 import { endUserSessions, sessionEnded, signOut, type SignOutDeps } from '../oauth/sign-out.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 
-
 export interface SessionsPageDeps extends SignOutDeps {
   /** Sessions idle for longer are over (not listed). */
   idleMs: number;
@@ -49,7 +48,11 @@ export function sessionsPageRoutes(deps: SessionsPageDeps): Router {
     }
     const ended = SID.test(sid) ? await deleteUserSession(deps.store, s.user._id, sid) : null;
     if (ended) await sessionEnded(deps, ended);
-    await sessionsPage(res, s, ended ? html`<p role="status">That session is signed out.</p>` : html`<p class="error" role="alert">That session had already ended.</p>`);
+    await sessionsPage(
+      res,
+      s,
+      ended ? html`<p role="status">That session is signed out.</p>` : html`<p class="error" role="alert">That session had already ended.</p>`,
+    );
   });
 
   return router;

@@ -15,7 +15,16 @@ import { captchaAnswerFrom } from '../verification/captcha.js';
 import { verifySecondFactorCode } from '../verification/second-factor.js';
 import { activeSudoWindow } from '../verification/sudo.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../verification/webauthn.js';
-import { CODE_LIMIT, codeLimitKey, GONE, stepUpConfirmation, TOO_MANY, type Loaded, type Outcome, type StepUpConfirmationDeps } from '../verification/step-up-confirmation.js';
+import {
+  CODE_LIMIT,
+  codeLimitKey,
+  GONE,
+  stepUpConfirmation,
+  TOO_MANY,
+  type Loaded,
+  type Outcome,
+  type StepUpConfirmationDeps,
+} from '../verification/step-up-confirmation.js';
 import { sendErrorPage } from '../html/layout.js';
 import { hasValidCsrf, type SessionDeps } from '../http/session.js';
 import { fieldsOf, raw } from '../http/input.js';
@@ -26,7 +35,16 @@ import { confirmPage as confirmPageView, enrollPage, sudoConfirmPage, type Confi
 export type StepUpPageDeps = StepUpConfirmationDeps & SessionDeps & { issuer: string };
 
 /** The confirmation form: each field is compared or type-checked where it is used. */
-const ConfirmForm = fieldsOf({ challenge_id: raw, decision: raw, confirm_action: raw, code: raw, sudo: raw, captcha_token: raw, pow_challenge: raw, pow_nonce: raw });
+const ConfirmForm = fieldsOf({
+  challenge_id: raw,
+  decision: raw,
+  confirm_action: raw,
+  code: raw,
+  sudo: raw,
+  captcha_token: raw,
+  pow_challenge: raw,
+  pow_nonce: raw,
+});
 /** The passkey answer's query flags (set by /assets/step-up.js) and its JSON body (checked by verifyPasskey and captchaAnswerFrom). */
 const PasskeyQuery = fieldsOf({ confirm_action: raw, sudo: raw });
 const PasskeyAnswer = fieldsOf({ response: raw, captcha: raw });
@@ -85,7 +103,8 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
     if (!session.userId) return res.redirect(303, loginUrl(loaded.challenge._id));
     const user = await findUserById(deps.store, session.userId);
     if (!user) return res.redirect(303, loginUrl(loaded.challenge._id));
-    const again = (outcome: Extract<Outcome, { kind: 'page' }>) => () => confirmPage(res, session, loaded, user, { error: outcome.error, status: outcome.status });
+    const again = (outcome: Extract<Outcome, { kind: 'page' }>) => () =>
+      confirmPage(res, session, loaded, user, { error: outcome.error, status: outcome.status });
 
     if (body.decision === 'deny') {
       const outcome = await deny(loaded, user._id, 'denied', 'the user denied the request');
@@ -97,13 +116,19 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
       return render(res, outcome, outcome.kind === 'page' ? again(outcome) : async () => {});
     }
     const code = typeof body.code === 'string' ? body.code.slice(0, 40) : '';
-    const outcome = await authorize(loaded, user, body.confirm_action === 'yes', async () => {
-      if (code.trim() === '') return { ok: false, consume: false, error: 'Enter an authentication code or use a passkey.' };
-      const limit = await takeAttempt(deps.store, codeLimitKey(user), CODE_LIMIT);
-      if (!limit.allowed) return { ok: false, consume: false, status: TOO_MANY.status, error: TOO_MANY.error };
-      const result = await verifySecondFactorCode(deps.store, deps.kek, user, code);
-      return result.ok ? { ok: true, method: result.method } : { ok: false, consume: true };
-    }, captchaAnswerFrom(body, req.ip));
+    const outcome = await authorize(
+      loaded,
+      user,
+      body.confirm_action === 'yes',
+      async () => {
+        if (code.trim() === '') return { ok: false, consume: false, error: 'Enter an authentication code or use a passkey.' };
+        const limit = await takeAttempt(deps.store, codeLimitKey(user), CODE_LIMIT);
+        if (!limit.allowed) return { ok: false, consume: false, status: TOO_MANY.status, error: TOO_MANY.error };
+        const result = await verifySecondFactorCode(deps.store, deps.kek, user, code);
+        return result.ok ? { ok: true, method: result.method } : { ok: false, consume: true };
+      },
+      captchaAnswerFrom(body, req.ip),
+    );
     await maybeOpenSudo(outcome, minutes > 0 && body.sudo === 'yes', session, user, loaded);
     await render(res, outcome, outcome.kind === 'page' ? again(outcome) : async () => {});
   });
@@ -112,7 +137,8 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
   // Passkeys: JSON endpoints driven by /assets/webauthn.js, bound to the challenge by its id in the URL.
   async function passkeyContext(req: Request, res: Response): Promise<{ session: SessionDoc; loaded: Loaded; user: UserDoc } | null> {
     const session = req.kfSession;
-    const fail = (status: number, description: string) => void res.status(status).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: description });
+    const fail = (status: number, description: string) =>
+      void res.status(status).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: description });
     if (!session || !hasValidCsrf(req, session)) return (fail(403, 'missing or wrong CSRF token'), null);
     const loaded = await load(ChallengeQuery.parse(req.query).challenge_id);
     if (!loaded) return (fail(400, GONE), null);
@@ -133,10 +159,16 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
     // /assets/step-up.js adds confirm_action=yes to this URL while the box is ticked.
     const query = PasskeyQuery.parse(req.query);
     const body = PasskeyAnswer.parse(req.body);
-    const outcome = await authorize(ctx.loaded, ctx.user, query.confirm_action === 'yes', async () => {
-      const passkey = await verifyPasskey(deps.store, rp, ctx.session, body.response, ctx.user._id);
-      return passkey ? { ok: true, method: 'passkey' } : { ok: false, consume: true };
-    }, captchaAnswerFrom(body.captcha, req.ip));
+    const outcome = await authorize(
+      ctx.loaded,
+      ctx.user,
+      query.confirm_action === 'yes',
+      async () => {
+        const passkey = await verifyPasskey(deps.store, rp, ctx.session, body.response, ctx.user._id);
+        return passkey ? { ok: true, method: 'passkey' } : { ok: false, consume: true };
+      },
+      captchaAnswerFrom(body.captcha, req.ip),
+    );
     // /assets/step-up.js adds sudo=yes while "Don't ask again" is ticked.
     await maybeOpenSudo(outcome, query.sudo === 'yes' && (await sudoMinutes()) > 0, ctx.session, ctx.user, ctx.loaded);
     if (outcome.kind === 'redirect') return res.set('Cache-Control', 'no-store').json({ redirect: outcome.url });

@@ -5,7 +5,12 @@
 import express, { Router, type Response } from 'express';
 import { zodProblems } from '../../lib/domain/errors.js';
 import { newPersonalAccessTokenSchema, patMaxDays, patScopesFor } from '../../lib/domain/personal-access-tokens.js';
-import { capPersonalAccessTokenLifetimes, createPersonalAccessToken, listPersonalAccessTokens, revokePersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
+import {
+  capPersonalAccessTokenLifetimes,
+  createPersonalAccessToken,
+  listPersonalAccessTokens,
+  revokePersonalAccessToken,
+} from '../../lib/store/personal-access-tokens.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 import { newTokenPage, tokensPage as tokensPageView } from '../views/tokens.js';

@@ -28,7 +28,8 @@ const REQUEST_URI_PROBLEMS = {
 async function authorizePushed(req: Request, res: Response, deps: FlowDeps, client: ClientDoc | null, requestUri: string): Promise<void> {
   if (!client) return sendErrorPage(res, 400, 'Unknown application', 'No application is registered with this client_id.');
   const used = await usePushedRequest(deps.store, requestUri, client._id);
-  if (used.status !== 'ok') return sendErrorPage(res, 400, 'Invalid request', `${REQUEST_URI_PROBLEMS[used.reason]} Return to the application and start again.`);
+  if (used.status !== 'ok')
+    return sendErrorPage(res, 400, 'Invalid request', `${REQUEST_URI_PROBLEMS[used.reason]} Return to the application and start again.`);
   // The client's redirect URIs may have changed since the push (at most 90 seconds ago).
   const decision = checkRedirectUri(client.redirectUris, used.params.redirectUri);
   if (!decision.ok) return sendErrorPage(res, 400, 'Invalid redirect URI', `The redirect_uri cannot be used: ${decision.reason}.`);
@@ -56,7 +57,10 @@ export function authorizeRoutes(deps: FlowDeps): Router {
       return res.redirect(303, buildRedirect(redirectUri, { error: 'invalid_request', error_description: description, state, iss: deps.issuer }));
     }
     if (result.kind === 'redirect-error') {
-      return res.redirect(303, buildRedirect(result.redirectUri, { error: result.error, error_description: result.description, state: result.state, iss: deps.issuer }));
+      return res.redirect(
+        303,
+        buildRedirect(result.redirectUri, { error: result.error, error_description: result.description, state: result.state, iss: deps.issuer }),
+      );
     }
     // Stored only if the user must see a page; a signed-in, consented user gets the code at once.
     await proceedWithAuthorization(req, res, deps, { ...result.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
@@ -64,7 +68,8 @@ export function authorizeRoutes(deps: FlowDeps): Router {
 
   router.get(RESUME_PATH, async (req, res) => {
     const request = await findAuthorizationRequest(deps.store, ResumeQuery.parse(req.query).request);
-    if (!request) return sendErrorPage(res, 400, 'Request expired', 'This sign-in request has expired or was already answered. Return to the application and start again.');
+    if (!request)
+      return sendErrorPage(res, 400, 'Request expired', 'This sign-in request has expired or was already answered. Return to the application and start again.');
     await proceedWithAuthorization(req, res, deps, request); // checks the browser binding first
   });
 

@@ -48,62 +48,68 @@ function checkParams(body: Record<string, unknown>, allowedScopes: readonly stri
   if (method !== undefined && method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256 (plain is not supported)');
   if (challenge === undefined && method !== undefined) return fail('invalid_request', 'code_challenge_method without code_challenge');
   if (challenge !== undefined && method === undefined) return fail('invalid_request', 'code_challenge_method=S256 is required with code_challenge');
-  if (challenge !== undefined && (typeof challenge !== 'string' || !isValidS256Challenge(challenge))) return fail('invalid_request', 'code_challenge must be 43 base64url characters');
-  return { ok: true, scope, codeChallenge: (challenge) ?? null };
+  if (challenge !== undefined && (typeof challenge !== 'string' || !isValidS256Challenge(challenge)))
+    return fail('invalid_request', 'code_challenge must be 43 base64url characters');
+  return { ok: true, scope, codeChallenge: challenge ?? null };
 }
 
 export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
   const router = Router();
   // Anyone may call this (public clients authenticate with client_id alone): per address and per client, before anything is created.
-  router.post(ENDPOINTS.deviceAuthorization, limitPerIp(deps, 'device_authorization'), express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
-    if (!req.is('application/x-www-form-urlencoded')) {
-      return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
-    }
-    const form = FormValues.safeParse(req.body);
-    if (!form.success) return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
-    const body = form.data;
-    for (const [k, v] of Object.entries(body)) {
-      if (typeof v !== 'string' && !(k === 'resource' && Array.isArray(v))) return sendOAuthError(res, 400, 'invalid_request', `${k} must appear once`);
-    }
-    const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
-    if (!auth.ok) return sendClientAuthError(res, auth);
-    const client = auth.client;
-    if (!(await admitClient(deps, res, 'device_authorization', client._id))) return;
-    const checked = checkParams(body, client.allowedScopes);
-    if (!checked.ok) return sendOAuthError(res, 400, checked.error, checked.description);
-    // RFC 8707 resource indicators (repeatable): kept with the code, added to the tokens' aud.
-    const resources = parseAllowedResources(body.resource, client.allowedResources ?? []);
-    if (!resources.ok) return sendOAuthError(res, 400, resources.error, resources.description);
+  router.post(
+    ENDPOINTS.deviceAuthorization,
+    limitPerIp(deps, 'device_authorization'),
+    express.urlencoded({ extended: false, limit: '64kb' }),
+    async (req, res) => {
+      if (!req.is('application/x-www-form-urlencoded')) {
+        return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+      }
+      const form = FormValues.safeParse(req.body);
+      if (!form.success) return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+      const body = form.data;
+      for (const [k, v] of Object.entries(body)) {
+        if (typeof v !== 'string' && !(k === 'resource' && Array.isArray(v))) return sendOAuthError(res, 400, 'invalid_request', `${k} must appear once`);
+      }
+      const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
+      if (!auth.ok) return sendClientAuthError(res, auth);
+      const client = auth.client;
+      if (!(await admitClient(deps, res, 'device_authorization', client._id))) return;
+      const checked = checkParams(body, client.allowedScopes);
+      if (!checked.ok) return sendOAuthError(res, 400, checked.error, checked.description);
+      // RFC 8707 resource indicators (repeatable): kept with the code, added to the tokens' aud.
+      const resources = parseAllowedResources(body.resource, client.allowedResources ?? []);
+      if (!resources.ok) return sendOAuthError(res, 400, resources.error, resources.description);
 
-    const deviceCode = newSecret();
-    const deviceCodeHash = hashSecret(deviceCode);
-    const expiresAt = Date.now() + deps.deviceCodeTtlMs;
-    const userCodeKey = await createDeviceAuthorization(deps.store, {
-      deviceCodeHash,
-      clientId: client._id,
-      scope: checked.scope,
-      codeChallenge: checked.codeChallenge,
-      resources: resources.resources,
-      interval: DEVICE_POLL_INTERVAL_SECONDS,
-      expiresAt: new Date(expiresAt),
-    });
-    try {
-      await startDeviceFlow(deps.flows, { deviceCodeHash, clientId: client._id, expiresAt });
-    } catch (err) {
-      // Without its workflow the code could never be approved: it must not exist.
-      await deleteDeviceAuthorization(deps.store, deviceCodeHash, userCodeKey);
-      throw err;
-    }
-    const userCode = formatUserCode(userCodeKey);
-    sendOAuthJson(res, 200, {
-      device_code: deviceCode,
-      user_code: userCode,
-      verification_uri: `${deps.issuer}${DEVICE_PAGE_PATH}`,
-      verification_uri_complete: `${deps.issuer}${DEVICE_PAGE_PATH}?user_code=${userCode}`,
-      expires_in: Math.round(deps.deviceCodeTtlMs / 1000),
-      interval: DEVICE_POLL_INTERVAL_SECONDS,
-    });
-  });
+      const deviceCode = newSecret();
+      const deviceCodeHash = hashSecret(deviceCode);
+      const expiresAt = Date.now() + deps.deviceCodeTtlMs;
+      const userCodeKey = await createDeviceAuthorization(deps.store, {
+        deviceCodeHash,
+        clientId: client._id,
+        scope: checked.scope,
+        codeChallenge: checked.codeChallenge,
+        resources: resources.resources,
+        interval: DEVICE_POLL_INTERVAL_SECONDS,
+        expiresAt: new Date(expiresAt),
+      });
+      try {
+        await startDeviceFlow(deps.flows, { deviceCodeHash, clientId: client._id, expiresAt });
+      } catch (err) {
+        // Without its workflow the code could never be approved: it must not exist.
+        await deleteDeviceAuthorization(deps.store, deviceCodeHash, userCodeKey);
+        throw err;
+      }
+      const userCode = formatUserCode(userCodeKey);
+      sendOAuthJson(res, 200, {
+        device_code: deviceCode,
+        user_code: userCode,
+        verification_uri: `${deps.issuer}${DEVICE_PAGE_PATH}`,
+        verification_uri_complete: `${deps.issuer}${DEVICE_PAGE_PATH}?user_code=${userCode}`,
+        expires_in: Math.round(deps.deviceCodeTtlMs / 1000),
+        interval: DEVICE_POLL_INTERVAL_SECONDS,
+      });
+    },
+  );
   router.all(ENDPOINTS.deviceAuthorization, methodNotAllowed(['POST']));
   return router;
 }

@@ -61,7 +61,9 @@ export function endSessionRoutes(deps: EndSessionDeps): Router {
     // come with it: a signed-in browser would look signed out and be told so. The same
     // request as a top-level GET carries the cookie (and asks the user to confirm).
     if (req.method === 'POST' && !req.kfSession) {
-      const asGet = Object.entries({ id_token_hint: hint, client_id: params.client_id, post_logout_redirect_uri: postLogout, state }).filter((e): e is [string, string] => e[1] !== undefined);
+      const asGet = Object.entries({ id_token_hint: hint, client_id: params.client_id, post_logout_redirect_uri: postLogout, state }).filter(
+        (e): e is [string, string] => e[1] !== undefined,
+      );
       return res.redirect(303, `/api/oauth/end_session?${new URLSearchParams(asGet).toString()}`);
     }
 

@@ -28,13 +28,13 @@ export function healthRoutes(store: Store, temporal: TemporalHandle): Router {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const [mongodb, temporalStatus] = await Promise.all([
-      probe(() => pingStore(store)),
-      probe(() => checkTemporal(temporal, CHECK_TIMEOUT_MS)),
-    ]);
+    const [mongodb, temporalStatus] = await Promise.all([probe(() => pingStore(store)), probe(() => checkTemporal(temporal, CHECK_TIMEOUT_MS))]);
     const checks = { mongodb, temporal: temporalStatus };
     const ready = mongodb === 'ok' && temporalStatus === 'ok';
-    res.status(ready ? 200 : 503).set('Cache-Control', 'no-store').json({ status: ready ? 'ready' : 'unavailable', checks });
+    res
+      .status(ready ? 200 : 503)
+      .set('Cache-Control', 'no-store')
+      .json({ status: ready ? 'ready' : 'unavailable', checks });
   });
   return router;
 }

@@ -55,7 +55,22 @@ export function introspectionRoutes(deps: IntrospectionDeps): Router {
       const c = access.claims;
       // A DPoP-bound token (RFC 9449 §6.2): token_type DPoP and its cnf.
       const bound = typeof (c.cnf as { jkt?: unknown } | undefined)?.jkt === 'string';
-      return { active: true, sub: c.sub, scope: c.scope, client_id: c.client_id, token_type: bound ? 'DPoP' : 'Bearer', ...(bound ? { cnf: c.cnf } : {}), exp: c.exp, iat: c.iat, aud: c.aud, iss: c.iss, jti: c.jti, acr: c.acr, auth_time: c.auth_time, amr: c.amr };
+      return {
+        active: true,
+        sub: c.sub,
+        scope: c.scope,
+        client_id: c.client_id,
+        token_type: bound ? 'DPoP' : 'Bearer',
+        ...(bound ? { cnf: c.cnf } : {}),
+        exp: c.exp,
+        iat: c.iat,
+        aud: c.aud,
+        iss: c.iss,
+        jti: c.jti,
+        acr: c.acr,
+        auth_time: c.auth_time,
+        amr: c.amr,
+      };
     };
     const asRefresh = async () => {
       const doc = await activeRefreshToken(deps, params.token);
@@ -105,7 +120,11 @@ export function introspectionRoutes(deps: IntrospectionDeps): Router {
       if (!doc) return false;
       if (doc.clientId !== clientId || doc.status === 'revoked' || doc.status === 'expired') return true;
       // RFC 7009 §2.1: revoking a refresh token revokes its grant; a superseded one shows reuse.
-      await revokeFamilyThenGrant(deps, doc.grantId, doc.status === 'superseded' ? 'superseded refresh token presented for revocation' : 'refresh token revoked');
+      await revokeFamilyThenGrant(
+        deps,
+        doc.grantId,
+        doc.status === 'superseded' ? 'superseded refresh token presented for revocation' : 'refresh token revoked',
+      );
       deps.log.info('grant revoked', { client: clientId, grant: doc.grantId });
       return true;
     };

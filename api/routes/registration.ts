@@ -92,7 +92,10 @@ export function registrationRoutes(deps: RegistrationDeps): Router {
     const body = AllFields.parse(req.body);
     // RFC 7592 §2.2: the client_id must be sent and match; the secret cannot be changed by the client.
     if (body.client_id !== client._id) return sendError(res, 400, 'invalid_request', 'client_id must be present and match the client');
-    if (body.client_secret !== undefined && (typeof body.client_secret !== 'string' || !client.secretHash || !verifySecret(body.client_secret, client.secretHash))) {
+    if (
+      body.client_secret !== undefined &&
+      (typeof body.client_secret !== 'string' || !client.secretHash || !verifySecret(body.client_secret, client.secretHash))
+    ) {
       return sendError(res, 400, 'invalid_client_metadata', 'client_secret cannot be changed by the client');
     }
     const mapped = registrationToClient(body, client.ownerUserId ?? '', deps.grantTypes);
@@ -107,9 +110,13 @@ export function registrationRoutes(deps: RegistrationDeps): Router {
         redirectUris: [...(mapped.input.redirectUris ?? []), ...client.redirectUris.filter((r) => r.type !== 'equals')],
       };
       const updated = await replaceClient(deps.store, client, { ...mapped.input, ...kept }, mapped.extras);
-      if (!updated) return sendError(res, 401, 'invalid_token', 'a valid registration access token for this client is required', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+      if (!updated)
+        return sendError(res, 401, 'invalid_token', 'a valid registration access token for this client is required', {
+          'WWW-Authenticate': 'Bearer error="invalid_token"',
+        });
       const changed = appChanges(client, updated.client);
-      if (client.ownerUserId && changed.length) await deps.events.user('app.updated', client.ownerUserId, appUpdatedData(updated.client, changed), registrationActor(client));
+      if (client.ownerUserId && changed.length)
+        await deps.events.user('app.updated', client.ownerUserId, appUpdatedData(updated.client, changed), registrationActor(client));
       sendDocument(res, 200, updated.client, { clientSecret: updated.clientSecret });
     } catch (err) {
       if (err instanceof ValidationError) return sendError(res, 400, 'invalid_client_metadata', err.message);

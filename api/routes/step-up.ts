@@ -97,7 +97,8 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
     if ((p.code_challenge === undefined) !== (p.code_challenge_method === undefined)) {
       return sendOAuthError(res, 400, 'invalid_request', 'code_challenge and code_challenge_method=S256 go together');
     }
-    if (client.public && !p.code_challenge) return sendOAuthError(res, 400, 'invalid_request', 'public clients must send code_challenge with code_challenge_method=S256');
+    if (client.public && !p.code_challenge)
+      return sendOAuthError(res, 400, 'invalid_request', 'public clients must send code_challenge with code_challenge_method=S256');
 
     const challengeId = newId();
     const now = Date.now();

@@ -31,8 +31,11 @@ export function userinfoRoutes(deps: UserinfoDeps): Router {
     if (!parsed.success) return sendError(res, 400, 'invalid_request', zodProblems(parsed.error.issues).join('; '));
     const result = await updateProfile(deps.store, req.access!.userId, parsed.data);
     if (!result) return sendError(res, 401, 'invalid_token', 'the user no longer exists');
-    if (result.changed.length) await deps.events.user('profile.updated', result.user._id, { user_id: result.user._id, changed: result.changed }, tokenActor(req));
-    res.set('Cache-Control', 'no-store').json({ sub: result.user._id, name: result.user.name, preferred_username: result.user.username, picture: result.user.picture });
+    if (result.changed.length)
+      await deps.events.user('profile.updated', result.user._id, { user_id: result.user._id, changed: result.changed }, tokenActor(req));
+    res
+      .set('Cache-Control', 'no-store')
+      .json({ sub: result.user._id, name: result.user.name, preferred_username: result.user.username, picture: result.user.picture });
   });
   return router;
 }

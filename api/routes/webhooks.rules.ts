@@ -16,7 +16,12 @@ export interface Rules {
 
 export const WEBHOOK_RULES: Record<WebhookScope, Rules> = {
   user: { base: '/api/oauth/me/webhooks', max: 20, adminOnly: false, scopes: { read: 'webhooks:read', write: 'webhooks:write', delete: 'webhooks:write' } },
-  admin: { base: '/api/oauth/me/admin/webhooks', max: 50, adminOnly: true, scopes: { read: 'admin:webhooks:read', write: 'admin:webhooks:write', delete: 'admin:webhooks:delete' } },
+  admin: {
+    base: '/api/oauth/me/admin/webhooks',
+    max: 50,
+    adminOnly: true,
+    scopes: { read: 'admin:webhooks:read', write: 'admin:webhooks:write', delete: 'admin:webhooks:delete' },
+  },
 };
 
 /** Longer ids are not looked up (404 at once). */

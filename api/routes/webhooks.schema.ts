@@ -17,13 +17,18 @@ const Url = z
     if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must be an https:// URL' });
     else if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not contain credentials (user:password@)' });
   });
-const Events = z.array(z.string().max(100, 'an event name is at most 100 characters'), 'must be an array of event names').max(100, 'must name at most 100 events');
+const Events = z
+  .array(z.string().max(100, 'an event name is at most 100 characters'), 'must be an array of event names')
+  .max(100, 'must name at most 100 events');
 const Secret = z.string().min(16, 'must be at least 16 characters').max(256, 'must be at most 256 characters');
 const IsActive = z.union([z.boolean(), z.literal(0), z.literal(1)], 'must be true, false, 1 or 0');
 
 export const CreateBody = z.strictObject({ name: Name, url: Url, events: Events, secret: Secret.optional() }, 'the body must be a JSON object');
 export const PatchBody = z
-  .strictObject({ name: Name.optional(), url: Url.optional(), events: Events.optional(), is_active: IsActive.optional(), secret: Secret.optional() }, 'the body must be a JSON object')
+  .strictObject(
+    { name: Name.optional(), url: Url.optional(), events: Events.optional(), is_active: IsActive.optional(), secret: Secret.optional() },
+    'the body must be a JSON object',
+  )
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'give at least one of name, url, events, is_active, secret');
 
 /** A zod failure as one readable line: `field: problem; …`. */

@@ -21,7 +21,16 @@ import express, { Router, type NextFunction, type Request, type RequestHandler, 
 import type { z } from 'zod';
 import type { DeliveryOutcome, WebhookDeliveryInput } from '../../lib/domain/webhook-delivery.js';
 import { checkSubscription, TEST_EVENT, type WebhookScope } from '../../lib/domain/webhook-events.js';
-import { createWebhook, deleteWebhook, findWebhook, listWebhooks, recentDeliveries, updateWebhook, type WebhookChanges, type WebhookDoc } from '../../lib/store/webhooks.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  findWebhook,
+  listWebhooks,
+  recentDeliveries,
+  updateWebhook,
+  type WebhookChanges,
+  type WebhookDoc,
+} from '../../lib/store/webhooks.js';
 import { findUserById } from '../../lib/store/users.js';
 import { runTestPing } from '../../lib/flows/webhook-delivery.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
@@ -105,7 +114,14 @@ function webhookResource(deps: WebhookRoutesDeps, scope: WebhookScope): Router {
   }
 
   const actor = (req: Request) => ({ type: 'user' as const, userId: req.access!.userId, clientId: req.access!.clientId });
-  const eventData = (w: WebhookDoc) => ({ webhook_id: w._id, scope: w.scope, owner_user_id: w.ownerUserId, name: w.name, url_host: urlHost(w.url), events: w.events });
+  const eventData = (w: WebhookDoc) => ({
+    webhook_id: w._id,
+    scope: w.scope,
+    owner_user_id: w.ownerUserId,
+    name: w.name,
+    url_host: urlHost(w.url),
+    events: w.events,
+  });
 
   // GET list, POST create
   router.get(rules.base, read, async (req: Request, res: Response) => {
@@ -120,9 +136,21 @@ function webhookResource(deps: WebhookRoutesDeps, scope: WebhookScope): Router {
     if (!events) return;
     // Bounded, so the dispatcher's per-event lookup stays small (FerretDB v1 scans).
     if ((await listWebhooks(deps.store, scope, req.access!.userId)).length >= rules.max) {
-      return sendError(res, 409, 'limit_reached', `at most ${rules.max} ${scope === 'admin' ? 'admin webhooks per site' : 'webhooks per user'}; delete one first`);
+      return sendError(
+        res,
+        409,
+        'limit_reached',
+        `at most ${rules.max} ${scope === 'admin' ? 'admin webhooks per site' : 'webhooks per user'}; delete one first`,
+      );
     }
-    const { webhook, secret } = await createWebhook(deps.store, deps.kek, { scope, ownerUserId: req.access!.userId, name: input.name, url: input.url, events, secret: input.secret });
+    const { webhook, secret } = await createWebhook(deps.store, deps.kek, {
+      scope,
+      ownerUserId: req.access!.userId,
+      name: input.name,
+      url: input.url,
+      events,
+      secret: input.secret,
+    });
     await deps.events.admin('webhook.create', eventData(webhook), actor(req));
     res.set('Location', `${deps.issuer}${rules.base}/${encodeURIComponent(webhook._id)}`);
     const { id, name, url, is_active, created_at } = webhookJson(webhook);
@@ -168,7 +196,13 @@ function webhookResource(deps: WebhookRoutesDeps, scope: WebhookScope): Router {
   router.post(`${one}/test`, write, async (req: Request, res: Response) => {
     const hook = await visible(req, res);
     if (!hook) return;
-    if (!hook.isActive) return sendError(res, 409, 'webhook_inactive', 'this webhook is inactive (is_active 0): it gets no deliveries, test pings included; set is_active to 1 first');
+    if (!hook.isActive)
+      return sendError(
+        res,
+        409,
+        'webhook_inactive',
+        'this webhook is inactive (is_active 0): it gets no deliveries, test pings included; set is_active to 1 first',
+      );
     const deliveryId = randomUUID();
     const input: WebhookDeliveryInput = {
       deliveryId,

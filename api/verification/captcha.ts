@@ -101,7 +101,12 @@ export function captchaAnswerFrom(body: unknown, remoteIp?: string): CaptchaAnsw
  * proof of work was issued for. Never throws for a provider failure: an
  * unreachable provider is a failed captcha.
  */
-export async function verifyCaptcha(deps: { store: Store; kek: Kek; outbound: OutboundPolicy }, settings: SiteSettings, purpose: string, answer: CaptchaAnswer): Promise<CaptchaResult> {
+export async function verifyCaptcha(
+  deps: { store: Store; kek: Kek; outbound: OutboundPolicy },
+  settings: SiteSettings,
+  purpose: string,
+  answer: CaptchaAnswer,
+): Promise<CaptchaResult> {
   const provider = settings.captcha_provider;
   if (provider === 'none') return { ok: true };
   if (provider === 'pow') {
@@ -109,7 +114,8 @@ export async function verifyCaptcha(deps: { store: Store; kek: Kek; outbound: Ou
     if (!pow || !nonce) return { ok: false, error: 'Wait until the browser check has finished, then try again.' };
     if (!(await wasIssued(deps.store, issuedKey(purpose, pow)))) return { ok: false, error: 'The browser check expired. Reload the page and try again.' };
     // Single use, right or wrong: a second answer to the same pow_challenge is refused.
-    if (!(await claimOnce(deps.store, `pow-used:${pow}`, POW_CHALLENGE_TTL_MS + 60_000))) return { ok: false, error: 'The browser check was already used. Reload the page and try again.' };
+    if (!(await claimOnce(deps.store, `pow-used:${pow}`, POW_CHALLENGE_TTL_MS + 60_000)))
+      return { ok: false, error: 'The browser check was already used. Reload the page and try again.' };
     return checkPow(pow, nonce, settings.pow_difficulty) ? { ok: true } : { ok: false, error: 'The browser check failed. Reload the page and try again.' };
   }
   if (!isThirdPartyProvider(provider)) return { ok: false, error: 'The captcha is not configured.' };
@@ -118,7 +124,11 @@ export async function verifyCaptcha(deps: { store: Store; kek: Kek; outbound: Ou
   const form = new URLSearchParams({ secret: await siteSecret(deps.store, deps.kek, 'captcha_secret_key'), response: answer.captchaToken });
   if (answer.remoteIp) form.set('remoteip', answer.remoteIp);
   try {
-    const res = await outboundRequest(deps.outbound, 'captcha', url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() });
+    const res = await outboundRequest(deps.outbound, 'captcha', url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: form.toString(),
+    });
     const data = res.status === 200 ? (JSON.parse(res.body.toString('utf8')) as { success?: unknown }) : null;
     if (data?.success === true) return { ok: true };
   } catch {

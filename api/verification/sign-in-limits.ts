@@ -101,9 +101,12 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
   async function warnSiteLimit() {
     const window = Math.floor(Date.now() / SIGN_IN_WINDOW_MS);
     if (await claimOnce(store, `sign-in-global-warned:${window}`, 2 * SIGN_IN_WINDOW_MS)) {
-      deps.log.warn('site-wide sign-in limit reached: password sign-ins are refused until the window ends (set a captcha_provider to ask for a captcha instead)', {
-        limit: limits.signInGlobal,
-      });
+      deps.log.warn(
+        'site-wide sign-in limit reached: password sign-ins are refused until the window ends (set a captcha_provider to ask for a captcha instead)',
+        {
+          limit: limits.signInGlobal,
+        },
+      );
     }
   }
 

@@ -44,7 +44,8 @@ function appRedirect(challenge: StepUpChallengeDoc, params: Record<string, strin
   if (challenge.state !== null) url.searchParams.set('state', challenge.state);
   return url.href;
 }
-const deniedRedirect = (challenge: StepUpChallengeDoc, description: string) => appRedirect(challenge, { error: 'access_denied', error_description: description });
+const deniedRedirect = (challenge: StepUpChallengeDoc, description: string) =>
+  appRedirect(challenge, { error: 'access_denied', error_description: description });
 
 /** What an answer leads to: the app (redirect) or a page of ours (not consumed, or gone). */
 export type Outcome = { kind: 'redirect'; url: string; confirmed?: boolean } | { kind: 'page'; status: number; error: string };
@@ -116,7 +117,10 @@ export function stepUpConfirmation(deps: StepUpConfirmationDeps) {
     const confirmed = await confirmStepUpFlow(deps.flows, loaded.challenge._id, { userId: user._id, method, codeHash: hashSecret(code) });
     if (confirmed.ended) return { kind: 'page', status: 400, error: GONE };
     const result = confirmed.value;
-    if (!result.ok) return result.state === 'error' ? { kind: 'redirect', url: deniedRedirect(loaded.challenge, 'an error occurred') } : { kind: 'page', status: 400, error: GONE };
+    if (!result.ok)
+      return result.state === 'error'
+        ? { kind: 'redirect', url: deniedRedirect(loaded.challenge, 'an error occurred') }
+        : { kind: 'page', status: 400, error: GONE };
     deps.log.info('step-up challenge confirmed', { client: loaded.client._id, user: user._id, method });
     return { kind: 'redirect', url: appRedirect(loaded.challenge, { code }), confirmed: true };
   }

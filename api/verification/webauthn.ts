@@ -50,7 +50,14 @@ export async function registrationOptions(store: Store, rp: RelyingParty, sessio
   return options;
 }
 
-export async function registerPasskey(store: Store, rp: RelyingParty, session: SessionDoc, user: UserDoc, answer: unknown, name: string): Promise<PasskeyDoc | null> {
+export async function registerPasskey(
+  store: Store,
+  rp: RelyingParty,
+  session: SessionDoc,
+  user: UserDoc,
+  answer: unknown,
+  name: string,
+): Promise<PasskeyDoc | null> {
   const expectedChallenge = await takeWebauthnChallenge(store, session._id);
   const parsed = RegistrationResponse.safeParse(answer);
   if (!expectedChallenge || !parsed.success) return null;

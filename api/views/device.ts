@@ -29,7 +29,11 @@ ${csrfField(csrf)}
 }
 
 /** What the device asks for, and the allow and deny buttons. */
-export function consentPage(res: Response, session: SessionDoc, { device, client, userCode }: { device: DeviceCodeDoc; client: ClientDoc; userCode: string }): void {
+export function consentPage(
+  res: Response,
+  session: SessionDoc,
+  { device, client, userCode }: { device: DeviceCodeDoc; client: ClientDoc; userCode: string },
+): void {
   sendPage(res, {
     title: `Allow ${client.name}?`,
     body: html`<h1>Allow ${client.name} on your device?</h1>

@@ -46,18 +46,18 @@ ${csrfField(session.csrf)}
 ${sudoOptIn}
 ${captcha ?? ''}
 ${
-codes
-  ? html`<label for="code">Authentication code</label>
+  codes
+    ? html`<label for="code">Authentication code</label>
 <input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code" maxlength="20">
 <p class="muted">The 6-digit code from your authenticator app, or one of your backup codes. A wrong code cancels this request.</p>
 <button type="submit" name="decision" value="confirm" disabled data-step-up-enable>Confirm</button>`
-  : ''
+    : ''
 }
 </form>
 ${
-passkeys
-  ? html`<p><button type="button" class="secondary" disabled data-step-up-enable data-webauthn="second-factor" data-csrf="${session.csrf}" data-options="${STEP_UP_PATHS.passkeyOptions}?challenge_id=${id}" data-verify="${STEP_UP_PATHS.passkey}?challenge_id=${id}" data-request="${id}">Use a passkey</button></p>`
-  : ''
+  passkeys
+    ? html`<p><button type="button" class="secondary" disabled data-step-up-enable data-webauthn="second-factor" data-csrf="${session.csrf}" data-options="${STEP_UP_PATHS.passkeyOptions}?challenge_id=${id}" data-verify="${STEP_UP_PATHS.passkey}?challenge_id=${id}" data-request="${id}">Use a passkey</button></p>`
+    : ''
 }
 <p class="error" role="alert" data-webauthn-error hidden></p>
 <form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up-deny>

@@ -9,7 +9,13 @@ import type { SignedIn } from '../http/signed-in.js';
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
-export function tokensPage(res: Response, { session, user }: SignedIn, { tokens, maxDays }: { tokens: PersonalAccessTokenDoc[]; maxDays: number }, notice?: SafeHtml, status = 200): void {
+export function tokensPage(
+  res: Response,
+  { session, user }: SignedIn,
+  { tokens, maxDays }: { tokens: PersonalAccessTokenDoc[]; maxDays: number },
+  notice?: SafeHtml,
+  status = 200,
+): void {
   const now = Date.now();
   sendPage(res, {
     title: 'Personal access tokens',
@@ -32,8 +38,8 @@ ${csrfField(session.csrf)}
 <input id="token-name" name="name" type="text" maxlength="100" required>
 <fieldset><legend>Scopes</legend>
 ${patScopesFor(user.role).map(
-      (s) => html`<label><input type="checkbox" name="scope" value="${s}"> <code>${s}</code> <span class="muted">${SCOPES[s]?.description ?? ''}</span></label>`,
-    )}
+  (s) => html`<label><input type="checkbox" name="scope" value="${s}"> <code>${s}</code> <span class="muted">${SCOPES[s]?.description ?? ''}</span></label>`,
+)}
 </fieldset>
 <label for="token-days">Expires after (days, at most ${String(maxDays)})</label>
 <input id="token-days" name="expires_in_days" type="number" min="1" max="${String(maxDays)}" value="${String(Math.min(30, maxDays))}" required>

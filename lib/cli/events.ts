@@ -27,13 +27,23 @@ export async function emitAdminEvent(cfg: Config, store: Store, name: AdminEvent
   if (!temporal) {
     // A pipeline whose dispatch never runs here: the lazy connection is not used before the process exits.
     const lazy = lazyTemporalClient(cfg);
-    const events = createEventPipeline({ store, flows: { client: lazy.client, taskQueue }, log: createLogger('error', () => {}), deliveryTimeoutMs: cfg.webhookTimeoutMs });
+    const events = createEventPipeline({
+      store,
+      flows: { client: lazy.client, taskQueue },
+      log: createLogger('error', () => {}),
+      deliveryTimeoutMs: cfg.webhookTimeoutMs,
+    });
     await events.admin(name, data, OPERATOR);
     process.stderr.write(`keyflow: note: Temporal is not reachable at ${cfg.temporal.address}; webhooks get this change (${name}) once Keyflow is running\n`);
     return;
   }
   try {
-    const events = createEventPipeline({ store, flows: { client: temporal.client, taskQueue }, log: createLogger('warn'), deliveryTimeoutMs: cfg.webhookTimeoutMs });
+    const events = createEventPipeline({
+      store,
+      flows: { client: temporal.client, taskQueue },
+      log: createLogger('warn'),
+      deliveryTimeoutMs: cfg.webhookTimeoutMs,
+    });
     await events.admin(name, data, OPERATOR);
     await events.idle();
   } finally {

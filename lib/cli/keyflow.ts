@@ -89,7 +89,9 @@ async function deleteUser(store: Store, cfg: Config, argv: string[]) {
     print({ deleted: user._id, email: user.email, ...removed, grantsRevoked: revoked.grants });
     await emitAdminEvent(cfg, store, 'admin.user.delete', { user_id: user._id });
     if (revoked.familiesUnreached > 0) {
-      throw new Error(`${revoked.familiesUnreached} refresh families could not be ended (Temporal did not answer); their refresh tokens are refused all the same`);
+      throw new Error(
+        `${revoked.familiesUnreached} refresh families could not be ended (Temporal did not answer); their refresh tokens are refused all the same`,
+      );
     }
   } finally {
     await temporal.close();
@@ -248,7 +250,9 @@ async function flows(cfg: Config, sub: string | undefined, argv: string[]) {
   const { values } = parse(argv, { client: { type: 'string' }, user: { type: 'string' }, all: { type: 'boolean' } });
   const temporal = await connectTemporal(cfg);
   try {
-    print(await listFlows(temporal.client, { clientId: values.client as string | undefined, userId: values.user as string | undefined, all: Boolean(values.all) }));
+    print(
+      await listFlows(temporal.client, { clientId: values.client as string | undefined, userId: values.user as string | undefined, all: Boolean(values.all) }),
+    );
   } finally {
     await temporal.close();
   }

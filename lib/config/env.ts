@@ -14,11 +14,14 @@ const port = (fallback: number) =>
     .default(fallback);
 
 const positiveInt = (fallback: number, max: number) =>
-  z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(max, `must be at most ${max}`).default(fallback);
+  z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(max, `must be at most ${max}`)
+    .default(fallback);
 
-const hostPort = z
-  .string()
-  .regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233');
+const hostPort = z.string().regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233');
 
 const issuer = z
   .string()
@@ -57,7 +60,12 @@ const kek = z
   });
 
 const nonNegativeInt = (fallback: number, max: number) =>
-  z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be at least 0').max(max, `must be at most ${max}`).default(fallback);
+  z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be at least 0')
+    .max(max, `must be at most ${max}`)
+    .default(fallback);
 
 /** Express's `trust proxy`: `none`, or addresses, CIDR ranges and the names loopback, linklocal, uniquelocal. */
 const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
@@ -65,7 +73,10 @@ const trustedProxies = z
   .string()
   .default('loopback')
   .transform((value, ctx) => {
-    const entries = value.split(',').map((e) => e.trim()).filter(Boolean);
+    const entries = value
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean);
     if (entries.length === 1 && entries[0] === 'none') return [];
     for (const entry of entries) {
       const [address, bits, ...rest] = entry.split('/');
@@ -107,13 +118,19 @@ const outboundAllowlist = z
   .default('')
   .transform((value, ctx) => {
     const entries: OutboundAllowEntry[] = [];
-    for (const raw of value.split(',').map((e) => e.trim()).filter(Boolean)) {
+    for (const raw of value
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean)) {
       const m = /^([a-z_]+|\*)=(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5}|\*)$/.exec(raw);
       const feature = m?.[1];
       const port = m?.[3] === '*' ? '*' : Number(m?.[3]);
       const host = m ? urlHostname(m[2]!) : null;
       if (!m || !host || !(feature === '*' || (OUTBOUND_FEATURES as readonly string[]).includes(feature!)) || (port !== '*' && (port < 1 || port > 65535))) {
-        ctx.addIssue({ code: 'custom', message: `"${raw}" must be feature=host:port (feature one of ${OUTBOUND_FEATURES.join(', ')} or *; port a number or *)` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${raw}" must be feature=host:port (feature one of ${OUTBOUND_FEATURES.join(', ')} or *; port a number or *)`,
+        });
         continue;
       }
       entries.push({ feature: feature as OutboundAllowEntry['feature'], host, port });
@@ -121,9 +138,7 @@ const outboundAllowlist = z
     return entries;
   });
 
-const mongoUri = z
-  .string()
-  .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// connection string');
+const mongoUri = z.string().regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// connection string');
 
 const EnvSchema = z.object({
   ISSUER: issuer,
@@ -133,11 +148,20 @@ const EnvSchema = z.object({
   TEMPORAL_ADDRESS: hostPort.optional(),
   TEMPORAL_PORT: port(7233),
   TEMPORAL_UI_PORT: port(8233),
-  TEMPORAL_NAMESPACE: z.string().regex(/^[A-Za-z0-9._-]{1,255}$/, 'must be a Temporal namespace name').default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().regex(/^[A-Za-z0-9._:-]{1,255}$/, 'must be a task queue name').default('keyflow'),
+  TEMPORAL_NAMESPACE: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,255}$/, 'must be a Temporal namespace name')
+    .default('default'),
+  TEMPORAL_TASK_QUEUE: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,255}$/, 'must be a task queue name')
+    .default('keyflow'),
   MONGODB_URI: mongoUri.optional(),
   MONGODB_PORT: port(27017),
-  MONGODB_DATABASE: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be a database name (letters, digits, _ and -)').default('keyflow'),
+  MONGODB_DATABASE: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be a database name (letters, digits, _ and -)')
+    .default('keyflow'),
   KEYFLOW_KEK: kek,
   KEYFLOW_MLDSA: z.enum(['auto', 'native', 'noble'], { error: 'must be auto, native or noble' }).default('auto'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
@@ -164,9 +188,15 @@ const EnvSchema = z.object({
   TEMPORAL_TLS_CERT: z.string().optional(),
   TEMPORAL_TLS_KEY: z.string().optional(),
   TEMPORAL_TLS_CA: z.string().optional(),
-  TEMPORAL_TLS_SERVER_NAME: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a host name').optional(),
+  TEMPORAL_TLS_SERVER_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a host name')
+    .optional(),
   // Sent as a header value: visible ASCII only.
-  TEMPORAL_API_KEY: z.string().regex(/^[\x21-\x7e]{1,8192}$/, 'must be printable ASCII without spaces').optional(),
+  TEMPORAL_API_KEY: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,8192}$/, 'must be printable ASCII without spaces')
+    .optional(),
 });
 
 export type MlDsaMode = 'auto' | 'native' | 'noble';
@@ -323,9 +353,16 @@ function temporalTlsFiles(e: z.infer<typeof EnvSchema>, cwd: string): { ok: true
     if (problem) errors.push(`${name}: cannot read ${resolved} (${problem})`);
     return resolved;
   };
-  const tls: TemporalTls = { certFile: file('TEMPORAL_TLS_CERT'), keyFile: file('TEMPORAL_TLS_KEY'), caFile: file('TEMPORAL_TLS_CA'), serverName: e.TEMPORAL_TLS_SERVER_NAME };
+  const tls: TemporalTls = {
+    certFile: file('TEMPORAL_TLS_CERT'),
+    keyFile: file('TEMPORAL_TLS_KEY'),
+    caFile: file('TEMPORAL_TLS_CA'),
+    serverName: e.TEMPORAL_TLS_SERVER_NAME,
+  };
   if (!tls.certFile !== !tls.keyFile) {
-    errors.push(`${tls.certFile ? 'TEMPORAL_TLS_KEY' : 'TEMPORAL_TLS_CERT'}: TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together (the client certificate and its private key)`);
+    errors.push(
+      `${tls.certFile ? 'TEMPORAL_TLS_KEY' : 'TEMPORAL_TLS_CERT'}: TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together (the client certificate and its private key)`,
+    );
   }
   const configured = Object.values(tls).some((v) => v !== undefined);
   if ((configured || e.TEMPORAL_API_KEY !== undefined) && e.TEMPORAL_ADDRESS === undefined) {

@@ -74,10 +74,22 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
   const fail = (error: string, description: string): ParamsCheck => ({ ok: false, error, description });
   const rawState = single(query, 'state');
 
-  for (const name of ['response_type', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'max_age', 'acr_values', 'response_mode']) {
+  for (const name of [
+    'response_type',
+    'scope',
+    'state',
+    'nonce',
+    'code_challenge',
+    'code_challenge_method',
+    'prompt',
+    'max_age',
+    'acr_values',
+    'response_mode',
+  ]) {
     if (single(query, name) === null) return fail('invalid_request', `${name} must appear at most once`);
   }
-  if (rawState !== undefined && rawState !== null && rawState.length > MAX_STATE) return fail('invalid_request', `state must be at most ${MAX_STATE} characters`);
+  if (rawState !== undefined && rawState !== null && rawState.length > MAX_STATE)
+    return fail('invalid_request', `state must be at most ${MAX_STATE} characters`);
   if (query.request !== undefined) return fail('request_not_supported', 'request objects are not supported');
   if (query.request_uri !== undefined) return fail('request_uri_not_supported', 'request_uri is supported only for pushed authorization requests (RFC 9126)');
 

@@ -157,7 +157,11 @@ export function registrationToClient(body: unknown, ownerUserId: string, support
     isVerified: false,
     ownerUserId,
   };
-  const result = validated(input, (issues) => (issues.some((i) => i.path[0] === 'redirectUris') ? 'invalid_redirect_uri' : 'invalid_client_metadata'), REGISTRATION_NAMES);
+  const result = validated(
+    input,
+    (issues) => (issues.some((i) => i.path[0] === 'redirectUris') ? 'invalid_redirect_uri' : 'invalid_client_metadata'),
+    REGISTRATION_NAMES,
+  );
   if (!result.ok) return { ok: false, error: result.error as 'invalid_redirect_uri' | 'invalid_client_metadata', description: result.description };
   return { ok: true, input, extras: { grantTypes, responseTypes, clientUri: m.client_uri ?? null, logoUri: m.logo_uri ?? null }, metadata: m };
 }
@@ -223,7 +227,18 @@ const READ_ONLY = ['client_id', 'client_secret', 'is_verified', 'owner_user_id',
  * does not know; NewClientInput drops what is not a model field.
  */
 function currentInput(c: ClientDoc): NewClientInput {
-  const { _id: _i, secretHash: _s, registrationTokenHash: _t, createdAt: _c, updatedAt: _u, grantTypes: _g, responseTypes: _r, clientUri: _cu, logoUri: _l, ...model } = c;
+  const {
+    _id: _i,
+    secretHash: _s,
+    registrationTokenHash: _t,
+    createdAt: _c,
+    updatedAt: _u,
+    grantTypes: _g,
+    responseTypes: _r,
+    clientUri: _cu,
+    logoUri: _l,
+    ...model
+  } = c;
   return model;
 }
 

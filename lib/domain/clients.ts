@@ -8,7 +8,6 @@ import { isKnownScope } from './scopes.js';
 
 export { REDIRECT_URI_TYPES, type RedirectUriEntry, type RedirectUriType } from './redirect-uri.js';
 
-
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
 export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
 
@@ -22,41 +21,48 @@ const DEFAULT_SCOPES = ['openid', 'profile', 'email'];
 /** Regex redirect URI entries per client. */
 export const MAX_REGEX_ENTRIES = 5;
 
-const redirectUriEntry = z
-  .object({ type: z.enum(REDIRECT_URI_TYPES).default('equals'), value: z.string().min(1).max(2048) })
-  .superRefine((entry, ctx) => {
-    const problem = redirectUriEntryProblem(entry);
-    if (problem) ctx.addIssue({ code: 'custom', message: `${entry.value} ${problem}` });
-  });
+const redirectUriEntry = z.object({ type: z.enum(REDIRECT_URI_TYPES).default('equals'), value: z.string().min(1).max(2048) }).superRefine((entry, ctx) => {
+  const problem = redirectUriEntryProblem(entry);
+  if (problem) ctx.addIssue({ code: 'custom', message: `${entry.value} ${problem}` });
+});
 
 /** A browser redirect target (post-logout): absolute http(s), no fragment. */
-const absoluteHttpUri = z.string().max(2048).refine((v) => {
-  try {
-    return ['https:', 'http:'].includes(new URL(v).protocol) && !v.includes('#');
-  } catch {
-    return false;
-  }
-}, 'must be an absolute http(s) URI without fragment');
+const absoluteHttpUri = z
+  .string()
+  .max(2048)
+  .refine((v) => {
+    try {
+      return ['https:', 'http:'].includes(new URL(v).protocol) && !v.includes('#');
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URI without fragment');
 
 /**
  * A URI Keyflow itself calls (jwks_uri, back-channel logout): https, or http
  * on a loopback host only (which the outbound allow-list must still admit).
  * No credentials, no fragment.
  */
-export const outboundUri = z.string().max(2048).refine((v) => {
-  try {
-    const url = new URL(v);
-    if (v.includes('#') || url.username || url.password) return false;
-    return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
-  } catch {
-    return false;
-  }
-}, 'must be an absolute https URI without credentials or fragment (http only for loopback hosts)');
+export const outboundUri = z
+  .string()
+  .max(2048)
+  .refine((v) => {
+    try {
+      const url = new URL(v);
+      if (v.includes('#') || url.username || url.password) return false;
+      return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute https URI without credentials or fragment (http only for loopback hosts)');
 
-const resourceUri = z.string().max(2048).superRefine((v, ctx) => {
-  const problem = resourceProblem(v);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-});
+const resourceUri = z
+  .string()
+  .max(2048)
+  .superRefine((v, ctx) => {
+    const problem = resourceProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 export const NewClientInput = z
   .object({
@@ -70,15 +76,16 @@ export const NewClientInput = z
       // Each Regex entry may cost up to a few tens of milliseconds on a crafted candidate (linear, but
       // candidate length × pattern size): a cap per client bounds what one request can cost.
       .refine((entries) => entries.filter((e) => e.type === 'regex').length <= MAX_REGEX_ENTRIES, `at most ${MAX_REGEX_ENTRIES} regex redirect URIs`),
-    allowedScopes: z
-      .array(z.string().refine(isKnownScope, { error: (i) => `unknown scope ${JSON.stringify(i.input)}` }))
-      .default(DEFAULT_SCOPES),
+    allowedScopes: z.array(z.string().refine(isKnownScope, { error: (i) => `unknown scope ${JSON.stringify(i.input)}` })).default(DEFAULT_SCOPES),
     public: z.boolean().default(false),
     tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).optional(),
     oidcFields: z.array(z.enum(OIDC_FIELDS)).default([]),
     postLogoutRedirectUris: z.array(absoluteHttpUri).max(50).default([]),
     backchannelLogoutUri: outboundUri.nullable().default(null),
-    jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) }).nullable().default(null),
+    jwks: z
+      .object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) })
+      .nullable()
+      .default(null),
     jwksUri: outboundUri.nullable().default(null),
     /**
      * RFC 8707 resource indicators this client may ask for (exact strings).

@@ -75,8 +75,22 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
 }
 
 const CLAIMS_SUPPORTED = [
-  'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'acr', 'amr', 'sid', 'role',
-  'name', 'preferred_username', 'picture', 'email', 'email_verified',
+  'sub',
+  'iss',
+  'aud',
+  'exp',
+  'iat',
+  'auth_time',
+  'nonce',
+  'acr',
+  'amr',
+  'sid',
+  'role',
+  'name',
+  'preferred_username',
+  'picture',
+  'email',
+  'email_verified',
 ];
 
 /** RFC 9728 metadata of Keyflow's own API as a protected resource. */

@@ -20,4 +20,10 @@ export interface AuthorizationRequestDoc extends AuthorizationParams {
 export const AUTHORIZATION_REQUEST_TTL_MS = 15 * 60_000;
 
 /** A request being answered; `_id` and `browser` are set once it had to be stored (the user was sent to a page). */
-export type PendingAuthorization = AuthorizationParams & { _id?: string; browser?: string; createdAt: Date; consentedAt: Date | null; consentedBy: string | null };
+export type PendingAuthorization = AuthorizationParams & {
+  _id?: string;
+  browser?: string;
+  createdAt: Date;
+  consentedAt: Date | null;
+  consentedBy: string | null;
+};

@@ -114,7 +114,10 @@ function parseWildcard(value: string): { ok: true; wildcard: Wildcard } | { ok: 
   // Any value the `*` may take gives a URI that must pass the pre-check like an Equals entry.
   const problem = precheckRedirectUri(`${value.slice(0, star)}x${value.slice(star + 1)}`);
   if (problem) return fail(problem);
-  return { ok: true, wildcard: { before: value.slice(0, star), after: value.slice(star + 1), labelPrefix: label[1]!.toLowerCase(), labelSuffix: label[2]!.toLowerCase() } };
+  return {
+    ok: true,
+    wildcard: { before: value.slice(0, star), after: value.slice(star + 1), labelPrefix: label[1]!.toLowerCase(), labelSuffix: label[2]!.toLowerCase() },
+  };
 }
 
 /**

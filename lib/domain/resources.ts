@@ -15,7 +15,8 @@ export type ResourceCheck = { ok: true; resources: string[] } | { ok: false; err
 /** Why a single `resource` value is unacceptable, or null when it is an absolute URI without fragment (RFC 8707 §2). */
 export function resourceProblem(value: string): string | null {
   if (value.length === 0 || value.length > MAX_RESOURCE_LENGTH) return `must be 1 to ${MAX_RESOURCE_LENGTH} characters`;
-  if (/\s/.test(value) || [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) return 'must not contain whitespace or control characters';
+  if (/\s/.test(value) || [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f))
+    return 'must not contain whitespace or control characters';
   if (value.includes('#')) return 'must not contain a fragment';
   // An absolute URI starts with a scheme (RFC 3986 §4.3); `new URL` alone would also accept odd inputs.
   if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value)) return 'must be an absolute URI';
@@ -75,7 +76,11 @@ export function narrowResources(granted: readonly string[], raw: unknown, allowe
  * string. With neither, the client itself: `aud` is required, and such a token
  * (e.g. only `app:<client_id>:*` or offline_access) is for no resource server.
  */
-export function accessTokenAudience(issuer: string, resources: readonly string[] | undefined, token: { scope: readonly string[]; clientId: string }): string | string[] {
+export function accessTokenAudience(
+  issuer: string,
+  resources: readonly string[] | undefined,
+  token: { scope: readonly string[]; clientId: string },
+): string | string[] {
   const audience = [...(token.scope.some(isKeyflowApiScope) ? [issuer] : []), ...(resources ?? []).filter((r) => r !== issuer)];
   if (audience.length === 0) return token.clientId;
   return audience.length === 1 ? audience[0]! : audience;

@@ -43,9 +43,7 @@ export function parseSiteSetting<K extends SiteSettingKey>(key: K, raw: unknown)
 
 /** Settings as shown to operators: secret values masked. */
 export function redactSiteSettings(settings: SiteSettings): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(settings).map(([k, v]) => [k, SITE_SETTINGS[k as SiteSettingKey].secret && v ? '********' : v]),
-  );
+  return Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, SITE_SETTINGS[k as SiteSettingKey].secret && v ? '********' : v]));
 }
 
 /** A stored value: a secret setting holds a Sealed value (or, stored before sealing, a string). */

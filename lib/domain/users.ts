@@ -28,14 +28,21 @@ export interface UserDoc {
   updatedAt: Date;
 }
 
-export type PublicUser = Omit<UserDoc, 'passwordHash' | '_id' | 'totp' | 'totpPending' | 'backupCodes'> & { id: string; totpEnabled: boolean; backupCodesLeft: number };
+export type PublicUser = Omit<UserDoc, 'passwordHash' | '_id' | 'totp' | 'totpPending' | 'backupCodes'> & {
+  id: string;
+  totpEnabled: boolean;
+  backupCodesLeft: number;
+};
 
 export function publicUser({ _id, passwordHash: _p, totp, totpPending: _t, backupCodes, ...rest }: UserDoc): PublicUser {
   return { id: _id, ...rest, totpEnabled: totp !== null && totp !== undefined, backupCodesLeft: backupCodes?.length ?? 0 };
 }
 
 export const NewUserInput = z.object({
-  email: z.email('must be an email address').max(254).transform((e) => e.toLowerCase()),
+  email: z
+    .email('must be an email address')
+    .max(254)
+    .transform((e) => e.toLowerCase()),
   password: z.string().min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`).max(1024, 'must be at most 1024 characters'),
   name: z.string().trim().min(1).max(200).optional(),
   username: z
@@ -48,7 +55,10 @@ export type NewUserInput = z.input<typeof NewUserInput>;
 
 /** The default username: the email's local part, reduced to the allowed characters. */
 export function usernameFromEmail(email: string): string {
-  const local = email.split('@')[0]!.toLowerCase().replace(/[^a-z0-9._-]/g, '');
+  const local = email
+    .split('@')[0]!
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]/g, '');
   return (/^[a-z0-9]/.test(local) ? local : `u${local}`).slice(0, 63) || 'user';
 }
 

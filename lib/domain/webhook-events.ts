@@ -57,7 +57,11 @@ export function isAdminEvent(name: string): name is AdminEvent {
 export function checkSubscription(scope: WebhookScope, events: string[]): { ok: true; events: string[] } | { ok: false; description: string } {
   if (events.length === 0) return { ok: false, description: 'events must name at least one event, or "*"' };
   const unknown = events.filter((e) => e !== WILDCARD && !EVENTS_OF[scope].includes(e));
-  if (unknown.length) return { ok: false, description: `unknown ${scope} event${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (allowed: *, ${EVENTS_OF[scope].join(', ')})` };
+  if (unknown.length)
+    return {
+      ok: false,
+      description: `unknown ${scope} event${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (allowed: *, ${EVENTS_OF[scope].join(', ')})`,
+    };
   return { ok: true, events: [...new Set(events)] };
 }
 

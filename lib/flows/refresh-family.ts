@@ -2,14 +2,7 @@
 // the only code that starts a family, rotates in it or revokes it. A family
 // that has ended (expired, revoked) answers `{ ended: true }`.
 import type { Client } from '@temporalio/client';
-import {
-  FAMILY_HANDLERS,
-  familyWorkflowId,
-  type RefreshFamilyInput,
-  type Revocation,
-  type RotateResult,
-  type Rotation,
-} from '../domain/refresh-family.js';
+import { FAMILY_HANDLERS, familyWorkflowId, type RefreshFamilyInput, type Revocation, type RotateResult, type Rotation } from '../domain/refresh-family.js';
 import type { refreshFamily } from '../../workflows/refresh-family.js';
 import { startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';
 

@@ -43,12 +43,31 @@ export interface OutboundResponse {
 
 const BLOCKED = new net.BlockList();
 for (const [prefix, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) BLOCKED.addSubnet(prefix, bits, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  BLOCKED.addSubnet(prefix, bits, 'ipv4');
 // IPv6 ranges that carry or reach an IPv4 address (IPv4-compatible ::/96, NAT64 64:ff9b::/96,
 // 6to4 2002::/16, Teredo 2001::/32) are refused whole: they could lead to an internal IPv4 host.
-for (const [prefix, bits] of [['::', 96], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2002::', 16], ['2001::', 32]] as const) {
+for (const [prefix, bits] of [
+  ['::', 96],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['2002::', 16],
+  ['2001::', 32],
+] as const) {
   BLOCKED.addSubnet(prefix, bits, 'ipv6');
 }
 
@@ -103,7 +122,7 @@ export function guardedLookup(admitted: (address: string) => boolean, internal: 
       const inside = list.filter((a) => isInternalAddress(a.address));
       if (inside.some((a) => !admitted(a.address))) return callback(new OutboundError('refused', `${hostname} resolves to an internal address`), '', 0);
       if (inside.length > 0) internal();
-      if ((options).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);
     });
   };
@@ -133,18 +152,28 @@ export function outboundRequest(
   const port = portOf(target);
   const hostAdmitted = admitsUrl(policy, feature, target);
   // Defense in depth: the URL checks at registration refuse plain http already.
-  if (target.protocol === 'http:' && !hostAdmitted) return Promise.reject(new OutboundError('refused', `plain http to ${host}:${port} is not admitted for ${feature}`));
-  if (namesInternalAddress(host) && !hostAdmitted) return Promise.reject(new OutboundError('refused', `${host}:${port} is an internal address not admitted for ${feature}`));
+  if (target.protocol === 'http:' && !hostAdmitted)
+    return Promise.reject(new OutboundError('refused', `plain http to ${host}:${port} is not admitted for ${feature}`));
+  if (namesInternalAddress(host) && !hostAdmitted)
+    return Promise.reject(new OutboundError('refused', `${host}:${port} is an internal address not admitted for ${feature}`));
 
   // An IP literal is connected to without a lookup; a name is judged by what it resolves to.
   let internal = net.isIP(host) !== 0 && isInternalAddress(host);
-  const lookup = guardedLookup((address) => hostAdmitted || admits(policy.allow, feature, address, port), () => (internal = true));
+  const lookup = guardedLookup(
+    (address) => hostAdmitted || admits(policy.allow, feature, address, port),
+    () => (internal = true),
+  );
   const started = performance.now();
   const lib = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = lib.request(
       target,
-      { method: init.method ?? 'GET', headers: { 'user-agent': 'Keyflow/0.1 (+https://github.com/keyflow)', ...init.headers }, lookup, timeout: policy.timeoutMs },
+      {
+        method: init.method ?? 'GET',
+        headers: { 'user-agent': 'Keyflow/0.1 (+https://github.com/keyflow)', ...init.headers },
+        lookup,
+        timeout: policy.timeoutMs,
+      },
       (res) => {
         const remote = res.socket.remoteAddress;
         if (remote && net.isIP(remote) !== 0 && isInternalAddress(remote)) internal = true;
@@ -158,7 +187,15 @@ export function outboundRequest(
           }
           chunks.push(chunk);
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), durationMs: Math.round(performance.now() - started), internal }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+            durationMs: Math.round(performance.now() - started),
+            internal,
+          }),
+        );
         res.on('error', (err) => reject(classify(err)));
       },
     );

@@ -16,6 +16,8 @@ export function exitOnUnsupportedNode(processName: string, version = process.ver
   const major = Number(version.split('.')[0]);
   const required = requiredNodeMajor();
   if (major >= required) return;
-  process.stderr.write(`${processName}: Keyflow needs Node.js ${required} or newer; this is ${version} (${process.execPath}). Start it with npm start / npm run …, which use the pinned Node.js.\n`);
+  process.stderr.write(
+    `${processName}: Keyflow needs Node.js ${required} or newer; this is ${version} (${process.execPath}). Start it with npm start / npm run …, which use the pinned Node.js.\n`,
+  );
   process.exit(1);
 }

@@ -18,10 +18,7 @@ export interface CoreServices {
 
 export async function startCoreServices(config: Config, log: Logger): Promise<CoreServices> {
   // At debug level, slow MongoDB commands are logged (command and collection only).
-  const store = openStore(
-    config,
-    config.logLevel === 'debug' ? { slowCommandMs: 50, onSlowCommand: (c) => log.debug('slow mongodb command', c) } : {},
-  );
+  const store = openStore(config, config.logLevel === 'debug' ? { slowCommandMs: 50, onSlowCommand: (c) => log.debug('slow mongodb command', c) } : {});
   let warned = false;
   await waitForStore(store, 120_000, (err) => {
     if (!warned) log.warn('waiting for MongoDB', { uri: redactUri(config.mongo.uri), error: err.message });

@@ -4,6 +4,11 @@
 import path from 'node:path';
 import { exitOnUnsupportedNode } from './node-version.js';
 
-const NAMES: Record<string, string> = { 'api/main.js': 'api', 'worker/main.js': 'worker', 'tools/scripts/launcher.js': 'keyflow', 'lib/cli/keyflow.js': 'keyflow' };
+const NAMES: Record<string, string> = {
+  'api/main.js': 'api',
+  'worker/main.js': 'worker',
+  'tools/scripts/launcher.js': 'keyflow',
+  'lib/cli/keyflow.js': 'keyflow',
+};
 const entry = path.relative(path.join(import.meta.dirname, '..'), process.argv[1] ?? '');
 exitOnUnsupportedNode(NAMES[entry] ?? 'keyflow');

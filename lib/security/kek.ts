@@ -22,9 +22,7 @@ export interface Sealed {
 
 export class KekMismatchError extends Error {
   constructor(what: string) {
-    super(
-      `${what} was encrypted with a different key-encryption key: set KEYFLOW_KEK (or DATA_DIR/kek.key) to the key used when it was created`,
-    );
+    super(`${what} was encrypted with a different key-encryption key: set KEYFLOW_KEK (or DATA_DIR/kek.key) to the key used when it was created`);
   }
 }
 

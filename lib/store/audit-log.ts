@@ -5,7 +5,6 @@ import type { Store } from './db.js';
 
 export type { AuditRecord };
 
-
 export const auditLog = (store: Store) => store.auditLog;
 
 export async function appendAuditRecord(store: Store, record: AuditRecord): Promise<void> {

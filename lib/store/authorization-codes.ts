@@ -5,10 +5,7 @@ import { hashSecret, newSecret } from '../security/secrets.js';
 import type { Store } from './db.js';
 import { claimOnce } from './single-use.js';
 
-export async function issueAuthorizationCode(
-  store: Store,
-  fields: Omit<AuthorizationCodeDoc, '_id' | 'createdAt' | 'expiresAt'>,
-): Promise<string> {
+export async function issueAuthorizationCode(store: Store, fields: Omit<AuthorizationCodeDoc, '_id' | 'createdAt' | 'expiresAt'>): Promise<string> {
   const code = newSecret();
   const now = new Date();
   await store.authorizationCodes.insertOne({

@@ -34,7 +34,12 @@ export async function listClientsByOwner(store: Store, ownerUserId: string): Pro
 }
 
 /** Replaces a client's settings (replacedClient says what stays); null when the client is gone. */
-export async function replaceClient(store: Store, current: ClientDoc, input: NewClientInput, extras: Partial<ClientExtras> = {}): Promise<ClientWithSecret | null> {
+export async function replaceClient(
+  store: Store,
+  current: ClientDoc,
+  input: NewClientInput,
+  extras: Partial<ClientExtras> = {},
+): Promise<ClientWithSecret | null> {
   const replaced = replacedClient(current, input, extras);
   const result = await store.clients.replaceOne({ _id: current._id }, replaced.client);
   return result.matchedCount === 1 ? replaced : null;

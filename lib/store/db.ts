@@ -84,7 +84,9 @@ export function openStore(config: Pick<Config, 'mongo'>, options: StoreOptions =
   });
   if (options.onSlowCommand) {
     const started = new Map<number, { command: string; collection: string; at: number }>();
-    client.on('commandStarted', (e) => started.set(e.requestId, { command: e.commandName, collection: String(e.command[e.commandName] ?? ''), at: performance.now() }));
+    client.on('commandStarted', (e) =>
+      started.set(e.requestId, { command: e.commandName, collection: String(e.command[e.commandName] ?? ''), at: performance.now() }),
+    );
     client.on('commandSucceeded', (e) => {
       const s = started.get(e.requestId);
       started.delete(e.requestId);

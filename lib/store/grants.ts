@@ -82,7 +82,12 @@ export async function liveGrantIds(store: Store, owner: { clientId: string } | {
  * concurrent updates of one grant (revoke the grant, revoke a jti) can undo each
  * other. Each writer therefore checks that its change stuck, and writes again if not.
  */
-async function updateUntil(store: Store, grantId: string, update: Parameters<Store['grants']['updateOne']>[1], done: (g: GrantDoc | null) => boolean): Promise<void> {
+async function updateUntil(
+  store: Store,
+  grantId: string,
+  update: Parameters<Store['grants']['updateOne']>[1],
+  done: (g: GrantDoc | null) => boolean,
+): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt++) {
     await store.grants.updateOne({ _id: grantId }, update);
     if (done(await store.grants.findOne({ _id: grantId }))) return;

@@ -5,11 +5,17 @@ import type { LogoutDelivery } from '../domain/backchannel-logout.js';
 import { newId } from '../security/secrets.js';
 import type { Store } from './db.js';
 
-
 /** How long a delivery record is kept. */
 const LOGOUT_DELIVERY_RETENTION_MS = 30 * 24 * 3600_000;
 
 export async function recordLogoutDelivery(store: Store, delivery: { sid: string; userId: string; outcome: LogoutDelivery }): Promise<void> {
   const at = new Date();
-  await store.logoutDeliveries.insertOne({ _id: newId(), sid: delivery.sid, userId: delivery.userId, ...delivery.outcome, at, expiresAt: new Date(at.getTime() + LOGOUT_DELIVERY_RETENTION_MS) });
+  await store.logoutDeliveries.insertOne({
+    _id: newId(),
+    sid: delivery.sid,
+    userId: delivery.userId,
+    ...delivery.outcome,
+    at,
+    expiresAt: new Date(at.getTime() + LOGOUT_DELIVERY_RETENTION_MS),
+  });
 }

@@ -13,7 +13,11 @@ import { hashSecret, newSecret } from '../security/secrets.js';
 import type { Store } from './db.js';
 import { claimOnce } from './single-use.js';
 
-export async function savePushedRequest(store: Store, params: ValidAuthorization, ttlSeconds = PAR_REQUEST_TTL_SECONDS): Promise<{ requestUri: string; expiresIn: number }> {
+export async function savePushedRequest(
+  store: Store,
+  params: ValidAuthorization,
+  ttlSeconds = PAR_REQUEST_TTL_SECONDS,
+): Promise<{ requestUri: string; expiresIn: number }> {
   const opaque = newSecret();
   const now = new Date();
   await store.parRequests.insertOne({

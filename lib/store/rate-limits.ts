@@ -106,11 +106,9 @@ export async function takeAttempt(store: Store, key: string, rule: LimitRule, no
 
 /** The shared hint: the first slot that may be free. Best effort (two first upserts may collide on FerretDB v1). */
 async function setHint(store: Store, prefix: string, next: number, expiresAt: Date): Promise<void> {
-  await store.rateLimits
-    .updateOne({ _id: `${prefix}|next` }, { $set: { next, expiresAt } }, { upsert: true })
-    .catch((err: unknown) => {
-      if (!isDuplicateKeyError(err)) throw err;
-    });
+  await store.rateLimits.updateOne({ _id: `${prefix}|next` }, { $set: { next, expiresAt } }, { upsert: true }).catch((err: unknown) => {
+    if (!isDuplicateKeyError(err)) throw err;
+  });
 }
 
 async function release(store: Store, prefix: string, local: string, slot: number, expiresAt: Date): Promise<void> {

@@ -6,8 +6,6 @@ import type { Store } from './db.js';
 
 export type { RefreshTokenDoc, RefreshTokenStatus };
 
-
-
 export function findRefreshToken(store: Store, hash: string): Promise<RefreshTokenDoc | null> {
   return store.refreshTokens.findOne({ _id: hash });
 }

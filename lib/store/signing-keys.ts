@@ -31,5 +31,9 @@ export function insertSigningKey(store: Store, doc: SigningKeyDoc): Promise<bool
 
 /** Marks a key retired (keeping the first retirement time); the key after the change, or null when there is none. */
 export function retireSigningKey(store: Store, key: Pick<SigningKeyDoc, '_id' | 'retiredAt'>): Promise<SigningKeyDoc | null> {
-  return store.signingKeys.findOneAndUpdate({ _id: key._id }, { $set: { status: 'retired', retiredAt: key.retiredAt ?? new Date() } }, { returnDocument: 'after' });
+  return store.signingKeys.findOneAndUpdate(
+    { _id: key._id },
+    { $set: { status: 'retired', retiredAt: key.retiredAt ?? new Date() } },
+    { returnDocument: 'after' },
+  );
 }

@@ -82,7 +82,10 @@ export async function recordStepUpCodeStatus(store: Store, codeHash: string, sta
 }
 
 /** Records an outcome of a challenge (client, user, action, method, result, time); idempotent. */
-export async function recordStepUpAudit(store: Store, a: { challengeId: string; userId: string | null; method: StepUpMethod | null; result: StepUpState; at: number }): Promise<void> {
+export async function recordStepUpAudit(
+  store: Store,
+  a: { challengeId: string; userId: string | null; method: StepUpMethod | null; result: StepUpState; at: number },
+): Promise<void> {
   const challenge = await stepUpChallenges(store).findOne({ _id: a.challengeId });
   const doc: StepUpAuditDoc = {
     _id: `${a.challengeId}:${a.result}`,

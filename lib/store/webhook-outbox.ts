@@ -6,7 +6,6 @@ import type { Store } from './db.js';
 
 export type { WebhookEventDoc };
 
-
 export const webhookOutbox = (store: Store) => store.webhookOutbox;
 
 export async function addToOutbox(store: Store, event: WebhookEventDoc): Promise<void> {

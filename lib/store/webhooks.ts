@@ -20,8 +20,6 @@ import type { Store } from './db.js';
 
 export type { WebhookDeliveryDoc, WebhookDoc };
 
-
-
 export const HISTORY_LIMIT = 50;
 
 export const webhooks = (store: Store) => store.webhooks;
@@ -96,7 +94,10 @@ export async function updateWebhook(store: Store, kek: Kek, webhook: WebhookDoc,
 /** Deletes a webhook and its delivery history. */
 export async function deleteWebhook(store: Store, id: string): Promise<boolean> {
   const { deletedCount } = await webhooks(store).deleteOne({ _id: id });
-  if (deletedCount) await webhookDeliveries(store, id).drop().catch(() => false); // none yet: nothing to drop
+  if (deletedCount)
+    await webhookDeliveries(store, id)
+      .drop()
+      .catch(() => false); // none yet: nothing to drop
   return deletedCount > 0;
 }
 
@@ -122,9 +123,5 @@ export async function recordDelivery(store: Store, doc: WebhookDeliveryDoc): Pro
 
 /** The newest deliveries of a webhook, newest first (at most HISTORY_LIMIT). */
 export function recentDeliveries(store: Store, webhookId: string, limit = HISTORY_LIMIT): Promise<WebhookDeliveryDoc[]> {
-  return webhookDeliveries(store, webhookId)
-    .find({})
-    .sort({ deliveredAt: -1, _id: -1 })
-    .limit(Math.min(limit, HISTORY_LIMIT))
-    .toArray();
+  return webhookDeliveries(store, webhookId).find({}).sort({ deliveredAt: -1, _id: -1 }).limit(Math.min(limit, HISTORY_LIMIT)).toArray();
 }

@@ -130,7 +130,13 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
     dispatchLater(doc);
   }
 
-  const newEvent = (name: WebhookEventName, scope: 'user' | 'admin', userId: string | null, data: Record<string, unknown>, actor: EventActor): WebhookEventDoc => {
+  const newEvent = (
+    name: WebhookEventName,
+    scope: 'user' | 'admin',
+    userId: string | null,
+    data: Record<string, unknown>,
+    actor: EventActor,
+  ): WebhookEventDoc => {
     const now = new Date();
     return { _id: newId(), name, scope, userId, timestamp: Math.floor(now.getTime() / 1000), data, actor, createdAt: now };
   };

@@ -35,7 +35,11 @@ export function appChanges(before: ClientDoc, after: ClientDoc): string[] {
 }
 
 /** The actor of a request made with an access token (OAuth or personal): the token's user and client. */
-export const tokenActor = (req: { access?: { userId: string; clientId: string } }): EventActor => ({ type: 'user', userId: req.access!.userId, clientId: req.access!.clientId });
+export const tokenActor = (req: { access?: { userId: string; clientId: string } }): EventActor => ({
+  type: 'user',
+  userId: req.access!.userId,
+  clientId: req.access!.clientId,
+});
 
 /** The actor of a signed-in page's request. */
 export const sessionActor = (userId: string): EventActor => ({ type: 'user', userId });

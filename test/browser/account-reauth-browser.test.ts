@@ -44,7 +44,8 @@ async function signedInPage(): Promise<{ page: Page; email: string; userId: stri
 }
 
 /** The sign-in is `minutes` old from now on. */
-const age = (userId: string, minutes: number) => api.deps.store.sessions.updateMany({ userId }, { $set: { authTime: new Date(Date.now() - minutes * 60_000) } });
+const age = (userId: string, minutes: number) =>
+  api.deps.store.sessions.updateMany({ userId }, { $set: { authTime: new Date(Date.now() - minutes * 60_000) } });
 
 async function signInAgain(page: Page, email: string): Promise<void> {
   await page.waitForURL(/\/login\?reauth=1&next=%2Faccount%2Fsecurity$/);

@@ -50,7 +50,12 @@ it(
     const email = uniqueEmail('captcha-browser');
     const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Captcha Browser' });
     const backupCodes = await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET);
-    const { client, clientSecret } = await createClient(api.deps.store, { name: 'Captcha RP', redirectUris: [{ type: 'equals', value: rp.redirectUri }], allowedScopes: ['openid'], isVerified: true });
+    const { client, clientSecret } = await createClient(api.deps.store, {
+      name: 'Captcha RP',
+      redirectUris: [{ type: 'equals', value: rp.redirectUri }],
+      allowedScopes: ['openid'],
+      isVerified: true,
+    });
     const basic = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;
     const created = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
       method: 'POST',

@@ -96,7 +96,14 @@ it(
       body: new URLSearchParams({ code, redirect_uri: rp.redirectUri }),
     });
     expect(verified.status).toBe(200);
-    expect(await verified.json()).toEqual({ user_id: user._id, client_id: client._id, verified_at: expect.any(Number), action: ACTION, nonce: 'browser-nonce', method: 'passkey' });
+    expect(await verified.json()).toEqual({
+      user_id: user._id,
+      client_id: client._id,
+      verified_at: expect.any(Number),
+      action: ACTION,
+      nonce: 'browser-nonce',
+      method: 'passkey',
+    });
   },
   TIMEOUT,
 );
@@ -108,8 +115,15 @@ it(
     const totp = (offset = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + offset });
     const email = uniqueEmail('stepup-totp');
     const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'TOTP Step Up' });
-    await api.deps.store.users.updateOne({ _id: user._id }, { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(secret), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() } } });
-    const { client, clientSecret } = await createClient(api.deps.store, { name: 'TOTP RP', redirectUris: [{ type: 'equals', value: rp.redirectUri }], allowedScopes: ['openid'] });
+    await api.deps.store.users.updateOne(
+      { _id: user._id },
+      { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(secret), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() } } },
+    );
+    const { client, clientSecret } = await createClient(api.deps.store, {
+      name: 'TOTP RP',
+      redirectUris: [{ type: 'equals', value: rp.redirectUri }],
+      allowedScopes: ['openid'],
+    });
     const basic = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;
     const challenge = async (state: string) => {
       const res = await fetch(`${issuer}/api/oauth/2fa/challenges`, {

@@ -42,7 +42,16 @@ const rps: RpCallback[] = [];
 
 /** Sets the captcha settings: everything off unless given. */
 async function settings(values: Partial<SiteSettings> = {}) {
-  const all: Partial<SiteSettings> = { require_captcha_for_2fa: false, captcha_provider: 'none', captcha_site_key: '', captcha_secret_key: '', captcha_verify_url: '', pow_difficulty: 8, sudo_mode_ttl_minutes: 0, ...values };
+  const all: Partial<SiteSettings> = {
+    require_captcha_for_2fa: false,
+    captcha_provider: 'none',
+    captcha_site_key: '',
+    captcha_secret_key: '',
+    captcha_verify_url: '',
+    pow_difficulty: 8,
+    sudo_mode_ttl_minutes: 0,
+    ...values,
+  };
   for (const [k, v] of Object.entries(all)) await setSiteSetting(api.deps.store, k as keyof SiteSettings, v as never, api.deps.kek);
 }
 
@@ -58,7 +67,9 @@ beforeAll(async () => {
       const form = new URLSearchParams(body);
       verifyCalls.push(form);
       const ok = req.method === 'POST' && form.get('secret') === CAPTCHA_SECRET && form.get('response') === GOOD_TOKEN;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(ok ? { success: true } : { success: false, 'error-codes': ['invalid-input-response'] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(ok ? { success: true } : { success: false, 'error-codes': ['invalid-input-response'] }));
     });
   });
   await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', () => resolve()));
@@ -81,7 +92,12 @@ afterAll(async () => {
 async function newCallbackRp() {
   const callback = await startRpCallback();
   rps.push(callback);
-  const { id, basic } = await newRp(api.deps, { name: 'Factors RP', redirectUris: [{ type: 'equals', value: callback.redirectUri }], allowedScopes: ['openid'], isVerified: true });
+  const { id, basic } = await newRp(api.deps, {
+    name: 'Factors RP',
+    redirectUris: [{ type: 'equals', value: callback.redirectUri }],
+    allowedScopes: ['openid'],
+    isVerified: true,
+  });
   return { callback, clientId: id, basic };
 }
 type Rp = Awaited<ReturnType<typeof newCallbackRp>>;
@@ -179,7 +195,14 @@ it(
     expect(code).toBeTruthy();
     const verified = await verify(rp, code);
     expect(verified.status).toBe(200);
-    expect(verified.body).toEqual({ user_id: who.id, client_id: rp.clientId, verified_at: expect.any(Number), action: ACTION, nonce: 'factors-nonce', method: 'backup' });
+    expect(verified.body).toEqual({
+      user_id: who.id,
+      client_id: rp.clientId,
+      verified_at: expect.any(Number),
+      action: ACTION,
+      nonce: 'factors-nonce',
+      method: 'backup',
+    });
 
     // A second challenge (already signed in): the used backup code is a failed factor.
     const second = await createChallenge(rp, { state: 'backup-2' });
@@ -229,11 +252,15 @@ it(
     await expectNoCallback(rp);
 
     // Reloading the challenge's url: the page is gone (once the workflow's projection says failed).
-    await eventually(async () => {
-      const reloaded = await page.goto(created.url);
-      expect(reloaded?.status()).toBe(400);
-      await expect(page.getByText(GONE).count()).resolves.toBe(1);
-    }, 15_000, 500);
+    await eventually(
+      async () => {
+        const reloaded = await page.goto(created.url);
+        expect(reloaded?.status()).toBe(400);
+        await expect(page.getByText(GONE).count()).resolves.toBe(1);
+      },
+      15_000,
+      500,
+    );
     await expect(confirmButton(page).count()).resolves.toBe(0);
   },
   TIMEOUT,

@@ -112,7 +112,14 @@ it(
     await confirm.click();
     const bySudo = await rp.nextCallback();
     expect(bySudo.get('state')).toBe('s2');
-    expect(await verify(bySudo.get('code')!)).toEqual({ user_id: user._id, client_id: client._id, verified_at: expect.any(Number), action: ACTION, nonce: '', method: 'sudo' });
+    expect(await verify(bySudo.get('code')!)).toEqual({
+      user_id: user._id,
+      client_id: client._id,
+      verified_at: expect.any(Number),
+      action: ACTION,
+      nonce: '',
+      method: 'sudo',
+    });
   },
   TIMEOUT,
 );

@@ -84,7 +84,12 @@ type User = Awaited<ReturnType<typeof userWithTotp>>;
 
 /** A confidential client registered at the RP callback, with challenge/verify helpers. */
 async function rpWithChallenges(name: string) {
-  const { id, basic } = await newRp(api.deps, { name, redirectUris: [{ type: 'equals', value: rp.redirectUri }], allowedScopes: ['openid'], idTokenSignedResponseAlg: 'RS256' });
+  const { id, basic } = await newRp(api.deps, {
+    name,
+    redirectUris: [{ type: 'equals', value: rp.redirectUri }],
+    allowedScopes: ['openid'],
+    idTokenSignedResponseAlg: 'RS256',
+  });
   const challenge = async (state: string): Promise<string> => {
     const res = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
       method: 'POST',
@@ -174,7 +179,9 @@ async function confirmWithSudo(page: Page, client: Rp, who: User, state: string)
 
 /** An access token of the browser's session (its `sid` claim): an authorization-code flow in the same browser. */
 async function sessionAccessToken(page: Page, client: Rp): Promise<string> {
-  await page.goto(`${issuer}/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client.id, redirect_uri: rp.redirectUri, scope: 'openid', state: 'authz' }))}`);
+  await page.goto(
+    `${issuer}/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client.id, redirect_uri: rp.redirectUri, scope: 'openid', state: 'authz' }))}`,
+  );
   if (!page.url().startsWith(rp.redirectUri)) {
     await page.getByRole('heading', { name: `Allow ${client.name}?` }).waitFor();
     await page.getByRole('button', { name: 'Allow', exact: true }).click();

@@ -30,9 +30,20 @@ beforeAll(async () => {
   const first = await startTestApi({ MONGODB_DATABASE: database });
   const owner = await createUser(first.deps.store, { email: uniqueEmail('legacy'), password: PASSWORD });
   const pats = first.deps.store.db.collection(PAT_COLLECTION);
-  for (const [token, ageDays] of [[legacy.old, 40], [legacy.young, 10]] as const) {
+  for (const [token, ageDays] of [
+    [legacy.old, 40],
+    [legacy.young, 10],
+  ] as const) {
     const createdAt = new Date(Date.now() - ageDays * DAY_MS);
-    await pats.insertOne({ _id: hashSecret(token) as never, id: `legacy-${ageDays}`, userId: owner._id, name: 'legacy', scope: ['profile:write'], createdAt, expiresAt: null });
+    await pats.insertOne({
+      _id: hashSecret(token) as never,
+      id: `legacy-${ageDays}`,
+      userId: owner._id,
+      name: 'legacy',
+      scope: ['profile:write'],
+      createdAt,
+      expiresAt: null,
+    });
   }
   await first.stop();
   api = await startTestApi({ MONGODB_DATABASE: database, PAT_MAX_LIFETIME_DAYS: String(PAT_DAYS), REAUTH_MAX_AGE_SECONDS: '900' });
@@ -77,7 +88,11 @@ describe('re-authentication for sensitive account changes', () => {
       const res = await post(agent, path, { csrf: csrfOf(security) });
       expect({ path, status: res.status, location: res.headers.get('location') }).toEqual({ path, status: 303, location: reauth('/account/security') });
     }
-    const passkey = await agent.request('/account/security/passkeys/options', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'x-csrf-token': csrfOf(security) } });
+    const passkey = await agent.request('/account/security/passkeys/options', {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': csrfOf(security) },
+    });
     expect(passkey.status).toBe(401);
     expect((await passkey.json()) as Json).toMatchObject({ error: 'login_required', redirect: reauth('/account/security') });
     const pat = await post(agent, '/account/tokens', { csrf: csrfOf(tokens), name: 'late', scope: 'apps:read', expires_in_days: '5' });
@@ -105,7 +120,9 @@ describe('re-authentication for sensitive account changes', () => {
     expect(page).toMatch(new RegExp(`id="email"[^>]*value="${email.replace(/[.+]/g, '\\$&')}" readonly`));
     const afterPassword = await agent.submit(page, '/login', { email, password: PASSWORD });
     expect(afterPassword.url).toContain('/login/second-factor');
-    const back = await agent.submit(await afterPassword.res.text(), '/login/second-factor', { code: await generate({ secret: TOTP_SECRET, epoch: Math.floor(Date.now() / 1000) + 30 }) });
+    const back = await agent.submit(await afterPassword.res.text(), '/login/second-factor', {
+      code: await generate({ secret: TOTP_SECRET, epoch: Math.floor(Date.now() / 1000) + 30 }),
+    });
     expect(back.url).toBe(`${issuer}/account/security`);
     // Signed in just now: the change goes through.
     const codes = await post(agent, '/account/security/backup-codes', { csrf: csrfOf(await back.res.text()) });
@@ -128,7 +145,14 @@ describe('re-authentication for sensitive account changes', () => {
       expect(await signInWith(next)).toBe(next);
     }
     // Anything else is taken for an authorization request id (which then shows an error page), never followed.
-    for (const next of ['//evil.example/account', 'https://evil.example/account', '/account/../../evil', '/account\\evil', '/accountant', `/account/${'a'.repeat(65)}`]) {
+    for (const next of [
+      '//evil.example/account',
+      'https://evil.example/account',
+      '/account/../../evil',
+      '/account\\evil',
+      '/accountant',
+      `/account/${'a'.repeat(65)}`,
+    ]) {
       const location = await signInWith(next);
       expect({ next, resume: location.startsWith('/api/oauth/authorize/resume?') }).toEqual({ next, resume: true });
     }
@@ -154,7 +178,11 @@ describe('personal access token lifetime', () => {
 
   it('ends stored tokens older than the cap, and caps younger ones without an expiry', async () => {
     const patch = (token: string) =>
-      fetch(`${issuer}/api/oauth/me/profile`, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Legacy' }) });
+      fetch(`${issuer}/api/oauth/me/profile`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Legacy' }),
+      });
     await eventually(async () => expect((await patch(legacy.old)).status).toBe(401));
     expect((await patch(legacy.young)).status).toBe(200);
     const young = await api.deps.store.db.collection(PAT_COLLECTION).findOne({ _id: hashSecret(legacy.young) as never });

@@ -42,11 +42,19 @@ async function call(token: string | null, method: string, path = '', body?: unkn
  * `totpSecret`, the second-factor page is answered with a current TOTP code.
  */
 async function oauthToken(email: string, extra: Record<string, string>, totpSecret?: string): Promise<string> {
-  const { client, clientSecret } = await createClient(api.deps.store, { name: 'Step-up RP', redirectUris: [{ type: 'equals', value: REDIRECT_UP }], allowedScopes: ['openid', 'apps:read', 'apps:write'], idTokenSignedResponseAlg: 'RS256' });
+  const { client, clientSecret } = await createClient(api.deps.store, {
+    name: 'Step-up RP',
+    redirectUris: [{ type: 'equals', value: REDIRECT_UP }],
+    allowedScopes: ['openid', 'apps:read', 'apps:write'],
+    idTokenSignedResponseAlg: 'RS256',
+  });
   const agent = new HttpUser(issuer);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT_UP, scope: 'openid apps:read apps:write', ...extra }))}`);
+  let step = await agent.get(
+    `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT_UP, scope: 'openid apps:read apps:write', ...extra }))}`,
+  );
   if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
-  if (step.url.includes('/login/second-factor')) step = await agent.submit(await step.res.text(), '/login/second-factor', { code: await generate({ secret: totpSecret! }) });
+  if (step.url.includes('/login/second-factor'))
+    step = await agent.submit(await step.res.text(), '/login/second-factor', { code: await generate({ secret: totpSecret! }) });
   if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const res = await fetch(`${issuer}/api/oauth/token`, {
     method: 'POST',
@@ -60,7 +68,10 @@ const REDIRECT_UP = 'https://step-up-rp.example/cb';
 /** Enrolls an authenticator for the user and returns an OAuth token from a two-factor sign-in (acr=mfa). */
 async function mfaToken(user: { _id: string }, email: string): Promise<string> {
   const secret = generateSecret();
-  await api.deps.store.users.updateOne({ _id: user._id }, { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(secret), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() } } });
+  await api.deps.store.users.updateOne(
+    { _id: user._id },
+    { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(secret), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() } } },
+  );
   return oauthToken(email, { acr_values: 'mfa' }, secret);
 }
 
@@ -127,12 +138,25 @@ describe('app API', () => {
 
     // Keys and auth method are credentials: the change needs a recent two-factor sign-in.
     const strong = await mfaToken(user, email);
-    const patched = await call(strong, 'PATCH', `/${id}`, { name: 'Renamed', oidc_fields: ['gpg_keys'], jwks_uri: 'https://app.example/jwks', token_endpoint_auth_method: 'private_key_jwt', require_pushed_authorization_requests: true });
+    const patched = await call(strong, 'PATCH', `/${id}`, {
+      name: 'Renamed',
+      oidc_fields: ['gpg_keys'],
+      jwks_uri: 'https://app.example/jwks',
+      token_endpoint_auth_method: 'private_key_jwt',
+      require_pushed_authorization_requests: true,
+    });
     expect(patched.res.status).toBe(200);
     expect(patched.body).toMatchObject({
-      name: 'Renamed', oidc_fields: ['gpg_keys'], jwks_uri: 'https://app.example/jwks', token_endpoint_auth_method: 'private_key_jwt', require_pushed_authorization_requests: true,
+      name: 'Renamed',
+      oidc_fields: ['gpg_keys'],
+      jwks_uri: 'https://app.example/jwks',
+      token_endpoint_auth_method: 'private_key_jwt',
+      require_pushed_authorization_requests: true,
       // Fields the patch does not name are unchanged.
-      description: 'every field', redirect_uris: created.body.redirect_uris, post_logout_redirect_uris: ['https://app.example/bye'], backchannel_logout_uri: 'https://app.example/backchannel',
+      description: 'every field',
+      redirect_uris: created.body.redirect_uris,
+      post_logout_redirect_uris: ['https://app.example/bye'],
+      backchannel_logout_uri: 'https://app.example/backchannel',
     });
     expect(patched.body.client_secret).toBeUndefined();
     // Back to a secret: a new one is made and shown this once.
@@ -156,11 +180,16 @@ describe('app API', () => {
       const refused = await call(token, 'POST', `/${app.client_id}/secret`);
       expect(refused.res.status).toBe(401);
       expect(refused.body.error).toBe('insufficient_user_authentication');
-      expect(refused.res.headers.get('www-authenticate')).toMatch(/^Bearer error="insufficient_user_authentication", error_description="[^"]+", acr_values="mfa", max_age=900, resource_metadata="/);
+      expect(refused.res.headers.get('www-authenticate')).toMatch(
+        /^Bearer error="insufficient_user_authentication", error_description="[^"]+", acr_values="mfa", max_age=900, resource_metadata="/,
+      );
     }
     // The user enrolls an authenticator; the client repeats the authorization with acr_values=mfa.
     const secret = generateSecret();
-    await api.deps.store.users.updateOne({ _id: user._id }, { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(secret), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() } } });
+    await api.deps.store.users.updateOne(
+      { _id: user._id },
+      { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(secret), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() } } },
+    );
     const mfaToken = await oauthToken(email, { acr_values: 'mfa' }, secret);
     const rotated = await call(mfaToken, 'POST', `/${app.client_id}/secret`);
     expect(rotated.res.status).toBe(200);
@@ -198,7 +227,11 @@ describe('app API', () => {
       }
     }
     // Nothing changed.
-    expect((await call(rw, 'GET', `/${app.client_id}`)).body).toMatchObject({ redirect_uris: [{ type: 'equals', value: 'https://app.example/cb' }], token_endpoint_auth_method: 'client_secret_basic', require_pkce: true });
+    expect((await call(rw, 'GET', `/${app.client_id}`)).body).toMatchObject({
+      redirect_uris: [{ type: 'equals', value: 'https://app.example/cb' }],
+      token_endpoint_auth_method: 'client_secret_basic',
+      require_pkce: true,
+    });
     // Name, description and scopes need no step-up; sending the same redirect URIs back is no change either.
     const plain = await call(rw, 'PATCH', `/${app.client_id}`, { name: 'Guarded v2', description: 'd', redirect_uris: ['https://app.example/cb'] });
     expect(plain.res.status).toBe(200);
@@ -221,7 +254,13 @@ describe('app API', () => {
       { name: 'x', redirect_uris: ['https://app.example/cb'], allowed_scopes: ['no-such-scope'] },
       { name: 'x', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'client_secret_jwt' },
       { name: 'x', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'private_key_jwt' },
-      { name: 'x', redirect_uris: ['https://app.example/cb'], jwks: { keys: [{ kty: 'EC' }] }, jwks_uri: 'https://app.example/jwks', token_endpoint_auth_method: 'private_key_jwt' },
+      {
+        name: 'x',
+        redirect_uris: ['https://app.example/cb'],
+        jwks: { keys: [{ kty: 'EC' }] },
+        jwks_uri: 'https://app.example/jwks',
+        token_endpoint_auth_method: 'private_key_jwt',
+      },
       { name: 'x', redirect_uris: ['https://app.example/cb'], public: true, token_endpoint_auth_method: 'client_secret_basic' },
       { name: 'x', redirect_uris: ['https://app.example/cb'], is_verified: true },
       { name: 'x', redirect_uris: ['https://app.example/cb'], client_id: 'mine' },
@@ -253,7 +292,12 @@ describe('app API', () => {
     const bob = await userWithTokens();
     const { body: app } = await call(alice.rw, 'POST', '', { name: 'Alice app', redirect_uris: ['https://app.example/cb'] });
     expect((await call(bob.rw, 'GET')).body).toEqual({ apps: [] });
-    for (const [method, path, body] of [['GET', ''], ['PATCH', '', { name: 'stolen' }], ['DELETE', ''], ['POST', '/secret']] as const) {
+    for (const [method, path, body] of [
+      ['GET', ''],
+      ['PATCH', '', { name: 'stolen' }],
+      ['DELETE', ''],
+      ['POST', '/secret'],
+    ] as const) {
       const r = await call(bob.rw, method, `/${app.client_id}${path}`, body);
       expect([method, path, r.res.status, r.body?.error]).toEqual([method, path, 404, 'not_found']);
     }
@@ -264,7 +308,12 @@ describe('app API', () => {
   it('needs apps:read to read and apps:write to change, and a valid token', async () => {
     const { rw, ro, wo } = await userWithTokens();
     const { body: app } = await call(rw, 'POST', '', { name: 'Scoped', redirect_uris: ['https://app.example/cb'] });
-    for (const [method, path, body] of [['POST', '', { name: 'x' }], ['PATCH', `/${app.client_id}`, { name: 'x' }], ['DELETE', `/${app.client_id}`], ['POST', `/${app.client_id}/secret`]] as const) {
+    for (const [method, path, body] of [
+      ['POST', '', { name: 'x' }],
+      ['PATCH', `/${app.client_id}`, { name: 'x' }],
+      ['DELETE', `/${app.client_id}`],
+      ['POST', `/${app.client_id}/secret`],
+    ] as const) {
       const r = await call(ro, method, path, body);
       expect([method, path, r.res.status, r.body.error]).toEqual([method, path, 403, 'insufficient_scope']);
     }
@@ -294,7 +343,15 @@ describe('/account/apps page', () => {
     const secret = /data-client-secret>([^<]+)</.exec(shown)![1]!;
     expect(await secretVerdict(clientId, secret)).toBe('invalid_grant');
     const stored = (await findClient(api.deps.store, clientId))!;
-    expect(stored).toMatchObject({ ownerUserId: user._id, name: 'Page app', public: false, redirectUris: [{ type: 'equals', value: 'https://page.example/cb' }, { type: 'equals', value: 'https://page.example/cb2' }] });
+    expect(stored).toMatchObject({
+      ownerUserId: user._id,
+      name: 'Page app',
+      public: false,
+      redirectUris: [
+        { type: 'equals', value: 'https://page.example/cb' },
+        { type: 'equals', value: 'https://page.example/cb2' },
+      ],
+    });
     // The same app through the API.
     expect((await call(rw, 'GET')).body.apps.map((a: Json) => a.client_id)).toEqual([clientId]);
 
@@ -314,7 +371,10 @@ describe('/account/apps page', () => {
     expect(await findClient(api.deps.store, clientId)).toMatchObject({
       name: 'Renamed app',
       description: 'edited in the browser',
-      redirectUris: [{ type: 'equals', value: 'https://page.example/new' }, { type: 'wildcard', value: 'https://*.page.example/cb' }],
+      redirectUris: [
+        { type: 'equals', value: 'https://page.example/new' },
+        { type: 'wildcard', value: 'https://*.page.example/cb' },
+      ],
       postLogoutRedirectUris: ['https://page.example/bye'],
       backchannelLogoutUri: 'https://page.example/bcl',
       ownerUserId: user._id,
@@ -342,7 +402,11 @@ describe('/account/apps page', () => {
 
     // CSRF on every form.
     for (const path of ['/account/apps', `/account/apps/${clientId}/secret`, `/account/apps/${clientId}/delete`]) {
-      const r = await agent.request(path, { method: 'POST', body: new URLSearchParams({ csrf: 'forged', name: 'x' }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const r = await agent.request(path, {
+        method: 'POST',
+        body: new URLSearchParams({ csrf: 'forged', name: 'x' }),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expect([path, r.status]).toEqual([path, 400]);
     }
     expect(await findClient(api.deps.store, clientId)).not.toBeNull();
@@ -353,7 +417,11 @@ describe('/account/apps page', () => {
     await otherAgent.signIn(await otherAgent.get('/login'), other.email, PASSWORD);
     const otherPage = await (await otherAgent.get('/account/apps')).res.text();
     const csrf = /name="csrf" value="([^"]+)"/.exec(otherPage)![1]!;
-    const foreign = await otherAgent.request(`/account/apps/${clientId}/delete`, { method: 'POST', body: new URLSearchParams({ csrf }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const foreign = await otherAgent.request(`/account/apps/${clientId}/delete`, {
+      method: 'POST',
+      body: new URLSearchParams({ csrf }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(foreign.status).toBe(404);
 
     page = await (await agent.get('/account/apps')).res.text();

@@ -25,11 +25,16 @@ interface Answer {
 function send(method: string, path: string, headers: Record<string, string> = {}, body?: Buffer | string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : Buffer.from(body);
-    const req = http.request({ host: base.hostname, port: base.port, method, path, headers: payload ? { ...headers, 'content-length': String(payload.length) } : headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = http.request(
+      { host: base.hostname, port: base.port, method, path, headers: payload ? { ...headers, 'content-length': String(payload.length) } : headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -41,18 +46,43 @@ const manyParams = Array.from({ length: 1500 }, (_, i) => `p${i}=x`).join('&');
 describe('malformed requests that were answered 500', () => {
   it.each<[string, () => Promise<Answer>, number, 'json' | 'html' | 'redirect']>([
     ['a missing asset', () => send('GET', '/assets/no-such-file.js'), 404, 'html'],
-    ['a form body with an unsupported charset (token endpoint)', () => send('POST', '/api/oauth/token', { 'content-type': `${FORM}; charset=latin1` }, 'grant_type=x'), 415, 'json'],
-    ['a form body with an unsupported charset (sign-in page)', () => send('POST', '/login', { 'content-type': `${FORM}; charset=utf-16` }, 'email=x'), 415, 'html'],
+    [
+      'a form body with an unsupported charset (token endpoint)',
+      () => send('POST', '/api/oauth/token', { 'content-type': `${FORM}; charset=latin1` }, 'grant_type=x'),
+      415,
+      'json',
+    ],
+    [
+      'a form body with an unsupported charset (sign-in page)',
+      () => send('POST', '/login', { 'content-type': `${FORM}; charset=utf-16` }, 'email=x'),
+      415,
+      'html',
+    ],
     ['too many parameters', () => send('POST', '/api/oauth/token', { 'content-type': FORM }, manyParams), 413, 'json'],
-    ['an unsupported Content-Encoding', () => send('POST', '/api/oauth/token', { 'content-type': FORM, 'content-encoding': 'x-bogus' }, 'grant_type=x'), 415, 'json'],
-    ['a gzip body that is not gzip', () => send('POST', '/api/oauth/par', { 'content-type': FORM, 'content-encoding': 'gzip' }, 'not gzip at all'), 400, 'json'],
+    [
+      'an unsupported Content-Encoding',
+      () => send('POST', '/api/oauth/token', { 'content-type': FORM, 'content-encoding': 'x-bogus' }, 'grant_type=x'),
+      415,
+      'json',
+    ],
+    [
+      'a gzip body that is not gzip',
+      () => send('POST', '/api/oauth/par', { 'content-type': FORM, 'content-encoding': 'gzip' }, 'not gzip at all'),
+      400,
+      'json',
+    ],
     ['JSON with charset=latin1', () => send('POST', '/api/oauth/2fa/challenges', { 'content-type': 'application/json; charset=latin1' }, '{}'), 415, 'json'],
     // Without a body and without the session cookie: on to the same request as a GET, which asks to confirm.
     ['POST end_session without a body', () => send('POST', '/api/oauth/end_session'), 303, 'redirect'],
     ['POST 2fa/authorize without a body', () => send('POST', '/api/oauth/2fa/authorize'), 400, 'html'],
     ['POST consent without a body', () => send('POST', '/consent'), 400, 'html'],
     ['POST device page without a body', () => send('POST', '/device'), 400, 'html'],
-    ['malformed JSON for the app API', () => send('POST', '/api/oauth/me/apps', { 'content-type': 'application/json', authorization: 'Bearer x' }, '{"a":'), 401, 'json'],
+    [
+      'malformed JSON for the app API',
+      () => send('POST', '/api/oauth/me/apps', { 'content-type': 'application/json', authorization: 'Bearer x' }, '{"a":'),
+      401,
+      'json',
+    ],
     ['malformed JSON for challenges', () => send('POST', '/api/oauth/2fa/challenges', { 'content-type': 'application/json' }, '{"a":'), 400, 'json'],
   ])('%s', async (_name, request, status, kind) => {
     const answer = await request();

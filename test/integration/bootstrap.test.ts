@@ -11,10 +11,13 @@ import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
 function scratchProject(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyflow-bootstrap-'));
   fs.mkdirSync(path.join(dir, 'tools/scripts'), { recursive: true });
-  for (const f of ['tools/scripts/bootstrap.mjs', 'tools/scripts/toolchain.json', 'package-lock.json']) fs.copyFileSync(path.join(PROJECT_ROOT, f), path.join(dir, f));
+  for (const f of ['tools/scripts/bootstrap.mjs', 'tools/scripts/toolchain.json', 'package-lock.json'])
+    fs.copyFileSync(path.join(PROJECT_ROOT, f), path.join(dir, f));
   fs.mkdirSync(path.join(dir, 'node_modules/.bin'), { recursive: true });
   fs.symlinkSync(process.execPath, path.join(dir, 'node_modules/.bin/node'));
-  const lockHash = createHash('sha256').update(fs.readFileSync(path.join(dir, 'package-lock.json'))).digest('hex');
+  const lockHash = createHash('sha256')
+    .update(fs.readFileSync(path.join(dir, 'package-lock.json')))
+    .digest('hex');
   fs.writeFileSync(path.join(dir, 'node_modules/.keyflow-lock-sha256'), lockHash + '\n');
   return dir;
 }

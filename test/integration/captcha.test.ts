@@ -46,7 +46,9 @@ beforeAll(async () => {
       const form = new URLSearchParams(body);
       verifyCalls.push(form);
       const ok = req.method === 'POST' && form.get('secret') === 'shh-secret' && form.get('response') === 'good';
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(ok ? { success: true } : { success: false, 'error-codes': ['invalid-input-response'] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(ok ? { success: true } : { success: false, 'error-codes': ['invalid-input-response'] }));
     });
   });
   await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', () => resolve()));
@@ -59,7 +61,15 @@ afterAll(async () => {
 });
 
 async function settings(values: Partial<SiteSettings>) {
-  const all: Partial<SiteSettings> = { require_captcha_for_2fa: false, captcha_provider: 'none', captcha_site_key: '', captcha_secret_key: '', captcha_verify_url: '', pow_difficulty: 8, ...values };
+  const all: Partial<SiteSettings> = {
+    require_captcha_for_2fa: false,
+    captcha_provider: 'none',
+    captcha_site_key: '',
+    captcha_secret_key: '',
+    captcha_verify_url: '',
+    pow_difficulty: 8,
+    ...values,
+  };
   for (const [k, v] of Object.entries(all)) await setSiteSetting(api.deps.store, k as keyof SiteSettings, v as never, api.deps.kek);
 }
 
@@ -83,7 +93,8 @@ async function openPage(url: string) {
   const agent = new HttpUser(issuer);
   let step = await agent.get(url);
   step = await agent.signIn(step, who.email, PASSWORD);
-  if (new URL(step.url).pathname === '/login/second-factor') step = await agent.submit(await step.res.text(), '/login/second-factor', { code: who.backupCodes.pop()! });
+  if (new URL(step.url).pathname === '/login/second-factor')
+    step = await agent.submit(await step.res.text(), '/login/second-factor', { code: who.backupCodes.pop()! });
   expect(new URL(step.url).pathname).toBe('/oauth/2fa');
   return { agent, page: await step.res.text() };
 }
@@ -92,14 +103,27 @@ async function openPage(url: string) {
 const PASSED = 'Enter an authentication code or use a passkey.';
 const totpNow = () => generate({ secret: TOTP_SECRET, epoch: Math.floor(Date.now() / 1000) });
 /** Submits the confirm form with a current TOTP code (each test uses one new user, so the code confirms once). */
-const answer = async (agent: HttpUser, page: string, fields: Record<string, string>) => agent.submit(page, '/api/oauth/2fa/authorize', { confirm_action: 'yes', code: await totpNow(), ...fields });
+const answer = async (agent: HttpUser, page: string, fields: Record<string, string>) =>
+  agent.submit(page, '/api/oauth/2fa/authorize', { confirm_action: 'yes', code: await totpNow(), ...fields });
 const info = async (id: string) => (await (await fetch(`${issuer}/api/oauth/2fa/info?challenge_id=${id}`)).json()) as Json;
 
 describe('when the captcha gate applies', () => {
   it('site gate on while the challenge asks none: required; a missing or failed answer shows the page again without consuming the challenge', async () => {
-    await settings({ require_captcha_for_2fa: true, captcha_provider: 'hcaptcha', captcha_site_key: 'site-key-1', captcha_secret_key: 'shh-secret', captcha_verify_url: fakeUrl });
+    await settings({
+      require_captcha_for_2fa: true,
+      captcha_provider: 'hcaptcha',
+      captcha_site_key: 'site-key-1',
+      captcha_secret_key: 'shh-secret',
+      captcha_verify_url: fakeUrl,
+    });
     const created = await createChallenge();
-    expect(await info(created.challenge_id)).toEqual({ captcha_required: true, captcha_provider: 'hcaptcha', captcha_site_key: 'site-key-1', action: 'Delete the repository', client_name: 'Captcha RP' });
+    expect(await info(created.challenge_id)).toEqual({
+      captcha_required: true,
+      captcha_provider: 'hcaptcha',
+      captcha_site_key: 'site-key-1',
+      action: 'Delete the repository',
+      client_name: 'Captcha RP',
+    });
     const { agent, page } = await openPage(created.url);
     expect(page).toContain('Captcha answer');
     expect(page).toContain('name="captcha_token"');
@@ -143,7 +167,13 @@ describe('when the captcha gate applies', () => {
   it('provider none: the gate has no effect, even with the site gate on and the challenge asking', async () => {
     await settings({ require_captcha_for_2fa: true, captcha_provider: 'none' });
     const created = await createChallenge({ require_captcha: true });
-    expect(await info(created.challenge_id)).toEqual({ captcha_required: false, captcha_provider: 'none', captcha_site_key: null, action: 'Delete the repository', client_name: 'Captcha RP' });
+    expect(await info(created.challenge_id)).toEqual({
+      captcha_required: false,
+      captcha_provider: 'none',
+      captcha_site_key: null,
+      action: 'Delete the repository',
+      client_name: 'Captcha RP',
+    });
     const { agent, page } = await openPage(created.url);
     expect(page).not.toContain('captcha_token');
     const passed = await answer(agent, page, { code: '' });
@@ -152,7 +182,12 @@ describe('when the captcha gate applies', () => {
   });
 
   it('an unreachable provider is a failed captcha, not an error', async () => {
-    await settings({ require_captcha_for_2fa: true, captcha_provider: 'recaptcha', captcha_secret_key: 'shh-secret', captcha_verify_url: 'http://127.0.0.1:9/siteverify' });
+    await settings({
+      require_captcha_for_2fa: true,
+      captcha_provider: 'recaptcha',
+      captcha_secret_key: 'shh-secret',
+      captcha_verify_url: 'http://127.0.0.1:9/siteverify',
+    });
     const created = await createChallenge();
     const { agent, page } = await openPage(created.url);
     const failed = await answer(agent, page, { captcha_token: 'good' });
@@ -166,7 +201,13 @@ describe('proof of work', () => {
     await settings({ require_captcha_for_2fa: true, captcha_provider: 'pow', pow_difficulty: 8 });
     const created = await createChallenge();
     const first = await info(created.challenge_id);
-    expect(first).toMatchObject({ captcha_required: true, captcha_provider: 'pow', captcha_site_key: null, pow_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{16,}$/), pow_difficulty: 8 });
+    expect(first).toMatchObject({
+      captcha_required: true,
+      captcha_provider: 'pow',
+      captcha_site_key: null,
+      pow_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{16,}$/),
+      pow_difficulty: 8,
+    });
     const { agent, page } = await openPage(created.url);
     expect(page).toContain('role="status"');
     expect(page).toContain('/assets/captcha.js');

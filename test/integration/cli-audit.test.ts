@@ -21,7 +21,13 @@ it('lists admin events newest first with their actor; filters by event; never sh
 
   const all = await list();
   expect(all.map((r) => r.data.changed[0])).toEqual(['sudo_mode_ttl_minutes', 'captcha_secret_key', 'pow_difficulty']);
-  expect(all[0]).toEqual({ id: expect.any(String), event: 'admin.config.update', at: expect.any(String), actor: { type: 'operator' }, data: { changed: ['sudo_mode_ttl_minutes'], values: { sudo_mode_ttl_minutes: 7 } } });
+  expect(all[0]).toEqual({
+    id: expect.any(String),
+    event: 'admin.config.update',
+    at: expect.any(String),
+    actor: { type: 'operator' },
+    data: { changed: ['sudo_mode_ttl_minutes'], values: { sudo_mode_ttl_minutes: 7 } },
+  });
   expect(JSON.stringify(all)).not.toContain('very-secret-captcha-key');
   expect(await list('--limit', '1')).toHaveLength(1);
   expect(await list('--event', 'webhook.create')).toEqual([]);
@@ -29,7 +35,14 @@ it('lists admin events newest first with their actor; filters by event; never sh
 }, 60_000);
 
 it('refuses bad arguments with exit 2 and one line', async () => {
-  for (const args of [['audit'], ['audit', 'show'], ['audit', 'list', '--limit', '0'], ['audit', 'list', '--limit', 'x'], ['audit', 'list', '--event', 'app.created'], ['audit', 'list', 'extra']]) {
+  for (const args of [
+    ['audit'],
+    ['audit', 'show'],
+    ['audit', 'list', '--limit', '0'],
+    ['audit', 'list', '--limit', 'x'],
+    ['audit', 'list', '--event', 'app.created'],
+    ['audit', 'list', 'extra'],
+  ]) {
     const r = await runCli(args, env);
     expect(r.code).toBe(2);
     expect(r.stderr).not.toMatch(STACK_FRAME);

@@ -34,7 +34,13 @@ afterAll(async () => {
 });
 
 async function hook(path: string) {
-  const created = await createWebhook(api.deps.store, api.deps.kek, { scope: 'user', ownerUserId: USER, name: path, url: `${receiver.url}${path}`, events: ['*'] });
+  const created = await createWebhook(api.deps.store, api.deps.kek, {
+    scope: 'user',
+    ownerUserId: USER,
+    name: path,
+    url: `${receiver.url}${path}`,
+    events: ['*'],
+  });
   receiver.secrets.set(path, created.secret);
   return created.webhook;
 }
@@ -61,8 +67,20 @@ describe('keyflow webhooks tail', () => {
       expect(real).toBeDefined();
     }, 30_000);
     expect(receiver.at('/tail-real')[0]!.verified).toBe(true);
-    await recordDelivery(api.deps.store, record(webhook._id, 1, { deliveredAt: new Date(real!.deliveredAt.getTime() - 60_000), success: false, statusCode: null, error: 'timeout', durationMs: 10_003 }));
-    await recordDelivery(api.deps.store, record(webhook._id, 2, { deliveredAt: new Date(real!.deliveredAt.getTime() - 30_000), success: false, statusCode: 503, durationMs: 12 }));
+    await recordDelivery(
+      api.deps.store,
+      record(webhook._id, 1, {
+        deliveredAt: new Date(real!.deliveredAt.getTime() - 60_000),
+        success: false,
+        statusCode: null,
+        error: 'timeout',
+        durationMs: 10_003,
+      }),
+    );
+    await recordDelivery(
+      api.deps.store,
+      record(webhook._id, 2, { deliveredAt: new Date(real!.deliveredAt.getTime() - 30_000), success: false, statusCode: 503, durationMs: 12 }),
+    );
 
     const r = await runCli(['webhooks', 'tail', webhook._id], env);
     expect(r.stderr).toBe('');
@@ -81,9 +99,17 @@ describe('keyflow webhooks tail', () => {
     for (let i = 1; i <= 55; i++) await recordDelivery(api.deps.store, record(webhook._id, i));
     const three = await runCli(['webhooks', 'tail', webhook._id, '--limit', '3'], env);
     expect(three.code).toBe(0);
-    expect(three.stdout.trimEnd().split('\n').map((l) => fields(l)[5])).toEqual([55, 54, 53].map((i) => record('', i)._id));
+    expect(
+      three.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => fields(l)[5]),
+    ).toEqual([55, 54, 53].map((i) => record('', i)._id));
     const all = await runCli(['webhooks', 'tail', webhook._id], env);
-    const ids = all.stdout.trimEnd().split('\n').map((l) => fields(l)[5]);
+    const ids = all.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => fields(l)[5]);
     expect(ids).toHaveLength(50);
     expect(ids.at(-1)).toBe(record('', 6)._id);
   }, 60_000);
@@ -98,10 +124,14 @@ describe('keyflow webhooks tail', () => {
     const webhook = await hook('/tail-follow');
     await recordDelivery(api.deps.store, record(webhook._id, 1));
     await recordDelivery(api.deps.store, record(webhook._id, 2));
-    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist', 'lib/cli/keyflow.js'), 'webhooks', 'tail', webhook._id, '--follow'], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist', 'lib/cli/keyflow.js'), 'webhooks', 'tail', webhook._id, '--follow'],
+      {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -109,7 +139,10 @@ describe('keyflow webhooks tail', () => {
       await eventually(() => expect(stdout.trimEnd().split('\n')).toHaveLength(2), 15_000);
       await recordDelivery(api.deps.store, record(webhook._id, 3, { event: 'app.deleted', success: false, statusCode: null, error: 'unreachable' }));
       await eventually(() => expect(stdout.trimEnd().split('\n')).toHaveLength(3), 15_000);
-      const ids = stdout.trimEnd().split('\n').map((l) => fields(l)[5]);
+      const ids = stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => fields(l)[5]);
       expect(ids).toEqual([1, 2, 3].map((i) => record('', i)._id));
       expect(fields(stdout.trimEnd().split('\n')[2]!).slice(1, 4)).toEqual(['app.deleted', 'failure', 'unreachable']);
     } finally {
@@ -127,11 +160,15 @@ describe('keyflow webhooks tail', () => {
     [['webhooks', 'tail', 'x', 'y'], /unexpected argument: y/],
     [['webhooks', 'tail', 'x', '--bogus'], /Unknown option '--bogus'/],
     [['webhooks', 'list'], /unknown command: webhooks list/],
-  ])('%j is a usage error: exit 2, message on stderr, nothing on stdout', async (args, message) => {
-    const r = await runCli(args, env);
-    expect(r.code).toBe(2);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(message);
-    expect(r.stderr).not.toMatch(STACK_FRAME);
-  }, 30_000);
+  ])(
+    '%j is a usage error: exit 2, message on stderr, nothing on stdout',
+    async (args, message) => {
+      const r = await runCli(args, env);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(STACK_FRAME);
+    },
+    30_000,
+  );
 });

@@ -75,7 +75,16 @@ describe('keyflow users delete', () => {
     const rp = await newTestRp(api, { allowedScopes: ['openid', 'apps:read', 'offline_access'] });
     const { tokens, user, agent, email } = await runCodeFlow(api, rp, 'openid apps:read offline_access');
     const { token: pat } = await createPersonalAccessToken(store, user._id, { name: 'cli test', scope: ['apps:read'], expiresInDays: 1 });
-    await store.passkeys.insertOne({ _id: `passkey-${user._id}`, userId: user._id, publicKey: 'AAAA', counter: 0, transports: [], name: 'Test key', createdAt: new Date(), lastUsedAt: null });
+    await store.passkeys.insertOne({
+      _id: `passkey-${user._id}`,
+      userId: user._id,
+      publicKey: 'AAAA',
+      counter: 0,
+      transports: [],
+      name: 'Test key',
+      createdAt: new Date(),
+      lastUsedAt: null,
+    });
     return { rp, tokens, user, agent, email, pat };
   }
   const apps = (token: string) => fetch(`${api.url}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${token}` } });
@@ -102,7 +111,11 @@ describe('keyflow users delete', () => {
     await expectFamilyRevoked(api, tokens.access_token);
     // An admin event (audit log, admin webhooks) names the user, nothing more.
     const audit = json((await runCli(['audit', 'list', '--event', 'admin.user.delete', '--limit', '1000'])).stdout);
-    expect(audit.find((a: { data: { user_id?: string } }) => a.data.user_id === user._id)).toMatchObject({ event: 'admin.user.delete', actor: { type: 'operator' }, data: { user_id: user._id } });
+    expect(audit.find((a: { data: { user_id?: string } }) => a.data.user_id === user._id)).toMatchObject({
+      event: 'admin.user.delete',
+      actor: { type: 'operator' },
+      data: { user_id: user._id },
+    });
   });
 
   it('deletes a user by id; an unknown user is a usage error (exit 2) and deletes nothing', async () => {
@@ -124,7 +137,18 @@ describe('keyflow users delete', () => {
 
 describe('keyflow clients', () => {
   it('creates a confidential client: secret shown once, stored only as a hash', async () => {
-    const r = await runCli(['clients', 'create', '--name', 'Web RP', '--redirect-uri', 'https://rp.example/cb', '--redirect-uri', 'http://localhost:8080/cb', '--scope', 'openid profile email offline_access']);
+    const r = await runCli([
+      'clients',
+      'create',
+      '--name',
+      'Web RP',
+      '--redirect-uri',
+      'https://rp.example/cb',
+      '--redirect-uri',
+      'http://localhost:8080/cb',
+      '--scope',
+      'openid profile email offline_access',
+    ]);
     expect(r.code).toBe(0);
     const out = json(r.stdout);
     expect(out.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -152,10 +176,28 @@ describe('keyflow clients', () => {
 
   it('creates a public client without a secret, and sets every Application field', async () => {
     const r = await runCli([
-      'clients', 'create', '--name', 'SPA', '--public', '--redirect-uri-wildcard', 'https://*.spa.example/cb',
-      '--redirect-uri-regex', '^https://spa\\.example/(a|b)$', '--post-logout-redirect-uri', 'https://spa.example/bye',
-      '--backchannel-logout-uri', 'https://spa.example/bcl', '--oidc-field', 'teams', '--oidc-field', 'apps',
-      '--id-token-alg', 'RS256', '--verified', '--description', 'single page app',
+      'clients',
+      'create',
+      '--name',
+      'SPA',
+      '--public',
+      '--redirect-uri-wildcard',
+      'https://*.spa.example/cb',
+      '--redirect-uri-regex',
+      '^https://spa\\.example/(a|b)$',
+      '--post-logout-redirect-uri',
+      'https://spa.example/bye',
+      '--backchannel-logout-uri',
+      'https://spa.example/bcl',
+      '--oidc-field',
+      'teams',
+      '--oidc-field',
+      'apps',
+      '--id-token-alg',
+      'RS256',
+      '--verified',
+      '--description',
+      'single page app',
     ]);
     expect(r.stderr).toBe('');
     const out = json(r.stdout);
@@ -246,7 +288,10 @@ describe('keyflow keys', () => {
   it('lists, rotates and retires keys', async () => {
     expect(json((await runCli(['keys', 'list'])).stdout)).toEqual([]);
     const first = json((await runCli(['keys', 'rotate'])).stdout);
-    expect(first.map((k: { alg: string; generation: number }) => [k.alg, k.generation])).toEqual([['ML-DSA-65', 1], ['RS256', 1]]);
+    expect(first.map((k: { alg: string; generation: number }) => [k.alg, k.generation])).toEqual([
+      ['ML-DSA-65', 1],
+      ['RS256', 1],
+    ]);
     const before = json((await runCli(['keys', 'list'])).stdout);
     const signingRs = before.find((k: { alg: string; signing: boolean }) => k.alg === 'RS256' && k.signing);
     expect(signingRs).toBeDefined();

@@ -44,7 +44,7 @@ async function expectRevoked(tokens: Json) {
 }
 
 describe('deleting a client', () => {
-  it('through the app API revokes its grants and ends their refresh families, and no other client\'s', async () => {
+  it("through the app API revokes its grants and ends their refresh families, and no other client's", async () => {
     const me = await owner();
     const { app, tokens } = await ownedAppWithTokens(me.user._id);
     const res = await fetch(`${issuer}/api/oauth/me/apps/${app.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${me.token}` } });
@@ -90,7 +90,7 @@ describe('deleting a client', () => {
 });
 
 describe('tokens of a user who no longer exists', () => {
-  it('are refused by Keyflow\'s API, introspection and refresh, even when only the user document went', async () => {
+  it("are refused by Keyflow's API, introspection and refresh, even when only the user document went", async () => {
     const rp = await newTestRp(api, { allowedScopes: ['openid', 'apps:read', 'offline_access'] });
     const { tokens, user } = await runCodeFlow(api, rp, 'openid apps:read offline_access');
     const apps = () => fetch(`${issuer}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${tokens.access_token}` } });

@@ -71,29 +71,65 @@ describe('authorization code flow', () => {
     const verifier = newSecret() + 'abc';
     const state = 'st-' + newSecret().slice(0, 8);
     const nonce = 'n-' + newSecret().slice(0, 8);
-    const back = await authorize(agent, {
-      response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid profile email',
-      state, nonce, code_challenge: s256Challenge(verifier), code_challenge_method: 'S256',
-    }, { email });
+    const back = await authorize(
+      agent,
+      {
+        response_type: 'code',
+        client_id: client._id,
+        redirect_uri: REDIRECT,
+        scope: 'openid profile email',
+        state,
+        nonce,
+        code_challenge: s256Challenge(verifier),
+        code_challenge_method: 'S256',
+      },
+      { email },
+    );
     expect(back.origin + back.pathname).toBe(REDIRECT);
     expect(back.searchParams.get('state')).toBe(state);
     expect(back.searchParams.get('iss')).toBe(issuer);
     const code = back.searchParams.get('code')!;
     expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
-    const { res, body } = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, { authorization: basic(client._id, clientSecret!) });
+    const { res, body } = await token(
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
+      { authorization: basic(client._id, clientSecret!) },
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, id_token: expect.any(String), scope: 'openid profile email' });
+    expect(body).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 3600,
+      id_token: expect.any(String),
+      scope: 'openid profile email',
+    });
 
     const jwks = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
     const id = await jwtVerify(body.id_token, jwks, { issuer, audience: client._id, algorithms: ['RS256'] });
     expect(id.payload).toMatchObject({
-      sub: user._id, nonce, role: 'user', acr: 'pwd', amr: ['pwd'], name: 'Flow User', preferred_username: user.username, email, email_verified: true,
-      sid: expect.any(String), auth_time: expect.any(Number),
+      sub: user._id,
+      nonce,
+      role: 'user',
+      acr: 'pwd',
+      amr: ['pwd'],
+      name: 'Flow User',
+      preferred_username: user.username,
+      email,
+      email_verified: true,
+      sid: expect.any(String),
+      auth_time: expect.any(Number),
     });
     const at = await jwtVerify(body.access_token, jwks, { issuer, typ: 'at+jwt', audience: issuer });
-    expect(at.payload).toMatchObject({ sub: user._id, client_id: client._id, scope: 'openid profile email', jti: expect.any(String), grant_id: expect.any(String), acr: 'pwd', amr: ['pwd'] });
+    expect(at.payload).toMatchObject({
+      sub: user._id,
+      client_id: client._id,
+      scope: 'openid profile email',
+      jti: expect.any(String),
+      grant_id: expect.any(String),
+      acr: 'pwd',
+      amr: ['pwd'],
+    });
 
     for (const method of ['GET', 'POST']) {
       const info = await fetch(`${issuer}/api/oauth/userinfo`, { method, headers: { authorization: `Bearer ${body.access_token}` } });
@@ -121,7 +157,12 @@ describe('authorization code flow', () => {
   it('sends access_denied with state and iss when the user denies', async () => {
     const { email } = await newUser(api.deps, USER);
     const { client } = await newRp(api.deps, RP);
-    const back = await authorize(new HttpUser(issuer), { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid', state: 'deny-me' }, { email }, false);
+    const back = await authorize(
+      new HttpUser(issuer),
+      { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid', state: 'deny-me' },
+      { email },
+      false,
+    );
     expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'access_denied', error_description: expect.any(String), state: 'deny-me', iss: issuer });
   });
 
@@ -208,7 +249,9 @@ describe('authorization endpoint errors', () => {
     ['a negative max_age', { max_age: '-1' }, 'invalid_request'],
     ['a request_uri without PAR', { request_uri: 'urn:x' }, 'request_uri_not_supported'],
   ])('redirects with error, state and iss for %s', async (_name, extra, error) => {
-    const res = await fetch(authorizeUrl({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid', state: 'keep-me', ...extra }), { redirect: 'manual' });
+    const res = await fetch(authorizeUrl({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid', state: 'keep-me', ...extra }), {
+      redirect: 'manual',
+    });
     expect(res.status).toBe(303);
     const back = new URL(res.headers.get('location')!);
     expect(back.origin + back.pathname).toBe(REDIRECT);
@@ -217,24 +260,41 @@ describe('authorization endpoint errors', () => {
 
   it('lets only admins consent to admin scopes', async () => {
     const { email } = await newUser(api.deps, USER);
-    const back = await authorize(new HttpUser(issuer), { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid admin:users:read', state: 'adm' }, { email });
+    const back = await authorize(
+      new HttpUser(issuer),
+      { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid admin:users:read', state: 'adm' },
+      { email },
+    );
     expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'invalid_scope', state: 'adm', iss: issuer });
     const { email: adminEmail } = await newUser(api.deps, { prefix: 'admin', password: PASSWORD, admin: true });
-    const ok = await authorize(new HttpUser(issuer), { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid admin:users:read', state: 'adm' }, { email: adminEmail });
+    const ok = await authorize(
+      new HttpUser(issuer),
+      { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid admin:users:read', state: 'adm' },
+      { email: adminEmail },
+    );
     expect(ok.searchParams.get('code')).toBeTruthy();
   });
 
   it('requires PKCE from public clients', async () => {
-    const res = await fetch(authorizeUrl({ response_type: 'code', client_id: publicId, redirect_uri: REDIRECT, scope: 'openid', state: 's' }, false), { redirect: 'manual' });
+    const res = await fetch(authorizeUrl({ response_type: 'code', client_id: publicId, redirect_uri: REDIRECT, scope: 'openid', state: 's' }, false), {
+      redirect: 'manual',
+    });
     expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
     // A public client cannot opt out.
     await expect(newRp(api.deps, { ...RP, public: true, requirePkce: false })).rejects.toThrow(/always use PKCE/);
   });
 
   it('requires PKCE from confidential clients too, unless the client opted out', async () => {
-    const res = await fetch(authorizeUrl({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid', state: 's' }, false), { redirect: 'manual' });
+    const res = await fetch(authorizeUrl({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid', state: 's' }, false), {
+      redirect: 'manual',
+    });
     const back = new URL(res.headers.get('location')!);
-    expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/PKCE/), state: 's', iss: issuer });
+    expect(Object.fromEntries(back.searchParams)).toEqual({
+      error: 'invalid_request',
+      error_description: expect.stringMatching(/PKCE/),
+      state: 's',
+      iss: issuer,
+    });
     // The explicit opt-out: a code without PKCE, redeemed with the secret alone.
     const { email } = await newUser(api.deps, USER);
     const optedOut = await newRp(api.deps, { ...RP, requirePkce: false });
@@ -259,7 +319,11 @@ describe('token endpoint errors', () => {
   });
 
   async function codeFor(clientId: string, extra: Record<string, string> = {}) {
-    const back = await authorize(new HttpUser(issuer), { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid', ...extra }, { email });
+    const back = await authorize(
+      new HttpUser(issuer),
+      { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid', ...extra },
+      { email },
+    );
     return back.searchParams.get('code')!;
   }
 
@@ -313,7 +377,9 @@ describe('token endpoint errors', () => {
     const { verifier, params } = pkce();
     const code = await codeFor(client._id, params);
     const auth = { authorization: basic(client._id, clientSecret!) };
-    const results = await Promise.all([1, 2, 3].map(() => token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth)));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth)),
+    );
     // One exchange wins the code; the others are reuse. Reuse revokes the grant, so the
     // winner either got tokens that no longer work, or (when a reuse was recorded
     // before it finished) was refused as well.
@@ -360,15 +426,29 @@ describe('token endpoint errors', () => {
     const pkce = { code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' };
 
     const c1 = await codeFor(client._id, pkce);
-    expect((await token({ grant_type: 'authorization_code', code: c1, redirect_uri: REDIRECT, code_verifier: verifier }, { authorization: basic(other.client._id, other.secret!) })).body.error).toBe('invalid_grant');
+    expect(
+      (
+        await token(
+          { grant_type: 'authorization_code', code: c1, redirect_uri: REDIRECT, code_verifier: verifier },
+          { authorization: basic(other.client._id, other.secret!) },
+        )
+      ).body.error,
+    ).toBe('invalid_grant');
     const c2 = await codeFor(client._id, pkce);
-    expect((await token({ grant_type: 'authorization_code', code: c2, redirect_uri: 'https://rp.example/other', code_verifier: verifier }, auth)).body.error).toBe('invalid_grant');
+    expect(
+      (await token({ grant_type: 'authorization_code', code: c2, redirect_uri: 'https://rp.example/other', code_verifier: verifier }, auth)).body.error,
+    ).toBe('invalid_grant');
     const c3 = await codeFor(client._id, pkce);
-    expect((await token({ grant_type: 'authorization_code', code: c3, redirect_uri: REDIRECT, code_verifier: newSecret() + 'zzz' }, auth)).body.error).toBe('invalid_grant');
+    expect((await token({ grant_type: 'authorization_code', code: c3, redirect_uri: REDIRECT, code_verifier: newSecret() + 'zzz' }, auth)).body.error).toBe(
+      'invalid_grant',
+    );
     const c4 = await codeFor(client._id, pkce);
     expect((await token({ grant_type: 'authorization_code', code: c4, redirect_uri: REDIRECT }, auth, true)).body.error).toBe('invalid_grant');
     const c5 = await codeFor(client._id, pkce);
-    expect((await token({ grant_type: 'authorization_code', code: c5, redirect_uri: REDIRECT, code_verifier: 'too-short' }, auth)).body).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/43-128/) });
+    expect((await token({ grant_type: 'authorization_code', code: c5, redirect_uri: REDIRECT, code_verifier: 'too-short' }, auth)).body).toEqual({
+      error: 'invalid_request',
+      error_description: expect.stringMatching(/43-128/),
+    });
   });
 
   it('lets a public client exchange a code with PKCE and no secret', async () => {
@@ -394,8 +474,15 @@ describe('UserInfo and profile API errors', () => {
   it('answers 403 insufficient_scope without openid, and lets profile:write change the profile', async () => {
     const { email, user } = await newUser(api.deps, USER);
     const { client, secret: clientSecret } = await newRp(api.deps, RP);
-    const back = await authorize(new HttpUser(issuer), { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'profile profile:write' }, { email });
-    const { body } = await token({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT }, { authorization: basic(client._id, clientSecret!) });
+    const back = await authorize(
+      new HttpUser(issuer),
+      { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'profile profile:write' },
+      { email },
+    );
+    const { body } = await token(
+      { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT },
+      { authorization: basic(client._id, clientSecret!) },
+    );
     expect(body.id_token).toBeUndefined();
     const info = await fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${body.access_token}` } });
     expect(info.status).toBe(403);
@@ -403,7 +490,11 @@ describe('UserInfo and profile API errors', () => {
     expect(((await info.json()) as Json).error).toBe('insufficient_scope');
 
     const patch = (payload: unknown) =>
-      fetch(`${issuer}/api/oauth/me/profile`, { method: 'PATCH', headers: { authorization: `Bearer ${body.access_token}`, 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+      fetch(`${issuer}/api/oauth/me/profile`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${body.access_token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(payload),
+      });
     const ok = await patch({ name: 'New Name', picture: 'https://img.example/me.png' });
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({ sub: user._id, name: 'New Name', preferred_username: user.username, picture: 'https://img.example/me.png' });
@@ -420,18 +511,36 @@ describe('the apps claim (apps:read + oidc_fields "apps")', () => {
     const { email, user } = await newUser(api.deps, USER);
     // The user's own apps: what the claim lists.
     const mine = [
-      (await createClient(api.deps.store, { name: 'Owned <one>', redirectUris: [{ type: 'equals', value: 'https://one.example/cb' }], allowedScopes: ['openid'], ownerUserId: user._id, isVerified: true })).client,
-      (await createClient(api.deps.store, { name: 'Owned two', redirectUris: [{ type: 'equals', value: 'https://two.example/cb' }], allowedScopes: ['openid'], ownerUserId: user._id })).client,
+      (
+        await createClient(api.deps.store, {
+          name: 'Owned <one>',
+          redirectUris: [{ type: 'equals', value: 'https://one.example/cb' }],
+          allowedScopes: ['openid'],
+          ownerUserId: user._id,
+          isVerified: true,
+        })
+      ).client,
+      (
+        await createClient(api.deps.store, {
+          name: 'Owned two',
+          redirectUris: [{ type: 'equals', value: 'https://two.example/cb' }],
+          allowedScopes: ['openid'],
+          ownerUserId: user._id,
+        })
+      ).client,
     ];
     const { client, secret: clientSecret } = await newRp(api.deps, { ...RP, allowedScopes: ['openid', 'apps:read'], ...overrides });
     const back = await authorize(new HttpUser(issuer), { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope }, { email });
-    const t = await token({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT }, { authorization: basic(client._id, clientSecret!) });
+    const t = await token(
+      { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT },
+      { authorization: basic(client._id, clientSecret!) },
+    );
     expect(t.res.status).toBe(200);
     const jwks = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
     return { claims: (await jwtVerify(t.body.id_token, jwks, { issuer, audience: client._id })).payload, mine };
   }
 
-  it('lists the user\'s apps {id, name, client_id, is_verified} when the client opted in and apps:read was granted', async () => {
+  it("lists the user's apps {id, name, client_id, is_verified} when the client opted in and apps:read was granted", async () => {
     const { claims, mine } = await idTokenFor({ oidcFields: ['apps'] }, 'openid apps:read');
     expect(claims.apps).toEqual([
       { id: mine[0]!._id, name: 'Owned <one>', client_id: mine[0]!._id, is_verified: true },

@@ -84,13 +84,16 @@ describe('OUTBOUND_ALLOWLIST', () => {
     });
   });
 
-  it.each(['127.0.0.1', 'localhost,webhooks=localhost:80', 'webhooks=localhost', 'smtp=localhost:25', 'webhooks=localhost:0', 'webhooks=[:::]:80'])('refuses %j (a bare host, an unknown feature, a bad port or address)', (value) => {
-    const result = parseConfig({ OUTBOUND_ALLOWLIST: value });
-    expect(result.ok).toBe(false);
-    if (result.ok) return;
-    expect(result.errors).toHaveLength(1);
-    expect(result.errors[0]).toMatch(/^OUTBOUND_ALLOWLIST: ".*" must be feature=host:port/);
-  });
+  it.each(['127.0.0.1', 'localhost,webhooks=localhost:80', 'webhooks=localhost', 'smtp=localhost:25', 'webhooks=localhost:0', 'webhooks=[:::]:80'])(
+    'refuses %j (a bare host, an unknown feature, a bad port or address)',
+    (value) => {
+      const result = parseConfig({ OUTBOUND_ALLOWLIST: value });
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.errors).toHaveLength(1);
+      expect(result.errors[0]).toMatch(/^OUTBOUND_ALLOWLIST: ".*" must be feature=host:port/);
+    },
+  );
 });
 
 describe('Temporal TLS and API key', () => {
@@ -108,11 +111,23 @@ describe('Temporal TLS and API key', () => {
   });
 
   it('resolves the files against the working directory and builds the connection options from them', () => {
-    const env = { TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_TLS_CERT: 'client.pem', TEMPORAL_TLS_KEY: 'client.key', TEMPORAL_TLS_CA: path.join(dir, 'ca.pem'), TEMPORAL_TLS_SERVER_NAME: 'temporal.internal', TEMPORAL_API_KEY: 'an-api-key' };
+    const env = {
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      TEMPORAL_TLS_CERT: 'client.pem',
+      TEMPORAL_TLS_KEY: 'client.key',
+      TEMPORAL_TLS_CA: path.join(dir, 'ca.pem'),
+      TEMPORAL_TLS_SERVER_NAME: 'temporal.internal',
+      TEMPORAL_API_KEY: 'an-api-key',
+    };
     const result = parseConfig(env, dir);
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(result.config.temporal.tls).toEqual({ certFile: path.join(dir, 'client.pem'), keyFile: path.join(dir, 'client.key'), caFile: path.join(dir, 'ca.pem'), serverName: 'temporal.internal' });
+    expect(result.config.temporal.tls).toEqual({
+      certFile: path.join(dir, 'client.pem'),
+      keyFile: path.join(dir, 'client.key'),
+      caFile: path.join(dir, 'ca.pem'),
+      serverName: 'temporal.internal',
+    });
     expect(temporalConnectionOptions(result.config.temporal)).toEqual({
       address: 'temporal:7233',
       tls: {
@@ -157,7 +172,15 @@ describe('Temporal TLS and API key', () => {
   });
 
   it('a file gone after start-up is one clear error when a connection is made', () => {
-    const temporal: Config['temporal'] = { address: 'temporal:7233', embedded: false, port: 7233, uiPort: 8233, namespace: 'default', taskQueue: 'keyflow', tls: { caFile: path.join(dir, 'gone.pem') } };
+    const temporal: Config['temporal'] = {
+      address: 'temporal:7233',
+      embedded: false,
+      port: 7233,
+      uiPort: 8233,
+      namespace: 'default',
+      taskQueue: 'keyflow',
+      tls: { caFile: path.join(dir, 'gone.pem') },
+    };
     expect(() => temporalConnectionOptions(temporal)).toThrow(/^TEMPORAL_TLS_CA: cannot read .*gone\.pem \(ENOENT\)$/);
   });
 
@@ -167,10 +190,17 @@ describe('Temporal TLS and API key', () => {
     ['tools/scripts/launcher.js', []],
     ['lib/cli/keyflow.js', ['flows', 'list']],
   ])('%s exits 1 with one line when a TLS file cannot be read, never a stack trace', async (entry, args) => {
-    const { code, stdout, stderr } = await runEntry(entry, args, { TEMPORAL_TLS_CA: '/no/such/ca.pem', TEMPORAL_TLS_CERT: undefined, TEMPORAL_TLS_KEY: undefined, TEMPORAL_API_KEY: 'an-api-key-never-shown' });
+    const { code, stdout, stderr } = await runEntry(entry, args, {
+      TEMPORAL_TLS_CA: '/no/such/ca.pem',
+      TEMPORAL_TLS_CERT: undefined,
+      TEMPORAL_TLS_KEY: undefined,
+      TEMPORAL_API_KEY: 'an-api-key-never-shown',
+    });
     expect(code).toBe(1);
     expect(stdout).toBe('');
-    expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(/: invalid configuration: TEMPORAL_TLS_CA: cannot read \/no\/such\/ca\.pem \(no such file\)$/)]);
+    expect(stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/: invalid configuration: TEMPORAL_TLS_CA: cannot read \/no\/such\/ca\.pem \(no such file\)$/),
+    ]);
     expect(stderr).not.toMatch(STACK_FRAME);
     expect(stderr).not.toContain('an-api-key-never-shown');
   });

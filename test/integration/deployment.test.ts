@@ -8,7 +8,6 @@ import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
 const read = (f: string) => fs.readFileSync(path.join(PROJECT_ROOT, f), 'utf8');
 
 describe('docker-compose.yml', () => {
-   
   const compose = parse(read('docker-compose.yml'), { merge: true });
 
   it('has MongoDB 7, Temporal with its database and UI, and the Keyflow api and worker', () => {
@@ -27,14 +26,17 @@ describe('docker-compose.yml', () => {
   });
 
   it('keeps Temporal, its database and MongoDB on an internal network, and the Temporal UI read-only on loopback', () => {
-    const internal = Object.entries(compose.networks as Record<string, { internal?: boolean } | null>).filter(([, n]) => n?.internal === true).map(([name]) => name);
+    const internal = Object.entries(compose.networks as Record<string, { internal?: boolean } | null>)
+      .filter(([, n]) => n?.internal === true)
+      .map(([name]) => name);
     expect(internal.length).toBeGreaterThan(0);
     for (const s of ['temporal', 'temporal-db', 'mongodb']) {
       expect([s, compose.services[s].ports]).toEqual([s, undefined]);
       expect([s, compose.services[s].networks.every((n: string) => internal.includes(n))]).toEqual([s, true]);
     }
     // Everything that talks to Temporal shares one of those networks with it.
-    for (const s of ['keyflow-api', 'keyflow-worker', 'temporal-ui']) expect(compose.services[s].networks.some((n: string) => compose.services.temporal.networks.includes(n))).toBe(true);
+    for (const s of ['keyflow-api', 'keyflow-worker', 'temporal-ui'])
+      expect(compose.services[s].networks.some((n: string) => compose.services.temporal.networks.includes(n))).toBe(true);
     const ui = compose.services['temporal-ui'];
     expect(ui.environment.TEMPORAL_DISABLE_WRITE_ACTIONS).toBe('true');
     expect(ui.ports.every((p: string) => p.startsWith('127.0.0.1:'))).toBe(true);

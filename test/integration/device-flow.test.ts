@@ -46,11 +46,16 @@ const RP: NewClientInput = {
 const USER = { prefix: 'device', password: PASSWORD, name: 'Device User' };
 
 async function post(path: string, body: Record<string, string>, headers: Record<string, string> = {}, base = issuer) {
-  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(body),
+  });
   return { res, body: (await res.json()) as Json };
 }
 
-const authorizeDevice = (rp: FixtureRp, params: Record<string, string>, base = issuer) => post('/api/oauth/device_authorization', { ...rp.body, ...params }, rp.headers, base);
+const authorizeDevice = (rp: FixtureRp, params: Record<string, string>, base = issuer) =>
+  post('/api/oauth/device_authorization', { ...rp.body, ...params }, rp.headers, base);
 
 async function startDevice(rp: FixtureRp, params: Record<string, string> = { scope: 'openid profile' }, base = issuer) {
   const r = await authorizeDevice(rp, params, base);
@@ -130,14 +135,22 @@ describe('device authorization endpoint', () => {
     expect(unknown.body.error).toBe('invalid_client');
     const noSecret = await post('/api/oauth/device_authorization', { client_id: rp.id, scope: 'openid' });
     expect(noSecret.body.error).toBe('invalid_client');
-    const wrongBasic = await post('/api/oauth/device_authorization', { scope: 'openid' }, { authorization: `Basic ${Buffer.from(`${rp.id}:wrong`).toString('base64')}` });
+    const wrongBasic = await post(
+      '/api/oauth/device_authorization',
+      { scope: 'openid' },
+      { authorization: `Basic ${Buffer.from(`${rp.id}:wrong`).toString('base64')}` },
+    );
     expect(wrongBasic.res.status).toBe(401);
     expect(wrongBasic.res.headers.get('www-authenticate')).toMatch(/^Basic realm="keyflow"/);
     const publicRp = await newRp(api.deps, { ...RP, public: true });
     expect((await authorizeDevice(publicRp, { scope: 'openid' })).res.status).toBe(200);
     const get = await fetch(`${issuer}/api/oauth/device_authorization`);
     expect(get.status).toBe(405);
-    const json = await fetch(`${issuer}/api/oauth/device_authorization`, { method: 'POST', headers: { 'content-type': 'application/json', ...rp.headers }, body: '{"scope":"openid"}' });
+    const json = await fetch(`${issuer}/api/oauth/device_authorization`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...rp.headers },
+      body: '{"scope":"openid"}',
+    });
     expect(json.status).toBe(400);
   });
 });
@@ -156,7 +169,7 @@ describe('polling the token endpoint', () => {
     expect((await findDevicePoll(api.deps.store, hashSecret(device_code)))!.interval).toBe(15);
   });
 
-  it('refuses unknown device codes, another client\'s, and requests without one', async () => {
+  it("refuses unknown device codes, another client's, and requests without one", async () => {
     const rp = await newRp(api.deps, RP);
     const other = await newRp(api.deps, RP);
     const { device_code } = await startDevice(rp);
@@ -186,7 +199,12 @@ describe('approval on the /device page', () => {
     const { res, body } = await poll(rp, device_code);
     expect(res.status).toBe(200);
     expect(body).toEqual({
-      access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, id_token: expect.any(String), refresh_token: expect.any(String), scope: 'openid profile offline_access',
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 3600,
+      id_token: expect.any(String),
+      refresh_token: expect.any(String),
+      scope: 'openid profile offline_access',
     });
     const jwks = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
     const id = await jwtVerify(body.id_token, jwks, { issuer, audience: rp.id, algorithms: ['RS256'] });
@@ -265,7 +283,11 @@ describe('approval on the /device page', () => {
   it('refuses a form without its CSRF token', async () => {
     const rp = await newRp(api.deps, RP);
     const { user_code } = await startDevice(rp);
-    const res = await new HttpUser(issuer).request('/device', { method: 'POST', body: new URLSearchParams({ user_code }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await new HttpUser(issuer).request('/device', {
+      method: 'POST',
+      body: new URLSearchParams({ user_code }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(400);
   });
 
@@ -319,7 +341,9 @@ describe('expiry', () => {
     const agent = new HttpUser(issuer);
     await agent.signIn(await agent.get('/login'), email, PASSWORD);
     const started = Date.now();
-    const [unanswered, approved] = await Promise.all([1, 2].map(async () => (await authorizeDevice(rp, { scope: 'openid' }, shortApi.deps.config.issuer)).body));
+    const [unanswered, approved] = await Promise.all(
+      [1, 2].map(async () => (await authorizeDevice(rp, { scope: 'openid' }, shortApi.deps.config.issuer)).body),
+    );
     expect(unanswered.expires_in).toBe(2);
     await answer(approved.device_code, approved.user_code, email, 'allow', agent);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 2_500 - Date.now())));
@@ -357,7 +381,9 @@ describe('the DeviceAuthorization workflow', () => {
     expect(done.typedSearchAttributes.get(SearchAttributes.userId)).toBe(user._id);
 
     // The history's JSON carries payloads as base64: decoded here, so that a value inside any payload would be found.
-    const history = JSON.stringify(await handle.fetchHistory(), (key, value) => (key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value));
+    const history = JSON.stringify(await handle.fetchHistory(), (key, value) =>
+      key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
+    );
     expect(history).toContain(hashSecret(device_code)); // the decoding works: the input is readable
     expect(history).toContain(user._id);
     for (const secret of [device_code, user_code, user_code.replace('-', ''), body.access_token, body.refresh_token, body.id_token]) {

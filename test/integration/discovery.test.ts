@@ -34,7 +34,12 @@ describe('discovery documents', () => {
       token_endpoint: `${issuer}/api/oauth/token`,
       userinfo_endpoint: `${issuer}/api/oauth/userinfo`,
       response_types_supported: ['code'],
-      grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:token-exchange'],
+      grant_types_supported: [
+        'authorization_code',
+        'refresh_token',
+        'urn:ietf:params:oauth:grant-type:device_code',
+        'urn:ietf:params:oauth:grant-type:token-exchange',
+      ],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['ML-DSA-65', 'RS256'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
@@ -55,7 +60,16 @@ describe('discovery documents', () => {
       backchannel_logout_session_supported: true,
     });
     // Every advertised endpoint exists (GET on the token endpoint: 405, not 404).
-    for (const key of ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri', 'introspection_endpoint', 'revocation_endpoint', 'device_authorization_endpoint', 'end_session_endpoint']) {
+    for (const key of [
+      'authorization_endpoint',
+      'token_endpoint',
+      'userinfo_endpoint',
+      'jwks_uri',
+      'introspection_endpoint',
+      'revocation_endpoint',
+      'device_authorization_endpoint',
+      'end_session_endpoint',
+    ]) {
       const res = await fetch(doc[key], { redirect: 'manual' });
       expect(res.status).not.toBe(404);
     }

@@ -58,16 +58,22 @@ const tokenUrl = () => `${issuer}/api/oauth/token`;
 const userinfoUrl = () => `${issuer}/api/oauth/userinfo`;
 
 async function post(path: string, body: Record<string, string>, headers: Record<string, string> = {}) {
-  const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.auth, ...headers }, body: new URLSearchParams(body) });
+  const res = await fetch(`${issuer}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.auth, ...headers },
+    body: new URLSearchParams(body),
+  });
   const text = await res.text();
-  return { res, body: (text ? JSON.parse(text) : null) };
+  return { res, body: text ? JSON.parse(text) : null };
 }
 
 async function authorizationCode(scope = 'openid profile offline_access'): Promise<string> {
   const email = uniqueEmail('dpop');
   await createUser(api.deps.store, { email, password: PASSWORD });
   const agent = new HttpUser(issuer);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope }))}`);
+  let step = await agent.get(
+    `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope }))}`,
+  );
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   return step.external!.searchParams.get('code')!;
@@ -87,7 +93,7 @@ const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'b
 async function userinfo(headers: Record<string, string>, url = userinfoUrl()) {
   const res = await fetch(url, { headers });
   const text = await res.text();
-  return { res, body: (text ? JSON.parse(text) : null), challenge: res.headers.get('www-authenticate') ?? '' };
+  return { res, body: text ? JSON.parse(text) : null, challenge: res.headers.get('www-authenticate') ?? '' };
 }
 
 async function dpopUserinfo(key: DpopKey, accessToken: string, o: Parameters<typeof proof>[3] & { htm?: string; htu?: string } = {}) {
@@ -124,16 +130,27 @@ describe('DPoP at resources', () => {
   });
 
   it('accepts a proof for POST UserInfo and for /api/oauth/me', async () => {
-    const post = await fetch(userinfoUrl(), { method: 'POST', headers: { authorization: `DPoP ${accessToken}`, dpop: await proof(key, 'POST', userinfoUrl(), { accessToken }) } });
+    const post = await fetch(userinfoUrl(), {
+      method: 'POST',
+      headers: { authorization: `DPoP ${accessToken}`, dpop: await proof(key, 'POST', userinfoUrl(), { accessToken }) },
+    });
     expect(post.status).toBe(200);
     // htu ignores the query (RFC 9449 §4.3).
     const withQuery = await dpopUserinfo(key, accessToken, { htu: `${userinfoUrl()}?x=1` });
     expect(withQuery.res.status).toBe(200);
     // /api/oauth/me/*: the token lacks profile:write, so the proof passes and the scope check answers 403.
     const url = `${issuer}/api/oauth/me/profile`;
-    const me = await fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `DPoP ${accessToken}`, dpop: await proof(key, 'PATCH', url, { accessToken }) }, body: '{}' });
+    const me = await fetch(url, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', authorization: `DPoP ${accessToken}`, dpop: await proof(key, 'PATCH', url, { accessToken }) },
+      body: '{}',
+    });
     expect(me.status).toBe(403);
-    const meWrongHtm = await fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `DPoP ${accessToken}`, dpop: await proof(key, 'GET', url, { accessToken }) }, body: '{}' });
+    const meWrongHtm = await fetch(url, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', authorization: `DPoP ${accessToken}`, dpop: await proof(key, 'GET', url, { accessToken }) },
+      body: '{}',
+    });
     expect(meWrongHtm.status).toBe(401);
   });
 
@@ -167,7 +184,10 @@ describe('DPoP at resources', () => {
 
   it('refuses the bound token as Bearer, and without a proof', async () => {
     expectDpopChallenge(await userinfo({ authorization: `Bearer ${accessToken}` }), 'invalid_token', /DPoP-bound/);
-    expectDpopChallenge(await userinfo({ authorization: `Bearer ${accessToken}`, dpop: await proof(key, 'GET', userinfoUrl(), { accessToken }) }), 'invalid_token');
+    expectDpopChallenge(
+      await userinfo({ authorization: `Bearer ${accessToken}`, dpop: await proof(key, 'GET', userinfoUrl(), { accessToken }) }),
+      'invalid_token',
+    );
     expectDpopChallenge(await userinfo({ authorization: `DPoP ${accessToken}` }), 'invalid_dpop_proof');
   });
 
@@ -220,11 +240,19 @@ describe('DPoP at the token endpoint', () => {
     const none = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token });
     expect(none.res.status).toBe(400);
     expect(none.body.error).toBe('invalid_dpop_proof');
-    const other = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token }, { dpop: await proof(await newKey(), 'POST', tokenUrl()) });
+    const other = await post(
+      '/api/oauth/token',
+      { grant_type: 'refresh_token', refresh_token: first.refresh_token },
+      { dpop: await proof(await newKey(), 'POST', tokenUrl()) },
+    );
     expect(other.res.status).toBe(400);
     expect(other.body.error).toBe('invalid_grant');
     // The same key: rotated, still bound.
-    const ok = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token }, { dpop: await proof(key, 'POST', tokenUrl()) });
+    const ok = await post(
+      '/api/oauth/token',
+      { grant_type: 'refresh_token', refresh_token: first.refresh_token },
+      { dpop: await proof(key, 'POST', tokenUrl()) },
+    );
     expect(ok.res.status).toBe(200);
     expect(ok.body.token_type).toBe('DPoP');
     expect(payloadOf(ok.body.access_token).cnf).toEqual({ jkt: key.jkt });
@@ -232,7 +260,11 @@ describe('DPoP at the token endpoint', () => {
     // The rotated token stays bound.
     const again = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: ok.body.refresh_token });
     expect(again.body.error).toBe('invalid_dpop_proof');
-    const again2 = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: ok.body.refresh_token }, { dpop: await proof(key, 'POST', tokenUrl()) });
+    const again2 = await post(
+      '/api/oauth/token',
+      { grant_type: 'refresh_token', refresh_token: ok.body.refresh_token },
+      { dpop: await proof(key, 'POST', tokenUrl()) },
+    );
     expect(again2.res.status).toBe(200);
   });
 

@@ -62,7 +62,11 @@ async function signedInOnPage(challengeId: string) {
 }
 
 const answer = (agent: HttpUser, fields: Record<string, string>) =>
-  agent.request('/api/oauth/2fa/authorize', { method: 'POST', headers: FORM, body: new URLSearchParams({ confirm_action: 'yes', decision: 'confirm', ...fields }) });
+  agent.request('/api/oauth/2fa/authorize', {
+    method: 'POST',
+    headers: FORM,
+    body: new URLSearchParams({ confirm_action: 'yes', decision: 'confirm', ...fields }),
+  });
 
 describe('wrong user codes on the device page', () => {
   /** Posts `count` wrong codes at once from the given addresses (one per request, cycling). */
@@ -71,7 +75,11 @@ describe('wrong user codes on the device page', () => {
     const csrf = csrfOf(await (await agent.get('/device')).res.text());
     const responses = await Promise.all(
       Array.from({ length: count }, (_, i) =>
-        agent.request('/device', { method: 'POST', headers: { ...FORM, 'x-forwarded-for': addresses[i % addresses.length]! }, body: new URLSearchParams({ csrf, user_code: wrongUserCode(i) }) }),
+        agent.request('/device', {
+          method: 'POST',
+          headers: { ...FORM, 'x-forwarded-for': addresses[i % addresses.length]! },
+          body: new URLSearchParams({ csrf, user_code: wrongUserCode(i) }),
+        }),
       ),
     );
     const pages = await Promise.all(responses.map((r) => r.text()));
@@ -145,7 +153,9 @@ describe('step-up code attempts', () => {
       const id = ((await created.json()) as Json).challenge_id as string;
       const { agent, csrf } = await signedInOnPage(id);
       await awayFromWindowEdge(5 * 60_000, 60_000);
-      const responses = await Promise.all(Array.from({ length: 20 }, () => answer(agent, { csrf, challenge_id: id, code: '000000', captcha_token: 'not-solved' })));
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () => answer(agent, { csrf, challenge_id: id, code: '000000', captcha_token: 'not-solved' })),
+      );
       const counts = countStatuses(responses.map((r) => r.status));
       expect(counts[400]).toBe(8);
       expect((counts[400] ?? 0) + (counts[429] ?? 0)).toBe(20);

@@ -57,8 +57,60 @@ function routePaths(app: { router: { stack: Layer[] } }): string[] {
   return [...paths];
 }
 
-const STRINGS = ['', 'a', 'openid', 'code', '%00', '\u0000', '\ud800', '😀', '<script>alert(1)</script>', '../../etc/passwd', '{"a":1}', 'null', '-1', '1e309', 'x'.repeat(300), "' OR 1=1 --", '__proto__', 'constructor', 'https://evil.example/cb', 'urn:ietf:params:oauth:request_uri:x'];
-const PARAM_NAMES = ['client_id', 'client_secret', 'redirect_uri', 'response_type', 'scope', 'state', 'code', 'code_verifier', 'code_challenge', 'grant_type', 'refresh_token', 'token', 'device_code', 'user_code', 'resource', 'audience', 'subject_token', 'request_uri', 'id_token_hint', 'csrf', 'email', 'password', 'challenge_id', 'decision', 'name', 'url', 'events', '__proto__', 'a[b]', 'x'];
+const STRINGS = [
+  '',
+  'a',
+  'openid',
+  'code',
+  '%00',
+  '\u0000',
+  '\ud800',
+  '😀',
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  '{"a":1}',
+  'null',
+  '-1',
+  '1e309',
+  'x'.repeat(300),
+  "' OR 1=1 --",
+  '__proto__',
+  'constructor',
+  'https://evil.example/cb',
+  'urn:ietf:params:oauth:request_uri:x',
+];
+const PARAM_NAMES = [
+  'client_id',
+  'client_secret',
+  'redirect_uri',
+  'response_type',
+  'scope',
+  'state',
+  'code',
+  'code_verifier',
+  'code_challenge',
+  'grant_type',
+  'refresh_token',
+  'token',
+  'device_code',
+  'user_code',
+  'resource',
+  'audience',
+  'subject_token',
+  'request_uri',
+  'id_token_hint',
+  'csrf',
+  'email',
+  'password',
+  'challenge_id',
+  'decision',
+  'name',
+  'url',
+  'events',
+  '__proto__',
+  'a[b]',
+  'x',
+];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'PROPFIND', 'SEARCH', 'LOCK'];
 const CONTENT_TYPES = [
   undefined,
@@ -88,13 +140,20 @@ function randomString(r: Rng): string {
 
 function randomJson(r: Rng, depth = 0): unknown {
   switch (depth > 4 ? r.int(4) : r.int(7)) {
-    case 0: return randomString(r);
-    case 1: return r.pick([0, -1, 1.5, 1e308, Number.MAX_SAFE_INTEGER]);
-    case 2: return r.chance(0.5);
-    case 3: return null;
-    case 4: return Array.from({ length: r.int(5) }, () => randomJson(r, depth + 1));
-    case 5: return Object.fromEntries(Array.from({ length: r.int(6) }, () => [r.pick(PARAM_NAMES), randomJson(r, depth + 1)]));
-    default: return JSON.parse('['.repeat(200) + ']'.repeat(200));
+    case 0:
+      return randomString(r);
+    case 1:
+      return r.pick([0, -1, 1.5, 1e308, Number.MAX_SAFE_INTEGER]);
+    case 2:
+      return r.chance(0.5);
+    case 3:
+      return null;
+    case 4:
+      return Array.from({ length: r.int(5) }, () => randomJson(r, depth + 1));
+    case 5:
+      return Object.fromEntries(Array.from({ length: r.int(6) }, () => [r.pick(PARAM_NAMES), randomJson(r, depth + 1)]));
+    default:
+      return JSON.parse('['.repeat(200) + ']'.repeat(200));
   }
 }
 
@@ -103,7 +162,8 @@ function randomForm(r: Rng): string {
   const form = new URLSearchParams();
   const count = r.pick([1, 3, 10, 1200]);
   // Huge values only in short forms: a body of many megabytes costs this process as much as the server.
-  for (let i = 0; i < count; i++) form.append(count > 100 ? `p${i}` : r.pick(PARAM_NAMES), count <= 10 && r.chance(0.05) ? 'v'.repeat(200_000) : randomString(r));
+  for (let i = 0; i < count; i++)
+    form.append(count > 100 ? `p${i}` : r.pick(PARAM_NAMES), count <= 10 && r.chance(0.05) ? 'v'.repeat(200_000) : randomString(r));
   return form.toString();
 }
 
@@ -125,14 +185,26 @@ const RAW = ['%', '%zz', '%C0%80', '%00', '%FF%FE', '%E2%82'];
 function randomPath(r: Rng, template: string): string {
   const filled = template.replace(/:[A-Za-z]+/g, () => (r.chance(0.2) ? r.pick(RAW) : pct(r.pick(['x', 'a'.repeat(500), '..', randomString(r).slice(0, 50)]))));
   if (r.chance(0.4)) return filled;
-  const query = Array.from({ length: r.pick([1, 2, 5, 40]) }, () => `${pct(r.pick(PARAM_NAMES))}=${r.chance(0.1) ? r.pick(RAW) : pct(randomString(r).slice(0, 2000))}`);
+  const query = Array.from(
+    { length: r.pick([1, 2, 5, 40]) },
+    () => `${pct(r.pick(PARAM_NAMES))}=${r.chance(0.1) ? r.pick(RAW) : pct(randomString(r).slice(0, 2000))}`,
+  );
   if (r.chance(0.2)) query.push('resource=a', 'resource=b', 'scope=openid', 'scope=profile');
   return `${filled}?${query.join('&')}`;
 }
 
 function randomHeaders(r: Rng): Record<string, string> {
   const headers: Record<string, string> = {};
-  if (r.chance(0.4)) headers.authorization = r.pick(['Bearer ', 'Bearer x.y.z', 'Basic !!!', `Basic ${Buffer.from('a:b:c').toString('base64')}`, 'DPoP abc', 'Negotiate x', 'Bearer ' + 'a'.repeat(5000)]);
+  if (r.chance(0.4))
+    headers.authorization = r.pick([
+      'Bearer ',
+      'Bearer x.y.z',
+      'Basic !!!',
+      `Basic ${Buffer.from('a:b:c').toString('base64')}`,
+      'DPoP abc',
+      'Negotiate x',
+      'Bearer ' + 'a'.repeat(5000),
+    ]);
   if (r.chance(0.2)) headers.dpop = r.pick(['x', 'eyJhbGciOiJub25lIn0.e30.', '']);
   if (r.chance(0.3)) headers.cookie = r.pick(['kf_session=x', 'kf_session=' + 'a'.repeat(4000), '__Host-kf_session=%zz', 'kf_browser=;;', 'a=b; a=c']);
   if (r.chance(0.2)) headers['x-csrf-token'] = randomString(r).replace(/[^\x20-\x7e]/g, '');
@@ -155,12 +227,15 @@ interface Outcome {
 
 function send(method: string, path: string, headers: Record<string, string>, body: Buffer | null): Promise<Outcome> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: base.hostname, port: base.port, method, path, headers: body ? { ...headers, 'content-length': String(body.length) } : headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: base.hostname, port: base.port, method, path, headers: body ? { ...headers, 'content-length': String(body.length) } : headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
     // A large body the server refuses early may see the connection closed under it: that is an answer too.
     req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? resolve({ status: 413, text: '' }) : reject(err)));
@@ -207,7 +282,13 @@ describe('fuzzing every route', () => {
     loopDelay.disable();
     // For whoever reads the run: the longest event-loop stall and the slowest cases (a slow case stalls the others).
     // eslint-disable-next-line no-console -- the run's figures, for the person reading the test output
-    console.log(`fuzz seed ${SEED}: longest event-loop stall ${Math.round(loopDelay.max / 1e6)} ms; slowest cases\n${slowest.sort((a, b) => b.ms - a.ms).slice(0, 5).map((s) => `${s.ms} ms  ${s.label}`).join('\n')}`);
+    console.log(
+      `fuzz seed ${SEED}: longest event-loop stall ${Math.round(loopDelay.max / 1e6)} ms; slowest cases\n${slowest
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 5)
+        .map((s) => `${s.ms} ms  ${s.label}`)
+        .join('\n')}`,
+    );
     // Still healthy afterwards.
     expect((await send('GET', '/healthz', {}, null)).status).toBe(200);
     expect(failures).toEqual([]);

@@ -60,7 +60,13 @@ describe('npm start (the launcher)', () => {
 
   beforeAll(async () => {
     ports = { PORT: await freePort(), TEMPORAL_PORT: await freePort(), TEMPORAL_UI_PORT: await freePort(), MONGODB_PORT: await freePort() };
-    env = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), DATA_DIR: dataDir, ISSUER: `http://127.0.0.1:${ports.PORT}`, LOG_LEVEL: 'info' };
+    env = {
+      ...process.env,
+      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+      DATA_DIR: dataDir,
+      ISSUER: `http://127.0.0.1:${ports.PORT}`,
+      LOG_LEVEL: 'info',
+    };
     // The embedded default: no external servers, the KEK generated under DATA_DIR.
     delete env.TEMPORAL_ADDRESS;
     delete env.MONGODB_URI;
@@ -97,89 +103,115 @@ describe('npm start (the launcher)', () => {
   }
 
   async function ready(l: Launch) {
-    await eventually(async () => {
-      if (l.child.exitCode !== null) throw new Error(`launcher exited early:\n${l.output()}`);
-      const res = await fetch(`http://127.0.0.1:${ports.PORT}/readyz`);
-      expect(res.status).toBe(200);
-    }, 120_000, 500);
+    await eventually(
+      async () => {
+        if (l.child.exitCode !== null) throw new Error(`launcher exited early:\n${l.output()}`);
+        const res = await fetch(`http://127.0.0.1:${ports.PORT}/readyz`);
+        expect(res.status).toBe(200);
+      },
+      120_000,
+      500,
+    );
   }
 
   const cliEnv = () => ({ MONGODB_URI: `mongodb://127.0.0.1:${ports.MONGODB_PORT}/`, DATA_DIR: dataDir, KEYFLOW_KEK: undefined, MONGODB_DATABASE: undefined });
-  const jwksKids = async () => (((await (await fetch(`http://127.0.0.1:${ports.PORT}/.well-known/jwks.json`)).json()) as Json).keys as { kid: string }[]).map((k) => k.kid).sort();
+  const jwksKids = async () =>
+    (((await (await fetch(`http://127.0.0.1:${ports.PORT}/.well-known/jwks.json`)).json()) as Json).keys as { kid: string }[]).map((k) => k.kid).sort();
 
-  it('starts everything, stops cleanly on SIGTERM, and keeps data across a restart', async () => {
-    const first = launch();
-    await ready(first);
-    expect(first.output()).toMatch(/\[temporal\]/);
-    // The worker bundles its workflows before it polls; it may come up after the api is ready.
-    await eventually(() => expect(first.output()).toMatch(/\[worker\] .*worker running/), 60_000);
-    expect(first.output()).toMatch(/\[api\] .*api listening/);
-    // The Temporal Web UI answers on its port.
-    expect((await fetch(`http://127.0.0.1:${ports.TEMPORAL_UI_PORT}/`)).status).toBe(200);
-    expect(fs.statSync(path.join(dataDir, 'kek.key')).mode & 0o777).toBe(0o600);
+  it(
+    'starts everything, stops cleanly on SIGTERM, and keeps data across a restart',
+    async () => {
+      const first = launch();
+      await ready(first);
+      expect(first.output()).toMatch(/\[temporal\]/);
+      // The worker bundles its workflows before it polls; it may come up after the api is ready.
+      await eventually(() => expect(first.output()).toMatch(/\[worker\] .*worker running/), 60_000);
+      expect(first.output()).toMatch(/\[api\] .*api listening/);
+      // The Temporal Web UI answers on its port.
+      expect((await fetch(`http://127.0.0.1:${ports.TEMPORAL_UI_PORT}/`)).status).toBe(200);
+      expect(fs.statSync(path.join(dataDir, 'kek.key')).mode & 0o777).toBe(0o600);
 
-    const user = JSON.parse((await runCli(['users', 'create', '--email', 'restart@example.com', '--password', 'survives restarts'], cliEnv())).stdout);
-    const client = JSON.parse((await runCli(['clients', 'create', '--name', 'Kept', '--redirect-uri', 'https://kept.example/cb'], cliEnv())).stdout);
-    const kids = await jwksKids();
-    expect(kids).toHaveLength(2);
+      const user = JSON.parse((await runCli(['users', 'create', '--email', 'restart@example.com', '--password', 'survives restarts'], cliEnv())).stdout);
+      const client = JSON.parse((await runCli(['clients', 'create', '--name', 'Kept', '--redirect-uri', 'https://kept.example/cb'], cliEnv())).stdout);
+      const kids = await jwksKids();
+      expect(kids).toHaveLength(2);
 
-    first.child.kill('SIGTERM');
-    expect(await first.exited).toBe(0);
-    for (const port of Object.values(ports)) expect(await isPortOpen(port)).toBe(false);
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+      for (const port of Object.values(ports)) expect(await isPortOpen(port)).toBe(false);
 
-    const second = launch();
-    await ready(second);
-    const users = JSON.parse((await runCli(['users', 'list'], cliEnv())).stdout);
-    expect(users.map((u: { id: string }) => u.id)).toContain(user.id);
-    const clients = JSON.parse((await runCli(['clients', 'list'], cliEnv())).stdout);
-    expect(clients.map((c: { clientId: string }) => c.clientId)).toContain(client.client_id);
-    expect(await jwksKids()).toEqual(kids);
-    second.child.kill('SIGTERM');
-    expect(await second.exited).toBe(0);
-  }, TIMEOUT);
+      const second = launch();
+      await ready(second);
+      const users = JSON.parse((await runCli(['users', 'list'], cliEnv())).stdout);
+      expect(users.map((u: { id: string }) => u.id)).toContain(user.id);
+      const clients = JSON.parse((await runCli(['clients', 'list'], cliEnv())).stdout);
+      expect(clients.map((c: { clientId: string }) => c.clientId)).toContain(client.client_id);
+      expect(await jwksKids()).toEqual(kids);
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+    },
+    TIMEOUT,
+  );
 
-  it('starts none of its own servers when TEMPORAL_ADDRESS and MONGODB_URI are set', async () => {
-    const l = launch({ TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, MONGODB_URI: process.env.MONGODB_URI!, MONGODB_DATABASE: `launcher_ext_${Date.now()}`, TEMPORAL_TASK_QUEUE: `launcher-ext-${Date.now()}` });
-    await ready(l);
-    await eventually(() => expect(l.output()).toMatch(/\[worker\] .*worker running/), 60_000);
-    expect(l.output()).not.toMatch(/\[(temporal|ferretdb)\]/);
-    expect(await isPortOpen(ports.TEMPORAL_PORT!)).toBe(false);
-    expect(await isPortOpen(ports.MONGODB_PORT!)).toBe(false);
-    l.child.kill('SIGTERM');
-    expect(await l.exited).toBe(0);
-  }, TIMEOUT);
+  it(
+    'starts none of its own servers when TEMPORAL_ADDRESS and MONGODB_URI are set',
+    async () => {
+      const l = launch({
+        TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
+        MONGODB_URI: process.env.MONGODB_URI!,
+        MONGODB_DATABASE: `launcher_ext_${Date.now()}`,
+        TEMPORAL_TASK_QUEUE: `launcher-ext-${Date.now()}`,
+      });
+      await ready(l);
+      await eventually(() => expect(l.output()).toMatch(/\[worker\] .*worker running/), 60_000);
+      expect(l.output()).not.toMatch(/\[(temporal|ferretdb)\]/);
+      expect(await isPortOpen(ports.TEMPORAL_PORT!)).toBe(false);
+      expect(await isPortOpen(ports.MONGODB_PORT!)).toBe(false);
+      l.child.kill('SIGTERM');
+      expect(await l.exited).toBe(0);
+    },
+    TIMEOUT,
+  );
 
-  it('refuses to start when a port is taken, naming it', async () => {
-    const net = await import('node:net');
-    const blocker = net.createServer().listen(ports.MONGODB_PORT, '127.0.0.1');
-    await new Promise((r) => blocker.once('listening', r));
-    try {
-      const l = launch();
-      expect(await l.exited).toBe(1);
-      expect(l.output()).toContain(`port ${ports.MONGODB_PORT} is already in use`);
-    } finally {
-      blocker.close();
-    }
-  }, TIMEOUT);
+  it(
+    'refuses to start when a port is taken, naming it',
+    async () => {
+      const net = await import('node:net');
+      const blocker = net.createServer().listen(ports.MONGODB_PORT, '127.0.0.1');
+      await new Promise((r) => blocker.once('listening', r));
+      try {
+        const l = launch();
+        expect(await l.exited).toBe(1);
+        expect(l.output()).toContain(`port ${ports.MONGODB_PORT} is already in use`);
+      } finally {
+        blocker.close();
+      }
+    },
+    TIMEOUT,
+  );
 
   // On a fresh clone the shell running `npm start` found the machine's node before the bootstrap
   // installed the pinned one, and every later `node` of the script was that old one.
   const olderNode = olderNodeOnPath();
-  (olderNode ? it : it.skip)(`runs the launcher, the api and the worker on the pinned Node 24 when started by an older node (${olderNode ?? 'none on PATH'})`, async () => {
-    const l = launch({}, olderNode!);
-    await ready(l);
-    await eventually(() => expect(l.output()).toMatch(/\[worker\] .*worker running/), 60_000);
-    const pinned = fs.realpathSync(path.join(PROJECT_ROOT, 'node_modules/node/bin/node'));
-    const ours = descendants(l.child.pid!)
-      .map((pid) => ({ cmdline: fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '), exe: fs.readlinkSync(`/proc/${pid}/exe`) }))
-      .filter((p) => /dist\/(tools\/scripts\/launcher|api\/main|worker\/main)\.js/.test(p.cmdline));
-    expect(ours).toHaveLength(3);
-    for (const p of ours) expect([p.cmdline, p.exe]).toEqual([p.cmdline, pinned]);
-    // SIGTERM reaches the launcher through run.mjs, and everything stops.
-    l.child.kill('SIGTERM');
-    expect(await l.exited).toBe(0);
-    for (const port of Object.values(ports)) expect(await isPortOpen(port)).toBe(false);
-  }, TIMEOUT);
+  (olderNode ? it : it.skip)(
+    `runs the launcher, the api and the worker on the pinned Node 24 when started by an older node (${olderNode ?? 'none on PATH'})`,
+    async () => {
+      const l = launch({}, olderNode!);
+      await ready(l);
+      await eventually(() => expect(l.output()).toMatch(/\[worker\] .*worker running/), 60_000);
+      const pinned = fs.realpathSync(path.join(PROJECT_ROOT, 'node_modules/node/bin/node'));
+      const ours = descendants(l.child.pid!)
+        .map((pid) => ({ cmdline: fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '), exe: fs.readlinkSync(`/proc/${pid}/exe`) }))
+        .filter((p) => /dist\/(tools\/scripts\/launcher|api\/main|worker\/main)\.js/.test(p.cmdline));
+      expect(ours).toHaveLength(3);
+      for (const p of ours) expect([p.cmdline, p.exe]).toEqual([p.cmdline, pinned]);
+      // SIGTERM reaches the launcher through run.mjs, and everything stops.
+      l.child.kill('SIGTERM');
+      expect(await l.exited).toBe(0);
+      for (const port of Object.values(ports)) expect(await isPortOpen(port)).toBe(false);
+    },
+    TIMEOUT,
+  );
 
   it('every entry point refuses a Node.js older than engines, in one line', async () => {
     const script = `import(${JSON.stringify(path.join(PROJECT_ROOT, 'dist/lib/runtime/node-version.js'))}).then((m) => m.exitOnUnsupportedNode('api', '20.20.2'))`;

@@ -63,7 +63,9 @@ async function signedIn(backchannelPath = '/bcl') {
   const user = await createUser(api.deps.store, { email, password: PASSWORD });
   const agent = new HttpUser(issuer);
   const verifier = newSecret();
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid', code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' })}`);
+  let step = await agent.get(
+    `/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid', code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' })}`,
+  );
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const code = step.external!.searchParams.get('code')!;
@@ -79,7 +81,11 @@ async function signedIn(backchannelPath = '/bcl') {
 
 /** POSTs the end_session form as an RP's page would (same browser, its cookie). */
 const postEndSession = (agent: HttpUser, fields: Record<string, string>) =>
-  agent.request('/api/oauth/end_session', { method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  agent.request('/api/oauth/end_session', {
+    method: 'POST',
+    body: new URLSearchParams(fields),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
 
 /** Still signed in: /account answers, not a redirect to /login. */
 const isSignedIn = async (agent: HttpUser) => (await agent.request('/account')).status === 200;
@@ -105,7 +111,13 @@ describe('RP-initiated logout', () => {
       algorithms: ['RS256'],
     });
     expect(protectedHeader).toMatchObject({ alg: 'RS256', typ: 'logout+jwt' });
-    expect(payload).toMatchObject({ sub: user._id, sid, events: { 'http://schemas.openid.net/event/backchannel-logout': {} }, jti: expect.any(String), iat: expect.any(Number) });
+    expect(payload).toMatchObject({
+      sub: user._id,
+      sid,
+      events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
+      jti: expect.any(String),
+      iat: expect.any(Number),
+    });
     expect(payload).not.toHaveProperty('nonce');
 
     // The flow is a workflow, findable by user, with its outcome; no token in its history.
@@ -119,7 +131,9 @@ describe('RP-initiated logout', () => {
 
   it('asks the user to confirm a GET even with a valid id_token_hint: a link alone never signs out', async () => {
     const { agent, tokens } = await signedIn();
-    const ask = await agent.request(`/api/oauth/end_session?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: AFTER_LOGOUT, state: 'bye-state' })}`);
+    const ask = await agent.request(
+      `/api/oauth/end_session?${new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: AFTER_LOGOUT, state: 'bye-state' })}`,
+    );
     expect(ask.status).toBe(200);
     const page = await ask.text();
     expect(page).toContain('Sign out of Keyflow?');
@@ -130,7 +144,7 @@ describe('RP-initiated logout', () => {
     expect(await isSignedIn(agent)).toBe(false);
   });
 
-  it('sends a POST without the session cookie (an RP\'s page: cross-site, SameSite=Lax) on as a GET, which asks the user to confirm', async () => {
+  it("sends a POST without the session cookie (an RP's page: cross-site, SameSite=Lax) on as a GET, which asks the user to confirm", async () => {
     const { agent, tokens } = await signedIn();
     const fields = { id_token_hint: tokens.id_token, post_logout_redirect_uri: AFTER_LOGOUT, state: 'cross-site' };
     const crossSite = await fetch(`${issuer}/api/oauth/end_session`, { method: 'POST', body: new URLSearchParams(fields), redirect: 'manual' });
@@ -152,15 +166,33 @@ describe('RP-initiated logout', () => {
     const idLike = { iss: issuer, sub: user._id, aud: client._id, iat: now, exp: now + 3600, auth_time: now, amr: ['pwd'], acr: 'pwd', sid };
     const hints: Record<string, string> = {
       'an access token': tokens.access_token,
-      'a logout token': await api.deps.signer.sign({ iss: issuer, aud: client._id, sub: user._id, iat: now, exp: now + 120, jti: 'j1', sid, events: { 'http://schemas.openid.net/event/backchannel-logout': {} } }, { alg: 'RS256', typ: 'logout+jwt' }),
-      'a JWT with access token claims and no typ': await api.deps.signer.sign({ ...idLike, client_id: client._id, scope: 'openid', jti: 'j2', grant_id: 'g' }, { alg: 'RS256' }),
+      'a logout token': await api.deps.signer.sign(
+        {
+          iss: issuer,
+          aud: client._id,
+          sub: user._id,
+          iat: now,
+          exp: now + 120,
+          jti: 'j1',
+          sid,
+          events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
+        },
+        { alg: 'RS256', typ: 'logout+jwt' },
+      ),
+      'a JWT with access token claims and no typ': await api.deps.signer.sign(
+        { ...idLike, client_id: client._id, scope: 'openid', jti: 'j2', grant_id: 'g' },
+        { alg: 'RS256' },
+      ),
       'a JWT without auth_time': await api.deps.signer.sign({ iss: issuer, sub: user._id, aud: client._id, iat: now, exp: now + 3600, sid }, { alg: 'RS256' }),
       'an ID token with several audiences': await api.deps.signer.sign({ ...idLike, aud: [client._id, 'another'] }, { alg: 'RS256' }),
       'an ID token of a client that does not exist': await api.deps.signer.sign({ ...idLike, aud: 'no-such-client' }, { alg: 'RS256' }),
       'an ID token of another issuer': await api.deps.signer.sign({ ...idLike, iss: 'https://elsewhere.example' }, { alg: 'RS256' }),
     };
     for (const [name, hint] of Object.entries(hints)) {
-      for (const res of [await agent.request(`/api/oauth/end_session?${new URLSearchParams({ id_token_hint: hint })}`), await postEndSession(agent, { id_token_hint: hint })]) {
+      for (const res of [
+        await agent.request(`/api/oauth/end_session?${new URLSearchParams({ id_token_hint: hint })}`),
+        await postEndSession(agent, { id_token_hint: hint }),
+      ]) {
         expect([name, res.status]).toEqual([name, 400]);
         expect(await res.text()).toContain('Sign-out failed');
       }
@@ -190,7 +222,10 @@ describe('RP-initiated logout', () => {
   it('accepts an expired id_token_hint and refuses a forged one', async () => {
     const { client, user, agent, sid } = await signedIn();
     const past = Math.floor(Date.now() / 1000) - 7200;
-    const expired = await api.deps.signer.sign({ iss: issuer, aud: client._id, sub: user._id, sid, iat: past, exp: past + 3600, auth_time: past, amr: ['pwd'], acr: 'pwd' }, { alg: 'RS256' });
+    const expired = await api.deps.signer.sign(
+      { iss: issuer, aud: client._id, sub: user._id, sid, iat: past, exp: past + 3600, auth_time: past, amr: ['pwd'], acr: 'pwd' },
+      { alg: 'RS256' },
+    );
     const forged = expired.slice(0, -4) + (expired.endsWith('AAAA') ? 'BBBB' : 'AAAA');
     const bad = await postEndSession(agent, { id_token_hint: forged });
     expect(bad.status).toBe(400);

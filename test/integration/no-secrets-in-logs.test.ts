@@ -41,7 +41,10 @@ const children: ChildProcess[] = [];
 const output: string[] = [];
 
 function startProcess(entry: 'api' | 'worker', env: NodeJS.ProcessEnv): void {
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist', entry, 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist', entry, 'main.js')], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout.on('data', (d: Buffer) => output.push(d.toString()));
   child.stderr.on('data', (d: Buffer) => output.push(d.toString()));
   children.push(child);
@@ -56,7 +59,9 @@ beforeAll(async () => {
   fake = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString()));
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: new URLSearchParams(body).get('response') === captchaToken })));
+    req.on('end', () =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: new URLSearchParams(body).get('response') === captchaToken })),
+    );
   });
   await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', () => resolve()));
   startProcess('worker', env);
@@ -98,7 +103,12 @@ it(
     const user = await createUser(store, { email, password: PASSWORD, name: 'Logs' });
     const kek = loadKek(Buffer.from(process.env.KEYFLOW_KEK!, 'base64'), '');
     const backupCodes = await enrollFactors(store, kek, user._id, TOTP_SECRET);
-    const { client, clientSecret } = await createClient(store, { name: 'Logs RP', allowedScopes: ['openid'], redirectUris: [{ type: 'equals', value: REDIRECT }], isVerified: true });
+    const { client, clientSecret } = await createClient(store, {
+      name: 'Logs RP',
+      allowedScopes: ['openid'],
+      redirectUris: [{ type: 'equals', value: REDIRECT }],
+      isVerified: true,
+    });
     secrets.push(clientSecret!);
     const auth = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;
     const challengeIds: string[] = [];
@@ -115,7 +125,11 @@ it(
     };
     const verify = async (code: string) => {
       secrets.push(code);
-      const res = await fetch(`${base}/api/oauth/2fa/verify`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: auth }, body: new URLSearchParams({ code, redirect_uri: REDIRECT }) });
+      const res = await fetch(`${base}/api/oauth/2fa/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: auth },
+        body: new URLSearchParams({ code, redirect_uri: REDIRECT }),
+      });
       expect(res.status).toBe(200);
       return (await res.json()) as Json;
     };
@@ -155,10 +169,19 @@ it(
     expect(await verify(sudoAnswer!.searchParams.get('code')!)).toMatchObject({ method: 'sudo' });
 
     // Another client's challenge: a backup code.
-    const other = await createClient(store, { name: 'Logs RP 2', allowedScopes: ['openid'], redirectUris: [{ type: 'equals', value: REDIRECT }], isVerified: true });
+    const other = await createClient(store, {
+      name: 'Logs RP 2',
+      allowedScopes: ['openid'],
+      redirectUris: [{ type: 'equals', value: REDIRECT }],
+      isVerified: true,
+    });
     secrets.push(other.clientSecret!);
     const otherAuth = `Basic ${Buffer.from(`${other.client._id}:${other.clientSecret}`).toString('base64')}`;
-    const created = await fetch(`${base}/api/oauth/2fa/challenges`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: otherAuth }, body: JSON.stringify({ redirect_uri: REDIRECT, action: 'Close the account', nonce: 'n2' }) });
+    const created = await fetch(`${base}/api/oauth/2fa/challenges`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: otherAuth },
+      body: JSON.stringify({ redirect_uri: REDIRECT, action: 'Close the account', nonce: 'n2' }),
+    });
     const otherChallenge = (await created.json()) as Json;
     challengeIds.push(otherChallenge.challenge_id);
     const backup = backupCodes.pop()!;
@@ -166,7 +189,11 @@ it(
     const byBackup = await answer(await open(otherChallenge.url), { code: backup });
     const backupCode = byBackup!.searchParams.get('code')!;
     secrets.push(backupCode);
-    const verified = await fetch(`${base}/api/oauth/2fa/verify`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: otherAuth }, body: new URLSearchParams({ code: backupCode, redirect_uri: REDIRECT }) });
+    const verified = await fetch(`${base}/api/oauth/2fa/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: otherAuth },
+      body: new URLSearchParams({ code: backupCode, redirect_uri: REDIRECT }),
+    });
     expect(((await verified.json()) as Json).method).toBe('backup');
 
     // A failed TOTP attempt (a code of another secret) consumes a challenge.
@@ -180,7 +207,9 @@ it(
     // Every challenge's workflow has finished its confirmations; histories are complete enough to search.
     const histories = await Promise.all(
       challengeIds.map(async (id) =>
-        JSON.stringify(await temporal.workflow.getHandle(stepUpWorkflowId(id)).fetchHistory(), (key, value) => (key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value)),
+        JSON.stringify(await temporal.workflow.getHandle(stepUpWorkflowId(id)).fetchHistory(), (key, value) =>
+          key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
+        ),
       ),
     );
     expect(histories.join('\n')).toContain(hashSecret(firstCode)); // the payloads are decoded

@@ -27,7 +27,7 @@ afterAll(() => api.stop());
 
 async function json(res: Response): Promise<{ status: number; body: Json }> {
   const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text)) : null };
+  return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
 async function patFor(scope: string[]): Promise<string> {
@@ -82,7 +82,12 @@ describe('jwks_uri and backchannel_logout_uri', () => {
     }
     const doc = (await send('POST', register, token, { client_name: 'managed', redirect_uris: [REDIRECT] })).body;
     for (const fields of PLAIN_HTTP) {
-      const r = await send('PUT', doc.registration_client_uri, doc.registration_access_token, { client_id: doc.client_id, client_name: 'managed', redirect_uris: [REDIRECT], ...fields });
+      const r = await send('PUT', doc.registration_client_uri, doc.registration_access_token, {
+        client_id: doc.client_id,
+        client_name: 'managed',
+        redirect_uris: [REDIRECT],
+        ...fields,
+      });
       expect([fields, r.status, r.body.error]).toEqual([fields, 400, 'invalid_client_metadata']);
     }
   }, 60_000);
@@ -116,7 +121,9 @@ describe('the jwks_uri fetch', () => {
     });
     const iat = Math.floor(Date.now() / 1000);
     const targetIssuer = target.deps.config.issuer;
-    const jwt = await new SignJWT({ iss: client._id, sub: client._id, aud: targetIssuer, iat, exp: iat + 60, jti: randomUUID() }).setProtectedHeader({ alg: 'ES256', kid: key.kid }).sign(key.privateKey);
+    const jwt = await new SignJWT({ iss: client._id, sub: client._id, aud: targetIssuer, iat, exp: iat + 60, jti: randomUUID() })
+      .setProtectedHeader({ alg: 'ES256', kid: key.kid })
+      .sign(key.privateKey);
     const res = await fetch(`${targetIssuer}/api/oauth/introspect`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -128,7 +135,10 @@ describe('the jwks_uri fetch', () => {
   it('reaches an internal JWKS only through an entry for jwks_uri with its host and port', async () => {
     const admittedPort = await jwksServer();
     const webhooksOnlyPort = await jwksServer();
-    const scoped = await startTestApi({ MONGODB_DATABASE: 'keyflow_test_outbound_uris', OUTBOUND_ALLOWLIST: `jwks_uri=127.0.0.1:${admittedPort},webhooks=127.0.0.1:${webhooksOnlyPort},webhooks=localhost:*` });
+    const scoped = await startTestApi({
+      MONGODB_DATABASE: 'keyflow_test_outbound_uris',
+      OUTBOUND_ALLOWLIST: `jwks_uri=127.0.0.1:${admittedPort},webhooks=127.0.0.1:${webhooksOnlyPort},webhooks=localhost:*`,
+    });
     try {
       expect(await authenticate(scoped, `http://127.0.0.1:${admittedPort}/jwks`)).toEqual({ status: 200, body: { active: false } });
       for (const uri of [`http://127.0.0.1:${webhooksOnlyPort}/jwks`, `http://localhost:${admittedPort}/jwks`]) {

@@ -20,7 +20,10 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise((r) => server.close(r)));
 
-const LOOPBACK: OutboundAllowEntry[] = [{ feature: '*', host: '127.0.0.1', port: '*' }, { feature: '*', host: 'localhost', port: '*' }];
+const LOOPBACK: OutboundAllowEntry[] = [
+  { feature: '*', host: '127.0.0.1', port: '*' },
+  { feature: '*', host: 'localhost', port: '*' },
+];
 const policy = (allow: OutboundAllowEntry[]): OutboundPolicy => ({ timeoutMs: 500, maxResponseBytes: 1024, allow });
 const allowLoopback = policy(LOOPBACK);
 const strict = policy([]);
@@ -28,10 +31,22 @@ const port = () => Number(new URL(base).port);
 
 describe('outbound HTTP client', () => {
   it.each([
-    ['127.0.0.1', true], ['10.1.2.3', true], ['172.16.0.1', true], ['192.168.1.1', true], ['169.254.169.254', true],
-    ['::1', true], ['fe80::1', true], ['fd00::1', true], ['::ffff:127.0.0.1', true], ['0.0.0.0', true],
-    ['::7f00:1', true], ['64:ff9b::a00:1', true], ['2002:a00:1::1', true], ['2001:0:a00:1::1', true],
-    ['93.184.216.34', false], ['2606:4700::1111', false],
+    ['127.0.0.1', true],
+    ['10.1.2.3', true],
+    ['172.16.0.1', true],
+    ['192.168.1.1', true],
+    ['169.254.169.254', true],
+    ['::1', true],
+    ['fe80::1', true],
+    ['fd00::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['0.0.0.0', true],
+    ['::7f00:1', true],
+    ['64:ff9b::a00:1', true],
+    ['2002:a00:1::1', true],
+    ['2001:0:a00:1::1', true],
+    ['93.184.216.34', false],
+    ['2606:4700::1111', false],
   ])('judges %s internal: %s', (address, internal) => {
     expect(isInternalAddress(address)).toBe(internal);
   });
@@ -52,7 +67,9 @@ describe('outbound HTTP client', () => {
       await expect(outboundRequest(webhooksHere, feature, `${base}/echo`)).rejects.toMatchObject({ kind: 'refused' });
     }
     // Another port of the same host, or the same port under another name: refused.
-    await expect(outboundRequest(policy([{ feature: 'webhooks', host: '127.0.0.1', port: port() + 1 }]), 'webhooks', `${base}/echo`)).rejects.toMatchObject({ kind: 'refused' });
+    await expect(outboundRequest(policy([{ feature: 'webhooks', host: '127.0.0.1', port: port() + 1 }]), 'webhooks', `${base}/echo`)).rejects.toMatchObject({
+      kind: 'refused',
+    });
     await expect(outboundRequest(webhooksHere, 'webhooks', base.replace('127.0.0.1', 'localhost') + '/echo')).rejects.toMatchObject({ kind: 'refused' });
     // `*` for the feature or the port.
     expect((await outboundRequest(policy([{ feature: '*', host: '127.0.0.1', port: port() }]), 'captcha', `${base}/echo`)).status).toBe(200);

@@ -88,7 +88,11 @@ describe('session cookie', () => {
 
     const account = await agent.get('/account');
     const csrf = csrfOf(await account.res.text());
-    const out = await agent.request('/logout', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf }) });
+    const out = await agent.request('/logout', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf }),
+    });
     expect(out.status).toBe(200);
     expect(sessionCookie(out)).toMatch(/Max-Age=0/);
     // Signed out: the account page sends to sign-in.
@@ -96,19 +100,28 @@ describe('session cookie', () => {
   });
 
   it('gives each sign-in a new sid', async () => {
-    const { client, clientSecret } = await createClient(api.deps.store, { name: 'sid RP', redirectUris: [{ type: 'equals', value: REDIRECT }], idTokenSignedResponseAlg: 'RS256' });
+    const { client, clientSecret } = await createClient(api.deps.store, {
+      name: 'sid RP',
+      redirectUris: [{ type: 'equals', value: REDIRECT }],
+      idTokenSignedResponseAlg: 'RS256',
+    });
     const email = uniqueEmail('sid');
     await createUser(api.deps.store, { email, password: PASSWORD });
     const sids: string[] = [];
     for (let i = 0; i < 2; i++) {
       const agent = new HttpUser(issuer);
-      let step = await agent.get(`/api/oauth/authorize?response_type=code&client_id=${client._id}&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=openid${PKCE}`);
+      let step = await agent.get(
+        `/api/oauth/authorize?response_type=code&client_id=${client._id}&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=openid${PKCE}`,
+      );
       step = await agent.signIn(step, email, PASSWORD);
       if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
       const code = step.external!.searchParams.get('code')!;
       const res = await fetch(`${issuer}/api/oauth/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`,
+        },
         body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: VERIFIER }),
       });
       const { id_token } = (await res.json()) as Json;
@@ -124,7 +137,11 @@ describe('CSRF', () => {
     await createUser(api.deps.store, { email, password: PASSWORD });
     const agent = new HttpUser(issuer);
     await agent.get('/login');
-    const res = await agent.request('/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email, password: PASSWORD }) });
+    const res = await agent.request('/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email, password: PASSWORD }),
+    });
     expect(res.status).toBe(400);
     expect((await agent.request('/account')).headers.get('location')).toBe('/login');
   });
@@ -132,7 +149,11 @@ describe('CSRF', () => {
   it('refuses sign-out, profile and consent forms with a wrong token', async () => {
     const { agent } = await signedInAgent();
     for (const path of ['/logout', '/account/profile', '/account/security/backup-codes']) {
-      const res = await agent.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf: 'forged', name: 'x' }) });
+      const res = await agent.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf: 'forged', name: 'x' }),
+      });
       expect(res.status).toBe(400);
     }
     // Still signed in: the forged sign-out did nothing.
@@ -169,7 +190,9 @@ describe('pages', () => {
       redirectUris: [{ type: 'equals', value: REDIRECT }],
     });
     const { agent } = await signedInAgent();
-    const consent = await agent.get(`/api/oauth/authorize?response_type=code&client_id=${client._id}&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=openid${PKCE}`);
+    const consent = await agent.get(
+      `/api/oauth/authorize?response_type=code&client_id=${client._id}&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=openid${PKCE}`,
+    );
     const html = await consent.res.text();
     expect(consent.url).toContain('/consent');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');

@@ -35,9 +35,13 @@ const RP: NewClientInput = {
 const USER = { prefix: 'par', password: PASSWORD, name: 'Par User' };
 
 async function post(path: string, body: Record<string, string> | URLSearchParams, headers: Record<string, string> = {}) {
-  const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
+  const res = await fetch(`${issuer}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(body),
+  });
   const text = await res.text();
-  return { res, body: (text ? JSON.parse(text) : null) };
+  return { res, body: text ? JSON.parse(text) : null };
 }
 
 /** A push with the tests' PKCE challenge unless `params` names one. */
@@ -73,8 +77,13 @@ describe('pushed authorization requests', () => {
     const { email, user } = await newUser(api.deps, USER);
     const verifier = newSecret() + 'xyz';
     const pushed = await push(rp, {
-      response_type: 'code', redirect_uri: REDIRECT, scope: 'openid profile', state: 'pushed-state', nonce: 'pushed-nonce',
-      code_challenge: s256Challenge(verifier), code_challenge_method: 'S256',
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      scope: 'openid profile',
+      state: 'pushed-state',
+      nonce: 'pushed-nonce',
+      code_challenge: s256Challenge(verifier),
+      code_challenge_method: 'S256',
     });
     expect(pushed.res.status).toBe(201);
     expect(pushed.res.headers.get('cache-control')).toBe('no-store');
@@ -140,11 +149,18 @@ describe('pushed authorization requests', () => {
   it('sends a client that requires PAR back with invalid_request when it uses the plain authorization endpoint', async () => {
     const rp = await newRp(api.deps, { ...RP, requirePushedAuthorizationRequests: true });
     const { email } = await newUser(api.deps, USER);
-    const res = await fetch(authorizeUrl({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope: 'openid', state: 'plain' }), { redirect: 'manual' });
+    const res = await fetch(authorizeUrl({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope: 'openid', state: 'plain' }), {
+      redirect: 'manual',
+    });
     expect(res.status).toBe(303);
     const back = new URL(res.headers.get('location')!);
     expect(back.origin + back.pathname).toBe(REDIRECT);
-    expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('pushed'), state: 'plain', iss: issuer });
+    expect(Object.fromEntries(back.searchParams)).toEqual({
+      error: 'invalid_request',
+      error_description: expect.stringContaining('pushed'),
+      state: 'plain',
+      iss: issuer,
+    });
     // An unregistered redirect URI still gets the error page, never a redirect.
     await expectErrorPage({ response_type: 'code', client_id: rp.id, redirect_uri: 'https://evil.example/cb', scope: 'openid' }, 'Invalid redirect URI');
     // Through PAR it works.
@@ -185,7 +201,11 @@ describe('pushed authorization requests', () => {
 
   it('requires client authentication and POST', async () => {
     const rp = await newRp(api.deps, RP);
-    const wrong = await post('/api/oauth/par', { response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' }, { authorization: `Basic ${Buffer.from(`${rp.id}:wrong`).toString('base64')}` });
+    const wrong = await post(
+      '/api/oauth/par',
+      { response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' },
+      { authorization: `Basic ${Buffer.from(`${rp.id}:wrong`).toString('base64')}` },
+    );
     expect(wrong.res.status).toBe(401);
     expect(wrong.body.error).toBe('invalid_client');
     const none = await post('/api/oauth/par', { client_id: rp.id, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' });
@@ -211,16 +231,25 @@ describe('pushed authorization requests', () => {
     const as = await oauth.processDiscoveryResponse(issuerUrl, await oauth.discoveryRequest(issuerUrl, { algorithm: 'oidc', ...insecure }));
     const callbackUri = 'http://127.0.0.1:9/callback';
     const { client: registered, clientSecret } = await createClient(api.deps.store, {
-      name: 'oauth4webapi PAR', redirectUris: [{ type: 'equals', value: callbackUri }], allowedScopes: ['openid', 'profile'],
-      idTokenSignedResponseAlg: 'RS256', requirePushedAuthorizationRequests: true, allowedResources: ['https://api.example/', 'https://downstream.example/'],
+      name: 'oauth4webapi PAR',
+      redirectUris: [{ type: 'equals', value: callbackUri }],
+      allowedScopes: ['openid', 'profile'],
+      idTokenSignedResponseAlg: 'RS256',
+      requirePushedAuthorizationRequests: true,
+      allowedResources: ['https://api.example/', 'https://downstream.example/'],
     });
     const client: oauth.Client = { client_id: registered._id, id_token_signed_response_alg: 'RS256' };
     const clientAuth = oauth.ClientSecretBasic(clientSecret!);
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
     const params = new URLSearchParams({
-      redirect_uri: callbackUri, response_type: 'code', scope: 'openid profile', state,
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', resource: 'https://api.example/',
+      redirect_uri: callbackUri,
+      response_type: 'code',
+      scope: 'openid profile',
+      state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      resource: 'https://api.example/',
     });
     const parResponse = await oauth.pushedAuthorizationRequest(as, client, clientAuth, params, insecure);
     const pushed = await oauth.processPushedAuthorizationResponse(as, client, parResponse);
@@ -236,9 +265,19 @@ describe('pushed authorization requests', () => {
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, tokenResponse, { requireIdToken: true });
     expect(JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString()).aud).toEqual([issuer, 'https://api.example/']);
 
-    const exchangeResponse = await oauth.genericTokenEndpointRequest(as, client, clientAuth, 'urn:ietf:params:oauth:grant-type:token-exchange', new URLSearchParams({
-      subject_token: tokens.access_token, subject_token_type: 'urn:ietf:params:oauth:token-type:access_token', scope: 'openid', audience: 'https://downstream.example/',
-    }), insecure);
+    const exchangeResponse = await oauth.genericTokenEndpointRequest(
+      as,
+      client,
+      clientAuth,
+      'urn:ietf:params:oauth:grant-type:token-exchange',
+      new URLSearchParams({
+        subject_token: tokens.access_token,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        scope: 'openid',
+        audience: 'https://downstream.example/',
+      }),
+      insecure,
+    );
     const exchanged = await oauth.processGenericTokenEndpointResponse(as, client, exchangeResponse);
     expect(exchanged).toMatchObject({ token_type: 'bearer', scope: 'openid', issued_token_type: 'urn:ietf:params:oauth:token-type:access_token' });
     expect(exchanged.refresh_token).toBeUndefined();

@@ -46,7 +46,9 @@ describe('keyflow users create', () => {
   });
 
   it('accepts a long uncommon password', async () => {
-    const r = await runCli(['users', 'create', '--email', uniqueEmail('cli-pw'), '--password', NEW_PASSWORD], { MONGODB_DATABASE: api.deps.config.mongo.database });
+    const r = await runCli(['users', 'create', '--email', uniqueEmail('cli-pw'), '--password', NEW_PASSWORD], {
+      MONGODB_DATABASE: api.deps.config.mongo.database,
+    });
     expect(r.code).toBe(0);
   });
 });

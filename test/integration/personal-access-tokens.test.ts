@@ -38,7 +38,11 @@ async function createPat(agent: HttpUser, name: string, scopes: string[], days =
 }
 
 const patch = (token: string, body: unknown) =>
-  fetch(`${issuer}/api/oauth/me/profile`, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${issuer}/api/oauth/me/profile`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 describe('personal access tokens', () => {
   it('are created on the page, shown once, stored hashed, and listed by name', async () => {
@@ -87,7 +91,11 @@ describe('personal access tokens', () => {
     const page = await (await agent.get('/account/tokens')).res.text();
     const id = /action="\/account\/tokens\/([^/"]+)\/revoke"/.exec(page)![1]!;
     // Revocation needs the CSRF token.
-    const forged = await agent.request(`/account/tokens/${id}/revoke`, { method: 'POST', body: new URLSearchParams({ csrf: 'forged' }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const forged = await agent.request(`/account/tokens/${id}/revoke`, {
+      method: 'POST',
+      body: new URLSearchParams({ csrf: 'forged' }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(forged.status).toBe(400);
     expect((await patch(token!, { name: 'b' })).status).toBe(200);
     const revoked = await agent.submit(page, `/account/tokens/${id}/revoke`, {});

@@ -57,7 +57,11 @@ async function keyRp(keys: { jwks?: Key[]; jwksUri?: string }): Promise<string> 
 
 const now = () => Math.floor(Date.now() / 1000);
 
-function assertion(key: Key, clientId: string, o: { aud?: string | string[]; iat?: number; exp?: number; jti?: string | null; iss?: string; kid?: string } = {}) {
+function assertion(
+  key: Key,
+  clientId: string,
+  o: { aud?: string | string[]; iat?: number; exp?: number; jti?: string | null; iss?: string; kid?: string } = {},
+) {
   const iat = o.iat ?? now();
   const claims: Record<string, unknown> = { iss: o.iss ?? clientId, sub: clientId, aud: o.aud ?? issuer, iat, exp: o.exp ?? iat + 60 };
   if (o.jti !== null) claims.jti = o.jti ?? randomUUID();
@@ -65,14 +69,19 @@ function assertion(key: Key, clientId: string, o: { aud?: string | string[]; iat
 }
 
 async function post(path: string, body: Record<string, string>, headers: Record<string, string> = {}) {
-  const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
+  const res = await fetch(`${issuer}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(body),
+  });
   const text = await res.text();
-  return { res, body: (text ? JSON.parse(text) : null) };
+  return { res, body: text ? JSON.parse(text) : null };
 }
 
 const withAssertion = (jwt: string) => ({ client_assertion_type: JWT_BEARER_ASSERTION_TYPE, client_assertion: jwt });
 /** Introspection of an unknown token: 200 {active:false} exactly when the client authenticated. */
-const introspectWith = (jwt: string, extra: Record<string, string> = {}) => post('/api/oauth/introspect', { token: 'unknown-token', ...withAssertion(jwt), ...extra });
+const introspectWith = (jwt: string, extra: Record<string, string> = {}) =>
+  post('/api/oauth/introspect', { token: 'unknown-token', ...withAssertion(jwt), ...extra });
 
 async function expectInvalidClient(r: { res: Response; body: Json }, description?: RegExp) {
   expect(r.res.status).toBe(400); // not Basic: RFC 6749 §5.2, the existing rule
@@ -86,7 +95,9 @@ const VERIFIER = 'private-key-jwt-test-verifier-0123456789-abcdefghij';
 async function authorizationCode(clientId: string, scope = 'openid profile offline_access'): Promise<string> {
   const { email } = await newUser(api.deps, { prefix: 'pkjwt', password: PASSWORD });
   const agent = new HttpUser(issuer);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S256' })}`);
+  let step = await agent.get(
+    `/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S256' })}`,
+  );
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   return step.external!.searchParams.get('code')!;
@@ -101,7 +112,14 @@ describe.each<Alg>(['RS256', 'ES256', 'EdDSA'])('private_key_jwt with an inline 
     expect(ok.body).toEqual({ active: false });
 
     const code = await authorizationCode(clientId);
-    const tokens = await post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: VERIFIER, client_id: clientId, ...withAssertion(await assertion(key, clientId)) });
+    const tokens = await post('/api/oauth/token', {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: VERIFIER,
+      client_id: clientId,
+      ...withAssertion(await assertion(key, clientId)),
+    });
     expect(tokens.res.status).toBe(200);
     expect(tokens.body).toMatchObject({ token_type: 'Bearer', access_token: expect.any(String), refresh_token: expect.any(String) });
 
@@ -109,7 +127,11 @@ describe.each<Alg>(['RS256', 'ES256', 'EdDSA'])('private_key_jwt with an inline 
     const seen = await introspectWith(await assertion(key, clientId), { token: tokens.body.access_token });
     expect(seen.body).toMatchObject({ active: true, client_id: clientId });
     // Refresh and revocation authenticate the same way.
-    const refreshed = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, ...withAssertion(await assertion(key, clientId)) });
+    const refreshed = await post('/api/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token,
+      ...withAssertion(await assertion(key, clientId)),
+    });
     expect(refreshed.res.status).toBe(200);
     const revoked = await post('/api/oauth/revoke', { token: refreshed.body.refresh_token, ...withAssertion(await assertion(key, clientId)) });
     expect(revoked.res.status).toBe(200);
@@ -149,7 +171,11 @@ describe('private_key_jwt at the device authorization endpoint', () => {
     const clientId = await keyRp({ jwks: [key] });
     const started = await post('/api/oauth/device_authorization', { client_id: clientId, scope: 'openid', ...withAssertion(await assertion(key, clientId)) });
     expect(started.res.status).toBe(200);
-    const poll = await post('/api/oauth/token', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: started.body.device_code, ...withAssertion(await assertion(key, clientId)) });
+    const poll = await post('/api/oauth/token', {
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      device_code: started.body.device_code,
+      ...withAssertion(await assertion(key, clientId)),
+    });
     expect(poll.body.error).toBe('authorization_pending');
   });
 });
@@ -194,7 +220,11 @@ describe('private_key_jwt refusals', () => {
     for (const [name, aud] of notTheIssuerAlone()) {
       const attempts = {
         introspection: await introspectWith(await assertion(key, clientId, { aud })),
-        token: await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: 'unknown', ...withAssertion(await assertion(key, clientId, { aud })) }),
+        token: await post('/api/oauth/token', {
+          grant_type: 'refresh_token',
+          refresh_token: 'unknown',
+          ...withAssertion(await assertion(key, clientId, { aud })),
+        }),
         revocation: await post('/api/oauth/revoke', { token: 'unknown', ...withAssertion(await assertion(key, clientId, { aud })) }),
         'device authorization': await post('/api/oauth/device_authorization', { scope: 'openid', ...withAssertion(await assertion(key, clientId, { aud })) }),
       };
@@ -206,7 +236,9 @@ describe('private_key_jwt refusals', () => {
     // The same client, with the issuer as aud, is accepted everywhere.
     expect((await introspectWith(await assertion(key, clientId))).res.status).toBe(200);
     expect((await post('/api/oauth/revoke', { token: 'unknown', ...withAssertion(await assertion(key, clientId)) })).res.status).toBe(200);
-    expect((await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: 'unknown', ...withAssertion(await assertion(key, clientId)) })).body.error).toBe('invalid_grant');
+    expect(
+      (await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: 'unknown', ...withAssertion(await assertion(key, clientId)) })).body.error,
+    ).toBe('invalid_grant');
   });
 
   it('refuses an expired assertion', async () => {
@@ -232,9 +264,17 @@ describe('private_key_jwt refusals', () => {
   it('refuses a wrong assertion type, HS256 and mixing with Basic', async () => {
     const jwt = await assertion(key, clientId);
     await expectInvalidClient(await post('/api/oauth/introspect', { token: 't', client_assertion_type: 'urn:other', client_assertion: jwt }));
-    const hs = await new SignJWT({ iss: clientId, sub: clientId, aud: issuer, jti: randomUUID() }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('1m').sign(new TextEncoder().encode('a shared secret of thirty-two bytes!'));
+    const hs = await new SignJWT({ iss: clientId, sub: clientId, aud: issuer, jti: randomUUID() })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .sign(new TextEncoder().encode('a shared secret of thirty-two bytes!'));
     await expectInvalidClient(await introspectWith(hs));
-    const basic = await post('/api/oauth/introspect', { token: 't', ...withAssertion(await assertion(key, clientId)) }, { authorization: `Basic ${Buffer.from(`${clientId}:x`).toString('base64')}` });
+    const basic = await post(
+      '/api/oauth/introspect',
+      { token: 't', ...withAssertion(await assertion(key, clientId)) },
+      { authorization: `Basic ${Buffer.from(`${clientId}:x`).toString('base64')}` },
+    );
     expect(basic.body.error).toBe('invalid_request');
   });
 

@@ -100,9 +100,25 @@ describe('takeAttempts and hasReached', () => {
     const address = key('address');
     const small: LimitRule = { max: 2, windowMs: HOUR };
     const large: LimitRule = { max: 10, windowMs: HOUR };
-    for (let i = 0; i < 2; i++) expect((await takeAttempts(store, [[address, small], [account, large]])).allowed).toBe(true);
+    for (let i = 0; i < 2; i++)
+      expect(
+        (
+          await takeAttempts(store, [
+            [address, small],
+            [account, large],
+          ])
+        ).allowed,
+      ).toBe(true);
     // The address is out: the account's slot taken first is given back.
-    for (let i = 0; i < 5; i++) expect((await takeAttempts(store, [[account, large], [address, small]])).allowed).toBe(false);
+    for (let i = 0; i < 5; i++)
+      expect(
+        (
+          await takeAttempts(store, [
+            [account, large],
+            [address, small],
+          ])
+        ).allowed,
+      ).toBe(false);
     const rest = await Promise.all(Array.from({ length: 10 }, () => takeAttempt(store, account, large)));
     expect(rest.filter((r) => r.allowed)).toHaveLength(8);
   });

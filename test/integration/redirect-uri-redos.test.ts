@@ -94,40 +94,63 @@ function challenge(redirectUri: string): Promise<Response> {
 }
 
 describe('a Regex redirect URI entry with nested quantifiers', () => {
-  it('is live: a URI it matches is accepted', async () => {
-    const res = await challenge('https://aaaa.example.com/cb');
-    expect(res.status).toBe(201);
-  }, TIMEOUT);
+  it(
+    'is live: a URI it matches is accepted',
+    async () => {
+      const res = await challenge('https://aaaa.example.com/cb');
+      expect(res.status).toBe(201);
+    },
+    TIMEOUT,
+  );
 
-  it.each(LENGTHS)('the authorization endpoint answers a crafted redirect_uri (%i a\'s) with its error page, and /healthz answers meanwhile', async (n) => {
-    const { status, text } = await answeredAlongsideHealth(`authorize, ${n} a's`, () => authorize(crafted(n)));
-    expect(status).toBe(400);
-    expect(text).toContain(`The redirect_uri cannot be used: ${NOT_REGISTERED}.`);
-  }, TIMEOUT);
+  it.each(LENGTHS)(
+    "the authorization endpoint answers a crafted redirect_uri (%i a's) with its error page, and /healthz answers meanwhile",
+    async (n) => {
+      const { status, text } = await answeredAlongsideHealth(`authorize, ${n} a's`, () => authorize(crafted(n)));
+      expect(status).toBe(400);
+      expect(text).toContain(`The redirect_uri cannot be used: ${NOT_REGISTERED}.`);
+    },
+    TIMEOUT,
+  );
 
-  it.each(LENGTHS)('the PAR endpoint answers a crafted redirect_uri (%i a\'s) with 400 invalid_request, and /healthz answers meanwhile', async (n) => {
-    const { status, text } = await answeredAlongsideHealth(`PAR, ${n} a's`, () => push(crafted(n)));
-    expect(status).toBe(400);
-    expect(JSON.parse(text)).toEqual({ error: 'invalid_request', error_description: `the redirect_uri cannot be used: ${NOT_REGISTERED}` });
-  }, TIMEOUT);
+  it.each(LENGTHS)(
+    "the PAR endpoint answers a crafted redirect_uri (%i a's) with 400 invalid_request, and /healthz answers meanwhile",
+    async (n) => {
+      const { status, text } = await answeredAlongsideHealth(`PAR, ${n} a's`, () => push(crafted(n)));
+      expect(status).toBe(400);
+      expect(JSON.parse(text)).toEqual({ error: 'invalid_request', error_description: `the redirect_uri cannot be used: ${NOT_REGISTERED}` });
+    },
+    TIMEOUT,
+  );
 
-  it.each(LENGTHS)('step-up challenges answer a crafted redirect_uri (%i a\'s) with 400 invalid_request, and /healthz answers meanwhile', async (n) => {
-    const { status, text } = await answeredAlongsideHealth(`2fa challenges, ${n} a's`, () => challenge(crafted(n)));
-    expect(status).toBe(400);
-    expect(JSON.parse(text)).toEqual({ error: 'invalid_request', error_description: NOT_REGISTERED });
-  }, TIMEOUT);
+  it.each(LENGTHS)(
+    "step-up challenges answer a crafted redirect_uri (%i a's) with 400 invalid_request, and /healthz answers meanwhile",
+    async (n) => {
+      const { status, text } = await answeredAlongsideHealth(`2fa challenges, ${n} a's`, () => challenge(crafted(n)));
+      expect(status).toBe(400);
+      expect(JSON.parse(text)).toEqual({ error: 'invalid_request', error_description: NOT_REGISTERED });
+    },
+    TIMEOUT,
+  );
 
-  it('a crafted redirect_uri at the length cap is matched; one character more is refused before matching', async () => {
-    expect(crafted(AT_CAP)).toHaveLength(2048);
-    const atCap = await answeredAlongsideHealth(`authorize, ${AT_CAP} a's`, () => authorize(crafted(AT_CAP)));
-    expect(atCap.status).toBe(400);
-    expect(atCap.text).toContain(`The redirect_uri cannot be used: ${NOT_REGISTERED}.`);
+  it(
+    'a crafted redirect_uri at the length cap is matched; one character more is refused before matching',
+    async () => {
+      expect(crafted(AT_CAP)).toHaveLength(2048);
+      const atCap = await answeredAlongsideHealth(`authorize, ${AT_CAP} a's`, () => authorize(crafted(AT_CAP)));
+      expect(atCap.status).toBe(400);
+      expect(atCap.text).toContain(`The redirect_uri cannot be used: ${NOT_REGISTERED}.`);
 
-    const over = await answeredAlongsideHealth(`authorize, ${AT_CAP + 1} a's`, () => authorize(crafted(AT_CAP + 1)));
-    expect(over.status).toBe(400);
-    expect(over.text).toContain('The redirect_uri cannot be used: redirect_uri must be at most 2048 characters.');
-    const pushed = await answeredAlongsideHealth(`PAR, ${AT_CAP + 1} a's`, () => push(crafted(AT_CAP + 1)));
-    expect(pushed.status).toBe(400);
-    expect(JSON.parse(pushed.text)).toEqual({ error: 'invalid_request', error_description: 'the redirect_uri cannot be used: redirect_uri must be at most 2048 characters' });
-  }, TIMEOUT);
+      const over = await answeredAlongsideHealth(`authorize, ${AT_CAP + 1} a's`, () => authorize(crafted(AT_CAP + 1)));
+      expect(over.status).toBe(400);
+      expect(over.text).toContain('The redirect_uri cannot be used: redirect_uri must be at most 2048 characters.');
+      const pushed = await answeredAlongsideHealth(`PAR, ${AT_CAP + 1} a's`, () => push(crafted(AT_CAP + 1)));
+      expect(pushed.status).toBe(400);
+      expect(JSON.parse(pushed.text)).toEqual({
+        error: 'invalid_request',
+        error_description: 'the redirect_uri cannot be used: redirect_uri must be at most 2048 characters',
+      });
+    },
+    TIMEOUT,
+  );
 });

@@ -39,7 +39,11 @@ async function register(body: unknown, token?: string, headers: Record<string, s
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 async function tokenRequest(body: Record<string, string>, headers: Record<string, string> = {}) {
-  const res = await fetch(`${issuer}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
+  const res = await fetch(`${issuer}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(body),
+  });
   return { res, body: (await res.json()) as Json };
 }
 
@@ -47,7 +51,15 @@ async function tokenRequest(body: Record<string, string>, headers: Record<string
 async function codeFlow(clientId: string, clientSecret: string | null, email: string, scope: string, agent = new HttpUser(issuer)) {
   const verifier = newSecret() + 'xyz';
   const url = new URL('/api/oauth/authorize', issuer);
-  for (const [k, v] of Object.entries({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope, state: 's', code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' })) {
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    scope,
+    state: 's',
+    code_challenge: s256Challenge(verifier),
+    code_challenge_method: 'S256',
+  })) {
     url.searchParams.set(k, v);
   }
   let step = await agent.get(url.href);
@@ -72,7 +84,15 @@ describe('dynamic client registration', () => {
     const { email, user } = await newUser(api.deps, USER);
     const token = await pat(user._id, ['apps:write']);
     const { res, body } = await register(
-      { client_name: 'Registered RP', redirect_uris: [REDIRECT], scope: 'openid profile', token_endpoint_auth_method: 'client_secret_basic', id_token_signed_response_alg: 'RS256', logo_uri: 'https://registered-rp.example/logo.png', unknown_field: 'ignored' },
+      {
+        client_name: 'Registered RP',
+        redirect_uris: [REDIRECT],
+        scope: 'openid profile',
+        token_endpoint_auth_method: 'client_secret_basic',
+        id_token_signed_response_alg: 'RS256',
+        logo_uri: 'https://registered-rp.example/logo.png',
+        unknown_field: 'ignored',
+      },
       token,
     );
     expect(res.status).toBe(201);
@@ -106,11 +126,19 @@ describe('dynamic client registration', () => {
   it('registers a public client (no secret) and accepts an OAuth access token carrying apps:write', async () => {
     const { email, user } = await newUser(api.deps, USER);
     // An OAuth access token with apps:write, from a client allowed that scope.
-    const { client, clientSecret } = await createClient(api.deps.store, { name: 'Dev portal', redirectUris: [{ type: 'equals', value: REDIRECT }], allowedScopes: ['openid', 'apps:write'], idTokenSignedResponseAlg: 'RS256' });
+    const { client, clientSecret } = await createClient(api.deps.store, {
+      name: 'Dev portal',
+      redirectUris: [{ type: 'equals', value: REDIRECT }],
+      allowedScopes: ['openid', 'apps:write'],
+      idTokenSignedResponseAlg: 'RS256',
+    });
     const agent = new HttpUser(issuer);
     const at = await codeFlow(client._id, clientSecret, email, 'openid apps:write', agent);
     expect(at.res.status).toBe(200);
-    const { res, body } = await register({ client_name: 'SPA', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] }, at.body.access_token);
+    const { res, body } = await register(
+      { client_name: 'SPA', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] },
+      at.body.access_token,
+    );
     expect(res.status).toBe(201);
     expect(body.client_secret).toBeUndefined();
     expect(body.client_secret_expires_at).toBeUndefined();
@@ -119,7 +147,11 @@ describe('dynamic client registration', () => {
     const flow = await codeFlow(body.client_id, null, email, 'openid', agent);
     expect(flow.res.status).toBe(200);
     // The browser session alone (cookie, no Bearer token) is not an initial access token.
-    const cookieOnly = await agent.request('/api/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'x', redirect_uris: [REDIRECT] }) });
+    const cookieOnly = await agent.request('/api/oauth/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'x', redirect_uris: [REDIRECT] }),
+    });
     expect(cookieOnly.status).toBe(401);
   });
 
@@ -152,7 +184,10 @@ describe('dynamic client registration', () => {
       [{ client_name: 'x' }, 'invalid_redirect_uri'],
       [{ client_name: 'x', redirect_uris: [] }, 'invalid_redirect_uri'],
       [{ client_name: 'x', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_jwt' }, 'invalid_client_metadata'],
-      [{ client_name: 'x', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'private_key_jwt', jwks, jwks_uri: 'https://rp.example/jwks' }, 'invalid_client_metadata'],
+      [
+        { client_name: 'x', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'private_key_jwt', jwks, jwks_uri: 'https://rp.example/jwks' },
+        'invalid_client_metadata',
+      ],
       [{ client_name: 'x', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'private_key_jwt' }, 'invalid_client_metadata'],
       [{ client_name: 'x', redirect_uris: [REDIRECT], grant_types: ['implicit'] }, 'invalid_client_metadata'],
       [{ client_name: 'x', redirect_uris: [REDIRECT], grant_types: ['client_credentials'] }, 'invalid_client_metadata'],
@@ -176,7 +211,11 @@ describe('dynamic client registration', () => {
     expect(ok.body.client_secret).toBeUndefined();
     expect(ok.body.jwks).toEqual(jwks);
     // Not JSON.
-    const form = await fetch(`${issuer}/api/oauth/register`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_name=x' });
+    const form = await fetch(`${issuer}/api/oauth/register`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'client_name=x',
+    });
     expect(form.status).toBe(400);
   });
 });
@@ -195,7 +234,16 @@ describe('client registration management', () => {
     // two-factor sign-in for redirect URIs; written directly here); a PUT keeps it.
     await api.deps.store.clients.updateOne(
       { _id: doc.client_id },
-      { $set: { description: 'kept', oidcFields: ['apps'], redirectUris: [{ type: 'equals', value: REDIRECT }, { type: 'wildcard', value: 'https://*.registered-rp.example/cb' }] } },
+      {
+        $set: {
+          description: 'kept',
+          oidcFields: ['apps'],
+          redirectUris: [
+            { type: 'equals', value: REDIRECT },
+            { type: 'wildcard', value: 'https://*.registered-rp.example/cb' },
+          ],
+        },
+      },
     );
     const read = await manage(uri, doc.registration_access_token);
     expect(read.status).toBe(200);
@@ -206,11 +254,20 @@ describe('client registration management', () => {
 
     // PUT replaces the metadata; sending back the read fields (and the unchanged secret) is allowed.
     const put = await manage(uri, doc.registration_access_token, 'PUT', {
-      ...readBody, client_secret: doc.client_secret, client_name: 'Managed v2', redirect_uris: [REDIRECT, 'https://registered-rp.example/cb2'], scope: 'openid profile',
+      ...readBody,
+      client_secret: doc.client_secret,
+      client_name: 'Managed v2',
+      redirect_uris: [REDIRECT, 'https://registered-rp.example/cb2'],
+      scope: 'openid profile',
     });
     expect(put.status).toBe(200);
     const putBody = (await put.json()) as Json;
-    expect(putBody).toMatchObject({ client_id: doc.client_id, client_name: 'Managed v2', redirect_uris: [REDIRECT, 'https://registered-rp.example/cb2'], scope: 'openid profile' });
+    expect(putBody).toMatchObject({
+      client_id: doc.client_id,
+      client_name: 'Managed v2',
+      redirect_uris: [REDIRECT, 'https://registered-rp.example/cb2'],
+      scope: 'openid profile',
+    });
     expect(putBody.client_secret).toBeUndefined();
     expect(await findClient(api.deps.store, doc.client_id)).toMatchObject({
       description: 'kept',
@@ -227,10 +284,19 @@ describe('client registration management', () => {
     // client_id must match; the secret cannot be changed; metadata is validated as at registration.
     expect((await manage(uri, doc.registration_access_token, 'PUT', { client_name: 'x', redirect_uris: [REDIRECT] })).status).toBe(400);
     expect((await manage(uri, doc.registration_access_token, 'PUT', { client_id: 'other', client_name: 'x', redirect_uris: [REDIRECT] })).status).toBe(400);
-    const secretChange = await manage(uri, doc.registration_access_token, 'PUT', { client_id: doc.client_id, client_secret: 'mine', client_name: 'x', redirect_uris: [REDIRECT] });
+    const secretChange = await manage(uri, doc.registration_access_token, 'PUT', {
+      client_id: doc.client_id,
+      client_secret: 'mine',
+      client_name: 'x',
+      redirect_uris: [REDIRECT],
+    });
     expect(secretChange.status).toBe(400);
     expect(((await secretChange.json()) as Json).error).toBe('invalid_client_metadata');
-    const badUri = await manage(uri, doc.registration_access_token, 'PUT', { client_id: doc.client_id, client_name: 'x', redirect_uris: ['http://x.example/'] });
+    const badUri = await manage(uri, doc.registration_access_token, 'PUT', {
+      client_id: doc.client_id,
+      client_name: 'x',
+      redirect_uris: ['http://x.example/'],
+    });
     expect(((await badUri.json()) as Json).error).toBe('invalid_redirect_uri');
     const emptied = await manage(uri, doc.registration_access_token, 'PUT', { client_id: doc.client_id, client_name: 'x', redirect_uris: [] });
     expect([emptied.status, ((await emptied.json()) as Json).error]).toEqual([400, 'invalid_redirect_uri']);
@@ -241,7 +307,10 @@ describe('client registration management', () => {
     expect((await manage(uri, doc.registration_access_token)).status).toBe(401);
     // The client is gone at the token endpoint too (after the 2 s client cache).
     await eventually(async () => {
-      const t = await tokenRequest({ grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT }, { authorization: basic(doc.client_id, doc.client_secret) });
+      const t = await tokenRequest(
+        { grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT },
+        { authorization: basic(doc.client_id, doc.client_secret) },
+      );
       expect(t.body.error).toBe('invalid_client');
     }, 5_000);
   });

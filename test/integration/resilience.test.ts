@@ -49,15 +49,19 @@ async function apiReady(): Promise<void> {
 async function workerPolling(): Promise<void> {
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   try {
-    await eventually(async () => {
-      const { pollers } = await connection.workflowService.describeTaskQueue({
-        namespace: 'default',
-        taskQueue: { name: taskQueue },
-        taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-      });
-      // Pollers of a killed worker linger for a while; require one seen in the last seconds.
-      expect(pollers.some((p) => Date.now() - Number(p.lastAccessTime?.seconds ?? 0) * 1000 < 3_000)).toBe(true);
-    }, 90_000, 250);
+    await eventually(
+      async () => {
+        const { pollers } = await connection.workflowService.describeTaskQueue({
+          namespace: 'default',
+          taskQueue: { name: taskQueue },
+          taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+        });
+        // Pollers of a killed worker linger for a while; require one seen in the last seconds.
+        expect(pollers.some((p) => Date.now() - Number(p.lastAccessTime?.seconds ?? 0) * 1000 < 3_000)).toBe(true);
+      },
+      90_000,
+      250,
+    );
   } finally {
     await connection.close();
   }
@@ -89,71 +93,94 @@ async function tokensFor(client: { id: string; auth: string }) {
   const email = uniqueEmail('resil');
   await createUser(store, { email, password: PASSWORD });
   const agent = new HttpUser(base);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client.id, redirect_uri: REDIRECT, scope: 'openid offline_access' }))}`);
+  let step = await agent.get(
+    `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client.id, redirect_uri: REDIRECT, scope: 'openid offline_access' }))}`,
+  );
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   return token(client, withVerifier({ grant_type: 'authorization_code', code: step.external!.searchParams.get('code')!, redirect_uri: REDIRECT }));
 }
 
 async function token(client: { auth: string }, body: Record<string, string>): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${base}/api/oauth/token`, { method: 'POST', headers: { authorization: client.auth, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
+  const res = await fetch(`${base}/api/oauth/token`, {
+    method: 'POST',
+    headers: { authorization: client.auth, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(body),
+  });
   return { status: res.status, body: (await res.json()) as Json };
 }
 
 describe('durable flows survive their processes', () => {
-  it('finishes a refresh rotation whose worker was killed in the middle, and loses nothing', async () => {
-    const worker = startProcess('worker');
-    startProcess('api');
-    await apiReady();
-    await workerPolling();
-    const client = await rp();
-    const first = await tokensFor(client);
-    expect(first.status).toBe(200);
+  it(
+    'finishes a refresh rotation whose worker was killed in the middle, and loses nothing',
+    async () => {
+      const worker = startProcess('worker');
+      startProcess('api');
+      await apiReady();
+      await workerPolling();
+      const client = await rp();
+      const first = await tokensFor(client);
+      expect(first.status).toBe(200);
 
-    // The rotation is in flight (an update waiting on the workflow) when the worker dies.
-    await kill(worker);
-    const rotation = token(client, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token });
-    await new Promise((r) => setTimeout(r, 1_000));
-    startProcess('worker');
-    const rotated = await rotation;
-    expect(rotated.status).toBe(200);
-    expect(rotated.body.refresh_token).toEqual(expect.any(String));
+      // The rotation is in flight (an update waiting on the workflow) when the worker dies.
+      await kill(worker);
+      const rotation = token(client, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token });
+      await new Promise((r) => setTimeout(r, 1_000));
+      startProcess('worker');
+      const rotated = await rotation;
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.refresh_token).toEqual(expect.any(String));
 
-    // The family's state survived: the old token is superseded (reuse revokes), the new one works.
-    const next = await token(client, { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token });
-    expect(next.status).toBe(200);
-    const reuse = await token(client, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token });
-    expect(reuse.body.error).toBe('invalid_grant');
-    expect((await token(client, { grant_type: 'refresh_token', refresh_token: next.body.refresh_token })).body.error).toBe('invalid_grant');
-  }, TIMEOUT);
+      // The family's state survived: the old token is superseded (reuse revokes), the new one works.
+      const next = await token(client, { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token });
+      expect(next.status).toBe(200);
+      const reuse = await token(client, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token });
+      expect(reuse.body.error).toBe('invalid_grant');
+      expect((await token(client, { grant_type: 'refresh_token', refresh_token: next.body.refresh_token })).body.error).toBe('invalid_grant');
+    },
+    TIMEOUT,
+  );
 
-  it('carries on a refresh family after the api process is killed and replaced', async () => {
-    const api = [...children].find((c) => c.spawnargs.some((a) => a.endsWith(path.join('api', 'main.js'))));
-    await apiReady();
-    const client = await rp();
-    const first = await tokensFor(client);
-    await kill(api!);
-    startProcess('api');
-    await apiReady();
-    const rotated = await token(client, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token });
-    expect(rotated.status).toBe(200);
-    const introspection = await fetch(`${base}/api/oauth/introspect`, {
-      method: 'POST',
-      headers: { authorization: client.auth, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: rotated.body.refresh_token }),
-    });
-    expect(((await introspection.json()) as Json).active).toBe(true);
-  }, TIMEOUT);
+  it(
+    'carries on a refresh family after the api process is killed and replaced',
+    async () => {
+      const api = [...children].find((c) => c.spawnargs.some((a) => a.endsWith(path.join('api', 'main.js'))));
+      await apiReady();
+      const client = await rp();
+      const first = await tokensFor(client);
+      await kill(api!);
+      startProcess('api');
+      await apiReady();
+      const rotated = await token(client, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token });
+      expect(rotated.status).toBe(200);
+      const introspection = await fetch(`${base}/api/oauth/introspect`, {
+        method: 'POST',
+        headers: { authorization: client.auth, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: rotated.body.refresh_token }),
+      });
+      expect(((await introspection.json()) as Json).active).toBe(true);
+    },
+    TIMEOUT,
+  );
 
   const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
   async function deviceFlowClient() {
-    const { client, clientSecret } = await createClient(store, { name: 'Resilience device', redirectUris: [{ value: 'https://device.example/cb' }], allowedScopes: ['openid', 'offline_access'], idTokenSignedResponseAlg: 'RS256' });
+    const { client, clientSecret } = await createClient(store, {
+      name: 'Resilience device',
+      redirectUris: [{ value: 'https://device.example/cb' }],
+      allowedScopes: ['openid', 'offline_access'],
+      idTokenSignedResponseAlg: 'RS256',
+    });
     return { id: client._id, auth: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` };
   }
 
   async function startDevice(client: { auth: string }) {
-    const res = await fetch(`${base}/api/oauth/device_authorization`, { method: 'POST', headers: { authorization: client.auth, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ scope: 'openid offline_access' }) });
+    const res = await fetch(`${base}/api/oauth/device_authorization`, {
+      method: 'POST',
+      headers: { authorization: client.auth, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ scope: 'openid offline_access' }),
+    });
     expect(res.status).toBe(200);
     return (await res.json()) as { device_code: string; user_code: string; interval: number };
   }
@@ -181,33 +208,40 @@ describe('durable flows survive their processes', () => {
     throw new Error('no tokens after 30 polls');
   }
 
-  it('finishes a device flow whose worker was killed while it waited for the user', async () => {
-    await apiReady();
-    const worker = [...children].find((c) => c.spawnargs.some((a) => a.endsWith(path.join('worker', 'main.js'))));
-    const client = await deviceFlowClient();
-    const device = await startDevice(client);
-    await kill(worker!);
-    // The approval reaches Temporal while no worker runs; a new worker carries it through.
-    await approveAtDevicePage(device.user_code);
-    startProcess('worker');
-    const tokens = await pollForTokens(client, device.device_code, device.interval);
-    expect(tokens.status).toBe(200);
-    expect(tokens.body.refresh_token).toEqual(expect.any(String));
-    // Exactly once: the next poll is refused.
-    expect((await token(client, { grant_type: GRANT, device_code: device.device_code })).body.error).toBe('invalid_grant');
-  }, TIMEOUT);
+  it(
+    'finishes a device flow whose worker was killed while it waited for the user',
+    async () => {
+      await apiReady();
+      const worker = [...children].find((c) => c.spawnargs.some((a) => a.endsWith(path.join('worker', 'main.js'))));
+      const client = await deviceFlowClient();
+      const device = await startDevice(client);
+      await kill(worker!);
+      // The approval reaches Temporal while no worker runs; a new worker carries it through.
+      await approveAtDevicePage(device.user_code);
+      startProcess('worker');
+      const tokens = await pollForTokens(client, device.device_code, device.interval);
+      expect(tokens.status).toBe(200);
+      expect(tokens.body.refresh_token).toEqual(expect.any(String));
+      // Exactly once: the next poll is refused.
+      expect((await token(client, { grant_type: GRANT, device_code: device.device_code })).body.error).toBe('invalid_grant');
+    },
+    TIMEOUT,
+  );
 
-  it('finishes a device flow across a replaced api process', async () => {
-    await apiReady();
-    const api = [...children].find((c) => c.spawnargs.some((a) => a.endsWith(path.join('api', 'main.js'))));
-    const client = await deviceFlowClient();
-    const device = await startDevice(client);
-    await kill(api!);
-    startProcess('api');
-    await apiReady();
-    await approveAtDevicePage(device.user_code);
-    const tokens = await pollForTokens(client, device.device_code, device.interval);
-    expect(tokens.status).toBe(200);
-  }, TIMEOUT);
+  it(
+    'finishes a device flow across a replaced api process',
+    async () => {
+      await apiReady();
+      const api = [...children].find((c) => c.spawnargs.some((a) => a.endsWith(path.join('api', 'main.js'))));
+      const client = await deviceFlowClient();
+      const device = await startDevice(client);
+      await kill(api!);
+      startProcess('api');
+      await apiReady();
+      await approveAtDevicePage(device.user_code);
+      const tokens = await pollForTokens(client, device.device_code, device.interval);
+      expect(tokens.status).toBe(200);
+    },
+    TIMEOUT,
+  );
 });
-

@@ -40,9 +40,13 @@ const RP: NewClientInput = {
 const USER = { prefix: 'resource', password: PASSWORD };
 
 async function post(path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) {
-  const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
+  const res = await fetch(`${issuer}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(body),
+  });
   const text = await res.text();
-  return { res, body: (text ? JSON.parse(text) : null) };
+  return { res, body: text ? JSON.parse(text) : null };
 }
 
 function authorizeUrl(params: [string, string][]) {
@@ -56,7 +60,10 @@ const userinfo = (accessToken: string) => fetch(`${issuer}/api/oauth/userinfo`, 
 
 /** The PKCE verifier of every authorization request here, and the parameters that send its challenge. */
 const VERIFIER = 'resource-indicators-test-verifier-0123456789-abcdef';
-const PKCE: [string, string][] = [['code_challenge', s256Challenge(VERIFIER)], ['code_challenge_method', 'S256']];
+const PKCE: [string, string][] = [
+  ['code_challenge', s256Challenge(VERIFIER)],
+  ['code_challenge_method', 'S256'],
+];
 
 /** Signs a new user in and returns the code for an authorization request with these parameters. */
 async function codeFor(rp: FixtureRp, params: [string, string][]) {
@@ -70,7 +77,11 @@ async function codeFor(rp: FixtureRp, params: [string, string][]) {
 }
 
 const redeem = (rp: FixtureRp, code: string, extra: [string, string][] = []) =>
-  post('/api/oauth/token', [['grant_type', 'authorization_code'], ['code', code], ['redirect_uri', REDIRECT], ['code_verifier', VERIFIER], ...extra], rp.headers);
+  post(
+    '/api/oauth/token',
+    [['grant_type', 'authorization_code'], ['code', code], ['redirect_uri', REDIRECT], ['code_verifier', VERIFIER], ...extra],
+    rp.headers,
+  );
 
 describe('resource values (domain/resources.ts)', () => {
   it('accepts absolute URIs without fragment, repeated, de-duplicated', () => {
@@ -80,7 +91,16 @@ describe('resource values (domain/resources.ts)', () => {
     expect(parseResources('https://api.example/v1?tenant=a')).toEqual({ ok: true, resources: ['https://api.example/v1?tenant=a'] });
   });
 
-  it.each([['https://a.example/#'], ['https://a.example/#x'], ['/relative'], ['relative'], ['//host/path'], [''], ['https://a.example/ x'], ['https://a.example/\n']])('refuses %j', (value) => {
+  it.each([
+    ['https://a.example/#'],
+    ['https://a.example/#x'],
+    ['/relative'],
+    ['relative'],
+    ['//host/path'],
+    [''],
+    ['https://a.example/ x'],
+    ['https://a.example/\n'],
+  ])('refuses %j', (value) => {
     expect(parseResources(value)).toMatchObject({ ok: false, error: 'invalid_target' });
     expect(parseResources([API_A, value])).toMatchObject({ ok: false, error: 'invalid_target' });
   });
@@ -100,9 +120,22 @@ describe('resource values (domain/resources.ts)', () => {
     expect(accessTokenAudience('https://id.example', [API_A, 'https://id.example'], api)).toEqual(['https://id.example', API_A]);
   });
 
-  it('names the issuer in aud only for scopes Keyflow\'s API serves', () => {
+  it("names the issuer in aud only for scopes Keyflow's API serves", () => {
     const issuerAud = (scope: string[]) => accessTokenAudience('https://id.example', [API_A], { scope, clientId: 'c1' });
-    for (const scope of [['openid'], ['profile'], ['email'], ['profile:write'], ['apps:read'], ['webhooks:write'], ['admin:users:read'], ['teams:read'], ['domains:read'], ['gpg:write'], ['social:read'], ['offline_access', 'email']]) {
+    for (const scope of [
+      ['openid'],
+      ['profile'],
+      ['email'],
+      ['profile:write'],
+      ['apps:read'],
+      ['webhooks:write'],
+      ['admin:users:read'],
+      ['teams:read'],
+      ['domains:read'],
+      ['gpg:write'],
+      ['social:read'],
+      ['offline_access', 'email'],
+    ]) {
       expect([scope, issuerAud(scope)]).toEqual([scope, ['https://id.example', API_A]]);
     }
     for (const scope of [['offline_access'], ['app:c2:*'], ['offline_access', 'app:c2:*']]) {
@@ -121,41 +154,134 @@ describe('resource indicators: validation', () => {
     ['an empty value', ''],
   ])('refuses a resource with %s at the authorization endpoint (redirect), PAR (JSON) and device authorization (JSON)', async (_name, resource) => {
     const rp = await newRp(api.deps, RP);
-    const res = await fetch(authorizeUrl([['response_type', 'code'], ['client_id', rp.id], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['state', 'rs'], ['resource', resource]]), { redirect: 'manual' });
+    const res = await fetch(
+      authorizeUrl([
+        ['response_type', 'code'],
+        ['client_id', rp.id],
+        ['redirect_uri', REDIRECT],
+        ['scope', 'openid'],
+        ['state', 'rs'],
+        ['resource', resource],
+      ]),
+      { redirect: 'manual' },
+    );
     expect(res.status).toBe(303);
     const back = new URL(res.headers.get('location')!);
     expect(back.origin + back.pathname).toBe(REDIRECT);
     expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'invalid_target', error_description: expect.any(String), state: 'rs', iss: issuer });
 
-    const par = await post('/api/oauth/par', [['response_type', 'code'], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['resource', API_A], ['resource', resource]], rp.headers);
+    const par = await post(
+      '/api/oauth/par',
+      [
+        ['response_type', 'code'],
+        ['redirect_uri', REDIRECT],
+        ['scope', 'openid'],
+        ['resource', API_A],
+        ['resource', resource],
+      ],
+      rp.headers,
+    );
     expect([par.res.status, par.body]).toEqual([400, { error: 'invalid_target', error_description: expect.any(String) }]);
 
-    const device = await post('/api/oauth/device_authorization', [['scope', 'openid'], ['resource', resource]], rp.headers);
+    const device = await post(
+      '/api/oauth/device_authorization',
+      [
+        ['scope', 'openid'],
+        ['resource', resource],
+      ],
+      rp.headers,
+    );
     expect([device.res.status, device.body]).toEqual([400, { error: 'invalid_target', error_description: expect.any(String) }]);
   });
 
   it('refuses a resource the client does not list, at the authorization endpoint, PAR and device authorization', async () => {
     const rp = await newRp(api.deps, { ...RP, allowedResources: [API_A] });
     const unlisted = 'https://unlisted.example/';
-    const res = await fetch(authorizeUrl([['response_type', 'code'], ['client_id', rp.id], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['state', 'rs'], ['resource', unlisted], ...PKCE]), { redirect: 'manual' });
+    const res = await fetch(
+      authorizeUrl([
+        ['response_type', 'code'],
+        ['client_id', rp.id],
+        ['redirect_uri', REDIRECT],
+        ['scope', 'openid'],
+        ['state', 'rs'],
+        ['resource', unlisted],
+        ...PKCE,
+      ]),
+      { redirect: 'manual' },
+    );
     expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
-    const par = await post('/api/oauth/par', [['response_type', 'code'], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['resource', API_A], ['resource', unlisted], ...PKCE], rp.headers);
+    const par = await post(
+      '/api/oauth/par',
+      [['response_type', 'code'], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['resource', API_A], ['resource', unlisted], ...PKCE],
+      rp.headers,
+    );
     expect([par.res.status, par.body.error]).toEqual([400, 'invalid_target']);
-    const device = await post('/api/oauth/device_authorization', [['scope', 'openid'], ['resource', API_A], ['resource', unlisted]], rp.headers);
+    const device = await post(
+      '/api/oauth/device_authorization',
+      [
+        ['scope', 'openid'],
+        ['resource', API_A],
+        ['resource', unlisted],
+      ],
+      rp.headers,
+    );
     expect([device.res.status, device.body]).toEqual([400, { error: 'invalid_target', error_description: expect.stringContaining(unlisted) }]);
     // A client that lists none may name none.
     const none = await newRp(api.deps, { ...RP, allowedResources: [] });
-    expect((await post('/api/oauth/device_authorization', [['scope', 'openid'], ['resource', API_A]], none.headers)).body.error).toBe('invalid_target');
-    expect((await post('/api/oauth/device_authorization', [['scope', 'openid'], ['resource', API_A]], rp.headers)).res.status).toBe(200);
+    expect(
+      (
+        await post(
+          '/api/oauth/device_authorization',
+          [
+            ['scope', 'openid'],
+            ['resource', API_A],
+          ],
+          none.headers,
+        )
+      ).body.error,
+    ).toBe('invalid_target');
+    expect(
+      (
+        await post(
+          '/api/oauth/device_authorization',
+          [
+            ['scope', 'openid'],
+            ['resource', API_A],
+          ],
+          rp.headers,
+        )
+      ).res.status,
+    ).toBe(200);
   });
 
   it('refuses a malformed or ungranted resource at the token request', async () => {
     const rp = await newRp(api.deps, RP);
-    const fragment = await redeem(rp, await codeFor(rp, [['scope', 'openid'], ['resource', API_A]]), [['resource', `${API_A}#x`]]);
+    const fragment = await redeem(
+      rp,
+      await codeFor(rp, [
+        ['scope', 'openid'],
+        ['resource', API_A],
+      ]),
+      [['resource', `${API_A}#x`]],
+    );
     expect([fragment.res.status, fragment.body.error]).toEqual([400, 'invalid_target']);
-    const relative = await redeem(rp, await codeFor(rp, [['scope', 'openid'], ['resource', API_A]]), [['resource', 'relative/path']]);
+    const relative = await redeem(
+      rp,
+      await codeFor(rp, [
+        ['scope', 'openid'],
+        ['resource', API_A],
+      ]),
+      [['resource', 'relative/path']],
+    );
     expect([relative.res.status, relative.body.error]).toEqual([400, 'invalid_target']);
-    const ungranted = await redeem(rp, await codeFor(rp, [['scope', 'openid'], ['resource', API_A]]), [['resource', API_B]]);
+    const ungranted = await redeem(
+      rp,
+      await codeFor(rp, [
+        ['scope', 'openid'],
+        ['resource', API_A],
+      ]),
+      [['resource', API_B]],
+    );
     expect([ungranted.res.status, ungranted.body.error]).toEqual([400, 'invalid_target']);
     const none = await redeem(rp, await codeFor(rp, [['scope', 'openid']]), [['resource', API_A]]);
     expect([none.res.status, none.body.error]).toEqual([400, 'invalid_target']);
@@ -171,7 +297,14 @@ describe('resource indicators: audience', () => {
 
   it('adds every granted resource to aud after the issuer; Keyflow still accepts the token', async () => {
     const rp = await newRp(api.deps, RP);
-    const { res, body } = await redeem(rp, await codeFor(rp, [['scope', 'openid'], ['resource', API_A], ['resource', API_B]]));
+    const { res, body } = await redeem(
+      rp,
+      await codeFor(rp, [
+        ['scope', 'openid'],
+        ['resource', API_A],
+        ['resource', API_B],
+      ]),
+    );
     expect(res.status).toBe(200);
     expect(payload(body.access_token).aud).toEqual([issuer, API_A, API_B]);
     expect((await userinfo(body.access_token)).status).toBe(200);
@@ -181,7 +314,11 @@ describe('resource indicators: audience', () => {
 
   it('narrows at the token request, and keeps every granted resource across refreshes', async () => {
     const rp = await newRp(api.deps, RP);
-    const code = await codeFor(rp, [['scope', 'openid offline_access'], ['resource', API_A], ['resource', API_B]]);
+    const code = await codeFor(rp, [
+      ['scope', 'openid offline_access'],
+      ['resource', API_A],
+      ['resource', API_B],
+    ]);
     const first = await redeem(rp, code, [['resource', API_A]]);
     expect(first.res.status).toBe(200);
     expect(payload(first.body.access_token).aud).toEqual([issuer, API_A]);
@@ -195,16 +332,26 @@ describe('resource indicators: audience', () => {
     expect(r2.res.status).toBe(200);
     expect(payload(r2.body.access_token).aud).toEqual([issuer, API_B]);
     // An ungranted resource is refused before the rotation: the token stays current.
-    const bad = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: r2.body.refresh_token, resource: 'https://other.example/' }, rp.headers);
+    const bad = await post(
+      '/api/oauth/token',
+      { grant_type: 'refresh_token', refresh_token: r2.body.refresh_token, resource: 'https://other.example/' },
+      rp.headers,
+    );
     expect([bad.res.status, bad.body.error]).toEqual([400, 'invalid_target']);
     const r3 = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: r2.body.refresh_token }, rp.headers);
     expect(r3.res.status).toBe(200);
     expect(payload(r3.body.access_token).aud).toEqual([issuer, API_A, API_B]);
   });
 
-  it('leaves the issuer out of aud without a Keyflow API scope: Keyflow\'s API refuses the token, introspection, refresh and revocation still work', async () => {
+  it("leaves the issuer out of aud without a Keyflow API scope: Keyflow's API refuses the token, introspection, refresh and revocation still work", async () => {
     const rp = await newRp(api.deps, RP);
-    const { res, body } = await redeem(rp, await codeFor(rp, [['scope', 'offline_access'], ['resource', API_A]]));
+    const { res, body } = await redeem(
+      rp,
+      await codeFor(rp, [
+        ['scope', 'offline_access'],
+        ['resource', API_A],
+      ]),
+    );
     expect(res.status).toBe(200);
     const claims = payload(body.access_token);
     expect(claims).toMatchObject({ aud: API_A, scope: 'offline_access', sid: expect.any(String) });
@@ -213,7 +360,11 @@ describe('resource indicators: audience', () => {
     expect(info.status).toBe(401);
     expect(info.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
     // Even where any scope would do (the sudo window revocation takes a session's token of any scope).
-    const sudo = await fetch(`${issuer}/api/oauth/2fa/sudo/revoke`, { method: 'POST', headers: { authorization: `Bearer ${body.access_token}`, 'content-type': 'application/json' }, body: JSON.stringify({ client_id: rp.id }) });
+    const sudo = await fetch(`${issuer}/api/oauth/2fa/sudo/revoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${body.access_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: rp.id }),
+    });
     expect(sudo.status).toBe(401);
     // The client's own endpoints still know it.
     expect((await post('/api/oauth/introspect', { token: body.access_token }, rp.headers)).body).toMatchObject({ active: true, aud: API_A, client_id: rp.id });
@@ -226,20 +377,42 @@ describe('resource indicators: audience', () => {
 
   it('gives code exchanges and refreshes only the resources the client still lists', async () => {
     const rp = await newRp(api.deps, RP);
-    const first = await redeem(rp, await codeFor(rp, [['scope', 'openid offline_access'], ['resource', API_A], ['resource', API_B]]));
+    const first = await redeem(
+      rp,
+      await codeFor(rp, [
+        ['scope', 'openid offline_access'],
+        ['resource', API_A],
+        ['resource', API_B],
+      ]),
+    );
     expect(payload(first.body.access_token).aud).toEqual([issuer, API_A, API_B]);
-    const pendingCode = await codeFor(rp, [['scope', 'openid'], ['resource', API_A], ['resource', API_B]]);
+    const pendingCode = await codeFor(rp, [
+      ['scope', 'openid'],
+      ['resource', API_A],
+      ['resource', API_B],
+    ]);
 
     // The operator takes API_B off the client's list; the api sees it once its 2-second client cache has.
     await api.deps.store.clients.updateOne({ _id: rp.id }, { $set: { allowedResources: [API_A] } });
     await eventually(async () => {
-      const res = await fetch(authorizeUrl([['response_type', 'code'], ['client_id', rp.id], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['resource', API_B], ...PKCE]), { redirect: 'manual' });
+      const res = await fetch(
+        authorizeUrl([['response_type', 'code'], ['client_id', rp.id], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['resource', API_B], ...PKCE]),
+        { redirect: 'manual' },
+      );
       expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
     });
 
     const redeemed = await redeem(rp, pendingCode);
     expect(payload(redeemed.body.access_token).aud).toEqual([issuer, API_A]);
-    const asked = await post('/api/oauth/token', [['grant_type', 'refresh_token'], ['refresh_token', first.body.refresh_token], ['resource', API_B]], rp.headers);
+    const asked = await post(
+      '/api/oauth/token',
+      [
+        ['grant_type', 'refresh_token'],
+        ['refresh_token', first.body.refresh_token],
+        ['resource', API_B],
+      ],
+      rp.headers,
+    );
     expect([asked.res.status, asked.body.error]).toEqual([400, 'invalid_target']);
     const refreshed = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: first.body.refresh_token }, rp.headers);
     expect(refreshed.res.status).toBe(200);
@@ -248,7 +421,11 @@ describe('resource indicators: audience', () => {
 
   it('takes resources from a pushed authorization request', async () => {
     const rp = await newRp(api.deps, RP);
-    const pushed = await post('/api/oauth/par', [['response_type', 'code'], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['resource', API_A], ...PKCE], rp.headers);
+    const pushed = await post(
+      '/api/oauth/par',
+      [['response_type', 'code'], ['redirect_uri', REDIRECT], ['scope', 'openid'], ['resource', API_A], ...PKCE],
+      rp.headers,
+    );
     expect(pushed.res.status).toBe(201);
     const { email } = await newUser(api.deps, USER);
     const agent = new HttpUser(issuer);
@@ -261,7 +438,15 @@ describe('resource indicators: audience', () => {
 
   it('keeps the resources of a device authorization through approval and redemption', async () => {
     const rp = await newRp(api.deps, RP);
-    const started = await post('/api/oauth/device_authorization', [['scope', 'openid'], ['resource', API_A], ['resource', API_B]], rp.headers);
+    const started = await post(
+      '/api/oauth/device_authorization',
+      [
+        ['scope', 'openid'],
+        ['resource', API_A],
+        ['resource', API_B],
+      ],
+      rp.headers,
+    );
     expect(started.res.status).toBe(200);
     const { device_code: deviceCode, user_code: userCode } = started.body;
     expect((await findDeviceCode(api.deps.store, hashSecret(deviceCode)))?.resources).toEqual([API_A, API_B]);
@@ -277,9 +462,25 @@ describe('resource indicators: audience', () => {
     await eventually(async () => expect((await findDeviceCode(api.deps.store, hashSecret(deviceCode)))?.status).toBe('approved'));
 
     // Narrowing to an ungranted resource is refused without using the approval up.
-    const bad = await post('/api/oauth/token', [['grant_type', DEVICE_GRANT], ['device_code', deviceCode], ['resource', 'https://other.example/']], rp.headers);
+    const bad = await post(
+      '/api/oauth/token',
+      [
+        ['grant_type', DEVICE_GRANT],
+        ['device_code', deviceCode],
+        ['resource', 'https://other.example/'],
+      ],
+      rp.headers,
+    );
     expect([bad.res.status, bad.body.error]).toEqual([400, 'invalid_target']);
-    const ok = await post('/api/oauth/token', [['grant_type', DEVICE_GRANT], ['device_code', deviceCode], ['resource', API_B]], rp.headers);
+    const ok = await post(
+      '/api/oauth/token',
+      [
+        ['grant_type', DEVICE_GRANT],
+        ['device_code', deviceCode],
+        ['resource', API_B],
+      ],
+      rp.headers,
+    );
     expect(ok.res.status).toBe(200);
     expect(payload(ok.body.access_token).aud).toEqual([issuer, API_B]);
   });

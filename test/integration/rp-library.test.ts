@@ -120,28 +120,56 @@ describe('oauth4webapi: refresh rotation, introspection and revocation', () => {
 
     const verifier = oauth.generateRandomCodeVerifier();
     const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid offline_access', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }).toString();
+    url.search = new URLSearchParams({
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'openid offline_access',
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    }).toString();
     const agent = new HttpUser(issuer);
     let step = await agent.get(url.href);
     step = await agent.signIn(step, email, PASSWORD);
     step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
     const params = oauth.validateAuthResponse(as, client, step.external!, oauth.expectNoState);
-    const first = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, REDIRECT, verifier, insecure));
+    const first = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, REDIRECT, verifier, insecure),
+    );
     expect(first.refresh_token).toEqual(expect.any(String));
 
-    const rotated = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, first.refresh_token!, insecure));
+    const rotated = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, clientAuth, first.refresh_token!, insecure),
+    );
     expect(rotated.refresh_token).not.toBe(first.refresh_token);
     expect(rotated.id_token).toBeUndefined();
 
     const at = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, rotated.access_token, insecure));
     expect(at).toMatchObject({ active: true, sub: user._id, client_id: client.client_id, token_type: 'Bearer' });
-    const rt = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, rotated.refresh_token!, { ...insecure, additionalParameters: { token_type_hint: 'refresh_token' } }));
+    const rt = await oauth.processIntrospectionResponse(
+      as,
+      client,
+      await oauth.introspectionRequest(as, client, clientAuth, rotated.refresh_token!, {
+        ...insecure,
+        additionalParameters: { token_type_hint: 'refresh_token' },
+      }),
+    );
     expect(rt).toMatchObject({ active: true, token_type: 'refresh_token' });
 
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, rotated.refresh_token!, insecure));
-    const after = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, rotated.access_token, insecure));
+    const after = await oauth.processIntrospectionResponse(
+      as,
+      client,
+      await oauth.introspectionRequest(as, client, clientAuth, rotated.access_token, insecure),
+    );
     expect(after.active).toBe(false);
-    await expect(oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, rotated.refresh_token!, insecure))).rejects.toThrow();
+    await expect(
+      oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, rotated.refresh_token!, insecure)),
+    ).rejects.toThrow();
   });
 });
 
@@ -153,7 +181,7 @@ describe('oauth4webapi: device authorization', () => {
     const user = await createUser(api.deps.store, { email, password: PASSWORD });
     const { client: registered, clientSecret } = await createClient(api.deps.store, {
       name: 'oauth4webapi device',
-      redirectUris: [{ value: 'https://device.example/cb' }], 
+      redirectUris: [{ value: 'https://device.example/cb' }],
       allowedScopes: ['openid', 'offline_access'],
       idTokenSignedResponseAlg: 'ML-DSA-65',
     });
@@ -161,7 +189,11 @@ describe('oauth4webapi: device authorization', () => {
     const clientAuth = oauth.ClientSecretBasic(clientSecret!);
     const insecure = { [oauth.allowInsecureRequests]: true };
 
-    const device = await oauth.processDeviceAuthorizationResponse(as, client, await oauth.deviceAuthorizationRequest(as, client, clientAuth, { scope: 'openid offline_access' }, insecure));
+    const device = await oauth.processDeviceAuthorizationResponse(
+      as,
+      client,
+      await oauth.deviceAuthorizationRequest(as, client, clientAuth, { scope: 'openid offline_access' }, insecure),
+    );
     expect(device).toMatchObject({ verification_uri: `${issuer}/device`, expires_in: 600, interval: 5 });
     const pending = oauth.processDeviceCodeResponse(as, client, await oauth.deviceCodeGrantRequest(as, client, clientAuth, device.device_code, insecure));
     await expect(pending).rejects.toMatchObject({ error: 'authorization_pending' });
@@ -200,7 +232,7 @@ describe('oauth4webapi: PAR + private_key_jwt + DPoP, end to end', () => {
     // The client's assertion key (registered inline) and a separate DPoP key.
     const clientKeys = await generateKeyPair('ES256', { extractable: true });
     const publicJwk = { ...(await exportJWK(clientKeys.publicKey)), kid: 'rp-key-1', alg: 'ES256', use: 'sig' };
-    const dpopKeys = (await generateKeyPair('ES256', { extractable: true }));
+    const dpopKeys = await generateKeyPair('ES256', { extractable: true });
     const email = uniqueEmail('rp-pop');
     const user = await createUser(api.deps.store, { email, password: PASSWORD });
     const { client: registered } = await createClient(api.deps.store, {
@@ -226,7 +258,14 @@ describe('oauth4webapi: PAR + private_key_jwt + DPoP, end to end', () => {
         as,
         client,
         clientAuth,
-        { redirect_uri: REDIRECT, response_type: 'code', scope: 'openid profile offline_access', state, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' },
+        {
+          redirect_uri: REDIRECT,
+          response_type: 'code',
+          scope: 'openid profile offline_access',
+          state,
+          code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+          code_challenge_method: 'S256',
+        },
         opts,
       ),
     );
@@ -238,9 +277,17 @@ describe('oauth4webapi: PAR + private_key_jwt + DPoP, end to end', () => {
     const params = oauth.validateAuthResponse(as, client, step.external!, state);
 
     // Code exchange and refresh, both DPoP-bound.
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, REDIRECT, verifier, opts));
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, REDIRECT, verifier, opts),
+    );
     expect(tokens.token_type).toBe('dpop');
-    const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, opts));
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, opts),
+    );
     expect(refreshed.token_type).toBe('dpop');
 
     // UserInfo with DPoP; the same token as plain Bearer is refused.
@@ -251,10 +298,20 @@ describe('oauth4webapi: PAR + private_key_jwt + DPoP, end to end', () => {
     expect(asBearer.headers.get('www-authenticate')).toMatch(/^DPoP /);
 
     // Introspection shows the binding; revocation ends the grant.
-    const introspected = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, refreshed.access_token, { [oauth.allowInsecureRequests]: true }));
+    const introspected = await oauth.processIntrospectionResponse(
+      as,
+      client,
+      await oauth.introspectionRequest(as, client, clientAuth, refreshed.access_token, { [oauth.allowInsecureRequests]: true }),
+    );
     expect(introspected).toMatchObject({ active: true, token_type: 'DPoP', cnf: { jkt: expect.any(String) } });
-    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, refreshed.refresh_token!, { [oauth.allowInsecureRequests]: true }));
-    const after = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, refreshed.access_token, { [oauth.allowInsecureRequests]: true }));
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, clientAuth, refreshed.refresh_token!, { [oauth.allowInsecureRequests]: true }),
+    );
+    const after = await oauth.processIntrospectionResponse(
+      as,
+      client,
+      await oauth.introspectionRequest(as, client, clientAuth, refreshed.access_token, { [oauth.allowInsecureRequests]: true }),
+    );
     expect(after.active).toBe(false);
   });
 });

@@ -110,9 +110,17 @@ describe('the sessions page', () => {
     // A forged form does nothing; neither does another user's session id.
     const stranger = (await browsers(1)).agents[0]!;
     const fresh = csrfOf(await (await me.agent.get('/account/sessions')).res.text());
-    const forged = await me.agent.request(`/account/sessions/${stranger.sid}/sign-out`, { method: 'POST', body: new URLSearchParams({ csrf: 'forged' }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const forged = await me.agent.request(`/account/sessions/${stranger.sid}/sign-out`, {
+      method: 'POST',
+      body: new URLSearchParams({ csrf: 'forged' }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(forged.status).toBe(400);
-    const foreign = await me.agent.request(`/account/sessions/${stranger.sid}/sign-out`, { method: 'POST', body: new URLSearchParams({ csrf: fresh }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const foreign = await me.agent.request(`/account/sessions/${stranger.sid}/sign-out`, {
+      method: 'POST',
+      body: new URLSearchParams({ csrf: fresh }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(await foreign.text()).toContain('That session had already ended.');
     expect(await signedIn(stranger.agent)).toBe(true);
   });
@@ -143,7 +151,11 @@ describe('with an https issuer', () => {
       await createUser(secure.deps.store, { email, password: PASSWORD });
       const agent = new HttpUser(secure.url);
       const page = await (await agent.get('/login')).res.text();
-      const res = await agent.request('/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf: csrfOf(page), email, password: PASSWORD }) });
+      const res = await agent.request('/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf: csrfOf(page), email, password: PASSWORD }),
+      });
       const sessionCookie = res.headers.getSetCookie().find((c) => c.includes('kf_session='))!;
       expect(sessionCookie).toMatch(/^__Host-kf_session=[A-Za-z0-9_-]{43};/);
       for (const cookie of [csrfCookie, sessionCookie]) {

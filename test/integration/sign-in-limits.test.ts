@@ -72,42 +72,50 @@ describe('sign-in limits', () => {
     api = await ownApi({ SIGNIN_LIMIT_PER_ACCOUNT: String(PER_ACCOUNT) });
   });
 
-  it(`check at most ${PER_ACCOUNT} of 50 parallel wrong passwords for one email, then refuse even the right one`, async () => {
-    const email = uniqueEmail('burst');
-    await createUser(api.deps.store, { email, password: PASSWORD });
-    await awayFromWindowEdge();
-    const { agent, csrf } = await atLogin(api);
-    const burst = await Promise.all(Array.from({ length: 50 }, () => agent.request('/login', form({ email, password: WRONG, csrf }))));
-    const { statuses, texts } = await tally(burst);
-    expect(Object.keys(statuses).sort()).toEqual(['401', '429']);
-    expect(statuses[401]).toBeLessThanOrEqual(PER_ACCOUNT);
-    expect(statuses[401]! + statuses[429]!).toBe(50);
-    expect(texts.filter((t) => t.includes('Incorrect email or password.')).length).toBe(statuses[401]);
+  it(
+    `check at most ${PER_ACCOUNT} of 50 parallel wrong passwords for one email, then refuse even the right one`,
+    async () => {
+      const email = uniqueEmail('burst');
+      await createUser(api.deps.store, { email, password: PASSWORD });
+      await awayFromWindowEdge();
+      const { agent, csrf } = await atLogin(api);
+      const burst = await Promise.all(Array.from({ length: 50 }, () => agent.request('/login', form({ email, password: WRONG, csrf }))));
+      const { statuses, texts } = await tally(burst);
+      expect(Object.keys(statuses).sort()).toEqual(['401', '429']);
+      expect(statuses[401]).toBeLessThanOrEqual(PER_ACCOUNT);
+      expect(statuses[401]! + statuses[429]!).toBe(50);
+      expect(texts.filter((t) => t.includes('Incorrect email or password.')).length).toBe(statuses[401]);
 
-    const right = await agent.request('/login', form({ email, password: PASSWORD, csrf }));
-    expect(right.status).toBe(429);
-    expect(await right.text()).toContain('Too many failed attempts');
-    expect((await agent.request('/account')).headers.get('location')).toBe('/login');
-  }, BURST_TIMEOUT);
+      const right = await agent.request('/login', form({ email, password: PASSWORD, csrf }));
+      expect(right.status).toBe(429);
+      expect(await right.text()).toContain('Too many failed attempts');
+      expect((await agent.request('/account')).headers.get('location')).toBe('/login');
+    },
+    BURST_TIMEOUT,
+  );
 
-  it(`check at most ${PER_ACCOUNT} of 50 parallel wrong second-factor codes, then refuse even the right one`, async () => {
-    const email = uniqueEmail('burst2fa');
-    const user = await createUser(api.deps.store, { email, password: PASSWORD });
-    await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET);
-    await awayFromWindowEdge();
-    const { agent, csrf } = await atLogin(api);
-    const afterPassword = await agent.request('/login', form({ email, password: PASSWORD, csrf }));
-    expect(afterPassword.headers.get('location')).toBe('/login/second-factor');
-    const burst = await Promise.all(Array.from({ length: 50 }, () => agent.request('/login/second-factor', form({ code: 'AAAAA-AAAAA', csrf }))));
-    const { statuses } = await tally(burst);
-    expect(Object.keys(statuses).sort()).toEqual(['401', '429']);
-    expect(statuses[401]).toBeLessThanOrEqual(PER_ACCOUNT);
-    expect(statuses[401]! + statuses[429]!).toBe(50);
+  it(
+    `check at most ${PER_ACCOUNT} of 50 parallel wrong second-factor codes, then refuse even the right one`,
+    async () => {
+      const email = uniqueEmail('burst2fa');
+      const user = await createUser(api.deps.store, { email, password: PASSWORD });
+      await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET);
+      await awayFromWindowEdge();
+      const { agent, csrf } = await atLogin(api);
+      const afterPassword = await agent.request('/login', form({ email, password: PASSWORD, csrf }));
+      expect(afterPassword.headers.get('location')).toBe('/login/second-factor');
+      const burst = await Promise.all(Array.from({ length: 50 }, () => agent.request('/login/second-factor', form({ code: 'AAAAA-AAAAA', csrf }))));
+      const { statuses } = await tally(burst);
+      expect(Object.keys(statuses).sort()).toEqual(['401', '429']);
+      expect(statuses[401]).toBeLessThanOrEqual(PER_ACCOUNT);
+      expect(statuses[401]! + statuses[429]!).toBe(50);
 
-    const right = await agent.request('/login/second-factor', form({ code: await generate({ secret: TOTP_SECRET }), csrf }));
-    expect(right.status).toBe(429);
-    expect((await agent.request('/account')).headers.get('location')).toBe('/login');
-  }, BURST_TIMEOUT);
+      const right = await agent.request('/login/second-factor', form({ code: await generate({ secret: TOTP_SECRET }), csrf }));
+      expect(right.status).toBe(429);
+      expect((await agent.request('/account')).headers.get('location')).toBe('/login');
+    },
+    BURST_TIMEOUT,
+  );
 });
 
 describe('the per-address limit', () => {
@@ -188,7 +196,10 @@ describe('the captcha after repeated failures', () => {
 describe('the site-wide limit and the log', () => {
   it('refuses password sign-ins beyond it without a captcha provider (one warning per window), asks the captcha with one, and logs failures without the email', async () => {
     const lines: string[] = [];
-    const api = await ownApi({ SIGNIN_LIMIT_GLOBAL: '3', SIGNIN_CAPTCHA_AFTER: '100' }, createLogger('info', (l) => lines.push(l)));
+    const api = await ownApi(
+      { SIGNIN_LIMIT_GLOBAL: '3', SIGNIN_CAPTCHA_AFTER: '100' },
+      createLogger('info', (l) => lines.push(l)),
+    );
     const email = uniqueEmail('global');
     await createUser(api.deps.store, { email, password: PASSWORD });
     await awayFromWindowEdge();
@@ -216,7 +227,10 @@ describe('the site-wide limit and the log', () => {
     const { agent, page, csrf } = await atLogin(api, '192.0.2.60');
     expect(page).toContain('data-pow');
     const info = (await (await agent.request('/login/captcha', { headers: { 'x-forwarded-for': '192.0.2.60' } })).json()) as Json;
-    const ok = await agent.request('/login', form({ email, password: PASSWORD, csrf, pow_challenge: info.pow_challenge, pow_nonce: solvePow(info.pow_challenge, 8) }, '192.0.2.60'));
+    const ok = await agent.request(
+      '/login',
+      form({ email, password: PASSWORD, csrf, pow_challenge: info.pow_challenge, pow_nonce: solvePow(info.pow_challenge, 8) }, '192.0.2.60'),
+    );
     expect(ok.status).toBe(303);
     expect(ok.headers.get('location')).toBe('/account');
   });

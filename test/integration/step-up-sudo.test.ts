@@ -25,7 +25,8 @@ import { newRp, type FixtureRp } from '../../tools/fixtures/clients.js';
 const PASSWORD = 'step-up sudo password';
 const REDIRECT = 'https://sudo-page-rp.example/cb';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
-const OPT_IN = /<input type="checkbox" name="sudo" value="yes" data-step-up-sudo> Don&#39;t ask again for (\d+) minutes|<input type="checkbox" name="sudo" value="yes" data-step-up-sudo> Don't ask again for (\d+) minutes/;
+const OPT_IN =
+  /<input type="checkbox" name="sudo" value="yes" data-step-up-sudo> Don&#39;t ask again for (\d+) minutes|<input type="checkbox" name="sudo" value="yes" data-step-up-sudo> Don't ask again for (\d+) minutes/;
 
 let api: RunningApi;
 let issuer: string;
@@ -79,7 +80,8 @@ async function openPage(url: string, who: Who) {
   let step = await who.agent.get(url);
   if (new URL(step.url).pathname === '/login') {
     step = await who.agent.signIn(step, who.email, PASSWORD);
-    if (new URL(step.url).pathname === '/login/second-factor') step = await who.agent.submit(await step.res.text(), '/login/second-factor', { code: who.backupCodes.pop()! });
+    if (new URL(step.url).pathname === '/login/second-factor')
+      step = await who.agent.submit(await step.res.text(), '/login/second-factor', { code: who.backupCodes.pop()! });
   }
   expect(new URL(step.url).pathname).toBe('/oauth/2fa');
   return step.res.text();
@@ -166,12 +168,16 @@ describe('sudo mode on the confirmation page', () => {
     const who = await signedInUser();
     await confirmWithFactor(rp, who, true);
     // An access token of this browser session (its sid claim) from the code flow.
-    const authz = await who.agent.get(`/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope: 'openid' }))}`);
+    const authz = await who.agent.get(
+      `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope: 'openid' }))}`,
+    );
     const consented = authz.external ? authz : await who.agent.submit(await authz.res.text(), '/consent', { decision: 'allow' });
     const tokenRes = await fetch(`${issuer}/api/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: rp.basic },
-      body: new URLSearchParams(withVerifier({ grant_type: 'authorization_code', code: consented.external!.searchParams.get('code')!, redirect_uri: REDIRECT })),
+      body: new URLSearchParams(
+        withVerifier({ grant_type: 'authorization_code', code: consented.external!.searchParams.get('code')!, redirect_uri: REDIRECT }),
+      ),
     });
     const accessToken = ((await tokenRes.json()) as Json).access_token as string;
 

@@ -71,7 +71,8 @@ async function openPage(url: string, who: { email: string; backupCodes: string[]
   let step = await agent.get(url);
   if (new URL(step.url).pathname === '/login') {
     step = await agent.signIn(step, who.email, PASSWORD);
-    if (new URL(step.url).pathname === '/login/second-factor') step = await agent.submit(await step.res.text(), '/login/second-factor', { code: who.backupCodes.pop()! });
+    if (new URL(step.url).pathname === '/login/second-factor')
+      step = await agent.submit(await step.res.text(), '/login/second-factor', { code: who.backupCodes.pop()! });
   }
   expect(new URL(step.url).pathname).toBe('/oauth/2fa');
   return { agent, res: step.res, page: await step.res.text() };
@@ -97,13 +98,31 @@ describe('POST /api/oauth/2fa/challenges', () => {
     const { res, body } = await createChallenge(rp);
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(body).toEqual({ challenge_id: expect.stringMatching(/^[0-9a-f-]{36}$/), expires_at: expect.any(Number), url: `${issuer}/oauth/2fa?challenge_id=${body.challenge_id}&state=st%2F1` });
+    expect(body).toEqual({
+      challenge_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      expires_at: expect.any(Number),
+      url: `${issuer}/oauth/2fa?challenge_id=${body.challenge_id}&state=st%2F1`,
+    });
     expect(body.expires_at).toBeGreaterThanOrEqual(before + 600);
     expect(body.expires_at).toBeLessThanOrEqual(before + 602);
     const doc = (await findStepUpChallenge(api.deps.store, body.challenge_id))!;
-    expect(doc).toMatchObject({ clientId: rp.id, redirectUri: REDIRECT, state: 'st/1', action: 'Transfer 100 EUR to <Mallory> & co', nonce: 'n-123', requireCaptcha: false, status: 'created' });
+    expect(doc).toMatchObject({
+      clientId: rp.id,
+      redirectUri: REDIRECT,
+      state: 'st/1',
+      action: 'Transfer 100 EUR to <Mallory> & co',
+      nonce: 'n-123',
+      requireCaptcha: false,
+      status: 'created',
+    });
     const info = await (await fetch(`${issuer}/api/oauth/2fa/info?challenge_id=${body.challenge_id}`)).json();
-    expect(info).toEqual({ captcha_required: false, captcha_provider: 'none', captcha_site_key: null, action: 'Transfer 100 EUR to <Mallory> & co', client_name: 'Bank <RP>' });
+    expect(info).toEqual({
+      captcha_required: false,
+      captcha_provider: 'none',
+      captcha_site_key: null,
+      action: 'Transfer 100 EUR to <Mallory> & co',
+      client_name: 'Bank <RP>',
+    });
     // Without state, the url carries none.
     const { body: noState } = await createChallenge(rp, { state: undefined, require_captcha: true });
     expect(noState.url).toBe(`${issuer}/oauth/2fa?challenge_id=${noState.challenge_id}`);
@@ -111,7 +130,11 @@ describe('POST /api/oauth/2fa/challenges', () => {
   });
 
   it('accepts client_id and client_secret in the JSON body', async () => {
-    const { client, clientSecret } = await createClient(api.deps.store, { name: 'Body RP', allowedScopes: ['openid'], redirectUris: [{ type: 'equals', value: REDIRECT }] });
+    const { client, clientSecret } = await createClient(api.deps.store, {
+      name: 'Body RP',
+      allowedScopes: ['openid'],
+      redirectUris: [{ type: 'equals', value: REDIRECT }],
+    });
     const { res } = await createChallenge({ id: client._id, body: { client_id: client._id, client_secret: clientSecret! }, headers: {} });
     expect(res.status).toBe(201);
     const wrong = await createChallenge({ id: client._id, body: { client_id: client._id, client_secret: 'nope' }, headers: {} });
@@ -190,7 +213,14 @@ describe('the confirmation page and verify', () => {
     const before = Math.floor(Date.now() / 1000);
     const ok = await verify(rp, { code });
     expect(ok.res.status).toBe(200);
-    expect(ok.body).toEqual({ user_id: who.id, client_id: rp.id, verified_at: expect.any(Number), action: 'Transfer 100 EUR to <Mallory> & co', nonce: 'n-123', method: 'totp' });
+    expect(ok.body).toEqual({
+      user_id: who.id,
+      client_id: rp.id,
+      verified_at: expect.any(Number),
+      action: 'Transfer 100 EUR to <Mallory> & co',
+      nonce: 'n-123',
+      method: 'totp',
+    });
     expect(Math.abs(ok.body.verified_at - before)).toBeLessThanOrEqual(5);
     // Replayed.
     const again = await verify(rp, { code });
@@ -202,7 +232,9 @@ describe('the confirmation page and verify', () => {
     await eventually(async () => expect((await handle.describe()).status.name).toBe('COMPLETED'));
     expect(await handle.result()).toBe('redeemed');
     // Payloads are base64 JSON: decoded, so the check reads what the history holds.
-    const history = JSON.stringify(await handle.fetchHistory(), (key, value) => (key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value));
+    const history = JSON.stringify(await handle.fetchHistory(), (key, value) =>
+      key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
+    );
     expect(history).toContain(hashSecret(code)); // the decoding works
     for (const secret of [totp, code, ...backupCodes]) expect(history).not.toContain(secret);
     const desc = await handle.describe();
@@ -394,8 +426,17 @@ describe('the StepUpChallenge workflow timers', () => {
     const challengeId = crypto.randomUUID();
     const now = Date.now();
     await insertStepUpChallenge(api.deps.store, {
-      _id: challengeId, clientId, redirectUri: REDIRECT, state: null, codeChallenge: null, action: 'short', nonce: '', requireCaptcha: false,
-      status: 'created', createdAt: new Date(now), expiresAt: new Date(now + expiresInMs),
+      _id: challengeId,
+      clientId,
+      redirectUri: REDIRECT,
+      state: null,
+      codeChallenge: null,
+      action: 'short',
+      nonce: '',
+      requireCaptcha: false,
+      status: 'created',
+      createdAt: new Date(now),
+      expiresAt: new Date(now + expiresInMs),
     });
     const handle = await temporal.workflow.start<typeof stepUpChallenge>('stepUpChallenge', {
       workflowId: stepUpWorkflowId(challengeId),
@@ -410,7 +451,7 @@ describe('the StepUpChallenge workflow timers', () => {
     const { challengeId, handle } = await startShort(rp.id, 1000, 60_000);
     expect(await handle.result()).toBe('expired');
     expect((await stepUpChallenges(api.deps.store).findOne({ _id: challengeId }))?.status).toBe('expired');
-    expect((await stepUpAudit(api.deps.store).findOne({ _id: `${challengeId}:expired` }))).toMatchObject({ clientId: rp.id, result: 'expired', userId: null });
+    expect(await stepUpAudit(api.deps.store).findOne({ _id: `${challengeId}:expired` })).toMatchObject({ clientId: rp.id, result: 'expired', userId: null });
   });
 
   it('an issued code expires: verify refuses it', async () => {
@@ -432,7 +473,12 @@ describe('challenge lifetime (STEP_UP_CHALLENGE_TTL_SECONDS) and an api on its o
   it('a challenge lives as configured, and its workflow writes into the api database', async () => {
     const own = await startTestApi({ STEP_UP_CHALLENGE_TTL_SECONDS: '2', MONGODB_DATABASE: 'keyflow_test_stepup_ttl' });
     try {
-      const { client, clientSecret } = await createClient(own.deps.store, { name: 'Short', allowedScopes: ['openid'], redirectUris: [{ type: 'equals', value: REDIRECT }], isVerified: true });
+      const { client, clientSecret } = await createClient(own.deps.store, {
+        name: 'Short',
+        allowedScopes: ['openid'],
+        redirectUris: [{ type: 'equals', value: REDIRECT }],
+        isVerified: true,
+      });
       const before = Date.now();
       const res = await fetch(`${own.deps.config.issuer}/api/oauth/2fa/challenges`, {
         method: 'POST',
@@ -446,7 +492,11 @@ describe('challenge lifetime (STEP_UP_CHALLENGE_TTL_SECONDS) and an api on its o
       expect(await handle.result()).toBe('expired');
       // The projection and the audit record are in the api's database, not the worker's.
       expect((await stepUpChallenges(own.deps.store).findOne({ _id: body.challenge_id }))?.status).toBe('expired');
-      expect(await stepUpAudit(own.deps.store).findOne({ _id: `${body.challenge_id}:expired` })).toMatchObject({ clientId: client._id, action: 'short-lived', result: 'expired' });
+      expect(await stepUpAudit(own.deps.store).findOne({ _id: `${body.challenge_id}:expired` })).toMatchObject({
+        clientId: client._id,
+        action: 'short-lived',
+        result: 'expired',
+      });
       expect(await stepUpChallenges(api.deps.store).findOne({ _id: body.challenge_id })).toBeNull();
       const page = await fetch(`${own.deps.config.issuer}/oauth/2fa?challenge_id=${body.challenge_id}`, { redirect: 'manual' });
       expect(page.status).toBe(400);

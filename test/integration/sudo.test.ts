@@ -55,7 +55,9 @@ async function signedIn() {
   const rp = await newRp(api.deps, RP);
   const { email, user } = await newUser(api.deps, { prefix: 'sudo', password: PASSWORD });
   const agent = new HttpUser(issuer);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope: 'openid' }))}`);
+  let step = await agent.get(
+    `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope: 'openid' }))}`,
+  );
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const code = step.external!.searchParams.get('code')!;
@@ -109,10 +111,16 @@ describe('sudo windows', () => {
     expect(description.typedSearchAttributes.get(SearchAttributes.userId)).toBe(key.userId);
     expect(description.typedSearchAttributes.get(SearchAttributes.state)).toBe('active');
     expect(await handle.query(sudoActiveQuery)).toBe(true);
-    await eventually(async () => {
-      const r = await runCli(['flows', 'list', '--user', key.userId]);
-      expect(JSON.parse(r.stdout)).toContainEqual(expect.objectContaining({ workflowId: opened!.windowId, type: 'sudoWindow', state: 'active', clientId: key.clientId, userId: key.userId }));
-    }, 15_000, 500);
+    await eventually(
+      async () => {
+        const r = await runCli(['flows', 'list', '--user', key.userId]);
+        expect(JSON.parse(r.stdout)).toContainEqual(
+          expect.objectContaining({ workflowId: opened!.windowId, type: 'sudoWindow', state: 'active', clientId: key.clientId, userId: key.userId }),
+        );
+      },
+      15_000,
+      500,
+    );
 
     expect(await revokeSudoWindow(deps, key)).toBe(true);
     expect(await finalState(opened!.windowId)).toBe('revoked');
@@ -158,7 +166,11 @@ describe('sudo windows', () => {
     const bad = await revokeRequest({ client: rp.id }, accessToken);
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: 'invalid_request', error_description: expect.any(String) });
-    const badJson = await fetch(`${issuer}/api/oauth/2fa/sudo/revoke`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` }, body: '{' });
+    const badJson = await fetch(`${issuer}/api/oauth/2fa/sudo/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
+      body: '{',
+    });
     expect(badJson.status).toBe(400);
     expect(((await badJson.json()) as Json).error).toBe('invalid_request');
     expect((await revokeRequest({ client_id: rp.id }, 'not-a-token')).status).toBe(401);

@@ -23,9 +23,40 @@ const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir,
 
 /** A P-256 key and a certificate for `cn` signed by the test CA, with the given extensions. */
 function issue(name: string, cn: string, extensions: string): void {
-  openssl('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
+  openssl(
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    `/CN=${cn}`,
+  );
   fs.writeFileSync(file(`${name}.ext`), extensions);
-  openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', `0x${Date.now().toString(16)}`, '-days', '1', '-out', `${name}.pem`, '-extfile', `${name}.ext`);
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-set_serial',
+    `0x${Date.now().toString(16)}`,
+    '-days',
+    '1',
+    '-out',
+    `${name}.pem`,
+    '-extfile',
+    `${name}.ext`,
+  );
 }
 
 let mtlsProxy: tls.Server;
@@ -40,8 +71,27 @@ const API_KEY = 'test-temporal-api-key';
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyflow-temporal-tls-'));
-  openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=Keyflow test CA',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=Keyflow test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
   issue('server', 'localhost', 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost\n');
   issue('client', 'keyflow-test-client', 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n');
   const serverTls = { key: fs.readFileSync(file('server.key')), cert: fs.readFileSync(file('server.pem')), ALPNProtocols: ['h2'] };
@@ -95,7 +145,7 @@ const mtlsEnv = () => ({
 const temporalOf = (env: Record<string, string>): Config['temporal'] => testConfig(env).temporal;
 
 describe('a Temporal that requires a client certificate', () => {
-  it('the api\'s client and its health probe present the configured certificate and reach Temporal', async () => {
+  it("the api's client and its health probe present the configured certificate and reach Temporal", async () => {
     const handle = lazyTemporalClient({ temporal: temporalOf(mtlsEnv()) });
     try {
       const before = presented.length;
@@ -108,7 +158,7 @@ describe('a Temporal that requires a client certificate', () => {
     }
   }, 30_000);
 
-  it('the worker\'s native connection presents it too', async () => {
+  it("the worker's native connection presents it too", async () => {
     const before = presented.length;
     const connection = await NativeConnection.connect(temporalConnectionOptions(temporalOf(mtlsEnv())));
     try {
@@ -139,7 +189,12 @@ describe('a Temporal that requires a client certificate', () => {
 });
 
 describe('a Temporal that requires an API key', () => {
-  const keyEnv = (apiKey: string) => ({ TEMPORAL_ADDRESS: `127.0.0.1:${keyPort}`, TEMPORAL_TLS_CA: file('ca.pem'), TEMPORAL_TLS_SERVER_NAME: 'localhost', TEMPORAL_API_KEY: apiKey });
+  const keyEnv = (apiKey: string) => ({
+    TEMPORAL_ADDRESS: `127.0.0.1:${keyPort}`,
+    TEMPORAL_TLS_CA: file('ca.pem'),
+    TEMPORAL_TLS_SERVER_NAME: 'localhost',
+    TEMPORAL_API_KEY: apiKey,
+  });
 
   it('the health probe sends the configured key as a bearer token, over TLS', async () => {
     const handle = lazyTemporalClient({ temporal: temporalOf(keyEnv(API_KEY)) });

@@ -36,9 +36,13 @@ const RP: NewClientInput = {
 };
 
 async function post(path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) {
-  const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
+  const res = await fetch(`${issuer}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(body),
+  });
   const text = await res.text();
-  return { res, body: (text ? JSON.parse(text) : null) };
+  return { res, body: text ? JSON.parse(text) : null };
 }
 
 const payload = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString());
@@ -50,7 +54,9 @@ async function tokensFor(rp: FixtureRp, scope: string) {
   const user = await createUser(api.deps.store, { email, password: PASSWORD });
   const agent = new HttpUser(issuer);
   const verifier = newSecret();
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' })}`);
+  let step = await agent.get(
+    `/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' })}`,
+  );
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const code = step.external!.searchParams.get('code')!;
@@ -72,7 +78,11 @@ describe('token exchange', () => {
   });
 
   it('exchanges a token issued to the client for a narrower one with a limited audience', async () => {
-    const { res, body } = await exchange(rp, subject.access_token, [['scope', 'openid'], ['resource', API], ['audience', BILLING]]);
+    const { res, body } = await exchange(rp, subject.access_token, [
+      ['scope', 'openid'],
+      ['resource', API],
+      ['audience', BILLING],
+    ]);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(body).toEqual({ access_token: expect.any(String), issued_token_type: ACCESS_TOKEN, token_type: 'Bearer', expires_in: 3600, scope: 'openid' });
@@ -110,7 +120,15 @@ describe('token exchange', () => {
   it('refuses a resource or audience the requester does not list: invalid_target', async () => {
     const listsApi = await newRp(api.deps, { ...RP, allowedResources: [API] });
     const { tokens } = await tokensFor(listsApi, 'openid profile');
-    for (const extra of [[['resource', BILLING]], [['audience', BILLING]], [['resource', API], ['audience', 'billing']], [['audience', 'https://elsewhere.example/']]] as [string, string][][]) {
+    for (const extra of [
+      [['resource', BILLING]],
+      [['audience', BILLING]],
+      [
+        ['resource', API],
+        ['audience', 'billing'],
+      ],
+      [['audience', 'https://elsewhere.example/']],
+    ] as [string, string][][]) {
       const r = await exchange(listsApi, tokens.access_token, extra);
       expect([extra, r.res.status, r.body]).toEqual([extra, 400, { error: 'invalid_target', error_description: expect.any(String) }]);
     }
@@ -140,7 +158,12 @@ describe('token exchange', () => {
     const { tokens, userId: sub } = await tokensFor(owner, `openid profile app:${requester.id}:*`);
     const { res, body } = await exchange(requester, tokens.access_token, [['scope', 'openid profile']]);
     expect(res.status).toBe(200);
-    expect(payload(body.access_token)).toMatchObject({ sub, client_id: requester.id, scope: 'openid profile', grant_id: payload(tokens.access_token).grant_id });
+    expect(payload(body.access_token)).toMatchObject({
+      sub,
+      client_id: requester.id,
+      scope: 'openid profile',
+      grant_id: payload(tokens.access_token).grant_id,
+    });
     // A third client is not named by it.
     const third = await newRp(api.deps, RP);
     expect((await exchange(third, tokens.access_token)).body.error).toBe('invalid_grant');
@@ -166,13 +189,26 @@ describe('token exchange', () => {
   });
 
   it('refuses other subject_token_types, a missing subject_token, actor tokens: invalid_request', async () => {
-    for (const type of ['urn:ietf:params:oauth:token-type:refresh_token', 'urn:ietf:params:oauth:token-type:id_token', 'urn:ietf:params:oauth:token-type:jwt']) {
+    for (const type of [
+      'urn:ietf:params:oauth:token-type:refresh_token',
+      'urn:ietf:params:oauth:token-type:id_token',
+      'urn:ietf:params:oauth:token-type:jwt',
+    ]) {
       const r = await post('/api/oauth/token', { grant_type: GRANT, subject_token: subject.access_token, subject_token_type: type }, rp.headers);
       expect([r.res.status, r.body]).toEqual([400, { error: 'invalid_request', error_description: expect.any(String) }]);
     }
     expect((await post('/api/oauth/token', { grant_type: GRANT, subject_token_type: ACCESS_TOKEN }, rp.headers)).body.error).toBe('invalid_request');
-    expect((await exchange(rp, subject.access_token, [['actor_token', 'x'], ['actor_token_type', ACCESS_TOKEN]])).body.error).toBe('invalid_request');
-    expect((await exchange(rp, subject.access_token, [['requested_token_type', 'urn:ietf:params:oauth:token-type:refresh_token']])).body.error).toBe('invalid_request');
+    expect(
+      (
+        await exchange(rp, subject.access_token, [
+          ['actor_token', 'x'],
+          ['actor_token_type', ACCESS_TOKEN],
+        ])
+      ).body.error,
+    ).toBe('invalid_request');
+    expect((await exchange(rp, subject.access_token, [['requested_token_type', 'urn:ietf:params:oauth:token-type:refresh_token']])).body.error).toBe(
+      'invalid_request',
+    );
   });
 
   it('refuses an invalid subject token (invalid_grant), a bad resource (invalid_target), public and unauthenticated clients', async () => {

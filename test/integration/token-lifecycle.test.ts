@@ -38,9 +38,13 @@ const RP: NewClientInput = {
 };
 
 async function post(path: string, body: Record<string, string>, headers: Record<string, string>) {
-  const res = await fetch(`${issuer}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
+  const res = await fetch(`${issuer}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(body),
+  });
   const text = await res.text();
-  return { res, body: (text ? JSON.parse(text) : null) };
+  return { res, body: text ? JSON.parse(text) : null };
 }
 
 /** Signs a new user in and returns the first token response (with offline_access). */
@@ -48,18 +52,26 @@ async function tokensFor(rp: FixtureRp, scope = 'openid profile offline_access',
   const { email, user } = await newUser(api.deps, { prefix: 'life', password: PASSWORD });
   const agent = new HttpUser(base);
   const verifier = newSecret();
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' })}`);
+  let step = await agent.get(
+    `/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' })}`,
+  );
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const code = step.external!.searchParams.get('code')!;
   const { body } = await (base === issuer
     ? post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, rp.headers)
-    : fetch(`${base}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.headers }, body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }) }).then(async (r) => ({ body: (await r.json()) as Json })));
+    : fetch(`${base}/api/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.headers },
+        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }),
+      }).then(async (r) => ({ body: (await r.json()) as Json })));
   return { tokens: body, userId: user._id };
 }
 
-const refresh = (rp: FixtureRp, token: string, extra: Record<string, string> = {}) => post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: token, ...extra }, rp.headers);
-const introspect = (rp: FixtureRp, token: string, hint?: string) => post('/api/oauth/introspect', { token, ...(hint ? { token_type_hint: hint } : {}) }, rp.headers);
+const refresh = (rp: FixtureRp, token: string, extra: Record<string, string> = {}) =>
+  post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: token, ...extra }, rp.headers);
+const introspect = (rp: FixtureRp, token: string, hint?: string) =>
+  post('/api/oauth/introspect', { token, ...(hint ? { token_type_hint: hint } : {}) }, rp.headers);
 const userinfo = (accessToken: string) => fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
 const grantIdOf = (accessToken: string) => JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()).grant_id as string;
 
@@ -78,14 +90,21 @@ describe('refresh families', () => {
     expect(description.typedSearchAttributes.get(SearchAttributes.state)).toBe('active');
     // `keyflow flows list` finds it by client and by user.
     const workflowId = familyWorkflowId(grantIdOf(tokens.access_token));
-    for (const filter of [['--client', rp.id], ['--user', userId]]) {
-      await eventually(async () => {
-        const r = await runCli(['flows', 'list', ...filter]);
-        expect(r.code).toBe(0);
-        expect(JSON.parse(r.stdout)).toContainEqual(
-          expect.objectContaining({ workflowId, type: 'refreshFamily', status: 'RUNNING', state: 'active', clientId: rp.id, userId }),
-        );
-      }, 15_000, 500);
+    for (const filter of [
+      ['--client', rp.id],
+      ['--user', userId],
+    ]) {
+      await eventually(
+        async () => {
+          const r = await runCli(['flows', 'list', ...filter]);
+          expect(r.code).toBe(0);
+          expect(JSON.parse(r.stdout)).toContainEqual(
+            expect.objectContaining({ workflowId, type: 'refreshFamily', status: 'RUNNING', state: 'active', clientId: rp.id, userId }),
+          );
+        },
+        15_000,
+        500,
+      );
     }
     // No token ever enters the workflow's history: only hashes.
     const history = JSON.stringify(await handle.fetchHistory());
@@ -189,7 +208,17 @@ describe('introspection', () => {
     const { tokens, userId } = await tokensFor(rp);
     const at = await introspect(rp, tokens.access_token);
     expect(at.res.headers.get('cache-control')).toBe('no-store');
-    expect(at.body).toMatchObject({ active: true, sub: userId, scope: 'openid profile offline_access', client_id: rp.id, token_type: 'Bearer', iss: issuer, aud: issuer, acr: 'pwd', amr: ['pwd'] });
+    expect(at.body).toMatchObject({
+      active: true,
+      sub: userId,
+      scope: 'openid profile offline_access',
+      client_id: rp.id,
+      token_type: 'Bearer',
+      iss: issuer,
+      aud: issuer,
+      acr: 'pwd',
+      amr: ['pwd'],
+    });
     for (const k of ['exp', 'iat', 'auth_time']) expect(typeof at.body[k]).toBe('number');
     // The hint is honoured for order but not trusted.
     expect((await introspect(rp, tokens.access_token, 'refresh_token')).body.active).toBe(true);

@@ -22,7 +22,11 @@ const REDIRECT = 'https://limited-rp.example/cb';
 let api: RunningApi;
 
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: `unauth_limits_${Date.now()}`, REQUEST_LIMIT_PER_IP: String(PER_IP), REQUEST_LIMIT_PER_CLIENT: String(PER_CLIENT) });
+  api = await startTestApi({
+    MONGODB_DATABASE: `unauth_limits_${Date.now()}`,
+    REQUEST_LIMIT_PER_IP: String(PER_IP),
+    REQUEST_LIMIT_PER_CLIENT: String(PER_CLIENT),
+  });
 });
 afterAll(async () => {
   await api.deps.store.db.dropDatabase();
@@ -50,7 +54,13 @@ const ENDPOINTS: Endpoint[] = [
     path: '/api/oauth/par',
     ok: 201,
     collection: 'par_requests',
-    params: () => ({ response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', code_challenge: s256Challenge(newSecret()), code_challenge_method: 'S256' }),
+    params: () => ({
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      scope: 'openid',
+      code_challenge: s256Challenge(newSecret()),
+      code_challenge_method: 'S256',
+    }),
   },
 ];
 
@@ -121,7 +131,9 @@ describe('GET /api/oauth/2fa/info', () => {
       const powChallenges = () => api.deps.store.db.collection('replay_guards').countDocuments({ _id: { $regex: `^pow-issued:${id}:` } } as never);
       await awayFromWindowEdge(60_000, 20_000);
       const address = freshAddress();
-      const counts = await burst(Array.from({ length: 10 }, () => fetch(`${api.url}/api/oauth/2fa/info?challenge_id=${id}`, { headers: { 'x-forwarded-for': address } })));
+      const counts = await burst(
+        Array.from({ length: 10 }, () => fetch(`${api.url}/api/oauth/2fa/info?challenge_id=${id}`, { headers: { 'x-forwarded-for': address } })),
+      );
       expect(counts[200]).toBe(PER_IP);
       expect((counts[200] ?? 0) + (counts[429] ?? 0)).toBe(10);
       expect(await powChallenges()).toBe(counts[200] ?? 0);
@@ -134,12 +146,17 @@ describe('GET /api/oauth/2fa/info', () => {
 
 describe('GET /.well-known/webfinger', () => {
   const webfinger = (address: string) =>
-    fetch(`${api.url}/.well-known/webfinger?resource=${encodeURIComponent(`acct:someone@${new URL(api.url).host}`)}`, { headers: { 'x-forwarded-for': address } });
+    fetch(`${api.url}/.well-known/webfinger?resource=${encodeURIComponent(`acct:someone@${new URL(api.url).host}`)}`, {
+      headers: { 'x-forwarded-for': address },
+    });
 
   it(`10 at once from one address: ${PER_IP} answered, the rest 429 (readable cross-origin); another address is not affected`, async () => {
     await awayFromWindowEdge(60_000, 20_000);
     const address = freshAddress();
-    const counts = await burst(Array.from({ length: 10 }, () => webfinger(address)), true);
+    const counts = await burst(
+      Array.from({ length: 10 }, () => webfinger(address)),
+      true,
+    );
     expect(counts[200]).toBe(PER_IP);
     expect((counts[200] ?? 0) + (counts[429] ?? 0)).toBe(10);
     expect((await webfinger(freshAddress())).status).toBe(200);
@@ -147,11 +164,17 @@ describe('GET /.well-known/webfinger', () => {
 
   it('counts the addresses of one IPv6 /64 together, and an IPv4-mapped address as its IPv4 address', async () => {
     await awayFromWindowEdge(60_000, 20_000);
-    const v6 = await burst(Array.from({ length: 10 }, (_, i) => webfinger(`2001:db8:5:6:${i + 1}::1`)), true);
+    const v6 = await burst(
+      Array.from({ length: 10 }, (_, i) => webfinger(`2001:db8:5:6:${i + 1}::1`)),
+      true,
+    );
     expect(v6[200]).toBe(PER_IP);
     expect((await webfinger('2001:db8:5:7::1')).status).toBe(200);
     const v4 = freshAddress();
-    const mixed = await burst(Array.from({ length: 10 }, (_, i) => webfinger(i % 2 ? v4 : `::ffff:${v4}`)), true);
+    const mixed = await burst(
+      Array.from({ length: 10 }, (_, i) => webfinger(i % 2 ? v4 : `::ffff:${v4}`)),
+      true,
+    );
     expect(mixed[200]).toBe(PER_IP);
   });
 });

@@ -38,9 +38,18 @@ afterAll(async () => {
 
 let n = 0;
 /** A webhook on its own receiver path; the receiver learns its secret. */
-async function hook(events: string[], opts: { userId?: string; url?: string; scope?: 'user' | 'admin' } = {}): Promise<{ webhook: WebhookDoc; secret: string; path: string }> {
+async function hook(
+  events: string[],
+  opts: { userId?: string; url?: string; scope?: 'user' | 'admin' } = {},
+): Promise<{ webhook: WebhookDoc; secret: string; path: string }> {
   const path = `/hook-${++n}`;
-  const created = await createWebhook(api.deps.store, api.deps.kek, { scope: opts.scope ?? 'user', ownerUserId: opts.userId ?? USER, name: `hook ${n}`, url: opts.url ?? `${receiver.url}${path}`, events });
+  const created = await createWebhook(api.deps.store, api.deps.kek, {
+    scope: opts.scope ?? 'user',
+    ownerUserId: opts.userId ?? USER,
+    name: `hook ${n}`,
+    url: opts.url ?? `${receiver.url}${path}`,
+    events,
+  });
   receiver.secrets.set(path, created.secret);
   return { ...created, path };
 }
@@ -72,7 +81,9 @@ describe('a delivery', () => {
     // The workflow is findable by its delivery id, and its history holds no secret.
     const handle = temporal.workflow.getHandle(webhookDeliveryWorkflowId(record!._id));
     expect(await handle.result()).toMatchObject({ state: 'success', statusCode: 200 });
-    const history = JSON.stringify(await handle.fetchHistory(), (key, value) => (key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value));
+    const history = JSON.stringify(await handle.fetchHistory(), (key, value) =>
+      key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
+    );
     expect(history).toContain(h.webhook._id);
     expect(history).not.toContain(h.secret);
   }, 60_000);
@@ -150,7 +161,12 @@ describe('subscriptions', () => {
     await api.deps.events.idle();
     // Give stray deliveries the time they would need, then check none came.
     await new Promise((r) => setTimeout(r, 1500));
-    expect(receiver.at(all.path).map((d) => d.body.event).sort()).toEqual(['app.created', 'profile.updated']);
+    expect(
+      receiver
+        .at(all.path)
+        .map((d) => d.body.event)
+        .sort(),
+    ).toEqual(['app.created', 'profile.updated']);
     expect(receiver.at(apps.path).map((d) => d.body.event)).toEqual(['app.created']);
     expect(receiver.at(profile.path).map((d) => d.body.event)).toEqual(['profile.updated']);
     expect(receiver.at(inactive.path)).toEqual([]);
@@ -191,7 +207,16 @@ describe('history and durability', () => {
   it('an event left in the outbox is delivered by the sweep, once', async () => {
     const h = await hook(['app.created']);
     // As a process that crashed after making the event durable: in the outbox, never dispatched.
-    const event = { _id: crypto.randomUUID(), name: 'app.created' as const, scope: 'user' as const, userId: USER, timestamp: Math.floor(Date.now() / 1000), data: { app_id: 'swept' }, actor, createdAt: new Date(Date.now() - 60_000) };
+    const event = {
+      _id: crypto.randomUUID(),
+      name: 'app.created' as const,
+      scope: 'user' as const,
+      userId: USER,
+      timestamp: Math.floor(Date.now() / 1000),
+      data: { app_id: 'swept' },
+      actor,
+      createdAt: new Date(Date.now() - 60_000),
+    };
     await webhookOutbox(api.deps.store).insertOne(event);
     expect(await api.deps.events.sweep()).toBeGreaterThanOrEqual(1);
     // A second dispatch of the same event (two processes sweeping) starts nothing new.
@@ -205,10 +230,10 @@ describe('history and durability', () => {
   }, 60_000);
 });
 
-describe('what a test ping shows of the receiver\'s answer', () => {
+describe("what a test ping shows of the receiver's answer", () => {
   const answer = (internal: boolean) => ({ body: Buffer.from(`pong ${'x'.repeat(5000)}`), internal });
 
-  it('a public receiver: its body, cut at 4,096 characters (a test ping\'s result)', () => {
+  it("a public receiver: its body, cut at 4,096 characters (a test ping's result)", () => {
     expect(shownResponseBody(true, answer(false))).toBe(`pong ${'x'.repeat(4091)}`);
   });
 

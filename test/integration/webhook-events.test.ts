@@ -41,7 +41,13 @@ let n = 0;
 /** A webhook on its own receiver path (user webhooks need `userId`). */
 async function hook(events: string[], userId: string | null): Promise<string> {
   const path = `/events-${++n}`;
-  const { secret } = await createWebhook(api.deps.store, api.deps.kek, { scope: userId ? 'user' : 'admin', ownerUserId: userId, name: `hook ${n}`, url: `${receiver.url}${path}`, events });
+  const { secret } = await createWebhook(api.deps.store, api.deps.kek, {
+    scope: userId ? 'user' : 'admin',
+    ownerUserId: userId,
+    name: `hook ${n}`,
+    url: `${receiver.url}${path}`,
+    events,
+  });
   receiver.secrets.set(path, secret);
   return path;
 }
@@ -91,9 +97,15 @@ describe('app events from the app API', () => {
 
     // Changing redirect URIs and rotating the secret need a recent second factor: an OAuth token with acr=mfa.
     const totp = generateSecret();
-    await api.deps.store.users.updateOne({ _id: u.user._id }, { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(totp), `totp:${u.user._id}`), lastTimeStep: null, enabledAt: new Date() } } });
+    await api.deps.store.users.updateOne(
+      { _id: u.user._id },
+      { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(totp), `totp:${u.user._id}`), lastTimeStep: null, enabledAt: new Date() } } },
+    );
     const mfaToken = await oauthToken(u.email, totp);
-    const patched = await call(mfaToken, 'PATCH', `/api/oauth/me/apps/${id}`, { name: 'Evented v2', redirect_uris: ['https://evented.example/cb', 'https://evented.example/cb2'] });
+    const patched = await call(mfaToken, 'PATCH', `/api/oauth/me/apps/${id}`, {
+      name: 'Evented v2',
+      redirect_uris: ['https://evented.example/cb', 'https://evented.example/cb2'],
+    });
     expect(patched.res.status).toBe(200);
     got = await received(u.specific, 2);
     expect(got[1]!.body.event).toBe('app.updated');
@@ -134,7 +146,12 @@ describe('app events from the /account/apps pages', () => {
     expect(got[0]!.body.data).toEqual({ app_id: id, name: 'Page app' });
 
     const edit = await (await agent.get(`/account/apps/${id}/edit`)).res.text();
-    await agent.submit(edit, `/account/apps/${id}/edit`, { name: 'Page app', description: 'now described', redirect_uris: 'https://page-events.example/cb', backchannel_logout_uri: 'https://page-events.example/bcl' });
+    await agent.submit(edit, `/account/apps/${id}/edit`, {
+      name: 'Page app',
+      description: 'now described',
+      redirect_uris: 'https://page-events.example/cb',
+      backchannel_logout_uri: 'https://page-events.example/bcl',
+    });
     got = await received(u.specific, 2);
     expect(got[1]!.body.event).toBe('app.updated');
     expect(got[1]!.body.data).toEqual({ app_id: id, name: 'Page app', changed: ['description', 'backchannel_logout_uri'] });
@@ -160,7 +177,11 @@ describe('app events from the /account/apps pages', () => {
 describe('app events from dynamic registration (RFC 7591/7592)', () => {
   it('registering, updating and deleting a client emit to the owner (the initial access token user)', async () => {
     const u = await userWithHooks(['app.created', 'app.updated', 'app.deleted']);
-    const reg = await call(await u.pat(['apps:write']), 'POST', '/api/oauth/register', { client_name: 'Registered', redirect_uris: ['https://registered-events.example/cb'], scope: 'openid' });
+    const reg = await call(await u.pat(['apps:write']), 'POST', '/api/oauth/register', {
+      client_name: 'Registered',
+      redirect_uris: ['https://registered-events.example/cb'],
+      scope: 'openid',
+    });
     expect(reg.res.status).toBe(201);
     const doc = reg.body;
     let got = await received(u.specific, 1);
@@ -233,7 +254,11 @@ describe('admin.config.update from the operator CLI', () => {
     expect(set.stderr).toBe('');
     expect(set.code).toBe(0);
     let got = await received(specific, 1);
-    expect(got[0]!.body).toEqual({ event: 'admin.config.update', timestamp: expect.any(Number), data: { changed: ['pow_difficulty'], values: { pow_difficulty: difficulty } } });
+    expect(got[0]!.body).toEqual({
+      event: 'admin.config.update',
+      timestamp: expect.any(Number),
+      data: { changed: ['pow_difficulty'], values: { pow_difficulty: difficulty } },
+    });
 
     const secretValue = `captcha-secret-${Date.now().toString(36)}`;
     const secretSet = await runCli(['config', 'set', 'captcha_secret_key', secretValue], env);
@@ -282,15 +307,26 @@ describe('admin.config.update from the operator CLI', () => {
 /** An OAuth access token (apps:read apps:write) from a sign-in with a second factor (acr=mfa). */
 async function oauthToken(email: string, totpSecret: string): Promise<string> {
   const redirect = 'https://events-rp.example/cb';
-  const { client, clientSecret } = await createClient(api.deps.store, { name: 'Events RP', redirectUris: [{ type: 'equals', value: redirect }], allowedScopes: ['openid', 'apps:read', 'apps:write'], idTokenSignedResponseAlg: 'RS256' });
+  const { client, clientSecret } = await createClient(api.deps.store, {
+    name: 'Events RP',
+    redirectUris: [{ type: 'equals', value: redirect }],
+    allowedScopes: ['openid', 'apps:read', 'apps:write'],
+    idTokenSignedResponseAlg: 'RS256',
+  });
   const agent = new HttpUser(issuer);
-  let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client._id, redirect_uri: redirect, scope: 'openid apps:read apps:write', acr_values: 'mfa' }))}`);
+  let step = await agent.get(
+    `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client._id, redirect_uri: redirect, scope: 'openid apps:read apps:write', acr_values: 'mfa' }))}`,
+  );
   if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
-  if (step.url.includes('/login/second-factor')) step = await agent.submit(await step.res.text(), '/login/second-factor', { code: await generate({ secret: totpSecret }) });
+  if (step.url.includes('/login/second-factor'))
+    step = await agent.submit(await step.res.text(), '/login/second-factor', { code: await generate({ secret: totpSecret }) });
   if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const res = await fetch(`${issuer}/api/oauth/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${encodeURIComponent(client._id)}:${encodeURIComponent(clientSecret!)}`).toString('base64')}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${encodeURIComponent(client._id)}:${encodeURIComponent(clientSecret!)}`).toString('base64')}`,
+    },
     body: new URLSearchParams(withVerifier({ grant_type: 'authorization_code', code: step.external!.searchParams.get('code')!, redirect_uri: redirect })),
   });
   return ((await res.json()) as Json).access_token;

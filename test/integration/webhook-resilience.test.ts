@@ -56,14 +56,18 @@ async function kill(child: ChildProcess): Promise<void> {
 
 /** Resolves once a worker polled this test's task queue in the last seconds. */
 async function workerPolling(): Promise<void> {
-  await eventually(async () => {
-    const { pollers } = await connection.workflowService.describeTaskQueue({
-      namespace: 'default',
-      taskQueue: { name: taskQueue },
-      taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-    });
-    expect(pollers.some((p) => Date.now() - Number(p.lastAccessTime?.seconds ?? 0) * 1000 < 3_000)).toBe(true);
-  }, 90_000, 250);
+  await eventually(
+    async () => {
+      const { pollers } = await connection.workflowService.describeTaskQueue({
+        namespace: 'default',
+        taskQueue: { name: taskQueue },
+        taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      });
+      expect(pollers.some((p) => Date.now() - Number(p.lastAccessTime?.seconds ?? 0) * 1000 < 3_000)).toBe(true);
+    },
+    90_000,
+    250,
+  );
 }
 
 /** A receiver that verifies each signature and answers 200 after RECEIVER_DELAY_MS. */
@@ -126,69 +130,93 @@ afterAll(async () => {
 });
 
 describe('webhook deliveries survive a killed worker', () => {
-  it('ends every event of a burst with one delivery record and a completed workflow', async () => {
-    const worker = startProcess('worker');
-    startProcess('api');
-    await eventually(async () => expect((await fetch(`${base}/readyz`)).status).toBe(200), 60_000, 250);
-    await workerPolling();
+  it(
+    'ends every event of a burst with one delivery record and a completed workflow',
+    async () => {
+      const worker = startProcess('worker');
+      startProcess('api');
+      await eventually(async () => expect((await fetch(`${base}/readyz`)).status).toBe(200), 60_000, 250);
+      await workerPolling();
 
-    const cfg = testConfig();
-    const user = await createUser(store, { email: uniqueEmail('wh-resil'), password: 'resilience password' });
-    const { token } = await createPersonalAccessToken(store, user._id, { name: 'burst', scope: ['profile:write'], expiresInDays: 1 });
-    const { webhook, secret } = await createWebhook(store, loadKek(cfg.kek, cfg.dataDir), { scope: 'user', ownerUserId: user._id, name: 'resilience', url: receiver.url, events: ['profile.updated'] });
-    receiver.secret = secret;
+      const cfg = testConfig();
+      const user = await createUser(store, { email: uniqueEmail('wh-resil'), password: 'resilience password' });
+      const { token } = await createPersonalAccessToken(store, user._id, { name: 'burst', scope: ['profile:write'], expiresInDays: 1 });
+      const { webhook, secret } = await createWebhook(store, loadKek(cfg.kek, cfg.dataDir), {
+        scope: 'user',
+        ownerUserId: user._id,
+        name: 'resilience',
+        url: receiver.url,
+        events: ['profile.updated'],
+      });
+      receiver.secret = secret;
 
-    // The burst: one profile change every 50 ms; the worker dies once ten deliveries reached the receiver.
-    let killed = false;
-    const statuses: number[] = [];
-    for (let i = 0; i < EVENTS; i++) {
-      const res = await fetch(`${base}/api/oauth/me/profile`, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Burst ${i}` }) });
-      statuses.push(res.status);
-      await res.arrayBuffer();
-      if (!killed && receiver.received.size >= 10) {
-        await kill(worker);
-        killed = true;
+      // The burst: one profile change every 50 ms; the worker dies once ten deliveries reached the receiver.
+      let killed = false;
+      const statuses: number[] = [];
+      for (let i = 0; i < EVENTS; i++) {
+        const res = await fetch(`${base}/api/oauth/me/profile`, {
+          method: 'PATCH',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `Burst ${i}` }),
+        });
+        statuses.push(res.status);
+        await res.arrayBuffer();
+        if (!killed && receiver.received.size >= 10) {
+          await kill(worker);
+          killed = true;
+        }
+        await new Promise((r) => setTimeout(r, 50));
       }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(statuses).toEqual(Array(EVENTS).fill(200));
-    if (!killed) await kill(worker);
-    const atKill = new Set(receiver.received.keys());
-    const receivedAtKill = atKill.size;
-    expect(receivedAtKill).toBeLessThan(EVENTS); // deliveries were still waiting when the worker died
-    startProcess('worker');
+      expect(statuses).toEqual(Array(EVENTS).fill(200));
+      if (!killed) await kill(worker);
+      const atKill = new Set(receiver.received.keys());
+      const receivedAtKill = atKill.size;
+      expect(receivedAtKill).toBeLessThan(EVENTS); // deliveries were still waiting when the worker died
+      startProcess('worker');
 
-    // Every event: one record (none missing), and its workflow completed.
-    const query = `WorkflowType = 'webhookDelivery' AND KeyflowUserId = '${user._id}'`;
-    let records: WebhookDeliveryDoc[] = [];
-    await eventually(async () => {
-      records = await webhookDeliveries(store, webhook._id).find({}).toArray();
-      expect(records).toHaveLength(EVENTS);
-    }, 120_000, 500);
-    const workflows: { workflowId: string; status: string }[] = [];
-    await eventually(async () => {
-      workflows.length = 0;
-      for await (const wf of temporal.workflow.list({ query })) workflows.push({ workflowId: wf.workflowId, status: wf.status.name });
-      expect(workflows).toHaveLength(EVENTS);
-      expect(workflows.every((w) => w.status === 'COMPLETED')).toBe(true);
-    }, 60_000, 1_000);
-    expect(workflows.map((w) => w.workflowId).sort()).toEqual(records.map((r) => webhookDeliveryWorkflowId(r._id)).sort());
+      // Every event: one record (none missing), and its workflow completed.
+      const query = `WorkflowType = 'webhookDelivery' AND KeyflowUserId = '${user._id}'`;
+      let records: WebhookDeliveryDoc[] = [];
+      await eventually(
+        async () => {
+          records = await webhookDeliveries(store, webhook._id).find({}).toArray();
+          expect(records).toHaveLength(EVENTS);
+        },
+        120_000,
+        500,
+      );
+      const workflows: { workflowId: string; status: string }[] = [];
+      await eventually(
+        async () => {
+          workflows.length = 0;
+          for await (const wf of temporal.workflow.list({ query })) workflows.push({ workflowId: wf.workflowId, status: wf.status.name });
+          expect(workflows).toHaveLength(EVENTS);
+          expect(workflows.every((w) => w.status === 'COMPLETED')).toBe(true);
+        },
+        60_000,
+        1_000,
+      );
+      expect(workflows.map((w) => w.workflowId).sort()).toEqual(records.map((r) => webhookDeliveryWorkflowId(r._id)).sort());
 
-    // Each record is a success or a failure of a delivery that died with the worker (or timed out).
-    for (const r of records) {
-      if (r.success) expect(r).toMatchObject({ statusCode: 200, error: null });
-      else expect(r).toMatchObject({ statusCode: null, error: expect.stringMatching(/^(interrupted|timeout)$/) });
-    }
-    const successes = records.filter((r) => r.success);
-    const interrupted = records.filter((r) => !r.success);
-    // Every success reached the receiver with a valid signature; nothing was sent twice.
-    for (const r of successes) expect(receiver.received.get(r._id)).toBe(true);
-    expect([...receiver.received.values()].every(Boolean)).toBe(true);
-    expect(receiver.duplicates).toBe(0);
-    // The new worker delivered what was still waiting when the old one died.
-    expect(successes.filter((r) => !atKill.has(r._id)).length).toBeGreaterThan(0);
-    // The outbox is empty: every event's deliveries were started.
-    expect(await webhookOutbox(store).countDocuments({ userId: user._id })).toBe(0);
-    process.stdout.write(`webhook resilience: ${EVENTS} events, ${receivedAtKill} at the receiver when the worker died; ${successes.length} successes, ${interrupted.length} interrupted\n`);
-  }, TIMEOUT);
+      // Each record is a success or a failure of a delivery that died with the worker (or timed out).
+      for (const r of records) {
+        if (r.success) expect(r).toMatchObject({ statusCode: 200, error: null });
+        else expect(r).toMatchObject({ statusCode: null, error: expect.stringMatching(/^(interrupted|timeout)$/) });
+      }
+      const successes = records.filter((r) => r.success);
+      const interrupted = records.filter((r) => !r.success);
+      // Every success reached the receiver with a valid signature; nothing was sent twice.
+      for (const r of successes) expect(receiver.received.get(r._id)).toBe(true);
+      expect([...receiver.received.values()].every(Boolean)).toBe(true);
+      expect(receiver.duplicates).toBe(0);
+      // The new worker delivered what was still waiting when the old one died.
+      expect(successes.filter((r) => !atKill.has(r._id)).length).toBeGreaterThan(0);
+      // The outbox is empty: every event's deliveries were started.
+      expect(await webhookOutbox(store).countDocuments({ userId: user._id })).toBe(0);
+      process.stdout.write(
+        `webhook resilience: ${EVENTS} events, ${receivedAtKill} at the receiver when the worker died; ${successes.length} successes, ${interrupted.length} interrupted\n`,
+      );
+    },
+    TIMEOUT,
+  );
 });

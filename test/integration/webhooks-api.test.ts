@@ -51,7 +51,12 @@ const pat = async (user: UserDoc, scope: string[]) => (await createPersonalAcces
 
 /** An OAuth access token minted directly (any scope, whatever the user's role: the resource server must still refuse). */
 async function accessToken(user: UserDoc, scope: string[]): Promise<string> {
-  const { client } = await createClient(api.deps.store, { name: 'Webhooks API test', redirectUris: [{ type: 'equals', value: 'https://webhooks-test.example/cb' }], allowedScopes: ['openid'], idTokenSignedResponseAlg: 'RS256' });
+  const { client } = await createClient(api.deps.store, {
+    name: 'Webhooks API test',
+    redirectUris: [{ type: 'equals', value: 'https://webhooks-test.example/cb' }],
+    allowedScopes: ['openid'],
+    idTokenSignedResponseAlg: 'RS256',
+  });
   const grantId = newId();
   await openGrant(api.deps.store, { _id: grantId, clientId: client._id, userId: user._id, scope, sid: null });
   const auth = { authTime: new Date(), amr: ['pwd'], acr: 'urn:keyflow:acr:pwd', sid: null };
@@ -74,7 +79,7 @@ async function call(token: string | null, method: string, path: string, body?: u
     body: payload,
   });
   const text = await res.text();
-  return { res, body: text ? (JSON.parse(text)) : null };
+  return { res, body: text ? JSON.parse(text) : null };
 }
 
 let n = 0;
@@ -118,7 +123,15 @@ describe('user webhooks', () => {
 
     const got = await call(token, 'GET', `${USER_BASE}/${created.id}`);
     expect(got.res.status).toBe(200);
-    expect(got.body.webhook).toEqual({ id: created.id, name: w.name, url: w.url, events: w.events, is_active: 1, created_at: w.created_at, updated_at: expect.any(Number) });
+    expect(got.body.webhook).toEqual({
+      id: created.id,
+      name: w.name,
+      url: w.url,
+      events: w.events,
+      is_active: 1,
+      created_at: w.created_at,
+      updated_at: expect.any(Number),
+    });
     const list = await call(token, 'GET', USER_BASE);
     expect(list.res.status).toBe(200);
     expect(list.body.webhooks).toEqual([got.body.webhook]);
@@ -141,7 +154,12 @@ describe('user webhooks', () => {
 
   it('PATCH changes name, url, events and is_active and answers the webhook without its secret', async () => {
     const created = await create(token);
-    const patched = await call(token, 'PATCH', `${USER_BASE}/${created.id}`, { name: '  renamed  ', events: ['*'], is_active: 0, url: 'https://hooks.example/new' });
+    const patched = await call(token, 'PATCH', `${USER_BASE}/${created.id}`, {
+      name: '  renamed  ',
+      events: ['*'],
+      is_active: 0,
+      url: 'https://hooks.example/new',
+    });
     expect(patched.res.status).toBe(200);
     expect(patched.body.webhook).toMatchObject({ id: created.id, name: 'renamed', events: ['*'], is_active: 0, url: 'https://hooks.example/new' });
     expect(patched.body.webhook.secret).toBeUndefined();
@@ -246,7 +264,13 @@ describe('user webhooks', () => {
 
   it('refuses a URL naming an internal address outside the allow-list (at create and PATCH); admits allow-listed hosts', async () => {
     const ok = { name: 'internal', url: 'https://hooks.example/x', events: ['*'] };
-    for (const url of ['http://10.0.0.5/hook', 'http://[::1]:8080/hook', 'http://169.254.169.254/latest/meta-data', 'http://192.168.1.1/', 'http://app.localhost/hook']) {
+    for (const url of [
+      'http://10.0.0.5/hook',
+      'http://[::1]:8080/hook',
+      'http://169.254.169.254/latest/meta-data',
+      'http://192.168.1.1/',
+      'http://app.localhost/hook',
+    ]) {
       const c = await call(token, 'POST', USER_BASE, { ...ok, url });
       expectError(c, 400, 'invalid_request');
       expect(c.body.error_description).toMatch(/^url: .* internal address/);
@@ -283,14 +307,20 @@ describe('user webhooks', () => {
       response_body: null,
     });
     const handle = api.deps.temporal.client.workflow.getHandle(webhookDeliveryWorkflowId(ping.body.delivery.id));
-    const history = JSON.stringify(await handle.fetchHistory(), (key, value) => (key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value));
+    const history = JSON.stringify(await handle.fetchHistory(), (key, value) =>
+      key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
+    );
     expect(history).toMatch(/statusCode\\*":202/);
     expect(history).not.toContain('pong from the receiver');
     const [got] = receiver.at(created.path);
     expect(got!.verified).toBe(true);
     expect(got!.headers['x-keyflow-event']).toBe('webhook.test');
     expect(got!.headers['x-keyflow-delivery']).toBe(ping.body.delivery.id);
-    expect(got!.body).toEqual({ event: 'webhook.test', timestamp: expect.any(Number), data: { webhook_id: created.id, message: 'This is a test delivery from Keyflow.' } });
+    expect(got!.body).toEqual({
+      event: 'webhook.test',
+      timestamp: expect.any(Number),
+      data: { webhook_id: created.id, message: 'This is a test delivery from Keyflow.' },
+    });
 
     receiver.answers.set(created.path, { status: 500, body: 'boom' });
     const failed = await call(token, 'POST', `${USER_BASE}/${created.id}/test`);
@@ -332,11 +362,24 @@ describe('user webhooks', () => {
   }, 30_000);
 
   it('admits an internal or plain-http receiver only on the host and port an entry names for webhooks', async () => {
-    const own = await startTestApi({ MONGODB_DATABASE: 'keyflow_test_webhooks_allow', OUTBOUND_ALLOWLIST: 'webhooks=127.0.0.1:8080,jwks_uri=localhost:*,*=10.0.0.7:443' });
+    const own = await startTestApi({
+      MONGODB_DATABASE: 'keyflow_test_webhooks_allow',
+      OUTBOUND_ALLOWLIST: 'webhooks=127.0.0.1:8080,jwks_uri=localhost:*,*=10.0.0.7:443',
+    });
     try {
-      const t = (await createPersonalAccessToken(own.deps.store, (await newUser(own.deps, { ...USER, prefix: 'allow' })).id, { name: 't', scope: USER_SCOPES, expiresInDays: 1 })).token;
+      const t = (
+        await createPersonalAccessToken(own.deps.store, (await newUser(own.deps, { ...USER, prefix: 'allow' })).id, {
+          name: 't',
+          scope: USER_SCOPES,
+          expiresInDays: 1,
+        })
+      ).token;
       const post = async (url: string) => {
-        const res = await fetch(`${own.deps.config.issuer}${USER_BASE}`, { method: 'POST', headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x', url, events: ['*'] }) });
+        const res = await fetch(`${own.deps.config.issuer}${USER_BASE}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'x', url, events: ['*'] }),
+        });
         return { status: res.status, body: (await res.json()) as Json };
       };
       expect((await post('http://127.0.0.1:8080/x')).status).toBe(201);
@@ -382,8 +425,22 @@ describe('user webhooks', () => {
     const { res, body } = await call(token, 'GET', `${USER_BASE}/${created.id}/deliveries`);
     expect(res.status).toBe(200);
     expect(body.deliveries).toHaveLength(50);
-    expect(body.deliveries.map((d: Json) => d.id)).toEqual(docs.slice(5).reverse().map((d) => d._id));
-    expect(body.deliveries[0]).toEqual({ id: docs[54]!._id, event: 'webhook.test', success: true, status_code: 200, error: null, duration_ms: 5, delivered_at: Math.floor(docs[54]!.deliveredAt.getTime() / 1000), response_body: 'ok' });
+    expect(body.deliveries.map((d: Json) => d.id)).toEqual(
+      docs
+        .slice(5)
+        .reverse()
+        .map((d) => d._id),
+    );
+    expect(body.deliveries[0]).toEqual({
+      id: docs[54]!._id,
+      event: 'webhook.test',
+      success: true,
+      status_code: 200,
+      error: null,
+      duration_ms: 5,
+      delivered_at: Math.floor(docs[54]!.deliveredAt.getTime() / 1000),
+      response_body: 'ok',
+    });
     expect(body.deliveries[1]).not.toHaveProperty('response_body');
   }, 60_000);
 
@@ -520,7 +577,13 @@ describe('webhook.create / webhook.update / webhook.delete', () => {
     const host = new URL(receiver.url).host;
     const base = { webhook_id: created.id, scope: 'user', owner_user_id: user._id };
     expect(records[0]!.data).toEqual({ ...base, name: created.body.webhook.name, url_host: host, events: ['app.created'] });
-    expect(records[1]!.data).toEqual({ ...base, name: 'renamed hook', url_host: host, events: ['app.created'], changed: expect.arrayContaining(['name', 'is_active', 'secret']) });
+    expect(records[1]!.data).toEqual({
+      ...base,
+      name: 'renamed hook',
+      url_host: host,
+      events: ['app.created'],
+      changed: expect.arrayContaining(['name', 'is_active', 'secret']),
+    });
     expect(records[1]!.data.changed).toHaveLength(3);
     expect(records[2]!.data).toEqual({ ...base, name: 'renamed hook' });
     for (const r of records) expect(r.actor).toEqual({ type: 'user', userId: user._id, clientId: expect.any(String) });
@@ -544,6 +607,9 @@ describe('webhook.create / webhook.update / webhook.delete', () => {
       ['webhook.create', 'admin', admin._id],
       ['webhook.update', 'admin', admin._id],
     ]);
-    await eventually(() => expect(receiver.at(watcher.path).some((d) => d.body.event === 'webhook.update' && d.body.data.webhook_id === watcher.id)).toBe(true), 30_000);
+    await eventually(
+      () => expect(receiver.at(watcher.path).some((d) => d.body.event === 'webhook.update' && d.body.data.webhook_id === watcher.id)).toBe(true),
+      30_000,
+    );
   }, 90_000);
 });

@@ -24,7 +24,9 @@ export default async function globalSetup(): Promise<void> {
   const [temporal, ferret] = await Promise.all([
     startTemporalDevServer({ port: temporalPort, namespace: 'default', output }),
     startFerretDb({ port: mongoPort, dataDir: path.join(dir, 'ferretdb'), output }),
-    bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'dist/workflows/index.js'), logger: new DefaultLogger('WARN') }).then(({ code }) => fs.writeFileSync(bundlePath, code)),
+    bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'dist/workflows/index.js'), logger: new DefaultLogger('WARN') }).then(({ code }) =>
+      fs.writeFileSync(bundlePath, code),
+    ),
   ]);
   Object.assign(process.env, {
     TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,

@@ -36,9 +36,13 @@ export async function newTestRp(api: RunningApi, overrides: Partial<NewClientInp
 
 /** POSTs a form to the api and parses the JSON answer (null for an empty body). */
 export async function postForm(api: RunningApi, path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) {
-  const res = await fetch(`${api.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
+  const res = await fetch(`${api.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(body),
+  });
   const text = await res.text();
-  return { res, body: (text ? JSON.parse(text) : null) };
+  return { res, body: text ? JSON.parse(text) : null };
 }
 
 /**
@@ -56,7 +60,15 @@ export async function runCodeFlow(
   const agent = opts.agent ?? new HttpUser(api.url);
   const verifier = newSecret();
   const url = new URL('/api/oauth/authorize', api.url);
-  for (const [k, v] of [['response_type', 'code'], ['client_id', rp.id], ['redirect_uri', FLOW_REDIRECT], ['scope', scope], ['code_challenge', s256Challenge(verifier)], ['code_challenge_method', 'S256'], ...(opts.extra ?? [])] as [string, string][]) {
+  for (const [k, v] of [
+    ['response_type', 'code'],
+    ['client_id', rp.id],
+    ['redirect_uri', FLOW_REDIRECT],
+    ['scope', scope],
+    ['code_challenge', s256Challenge(verifier)],
+    ['code_challenge_method', 'S256'],
+    ...(opts.extra ?? []),
+  ] as [string, string][]) {
     url.searchParams.append(k, v);
   }
   let step = await agent.get(url.href);
@@ -65,7 +77,12 @@ export async function runCodeFlow(
   if (!step.external) throw new Error(`flow stopped at ${step.url} (${step.res.status})`);
   const code = step.external.searchParams.get('code');
   if (!code) throw new Error(`no code: ${step.external.href}`);
-  const { res, body } = await postForm(api, '/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: FLOW_REDIRECT, code_verifier: verifier }, rp.auth);
+  const { res, body } = await postForm(
+    api,
+    '/api/oauth/token',
+    { grant_type: 'authorization_code', code, redirect_uri: FLOW_REDIRECT, code_verifier: verifier },
+    rp.auth,
+  );
   if (res.status !== 200) throw new Error(`token request failed: ${JSON.stringify(body)}`);
   return { tokens: body, user, email, agent };
 }

@@ -58,7 +58,13 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       } catch {
         body = { event: '', timestamp: 0, data: {} };
       }
-      received.push({ path, headers: req.headers, raw: raw.toString('utf8'), body, verified: secret !== undefined && signatureMatches(secret, raw, req.headers['x-keyflow-signature'] as string | undefined) });
+      received.push({
+        path,
+        headers: req.headers,
+        raw: raw.toString('utf8'),
+        body,
+        verified: secret !== undefined && signatureMatches(secret, raw, req.headers['x-keyflow-signature'] as string | undefined),
+      });
       const answer = answers.get(path) ?? { status: 200, body: 'ok' };
       if (answer === 'hang') {
         hanging.add(res);

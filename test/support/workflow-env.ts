@@ -32,7 +32,11 @@ export interface WorkflowWorker {
   /** The calls one workflow made, once there are at least `count` (activities run after the update or signal that causes them). */
   waitForCalls(workflowId: string, count: number): Promise<ActivityCall[]>;
   /** Starts a workflow of one input on this worker's task queue (a fresh id unless given). */
-  start<I, R>(workflow: (input: I) => Promise<R>, input: NoInfer<I>, workflowId?: string): Promise<WorkflowHandleWithFirstExecutionRunId<(input: I) => Promise<R>>>;
+  start<I, R>(
+    workflow: (input: I) => Promise<R>,
+    input: NoInfer<I>,
+    workflowId?: string,
+  ): Promise<WorkflowHandleWithFirstExecutionRunId<(input: I) => Promise<R>>>;
   stop(): Promise<void>;
 }
 
@@ -59,7 +63,14 @@ function sharedServer(): { address: string; bundle: string } {
 function recorded(activities: StubActivities, calls: ActivityCall[]): StubActivities {
   const wrap = (name: string, fn: StubActivities[string]) => async (arg: never) => {
     const info = Context.current().info;
-    calls.push({ name, arg, workflowId: info.workflowExecution?.workflowId ?? '', attempt: info.attempt, local: info.isLocal, startToCloseTimeoutMs: info.startToCloseTimeoutMs });
+    calls.push({
+      name,
+      arg,
+      workflowId: info.workflowExecution?.workflowId ?? '',
+      attempt: info.attempt,
+      local: info.isLocal,
+      startToCloseTimeoutMs: info.startToCloseTimeoutMs,
+    });
     return fn(arg);
   };
   return Object.fromEntries(Object.entries(activities).map(([name, fn]) => [name, wrap(name, fn)]));
@@ -89,7 +100,7 @@ export async function startWorkflowWorker(name: string, activities: StubActiviti
     taskQueue,
     callsOf,
     async waitForCalls(workflowId, count) {
-      for (const deadline = Date.now() + 10_000; callsOf(workflowId).length < count; ) {
+      for (const deadline = Date.now() + 10_000; callsOf(workflowId).length < count;) {
         if (Date.now() > deadline) throw new Error(`${workflowId} made ${callsOf(workflowId).length} activity calls, not ${count}`);
         await new Promise((r) => setTimeout(r, 20));
       }

@@ -29,7 +29,10 @@ describe('client documents', () => {
   it('keeps, drops or makes the secret as the authentication method changes', () => {
     const { client } = newClient(app, { registrationTokenHash: 'rt' });
     const kept = replacedClient(client, { ...app, name: 'Renamed' });
-    expect(kept).toMatchObject({ clientSecret: null, client: { _id: client._id, secretHash: client.secretHash, registrationTokenHash: 'rt', name: 'Renamed' } });
+    expect(kept).toMatchObject({
+      clientSecret: null,
+      client: { _id: client._id, secretHash: client.secretHash, registrationTokenHash: 'rt', name: 'Renamed' },
+    });
     const dropped = replacedClient(client, { ...app, public: true });
     expect(dropped.client.secretHash).toBeNull();
     const made = replacedClient(dropped.client, app);
@@ -64,7 +67,15 @@ describe('pushed requests', () => {
 
 describe('personal access tokens', () => {
   const createdAt = new Date('2025-01-01T00:00:00Z');
-  const token: PersonalAccessTokenDoc = { _id: 'h', id: 't1', userId: 'u1', name: 'ci', scope: ['profile:write', 'admin:users:read'], createdAt, expiresAt: null };
+  const token: PersonalAccessTokenDoc = {
+    _id: 'h',
+    id: 't1',
+    userId: 'u1',
+    name: 'ci',
+    scope: ['profile:write', 'admin:users:read'],
+    createdAt,
+    expiresAt: null,
+  };
 
   it('caps tokens without an expiry or outliving the maximum lifetime, and leaves the others', () => {
     expect(cappedPatExpiry(token, 30 * DAY)).toEqual(new Date(createdAt.getTime() + 30 * DAY));
@@ -75,7 +86,12 @@ describe('personal access tokens', () => {
   it('lets admin scopes lapse when the user is no longer an admin', () => {
     expect(patAccess(token, 'admin').scope).toEqual(['profile:write', 'admin:users:read']);
     expect(patAccess(token, 'user').scope).toEqual(['profile:write']);
-    expect(patAccess(token, 'user')).toMatchObject({ userId: 'u1', clientId: 'pat:t1', grantId: 'pat:t1', claims: { sub: 'u1', token_type: 'personal_access_token' } });
+    expect(patAccess(token, 'user')).toMatchObject({
+      userId: 'u1',
+      clientId: 'pat:t1',
+      grantId: 'pat:t1',
+      claims: { sub: 'u1', token_type: 'personal_access_token' },
+    });
   });
 });
 

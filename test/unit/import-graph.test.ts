@@ -77,6 +77,13 @@ describe('the import graph', () => {
   it('finds a loop when there is one', () => {
     const a = path.join(PROJECT_ROOT, 'a.ts');
     const b = path.join(PROJECT_ROOT, 'b.ts');
-    expect(loops(new Map([[a, [b]], [b, [a]]]))).toEqual([['a.ts', 'b.ts']]);
+    expect(
+      loops(
+        new Map([
+          [a, [b]],
+          [b, [a]],
+        ]),
+      ),
+    ).toEqual([['a.ts', 'b.ts']]);
   });
 });

@@ -198,7 +198,8 @@ describe('checkRedirectUri', () => {
 describe('redirectUriEntryProblem', () => {
   const WILDCARD_PLACE = 'may have its * only in the leftmost label of the host (e.g. https://*.example.com/cb)';
   const NOT_RE2 = 'is not a valid regular expression for the linear-time engine (RE2 syntax: no backreferences, no lookahead or lookbehind)';
-  const TOO_COMPLEX = 'is too complex for the linear-time regular expression engine (at most 1000 instructions once compiled; large {n,m} counts are the usual cause)';
+  const TOO_COMPLEX =
+    'is too complex for the linear-time regular expression engine (at most 1000 instructions once compiled; large {n,m} counts are the usual cause)';
 
   it.each([
     equals('https://example.com/cb'),

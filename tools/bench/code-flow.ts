@@ -15,7 +15,6 @@ import { benchSetup, percentile } from './common.js';
 const REDIRECT = 'https://bench-rp.example/cb';
 const PASSWORD = 'benchmark password 1';
 
-
 /** The api's pid: the process whose command line runs dist/api/main.js (npm start runs one). */
 function apiPid(): number | null {
   for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {

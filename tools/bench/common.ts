@@ -20,7 +20,11 @@ export interface BenchSetup {
 export async function benchSetup(argv: string[], countFlag: string, defaults: { count: number; seconds: number }): Promise<BenchSetup> {
   const { values } = parseArgs({
     args: argv,
-    options: { [countFlag]: { type: 'string', default: String(defaults.count) }, seconds: { type: 'string', default: String(defaults.seconds) }, url: { type: 'string', default: 'http://localhost:3000' } },
+    options: {
+      [countFlag]: { type: 'string', default: String(defaults.count) },
+      seconds: { type: 'string', default: String(defaults.seconds) },
+      url: { type: 'string', default: 'http://localhost:3000' },
+    },
   });
   const parsed = parseConfig(process.env);
   if (!parsed.ok) throw new Error(parsed.errors.join('\n'));

@@ -8,9 +8,18 @@ import { benchSetup, percentile } from './common.js';
 export async function deviceBench(argv: string[]): Promise<void> {
   const { count: devices, seconds, base, store } = await benchSetup(argv, 'devices', { count: 16, seconds: 15 });
   try {
-    const { client, clientSecret } = await createClient(store, { name: 'bench device', redirectUris: [{ value: 'https://device.example/cb' }], allowedScopes: ['openid'], idTokenSignedResponseAlg: 'RS256' });
+    const { client, clientSecret } = await createClient(store, {
+      name: 'bench device',
+      redirectUris: [{ value: 'https://device.example/cb' }],
+      allowedScopes: ['openid'],
+      idTokenSignedResponseAlg: 'RS256',
+    });
     const auth = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;
-    const form = (body: Record<string, string>) => ({ method: 'POST', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
+    const form = (body: Record<string, string>) => ({
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(body),
+    });
     const startLatencies: number[] = [];
     const codes = await Promise.all(
       Array.from({ length: devices }, async () => {
@@ -42,9 +51,16 @@ export async function deviceBench(argv: string[]): Promise<void> {
       p50ms: Number(percentile(sorted, 50).toFixed(1)),
       p99ms: Number(percentile(sorted, 99).toFixed(1)),
       answers,
-      deviceAuthorizationP50ms: Number(percentile(startLatencies.sort((a, b) => a - b), 50).toFixed(1)),
+      deviceAuthorizationP50ms: Number(
+        percentile(
+          startLatencies.sort((a, b) => a - b),
+          50,
+        ).toFixed(1),
+      ),
     };
-    process.stdout.write(`device polls: ${result.pollsPerSecond}/s  p50 ${result.p50ms} ms  p99 ${result.p99ms} ms  answers ${JSON.stringify(answers)}  (${devices} devices)\n`);
+    process.stdout.write(
+      `device polls: ${result.pollsPerSecond}/s  p50 ${result.p50ms} ms  p99 ${result.p99ms} ms  answers ${JSON.stringify(answers)}  (${devices} devices)\n`,
+    );
     process.stdout.write(JSON.stringify({ bench: 'device', devices, seconds, ...result }) + '\n');
   } finally {
     await store.close();

@@ -22,7 +22,11 @@ export async function refreshBench(argv: string[]): Promise<void> {
     });
     const auth = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;
     const post = async (body: Record<string, string>) => {
-      const res = await fetch(`${base}/api/oauth/token`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
+      const res = await fetch(`${base}/api/oauth/token`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(body),
+      });
       return { status: res.status, body: (await res.json()) as { refresh_token?: string; error?: string } };
     };
     const tokens = await Promise.all(
@@ -30,7 +34,9 @@ export async function refreshBench(argv: string[]): Promise<void> {
         const email = `bench-refresh-${i}-${Date.now()}@example.com`;
         await createUser(store, { email, password: PASSWORD });
         const agent = new HttpUser(base);
-        let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid offline_access' }))}`);
+        let step = await agent.get(
+          `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid offline_access' }))}`,
+        );
         step = await agent.signIn(step, email, PASSWORD);
         step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
         const r = await post(withVerifier({ grant_type: 'authorization_code', code: step.external!.searchParams.get('code')!, redirect_uri: REDIRECT }));
@@ -67,7 +73,9 @@ export async function refreshBench(argv: string[]): Promise<void> {
       p95ms: Number(percentile(sorted, 95).toFixed(1)),
       p99ms: Number(percentile(sorted, 99).toFixed(1)),
     };
-    process.stdout.write(`refresh rotations: ${result.rotationsPerSecond}/s  p50 ${result.p50ms} ms  p95 ${result.p95ms} ms  p99 ${result.p99ms} ms  errors ${errors}  (${families} families)\n`);
+    process.stdout.write(
+      `refresh rotations: ${result.rotationsPerSecond}/s  p50 ${result.p50ms} ms  p95 ${result.p95ms} ms  p99 ${result.p99ms} ms  errors ${errors}  (${families} families)\n`,
+    );
     process.stdout.write(JSON.stringify({ bench: 'refresh', families, seconds, ...result }) + '\n');
   } finally {
     await store.close();

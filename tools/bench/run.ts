@@ -11,13 +11,20 @@ const benches: Record<string, { describe: string; run: (args: string[]) => Promi
   device: { describe: 'device-code polls/s and latency at N pending devices (needs npm start)', run: deviceBench },
   refresh: { describe: 'refresh token rotations/s and latency at N concurrent families (needs npm start)', run: refreshBench },
   signing: { describe: 'JWT signatures per second: ML-DSA-65 native and noble, RS256 (in-process)', run: signingBench },
-  webhooks: { describe: 'profile-update latency with/without 10 webhooks, deliveries/s, lost deliveries (needs OUTBOUND_ALLOWLIST=webhooks=127.0.0.1:* npm start)', run: webhooksBench },
+  webhooks: {
+    describe: 'profile-update latency with/without 10 webhooks, deliveries/s, lost deliveries (needs OUTBOUND_ALLOWLIST=webhooks=127.0.0.1:* npm start)',
+    run: webhooksBench,
+  },
 };
 
 const [name, ...args] = process.argv.slice(2);
 const bench = name ? benches[name] : undefined;
 if (!bench) {
-  process.stderr.write(`usage: npm run bench -- <name>\n\n${Object.entries(benches).map(([n, b]) => `  ${n.padEnd(12)} ${b.describe}`).join('\n')}\n`);
+  process.stderr.write(
+    `usage: npm run bench -- <name>\n\n${Object.entries(benches)
+      .map(([n, b]) => `  ${n.padEnd(12)} ${b.describe}`)
+      .join('\n')}\n`,
+  );
   process.exit(2);
 }
 await bench.run(args);

@@ -149,7 +149,13 @@ async function run(argv: string[]): Promise<void> {
       return { ms: performance.now() - t0, ok: res.status === 200, status: res.status };
     };
     const addHook = async (path: string) => {
-      const { webhook, secret } = await createWebhook(store, kek, { scope: 'user', ownerUserId: withHooks.id, name: `bench ${path}`, url: `${receiver.url}${path}`, events: ['profile.updated'] });
+      const { webhook, secret } = await createWebhook(store, kek, {
+        scope: 'user',
+        ownerUserId: withHooks.id,
+        name: `bench ${path}`,
+        url: `${receiver.url}${path}`,
+        events: ['profile.updated'],
+      });
       receiver.secrets.set(path, secret);
       created.push(webhook);
       return webhook;
@@ -163,7 +169,10 @@ async function run(argv: string[]): Promise<void> {
     let probeRecord;
     while (Date.now() < probeDeadline && !(probeRecord = (await recentDeliveries(store, probe._id, 1))[0])) await sleep(250);
     if (!probeRecord) throw new Precondition('no webhook delivery within 30 s: is the worker running (npm start), and does this Keyflow emit profile.updated?');
-    if (probeRecord.error === 'refused') throw new Precondition(`Keyflow refuses deliveries to 127.0.0.1 (an internal address): restart it with OUTBOUND_ALLOWLIST='webhooks=127.0.0.1:*' npm start`);
+    if (probeRecord.error === 'refused')
+      throw new Precondition(
+        `Keyflow refuses deliveries to 127.0.0.1 (an internal address): restart it with OUTBOUND_ALLOWLIST='webhooks=127.0.0.1:*' npm start`,
+      );
     if (!probeRecord.success) throw new Precondition(`the probe delivery failed: ${probeRecord.statusCode ?? probeRecord.error}`);
     await deleteWebhook(store, probe._id);
     created.splice(created.indexOf(probe), 1);
@@ -196,7 +205,9 @@ async function run(argv: string[]): Promise<void> {
     for (let i = 0; i < hooks; i++) await addHook(`/h${i}`);
     // Let the baseline's events settle before the measured phase.
     await sleep(2_000);
-    process.stdout.write(`with webhooks: ${events} profile updates of the user with ${hooks} webhooks (→ ${events * hooks} deliveries), interleaved with ${events} of the user without\n`);
+    process.stdout.write(
+      `with webhooks: ${events} profile updates of the user with ${hooks} webhooks (→ ${events * hooks} deliveries), interleaved with ${events} of the user without\n`,
+    );
     const expected = events * hooks;
     const started = performance.now();
     const progress = setInterval(() => {
@@ -210,7 +221,8 @@ async function run(argv: string[]): Promise<void> {
       const sent = performance.now();
       const deadline = started + maxSeconds * 1000;
       // Done when everything arrived; given up at --max-seconds, or after 60 s without a new delivery.
-      while (receiver.verified.size < expected && performance.now() < deadline && performance.now() - Math.max(receiver.lastAt, sent) < 60_000) await sleep(100);
+      while (receiver.verified.size < expected && performance.now() < deadline && performance.now() - Math.max(receiver.lastAt, sent) < 60_000)
+        await sleep(100);
     } finally {
       clearInterval(progress);
     }

@@ -59,7 +59,9 @@ function hasCommand(cmd, args = ['--version']) {
 
 // npm dependencies: `npm ci` whenever package-lock.json differs from the last install.
 function ensureNpmDependencies() {
-  const lockHash = createHash('sha256').update(fs.readFileSync(path.join(root, 'package-lock.json'))).digest('hex');
+  const lockHash = createHash('sha256')
+    .update(fs.readFileSync(path.join(root, 'package-lock.json')))
+    .digest('hex');
   const marker = path.join(root, 'node_modules/.keyflow-lock-sha256');
   const installed = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim() : '';
   if (installed === lockHash && fs.existsSync(path.join(root, 'node_modules/.bin/node'))) return;

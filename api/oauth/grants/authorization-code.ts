@@ -55,7 +55,17 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
   const user = await findUserById(deps.store, c.userId);
   if (!user) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
   try {
-    const tokens = await issueGrantTokens(deps, { client, user, scope: c.scope, grantId: c.grantId, nonce: c.nonce, auth: { authTime: c.authTime, amr: c.amr, acr: c.acr, sid: c.sid }, jkt: ctx.dpopJkt, resources: c.resources ?? [], tokenResources: target.resources });
+    const tokens = await issueGrantTokens(deps, {
+      client,
+      user,
+      scope: c.scope,
+      grantId: c.grantId,
+      nonce: c.nonce,
+      auth: { authTime: c.authTime, amr: c.amr, acr: c.acr, sid: c.sid },
+      jkt: ctx.dpopJkt,
+      resources: c.resources ?? [],
+      tokenResources: target.resources,
+    });
     sendOAuthJson(res, 200, tokens);
   } catch (err) {
     if (err instanceof GrantRevokedError) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);

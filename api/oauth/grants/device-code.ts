@@ -21,7 +21,8 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
   const body = params.fields;
   const deviceCode = body.device_code;
   const verifier = body.code_verifier;
-  if (typeof deviceCode !== 'string' || deviceCode.length === 0 || deviceCode.length > 100) return sendOAuthError(res, 400, 'invalid_request', 'device_code is required');
+  if (typeof deviceCode !== 'string' || deviceCode.length === 0 || deviceCode.length > 100)
+    return sendOAuthError(res, 400, 'invalid_request', 'device_code is required');
   if (verifier !== undefined && (typeof verifier !== 'string' || !isValidCodeVerifier(verifier))) {
     return sendOAuthError(res, 400, 'invalid_request', 'code_verifier must be 43-128 characters of [A-Za-z0-9-._~]');
   }

@@ -44,7 +44,8 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   if (body.scope !== undefined) {
     const requested = parseScopeParam(body.scope);
     const extra = requested.find((s) => !doc.scope.includes(s));
-    if (requested.length === 0 || extra) return sendOAuthError(res, 400, 'invalid_scope', extra ? `the scope ${extra} was not granted` : 'scope must not be empty');
+    if (requested.length === 0 || extra)
+      return sendOAuthError(res, 400, 'invalid_scope', extra ? `the scope ${extra} was not granted` : 'scope must not be empty');
     scope = requested;
   }
 
@@ -71,7 +72,10 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   // No ID token on refresh (OIDC Core §12.2 makes it optional): the access token
   // needs only what the projection carries.
   const [accessToken] = await Promise.all([
-    issueAccessToken({ issuer: deps.issuer, signer: deps.signer }, { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth, jkt: dpopJkt, resources: target.resources }),
+    issueAccessToken(
+      { issuer: deps.issuer, signer: deps.signer },
+      { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth, jkt: dpopJkt, resources: target.resources },
+    ),
     recordRotation(deps.store, doc, nextHash),
   ]);
   sendOAuthJson(res, 200, { ...accessToken, refresh_token: next });

@@ -56,9 +56,11 @@ export async function tokenExchangeGrant(req: Request, res: Response, { client, 
   // Only a confidential client may exchange tokens (it authenticated above, by any of its methods).
   if (client.public) return sendOAuthError(res, 400, 'unauthorized_client', 'token exchange requires an authenticated confidential client');
   const subjectToken = body.subject_token;
-  if (typeof subjectToken !== 'string' || subjectToken.length === 0 || subjectToken.length > 16_384) return sendOAuthError(res, 400, 'invalid_request', 'subject_token is required');
+  if (typeof subjectToken !== 'string' || subjectToken.length === 0 || subjectToken.length > 16_384)
+    return sendOAuthError(res, 400, 'invalid_request', 'subject_token is required');
   if (body.subject_token_type !== ACCESS_TOKEN_TYPE) return sendOAuthError(res, 400, 'invalid_request', `subject_token_type must be ${ACCESS_TOKEN_TYPE}`);
-  if (body.actor_token !== undefined || body.actor_token_type !== undefined) return sendOAuthError(res, 400, 'invalid_request', 'actor tokens are not supported');
+  if (body.actor_token !== undefined || body.actor_token_type !== undefined)
+    return sendOAuthError(res, 400, 'invalid_request', 'actor tokens are not supported');
   if (body.requested_token_type !== undefined && body.requested_token_type !== ACCESS_TOKEN_TYPE) {
     return sendOAuthError(res, 400, 'invalid_request', `requested_token_type must be ${ACCESS_TOKEN_TYPE}`);
   }
@@ -77,7 +79,8 @@ export async function tokenExchangeGrant(req: Request, res: Response, { client, 
   const namesClient = subject.clientId === client._id || subject.scope.some((s) => crossAppClientId(s) === client._id);
   if (!namesClient) return sendOAuthError(res, 400, 'invalid_grant', 'subject_token was not issued to this client and carries no cross-app scope naming it');
   const boundJkt = (subject.claims.cnf as { jkt?: unknown } | undefined)?.jkt;
-  if (typeof boundJkt === 'string' && dpopJkt !== boundJkt) return sendOAuthError(res, 400, 'invalid_grant', 'subject_token is DPoP-bound: a DPoP proof of its key is required');
+  if (typeof boundJkt === 'string' && dpopJkt !== boundJkt)
+    return sendOAuthError(res, 400, 'invalid_grant', 'subject_token is DPoP-bound: a DPoP proof of its key is required');
 
   // The new token is the requesting client's: it holds only scopes that client may hold,
   // whatever the subject token (another client's) carries.
@@ -86,13 +89,15 @@ export async function tokenExchangeGrant(req: Request, res: Response, { client, 
   if (body.scope !== undefined) {
     const requested = parseScopeParam(typeof body.scope === 'string' ? body.scope : '');
     const extra = requested.find((s) => !subject.scope.includes(s));
-    if (requested.length === 0 || extra) return sendOAuthError(res, 400, 'invalid_scope', extra ? `the scope ${extra} is not in the subject_token` : 'scope must not be empty');
+    if (requested.length === 0 || extra)
+      return sendOAuthError(res, 400, 'invalid_scope', extra ? `the scope ${extra} is not in the subject_token` : 'scope must not be empty');
     const refused = requested.find((s) => s !== 'offline_access' && !mayHold(s));
     if (refused) return sendOAuthError(res, 400, 'invalid_scope', `this application may not hold the scope ${refused}`);
     scope = requested;
   }
   scope = scope.filter((s) => s !== 'offline_access');
-  if (scope.length === 0) return sendOAuthError(res, 400, 'invalid_scope', 'no scope left to grant (an exchanged token cannot be refreshed, so offline_access is not granted)');
+  if (scope.length === 0)
+    return sendOAuthError(res, 400, 'invalid_scope', 'no scope left to grant (an exchanged token cannot be refreshed, so offline_access is not granted)');
 
   const c = subject.claims;
   const auth = {

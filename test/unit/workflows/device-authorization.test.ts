@@ -92,7 +92,15 @@ it('an approval not redeemed before expiresAt expires too (the timer runs from t
 });
 
 function familyInput(userId: string) {
-  return { grantId: randomUUID(), clientId: 'device-client', userId, scope: ['openid', 'offline_access'], currentHash: 'h0', expiresAt: Date.now() + 60_000, rotationsPerRun: 100 };
+  return {
+    grantId: randomUUID(),
+    clientId: 'device-client',
+    userId,
+    scope: ['openid', 'offline_access'],
+    currentHash: 'h0',
+    expiresAt: Date.now() + 60_000,
+    rotationsPerRun: 100,
+  };
 }
 
 it('redeem with a refresh family of the approving user starts it as an abandoned child', async () => {
@@ -115,14 +123,22 @@ it('redeem with a family of another user, or one whose workflow already runs, le
   const mismatch = await startFlow();
   await mismatch.handle.signal('approve', approval('u1'));
   const other = familyInput('u2');
-  expect(await mismatch.handle.executeUpdate('redeem', { args: [{ family: other }] })).toEqual({ status: 'redeemed', approval: approval('u1'), familyStarted: false });
+  expect(await mismatch.handle.executeUpdate('redeem', { args: [{ family: other }] })).toEqual({
+    status: 'redeemed',
+    approval: approval('u1'),
+    familyStarted: false,
+  });
   await expect(w.client.workflow.getHandle(`grant:${other.grantId}`).describe()).rejects.toThrow(/not found/i);
 
   const taken = familyInput('u1');
   const existing = await w.start(refreshFamily, taken, `grant:${taken.grantId}`);
   const flow = await startFlow();
   await flow.handle.signal('approve', approval('u1'));
-  expect(await flow.handle.executeUpdate('redeem', { args: [{ family: taken }] })).toEqual({ status: 'redeemed', approval: approval('u1'), familyStarted: false });
+  expect(await flow.handle.executeUpdate('redeem', { args: [{ family: taken }] })).toEqual({
+    status: 'redeemed',
+    approval: approval('u1'),
+    familyStarted: false,
+  });
   expect(await flow.handle.result()).toBe('redeemed');
   await existing.signal('revokeGrant', { reason: 'test over' });
   expect(await existing.result()).toBe('revoked');

@@ -22,7 +22,14 @@ beforeAll(async () => {
 afterAll(() => w?.stop());
 
 it('purges each collection in bounded batches and reports what it deleted', async () => {
-  expired.set('housekeeping-run-1', new Map([['sessions', 7], ['refresh_tokens', 12], ['device_codes', 3]]));
+  expired.set(
+    'housekeeping-run-1',
+    new Map([
+      ['sessions', 7],
+      ['refresh_tokens', 12],
+      ['device_codes', 3],
+    ]),
+  );
   const handle = await w.start(housekeeping, { batchSize: 3, maxBatches: 2 }, 'housekeeping-run-1');
   // sessions and refresh_tokens: two full batches (maxBatches; the rest is the next run's);
   // device_codes: a full batch, then an empty one ends it; every other collection: one empty batch.

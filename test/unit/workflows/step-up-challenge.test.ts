@@ -113,6 +113,9 @@ it('a code whose projection cannot be written is an error, never a code', async 
   expect(await handle.result()).toBe('error');
   expect(calls()[0]).toEqual(['recordStepUpCode', expect.objectContaining({ challengeId: input.challengeId, codeHash: 'code-hash' })]);
   // No projection of a usable code or a redemption follows.
-  const states = w.callsOf(handle.workflowId).filter((c) => c.name === 'recordStepUpState').map((c) => (c.arg as { state: string }).state);
+  const states = w
+    .callsOf(handle.workflowId)
+    .filter((c) => c.name === 'recordStepUpState')
+    .map((c) => (c.arg as { state: string }).state);
   expect(states.filter((s) => s === 'issued' || s === 'redeemed')).toEqual([]);
 });
