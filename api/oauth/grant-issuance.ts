@@ -4,16 +4,13 @@
 // call; none when the caller's own Temporal call already started the family,
 // as the device flow's redeem update does). Only the refresh token's hash
 // leaves this module.
-import type { AuthContext } from '../../lib/domain/claims.js';
 import type { RefreshFamilyInput } from '../../lib/domain/refresh-family.js';
 import { endRefreshFamily, startRefreshFamily } from '../../lib/flows/refresh-family.js';
 import { hashSecret, newSecret } from '../../lib/security/secrets.js';
-import type { ClientDoc } from '../../lib/store/clients.js';
 import { isGrantUsable, openGrant } from '../../lib/store/grants.js';
 import { recordFirstRefreshToken } from '../../lib/store/refresh-tokens.js';
-import type { UserDoc } from '../../lib/store/users.js';
 import type { TokenDeps } from './grants/context.js';
-import { issueTokens, type TokenResponse } from './tokens.js';
+import { issueTokens, type TokenIssue, type TokenResponse } from './tokens.js';
 
 /** A refresh token and the input of its family, made before the family is started. */
 export interface PreparedFamily {
@@ -40,14 +37,7 @@ export class GrantRevokedError extends Error {}
 
 export async function issueGrantTokens(
   deps: TokenDeps,
-  input: {
-    client: ClientDoc;
-    user: UserDoc;
-    scope: string[];
-    grantId: string;
-    auth: AuthContext;
-    nonce: string | null;
-    jkt?: string;
+  input: TokenIssue & {
     /** RFC 8707: the resources granted (kept by the refresh family) and those of this access token (a subset; default all). */
     resources?: string[];
     tokenResources?: string[];

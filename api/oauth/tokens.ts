@@ -58,18 +58,20 @@ async function idTokenExtras(store: Store, client: ClientDoc, user: UserDoc, sco
   return optInClaims(scope, oidcFields, { apps });
 }
 
+/** What an access token and ID token are issued for: a grant's client, user, scope and authentication. */
+export interface TokenIssue {
+  client: ClientDoc;
+  user: UserDoc;
+  scope: string[];
+  grantId: string;
+  auth: AuthContext;
+  nonce: string | null;
+  jkt?: string;
+}
+
 export async function issueTokens(
   deps: { issuer: string; signer: Signer; store: Store },
-  input: {
-    client: ClientDoc;
-    user: UserDoc;
-    scope: string[];
-    grantId: string;
-    auth: AuthContext;
-    nonce: string | null;
-    jkt?: string;
-    resources?: readonly string[];
-  },
+  input: TokenIssue & { resources?: readonly string[] },
 ): Promise<TokenResponse> {
   const { client, user, scope, grantId, auth, nonce, jkt } = input;
   const [access, idToken] = await Promise.all([

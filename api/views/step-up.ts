@@ -24,7 +24,7 @@ export interface ConfirmPageFactors {
 
 /** The factors form: the checkbox, the code and/or passkey, the sudo opt-in and the captcha when they apply. */
 export function confirmPage(res: Response, session: SessionDoc, loaded: Loaded, factors: ConfirmPageFactors, opts: ConfirmPageOptions = {}): void {
-  const { challenge, client } = loaded;
+  const { challenge } = loaded;
   const { sudoMinutes: sudoMins, passkeys, codes, captcha } = factors;
   const sudoOptIn =
     sudoMins > 0
@@ -35,10 +35,7 @@ export function confirmPage(res: Response, session: SessionDoc, loaded: Loaded, 
     title: 'Confirm with two-step verification',
     status: opts.status,
     scripts: ['simplewebauthn-browser.js', 'webauthn.js', 'step-up.js', ...(captcha ? ['captcha.js'] : [])],
-    body: html`<h1>Confirm an action</h1>
-${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-<p><strong>${client.name}</strong> ${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">(not verified by Keyflow)</span>`} asks you to confirm this action:</p>
-<p class="action">${challenge.action}</p>
+    body: html`${actionHeader(loaded, opts)}
 <form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up>
 ${csrfField(session.csrf)}
 <input type="hidden" name="challenge_id" value="${id}">
@@ -60,11 +57,7 @@ ${
     : ''
 }
 <p class="error" role="alert" data-webauthn-error hidden></p>
-<form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up-deny>
-${csrfField(session.csrf)}
-<input type="hidden" name="challenge_id" value="${id}">
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-</form>`,
+${denyForm(session, challenge._id)}`,
   });
 }
 
@@ -75,10 +68,7 @@ export function sudoConfirmPage(res: Response, session: SessionDoc, loaded: Load
     title: 'Confirm an action',
     status: opts.status,
     scripts: ['step-up.js'],
-    body: html`<h1>Confirm an action</h1>
-${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-<p><strong>${client.name}</strong> ${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">(not verified by Keyflow)</span>`} asks you to confirm this action:</p>
-<p class="action">${challenge.action}</p>
+    body: html`${actionHeader(loaded, opts)}
 <form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up data-step-up-sudo-path>
 ${csrfField(session.csrf)}
 <input type="hidden" name="challenge_id" value="${challenge._id}">
@@ -86,11 +76,7 @@ ${csrfField(session.csrf)}
 <p class="muted">You confirmed an action of ${client.name} with your second factor a short while ago and chose not to be asked again for now.</p>
 <button type="submit" name="decision" value="sudo" disabled data-step-up-enable>Confirm</button>
 </form>
-<form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up-deny>
-${csrfField(session.csrf)}
-<input type="hidden" name="challenge_id" value="${challenge._id}">
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-</form>`,
+${denyForm(session, challenge._id)}`,
   });
 }
 
@@ -103,4 +89,21 @@ export function enrollPage(res: Response, loaded: Loaded, back: string): void {
 <p>Add one at <a href="/account/security">Account security</a> (an authenticator app such as a TOTP app on your phone, or a passkey), then start the action again in ${loaded.client.name}.</p>
 <p><a href="${back}">Return to ${loaded.client.name}</a></p>`,
   });
+}
+
+/** What every confirmation page starts with: the error if any, the asking app (verified or not) and the action. */
+function actionHeader({ challenge, client }: Loaded, opts: ConfirmPageOptions): SafeHtml {
+  return html`<h1>Confirm an action</h1>
+${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
+<p><strong>${client.name}</strong> ${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">(not verified by Keyflow)</span>`} asks you to confirm this action:</p>
+<p class="action">${challenge.action}</p>`;
+}
+
+/** "Deny": its own form, so it needs neither the checkbox nor a factor. */
+function denyForm(session: SessionDoc, challengeId: string): SafeHtml {
+  return html`<form method="post" action="${STEP_UP_PATHS.authorize}" data-step-up-deny>
+${csrfField(session.csrf)}
+<input type="hidden" name="challenge_id" value="${challengeId}">
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</form>`;
 }
