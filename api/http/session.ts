@@ -103,10 +103,7 @@ export async function sessionForState(
   }
   const limit = await takeAttempt(deps.store, `session-create:${clientAddress(req)}`, { max: perIpPerMinute, windowMs: 60_000 });
   if (!limit.allowed) return null;
-  const { token, session } = await createSession(deps.store, null, state);
-  setCookie(res, deps, SESSION_COOKIE, token, ANONYMOUS_SESSION_TTL_MS);
-  req.kfSession = session;
-  return session;
+  return adopt(req, res, deps, await createSession(deps.store, null, state), ANONYMOUS_SESSION_TTL_MS);
 }
 
 /** Signs the user in: the old session ends and a new one (new cookie, new sid) begins. */
@@ -117,8 +114,12 @@ export async function startSignedInSession(
   auth: { userId: string; amr: string[]; acr: Acr },
 ): Promise<SessionDoc> {
   if (req.kfSession) await deleteSession(deps.store, req.kfSession._id);
-  const { token, session } = await createSession(deps.store, auth);
-  setCookie(res, deps, SESSION_COOKIE, token, SESSION_TTL_MS);
+  return adopt(req, res, deps, await createSession(deps.store, auth), SESSION_TTL_MS);
+}
+
+/** A new session becomes this browser's (its cookie) and this request's. */
+function adopt(req: Request, res: Response, deps: CookieDeps, { token, session }: { token: string; session: SessionDoc }, ttlMs: number): SessionDoc {
+  setCookie(res, deps, SESSION_COOKIE, token, ttlMs);
   req.kfSession = session;
   return session;
 }

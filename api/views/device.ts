@@ -6,7 +6,7 @@ import type { ClientDoc } from '../../lib/store/clients.js';
 import type { SessionDoc } from '../../lib/store/sessions.js';
 import { html } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
-import { describeScope } from './consent.js';
+import { allowOrDenyForm, appStanding, scopeList } from './consent.js';
 import { DEVICE_PAGE_PATH } from '../routes/device-authorization.js';
 
 export const DEVICE_CONSENT_PATH = `${DEVICE_PAGE_PATH}/consent`;
@@ -37,17 +37,10 @@ export function consentPage(
   sendPage(res, {
     title: `Allow ${client.name}?`,
     body: html`<h1>Allow ${client.name} on your device?</h1>
-<p>${client.isVerified ? html`<span class="badge" title="Keyflow verified this application">Verified</span>` : html`<span class="muted">Not verified by Keyflow</span>`}</p>
-${client.description ? html`<p class="muted">${client.description}</p>` : ''}
+${appStanding(client)}
 <p>Check that your device shows the code <code>${userCode}</code>.</p>
-<p>${client.name} asks to:</p>
-<ul class="scopes">${device.scope.map((s) => html`<li>${describeScope(s)} <span class="muted">(${s})</span></li>`)}</ul>
-<form method="post" action="${DEVICE_CONSENT_PATH}">
-${csrfField(session.csrf)}
-<input type="hidden" name="user_code" value="${userCode}">
-<button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-</form>
+${scopeList(client, device.scope)}
+${allowOrDenyForm(DEVICE_CONSENT_PATH, session, ['user_code', userCode])}
 <p class="muted">Allow only a device you are setting up yourself, never for a code someone sent you.</p>`,
   });
 }
