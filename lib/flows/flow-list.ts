@@ -50,3 +50,8 @@ export async function listFlows(temporal: Client, filter: FlowFilter): Promise<F
   }
   return out;
 }
+
+/** How many flows a visibility query matches (e.g. a benchmark's deliveries by state). */
+export async function countFlows(temporal: Client, query: string): Promise<number> {
+  return (await temporal.workflow.count(query)).count;
+}

@@ -24,14 +24,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
 import { parseConfig } from '../../lib/config/env.js';
 import { loadKek } from '../../lib/security/kek.js';
 import { ensureIndexes, openStore } from '../../lib/store/db.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import { createUser } from '../../lib/store/users.js';
 import { createWebhook, deleteWebhook, recentDeliveries, type WebhookDoc } from '../../lib/store/webhooks.js';
-import { temporalConnectionOptions } from '../../lib/temporal/connection.js';
+import { countFlows } from '../../lib/flows/flow-list.js';
+import { connectTemporalClient } from '../../lib/temporal/connection.js';
 import { percentile } from './common.js';
 
 const PASSWORD = 'benchmark password 1';
@@ -123,8 +123,7 @@ async function run(argv: string[]): Promise<void> {
   }
   const store = openStore(cfg);
   const receiver = await startReceiver();
-  const connection = await Connection.connect(temporalConnectionOptions(cfg.temporal));
-  const temporal = new Client({ connection, namespace: cfg.temporal.namespace });
+  const temporal = await connectTemporalClient(cfg, 10_000);
   const created: WebhookDoc[] = [];
   try {
     await ensureIndexes(store);
@@ -231,7 +230,7 @@ async function run(argv: string[]): Promise<void> {
 
     // What Temporal and the history say about the deliveries of this run.
     const q = `WorkflowType = 'webhookDelivery' AND KeyflowUserId = '${withHooks.id}'`;
-    const count = async (extra: string) => (await temporal.workflow.count(`${q}${extra}`)).count;
+    const count = (extra: string) => countFlows(temporal.client, `${q}${extra}`);
     let workflows = { started: 0, completed: 0, success: 0, failure: 0 };
     const settle = Date.now() + 30_000;
     do {
@@ -282,7 +281,7 @@ async function run(argv: string[]): Promise<void> {
   } finally {
     for (const h of created) await deleteWebhook(store, h._id).catch(() => {});
     await receiver.close();
-    await connection.close();
+    await temporal.close();
     await store.close();
   }
 }

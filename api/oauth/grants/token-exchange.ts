@@ -1,5 +1,5 @@
 // grant_type=urn:ietf:params:oauth:grant-type:token-exchange (RFC 8693), the
-// spec's rules: an authenticated confidential client exchanges a valid Keyflow
+// Keyflow's rules: an authenticated confidential client exchanges a valid Keyflow
 // access token (subject_token) that was issued to it, or that carries the
 // cross-app scope `app:<its client_id>:*`, for a new access token:
 // - scope: a subset of the subject token's that the requesting client may hold
