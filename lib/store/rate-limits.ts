@@ -73,8 +73,11 @@ export async function takeAttempt(store: Store, key: string, rule: LimitRule, no
   const local = `${store.db.databaseName}|${prefix}`;
   const take = async (slot: number, contiguous: boolean, consultedHint: boolean): Promise<AttemptResult> => {
     remember(localNext, local, slot + 1);
-    // The last slot, reached past every lower one: the window is used up (backoff also for an attacker who stops exactly at the limit).
-    if (rule.backoff && contiguous && slot === max - 1) await insertOnce(store, { _id: `${prefix}|out`, expiresAt });
+    // The last slot with every lower one held: the window is used up (backoff also for an attacker who
+    // stops exactly at the limit). Reached after a jump (a parallel burst's hint), the lower slots are
+    // looked at, since a released one may be free again.
+    if (rule.backoff && slot === max - 1 && (contiguous || (await lowerSlotsHeld(store, prefix, slot))))
+      await insertOnce(store, { _id: `${prefix}|out`, expiresAt });
     // Another process (or this one after a restart) starts from the hint instead of 0.
     if (consultedHint || slot % 8 === 7) await setHint(store, prefix, slot + 1, expiresAt);
     return { allowed: true, attempt: { release: () => release(store, prefix, local, slot, expiresAt) } };
@@ -102,6 +105,12 @@ export async function takeAttempt(store: Store, key: string, rule: LimitRule, no
   }
   if (rule.backoff) await insertOnce(store, { _id: `${prefix}|out`, expiresAt });
   return { allowed: false, retryAfter: retryAfterSeconds(win.end, now) };
+}
+
+/** Whether every slot below `slot` of the window is taken (one lookup by `_id` each; only for a window's last slot). */
+async function lowerSlotsHeld(store: Store, prefix: string, slot: number): Promise<boolean> {
+  for (let s = slot - 1; s >= 0; s--) if ((await store.rateLimits.findOne({ _id: `${prefix}|${s}` }, { projection: { _id: 1 } })) === null) return false;
+  return true;
 }
 
 /** The shared hint: the first slot that may be free. Best effort (two first upserts may collide on FerretDB v1). */
