@@ -294,20 +294,26 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    if (err instanceof UsageError) {
-      process.stderr.write(`keyflow: ${err.message}\n\n${USAGE}\n`);
-      process.exit(2);
-    }
-    // Values the command line gave that fail validation are the caller's to fix, like usage errors.
-    if (err instanceof ValidationError) {
-      for (const problem of err.problems) process.stderr.write(`keyflow: invalid input: ${problem}\n`);
-      process.exit(2);
-    }
-    // Operational errors (conflicts, unreachable MongoDB, KEK mismatch): one line, no stack.
-    process.stderr.write(`keyflow: error: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  },
-);
+/**
+ * Ends the process once stdout and stderr are flushed: process.exit() right after a
+ * large write to a pipe cuts the output at the pipe's 64 KiB buffer (`keyflow clients
+ * list | jq` on a busy instance), so exit from the callback of a last, empty write.
+ */
+function exitAfterFlush(code: number): void {
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
+main(process.argv.slice(2)).then(exitAfterFlush, (err: unknown) => {
+  if (err instanceof UsageError) {
+    process.stderr.write(`keyflow: ${err.message}\n\n${USAGE}\n`);
+    return exitAfterFlush(2);
+  }
+  // Values the command line gave that fail validation are the caller's to fix, like usage errors.
+  if (err instanceof ValidationError) {
+    for (const problem of err.problems) process.stderr.write(`keyflow: invalid input: ${problem}\n`);
+    return exitAfterFlush(2);
+  }
+  // Operational errors (conflicts, unreachable MongoDB, KEK mismatch): one line, no stack.
+  process.stderr.write(`keyflow: error: ${err instanceof Error ? err.message : String(err)}\n`);
+  exitAfterFlush(1);
+});

@@ -3,6 +3,7 @@ import { freePort } from '../../tools/embedded/ports.js';
 import { openStore, type Store } from '../../lib/store/db.js';
 import { hashSecret } from '../../lib/security/secrets.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
+import { createClient } from '../../lib/store/clients.js';
 import { runCli, runCli as runCliShared, STACK_FRAME, startTestApi, testConfig } from '../support/harness.js';
 import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { expectFamilyRevoked, newTestRp, postForm, runCodeFlow } from '../support/token-flow.js';
@@ -242,6 +243,29 @@ describe('keyflow clients', () => {
     const r = await runCli(['clients', 'create', '--name', 'No redirect']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/at least one redirect URI is required/);
+  });
+});
+
+describe('keyflow output through a pipe', () => {
+  // Far more than a pipe's 64 KiB buffer: the whole list must reach the reader, not its first 64 KiB.
+  const env = { MONGODB_DATABASE: `cli_pipe_${Date.now()}` };
+  let own: Store;
+  beforeAll(() => {
+    own = openStore(testConfig(env));
+  });
+  afterAll(() => own.close());
+
+  it('prints every client of a long list as one valid JSON document', async () => {
+    const names = Array.from({ length: 400 }, (_, i) => `Piped RP ${i}`);
+    for (const name of names) await createClient(own, { name, redirectUris: [{ type: 'equals', value: 'https://rp.example/cb' }] });
+    const r = await runCliShared(['clients', 'list'], env);
+    expect(r.code).toBe(0);
+    expect(r.stdout.length).toBeGreaterThan(128 * 1024);
+    expect(
+      json(r.stdout)
+        .map((c: { name: string }) => c.name)
+        .sort(),
+    ).toEqual([...names].sort());
   });
 });
 
