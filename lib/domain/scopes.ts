@@ -2,6 +2,8 @@
 // consent page shows. Team (`team:<id>:<permission>`) and cross-app
 // (`app:<client_id>:*`) scopes are patterns, recognised by the helpers below.
 
+import { SINGLE_TEAM_PERMISSIONS, type SingleTeamPermission } from './team-roles.js';
+
 export interface ScopeInfo {
   description: string;
   /** Site scopes need an admin, a second factor and the confirmation phrase. */
@@ -51,20 +53,25 @@ export const SCOPES: Readonly<Record<string, ScopeInfo>> = {
   'site:token:revoke': { description: "Revoke any user's OAuth tokens", site: true },
 };
 
-/** Unbound single-team scopes an app requests; consent binds them to one team. */
-export const SINGLE_TEAM_PERMISSIONS = ['read', 'write', 'delete', 'member:read', 'member:write', 'member:profile:read'] as const;
-
-const BOUND_TEAM = /^team:([A-Za-z0-9_-]+):(read|write|delete|member:read|member:write|member:profile:read)$/;
+// A team id, then one of the permissions (a fixed alternation: linear time).
+const BOUND_TEAM = new RegExp(`^team:([A-Za-z0-9_-]{1,64}):(${SINGLE_TEAM_PERMISSIONS.join('|')})$`);
 const CROSS_APP = /^app:([A-Za-z0-9._-]+):\*$/;
 
 export function isSingleTeamScope(scope: string): boolean {
   return (SINGLE_TEAM_PERMISSIONS as readonly string[]).some((p) => scope === `team:${p}`);
 }
 
-export function parseBoundTeamScope(scope: string): { teamId: string; permission: string } | null {
+export function parseBoundTeamScope(scope: string): { teamId: string; permission: SingleTeamPermission } | null {
   const m = BOUND_TEAM.exec(scope);
-  return m ? { teamId: m[1]!, permission: m[2]! } : null;
+  return m ? { teamId: m[1]!, permission: m[2] as SingleTeamPermission } : null;
 }
+
+/** The permission of an unbound single-team scope (`team:read` → `read`). */
+export function singleTeamPermission(scope: string): SingleTeamPermission | null {
+  return isSingleTeamScope(scope) ? (scope.slice('team:'.length) as SingleTeamPermission) : null;
+}
+
+export const boundTeamScope = (teamId: string, permission: SingleTeamPermission) => `team:${teamId}:${permission}`;
 
 export function crossAppClientId(scope: string): string | null {
   return CROSS_APP.exec(scope)?.[1] ?? null;

@@ -22,6 +22,24 @@ export const ADMIN_EVENTS = [
   'webhook.delete',
 ] as const;
 
+/**
+ * Events only the audit log records (no webhook subscribes to them): team
+ * changes, and each grant of a team or site scope, apart from the consent.
+ */
+export const AUDIT_EVENTS = [
+  'team.create',
+  'team.update',
+  'team.delete',
+  'team.member.add',
+  'team.member.update',
+  'team.member.remove',
+  'team.group.add',
+  'team.group.remove',
+  'team.scope.grant',
+  'site.scope.grant',
+] as const;
+export type AuditEvent = (typeof AUDIT_EVENTS)[number];
+
 /** The test ping: sent on request to one webhook, whatever it subscribes to. */
 export const TEST_EVENT = 'webhook.test';
 
@@ -84,4 +102,9 @@ export interface WebhookEventDoc {
   createdAt: Date;
 }
 
-export type AuditRecord = Omit<WebhookEventDoc, 'userId'> & { userId: string | null };
+/** An audit log record: an admin event (as its webhooks get it) or an audit-only event (scope `audit`). */
+export type AuditRecord = Omit<WebhookEventDoc, 'userId' | 'name' | 'scope'> & {
+  name: WebhookEventName | AuditEvent;
+  scope: WebhookScope | 'audit';
+  userId: string | null;
+};

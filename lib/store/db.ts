@@ -26,6 +26,7 @@ import type { WebhookDeliveryDoc } from '../domain/webhook-delivery.js';
 import type { WebhookDoc } from '../domain/webhooks.js';
 import type { AuditRecord, WebhookEventDoc } from '../domain/webhook-events.js';
 import type { LogoutDeliveryDoc } from '../domain/backchannel-logout.js';
+import type { TeamDoc, TeamMemberDoc } from '../domain/teams.js';
 
 export { EXPIRING_COLLECTIONS, type ExpiringCollection };
 
@@ -64,6 +65,9 @@ export interface Store {
   webhookOutbox: Collection<WebhookEventDoc>;
   auditLog: Collection<AuditRecord>;
   logoutDeliveries: Collection<LogoutDeliveryDoc>;
+  teams: Collection<TeamDoc>;
+  /** One document per (team, user): `${teamId}:${userId}`. */
+  teamMembers: Collection<TeamMemberDoc>;
   expiring(name: ExpiringCollection): Collection<{ _id: string; expiresAt: Date }>;
   close(): Promise<void>;
 }
@@ -130,6 +134,8 @@ function storeOn(client: MongoClient, db: Db): Store {
     webhookOutbox: db.collection<WebhookEventDoc>('webhook_events'),
     auditLog: db.collection<AuditRecord>('audit_log'),
     logoutDeliveries: db.collection<LogoutDeliveryDoc>('logout_deliveries'),
+    teams: db.collection<TeamDoc>('teams'),
+    teamMembers: db.collection<TeamMemberDoc>('team_members'),
     expiring: (name) => db.collection(name),
     close: () => client.close(),
   };
@@ -143,6 +149,10 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.sessions.createIndex({ sid: 1 }, { unique: true, name: 'sid_unique' });
   await store.passkeys.createIndex({ userId: 1 }, { name: 'user' });
   await store.grants.createIndex({ userId: 1, clientId: 1 }, { name: 'user_client' });
+  await store.teams.createIndex({ slug: 1 }, { unique: true, name: 'slug_unique' });
+  await store.teams.createIndex({ parentId: 1 }, { name: 'parent' });
+  await store.teamMembers.createIndex({ userId: 1 }, { name: 'user' });
+  await store.teamMembers.createIndex({ teamId: 1 }, { name: 'team' });
   // One key per (alg, generation): two processes generating the first key race safely.
   await store.signingKeys.createIndex({ alg: 1, generation: 1 }, { unique: true, name: 'alg_generation_unique' });
   for (const name of EXPIRING_COLLECTIONS) {

@@ -2,6 +2,7 @@
 //
 //   events.user(name, userId, data, actor)   → the user's own webhooks
 //   events.admin(name, data, actor)          → the append-only audit log + admin webhooks
+//   events.audit(name, data, actor)          → the audit log only (team changes, scope grants)
 //
 // `emit` makes the event durable before it returns — one MongoDB insert into
 // the outbox (`webhook_events`), plus one into `audit_log` for admin events —
@@ -18,7 +19,15 @@
 // names and the `data` of each event are listed in README "Webhooks".
 import { createHash } from 'node:crypto';
 import type { WebhookDeliveryInput } from '../domain/webhook-delivery.js';
-import { subscribes, type AdminEvent, type EventActor, type UserEvent, type WebhookEventName } from '../domain/webhook-events.js';
+import {
+  subscribes,
+  type AdminEvent,
+  type AuditEvent,
+  type AuditRecord,
+  type EventActor,
+  type UserEvent,
+  type WebhookEventName,
+} from '../domain/webhook-events.js';
 import type { FlowClient } from '../flows/flow-client.js';
 import { startWebhookDelivery } from '../flows/webhook-delivery.js';
 import type { Logger } from '../runtime/log.js';
@@ -44,6 +53,8 @@ export interface EventPipeline {
   user(name: UserEvent, userId: string, data: Record<string, unknown>, actor: EventActor): Promise<void>;
   /** An admin event: in the audit log and durable when this resolves; delivered to admin webhooks afterwards. */
   admin(name: AdminEvent, data: Record<string, unknown>, actor: EventActor): Promise<void>;
+  /** An audit-only event (team changes, team and site scope grants): in the audit log when this resolves; no webhook gets it. */
+  audit(name: AuditEvent, data: Record<string, unknown>, actor: EventActor): Promise<void>;
   /** Starts the deliveries of one event now and waits for them to be started (CLI, tests, sweep). */
   dispatch(event: WebhookEventDoc): Promise<void>;
   /** Dispatches what is left in the outbox (events older than `olderThanMs`). */
@@ -74,6 +85,12 @@ export function deliveryIdFor(eventId: string, webhookId: string): string {
   b[8] = (b[8]! & 0x3f) | 0x80; // variant
   const h = b.toString('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** An audit-only record: the shape of an admin event's record, scope `audit`. */
+function auditRecord(name: AuditEvent, data: Record<string, unknown>, actor: EventActor): AuditRecord {
+  const now = new Date();
+  return { _id: newId(), name, scope: 'audit', userId: null, timestamp: Math.floor(now.getTime() / 1000), data, actor, createdAt: now };
 }
 
 export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
@@ -150,6 +167,7 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   return {
     user: (name, userId, data, actor) => emit(newEvent(name, 'user', userId, data, actor)),
     admin: (name, data, actor) => emit(newEvent(name, 'admin', null, data, actor)),
+    audit: (name, data, actor) => appendAuditRecord(deps.store, auditRecord(name, data, actor)),
     dispatch,
     sweep,
     idle: async () => {
