@@ -3,14 +3,12 @@
 // authorize endpoint and every page that hands control back to it.
 import type { Request, Response } from 'express';
 import { buildRedirect } from '../../lib/domain/authorization-request.js';
-import { SCOPES } from '../../lib/domain/scopes.js';
 import { newId } from '../../lib/security/secrets.js';
 import { issueAuthorizationCode } from '../../lib/store/authorization-codes.js';
 import { constantTimeEqual } from '../../lib/security/secrets.js';
 import type { AuthorizationRequestDoc, PendingAuthorization } from '../../lib/domain/pending-authorization.js';
 import type { UserDoc } from '../../lib/domain/users.js';
 import { finishAuthorizationRequest, saveAuthorizationRequest } from '../../lib/store/authorization-requests.js';
-import { findConsent } from '../../lib/store/consents.js';
 import type { Store } from '../../lib/store/db.js';
 import { hasPasskey } from '../../lib/store/passkeys.js';
 import { addSessionClient, updateSession } from '../../lib/store/sessions.js';
@@ -18,8 +16,10 @@ import { findUserById } from '../../lib/store/users.js';
 import { sendErrorPage } from '../html/layout.js';
 import { browserBinding, currentBrowserBinding } from '../http/browser-binding.js';
 import type { ApiContext } from '../context.js';
+import { auditScopeGrants, consentDecision } from './consent-decision.js';
+import { sessionActor } from '../../lib/webhooks/event-sources.js';
 
-export type FlowDeps = Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'log' | 'secureCookies'>;
+export type FlowDeps = Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'log' | 'secureCookies' | 'events'>;
 
 export const RESUME_PATH = '/api/oauth/authorize/resume';
 
@@ -90,38 +90,36 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
     return void res.redirect(303, `/login/second-factor?request=${await storedId(req, res, deps, request)}`);
   }
 
-  // Admin-only scopes are for admins: nobody else can consent to them.
-  if (request.scope.some((s) => SCOPES[s]?.adminOnly)) {
-    const admin = user ?? (await findUserById(deps.store, userId));
-    if (admin?.role !== 'admin') return redirectWithError(res, deps, request, 'invalid_scope', 'admin scopes can only be granted by an admin');
-  }
-
-  // 3. Consent: skipped when every scope was granted before, unless prompt=consent.
-  const consent = await findConsent(deps.store, userId, request.clientId);
-  const missing = request.scope.filter((s) => !consent?.scopes.includes(s));
-  // Consent given on this request counts only for the user who gave it.
-  const consentedHere = request.consentedAt !== null && request.consentedBy === userId;
-  const mustConsent = (missing.length > 0 || request.prompt.includes('consent')) && !consentedHere;
-  if (mustConsent) {
+  // 3. Consent: skipped when every scope was granted before (single-team scopes
+  // bound to one remembered team), unless prompt=consent or a site scope asks for the gate.
+  const decision = await consentDecision(deps, request, userId, user);
+  if (decision.kind === 'refuse') return redirectWithError(res, deps, request, decision.error, decision.description);
+  if (decision.kind === 'ask') {
     if (noPrompt) return redirectWithError(res, deps, request, 'consent_required', 'the user has not allowed this application');
     return void res.redirect(303, `/consent?request=${await storedId(req, res, deps, request)}`);
   }
 
   // 4. The code, bound to client, redirect URI, PKCE challenge and this sign-in.
+  const grantId = newId();
   const code = await issueAuthorizationCode(deps.store, {
     clientId: request.clientId,
     userId: userId,
     redirectUri: request.redirectUri,
-    scope: request.scope,
+    scope: decision.scope,
     nonce: request.nonce,
     codeChallenge: request.codeChallenge,
     authTime: session!.authTime!,
     amr: session!.amr,
     acr: session!.acr ?? 'pwd',
     sid: session!.sid,
-    grantId: newId(),
+    grantId,
     resources: request.resources ?? [],
   });
+  await auditScopeGrants(
+    deps,
+    { userId, clientId: request.clientId, grantId, scope: decision.scope, siteGateMethod: request.siteGateMethod ?? null },
+    sessionActor(userId),
+  );
   await addSessionClient(deps.store, session!, request.clientId);
   await finishAuthorizationRequest(deps.store, request);
   deps.log.debug('authorization code issued', { client: request.clientId, user: userId });

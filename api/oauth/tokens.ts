@@ -1,13 +1,13 @@
 // Building and signing the tokens of a token response. Access tokens are
 // RFC 9068 JWTs; both they and ID tokens use the client's algorithm
 // (ML-DSA-65 by default, RS256 on request).
-import { accessTokenClaims, idTokenClaims, optInClaims, optInClaimsNeeded, TOKEN_TTL_SECONDS, type AuthContext } from '../../lib/domain/claims.js';
+import { accessTokenClaims, idTokenClaims, TOKEN_TTL_SECONDS, type AuthContext } from '../../lib/domain/claims.js';
+import { relatedClaims } from './claim-sources.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import type { Signer } from '../../lib/keys/signer.js';
 import { accessTokenAudience } from '../../lib/domain/resources.js';
 import { newId } from '../../lib/security/secrets.js';
 import type { UserDoc } from '../../lib/domain/users.js';
-import { listClientsByOwner } from '../../lib/store/clients.js';
 import type { Store } from '../../lib/store/db.js';
 
 export interface TokenResponse {
@@ -49,15 +49,6 @@ export async function issueAccessToken(
   return { access_token: accessToken, token_type: jkt ? 'DPoP' : 'Bearer', expires_in: TOKEN_TTL_SECONDS, scope: scope.join(' ') };
 }
 
-/** The ID token's opt-in claims (client oidc_fields + scope): loads only what they need. */
-async function idTokenExtras(store: Store, client: ClientDoc, user: UserDoc, scope: string[]): Promise<Record<string, unknown>> {
-  const oidcFields = client.oidcFields ?? [];
-  const needed = optInClaimsNeeded(scope, oidcFields);
-  if (!needed.apps) return {};
-  const apps = (await listClientsByOwner(store, user._id)).map((c) => ({ id: c._id, name: c.name, isVerified: c.isVerified === true }));
-  return optInClaims(scope, oidcFields, { apps });
-}
-
 /** What an access token and ID token are issued for: a grant's client, user, scope and authentication. */
 export interface TokenIssue {
   client: ClientDoc;
@@ -77,7 +68,7 @@ export async function issueTokens(
   const [access, idToken] = await Promise.all([
     issueAccessToken(deps, { client, userId: user._id, scope, grantId, auth, jkt, resources: input.resources }),
     scope.includes('openid')
-      ? idTokenExtras(deps.store, client, user, scope).then((extra) =>
+      ? relatedClaims(deps.store, client, user._id, scope).then((extra) =>
           deps.signer.sign(idTokenClaims({ issuer: deps.issuer, clientId: client._id, user, scope, nonce, auth, now: Date.now(), extra }), {
             alg: client.idTokenSignedResponseAlg,
           }),

@@ -1,51 +1,139 @@
 // The consent page: the application, whether Keyflow verified it, each scope
-// in plain words, Allow and Deny.
-import express, { Router } from 'express';
-import { findAuthorizationRequest, markConsented } from '../../lib/store/authorization-requests.js';
-import { findClient } from '../../lib/store/clients.js';
+// in plain words, the team picker and the site-access gate when asked, Allow
+// and Deny. A passkey for the gate is verified by two JSON endpoints driven by
+// /assets/webauthn.js, then the page is shown again.
+import express, { Router, type Request, type Response } from 'express';
+import type { AuthorizationRequestDoc } from '../../lib/domain/pending-authorization.js';
+import { isSiteScope } from '../../lib/domain/scopes.js';
+import { bindTeamScopes, requestedTeamPermissions } from '../../lib/domain/team-binding.js';
+import type { UserDoc } from '../../lib/domain/users.js';
+import { findAuthorizationRequest, markConsented, markSiteFactor } from '../../lib/store/authorization-requests.js';
+import { findClient, type ClientDoc } from '../../lib/store/clients.js';
 import { recordConsent } from '../../lib/store/consents.js';
+import type { SessionDoc } from '../../lib/store/sessions.js';
+import { findUserById } from '../../lib/store/users.js';
 import { sendErrorPage } from '../html/layout.js';
-import { consentPage } from '../views/consent.js';
+import { consentPage, type ConsentExtras } from '../views/consent.js';
 import { hasValidCsrf } from '../http/session.js';
 import { OTHER_BROWSER, proceedWithAuthorization, redirectWithError, startedInThisBrowser, type FlowDeps } from '../oauth/authorization-flow.js';
-import { fieldsOf, raw } from '../http/input.js';
+import { teamChoices, teamGrantRefusal } from '../oauth/team-consent.js';
+import { passkeyProvedHere, passSiteGate, siteGateStanding } from '../verification/site-gate.js';
+import { signInLimits } from '../verification/sign-in-limits.js';
+import { authenticationOptions, relyingParty, verifyPasskey } from '../verification/webauthn.js';
+import { fieldsOf, formText, raw } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 
 const EXPIRED = ['Request expired', 'This sign-in request has expired or was already answered. Return to the application and start again.'] as const;
 
-/** The stored request the page shows, and the user's answer to it. */
+/** The stored request the page shows, and the user's answer to it (with the team picked and the site gate's fields). */
 const ConsentQuery = fieldsOf({ request: raw });
-const ConsentForm = fieldsOf({ request: raw, decision: raw });
+const ConsentForm = fieldsOf({ request: raw, decision: raw, team: formText, confirmation: formText, code: formText });
+const PasskeyAnswer = fieldsOf({ request: raw, response: raw });
 
-export function consentRoutes(deps: FlowDeps): Router {
+export type ConsentDeps = FlowDeps & Pick<ApiContext, 'kek' | 'limits' | 'outbound' | 'events'>;
+
+interface Context {
+  request: AuthorizationRequestDoc;
+  session: SessionDoc;
+  user: UserDoc;
+  client: ClientDoc;
+}
+
+export function consentRoutes(deps: ConsentDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
+  const json = express.json({ limit: '64kb' });
+  const limits = signInLimits(deps);
+  const rp = relyingParty(deps.issuer);
+
+  /** The request, in the browser that started it, with a signed-in user; otherwise the answer is sent and null returned. */
+  async function load(req: Request, res: Response, requestId: unknown): Promise<Context | null> {
+    const request = await findAuthorizationRequest(deps.store, requestId);
+    if (!request) return (sendErrorPage(res, 400, ...EXPIRED), null);
+    if (!startedInThisBrowser(req, deps, request)) return (sendErrorPage(res, 403, ...OTHER_BROWSER), null);
+    const session = req.kfSession;
+    const user = session?.userId ? await findUserById(deps.store, session.userId) : null;
+    if (!session || !user) return (res.redirect(303, `/login?request=${encodeURIComponent(request._id)}`), null);
+    const client = await findClient(deps.store, request.clientId);
+    if (!client) return (sendErrorPage(res, 400, 'Unknown application', 'This application no longer exists.'), null);
+    return { request, session, user, client };
+  }
+
+  async function show(res: Response, c: Context, opts: { pickedTeam?: string; error?: string; status?: number } = {}): Promise<void> {
+    const permissions = requestedTeamPermissions(c.request.scope);
+    const extras: ConsentExtras = {
+      teams: permissions.length ? await teamChoices(deps.store, c.user._id, permissions) : null,
+      pickedTeam: opts.pickedTeam ?? null,
+      site: c.request.scope.some(isSiteScope) ? await siteGateStanding(deps, c.user) : null,
+      passkeyDone: passkeyProvedHere(c.request, c.user._id),
+      ...(opts.error ? { error: opts.error, status: opts.status ?? 400 } : {}),
+    };
+    consentPage(res, c.session, c.client, c.request, extras);
+  }
 
   router.get('/consent', async (req, res) => {
-    const request = await findAuthorizationRequest(deps.store, ConsentQuery.parse(req.query).request);
-    if (!request) return sendErrorPage(res, 400, ...EXPIRED);
-    if (!startedInThisBrowser(req, deps, request)) return sendErrorPage(res, 403, ...OTHER_BROWSER);
-    const session = req.kfSession;
-    if (!session?.userId) return res.redirect(303, `/login?request=${encodeURIComponent(request._id)}`);
-    const client = await findClient(deps.store, request.clientId);
-    if (!client) return sendErrorPage(res, 400, 'Unknown application', 'This application no longer exists.');
-    consentPage(res, session, client, request);
+    const c = await load(req, res, ConsentQuery.parse(req.query).request);
+    if (c) await show(res, c);
   });
 
   router.post('/consent', form, async (req, res) => {
     const body = ConsentForm.parse(req.body);
-    const request = await findAuthorizationRequest(deps.store, body.request);
-    if (!request) return sendErrorPage(res, 400, ...EXPIRED);
-    if (!startedInThisBrowser(req, deps, request)) return sendErrorPage(res, 403, ...OTHER_BROWSER);
-    const session = req.kfSession;
-    if (!session?.userId) return res.redirect(303, `/login?request=${encodeURIComponent(request._id)}`);
-    if (!hasValidCsrf(req, session)) return sendErrorPage(res, 400, 'Session expired', 'Your session expired. Go back and try again.');
+    const c = await load(req, res, body.request);
+    if (!c) return;
+    if (!hasValidCsrf(req, c.session)) return sendErrorPage(res, 400, 'Session expired', 'Your session expired. Go back and try again.');
+    const { request, user } = c;
     if (body.decision !== 'allow') {
-      deps.log.info('consent denied', { client: request.clientId, user: session.userId });
+      deps.log.info('consent denied', { client: request.clientId, user: user._id });
       return redirectWithError(res, deps, request, 'access_denied', 'the user denied the request');
     }
-    await recordConsent(deps.store, session.userId, request.clientId, request.scope);
-    await markConsented(deps.store, request._id, session.userId);
-    await proceedWithAuthorization(req, res, deps, { ...request, consentedAt: new Date(), consentedBy: session.userId });
+    // Single-team scopes: the team picked, checked against the user's role there now.
+    const permissions = requestedTeamPermissions(request.scope);
+    const teamId = permissions.length ? body.team : null;
+    if (teamId !== null) {
+      const refusal = teamId ? await teamGrantRefusal(deps.store, user._id, teamId, permissions) : 'Choose a team.';
+      if (refusal) return show(res, c, { pickedTeam: teamId, error: refusal, status: teamId ? 403 : 400 });
+    }
+    let siteGateMethod: string | null = null;
+    if (request.scope.some(isSiteScope)) {
+      const gate = await passSiteGate(deps, limits, req, user, request, { confirmation: body.confirmation, code: body.code });
+      if (!gate.ok) return show(res, c, { ...(teamId ? { pickedTeam: teamId } : {}), error: gate.message, status: gate.status });
+      siteGateMethod = gate.method;
+    }
+    // Only the bound form is recorded: the consent names the team.
+    await recordConsent(deps.store, user._id, request.clientId, teamId ? bindTeamScopes(request.scope, teamId) : request.scope);
+    await markConsented(deps.store, request._id, user._id, teamId, siteGateMethod);
+    await proceedWithAuthorization(req, res, deps, { ...request, consentedAt: new Date(), consentedBy: user._id, teamId, siteGateMethod });
+  });
+
+  // The site gate's passkey: options for the signed-in user's passkeys, then the answer, remembered on the request.
+  async function loadJson(req: Request, res: Response): Promise<Omit<Context, 'client'> | null> {
+    const request = await findAuthorizationRequest(deps.store, PasskeyAnswer.parse(req.body).request);
+    const session = req.kfSession;
+    const user = session?.userId ? await findUserById(deps.store, session.userId) : null;
+    if (!request || !session || !user || !startedInThisBrowser(req, deps, request) || !hasValidCsrf(req, session)) {
+      res.status(403).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: 'no consent in progress' });
+      return null;
+    }
+    return { request, session, user };
+  }
+
+  router.post('/consent/site/passkey/options', json, async (req, res) => {
+    const c = await loadJson(req, res);
+    if (c) res.set('Cache-Control', 'no-store').json(await authenticationOptions(deps.store, rp, c.session, c.user));
+  });
+
+  router.post('/consent/site/passkey', json, async (req, res) => {
+    const c = await loadJson(req, res);
+    if (!c) return;
+    const begun = await limits.beginSecondFactor(req, c.user._id);
+    if (!begun.ok) return res.status(begun.status).set('Cache-Control', 'no-store').json({ error: 'slow_down', error_description: begun.error });
+    if (!(await verifyPasskey(deps.store, rp, c.session, PasskeyAnswer.parse(req.body).response, c.user._id))) {
+      await limits.failed(req, 'passkey', c.user.email, 'bad site-gate passkey');
+      return res.status(401).set('Cache-Control', 'no-store').json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });
+    }
+    await begun.attempt.release();
+    await markSiteFactor(deps.store, c.request._id, c.user._id);
+    res.set('Cache-Control', 'no-store').json({ redirect: `/consent?request=${encodeURIComponent(c.request._id)}` });
   });
 
   return router;

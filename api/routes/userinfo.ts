@@ -4,6 +4,8 @@ import { userinfoClaims } from '../../lib/domain/claims.js';
 import { zodProblems } from '../../lib/domain/errors.js';
 import { ProfileUpdate } from '../../lib/domain/users.js';
 import { findUserById, updateProfile } from '../../lib/store/users.js';
+import { findClient } from '../../lib/store/clients.js';
+import { relatedClaims } from '../oauth/claim-sources.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken } from '../oauth/bearer.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
@@ -20,7 +22,10 @@ export function userinfoRoutes(deps: UserinfoDeps): Router {
   const userinfo = async (req: Request, res: Response) => {
     const user = await findUserById(deps.store, req.access!.userId);
     if (!user) return sendError(res, 401, 'invalid_token', 'the user no longer exists');
-    res.set('Cache-Control', 'no-store').json(userinfoClaims(user, req.access!.scope));
+    // The same claims the grant's ID token carries (opt-in and team claims included).
+    const client = await findClient(deps.store, req.access!.clientId);
+    const related = client ? await relatedClaims(deps.store, client, user._id, req.access!.scope) : {};
+    res.set('Cache-Control', 'no-store').json({ ...userinfoClaims(user, req.access!.scope), ...related });
   };
   router.get('/api/oauth/userinfo', needOpenid, userinfo);
   router.post('/api/oauth/userinfo', form, needOpenid, userinfo);

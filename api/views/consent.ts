@@ -1,19 +1,35 @@
 // The consent page: the application, whether Keyflow verified it, each scope
-// in plain words, Allow and Deny.
+// in plain words, the team picker for single-team scopes, the site-access
+// gate for site scopes, Allow and Deny.
 import type { Response } from 'express';
-import { crossAppClientId, parseBoundTeamScope, SCOPES } from '../../lib/domain/scopes.js';
+import { crossAppClientId, isSiteScope, parseBoundTeamScope, SCOPES, SITE_CONFIRMATION_PHRASE, singleTeamPermission } from '../../lib/domain/scopes.js';
+import type { SingleTeamPermission } from '../../lib/domain/team-roles.js';
 import type { AuthorizationRequestDoc } from '../../lib/domain/pending-authorization.js';
 import type { ClientDoc } from '../../lib/store/clients.js';
 import type { SessionDoc } from '../../lib/store/sessions.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
+import type { TeamChoice } from '../oauth/team-consent.js';
+import { canPassSiteGate, type SiteGateStanding } from '../verification/site-gate.js';
+
+/** What each single-team permission lets the app do on the team the user picks. */
+const TEAM_PERMISSION_WORDS: Record<SingleTeamPermission, string> = {
+  read: 'See the team you pick: its name, settings and groups',
+  write: 'Change the settings and groups of the team you pick',
+  delete: 'Delete the team you pick (and, if asked, its child teams)',
+  'member:read': 'See who belongs to the team you pick, with their roles and groups',
+  'member:write': 'Add, change and remove members of the team you pick, never above your own role',
+  'member:profile:read': 'See the names, usernames and pictures of the members of the team you pick',
+};
 
 /** A scope in plain words (the scope itself when it has none). */
 export function describeScope(scope: string): string {
   const known = SCOPES[scope];
   if (known) return known.description;
+  const unbound = singleTeamPermission(scope);
+  if (unbound) return TEAM_PERMISSION_WORDS[unbound];
   const team = parseBoundTeamScope(scope);
-  if (team) return `Team ${team.teamId}: ${team.permission.replace(':', ' ')}`;
+  if (team) return `${TEAM_PERMISSION_WORDS[team.permission].replace('the team you pick', 'the team')} (team ${team.teamId})`;
   const app = crossAppClientId(scope);
   if (app) return `Act on your behalf towards the application ${app}`;
   return scope;
@@ -31,23 +47,70 @@ export function scopeList(client: ClientDoc, scopes: string[]): SafeHtml {
 <ul class="scopes">${scopes.map((s) => html`<li>${describeScope(s)} <span class="muted">(${s})</span></li>`)}</ul>`;
 }
 
-/** The Allow and Deny buttons, posting `decision` with the field that names the request. */
-export function allowOrDenyForm(action: string, session: SessionDoc, [name, value]: [string, string]): SafeHtml {
+/** The Allow and Deny buttons, posting `decision` with the field that names the request; `extra` goes inside the form; no Allow when it cannot succeed. */
+export function allowOrDenyForm(action: string, session: SessionDoc, [name, value]: [string, string], extra: SafeHtml | '' = '', canAllow = true): SafeHtml {
   return html`<form method="post" action="${action}">
 ${csrfField(session.csrf)}
 <input type="hidden" name="${name}" value="${value}">
-<button type="submit" name="decision" value="allow">Allow</button>
+${extra}
+${canAllow ? html`<button type="submit" name="decision" value="allow">Allow</button>` : ''}
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </form>`;
 }
 
-export function consentPage(res: Response, session: SessionDoc, client: ClientDoc, request: AuthorizationRequestDoc): void {
+/** The team picker: every team the user manages; a team where not every permission can be granted is listed but not selectable. */
+function teamPicker(choices: TeamChoice[], picked: string | null): SafeHtml {
+  if (choices.length === 0) return html`<p class="error" role="alert">This application needs a team, and you manage none (owner, co-owner or admin).</p>`;
+  return html`<fieldset class="team-picker"><legend>Choose the team this application may use</legend>
+${choices.map(
+  (c) =>
+    html`<label><input type="radio" name="team" value="${c.team._id}"${c.grantable ? '' : html` disabled`}${c.team._id === picked ? html` checked` : ''}> ${c.team.name} <span class="muted">(${c.team.slug}; you are ${c.role}${c.inherited ? ' through a parent team' : ''}${c.grantable ? '' : '; deleting needs owner or co-owner'})</span></label><br>`,
+)}
+</fieldset>`;
+}
+
+/** The site-access gate: only for a site admin with a second factor; a second factor now, and the phrase. */
+function siteGate(standing: SiteGateStanding, request: AuthorizationRequestDoc, session: SessionDoc, passkeyDone: boolean): SafeHtml {
+  if (!standing.admin) return html`<p class="error" role="alert">Only a site admin can grant access to the whole instance.</p>`;
+  if (!canPassSiteGate(standing))
+    return html`<p class="error" role="alert">Set up a second factor (authenticator app or passkey) in your account before granting site access.</p>`;
+  const passkey = passkeyDone
+    ? html`<p>Passkey confirmed.</p>`
+    : standing.passkey
+      ? html`<p><button type="button" class="secondary" data-webauthn="second-factor" data-options="/consent/site/passkey/options" data-verify="/consent/site/passkey" data-csrf="${session.csrf}" data-request="${request._id}">Confirm with a passkey</button></p>
+<p class="error" role="alert" data-webauthn-error hidden></p>`
+      : '';
+  return html`<fieldset class="site-gate"><legend>Access to the whole instance</legend>
+<p>This application asks for site-wide access. Confirm with your second factor and type <strong>${SITE_CONFIRMATION_PHRASE}</strong>.</p>
+${passkeyDone || !standing.totpOrBackup ? '' : html`<label for="code">Authenticator or backup code</label><input id="code" name="code" autocomplete="one-time-code" inputmode="text">`}
+${passkey}
+<label for="confirmation">Type “${SITE_CONFIRMATION_PHRASE}”</label><input id="confirmation" name="confirmation" autocomplete="off" required>
+</fieldset>`;
+}
+
+export interface ConsentExtras {
+  teams: TeamChoice[] | null;
+  pickedTeam: string | null;
+  site: SiteGateStanding | null;
+  passkeyDone: boolean;
+  error?: string;
+  status?: number;
+}
+
+export function consentPage(res: Response, session: SessionDoc, client: ClientDoc, request: AuthorizationRequestDoc, extras: ConsentExtras): void {
+  const hasTeamPick = extras.teams !== null;
+  const canAllow = (!hasTeamPick || extras.teams!.some((t) => t.grantable)) && (extras.site === null || canPassSiteGate(extras.site));
+  const fields = html`${hasTeamPick ? teamPicker(extras.teams!, extras.pickedTeam) : ''}${extras.site ? siteGate(extras.site, request, session, extras.passkeyDone) : ''}`;
   sendPage(res, {
     title: `Allow ${client.name}?`,
+    status: extras.status ?? 200,
+    scripts: extras.site?.passkey ? ['simplewebauthn-browser.js', 'webauthn.js'] : [],
     body: html`<h1>Allow ${client.name}?</h1>
 ${appStanding(client)}
+${extras.error ? html`<p class="error" role="alert">${extras.error}</p>` : ''}
 ${scopeList(client, request.scope)}
-${allowOrDenyForm('/consent', session, ['request', request._id])}
+${request.scope.some(isSiteScope) ? html`<p class="warning">Site scopes reach every account and team on this instance.</p>` : ''}
+${allowOrDenyForm('/consent', session, ['request', request._id], fields, canAllow)}
 <p class="muted">You will be sent back to ${new URL(request.redirectUri).host}.</p>`,
   });
 }

@@ -6,7 +6,7 @@ import type { RedirectUriEntry } from './clients.js';
 import { isValidS256Challenge } from './pkce.js';
 import { checkRedirectUri } from './redirect-uri.js';
 import { parseResources } from './resources.js';
-import { isKnownScope, isSingleTeamScope, parseBoundTeamScope, parseScopeParam, SCOPES } from './scopes.js';
+import { isKnownScope, parseBoundTeamScope, parseScopeParam } from './scopes.js';
 
 export interface ClientForAuthorization {
   clientId: string;
@@ -105,10 +105,9 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
   if (unknown) return fail('invalid_scope', `unknown scope: ${unknown}`);
   const notAllowed = scope.find((s) => !client.allowedScopes.includes(s));
   if (notAllowed) return fail('invalid_scope', `this application may not request the scope ${notAllowed}`);
-  // Site scopes need an admin, a second factor and a typed confirmation; single-team
-  // scopes need the team picker. Neither consent step exists yet, so neither is granted.
-  const needsStep = scope.find((s) => SCOPES[s]?.site || isSingleTeamScope(s) || parseBoundTeamScope(s));
-  if (needsStep) return fail('invalid_scope', `the scope ${needsStep} cannot be granted yet`);
+  // The team is the user's pick at consent: an app asks for the unbound form only.
+  const bound = scope.find((s) => parseBoundTeamScope(s));
+  if (bound) return fail('invalid_scope', `ask for ${bound.replace(/^team:[^:]+:/, 'team:')}: the user picks the team at consent`);
 
   // RFC 8707: repeatable; each an absolute URI without fragment.
   const resources = parseResources(query.resource);

@@ -1,6 +1,8 @@
 // Claims of ID tokens, access tokens (RFC 9068) and UserInfo, by granted scope.
 // One place for what each scope releases; later claims (teams, apps, domains …)
 // plug in here.
+import { parseBoundTeamScope } from './scopes.js';
+import type { TeamRole } from './team-roles.js';
 import type { UserDoc } from './users.js';
 
 /** What claims read of a user. */
@@ -52,6 +54,44 @@ export function optInClaims(scope: readonly string[], oidcFields: readonly strin
   const claims: Record<string, unknown> = {};
   if (scope.includes('apps:read') && oidcFields.includes('apps') && related.apps) {
     claims.apps = related.apps.map((a) => ({ id: a.id, name: a.name, client_id: a.id, is_verified: a.isVerified }));
+  }
+  return claims;
+}
+
+/** A team as the team claims show it: the user's effective role, and their groups when the team uses member groups. */
+export interface ClaimsTeam {
+  id: string;
+  name: string;
+  role: TeamRole;
+  /** The user's group slugs there; [] when the team has member groups disabled. */
+  groups: string[];
+}
+
+/**
+ * Which teams the team claims cover: every team of the user with `teams:read`;
+ * with only bound single-team scopes, just those teams (an app granted one team
+ * does not learn the others). null: no team claims.
+ */
+export function teamClaimsCoverage(scope: readonly string[]): 'all' | string[] | null {
+  if (scope.includes('teams:read')) return 'all';
+  const ids = [...new Set(scope.flatMap((s) => parseBoundTeamScope(s)?.teamId ?? []))];
+  return ids.length ? ids : null;
+}
+
+/**
+ * The `teams` claim (teams:read + oidc_fields `teams`) and the flat per-team
+ * claims (teams:read or a bound team scope, whatever oidc_fields says):
+ * in_team_<id>, role_in_team_<id>, and groups_in_team_<id> only when the user
+ * holds a group (never an empty array).
+ */
+export function teamClaims(scope: readonly string[], oidcFields: readonly string[], teams: readonly ClaimsTeam[]): Record<string, unknown> {
+  const claims: Record<string, unknown> = {};
+  if (scope.includes('teams:read') && oidcFields.includes('teams'))
+    claims.teams = teams.map((t) => ({ id: t.id, name: t.name, role: t.role, groups: t.groups }));
+  for (const t of teams) {
+    claims[`in_team_${t.id}`] = true;
+    claims[`role_in_team_${t.id}`] = t.role;
+    if (t.groups.length > 0) claims[`groups_in_team_${t.id}`] = t.groups;
   }
   return claims;
 }

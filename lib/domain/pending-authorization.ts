@@ -12,6 +12,12 @@ export interface AuthorizationRequestDoc extends AuthorizationParams {
   consentedAt: Date | null;
   /** ...by this user: another user signing in afterwards must consent for themselves. */
   consentedBy: string | null;
+  /** The team the user picked at consent for the request's single-team scopes. */
+  teamId?: string | null;
+  /** A passkey verified at this consent for the site-scope gate (by whom, when). */
+  siteFactor?: { userId: string; at: Date } | null;
+  /** How the site-scope gate was passed at this consent (the second factor used): audited with the grant. */
+  siteGateMethod?: string | null;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -26,4 +32,7 @@ export type PendingAuthorization = AuthorizationParams & {
   createdAt: Date;
   consentedAt: Date | null;
   consentedBy: string | null;
+  teamId?: string | null;
+  siteFactor?: { userId: string; at: Date } | null;
+  siteGateMethod?: string | null;
 };

@@ -57,6 +57,11 @@ export const SCOPES: Readonly<Record<string, ScopeInfo>> = {
 const BOUND_TEAM = new RegExp(`^team:([A-Za-z0-9_-]{1,64}):(${SINGLE_TEAM_PERMISSIONS.join('|')})$`);
 const CROSS_APP = /^app:([A-Za-z0-9._-]+):\*$/;
 
+/** The exact words a site admin types at consent to grant a site scope. */
+export const SITE_CONFIRMATION_PHRASE = 'grant site access';
+
+export const isSiteScope = (scope: string): boolean => SCOPES[scope]?.site === true;
+
 export function isSingleTeamScope(scope: string): boolean {
   return (SINGLE_TEAM_PERMISSIONS as readonly string[]).some((p) => scope === `team:${p}`);
 }

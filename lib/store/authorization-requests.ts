@@ -22,8 +22,14 @@ export async function findAuthorizationRequest(store: Store, id: unknown): Promi
   return doc && doc.expiresAt > new Date() ? doc : null;
 }
 
-export async function markConsented(store: Store, id: string, userId: string): Promise<void> {
-  await store.authorizationRequests.updateOne({ _id: id }, { $set: { consentedAt: new Date(), consentedBy: userId } });
+/** Records the user's Allow on the request, with the team picked for its single-team scopes and how the site gate was passed. */
+export async function markConsented(store: Store, id: string, userId: string, teamId: string | null, siteGateMethod: string | null): Promise<void> {
+  await store.authorizationRequests.updateOne({ _id: id }, { $set: { consentedAt: new Date(), consentedBy: userId, teamId, siteGateMethod } });
+}
+
+/** Records a passkey verified at this request's consent (the site-scope gate). */
+export async function markSiteFactor(store: Store, id: string, userId: string): Promise<void> {
+  await store.authorizationRequests.updateOne({ _id: id }, { $set: { siteFactor: { userId, at: new Date() } } });
 }
 
 /** Ends a request once it was answered (code issued, denied, or failed); nothing to do if it was never stored. */

@@ -18,7 +18,7 @@
 //   key; a proof binds the new token (RFC 9449).
 import type { Request, Response } from 'express';
 import { MAX_RESOURCES, parseAllowedResources } from '../../../lib/domain/resources.js';
-import { crossAppClientId, parseScopeParam } from '../../../lib/domain/scopes.js';
+import { crossAppClientId, isSiteScope, parseScopeParam } from '../../../lib/domain/scopes.js';
 import { verifyAccessToken } from '../bearer.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { issueAccessToken } from '../tokens.js';
@@ -83,8 +83,10 @@ export async function tokenExchangeGrant(req: Request, res: Response, { client, 
     return sendOAuthError(res, 400, 'invalid_grant', 'subject_token is DPoP-bound: a DPoP proof of its key is required');
 
   // The new token is the requesting client's: it holds only scopes that client may hold,
-  // whatever the subject token (another client's) carries.
-  const mayHold = (s: string) => client.allowedScopes.includes(s);
+  // whatever the subject token (another client's) carries. Site scopes are never
+  // passed on (their grant needs the consent gate), and a team binding belongs to
+  // the client it was consented to (the client lists `team:read`, not a bound form).
+  const mayHold = (s: string) => client.allowedScopes.includes(s) && !isSiteScope(s);
   let scope = subject.scope.filter(mayHold);
   if (body.scope !== undefined) {
     const requested = parseScopeParam(typeof body.scope === 'string' ? body.scope : '');
