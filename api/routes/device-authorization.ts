@@ -7,7 +7,7 @@ import express, { Router } from 'express';
 import { ENDPOINTS } from '../../lib/domain/discovery.js';
 import { isValidS256Challenge } from '../../lib/domain/pkce.js';
 import { parseAllowedResources } from '../../lib/domain/resources.js';
-import { isKnownScope, isSingleTeamScope, parseBoundTeamScope, parseScopeParam, SCOPES } from '../../lib/domain/scopes.js';
+import { isKnownScope, isSiteScope, isTeamScope, parseScopeParam } from '../../lib/domain/scopes.js';
 import { formatUserCode } from '../../lib/domain/user-code.js';
 import { startDeviceFlow } from '../../lib/flows/device-authorization.js';
 import { hashSecret, newSecret } from '../../lib/security/secrets.js';
@@ -39,8 +39,8 @@ function checkParams(body: Record<string, unknown>, allowedScopes: readonly stri
   if (unknown) return fail('invalid_scope', `unknown scope: ${unknown}`);
   const notAllowed = scope.find((s) => !allowedScopes.includes(s));
   if (notAllowed) return fail('invalid_scope', `this application may not request the scope ${notAllowed}`);
-  // Site and team scopes cannot be granted through the device flow (their consent needs more than a second screen).
-  const refused = scope.find((s) => SCOPES[s]?.site || isSingleTeamScope(s) || parseBoundTeamScope(s));
+  // Site and team scopes (every tier) cannot be granted through the device flow (their consent needs more than a second screen).
+  const refused = scope.find((s) => isSiteScope(s) || isTeamScope(s));
   if (refused) return fail('invalid_scope', `the scope ${refused} cannot be granted through the device flow`);
 
   const challenge = body.code_challenge;

@@ -62,6 +62,10 @@ export const SITE_CONFIRMATION_PHRASE = 'grant site access';
 
 export const isSiteScope = (scope: string): boolean => SCOPES[scope]?.site === true;
 
+/** A scope of any team tier: aggregate (`teams:*`), single-team (bound or not), cross-instance (`site:team:*`). */
+export const isTeamScope = (scope: string): boolean =>
+  scope.startsWith('teams:') || scope.startsWith('site:team:') || isSingleTeamScope(scope) || parseBoundTeamScope(scope) !== null;
+
 export function isSingleTeamScope(scope: string): boolean {
   return (SINGLE_TEAM_PERMISSIONS as readonly string[]).some((p) => scope === `team:${p}`);
 }

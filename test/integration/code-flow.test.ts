@@ -217,7 +217,7 @@ describe('authorization endpoint errors', () => {
   let clientId: string;
   let publicId: string;
   beforeAll(async () => {
-    clientId = (await newRp(api.deps, { ...RP, allowedScopes: ['openid', 'profile', 'site:user:read', 'team:read', 'admin:users:read'] })).id;
+    clientId = (await newRp(api.deps, { ...RP, allowedScopes: ['openid', 'profile', 'site:user:read', 'team:read', 'team:abc:read', 'admin:users:read'] })).id;
     publicId = (await newRp(api.deps, { ...RP, public: true })).id;
   });
 
@@ -240,8 +240,7 @@ describe('authorization endpoint errors', () => {
     ['no response_type', { response_type: '' }, 'invalid_request'],
     ['an unknown scope', { scope: 'openid launch' }, 'invalid_scope'],
     ['a scope the client may not ask for', { scope: 'openid email' }, 'invalid_scope'],
-    ['a site scope (no confirmation step yet)', { scope: 'openid site:user:read' }, 'invalid_scope'],
-    ['a single-team scope (no team picker yet)', { scope: 'openid team:read' }, 'invalid_scope'],
+    ['a bound team scope (the user picks the team at consent)', { scope: 'openid team:abc:read' }, 'invalid_scope'],
     ['PKCE plain', { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, 'invalid_request'],
     ['a malformed code_challenge', { code_challenge: 'short', code_challenge_method: 'S256' }, 'invalid_request'],
     ['an unknown prompt', { prompt: 'select_account' }, 'invalid_request'],

@@ -39,7 +39,7 @@ afterAll(async () => {
 const RP: NewClientInput = {
   name: 'Device RP',
   redirectUris: [{ value: 'https://device.example/cb' }],
-  allowedScopes: ['openid', 'profile', 'email', 'offline_access', 'site:user:read', 'team:read', 'team:abc:read', 'admin:users:read'],
+  allowedScopes: ['openid', 'profile', 'email', 'offline_access', 'site:user:read', 'site:team:read', 'teams:read', 'team:read', 'team:abc:read', 'admin:users:read'],
   idTokenSignedResponseAlg: 'RS256',
   isVerified: true,
 };
@@ -116,6 +116,8 @@ describe('device authorization endpoint', () => {
     ['a scope the client may not ask for', 'invalid_scope', { scope: 'openid apps:read' }],
     ['a site scope', 'invalid_scope', { scope: 'openid site:user:read' }],
     ['a single-team scope', 'invalid_scope', { scope: 'openid team:read' }],
+    ['an aggregate team scope', 'invalid_scope', { scope: 'openid teams:read' }],
+    ['a cross-instance team scope', 'invalid_scope', { scope: 'openid site:team:read' }],
     ['a bound team scope', 'invalid_scope', { scope: 'team:abc:read' }],
     ['PKCE plain', 'invalid_request', { scope: 'openid', code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }],
     ['a malformed code_challenge', 'invalid_request', { scope: 'openid', code_challenge: 'short', code_challenge_method: 'S256' }],
