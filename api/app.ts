@@ -27,6 +27,7 @@ import { tokenPageRoutes } from './pages/tokens.js';
 import { sessionsPageRoutes } from './pages/sessions.js';
 import { passwordPageRoutes } from './pages/password.js';
 import { appsPageRoutes } from './pages/apps.js';
+import { teamsPageRoutes } from './pages/teams.js';
 import { stepUpRoutes } from './routes/step-up.js';
 import { stepUpPageRoutes } from './pages/step-up.js';
 
@@ -75,6 +76,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(passwordPageRoutes(idle));
   app.use(tokenPageRoutes({ ...ctx, patMaxLifetimeMs: config.patMaxLifetimeMs }));
   app.use(appsPageRoutes(ctx));
+  app.use(teamsPageRoutes(ctx));
   app.get('/', (_req, res) => res.redirect(303, '/account'));
   app.use(notFound);
   app.use(errorHandler(log));
