@@ -52,7 +52,7 @@ function deleteForm(csrf: string, { team, children }: TeamPageData): SafeHtml {
 ${csrfField(csrf)}
 <label for="delete-confirm">Type the team's slug, <code>${team.slug}</code>, to confirm</label>
 <input id="delete-confirm" name="confirm" type="text" maxlength="63" autocomplete="off" required>
-${children.length ? html`<label><input type="checkbox" name="cascade" value="1"> Also delete its ${children.length} child teams (and every team below them)</label>` : ''}
+${children.length ? html`<label><input type="checkbox" name="cascade" value="1"> Also delete its ${children.length} child ${children.length === 1 ? 'team' : 'teams'} (and every team below them)</label>` : ''}
 <button type="submit">Delete team</button>
 </form></section>`;
 }
