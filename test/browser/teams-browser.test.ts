@@ -292,4 +292,39 @@ describe('the teams pages in a browser', () => {
     expect(posted.status()).toBe(404);
     expect(await findMember(api.deps.store, team.id, stranger.id)).toBeNull();
   });
+
+  it('refuses malformed forms with a page, never a 500', async () => {
+    const owner = await user('teams-malformed');
+    const team = await teamOf(owner);
+    const page = await signedIn(owner);
+    await page.goto(teamUrl(team.id));
+    const csrf = await page.locator('input[name=csrf]').first().inputValue();
+    const base = teamUrl(team.id);
+    const cases: [string, string, number][] = [
+      [`${issuer}/account/teams`, '', 400],
+      [`${issuer}/account/teams`, 'name=a&name=b&slug=UPPER&parent_id=not%20an%20id', 400],
+      [`${issuer}/account/teams`, `name=x&slug=${slug('p')}&parent_id=00000000-0000-0000-0000-000000000000`, 404],
+      [`${base}/settings`, `name=x&slug=${team.slug}&parent_id=${team.id}`, 400],
+      [`${base}/settings`, 'description=' + 'd'.repeat(600), 400],
+      [`${base}/members`, 'user=&role=emperor', 400],
+      [`${base}/members`, 'user=nobody-at-all&role=member', 404],
+      [`${base}/members/${owner.id}`, 'set_groups=1&groups=Not%20A%20Slug', 400],
+      [`${base}/members/${owner.id}`, 'set_groups=1&groups=missing', 400],
+      [`${base}/members/someone-else`, 'role=admin', 404],
+      [`${base}/members/${owner.id}`, 'role=member', 409],
+      [`${base}/groups`, 'slug=a&slug=b', 400],
+      [`${base}/groups/nope/remove`, '', 404],
+      [`${base}/groups/%ZZ/remove`, '', 400],
+      [`${base}/delete`, 'confirm=a&confirm=b&cascade=1', 400],
+    ];
+    for (const [url, body, expected] of cases) {
+      const response = await page.request.post(url, {
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        data: `csrf=${encodeURIComponent(csrf)}${body ? `&${body}` : ''}`,
+      });
+      expect([url, body, response.status()]).toEqual([url, body, expected]);
+      expect(response.headers()['content-type']).toContain('text/html');
+    }
+    expect(await findTeam(api.deps.store, team.id)).toMatchObject({ slug: team.slug, parentId: null, description: '' });
+  });
 });
