@@ -80,7 +80,18 @@ export function teamsPageRoutes(deps: TeamsPageDeps): Router {
       member_groups_enabled: body.member_groups === '1',
       ...(body.parent_id === undefined ? {} : { parent_id: body.parent_id || null }),
     });
-    await changeTeam(deps, actorOf(s), teamId, changes);
+    // Only what differs is changed, so the audit record names only real changes.
+    const actor = actorOf(s);
+    const { team } = await teamFor(deps.store, actor, teamId, 'update');
+    const now: Record<string, unknown> = {
+      name: team.name,
+      slug: team.slug,
+      description: team.description,
+      parent_id: team.parentId,
+      member_groups_enabled: team.memberGroupsEnabled,
+    };
+    const differing = Object.entries(changes).filter(([k, v]) => now[k] !== v);
+    if (differing.length) await changeTeam(deps, actor, teamId, parseInput(TeamChanges, Object.fromEntries(differing)));
   });
 
   teamFormRoute(router, deps, '/delete', async (req, s, teamId) => {

@@ -245,6 +245,9 @@ describe('the teams pages in a browser', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Renamed team');
     expect(await page.getByText('Parent team:').count()).toBe(0);
     expect(await findTeam(api.deps.store, child.id)).toMatchObject({ slug: renamed, parentId: null, memberGroupsEnabled: true });
+    // The description was sent unchanged: the audit record names only what changed.
+    const updates = (await api.deps.store.auditLog.find({ name: 'team.update' }).toArray()).filter((r) => r.data.team_id === child.id);
+    expect(updates.map((r) => [...(r.data.changed as string[])].sort())).toEqual([['member_groups_enabled', 'name', 'parent_id', 'slug']]);
 
     const adminPage = await signedIn(admin);
     await adminPage.goto(teamUrl(child.id));
