@@ -21,12 +21,16 @@ import { endSessionRoutes } from './routes/end-session.js';
 import { introspectionRoutes } from './routes/introspection.js';
 import { registrationRoutes } from './routes/registration.js';
 import { appsApiRoutes } from './routes/apps-api.js';
+import { teamsApiRoutes } from './routes/teams-api.js';
+import { teamApiRoutes } from './routes/team-api.js';
+import { siteTeamsApiRoutes } from './routes/site-teams-api.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { sudoRoutes } from './routes/sudo.js';
 import { tokenPageRoutes } from './pages/tokens.js';
 import { sessionsPageRoutes } from './pages/sessions.js';
 import { passwordPageRoutes } from './pages/password.js';
 import { appsPageRoutes } from './pages/apps.js';
+import { teamsPageRoutes } from './pages/teams.js';
 import { stepUpRoutes } from './routes/step-up.js';
 import { stepUpPageRoutes } from './pages/step-up.js';
 
@@ -57,6 +61,9 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(userinfoRoutes(ctx));
   app.use(registrationRoutes({ ...ctx, grantTypes }));
   app.use(appsApiRoutes(ctx));
+  app.use(teamsApiRoutes(ctx));
+  app.use(teamApiRoutes(ctx));
+  app.use(siteTeamsApiRoutes(ctx));
   app.use(webhookRoutes({ ...ctx, deliveryTimeoutMs: config.webhookTimeoutMs }));
   app.use(introspectionRoutes(ctx));
   app.use(sudoRoutes(ctx));
@@ -75,6 +82,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(passwordPageRoutes(idle));
   app.use(tokenPageRoutes({ ...ctx, patMaxLifetimeMs: config.patMaxLifetimeMs }));
   app.use(appsPageRoutes(ctx));
+  app.use(teamsPageRoutes(ctx));
   app.get('/', (_req, res) => res.redirect(303, '/account'));
   app.use(notFound);
   app.use(errorHandler(log));

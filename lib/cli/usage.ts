@@ -31,6 +31,15 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
 
   audit list [--limit N] [--event NAME]     (the admin audit log, newest first; N ≤ 1000, default 100)
 
+  teams list [--user USER] [--limit N]      (every team by slug, or USER's teams nearest first with role and
+                 inherited; N ≤ 1000, default 100)
+  teams create --name N --slug S --owner USER [--description D] [--parent TEAM] [--member-groups]
+  teams show TEAM                           (the team and its members: user_id, email, role, groups)
+  teams add-member TEAM --user USER [--role member|admin|co-owner|owner] [--group SLUG]...
+  teams remove-member TEAM --user USER      (a team's last owner cannot be removed: exit 1)
+  teams delete TEAM [--cascade]             (a team with child teams only with --cascade, which deletes them too)
+                 (TEAM: id or slug; USER: id, email or username)
+
 Output is JSON on stdout (webhooks tail: text lines). A wrong command line (unknown command or
-option, invalid value, unknown webhook id) exits with 2; a command that cannot be carried out
+option, invalid value, unknown webhook id, team or user) exits with 2; a command that cannot be carried out
 (conflict, MongoDB unreachable) with 1.`;

@@ -1,0 +1,119 @@
+// /account/teams: the signed-in user's teams in the browser — the list and the
+// new-team form, one team's page, its settings, deleting it and leaving it
+// (members and groups: team-members.ts). Every change goes through
+// lib/teams/team-changes.ts with the user as the actor, so the role rules and
+// audit records are the ones the team APIs get. CSRF on every form.
+import { Router, type Response } from 'express';
+import { ConflictError, ValidationError } from '../../lib/domain/errors.js';
+import { MAX_LISTED_TEAMS, NewTeamInput, TeamChanges, TeamId } from '../../lib/domain/teams.js';
+import { userTeams } from '../../lib/teams/membership.js';
+import { createTeam, changeTeam, deleteTeam, removeTeamMember, teamFor } from '../../lib/teams/team-changes.js';
+import type { SafeHtml } from '../html/html.js';
+import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
+import { fieldsOf, formText, text } from '../http/input.js';
+import { EMPTY_DRAFT, errorNotice, TEAMS_PAGE, teamPath, teamsPage, type TeamDraft } from '../views/teams.js';
+import { actorOf, parentChoices, parseInput, refusalStatus, showTeam, teamForm, teamFormRoute, type TeamsPageDeps } from './team-page.js';
+import { teamMemberRoutes } from './team-members.js';
+
+export type { TeamsPageDeps };
+
+const NewTeamForm = fieldsOf({ name: formText, slug: formText, description: formText, parent_id: formText, member_groups: formText });
+/** `parent_id` is absent when the form has no parent select (a role that may not move the team). */
+const SettingsForm = fieldsOf({ name: formText, slug: formText, description: formText, member_groups: formText, parent_id: text });
+const DeleteForm = fieldsOf({ confirm: formText, cascade: formText });
+const ListQuery = fieldsOf({ parent: text });
+
+export function teamsPageRoutes(deps: TeamsPageDeps): Router {
+  const router = Router();
+
+  async function listPage(res: Response, s: SignedIn, draft: TeamDraft, notice?: SafeHtml, status = 200): Promise<void> {
+    const [teams, parents] = await Promise.all([userTeams(deps.store, s.user._id, MAX_LISTED_TEAMS), parentChoices(deps.store, s.user._id)]);
+    teamsPage(res, s, { teams, parents, draft }, notice, status);
+  }
+
+  router.get(TEAMS_PAGE, async (req, res) => {
+    const s = await signedInUser(deps, req, res);
+    // "Create a child team" links here with the parent preselected.
+    const parent = ListQuery.parse(req.query).parent;
+    if (s) await listPage(res, s, { ...EMPTY_DRAFT, parentId: parent !== undefined && TeamId.safeParse(parent).success ? parent : '' });
+  });
+
+  router.post(TEAMS_PAGE, teamForm, async (req, res) => {
+    const s = await signedInUser(deps, req, res);
+    if (!s || !csrfGuard(req, res, s)) return;
+    const body = NewTeamForm.parse(req.body);
+    const draft: TeamDraft = {
+      name: body.name,
+      slug: body.slug,
+      description: body.description,
+      parentId: body.parent_id,
+      memberGroups: body.member_groups === '1',
+    };
+    try {
+      const input = parseInput(NewTeamInput, {
+        name: body.name,
+        slug: body.slug,
+        description: body.description,
+        parent_id: body.parent_id || null,
+        member_groups_enabled: draft.memberGroups,
+      });
+      const team = await createTeam(deps, actorOf(s), input);
+      res.redirect(303, teamPath(team._id));
+    } catch (err) {
+      const status = refusalStatus(err);
+      if (status === null || !(err instanceof Error)) throw err;
+      await listPage(res, s, draft, errorNotice(err.message), status);
+    }
+  });
+
+  router.get(`${TEAMS_PAGE}/:teamId`, async (req, res) => {
+    const s = await signedInUser(deps, req, res);
+    if (s) await showTeam(deps, res, s, String(req.params.teamId));
+  });
+
+  teamFormRoute(router, deps, '/settings', async (req, s, teamId) => {
+    const body = SettingsForm.parse(req.body);
+    const changes = parseInput(TeamChanges, {
+      name: body.name,
+      slug: body.slug,
+      description: body.description,
+      member_groups_enabled: body.member_groups === '1',
+      ...(body.parent_id === undefined ? {} : { parent_id: body.parent_id || null }),
+    });
+    // Only what differs is changed, so the audit record names only real changes.
+    const actor = actorOf(s);
+    const { team } = await teamFor(deps.store, actor, teamId, 'update');
+    const now: Record<string, unknown> = {
+      name: team.name,
+      slug: team.slug,
+      description: team.description,
+      parent_id: team.parentId,
+      member_groups_enabled: team.memberGroupsEnabled,
+    };
+    const differing = Object.entries(changes).filter(([k, v]) => now[k] !== v);
+    if (differing.length) await changeTeam(deps, actor, teamId, parseInput(TeamChanges, Object.fromEntries(differing)));
+  });
+
+  teamFormRoute(router, deps, '/delete', async (req, s, teamId) => {
+    const body = DeleteForm.parse(req.body);
+    const actor = actorOf(s);
+    const { team } = await teamFor(deps.store, actor, teamId, 'delete');
+    if (body.confirm.trim() !== team.slug) throw new ValidationError([`type the team's slug, ${team.slug}, to confirm; nothing was deleted`]);
+    try {
+      await deleteTeam(deps, actor, teamId, body.cascade === '1');
+    } catch (err) {
+      if (err instanceof ConflictError)
+        throw new ConflictError('the team has child teams: tick "Also delete its child teams" to delete them too, or move them first');
+      throw err;
+    }
+    return TEAMS_PAGE;
+  });
+
+  teamFormRoute(router, deps, '/leave', async (_req, s, teamId) => {
+    await removeTeamMember(deps, actorOf(s), teamId, s.user._id);
+    return TEAMS_PAGE;
+  });
+
+  router.use(teamMemberRoutes(deps));
+  return router;
+}

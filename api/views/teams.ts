@@ -1,0 +1,77 @@
+// The "your teams" page: every team the user is in (directly or through a
+// parent team) and the new-team form; plus the small pieces the team page
+// shares (paths, option lists, the error notice).
+import type { Response } from 'express';
+import type { TeamDoc, UserTeam } from '../../lib/domain/teams.js';
+import type { TeamRole } from '../../lib/domain/team-roles.js';
+import { html, type SafeHtml } from '../html/html.js';
+import { csrfField, sendPage } from '../html/layout.js';
+import type { SignedIn } from '../http/signed-in.js';
+
+export const TEAMS_PAGE = '/account/teams';
+export const teamPath = (teamId: string) => `${TEAMS_PAGE}/${teamId}`;
+
+/** What the new-team form shows: empty, or what was sent when it was refused. */
+export interface TeamDraft {
+  name: string;
+  slug: string;
+  description: string;
+  parentId: string;
+  memberGroups: boolean;
+}
+
+export const EMPTY_DRAFT: TeamDraft = { name: '', slug: '', description: '', parentId: '', memberGroups: false };
+
+export const errorNotice = (message: string) => html`<p class="error" role="alert">${message}</p>`;
+
+export const option = (value: string, label: string, selected: boolean) => html`<option value="${value}"${selected ? html` selected` : ''}>${label}</option>`;
+
+export const checked = (on: boolean) => (on ? html` checked` : '');
+
+export const teamLabel = (team: TeamDoc) => `${team.name} (${team.slug})`;
+
+/** The roles a select offers: only those the signed-in user may give. */
+export const roleOptions = (roles: TeamRole[], selected: TeamRole) => roles.map((r) => option(r, r, r === selected));
+
+/** Parent choices: the top level, then the teams the user may add child teams to. */
+export const parentOptions = (choices: TeamDoc[], selected: string) => [
+  option('', 'None (a top-level team)', selected === ''),
+  ...choices.map((t) => option(t._id, teamLabel(t), t._id === selected)),
+];
+
+export interface TeamsPageData {
+  teams: UserTeam[];
+  /** Teams the user may create child teams in. */
+  parents: TeamDoc[];
+  draft: TeamDraft;
+}
+
+export function teamsPage(res: Response, { session }: SignedIn, { teams, parents, draft }: TeamsPageData, notice?: SafeHtml, status = 200): void {
+  sendPage(res, {
+    title: 'Your teams',
+    status,
+    body: html`<h1>Your teams</h1>
+${notice ?? ''}
+${teams.length === 0 ? html`<p class="muted">You are not in any team yet.</p>` : ''}
+<ul class="teams">${teams.map(
+      (t) => html`<li><a href="${teamPath(t.team._id)}">${t.team.name}</a> <code>${t.team.slug}</code> <span class="badge">${t.role}</span>
+${t.direct ? '' : html`<span class="muted" data-inherited>inherited from a parent team</span>`}</li>`,
+    )}</ul>
+<section id="new-team"><h2>New team</h2>
+<form method="post" action="${TEAMS_PAGE}">
+${csrfField(session.csrf)}
+<label for="team-name">Name</label>
+<input id="team-name" name="name" type="text" maxlength="100" required value="${draft.name}">
+<label for="team-slug">Slug (lowercase letters, digits and hyphens; unique)</label>
+<input id="team-slug" name="slug" type="text" maxlength="63" required value="${draft.slug}">
+<label for="team-description">Description</label>
+<input id="team-description" name="description" type="text" maxlength="500" value="${draft.description}">
+<label for="team-parent">Parent team</label>
+<select id="team-parent" name="parent_id">${parentOptions(parents, draft.parentId)}</select>
+<label><input type="checkbox" name="member_groups" value="1"${checked(draft.memberGroups)}> Enable member groups</label>
+<button type="submit">Create team</button>
+</form>
+</section>
+<p><a href="/account">Back to your account</a></p>`,
+  });
+}

@@ -1,0 +1,166 @@
+// `keyflow teams ...`: the operator's view of the team tree and changes to it.
+// The operator acts instance-wide, as an owner of every team, through the same
+// changes as the APIs (teams/team-changes.ts): the same limits, the same audit
+// records, and admin.team.delete reaches admin webhooks like other CLI events.
+// A team or user the command line names that does not exist is a usage error
+// (exit 2), as for `users delete`; a refused change (conflict) exits 1.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { z } from 'zod';
+import type { Config } from '../config/env.js';
+import { ConflictError, NotFoundError, ValidationError, zodProblems } from '../domain/errors.js';
+import { MAX_LISTED_TEAMS, NewMemberInput, NewTeamInput, teamJson, userTeamJson, type TeamDoc, type TeamMemberDoc } from '../domain/teams.js';
+import type { UserDoc } from '../domain/users.js';
+import type { Store } from '../store/db.js';
+import { findMember, findTeam, findTeamBySlug, hasChildTeams, listAllTeams, membersOf } from '../store/teams.js';
+import { emailsByUserId } from '../store/user-emails.js';
+import { findUserByEmail, findUserById, findUserByUsername } from '../store/users.js';
+import { userTeams } from '../teams/membership.js';
+import { addMember, createTeam, deleteTeam, removeTeamMember, type TeamActor, type TeamDeps } from '../teams/team-changes.js';
+import { cliEvents, OPERATOR } from './events.js';
+import { UsageError } from './usage.js';
+
+const ACTOR: TeamActor = { userId: null, instanceWide: true, event: OPERATOR };
+
+function print(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Strict options; `args` names the positional arguments, each required. */
+function commandLine(argv: string[], options: Options, args: string[] = []) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message.split('\n')[0]);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > args.length) throw new UsageError(`unexpected argument: ${positionals[args.length]}`);
+  args.forEach((name, i) => {
+    if (positionals[i] === undefined) throw new UsageError(`${name} is required`);
+  });
+  const text = (key: string) => values[key] as string | undefined;
+  const needed = (key: string) => text(key) ?? raise(new UsageError(`--${key} is required`));
+  return { positionals, text, needed, flag: (key: string) => values[key] === true, list: (key: string) => (values[key] as string[] | undefined) ?? [] };
+}
+
+function raise(err: Error): never {
+  throw err;
+}
+
+function input<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ValidationError(zodProblems(parsed.error.issues));
+  return parsed.data;
+}
+
+/** A team by id or slug. */
+async function teamByRef(store: Store, ref: string): Promise<TeamDoc> {
+  return (await findTeam(store, ref)) ?? (await findTeamBySlug(store, ref)) ?? raise(new ValidationError([`no team with id or slug ${ref}`]));
+}
+
+/** A user by id, email or username. */
+async function userByRef(store: Store, ref: string): Promise<UserDoc> {
+  const user = (await findUserById(store, ref)) ?? (ref.includes('@') ? await findUserByEmail(store, ref) : await findUserByUsername(store, ref));
+  return user ?? raise(new ValidationError([`no user with id, email or username ${ref}`]));
+}
+
+const memberJson = (m: TeamMemberDoc, email: string | null) => ({ user_id: m.userId, email, role: m.role, groups: m.groups });
+
+function listLimit(raw: string | undefined): number {
+  if (raw === undefined) return 100;
+  const limit = Number(raw);
+  if (!/^\d+$/.test(raw) || limit < 1 || limit > MAX_LISTED_TEAMS) throw new UsageError(`--limit must be an integer from 1 to ${MAX_LISTED_TEAMS}`);
+  return limit;
+}
+
+async function list(store: Store, argv: string[]) {
+  const cl = commandLine(argv, { user: { type: 'string' }, limit: { type: 'string' } });
+  const limit = listLimit(cl.text('limit'));
+  const ref = cl.text('user');
+  if (ref === undefined) {
+    print((await listAllTeams(store, limit)).map(teamJson));
+    return;
+  }
+  const user = await userByRef(store, ref);
+  print((await userTeams(store, user._id, limit)).map(userTeamJson));
+}
+
+async function show(store: Store, argv: string[]) {
+  const team = await teamByRef(store, commandLine(argv, {}, ['the team (id or slug)']).positionals[0]!);
+  const members = await membersOf(store, team._id);
+  const emails = await emailsByUserId(
+    store,
+    members.map((m) => m.userId),
+  );
+  print({ ...teamJson(team), members: members.map((m) => memberJson(m, emails.get(m.userId) ?? null)) });
+}
+
+async function create(deps: TeamDeps, argv: string[]) {
+  const cl = commandLine(argv, {
+    name: { type: 'string' },
+    slug: { type: 'string' },
+    owner: { type: 'string' },
+    description: { type: 'string' },
+    parent: { type: 'string' },
+    'member-groups': { type: 'boolean' },
+  });
+  const fields = { name: cl.needed('name'), slug: cl.needed('slug'), description: cl.text('description'), member_groups_enabled: cl.flag('member-groups') };
+  const ownerRef = cl.needed('owner');
+  const parentRef = cl.text('parent');
+  const parent = parentRef === undefined ? null : await teamByRef(deps.store, parentRef);
+  const team = input(NewTeamInput, { ...fields, parent_id: parent?._id ?? null });
+  const owner = await userByRef(deps.store, ownerRef);
+  const created = await createTeam(deps, ACTOR, team, owner._id);
+  print({ ...teamJson(created), owner: { user_id: owner._id, email: owner.email } });
+}
+
+async function addMemberCommand(deps: TeamDeps, argv: string[]) {
+  const cl = commandLine(argv, { user: { type: 'string' }, role: { type: 'string' }, group: { type: 'string', multiple: true } }, ['the team (id or slug)']);
+  const team = await teamByRef(deps.store, cl.positionals[0]!);
+  const member = input(NewMemberInput, { user: cl.needed('user'), role: cl.text('role'), groups: cl.list('group') });
+  const user = await userByRef(deps.store, member.user);
+  const added = await addMember(deps, ACTOR, team._id, { ...member, user: user._id });
+  print({ team_id: team._id, ...memberJson(added, user.email) });
+}
+
+async function removeMemberCommand(deps: TeamDeps, argv: string[]) {
+  const cl = commandLine(argv, { user: { type: 'string' } }, ['the team (id or slug)']);
+  const team = await teamByRef(deps.store, cl.positionals[0]!);
+  const user = await userByRef(deps.store, cl.needed('user'));
+  if (!(await findMember(deps.store, team._id, user._id))) throw new ValidationError([`${user.email} is not a member of team ${team.slug}`]);
+  await removeTeamMember(deps, ACTOR, team._id, user._id);
+  print({ team_id: team._id, removed: user._id, email: user.email });
+}
+
+async function deleteCommand(deps: TeamDeps, argv: string[]) {
+  const cl = commandLine(argv, { cascade: { type: 'boolean' } }, ['the team (id or slug)']);
+  const team = await teamByRef(deps.store, cl.positionals[0]!);
+  const cascade = cl.flag('cascade');
+  // Said here in the CLI's words; the change itself refuses it all the same.
+  if (!cascade && (await hasChildTeams(deps.store, team._id)))
+    throw new ConflictError(`team ${team.slug} has child teams; delete or move them first, or pass --cascade to delete them with it`);
+  print({ deleted: await deleteTeam(deps, ACTOR, team._id, cascade) });
+}
+
+const CHANGES = { create, 'add-member': addMemberCommand, 'remove-member': removeMemberCommand, delete: deleteCommand } as const;
+const isChange = (sub: string | undefined): sub is keyof typeof CHANGES => sub !== undefined && Object.hasOwn(CHANGES, sub);
+
+export async function teamsCommand(store: Store, cfg: Config, sub: string | undefined, argv: string[]): Promise<void> {
+  try {
+    if (sub === 'list') return await list(store, argv);
+    if (sub === 'show') return await show(store, argv);
+    if (!isChange(sub)) throw new UsageError(`unknown command: teams ${sub ?? ''}`.trim());
+    const events = cliEvents(cfg, store);
+    try {
+      await CHANGES[sub]({ store, events }, argv);
+    } finally {
+      await events.finish();
+    }
+  } catch (err) {
+    // A team or member gone between the command's look-up and the change: the name no longer holds.
+    if (err instanceof NotFoundError) throw new ValidationError([err.message]);
+    throw err;
+  }
+}
