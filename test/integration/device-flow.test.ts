@@ -39,7 +39,18 @@ afterAll(async () => {
 const RP: NewClientInput = {
   name: 'Device RP',
   redirectUris: [{ value: 'https://device.example/cb' }],
-  allowedScopes: ['openid', 'profile', 'email', 'offline_access', 'site:user:read', 'site:team:read', 'teams:read', 'team:read', 'team:abc:read', 'admin:users:read'],
+  allowedScopes: [
+    'openid',
+    'profile',
+    'email',
+    'offline_access',
+    'site:user:read',
+    'site:team:read',
+    'teams:read',
+    'team:read',
+    'team:abc:read',
+    'admin:users:read',
+  ],
   idTokenSignedResponseAlg: 'RS256',
   isVerified: true,
 };
