@@ -7,7 +7,7 @@ import express, { type Request, type RequestHandler, type Router } from 'express
 import { MemberChanges, NewGroupInput, NewMemberInput, TeamChanges, teamJson, userTeamJson, type TeamDoc } from '../../lib/domain/teams.js';
 import { ValidationError } from '../../lib/domain/errors.js';
 import { membersOf } from '../../lib/store/teams.js';
-import { profilesOf } from '../../lib/store/user-profiles.js';
+import { profilesOf } from '../../lib/store/users-by-id.js';
 import { userTeam } from '../../lib/teams/membership.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import {

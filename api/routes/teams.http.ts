@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError, zodProblems } from '../../lib/domain/errors.js';
 import { TeamId, TeamSlug, type TeamMemberDoc } from '../../lib/domain/teams.js';
 import { ForbiddenError } from '../../lib/teams/team-changes.js';
-import type { UserProfile } from '../../lib/store/user-profiles.js';
+import type { UserProfile } from '../../lib/store/users-by-id.js';
 import { sendError } from '../http/errors.js';
 import { fieldsOf } from '../http/input.js';
 

@@ -12,7 +12,7 @@ import { MAX_LISTED_TEAMS, NewMemberInput, NewTeamInput, teamJson, userTeamJson,
 import type { UserDoc } from '../domain/users.js';
 import type { Store } from '../store/db.js';
 import { findMember, findTeam, findTeamBySlug, hasChildTeams, listAllTeams, membersOf } from '../store/teams.js';
-import { emailsByUserId } from '../store/user-emails.js';
+import { emailsByUserId } from '../store/users-by-id.js';
 import { findUserByEmail, findUserById, findUserByUsername } from '../store/users.js';
 import { userTeams } from '../teams/membership.js';
 import { addMember, createTeam, deleteTeam, removeTeamMember, type TeamActor, type TeamDeps } from '../teams/team-changes.js';
