@@ -71,6 +71,8 @@ export function isSingleTeamScope(scope: string): boolean {
 }
 
 export function parseBoundTeamScope(scope: string): { teamId: string; permission: SingleTeamPermission } | null {
+  // `team:member:write` is the unbound member:write, not `write` bound to a team called "member".
+  if (isSingleTeamScope(scope)) return null;
   const m = BOUND_TEAM.exec(scope);
   return m ? { teamId: m[1]!, permission: m[2] as SingleTeamPermission } : null;
 }

@@ -51,6 +51,9 @@ describe('team scopes and input', () => {
   it('parses bound scopes and names unbound ones', () => {
     expect(parseBoundTeamScope('team:abc-1:member:write')).toEqual({ teamId: 'abc-1', permission: 'member:write' });
     expect(parseBoundTeamScope('team:abc:admin')).toBeNull();
+    // Unbound member permissions are not `write`/`read` bound to a team called "member".
+    expect(parseBoundTeamScope('team:member:write')).toBeNull();
+    expect(parseBoundTeamScope('team:member:read')).toBeNull();
     expect(parseBoundTeamScope(`team:${'a'.repeat(65)}:read`)).toBeNull();
     expect(singleTeamPermission('team:member:profile:read')).toBe('member:profile:read');
     expect(singleTeamPermission('teams:read')).toBeNull();
