@@ -11,6 +11,7 @@ import type { TeamDoc } from '../../lib/domain/teams.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
 import { newUser, type FixtureUser } from '../../tools/fixtures/users.js';
 import { startTestApi, type Json } from '../support/harness.js';
+import { redeemCode, startFlow, teamPicker, type StartedFlow } from '../support/consent-flow.js';
 import { FLOW_PASSWORD, FLOW_REDIRECT, jwtClaims, newTestRp, postForm, type TestRp } from '../support/token-flow.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
 import { newSecret } from '../../lib/security/secrets.js';
@@ -45,49 +46,9 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-interface Started {
-  agent: HttpUser;
-  verifier: string;
-  step: Awaited<ReturnType<HttpUser['get']>>;
-}
-
-/** Starts an authorization for `user` and signs in; returns where the flow stands (consent page or the RP). */
-async function start(user: FixtureUser, scope: string, extra: Record<string, string> = {}, agent = new HttpUser(api.url)): Promise<Started> {
-  const verifier = newSecret();
-  const url = new URL('/api/oauth/authorize', api.url);
-  const params = {
-    response_type: 'code',
-    client_id: rp.id,
-    redirect_uri: FLOW_REDIRECT,
-    scope,
-    code_challenge: s256Challenge(verifier),
-    code_challenge_method: 'S256',
-    state: 's',
-    ...extra,
-  };
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-  let step = await agent.get(url.href);
-  if (step.url.includes('/login')) step = await agent.signIn(step, user.email, FLOW_PASSWORD);
-  return { agent, verifier, step };
-}
-
-async function redeem(s: Started, external: URL): Promise<Json> {
-  const code = external.searchParams.get('code');
-  if (!code) throw new Error(`no code: ${external.href}`);
-  const { res, body } = await postForm(
-    api,
-    '/api/oauth/token',
-    { grant_type: 'authorization_code', code, redirect_uri: FLOW_REDIRECT, code_verifier: s.verifier },
-    rp.auth,
-  );
-  expect(res.status).toBe(200);
-  return body;
-}
-
-/** The radio buttons of the team picker: team id → disabled? */
-function pickerOf(page: string): Map<string, boolean> {
-  return new Map([...page.matchAll(/<input type="radio" name="team" value="([^"]+)"( disabled)?/g)].map((m) => [m[1]!, m[2] !== undefined]));
-}
+const start = (user: FixtureUser, scope: string, extra: Record<string, string> = {}, agent?: HttpUser) => startFlow(api, rp, user, scope, extra, agent);
+const redeem = (flow: StartedFlow, external: URL) => redeemCode(api, rp, flow, external);
+const pickerOf = teamPicker;
 
 describe('single-team scopes at consent', () => {
   it('lists every team the user manages, inheritance three levels deep, and binds the pick', async () => {
