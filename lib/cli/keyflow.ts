@@ -20,7 +20,7 @@ import { revokeUserGrants } from '../grants/revocation.js';
 import { UsageError, USAGE } from './usage.js';
 import { webhooksCommand } from './webhooks.js';
 import { teamsCommand } from './teams.js';
-import { ADMIN_EVENTS, isAdminEvent } from '../domain/webhook-events.js';
+import { ADMIN_EVENTS, AUDIT_EVENTS, isAdminEvent } from '../domain/webhook-events.js';
 import { recentAuditRecords } from '../store/audit-log.js';
 import { configUpdateData, emitAdminEvent } from './events.js';
 
@@ -224,14 +224,15 @@ async function keysCommand(store: Store, cfg: Config, sub: string | undefined, a
   throw new UsageError(`unknown command: keys ${sub ?? ''}`.trim());
 }
 
-/** The admin audit log (admin events), newest first, as JSON: what happened, when, by whom. */
+/** The audit log (admin events, team changes, team and site scope grants), newest first, as JSON: what happened, when, by whom. */
 async function audit(store: Store, sub: string | undefined, argv: string[]) {
   if (sub !== 'list') throw new UsageError(`unknown command: audit ${sub ?? ''}`.trim());
   const { values } = parse(argv, { limit: { type: 'string' }, event: { type: 'string' } });
   const limit = values.limit === undefined ? 100 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be an integer from 1 to 1000');
   const event = values.event as string | undefined;
-  if (event !== undefined && !isAdminEvent(event)) throw new UsageError(`--event must be an admin event: ${ADMIN_EVENTS.join(', ')}`);
+  if (event !== undefined && !isAdminEvent(event) && !(AUDIT_EVENTS as readonly string[]).includes(event))
+    throw new UsageError(`--event must be an admin or audit event: ${[...ADMIN_EVENTS, ...AUDIT_EVENTS].join(', ')}`);
   const records = await recentAuditRecords(store, limit, event);
   print(records.map((r) => ({ id: r._id, event: r.name, at: r.createdAt, actor: r.actor, data: r.data })));
 }

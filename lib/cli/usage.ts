@@ -29,7 +29,7 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
                  success|failure, status or error kind, duration, delivery id; N ≤ 50;
                  --follow: oldest first, then new ones every second until Ctrl-C)
 
-  audit list [--limit N] [--event NAME]     (the admin audit log, newest first; N ≤ 1000, default 100)
+  audit list [--limit N] [--event NAME]     (the audit log: admin events, team changes, scope grants; newest first; N ≤ 1000, default 100)
 
   teams list [--user USER] [--limit N]      (every team by slug, or USER's teams nearest first with role and
                  inherited; N ≤ 1000, default 100)

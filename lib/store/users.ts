@@ -2,6 +2,7 @@
 import { ConflictError } from '../domain/errors.js';
 import { newUserAccount, profileChanges, publicUser, type NewUserInput, type ProfileUpdate, type PublicUser, type UserDoc } from '../domain/users.js';
 import { deleteConsents } from './consents.js';
+import { deleteMembershipsOf } from './teams.js';
 import { isDuplicateKeyError, type Store } from './db.js';
 
 // Re-exported for modules that still import these from the store.
@@ -61,22 +62,26 @@ export interface DeletedUserData {
   passkeys: number;
   personalAccessTokens: number;
   consents: number;
+  teamMemberships: number;
 }
 
 /**
  * Deletes a user's account and what only it used: sessions (signed out
  * everywhere), passkeys, personal access tokens and consents. The account goes
  * first, so every check of the user's tokens fails from then on. Grants and
- * refresh families are revoked by the caller (revokeUserGrants). Null when
+ * refresh families are revoked by the caller (revokeUserGrants). Team
+ * memberships go too; a team the user alone owned stays, without a direct
+ * owner, for its ancestors' managers or an operator to take over. Null when
  * there is no such user. Filters on userId: an operator's command, not a hot path.
  */
 export async function deleteUserAccount(store: Store, userId: string): Promise<DeletedUserData | null> {
   if ((await store.users.deleteOne({ _id: userId })).deletedCount !== 1) return null;
-  const [sessions, passkeys, personalAccessTokens, consents] = await Promise.all([
+  const [sessions, passkeys, personalAccessTokens, consents, teamMemberships] = await Promise.all([
     store.sessions.deleteMany({ userId }).then((r) => r.deletedCount),
     store.passkeys.deleteMany({ userId }).then((r) => r.deletedCount),
     store.personalAccessTokens.deleteMany({ userId }).then((r) => r.deletedCount),
     deleteConsents(store, { userId }),
+    deleteMembershipsOf(store, userId),
   ]);
-  return { sessions, passkeys, personalAccessTokens, consents };
+  return { sessions, passkeys, personalAccessTokens, consents, teamMemberships };
 }

@@ -32,6 +32,10 @@ it('lists admin events newest first with their actor; filters by event; never sh
   expect(await list('--limit', '1')).toHaveLength(1);
   expect(await list('--event', 'webhook.create')).toEqual([]);
   expect(await list('--event', 'admin.config.update')).toHaveLength(3);
+  // Audit-only events (team changes, scope grants) are in the same log and filter the same way.
+  expect((await runCli(['users', 'create', '--email', 'audit-owner@example.com', '--password', 'a long password 9'], env)).code).toBe(0);
+  expect((await runCli(['teams', 'create', '--name', 'Audited', '--slug', 'audited', '--owner', 'audit-owner@example.com'], env)).code).toBe(0);
+  expect(await list('--event', 'team.create')).toEqual([expect.objectContaining({ event: 'team.create', actor: { type: 'operator' } })]);
 }, 60_000);
 
 it('refuses bad arguments with exit 2 and one line', async () => {

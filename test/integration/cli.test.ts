@@ -4,6 +4,7 @@ import { openStore, type Store } from '../../lib/store/db.js';
 import { hashSecret } from '../../lib/security/secrets.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import { createClient } from '../../lib/store/clients.js';
+import { createTeam, userActor } from '../../lib/teams/team-changes.js';
 import { runCli, runCli as runCliShared, STACK_FRAME, startTestApi, testConfig } from '../support/harness.js';
 import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { expectFamilyRevoked, newTestRp, postForm, runCodeFlow } from '../support/token-flow.js';
@@ -86,12 +87,19 @@ describe('keyflow users delete', () => {
       createdAt: new Date(),
       lastUsedAt: null,
     });
-    return { rp, tokens, user, agent, email, pat };
+    const team = await createTeam(api.deps, userActor(user._id, { type: 'user', userId: user._id }), {
+      name: 'Deleted owner’s team',
+      slug: `deleted-owner-${user._id.slice(0, 8)}`,
+      description: '',
+      parent_id: null,
+      member_groups_enabled: false,
+    });
+    return { rp, tokens, user, agent, email, pat, team };
   }
   const apps = (token: string) => fetch(`${api.url}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${token}` } });
 
   it('deletes a user by email with their sessions, passkeys, personal access tokens and consents, and revokes their grants and refresh families', async () => {
-    const { rp, tokens, user, agent, email, pat } = await userWithEverything();
+    const { rp, tokens, user, agent, email, pat, team } = await userWithEverything();
     expect((await apps(tokens.access_token)).status).toBe(200);
     expect((await apps(pat)).status).toBe(200);
     expect((await agent.request('/account')).status).toBe(200);
@@ -99,11 +107,23 @@ describe('keyflow users delete', () => {
     const r = await runCli(['users', 'delete', email]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(json(r.stdout)).toEqual({ deleted: user._id, email, sessions: 1, passkeys: 1, personalAccessTokens: 1, consents: 1, grantsRevoked: 1 });
+    expect(json(r.stdout)).toEqual({
+      deleted: user._id,
+      email,
+      sessions: 1,
+      passkeys: 1,
+      personalAccessTokens: 1,
+      consents: 1,
+      teamMemberships: 1,
+      grantsRevoked: 1,
+    });
 
     expect(await store.users.findOne({ _id: user._id })).toBeNull();
     expect(await store.passkeys.findOne({ userId: user._id })).toBeNull();
     expect(await store.consents.findOne({ userId: user._id })).toBeNull();
+    // Memberships go; the team the user alone owned stays, for an operator or its ancestors' managers to take over.
+    expect(await store.teamMembers.findOne({ userId: user._id })).toBeNull();
+    expect(await store.teams.findOne({ _id: team._id })).not.toBeNull();
     expect((await agent.request('/account')).headers.get('location')).toBe('/login'); // signed out
     expect((await apps(tokens.access_token)).status).toBe(401);
     expect((await apps(pat)).status).toBe(401);
