@@ -4,7 +4,7 @@
 // forged form giving a role the select did not offer is refused there.
 import { Router } from 'express';
 import { MemberChanges, NewGroupInput, NewMemberInput } from '../../lib/domain/teams.js';
-import { addGroup, addMember, changeMember, removeGroup, removeTeamMember } from '../../lib/teams/team-changes.js';
+import { addGroup, addMember, changeMember, removeGroup, removeTeamMember } from '../../lib/teams/member-changes.js';
 import { fieldsOf, formList, formText } from '../http/input.js';
 import { actorOf, parseInput, teamFormRoute, type TeamsPageDeps } from './team-page.js';
 

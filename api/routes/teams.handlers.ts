@@ -10,19 +10,8 @@ import { membersOf } from '../../lib/store/teams.js';
 import { profilesOf } from '../../lib/store/users-by-id.js';
 import { userTeam } from '../../lib/teams/membership.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
-import {
-  addGroup,
-  addMember,
-  changeMember,
-  changeTeam,
-  deleteTeam,
-  removeGroup,
-  removeTeamMember,
-  teamFor,
-  userActor,
-  type TeamActor,
-  type TeamDeps,
-} from '../../lib/teams/team-changes.js';
+import { changeTeam, deleteTeam, teamFor, userActor, type TeamActor, type TeamDeps } from '../../lib/teams/team-changes.js';
+import { addGroup, addMember, changeMember, removeGroup, removeTeamMember } from '../../lib/teams/member-changes.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { cascadeOf, jsonBody, memberJson, pathIds, send, teamHandler } from './teams.http.js';
 

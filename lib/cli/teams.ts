@@ -15,7 +15,8 @@ import { findMember, findTeam, findTeamBySlug, hasChildTeams, listAllTeams, memb
 import { emailsByUserId } from '../store/users-by-id.js';
 import { findUserByEmail, findUserById, findUserByUsername } from '../store/users.js';
 import { userTeams } from '../teams/membership.js';
-import { addMember, createTeam, deleteTeam, removeTeamMember, type TeamActor, type TeamDeps } from '../teams/team-changes.js';
+import { createTeam, deleteTeam, type TeamActor, type TeamDeps } from '../teams/team-changes.js';
+import { addMember, removeTeamMember } from '../teams/member-changes.js';
 import { cliEvents, OPERATOR } from './events.js';
 import { UsageError } from './usage.js';
 

@@ -5,7 +5,8 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import type { RunningApi } from '../../api/server.js';
 import { findMember, findTeam, findTeamBySlug } from '../../lib/store/teams.js';
-import { addMember, createTeam, userActor, type TeamDeps } from '../../lib/teams/team-changes.js';
+import { createTeam, userActor, type TeamDeps } from '../../lib/teams/team-changes.js';
+import { addMember } from '../../lib/teams/member-changes.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
 import { launchBrowser } from '../support/browser.js';
 import { startLocalhostApi } from '../support/harness.js';
