@@ -135,6 +135,40 @@ describe('a token bound to one team', () => {
     expect((await call(at, 'POST', `/api/oauth/me/team/${mid._id}/groups`, { slug: 'ops', name: 'Ops' })).status).toBe(201);
   });
 
+  it('answers bad input with a 4xx JSON error, never a 500', async () => {
+    const scope = 'openid team:read team:write team:delete team:member:read team:member:write';
+    const at = (await tokensForTeam(api, rp, owner, scope, other._id)).access_token as string;
+    const base = `/api/oauth/me/team/${other._id}`;
+    const cases: [string, string, unknown][] = [
+      ['PATCH', base, { name: 42 }],
+      ['PATCH', base, { slug: 'Not A Slug' }],
+      ['PATCH', base, { unknown: true }],
+      ['PATCH', base, {}],
+      ['PATCH', base, 'not an object'],
+      ['DELETE', `${base}?cascade=maybe`, undefined],
+      ['POST', `${base}/members`, { user: '', role: 'member' }],
+      ['POST', `${base}/members`, { user: 'nobody@example.com', role: 'member' }],
+      ['POST', `${base}/members`, { user: owner.email, role: 'emperor' }],
+      ['PATCH', `${base}/members/${'x'.repeat(300)}`, { role: 'member' }],
+      ['PATCH', `${base}/members/${admin.id}`, { groups: ['no-such-group'] }],
+      ['POST', `${base}/groups`, { slug: '', name: 'x' }],
+      ['DELETE', `${base}/groups/NOT_A_SLUG`, undefined],
+      ['GET', '/api/oauth/me/team/not%20an%20id', undefined],
+      ['PUT', base, { name: 'x' }],
+    ];
+    for (const [method, path, body] of cases) {
+      const r = await call(at, method, path, body);
+      expect([method, path, r.status >= 400 && r.status < 500]).toEqual([method, path, true]);
+      expect(r.body).toEqual({ error: expect.any(String), error_description: expect.any(String) });
+    }
+    const raw = await fetch(`${api.url}${base}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${at}`, 'content-type': 'application/json' },
+      body: '{"name":',
+    });
+    expect(raw.status).toBe(400);
+  });
+
   it('deletes with team:delete (owner), after which the team is gone', async () => {
     const doomed = await team('Doomed', null, owner);
     const tokens = await tokensForTeam(api, rp, owner, 'openid team:read team:delete', doomed._id);

@@ -56,9 +56,9 @@ export async function redeemCode(api: RunningApi, rp: TestRp, flow: StartedFlow,
   return body;
 }
 
-/** Runs the whole flow, picking `teamId` at consent: the token response. */
+/** Runs the whole flow, picking `teamId` at consent (prompt=consent: a team remembered from an earlier consent is not reused): the token response. */
 export async function tokensForTeam(api: RunningApi, rp: TestRp, user: FixtureUser, scope: string, teamId: string): Promise<Json> {
-  const flow = await startFlow(api, rp, user, scope);
+  const flow = await startFlow(api, rp, user, scope, { prompt: 'consent' });
   const done = await flow.agent.submit(await flow.step.res.text(), '/consent', { decision: 'allow', team: teamId });
   return redeemCode(api, rp, flow, done.external!);
 }
