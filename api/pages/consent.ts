@@ -106,8 +106,9 @@ export function consentRoutes(deps: ConsentDeps): Router {
   });
 
   // The site gate's passkey: options for the signed-in user's passkeys, then the answer, remembered on the request.
+  // The options call names the request in its URL (/assets/webauthn.js posts an empty body there), the answer in its body.
   async function loadJson(req: Request, res: Response): Promise<Omit<Context, 'client'> | null> {
-    const request = await findAuthorizationRequest(deps.store, PasskeyAnswer.parse(req.body).request);
+    const request = await findAuthorizationRequest(deps.store, PasskeyAnswer.parse(req.body).request ?? ConsentQuery.parse(req.query).request);
     const session = req.kfSession;
     const user = session?.userId ? await findUserById(deps.store, session.userId) : null;
     if (!request || !session || !user || !startedInThisBrowser(req, deps, request) || !hasValidCsrf(req, session)) {

@@ -47,14 +47,18 @@ export function scopeList(client: ClientDoc, scopes: string[]): SafeHtml {
 <ul class="scopes">${scopes.map((s) => html`<li>${describeScope(s)} <span class="muted">(${s})</span></li>`)}</ul>`;
 }
 
-/** The Allow and Deny buttons, posting `decision` with the field that names the request; `extra` goes inside the form; no Allow when it cannot succeed. */
+/**
+ * The Allow and Deny buttons, posting `decision` with the field that names the
+ * request; `extra` goes inside the form; no Allow when it cannot succeed. Deny
+ * skips the browser's checks of required fields (the site gate's phrase).
+ */
 export function allowOrDenyForm(action: string, session: SessionDoc, [name, value]: [string, string], extra: SafeHtml | '' = '', canAllow = true): SafeHtml {
   return html`<form method="post" action="${action}">
 ${csrfField(session.csrf)}
 <input type="hidden" name="${name}" value="${value}">
 ${extra}
 ${canAllow ? html`<button type="submit" name="decision" value="allow">Allow</button>` : ''}
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+<button type="submit" name="decision" value="deny" class="secondary" formnovalidate>Deny</button>
 </form>`;
 }
 
@@ -77,7 +81,7 @@ function siteGate(standing: SiteGateStanding, request: AuthorizationRequestDoc, 
   const passkey = passkeyDone
     ? html`<p>Passkey confirmed.</p>`
     : standing.passkey
-      ? html`<p><button type="button" class="secondary" data-webauthn="second-factor" data-options="/consent/site/passkey/options" data-verify="/consent/site/passkey" data-csrf="${session.csrf}" data-request="${request._id}">Confirm with a passkey</button></p>
+      ? html`<p><button type="button" class="secondary" data-webauthn="second-factor" data-options="/consent/site/passkey/options?request=${encodeURIComponent(request._id)}" data-verify="/consent/site/passkey" data-csrf="${session.csrf}" data-request="${request._id}">Confirm with a passkey</button></p>
 <p class="error" role="alert" data-webauthn-error hidden></p>`
       : '';
   return html`<fieldset class="site-gate"><legend>Access to the whole instance</legend>

@@ -10,7 +10,8 @@ import type { RunningApi } from '../../api/server.js';
 import type { TeamDoc } from '../../lib/domain/teams.js';
 import { auditLog } from '../../lib/store/audit-log.js';
 import { findMember } from '../../lib/store/teams.js';
-import { addMember, createTeam, userActor, type TeamDeps } from '../../lib/teams/team-changes.js';
+import { createTeam, userActor, type TeamDeps } from '../../lib/teams/team-changes.js';
+import { addMember } from '../../lib/teams/member-changes.js';
 import { newRp, type FixtureRp } from '../../tools/fixtures/clients.js';
 import { newUser, type FixtureUser } from '../../tools/fixtures/users.js';
 import { addVirtualAuthenticator, launchBrowser, startRpCallback, type RpCallback } from '../support/browser.js';
@@ -239,7 +240,7 @@ describe('the team picker in a browser', () => {
 
 describe('the site-scope gate in a browser', () => {
   it(
-    'grants site:team:read after a passkey and the typed phrase, and audits the passkey',
+    'grants site:team:read after a passkey and the typed phrase, and audits the passkey; Deny needs nothing typed',
     async () => {
       const siteAdmin = await newUser(api.deps, { prefix: 'site-passkey', password: PASSWORD, admin: true });
       const stranger = await newUser(api.deps, { prefix: 'site-stranger', password: PASSWORD });
@@ -279,15 +280,6 @@ describe('the site-scope gate in a browser', () => {
       await allow.click();
       await expect(alert.textContent()).resolves.toMatch(/Confirm with your second factor/);
 
-      // /assets/webauthn.js posts {} to the options URL, and the options endpoint looks the
-      // authorization request up in that body: without the request id it answers 403
-      // "no consent in progress" and no passkey can be used here. Until the page sends
-      // it, the browser's options call gets the id the button carries (a no-op once sent).
-      await page.route('**/consent/site/passkey/options', async (route) => {
-        const body: Json = route.request().postDataJSON() ?? {};
-        if (body.request) return route.continue();
-        return route.continue({ postData: JSON.stringify({ ...body, request: await gate.locator('button[data-request]').getAttribute('data-request') }) });
-      });
       await gate.getByRole('button', { name: 'Confirm with a passkey' }).click();
       await page.getByText('Passkey confirmed.').waitFor();
       expect(await gate.getByRole('button', { name: 'Confirm with a passkey' }).count()).toBe(0);
@@ -313,6 +305,14 @@ describe('the site-scope gate in a browser', () => {
       expect(records.map((r) => r.data)).toEqual([
         expect.objectContaining({ user_id: siteAdmin.id, client_id: client.client_id, scopes: ['site:team:read'], second_factor: 'passkey' }),
       ]);
+
+      // Deny on the gate's page with nothing typed: the phrase field does not hold it back.
+      const refused = await authorization(client, 'openid site:team:read');
+      await page.goto(refused.url);
+      await gate.waitFor();
+      await page.getByRole('button', { name: 'Deny' }).click();
+      const back = await rpCallback.nextCallback();
+      expect([back.get('error'), back.get('state'), back.has('code')]).toEqual(['access_denied', refused.state, false]);
     },
     TIMEOUT,
   );
