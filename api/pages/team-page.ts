@@ -3,14 +3,14 @@
 // answer to a change (a redirect, or the page again with the refusal).
 import express, { type Request, type Response, type Router } from 'express';
 import type { z } from 'zod';
-import { ConflictError, NotFoundError, ValidationError, zodProblems } from '../../lib/domain/errors.js';
+import { NotFoundError, refusalStatus, ValidationError, zodProblems } from '../../lib/domain/errors.js';
 import { MAX_LISTED_TEAMS } from '../../lib/domain/teams.js';
 import { may } from '../../lib/domain/team-roles.js';
 import type { Store } from '../../lib/store/db.js';
 import { childTeams, findMember, findTeam, membersOf } from '../../lib/store/teams.js';
 import { findUsersByIds } from '../../lib/store/users-by-id.js';
 import { effectiveRole, userTeams } from '../../lib/teams/membership.js';
-import { ForbiddenError, teamFor, userActor, type TeamActor } from '../../lib/teams/team-changes.js';
+import { teamFor, userActor, type TeamActor } from '../../lib/teams/team-changes.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
 import { sendErrorPage } from '../html/layout.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
@@ -31,15 +31,6 @@ export function parseInput<T>(schema: z.ZodType<T>, value: unknown): T {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new ValidationError(zodProblems(parsed.error.issues));
   return parsed.data;
-}
-
-/** The status of a refusal the page shows; null for an error that is not a refusal. */
-export function refusalStatus(err: unknown): number | null {
-  if (err instanceof ValidationError) return 400;
-  if (err instanceof ForbiddenError) return 403;
-  if (err instanceof NotFoundError) return 404;
-  if (err instanceof ConflictError) return 409;
-  return null;
 }
 
 /** Teams the user may add child teams to (the parent choices of the forms). */

@@ -4,7 +4,7 @@
 // lib/teams/team-changes.ts with the user as the actor, so the role rules and
 // audit records are the ones the team APIs get. CSRF on every form.
 import { Router, type Response } from 'express';
-import { ConflictError, ValidationError } from '../../lib/domain/errors.js';
+import { ConflictError, refusalStatus, ValidationError } from '../../lib/domain/errors.js';
 import { MAX_LISTED_TEAMS, NewTeamInput, TeamChanges, TeamId } from '../../lib/domain/teams.js';
 import { userTeams } from '../../lib/teams/membership.js';
 import { createTeam, changeTeam, deleteTeam, teamFor } from '../../lib/teams/team-changes.js';
@@ -13,7 +13,7 @@ import type { SafeHtml } from '../html/html.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 import { fieldsOf, formText, text } from '../http/input.js';
 import { EMPTY_DRAFT, errorNotice, TEAMS_PAGE, teamPath, teamsPage, type TeamDraft } from '../views/teams.js';
-import { actorOf, parentChoices, parseInput, refusalStatus, showTeam, teamForm, teamFormRoute, type TeamsPageDeps } from './team-page.js';
+import { actorOf, parentChoices, parseInput, showTeam, teamForm, teamFormRoute, type TeamsPageDeps } from './team-page.js';
 import { teamMemberRoutes } from './team-members.js';
 
 export type { TeamsPageDeps };

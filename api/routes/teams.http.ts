@@ -4,9 +4,8 @@
 // (teamHandler) turns each failure into its JSON answer, never a 500.
 import type { Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
-import { ConflictError, NotFoundError, ValidationError, zodProblems } from '../../lib/domain/errors.js';
+import { refusalStatus, ValidationError, zodProblems } from '../../lib/domain/errors.js';
 import { TeamId, TeamSlug, type TeamMemberDoc } from '../../lib/domain/teams.js';
-import { ForbiddenError } from '../../lib/teams/team-changes.js';
 import type { UserProfile } from '../../lib/store/users-by-id.js';
 import { sendError } from '../http/errors.js';
 import { fieldsOf } from '../http/input.js';
@@ -17,13 +16,13 @@ export function send(res: Response, status: number, body?: unknown): void {
   else res.json(body);
 }
 
+const ERROR_CODE = { 400: 'invalid_request', 403: 'access_denied', 404: 'not_found', 409: 'conflict' } as const;
+
 /** Answers a team error with its status; false for anything else (a real fault, left to the error handler). */
 function sendTeamError(res: Response, err: unknown): boolean {
-  if (err instanceof ValidationError) sendError(res, 400, 'invalid_request', err.message);
-  else if (err instanceof ForbiddenError) sendError(res, 403, 'access_denied', err.message);
-  else if (err instanceof NotFoundError) sendError(res, 404, 'not_found', err.message);
-  else if (err instanceof ConflictError) sendError(res, 409, 'conflict', err.message);
-  else return false;
+  const status = refusalStatus(err);
+  if (status === null) return false;
+  sendError(res, status, ERROR_CODE[status], (err as Error).message);
   return true;
 }
 

@@ -1,14 +1,14 @@
 // Changes to a team's members and groups, for every caller: the member-write
 // cap (domain/team-roles.ts) on every change, the last-owner rule, and the
 // audit record of each change. Teams themselves: team-changes.ts.
-import { ConflictError, NotFoundError, ValidationError } from '../domain/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
 import { MAX_TEAM_GROUPS, type MemberChanges, type NewGroupInput, type NewMemberInput, type TeamDoc, type TeamMemberDoc } from '../domain/teams.js';
 import { memberChangeAllowed, type TeamRole } from '../domain/team-roles.js';
 import type { UserDoc } from '../domain/users.js';
 import type { Store } from '../store/db.js';
 import { countOwners, dropGroupFromMembers, findMember, insertMember, removeMember, updateMember, updateTeam } from '../store/teams.js';
 import { findUserByEmail, findUserById, findUserByUsername } from '../store/users.js';
-import { ForbiddenError, teamData, teamFor, type TeamActor, type TeamDeps } from './team-changes.js';
+import { teamData, teamFor, type TeamActor, type TeamDeps } from './team-changes.js';
 
 /** An existing user named by id, email or username. */
 async function findUserByRef(store: Store, ref: string): Promise<UserDoc | null> {

@@ -8,7 +8,7 @@
 // FerretDB v1 has no transactions: a move checks for cycles before it writes,
 // and two moves racing each other could still close a loop; every walk of the
 // tree stops at the depth limit, so such a loop is bounded, never endless.
-import { ConflictError, NotFoundError, ValidationError } from '../domain/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
 import { MAX_TEAM_DEPTH, type NewTeamInput, type TeamChanges, type TeamDoc } from '../domain/teams.js';
 import { may, type TeamAction, type TeamRole } from '../domain/team-roles.js';
 import type { AdminEvent, AuditEvent, EventActor } from '../domain/webhook-events.js';
@@ -16,8 +16,6 @@ import { newId } from '../security/secrets.js';
 import type { Store } from '../store/db.js';
 import { childTeams, deleteTeamDocs, findTeam, insertMember, insertTeam, updateTeam } from '../store/teams.js';
 import { effectiveRole, lineage } from './membership.js';
-
-export class ForbiddenError extends Error {}
 
 /**
  * Who makes a change. A user acts with their effective role on the team; an
