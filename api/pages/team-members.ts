@@ -2,11 +2,12 @@
 // username, change a member's role or groups, remove a member; add and remove
 // the team's groups. The member-write cap is checked by team-changes.ts, so a
 // forged form giving a role the select did not offer is refused there.
+import { parseOrRefuse } from '../../lib/domain/errors.js';
 import { Router } from 'express';
 import { MemberChanges, NewGroupInput, NewMemberInput } from '../../lib/domain/teams.js';
 import { addGroup, addMember, changeMember, removeGroup, removeTeamMember } from '../../lib/teams/member-changes.js';
 import { fieldsOf, formList, formText } from '../http/input.js';
-import { actorOf, parseInput, teamFormRoute, type TeamsPageDeps } from './team-page.js';
+import { actorOf, teamFormRoute, type TeamsPageDeps } from './team-page.js';
 
 const NewMemberForm = fieldsOf({ user: formText, role: formText });
 /** One form changes the role, the other the groups (`set_groups`: no ticked box still means "no groups"). */
@@ -18,12 +19,12 @@ export function teamMemberRoutes(deps: TeamsPageDeps): Router {
 
   teamFormRoute(router, deps, '/members', async (req, s, teamId) => {
     const body = NewMemberForm.parse(req.body);
-    await addMember(deps, actorOf(s), teamId, parseInput(NewMemberInput, { user: body.user, role: body.role || undefined }));
+    await addMember(deps, actorOf(s), teamId, parseOrRefuse(NewMemberInput, { user: body.user, role: body.role || undefined }));
   });
 
   teamFormRoute(router, deps, '/members/:userId', async (req, s, teamId) => {
     const body = MemberForm.parse(req.body);
-    const changes = parseInput(MemberChanges, body.set_groups === '1' ? { groups: body.groups } : { role: body.role || undefined });
+    const changes = parseOrRefuse(MemberChanges, body.set_groups === '1' ? { groups: body.groups } : { role: body.role || undefined });
     await changeMember(deps, actorOf(s), teamId, String(req.params.userId), changes);
   });
 
@@ -33,7 +34,7 @@ export function teamMemberRoutes(deps: TeamsPageDeps): Router {
 
   teamFormRoute(router, deps, '/groups', async (req, s, teamId) => {
     const body = NewGroupForm.parse(req.body);
-    await addGroup(deps, actorOf(s), teamId, parseInput(NewGroupInput, body));
+    await addGroup(deps, actorOf(s), teamId, parseOrRefuse(NewGroupInput, body));
   });
 
   teamFormRoute(router, deps, '/groups/:slug/remove', async (req, s, teamId) => {

@@ -2,8 +2,7 @@
 // form input parsed into the core's inputs, the team page's data, and the
 // answer to a change (a redirect, or the page again with the refusal).
 import express, { type Request, type Response, type Router } from 'express';
-import type { z } from 'zod';
-import { NotFoundError, refusalStatus, ValidationError, zodProblems } from '../../lib/domain/errors.js';
+import { NotFoundError, refusalStatus } from '../../lib/domain/errors.js';
 import { MAX_LISTED_TEAMS } from '../../lib/domain/teams.js';
 import { may } from '../../lib/domain/team-roles.js';
 import type { Store } from '../../lib/store/db.js';
@@ -25,13 +24,6 @@ export type TeamsPageDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'events
 const MAX_MEMBERS_SHOWN = 1_000;
 
 export const actorOf = (s: SignedIn): TeamActor => userActor(s.user._id, sessionActor(s.user._id));
-
-/** A form's values as one of the core's inputs; what does not fit is a ValidationError, shown on the page. */
-export function parseInput<T>(schema: z.ZodType<T>, value: unknown): T {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ValidationError(zodProblems(parsed.error.issues));
-  return parsed.data;
-}
 
 /** Teams the user may add child teams to (the parent choices of the forms). */
 export async function parentChoices(store: Store, userId: string) {

@@ -4,7 +4,7 @@
 // lib/teams/team-changes.ts with the user as the actor, so the role rules and
 // audit records are the ones the team APIs get. CSRF on every form.
 import { Router, type Response } from 'express';
-import { ConflictError, refusalStatus, ValidationError } from '../../lib/domain/errors.js';
+import { ConflictError, parseOrRefuse, refusalStatus, ValidationError } from '../../lib/domain/errors.js';
 import { MAX_LISTED_TEAMS, NewTeamInput, TeamChanges, TeamId } from '../../lib/domain/teams.js';
 import { userTeams } from '../../lib/teams/membership.js';
 import { createTeam, changeTeam, deleteTeam, teamFor } from '../../lib/teams/team-changes.js';
@@ -13,7 +13,7 @@ import type { SafeHtml } from '../html/html.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 import { fieldsOf, formText, text } from '../http/input.js';
 import { EMPTY_DRAFT, errorNotice, TEAMS_PAGE, teamPath, teamsPage, type TeamDraft } from '../views/teams.js';
-import { actorOf, parentChoices, parseInput, showTeam, teamForm, teamFormRoute, type TeamsPageDeps } from './team-page.js';
+import { actorOf, parentChoices, showTeam, teamForm, teamFormRoute, type TeamsPageDeps } from './team-page.js';
 import { teamMemberRoutes } from './team-members.js';
 
 export type { TeamsPageDeps };
@@ -51,7 +51,7 @@ export function teamsPageRoutes(deps: TeamsPageDeps): Router {
       memberGroups: body.member_groups === '1',
     };
     try {
-      const input = parseInput(NewTeamInput, {
+      const input = parseOrRefuse(NewTeamInput, {
         name: body.name,
         slug: body.slug,
         description: body.description,
@@ -74,7 +74,7 @@ export function teamsPageRoutes(deps: TeamsPageDeps): Router {
 
   teamFormRoute(router, deps, '/settings', async (req, s, teamId) => {
     const body = SettingsForm.parse(req.body);
-    const changes = parseInput(TeamChanges, {
+    const changes = parseOrRefuse(TeamChanges, {
       name: body.name,
       slug: body.slug,
       description: body.description,
@@ -92,7 +92,7 @@ export function teamsPageRoutes(deps: TeamsPageDeps): Router {
       member_groups_enabled: team.memberGroupsEnabled,
     };
     const differing = Object.entries(changes).filter(([k, v]) => now[k] !== v);
-    if (differing.length) await changeTeam(deps, actor, teamId, parseInput(TeamChanges, Object.fromEntries(differing)));
+    if (differing.length) await changeTeam(deps, actor, teamId, parseOrRefuse(TeamChanges, Object.fromEntries(differing)));
   });
 
   teamFormRoute(router, deps, '/delete', async (req, s, teamId) => {

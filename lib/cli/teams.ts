@@ -5,15 +5,14 @@
 // A team or user the command line names that does not exist is a usage error
 // (exit 2), as for `users delete`; a refused change (conflict) exits 1.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { z } from 'zod';
 import type { Config } from '../config/env.js';
-import { ConflictError, NotFoundError, ValidationError, zodProblems } from '../domain/errors.js';
+import { ConflictError, NotFoundError, parseOrRefuse, ValidationError } from '../domain/errors.js';
 import { MAX_LISTED_TEAMS, NewMemberInput, NewTeamInput, teamJson, userTeamJson, type TeamDoc, type TeamMemberDoc } from '../domain/teams.js';
 import type { UserDoc } from '../domain/users.js';
 import type { Store } from '../store/db.js';
 import { findMember, findTeam, findTeamBySlug, hasChildTeams, listAllTeams, membersOf } from '../store/teams.js';
 import { emailsByUserId } from '../store/users-by-id.js';
-import { findUserByEmail, findUserById, findUserByUsername } from '../store/users.js';
+import { findUserByRef } from '../store/users.js';
 import { userTeams } from '../teams/membership.js';
 import { createTeam, deleteTeam, type TeamActor, type TeamDeps } from '../teams/team-changes.js';
 import { addMember, removeTeamMember } from '../teams/member-changes.js';
@@ -50,12 +49,6 @@ function raise(err: Error): never {
   throw err;
 }
 
-function input<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ValidationError(zodProblems(parsed.error.issues));
-  return parsed.data;
-}
-
 /** A team by id or slug. */
 async function teamByRef(store: Store, ref: string): Promise<TeamDoc> {
   return (await findTeam(store, ref)) ?? (await findTeamBySlug(store, ref)) ?? raise(new ValidationError([`no team with id or slug ${ref}`]));
@@ -63,8 +56,7 @@ async function teamByRef(store: Store, ref: string): Promise<TeamDoc> {
 
 /** A user by id, email or username. */
 async function userByRef(store: Store, ref: string): Promise<UserDoc> {
-  const user = (await findUserById(store, ref)) ?? (ref.includes('@') ? await findUserByEmail(store, ref) : await findUserByUsername(store, ref));
-  return user ?? raise(new ValidationError([`no user with id, email or username ${ref}`]));
+  return (await findUserByRef(store, ref)) ?? raise(new ValidationError([`no user with id, email or username ${ref}`]));
 }
 
 const memberJson = (m: TeamMemberDoc, email: string | null) => ({ user_id: m.userId, email, role: m.role, groups: m.groups });
@@ -111,7 +103,7 @@ async function create(deps: TeamDeps, argv: string[]) {
   const ownerRef = cl.needed('owner');
   const parentRef = cl.text('parent');
   const parent = parentRef === undefined ? null : await teamByRef(deps.store, parentRef);
-  const team = input(NewTeamInput, { ...fields, parent_id: parent?._id ?? null });
+  const team = parseOrRefuse(NewTeamInput, { ...fields, parent_id: parent?._id ?? null });
   const owner = await userByRef(deps.store, ownerRef);
   const created = await createTeam(deps, ACTOR, team, owner._id);
   print({ ...teamJson(created), owner: { user_id: owner._id, email: owner.email } });
@@ -120,7 +112,7 @@ async function create(deps: TeamDeps, argv: string[]) {
 async function addMemberCommand(deps: TeamDeps, argv: string[]) {
   const cl = commandLine(argv, { user: { type: 'string' }, role: { type: 'string' }, group: { type: 'string', multiple: true } }, ['the team (id or slug)']);
   const team = await teamByRef(deps.store, cl.positionals[0]!);
-  const member = input(NewMemberInput, { user: cl.needed('user'), role: cl.text('role'), groups: cl.list('group') });
+  const member = parseOrRefuse(NewMemberInput, { user: cl.needed('user'), role: cl.text('role'), groups: cl.list('group') });
   const user = await userByRef(deps.store, member.user);
   const added = await addMember(deps, ACTOR, team._id, { ...member, user: user._id });
   print({ team_id: team._id, ...memberJson(added, user.email) });

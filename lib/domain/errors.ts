@@ -1,5 +1,7 @@
 // Errors that carry a user-facing message; callers map them to their protocol
 // (HTTP status and OAuth error code, or CLI exit code). Never a stack trace.
+import type { ZodType } from 'zod';
+
 export class ValidationError extends Error {
   constructor(readonly problems: string[]) {
     super(problems.join('; '));
@@ -20,6 +22,13 @@ export function refusalStatus(err: unknown): 400 | 403 | 404 | 409 | null {
   if (err instanceof NotFoundError) return 404;
   if (err instanceof ConflictError) return 409;
   return null;
+}
+
+/** `value` read with `schema`, or a ValidationError naming each problem. */
+export function parseOrRefuse<T>(schema: ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ValidationError(zodProblems(parsed.error.issues));
+  return parsed.data;
 }
 
 /** Formats zod issues as "field: message" lines. */

@@ -41,6 +41,11 @@ export async function findUserById(store: Store, id: string): Promise<UserDoc | 
   return store.users.findOne({ _id: id });
 }
 
+/** A user named by id, email or username (what people type to name someone). */
+export async function findUserByRef(store: Store, ref: string): Promise<UserDoc | null> {
+  return (await findUserById(store, ref)) ?? (ref.includes('@') ? await findUserByEmail(store, ref) : await findUserByUsername(store, ref));
+}
+
 export async function findUserByUsername(store: Store, username: string): Promise<UserDoc | null> {
   return store.users.findOne({ username: username.toLowerCase() });
 }

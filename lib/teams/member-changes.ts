@@ -4,16 +4,10 @@
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
 import { MAX_TEAM_GROUPS, type MemberChanges, type NewGroupInput, type NewMemberInput, type TeamDoc, type TeamMemberDoc } from '../domain/teams.js';
 import { memberChangeAllowed, type TeamRole } from '../domain/team-roles.js';
-import type { UserDoc } from '../domain/users.js';
 import type { Store } from '../store/db.js';
 import { countOwners, dropGroupFromMembers, findMember, insertMember, removeMember, updateMember, updateTeam } from '../store/teams.js';
-import { findUserByEmail, findUserById, findUserByUsername } from '../store/users.js';
+import { findUserByRef } from '../store/users.js';
 import { teamData, teamFor, type TeamActor, type TeamDeps } from './team-changes.js';
-
-/** An existing user named by id, email or username. */
-async function findUserByRef(store: Store, ref: string): Promise<UserDoc | null> {
-  return (await findUserById(store, ref)) ?? (ref.includes('@') ? await findUserByEmail(store, ref) : await findUserByUsername(store, ref));
-}
 
 function checkGroups(team: TeamDoc, groups: string[]): void {
   const unknown = groups.filter((g) => !team.groups.some((t) => t.slug === g));
