@@ -27,6 +27,7 @@ import type { WebhookDoc } from '../domain/webhooks.js';
 import type { AuditRecord, WebhookEventDoc } from '../domain/webhook-events.js';
 import type { LogoutDeliveryDoc } from '../domain/backchannel-logout.js';
 import type { TeamDoc, TeamMemberDoc } from '../domain/teams.js';
+import type { OAuthSourceDoc, SocialAccountDoc } from '../domain/oauth-sources.js';
 
 export { EXPIRING_COLLECTIONS, type ExpiringCollection };
 
@@ -68,6 +69,8 @@ export interface Store {
   teams: Collection<TeamDoc>;
   /** One document per (team, user): `${teamId}:${userId}`. */
   teamMembers: Collection<TeamMemberDoc>;
+  oauthSources: Collection<OAuthSourceDoc>;
+  socialAccounts: Collection<SocialAccountDoc>;
   expiring(name: ExpiringCollection): Collection<{ _id: string; expiresAt: Date }>;
   close(): Promise<void>;
 }
@@ -136,6 +139,8 @@ function storeOn(client: MongoClient, db: Db): Store {
     logoutDeliveries: db.collection<LogoutDeliveryDoc>('logout_deliveries'),
     teams: db.collection<TeamDoc>('teams'),
     teamMembers: db.collection<TeamMemberDoc>('team_members'),
+    oauthSources: db.collection<OAuthSourceDoc>('oauth_sources'),
+    socialAccounts: db.collection<SocialAccountDoc>('social_accounts'),
     expiring: (name) => db.collection(name),
     close: () => client.close(),
   };
@@ -153,6 +158,9 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.teams.createIndex({ parentId: 1 }, { name: 'parent' });
   await store.teamMembers.createIndex({ userId: 1 }, { name: 'user' });
   await store.teamMembers.createIndex({ teamId: 1 }, { name: 'team' });
+  await store.oauthSources.createIndex({ slug: 1 }, { unique: true, name: 'slug_unique' });
+  await store.socialAccounts.createIndex({ sourceId: 1, providerUserId: 1 }, { unique: true, name: 'source_subject_unique' });
+  await store.socialAccounts.createIndex({ userId: 1 }, { name: 'user' });
   // One key per (alg, generation): two processes generating the first key race safely.
   await store.signingKeys.createIndex({ alg: 1, generation: 1 }, { unique: true, name: 'alg_generation_unique' });
   for (const name of EXPIRING_COLLECTIONS) {
