@@ -1,13 +1,22 @@
 // The entities behind the opt-in and team claims, loaded only when the scope
 // (and the client's oidc_fields) ask for them. The ID token and UserInfo both
 // build their claims here, so they agree for the same grant.
-import { optInClaims, optInClaimsNeeded, teamClaims, teamClaimsCoverage, type ClaimsTeam } from '../../lib/domain/claims.js';
+import { optInClaimsNeeded, teamClaims, teamClaimsCoverage, type ClaimsTeam, type OptInClaim, type OptInClaimValues } from '../../lib/domain/claims.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
+import { socialAccountJson } from '../../lib/domain/oauth-sources.js';
 import { MAX_CLAIMED_TEAMS, type UserTeam } from '../../lib/domain/teams.js';
 import { listClientsByOwner } from '../../lib/store/clients.js';
 import type { Store } from '../../lib/store/db.js';
+import { socialAccountsOf } from '../../lib/store/oauth-sources.js';
 import { findTeams } from '../../lib/store/teams.js';
 import { userTeam, userTeams } from '../../lib/teams/membership.js';
+
+/** How each opt-in claim is read for a user. */
+const OPT_IN_LOADERS: { [C in OptInClaim]?: (store: Store, userId: string) => Promise<OptInClaimValues[C]> } = {
+  apps: async (store, userId) =>
+    (await listClientsByOwner(store, userId)).map((c) => ({ id: c._id, name: c.name, client_id: c._id, is_verified: c.isVerified === true })),
+  social_accounts: async (store, userId) => (await socialAccountsOf(store, userId)).map(socialAccountJson),
+};
 
 const claimsTeam = (t: UserTeam): ClaimsTeam => ({ id: t.team._id, name: t.team.name, role: t.role, groups: t.team.memberGroupsEnabled ? t.groups : [] });
 
@@ -19,13 +28,13 @@ async function claimedTeams(store: Store, userId: string, coverage: 'all' | stri
   return standing.flatMap((t) => (t ? [claimsTeam(t)] : []));
 }
 
-/** Claims beyond the profile: `apps` and `teams` (oidc_fields opt-in) and the flat per-team claims. */
+/** Claims beyond the profile: the opt-in claims (`apps`, `domains`, `gpg_keys`, `social_accounts`, `teams`) and the flat per-team claims. */
 export async function relatedClaims(store: Store, client: ClientDoc, userId: string, scope: string[]): Promise<Record<string, unknown>> {
   const oidcFields = client.oidcFields ?? [];
   const claims: Record<string, unknown> = {};
-  if (optInClaimsNeeded(scope, oidcFields).apps) {
-    const apps = (await listClientsByOwner(store, userId)).map((c) => ({ id: c._id, name: c.name, isVerified: c.isVerified === true }));
-    Object.assign(claims, optInClaims(scope, oidcFields, { apps }));
+  for (const claim of optInClaimsNeeded(scope, oidcFields)) {
+    const load = OPT_IN_LOADERS[claim];
+    if (load) claims[claim] = await load(store, userId);
   }
   const coverage = teamClaimsCoverage(scope);
   if (coverage) Object.assign(claims, teamClaims(scope, oidcFields, await claimedTeams(store, userId, coverage)));

@@ -36,26 +36,26 @@ export function userinfoClaims(user: ClaimsUser, scope: readonly string[]): Reco
   return { sub: user._id, ...scopedUserClaims(user, scope) };
 }
 
-/** An app as the `apps` ID-token claim lists it ({id, name, client_id, is_verified}). */
-export interface ClaimsApp {
-  id: string;
-  name: string;
-  isVerified: boolean;
+/** The opt-in claims: each released when its scope is granted AND the client listed it in `oidc_fields`. */
+export const OPT_IN_CLAIMS = {
+  apps: 'apps:read',
+  domains: 'domains:read',
+  gpg_keys: 'gpg:read',
+  social_accounts: 'social:read',
+} as const;
+export type OptInClaim = keyof typeof OPT_IN_CLAIMS;
+
+/** What each opt-in claim lists per entry. */
+export interface OptInClaimValues {
+  apps: { id: string; name: string; client_id: string; is_verified: boolean }[];
+  domains: { id: string; domain: string; verified: boolean }[];
+  gpg_keys: { id: string; fingerprint: string; key_id: string; name: string }[];
+  social_accounts: { id: string; provider: string; provider_user_id: string }[];
 }
 
-/**
- * Claims gated by a scope AND the client's `oidc_fields` opt-in (README,
- * the authorization code flow's claims). `apps` is built here; teams, domains, gpg_keys and
- * social_accounts join when their entities exist. `related` holds the
- * entities the caller loaded for the claims this function asks for
- * (optInClaimsNeeded).
- */
-export function optInClaims(scope: readonly string[], oidcFields: readonly string[], related: { apps?: ClaimsApp[] }): Record<string, unknown> {
-  const claims: Record<string, unknown> = {};
-  if (scope.includes('apps:read') && oidcFields.includes('apps') && related.apps) {
-    claims.apps = related.apps.map((a) => ({ id: a.id, name: a.name, client_id: a.id, is_verified: a.isVerified }));
-  }
-  return claims;
+/** The opt-in claims this grant releases, so nothing is read for clients that did not opt in (`teams` is with the team claims). */
+export function optInClaimsNeeded(scope: readonly string[], oidcFields: readonly string[]): OptInClaim[] {
+  return (Object.keys(OPT_IN_CLAIMS) as OptInClaim[]).filter((claim) => scope.includes(OPT_IN_CLAIMS[claim]) && oidcFields.includes(claim));
 }
 
 /** A team as the team claims show it: the user's effective role, and their groups when the team uses member groups. */
@@ -94,11 +94,6 @@ export function teamClaims(scope: readonly string[], oidcFields: readonly string
     if (t.groups.length > 0) claims[`groups_in_team_${t.id}`] = t.groups;
   }
   return claims;
-}
-
-/** Which related entities an ID token needs loaded, so nothing is read for clients that did not opt in. */
-export function optInClaimsNeeded(scope: readonly string[], oidcFields: readonly string[]): { apps: boolean } {
-  return { apps: scope.includes('apps:read') && oidcFields.includes('apps') };
 }
 
 export const TOKEN_TTL_SECONDS = 3600;
