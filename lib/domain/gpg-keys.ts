@@ -59,7 +59,7 @@ export const NewGpgKeyInput = z.object({
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** A key as the API and the claims show it (without the armored block). */
+/** A key as the API shows it (without the armored block). */
 export function gpgKeyJson(k: GpgKeyDoc) {
   return {
     id: k._id,
@@ -79,3 +79,6 @@ export function gpgKeyJson(k: GpgKeyDoc) {
     added_at: k.addedAt.toISOString(),
   };
 }
+
+/** A key as the opt-in `gpg_keys` claim shows it. */
+export const gpgKeyClaim = (k: GpgKeyDoc) => ({ id: k._id, fingerprint: k.fingerprint, key_id: k.keyId, name: k.name });
