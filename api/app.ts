@@ -24,6 +24,7 @@ import { appsApiRoutes } from './routes/apps-api.js';
 import { teamsApiRoutes } from './routes/teams-api.js';
 import { teamApiRoutes } from './routes/team-api.js';
 import { siteTeamsApiRoutes } from './routes/site-teams-api.js';
+import { gpgKeysApiRoutes } from './routes/gpg-keys-api.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { sudoRoutes } from './routes/sudo.js';
 import { tokenPageRoutes } from './pages/tokens.js';
@@ -31,6 +32,7 @@ import { sessionsPageRoutes } from './pages/sessions.js';
 import { passwordPageRoutes } from './pages/password.js';
 import { appsPageRoutes } from './pages/apps.js';
 import { teamsPageRoutes } from './pages/teams.js';
+import { gpgKeysPageRoutes } from './pages/gpg-keys.js';
 import { stepUpRoutes } from './routes/step-up.js';
 import { stepUpPageRoutes } from './pages/step-up.js';
 
@@ -64,6 +66,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(teamsApiRoutes(ctx));
   app.use(teamApiRoutes(ctx));
   app.use(siteTeamsApiRoutes(ctx));
+  app.use(gpgKeysApiRoutes(ctx));
   app.use(webhookRoutes({ ...ctx, deliveryTimeoutMs: config.webhookTimeoutMs }));
   app.use(introspectionRoutes(ctx));
   app.use(sudoRoutes(ctx));
@@ -83,6 +86,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(tokenPageRoutes({ ...ctx, patMaxLifetimeMs: config.patMaxLifetimeMs }));
   app.use(appsPageRoutes(ctx));
   app.use(teamsPageRoutes(ctx));
+  app.use(gpgKeysPageRoutes(ctx));
   app.get('/', (_req, res) => res.redirect(303, '/account'));
   app.use(notFound);
   app.use(errorHandler(log));

@@ -1,0 +1,31 @@
+// The users' GPG public keys in MongoDB (the model: domain/gpg-keys.ts). One
+// document per (user, fingerprint), enforced by a unique index: the same
+// public key may belong to several users, once each.
+import { ConflictError } from '../domain/errors.js';
+import { MAX_GPG_KEYS_PER_USER, newGpgKey, type GpgKeyDoc, type ParsedGpgKey } from '../domain/gpg-keys.js';
+import { insertIfAbsent, type Store } from './db.js';
+
+/** The user's keys, oldest first (what the pages, the API and the claims list). */
+export async function listGpgKeys(store: Store, userId: string): Promise<GpgKeyDoc[]> {
+  return store.gpgKeys.find({ userId }, { sort: { addedAt: 1, _id: 1 }, limit: MAX_GPG_KEYS_PER_USER }).toArray();
+}
+
+/** One of the user's keys; null for an unknown id or another user's key. */
+export async function findGpgKey(store: Store, userId: string, id: string): Promise<GpgKeyDoc | null> {
+  return store.gpgKeys.findOne({ _id: id, userId });
+}
+
+/** Adds a key for the user; a ConflictError when they already have it or have as many as allowed. */
+export async function addGpgKey(store: Store, userId: string, parsed: ParsedGpgKey): Promise<GpgKeyDoc> {
+  // A count then an insert can let two racing adds past the cap by one: a soft limit is enough here.
+  if ((await store.gpgKeys.countDocuments({ userId })) >= MAX_GPG_KEYS_PER_USER)
+    throw new ConflictError(`you already have ${MAX_GPG_KEYS_PER_USER} GPG keys: delete one first`);
+  const doc = newGpgKey(userId, parsed);
+  if (!(await insertIfAbsent(store.gpgKeys, doc))) throw new ConflictError(`you have already added the key ${parsed.fingerprint}`);
+  return doc;
+}
+
+/** Deletes one of the user's keys; false when they have none with that id. */
+export async function deleteGpgKey(store: Store, userId: string, id: string): Promise<boolean> {
+  return (await store.gpgKeys.deleteOne({ _id: id, userId })).deletedCount === 1;
+}
