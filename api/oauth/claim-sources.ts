@@ -8,6 +8,8 @@ import { MAX_CLAIMED_TEAMS, type UserTeam } from '../../lib/domain/teams.js';
 import { listClientsByOwner } from '../../lib/store/clients.js';
 import type { Store } from '../../lib/store/db.js';
 import { socialAccountsOf } from '../../lib/store/oauth-sources.js';
+import { listGpgKeys } from '../../lib/store/gpg-keys.js';
+import { gpgKeyClaim } from '../../lib/domain/gpg-keys.js';
 import { findTeams } from '../../lib/store/teams.js';
 import { userTeam, userTeams } from '../../lib/teams/membership.js';
 
@@ -15,6 +17,7 @@ import { userTeam, userTeams } from '../../lib/teams/membership.js';
 const OPT_IN_LOADERS: { [C in OptInClaim]?: (store: Store, userId: string) => Promise<OptInClaimValues[C]> } = {
   apps: async (store, userId) =>
     (await listClientsByOwner(store, userId)).map((c) => ({ id: c._id, name: c.name, client_id: c._id, is_verified: c.isVerified === true })),
+  gpg_keys: async (store, userId) => (await listGpgKeys(store, userId)).map(gpgKeyClaim),
   social_accounts: async (store, userId) => (await socialAccountsOf(store, userId)).map(socialAccountJson),
 };
 

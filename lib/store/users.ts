@@ -68,11 +68,12 @@ export interface DeletedUserData {
   personalAccessTokens: number;
   consents: number;
   teamMemberships: number;
+  gpgKeys: number;
 }
 
 /**
  * Deletes a user's account and what only it used: sessions (signed out
- * everywhere), passkeys, personal access tokens and consents. The account goes
+ * everywhere), passkeys, personal access tokens, consents and GPG keys. The account goes
  * first, so every check of the user's tokens fails from then on. Grants and
  * refresh families are revoked by the caller (revokeUserGrants). Team
  * memberships go too; a team the user alone owned stays, without a direct
@@ -81,12 +82,13 @@ export interface DeletedUserData {
  */
 export async function deleteUserAccount(store: Store, userId: string): Promise<DeletedUserData | null> {
   if ((await store.users.deleteOne({ _id: userId })).deletedCount !== 1) return null;
-  const [sessions, passkeys, personalAccessTokens, consents, teamMemberships] = await Promise.all([
+  const [sessions, passkeys, personalAccessTokens, consents, teamMemberships, gpgKeys] = await Promise.all([
     store.sessions.deleteMany({ userId }).then((r) => r.deletedCount),
     store.passkeys.deleteMany({ userId }).then((r) => r.deletedCount),
     store.personalAccessTokens.deleteMany({ userId }).then((r) => r.deletedCount),
     deleteConsents(store, { userId }),
     deleteMembershipsOf(store, userId),
+    store.gpgKeys.deleteMany({ userId }).then((r) => r.deletedCount),
   ]);
-  return { sessions, passkeys, personalAccessTokens, consents, teamMemberships };
+  return { sessions, passkeys, personalAccessTokens, consents, teamMemberships, gpgKeys };
 }
