@@ -31,6 +31,7 @@ import { sessionsPageRoutes } from './pages/sessions.js';
 import { passwordPageRoutes } from './pages/password.js';
 import { appsPageRoutes } from './pages/apps.js';
 import { teamsPageRoutes } from './pages/teams.js';
+import { domainsApiRoutes } from './routes/domains-api.js';
 import { stepUpRoutes } from './routes/step-up.js';
 import { stepUpPageRoutes } from './pages/step-up.js';
 
@@ -64,6 +65,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(teamsApiRoutes(ctx));
   app.use(teamApiRoutes(ctx));
   app.use(siteTeamsApiRoutes(ctx));
+  app.use(domainsApiRoutes(ctx));
   app.use(webhookRoutes({ ...ctx, deliveryTimeoutMs: config.webhookTimeoutMs }));
   app.use(introspectionRoutes(ctx));
   app.use(sudoRoutes(ctx));

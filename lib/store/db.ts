@@ -28,6 +28,7 @@ import type { AuditRecord, WebhookEventDoc } from '../domain/webhook-events.js';
 import type { LogoutDeliveryDoc } from '../domain/backchannel-logout.js';
 import type { TeamDoc, TeamMemberDoc } from '../domain/teams.js';
 import type { OAuthSourceDoc, SocialAccountDoc } from '../domain/oauth-sources.js';
+import type { DomainDoc } from '../domain/domains.js';
 
 export { EXPIRING_COLLECTIONS, type ExpiringCollection };
 
@@ -71,6 +72,8 @@ export interface Store {
   teamMembers: Collection<TeamMemberDoc>;
   oauthSources: Collection<OAuthSourceDoc>;
   socialAccounts: Collection<SocialAccountDoc>;
+  /** Users' custom domains; a name is unique per user, not across users. */
+  domains: Collection<DomainDoc>;
   expiring(name: ExpiringCollection): Collection<{ _id: string; expiresAt: Date }>;
   close(): Promise<void>;
 }
@@ -141,6 +144,7 @@ function storeOn(client: MongoClient, db: Db): Store {
     teamMembers: db.collection<TeamMemberDoc>('team_members'),
     oauthSources: db.collection<OAuthSourceDoc>('oauth_sources'),
     socialAccounts: db.collection<SocialAccountDoc>('social_accounts'),
+    domains: db.collection<DomainDoc>('domains'),
     expiring: (name) => db.collection(name),
     close: () => client.close(),
   };
@@ -161,6 +165,7 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.oauthSources.createIndex({ slug: 1 }, { unique: true, name: 'slug_unique' });
   await store.socialAccounts.createIndex({ sourceId: 1, providerUserId: 1 }, { unique: true, name: 'source_subject_unique' });
   await store.socialAccounts.createIndex({ userId: 1 }, { name: 'user' });
+  await store.domains.createIndex({ userId: 1, domain: 1 }, { unique: true, name: 'user_domain_unique' });
   // One key per (alg, generation): two processes generating the first key race safely.
   await store.signingKeys.createIndex({ alg: 1, generation: 1 }, { unique: true, name: 'alg_generation_unique' });
   for (const name of EXPIRING_COLLECTIONS) {
