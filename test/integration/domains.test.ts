@@ -75,7 +75,7 @@ async function call(on: RunningApi, token: string, method: string, path = '', bo
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
-  return { res, text, body: text ? (JSON.parse(text)) : null };
+  return { res, text, body: text ? JSON.parse(text) : null };
 }
 
 let d = 0;
