@@ -4,6 +4,7 @@ import type { OutboundPolicy } from '../lib/outbound/http-client.js';
 import type { Store } from '../lib/store/db.js';
 import { createBackchannelLogoutActivities } from './backchannel-logout.js';
 import { createDeviceAuthorizationActivities } from './device-authorization.js';
+import { createDomainVerificationActivities } from './domain-verification.js';
 import { createStepUpChallengeActivities } from './step-up-challenge.js';
 import { createHousekeepingActivities } from './housekeeping.js';
 import { createRefreshFamilyActivities } from './refresh-family.js';
@@ -18,6 +19,10 @@ export interface ActivityDeps {
   outbound: OutboundPolicy;
   /** Unseals webhook signing secrets. */
   kek: Kek;
+  /** DNS_RESOLVERS: where domain verification asks for TXT records. */
+  dnsResolvers: string[];
+  /** WEBHOOK_TIMEOUT_MS, for events the activities emit. */
+  webhookTimeoutMs: number;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -30,5 +35,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createSudoWindowActivities(store),
     ...createStepUpChallengeActivities(store),
     ...createWebhookDeliveryActivities(deps),
+    ...createDomainVerificationActivities(deps),
   };
 }

@@ -33,6 +33,7 @@ import { passwordPageRoutes } from './pages/password.js';
 import { appsPageRoutes } from './pages/apps.js';
 import { teamsPageRoutes } from './pages/teams.js';
 import { gpgKeysPageRoutes } from './pages/gpg-keys.js';
+import { domainsApiRoutes } from './routes/domains-api.js';
 import { stepUpRoutes } from './routes/step-up.js';
 import { stepUpPageRoutes } from './pages/step-up.js';
 
@@ -67,6 +68,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(teamApiRoutes(ctx));
   app.use(siteTeamsApiRoutes(ctx));
   app.use(gpgKeysApiRoutes(ctx));
+  app.use(domainsApiRoutes(ctx));
   app.use(webhookRoutes({ ...ctx, deliveryTimeoutMs: config.webhookTimeoutMs }));
   app.use(introspectionRoutes(ctx));
   app.use(sudoRoutes(ctx));

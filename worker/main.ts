@@ -28,7 +28,13 @@ runMain(log, async () => {
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowsPath: fileURLToPath(new URL('../workflows/index.js', import.meta.url)),
-    activities: createActivities({ ...services, issuer: config.issuer, outbound: config.outbound }),
+    activities: createActivities({
+      ...services,
+      issuer: config.issuer,
+      outbound: config.outbound,
+      dnsResolvers: config.dnsResolvers,
+      webhookTimeoutMs: config.webhookTimeoutMs,
+    }),
   });
   const running = worker.run();
   log.info('worker running', { taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace, temporal: config.temporal.address });

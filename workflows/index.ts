@@ -7,3 +7,4 @@ export { backchannelLogout } from './backchannel-logout.js';
 export { sudoWindow } from './sudo-window.js';
 export { stepUpChallenge } from './step-up-challenge.js';
 export { webhookDelivery } from './webhook-delivery.js';
+export { domainVerification } from './domain-verification.js';

@@ -86,6 +86,24 @@ const trustedProxies = z
     return entries;
   });
 
+/** DNS servers for domain verification: IP or IP:port ([IPv6]:port), comma-separated; empty means the system's. */
+const dnsResolvers = z
+  .string()
+  .default('')
+  .transform((value, ctx) => {
+    const entries = value
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean);
+    for (const entry of entries) {
+      const m = /^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(entry) ?? /^([0-9.]+):(\d{1,5})$/.exec(entry);
+      const host = m ? m[1]! : entry;
+      const portOk = !m || (Number(m[2]) >= 1 && Number(m[2]) <= 65535);
+      if (net.isIP(host) === 0 || !portOk) ctx.addIssue({ code: 'custom', message: `"${entry}" must be an IP address, IPv4:port or [IPv6]:port` });
+    }
+    return entries;
+  });
+
 /** The features whose outbound calls the allow-list can admit to internal addresses. */
 export const OUTBOUND_FEATURES = ['webhooks', 'backchannel_logout', 'jwks_uri', 'captcha'] as const;
 export type OutboundFeature = (typeof OUTBOUND_FEATURES)[number];
@@ -169,6 +187,10 @@ const EnvSchema = z.object({
   DEVICE_CODE_TTL_SECONDS: positiveInt(600, 24 * 3600),
   STEP_UP_CHALLENGE_TTL_SECONDS: positiveInt(600, 3600),
   WEBHOOK_TIMEOUT_MS: positiveInt(10_000, 60_000),
+  DNS_RESOLVERS: dnsResolvers,
+  DOMAIN_VERIFICATION_FIRST_INTERVAL_SECONDS: positiveInt(30, 24 * 3600),
+  DOMAIN_VERIFICATION_MAX_INTERVAL_SECONDS: positiveInt(3600, 24 * 3600),
+  DOMAIN_VERIFICATION_DEADLINE_SECONDS: positiveInt(7 * 24 * 3600, 90 * 24 * 3600),
   OUTBOUND_ALLOWLIST: outboundAllowlist,
   OUTBOUND_TIMEOUT_MS: positiveInt(10_000, 60_000),
   OUTBOUND_MAX_RESPONSE_BYTES: positiveInt(1024 * 1024, 16 * 1024 * 1024),
@@ -265,6 +287,10 @@ export interface Config {
   stepUpChallengeTtlMs: number;
   /** How long a webhook receiver has to answer a delivery. */
   webhookTimeoutMs: number;
+  /** DNS servers the worker asks for domain verification TXT records (empty: the system's). */
+  dnsResolvers: string[];
+  /** A domain's checks: the first wait, doubling up to the longest, until the deadline (after adding). */
+  domainVerification: { firstIntervalMs: number; maxIntervalMs: number; deadlineMs: number };
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
@@ -318,6 +344,12 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       deviceCodeTtlMs: e.DEVICE_CODE_TTL_SECONDS * 1000,
       stepUpChallengeTtlMs: e.STEP_UP_CHALLENGE_TTL_SECONDS * 1000,
       webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      dnsResolvers: e.DNS_RESOLVERS,
+      domainVerification: {
+        firstIntervalMs: e.DOMAIN_VERIFICATION_FIRST_INTERVAL_SECONDS * 1000,
+        maxIntervalMs: Math.max(e.DOMAIN_VERIFICATION_FIRST_INTERVAL_SECONDS, e.DOMAIN_VERIFICATION_MAX_INTERVAL_SECONDS) * 1000,
+        deadlineMs: e.DOMAIN_VERIFICATION_DEADLINE_SECONDS * 1000,
+      },
       outbound: { allow: e.OUTBOUND_ALLOWLIST, timeoutMs: e.OUTBOUND_TIMEOUT_MS, maxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES },
       trustedProxies: e.TRUSTED_PROXIES,
       limits: {

@@ -29,6 +29,7 @@ import type { LogoutDeliveryDoc } from '../domain/backchannel-logout.js';
 import type { TeamDoc, TeamMemberDoc } from '../domain/teams.js';
 import type { OAuthSourceDoc, SocialAccountDoc } from '../domain/oauth-sources.js';
 import type { GpgKeyDoc } from '../domain/gpg-keys.js';
+import type { DomainDoc } from '../domain/domains.js';
 
 export { EXPIRING_COLLECTIONS, type ExpiringCollection };
 
@@ -74,6 +75,8 @@ export interface Store {
   socialAccounts: Collection<SocialAccountDoc>;
   /** Users' GPG public keys: one per (user, fingerprint). */
   gpgKeys: Collection<GpgKeyDoc>;
+  /** Users' custom domains; a name is unique per user, not across users. */
+  domains: Collection<DomainDoc>;
   expiring(name: ExpiringCollection): Collection<{ _id: string; expiresAt: Date }>;
   close(): Promise<void>;
 }
@@ -145,6 +148,7 @@ function storeOn(client: MongoClient, db: Db): Store {
     oauthSources: db.collection<OAuthSourceDoc>('oauth_sources'),
     socialAccounts: db.collection<SocialAccountDoc>('social_accounts'),
     gpgKeys: db.collection<GpgKeyDoc>('gpg_keys'),
+    domains: db.collection<DomainDoc>('domains'),
     expiring: (name) => db.collection(name),
     close: () => client.close(),
   };
@@ -166,6 +170,7 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.socialAccounts.createIndex({ sourceId: 1, providerUserId: 1 }, { unique: true, name: 'source_subject_unique' });
   await store.socialAccounts.createIndex({ userId: 1 }, { name: 'user' });
   await store.gpgKeys.createIndex({ userId: 1, fingerprint: 1 }, { unique: true, name: 'user_fingerprint_unique' });
+  await store.domains.createIndex({ userId: 1, domain: 1 }, { unique: true, name: 'user_domain_unique' });
   // One key per (alg, generation): two processes generating the first key race safely.
   await store.signingKeys.createIndex({ alg: 1, generation: 1 }, { unique: true, name: 'alg_generation_unique' });
   for (const name of EXPIRING_COLLECTIONS) {

@@ -52,7 +52,13 @@ export async function startTestWorker(config: Config): Promise<TestWorker> {
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: path.join(PROJECT_ROOT, 'dist/workflows/index.js') }),
-    activities: createActivities({ ...services, issuer: config.issuer, outbound: config.outbound }),
+    activities: createActivities({
+      ...services,
+      issuer: config.issuer,
+      outbound: config.outbound,
+      dnsResolvers: config.dnsResolvers,
+      webhookTimeoutMs: config.webhookTimeoutMs,
+    }),
   });
   const running = worker.run();
   running.catch(() => undefined); // a failed worker fails the test at stop(), not the jest process

@@ -1,0 +1,46 @@
+// Activities of the DomainVerification workflow: the TXT lookup through the
+// configured DNS servers, and the domain marked verified with its
+// `domain.verified` event (to the owner's webhooks, dispatched from here
+// through the worker's own Temporal client).
+import { Context } from '@temporalio/activity';
+import { domainEventData } from '../lib/domain/domains.js';
+import { txtLookup, type TxtLookup } from '../lib/dns/txt-lookup.js';
+import { createLogger } from '../lib/runtime/log.js';
+import type { Store } from '../lib/store/db.js';
+import { findDomain, markDomainVerified } from '../lib/store/domains.js';
+import { createEventPipeline } from '../lib/webhooks/event-pipeline.js';
+
+export interface DomainVerificationDeps {
+  store: Store;
+  /** DNS_RESOLVERS: empty for the system's servers. */
+  dnsResolvers: string[];
+  /** WEBHOOK_TIMEOUT_MS, carried into the deliveries of `domain.verified`. */
+  webhookTimeoutMs: number;
+}
+
+export function createDomainVerificationActivities(deps: DomainVerificationDeps, lookup: TxtLookup = txtLookup(deps.dnsResolvers)) {
+  const log = createLogger('warn');
+  return {
+    /** Whether one of the TXT values at `name` is exactly `expected`. */
+    async checkDomainTxt(input: { name: string; expected: string }): Promise<boolean> {
+      return (await lookup(input.name)).includes(input.expected);
+    },
+
+    /** Marks the domain verified and emits `domain.verified` once; false when the domain is gone. */
+    async recordDomainVerified(input: { domainId: string }): Promise<boolean> {
+      const marked = await markDomainVerified(deps.store, input.domainId, new Date());
+      const domain = await findDomain(deps.store, input.domainId);
+      if (!domain) return false;
+      // A retry after the mark finds it done: the event went out with the first attempt (or the sweep sends it).
+      if (marked) {
+        const { client, info } = Context.current();
+        const events = createEventPipeline({ store: deps.store, flows: { client, taskQueue: info.taskQueue }, log, deliveryTimeoutMs: deps.webhookTimeoutMs });
+        await events.user('domain.verified', domain.userId, domainEventData(domain), { type: 'system' });
+        await events.idle();
+      }
+      return true;
+    },
+  };
+}
+
+export type DomainVerificationActivities = ReturnType<typeof createDomainVerificationActivities>;

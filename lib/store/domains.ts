@@ -1,0 +1,47 @@
+// A user's custom domains in MongoDB (the model: domain/domains.ts). A name is
+// unique per user by index, so two concurrent adds of one name cannot both
+// win; two users may each hold the same name, each with their own token.
+import { ConflictError } from '../domain/errors.js';
+import type { DomainDoc } from '../domain/domains.js';
+import { newId, newSecret } from '../security/secrets.js';
+import { isDuplicateKeyError, type Store } from './db.js';
+
+export type { DomainDoc };
+
+/** Adds an unverified domain with a fresh token; a name the user already holds is a ConflictError. */
+export async function addDomain(store: Store, userId: string, domain: string): Promise<DomainDoc> {
+  const doc: DomainDoc = { _id: newId(), userId, domain, token: newSecret(), verified: false, verifiedAt: null, createdAt: new Date() };
+  try {
+    await store.domains.insertOne(doc);
+  } catch (err) {
+    if (isDuplicateKeyError(err)) throw new ConflictError(`you have already added ${domain}`);
+    throw err;
+  }
+  return doc;
+}
+
+/** The user's domains, by name (the claims builder calls this). */
+export function listDomains(store: Store, userId: string): Promise<DomainDoc[]> {
+  return store.domains.find({ userId }).sort({ domain: 1 }).toArray();
+}
+
+/** One of the user's domains; null for another user's or a missing one. */
+export function findUserDomain(store: Store, userId: string, id: string): Promise<DomainDoc | null> {
+  return store.domains.findOne({ _id: id, userId });
+}
+
+export function findDomain(store: Store, id: string): Promise<DomainDoc | null> {
+  return store.domains.findOne({ _id: id });
+}
+
+/** Marks a domain verified; false when it is gone or was verified already (so the event is emitted once). */
+export async function markDomainVerified(store: Store, id: string, at: Date): Promise<boolean> {
+  const r = await store.domains.updateOne({ _id: id, verified: false }, { $set: { verified: true, verifiedAt: at } });
+  return r.modifiedCount === 1;
+}
+
+/** Deletes one of the user's domains; false when it was not there. */
+export async function deleteDomain(store: Store, userId: string, id: string): Promise<boolean> {
+  const r = await store.domains.deleteOne({ _id: id, userId });
+  return r.deletedCount === 1;
+}
