@@ -4,6 +4,10 @@ import { openStore, type Store } from '../../lib/store/db.js';
 import { hashSecret } from '../../lib/security/secrets.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import { createClient } from '../../lib/store/clients.js';
+import { generateKey } from 'openpgp';
+import { addGpgKey } from '../../lib/store/gpg-keys.js';
+import { parsePublicKey } from '../../lib/gpg/public-key.js';
+import { addDomain } from '../../lib/store/domains.js';
 import { createTeam, userActor } from '../../lib/teams/team-changes.js';
 import { runCli, runCli as runCliShared, STACK_FRAME, startTestApi, testConfig } from '../support/harness.js';
 import { uniqueEmail } from '../../tools/fixtures/users.js';
@@ -94,6 +98,9 @@ describe('keyflow users delete', () => {
       parent_id: null,
       member_groups_enabled: false,
     });
+    const { publicKey } = await generateKey({ type: 'curve25519', userIDs: [{ name: 'Deleted', email }] });
+    await addGpgKey(store, user._id, await parsePublicKey(publicKey));
+    await addDomain(store, user._id, `deleted-${user._id.slice(0, 8)}.example`);
     return { rp, tokens, user, agent, email, pat, team };
   }
   const apps = (token: string) => fetch(`${api.url}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${token}` } });
@@ -115,6 +122,8 @@ describe('keyflow users delete', () => {
       personalAccessTokens: 1,
       consents: 1,
       teamMemberships: 1,
+      gpgKeys: 1,
+      domains: 1,
       grantsRevoked: 1,
     });
 
@@ -124,6 +133,8 @@ describe('keyflow users delete', () => {
     // Memberships go; the team the user alone owned stays, for an operator or its ancestors' managers to take over.
     expect(await store.teamMembers.findOne({ userId: user._id })).toBeNull();
     expect(await store.teams.findOne({ _id: team._id })).not.toBeNull();
+    expect(await store.gpgKeys.findOne({ userId: user._id })).toBeNull();
+    expect(await store.domains.findOne({ userId: user._id })).toBeNull();
     expect((await agent.request('/account')).headers.get('location')).toBe('/login'); // signed out
     expect((await apps(tokens.access_token)).status).toBe(401);
     expect((await apps(pat)).status).toBe(401);
