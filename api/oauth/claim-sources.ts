@@ -9,6 +9,7 @@ import { listClientsByOwner } from '../../lib/store/clients.js';
 import type { Store } from '../../lib/store/db.js';
 import { socialAccountsOf } from '../../lib/store/oauth-sources.js';
 import { listGpgKeys } from '../../lib/store/gpg-keys.js';
+import { listDomains } from '../../lib/store/domains.js';
 import { gpgKeyClaim } from '../../lib/domain/gpg-keys.js';
 import { findTeams } from '../../lib/store/teams.js';
 import { userTeam, userTeams } from '../../lib/teams/membership.js';
@@ -17,6 +18,7 @@ import { userTeam, userTeams } from '../../lib/teams/membership.js';
 const OPT_IN_LOADERS: { [C in OptInClaim]?: (store: Store, userId: string) => Promise<OptInClaimValues[C]> } = {
   apps: async (store, userId) =>
     (await listClientsByOwner(store, userId)).map((c) => ({ id: c._id, name: c.name, client_id: c._id, is_verified: c.isVerified === true })),
+  domains: async (store, userId) => (await listDomains(store, userId)).map((d) => ({ id: d._id, domain: d.domain, verified: d.verified })),
   gpg_keys: async (store, userId) => (await listGpgKeys(store, userId)).map(gpgKeyClaim),
   social_accounts: async (store, userId) => (await socialAccountsOf(store, userId)).map(socialAccountJson),
 };
