@@ -24,6 +24,7 @@ import { appsApiRoutes } from './routes/apps-api.js';
 import { teamsApiRoutes } from './routes/teams-api.js';
 import { teamApiRoutes } from './routes/team-api.js';
 import { siteTeamsApiRoutes } from './routes/site-teams-api.js';
+import { sourcesAdminApiRoutes } from './routes/sources-admin-api.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { sudoRoutes } from './routes/sudo.js';
 import { tokenPageRoutes } from './pages/tokens.js';
@@ -64,6 +65,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(teamsApiRoutes(ctx));
   app.use(teamApiRoutes(ctx));
   app.use(siteTeamsApiRoutes(ctx));
+  app.use(sourcesAdminApiRoutes(ctx));
   app.use(webhookRoutes({ ...ctx, deliveryTimeoutMs: config.webhookTimeoutMs }));
   app.use(introspectionRoutes(ctx));
   app.use(sudoRoutes(ctx));
