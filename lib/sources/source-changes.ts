@@ -6,7 +6,7 @@
 // Deleting a source unlinks every social account made through it: sign-in
 // through the source stops at once, and a user who signed up through it keeps
 // their Keyflow account (and any password or passkey), only not that link.
-import { NotFoundError, parseOrRefuse, ValidationError } from '../domain/errors.js';
+import { ConflictError, NotFoundError, parseOrRefuse, ValidationError } from '../domain/errors.js';
 import { DEFAULT_CLAIM_MAPPING, NewSourceInput, type ClaimMapping, type OAuthSourceDoc } from '../domain/oauth-sources.js';
 import { isLoopbackHost } from '../domain/redirect-uri.js';
 import type { AdminEvent, EventActor } from '../domain/webhook-events.js';
@@ -148,6 +148,8 @@ export async function updateSource(deps: SourceDeps, source: OAuthSourceDoc, bod
   const changed: string[] = (Object.keys(now) as (keyof typeof now)[]).filter((k) => JSON.stringify(now[k]) !== JSON.stringify(before[k]));
   if (secret !== undefined && !(secret === null && source.clientSecret === null)) changed.push('client_secret');
   if (changed.length === 0) return source;
+  // FerretDB v1 reports a unique-index clash on replace as a plain error, not a duplicate key: look first.
+  if (after.slug !== source.slug && (await findSourceBySlug(deps.store, after.slug))) throw new ConflictError(`the slug ${after.slug} is taken`);
   if (!(await replaceSource(deps.store, after))) throw new NotFoundError('no such source');
   await deps.events.admin('oauth_source.update', { ...sourceData(after), changed }, actor);
   return after;
