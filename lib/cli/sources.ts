@@ -28,6 +28,7 @@ const SOURCE_OPTIONS = {
   'client-id': { type: 'string' },
   'client-secret': { type: 'string' },
   'client-secret-stdin': { type: 'boolean' },
+  'no-client-secret': { type: 'boolean' },
   scope: { type: 'string' },
   'allow-sign-up': { type: 'boolean' },
   'link-by-verified-email': { type: 'boolean' },
@@ -85,9 +86,9 @@ function claims(list: string[] | undefined): Record<string, string> | undefined 
  * update). `--issuer` makes an oidc source, endpoints an oauth2 source.
  */
 async function fields(v: Values): Promise<Record<string, unknown>> {
-  // allowNegative reads `--no-client-secret` as client-secret: false (remove the secret).
+  // With allowNegative, Node reads the declared `--no-client-secret` as client-secret: false.
   const given: unknown = v['client-secret'];
-  const noSecret = given === false;
+  const noSecret = given === false || v['no-client-secret'] === true;
   const secrets = [typeof given === 'string', v['client-secret-stdin'] === true, noSecret].filter(Boolean).length;
   if (secrets > 1) throw new UsageError('give at most one of --client-secret, --client-secret-stdin and --no-client-secret');
   if (v.disabled !== undefined && v.enabled !== undefined) throw new UsageError('give --enabled or --disabled, not both');
