@@ -25,6 +25,7 @@ import { teamsApiRoutes } from './routes/teams-api.js';
 import { teamApiRoutes } from './routes/team-api.js';
 import { siteTeamsApiRoutes } from './routes/site-teams-api.js';
 import { gpgKeysApiRoutes } from './routes/gpg-keys-api.js';
+import { sourcesAdminApiRoutes } from './routes/sources-admin-api.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { sudoRoutes } from './routes/sudo.js';
 import { tokenPageRoutes } from './pages/tokens.js';
@@ -69,6 +70,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(siteTeamsApiRoutes(ctx));
   app.use(gpgKeysApiRoutes(ctx));
   app.use(domainsApiRoutes(ctx));
+  app.use(sourcesAdminApiRoutes(ctx));
   app.use(webhookRoutes({ ...ctx, deliveryTimeoutMs: config.webhookTimeoutMs }));
   app.use(introspectionRoutes(ctx));
   app.use(sudoRoutes(ctx));

@@ -20,6 +20,7 @@ import { revokeUserGrants } from '../grants/revocation.js';
 import { UsageError, USAGE } from './usage.js';
 import { webhooksCommand } from './webhooks.js';
 import { teamsCommand } from './teams.js';
+import { sourcesCommand } from './sources.js';
 import { ADMIN_EVENTS, AUDIT_EVENTS, isAdminEvent } from '../domain/webhook-events.js';
 import { recentAuditRecords } from '../store/audit-log.js';
 import { configUpdateData, emitAdminEvent } from './events.js';
@@ -266,7 +267,8 @@ async function main(argv: string[]): Promise<number> {
     (group === undefined ? process.stderr : process.stdout).write(USAGE + '\n');
     return group === undefined ? 2 : 0;
   }
-  if (!['users', 'clients', 'config', 'keys', 'flows', 'webhooks', 'audit', 'teams'].includes(group)) throw new UsageError(`unknown command: ${group}`);
+  if (!['users', 'clients', 'config', 'keys', 'flows', 'webhooks', 'audit', 'teams', 'sources'].includes(group))
+    throw new UsageError(`unknown command: ${group}`);
   const parsed = parseConfig(process.env);
   if (!parsed.ok) {
     for (const line of parsed.errors) process.stderr.write(`keyflow: invalid configuration: ${line}\n`);
@@ -290,6 +292,7 @@ async function main(argv: string[]): Promise<number> {
     else if (group === 'webhooks') await webhooksCommand(store, sub, rest);
     else if (group === 'audit') await audit(store, sub, rest);
     else if (group === 'teams') await teamsCommand(store, cfg, sub, rest);
+    else if (group === 'sources') await sourcesCommand(store, cfg, sub, rest);
     else await keysCommand(store, cfg, sub, rest);
     return 0;
   } finally {

@@ -40,6 +40,16 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
   teams delete TEAM [--cascade]             (a team with child teams only with --cascade, which deletes them too)
                  (TEAM: id or slug; USER: id, email or username)
 
+  sources list                              (OAuth sources for "Sign in with …"; never their client secret)
+  sources add --name N --slug S (--issuer URL | --authorization-endpoint URL --token-endpoint URL
+                 --userinfo-endpoint URL) --client-id ID [--client-secret S | --client-secret-stdin]
+                 [--scope "openid email profile"] [--allow-sign-up] [--link-by-verified-email]
+                 [--claim subject|email|email_verified|name|username=CLAIM]... [--disabled]
+  sources update SOURCE [the same options, each optional] [--no-client-secret] [--enabled]
+                 [--no-allow-sign-up] [--no-link-by-verified-email]
+  sources remove SOURCE                     (also unlinks every social account made through it)
+                 (SOURCE: id or slug)
+
 Output is JSON on stdout (webhooks tail: text lines). A wrong command line (unknown command or
-option, invalid value, unknown webhook id, team or user) exits with 2; a command that cannot be carried out
+option, invalid value, unknown webhook id, team, user or source) exits with 2; a command that cannot be carried out
 (conflict, MongoDB unreachable) with 1.`;

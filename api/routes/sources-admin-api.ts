@@ -1,0 +1,86 @@
+// OAuth sources (upstream identity providers for "Sign in with …") at
+// /api/oauth/me/admin/oauth_sources, for a site admin's token: reading needs
+// `admin:config:read`, changes `admin:config:write`. The token's user must be
+// a site admin, re-read on every request (a demoted admin's tokens stop
+// working here at once): anyone else gets 403 access_denied. Answers never
+// carry the client secret, only `client_secret_set`. The changes themselves,
+// their checks and admin events are lib/sources/source-changes.ts.
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import { z } from 'zod';
+import { NotFoundError } from '../../lib/domain/errors.js';
+import { sourceJson, type OAuthSourceDoc } from '../../lib/domain/oauth-sources.js';
+import { createSource, removeSource, updateSource } from '../../lib/sources/source-changes.js';
+import { findSource, listSources } from '../../lib/store/oauth-sources.js';
+import { findUserById } from '../../lib/store/users.js';
+import { tokenActor } from '../../lib/webhooks/event-sources.js';
+import { methodNotAllowed, sendError } from '../http/errors.js';
+import { requireAccessToken, requireScopes } from '../oauth/bearer.js';
+import type { ApiContext } from '../context.js';
+import { jsonBody, send, teamHandler } from './teams.http.js';
+
+const BASE = '/api/oauth/me/admin/oauth_sources';
+
+export type SourcesAdminApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'kek' | 'events'>;
+
+export function sourcesAdminApiRoutes(deps: SourcesAdminApiDeps): Router {
+  const router = Router();
+  const json = express.json({ limit: '64kb' });
+  const siteAdmin: RequestHandler = async (req, res, next) => {
+    const user = await findUserById(deps.store, req.access!.userId);
+    if (user?.role !== 'admin') return sendError(res, 403, 'access_denied', 'this API is for site administrators');
+    next();
+  };
+  const authenticated = [requireAccessToken(deps, []), siteAdmin];
+  const read = [...authenticated, requireScopes(deps, ['admin:config:read'])];
+  const write = [...authenticated, requireScopes(deps, ['admin:config:write'])];
+  /** Any JSON body is read here; what it holds is checked by the change (a JSON 400 naming the field). */
+  const body = (req: Request): unknown => jsonBody(req, z.unknown());
+
+  /** The source named in the path, or a 404. */
+  async function named(req: Request): Promise<OAuthSourceDoc> {
+    const id = String(req.params.id ?? '');
+    const source = id.length <= 100 ? await findSource(deps.store, id) : null;
+    if (!source) throw new NotFoundError('no such source');
+    return source;
+  }
+
+  router.get(
+    BASE,
+    read,
+    teamHandler(async (_req, res) => send(res, 200, { oauth_sources: (await listSources(deps.store)).map(sourceJson) })),
+  );
+  router.post(
+    BASE,
+    write,
+    json,
+    teamHandler(async (req: Request, res: Response) => {
+      const source = await createSource(deps, body(req), tokenActor(req));
+      res.set('Location', `${deps.issuer}${BASE}/${encodeURIComponent(source._id)}`);
+      send(res, 201, sourceJson(source));
+    }),
+  );
+  router.all(BASE, methodNotAllowed(['GET', 'POST']));
+
+  const one = `${BASE}/:id`;
+  router.get(
+    one,
+    read,
+    teamHandler(async (req, res) => send(res, 200, sourceJson(await named(req)))),
+  );
+  router.patch(
+    one,
+    write,
+    json,
+    teamHandler(async (req, res) => send(res, 200, sourceJson(await updateSource(deps, await named(req), body(req), tokenActor(req))))),
+  );
+  router.delete(
+    one,
+    write,
+    teamHandler(async (req, res) => {
+      await removeSource(deps, await named(req), tokenActor(req));
+      send(res, 204);
+    }),
+  );
+  router.all(one, methodNotAllowed(['GET', 'PATCH', 'DELETE']));
+  return router;
+}
