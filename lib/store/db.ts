@@ -203,8 +203,15 @@ export async function waitForStore(store: Store, timeoutMs: number, onRetry?: (e
   }
 }
 
+/**
+ * A unique index refused the write. An insert reports it as code 11000; FerretDB
+ * v1 reports an update's or replace's clash as an InternalError naming SQLite's
+ * "UNIQUE constraint failed" instead.
+ */
 export function isDuplicateKeyError(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: number }).code === 11000;
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, message } = err as { code?: number; message?: unknown };
+  return code === 11000 || (typeof message === 'string' && message.includes('UNIQUE constraint failed'));
 }
 
 /** Inserts `doc` unless its unique key is taken (false then): the one atomic "first writer wins" FerretDB v1 offers. */

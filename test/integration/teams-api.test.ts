@@ -82,6 +82,11 @@ describe('team API', () => {
     expect((await call(o, 'GET', `/${created.body.id}`)).body).toMatchObject({ id: created.body.id, role: 'owner' });
     const members = await call(o, 'GET', `/${created.body.id}/members`);
     expect(members.body).toEqual({ members: [{ user_id: o.user._id, role: 'owner', groups: [], added_at: expect.any(String) }] });
+    // A slug another team holds: 409 on create and on rename (FerretDB reports an update's clash differently from an insert's).
+    expect((await call(o, 'POST', '', { name: 'Twin', slug: s })).status).toBe(409);
+    const other = await call(o, 'POST', '', { name: 'Other', slug: slug('other') });
+    const renamed = await call(o, 'PATCH', `/${other.body.id}`, { slug: s });
+    expect([renamed.status, renamed.body.error]).toEqual([409, 'conflict']);
   });
 
   it('an admin of a grandparent administers the grandchild, but only an owner may delete it', async () => {
