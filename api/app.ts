@@ -34,6 +34,7 @@ import { passwordPageRoutes } from './pages/password.js';
 import { appsPageRoutes } from './pages/apps.js';
 import { teamsPageRoutes } from './pages/teams.js';
 import { gpgKeysPageRoutes } from './pages/gpg-keys.js';
+import { domainsPageRoutes } from './pages/domains.js';
 import { domainsApiRoutes } from './routes/domains-api.js';
 import { stepUpRoutes } from './routes/step-up.js';
 import { stepUpPageRoutes } from './pages/step-up.js';
@@ -91,6 +92,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(appsPageRoutes(ctx));
   app.use(teamsPageRoutes(ctx));
   app.use(gpgKeysPageRoutes(ctx));
+  app.use(domainsPageRoutes(ctx));
   app.get('/', (_req, res) => res.redirect(303, '/account'));
   app.use(notFound);
   app.use(errorHandler(log));

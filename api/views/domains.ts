@@ -1,0 +1,58 @@
+// The "Domains" page: the user's custom domains, for each unverified one the
+// TXT record to publish (in read-only fields, so it copies without stray
+// markup) with "Check now" and "Remove", and the form to add a domain.
+import type { Response } from 'express';
+import { txtRecordName, txtRecordValue, type DomainDoc } from '../../lib/domain/domains.js';
+import { html, type SafeHtml } from '../html/html.js';
+import { csrfField, sendPage } from '../html/layout.js';
+import type { SignedIn } from '../http/signed-in.js';
+
+export const DOMAINS_PAGE = '/account/domains';
+export const domainPath = (id: string) => `${DOMAINS_PAGE}/${id}`;
+
+const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+function txtRecord(d: DomainDoc): SafeHtml {
+  const name = `txt-name-${d._id}`;
+  const value = `txt-value-${d._id}`;
+  return html`<p>Publish this TXT record at your DNS provider, then choose "Check now":</p>
+<label for="${name}">TXT record name for ${d.domain}</label>
+<input id="${name}" type="text" readonly value="${txtRecordName(d.domain)}">
+<label for="${value}">TXT record value for ${d.domain}</label>
+<input id="${value}" type="text" readonly value="${txtRecordValue(d.token)}">`;
+}
+
+function domainItem(d: DomainDoc, csrf: string): SafeHtml {
+  const state = d.verified
+    ? html`<strong>Verified</strong>${d.verifiedAt ? html` <span class="muted">on ${when(d.verifiedAt)}</span>` : ''}`
+    : html`<strong>Waiting for DNS</strong>`;
+  return html`<li data-domain="${d.domain}"><strong>${d.domain}</strong> · ${state}
+${d.verified ? '' : txtRecord(d)}
+${d.verified ? '' : html`<form class="inline" method="post" action="${domainPath(d._id)}/verify">${csrfField(csrf)}<button type="submit">Check now</button></form>`}
+<form class="inline" method="post" action="${domainPath(d._id)}/delete">${csrfField(csrf)}<button type="submit" class="secondary">Remove</button></form></li>`;
+}
+
+/** `draft`: the name that was typed, shown again when it was refused. */
+export function domainsPage(res: Response, { session }: SignedIn, domains: DomainDoc[], notice?: SafeHtml, draft = '', status = 200): void {
+  sendPage(res, {
+    title: 'Domains',
+    status,
+    body: html`<h1>Domains</h1>
+${notice ?? ''}
+${domains.length === 0 ? html`<p class="muted">No domains yet.</p>` : ''}
+<ul>${domains.map((d) => domainItem(d, session.csrf))}</ul>
+<section><h2>Add a domain</h2>
+<p class="muted">Keyflow checks the TXT record it shows you for a while; "Check now" asks again at once.</p>
+<form method="post" action="${DOMAINS_PAGE}">
+${csrfField(session.csrf)}
+<label for="domain">Domain name</label>
+<input id="domain" name="domain" type="text" required maxlength="1024" placeholder="example.com" value="${draft}">
+<button type="submit">Add domain</button>
+</form>
+</section>
+<p><a href="/account">Back to your account</a></p>`,
+  });
+}
+
+export const errorNotice = (message: string) => html`<p class="error" role="alert">${message}</p>`;
+export const infoNotice = (message: string) => html`<p class="muted" role="status">${message}</p>`;
