@@ -31,6 +31,9 @@ import { sessionsPageRoutes } from './pages/sessions.js';
 import { passwordPageRoutes } from './pages/password.js';
 import { appsPageRoutes } from './pages/apps.js';
 import { teamsPageRoutes } from './pages/teams.js';
+import { socialSignInRoutes } from './pages/social-sign-in.js';
+import { socialAccountsPageRoutes } from './pages/social-accounts.js';
+import { socialAccountsApiRoutes } from './routes/social-accounts-api.js';
 import { stepUpRoutes } from './routes/step-up.js';
 import { stepUpPageRoutes } from './pages/step-up.js';
 
@@ -64,6 +67,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(teamsApiRoutes(ctx));
   app.use(teamApiRoutes(ctx));
   app.use(siteTeamsApiRoutes(ctx));
+  app.use(socialAccountsApiRoutes(ctx));
   app.use(webhookRoutes({ ...ctx, deliveryTimeoutMs: config.webhookTimeoutMs }));
   app.use(introspectionRoutes(ctx));
   app.use(sudoRoutes(ctx));
@@ -83,6 +87,8 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(tokenPageRoutes({ ...ctx, patMaxLifetimeMs: config.patMaxLifetimeMs }));
   app.use(appsPageRoutes(ctx));
   app.use(teamsPageRoutes(ctx));
+  app.use(socialSignInRoutes(ctx));
+  app.use(socialAccountsPageRoutes(ctx));
   app.get('/', (_req, res) => res.redirect(303, '/account'));
   app.use(notFound);
   app.use(errorHandler(log));
