@@ -107,7 +107,7 @@ export function profileFrom(claims: Record<string, unknown>, mapping: ClaimMappi
 /**
  * The callback: the code exchanged with the PKCE verifier, the state, nonce
  * and `iss` checked, the ID token validated; the profile from the ID token
- * (oidc) or the profile endpoint (oauth2). Throws on any failed check.
+ * and UserInfo (oidc) or the profile endpoint (oauth2). Throws on any failed check.
  */
 export async function completeUpstreamSignIn(
   config: oidc.Configuration,
@@ -123,7 +123,10 @@ export async function completeUpstreamSignIn(
   });
   if (isOidc) {
     const claims = tokens.claims();
-    return claims ? profileFrom(claims, source.claimMapping) : null;
+    if (!claims) return null;
+    // Claims asked for by scope may be served only by UserInfo; its `sub` must be the ID token's.
+    const userinfo = config.serverMetadata().userinfo_endpoint ? await oidc.fetchUserInfo(config, tokens.access_token, claims.sub) : {};
+    return profileFrom({ ...userinfo, ...claims }, source.claimMapping);
   }
   const response = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(source.userinfoEndpoint!), 'GET');
   if (!response.ok) return null;

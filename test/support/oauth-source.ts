@@ -12,10 +12,10 @@ export const UPSTREAM_CLIENT_SECRET = 'upstream client secret for keyflow tests'
 export async function newSource(
   api: RunningApi,
   issuer: string,
-  opts: Partial<Pick<OAuthSourceDoc, 'allowSignUp' | 'linkByVerifiedEmail' | 'name'>> = {},
+  opts: Partial<Pick<OAuthSourceDoc, 'allowSignUp' | 'linkByVerifiedEmail' | 'name' | 'slug'>> = {},
 ): Promise<OAuthSourceDoc> {
   const id = newId();
-  const slug = `up-${id.slice(0, 8)}`;
+  const slug = opts.slug ?? `up-${id.slice(0, 8)}`;
   const now = new Date();
   const source: OAuthSourceDoc = {
     _id: id,
