@@ -36,6 +36,9 @@ import { teamsPageRoutes } from './pages/teams.js';
 import { gpgKeysPageRoutes } from './pages/gpg-keys.js';
 import { domainsPageRoutes } from './pages/domains.js';
 import { domainsApiRoutes } from './routes/domains-api.js';
+import { socialSignInRoutes } from './pages/social-sign-in.js';
+import { socialAccountsPageRoutes } from './pages/social-accounts.js';
+import { socialAccountsApiRoutes } from './routes/social-accounts-api.js';
 import { stepUpRoutes } from './routes/step-up.js';
 import { stepUpPageRoutes } from './pages/step-up.js';
 
@@ -72,6 +75,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(gpgKeysApiRoutes(ctx));
   app.use(domainsApiRoutes(ctx));
   app.use(sourcesAdminApiRoutes(ctx));
+  app.use(socialAccountsApiRoutes(ctx));
   app.use(webhookRoutes({ ...ctx, deliveryTimeoutMs: config.webhookTimeoutMs }));
   app.use(introspectionRoutes(ctx));
   app.use(sudoRoutes(ctx));
@@ -93,6 +97,8 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(teamsPageRoutes(ctx));
   app.use(gpgKeysPageRoutes(ctx));
   app.use(domainsPageRoutes(ctx));
+  app.use(socialSignInRoutes(ctx));
+  app.use(socialAccountsPageRoutes(ctx));
   app.get('/', (_req, res) => res.redirect(303, '/account'));
   app.use(notFound);
   app.use(errorHandler(log));

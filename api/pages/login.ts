@@ -10,6 +10,7 @@ import type { SessionDoc } from '../../lib/domain/sessions.js';
 import type { UserDoc } from '../../lib/domain/users.js';
 import { hasPasskey } from '../../lib/store/passkeys.js';
 import { findUserByEmail, findUserById } from '../../lib/store/users.js';
+import { enabledSources } from '../../lib/store/oauth-sources.js';
 import { verifySecondFactorCode } from '../verification/second-factor.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../verification/webauthn.js';
 import { captchaFormFields } from '../verification/captcha.js';
@@ -30,7 +31,7 @@ const CAPTCHA_INFO = '/login/captcha';
 
 // `next` (a page path) travels in the same slot as `request`, so every form, redirect and passkey call that carries one carries the other.
 const ResumeFields = fieldsOf({ request: raw, next: raw });
-const requestParam = (req: Request): string | null => {
+export const requestParam = (req: Request): string | null => {
   const query = ResumeFields.parse(req.query);
   const body = ResumeFields.parse(req.body);
   const v = query.request ?? body.request ?? query.next ?? body.next;
@@ -46,7 +47,7 @@ const requestParam = (req: Request): string | null => {
 const NEXT_PATH = /^(?:\/device(?:\/[a-z]+)?|\/oauth\/2fa|\/account(?:\/[a-z0-9-]{1,64}){0,4})(?:\?[A-Za-z0-9_=&-]*)?$/;
 
 /** Where to go once signed in: back into the authorization request, to the page named by `next`, or the account page. */
-const afterSignIn = (requestId: string | null) => (requestId ? (NEXT_PATH.test(requestId) ? requestId : resumeUrl(requestId)) : '/account');
+export const afterSignIn = (requestId: string | null) => (requestId ? (NEXT_PATH.test(requestId) ? requestId : resumeUrl(requestId)) : '/account');
 
 const PasswordForm = z.object({ email: z.string().max(254), password: z.string().max(1024), request: z.string().max(200).optional() });
 
@@ -82,7 +83,8 @@ export function loginRoutes(deps: LoginDeps): Router {
   async function showForm(req: Request, res: Response, opts: LoginPageOptions & { captchaFor?: string; forceCaptcha?: boolean } = {}) {
     const { settings, needed } = await limits.captchaNeeded(req, opts.captchaFor);
     const captcha = settings.captcha_provider !== 'none' && (needed || opts.forceCaptcha) ? captchaFormFields(settings, CAPTCHA_INFO) : null;
-    loginPage(res, formCsrf(req, res, deps), requestParam(req), { ...opts, captcha });
+    const sources = (await enabledSources(deps.store)).map(({ slug, name }) => ({ slug, name }));
+    loginPage(res, formCsrf(req, res, deps), requestParam(req), { ...opts, captcha, sources });
   }
 
   router.get('/login', async (req, res) => {

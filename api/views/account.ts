@@ -32,7 +32,7 @@ ${csrfField(session.csrf)}
 </form>
 <section><a href="/account/security">Security: authenticator app, passkeys, backup codes</a></section>
 <section><a href="/account/password">Change your password</a> · <a href="/account/sessions">Where you are signed in</a></section>
-<section><a href="/account/tokens">Personal access tokens</a> · <a href="/account/apps">Your apps</a> · <a href="/account/teams">Your teams</a></section>
+<section><a href="/account/tokens">Personal access tokens</a> · <a href="/account/apps">Your apps</a> · <a href="/account/teams">Your teams</a> · <a href="/account/social">Sign-in methods</a></section>
 <section><a href="/account/gpg-keys">GPG keys</a> · <a href="/account/domains">Domains</a></section>
 <section><form method="post" action="/logout">${csrfField(session.csrf)}<button type="submit" class="secondary">Sign out</button></form></section>`,
   });

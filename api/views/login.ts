@@ -12,6 +12,14 @@ export interface LoginPageOptions {
   status?: number;
   /** The captcha's fields, when the form must carry them. */
   captcha?: SafeHtml | null;
+  /** Enabled OAuth sources: a "Sign in with <name>" button each. */
+  sources?: { slug: string; name: string }[];
+}
+
+function sourceButtons(sources: { slug: string; name: string }[], requestId: string | null): SafeHtml | string {
+  if (sources.length === 0) return '';
+  const query = requestId ? `?request=${encodeURIComponent(requestId)}` : '';
+  return html`<ul class="sources">${sources.map((s) => html`<li><a class="button secondary" href="/login/source/${s.slug}${query}">Sign in with ${s.name}</a></li>`)}</ul>`;
 }
 
 /** The sign-in form (email and password, or a passkey); `requestId` is the authorization request or page to return to. */
@@ -34,7 +42,8 @@ ${opts.captcha ?? ''}
 <button type="submit">Sign in</button>
 </form>
 <p><button type="button" class="secondary" data-webauthn="login" data-csrf="${csrf}" data-options="/login/passkey/options" data-verify="/login/passkey" data-request="${requestId ?? ''}">Sign in with a passkey</button></p>
-<p class="error" role="alert" data-webauthn-error hidden></p>`,
+<p class="error" role="alert" data-webauthn-error hidden></p>
+${sourceButtons(opts.sources ?? [], requestId)}`,
   });
 }
 

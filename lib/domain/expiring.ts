@@ -23,6 +23,8 @@ export const EXPIRING_COLLECTIONS = [
   'sudo_windows',
   // Records of back-channel logout deliveries, kept 30 days.
   'logout_deliveries',
+  // "Sign in with …" in progress: state, nonce and PKCE verifier until the upstream calls back.
+  'upstream_logins',
 ] as const;
 export type ExpiringCollection = (typeof EXPIRING_COLLECTIONS)[number];
 

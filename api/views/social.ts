@@ -1,0 +1,45 @@
+// /account/social: the user's linked accounts ("Sign in with …"), each with
+// Unlink, and a Link button per enabled source not linked yet.
+import type { Response } from 'express';
+import type { OAuthSourceDoc, SocialAccountDoc } from '../../lib/domain/oauth-sources.js';
+import { html } from '../html/html.js';
+import { csrfField, sendPage } from '../html/layout.js';
+import type { SignedIn } from '../http/signed-in.js';
+
+export interface SocialPageOptions {
+  notice?: string;
+  error?: string;
+  status?: number;
+}
+
+export function socialAccountsPage(
+  res: Response,
+  { session }: SignedIn,
+  accounts: SocialAccountDoc[],
+  sources: OAuthSourceDoc[],
+  opts: SocialPageOptions = {},
+): void {
+  const nameOf = (a: SocialAccountDoc) => sources.find((s) => s._id === a.sourceId)?.name ?? a.provider;
+  const linkable = sources.filter((s) => !accounts.some((a) => a.sourceId === s._id));
+  sendPage(res, {
+    title: 'Sign-in methods',
+    status: opts.status,
+    body: html`<h1>Sign-in methods</h1>
+${opts.notice ? html`<p class="notice" role="status">${opts.notice}</p>` : ''}
+${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
+<h2>Linked accounts</h2>
+${accounts.length === 0 ? html`<p class="muted">No linked accounts.</p>` : ''}
+<ul>${accounts.map(
+      (
+        a,
+      ) => html`<li><strong>${nameOf(a)}</strong> <span class="muted">${a.email ?? a.providerUserId}</span> <span class="muted">linked ${a.linkedAt.toISOString().slice(0, 10)}</span>
+<form class="inline" method="post" action="/account/social/${a._id}/unlink">${csrfField(session.csrf)}<button type="submit" class="secondary">Unlink ${nameOf(a)}</button></form></li>`,
+    )}</ul>
+${linkable.length ? html`<h2>Link an account</h2>` : ''}
+${linkable.map(
+  (s) =>
+    html`<form class="inline" method="post" action="/account/social/link/${s.slug}">${csrfField(session.csrf)}<button type="submit">Link ${s.name}</button></form>`,
+)}
+<p><a href="/account">Back to your account</a></p>`,
+  });
+}

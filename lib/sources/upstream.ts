@@ -1,0 +1,135 @@
+// The upstream side of "Sign in with …": one openid-client configuration per
+// OAuth source. Discovery, PKCE S256, state, nonce, the ID token's signature
+// (upstream JWKS), audience, issuer and the authorization response's `iss`
+// are all checked by openid-client, never by hand. Plain http is allowed only
+// for a loopback issuer (a development or test upstream on this machine).
+import * as oidc from 'openid-client';
+import type { ClaimMapping, OAuthSourceDoc } from '../domain/oauth-sources.js';
+import { open, type Kek } from '../security/kek.js';
+
+/** What the upstream said about the account, through the source's claim mapping. */
+export interface UpstreamProfile {
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  name: string | null;
+  username: string | null;
+}
+
+/** What a sign-in keeps server-side between the redirect out and the callback. */
+export interface UpstreamChecks {
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+export const isLoopbackUrl = (url: URL) => LOOPBACK_HOSTS.has(url.hostname);
+
+/** A configuration is kept while the source is unchanged, so a sign-in does not rediscover the upstream each time. */
+const CACHE_MS = 10 * 60_000;
+const cache = new Map<string, { config: oidc.Configuration; at: number }>();
+
+function clientAuth(kek: Kek, source: OAuthSourceDoc): { secret: string | undefined; auth: oidc.ClientAuth } {
+  if (!source.clientSecret) return { secret: undefined, auth: oidc.None() };
+  const secret = open(kek, source.clientSecret, `oauth-source:${source._id}`, `the client secret of OAuth source ${source.slug}`).toString('utf8');
+  return { secret, auth: oidc.ClientSecretBasic(secret) };
+}
+
+async function configure(kek: Kek, source: OAuthSourceDoc): Promise<oidc.Configuration> {
+  const { secret, auth } = clientAuth(kek, source);
+  const base = new URL(source.issuer ?? source.authorizationEndpoint!);
+  const insecure = base.protocol === 'http:' && isLoopbackUrl(base);
+  if (base.protocol === 'http:' && !insecure) throw new Error(`OAuth source ${source.slug}: plain http is allowed only for a loopback upstream`);
+  let config: oidc.Configuration;
+  if (source.kind === 'oidc') {
+    config = await oidc.discovery(base, source.clientId, secret, auth, insecure ? { execute: [oidc.allowInsecureRequests] } : undefined);
+  } else {
+    const metadata = {
+      issuer: base.origin,
+      authorization_endpoint: source.authorizationEndpoint!,
+      token_endpoint: source.tokenEndpoint!,
+      userinfo_endpoint: source.userinfoEndpoint!,
+    };
+    config = new oidc.Configuration(metadata, source.clientId, secret, auth);
+    if (insecure) oidc.allowInsecureRequests(config);
+  }
+  return config;
+}
+
+export async function upstreamConfiguration(kek: Kek, source: OAuthSourceDoc): Promise<oidc.Configuration> {
+  const key = `${source._id}:${source.updatedAt.getTime()}`;
+  const hit = cache.get(key);
+  if (hit && Date.now() - hit.at < CACHE_MS) return hit.config;
+  const config = await configure(kek, source);
+  cache.set(key, { config, at: Date.now() });
+  return config;
+}
+
+/** Fresh checks for one sign-in, and the URL that sends the browser to the upstream. */
+export async function authorizationRedirect(
+  config: oidc.Configuration,
+  source: OAuthSourceDoc,
+  redirectUri: string,
+): Promise<{ url: URL; checks: UpstreamChecks }> {
+  const checks = { state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier: oidc.randomPKCECodeVerifier() };
+  const params: Record<string, string> = {
+    redirect_uri: redirectUri,
+    scope: source.scopes.join(' '),
+    response_type: 'code',
+    state: checks.state,
+    code_challenge: await oidc.calculatePKCECodeChallenge(checks.codeVerifier),
+    code_challenge_method: 'S256',
+  };
+  if (source.kind === 'oidc') params.nonce = checks.nonce;
+  return { url: oidc.buildAuthorizationUrl(config, params), checks };
+}
+
+const claimString = (claims: Record<string, unknown>, name: string): string | null => {
+  const v = claims[name];
+  return typeof v === 'string' && v.length > 0 && v.length <= 500 ? v : typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : null;
+};
+
+export function profileFrom(claims: Record<string, unknown>, mapping: ClaimMapping): UpstreamProfile | null {
+  const subject = claimString(claims, mapping.subject);
+  if (!subject) return null;
+  const email = claimString(claims, mapping.email)?.toLowerCase() ?? null;
+  return {
+    subject,
+    email,
+    // Only a literal true counts: "true" strings and absent claims are not a verification.
+    emailVerified: email !== null && claims[mapping.emailVerified] === true,
+    name: claimString(claims, mapping.name),
+    username: claimString(claims, mapping.username),
+  };
+}
+
+/**
+ * The callback: the code exchanged with the PKCE verifier, the state, nonce
+ * and `iss` checked, the ID token validated; the profile from the ID token
+ * and UserInfo (oidc) or the profile endpoint (oauth2). Throws on any failed check.
+ */
+export async function completeUpstreamSignIn(
+  config: oidc.Configuration,
+  source: OAuthSourceDoc,
+  callbackUrl: URL,
+  checks: UpstreamChecks,
+): Promise<UpstreamProfile | null> {
+  const isOidc = source.kind === 'oidc';
+  const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
+    pkceCodeVerifier: checks.codeVerifier,
+    expectedState: checks.state,
+    ...(isOidc ? { expectedNonce: checks.nonce, idTokenExpected: true } : {}),
+  });
+  if (isOidc) {
+    const claims = tokens.claims();
+    if (!claims) return null;
+    // Claims asked for by scope may be served only by UserInfo; its `sub` must be the ID token's.
+    const userinfo = config.serverMetadata().userinfo_endpoint ? await oidc.fetchUserInfo(config, tokens.access_token, claims.sub) : {};
+    return profileFrom({ ...userinfo, ...claims }, source.claimMapping);
+  }
+  const response = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(source.userinfoEndpoint!), 'GET');
+  if (!response.ok) return null;
+  const body: unknown = await response.json();
+  return body && typeof body === 'object' ? profileFrom(body as Record<string, unknown>, source.claimMapping) : null;
+}

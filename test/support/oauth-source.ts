@@ -1,0 +1,41 @@
+// OAuth sources for tests, inserted straight into the store as the admin API
+// would (the client secret sealed with the KEK).
+import type { RunningApi } from '../../api/server.js';
+import { DEFAULT_CLAIM_MAPPING, type OAuthSourceDoc } from '../../lib/domain/oauth-sources.js';
+import { seal } from '../../lib/security/kek.js';
+import { newId } from '../../lib/security/secrets.js';
+import { insertSource } from '../../lib/store/oauth-sources.js';
+
+export const UPSTREAM_CLIENT_ID = 'keyflow-test';
+export const UPSTREAM_CLIENT_SECRET = 'upstream client secret for keyflow tests';
+
+export async function newSource(
+  api: RunningApi,
+  issuer: string,
+  opts: Partial<Pick<OAuthSourceDoc, 'allowSignUp' | 'linkByVerifiedEmail' | 'name' | 'slug'>> = {},
+): Promise<OAuthSourceDoc> {
+  const id = newId();
+  const slug = opts.slug ?? `up-${id.slice(0, 8)}`;
+  const now = new Date();
+  const source: OAuthSourceDoc = {
+    _id: id,
+    slug,
+    name: opts.name ?? `Upstream ${slug}`,
+    kind: 'oidc',
+    issuer,
+    authorizationEndpoint: null,
+    tokenEndpoint: null,
+    userinfoEndpoint: null,
+    clientId: UPSTREAM_CLIENT_ID,
+    clientSecret: seal(api.deps.kek, Buffer.from(UPSTREAM_CLIENT_SECRET), `oauth-source:${id}`),
+    scopes: ['openid', 'email', 'profile'],
+    allowSignUp: opts.allowSignUp ?? false,
+    linkByVerifiedEmail: opts.linkByVerifiedEmail ?? false,
+    claimMapping: DEFAULT_CLAIM_MAPPING,
+    enabled: true,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await insertSource(api.deps.store, source);
+  return source;
+}
