@@ -3,6 +3,7 @@
 // (upstream JWKS), audience, issuer and the authorization response's `iss`
 // are all checked by openid-client, never by hand. Plain http is allowed only
 // for a loopback issuer (a development or test upstream on this machine).
+import type { UpstreamChecks } from '../domain/upstream-login.js';
 import * as oidc from 'openid-client';
 import type { ClaimMapping, OAuthSourceDoc } from '../domain/oauth-sources.js';
 import { open, type Kek } from '../security/kek.js';
@@ -17,11 +18,7 @@ export interface UpstreamProfile {
 }
 
 /** What a sign-in keeps server-side between the redirect out and the callback. */
-export interface UpstreamChecks {
-  state: string;
-  nonce: string;
-  codeVerifier: string;
-}
+export type { UpstreamChecks };
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 export const isLoopbackUrl = (url: URL) => LOOPBACK_HOSTS.has(url.hostname);

@@ -30,6 +30,7 @@ import type { TeamDoc, TeamMemberDoc } from '../domain/teams.js';
 import type { OAuthSourceDoc, SocialAccountDoc } from '../domain/oauth-sources.js';
 import type { GpgKeyDoc } from '../domain/gpg-keys.js';
 import type { DomainDoc } from '../domain/domains.js';
+import type { UpstreamLoginDoc } from '../domain/upstream-login.js';
 
 export { EXPIRING_COLLECTIONS, type ExpiringCollection };
 
@@ -73,6 +74,8 @@ export interface Store {
   teamMembers: Collection<TeamMemberDoc>;
   oauthSources: Collection<OAuthSourceDoc>;
   socialAccounts: Collection<SocialAccountDoc>;
+  /** "Sign in with …" in progress, under the state sent upstream (single use). */
+  upstreamLogins: Collection<UpstreamLoginDoc>;
   /** Users' GPG public keys: one per (user, fingerprint). */
   gpgKeys: Collection<GpgKeyDoc>;
   /** Users' custom domains; a name is unique per user, not across users. */
@@ -147,6 +150,7 @@ function storeOn(client: MongoClient, db: Db): Store {
     teamMembers: db.collection<TeamMemberDoc>('team_members'),
     oauthSources: db.collection<OAuthSourceDoc>('oauth_sources'),
     socialAccounts: db.collection<SocialAccountDoc>('social_accounts'),
+    upstreamLogins: db.collection<UpstreamLoginDoc>('upstream_logins'),
     gpgKeys: db.collection<GpgKeyDoc>('gpg_keys'),
     domains: db.collection<DomainDoc>('domains'),
     expiring: (name) => db.collection(name),

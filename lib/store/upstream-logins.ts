@@ -2,26 +2,14 @@
 // PKCE verifier), kept server-side under the state and bound to the browser
 // that started it. Single use: the callback deletes it, and only the caller
 // whose deleteOne removed it may go on (atomic on FerretDB v1 too).
-import type { UpstreamChecks } from '../sources/upstream.js';
+import type { UpstreamLoginDoc } from '../domain/upstream-login.js';
 import type { Store } from './db.js';
-
-export interface UpstreamLoginDoc {
-  /** The state sent upstream. */
-  _id: string;
-  sourceId: string;
-  checks: UpstreamChecks;
-  /** The browser binding (hash of kf_browser) that started it. */
-  browser: string;
-  /** The authorization request or page to continue after sign-in. */
-  resume: string | null;
-  /** Set when a signed-in user started a link from the account page. */
-  linkUserId: string | null;
-  expiresAt: Date;
-}
 
 export const UPSTREAM_LOGIN_TTL_MS = 10 * 60_000;
 
-const logins = (store: Store) => store.db.collection<UpstreamLoginDoc>('upstream_logins');
+const logins = (store: Store) => store.upstreamLogins;
+
+export type { UpstreamLoginDoc };
 
 export async function saveUpstreamLogin(store: Store, login: Omit<UpstreamLoginDoc, '_id' | 'expiresAt'>): Promise<void> {
   await logins(store).insertOne({ _id: login.checks.state, ...login, expiresAt: new Date(Date.now() + UPSTREAM_LOGIN_TTL_MS) });

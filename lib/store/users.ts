@@ -70,11 +70,13 @@ export interface DeletedUserData {
   teamMemberships: number;
   gpgKeys: number;
   domains: number;
+  socialAccounts: number;
 }
 
 /**
  * Deletes a user's account and what only it used: sessions (signed out
- * everywhere), passkeys, personal access tokens, consents, GPG keys and domains. The account goes
+ * everywhere), passkeys, personal access tokens, consents, GPG keys, domains and
+ * linked social accounts. The account goes
  * first, so every check of the user's tokens fails from then on. Grants and
  * refresh families are revoked by the caller (revokeUserGrants). Team
  * memberships go too; a team the user alone owned stays, without a direct
@@ -83,7 +85,7 @@ export interface DeletedUserData {
  */
 export async function deleteUserAccount(store: Store, userId: string): Promise<DeletedUserData | null> {
   if ((await store.users.deleteOne({ _id: userId })).deletedCount !== 1) return null;
-  const [sessions, passkeys, personalAccessTokens, consents, teamMemberships, gpgKeys, domains] = await Promise.all([
+  const [sessions, passkeys, personalAccessTokens, consents, teamMemberships, gpgKeys, domains, socialAccounts] = await Promise.all([
     store.sessions.deleteMany({ userId }).then((r) => r.deletedCount),
     store.passkeys.deleteMany({ userId }).then((r) => r.deletedCount),
     store.personalAccessTokens.deleteMany({ userId }).then((r) => r.deletedCount),
@@ -92,6 +94,7 @@ export async function deleteUserAccount(store: Store, userId: string): Promise<D
     store.gpgKeys.deleteMany({ userId }).then((r) => r.deletedCount),
     // A domain's verification flow that is still waiting finds its domain gone and ends without effect.
     store.domains.deleteMany({ userId }).then((r) => r.deletedCount),
+    store.socialAccounts.deleteMany({ userId }).then((r) => r.deletedCount),
   ]);
-  return { sessions, passkeys, personalAccessTokens, consents, teamMemberships, gpgKeys, domains };
+  return { sessions, passkeys, personalAccessTokens, consents, teamMemberships, gpgKeys, domains, socialAccounts };
 }

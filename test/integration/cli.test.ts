@@ -8,6 +8,7 @@ import { generateKey } from 'openpgp';
 import { addGpgKey } from '../../lib/store/gpg-keys.js';
 import { parsePublicKey } from '../../lib/gpg/public-key.js';
 import { addDomain } from '../../lib/store/domains.js';
+import { insertSocialAccount } from '../../lib/store/oauth-sources.js';
 import { createTeam, userActor } from '../../lib/teams/team-changes.js';
 import { runCli, runCli as runCliShared, STACK_FRAME, startTestApi, testConfig } from '../support/harness.js';
 import { uniqueEmail } from '../../tools/fixtures/users.js';
@@ -101,6 +102,16 @@ describe('keyflow users delete', () => {
     const { publicKey } = await generateKey({ type: 'curve25519', userIDs: [{ name: 'Deleted', email }] });
     await addGpgKey(store, user._id, await parsePublicKey(publicKey));
     await addDomain(store, user._id, `deleted-${user._id.slice(0, 8)}.example`);
+    await insertSocialAccount(store, {
+      _id: `social-${user._id}`,
+      userId: user._id,
+      sourceId: 'some-source',
+      provider: 'upstream',
+      providerUserId: `upstream-${user._id}`,
+      email: null,
+      linkedAt: new Date(),
+      lastSignInAt: null,
+    });
     return { rp, tokens, user, agent, email, pat, team };
   }
   const apps = (token: string) => fetch(`${api.url}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${token}` } });
@@ -124,6 +135,7 @@ describe('keyflow users delete', () => {
       teamMemberships: 1,
       gpgKeys: 1,
       domains: 1,
+      socialAccounts: 1,
       grantsRevoked: 1,
     });
 
@@ -135,6 +147,7 @@ describe('keyflow users delete', () => {
     expect(await store.teams.findOne({ _id: team._id })).not.toBeNull();
     expect(await store.gpgKeys.findOne({ userId: user._id })).toBeNull();
     expect(await store.domains.findOne({ userId: user._id })).toBeNull();
+    expect(await store.socialAccounts.findOne({ userId: user._id })).toBeNull();
     expect((await agent.request('/account')).headers.get('location')).toBe('/login'); // signed out
     expect((await apps(tokens.access_token)).status).toBe(401);
     expect((await apps(pat)).status).toBe(401);
