@@ -10,7 +10,7 @@ import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { requireAccessToken } from '../oauth/bearer.js';
 import type { ApiContext } from '../context.js';
-import { jsonBody, send, teamHandler as refusing } from './teams.http.js';
+import { jsonBody, send, refusalsAnswered as refusing } from '../http/json-api.js';
 
 const BASE = '/api/oauth/me/domains';
 

@@ -1,6 +1,6 @@
 // The user's GPG public keys at /api/oauth/me/gpg_keys. `gpg:read` lists and
 // reads, `gpg:write` adds and deletes. Only the token user's keys exist here
-// (another user's key is 404). Every refusal is JSON (teams.http.ts).
+// (another user's key is 404). Every refusal is JSON (api/http/json-api.ts).
 import express, { Router, type Request } from 'express';
 import { NotFoundError } from '../../lib/domain/errors.js';
 import { GpgKeyId, gpgKeyJson, MAX_ARMORED_KEY_LENGTH, NewGpgKeyInput } from '../../lib/domain/gpg-keys.js';
@@ -9,7 +9,7 @@ import { addGpgKey, deleteGpgKey, findGpgKey, listGpgKeys } from '../../lib/stor
 import { methodNotAllowed } from '../http/errors.js';
 import { requireAccessToken } from '../oauth/bearer.js';
 import type { ApiContext } from '../context.js';
-import { jsonBody, parse, send, teamHandler } from './teams.http.js';
+import { jsonBody, parse, send, refusalsAnswered } from '../http/json-api.js';
 
 const BASE = '/api/oauth/me/gpg_keys';
 
@@ -28,7 +28,7 @@ export function gpgKeysApiRoutes(deps: GpgKeysApiDeps): Router {
   router.get(
     BASE,
     read,
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       const keys = await listGpgKeys(deps.store, req.access!.userId);
       send(res, 200, { gpg_keys: keys.map(gpgKeyJson) });
     }),
@@ -37,7 +37,7 @@ export function gpgKeysApiRoutes(deps: GpgKeysApiDeps): Router {
     BASE,
     write,
     json,
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       const input = jsonBody(req, NewGpgKeyInput);
       const key = await addGpgKey(deps.store, req.access!.userId, await parsePublicKey(input.armored_public_key));
       res.set('Location', `${deps.issuer}${BASE}/${encodeURIComponent(key._id)}`);
@@ -50,7 +50,7 @@ export function gpgKeysApiRoutes(deps: GpgKeysApiDeps): Router {
   router.get(
     one,
     read,
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       const key = await findGpgKey(deps.store, req.access!.userId, keyIdOf(req));
       if (!key) throw new NotFoundError('no such GPG key');
       send(res, 200, gpgKeyJson(key));
@@ -59,7 +59,7 @@ export function gpgKeysApiRoutes(deps: GpgKeysApiDeps): Router {
   router.delete(
     one,
     write,
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       if (!(await deleteGpgKey(deps.store, req.access!.userId, keyIdOf(req)))) throw new NotFoundError('no such GPG key');
       send(res, 204);
     }),

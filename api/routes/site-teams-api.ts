@@ -14,7 +14,7 @@ import { fieldsOf } from '../http/input.js';
 import { requireAccessToken } from '../oauth/bearer.js';
 import type { ApiContext } from '../context.js';
 import { teamRoutes, type TeamNeed } from './teams.handlers.js';
-import { parse, send, teamHandler } from './teams.http.js';
+import { parse, send, refusalsAnswered } from '../http/json-api.js';
 
 const BASE = '/api/oauth/site/teams';
 
@@ -51,7 +51,7 @@ export function siteTeamsApiRoutes(deps: SiteTeamsApiDeps): Router {
   router.get(
     BASE,
     guard('read'),
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       const { limit, offset } = parse(Page, req.query);
       send(res, 200, { teams: (await listAllTeams(deps.store, limit, offset)).map(teamJson) });
     }),

@@ -16,7 +16,7 @@ import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, requireScopes } from '../oauth/bearer.js';
 import type { ApiContext } from '../context.js';
-import { jsonBody, send, teamHandler } from './teams.http.js';
+import { jsonBody, send, refusalsAnswered } from '../http/json-api.js';
 
 const BASE = '/api/oauth/me/admin/oauth_sources';
 
@@ -47,13 +47,13 @@ export function sourcesAdminApiRoutes(deps: SourcesAdminApiDeps): Router {
   router.get(
     BASE,
     read,
-    teamHandler(async (_req, res) => send(res, 200, { oauth_sources: (await listSources(deps.store)).map(sourceJson) })),
+    refusalsAnswered(async (_req, res) => send(res, 200, { oauth_sources: (await listSources(deps.store)).map(sourceJson) })),
   );
   router.post(
     BASE,
     write,
     json,
-    teamHandler(async (req: Request, res: Response) => {
+    refusalsAnswered(async (req: Request, res: Response) => {
       const source = await createSource(deps, body(req), tokenActor(req));
       res.set('Location', `${deps.issuer}${BASE}/${encodeURIComponent(source._id)}`);
       send(res, 201, sourceJson(source));
@@ -65,18 +65,18 @@ export function sourcesAdminApiRoutes(deps: SourcesAdminApiDeps): Router {
   router.get(
     one,
     read,
-    teamHandler(async (req, res) => send(res, 200, sourceJson(await named(req)))),
+    refusalsAnswered(async (req, res) => send(res, 200, sourceJson(await named(req)))),
   );
   router.patch(
     one,
     write,
     json,
-    teamHandler(async (req, res) => send(res, 200, sourceJson(await updateSource(deps, await named(req), body(req), tokenActor(req))))),
+    refusalsAnswered(async (req, res) => send(res, 200, sourceJson(await updateSource(deps, await named(req), body(req), tokenActor(req))))),
   );
   router.delete(
     one,
     write,
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       await removeSource(deps, await named(req), tokenActor(req));
       send(res, 204);
     }),

@@ -11,7 +11,7 @@ import { methodNotAllowed } from '../http/errors.js';
 import { requireAccessToken } from '../oauth/bearer.js';
 import type { ApiContext } from '../context.js';
 import { teamRoutes, userTierParts, type TeamNeed, type TeamTier } from './teams.handlers.js';
-import { jsonBody, send, teamHandler } from './teams.http.js';
+import { jsonBody, send, refusalsAnswered } from '../http/json-api.js';
 
 const BASE = '/api/oauth/me/teams';
 
@@ -38,7 +38,7 @@ export function teamsApiRoutes(deps: TeamsApiDeps): Router {
   router.get(
     BASE,
     requireAccessToken(deps, ['teams:read']),
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       const teams = await userTeams(deps.store, req.access!.userId, MAX_LISTED_TEAMS);
       send(res, 200, { teams: teams.map(userTeamJson) });
     }),
@@ -47,7 +47,7 @@ export function teamsApiRoutes(deps: TeamsApiDeps): Router {
     BASE,
     requireAccessToken(deps, ['teams:create']),
     express.json({ limit: '64kb' }),
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       const team = await createTeam(deps, tier.actor(req), jsonBody(req, NewTeamInput));
       res.set('Location', `${deps.issuer}${BASE}/${encodeURIComponent(team._id)}`);
       send(res, 201, await tier.teamJson(req, team));

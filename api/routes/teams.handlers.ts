@@ -13,7 +13,8 @@ import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { changeTeam, deleteTeam, teamFor, userActor, type TeamActor, type TeamDeps } from '../../lib/teams/team-changes.js';
 import { addGroup, addMember, changeMember, removeGroup, removeTeamMember } from '../../lib/teams/member-changes.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { cascadeOf, jsonBody, memberJson, pathIds, send, teamHandler } from './teams.http.js';
+import { jsonBody, send, refusalsAnswered } from '../http/json-api.js';
+import { cascadeOf, memberJson, pathIds } from './teams.http.js';
 
 /** What a request to a team's endpoints needs of its token (each tier maps it to its scopes). */
 export type TeamNeed = 'read' | 'write' | 'delete' | 'member:read' | 'member:write';
@@ -41,7 +42,7 @@ export function teamRoutes(router: Router, deps: TeamDeps, tier: TeamTier, base:
   router.get(
     one,
     tier.guard('read'),
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       const { team } = await teamFor(deps.store, tier.actor(req), pathIds(req).teamId, 'read');
       send(res, 200, await tier.teamJson(req, team));
     }),
@@ -50,7 +51,7 @@ export function teamRoutes(router: Router, deps: TeamDeps, tier: TeamTier, base:
     one,
     tier.guard('write'),
     json,
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       const { teamId } = pathIds(req);
       const changes = jsonBody(req, TeamChanges);
       if (changes.parent_id !== undefined && tier.moveRefusal !== null) throw new ValidationError([`parent_id: ${tier.moveRefusal}`]);
@@ -60,7 +61,7 @@ export function teamRoutes(router: Router, deps: TeamDeps, tier: TeamTier, base:
   router.delete(
     one,
     tier.guard('delete'),
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       const { teamId } = pathIds(req);
       await deleteTeam(deps, tier.actor(req), teamId, cascadeOf(req));
       send(res, 204);
@@ -72,7 +73,7 @@ export function teamRoutes(router: Router, deps: TeamDeps, tier: TeamTier, base:
   router.get(
     members,
     tier.guard('member:read'),
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       const { team } = await teamFor(deps.store, tier.actor(req), pathIds(req).teamId, 'read');
       const list = await membersOf(deps.store, team._id);
       const profiles = tier.withProfiles(req)
@@ -88,7 +89,7 @@ export function teamRoutes(router: Router, deps: TeamDeps, tier: TeamTier, base:
     members,
     tier.guard('member:write'),
     json,
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       const { teamId } = pathIds(req);
       send(res, 201, memberJson(await addMember(deps, tier.actor(req), teamId, jsonBody(req, NewMemberInput))));
     }),
@@ -100,7 +101,7 @@ export function teamRoutes(router: Router, deps: TeamDeps, tier: TeamTier, base:
     member,
     tier.guard('member:write'),
     json,
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       const { teamId, userId } = pathIds(req);
       send(res, 200, memberJson(await changeMember(deps, tier.actor(req), teamId, userId!, jsonBody(req, MemberChanges))));
     }),
@@ -108,7 +109,7 @@ export function teamRoutes(router: Router, deps: TeamDeps, tier: TeamTier, base:
   router.delete(
     member,
     tier.guard('member:write'),
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       const { teamId, userId } = pathIds(req);
       await removeTeamMember(deps, tier.actor(req), teamId, userId!);
       send(res, 204);
@@ -122,7 +123,7 @@ export function teamRoutes(router: Router, deps: TeamDeps, tier: TeamTier, base:
     groups,
     tier.guard('write'),
     json,
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       const { teamId } = pathIds(req);
       send(res, 201, await tier.teamJson(req, await addGroup(deps, tier.actor(req), teamId, jsonBody(req, NewGroupInput))));
     }),
@@ -132,7 +133,7 @@ export function teamRoutes(router: Router, deps: TeamDeps, tier: TeamTier, base:
   router.delete(
     group,
     tier.guard('write'),
-    teamHandler(async (req, res) => {
+    refusalsAnswered(async (req, res) => {
       const { teamId, slug } = pathIds(req);
       await removeGroup(deps, tier.actor(req), teamId, slug!);
       send(res, 204);

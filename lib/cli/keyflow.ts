@@ -17,7 +17,7 @@ import { getSiteSettings, setSiteSetting } from '../store/settings.js';
 import type { SigningAlg } from '../store/signing-keys.js';
 import { createUser, deleteUserAccount, findUserByEmail, findUserById, listUsers, publicUser } from '../store/users.js';
 import { revokeUserGrants } from '../grants/revocation.js';
-import { UsageError, USAGE } from './usage.js';
+import { print, UsageError, USAGE } from './usage.js';
 import { webhooksCommand } from './webhooks.js';
 import { teamsCommand } from './teams.js';
 import { sourcesCommand } from './sources.js';
@@ -42,8 +42,6 @@ function required<T>(value: T | undefined, flag: string): T {
   if (value === undefined) throw new UsageError(`${flag} is required`);
   return value;
 }
-
-const print = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 
 async function users(store: Store, cfg: Config, sub: string | undefined, argv: string[]) {
   if (sub === 'delete') return deleteUser(store, cfg, argv);

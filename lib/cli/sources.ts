@@ -13,9 +13,7 @@ import type { Store } from '../store/db.js';
 import { listSources } from '../store/oauth-sources.js';
 import { createSource, findSourceByRef, removeSource, updateSource, type SourceDeps } from '../sources/source-changes.js';
 import { cliEvents, OPERATOR } from './events.js';
-import { UsageError } from './usage.js';
-
-const print = (value: unknown): void => void process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+import { print, UsageError } from './usage.js';
 
 /** The options of `add` and `update`; `--no-X` turns a flag off (update). */
 const SOURCE_OPTIONS = {

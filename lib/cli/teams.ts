@@ -17,13 +17,9 @@ import { userTeams } from '../teams/membership.js';
 import { createTeam, deleteTeam, type TeamActor, type TeamDeps } from '../teams/team-changes.js';
 import { addMember, removeTeamMember } from '../teams/member-changes.js';
 import { cliEvents, OPERATOR } from './events.js';
-import { UsageError } from './usage.js';
+import { print, UsageError } from './usage.js';
 
 const ACTOR: TeamActor = { userId: null, instanceWide: true, event: OPERATOR };
-
-function print(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
-}
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 

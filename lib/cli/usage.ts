@@ -53,3 +53,6 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
 Output is JSON on stdout (webhooks tail: text lines). A wrong command line (unknown command or
 option, invalid value, unknown webhook id, team, user or source) exits with 2; a command that cannot be carried out
 (conflict, MongoDB unreachable) with 1.`;
+
+/** A command's result: JSON on stdout. */
+export const print = (value: unknown): void => void process.stdout.write(JSON.stringify(value, null, 2) + '\n');
