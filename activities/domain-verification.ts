@@ -8,7 +8,7 @@ import { txtLookup, type TxtLookup } from '../lib/dns/txt-lookup.js';
 import { createLogger } from '../lib/runtime/log.js';
 import type { Store } from '../lib/store/db.js';
 import { findDomain, markDomainVerified } from '../lib/store/domains.js';
-import { createEventPipeline } from '../lib/webhooks/event-pipeline.js';
+import { createEventPipeline, derivedUuid } from '../lib/webhooks/event-pipeline.js';
 
 export interface DomainVerificationDeps {
   store: Store;
@@ -26,18 +26,20 @@ export function createDomainVerificationActivities(deps: DomainVerificationDeps,
       return (await lookup(input.name)).includes(input.expected);
     },
 
-    /** Marks the domain verified and emits `domain.verified` once; false when the domain is gone. */
+    /**
+     * Marks the domain verified and emits `domain.verified`; false when the
+     * domain is gone. A retry (the worker died after the mark) finds the mark
+     * done and emits again under the same event id, so the event is neither
+     * lost nor delivered twice.
+     */
     async recordDomainVerified(input: { domainId: string }): Promise<boolean> {
-      const marked = await markDomainVerified(deps.store, input.domainId, new Date());
+      await markDomainVerified(deps.store, input.domainId, new Date());
       const domain = await findDomain(deps.store, input.domainId);
-      if (!domain) return false;
-      // A retry after the mark finds it done: the event went out with the first attempt (or the sweep sends it).
-      if (marked) {
-        const { client, info } = Context.current();
-        const events = createEventPipeline({ store: deps.store, flows: { client, taskQueue: info.taskQueue }, log, deliveryTimeoutMs: deps.webhookTimeoutMs });
-        await events.user('domain.verified', domain.userId, domainEventData(domain), { type: 'system' });
-        await events.idle();
-      }
+      if (!domain?.verified) return false;
+      const { client, info } = Context.current();
+      const events = createEventPipeline({ store: deps.store, flows: { client, taskQueue: info.taskQueue }, log, deliveryTimeoutMs: deps.webhookTimeoutMs });
+      await events.user('domain.verified', domain.userId, domainEventData(domain), { type: 'system' }, { eventId: derivedUuid('domain.verified', domain._id) });
+      await events.idle();
       return true;
     },
   };

@@ -34,7 +34,7 @@ export function findDomain(store: Store, id: string): Promise<DomainDoc | null> 
   return store.domains.findOne({ _id: id });
 }
 
-/** Marks a domain verified; false when it is gone or was verified already (so the event is emitted once). */
+/** Marks a domain verified; false when it is gone or was verified already. */
 export async function markDomainVerified(store: Store, id: string, at: Date): Promise<boolean> {
   const r = await store.domains.updateOne({ _id: id, verified: false }, { $set: { verified: true, verifiedAt: at } });
   return r.modifiedCount === 1;

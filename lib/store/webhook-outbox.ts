@@ -2,14 +2,15 @@
 // before its source answers and deleted once its deliveries are started; what
 // a crashed process left behind is found by age and dispatched by the sweep.
 import type { WebhookEventDoc } from '../domain/webhook-events.js';
-import type { Store } from './db.js';
+import { insertIfAbsent, type Store } from './db.js';
 
 export type { WebhookEventDoc };
 
 export const webhookOutbox = (store: Store) => store.webhookOutbox;
 
+/** Adds the event; an event already there (the same id emitted again) is left as it is. */
 export async function addToOutbox(store: Store, event: WebhookEventDoc): Promise<void> {
-  await store.webhookOutbox.insertOne(event);
+  await insertIfAbsent(store.webhookOutbox, event);
 }
 
 /** The event's deliveries are started: it leaves the outbox. */

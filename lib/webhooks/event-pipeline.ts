@@ -48,9 +48,18 @@ export interface EventPipelineDeps {
   deliveryTimeoutMs: number;
 }
 
+/**
+ * `eventId`: for a source that may emit the same happening twice (an activity
+ * retried after a crash between its write and its emit): the same id makes the
+ * second emit deliver nothing twice (see deliveryIdFor). Default: a fresh id.
+ */
+export interface EmitOptions {
+  eventId?: string;
+}
+
 export interface EventPipeline {
   /** A user event: durable when this resolves; delivered to the user's webhooks afterwards. */
-  user(name: UserEvent, userId: string, data: Record<string, unknown>, actor: EventActor): Promise<void>;
+  user(name: UserEvent, userId: string, data: Record<string, unknown>, actor: EventActor, options?: EmitOptions): Promise<void>;
   /** An admin event: in the audit log and durable when this resolves; delivered to admin webhooks afterwards. */
   admin(name: AdminEvent, data: Record<string, unknown>, actor: EventActor): Promise<void>;
   /** An audit-only event (team changes, team and site scope grants): in the audit log when this resolves; no webhook gets it. */
@@ -74,18 +83,21 @@ const DISPATCH_CONCURRENCY = 16;
 /** Outbox events one sweep dispatches. */
 const SWEEP_BATCH = 500;
 
-/**
- * The delivery id (a UUID, `X-Keyflow-Delivery`) of one event to one webhook:
- * derived from both, so dispatching an event twice (after a crash) starts the
- * same workflow id and is refused by Temporal instead of delivering twice.
- */
-export function deliveryIdFor(eventId: string, webhookId: string): string {
-  const b = createHash('sha256').update(`${eventId}\n${webhookId}`).digest().subarray(0, 16);
+/** A UUID (version 8: custom) derived from `parts`: the same parts, the same id. */
+export function derivedUuid(...parts: string[]): string {
+  const b = createHash('sha256').update(parts.join('\n')).digest().subarray(0, 16);
   b[6] = (b[6]! & 0x0f) | 0x80; // version 8 (RFC 9562: custom)
   b[8] = (b[8]! & 0x3f) | 0x80; // variant
   const h = b.toString('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
+
+/**
+ * The delivery id (a UUID, `X-Keyflow-Delivery`) of one event to one webhook:
+ * derived from both, so dispatching an event twice (after a crash) starts the
+ * same workflow id and is refused by Temporal instead of delivering twice.
+ */
+export const deliveryIdFor = (eventId: string, webhookId: string): string => derivedUuid(eventId, webhookId);
 
 /** An audit-only record: the shape of an admin event's record, scope `audit`. */
 function auditRecord(name: AuditEvent, data: Record<string, unknown>, actor: EventActor): AuditRecord {
@@ -153,9 +165,10 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
     userId: string | null,
     data: Record<string, unknown>,
     actor: EventActor,
+    eventId = newId(),
   ): WebhookEventDoc => {
     const now = new Date();
-    return { _id: newId(), name, scope, userId, timestamp: Math.floor(now.getTime() / 1000), data, actor, createdAt: now };
+    return { _id: eventId, name, scope, userId, timestamp: Math.floor(now.getTime() / 1000), data, actor, createdAt: now };
   };
 
   async function sweep(olderThanMs = SWEEP_GRACE_MS): Promise<number> {
@@ -165,7 +178,7 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   }
 
   return {
-    user: (name, userId, data, actor) => emit(newEvent(name, 'user', userId, data, actor)),
+    user: (name, userId, data, actor, options) => emit(newEvent(name, 'user', userId, data, actor, options?.eventId)),
     admin: (name, data, actor) => emit(newEvent(name, 'admin', null, data, actor)),
     audit: (name, data, actor) => appendAuditRecord(deps.store, auditRecord(name, data, actor)),
     dispatch,

@@ -1,18 +1,22 @@
 // Custom domains end to end: the API at /api/oauth/me/domains with scoped
 // tokens, the DomainVerification flow on a real worker checking TXT records
 // on a real DNS server (dns2 on loopback, DNS_RESOLVERS), events delivered to
-// a receiver that verifies their signatures, and a worker restarted while a
+// a receiver that verifies their signatures, and a worker killed while a
 // flow waits. Timings are short: checks every 1–2 s, a deadline of 8 s.
 import type { RunningApi } from '../../api/server.js';
 import { startApi } from '../../api/server.js';
 import { createLogger } from '../../lib/runtime/log.js';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createDomainVerificationActivities } from '../../activities/domain-verification.js';
+import { addDomain, markDomainVerified } from '../../lib/store/domains.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import { createWebhook } from '../../lib/store/webhooks.js';
 import { freePort } from '../../tools/embedded/ports.js';
 import { newUser } from '../../tools/fixtures/users.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { eventually, STACK_FRAME, testConfig } from '../support/harness.js';
-import { isolatedEnv, startTestWorker, type TestWorker } from '../support/test-worker.js';
+import { killProcess, processGroup, workerPolling } from '../support/keyflow-process.js';
+import { isolatedEnv, startTestWorker, taskQueueOf, type TestWorker } from '../support/test-worker.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const DATABASE = 'keyflow_test_domains';
@@ -82,11 +86,18 @@ let d = 0;
 const uniqueDomain = () => `d${Date.now().toString(36)}${++d}.example.com`;
 const flowResult = (on: RunningApi, id: string) => on.deps.temporal.client.workflow.getHandle(`domain:${id}`).result() as Promise<string>;
 
-/** The events a user's webhook received, once there are `count`, each with a valid signature. */
+/**
+ * The events a user's webhook received, once there are `count`, each with a
+ * valid signature; sorted by name, since each delivery is a flow of its own
+ * and they may arrive in any order.
+ */
 async function events(path: string, count: number) {
   await eventually(() => expect(receiver.at(path).length).toBeGreaterThanOrEqual(count), 30_000);
   for (const got of receiver.at(path)) expect(got.verified).toBe(true);
-  return receiver.at(path).map((got) => [got.body.event, got.body.data]);
+  return receiver
+    .at(path)
+    .map((got) => [got.body.event, got.body.data] as const)
+    .sort(([a], [b]) => a.localeCompare(b));
 }
 
 describe('adding and verifying', () => {
@@ -170,19 +181,61 @@ describe('adding and verifying', () => {
 });
 
 describe('durability', () => {
-  it('a flow waiting while its worker stops is carried on by a new worker', async () => {
-    const u = await domainUser();
-    const name = uniqueDomain();
-    const added = await call(api, u.rw, 'POST', '', { domain: name });
-    await eventually(() => expect(dns.queries).toContain(`_keyflow-challenge.${name}`));
+  it('a flow waiting while its worker is killed (SIGKILL) is carried on by a new worker', async () => {
+    // This test's worker is a process of its own, so it can die as a crash would.
     await worker.stop();
-    dns.txt.set(`_keyflow-challenge.${name}`, [added.body.txt_record.value]);
-    await new Promise((r) => setTimeout(r, 3_000));
-    expect((await call(api, u.ro, 'GET', `/${added.body.id}`)).body.verified).toBe(false);
-    worker = await startTestWorker(workerConfig());
-    expect(await flowResult(api, added.body.id)).toBe('verified');
-    expect((await call(api, u.ro, 'GET', `/${added.body.id}`)).body.verified).toBe(true);
-  }, 90_000);
+    const processes = processGroup({ ...process.env, ...isolatedEnv({ MONGODB_DATABASE: DATABASE, DNS_RESOLVERS: dns.address }) });
+    // A deadline far enough for a new worker to start on a loaded machine (the flow would expire, rightly, at 8 s).
+    const api = await apiOn({
+      DOMAIN_VERIFICATION_FIRST_INTERVAL_SECONDS: '1',
+      DOMAIN_VERIFICATION_MAX_INTERVAL_SECONDS: '2',
+      DOMAIN_VERIFICATION_DEADLINE_SECONDS: '120',
+    });
+    try {
+      const killed = processes.start('worker');
+      await workerPolling(taskQueueOf(DATABASE));
+      const u = await domainUser();
+      const name = uniqueDomain();
+      const added = await call(api, u.rw, 'POST', '', { domain: name });
+      await eventually(() => expect(dns.queries).toContain(`_keyflow-challenge.${name}`));
+      await killProcess(killed);
+      dns.txt.set(`_keyflow-challenge.${name}`, [added.body.txt_record.value]);
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect((await call(api, u.ro, 'GET', `/${added.body.id}`)).body.verified).toBe(false);
+      processes.start('worker');
+      expect(await flowResult(api, added.body.id)).toBe('verified');
+      expect((await call(api, u.ro, 'GET', `/${added.body.id}`)).body.verified).toBe(true);
+      expect(await events(u.path, 2)).toEqual([
+        ['domain.added', expect.anything()],
+        ['domain.verified', { domain_id: added.body.id, domain: name }],
+      ]);
+    } finally {
+      await api.stop();
+      await processes.killAll();
+      worker = await startTestWorker(workerConfig());
+    }
+  }, 120_000);
+
+  it('a verification retried after a crash between the mark and the event still emits domain.verified, once', async () => {
+    const u = await domainUser();
+    // The situation a first attempt leaves when it dies after its write: the domain is marked, no event out.
+    const domain = await addDomain(slow.deps.store, u.user._id, uniqueDomain());
+    await markDomainVerified(slow.deps.store, domain._id, new Date());
+    const activities = createDomainVerificationActivities({ store: slow.deps.store, dnsResolvers: [dns.address], webhookTimeoutMs: 5_000 });
+    const env = new MockActivityEnvironment({ taskQueue: taskQueueOf(DATABASE) }, { client: slow.deps.temporal.client });
+    const record = () => env.run((input: { domainId: string }) => activities.recordDomainVerified(input), { domainId: domain._id });
+    expect(await record()).toBe(true);
+    expect(await record()).toBe(true); // a second retry: nothing delivered twice
+    const data = { domain_id: domain._id, domain: domain.domain };
+    await eventually(() => expect(receiver.at(u.path).filter((got) => got.body.event === 'domain.verified')).toHaveLength(1), 30_000);
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(
+      receiver
+        .at(u.path)
+        .filter((got) => got.body.event === 'domain.verified')
+        .map((got) => got.body.data),
+    ).toEqual([data]);
+  }, 60_000);
 });
 
 describe('refusals', () => {

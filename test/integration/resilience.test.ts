@@ -2,16 +2,12 @@
 // (SIGKILL) in the middle of a flow, a new one starts, and the flow finishes
 // correctly with nothing lost. Runs its own worker and api processes on a
 // task queue of its own, against the shared Temporal and FerretDB.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { Connection } from '@temporalio/client';
-import proto from '@temporalio/proto';
 import { freePort } from '../../tools/embedded/ports.js';
-import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
 import { createClient } from '../../lib/store/clients.js';
 import { openStore, type Store } from '../../lib/store/db.js';
 import { createUser } from '../../lib/store/users.js';
 import { eventually, testConfig, type Json } from '../support/harness.js';
+import { killProcess, processGroup, workerPolling, type ProcessGroup } from '../support/keyflow-process.js';
 import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { withPkce, withVerifier } from '../../tools/fixtures/pkce.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
@@ -24,58 +20,21 @@ const taskQueue = `resilience-${Date.now()}`;
 let store: Store;
 let port: number;
 let base: string;
-let env: NodeJS.ProcessEnv;
-const children = new Set<ChildProcess>();
-
-function startProcess(entry: 'api' | 'worker'): ChildProcess {
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist', entry, 'main.js')], { env, stdio: 'ignore' });
-  children.add(child);
-  child.on('exit', () => children.delete(child));
-  return child;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await exited;
-}
+let processes: ProcessGroup;
 
 async function apiReady(): Promise<void> {
   await eventually(async () => expect((await fetch(`${base}/readyz`)).status).toBe(200), 60_000, 250);
 }
 
-/** Resolves once a worker polls this test's task queue. */
-async function workerPolling(): Promise<void> {
-  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  try {
-    await eventually(
-      async () => {
-        const { pollers } = await connection.workflowService.describeTaskQueue({
-          namespace: 'default',
-          taskQueue: { name: taskQueue },
-          taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-        });
-        // Pollers of a killed worker linger for a while; require one seen in the last seconds.
-        expect(pollers.some((p) => Date.now() - Number(p.lastAccessTime?.seconds ?? 0) * 1000 < 3_000)).toBe(true);
-      },
-      90_000,
-      250,
-    );
-  } finally {
-    await connection.close();
-  }
-}
-
 beforeAll(async () => {
   port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  env = { ...process.env, PORT: String(port), ISSUER: base, TEMPORAL_TASK_QUEUE: taskQueue };
+  processes = processGroup({ ...process.env, PORT: String(port), ISSUER: base, TEMPORAL_TASK_QUEUE: taskQueue });
   store = openStore(testConfig());
 }, TIMEOUT);
 
 afterAll(async () => {
-  for (const child of [...children]) await kill(child);
+  await processes?.killAll();
   await store.close();
 });
 
@@ -114,19 +73,19 @@ describe('durable flows survive their processes', () => {
   it(
     'finishes a refresh rotation whose worker was killed in the middle, and loses nothing',
     async () => {
-      const worker = startProcess('worker');
-      startProcess('api');
+      const worker = processes.start('worker');
+      processes.start('api');
       await apiReady();
-      await workerPolling();
+      await workerPolling(taskQueue);
       const client = await rp();
       const first = await tokensFor(client);
       expect(first.status).toBe(200);
 
       // The rotation is in flight (an update waiting on the workflow) when the worker dies.
-      await kill(worker);
+      await killProcess(worker);
       const rotation = token(client, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token });
       await new Promise((r) => setTimeout(r, 1_000));
-      startProcess('worker');
+      processes.start('worker');
       const rotated = await rotation;
       expect(rotated.status).toBe(200);
       expect(rotated.body.refresh_token).toEqual(expect.any(String));
@@ -144,12 +103,12 @@ describe('durable flows survive their processes', () => {
   it(
     'carries on a refresh family after the api process is killed and replaced',
     async () => {
-      const api = [...children].find((c) => c.spawnargs.some((a) => a.endsWith(path.join('api', 'main.js'))));
+      const api = processes.find('api');
       await apiReady();
       const client = await rp();
       const first = await tokensFor(client);
-      await kill(api!);
-      startProcess('api');
+      await killProcess(api!);
+      processes.start('api');
       await apiReady();
       const rotated = await token(client, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token });
       expect(rotated.status).toBe(200);
@@ -212,13 +171,13 @@ describe('durable flows survive their processes', () => {
     'finishes a device flow whose worker was killed while it waited for the user',
     async () => {
       await apiReady();
-      const worker = [...children].find((c) => c.spawnargs.some((a) => a.endsWith(path.join('worker', 'main.js'))));
+      const worker = processes.find('worker');
       const client = await deviceFlowClient();
       const device = await startDevice(client);
-      await kill(worker!);
+      await killProcess(worker!);
       // The approval reaches Temporal while no worker runs; a new worker carries it through.
       await approveAtDevicePage(device.user_code);
-      startProcess('worker');
+      processes.start('worker');
       const tokens = await pollForTokens(client, device.device_code, device.interval);
       expect(tokens.status).toBe(200);
       expect(tokens.body.refresh_token).toEqual(expect.any(String));
@@ -232,11 +191,11 @@ describe('durable flows survive their processes', () => {
     'finishes a device flow across a replaced api process',
     async () => {
       await apiReady();
-      const api = [...children].find((c) => c.spawnargs.some((a) => a.endsWith(path.join('api', 'main.js'))));
+      const api = processes.find('api');
       const client = await deviceFlowClient();
       const device = await startDevice(client);
-      await kill(api!);
-      startProcess('api');
+      await killProcess(api!);
+      processes.start('api');
       await apiReady();
       await approveAtDevicePage(device.user_code);
       const tokens = await pollForTokens(client, device.device_code, device.interval);
