@@ -9,7 +9,8 @@ import { zodProblems } from '../../lib/domain/errors.js';
 import { ProfileUpdate } from '../../lib/domain/users.js';
 import { seal } from '../../lib/security/kek.js';
 import { generateBackupCodes, hashBackupCode } from '../../lib/security/backup-codes.js';
-import { deletePasskey, listPasskeys } from '../../lib/store/passkeys.js';
+import { listPasskeys } from '../../lib/store/passkeys.js';
+import { removePasskey } from '../../lib/store/sign-in-ways.js';
 import { enableTotp, removeTotp, replaceBackupCodes, startTotpEnrollment } from '../../lib/store/second-factors.js';
 import { findUserById, updateProfile } from '../../lib/store/users.js';
 import { checkTotpCode, totpSecret } from '../verification/second-factor.js';
@@ -26,6 +27,7 @@ import type { ApiContext } from '../context.js';
 export type AccountDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'issuer' | 'reauthMaxAgeMs' | 'kek' | 'log' | 'events'>;
 
 const SECURITY_PAGE = '/account/security';
+const LAST_PASSKEY = 'This passkey is your only way to sign in: set a password, add another passkey or link an account before removing it.';
 
 /** The profile form (ProfileUpdate checks the values), the TOTP confirmation, and a new passkey (checked by registerPasskey). */
 const ProfileForm = fieldsOf({ name: raw, picture: raw });
@@ -175,7 +177,10 @@ export function accountRoutes(deps: AccountDeps): Router {
   router.post('/account/security/passkeys/:id/delete', form, async (req, res) => {
     const s = await sensitiveForm(req, res);
     if (!s) return;
-    await deletePasskey(deps.store, s.user._id, String(req.params.id));
+    // The last way to sign in stays: a passwordless account would be locked out.
+    const result = await removePasskey(deps.store, s.user._id, String(req.params.id).slice(0, 1024));
+    if (result === 'last_way') return securityPage(res, s, html`<p class="error" role="alert">${LAST_PASSKEY}</p>`, 409);
+    if (result === 'removed') deps.log.info('passkey removed', { user: s.user._id });
     res.redirect(303, '/account/security');
   });
 

@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import type { SessionDoc } from '../../lib/domain/sessions.js';
 import type { UserDoc } from '../../lib/domain/users.js';
 import type { PasskeyDoc } from '../../lib/domain/passkeys.js';
+import { hasUsablePassword } from '../../lib/store/passwordless-users.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 
@@ -31,7 +32,7 @@ ${csrfField(session.csrf)}
 <button type="submit">Save</button>
 </form>
 <section><a href="/account/security">Security: authenticator app, passkeys, backup codes</a></section>
-<section><a href="/account/password">Change your password</a> · <a href="/account/sessions">Where you are signed in</a></section>
+<section><a href="/account/password">${hasUsablePassword(user) ? 'Change your password' : 'Set a password'}</a> · <a href="/account/sessions">Where you are signed in</a></section>
 <section><a href="/account/tokens">Personal access tokens</a> · <a href="/account/apps">Your apps</a> · <a href="/account/teams">Your teams</a> · <a href="/account/social">Sign-in methods</a></section>
 <section><a href="/account/gpg-keys">GPG keys</a> · <a href="/account/domains">Domains</a></section>
 <section><form method="post" action="/logout">${csrfField(session.csrf)}<button type="submit" class="secondary">Sign out</button></form></section>`,

@@ -8,9 +8,9 @@
 import type { OAuthSourceDoc, SocialAccountDoc } from '../domain/oauth-sources.js';
 import type { UserDoc } from '../domain/users.js';
 import { newId } from '../security/secrets.js';
-import { deleteSocialAccount, findSocialAccount, insertSocialAccount, socialAccountsOf } from '../store/oauth-sources.js';
-import { hasPasskey } from '../store/passkeys.js';
-import { createPasswordlessUser, hasUsablePassword } from '../store/passwordless-users.js';
+import { findSocialAccount, insertSocialAccount } from '../store/oauth-sources.js';
+import { createPasswordlessUser } from '../store/passwordless-users.js';
+import { removeSocialAccount } from '../store/sign-in-ways.js';
 import { findUserByEmail, findUserById } from '../store/users.js';
 import type { Store } from '../store/db.js';
 import type { UpstreamProfile } from './upstream.js';
@@ -71,14 +71,12 @@ export async function resolveUpstreamAccount(store: Store, source: OAuthSourceDo
 
 /**
  * Unlinks one of the user's social accounts, unless it is their last way to
- * sign in (no usable password, no passkey, no other linked account).
+ * sign in (no usable password, no passkey, no other linked account); safe
+ * against parallel unlinks (store/sign-in-ways.ts).
  */
 export async function unlinkSocialAccount(store: Store, user: UserDoc, accountId: string): Promise<'unlinked' | 'not_found' | 'last_way'> {
-  const accounts = await socialAccountsOf(store, user._id);
-  if (!accounts.some((a) => a._id === accountId)) return 'not_found';
-  const otherWay = hasUsablePassword(user) || (await hasPasskey(store, user._id)) || accounts.length > 1;
-  if (!otherWay) return 'last_way';
-  return (await deleteSocialAccount(store, user._id, accountId)) ? 'unlinked' : 'not_found';
+  const result = await removeSocialAccount(store, user._id, accountId);
+  return result === 'removed' ? 'unlinked' : result;
 }
 
 export const LAST_WAY = 'This is your only way to sign in: add a passkey or link another account before unlinking it.';

@@ -1,9 +1,13 @@
 // The social accounts API (/api/oauth/me/social_accounts): list with
 // social:read, unlink with social:write, another user's account 404, the last
-// way to sign in 409, a missing scope 403, bad input 4xx JSON.
+// way to sign in 409, a missing scope 403, bad input 4xx JSON. Parallel
+// unlinks of the last two accounts leave at least one; deleting the last
+// passkey of a passwordless account is refused too (409 page).
 import type { RunningApi } from '../../api/server.js';
 import { newId } from '../../lib/security/secrets.js';
 import { insertSocialAccount, socialAccountsOf } from '../../lib/store/oauth-sources.js';
+import { insertPasskey, listPasskeys } from '../../lib/store/passkeys.js';
+import { createSession } from '../../lib/store/sessions.js';
 import { createPasswordlessUser } from '../../lib/store/passwordless-users.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import { startTestApi, type Json } from '../support/harness.js';
@@ -85,5 +89,80 @@ describe('the social accounts API', () => {
     });
     expect(post.status).toBeGreaterThanOrEqual(400);
     expect(post.status).toBeLessThan(500);
+  });
+});
+
+/** A passwordless account (as a first "Sign in with …" creates it), with a write token. */
+async function passwordless(prefix: string) {
+  const user = await createPasswordlessUser(api.deps.store, { email: uniqueEmail(prefix), emailVerified: true, name: null, username: null });
+  return { user: user!, write: await token(user!._id, ['social:write']) };
+}
+
+describe('the last way to sign in under parallel removals', () => {
+  it('two parallel unlinks of the last two accounts never both succeed, and the answers match what remains', async () => {
+    for (let round = 0; round < 10; round++) {
+      const { user, write } = await passwordless(`social-race-${round}`);
+      const [a, b] = [await link(user._id, 'first'), await link(user._id, 'second')];
+      const answers = await Promise.all([a, b].map((account) => call(`${BASE}/${account._id}`, write, 'DELETE')));
+      const statuses = answers.map((r) => r.status);
+      const remaining = (await socialAccountsOf(api.deps.store, user._id)).map((x) => x._id);
+      expect(remaining.length).toBeGreaterThanOrEqual(1);
+      // Each 204 removed its account, each 409 left it linked.
+      expect(statuses.every((st) => st === 204 || st === 409)).toBe(true);
+      expect(remaining.sort()).toEqual(
+        [a, b]
+          .filter((_, i) => statuses[i] === 409)
+          .map((x) => x._id)
+          .sort(),
+      );
+      for (const r of answers) if (r.status === 409) expect((await body(r)).error_description).toContain('only way to sign in');
+    }
+  });
+});
+
+describe('deleting a passkey from the security page', () => {
+  /** A signed-in, recent browser session for the user (as after "Sign in with …"), with its CSRF token. */
+  async function session(userId: string) {
+    const { token: cookie, session } = await createSession(api.deps.store, { userId, amr: ['fed'], acr: 'pwd' });
+    return (path: string) =>
+      fetch(`${api.url}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: `kf_session=${cookie}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf: session.csrf }),
+      });
+  }
+  async function addPasskey(userId: string) {
+    const passkey = { _id: newId(), userId, publicKey: 'AA', counter: 0, transports: [], name: 'Laptop', createdAt: new Date(), lastUsedAt: null };
+    await insertPasskey(api.deps.store, passkey);
+    return passkey;
+  }
+
+  it('refuses the last passkey of a passwordless account (409 page) and deletes it once an account is linked', async () => {
+    const { user } = await passwordless('passkey-last');
+    const passkey = await addPasskey(user._id);
+    const post = await session(user._id);
+    const refused = await post(`/account/security/passkeys/${passkey._id}/delete`);
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain('This passkey is your only way to sign in');
+    expect(await listPasskeys(api.deps.store, user._id)).toHaveLength(1);
+
+    await link(user._id);
+    const deleted = await post(`/account/security/passkeys/${passkey._id}/delete`);
+    expect(deleted.status).toBe(303);
+    expect(deleted.headers.get('location')).toBe('/account/security');
+    expect(await listPasskeys(api.deps.store, user._id)).toHaveLength(0);
+  });
+
+  it('deletes a passkey of an account with a password, and not another user’s', async () => {
+    const { user } = await newUser(api.deps, { prefix: 'passkey-pwd', password: PASSWORD });
+    const { user: other } = await newUser(api.deps, { prefix: 'passkey-other', password: PASSWORD });
+    const theirs = await addPasskey(other._id);
+    const mine = await addPasskey(user._id);
+    const post = await session(user._id);
+    expect((await post(`/account/security/passkeys/${theirs._id}/delete`)).status).toBe(303);
+    expect(await listPasskeys(api.deps.store, other._id)).toHaveLength(1);
+    expect((await post(`/account/security/passkeys/${mine._id}/delete`)).status).toBe(303);
+    expect(await listPasskeys(api.deps.store, user._id)).toHaveLength(0);
   });
 });

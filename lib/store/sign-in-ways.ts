@@ -1,0 +1,78 @@
+// A user's ways to sign in: a usable password, a passkey, a linked social
+// account. Removing a passkey or unlinking an account is refused when it is
+// the user's last way.
+//
+// FerretDB v1 has no transactions, so "check, then delete" lets two parallel
+// removals of the last two ways both pass the check. Instead each removal
+// deletes first (the caller whose delete removed the document owns it), then
+// checks that a way remains, and puts its document back when none does.
+//
+// Why a way remains once no removal is running (given one did before): take
+// the latest check that saw a way w and kept its removal. w was present at
+// that check; if w is gone, some removal deleted it afterwards and so checked
+// later still, found nothing (that check was the latest to keep its removal)
+// and restored w; any later deletion of w is again followed by a later check
+// that restores it. Adding ways (a password, a passkey, a link) only helps.
+import { isDuplicateKeyError, type Store } from './db.js';
+import { hasUsablePassword, NO_PASSWORD } from './passwordless-users.js';
+import { findUserById } from './users.js';
+
+export type WayRemoval = 'removed' | 'not_found' | 'last_way';
+
+/** Whether the user can still sign in: a usable password, a passkey or a linked social account (read now). */
+export async function hasSignInWay(store: Store, userId: string): Promise<boolean> {
+  const user = await findUserById(store, userId);
+  if (user && hasUsablePassword(user)) return true;
+  if ((await store.passkeys.countDocuments({ userId }, { limit: 1 })) > 0) return true;
+  return (await store.socialAccounts.countDocuments({ userId }, { limit: 1 })) > 0;
+}
+
+/** Deletes the document, keeps the deletion when a way to sign in remains, else restores it. */
+async function removeUnlessLast<T extends { _id: string; userId: string }>(
+  store: Store,
+  userId: string,
+  remove: () => Promise<T | null>,
+  restore: (doc: T) => Promise<unknown>,
+): Promise<WayRemoval> {
+  const removed = await remove();
+  if (!removed) return 'not_found';
+  if (await hasSignInWay(store, userId)) return 'removed';
+  try {
+    await restore(removed);
+  } catch (err) {
+    // Only a social account can collide: its upstream identity was linked
+    // elsewhere in the instant it was gone, so it is no longer this user's.
+    if (!isDuplicateKeyError(err)) throw err;
+  }
+  return 'last_way';
+}
+
+/** Unlinks one of the user's social accounts unless it is their last way to sign in (another user's id: not_found). */
+export function removeSocialAccount(store: Store, userId: string, accountId: string): Promise<WayRemoval> {
+  return removeUnlessLast(
+    store,
+    userId,
+    () => store.socialAccounts.findOneAndDelete({ _id: accountId, userId }),
+    (doc) => store.socialAccounts.insertOne(doc),
+  );
+}
+
+/** Deletes one of the user's passkeys unless it is their last way to sign in (another user's id: not_found). */
+export function removePasskey(store: Store, userId: string, credentialId: string): Promise<WayRemoval> {
+  return removeUnlessLast(
+    store,
+    userId,
+    () => store.passkeys.findOneAndDelete({ _id: credentialId, userId }),
+    (doc) => store.passkeys.insertOne(doc),
+  );
+}
+
+/**
+ * Gives a passwordless account its first password; false when it has one
+ * already (set by a parallel request: that one is not overwritten without
+ * the current password).
+ */
+export async function setFirstPassword(store: Store, userId: string, passwordHash: string): Promise<boolean> {
+  const result = await store.users.updateOne({ _id: userId, passwordHash: NO_PASSWORD }, { $set: { passwordHash, updatedAt: new Date() } });
+  return result.matchedCount === 1;
+}
