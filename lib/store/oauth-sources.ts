@@ -48,10 +48,6 @@ export async function insertSocialAccount(store: Store, account: SocialAccountDo
 export const findSocialAccount = (store: Store, sourceId: string, providerUserId: string) => store.socialAccounts.findOne({ sourceId, providerUserId });
 export const socialAccountsOf = (store: Store, userId: string) => store.socialAccounts.find({ userId }).sort({ linkedAt: 1 }).limit(100).toArray();
 
-export async function deleteSocialAccount(store: Store, userId: string, id: string): Promise<boolean> {
-  return (await store.socialAccounts.deleteOne({ _id: id, userId })).deletedCount === 1;
-}
-
 export async function markSocialSignIn(store: Store, id: string): Promise<void> {
   await store.socialAccounts.updateOne({ _id: id }, { $set: { lastSignInAt: new Date() } });
 }

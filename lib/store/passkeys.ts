@@ -6,7 +6,7 @@ export function listPasskeys(store: Store, userId: string): Promise<PasskeyDoc[]
   return store.passkeys.find({ userId }, { sort: { createdAt: 1 } }).toArray();
 }
 
-/** Whether the user has at least one passkey (a second factor). */
+/** Whether the user has at least one passkey (a second factor, and a way to sign in). */
 export async function hasPasskey(store: Store, userId: string): Promise<boolean> {
   return (await store.passkeys.countDocuments({ userId }, { limit: 1 })) > 0;
 }
@@ -24,7 +24,4 @@ export async function recordPasskeyUse(store: Store, credentialId: string, count
   await store.passkeys.updateOne({ _id: credentialId }, { $set: { counter, lastUsedAt: new Date() } });
 }
 
-/** Deletes one of the user's passkeys (another user's id deletes nothing). */
-export async function deletePasskey(store: Store, userId: string, credentialId: string): Promise<void> {
-  await store.passkeys.deleteOne({ _id: credentialId, userId });
-}
+// A passkey is removed through sign-in-ways.ts, which refuses removing the last way to sign in.

@@ -13,6 +13,7 @@
 // later still, found nothing (that check was the latest to keep its removal)
 // and restored w; any later deletion of w is again followed by a later check
 // that restores it. Adding ways (a password, a passkey, a link) only helps.
+import type { Collection, Filter } from 'mongodb';
 import { isDuplicateKeyError, type Store } from './db.js';
 import { hasUsablePassword, NO_PASSWORD } from './passwordless-users.js';
 import { findUserById } from './users.js';
@@ -25,6 +26,18 @@ export async function hasSignInWay(store: Store, userId: string): Promise<boolea
   if (user && hasUsablePassword(user)) return true;
   if ((await store.passkeys.countDocuments({ userId }, { limit: 1 })) > 0) return true;
   return (await store.socialAccounts.countDocuments({ userId }, { limit: 1 })) > 0;
+}
+
+/**
+ * The user's document, deleted; null when absent or when a parallel request
+ * deleted it first. (Read, then delete: only the caller whose deleteOne
+ * removed it gets it. FerretDB v1's findOneAndDelete is not known to be atomic.)
+ */
+async function takeOwn<T extends { _id: string; userId: string }>(collection: Collection<T>, id: string, userId: string): Promise<T | null> {
+  const filter = { _id: id, userId } as Filter<T>;
+  const doc = (await collection.findOne(filter)) as T | null;
+  if (!doc) return null;
+  return (await collection.deleteOne(filter)).deletedCount === 1 ? doc : null;
 }
 
 /** Deletes the document, keeps the deletion when a way to sign in remains, else restores it. */
@@ -52,7 +65,7 @@ export function removeSocialAccount(store: Store, userId: string, accountId: str
   return removeUnlessLast(
     store,
     userId,
-    () => store.socialAccounts.findOneAndDelete({ _id: accountId, userId }),
+    () => takeOwn(store.socialAccounts, accountId, userId),
     (doc) => store.socialAccounts.insertOne(doc),
   );
 }
@@ -62,15 +75,16 @@ export function removePasskey(store: Store, userId: string, credentialId: string
   return removeUnlessLast(
     store,
     userId,
-    () => store.passkeys.findOneAndDelete({ _id: credentialId, userId }),
+    () => takeOwn(store.passkeys, credentialId, userId),
     (doc) => store.passkeys.insertOne(doc),
   );
 }
 
 /**
  * Gives a passwordless account its first password; false when it has one
- * already (set by a parallel request: that one is not overwritten without
- * the current password).
+ * already (a password set meanwhile is not overwritten without the current
+ * one). Two parallel first settings by the same signed-in user may both
+ * pass on FerretDB v1: one of the two passwords stays, which is the user's.
  */
 export async function setFirstPassword(store: Store, userId: string, passwordHash: string): Promise<boolean> {
   const result = await store.users.updateOne({ _id: userId, passwordHash: NO_PASSWORD }, { $set: { passwordHash, updatedAt: new Date() } });
