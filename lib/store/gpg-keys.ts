@@ -15,13 +15,24 @@ export async function findGpgKey(store: Store, userId: string, id: string): Prom
   return store.gpgKeys.findOne({ _id: id, userId });
 }
 
-/** Adds a key for the user; a ConflictError when they already have it or have as many as allowed. */
+/**
+ * Adds a key for the user; a ConflictError when they already have it or have
+ * as many as allowed. The cap holds under parallel adds without transactions:
+ * a key is inserted first, then counted, and withdrawn when the count is over
+ * the cap. Once no add is running the user has at most the cap: the last kept
+ * key's count saw every key kept before it. Racing adds at the cap may all be
+ * refused, never all kept.
+ */
 export async function addGpgKey(store: Store, userId: string, parsed: ParsedGpgKey): Promise<GpgKeyDoc> {
-  // A count then an insert can let two racing adds past the cap by one: a soft limit is enough here.
-  if ((await store.gpgKeys.countDocuments({ userId })) >= MAX_GPG_KEYS_PER_USER)
-    throw new ConflictError(`you already have ${MAX_GPG_KEYS_PER_USER} GPG keys: delete one first`);
+  const full = () => new ConflictError(`you already have ${MAX_GPG_KEYS_PER_USER} GPG keys: delete one first`);
+  // Refused without a write when the cap is plainly reached.
+  if ((await store.gpgKeys.countDocuments({ userId })) >= MAX_GPG_KEYS_PER_USER) throw full();
   const doc = newGpgKey(userId, parsed);
   if (!(await insertIfAbsent(store.gpgKeys, doc))) throw new ConflictError(`you have already added the key ${parsed.fingerprint}`);
+  if ((await store.gpgKeys.countDocuments({ userId })) > MAX_GPG_KEYS_PER_USER) {
+    await store.gpgKeys.deleteOne({ _id: doc._id });
+    throw full();
+  }
   return doc;
 }
 

@@ -3,7 +3,9 @@
 // refused in words; fingerprints and key ids are the ones openpgp reports;
 // scopes, another user's key (404) and bad input on every endpoint (JSON 4xx).
 import { armor, enums, generateKey, readKey, revokeKey, type Key } from 'openpgp';
+import { createHash } from 'node:crypto';
 import type { RunningApi } from '../../api/server.js';
+import { addGpgKey } from '../../lib/store/gpg-keys.js';
 import { startTestApi, type Json } from '../support/harness.js';
 import { newTestRp, runCodeFlow, type TestRp } from '../support/token-flow.js';
 import type { HttpUser } from '../../tools/fixtures/http-user.js';
@@ -174,6 +176,41 @@ describe('adding keys', () => {
       expect(r.body.error_description).toContain(words);
     }
   });
+});
+
+describe('the cap of 100 keys per user', () => {
+  test('holds under 10 parallel adds at 95 keys; refused adds are 409 with the reason', async () => {
+    const owner = await tokenFor('openid gpg:read gpg:write');
+    // 95 keys through the store (generating them with openpgp would take minutes); their contents do not matter here.
+    for (let i = 0; i < 95; i++) {
+      const fingerprint = createHash('sha1').update(`${owner.userId}:${i}`).digest('hex').toUpperCase();
+      await addGpgKey(api.deps.store, owner.userId, {
+        fingerprint,
+        keyId: fingerprint.slice(-16),
+        name: `Key ${i}`,
+        algorithm: 'eddsaLegacy',
+        subkeys: [],
+        createdAt: new Date(),
+        expiresAt: null,
+        armored: 'not read by this test',
+      });
+    }
+    const fresh = await Promise.all(Array.from({ length: 12 }, (_, i) => generateKey({ type: 'curve25519', userIDs: [{ name: `Parallel ${i}` }] })));
+    const answers = await Promise.all(fresh.slice(0, 10).map((k) => add(owner.token, k.publicKey)));
+    const stored = () => api.deps.store.gpgKeys.countDocuments({ userId: owner.userId });
+    const accepted = answers.filter((a) => a.res.status === 201).length;
+    for (const a of answers.filter((x) => x.res.status !== 201)) {
+      expect(a.res.status).toBe(409);
+      expect(a.body.error_description).toMatch(/already have 100 GPG keys/);
+    }
+    expect(accepted).toBeLessThanOrEqual(5);
+    expect(await stored()).toBe(95 + accepted);
+    // Racing adds at the cap may all be refused; one at a time, the keys fill the rest exactly.
+    for (const k of fresh.slice(10).concat(fresh.slice(0, 10))) if ((await stored()) < 100) await add(owner.token, k.publicKey);
+    expect(await stored()).toBe(100);
+    expect((await add(owner.token, keys.other)).res.status).toBe(409);
+    expect((await call(owner.token, 'GET')).body.gpg_keys).toHaveLength(100);
+  }, 120_000);
 });
 
 describe('scopes', () => {
