@@ -19,7 +19,7 @@ import { hasSecondFactor } from '../oauth/authorization-flow.js';
 import { afterSignIn, requestParam } from './login.js';
 import type { ApiContext } from '../context.js';
 
-export type SocialSignInDeps = Pick<ApiContext, 'store' | 'kek' | 'issuer' | 'secureCookies' | 'log' | 'limits'>;
+export type SocialSignInDeps = Pick<ApiContext, 'store' | 'kek' | 'issuer' | 'secureCookies' | 'log' | 'limits' | 'outbound'>;
 
 const CallbackQuery = fieldsOf({ state: text });
 const FAILED = 'Sign-in failed';
@@ -42,7 +42,7 @@ export function socialSignInRoutes(deps: SocialSignInDeps): Router {
   async function goUpstream(req: Request, res: Response, source: OAuthSourceDoc, resume: string | null, linkUserId: string | null) {
     let redirect;
     try {
-      redirect = await authorizationRedirect(await upstreamConfiguration(deps.kek, source), source, redirectUri(source));
+      redirect = await authorizationRedirect(await upstreamConfiguration(deps.outbound, deps.kek, source), source, redirectUri(source));
     } catch (err) {
       deps.log.warn('upstream unavailable', { source: source.slug, error: (err as Error).name });
       return sendErrorPage(res, 502, FAILED, `${source.name} cannot be reached right now. Try again later.`);
@@ -76,7 +76,12 @@ export function socialSignInRoutes(deps: SocialSignInDeps): Router {
     const query = new URL(req.originalUrl, deps.issuer).search;
     let profile;
     try {
-      profile = await completeUpstreamSignIn(await upstreamConfiguration(deps.kek, source), source, new URL(`${redirectUri(source)}${query}`), login.checks);
+      profile = await completeUpstreamSignIn(
+        await upstreamConfiguration(deps.outbound, deps.kek, source),
+        source,
+        new URL(`${redirectUri(source)}${query}`),
+        login.checks,
+      );
     } catch (err) {
       deps.log.warn('upstream sign-in refused', { source: source.slug, error: (err as Error).name, code: (err as { code?: string }).code ?? '' });
       return sendErrorPage(res, 400, FAILED, `The answer from ${source.name} could not be verified, or the sign-in there was cancelled. Start again.`);
