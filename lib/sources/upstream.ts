@@ -1,7 +1,8 @@
 // The upstream side of "Sign in with …": one openid-client configuration per
 // OAuth source. Discovery, PKCE S256, state, nonce, the ID token's signature
-// (upstream JWKS), audience, issuer and the authorization response's `iss`
-// are all checked by openid-client, never by hand. Its HTTP calls go through
+// (upstream JWKS, even for a token from the token endpoint), audience, issuer
+// and the authorization response's `iss` are all checked by openid-client,
+// never by hand. Its HTTP calls go through
 // the outbound policy (lib/sources/upstream-fetch.ts): plain http, or an
 // internal address, only where OUTBOUND_ALLOWLIST admits `oauth_sources`.
 import type { UpstreamChecks } from '../domain/upstream-login.js';
@@ -47,10 +48,10 @@ async function configure(policy: OutboundPolicy, kek: Kek, source: OAuthSourceDo
   const fetch = upstreamFetch(policy);
   let config: oidc.Configuration;
   if (source.kind === 'oidc') {
-    config = await oidc.discovery(base, source.clientId, secret, auth, {
-      [oidc.customFetch]: fetch,
-      ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
-    });
+    // openid-client skips the signature of an ID token from the token endpoint (TLS vouching for
+    // it) unless told otherwise: an allow-listed http upstream has no TLS, and a forged token is refused anyway.
+    const execute = [oidc.enableNonRepudiationChecks, ...(insecure ? [oidc.allowInsecureRequests] : [])];
+    config = await oidc.discovery(base, source.clientId, secret, auth, { [oidc.customFetch]: fetch, execute });
   } else {
     const metadata = {
       issuer: base.origin,

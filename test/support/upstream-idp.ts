@@ -84,10 +84,16 @@ export async function startUpstreamIdp(clients: UpstreamClient[]): Promise<Upstr
         answer.pipe(res);
         return;
       }
-      void rewrittenTokens(answer, rewrite).then((body) => {
-        res.writeHead(200, { ...answer.headers, 'content-length': String(body.length) });
-        res.end(body);
-      });
+      rewrittenTokens(answer, rewrite).then(
+        (body) => {
+          res.writeHead(200, { ...answer.headers, 'content-length': String(body.length) });
+          res.end(body);
+        },
+        (err: unknown) => {
+          console.error('upstream front: the ID token rewrite failed', err);
+          res.destroy();
+        },
+      );
     });
     forward.on('error', () => res.destroy());
     req.pipe(forward);
