@@ -10,6 +10,7 @@ import { findSourceBySlug, markSocialSignIn } from '../../lib/store/oauth-source
 import { saveUpstreamLogin, takeUpstreamLogin } from '../../lib/store/upstream-logins.js';
 import { resolveUpstreamAccount } from '../../lib/sources/linking.js';
 import { authorizationRedirect, completeUpstreamSignIn, upstreamConfiguration } from '../../lib/sources/upstream.js';
+import { outboundRefusal } from '../../lib/sources/upstream-fetch.js';
 import { browserBinding, currentBrowserBinding } from '../http/browser-binding.js';
 import { sessionForState, startSignedInSession } from '../http/session.js';
 import { csrfGuard, signedInUser } from '../http/signed-in.js';
@@ -44,7 +45,7 @@ export function socialSignInRoutes(deps: SocialSignInDeps): Router {
     try {
       redirect = await authorizationRedirect(await upstreamConfiguration(deps.outbound, deps.kek, source), source, redirectUri(source));
     } catch (err) {
-      deps.log.warn('upstream unavailable', { source: source.slug, error: (err as Error).name });
+      deps.log.warn('upstream unavailable', { source: source.slug, error: (err as Error).name, outbound: outboundRefusal(err) });
       return sendErrorPage(res, 502, FAILED, `${source.name} cannot be reached right now. Try again later.`);
     }
     const browser = browserBinding(req, res, deps);

@@ -60,3 +60,9 @@ export function plainHttpAdmitted(policy: Pick<OutboundPolicy, 'allow'>, slug: s
     );
   return plain.length > 0;
 }
+
+/** The operator's reason when the outbound policy stopped an upstream call (openid-client wraps it as the cause), else ''. */
+export function outboundRefusal(err: unknown): string {
+  for (let e = err, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) if (e instanceof OutboundError) return `${e.kind}: ${e.message}`;
+  return '';
+}
