@@ -30,8 +30,11 @@ export type { UpstreamChecks };
  * carries the policy it was made under (one process may run apis with others, as tests do).
  */
 const CACHE_MS = 10 * 60_000;
-type Cache = Map<string, { config: oidc.Configuration; at: number }>;
-const caches = new WeakMap<OutboundPolicy, Cache>();
+interface CacheEntry {
+  config: oidc.Configuration;
+  at: number;
+}
+const caches = new WeakMap<OutboundPolicy, Map<string, CacheEntry>>();
 
 function clientAuth(kek: Kek, source: OAuthSourceDoc): { secret: string | undefined; auth: oidc.ClientAuth } {
   if (!source.clientSecret) return { secret: undefined, auth: oidc.None() };
@@ -69,7 +72,7 @@ async function configure(policy: OutboundPolicy, kek: Kek, source: OAuthSourceDo
 /** The source's openid-client configuration, its HTTP calls under `policy` (the config's `outbound`). */
 export async function upstreamConfiguration(policy: OutboundPolicy, kek: Kek, source: OAuthSourceDoc): Promise<oidc.Configuration> {
   let cache = caches.get(policy);
-  if (!cache) caches.set(policy, (cache = new Map() as Cache));
+  if (!cache) caches.set(policy, (cache = new Map<string, CacheEntry>()));
   const key = `${source._id}:${source.updatedAt.getTime()}`;
   const hit = cache.get(key);
   if (hit && Date.now() - hit.at < CACHE_MS) return hit.config;
