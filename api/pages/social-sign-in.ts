@@ -10,6 +10,7 @@ import { findSourceBySlug, markSocialSignIn } from '../../lib/store/oauth-source
 import { saveUpstreamLogin, takeUpstreamLogin } from '../../lib/store/upstream-logins.js';
 import { resolveUpstreamAccount } from '../../lib/sources/linking.js';
 import { authorizationRedirect, completeUpstreamSignIn, upstreamConfiguration } from '../../lib/sources/upstream.js';
+import { outboundRefusal } from '../../lib/sources/upstream-fetch.js';
 import { browserBinding, currentBrowserBinding } from '../http/browser-binding.js';
 import { sessionForState, startSignedInSession } from '../http/session.js';
 import { csrfGuard, signedInUser } from '../http/signed-in.js';
@@ -19,7 +20,7 @@ import { hasSecondFactor } from '../oauth/authorization-flow.js';
 import { afterSignIn, requestParam } from './login.js';
 import type { ApiContext } from '../context.js';
 
-export type SocialSignInDeps = Pick<ApiContext, 'store' | 'kek' | 'issuer' | 'secureCookies' | 'log' | 'limits'>;
+export type SocialSignInDeps = Pick<ApiContext, 'store' | 'kek' | 'issuer' | 'secureCookies' | 'log' | 'limits' | 'outbound'>;
 
 const CallbackQuery = fieldsOf({ state: text });
 const FAILED = 'Sign-in failed';
@@ -42,9 +43,9 @@ export function socialSignInRoutes(deps: SocialSignInDeps): Router {
   async function goUpstream(req: Request, res: Response, source: OAuthSourceDoc, resume: string | null, linkUserId: string | null) {
     let redirect;
     try {
-      redirect = await authorizationRedirect(await upstreamConfiguration(deps.kek, source), source, redirectUri(source));
+      redirect = await authorizationRedirect(await upstreamConfiguration(deps.outbound, deps.kek, source), source, redirectUri(source));
     } catch (err) {
-      deps.log.warn('upstream unavailable', { source: source.slug, error: (err as Error).name });
+      deps.log.warn('upstream unavailable', { source: source.slug, error: (err as Error).name, outbound: outboundRefusal(err) });
       return sendErrorPage(res, 502, FAILED, `${source.name} cannot be reached right now. Try again later.`);
     }
     const browser = browserBinding(req, res, deps);
@@ -76,7 +77,12 @@ export function socialSignInRoutes(deps: SocialSignInDeps): Router {
     const query = new URL(req.originalUrl, deps.issuer).search;
     let profile;
     try {
-      profile = await completeUpstreamSignIn(await upstreamConfiguration(deps.kek, source), source, new URL(`${redirectUri(source)}${query}`), login.checks);
+      profile = await completeUpstreamSignIn(
+        await upstreamConfiguration(deps.outbound, deps.kek, source),
+        source,
+        new URL(`${redirectUri(source)}${query}`),
+        login.checks,
+      );
     } catch (err) {
       deps.log.warn('upstream sign-in refused', { source: source.slug, error: (err as Error).name, code: (err as { code?: string }).code ?? '' });
       return sendErrorPage(res, 400, FAILED, `The answer from ${source.name} could not be verified, or the sign-in there was cancelled. Start again.`);

@@ -1,12 +1,16 @@
 // The upstream side of "Sign in with …": one openid-client configuration per
 // OAuth source. Discovery, PKCE S256, state, nonce, the ID token's signature
-// (upstream JWKS), audience, issuer and the authorization response's `iss`
-// are all checked by openid-client, never by hand. Plain http is allowed only
-// for a loopback issuer (a development or test upstream on this machine).
+// (upstream JWKS, even for a token from the token endpoint), audience, issuer
+// and the authorization response's `iss` are all checked by openid-client,
+// never by hand. Its HTTP calls go through
+// the outbound policy (lib/sources/upstream-fetch.ts): plain http, or an
+// internal address, only where OUTBOUND_ALLOWLIST admits `oauth_sources`.
 import type { UpstreamChecks } from '../domain/upstream-login.js';
 import * as oidc from 'openid-client';
 import type { ClaimMapping, OAuthSourceDoc } from '../domain/oauth-sources.js';
+import type { OutboundPolicy } from '../outbound/http-client.js';
 import { open, type Kek } from '../security/kek.js';
+import { plainHttpAdmitted, upstreamFetch } from './upstream-fetch.js';
 
 /** What the upstream said about the account, through the source's claim mapping. */
 export interface UpstreamProfile {
@@ -20,12 +24,17 @@ export interface UpstreamProfile {
 /** What a sign-in keeps server-side between the redirect out and the callback. */
 export type { UpstreamChecks };
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
-export const isLoopbackUrl = (url: URL) => LOOPBACK_HOSTS.has(url.hostname);
-
-/** A configuration is kept while the source is unchanged, so a sign-in does not rediscover the upstream each time. */
+/**
+ * A configuration is kept while the source is unchanged, so a sign-in does not
+ * rediscover the upstream each time; per policy, since a configuration's fetch
+ * carries the policy it was made under (one process may run apis with others, as tests do).
+ */
 const CACHE_MS = 10 * 60_000;
-const cache = new Map<string, { config: oidc.Configuration; at: number }>();
+interface CacheEntry {
+  config: oidc.Configuration;
+  at: number;
+}
+const caches = new WeakMap<OutboundPolicy, Map<string, CacheEntry>>();
 
 function clientAuth(kek: Kek, source: OAuthSourceDoc): { secret: string | undefined; auth: oidc.ClientAuth } {
   if (!source.clientSecret) return { secret: undefined, auth: oidc.None() };
@@ -33,14 +42,19 @@ function clientAuth(kek: Kek, source: OAuthSourceDoc): { secret: string | undefi
   return { secret, auth: oidc.ClientSecretBasic(secret) };
 }
 
-async function configure(kek: Kek, source: OAuthSourceDoc): Promise<oidc.Configuration> {
+async function configure(policy: OutboundPolicy, kek: Kek, source: OAuthSourceDoc): Promise<oidc.Configuration> {
   const { secret, auth } = clientAuth(kek, source);
   const base = new URL(source.issuer ?? source.authorizationEndpoint!);
-  const insecure = base.protocol === 'http:' && isLoopbackUrl(base);
-  if (base.protocol === 'http:' && !insecure) throw new Error(`OAuth source ${source.slug}: plain http is allowed only for a loopback upstream`);
+  const named = [source.issuer, source.authorizationEndpoint, source.tokenEndpoint, source.userinfoEndpoint].flatMap((u) => (u ? [new URL(u)] : []));
+  // Discovered endpoints are not known yet: the fetch refuses any that the allow-list does not admit.
+  const insecure = plainHttpAdmitted(policy, source.slug, named);
+  const fetch = upstreamFetch(policy);
   let config: oidc.Configuration;
   if (source.kind === 'oidc') {
-    config = await oidc.discovery(base, source.clientId, secret, auth, insecure ? { execute: [oidc.allowInsecureRequests] } : undefined);
+    // openid-client skips the signature of an ID token from the token endpoint (TLS vouching for
+    // it) unless told otherwise: an allow-listed http upstream has no TLS, and a forged token is refused anyway.
+    const execute = [oidc.enableNonRepudiationChecks, ...(insecure ? [oidc.allowInsecureRequests] : [])];
+    config = await oidc.discovery(base, source.clientId, secret, auth, { [oidc.customFetch]: fetch, execute });
   } else {
     const metadata = {
       issuer: base.origin,
@@ -49,16 +63,20 @@ async function configure(kek: Kek, source: OAuthSourceDoc): Promise<oidc.Configu
       userinfo_endpoint: source.userinfoEndpoint!,
     };
     config = new oidc.Configuration(metadata, source.clientId, secret, auth);
+    config[oidc.customFetch] = fetch;
     if (insecure) oidc.allowInsecureRequests(config);
   }
   return config;
 }
 
-export async function upstreamConfiguration(kek: Kek, source: OAuthSourceDoc): Promise<oidc.Configuration> {
+/** The source's openid-client configuration, its HTTP calls under `policy` (the config's `outbound`). */
+export async function upstreamConfiguration(policy: OutboundPolicy, kek: Kek, source: OAuthSourceDoc): Promise<oidc.Configuration> {
+  let cache = caches.get(policy);
+  if (!cache) caches.set(policy, (cache = new Map<string, CacheEntry>()));
   const key = `${source._id}:${source.updatedAt.getTime()}`;
   const hit = cache.get(key);
   if (hit && Date.now() - hit.at < CACHE_MS) return hit.config;
-  const config = await configure(kek, source);
+  const config = await configure(policy, kek, source);
   cache.set(key, { config, at: Date.now() });
   return config;
 }

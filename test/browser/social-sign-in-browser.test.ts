@@ -12,7 +12,7 @@ import { createPersonalAccessToken } from '../../lib/store/personal-access-token
 import { launchBrowser } from '../support/browser.js';
 import { startLocalhostApi, type Json } from '../support/harness.js';
 import { newSource, UPSTREAM_CLIENT_ID, UPSTREAM_CLIENT_SECRET } from '../support/oauth-source.js';
-import { startUpstreamIdp, type UpstreamIdp } from '../support/upstream-idp.js';
+import { forgetUpstream, startUpstreamIdp, upstreamPages, type UpstreamIdp } from '../support/upstream-idp.js';
 import { newUser, uniqueEmail } from '../../tools/fixtures/users.js';
 
 const PASSWORD = 'social browser password';
@@ -63,16 +63,6 @@ async function signInUpstream(page: Page, name: string, login: string): Promise<
   await page.goto(`${issuer}/login`);
   await page.getByRole('link', { name: `Sign in with ${name}` }).click();
   await upstreamPages(page, login);
-}
-
-/** Each sign-in starts at the upstream's login page (its session cookie on 127.0.0.1 forgotten). */
-const forgetUpstream = (page: Page) => page.context().clearCookies({ domain: '127.0.0.1' });
-
-async function upstreamPages(page: Page, login: string): Promise<void> {
-  await page.locator('input[name=login]').fill(login);
-  await page.locator('input[name=password]').fill('anything');
-  await page.getByRole('button', { name: 'Sign-in' }).click();
-  await page.getByRole('button', { name: 'Continue' }).click();
 }
 
 async function expectSignedOut(page: Page): Promise<void> {

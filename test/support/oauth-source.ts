@@ -9,10 +9,16 @@ import { insertSource } from '../../lib/store/oauth-sources.js';
 export const UPSTREAM_CLIENT_ID = 'keyflow-test';
 export const UPSTREAM_CLIENT_SECRET = 'upstream client secret for keyflow tests';
 
+/** An `oidc` source of `issuer`, or (with `kind: 'oauth2'` and the three endpoints in `opts`) an `oauth2` one. */
 export async function newSource(
   api: RunningApi,
-  issuer: string,
-  opts: Partial<Pick<OAuthSourceDoc, 'allowSignUp' | 'linkByVerifiedEmail' | 'name' | 'slug'>> = {},
+  issuer: string | null,
+  opts: Partial<
+    Pick<
+      OAuthSourceDoc,
+      'allowSignUp' | 'linkByVerifiedEmail' | 'name' | 'slug' | 'kind' | 'authorizationEndpoint' | 'tokenEndpoint' | 'userinfoEndpoint' | 'scopes'
+    >
+  > = {},
 ): Promise<OAuthSourceDoc> {
   const id = newId();
   const slug = opts.slug ?? `up-${id.slice(0, 8)}`;
@@ -21,14 +27,14 @@ export async function newSource(
     _id: id,
     slug,
     name: opts.name ?? `Upstream ${slug}`,
-    kind: 'oidc',
+    kind: opts.kind ?? 'oidc',
     issuer,
-    authorizationEndpoint: null,
-    tokenEndpoint: null,
-    userinfoEndpoint: null,
+    authorizationEndpoint: opts.authorizationEndpoint ?? null,
+    tokenEndpoint: opts.tokenEndpoint ?? null,
+    userinfoEndpoint: opts.userinfoEndpoint ?? null,
     clientId: UPSTREAM_CLIENT_ID,
     clientSecret: seal(api.deps.kek, Buffer.from(UPSTREAM_CLIENT_SECRET), `oauth-source:${id}`),
-    scopes: ['openid', 'email', 'profile'],
+    scopes: opts.scopes ?? ['openid', 'email', 'profile'],
     allowSignUp: opts.allowSignUp ?? false,
     linkByVerifiedEmail: opts.linkByVerifiedEmail ?? false,
     claimMapping: DEFAULT_CLAIM_MAPPING,
