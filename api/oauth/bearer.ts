@@ -146,6 +146,18 @@ export function requireScopes(deps: Pick<BearerDeps, 'issuer'>, scopes: string[]
   };
 }
 
+/**
+ * After `requireAccessToken(deps, [])`: the token must carry at least one of
+ * `scopes` (an endpoint several scope families reach); else 403
+ * insufficient_scope naming them all.
+ */
+export function requireAnyScope(deps: Pick<BearerDeps, 'issuer'>, scopes: readonly string[]): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (scopes.some((s) => req.access?.scope.includes(s))) return next();
+    deny(res, deps.issuer, 403, 'insufficient_scope', `this request needs one of the scopes ${scopes.join(', ')}`, { scope: scopes.join(' ') });
+  };
+}
+
 /** Requires a valid access token carrying every scope in `scopes`. */
 export function requireAccessToken(deps: BearerDeps, scopes: string[]): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {

@@ -3,13 +3,13 @@
 // token's user must still be a site admin (re-read on every request: a
 // demoted admin's tokens stop working here at once) and then acts as an owner
 // of every team; deleting a team is also an admin event.
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import { z } from 'zod';
 import { teamJson } from '../../lib/domain/teams.js';
 import { listAllTeams } from '../../lib/store/teams.js';
-import { findUserById } from '../../lib/store/users.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
-import { methodNotAllowed, sendError } from '../http/errors.js';
+import { methodNotAllowed } from '../http/errors.js';
+import { siteAdminOnly } from '../http/site-admin.js';
 import { fieldsOf } from '../http/input.js';
 import { requireAccessToken } from '../oauth/bearer.js';
 import type { ApiContext } from '../context.js';
@@ -41,12 +41,7 @@ export type SiteTeamsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' |
 export function siteTeamsApiRoutes(deps: SiteTeamsApiDeps): Router {
   const router = Router();
 
-  const siteAdmin: RequestHandler = async (req, res, next) => {
-    const user = await findUserById(deps.store, req.access!.userId);
-    if (user?.role !== 'admin') return sendError(res, 403, 'access_denied', 'this API is for site administrators');
-    next();
-  };
-  const guard = (need: TeamNeed) => [requireAccessToken(deps, [SCOPE_FOR[need]]), siteAdmin];
+  const guard = (need: TeamNeed) => [requireAccessToken(deps, [SCOPE_FOR[need]]), siteAdminOnly(deps)];
 
   router.get(
     BASE,

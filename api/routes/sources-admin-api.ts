@@ -5,15 +5,15 @@
 // working here at once): anyone else gets 403 access_denied. Answers never
 // carry the client secret, only `client_secret_set`. The changes themselves,
 // their checks and admin events are lib/sources/source-changes.ts.
-import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { NotFoundError } from '../../lib/domain/errors.js';
 import { sourceJson, type OAuthSourceDoc } from '../../lib/domain/oauth-sources.js';
 import { createSource, removeSource, updateSource } from '../../lib/sources/source-changes.js';
 import { findSource, listSources } from '../../lib/store/oauth-sources.js';
-import { findUserById } from '../../lib/store/users.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
-import { methodNotAllowed, sendError } from '../http/errors.js';
+import { methodNotAllowed } from '../http/errors.js';
+import { siteAdminOnly } from '../http/site-admin.js';
 import { requireAccessToken, requireScopes } from '../oauth/bearer.js';
 import type { ApiContext } from '../context.js';
 import { jsonBody, send, refusalsAnswered } from '../http/json-api.js';
@@ -25,12 +25,7 @@ export type SourcesAdminApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store
 export function sourcesAdminApiRoutes(deps: SourcesAdminApiDeps): Router {
   const router = Router();
   const json = express.json({ limit: '64kb' });
-  const siteAdmin: RequestHandler = async (req, res, next) => {
-    const user = await findUserById(deps.store, req.access!.userId);
-    if (user?.role !== 'admin') return sendError(res, 403, 'access_denied', 'this API is for site administrators');
-    next();
-  };
-  const authenticated = [requireAccessToken(deps, []), siteAdmin];
+  const authenticated = [requireAccessToken(deps, []), siteAdminOnly(deps)];
   const read = [...authenticated, requireScopes(deps, ['admin:config:read'])];
   const write = [...authenticated, requireScopes(deps, ['admin:config:write'])];
   /** Any JSON body is read here; what it holds is checked by the change (a JSON 400 naming the field). */
