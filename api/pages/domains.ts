@@ -47,8 +47,13 @@ export function domainsPageRoutes(deps: DomainsPageDeps): Router {
     const s = await signedInUser(deps, req, res);
     if (!s) return;
     const domains = await listDomains(deps.store, s.user._id);
-    const checking = domains.find((d) => d._id === ListQuery.parse(req.query).checking && !d.verified);
-    const notice = checking ? infoNotice(`Checking ${checking.domain} now: reload this page in a few seconds.`) : undefined;
+    // The check may have found the record before this page is shown: then say so.
+    const checking = domains.find((d) => d._id === ListQuery.parse(req.query).checking);
+    const notice = !checking
+      ? undefined
+      : checking.verified
+        ? infoNotice(`${checking.domain} is verified.`)
+        : infoNotice(`Checking ${checking.domain} now: reload this page in a few seconds.`);
     domainsPage(res, s, domains, notice);
   });
 

@@ -197,7 +197,8 @@ describe('durability', () => {
       const u = await domainUser();
       const name = uniqueDomain();
       const added = await call(api, u.rw, 'POST', '', { domain: name });
-      await eventually(() => expect(dns.queries).toContain(`_keyflow-challenge.${name}`));
+      // The worker process may still be starting (the stopped worker's poller lingers a few seconds).
+      await eventually(() => expect(dns.queries).toContain(`_keyflow-challenge.${name}`), 60_000);
       await killProcess(killed);
       dns.txt.set(`_keyflow-challenge.${name}`, [added.body.txt_record.value]);
       await new Promise((r) => setTimeout(r, 3_000));
