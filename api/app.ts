@@ -41,6 +41,7 @@ import { socialAccountsPageRoutes } from './pages/social-accounts.js';
 import { socialAccountsApiRoutes } from './routes/social-accounts-api.js';
 import { stepUpRoutes } from './routes/step-up.js';
 import { stepUpPageRoutes } from './pages/step-up.js';
+import { adminConsoleRoutes } from './pages/admin/console.js';
 
 export function createApp(deps: ApiDeps): express.Express {
   const ctx = createApiContext(deps);
@@ -99,6 +100,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(domainsPageRoutes(ctx));
   app.use(socialSignInRoutes(ctx));
   app.use(socialAccountsPageRoutes(ctx));
+  app.use(adminConsoleRoutes(ctx));
   app.get('/', (_req, res) => res.redirect(303, '/account'));
   app.use(notFound);
   app.use(errorHandler(log));

@@ -35,6 +35,7 @@ ${csrfField(session.csrf)}
 <section><a href="/account/password">${hasUsablePassword(user) ? 'Change your password' : 'Set a password'}</a> · <a href="/account/sessions">Where you are signed in</a></section>
 <section><a href="/account/tokens">Personal access tokens</a> · <a href="/account/apps">Your apps</a> · <a href="/account/teams">Your teams</a> · <a href="/account/social">Sign-in methods</a></section>
 <section><a href="/account/gpg-keys">GPG keys</a> · <a href="/account/domains">Domains</a></section>
+${user.role === 'admin' ? html`<section><a href="/admin">Administration</a></section>` : ''}
 <section><form method="post" action="/logout">${csrfField(session.csrf)}<button type="submit" class="secondary">Sign out</button></form></section>`,
   });
 }

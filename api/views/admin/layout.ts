@@ -1,0 +1,50 @@
+// The admin console's shell: the console's nav (the one list of its areas),
+// the page around each area's body, and the pager of long lists.
+import type { Response } from 'express';
+import { html, type SafeHtml } from '../../html/html.js';
+import { sendPage } from '../../html/layout.js';
+
+export const ADMIN_HOME = '/admin';
+
+/**
+ * The console's areas, in nav order. A new area: one entry here and its
+ * routes in api/pages/admin/console.ts.
+ */
+export const ADMIN_NAV: readonly { label: string; path: string }[] = [
+  { label: 'Overview', path: ADMIN_HOME },
+  { label: 'Teams', path: '/admin/teams' },
+  { label: 'OAuth sources', path: '/admin/sources' },
+  { label: 'Settings', path: '/admin/settings' },
+  { label: 'Audit log', path: '/admin/audit' },
+  { label: 'Webhooks', path: '/admin/webhooks' },
+];
+
+export interface AdminPageOptions {
+  title: string;
+  /** The nav entry of this page (marked aria-current). */
+  area: string;
+  body: SafeHtml;
+  notice?: SafeHtml;
+  status?: number;
+}
+
+export function adminPage(res: Response, { title, area, body, notice, status = 200 }: AdminPageOptions): void {
+  const nav = ADMIN_NAV.map((n) => html`<li><a href="${n.path}"${n.path === area ? html` aria-current="page"` : ''}>${n.label}</a></li>`);
+  sendPage(res, {
+    title: `${title} · Administration`,
+    status,
+    body: html`<nav aria-label="Administration"><ul class="admin-nav">${nav}</ul></nav>
+<h1>${title}</h1>
+${notice ?? ''}
+${body}
+<p><a href="/account">Back to your account</a></p>`,
+  });
+}
+
+/** Links to the previous and next page of a list shown `size` at a time from `offset`. */
+export function pager(path: string, query: Record<string, string>, offset: number, size: number, hasMore: boolean): SafeHtml {
+  const at = (o: number) => `${path}?${new URLSearchParams({ ...query, offset: String(o) }).toString()}`;
+  const previous = offset > 0 ? html`<a href="${at(Math.max(0, offset - size))}" rel="prev">Previous page</a>` : '';
+  const next = hasMore ? html`<a href="${at(offset + size)}" rel="next">Next page</a>` : '';
+  return previous || next ? html`<p class="pager">${previous} ${next}</p>` : html``;
+}
