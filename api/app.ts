@@ -26,6 +26,7 @@ import { teamApiRoutes } from './routes/team-api.js';
 import { siteTeamsApiRoutes } from './routes/site-teams-api.js';
 import { gpgKeysApiRoutes } from './routes/gpg-keys-api.js';
 import { sourcesAdminApiRoutes } from './routes/sources-admin-api.js';
+import { adminUsersApiRoutes } from './routes/admin-users-api.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { sudoRoutes } from './routes/sudo.js';
 import { tokenPageRoutes } from './pages/tokens.js';
@@ -76,6 +77,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(gpgKeysApiRoutes(ctx));
   app.use(domainsApiRoutes(ctx));
   app.use(sourcesAdminApiRoutes(ctx));
+  app.use(adminUsersApiRoutes(idle));
   app.use(socialAccountsApiRoutes(ctx));
   app.use(webhookRoutes({ ...ctx, deliveryTimeoutMs: config.webhookTimeoutMs }));
   app.use(introspectionRoutes(ctx));

@@ -7,7 +7,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { verifyPassword } from '../../lib/security/password.js';
 import type { SessionDoc } from '../../lib/domain/sessions.js';
-import type { UserDoc } from '../../lib/domain/users.js';
+import { ACCOUNT_DISABLED, isDisabled, type UserDoc } from '../../lib/domain/users.js';
 import { hasPasskey } from '../../lib/store/passkeys.js';
 import { findUserByEmail, findUserById } from '../../lib/store/users.js';
 import { enabledSources } from '../../lib/store/oauth-sources.js';
@@ -58,6 +58,8 @@ const NO_ACCOUNT_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAA
 const ReauthQuery = fieldsOf({ reauth: raw });
 const CodeForm = fieldsOf({ code: text });
 const PasskeyAnswer = fieldsOf({ response: raw });
+
+const disabledJson = (res: Response) => res.status(403).set('Cache-Control', 'no-store').json({ error: 'access_denied', error_description: ACCOUNT_DISABLED });
 
 export function loginRoutes(deps: LoginDeps): Router {
   const router = Router();
@@ -115,6 +117,8 @@ export function loginRoutes(deps: LoginDeps): Router {
       return showForm(req, res, { email, error: 'Incorrect email or password.', status: 401, captchaFor: email });
     }
     await begun.attempt.release();
+    // Said only after the right password: a guesser learns nothing about the account.
+    if (isDisabled(user)) return showForm(req, res, { email, error: ACCOUNT_DISABLED, status: 403 });
     if (await hasSecondFactor(deps.store, user)) {
       // The pending second factor is the first state this browser needs kept.
       const pending = await sessionForState(req, res, deps, deps.limits.requestsPerIp, { pending: { userId: user._id, amr: ['pwd'], at: new Date() } });
@@ -146,6 +150,8 @@ export function loginRoutes(deps: LoginDeps): Router {
       return secondFactorPage(res, session.csrf, requestId, { error: 'That code is not valid. Try again.', status: 401, passkeys });
     }
     await begun.attempt.release();
+    // Disabled while the second factor was pending.
+    if (isDisabled(user)) return secondFactorPage(res, session.csrf, requestId, { error: ACCOUNT_DISABLED, status: 403, passkeys });
     await signIn(req, res, user, [...session.pending!.amr, 'otp', 'mfa']);
     res.redirect(303, afterSignIn(requestId));
   });
@@ -171,6 +177,7 @@ export function loginRoutes(deps: LoginDeps): Router {
       return res.status(401).json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });
     }
     await begun.attempt.release();
+    if (isDisabled(user)) return disabledJson(res);
     // A passkey with user verification is itself two factors (possession + PIN or biometrics).
     await signIn(req, res, user, ['webauthn', 'mfa']);
     res.json({ redirect: afterSignIn(requestParam(req)) });
@@ -197,6 +204,7 @@ export function loginRoutes(deps: LoginDeps): Router {
       return res.status(401).json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });
     }
     await begun.attempt.release();
+    if (isDisabled(user)) return disabledJson(res);
     await signIn(req, res, user, [...session.pending!.amr, 'webauthn', 'mfa']);
     res.json({ redirect: afterSignIn(requestParam(req)) });
   });

@@ -6,6 +6,7 @@
 // account page starts here too, through POST /account/social/link/:slug.
 import express, { Router, type Request, type Response } from 'express';
 import type { OAuthSourceDoc } from '../../lib/domain/oauth-sources.js';
+import { ACCOUNT_DISABLED, isDisabled } from '../../lib/domain/users.js';
 import { findSourceBySlug, markSocialSignIn } from '../../lib/store/oauth-sources.js';
 import { saveUpstreamLogin, takeUpstreamLogin } from '../../lib/store/upstream-logins.js';
 import { resolveUpstreamAccount } from '../../lib/sources/linking.js';
@@ -95,8 +96,9 @@ export function socialSignInRoutes(deps: SocialSignInDeps): Router {
     const outcome = await resolveUpstreamAccount(deps.store, source, profile, login.linkUserId);
     if (outcome.kind === 'refused') return sendErrorPage(res, 403, FAILED, outcome.reason);
     if (outcome.kind === 'linked') return res.redirect(303, '/account/social?linked=1');
-    await markSocialSignIn(deps.store, outcome.account._id);
     const { user } = outcome;
+    if (isDisabled(user)) return sendErrorPage(res, 403, FAILED, ACCOUNT_DISABLED);
+    await markSocialSignIn(deps.store, outcome.account._id);
     if (await hasSecondFactor(deps.store, user)) {
       const pending = await sessionForState(req, res, deps, deps.limits.requestsPerIp, { pending: { userId: user._id, amr: ['fed'], at: new Date() } });
       if (!pending) return sendErrorPage(res, 429, FAILED, TOO_MANY_REQUESTS);

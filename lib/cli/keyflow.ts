@@ -3,7 +3,6 @@ import '../runtime/supported-node.js'; // first: refuses an old Node.js before a
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseConfig, type Config } from '../config/env.js';
 import { listFlows } from '../flows/flow-list.js';
-import { connectTemporalClient } from '../temporal/connection.js';
 import type { NewClientInput, RedirectUriEntry } from '../domain/clients.js';
 import { ConflictError, ValidationError } from '../domain/errors.js';
 import { parseScopeParam } from '../domain/scopes.js';
@@ -15,12 +14,12 @@ import { ensureIndexes, openStore, type Store } from '../store/db.js';
 import { createClient, listClients, publicClient } from '../store/clients.js';
 import { getSiteSettings, setSiteSetting } from '../store/settings.js';
 import type { SigningAlg } from '../store/signing-keys.js';
-import { createUser, deleteUserAccount, findUserByEmail, findUserById, listUsers, publicUser } from '../store/users.js';
-import { revokeUserGrants } from '../grants/revocation.js';
 import { print, UsageError, USAGE } from './usage.js';
 import { webhooksCommand } from './webhooks.js';
 import { teamsCommand } from './teams.js';
 import { sourcesCommand } from './sources.js';
+import { tokensCommand, usersCommand } from './users.js';
+import { connectTemporal } from './temporal.js';
 import { ADMIN_EVENTS, AUDIT_EVENTS, isAdminEvent } from '../domain/webhook-events.js';
 import { recentAuditRecords } from '../store/audit-log.js';
 import { configUpdateData, emitAdminEvent } from './events.js';
@@ -41,61 +40,6 @@ function parse(argv: string[], options: Options, positionals = 0) {
 function required<T>(value: T | undefined, flag: string): T {
   if (value === undefined) throw new UsageError(`${flag} is required`);
   return value;
-}
-
-async function users(store: Store, cfg: Config, sub: string | undefined, argv: string[]) {
-  if (sub === 'delete') return deleteUser(store, cfg, argv);
-  if (sub === 'list') {
-    parse(argv, {});
-    return print(await listUsers(store));
-  }
-  if (sub === 'create') {
-    const { values } = parse(argv, {
-      email: { type: 'string' },
-      password: { type: 'string' },
-      name: { type: 'string' },
-      username: { type: 'string' },
-      admin: { type: 'boolean' },
-    });
-    const user = await createUser(store, {
-      email: required(values.email as string | undefined, '--email'),
-      password: required(values.password as string | undefined, '--password'),
-      name: values.name as string | undefined,
-      username: values.username as string | undefined,
-      admin: Boolean(values.admin),
-    });
-    return print(publicUser(user));
-  }
-  throw new UsageError(`unknown command: users ${sub ?? ''}`.trim());
-}
-
-/**
- * `users delete <id or email>`: the account, its sessions, passkeys, personal
- * access tokens and consents are deleted; its grants are revoked and their
- * refresh families ended; `admin.user.delete` goes to the audit log and admin
- * webhooks. Temporal must answer first, so that a deletion is not left halfway
- * for want of it.
- */
-async function deleteUser(store: Store, cfg: Config, argv: string[]) {
-  const { positionals } = parse(argv, {}, 1);
-  const who = required(positionals[0], 'the user (id or email)');
-  const user = who.includes('@') ? await findUserByEmail(store, who) : await findUserById(store, who);
-  if (!user) throw new ValidationError([`no user with ${who.includes('@') ? 'email' : 'id'} ${who}`]);
-  const temporal = await connectTemporal(cfg);
-  try {
-    const removed = await deleteUserAccount(store, user._id);
-    if (!removed) throw new ValidationError([`no user with id ${user._id}`]); // deleted meanwhile
-    const revoked = await revokeUserGrants({ store, flows: { client: temporal.client, taskQueue: cfg.temporal.taskQueue } }, user._id);
-    print({ deleted: user._id, email: user.email, ...removed, grantsRevoked: revoked.grants });
-    await emitAdminEvent(cfg, store, 'admin.user.delete', { user_id: user._id });
-    if (revoked.familiesUnreached > 0) {
-      throw new Error(
-        `${revoked.familiesUnreached} refresh families could not be ended (Temporal did not answer); their refresh tokens are refused all the same`,
-      );
-    }
-  } finally {
-    await temporal.close();
-  }
 }
 
 async function clients(store: Store, sub: string | undefined, argv: string[]) {
@@ -236,15 +180,6 @@ async function audit(store: Store, sub: string | undefined, argv: string[]) {
   print(records.map((r) => ({ id: r._id, event: r.name, at: r.createdAt, actor: r.actor, data: r.data })));
 }
 
-/** A Temporal client for one command (closed by the caller), or an error saying what to check. */
-async function connectTemporal(cfg: Config): ReturnType<typeof connectTemporalClient> {
-  try {
-    return await connectTemporalClient(cfg, 5_000);
-  } catch (err) {
-    throw new Error(`cannot reach Temporal at ${cfg.temporal.address}; is Keyflow running (npm start), or TEMPORAL_ADDRESS set?`, { cause: err });
-  }
-}
-
 /** Open flows from Temporal's visibility store, filtered by the search attributes every workflow sets. */
 async function flows(cfg: Config, sub: string | undefined, argv: string[]) {
   if (sub !== 'list') throw new UsageError(`unknown command: flows ${sub ?? ''}`.trim());
@@ -265,7 +200,7 @@ async function main(argv: string[]): Promise<number> {
     (group === undefined ? process.stderr : process.stdout).write(USAGE + '\n');
     return group === undefined ? 2 : 0;
   }
-  if (!['users', 'clients', 'config', 'keys', 'flows', 'webhooks', 'audit', 'teams', 'sources'].includes(group))
+  if (!['users', 'tokens', 'clients', 'config', 'keys', 'flows', 'webhooks', 'audit', 'teams', 'sources'].includes(group))
     throw new UsageError(`unknown command: ${group}`);
   const parsed = parseConfig(process.env);
   if (!parsed.ok) {
@@ -284,7 +219,8 @@ async function main(argv: string[]): Promise<number> {
     } catch (err) {
       throw new Error(`cannot reach MongoDB (${(err as Error).message.split('\n')[0]}); is Keyflow running (npm start), or MONGODB_URI set?`, { cause: err });
     }
-    if (group === 'users') await users(store, cfg, sub, rest);
+    if (group === 'users') await usersCommand(store, cfg, sub, rest);
+    else if (group === 'tokens') await tokensCommand(store, cfg, sub, rest);
     else if (group === 'clients') await clients(store, sub, rest);
     else if (group === 'config') await config(store, cfg, sub, rest);
     else if (group === 'webhooks') await webhooksCommand(store, sub, rest);

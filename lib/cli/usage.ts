@@ -5,8 +5,15 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
 
   users create --email E --password P [--name N] [--username U] [--admin]
   users list
-  users delete USER                       (USER: id or email; also deletes the user's sessions, passkeys,
-                 personal access tokens and consents, and revokes their grants and refresh families)
+  users update USER [--name N] [--email E] [--username U] [--role user|admin]
+  users disable USER                      (signs them out everywhere, revokes their grants; their personal
+                 access tokens are refused while disabled)
+  users enable USER
+  users reset-2fa USER                    (removes TOTP, backup codes and passkeys)
+  users delete USER                       (also deletes the user's sessions, passkeys, personal access
+                 tokens and consents, and revokes their grants and refresh families)
+                 (USER: id, email or username; the last enabled admin cannot be demoted, disabled or deleted: exit 1)
+  tokens revoke --user USER               (every OAuth grant, refresh family and personal access token of USER)
 
   clients create --name N [--redirect-uri URI]... [--scope "openid profile ..."] [--public]
                  [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none]

@@ -24,6 +24,8 @@ export interface UserDoc {
   totpPending: { secret: Sealed; createdAt: Date } | null;
   /** Unused backup codes, as keyed hashes (security/backup-codes.ts). */
   backupCodes: string[];
+  /** Set by an administrator: no sign-in, no personal access token works. Absent on older documents: enabled. */
+  disabled?: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -38,17 +40,18 @@ export function publicUser({ _id, passwordHash: _p, totp, totpPending: _t, backu
   return { id: _id, ...rest, totpEnabled: totp !== null && totp !== undefined, backupCodesLeft: backupCodes?.length ?? 0 };
 }
 
+const Email = z
+  .email('must be an email address')
+  .max(254)
+  .transform((e) => e.toLowerCase());
+const Username = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'must be 1-63 lowercase letters, digits, ".", "_" or "-"');
+const Name = z.string().trim().min(1).max(200);
+
 export const NewUserInput = z.object({
-  email: z
-    .email('must be an email address')
-    .max(254)
-    .transform((e) => e.toLowerCase()),
+  email: Email,
   password: z.string().min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`).max(1024, 'must be at most 1024 characters'),
-  name: z.string().trim().min(1).max(200).optional(),
-  username: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'must be 1-63 lowercase letters, digits, ".", "_" or "-"')
-    .optional(),
+  name: Name.optional(),
+  username: Username.optional(),
   admin: z.boolean().default(false),
 });
 export type NewUserInput = z.input<typeof NewUserInput>;
@@ -110,3 +113,23 @@ export function profileChanges(before: Pick<UserDoc, 'name' | 'picture'>, update
   if (update.picture !== undefined && update.picture !== before.picture) set.picture = update.picture;
   return set;
 }
+
+/** What an administrator may change on an account (the admin API's PATCH body, `keyflow users update`). */
+export const AdminUserUpdate = z
+  .object({
+    name: z.string().trim().max(200, 'must be at most 200 characters').optional(),
+    email: Email.optional(),
+    username: Username.optional(),
+    role: z.enum(['user', 'admin'], 'must be "user" or "admin"').optional(),
+    disabled: z.boolean('must be true or false').optional(),
+  })
+  .strict();
+export type AdminUserUpdate = z.output<typeof AdminUserUpdate>;
+
+export const isDisabled = (user: Pick<UserDoc, 'disabled'>): boolean => user.disabled === true;
+
+/** An enabled administrator: who counts towards "the last admin". */
+export const isEnabledAdmin = (user: Pick<UserDoc, 'role' | 'disabled'>): boolean => user.role === 'admin' && !isDisabled(user);
+
+/** The one refusal every sign-in path gives a disabled account: it says no more than that. */
+export const ACCOUNT_DISABLED = 'This account is disabled.';

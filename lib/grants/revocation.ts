@@ -68,9 +68,9 @@ export async function revokeClientGrants(deps: GrantRevocationDeps, clientId: st
   return revoked;
 }
 
-/** A user was deleted (deleteUserAccount): every grant of the user is revoked with its refresh family. */
-export function revokeUserGrants(deps: GrantRevocationDeps, userId: string): Promise<BulkRevocation> {
-  return revokeGrantsOf(deps, { userId }, 'user deleted');
+/** A user was deleted (deleteUserAccount), disabled or had their tokens revoked: every grant of the user is revoked with its refresh family. */
+export function revokeUserGrants(deps: GrantRevocationDeps, userId: string, reason = 'user deleted'): Promise<BulkRevocation> {
+  return revokeGrantsOf(deps, { userId }, reason);
 }
 
 /**

@@ -65,10 +65,11 @@ export async function findPersonalAccessToken(store: Store, token: string): Prom
   return doc && isLivePat(doc) ? doc : null;
 }
 
-/** The access a presented personal access token grants at a resource endpoint, or null (unknown, expired, or its user is gone). */
+/** The access a presented personal access token grants at a resource endpoint, or null (unknown, expired, or its user is gone or disabled). */
 export async function personalAccessTokenContext(store: Store, token: string): Promise<PatAccess | null> {
   const doc = await findPersonalAccessToken(store, token);
   if (!doc) return null;
-  const user = await store.users.findOne({ _id: doc.userId }, { projection: { role: 1 } });
-  return user ? patAccess(doc, user.role) : null;
+  const user = await store.users.findOne({ _id: doc.userId }, { projection: { role: 1, disabled: 1 } });
+  // A disabled user's tokens are kept, refused while disabled: enabling the account brings them back.
+  return user && user.disabled !== true ? patAccess(doc, user.role) : null;
 }

@@ -33,6 +33,74 @@ export async function listUsers(store: Store): Promise<PublicUser[]> {
   return docs.map(publicUser);
 }
 
+/** At most this long a search text: longer ones are refused, not cut (lib/domain/users.ts). */
+export const MAX_USER_SEARCH = 100;
+
+/** `text` as a regular expression that matches it literally (no special character left: linear time). */
+const literal = (text: string): RegExp => new RegExp(text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'), 'i');
+
+/**
+ * A page of accounts, oldest first, whose email, username or name contains `q`
+ * (any case), and how many match in all. Administration only: a scan.
+ */
+export async function searchUsers(store: Store, page: { q: string; limit: number; offset: number }): Promise<{ users: UserDoc[]; total: number }> {
+  const pattern = literal(page.q.slice(0, MAX_USER_SEARCH));
+  const filter = page.q === '' ? {} : { $or: [{ email: pattern }, { username: pattern }, { name: pattern }] };
+  const [users, total] = await Promise.all([
+    store.users.find(filter, { sort: { createdAt: 1, _id: 1 }, skip: page.offset, limit: page.limit }).toArray(),
+    store.users.countDocuments(filter),
+  ]);
+  return { users, total };
+}
+
+/** How many administrators are enabled (role admin, not disabled): the last one may not go. */
+export async function countEnabledAdmins(store: Store): Promise<number> {
+  return store.users.countDocuments({ role: 'admin', disabled: { $ne: true } });
+}
+
+/** The account fields an administrator may set. */
+export type AccountFields = Partial<Pick<UserDoc, 'name' | 'email' | 'username' | 'role' | 'disabled' | 'emailVerified'>>;
+
+/**
+ * Sets account fields an administrator changed; the user after it, or null when gone.
+ * An email or username another account holds is a ConflictError (looked up
+ * first: FerretDB v1 does not always report a unique-index clash on update as one).
+ */
+export async function setUserFields(store: Store, userId: string, set: AccountFields): Promise<UserDoc | null> {
+  for (const field of ['email', 'username'] as const) {
+    const value = set[field];
+    if (value === undefined) continue;
+    const holder = await store.users.findOne({ [field]: value }, { projection: { _id: 1 } });
+    if (holder && holder._id !== userId) throw new ConflictError(`a user with ${field} ${value} already exists`);
+  }
+  try {
+    return await store.users.findOneAndUpdate({ _id: userId }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: 'after' });
+  } catch (err) {
+    if (isDuplicateKeyError(err)) throw new ConflictError('that email or username is taken');
+    throw err;
+  }
+}
+
+/** Removes the user's TOTP (confirmed and pending), backup codes and passkeys; how many passkeys went. */
+export async function clearSecondFactors(store: Store, userId: string): Promise<{ passkeys: number }> {
+  await store.users.updateOne({ _id: userId }, { $set: { totp: null, totpPending: null, backupCodes: [], updatedAt: new Date() } });
+  return { passkeys: (await store.passkeys.deleteMany({ userId })).deletedCount };
+}
+
+/** Deletes every personal access token of the user; how many. */
+export async function deleteUserPersonalAccessTokens(store: Store, userId: string): Promise<number> {
+  return (await store.personalAccessTokens.deleteMany({ userId })).deletedCount;
+}
+
+/** How many passkeys each of these users has (the admin API's user answer). */
+export async function passkeyCounts(store: Store, userIds: string[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  if (userIds.length === 0) return counts;
+  for (const p of await store.passkeys.find({ userId: { $in: userIds } }, { projection: { userId: 1 } }).toArray())
+    counts.set(p.userId, (counts.get(p.userId) ?? 0) + 1);
+  return counts;
+}
+
 export async function findUserByEmail(store: Store, email: string): Promise<UserDoc | null> {
   return store.users.findOne({ email: email.toLowerCase() });
 }

@@ -1,0 +1,117 @@
+// Every administrator's change to a user account, for the admin API and the
+// operator CLI alike: update (profile fields, role, disabled), reset of second
+// factors, revocation of every token, deletion. Each checks its rules, keeps
+// the last enabled administrator (lib/admin/last-admin.ts) and emits its admin
+// event with the actor; the data names fields, never a secret's value.
+//
+// Disabling cuts the user off at once: their sessions end (the caller's
+// endSessions: back-channel logout from the api), their grants and refresh
+// families are revoked, and their personal access tokens are refused while
+// disabled (personalAccessTokenContext). Enabling lets them sign in again;
+// what was revoked stays revoked.
+import { NotFoundError, parseOrRefuse, ValidationError } from '../domain/errors.js';
+import { AdminUserUpdate, isDisabled, type UserDoc } from '../domain/users.js';
+import type { AdminEvent, EventActor } from '../domain/webhook-events.js';
+import type { FlowClient } from '../flows/flow-client.js';
+import { revokeUserGrants, type BulkRevocation } from '../grants/revocation.js';
+import type { Store } from '../store/db.js';
+import {
+  clearSecondFactors,
+  deleteUserAccount,
+  deleteUserPersonalAccessTokens,
+  findUserById,
+  setUserFields,
+  type AccountFields,
+  type DeletedUserData,
+} from '../store/users.js';
+import { keepingAnAdmin } from './last-admin.js';
+
+export interface UserChangeDeps {
+  store: Store;
+  flows: FlowClient;
+  events: { admin(name: AdminEvent, data: Record<string, unknown>, actor: EventActor): Promise<void> };
+  /** Ends every session of the user; how many (the api: each with back-channel logout). */
+  endSessions(userId: string): Promise<number>;
+}
+
+/** The fields of a checked update that differ from the account as it is. */
+function changesOf(user: UserDoc, update: AdminUserUpdate): AccountFields {
+  const set: AccountFields = {};
+  if (update.name !== undefined && update.name !== user.name) set.name = update.name;
+  // An address an administrator sets is vouched for, as for an account an operator creates.
+  if (update.email !== undefined && update.email !== user.email) Object.assign(set, { email: update.email, emailVerified: true });
+  if (update.username !== undefined && update.username !== user.username) set.username = update.username;
+  if (update.role !== undefined && update.role !== user.role) set.role = update.role;
+  if (update.disabled !== undefined && update.disabled !== isDisabled(user)) set.disabled = update.disabled;
+  return set;
+}
+
+/** Sessions end and grants are revoked: what a disabled user had stops working now. */
+async function cutOff(deps: UserChangeDeps, userId: string): Promise<BulkRevocation & { sessions: number }> {
+  const sessions = await deps.endSessions(userId);
+  return { sessions, ...(await revokeUserGrants(deps, userId, 'user disabled')) };
+}
+
+/**
+ * Changes what a body names (AdminUserUpdate: name, email, username, role,
+ * disabled); a taken email or username is a ConflictError; the last enabled
+ * admin may not be demoted or disabled. A change that changes nothing emits nothing.
+ */
+export async function updateUser(deps: UserChangeDeps, target: UserDoc, body: unknown, actor: EventActor): Promise<UserDoc> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError(['the body must be a JSON object']);
+  const set = changesOf(target, parseOrRefuse(AdminUserUpdate, body));
+  const changed = Object.keys(set).filter((k) => k !== 'emailVerified');
+  if (changed.length === 0) return target;
+  const user = await keepingAnAdmin(deps.store, target, set, () => setUserFields(deps.store, target._id, set));
+  if (set.disabled === true) await cutOff(deps, user._id);
+  await deps.events.admin('admin.user.update', { user_id: user._id, changed }, actor);
+  return user;
+}
+
+/** Removes the user's TOTP (and a pending enrollment), backup codes and passkeys: they sign in with their password alone until they enroll again. */
+export async function resetSecondFactors(deps: UserChangeDeps, target: UserDoc, actor: EventActor): Promise<UserDoc> {
+  await clearSecondFactors(deps.store, target._id);
+  const user = await findUserById(deps.store, target._id);
+  if (!user) throw new NotFoundError('no such user');
+  await deps.events.admin('admin.user.update', { user_id: user._id, changed: ['second_factors'] }, actor);
+  return user;
+}
+
+/** What revoking a user's tokens did. */
+export interface RevokedTokens extends BulkRevocation {
+  personalAccessTokens: number;
+}
+
+/** Revokes every OAuth grant of the user (access and refresh tokens, refresh families) and deletes their personal access tokens. Sessions stay. */
+export async function revokeUserTokens(deps: UserChangeDeps, target: UserDoc, actor: EventActor): Promise<RevokedTokens> {
+  const revoked = await revokeUserGrants(deps, target._id, 'tokens revoked by an administrator');
+  const personalAccessTokens = await deleteUserPersonalAccessTokens(deps.store, target._id);
+  await deps.events.admin(
+    'admin.user.update',
+    { user_id: target._id, changed: ['tokens_revoked'], grants_revoked: revoked.grants, personal_access_tokens_revoked: personalAccessTokens },
+    actor,
+  );
+  return { ...revoked, personalAccessTokens };
+}
+
+/** What deleting a user did. */
+export interface DeletedUser extends DeletedUserData, BulkRevocation {
+  signedOut: number;
+}
+
+/**
+ * Deletes the account (deleteUserAccount: sessions, passkeys, personal access
+ * tokens, consents, team memberships, GPG keys, domains, social accounts) and
+ * revokes its grants. The user's sessions end first, with back-channel logout
+ * where the caller gives one. The last enabled admin is first disabled through
+ * the same guard as an update, so two admins deleting each other cannot both succeed.
+ */
+export async function deleteUser(deps: UserChangeDeps, target: UserDoc, actor: EventActor): Promise<DeletedUser> {
+  if (!isDisabled(target)) await keepingAnAdmin(deps.store, target, { disabled: true }, () => setUserFields(deps.store, target._id, { disabled: true }));
+  const signedOut = await deps.endSessions(target._id);
+  const removed = await deleteUserAccount(deps.store, target._id);
+  if (!removed) throw new NotFoundError('no such user'); // deleted meanwhile
+  const revoked = await revokeUserGrants(deps, target._id);
+  await deps.events.admin('admin.user.delete', { user_id: target._id }, actor);
+  return { ...removed, ...revoked, signedOut };
+}

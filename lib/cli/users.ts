@@ -1,0 +1,128 @@
+// `keyflow users ...` and `keyflow tokens revoke`: the operator's changes to
+// accounts, through the same changes as the admin API (admin/user-changes.ts),
+// with the operator as the events' actor. Sessions a change ends are deleted
+// and their clients told by back-channel logout (admin/user-sessions.ts).
+// Commands that revoke grants or end sessions (disable, delete, tokens revoke)
+// need Temporal and change nothing when it does not answer (exit 1). An
+// unknown user is a usage error (exit 2); a refused change (a taken email,
+// the last admin) exits 1.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Config } from '../config/env.js';
+import { ValidationError } from '../domain/errors.js';
+import type { UserDoc } from '../domain/users.js';
+import { deleteUser, resetSecondFactors, revokeUserTokens, updateUser, type UserChangeDeps } from '../admin/user-changes.js';
+import { endSessionsWithLogout } from '../admin/user-sessions.js';
+import type { Store } from '../store/db.js';
+import { lazyTemporalClient } from '../temporal/connection.js';
+import { createUser, findUserByRef, listUsers, publicUser } from '../store/users.js';
+import { cliEvents, OPERATOR } from './events.js';
+import { connectTemporal } from './temporal.js';
+import { print, UsageError } from './usage.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Strict options and at most `positionals` positional arguments. */
+function commandLine(argv: string[], options: Options, positionals = 0) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: positionals > 0, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message.split('\n')[0]);
+  }
+  if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument: ${parsed.positionals[positionals]}`);
+  const text = (key: string) => parsed.values[key] as string | undefined;
+  return { positionals: parsed.positionals, text, flag: (key: string) => parsed.values[key] === true };
+}
+
+function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new UsageError(`${what} is required`);
+  return value;
+}
+
+/** The user a command names (id, email or username); an unknown one is a usage error. */
+async function userByRef(store: Store, ref: string): Promise<UserDoc> {
+  const user = ref.length <= 254 ? await findUserByRef(store, ref) : null;
+  if (!user) throw new ValidationError([`no user with ${ref.includes('@') ? 'email' : 'id'} ${ref}`]);
+  return user;
+}
+
+/**
+ * Runs a change with the CLI's dependencies. `needsTemporal`: connected first
+ * (exit 1 when unreachable, before anything changes); otherwise a lazy client
+ * that connects only if used.
+ */
+async function withChanges<T>(store: Store, cfg: Config, needsTemporal: boolean, run: (deps: UserChangeDeps) => Promise<T>): Promise<T> {
+  const temporal = needsTemporal ? await connectTemporal(cfg) : lazyTemporalClient(cfg);
+  const events = cliEvents(cfg, store);
+  const flows = { client: temporal.client, taskQueue: cfg.temporal.taskQueue };
+  const idle = { store, flows, issuer: cfg.issuer, idleMs: cfg.sessionIdleMs };
+  try {
+    return await run({ store, flows, events, endSessions: (userId) => endSessionsWithLogout(idle, userId) });
+  } finally {
+    await events.finish();
+    await temporal.close();
+  }
+}
+
+/** Refresh families Temporal could not be told about: the command did its work, but says so (exit 1). */
+function unreached(familiesUnreached: number): void {
+  if (familiesUnreached > 0)
+    throw new Error(`${familiesUnreached} refresh families could not be ended (Temporal did not answer); their refresh tokens are refused all the same`);
+}
+
+export async function usersCommand(store: Store, cfg: Config, sub: string | undefined, argv: string[]): Promise<void> {
+  if (sub === 'list') {
+    commandLine(argv, {});
+    return print(await listUsers(store));
+  }
+  if (sub === 'create') {
+    const cl = commandLine(argv, {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      name: { type: 'string' },
+      username: { type: 'string' },
+      admin: { type: 'boolean' },
+    });
+    const user = await createUser(store, {
+      email: required(cl.text('email'), '--email'),
+      password: required(cl.text('password'), '--password'),
+      name: cl.text('name'),
+      username: cl.text('username'),
+      admin: cl.flag('admin'),
+    });
+    return print(publicUser(user));
+  }
+  if (sub === 'update') {
+    const options: Options = { name: { type: 'string' }, email: { type: 'string' }, username: { type: 'string' }, role: { type: 'string' } };
+    const cl = commandLine(argv, options, 1);
+    const body = Object.fromEntries(Object.keys(options).flatMap((k) => (cl.text(k) === undefined ? [] : [[k, cl.text(k)]])));
+    if (Object.keys(body).length === 0) throw new UsageError('users update needs at least one of --name, --email, --username, --role');
+    const target = await userByRef(store, required(cl.positionals[0], 'the user (id or email)'));
+    return print(publicUser(await withChanges(store, cfg, false, (deps) => updateUser(deps, target, body, OPERATOR))));
+  }
+  if (sub === 'disable' || sub === 'enable') {
+    const target = await userByRef(store, required(commandLine(argv, {}, 1).positionals[0], 'the user (id or email)'));
+    const disabled = sub === 'disable';
+    return print(publicUser(await withChanges(store, cfg, disabled, (deps) => updateUser(deps, target, { disabled }, OPERATOR))));
+  }
+  if (sub === 'reset-2fa') {
+    const target = await userByRef(store, required(commandLine(argv, {}, 1).positionals[0], 'the user (id or email)'));
+    return print(publicUser(await withChanges(store, cfg, false, (deps) => resetSecondFactors(deps, target, OPERATOR))));
+  }
+  if (sub === 'delete') {
+    const user = await userByRef(store, required(commandLine(argv, {}, 1).positionals[0], 'the user (id or email)'));
+    const { signedOut, sessions, grants, familiesUnreached, ...removed } = await withChanges(store, cfg, true, (deps) => deleteUser(deps, user, OPERATOR));
+    print({ deleted: user._id, email: user.email, sessions: sessions + signedOut, ...removed, grantsRevoked: grants });
+    return unreached(familiesUnreached);
+  }
+  throw new UsageError(`unknown command: users ${sub ?? ''}`.trim());
+}
+
+/** `tokens revoke --user USER`: every OAuth grant (access and refresh tokens) and personal access token of the user. */
+export async function tokensCommand(store: Store, cfg: Config, sub: string | undefined, argv: string[]): Promise<void> {
+  if (sub !== 'revoke') throw new UsageError(`unknown command: tokens ${sub ?? ''}`.trim());
+  const target = await userByRef(store, required(commandLine(argv, { user: { type: 'string' } }).text('user'), '--user'));
+  const revoked = await withChanges(store, cfg, true, (deps) => revokeUserTokens(deps, target, OPERATOR));
+  print({ user_id: target._id, grantsRevoked: revoked.grants, personalAccessTokensRevoked: revoked.personalAccessTokens });
+  unreached(revoked.familiesUnreached);
+}

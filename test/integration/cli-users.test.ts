@@ -1,0 +1,129 @@
+// `keyflow users update|disable|enable|reset-2fa` and `keyflow tokens revoke`
+// as real processes, on a database of their own with an api on it: what each
+// prints, what the user then observes (tokens refused, signed out, sign-in
+// refused and allowed again), the audit log with the operator as actor, the
+// last enabled admin kept (exit 1), and refusals: an unknown user or bad
+// input exits 2, a taken email exits 1; never a stack trace.
+import type { RunningApi } from '../../api/server.js';
+import { auditLog } from '../../lib/store/audit-log.js';
+import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
+import { runCli, STACK_FRAME, startTestApi, type Json, type ProcessResult } from '../support/harness.js';
+import { FLOW_PASSWORD, newTestRp, postForm, runCodeFlow } from '../support/token-flow.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { newUser } from '../../tools/fixtures/users.js';
+
+const DATABASE = `keyflow_test_cli_users_${Date.now()}`;
+const env = { MONGODB_DATABASE: DATABASE };
+let api: RunningApi;
+
+beforeAll(async () => {
+  api = await startTestApi(env);
+}, 60_000);
+afterAll(() => api.stop());
+
+const cli = (...args: string[]) => runCli(args, env);
+async function ok(...args: string[]): Promise<Json> {
+  const r = await cli(...args);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout);
+}
+function refused(r: ProcessResult, code: number, message: RegExp): void {
+  expect(r.code).toBe(code);
+  expect(r.stdout).toBe('');
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr).not.toMatch(STACK_FRAME);
+}
+
+const operatorEvents = async (userId: string) =>
+  (await auditLog(api.deps.store).find({ 'data.user_id': userId }).sort({ createdAt: 1 }).toArray()).map((r) => [r.name, r.actor.type, r.data.changed]);
+
+describe('keyflow users', () => {
+  it('update changes name, email, username and role; refuses bad input (2), unknown users (2) and a taken email (1)', async () => {
+    const { user } = await newUser(api.deps, { prefix: 'cli-upd', password: FLOW_PASSWORD });
+    const other = await newUser(api.deps, { prefix: 'cli-other', password: FLOW_PASSWORD });
+    const username = `cli${Date.now().toString(36)}`;
+    const out = await ok('users', 'update', user.email, '--name', 'New Name', '--email', `X-${user.email}`, '--username', username, '--role', 'admin');
+    expect(out).toMatchObject({ id: user._id, name: 'New Name', email: `x-${user.email}`, username, role: 'admin' });
+    expect(out).not.toHaveProperty('passwordHash');
+    expect(await operatorEvents(user._id)).toEqual([['admin.user.update', 'operator', ['name', 'email', 'username', 'role']]]);
+
+    refused(await cli('users', 'update', user._id, '--role', 'root'), 2, /invalid input: role/);
+    refused(await cli('users', 'update', user._id), 2, /needs at least one of/);
+    refused(await cli('users', 'update', 'nobody@example.com', '--name', 'x'), 2, /no user with email nobody@example.com/);
+    refused(await cli('users', 'update', user._id, '--email', other.email), 1, /already exists/);
+    refused(await cli('users', 'disable'), 2, /the user \(id or email\) is required/);
+    refused(await cli('tokens', 'revoke'), 2, /--user is required/);
+  });
+
+  it('disable signs the user out and revokes their tokens; enable lets them sign in again', async () => {
+    const rp = await newTestRp(api);
+    const { tokens, user, email, agent } = await runCodeFlow(api, rp, 'openid offline_access');
+    const pat = (await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope: ['apps:read'], expiresInDays: 1 })).token;
+    const apps = () => fetch(`${api.url}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${pat}` } });
+    expect((await apps()).status).toBe(200);
+
+    expect(await ok('users', 'disable', email)).toMatchObject({ id: user._id, disabled: true });
+    expect((await fetch(`${api.url}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
+    const refreshed = await postForm(api, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, rp.auth);
+    expect(refreshed.body.error).toBe('invalid_grant');
+    expect((await agent.request('/account')).headers.get('location')).toBe('/login');
+    expect((await apps()).status).toBe(401);
+    const browser = new HttpUser(api.url);
+    expect((await browser.signIn(await browser.get('/login'), email, FLOW_PASSWORD)).res.status).toBe(403);
+
+    expect(await ok('users', 'enable', user._id)).toMatchObject({ disabled: false });
+    expect(new URL((await browser.signIn(await browser.get('/login'), email, FLOW_PASSWORD)).url).pathname).toBe('/account');
+    expect((await apps()).status).toBe(200);
+    expect(await operatorEvents(user._id)).toEqual([
+      ['admin.user.update', 'operator', ['disabled']],
+      ['admin.user.update', 'operator', ['disabled']],
+    ]);
+  });
+
+  it('reset-2fa removes TOTP, backup codes and passkeys', async () => {
+    const { user, email } = await newUser(api.deps, { prefix: 'cli-2fa', password: FLOW_PASSWORD, totpSecret: 'JBSWY3DPEHPK3PXP' });
+    await api.deps.store.passkeys.insertOne({
+      _id: `passkey-${user._id}`,
+      userId: user._id,
+      publicKey: 'AAAA',
+      counter: 0,
+      transports: [],
+      name: 'Test key',
+      createdAt: new Date(),
+      lastUsedAt: null,
+    });
+    expect(await ok('users', 'reset-2fa', email)).toMatchObject({ totpEnabled: false, backupCodesLeft: 0 });
+    expect(await api.deps.store.passkeys.findOne({ userId: user._id })).toBeNull();
+    expect(await operatorEvents(user._id)).toEqual([['admin.user.update', 'operator', ['second_factors']]]);
+  });
+
+  it('tokens revoke ends every grant and personal access token of the user', async () => {
+    const rp = await newTestRp(api);
+    const { tokens, user } = await runCodeFlow(api, rp, 'openid offline_access');
+    const pat = (await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope: ['apps:read'], expiresInDays: 1 })).token;
+    expect(await ok('tokens', 'revoke', '--user', user._id)).toEqual({ user_id: user._id, grantsRevoked: 1, personalAccessTokensRevoked: 1 });
+    const refreshed = await postForm(api, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, rp.auth);
+    expect(refreshed.body.error).toBe('invalid_grant');
+    expect((await fetch(`${api.url}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${pat}` } })).status).toBe(401);
+    expect(await operatorEvents(user._id)).toEqual([['admin.user.update', 'operator', ['tokens_revoked']]]);
+  });
+
+  it('keeps the last enabled admin: demote, disable and delete exit 1', async () => {
+    // This database's other admins step aside for the test.
+    const others = await api.deps.store.users.find({ role: 'admin' }).toArray();
+    await api.deps.store.users.updateMany({ role: 'admin' }, { $set: { role: 'user' } });
+    try {
+      const { user } = await newUser(api.deps, { prefix: 'cli-last', password: FLOW_PASSWORD, admin: true });
+      refused(await cli('users', 'update', user._id, '--role', 'user'), 1, /last enabled administrator/);
+      refused(await cli('users', 'disable', user._id), 1, /last enabled administrator/);
+      refused(await cli('users', 'delete', user._id), 1, /last enabled administrator/);
+      const still = await api.deps.store.users.findOne({ _id: user._id });
+      expect([still!.role, still!.disabled === true]).toEqual(['admin', false]);
+      await newUser(api.deps, { prefix: 'cli-second', password: FLOW_PASSWORD, admin: true });
+      expect(await ok('users', 'delete', user._id)).toMatchObject({ deleted: user._id });
+    } finally {
+      await api.deps.store.users.updateMany({ _id: { $in: others.map((o) => o._id) } }, { $set: { role: 'admin' } });
+    }
+  });
+});
