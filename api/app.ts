@@ -27,6 +27,9 @@ import { siteTeamsApiRoutes } from './routes/site-teams-api.js';
 import { gpgKeysApiRoutes } from './routes/gpg-keys-api.js';
 import { sourcesAdminApiRoutes } from './routes/sources-admin-api.js';
 import { adminUsersApiRoutes } from './routes/admin-users-api.js';
+
+import { adminAppsApiRoutes } from './routes/admin-apps-api.js';
+import { adminConfigApiRoutes } from './routes/admin-config-api.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { sudoRoutes } from './routes/sudo.js';
 import { tokenPageRoutes } from './pages/tokens.js';
@@ -78,6 +81,9 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(domainsApiRoutes(ctx));
   app.use(sourcesAdminApiRoutes(ctx));
   app.use(adminUsersApiRoutes(idle));
+
+  app.use(adminAppsApiRoutes(ctx));
+  app.use(adminConfigApiRoutes(ctx));
   app.use(socialAccountsApiRoutes(ctx));
   app.use(webhookRoutes({ ...ctx, deliveryTimeoutMs: config.webhookTimeoutMs }));
   app.use(introspectionRoutes(ctx));

@@ -7,6 +7,7 @@ import type { AuthorizationRequestDoc } from '../../lib/domain/pending-authoriza
 import { isSiteScope } from '../../lib/domain/scopes.js';
 import { bindTeamScopes, requestedTeamPermissions } from '../../lib/domain/team-binding.js';
 import type { UserDoc } from '../../lib/domain/users.js';
+import { isClientActive } from '../../lib/domain/clients.js';
 import { findAuthorizationRequest, markConsented, markSiteFactor } from '../../lib/store/authorization-requests.js';
 import { findClient, type ClientDoc } from '../../lib/store/clients.js';
 import { recordConsent } from '../../lib/store/consents.js';
@@ -55,7 +56,7 @@ export function consentRoutes(deps: ConsentDeps): Router {
     const user = session?.userId ? await findUserById(deps.store, session.userId) : null;
     if (!session || !user) return (res.redirect(303, `/login?request=${encodeURIComponent(request._id)}`), null);
     const client = await findClient(deps.store, request.clientId);
-    if (!client) return (sendErrorPage(res, 400, 'Unknown application', 'This application no longer exists.'), null);
+    if (!client || !isClientActive(client)) return (sendErrorPage(res, 400, 'Unknown application', 'This application no longer exists.'), null);
     return { request, session, user, client };
   }
 

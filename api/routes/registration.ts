@@ -9,7 +9,7 @@ import { clientInformation, registrationToClient } from '../../lib/domain/client
 import { ENDPOINTS } from '../../lib/domain/discovery.js';
 import { ValidationError } from '../../lib/domain/errors.js';
 import { hashSecret, newSecret, verifySecret } from '../../lib/security/secrets.js';
-import type { ClientDoc } from '../../lib/domain/clients.js';
+import { isClientActive, type ClientDoc } from '../../lib/domain/clients.js';
 import { createClient, deleteClient, findClient, replaceClient } from '../../lib/store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken } from '../oauth/bearer.js';
@@ -72,7 +72,8 @@ export function registrationRoutes(deps: RegistrationDeps): Router {
     const m = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(req.get('authorization') ?? '');
     const id = String(req.params.clientId ?? '');
     const client = m && id.length <= 200 ? await findClient(deps.store, id) : null;
-    const ok = verifySecret(m?.[1] ?? '', client?.registrationTokenHash ?? NO_CLIENT_HASH) && client !== null;
+    // A deactivated client cannot manage its registration either (a site admin's decision, not the client's).
+    const ok = verifySecret(m?.[1] ?? '', client?.registrationTokenHash ?? NO_CLIENT_HASH) && client !== null && isClientActive(client);
     if (ok) return client;
     sendError(res, 401, 'invalid_token', 'a valid registration access token for this client is required', {
       'WWW-Authenticate': m ? 'Bearer error="invalid_token"' : 'Bearer',

@@ -18,6 +18,7 @@ ${notice ?? ''}
 ${apps.length === 0 ? html`<p class="muted">No apps yet.</p>` : ''}
 <ul>${apps.map(
       (a) => html`<li><strong>${a.name}</strong> ${a.isVerified ? html`<span class="badge">Verified</span>` : ''}
+${a.deactivatedAt ? html`<span class="badge" title="A site administrator deactivated this app: it cannot sign anyone in">Deactivated</span>` : ''}
 <p><span class="muted">client_id</span> <code>${a._id}</code> <span class="muted">${a.public ? 'public' : a.tokenEndpointAuthMethod}</span></p>
 <p class="muted">${a.redirectUris.map((r) => `${r.type === 'equals' ? '' : `${r.type}: `}${r.value}`).join(', ') || 'no redirect URI: register one before signing in with this app'}</p>
 <a href="/account/apps/${a._id}/edit">Edit</a>

@@ -4,18 +4,12 @@
 // the api's sweep delivers it once Keyflow runs; the command still succeeds.
 import type { Config } from '../config/env.js';
 import { connectTemporalClient, lazyTemporalClient } from '../temporal/connection.js';
-import { SITE_SETTINGS, type SiteSettingKey } from '../domain/site-settings.js';
 import type { AdminEvent, AuditEvent } from '../domain/webhook-events.js';
 import { createLogger } from '../runtime/log.js';
 import type { Store } from '../store/db.js';
 import { createEventPipeline, type EventActor, type EventPipeline } from '../webhooks/event-pipeline.js';
 
 export const OPERATOR: EventActor = { type: 'operator' };
-
-/** `admin.config.update`'s data: the key, and its new value unless the setting is secret (then absent). */
-export function configUpdateData(key: SiteSettingKey, value: unknown): Record<string, unknown> {
-  return { changed: [key], values: SITE_SETTINGS[key].secret ? {} : { [key]: value } };
-}
 
 /** How long the CLI waits to reach Temporal before leaving the deliveries to the api's sweep. */
 const CONNECT_TIMEOUT_MS = 3_000;

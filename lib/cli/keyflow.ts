@@ -6,13 +6,13 @@ import { listFlows } from '../flows/flow-list.js';
 import type { NewClientInput, RedirectUriEntry } from '../domain/clients.js';
 import { ConflictError, ValidationError } from '../domain/errors.js';
 import { parseScopeParam } from '../domain/scopes.js';
-import { isSiteSettingKey, parseSiteSetting, redactSiteSettings, SITE_SETTINGS } from '../domain/site-settings.js';
+import { isSiteSettingKey, redactSiteSettings, SITE_SETTINGS } from '../domain/site-settings.js';
 import { loadKek } from '../security/kek.js';
 import { Keyring, SIGNING_ALGS } from '../keys/keyring.js';
 import { createMlDsa65 } from '../keys/mldsa.js';
 import { ensureIndexes, openStore, type Store } from '../store/db.js';
 import { createClient, listClients, publicClient } from '../store/clients.js';
-import { getSiteSettings, setSiteSetting } from '../store/settings.js';
+import { getSiteSettings } from '../store/settings.js';
 import type { SigningAlg } from '../store/signing-keys.js';
 import { print, UsageError, USAGE } from './usage.js';
 import { webhooksCommand } from './webhooks.js';
@@ -22,7 +22,9 @@ import { tokensCommand, usersCommand } from './users.js';
 import { connectTemporal } from './temporal.js';
 import { ADMIN_EVENTS, AUDIT_EVENTS, isAdminEvent } from '../domain/webhook-events.js';
 import { recentAuditRecords } from '../store/audit-log.js';
-import { configUpdateData, emitAdminEvent } from './events.js';
+import { cliEvents, OPERATOR } from './events.js';
+import { updateSiteSettings } from '../admin/config-changes.js';
+import { appChangeCommand, isAppChange } from './apps.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -122,17 +124,13 @@ async function config(store: Store, cfg: Config, sub: string | undefined, argv: 
     const [key, raw] = positionals;
     if (key === undefined || raw === undefined) throw new UsageError('config set needs KEY and VALUE');
     if (!isSiteSettingKey(key)) throw new UsageError(`unknown setting ${key} (known: ${keys})`);
-    let value;
+    // The admin API's change: the same checks, a secret sealed with the KEK, admin.config.update only when the value changes.
+    const events = cliEvents(cfg, store);
     try {
-      value = parseSiteSetting(key, raw);
-    } catch (err) {
-      throw new UsageError((err as Error).message);
+      return print(await updateSiteSettings({ store, kek: loadKek(cfg.kek, cfg.dataDir), events }, { [key]: raw }, OPERATOR));
+    } finally {
+      await events.finish();
     }
-    // A secret setting is stored sealed with the KEK.
-    const { changed } = await setSiteSetting(store, key, value, loadKek(cfg.kek, cfg.dataDir));
-    // Setting a value a setting already has changes nothing: no event, no audit record.
-    if (changed) await emitAdminEvent(cfg, store, 'admin.config.update', configUpdateData(key, value));
-    return print(redactSiteSettings({ ...(await getSiteSettings(store)) }));
   }
   throw new UsageError(`unknown command: config ${sub ?? ''}`.trim());
 }
@@ -200,7 +198,7 @@ async function main(argv: string[]): Promise<number> {
     (group === undefined ? process.stderr : process.stdout).write(USAGE + '\n');
     return group === undefined ? 2 : 0;
   }
-  if (!['users', 'tokens', 'clients', 'config', 'keys', 'flows', 'webhooks', 'audit', 'teams', 'sources'].includes(group))
+  if (!['users', 'tokens', 'clients', 'apps', 'config', 'keys', 'flows', 'webhooks', 'audit', 'teams', 'sources'].includes(group))
     throw new UsageError(`unknown command: ${group}`);
   const parsed = parseConfig(process.env);
   if (!parsed.ok) {
@@ -221,7 +219,8 @@ async function main(argv: string[]): Promise<number> {
     }
     if (group === 'users') await usersCommand(store, cfg, sub, rest);
     else if (group === 'tokens') await tokensCommand(store, cfg, sub, rest);
-    else if (group === 'clients') await clients(store, sub, rest);
+    else if ((group === 'clients' || group === 'apps') && isAppChange(sub)) await appChangeCommand(store, cfg, sub, rest);
+    else if (group === 'clients' || group === 'apps') await clients(store, sub, rest);
     else if (group === 'config') await config(store, cfg, sub, rest);
     else if (group === 'webhooks') await webhooksCommand(store, sub, rest);
     else if (group === 'audit') await audit(store, sub, rest);

@@ -22,6 +22,9 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
                  [--oidc-field teams|apps|domains|gpg_keys|social_accounts]... [--jwks JSON | --jwks-uri URI]
                  [--id-token-alg ML-DSA-65|RS256] [--verified] [--require-par]
   clients list
+  apps verify CLIENT_ID [--unverify]      (marks the app verified by this site, or not; \`apps\` is also \`clients\`)
+  apps deactivate CLIENT_ID               (refused at every OAuth endpoint; its grants, refresh tokens and consents are revoked)
+  apps reactivate CLIENT_ID               (it works again; what deactivation revoked stays revoked)
 
   config get [KEY]
   config set KEY VALUE

@@ -12,6 +12,7 @@ import {
   OIDC_FIELDS,
   REDIRECT_URI_TYPES,
   TOKEN_ENDPOINT_AUTH_METHODS,
+  isClientActive,
   type ClientDoc,
   type TokenEndpointAuthMethod,
 } from './clients.js';
@@ -219,7 +220,7 @@ const AppFields = z
   .partial()
   .strict();
 
-const READ_ONLY = ['client_id', 'client_secret', 'is_verified', 'owner_user_id', 'created_at', 'updated_at'];
+const READ_ONLY = ['client_id', 'client_secret', 'is_verified', 'is_active', 'owner_user_id', 'created_at', 'updated_at'];
 
 /**
  * The model input of an app as it stands (for PATCH: the patch is applied on
@@ -237,6 +238,7 @@ function currentInput(c: ClientDoc): NewClientInput {
     responseTypes: _r,
     clientUri: _cu,
     logoUri: _l,
+    deactivatedAt: _d,
     ...model
   } = c;
   return model;
@@ -328,6 +330,7 @@ export function appJson(c: ClientDoc): Record<string, unknown> {
     allowed_resources: c.allowedResources ?? [],
     require_pkce: c.requirePkce ?? true,
     is_verified: c.isVerified,
+    is_active: isClientActive(c),
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),
   };

@@ -28,7 +28,7 @@ export function newClient(input: NewClientInput, extras: Partial<ClientExtras> =
 
 /**
  * `current` with new settings (the whole document is rewritten). The id,
- * creation time and registration metadata stay; the secret stays while the
+ * creation time, registration metadata and active state stay; the secret stays while the
  * client keeps using one, is dropped when it stops, and is made when it starts.
  */
 export function replacedClient(current: ClientDoc, input: NewClientInput, extras: Partial<ClientExtras> = {}, now = new Date()): ClientWithSecret {
@@ -42,6 +42,8 @@ export function replacedClient(current: ClientDoc, input: NewClientInput, extras
     responseTypes: current.responseTypes,
     clientUri: current.clientUri ?? null,
     logoUri: current.logoUri ?? null,
+    // Editing an app never reactivates it: only a site admin does.
+    deactivatedAt: current.deactivatedAt ?? null,
     ...extras,
     _id: current._id,
     secretHash: needsSecret ? (clientSecret ? hashSecret(clientSecret) : current.secretHash) : null,

@@ -133,7 +133,19 @@ export type ClientDoc = Omit<ValidClient, 'public'> & {
   secretHash: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** When a site admin deactivated the client; null or absent (documents from before) while it is active. */
+  deactivatedAt?: Date | null;
 } & Partial<ClientExtras>;
+
+/**
+ * Whether the client may use the OAuth endpoints at all. The one rule every
+ * OAuth endpoint applies through the shared client lookup (cachedClientLookup),
+ * and access-token checks through the grant check: a deactivated client is
+ * treated like an unknown one. Its owner still sees it on their app pages.
+ */
+export function isClientActive(client: Pick<ClientDoc, 'deactivatedAt'>): boolean {
+  return !client.deactivatedAt;
+}
 
 /** Stored beside the model: dynamic registration (RFC 7591/7592) metadata, informational only. */
 export interface ClientExtras {

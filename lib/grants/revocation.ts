@@ -57,13 +57,13 @@ async function revokeGrantsOf(deps: GrantRevocationDeps, owner: { clientId: stri
 }
 
 /**
- * A client was deleted: every grant it held is revoked with its refresh family,
+ * A client was deleted (or deactivated, `reason` says which): every grant it held is revoked with its refresh family,
  * and the consents given to it are forgotten. Its tokens are refused from
  * then on (the bearer, introspection and refresh checks also refuse the tokens
  * of a client that no longer exists).
  */
-export async function revokeClientGrants(deps: GrantRevocationDeps, clientId: string): Promise<BulkRevocation> {
-  const revoked = await revokeGrantsOf(deps, { clientId }, 'client deleted');
+export async function revokeClientGrants(deps: GrantRevocationDeps, clientId: string, reason = 'client deleted'): Promise<BulkRevocation> {
+  const revoked = await revokeGrantsOf(deps, { clientId }, reason);
   await deleteConsents(deps.store, { clientId });
   return revoked;
 }

@@ -2,7 +2,7 @@
 // it changes on create, replace and secret rotation: domain/clients.ts and
 // domain/client-secrets.ts; here it is read and written.
 import { newClient, replacedClient, withNewClientSecret, type ClientWithSecret } from '../domain/client-secrets.js';
-import { publicClient, type ClientDoc, type ClientExtras, type NewClientInput, type PublicClient } from '../domain/clients.js';
+import { isClientActive, publicClient, type ClientDoc, type ClientExtras, type NewClientInput, type PublicClient } from '../domain/clients.js';
 import type { Store } from './db.js';
 
 // Re-exported for modules that still import these from the store.
@@ -58,23 +58,55 @@ export async function rotateClientSecret(store: Store, client: ClientDoc): Promi
   return result.matchedCount === 1 ? rotated.clientSecret : null;
 }
 
+/**
+ * Deactivates (a date) or reactivates (null) a client; the client as stored
+ * after, or null when it is gone. Setting the state it already has changes nothing.
+ */
+export async function setClientDeactivated(store: Store, clientId: string, deactivatedAt: Date | null): Promise<ClientDoc | null> {
+  const now = new Date();
+  await store.clients.updateOne(deactivatedAt ? { _id: clientId, deactivatedAt: null } : { _id: clientId, deactivatedAt: { $ne: null } }, {
+    $set: { deactivatedAt, updatedAt: now },
+  });
+  return findClient(store, clientId);
+}
+
+/** Marks a client verified by the site or not; the client as stored after, or null when it is gone. */
+export async function setClientVerified(store: Store, clientId: string, isVerified: boolean): Promise<ClientDoc | null> {
+  await store.clients.updateOne({ _id: clientId, isVerified: { $ne: isVerified } }, { $set: { isVerified, updatedAt: new Date() } });
+  return findClient(store, clientId);
+}
+
+/**
+ * Every client on the instance whose name or id contains `q` (case-insensitive),
+ * oldest first, a page of them. Matched here rather than by a query pattern:
+ * an instance has at most a few thousand clients, and no user text becomes a regex.
+ */
+export async function pageClients(store: Store, q: string, limit: number, offset: number): Promise<ClientDoc[]> {
+  const docs = await store.clients.find({}, { sort: { createdAt: 1, _id: 1 }, limit: 10_000 }).toArray();
+  const needle = q.toLowerCase();
+  const matching = needle ? docs.filter((c) => c.name.toLowerCase().includes(needle) || c._id.toLowerCase().includes(needle)) : docs;
+  return matching.slice(offset, offset + limit);
+}
+
+/** A lookup of the clients that may use the OAuth endpoints: a deactivated or unknown client is null. */
 export type ClientLookup = (clientId: string) => Promise<ClientDoc | null>;
 
 /**
  * Client lookups for the hot paths (authorize, token endpoint), remembered for
- * `ttlMs`: a change to a client (new secret, new redirect URI, deletion) takes
- * effect within that time in every api process. Unknown ids are not remembered.
+ * `ttlMs`: a change to a client (new secret, new redirect URI, deletion,
+ * deactivation) takes effect within that time in every api process. Unknown
+ * ids are not remembered. A deactivated client is answered as unknown.
  */
 export function cachedClientLookup(store: Store, ttlMs = 2_000): ClientLookup {
   const cache = new Map<string, { client: ClientDoc; until: number }>();
   return async (clientId) => {
     const hit = cache.get(clientId);
-    if (hit && hit.until > Date.now()) return hit.client;
+    if (hit && hit.until > Date.now()) return isClientActive(hit.client) ? hit.client : null;
     const client = await findClient(store, clientId);
     if (client) {
       if (cache.size > 10_000) cache.clear();
       cache.set(clientId, { client, until: Date.now() + ttlMs });
     } else cache.delete(clientId);
-    return client;
+    return client && isClientActive(client) ? client : null;
   };
 }

@@ -4,6 +4,7 @@
 import { isDuplicateKeyError, type Store } from './db.js';
 
 import type { GrantDoc } from '../domain/grants.js';
+import { isClientActive } from '../domain/clients.js';
 
 /** Records the grant unless it exists (a reused code may have revoked it first). */
 export async function openGrant(store: Store, grant: Omit<GrantDoc, 'createdAt' | 'revokedAt' | 'revokedReason'>): Promise<GrantDoc> {
@@ -58,16 +59,17 @@ export interface TokenHolder {
  * Whether a token of this grant may still be used: the grant exists and is not
  * revoked (nor the access token's jti), and its client and user still exist.
  * Deleting a client or user revokes their grants; the existence checks refuse
- * their tokens even where that revocation did not finish. Three lookups by `_id`,
+ * their tokens even where that revocation did not finish; a deactivated client's
+ * tokens are refused too (deactivation also revokes its grants). Three lookups by `_id`,
  * in parallel.
  */
 export async function isGrantUsable(store: Store, holder: TokenHolder): Promise<boolean> {
   const [grant, client, user] = await Promise.all([
     store.grants.findOne({ _id: holder.grantId }, { projection: { revokedAt: 1, clientId: 1, revokedJtis: 1 } }),
-    store.clients.findOne({ _id: holder.clientId }, { projection: { _id: 1 } }),
+    store.clients.findOne({ _id: holder.clientId }, { projection: { _id: 1, deactivatedAt: 1 } }),
     store.users.findOne({ _id: holder.userId }, { projection: { _id: 1 } }),
   ]);
-  if (grant === null || !isLive(grant) || client === null || user === null) return false;
+  if (grant === null || !isLive(grant) || client === null || !isClientActive(client) || user === null) return false;
   return holder.jti === undefined || !grant.revokedJtis?.includes(holder.jti);
 }
 

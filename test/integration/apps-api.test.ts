@@ -122,6 +122,7 @@ describe('app API', () => {
       allowed_resources: [],
       require_pkce: true,
       is_verified: false,
+      is_active: true,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

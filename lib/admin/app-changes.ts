@@ -1,0 +1,76 @@
+// A site admin's changes to any app on the instance, for the admin API and the
+// operator CLI alike: marking it verified by the site (shown on consent pages
+// and in the `apps` claim), and deactivating or reactivating it. Each change
+// that changes something emits `admin.app.update` with the actor.
+//
+// Deactivation refuses the client at every OAuth endpoint (the shared client
+// lookup answers it as unknown) and revokes every grant and refresh family it
+// holds, and the consents given to it. Reactivation lets it work again; what
+// deactivation revoked stays revoked: users sign in to it afresh.
+import { z } from 'zod';
+import { isClientActive, type ClientDoc } from '../domain/clients.js';
+import { NotFoundError, parseOrRefuse } from '../domain/errors.js';
+import type { AdminEvent, EventActor } from '../domain/webhook-events.js';
+import type { FlowClient } from '../flows/flow-client.js';
+import { revokeClientGrants } from '../grants/revocation.js';
+import type { Store } from '../store/db.js';
+import { setClientDeactivated, setClientVerified } from '../store/clients.js';
+
+export interface AppChangeDeps {
+  store: Store;
+  flows: FlowClient;
+  events: { admin(name: AdminEvent, data: Record<string, unknown>, actor: EventActor): Promise<void> };
+}
+
+/** What a site admin may change on an app (admin API JSON). */
+export const AppAdminInput = z
+  .object({ is_verified: z.boolean(), active: z.boolean() })
+  .partial()
+  .strict()
+  .refine((v) => v.is_verified !== undefined || v.active !== undefined, 'name is_verified or active');
+export type AppAdminInput = z.output<typeof AppAdminInput>;
+
+/** The app after a change, what changed (`is_verified`, `active`) and how many grants deactivation revoked. */
+export interface AppChange {
+  client: ClientDoc;
+  changed: string[];
+  grantsRevoked: number;
+}
+
+const gone = (): never => {
+  throw new NotFoundError('no such app');
+};
+
+/**
+ * Applies a site admin's change to an app (input as the admin API takes it,
+ * checked here: a ValidationError names the field). Deactivating revokes the
+ * app's grants every time, also when it was already deactivated (nothing is
+ * an error twice); an event goes out only when something changed.
+ */
+export async function changeApp(deps: AppChangeDeps, client: ClientDoc, body: unknown, actor: EventActor): Promise<AppChange> {
+  const input = parseOrRefuse(AppAdminInput, body);
+  let current = client;
+  const changed: string[] = [];
+  let grantsRevoked = 0;
+  if (input.is_verified !== undefined) {
+    if (current.isVerified !== input.is_verified) changed.push('is_verified');
+    current = (await setClientVerified(deps.store, current._id, input.is_verified)) ?? gone();
+  }
+  if (input.active !== undefined) {
+    if (isClientActive(current) !== input.active) changed.push('active');
+    current = (await setClientDeactivated(deps.store, current._id, input.active ? null : new Date())) ?? gone();
+    if (!input.active) grantsRevoked = (await revokeClientGrants(deps, current._id, 'client deactivated')).grants;
+  }
+  if (changed.length) await deps.events.admin('admin.app.update', appUpdateData(current, changed), actor);
+  return { client: current, changed, grantsRevoked };
+}
+
+/** `admin.app.update`'s data: which app, what changed, and the state after. */
+export function appUpdateData(client: ClientDoc, changed: string[]): Record<string, unknown> {
+  return { app_id: client._id, name: client.name, changed, is_verified: client.isVerified, is_active: isClientActive(client) };
+}
+
+export const setAppVerified = (deps: AppChangeDeps, client: ClientDoc, isVerified: boolean, actor: EventActor) =>
+  changeApp(deps, client, { is_verified: isVerified }, actor);
+export const deactivateApp = (deps: AppChangeDeps, client: ClientDoc, actor: EventActor) => changeApp(deps, client, { active: false }, actor);
+export const reactivateApp = (deps: AppChangeDeps, client: ClientDoc, actor: EventActor) => changeApp(deps, client, { active: true }, actor);
