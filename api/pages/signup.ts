@@ -67,22 +67,24 @@ export function signupRoutes(deps: SignupDeps): Router {
   const form = express.urlencoded({ extended: false, limit: '16kb' });
   const address: (req: Request) => string = (req) => `sign-up-ip:${clientAddress(req)}`;
 
-  function showForm(req: Request, res: Response, invite: InviteDoc | null, token: string | null, opts: Partial<SignupFormOptions> = {}) {
-    signupPage(res, formCsrf(req, res, deps), { invite: invite ? token : null, requestId: requestParam(req), fixedEmail: invite?.email ?? null, ...opts });
+  /** The form; the link's token is carried on even when the invitation was not looked up (an expired CSRF token). */
+  function showForm(req: Request, res: Response, invite: InviteDoc | null, token: string | undefined, opts: Partial<SignupFormOptions> = {}) {
+    const carried = looksLikeInviteToken(token) ? token : null;
+    signupPage(res, formCsrf(req, res, deps), { invite: carried, requestId: requestParam(req), fixedEmail: invite?.email ?? null, ...opts });
   }
 
   router.get('/signup', async (req, res) => {
     const token = InviteField.parse(req.query).invite;
     const admitted = await admission(deps, await getSiteSettings(deps.store), token);
     if (!admitted.ok) return signupRefusedPage(res, admitted.status, admitted.message, admitted);
-    showForm(req, res, admitted.invite, token ?? null);
+    showForm(req, res, admitted.invite, token);
   });
 
   router.post('/signup', form, async (req, res) => {
     const token = InviteField.parse(req.body).invite;
     const f = SignupFields.parse(req.body);
     const values = { email: f.email.trim().toLowerCase(), username: f.username.trim().toLowerCase(), name: f.name.trim() };
-    if (!hasValidCsrf(req, req.kfSession)) return showForm(req, res, null, null, { values, errors: ['Your session expired. Please try again.'], status: 400 });
+    if (!hasValidCsrf(req, req.kfSession)) return showForm(req, res, null, token, { values, errors: ['Your session expired. Please try again.'], status: 400 });
     const limit = await takeAttempts(deps.store, [
       [address(req), { max: deps.limits.signInPerIp, windowMs: SIGN_UP_WINDOW_MS }],
       ['sign-up-global', { max: deps.limits.signInGlobal, windowMs: SIGN_UP_WINDOW_MS }],
@@ -91,7 +93,7 @@ export function signupRoutes(deps: SignupDeps): Router {
     const admitted = await admission(deps, await getSiteSettings(deps.store), token);
     if (!admitted.ok) return signupRefusedPage(res, admitted.status, admitted.message, admitted);
     const { invite } = admitted;
-    const again = (errors: string[], status: number) => showForm(req, res, invite, token ?? null, { values, errors, status });
+    const again = (errors: string[], status: number) => showForm(req, res, invite, token, { values, errors, status });
 
     const problems = await formProblems({ email: values.email, name: values.name, password: f.password, confirm: f.confirm }, invite);
     if (problems.length) return again(problems, 400);
@@ -117,7 +119,7 @@ export function signupRoutes(deps: SignupDeps): Router {
       result = await storeSignUp(deps.store, user, invite);
     }
     if (!result.ok) {
-      if ('refusal' in result) return signupRefusedPage(res, 409, result.refusal);
+      if ('refusal' in result) return signupRefusedPage(res, 403, result.refusal);
       return again([result.taken === 'email' ? 'An account with this email address already exists. Sign in instead.' : 'That username is taken.'], 409);
     }
     await startSignedInSession(req, res, deps, { userId: user._id, amr: ['pwd'], acr: 'pwd' });
