@@ -11,6 +11,7 @@ import { accountRoutes } from './pages/account.js';
 import { consentRoutes } from './pages/consent.js';
 import { devicePageRoutes } from './pages/device.js';
 import { loginRoutes } from './pages/login.js';
+import { signupRoutes } from './pages/signup.js';
 import { assetRoutes } from './routes/assets.js';
 import { authorizeRoutes } from './routes/authorize.js';
 import { deviceAuthorizationRoutes } from './routes/device-authorization.js';
@@ -27,9 +28,9 @@ import { siteTeamsApiRoutes } from './routes/site-teams-api.js';
 import { gpgKeysApiRoutes } from './routes/gpg-keys-api.js';
 import { sourcesAdminApiRoutes } from './routes/sources-admin-api.js';
 import { adminUsersApiRoutes } from './routes/admin-users-api.js';
-
 import { adminAppsApiRoutes } from './routes/admin-apps-api.js';
 import { adminConfigApiRoutes } from './routes/admin-config-api.js';
+import { adminInvitesApiRoutes } from './routes/admin-invites-api.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { sudoRoutes } from './routes/sudo.js';
 import { tokenPageRoutes } from './pages/tokens.js';
@@ -81,9 +82,9 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(domainsApiRoutes(ctx));
   app.use(sourcesAdminApiRoutes(ctx));
   app.use(adminUsersApiRoutes(idle));
-
   app.use(adminAppsApiRoutes(ctx));
   app.use(adminConfigApiRoutes(ctx));
+  app.use(adminInvitesApiRoutes(ctx));
   app.use(socialAccountsApiRoutes(ctx));
   app.use(webhookRoutes({ ...ctx, deliveryTimeoutMs: config.webhookTimeoutMs }));
   app.use(introspectionRoutes(ctx));
@@ -94,6 +95,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(sessionMiddleware(idle));
   app.use(authorizeRoutes(ctx));
   app.use(loginRoutes(ctx));
+  app.use(signupRoutes(ctx));
   app.use(endSessionRoutes(ctx));
   app.use(consentRoutes(ctx));
   app.use(devicePageRoutes(device));

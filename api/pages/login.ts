@@ -17,6 +17,7 @@ import { captchaFormFields } from '../verification/captcha.js';
 import { signInLimits } from '../verification/sign-in-limits.js';
 import { sendErrorPage } from '../html/layout.js';
 import { loginPage, secondFactorPage, signedOutPage, type LoginPageOptions } from '../views/login.js';
+import { signupHref } from '../views/signup.js';
 import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '../http/session.js';
 import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
 import { hasSecondFactor, resumeUrl } from '../oauth/authorization-flow.js';
@@ -57,6 +58,8 @@ const NO_ACCOUNT_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAA
 /** `reauth=1` asks a signed-in user to sign in again; the second-factor code; a passkey's answer (checked by verifyPasskey). */
 const ReauthQuery = fieldsOf({ reauth: raw });
 const CodeForm = fieldsOf({ code: text });
+/** An invitation link's token, passed on to "Create an account". */
+const InviteQuery = fieldsOf({ invite: text });
 const PasskeyAnswer = fieldsOf({ response: raw });
 
 const disabledJson = (res: Response) => res.status(403).set('Cache-Control', 'no-store').json({ error: 'access_denied', error_description: ACCOUNT_DISABLED });
@@ -86,7 +89,8 @@ export function loginRoutes(deps: LoginDeps): Router {
     const { settings, needed } = await limits.captchaNeeded(req, opts.captchaFor);
     const captcha = settings.captcha_provider !== 'none' && (needed || opts.forceCaptcha) ? captchaFormFields(settings, CAPTCHA_INFO) : null;
     const sources = (await enabledSources(deps.store)).map(({ slug, name }) => ({ slug, name }));
-    loginPage(res, formCsrf(req, res, deps), requestParam(req), { ...opts, captcha, sources });
+    const signup = signupHref(settings.registration, InviteQuery.parse(req.query).invite ?? null, requestParam(req));
+    loginPage(res, formCsrf(req, res, deps), requestParam(req), { ...opts, captcha, sources, signup });
   }
 
   router.get('/login', async (req, res) => {

@@ -14,6 +14,8 @@ export interface LoginPageOptions {
   captcha?: SafeHtml | null;
   /** Enabled OAuth sources: a "Sign in with <name>" button each. */
   sources?: { slug: string; name: string }[];
+  /** Where "Create an account" leads (views/signup.ts signupHref), or null when sign-up is not offered. */
+  signup?: string | null;
 }
 
 function sourceButtons(sources: { slug: string; name: string }[], requestId: string | null): SafeHtml | string {
@@ -43,7 +45,8 @@ ${opts.captcha ?? ''}
 </form>
 <p><button type="button" class="secondary" data-webauthn="login" data-csrf="${csrf}" data-options="/login/passkey/options" data-verify="/login/passkey" data-request="${requestId ?? ''}">Sign in with a passkey</button></p>
 <p class="error" role="alert" data-webauthn-error hidden></p>
-${sourceButtons(opts.sources ?? [], requestId)}`,
+${sourceButtons(opts.sources ?? [], requestId)}
+${opts.signup ? html`<p><a href="${opts.signup}">Create an account</a></p>` : ''}`,
   });
 }
 

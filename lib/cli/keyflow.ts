@@ -20,6 +20,7 @@ import { teamsCommand } from './teams.js';
 import { sourcesCommand } from './sources.js';
 import { tokensCommand, usersCommand } from './users.js';
 import { connectTemporal } from './temporal.js';
+import { invitesCommand } from './invites.js';
 import { ADMIN_EVENTS, AUDIT_EVENTS, isAdminEvent } from '../domain/webhook-events.js';
 import { recentAuditRecords } from '../store/audit-log.js';
 import { cliEvents, OPERATOR } from './events.js';
@@ -198,7 +199,7 @@ async function main(argv: string[]): Promise<number> {
     (group === undefined ? process.stderr : process.stdout).write(USAGE + '\n');
     return group === undefined ? 2 : 0;
   }
-  if (!['users', 'tokens', 'clients', 'apps', 'config', 'keys', 'flows', 'webhooks', 'audit', 'teams', 'sources'].includes(group))
+  if (!['users', 'tokens', 'clients', 'apps', 'config', 'keys', 'flows', 'webhooks', 'audit', 'teams', 'sources', 'invites'].includes(group))
     throw new UsageError(`unknown command: ${group}`);
   const parsed = parseConfig(process.env);
   if (!parsed.ok) {
@@ -226,6 +227,7 @@ async function main(argv: string[]): Promise<number> {
     else if (group === 'audit') await audit(store, sub, rest);
     else if (group === 'teams') await teamsCommand(store, cfg, sub, rest);
     else if (group === 'sources') await sourcesCommand(store, cfg, sub, rest);
+    else if (group === 'invites') await invitesCommand(store, cfg, sub, rest);
     else await keysCommand(store, cfg, sub, rest);
     return 0;
   } finally {

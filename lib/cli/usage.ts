@@ -60,8 +60,14 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
   sources remove SOURCE                     (also unlinks every social account made through it)
                  (SOURCE: id or slug)
 
+  invites create [--email E] [--role user|admin] [--expires-in-days N]   (prints the sign-up link, once;
+                 N from 1 to 90, default 7; with --email the sign-up must use that address)
+  invites list [--limit N]                  (newest first, pending and past, with their state; N ≤ 1000)
+  invites revoke ID                         (a used invitation cannot be revoked: exit 1)
+                 (who may sign up at /signup: config set registration open|invite|closed)
+
 Output is JSON on stdout (webhooks tail: text lines). A wrong command line (unknown command or
-option, invalid value, unknown webhook id, team, user or source) exits with 2; a command that cannot be carried out
+option, invalid value, unknown webhook id, team, user, source or invitation) exits with 2; a command that cannot be carried out
 (conflict, MongoDB unreachable) with 1.`;
 
 /** A command's result: JSON on stdout. */

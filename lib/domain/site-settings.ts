@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Sealed } from '../security/kek.js';
 
 export const CAPTCHA_PROVIDERS = ['none', 'hcaptcha', 'turnstile', 'recaptcha', 'pow'] as const;
+export const REGISTRATION_MODES = ['open', 'invite', 'closed'] as const;
 
 const bool = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')], { error: 'must be true or false' });
 const int = (min: number, max: number) =>
@@ -21,6 +22,12 @@ export const SITE_SETTINGS = {
   captcha_verify_url: { schema: z.union([z.literal(''), z.url({ protocol: /^https?$/ })]), default: '', secret: false },
   /** Leading zero bits a proof-of-work answer needs. */
   pow_difficulty: { schema: int(8, 32), default: 18, secret: false },
+  /** Who may create an account at /signup: anyone, holders of an invitation, or nobody. */
+  registration: {
+    schema: z.enum(REGISTRATION_MODES, { error: `must be one of ${REGISTRATION_MODES.join(', ')}` }),
+    default: 'invite',
+    secret: false,
+  },
 } as const;
 
 export type SiteSettingKey = keyof typeof SITE_SETTINGS;

@@ -31,6 +31,7 @@ import type { OAuthSourceDoc, SocialAccountDoc } from '../domain/oauth-sources.j
 import type { GpgKeyDoc } from '../domain/gpg-keys.js';
 import type { DomainDoc } from '../domain/domains.js';
 import type { UpstreamLoginDoc } from '../domain/upstream-login.js';
+import type { InviteClaimDoc, InviteDoc } from '../domain/invites.js';
 
 export { EXPIRING_COLLECTIONS, type ExpiringCollection };
 
@@ -80,6 +81,10 @@ export interface Store {
   gpgKeys: Collection<GpgKeyDoc>;
   /** Users' custom domains; a name is unique per user, not across users. */
   domains: Collection<DomainDoc>;
+  /** Invitations to sign up (the token only as a hash). */
+  invites: Collection<InviteDoc>;
+  /** One per invitation once a sign-up uses it or an admin revokes it: the first insert wins. */
+  inviteClaims: Collection<InviteClaimDoc>;
   expiring(name: ExpiringCollection): Collection<{ _id: string; expiresAt: Date }>;
   close(): Promise<void>;
 }
@@ -153,6 +158,8 @@ function storeOn(client: MongoClient, db: Db): Store {
     upstreamLogins: db.collection<UpstreamLoginDoc>('upstream_logins'),
     gpgKeys: db.collection<GpgKeyDoc>('gpg_keys'),
     domains: db.collection<DomainDoc>('domains'),
+    invites: db.collection<InviteDoc>('invites'),
+    inviteClaims: db.collection<InviteClaimDoc>('invite_claims'),
     expiring: (name) => db.collection(name),
     close: () => client.close(),
   };
@@ -175,6 +182,8 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.socialAccounts.createIndex({ userId: 1 }, { name: 'user' });
   await store.gpgKeys.createIndex({ userId: 1, fingerprint: 1 }, { unique: true, name: 'user_fingerprint_unique' });
   await store.domains.createIndex({ userId: 1, domain: 1 }, { unique: true, name: 'user_domain_unique' });
+  await store.invites.createIndex({ tokenHash: 1 }, { unique: true, name: 'token_hash_unique' });
+  await store.invites.createIndex({ createdAt: -1 }, { name: 'created_at' });
   // One key per (alg, generation): two processes generating the first key race safely.
   await store.signingKeys.createIndex({ alg: 1, generation: 1 }, { unique: true, name: 'alg_generation_unique' });
   for (const name of EXPIRING_COLLECTIONS) {
