@@ -5,6 +5,7 @@ import { isDuplicateKeyError, type Store } from './db.js';
 
 import type { GrantDoc } from '../domain/grants.js';
 import { isClientActive } from '../domain/clients.js';
+import { isDisabled } from '../domain/users.js';
 
 /** Records the grant unless it exists (a reused code may have revoked it first). */
 export async function openGrant(store: Store, grant: Omit<GrantDoc, 'createdAt' | 'revokedAt' | 'revokedReason'>): Promise<GrantDoc> {
@@ -60,16 +61,17 @@ export interface TokenHolder {
  * revoked (nor the access token's jti), and its client and user still exist.
  * Deleting a client or user revokes their grants; the existence checks refuse
  * their tokens even where that revocation did not finish; a deactivated client's
- * tokens are refused too (deactivation also revokes its grants). Three lookups by `_id`,
+ * tokens are refused too (deactivation also revokes its grants), and so are a disabled
+ * user's (a grant opened while they were being disabled included). Three lookups by `_id`,
  * in parallel.
  */
 export async function isGrantUsable(store: Store, holder: TokenHolder): Promise<boolean> {
   const [grant, client, user] = await Promise.all([
     store.grants.findOne({ _id: holder.grantId }, { projection: { revokedAt: 1, clientId: 1, revokedJtis: 1 } }),
     store.clients.findOne({ _id: holder.clientId }, { projection: { _id: 1, deactivatedAt: 1 } }),
-    store.users.findOne({ _id: holder.userId }, { projection: { _id: 1 } }),
+    store.users.findOne({ _id: holder.userId }, { projection: { _id: 1, disabled: 1 } }),
   ]);
-  if (grant === null || !isLive(grant) || client === null || !isClientActive(client) || user === null) return false;
+  if (grant === null || !isLive(grant) || client === null || !isClientActive(client) || user === null || isDisabled(user)) return false;
   return holder.jti === undefined || !grant.revokedJtis?.includes(holder.jti);
 }
 

@@ -19,7 +19,8 @@ import { createPersonalAccessToken } from '../../lib/store/personal-access-token
 import type { UserDoc } from '../../lib/store/users.js';
 import { createWebhook } from '../../lib/store/webhooks.js';
 import { eventually, startTestApi, type Json } from '../support/harness.js';
-import { FLOW_PASSWORD, newTestRp, postForm, runCodeFlow } from '../support/token-flow.js';
+import { FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, postForm, runCodeFlow } from '../support/token-flow.js';
+import { startFlow } from '../support/consent-flow.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
 import { newUser } from '../../tools/fixtures/users.js';
@@ -218,6 +219,22 @@ describe('users admin API', () => {
     // The PAT works again; what was revoked stays revoked.
     expect((await apps()).status).toBe(200);
     expect((await userinfo()).status).toBe(401);
+  });
+
+  it('a code issued before the user was disabled is refused at the token endpoint', async () => {
+    const rp = await newTestRp(api);
+    const u = await newUser(api.deps, { prefix: 'disabled-code', password: FLOW_PASSWORD });
+    const flow = await startFlow(api, rp, u, 'openid profile');
+    const done = flow.step.url.includes('/consent') ? await flow.agent.submit(await flow.step.res.text(), '/consent', { decision: 'allow' }) : flow.step;
+    const { token } = await admin();
+    expect((await call(token, 'PATCH', `/${u.id}`, { disabled: true })).status).toBe(200);
+    const redeemed = await postForm(
+      api,
+      '/api/oauth/token',
+      { grant_type: 'authorization_code', code: done.external!.searchParams.get('code')!, redirect_uri: FLOW_REDIRECT, code_verifier: flow.verifier },
+      rp.auth,
+    );
+    expect([redeemed.res.status, redeemed.body.error]).toEqual([400, 'invalid_grant']);
   });
 
   it('keeps the last enabled admin: no demotion, disabling or deletion of them (409)', async () => {

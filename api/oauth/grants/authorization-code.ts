@@ -4,6 +4,7 @@ import { isValidCodeVerifier, verifyPkce } from '../../../lib/domain/pkce.js';
 import { narrowResources, parseResources } from '../../../lib/domain/resources.js';
 import { consumeAuthorizationCode } from '../../../lib/store/authorization-codes.js';
 import { findUserById } from '../../../lib/store/users.js';
+import { isDisabled } from '../../../lib/domain/users.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { GrantRevokedError, issueGrantTokens } from '../grant-issuance.js';
 import { revokeGrantAndFamily } from '../../../lib/grants/revocation.js';
@@ -53,7 +54,8 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
   if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
 
   const user = await findUserById(deps.store, c.userId);
-  if (!user) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+  // A user disabled after the approval gets nothing (their grants were revoked; this one is not opened).
+  if (!user || isDisabled(user)) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
   try {
     const tokens = await issueGrantTokens(deps, {
       client,

@@ -9,6 +9,7 @@ import { redeemDeviceFlow } from '../../../lib/flows/device-authorization.js';
 import { hashSecret, newId } from '../../../lib/security/secrets.js';
 import { findDeviceCode, recordPoll } from '../../../lib/store/device-codes.js';
 import { findUserById } from '../../../lib/store/users.js';
+import { isDisabled } from '../../../lib/domain/users.js';
 import { sendOAuthError, sendOAuthJson } from '../errors.js';
 import { issueGrantTokens, prepareRefreshFamily } from '../grant-issuance.js';
 import type { GrantContext } from './context.js';
@@ -69,7 +70,8 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
 
   const { approval } = result;
   const user = await findUserById(deps.store, approval.userId);
-  if (!user) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  // A user disabled after the approval gets nothing (their grants were revoked; this one is not opened).
+  if (!user || isDisabled(user)) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   // A family the workflow did not start is started by issueGrantTokens (a fresh one if it was for another user).
   const family = prepared && prepared.family.userId === user._id ? { ...prepared, started: result.familyStarted === true } : undefined;
   const auth = { authTime: new Date(approval.authTime), amr: approval.amr, acr: approval.acr, sid: approval.sid };
