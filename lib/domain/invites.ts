@@ -4,7 +4,7 @@
 // in the admin API and the CLI. The token is shown once, in the link.
 import { z } from 'zod';
 import type { Role } from './users.js';
-import type { EventActor } from './webhook-events.js';
+import { actorPayload, type EventActor } from './webhook-events.js';
 
 export const INVITE_DEFAULT_DAYS = 7;
 export const INVITE_MAX_DAYS = 90;
@@ -100,7 +100,7 @@ export function inviteJson(invite: InviteDoc, now = new Date()) {
     state: inviteState(invite, now),
     expires_at: invite.expiresAt.toISOString(),
     created_at: invite.createdAt.toISOString(),
-    created_by: invite.createdBy,
+    created_by: actorPayload(invite.createdBy),
     used_by: invite.usedBy,
     used_at: invite.usedAt?.toISOString() ?? null,
     revoked_at: invite.revokedAt?.toISOString() ?? null,

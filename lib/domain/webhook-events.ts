@@ -58,6 +58,15 @@ export interface EventActor {
   clientId?: string;
 }
 
+/** The actor as an admin event's payload carries it (`data.actor`): snake_case, only what is known. */
+export function actorPayload(actor: EventActor): Record<string, string> {
+  return {
+    type: actor.type,
+    ...(actor.userId ? { user_id: actor.userId } : {}),
+    ...(actor.clientId ? { client_id: actor.clientId } : {}),
+  };
+}
+
 const EVENTS_OF: Record<WebhookScope, readonly string[]> = { user: USER_EVENTS, admin: ADMIN_EVENTS };
 
 export function isUserEvent(name: string): name is UserEvent {

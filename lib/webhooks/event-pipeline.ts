@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import type { WebhookDeliveryInput } from '../domain/webhook-delivery.js';
 import {
+  actorPayload,
   subscribes,
   type AdminEvent,
   type AuditEvent,
@@ -134,7 +135,8 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
       webhookId: hook._id,
       event: event.name,
       timestamp: event.timestamp,
-      data: event.data,
+      // An admin webhook is told who did it; a user webhook's events are its user's own.
+      data: event.scope === 'admin' ? { ...event.data, actor: actorPayload(event.actor) } : event.data,
       timeoutMs: deps.deliveryTimeoutMs,
     };
     await startWebhookDelivery(deps.flows, input, hook);

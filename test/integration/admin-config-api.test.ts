@@ -98,6 +98,7 @@ it('reads and changes the settings; secrets sealed and masked; one admin.config.
     data: {
       changed: ['sudo_mode_ttl_minutes', 'require_captcha_for_2fa', 'captcha_secret_key'],
       values: { sudo_mode_ttl_minutes: 15, require_captcha_for_2fa: true },
+      actor: { type: 'user', user_id: admin._id, client_id: expect.any(String) },
     },
   });
   expect(got!.raw).not.toContain(SECRET);
@@ -111,7 +112,11 @@ it('reads and changes the settings; secrets sealed and masked; one admin.config.
   const site = await mintedToken(admin, ['site:config:read', 'site:config:write']);
   expect((await call(site, 'PATCH', { pow_difficulty: 20 })).body.pow_difficulty).toBe(20);
   await eventually(() => expect(receiver.at(HOOK)).toHaveLength(2), 30_000);
-  expect(receiver.at(HOOK)[1]!.body.data).toEqual({ changed: ['pow_difficulty'], values: { pow_difficulty: 20 } });
+  expect(receiver.at(HOOK)[1]!.body.data).toEqual({
+    changed: ['pow_difficulty'],
+    values: { pow_difficulty: 20 },
+    actor: { type: 'user', user_id: admin._id, client_id: expect.any(String) },
+  });
 });
 
 it('refuses bad keys and values before writing any; non-admins, missing scopes and bad bodies', async () => {

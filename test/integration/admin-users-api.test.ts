@@ -266,8 +266,8 @@ describe('users admin API', () => {
     const got = receiver.at('/admin').filter((d) => d.body.data.user_id === user._id);
     for (const d of got) expect(d.verified).toBe(true);
     expect(got.map((d) => [d.body.event, d.body.data]).sort()).toEqual([
-      ['admin.user.delete', { user_id: user._id }],
-      ['admin.user.update', { user_id: user._id, changed: ['name', 'disabled'] }],
+      ['admin.user.delete', { user_id: user._id, actor: { type: 'user', user_id: actor._id, client_id: expect.any(String) } }],
+      ['admin.user.update', { user_id: user._id, changed: ['name', 'disabled'], actor: { type: 'user', user_id: actor._id, client_id: expect.any(String) } }],
     ]);
     const records = await auditLog(api.deps.store).find({ 'data.user_id': user._id }).toArray();
     expect(records.map((r) => [r.name, r.actor.type, r.actor.userId])).toEqual(

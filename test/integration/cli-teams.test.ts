@@ -154,8 +154,8 @@ describe('keyflow teams', () => {
     const delivered = receiver.at(hookPath);
     expect(delivered.every((d) => d.verified)).toBe(true);
     expect(delivered.map((d) => d.body.data).sort((a, b) => String(a.slug).localeCompare(String(b.slug)))).toEqual([
-      { team_id: infra.id, slug: 'infra', name: 'Infra', cascade_from: platform.id },
-      { team_id: platform.id, slug: 'platform', name: 'Platform', cascade_from: null },
+      { team_id: infra.id, slug: 'infra', name: 'Infra', cascade_from: platform.id, actor: { type: 'operator' } },
+      { team_id: platform.id, slug: 'platform', name: 'Platform', cascade_from: null, actor: { type: 'operator' } },
     ]);
 
     // The audit log: every change, the operator as actor.

@@ -91,7 +91,7 @@ describe('admin API', () => {
       state: 'pending',
       used_by: null,
       revoked_at: null,
-      created_by: { type: 'user', userId: user._id },
+      created_by: { type: 'user', user_id: user._id, client_id: expect.any(String) },
     });
     const days = (Date.parse(created.body.expires_at) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(2.9);
@@ -122,8 +122,8 @@ describe('admin API', () => {
       expect(d.raw).not.toContain(secretToken);
     }
     expect(got.map((d) => [d.body.event, d.body.data])).toEqual([
-      ['invite.create', { invite_id: created.body.id, email, role: 'admin', expires_at: created.body.expires_at }],
-      ['invite.revoke', { invite_id: created.body.id }],
+      ['invite.create', { invite_id: created.body.id, email, role: 'admin', expires_at: created.body.expires_at, actor: created.body.created_by }],
+      ['invite.revoke', { invite_id: created.body.id, actor: created.body.created_by }],
     ]);
     const audit = await api.deps.store.auditLog.find({ 'data.invite_id': created.body.id }).toArray();
     expect(audit.map((r) => [r.name, r.actor.userId])).toEqual(

@@ -257,7 +257,7 @@ describe('admin.config.update from the operator CLI', () => {
     expect(got[0]!.body).toEqual({
       event: 'admin.config.update',
       timestamp: expect.any(Number),
-      data: { changed: ['pow_difficulty'], values: { pow_difficulty: difficulty } },
+      data: { changed: ['pow_difficulty'], values: { pow_difficulty: difficulty }, actor: { type: 'operator' } },
     });
 
     const secretValue = `captcha-secret-${Date.now().toString(36)}`;
@@ -265,7 +265,7 @@ describe('admin.config.update from the operator CLI', () => {
     expect(secretSet.code).toBe(0);
     expect(secretSet.stdout).not.toContain(secretValue);
     got = await received(specific, 2);
-    expect(got[1]!.body.data).toEqual({ changed: ['captcha_secret_key'], values: {} });
+    expect(got[1]!.body.data).toEqual({ changed: ['captcha_secret_key'], values: {}, actor: { type: 'operator' } });
     expect(got[1]!.raw).not.toContain(secretValue);
     expect(events(await received(wildcard, 2))).toEqual(['admin.config.update', 'admin.config.update']);
 
@@ -300,7 +300,7 @@ describe('admin.config.update from the operator CLI', () => {
     // The api's sweep (every 15 s, events older than 10 s) — run now.
     await api.deps.events.sweep(0);
     const [got] = await received(path, 1);
-    expect(got!.body.data).toEqual({ changed: ['sudo_mode_ttl_minutes'], values: { sudo_mode_ttl_minutes: minutes } });
+    expect(got!.body.data).toEqual({ changed: ['sudo_mode_ttl_minutes'], values: { sudo_mode_ttl_minutes: minutes }, actor: { type: 'operator' } });
   }, 90_000);
 });
 
