@@ -12,6 +12,9 @@ export const ADMIN_HOME = '/admin';
  */
 export const ADMIN_NAV: readonly { label: string; path: string }[] = [
   { label: 'Overview', path: ADMIN_HOME },
+  { label: 'Users', path: '/admin/users' },
+  { label: 'Apps', path: '/admin/apps' },
+  { label: 'Invitations', path: '/admin/invitations' },
   { label: 'Teams', path: '/admin/teams' },
   { label: 'OAuth sources', path: '/admin/sources' },
   { label: 'Settings', path: '/admin/settings' },

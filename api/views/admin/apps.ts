@@ -1,0 +1,88 @@
+// /admin/apps: every app on the instance (search, a page at a time) and one
+// app's forms: verified by the site or not, deactivated or active (deactivating
+// asks for the client id typed, as it revokes every grant of the app).
+import type { Response } from 'express';
+import { isClientActive, type ClientDoc } from '../../../lib/domain/clients.js';
+import { html, type SafeHtml } from '../../html/html.js';
+import { csrfField } from '../../html/layout.js';
+import { adminPage, pager } from './layout.js';
+import { adminUserPath } from './users.js';
+
+export const ADMIN_APPS = '/admin/apps';
+export const adminAppPath = (id: string) => `${ADMIN_APPS}/${encodeURIComponent(id)}`;
+
+export interface AdminAppsData {
+  q: string;
+  apps: ClientDoc[];
+  offset: number;
+  size: number;
+  hasMore: boolean;
+}
+
+const owner = (c: ClientDoc) =>
+  c.ownerUserId ? html`<a href="${adminUserPath(c.ownerUserId)}"><code>${c.ownerUserId}</code></a>` : html`<span class="muted">operator</span>`;
+
+const row = (c: ClientDoc) => html`<tr data-app="${c._id}">
+<td><a href="${adminAppPath(c._id)}">${c.name}</a></td><td><code>${c._id}</code></td><td>${owner(c)}</td>
+<td data-verified>${c.isVerified ? 'verified' : 'not verified'}</td><td data-active>${isClientActive(c) ? 'active' : 'deactivated'}</td></tr>`;
+
+export function adminAppsPage(res: Response, data: AdminAppsData, notice?: SafeHtml, status = 200): void {
+  const { q, apps } = data;
+  adminPage(res, {
+    title: 'Apps',
+    area: ADMIN_APPS,
+    notice,
+    status,
+    body: html`<form method="get" action="${ADMIN_APPS}" class="filters" role="search">
+<label for="apps-q">Search by name or client id</label>
+<input id="apps-q" name="q" type="search" maxlength="200" value="${q}">
+<button type="submit">Search</button>
+</form>
+${
+  apps.length === 0
+    ? html`<p class="muted">No apps${q || data.offset ? ' here' : ''}.</p>`
+    : html`<table class="apps"><thead><tr><th>Name</th><th>Client ID</th><th>Owner</th><th>Verified</th><th>State</th></tr></thead>
+<tbody>${apps.map(row)}</tbody></table>`
+}
+${pager(ADMIN_APPS, { q }, data.offset, data.size, data.hasMore)}`,
+  });
+}
+
+/** What a finished action says on the app's page (`?done=`). */
+export const APP_DONE: Readonly<Record<string, string>> = {
+  verified: 'The app is marked verified.',
+  unverified: 'The app is no longer marked verified.',
+  deactivated: 'The app is deactivated: its grants and consents were revoked and every OAuth endpoint refuses it.',
+  reactivated: 'The app is active again. Its users sign in to it afresh.',
+};
+
+export function adminAppPage(res: Response, csrf: string, app: ClientDoc, notice?: SafeHtml, status = 200): void {
+  const path = adminAppPath(app._id);
+  const active = isClientActive(app);
+  const state = active
+    ? html`<form method="post" action="${path}/deactivate">
+${csrfField(csrf)}
+<label for="deactivate-confirm">Type the client id <code>${app._id}</code> to deactivate the app</label>
+<input id="deactivate-confirm" name="confirm" type="text" maxlength="200" autocomplete="off" required>
+<button type="submit">Deactivate app</button>
+</form>`
+    : html`<form method="post" action="${path}/reactivate">${csrfField(csrf)}<button type="submit">Reactivate app</button></form>`;
+  adminPage(res, {
+    title: app.name,
+    area: ADMIN_APPS,
+    notice,
+    status,
+    body: html`<p>Client ID <code>${app._id}</code> · owner ${owner(app)} · <strong data-verified>${app.isVerified ? 'verified' : 'not verified'}</strong> ·
+<strong data-active>${active ? 'active' : 'deactivated'}</strong></p>
+<section><h2>Verification</h2>
+<p>A verified app is marked so on consent pages and in the <code>apps</code> claim.</p>
+<form method="post" action="${path}/verify">
+${csrfField(csrf)}<input type="hidden" name="verified" value="${app.isVerified ? '0' : '1'}">
+<button type="submit">${app.isVerified ? 'Mark as not verified' : 'Mark as verified'}</button>
+</form></section>
+<section><h2>${active ? 'Deactivate' : 'Reactivate'}</h2>
+<p>A deactivated app is refused at every OAuth endpoint, and its grants, refresh tokens and consents are revoked. Reactivating does not bring them back.</p>
+${state}</section>
+<p><a href="${ADMIN_APPS}">All apps</a></p>`,
+  });
+}

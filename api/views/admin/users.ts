@@ -1,0 +1,120 @@
+// /admin/users: the accounts on the instance (search, a page at a time) and
+// one account's forms: profile and role, disable or enable, reset of second
+// factors, revocation of every token, deletion (typing the email).
+import type { Response } from 'express';
+import { isDisabled, type UserDoc } from '../../../lib/domain/users.js';
+import { html, type SafeHtml } from '../../html/html.js';
+import { csrfField } from '../../html/layout.js';
+import { option } from '../teams.js';
+import { adminPage, pager } from './layout.js';
+
+export const ADMIN_USERS = '/admin/users';
+export const adminUserPath = (id: string) => `${ADMIN_USERS}/${encodeURIComponent(id)}`;
+
+/** A listed account and how many passkeys it has. */
+export interface AdminUserRow {
+  user: UserDoc;
+  passkeys: number;
+}
+
+export interface AdminUsersData {
+  q: string;
+  rows: AdminUserRow[];
+  total: number;
+  offset: number;
+  size: number;
+}
+
+/** The profile form's values: the account's, or what was sent when it was refused. */
+export interface UserDraft {
+  name: string;
+  email: string;
+  username: string;
+  role: string;
+}
+
+export const userDraftOf = (u: UserDoc): UserDraft => ({ name: u.name, email: u.email, username: u.username, role: u.role });
+
+/** The second factors of an account, in words. */
+const secondFactors = ({ user, passkeys }: AdminUserRow) =>
+  [user.totp ? 'authenticator app' : '', passkeys ? `${passkeys} passkey${passkeys === 1 ? '' : 's'}` : ''].filter(Boolean).join(', ') || 'none';
+
+const row = (r: AdminUserRow) => html`<tr data-user="${r.user._id}">
+<td><a href="${adminUserPath(r.user._id)}">${r.user.email}</a></td><td>${r.user.username}</td><td>${r.user.name}</td>
+<td>${r.user.role}</td><td>${isDisabled(r.user) ? 'disabled' : 'enabled'}</td><td>${secondFactors(r)}</td></tr>`;
+
+export function adminUsersPage(res: Response, data: AdminUsersData, notice?: SafeHtml, status = 200): void {
+  const { q, rows } = data;
+  adminPage(res, {
+    title: 'Users',
+    area: ADMIN_USERS,
+    notice,
+    status,
+    body: html`<form method="get" action="${ADMIN_USERS}" class="filters" role="search">
+<label for="users-q">Search by email, username or name</label>
+<input id="users-q" name="q" type="search" maxlength="100" value="${q}">
+<button type="submit">Search</button>
+</form>
+<p class="muted">${data.total} account${data.total === 1 ? '' : 's'}${q ? ' found' : ''}.</p>
+${
+  rows.length === 0
+    ? ''
+    : html`<table class="users"><thead><tr><th>Email</th><th>Username</th><th>Name</th><th>Role</th><th>State</th><th>Second factors</th></tr></thead>
+<tbody>${rows.map(row)}</tbody></table>`
+}
+${pager(ADMIN_USERS, { q }, data.offset, data.size, data.offset + rows.length < data.total)}`,
+  });
+}
+
+/** A form of one button (and CSRF) posting to `action`. */
+const buttonForm = (csrf: string, action: string, label: string, hidden: SafeHtml | '' = '') =>
+  html`<form method="post" action="${action}">${csrfField(csrf)}${hidden}<button type="submit">${label}</button></form>`;
+
+/** What a finished action says on the page it comes back to (`?done=`): fixed words, never the request's. */
+export const USER_DONE: Record<string, string> = {
+  saved: 'Saved.',
+  disabled: 'The account is disabled: its sessions ended and its tokens were revoked.',
+  enabled: 'The account is enabled: the user can sign in again.',
+  'second-factors': 'Second factors removed: the user signs in with their password until they enroll again.',
+  tokens: 'Every token of the user was revoked.',
+};
+
+export function adminUserPage(res: Response, csrf: string, row: AdminUserRow, draft: UserDraft, notice?: SafeHtml, status = 200): void {
+  const { user } = row;
+  const path = adminUserPath(user._id);
+  const disabled = isDisabled(user);
+  adminPage(res, {
+    title: user.email,
+    area: ADMIN_USERS,
+    notice,
+    status,
+    body: html`<p><code>${user._id}</code> · ${user.role} · <strong data-state>${disabled ? 'disabled' : 'enabled'}</strong> · second factors: ${secondFactors(row)}</p>
+<section><h2>Profile and role</h2>
+<form method="post" action="${path}">
+${csrfField(csrf)}
+<label for="user-name">Name</label>
+<input id="user-name" name="name" type="text" maxlength="200" value="${draft.name}">
+<label for="user-email">Email</label>
+<input id="user-email" name="email" type="email" maxlength="254" required value="${draft.email}">
+<label for="user-username">Username</label>
+<input id="user-username" name="username" type="text" maxlength="63" required value="${draft.username}">
+<label for="user-role">Role</label>
+<select id="user-role" name="role">${option('user', 'user', draft.role === 'user')}${option('admin', 'admin (site administrator)', draft.role === 'admin')}</select>
+<button type="submit">Save user</button>
+</form></section>
+<section><h2>Access</h2>
+<p>Disabling ends the user's sessions and revokes their tokens at once; enabling lets them sign in again (what was revoked stays revoked).</p>
+${buttonForm(csrf, `${path}/disable`, disabled ? 'Enable account' : 'Disable account', html`<input type="hidden" name="disabled" value="${disabled ? '0' : '1'}">`)}
+${buttonForm(csrf, `${path}/reset-2fa`, 'Reset second factors')}
+${buttonForm(csrf, `${path}/revoke-tokens`, 'Revoke all tokens')}
+</section>
+<section><h2>Delete this account</h2>
+<form method="post" action="${path}/delete">
+${csrfField(csrf)}
+<label for="delete-confirm">Type <code>${user.email}</code> to delete the account</label>
+<input id="delete-confirm" name="confirm" type="text" maxlength="254" autocomplete="off" required>
+<button type="submit">Delete user</button>
+</form></section>
+<p><a href="${ADMIN_USERS}">All users</a></p>`,
+  });
+}
