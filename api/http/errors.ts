@@ -30,7 +30,8 @@ export const defaultBody: RequestHandler = (req, _res, next) => {
 };
 
 /** Paths a browser navigates to (forms and links): their errors are pages, not JSON. */
-const BROWSER_PATHS = /^\/(?:login|logout|consent|device|account|oauth\/2fa|assets)(?:\/|$)|^\/api\/oauth\/(?:authorize|end_session|2fa\/authorize)(?:\/|$)/;
+const BROWSER_PATHS =
+  /^\/(?:login|logout|signup|consent|device|account|admin|oauth\/2fa|assets)(?:\/|$)|^\/api\/oauth\/(?:authorize|end_session|2fa\/authorize)(?:\/|$)/;
 
 /**
  * Client errors raised by the HTTP layer itself (body parsers: a malformed or

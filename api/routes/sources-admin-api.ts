@@ -2,7 +2,7 @@
 // /api/oauth/me/admin/oauth_sources, for a site admin's token: reading needs
 // `admin:config:read`, changes `admin:config:write`. The token's user must be
 // a site admin, re-read on every request (a demoted admin's tokens stop
-// working here at once): anyone else gets 403 access_denied. Answers never
+// working here at once): anyone else gets 404 not_found. Answers never
 // carry the client secret, only `client_secret_set`. The changes themselves,
 // their checks and admin events are lib/sources/source-changes.ts.
 import express, { Router, type Request, type Response } from 'express';

@@ -17,7 +17,7 @@
 // query) and never the signing secret. The secret is shown once: in the
 // creation response.
 import { randomUUID } from 'node:crypto';
-import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
 import type { DeliveryOutcome, WebhookDeliveryInput } from '../../lib/domain/webhook-delivery.js';
 import { checkSubscription, TEST_EVENT, type WebhookScope } from '../../lib/domain/webhook-events.js';
@@ -31,9 +31,9 @@ import {
   type WebhookChanges,
   type WebhookDoc,
 } from '../../lib/store/webhooks.js';
-import { findUserById } from '../../lib/store/users.js';
 import { runTestPing } from '../../lib/flows/webhook-delivery.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
+import { siteAdminOnly } from '../http/site-admin.js';
 import { requireAccessToken, requireScopes } from '../oauth/bearer.js';
 import { deliveryJson, testDeliveryJson, unix, urlHost, webhookJson } from '../views/webhooks.js';
 import { CreateBody, describe, PatchBody } from './webhooks.schema.js';
@@ -64,13 +64,9 @@ function webhookResource(deps: WebhookRoutesDeps, scope: WebhookScope): Router {
   const send = (res: Response, status: number, body: unknown) => res.status(status).set('Cache-Control', 'no-store').json(body);
 
   const authenticate = requireAccessToken(deps, []);
+  const siteAdmin = siteAdminOnly(deps);
   /** Admin routes: 404 to anyone whose role is not `admin`, before any scope check. */
-  const adminGate: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
-    if (!rules.adminOnly) return next();
-    const user = await findUserById(deps.store, req.access!.userId);
-    if (user?.role === 'admin') return next();
-    sendError(res, 404, 'not_found', `no resource at ${req.method} ${req.path}`);
-  };
+  const adminGate: RequestHandler = (req, res, next) => (rules.adminOnly ? siteAdmin(req, res, next) : next());
   const guard = (need?: string): RequestHandler[] => [authenticate, adminGate, ...(need ? [requireScopes(deps, [need])] : [])];
   const read = guard(rules.scopes.read);
   const write = guard(rules.scopes.write);

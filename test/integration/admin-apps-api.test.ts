@@ -6,7 +6,7 @@
 // 401), its tokens stop working, and reactivation lets a new code flow work
 // while what deactivation revoked stays revoked. is_verified reaches the
 // `apps` claim. Guards: admin:* and site:* scopes, a non-admin 403
-// access_denied, a missing scope 403 insufficient_scope, 404, bad input 400.
+// not_found (404), a missing scope 403 insufficient_scope, 404, bad input 400.
 import type { RunningApi } from '../../api/server.js';
 import { issueAccessToken } from '../../api/oauth/tokens.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
@@ -153,7 +153,7 @@ describe('admin apps API', () => {
     expect(receiver.at(HOOK).filter((d) => d.body.data.app_id === client._id)).toHaveLength(1);
   });
 
-  it('admits site:config:* tokens; refuses a non-admin (403 access_denied), a missing scope (403 insufficient_scope), unknown apps (404) and bad input (400)', async () => {
+  it('admits site:config:* tokens; refuses a non-admin (404 not_found, as an unknown path), a missing scope (403 insufficient_scope), unknown apps (404) and bad input (400)', async () => {
     const { client } = await createClient(api.deps.store, { name: 'Guarded app', redirectUris: [{ type: 'equals', value: 'https://guarded.example/cb' }] });
     const site = await mintedToken(admin, ['site:config:read', 'site:config:write']);
     expect((await call(site, 'GET', BASE)).res.status).toBe(200);
@@ -161,8 +161,8 @@ describe('admin apps API', () => {
 
     const nobody = (await newUser(api.deps, { prefix: 'apps-nonadmin', password: FLOW_PASSWORD })).user;
     const notAdmin = await mintedToken(nobody, ['admin:config:read', 'admin:config:write']);
-    expectError(await call(notAdmin, 'GET', BASE), 403, 'access_denied');
-    expectError(await call(notAdmin, 'PATCH', `${BASE}/${client._id}`, { active: false }), 403, 'access_denied');
+    expectError(await call(notAdmin, 'GET', BASE), 404, 'not_found');
+    expectError(await call(notAdmin, 'PATCH', `${BASE}/${client._id}`, { active: false }), 404, 'not_found');
     expect((await findClient(api.deps.store, client._id))!.deactivatedAt ?? null).toBeNull();
 
     const readOnly = await adminToken(['admin:config:read']);

@@ -3,7 +3,7 @@
 // secrets masked; PATCH sets several at once (a secret sealed with the KEK),
 // checks every key and value before writing any, and emits one
 // admin.config.update (actor in the audit log, a secret's value never in it).
-// Guards: admin:* and site:* scopes, a non-admin 403 access_denied, a missing
+// Guards: admin:* and site:* scopes, a non-admin 404 not_found, a missing
 // scope 403 insufficient_scope, bad input a JSON 400 naming the key.
 import type { RunningApi } from '../../api/server.js';
 import { issueAccessToken } from '../../api/oauth/tokens.js';
@@ -133,8 +133,8 @@ it('refuses bad keys and values before writing any; non-admins, missing scopes a
 
   const nobody = (await newUser(api.deps, { prefix: 'config-nonadmin', password: PASSWORD })).user;
   const notAdmin = await mintedToken(nobody, ['admin:config:read', 'admin:config:write']);
-  expectError(await call(notAdmin, 'GET'), 403, 'access_denied');
-  expectError(await call(notAdmin, 'PATCH', { pow_difficulty: 9 }), 403, 'access_denied');
+  expectError(await call(notAdmin, 'GET'), 404, 'not_found');
+  expectError(await call(notAdmin, 'PATCH', { pow_difficulty: 9 }), 404, 'not_found');
   const readOnly = await mintedToken(admin, ['admin:config:read', 'site:config:read']);
   expect((await call(readOnly, 'GET')).res.status).toBe(200);
   expectError(await call(readOnly, 'PATCH', { pow_difficulty: 9 }), 403, 'insufficient_scope');

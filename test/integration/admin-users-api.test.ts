@@ -155,11 +155,11 @@ describe('users admin API', () => {
     expectError(await call(token, 'DELETE', `/${user._id}`), 404, 'not_found');
   });
 
-  it('refuses a non-admin (access_denied), a missing scope (insufficient_scope), bad input (400 naming the field) and unknown users (404)', async () => {
+  it('refuses a non-admin (404 not_found), a missing scope (insufficient_scope), bad input (400 naming the field) and unknown users (404)', async () => {
     const { user: plain } = await newUser(api.deps, { prefix: 'plain', password: FLOW_PASSWORD });
     const nonAdmin = await mintedToken(plain, ADMIN_SCOPES);
-    expectError(await call(nonAdmin, 'GET', ''), 403, 'access_denied');
-    expectError(await call(nonAdmin, 'PATCH', `/${plain._id}`, { role: 'admin' }), 403, 'access_denied');
+    expectError(await call(nonAdmin, 'GET', ''), 404, 'not_found');
+    expectError(await call(nonAdmin, 'PATCH', `/${plain._id}`, { role: 'admin' }), 404, 'not_found');
 
     const { token: readOnly } = await admin(['admin:users:read']);
     expectError(await call(readOnly, 'PATCH', `/${plain._id}`, { name: 'x' }), 403, 'insufficient_scope');

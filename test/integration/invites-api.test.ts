@@ -144,11 +144,11 @@ describe('admin API', () => {
     expect(Math.round((Date.parse(body.expires_at) - Date.now()) / 86_400_000)).toBe(7);
   });
 
-  it('refuses a non-admin (access_denied), a missing scope (insufficient_scope), bad input (400 naming the field), an unknown id (404); never 500', async () => {
+  it('refuses a non-admin (404 not_found), a missing scope (insufficient_scope), bad input (400 naming the field), an unknown id (404); never 500', async () => {
     const notAdmin = await tokenFor(ALL, false);
     for (const [method, body] of [['GET'], ['POST', {}], ['DELETE']] as const) {
       const r = await call(notAdmin.token, method, method === 'DELETE' ? '/x' : '', body);
-      expect([r.res.status, r.body.error]).toEqual([403, 'access_denied']);
+      expect([r.res.status, r.body.error]).toEqual([404, 'not_found']);
     }
     const readOnly = await tokenFor(['admin:invites:read']);
     expect((await call(readOnly.token, 'POST', '', {})).body.error).toBe('insufficient_scope');

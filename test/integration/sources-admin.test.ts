@@ -2,8 +2,8 @@
 // api: an admin's token from the code flow creates, lists, reads, changes and
 // deletes sources; the client secret is sealed in MongoDB and never in an
 // answer nor the audit log; oauth_source.* admin events carry the actor and the
-// changed fields; a demoted admin and a non-admin are refused (403
-// access_denied), a missing scope is 403 insufficient_scope; bad input is a
+// changed fields; a demoted admin and a non-admin get the unknown path's 404
+// not_found, a missing scope is 403 insufficient_scope; bad input is a
 // JSON 4xx naming the field on every route, never a 500; deleting a source
 // unlinks its social accounts.
 import type { RunningApi } from '../../api/server.js';
@@ -229,13 +229,13 @@ describe('admin API', () => {
     // A non-admin with a token carrying the scopes (minted directly: consent refuses them to non-admins).
     const { user: regular } = await newUser(api.deps, { prefix: 'sources-user', password: FLOW_PASSWORD });
     const minted = await mintedToken(regular, ['admin:config:read', 'admin:config:write']);
-    expectError(await call(minted, 'GET', BASE), 403, 'access_denied');
-    expectError(await call(minted, 'DELETE', one), 403, 'access_denied');
+    expectError(await call(minted, 'GET', BASE), 404, 'not_found');
+    expectError(await call(minted, 'DELETE', one), 404, 'not_found');
 
     // A demoted admin's tokens stop working at once.
     await api.deps.store.users.updateOne({ _id: user.doc._id }, { $set: { role: 'user' } });
-    expectError(await call(token, 'GET', BASE), 403, 'access_denied');
-    expectError(await call(token, 'POST', BASE, oidcBody()), 403, 'access_denied');
+    expectError(await call(token, 'GET', BASE), 404, 'not_found');
+    expectError(await call(token, 'POST', BASE, oidcBody()), 404, 'not_found');
     expect((await api.deps.store.oauthSources.findOne({ _id: made.body.id }))?.name).toBe('Upstream OIDC');
   });
 });

@@ -221,8 +221,8 @@ describe('a site:team token', () => {
     await api.deps.store.users.updateOne({ _id: siteAdmin.id }, { $set: { role: 'user' } });
     try {
       const refused = await call(read, 'GET', '/api/oauth/site/teams');
-      expect(refused.status).toBe(403);
-      expect(refused.body.error).toBe('access_denied');
+      expect(refused.status).toBe(404);
+      expect(refused.body.error).toBe('not_found');
     } finally {
       await api.deps.store.users.updateOne({ _id: siteAdmin.id }, { $set: { role: 'admin' } });
     }
