@@ -1,5 +1,5 @@
-// The webhook API's JSON answers: a webhook (never its secret), a delivery,
-// and the host of a webhook URL (what events and logs may show of it).
+// The webhook API's JSON answers: a webhook (never its secret), a delivery, a
+// test ping's delivery.
 import type { DeliveryOutcome } from '../../lib/domain/webhook-delivery.js';
 import type { WebhookDeliveryDoc, WebhookDoc } from '../../lib/store/webhooks.js';
 
@@ -21,15 +21,6 @@ export function deliveryJson(d: WebhookDeliveryDoc) {
     delivered_at: unix(d.deliveredAt),
     ...(d.responseBody !== undefined ? { response_body: d.responseBody } : {}),
   };
-}
-
-/** The host (and port) of a webhook URL: what events and logs may show of it. */
-export function urlHost(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '';
-  }
 }
 
 /** A test ping's delivery, as its answer shows it. */

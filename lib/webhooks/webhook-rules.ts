@@ -1,9 +1,9 @@
 // The rules of the webhook API: user and admin webhooks differ only by this
 // table (base path, limit, who sees them, scopes), and a URL is refused at
 // once when delivery would refuse it anyway.
-import type { WebhookScope } from '../../lib/domain/webhook-events.js';
-import { isLoopbackHost } from '../../lib/domain/redirect-uri.js';
-import { admitsUrl, refusedHost, type OutboundPolicy } from '../../lib/outbound/http-client.js';
+import type { WebhookScope } from '../domain/webhook-events.js';
+import { isLoopbackHost } from '../domain/redirect-uri.js';
+import { admitsUrl, refusedHost, type OutboundPolicy } from '../outbound/http-client.js';
 
 export interface Rules {
   base: string;
