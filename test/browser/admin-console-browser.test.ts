@@ -246,8 +246,8 @@ describe('the admin console in a browser', () => {
       expect(await page.content()).not.toContain(captchaSecret);
 
       await page.getByRole('link', { name: 'Webhooks' }).click();
-      const row = page.locator(`li[data-webhook="${webhook._id}"]`);
-      expect(await row.locator('strong').first().textContent()).toBe('SIEM <feed>');
+      const row = page.locator(`section[data-webhook="${webhook._id}"]`);
+      expect(await row.locator('h3').textContent()).toBe('SIEM <feed>');
       expect(await row.textContent()).toContain('siem.example.com');
       expect(await row.textContent()).toContain('failed (HTTP 502)');
       expect(await page.content()).not.toContain('secret-path-token');

@@ -8,12 +8,10 @@
 // `apps` claim. Guards: admin:* and site:* scopes, a non-admin 403
 // not_found (404), a missing scope 403 insufficient_scope, 404, bad input 400.
 import type { RunningApi } from '../../api/server.js';
-import { issueAccessToken } from '../../api/oauth/tokens.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import { hashSecret, newId, newSecret } from '../../lib/security/secrets.js';
 import { auditLog } from '../../lib/store/audit-log.js';
 import { createClient, findClient } from '../../lib/store/clients.js';
-import { openGrant } from '../../lib/store/grants.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import type { UserDoc } from '../../lib/store/users.js';
 import { createWebhook } from '../../lib/store/webhooks.js';
@@ -23,6 +21,7 @@ import { newUser } from '../../tools/fixtures/users.js';
 import { eventually, startTestApi, type Json } from '../support/harness.js';
 import { FLOW_PASSWORD, FLOW_REDIRECT, jwtClaims, newTestRp, postForm, runCodeFlow, type TestRp } from '../support/token-flow.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { mintAccessToken } from '../support/minted-token.js';
 
 const BASE = '/api/oauth/me/admin/apps';
 /** How long a change to a client takes to reach the api's cached client lookups. */
@@ -53,24 +52,7 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** An access token minted without consent (any scope, whatever the user's role: the API must still refuse). */
-async function mintedToken(user: UserDoc, scope: string[], client?: ClientDoc): Promise<string> {
-  const holder =
-    client ??
-    (
-      await createClient(api.deps.store, {
-        name: 'Apps admin API test',
-        redirectUris: [{ type: 'equals', value: 'https://apps-admin-test.example/cb' }],
-        allowedScopes: ['openid'],
-        idTokenSignedResponseAlg: 'RS256',
-      })
-    ).client;
-  const grantId = newId();
-  await openGrant(api.deps.store, { _id: grantId, clientId: holder._id, userId: user._id, scope, sid: null });
-  const auth = { authTime: new Date(), amr: ['pwd'], acr: 'urn:keyflow:acr:pwd', sid: null };
-  return (await issueAccessToken({ issuer: api.deps.config.issuer, signer: api.deps.signer }, { client: holder, userId: user._id, scope, grantId, auth }))
-    .access_token;
-}
+const mintedToken = (user: UserDoc, scope: string[], client?: ClientDoc) => mintAccessToken(api, user._id, scope, client);
 
 async function call(token: string | null, method: string, path: string, body?: unknown, contentType = 'application/json') {
   const payload = typeof body === 'string' ? body : body !== undefined ? JSON.stringify(body) : undefined;

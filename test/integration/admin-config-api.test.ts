@@ -6,17 +6,15 @@
 // Guards: admin:* and site:* scopes, a non-admin 404 not_found, a missing
 // scope 403 insufficient_scope, bad input a JSON 400 naming the key.
 import type { RunningApi } from '../../api/server.js';
-import { issueAccessToken } from '../../api/oauth/tokens.js';
 import { newId } from '../../lib/security/secrets.js';
 import { auditLog } from '../../lib/store/audit-log.js';
-import { createClient } from '../../lib/store/clients.js';
-import { openGrant } from '../../lib/store/grants.js';
 import { getSiteSettings, siteSecret } from '../../lib/store/settings.js';
 import type { UserDoc } from '../../lib/store/users.js';
 import { createWebhook } from '../../lib/store/webhooks.js';
 import { newUser } from '../../tools/fixtures/users.js';
 import { eventually, startTestApi, type Json } from '../support/harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { mintAccessToken } from '../support/minted-token.js';
 
 const BASE = '/api/oauth/me/admin/config';
 const PASSWORD = 'admin config test password';
@@ -44,19 +42,7 @@ afterAll(async () => {
   await receiver.close();
 });
 
-/** An access token minted without consent (any scope, whatever the user's role: the API must still refuse). */
-async function mintedToken(user: UserDoc, scope: string[]): Promise<string> {
-  const { client } = await createClient(api.deps.store, {
-    name: 'Config API test',
-    redirectUris: [{ type: 'equals', value: 'https://config-test.example/cb' }],
-    allowedScopes: ['openid'],
-    idTokenSignedResponseAlg: 'RS256',
-  });
-  const grantId = newId();
-  await openGrant(api.deps.store, { _id: grantId, clientId: client._id, userId: user._id, scope, sid: null });
-  const auth = { authTime: new Date(), amr: ['pwd'], acr: 'urn:keyflow:acr:pwd', sid: null };
-  return (await issueAccessToken({ issuer: api.deps.config.issuer, signer: api.deps.signer }, { client, userId: user._id, scope, grantId, auth })).access_token;
-}
+const mintedToken = (user: UserDoc, scope: string[]) => mintAccessToken(api, user._id, scope);
 
 async function call(token: string | null, method: string, body?: unknown, contentType = 'application/json') {
   const payload = typeof body === 'string' ? body : body !== undefined ? JSON.stringify(body) : undefined;

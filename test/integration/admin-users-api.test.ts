@@ -10,11 +10,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunningApi } from '../../api/server.js';
-import { issueAccessToken } from '../../api/oauth/tokens.js';
-import { newId } from '../../lib/security/secrets.js';
 import { auditLog } from '../../lib/store/audit-log.js';
-import { createClient } from '../../lib/store/clients.js';
-import { openGrant } from '../../lib/store/grants.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import type { UserDoc } from '../../lib/store/users.js';
 import { createWebhook } from '../../lib/store/webhooks.js';
@@ -24,6 +20,7 @@ import { startFlow } from '../support/consent-flow.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
 import { newUser } from '../../tools/fixtures/users.js';
+import { mintAccessToken } from '../support/minted-token.js';
 
 const BASE = '/api/oauth/me/admin/users';
 const ADMIN_SCOPES = ['admin:users:read', 'admin:users:write', 'admin:users:delete'];
@@ -62,19 +59,7 @@ afterAll(async () => {
   await api.stop();
 });
 
-/** An access token minted without consent (any scope, whatever the user's role: the API must still refuse). */
-async function mintedToken(user: UserDoc, scope: string[]): Promise<string> {
-  const { client } = await createClient(api.deps.store, {
-    name: 'Users API test',
-    redirectUris: [{ type: 'equals', value: 'https://users-test.example/cb' }],
-    allowedScopes: ['openid'],
-    idTokenSignedResponseAlg: 'RS256',
-  });
-  const grantId = newId();
-  await openGrant(api.deps.store, { _id: grantId, clientId: client._id, userId: user._id, scope, sid: null });
-  const auth = { authTime: new Date(), amr: ['pwd'], acr: 'urn:keyflow:acr:pwd', sid: null };
-  return (await issueAccessToken({ issuer: api.deps.config.issuer, signer: api.deps.signer }, { client, userId: user._id, scope, grantId, auth })).access_token;
-}
+const mintedToken = (user: UserDoc, scope: string[]) => mintAccessToken(api, user._id, scope);
 
 const admin = async (scope = ADMIN_SCOPES) => {
   const { user } = await newUser(api.deps, { prefix: 'users-admin', password: FLOW_PASSWORD, admin: true });

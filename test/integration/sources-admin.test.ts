@@ -7,17 +7,15 @@
 // JSON 4xx naming the field on every route, never a 500; deleting a source
 // unlinks its social accounts.
 import type { RunningApi } from '../../api/server.js';
-import { issueAccessToken } from '../../api/oauth/tokens.js';
 import { newId } from '../../lib/security/secrets.js';
 import { open } from '../../lib/security/kek.js';
 import { auditLog } from '../../lib/store/audit-log.js';
-import { createClient } from '../../lib/store/clients.js';
-import { openGrant } from '../../lib/store/grants.js';
 import { findSocialAccount, insertSocialAccount } from '../../lib/store/oauth-sources.js';
 import type { UserDoc } from '../../lib/store/users.js';
 import { startTestApi, type Json } from '../support/harness.js';
 import { FLOW_PASSWORD, newTestRp, runCodeFlow, type TestRp } from '../support/token-flow.js';
 import { newUser } from '../../tools/fixtures/users.js';
+import { mintAccessToken } from '../support/minted-token.js';
 
 const BASE = '/api/oauth/me/admin/oauth_sources';
 const SECRET = 'upstream-client-secret-d41d8cd98f00b204';
@@ -240,16 +238,4 @@ describe('admin API', () => {
   });
 });
 
-/** An access token minted without consent (any scope, whatever the user's role: the API must still refuse). */
-async function mintedToken(user: UserDoc, scope: string[]): Promise<string> {
-  const { client } = await createClient(api.deps.store, {
-    name: 'Sources API test',
-    redirectUris: [{ type: 'equals', value: 'https://sources-test.example/cb' }],
-    allowedScopes: ['openid'],
-    idTokenSignedResponseAlg: 'RS256',
-  });
-  const grantId = newId();
-  await openGrant(api.deps.store, { _id: grantId, clientId: client._id, userId: user._id, scope, sid: null });
-  const auth = { authTime: new Date(), amr: ['pwd'], acr: 'urn:keyflow:acr:pwd', sid: null };
-  return (await issueAccessToken({ issuer: api.deps.config.issuer, signer: api.deps.signer }, { client, userId: user._id, scope, grantId, auth })).access_token;
-}
+const mintedToken = (user: UserDoc, scope: string[]) => mintAccessToken(api, user._id, scope);

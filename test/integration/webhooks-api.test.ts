@@ -9,10 +9,6 @@
 // regular users, even with admin scopes), other users' webhooks (404), and the
 // webhook.create/update/delete admin events (audit log + admin webhooks).
 import type { RunningApi } from '../../api/server.js';
-import { issueAccessToken } from '../../api/oauth/tokens.js';
-import { newId } from '../../lib/security/secrets.js';
-import { createClient } from '../../lib/store/clients.js';
-import { openGrant } from '../../lib/store/grants.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import type { UserDoc } from '../../lib/store/users.js';
 import { auditLog } from '../../lib/store/audit-log.js';
@@ -21,6 +17,7 @@ import { webhookDeliveryWorkflowId } from '../../lib/domain/webhook-delivery.js'
 import { eventually, startTestApi, type Json } from '../support/harness.js';
 import { newUser } from '../../tools/fixtures/users.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { mintAccessToken } from '../support/minted-token.js';
 
 let api: RunningApi;
 let issuer: string;
@@ -49,19 +46,7 @@ const ADMIN = { ...USER, admin: true };
 
 const pat = async (user: UserDoc, scope: string[]) => (await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope, expiresInDays: 1 })).token;
 
-/** An OAuth access token minted directly (any scope, whatever the user's role: the resource server must still refuse). */
-async function accessToken(user: UserDoc, scope: string[]): Promise<string> {
-  const { client } = await createClient(api.deps.store, {
-    name: 'Webhooks API test',
-    redirectUris: [{ type: 'equals', value: 'https://webhooks-test.example/cb' }],
-    allowedScopes: ['openid'],
-    idTokenSignedResponseAlg: 'RS256',
-  });
-  const grantId = newId();
-  await openGrant(api.deps.store, { _id: grantId, clientId: client._id, userId: user._id, scope, sid: null });
-  const auth = { authTime: new Date(), amr: ['pwd'], acr: 'urn:keyflow:acr:pwd', sid: null };
-  return (await issueAccessToken({ issuer, signer: api.deps.signer }, { client, userId: user._id, scope, grantId, auth })).access_token;
-}
+const accessToken = (user: UserDoc, scope: string[]) => mintAccessToken(api, user._id, scope);
 
 interface Call {
   res: Response;

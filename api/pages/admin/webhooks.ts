@@ -107,7 +107,12 @@ export function adminWebhooksRoutes(deps: AdminWebhooksPageDeps): Router {
     () => ADMIN_WEBHOOKS,
     async (req) => {
       const draft = draftFrom(req);
-      await editWebhook(changes, await named(req), { name: draft.name, url: draft.url, events: draft.events, is_active: draft.active }, actor(req));
+      await editWebhook(
+        changes,
+        await named(req),
+        { name: draft.name, ...(draft.url ? { url: draft.url } : {}), events: draft.events, is_active: draft.active },
+        actor(req),
+      );
       return doneAt(ADMIN_WEBHOOKS, 'saved');
     },
     reshow,

@@ -30,7 +30,8 @@ export interface WebhookDraft {
 
 export const NEW_WEBHOOK: WebhookDraft = { name: '', url: '', events: [WILDCARD], active: true };
 
-export const draftOf = (w: WebhookDoc): WebhookDraft => ({ name: w.name, url: w.url, events: w.events, active: w.isActive });
+/** An existing webhook's form: its URL is not shown (webhook URLs often carry a secret); an empty URL keeps it. */
+export const draftOf = (w: WebhookDoc): WebhookDraft => ({ name: w.name, url: '', events: w.events, active: w.isActive });
 
 export interface AdminWebhooksData {
   rows: AdminWebhookRow[];
@@ -54,15 +55,20 @@ const EVENT_CHOICES: readonly { value: string; label: string }[] = [
 ];
 
 /** Name, URL, events and active of a webhook form; `key` keeps the ids of several forms on one page apart. */
-function fields(key: string, d: WebhookDraft): SafeHtml {
+function fields(key: string, d: WebhookDraft, existing: WebhookDoc | null = null): SafeHtml {
   const boxes = EVENT_CHOICES.map(
     (c, i) =>
       html`<li><input type="checkbox" id="${key}-event-${i}" name="events" value="${c.value}"${checked(d.events.includes(c.value))}> <label for="${key}-event-${i}">${c.label}</label></li>`,
   );
   return html`<label for="${key}-name">Name</label>
 <input id="${key}-name" name="name" type="text" maxlength="100" required value="${d.name}">
-<label for="${key}-url">URL (https)</label>
-<input id="${key}-url" name="url" type="url" maxlength="2000" required value="${d.url}">
+${
+  existing
+    ? html`<label for="${key}-url">New URL (https; empty keeps the current one, on ${urlHost(existing.url)})</label>
+<input id="${key}-url" name="url" type="url" maxlength="2000" value="${d.url}">`
+    : html`<label for="${key}-url">URL (https)</label>
+<input id="${key}-url" name="url" type="url" maxlength="2000" required value="${d.url}">`
+}
 <fieldset><legend>Events</legend><ul class="checkboxes">${boxes}</ul></fieldset>
 <input type="checkbox" id="${key}-active" name="active" value="1"${checked(d.active)}> <label for="${key}-active">Active (gets deliveries)</label>`;
 }
@@ -85,7 +91,7 @@ ${deliveries.length === 0 ? html`<p class="muted">No deliveries yet.</p>` : html
 <form method="post" action="${path}/test">${csrfField(csrf)}<button type="submit">Send a test</button></form>
 <details><summary>Edit ${w.name}</summary>
 <form method="post" action="${path}">${csrfField(csrf)}
-${fields(key, draftOf(w))}
+${fields(key, draftOf(w), w)}
 <button type="submit">Save ${w.name}</button>
 </form></details>
 <details><summary>Delete ${w.name}</summary>
