@@ -8,12 +8,10 @@ import type { IdTokenAlg } from '../../lib/domain/clients.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
 import { newSecret } from '../../lib/security/secrets.js';
 import { createClient } from '../../lib/store/clients.js';
-import { createUser } from '../../lib/store/users.js';
-import { HttpUser } from '../fixtures/http-user.js';
 import { benchSetup, percentile } from './common.js';
+import { KeyflowAgent } from './keyflow-agent.js';
 
 const REDIRECT = 'https://bench-rp.example/cb';
-const PASSWORD = 'benchmark password 1';
 
 /** The api's pid: the process whose command line runs dist/api/main.js (npm start runs one). */
 function apiPid(): number | null {
@@ -54,13 +52,9 @@ export async function codeFlowBench(argv: string[]): Promise<void> {
       // Sign in and consent once per virtual RP.
       const agents = await Promise.all(
         Array.from({ length: concurrency }, async (_, i) => {
-          const email = `bench-${alg.toLowerCase()}-${i}-${Date.now()}@example.com`;
-          await createUser(store, { email, password: PASSWORD });
-          const agent = new HttpUser(base);
-          let step = await agent.get(authorizeUrl(s256Challenge(newSecret())));
-          step = await agent.signIn(step, email, PASSWORD);
-          step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
-          if (!step.external?.searchParams.get('code')) throw new Error('warm-up sign-in failed');
+          const agent = await KeyflowAgent.create(store, base, `bench-${alg.toLowerCase()}-${i}`);
+          const redirect = await agent.authorizeFirst(authorizeUrl(s256Challenge(newSecret())));
+          if (!redirect.searchParams.get('code')) throw new Error('warm-up sign-in failed');
           return agent;
         }),
       );

@@ -3,13 +3,11 @@
 // its refresh token in a loop through the RefreshFamily workflow's update.
 // Prints rotations per second and p50/p95/p99 latency.
 import { createClient } from '../../lib/store/clients.js';
-import { createUser } from '../../lib/store/users.js';
-import { HttpUser } from '../fixtures/http-user.js';
 import { withPkce, withVerifier } from '../fixtures/pkce.js';
 import { benchSetup, percentile } from './common.js';
+import { KeyflowAgent } from './keyflow-agent.js';
 
 const REDIRECT = 'https://bench-rp.example/cb';
-const PASSWORD = 'benchmark password 1';
 
 export async function refreshBench(argv: string[]): Promise<void> {
   const { count: families, seconds, base, store } = await benchSetup(argv, 'families', { count: 16, seconds: 20 });
@@ -31,15 +29,11 @@ export async function refreshBench(argv: string[]): Promise<void> {
     };
     const tokens = await Promise.all(
       Array.from({ length: families }, async (_, i) => {
-        const email = `bench-refresh-${i}-${Date.now()}@example.com`;
-        await createUser(store, { email, password: PASSWORD });
-        const agent = new HttpUser(base);
-        let step = await agent.get(
+        const agent = await KeyflowAgent.create(store, base, `bench-refresh-${i}`);
+        const redirect = await agent.authorizeFirst(
           `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid offline_access' }))}`,
         );
-        step = await agent.signIn(step, email, PASSWORD);
-        step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
-        const r = await post(withVerifier({ grant_type: 'authorization_code', code: step.external!.searchParams.get('code')!, redirect_uri: REDIRECT }));
+        const r = await post(withVerifier({ grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, redirect_uri: REDIRECT }));
         if (!r.body.refresh_token) throw new Error(`no refresh token: ${r.status}`);
         return r.body.refresh_token;
       }),

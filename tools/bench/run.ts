@@ -1,6 +1,7 @@
 // `npm run bench -- <name> [options]`: Keyflow's benchmarks. Each prints its
 // figures as text and a JSON line, and stops by itself (bounded in time).
 import { codeFlowBench } from './code-flow.js';
+import { compareBench } from './compare.js';
 import { deviceBench } from './device.js';
 import { refreshBench } from './refresh.js';
 import { signingBench } from './signing.js';
@@ -8,6 +9,10 @@ import { webhooksBench } from './webhooks.js';
 
 const benches: Record<string, { describe: string; run: (args: string[]) => Promise<void> }> = {
   'code-flow': { describe: 'authorize → token → UserInfo loops/s and token latency at N concurrent RPs (needs npm start)', run: codeFlowBench },
+  compare: {
+    describe: 'Keyflow beside node-oidc-provider (in memory and on FerretDB): code flow, refresh, introspection, device polls; ratios (needs npm start)',
+    run: compareBench,
+  },
   device: { describe: 'device-code polls/s and latency at N pending devices (needs npm start)', run: deviceBench },
   refresh: { describe: 'refresh token rotations/s and latency at N concurrent families (needs npm start)', run: refreshBench },
   signing: { describe: 'JWT signatures per second: ML-DSA-65 native and noble, RS256 (in-process)', run: signingBench },

@@ -1,0 +1,166 @@
+// `npm run bench -- compare [--rps 16] [--seconds 10] [--url http://localhost:3000]`:
+// Keyflow (running, npm start) beside node-oidc-provider, in one run on the
+// same machine, driven by the same client code (scenarios.ts). Per scenario,
+// in this order: Keyflow, the peer with its in-memory adapter, the peer on
+// the same FerretDB Keyflow uses (database oidc_peer_bench). The peers are
+// child processes on 127.0.0.1:3720 (memory) and :3721 (store), killed when
+// the benchmark ends, fails or is interrupted; their database is dropped.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { parseConfig } from '../../lib/config/env.js';
+import { benchSetup } from './common.js';
+import { dropPeerDatabase } from './peer/mongo-adapter.js';
+import { killPeers } from './peer/process.js';
+import { peerTarget, type PeerTarget } from './peer/target.js';
+import { SCENARIOS, type Scenario, type ScenarioResult } from './scenarios.js';
+import { keyflowTarget, type BenchTarget } from './targets.js';
+
+const PEER_MEMORY_PORT = 3720;
+const PEER_STORE_PORT = 3721;
+const PEER_DATABASE = 'oidc_peer_bench';
+const PEER_NOTES = [
+  "peer ID tokens are RS256 only (oidc-provider has no ML-DSA-65): the ML-DSA-65 row compares with the peer's RS256 run",
+  'peer access tokens are its default opaque tokens (Keyflow issues signed JWT access tokens)',
+  'peer sign-in and consent are a test handler (x-bench-account header); consent remembered via loadExistingGrant',
+];
+
+type Row = { scenario: string; op: string; keyflow: ScenarioResult; peerMemory: ScenarioResult | null; peerStore: ScenarioResult | null; peerNote?: string };
+
+function peerVersion(): string {
+  const main = createRequire(import.meta.url).resolve('oidc-provider');
+  return (JSON.parse(readFileSync(new URL('../package.json', `file://${main}`), 'utf8')) as { version: string }).version;
+}
+
+async function runOn(target: BenchTarget, scenario: Scenario, rps: number, seconds: number): Promise<ScenarioResult | null> {
+  const client = await target.client(scenario.name.replace(/\W+/g, '-'), scenario.idTokenAlg);
+  if (!client) return null;
+  // COSTS HOOK: per-request cost columns (MongoDB round trips, Temporal calls,
+  // CPU per process) go here once tools/bench/costs.ts is on main:
+  //   const before = await costSnapshot();   … run …   costs = costDiff(before, await costSnapshot(), result.ops)
+  // and the CostRow is added to the row (Keyflow only) and to the JSON line.
+  const result = await scenario.run(target, client, rps, seconds);
+  const errors = result.errors ? `  ERRORS ${result.errors} (first: ${result.firstError})` : '';
+  process.stderr.write(
+    `  ${target.label.padEnd(10)} ${scenario.name.padEnd(20)} ${String(result.opsPerSecond).padStart(6)} ops/s  p99 ${result.p99ms} ms${errors}\n`,
+  );
+  return result;
+}
+
+const ratio = (a: ScenarioResult, b: ScenarioResult | null) => (b && b.opsPerSecond ? Number((a.opsPerSecond / b.opsPerSecond).toFixed(2)) : null);
+const cell = (v: number | string | null | undefined, suffix = '') => (v === null || v === undefined ? 'n/a' : `${v}${suffix}`);
+
+function table(rows: Row[]): string {
+  const head = [
+    'scenario',
+    'Keyflow ops/s',
+    'peer mem ops/s',
+    'peer store ops/s',
+    'ratio vs mem',
+    'ratio vs store',
+    'Keyflow p99',
+    'peer mem p99',
+    'peer store p99',
+    'errors K/m/s',
+  ];
+  const lines = rows.map((r) => [
+    r.scenario + (r.peerNote ? ' *' : ''),
+    cell(r.keyflow.opsPerSecond),
+    cell(r.peerMemory?.opsPerSecond),
+    cell(r.peerStore?.opsPerSecond),
+    cell(ratio(r.keyflow, r.peerMemory), '×'),
+    cell(ratio(r.keyflow, r.peerStore), '×'),
+    cell(r.keyflow.p99ms, ' ms'),
+    cell(r.peerMemory?.p99ms, ' ms'),
+    cell(r.peerStore?.p99ms, ' ms'),
+    [r.keyflow.errors, r.peerMemory?.errors ?? '-', r.peerStore?.errors ?? '-'].join('/'),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const fmt = (cols: string[]) => cols.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ');
+  return [fmt(head), widths.map((w) => '-'.repeat(w)).join('-|-'), ...lines.map(fmt)].join('\n');
+}
+
+export async function compareBench(argv: string[]): Promise<void> {
+  const { count: rps, seconds, base, store } = await benchSetup(argv, 'rps', { count: 16, seconds: 10 });
+  const parsed = parseConfig(process.env);
+  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+  const mongo = { uri: parsed.config.mongo.uri, database: PEER_DATABASE };
+  const peers: PeerTarget[] = [];
+  let cleaned: Promise<void> | null = null;
+  const cleanup = () =>
+    (cleaned ??= (async () => {
+      await Promise.allSettled(peers.map((p) => p.stop()));
+      await dropPeerDatabase(mongo.uri, mongo.database).catch((e: unknown) => console.error('could not drop the peer database:', e));
+      await store.close();
+    })());
+  // Whatever ends this process, no peer outlives it.
+  process.on('exit', killPeers);
+  const interrupted = (signal: NodeJS.Signals) => {
+    console.error(`compare: ${signal}, stopping the peers`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
+
+  try {
+    const keyflow = await keyflowTarget(base, store);
+    await dropPeerDatabase(mongo.uri, mongo.database);
+    const names = SCENARIOS.map((s) => s.name.replace(/\W+/g, '-'));
+    const peerMemory = await peerTarget('peer mem', PEER_MEMORY_PORT, names, null);
+    peers.push(peerMemory);
+    const peerStore = await peerTarget('peer store', PEER_STORE_PORT, names, mongo);
+    peers.push(peerStore);
+    process.stderr.write(`compare: ${rps} virtual RPs, ${seconds} s per scenario and target; Keyflow ${base}, peer oidc-provider ${peerVersion()}\n`);
+
+    const rows: Row[] = [];
+    for (const scenario of SCENARIOS) {
+      const row: Row = {
+        scenario: scenario.name,
+        op: scenario.op,
+        keyflow: (await runOn(keyflow, scenario, rps, seconds))!,
+        peerMemory: await runOn(peerMemory, scenario, rps, seconds),
+        peerStore: await runOn(peerStore, scenario, rps, seconds),
+      };
+      if (!row.peerMemory) {
+        // The peer cannot sign with this algorithm: compare with its RS256 code flow.
+        const rs256 = rows.find((r) => r.scenario === 'code-flow RS256');
+        Object.assign(row, { peerMemory: rs256?.peerMemory ?? null, peerStore: rs256?.peerStore ?? null, peerNote: 'peer figures: its RS256 code flow' });
+      }
+      rows.push(row);
+    }
+
+    const out = process.stdout;
+    out.write(`\n${table(rows)}\n`);
+    out.write(`\nops: ${rows.map((r) => `${r.scenario} = ${r.op}`).join('; ')}\n`);
+    out.write(`ratio = Keyflow ops/s ÷ peer ops/s; p99 of one op; ${rps} virtual RPs (devices), ${seconds} s each, one machine\n`);
+    for (const note of PEER_NOTES) out.write(`* ${note}\n`);
+    out.write(
+      JSON.stringify({
+        bench: 'compare',
+        rps,
+        seconds,
+        keyflow: { url: base },
+        peer: {
+          package: 'oidc-provider',
+          version: peerVersion(),
+          stores: { memory: 'default in-memory adapter', store: `FerretDB database ${PEER_DATABASE}` },
+          notes: PEER_NOTES,
+        },
+        results: Object.fromEntries(
+          rows.map((r) => [
+            r.scenario,
+            {
+              op: r.op,
+              keyflow: r.keyflow,
+              peerMemory: r.peerMemory,
+              peerStore: r.peerStore,
+              ratioVsMemory: ratio(r.keyflow, r.peerMemory),
+              ratioVsStore: ratio(r.keyflow, r.peerStore),
+              ...(r.peerNote ? { peerNote: r.peerNote } : {}),
+            },
+          ]),
+        ),
+      }) + '\n',
+    );
+  } finally {
+    await cleanup();
+  }
+}
