@@ -170,7 +170,9 @@ const metricsAddr = z
   .optional()
   .transform((value, ctx) => {
     if (value === undefined) return null;
-    const m = /^\d{1,5}$/.exec(value) ? ['', '127.0.0.1', value] : (/^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(value) ?? /^([A-Za-z0-9.-]+):(\d{1,5})$/.exec(value));
+    const m = /^\d{1,5}$/.exec(value)
+      ? ['', '127.0.0.1', value]
+      : (/^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(value) ?? /^([A-Za-z0-9.-]+):(\d{1,5})$/.exec(value));
     const port = Number(m?.[2]);
     if (!m || port < 1 || port > 65535) {
       ctx.addIssue({ code: 'custom', message: 'must be a port, host:port or [IPv6]:port, e.g. 127.0.0.1:9464' });

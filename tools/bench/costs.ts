@@ -102,7 +102,10 @@ export async function costSnapshot(targets: CostTargets): Promise<CostSnapshot> 
     (p) => targets.temporalPort !== null && p.argv.includes('start-dev') && p.argv[p.argv.indexOf('--port') + 1] === String(targets.temporalPort),
   );
   const ferret = all.find(
-    (p) => targets.mongoPort !== null && /ferretdb$/.test(p.argv[0] ?? '') && p.argv.some((a) => a.startsWith('--listen-addr=') && a.endsWith(`:${targets.mongoPort}`)),
+    (p) =>
+      targets.mongoPort !== null &&
+      /ferretdb$/.test(p.argv[0] ?? '') &&
+      p.argv.some((a) => a.startsWith('--listen-addr=') && a.endsWith(`:${targets.mongoPort}`)),
   );
   const [api, worker] = await Promise.all([scrape(targets.api), scrape(targets.worker)]);
   return { api, worker, temporalCpuSeconds: cpuSecondsOf(temporal?.pid), ferretdbCpuSeconds: cpuSecondsOf(ferret?.pid) };

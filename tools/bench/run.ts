@@ -2,6 +2,7 @@
 // figures as text and a JSON line, and stops by itself (bounded in time).
 import { codeFlowBench } from './code-flow.js';
 import { deviceBench } from './device.js';
+import { profileBench } from './profile.js';
 import { refreshBench } from './refresh.js';
 import { signingBench } from './signing.js';
 import { webhooksBench } from './webhooks.js';
@@ -9,6 +10,7 @@ import { webhooksBench } from './webhooks.js';
 const benches: Record<string, { describe: string; run: (args: string[]) => Promise<void> }> = {
   'code-flow': { describe: 'authorize → token → UserInfo loops/s and token latency at N concurrent RPs (needs npm start)', run: codeFlowBench },
   device: { describe: 'device-code polls/s and latency at N pending devices (needs npm start)', run: deviceBench },
+  profile: { describe: 'a .cpuprofile (node --cpu-prof) summarised: top functions by self time, self time by package', run: profileBench },
   refresh: { describe: 'refresh token rotations/s and latency at N concurrent families (needs npm start)', run: refreshBench },
   signing: { describe: 'JWT signatures per second: ML-DSA-65 native and noble, RS256 (in-process)', run: signingBench },
   webhooks: {
