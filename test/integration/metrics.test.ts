@@ -58,7 +58,7 @@ describe('metrics', () => {
     const token = await fetch(`${base}/api/oauth/token`, {
       method: 'POST',
       headers: { authorization: `Basic ${Buffer.from('no-such-client:secret').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials' }),
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: 'no-such-code', redirect_uri: 'https://rp.example/cb' }),
     });
     expect(token.status).toBe(401);
     const after = await scrape(apiMetrics);
