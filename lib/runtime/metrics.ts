@@ -10,6 +10,7 @@ import type { Logger } from './log.js';
 
 const mongodbCommands = new Map<string, number>();
 const temporalCalls = new Map<string, number>();
+const LOOP_DELAY_RESOLUTION_MS = 10;
 
 /** One MongoDB command sent (an attempt: a retried command counts twice). */
 export function countMongoCommand(command: string): void {
@@ -49,8 +50,9 @@ export function renderMetrics(loopDelay?: ELDHistogram): string {
     `process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`,
   ];
   if (loopDelay) {
+    // Node records the whole interval between two samples (resolution + delay): the delay is what exceeds it.
     // An empty histogram (no sample yet) reports its maximum int64; say 0 instead.
-    const p99 = loopDelay.count > 0 ? loopDelay.percentile(99) / 1e9 : 0;
+    const p99 = loopDelay.count > 0 ? Math.max(0, loopDelay.percentile(99) / 1e9 - LOOP_DELAY_RESOLUTION_MS / 1000) : 0;
     loopDelay.reset();
     lines.push(
       '# HELP nodejs_eventloop_delay_p99_seconds 99th percentile of event loop delay since the previous scrape.',
@@ -68,7 +70,7 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
  * counts gathered elsewhere (the worker's native Temporal connection) first.
  */
 export async function startMetricsListener(address: MetricsAddress, log: Logger, beforeScrape?: () => void): Promise<MetricsListener> {
-  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
   loopDelay.enable();
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
