@@ -13,33 +13,26 @@ import { createClient } from '../../lib/store/clients.js';
 import { createUser } from '../../lib/store/users.js';
 import { HttpUser } from '../fixtures/http-user.js';
 import { benchSetup, percentile } from './common.js';
-import { costDiff, costSnapshot, costTargetsFromEnv, formatCost } from './costs.js';
+import { costDiff, costSnapshot, costTargetsFromEnv, formatCost, pidListeningOn } from './costs.js';
 
 const REDIRECT = 'https://bench-rp.example/cb';
 const PASSWORD = 'benchmark password 1';
 
-/** The api's pid: the process whose command line runs dist/api/main.js (npm start runs one). */
-function apiPid(): number | null {
-  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('dist/api/main.js')) return Number(pid);
-    } catch {
-      // processes come and go
-    }
-  }
-  return null;
-}
-
 function peakRssMb(pid: number | null): number | null {
   if (pid === null) return null;
-  const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Math.round(Number(m[1]) / 1024) : null;
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : null;
+  } catch {
+    return null; // the process is gone
+  }
 }
 
 export async function codeFlowBench(argv: string[]): Promise<void> {
   const { count: concurrency, seconds, base, store } = await benchSetup(argv, 'rps', { count: 16, seconds: 20 });
   const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as { issuer: string };
-  const pid = apiPid();
+  // Other Keyflows may run on this machine: the api is the process listening on the bench's port.
+  const pid = pidListeningOn(Number(new URL(base).port || 80));
   const costTargets = costTargetsFromEnv();
   const results: Record<string, unknown> = {};
 

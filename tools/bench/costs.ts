@@ -82,6 +82,36 @@ function processes(): Array<{ pid: number; argv: string[] }> {
   return found;
 }
 
+/** The process with a socket listening on TCP `port` (any address), from /proc/net/tcp{,6} and each process's fds. */
+export function pidListeningOn(port: number): number | null {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = fs.readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local_address is hex ip:port; state 0A is LISTEN; field 10 the socket inode.
+      if (f[3] === '0A' && parseInt(f[1]?.split(':')[1] ?? '', 16) === port) inodes.add(f[9]!);
+    }
+  }
+  if (inodes.size === 0) return null;
+  for (const { pid } of processes()) {
+    try {
+      for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+        const target = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (target && inodes.has(target[1]!)) return pid;
+      }
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return null;
+}
+
 /** User + system CPU seconds of a process (/proc/<pid>/stat fields 14 and 15, in clock ticks). */
 function cpuSecondsOf(pid: number | undefined): number | null {
   if (pid === undefined) return null;
