@@ -29,6 +29,8 @@ export interface CostSnapshot {
   worker: ProcessCounters | null;
   temporalCpuSeconds: number | null;
   ferretdbCpuSeconds: number | null;
+  /** The process taking the snapshot (the bench client): it shares the machine's cores. */
+  clientCpuSeconds: number;
 }
 
 const urlOf = (a: { host: string; port: number } | null) => (a ? `http://${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}/metrics` : null);
@@ -138,7 +140,14 @@ export async function costSnapshot(targets: CostTargets): Promise<CostSnapshot> 
       p.argv.some((a) => a.startsWith('--listen-addr=') && a.endsWith(`:${targets.mongoPort}`)),
   );
   const [api, worker] = await Promise.all([scrape(targets.api), scrape(targets.worker)]);
-  return { api, worker, temporalCpuSeconds: cpuSecondsOf(temporal?.pid), ferretdbCpuSeconds: cpuSecondsOf(ferret?.pid) };
+  const self = process.cpuUsage();
+  return {
+    api,
+    worker,
+    temporalCpuSeconds: cpuSecondsOf(temporal?.pid),
+    ferretdbCpuSeconds: cpuSecondsOf(ferret?.pid),
+    clientCpuSeconds: (self.user + self.system) / 1e6,
+  };
 }
 
 export interface CallsPerLoop {
@@ -151,7 +160,7 @@ export interface CostPerLoop {
   loops: number;
   mongodb: { api: CallsPerLoop | null; worker: CallsPerLoop | null };
   temporal: { api: CallsPerLoop | null; worker: CallsPerLoop | null };
-  cpuMs: { api: number | null; worker: number | null; temporal: number | null; ferretdb: number | null };
+  cpuMs: { api: number | null; worker: number | null; temporal: number | null; ferretdb: number | null; client: number | null };
   eventLoopP99Ms: { api: number | null; worker: number | null };
 }
 
@@ -160,7 +169,7 @@ const round = (n: number) => Math.round(n * 100) / 100;
 function perLoop(before: Record<string, number>, after: Record<string, number>, loops: number, top: number): CallsPerLoop {
   const byName = Object.entries(after)
     .map(([name, n]): [string, number] => [name, (n - (before[name] ?? 0)) / loops])
-    .filter(([, n]) => n > 0)
+    .filter(([, n]) => round(n) > 0)
     .sort((a, b) => b[1] - a[1]);
   return { total: round(byName.reduce((sum, [, n]) => sum + n, 0)), byName: byName.slice(0, top).map(([name, n]) => [name, round(n)]) };
 }
@@ -189,6 +198,7 @@ export function costDiff(before: CostSnapshot, after: CostSnapshot, loops: numbe
       worker: cpuMsPerLoop(before.worker?.cpuSeconds, after.worker?.cpuSeconds, n),
       temporal: cpuMsPerLoop(before.temporalCpuSeconds, after.temporalCpuSeconds, n),
       ferretdb: cpuMsPerLoop(before.ferretdbCpuSeconds, after.ferretdbCpuSeconds, n),
+      client: cpuMsPerLoop(before.clientCpuSeconds, after.clientCpuSeconds, n),
     },
     eventLoopP99Ms: { api: p99('api'), worker: p99('worker') },
   };
@@ -205,7 +215,7 @@ export function formatCost(cost: CostPerLoop): string {
     `                      worker ${calls(cost.mongodb.worker)}`,
     `    temporal calls    api ${calls(cost.temporal.api)}`,
     `                      worker ${calls(cost.temporal.worker)}`,
-    `    cpu ms            api ${ms(cost.cpuMs.api)}  worker ${ms(cost.cpuMs.worker)}  temporal ${ms(cost.cpuMs.temporal)}  ferretdb ${ms(cost.cpuMs.ferretdb)}`,
+    `    cpu ms            api ${ms(cost.cpuMs.api)}  worker ${ms(cost.cpuMs.worker)}  temporal ${ms(cost.cpuMs.temporal)}  ferretdb ${ms(cost.cpuMs.ferretdb)}  bench client ${ms(cost.cpuMs.client)}`,
     `    event loop p99 ms api ${ms(cost.eventLoopP99Ms.api)}  worker ${ms(cost.eventLoopP99Ms.worker)}`,
   ].join('\n');
 }
