@@ -2,6 +2,7 @@
 import '../lib/runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
 import { loadConfigOrExit } from '../lib/config/env.js';
 import { createLogger } from '../lib/runtime/log.js';
+import { startMetricsListener } from '../lib/runtime/metrics.js';
 import { onShutdown, runMain } from '../lib/runtime/shutdown.js';
 import { startApi } from './server.js';
 
@@ -9,7 +10,11 @@ const config = loadConfigOrExit('api');
 const log = createLogger(config.logLevel);
 
 runMain(log, async () => {
+  const metrics = config.metrics.api ? await startMetricsListener(config.metrics.api, log) : null;
   const api = await startApi(config, log);
-  onShutdown(log, () => api.stop());
-  log.info('api listening', { url: api.url, issuer: config.issuer });
+  onShutdown(log, async () => {
+    await api.stop();
+    await metrics?.close();
+  });
+  log.info('api listening', { url: api.url, issuer: config.issuer, metrics: metrics?.url });
 });

@@ -6,17 +6,26 @@ import { createActivities } from '../activities/index.js';
 import { loadConfigOrExit } from '../lib/config/env.js';
 import { ensureHousekeepingSchedule } from '../lib/flows/housekeeping.js';
 import { createLogger } from '../lib/runtime/log.js';
+import { startMetricsListener } from '../lib/runtime/metrics.js';
 import { startCoreServices } from '../lib/runtime/services.js';
 import { onShutdown, runMain } from '../lib/runtime/shutdown.js';
 import { ensureSearchAttributes, lazyTemporalClient, temporalConnectionOptions } from '../lib/temporal/connection.js';
+import { coreCallCounter } from './core-calls.js';
 
 const config = loadConfigOrExit('worker');
 const log = createLogger(config.logLevel);
 
+// With metrics on, the native connection's requests are buffered so they can be counted (core-calls.ts).
+const coreCalls = config.metrics.worker ? coreCallCounter() : null;
 // The SDK's own INFO lines (bundle statistics, state changes) drown Keyflow's; show them only when debugging.
-Runtime.install({ logger: new DefaultLogger(config.logLevel === 'debug' ? 'DEBUG' : 'WARN') });
+Runtime.install({
+  logger: new DefaultLogger(config.logLevel === 'debug' ? 'DEBUG' : 'WARN'),
+  ...(coreCalls ? { telemetryOptions: { metrics: { buffer: coreCalls.buffer } } } : {}),
+});
 
 runMain(log, async () => {
+  const metrics = config.metrics.worker && coreCalls ? await startMetricsListener(config.metrics.worker, log, () => coreCalls.drain()) : null;
+  const draining = coreCalls ? setInterval(() => coreCalls.drain(), 1_000) : undefined;
   const services = await startCoreServices(config, log);
   const temporal = lazyTemporalClient(config);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
@@ -37,12 +46,19 @@ runMain(log, async () => {
     }),
   });
   const running = worker.run();
-  log.info('worker running', { taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace, temporal: config.temporal.address });
+  log.info('worker running', {
+    taskQueue: config.temporal.taskQueue,
+    namespace: config.temporal.namespace,
+    temporal: config.temporal.address,
+    metrics: metrics?.url,
+  });
 
   onShutdown(log, async () => {
     worker.shutdown();
     await running;
     await Promise.allSettled([connection.close(), temporal.close(), services.store.close()]);
+    clearInterval(draining);
+    await metrics?.close();
   });
   await running;
 });

@@ -156,6 +156,31 @@ const outboundAllowlist = z
     return entries;
   });
 
+export interface MetricsAddress {
+  host: string;
+  port: number;
+}
+
+/**
+ * Where a process serves its /metrics: a port (on loopback) or host:port
+ * ([IPv6]:port). Unset: no metrics listener.
+ */
+const metricsAddr = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined) return null;
+    const m = /^\d{1,5}$/.exec(value)
+      ? ['', '127.0.0.1', value]
+      : (/^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(value) ?? /^([A-Za-z0-9.-]+):(\d{1,5})$/.exec(value));
+    const port = Number(m?.[2]);
+    if (!m || port < 1 || port > 65535) {
+      ctx.addIssue({ code: 'custom', message: 'must be a port, host:port or [IPv6]:port, e.g. 127.0.0.1:9464' });
+      return z.NEVER;
+    }
+    return { host: m[1]!, port };
+  });
+
 const mongoUri = z.string().regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// connection string');
 
 const EnvSchema = z.object({
@@ -207,6 +232,8 @@ const EnvSchema = z.object({
   SESSION_IDLE_MINUTES: positiveInt(12 * 60, 14 * 24 * 60),
   REAUTH_MAX_AGE_SECONDS: positiveInt(900, 24 * 3600),
   PAT_MAX_LIFETIME_DAYS: positiveInt(365, 3650),
+  METRICS_ADDR: metricsAddr,
+  WORKER_METRICS_ADDR: metricsAddr,
   TEMPORAL_TLS_CERT: z.string().optional(),
   TEMPORAL_TLS_KEY: z.string().optional(),
   TEMPORAL_TLS_CA: z.string().optional(),
@@ -291,6 +318,8 @@ export interface Config {
   dnsResolvers: string[];
   /** A domain's checks: the first wait, doubling up to the longest, until the deadline (after adding). */
   domainVerification: { firstIntervalMs: number; maxIntervalMs: number; deadlineMs: number };
+  /** Where the api and the worker serve Prometheus /metrics (null: not served). */
+  metrics: { api: MetricsAddress | null; worker: MetricsAddress | null };
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
@@ -350,6 +379,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
         maxIntervalMs: Math.max(e.DOMAIN_VERIFICATION_FIRST_INTERVAL_SECONDS, e.DOMAIN_VERIFICATION_MAX_INTERVAL_SECONDS) * 1000,
         deadlineMs: e.DOMAIN_VERIFICATION_DEADLINE_SECONDS * 1000,
       },
+      metrics: { api: e.METRICS_ADDR, worker: e.WORKER_METRICS_ADDR },
       outbound: { allow: e.OUTBOUND_ALLOWLIST, timeoutMs: e.OUTBOUND_TIMEOUT_MS, maxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES },
       trustedProxies: e.TRUSTED_PROXIES,
       limits: {

@@ -3,6 +3,7 @@
 // updates; no transactions, TTL or partial indexes, change streams.
 import { MongoClient, type Collection, type Db, type Document, type OptionalUnlessRequiredId } from 'mongodb';
 import type { Config } from '../config/env.js';
+import { countMongoCommand } from '../runtime/metrics.js';
 import type { AuthorizationCodeDoc } from '../domain/authorization-code.js';
 import type { ClientDoc } from '../domain/clients.js';
 import type { ConsentDoc } from '../domain/consents.js';
@@ -101,8 +102,10 @@ export function openStore(config: Pick<Config, 'mongo'>, options: StoreOptions =
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
     connectTimeoutMS: 5_000,
     appName: 'keyflow',
-    monitorCommands: options.onSlowCommand !== undefined,
+    // Command events feed the per-command counters (lib/runtime/metrics.ts) as well as the slow-command log.
+    monitorCommands: true,
   });
+  client.on('commandStarted', (e) => countMongoCommand(e.commandName));
   if (options.onSlowCommand) {
     const started = new Map<number, { command: string; collection: string; at: number }>();
     client.on('commandStarted', (e) =>

@@ -3,12 +3,13 @@
 // terminations), so every connection presents the operator's TLS client
 // certificate and API key when they are configured.
 import fs from 'node:fs';
-import { Client, Connection, type TLSConfig } from '@temporalio/client';
-import { status as grpcStatus } from '@grpc/grpc-js';
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type TLSConfig } from '@temporalio/client';
+import { InterceptingCall, status as grpcStatus, type Interceptor } from '@grpc/grpc-js';
 import proto from '@temporalio/proto';
 import { SearchAttributes } from './search-attributes.js';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../runtime/log.js';
+import { countTemporalCall } from '../runtime/metrics.js';
 
 export interface TemporalHandle {
   connection: Connection;
@@ -47,11 +48,18 @@ export function temporalConnectionOptions(temporal: Config['temporal']): Tempora
   return { address, tls: options, ...(apiKey ? { apiKey } : {}) };
 }
 
+/** Counts every call by its method name (the last part of the gRPC path). */
+const countCalls: Interceptor = (options, nextCall) => {
+  countTemporalCall(options.method_definition.path.slice(options.method_definition.path.lastIndexOf('/') + 1));
+  return new InterceptingCall(nextCall(options));
+};
+
 /** A client whose connection is made on first use, so a process starts even while Temporal is still coming up. */
 export function lazyTemporalClient(config: Pick<Config, 'temporal'>): TemporalHandle {
   const options = temporalConnectionOptions(config.temporal);
-  const connection = Connection.lazy(options);
-  const probe = Connection.lazy({ ...options, interceptors: [] });
+  // The counter sits inside the SDK's retries: each attempt is a round trip and counts.
+  const connection = Connection.lazy({ ...options, interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions()), countCalls] });
+  const probe = Connection.lazy({ ...options, interceptors: [countCalls] });
   return {
     connection,
     probe,

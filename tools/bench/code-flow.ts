@@ -2,7 +2,9 @@
 // against a running Keyflow (npm start). N virtual RPs, each with its own user
 // signed in once (consent remembered), loop authorize → token → UserInfo over
 // HTTP. Printed per client algorithm (ML-DSA-65, RS256): full loops per second,
-// token endpoint p50/p95/p99, and the api process's peak memory (VmHWM).
+// token endpoint p50/p95/p99, and the api process's peak memory (VmHWM). With
+// METRICS_ADDR / WORKER_METRICS_ADDR set as for npm start, also what one loop
+// costs: MongoDB commands, Temporal calls, CPU ms per process (costs.ts).
 import fs from 'node:fs';
 import type { IdTokenAlg } from '../../lib/domain/clients.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
@@ -10,31 +12,26 @@ import { newSecret } from '../../lib/security/secrets.js';
 import { createClient } from '../../lib/store/clients.js';
 import { benchSetup, percentile } from './common.js';
 import { KeyflowAgent } from './keyflow-agent.js';
+import { costDiff, costSnapshot, costTargetsFromEnv, formatCost, pidListeningOn } from './costs.js';
 
 const REDIRECT = 'https://bench-rp.example/cb';
 
-/** The api's pid: the process whose command line runs dist/api/main.js (npm start runs one). */
-function apiPid(): number | null {
-  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('dist/api/main.js')) return Number(pid);
-    } catch {
-      // processes come and go
-    }
-  }
-  return null;
-}
-
 function peakRssMb(pid: number | null): number | null {
   if (pid === null) return null;
-  const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Math.round(Number(m[1]) / 1024) : null;
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : null;
+  } catch {
+    return null; // the process is gone
+  }
 }
 
 export async function codeFlowBench(argv: string[]): Promise<void> {
   const { count: concurrency, seconds, base, store } = await benchSetup(argv, 'rps', { count: 16, seconds: 20 });
   const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as { issuer: string };
-  const pid = apiPid();
+  // Other Keyflows may run on this machine: the api is the process listening on the bench's port.
+  const pid = pidListeningOn(Number(new URL(base).port || 80));
+  const costTargets = costTargetsFromEnv();
   const results: Record<string, unknown> = {};
 
   try {
@@ -62,6 +59,7 @@ export async function codeFlowBench(argv: string[]): Promise<void> {
       const tokenLatencies: number[] = [];
       let loops = 0;
       let errors = 0;
+      const costBefore = await costSnapshot(costTargets);
       const end = Date.now() + seconds * 1000;
       const started = Date.now();
       await Promise.all(
@@ -92,6 +90,9 @@ export async function codeFlowBench(argv: string[]): Promise<void> {
         }),
       );
       const elapsed = (Date.now() - started) / 1000;
+      const costAfter = await costSnapshot(costTargets);
+      // Without the api's metrics listener there is nothing to divide: the block is left out.
+      const cost = costBefore.api && costAfter.api ? costDiff(costBefore, costAfter, loops) : undefined;
       const sorted = tokenLatencies.sort((a, b) => a - b);
       const r = {
         loopsPerSecond: Math.round(loops / elapsed),
@@ -101,11 +102,13 @@ export async function codeFlowBench(argv: string[]): Promise<void> {
         tokenP95ms: Number(percentile(sorted, 95).toFixed(1)),
         tokenP99ms: Number(percentile(sorted, 99).toFixed(1)),
         apiPeakRssMb: peakRssMb(pid),
+        cost,
       };
       results[alg] = r;
       process.stdout.write(
         `${alg.padEnd(10)} ${String(r.loopsPerSecond).padStart(5)} loops/s  token p50 ${r.tokenP50ms} ms  p95 ${r.tokenP95ms} ms  p99 ${r.tokenP99ms} ms  errors ${errors}  api peak RSS ${r.apiPeakRssMb ?? '?'} MB\n`,
       );
+      if (cost) process.stdout.write(formatCost(cost) + '\n');
     }
   } finally {
     await store.close();

@@ -3,6 +3,7 @@
 import { codeFlowBench } from './code-flow.js';
 import { compareBench } from './compare.js';
 import { deviceBench } from './device.js';
+import { profileBench } from './profile.js';
 import { refreshBench } from './refresh.js';
 import { signingBench } from './signing.js';
 import { webhooksBench } from './webhooks.js';
@@ -14,6 +15,7 @@ const benches: Record<string, { describe: string; run: (args: string[]) => Promi
     run: compareBench,
   },
   device: { describe: 'device-code polls/s and latency at N pending devices (needs npm start)', run: deviceBench },
+  profile: { describe: 'a .cpuprofile (node --cpu-prof) summarised: top functions by self time, self time by package', run: profileBench },
   refresh: { describe: 'refresh token rotations/s and latency at N concurrent families (needs npm start)', run: refreshBench },
   signing: { describe: 'JWT signatures per second: ML-DSA-65 native and noble, RS256 (in-process)', run: signingBench },
   webhooks: {
