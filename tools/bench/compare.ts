@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseConfig } from '../../lib/config/env.js';
 import { benchSetup } from './common.js';
+import { costDiff, costSnapshot, costTargetsFromEnv, formatCost, type CostPerLoop, type CostTargets } from './costs.js';
 import { dropPeerDatabase } from './peer/mongo-adapter.js';
 import { killPeers } from './peer/process.js';
 import { peerTarget, type PeerTarget } from './peer/target.js';
@@ -24,27 +25,33 @@ const PEER_NOTES = [
   'peer sign-in and consent are a test handler (x-bench-account header); consent remembered via loadExistingGrant',
 ];
 
-type Row = { scenario: string; op: string; keyflow: ScenarioResult; peerMemory: ScenarioResult | null; peerStore: ScenarioResult | null; peerNote?: string };
+type Row = { scenario: string; op: string; keyflow: Measured; peerMemory: ScenarioResult | null; peerStore: ScenarioResult | null; peerNote?: string };
 
 function peerVersion(): string {
   const main = createRequire(import.meta.url).resolve('oidc-provider');
   return (JSON.parse(readFileSync(new URL('../package.json', `file://${main}`), 'utf8')) as { version: string }).version;
 }
 
-async function runOn(target: BenchTarget, scenario: Scenario, rps: number, seconds: number): Promise<ScenarioResult | null> {
+type Measured = ScenarioResult & { cost?: CostPerLoop };
+
+/** One scenario on one target; for Keyflow also what an operation cost (when its /metrics answer: METRICS_ADDR). */
+async function runOn(target: BenchTarget, scenario: Scenario, rps: number, seconds: number, costTargets: CostTargets | null): Promise<Measured | null> {
   const client = await target.client(scenario.name.replace(/\W+/g, '-'), scenario.idTokenAlg);
   if (!client) return null;
-  // COSTS HOOK: per-request cost columns (MongoDB round trips, Temporal calls,
-  // CPU per process) go here once tools/bench/costs.ts is on main:
-  //   const before = await costSnapshot();   … run …   costs = costDiff(before, await costSnapshot(), result.ops)
-  // and the CostRow is added to the row (Keyflow only) and to the JSON line.
-  const result = await scenario.run(target, client, rps, seconds);
+  const before = costTargets ? await costSnapshot(costTargets) : null;
+  const result: Measured = await scenario.run(target, client, rps, seconds);
+  const after = costTargets ? await costSnapshot(costTargets) : null;
+  if (before?.api && after?.api) result.cost = costDiff(before, after, result.ops);
   const errors = result.errors ? `  ERRORS ${result.errors} (first: ${result.firstError})` : '';
   process.stderr.write(
     `  ${target.label.padEnd(10)} ${scenario.name.padEnd(20)} ${String(result.opsPerSecond).padStart(6)} ops/s  p99 ${result.p99ms} ms${errors}\n`,
   );
+  if (result.cost) process.stderr.write(formatCost(result.cost).replace('cost per loop', 'cost per operation') + '\n');
   return result;
 }
+
+/** Keyflow's CPU per operation across its processes (null parts: not measured). */
+const cpuOf = (c: CostPerLoop) => Math.round(((c.cpuMs.api ?? 0) + (c.cpuMs.worker ?? 0) + (c.cpuMs.temporal ?? 0) + (c.cpuMs.ferretdb ?? 0)) * 100) / 100;
 
 const ratio = (a: ScenarioResult, b: ScenarioResult | null) => (b && b.opsPerSecond ? Number((a.opsPerSecond / b.opsPerSecond).toFixed(2)) : null);
 const cell = (v: number | string | null | undefined, suffix = '') => (v === null || v === undefined ? 'n/a' : `${v}${suffix}`);
@@ -61,6 +68,9 @@ function table(rows: Row[]): string {
     'peer mem p99',
     'peer store p99',
     'errors K/m/s',
+    'Keyflow mongo/op',
+    'Keyflow temporal/op',
+    'Keyflow cpu ms/op (api+worker+temporal+db)',
   ];
   const lines = rows.map((r) => [
     r.scenario + (r.peerNote ? ' *' : ''),
@@ -73,6 +83,9 @@ function table(rows: Row[]): string {
     cell(r.peerMemory?.p99ms, ' ms'),
     cell(r.peerStore?.p99ms, ' ms'),
     [r.keyflow.errors, r.peerMemory?.errors ?? '-', r.peerStore?.errors ?? '-'].join('/'),
+    cell(r.keyflow.cost ? (r.keyflow.cost.mongodb.api?.total ?? 0) + (r.keyflow.cost.mongodb.worker?.total ?? 0) : null),
+    cell(r.keyflow.cost ? (r.keyflow.cost.temporal.api?.total ?? 0) + (r.keyflow.cost.temporal.worker?.total ?? 0) : null),
+    cell(r.keyflow.cost ? cpuOf(r.keyflow.cost) : null),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cols: string[]) => cols.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ');
@@ -102,6 +115,8 @@ export async function compareBench(argv: string[]): Promise<void> {
 
   try {
     const keyflow = await keyflowTarget(base, store);
+    // Keyflow's own counters (METRICS_ADDR, WORKER_METRICS_ADDR), when it was started with them.
+    const costTargets = costTargetsFromEnv();
     await dropPeerDatabase(mongo.uri, mongo.database);
     const names = SCENARIOS.map((s) => s.name.replace(/\W+/g, '-'));
     const peerMemory = await peerTarget('peer mem', PEER_MEMORY_PORT, names, null);
@@ -115,9 +130,9 @@ export async function compareBench(argv: string[]): Promise<void> {
       const row: Row = {
         scenario: scenario.name,
         op: scenario.op,
-        keyflow: (await runOn(keyflow, scenario, rps, seconds))!,
-        peerMemory: await runOn(peerMemory, scenario, rps, seconds),
-        peerStore: await runOn(peerStore, scenario, rps, seconds),
+        keyflow: (await runOn(keyflow, scenario, rps, seconds, costTargets))!,
+        peerMemory: await runOn(peerMemory, scenario, rps, seconds, null),
+        peerStore: await runOn(peerStore, scenario, rps, seconds, null),
       };
       if (!row.peerMemory) {
         // The peer cannot sign with this algorithm: compare with its RS256 code flow.
