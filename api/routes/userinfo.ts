@@ -4,7 +4,6 @@ import { userinfoClaims } from '../../lib/domain/claims.js';
 import { zodProblems } from '../../lib/domain/errors.js';
 import { ProfileUpdate } from '../../lib/domain/users.js';
 import { findUserById, updateProfile } from '../../lib/store/users.js';
-import { findClient } from '../../lib/store/clients.js';
 import { relatedClaims } from '../oauth/claim-sources.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken } from '../oauth/bearer.js';
@@ -12,7 +11,7 @@ import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import type { ApiContext } from '../context.js';
 
 /** `events`: profile.updated goes to the user's webhooks. */
-export type UserinfoDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events'>;
+export type UserinfoDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events' | 'findClient'>;
 
 export function userinfoRoutes(deps: UserinfoDeps): Router {
   const router = Router();
@@ -22,8 +21,9 @@ export function userinfoRoutes(deps: UserinfoDeps): Router {
   const userinfo = async (req: Request, res: Response) => {
     const user = await findUserById(deps.store, req.access!.userId);
     if (!user) return sendError(res, 401, 'invalid_token', 'the user no longer exists');
-    // The same claims the grant's ID token carries (opt-in and team claims included).
-    const client = await findClient(deps.store, req.access!.clientId);
+    // The same claims the grant's ID token carries (opt-in and team claims included). The client
+    // comes from the endpoints' cached lookup: the token check above has just read it uncached.
+    const client = await deps.findClient(req.access!.clientId);
     const related = client ? await relatedClaims(deps.store, client, user._id, req.access!.scope) : {};
     res.set('Cache-Control', 'no-store').json({ ...userinfoClaims(user, req.access!.scope), ...related });
   };
