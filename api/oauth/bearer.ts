@@ -3,7 +3,8 @@
 // RFC 9728 `resource_metadata` in every challenge.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { verifyOwnJwt } from '../../lib/keys/verifier.js';
-import { isGrantUsable } from '../../lib/store/grants.js';
+import { usableGrantUser } from '../../lib/store/grants.js';
+import type { UserDoc } from '../../lib/domain/users.js';
 import { PAT_PREFIX } from '../../lib/domain/personal-access-tokens.js';
 import { personalAccessTokenContext } from '../../lib/store/personal-access-tokens.js';
 import { WELL_KNOWN } from '../../lib/domain/discovery.js';
@@ -20,6 +21,8 @@ export interface AccessContext {
   scope: string[];
   grantId: string;
   claims: Record<string, unknown>;
+  /** The token's user as the check read it (OAuth access tokens; not personal access tokens). */
+  user?: UserDoc;
 }
 
 declare module 'express-serve-static-core' {
@@ -46,8 +49,10 @@ export async function verifyAccessToken(deps: BearerDeps, token: string): Promis
   const now = Math.floor(Date.now() / 1000);
   if (c.iss !== deps.issuer || typeof c.exp !== 'number' || c.exp <= now) return null;
   if (typeof c.sub !== 'string' || typeof c.client_id !== 'string' || typeof c.grant_id !== 'string' || typeof c.scope !== 'string') return null;
-  if (typeof c.jti !== 'string' || !(await isGrantUsable(deps.store, { grantId: c.grant_id, clientId: c.client_id, userId: c.sub, jti: c.jti }))) return null;
-  return { userId: c.sub, clientId: c.client_id, scope: c.scope.split(' ').filter(Boolean), grantId: c.grant_id, claims: c };
+  if (typeof c.jti !== 'string') return null;
+  const user = await usableGrantUser(deps.store, { grantId: c.grant_id, clientId: c.client_id, userId: c.sub, jti: c.jti });
+  if (!user) return null;
+  return { userId: c.sub, clientId: c.client_id, scope: c.scope.split(' ').filter(Boolean), grantId: c.grant_id, claims: c, user };
 }
 
 /**

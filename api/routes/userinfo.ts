@@ -19,7 +19,7 @@ export function userinfoRoutes(deps: UserinfoDeps): Router {
   const needOpenid = requireAccessToken(deps, ['openid']);
 
   const userinfo = async (req: Request, res: Response) => {
-    const user = await findUserById(deps.store, req.access!.userId);
+    const user = req.access!.user ?? (await findUserById(deps.store, req.access!.userId));
     if (!user) return sendError(res, 401, 'invalid_token', 'the user no longer exists');
     // The same claims the grant's ID token carries (opt-in and team claims included). The client
     // comes from the endpoints' cached lookup: the token check above has just read it uncached.

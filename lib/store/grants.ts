@@ -5,7 +5,7 @@ import { isDuplicateKeyError, type Store } from './db.js';
 
 import type { GrantDoc } from '../domain/grants.js';
 import { isClientActive } from '../domain/clients.js';
-import { isDisabled } from '../domain/users.js';
+import { isDisabled, type UserDoc } from '../domain/users.js';
 
 /** Records the grant unless it exists (a reused code may have revoked it first). */
 export async function openGrant(store: Store, grant: Omit<GrantDoc, 'createdAt' | 'revokedAt' | 'revokedReason'>): Promise<GrantDoc> {
@@ -66,13 +66,18 @@ export interface TokenHolder {
  * in parallel.
  */
 export async function isGrantUsable(store: Store, holder: TokenHolder): Promise<boolean> {
+  return (await usableGrantUser(store, holder)) !== null;
+}
+
+/** isGrantUsable's check, answering with the token's user when usable (UserInfo needs it: no second read). */
+export async function usableGrantUser(store: Store, holder: TokenHolder): Promise<UserDoc | null> {
   const [grant, client, user] = await Promise.all([
     store.grants.findOne({ _id: holder.grantId }, { projection: { revokedAt: 1, clientId: 1, revokedJtis: 1 } }),
     store.clients.findOne({ _id: holder.clientId }, { projection: { _id: 1, deactivatedAt: 1 } }),
-    store.users.findOne({ _id: holder.userId }, { projection: { _id: 1, disabled: 1 } }),
+    store.users.findOne({ _id: holder.userId }),
   ]);
-  if (grant === null || !isLive(grant) || client === null || !isClientActive(client) || user === null || isDisabled(user)) return false;
-  return holder.jti === undefined || !grant.revokedJtis?.includes(holder.jti);
+  if (grant === null || !isLive(grant) || client === null || !isClientActive(client) || user === null || isDisabled(user)) return null;
+  return holder.jti === undefined || !grant.revokedJtis?.includes(holder.jti) ? user : null;
 }
 
 /** The grants of a client or of a user not yet revoked (a scan: deletions only, not a hot path). */
