@@ -39,7 +39,9 @@ export async function recordRotations(store: Store, rotations: { previous: Refre
     store.refreshTokens,
     rotations.map((r) => rotated(r.previous, r.newHash)),
   );
-  await Promise.all(rotations.map((r) => store.refreshTokens.updateOne({ _id: r.previous._id }, { $set: { status: 'superseded' } })));
+  // A few at a time: a thousand concurrent updates left FerretDB v1 (SQLite) hanging, every one waiting.
+  for (let k = 0; k < rotations.length; k += 16)
+    await Promise.all(rotations.slice(k, k + 16).map((r) => store.refreshTokens.updateOne({ _id: r.previous._id }, { $set: { status: 'superseded' } })));
 }
 
 /** The family was revoked: every token of the grant is. */

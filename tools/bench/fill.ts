@@ -22,6 +22,7 @@ import { createWebhooks, recentDeliveries, recordDeliveries } from '../../lib/st
 
 const BATCH = 1_000;
 const DAY = 86_400_000;
+const PROGRESS_MS = 10_000;
 
 /** How much to fill: the brief's sizes times `scale`. */
 export interface FillPlan {
@@ -92,9 +93,13 @@ async function fillKind(
   const from = await doneUpTo(total, isThere);
   const started = Date.now();
   if (from > 0) progress(`${name}: ${from.toLocaleString('en')} of ${total.toLocaleString('en')} already there`);
+  let printed = 0;
   for (let start = from; start < total; start += BATCH) {
     const end = Math.min(total, start + BATCH);
     await writeBatch(start, end);
+    // A line every few seconds and at the end: enough to see it move and to estimate the rest.
+    if (end < total && Date.now() - printed < PROGRESS_MS) continue;
+    printed = Date.now();
     const rate = Math.round((end - from) / Math.max(0.001, (Date.now() - started) / 1000));
     progress(`${name}: ${end.toLocaleString('en')} / ${total.toLocaleString('en')} (${rate.toLocaleString('en')}/s)`);
   }
