@@ -3,7 +3,7 @@
 // domain/client-secrets.ts; here it is read and written.
 import { newClient, replacedClient, withNewClientSecret, type ClientWithSecret } from '../domain/client-secrets.js';
 import { isClientActive, publicClient, type ClientDoc, type ClientExtras, type NewClientInput, type PublicClient } from '../domain/clients.js';
-import type { Store } from './db.js';
+import { insertManyIfAbsent, type Store } from './db.js';
 
 // Re-exported for modules that still import these from the store.
 export { publicClient, type ClientDoc };
@@ -13,6 +13,11 @@ export async function createClient(store: Store, input: NewClientInput, extras: 
   const created = newClient(input, extras);
   await store.clients.insertOne(created.client);
   return created;
+}
+
+/** Inserts clients built by newClient in one insertMany (bulk loads); those already there are left as they are. */
+export async function insertClients(store: Store, docs: ClientDoc[]): Promise<void> {
+  await insertManyIfAbsent(store.clients, docs);
 }
 
 export async function listClients(store: Store): Promise<PublicClient[]> {

@@ -240,3 +240,18 @@ export async function insertIfAbsent<T extends Document>(collection: Collection<
     throw err;
   }
 }
+
+/**
+ * Inserts `docs` in one unordered insertMany; those whose unique key is taken
+ * are skipped (so a bulk load interrupted half-way can simply run again).
+ */
+export async function insertManyIfAbsent<T extends Document>(collection: Collection<T>, docs: OptionalUnlessRequiredId<T>[]): Promise<void> {
+  if (docs.length === 0) return;
+  try {
+    await collection.insertMany(docs, { ordered: false });
+  } catch (err) {
+    const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
+    const errors = Array.isArray(writeErrors) ? writeErrors : [err];
+    if (!errors.every(isDuplicateKeyError)) throw err;
+  }
+}

@@ -1,15 +1,20 @@
 // Grants: what one authorization (a code exchange, later a device approval)
 // gave a client. Every token carries its grant id; revoking the grant makes all
 // of them unusable. This document is the projection resource endpoints read.
-import { isDuplicateKeyError, type Store } from './db.js';
+import { insertManyIfAbsent, isDuplicateKeyError, type Store } from './db.js';
 
 import type { GrantDoc } from '../domain/grants.js';
 import { isClientActive } from '../domain/clients.js';
 import { isDisabled, type UserDoc } from '../domain/users.js';
 
+/** What openGrant is given: the grant before it is recorded. */
+export type NewGrant = Omit<GrantDoc, 'createdAt' | 'revokedAt' | 'revokedReason'>;
+
+const grantDoc = (grant: NewGrant): GrantDoc => ({ ...grant, createdAt: new Date(), revokedAt: null, revokedReason: null });
+
 /** Records the grant unless it exists (a reused code may have revoked it first). */
-export async function openGrant(store: Store, grant: Omit<GrantDoc, 'createdAt' | 'revokedAt' | 'revokedReason'>): Promise<GrantDoc> {
-  const doc: GrantDoc = { ...grant, createdAt: new Date(), revokedAt: null, revokedReason: null };
+export async function openGrant(store: Store, grant: NewGrant): Promise<GrantDoc> {
+  const doc = grantDoc(grant);
   try {
     await store.grants.insertOne(doc);
     return doc;
@@ -17,6 +22,14 @@ export async function openGrant(store: Store, grant: Omit<GrantDoc, 'createdAt' 
     if (!isDuplicateKeyError(err)) throw err;
     return (await store.grants.findOne({ _id: grant._id }))!;
   }
+}
+
+/**
+ * openGrant for many grants in one insertMany (bulk loads such as the scale
+ * benchmark's filler): grants whose id is already recorded are left as they are.
+ */
+export async function openGrants(store: Store, grants: NewGrant[]): Promise<void> {
+  await insertManyIfAbsent(store.grants, grants.map(grantDoc));
 }
 
 export function findGrant(store: Store, grantId: string): Promise<GrantDoc | null> {

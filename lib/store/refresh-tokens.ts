@@ -2,7 +2,7 @@
 // Temporal: one document per refresh token (by hash), written by the
 // RefreshFamily workflow's activities (and by the api for a family's first token).
 import type { RefreshTokenDoc, RefreshTokenStatus } from '../domain/refresh-family.js';
-import type { Store } from './db.js';
+import { insertManyIfAbsent, type Store } from './db.js';
 
 export type { RefreshTokenDoc, RefreshTokenStatus };
 
@@ -15,10 +15,33 @@ export async function recordFirstRefreshToken(store: Store, doc: RefreshTokenDoc
   await store.refreshTokens.insertOne(doc);
 }
 
+/** The token a rotation makes current: the presented one's family, a new hash. */
+const rotated = (previous: RefreshTokenDoc, newHash: string): RefreshTokenDoc => ({ ...previous, _id: newHash, status: 'current', issuedAt: new Date() });
+
 /** Records a rotation the family workflow accepted: the new token is current, the presented one superseded. */
 export async function recordRotation(store: Store, previous: RefreshTokenDoc, newHash: string): Promise<void> {
-  await store.refreshTokens.insertOne({ ...previous, _id: newHash, status: 'current', issuedAt: new Date() });
+  await store.refreshTokens.insertOne(rotated(previous, newHash));
   await store.refreshTokens.updateOne({ _id: previous._id }, { $set: { status: 'superseded' } });
+}
+
+/** recordFirstRefreshToken for many families at once (bulk loads); tokens already recorded are left as they are. */
+export async function recordFirstRefreshTokens(store: Store, docs: RefreshTokenDoc[]): Promise<void> {
+  await insertManyIfAbsent(store.refreshTokens, docs);
+}
+
+/**
+ * recordRotation for many families at once (bulk loads): the new tokens in one
+ * insertMany, the superseded ones updated by `_id` one by one (FerretDB v1
+ * would scan the whole collection for an `_id: {$in}` filter).
+ */
+export async function recordRotations(store: Store, rotations: { previous: RefreshTokenDoc; newHash: string }[]): Promise<void> {
+  await insertManyIfAbsent(
+    store.refreshTokens,
+    rotations.map((r) => rotated(r.previous, r.newHash)),
+  );
+  // A few at a time: a thousand concurrent updates left FerretDB v1 (SQLite) hanging, every one waiting.
+  for (let k = 0; k < rotations.length; k += 16)
+    await Promise.all(rotations.slice(k, k + 16).map((r) => store.refreshTokens.updateOne({ _id: r.previous._id }, { $set: { status: 'superseded' } })));
 }
 
 /** The family was revoked: every token of the grant is. */

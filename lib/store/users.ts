@@ -3,7 +3,7 @@ import { ConflictError } from '../domain/errors.js';
 import { newUserAccount, profileChanges, publicUser, type NewUserInput, type ProfileUpdate, type PublicUser, type UserDoc } from '../domain/users.js';
 import { deleteConsents } from './consents.js';
 import { deleteMembershipsOf } from './teams.js';
-import { isDuplicateKeyError, type Store } from './db.js';
+import { insertManyIfAbsent, isDuplicateKeyError, type Store } from './db.js';
 
 // Re-exported for modules that still import these from the store.
 export { publicUser, type UserDoc };
@@ -21,6 +21,11 @@ export async function createUser(store: Store, input: NewUserInput): Promise<Use
     throw err;
   }
   return doc;
+}
+
+/** Inserts accounts built by newUserAccount in one insertMany (bulk loads); those already there are left as they are. */
+export async function insertUsers(store: Store, docs: UserDoc[]): Promise<void> {
+  await insertManyIfAbsent(store.users, docs);
 }
 
 /** Stores a new password hash (the password already checked with passwordProblem). */

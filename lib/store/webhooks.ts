@@ -16,7 +16,7 @@ import type { WebhookDoc } from '../domain/webhooks.js';
 import type { WebhookScope } from '../domain/webhook-events.js';
 import { open, seal, type Kek } from '../security/kek.js';
 import { newId, newSecret } from '../security/secrets.js';
-import type { Store } from './db.js';
+import { insertManyIfAbsent, type Store } from './db.js';
 
 export type { WebhookDeliveryDoc, WebhookDoc };
 
@@ -31,12 +31,17 @@ const aad = (webhookId: string) => `webhook:${webhookId}`;
 /** A generated signing secret: 32 random bytes, base64url. */
 export const newWebhookSecret = (): string => newSecret();
 
-export async function createWebhook(
-  store: Store,
-  kek: Kek,
-  input: { scope: WebhookScope; ownerUserId: string | null; name: string; url: string; events: string[]; secret?: string },
-): Promise<{ webhook: WebhookDoc; secret: string }> {
-  const id = newId();
+export interface NewWebhook {
+  scope: WebhookScope;
+  ownerUserId: string | null;
+  name: string;
+  url: string;
+  events: string[];
+  secret?: string;
+}
+
+/** A new webhook's document (secret sealed) and its clear secret; `id` given only by bulk loads that must be able to run again. */
+function newWebhook(kek: Kek, input: NewWebhook, id = newId()): { webhook: WebhookDoc; secret: string } {
   const secret = input.secret ?? newWebhookSecret();
   const now = new Date();
   const webhook: WebhookDoc = {
@@ -51,8 +56,21 @@ export async function createWebhook(
     createdAt: now,
     updatedAt: now,
   };
-  await webhooks(store).insertOne(webhook);
   return { webhook, secret };
+}
+
+export async function createWebhook(store: Store, kek: Kek, input: NewWebhook): Promise<{ webhook: WebhookDoc; secret: string }> {
+  const created = newWebhook(kek, input);
+  await webhooks(store).insertOne(created.webhook);
+  return created;
+}
+
+/** createWebhook for many webhooks in one insertMany (bulk loads), under the ids given; ids already there are left as they are. */
+export async function createWebhooks(store: Store, kek: Kek, inputs: (NewWebhook & { id: string })[]): Promise<void> {
+  await insertManyIfAbsent(
+    webhooks(store),
+    inputs.map((input) => newWebhook(kek, input, input.id).webhook),
+  );
 }
 
 export function findWebhook(store: Store, id: string): Promise<WebhookDoc | null> {
@@ -113,12 +131,27 @@ export function webhookSecret(kek: Kek, webhook: WebhookDoc): string {
 export async function recordDelivery(store: Store, doc: WebhookDeliveryDoc): Promise<void> {
   const collection = webhookDeliveries(store, doc.webhookId);
   await collection.replaceOne({ _id: doc._id }, doc, { upsert: true });
+  await trimHistory(store, doc.webhookId);
+}
+
+/** Keeps the newest HISTORY_LIMIT records of a webhook's history. */
+async function trimHistory(store: Store, webhookId: string): Promise<void> {
+  const collection = webhookDeliveries(store, webhookId);
   const older = await collection
     .find({}, { projection: { _id: 1 } })
     .sort({ deliveredAt: -1, _id: -1 })
     .skip(HISTORY_LIMIT)
     .toArray();
   if (older.length) await collection.deleteMany({ _id: { $in: older.map((d) => d._id) } });
+}
+
+/**
+ * recordDelivery for several deliveries of one webhook (bulk loads): one
+ * insertMany (deliveries already recorded are left as they are), then the same trim.
+ */
+export async function recordDeliveries(store: Store, webhookId: string, docs: WebhookDeliveryDoc[]): Promise<void> {
+  await insertManyIfAbsent(webhookDeliveries(store, webhookId), docs);
+  await trimHistory(store, webhookId);
 }
 
 /** The newest deliveries of a webhook, newest first (at most HISTORY_LIMIT). */

@@ -7,14 +7,9 @@
 // costs: MongoDB commands, Temporal calls, CPU ms per process (costs.ts).
 import fs from 'node:fs';
 import type { IdTokenAlg } from '../../lib/domain/clients.js';
-import { s256Challenge } from '../../lib/domain/pkce.js';
-import { newSecret } from '../../lib/security/secrets.js';
-import { createClient } from '../../lib/store/clients.js';
 import { benchSetup, percentile } from './common.js';
-import { KeyflowAgent } from './keyflow-agent.js';
 import { costDiff, costSnapshot, costTargetsFromEnv, formatCost, pidListeningOn } from './costs.js';
-
-const REDIRECT = 'https://bench-rp.example/cb';
+import { benchRp, codeExchange, loopFor, signedInAgent, userinfo } from './rp.js';
 
 function peakRssMb(pid: number | null): number | null {
   if (pid === null) return null;
@@ -36,60 +31,21 @@ export async function codeFlowBench(argv: string[]): Promise<void> {
 
   try {
     for (const alg of ['ML-DSA-65', 'RS256'] as IdTokenAlg[]) {
-      const { client, clientSecret } = await createClient(store, {
-        name: `bench ${alg}`,
-        redirectUris: [{ type: 'equals', value: REDIRECT }],
-        allowedScopes: ['openid', 'profile', 'email'],
-        idTokenSignedResponseAlg: alg,
-      });
-      const basic = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;
-      const authorizeUrl = (challenge: string) =>
-        `${base}/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid profile email', state: 's', code_challenge: challenge, code_challenge_method: 'S256' })}`;
-
+      const rp = await benchRp(store, base, { name: `bench ${alg}`, scopes: ['openid', 'profile', 'email'], alg });
       // Sign in and consent once per virtual RP.
-      const agents = await Promise.all(
-        Array.from({ length: concurrency }, async (_, i) => {
-          const agent = await KeyflowAgent.create(store, base, `bench-${alg.toLowerCase()}-${i}`);
-          const redirect = await agent.authorizeFirst(authorizeUrl(s256Challenge(newSecret())));
-          if (!redirect.searchParams.get('code')) throw new Error('warm-up sign-in failed');
-          return agent;
-        }),
-      );
+      const agents = await Promise.all(Array.from({ length: concurrency }, () => signedInAgent(store, rp, `bench-${alg.toLowerCase()}`)));
 
       const tokenLatencies: number[] = [];
-      let loops = 0;
-      let errors = 0;
       const costBefore = await costSnapshot(costTargets);
-      const end = Date.now() + seconds * 1000;
-      const started = Date.now();
-      await Promise.all(
-        agents.map(async (agent) => {
-          while (Date.now() < end) {
-            try {
-              const verifier = newSecret();
-              const auth = await agent.request(authorizeUrl(s256Challenge(verifier)));
-              const code = new URL(auth.headers.get('location')!).searchParams.get('code');
-              if (!code) throw new Error(`no code (status ${auth.status})`);
-              const t0 = performance.now();
-              const tokenRes = await fetch(`${base}/api/oauth/token`, {
-                method: 'POST',
-                headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
-                body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }),
-              });
-              const tokens = (await tokenRes.json()) as { access_token?: string };
-              tokenLatencies.push(performance.now() - t0);
-              if (!tokens.access_token) throw new Error(`token ${tokenRes.status}`);
-              const info = await fetch(`${base}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
-              await info.arrayBuffer();
-              if (info.status !== 200) throw new Error(`userinfo ${info.status}`);
-              loops++;
-            } catch {
-              errors++;
-            }
-          }
-        }),
-      );
-      const elapsed = (Date.now() - started) / 1000;
+      const {
+        passed: loops,
+        failed: errors,
+        elapsed,
+      } = await loopFor(seconds, concurrency, async (w) => {
+        const { tokenMs, tokens } = await codeExchange(rp, agents[w]!);
+        tokenLatencies.push(tokenMs);
+        await userinfo(rp, tokens.body.access_token!);
+      });
       const costAfter = await costSnapshot(costTargets);
       // Without the api's metrics listener there is nothing to divide: the block is left out.
       const cost = costBefore.api && costAfter.api ? costDiff(costBefore, costAfter, loops) : undefined;

@@ -2,40 +2,18 @@
 // against a running Keyflow: N refresh families (RS256 client), each rotating
 // its refresh token in a loop through the RefreshFamily workflow's update.
 // Prints rotations per second and p50/p95/p99 latency.
-import { createClient } from '../../lib/store/clients.js';
-import { withPkce, withVerifier } from '../fixtures/pkce.js';
 import { benchSetup, percentile } from './common.js';
-import { KeyflowAgent } from './keyflow-agent.js';
-
-const REDIRECT = 'https://bench-rp.example/cb';
+import { benchRp, codeExchange, postToken, signedInAgent } from './rp.js';
 
 export async function refreshBench(argv: string[]): Promise<void> {
   const { count: families, seconds, base, store } = await benchSetup(argv, 'families', { count: 16, seconds: 20 });
   try {
-    const { client, clientSecret } = await createClient(store, {
-      name: 'bench refresh',
-      redirectUris: [{ type: 'equals', value: REDIRECT }],
-      allowedScopes: ['openid', 'offline_access'],
-      idTokenSignedResponseAlg: 'RS256',
-    });
-    const auth = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;
-    const post = async (body: Record<string, string>) => {
-      const res = await fetch(`${base}/api/oauth/token`, {
-        method: 'POST',
-        headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams(body),
-      });
-      return { status: res.status, body: (await res.json()) as { refresh_token?: string; error?: string } };
-    };
+    const rp = await benchRp(store, base, { name: 'bench refresh', scopes: ['openid', 'offline_access'], alg: 'RS256' });
     const tokens = await Promise.all(
-      Array.from({ length: families }, async (_, i) => {
-        const agent = await KeyflowAgent.create(store, base, `bench-refresh-${i}`);
-        const redirect = await agent.authorizeFirst(
-          `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid offline_access' }))}`,
-        );
-        const r = await post(withVerifier({ grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, redirect_uri: REDIRECT }));
-        if (!r.body.refresh_token) throw new Error(`no refresh token: ${r.status}`);
-        return r.body.refresh_token;
+      Array.from({ length: families }, async () => {
+        const { tokens: first } = await codeExchange(rp, await signedInAgent(store, rp, 'bench-refresh'));
+        if (!first.body.refresh_token) throw new Error(`no refresh token: ${first.status}`);
+        return first.body.refresh_token;
       }),
     );
     const latencies: number[] = [];
@@ -47,7 +25,7 @@ export async function refreshBench(argv: string[]): Promise<void> {
         let current = first;
         while (Date.now() < end) {
           const t0 = performance.now();
-          const r = await post({ grant_type: 'refresh_token', refresh_token: current });
+          const r = await postToken(rp, { grant_type: 'refresh_token', refresh_token: current });
           latencies.push(performance.now() - t0);
           if (!r.body.refresh_token) {
             errors++;

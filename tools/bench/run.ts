@@ -5,6 +5,7 @@ import { compareBench } from './compare.js';
 import { deviceBench } from './device.js';
 import { profileBench } from './profile.js';
 import { refreshBench } from './refresh.js';
+import { scaleBench } from './scale.js';
 import { signingBench } from './signing.js';
 import { webhooksBench } from './webhooks.js';
 
@@ -17,6 +18,11 @@ const benches: Record<string, { describe: string; run: (args: string[]) => Promi
   device: { describe: 'device-code polls/s and latency at N pending devices (needs npm start)', run: deviceBench },
   profile: { describe: 'a .cpuprofile (node --cpu-prof) summarised: top functions by self time, self time by package', run: profileBench },
   refresh: { describe: 'refresh token rotations/s and latency at N concurrent families (needs npm start)', run: refreshBench },
+  scale: {
+    describe:
+      'code flow, refresh and introspection on an empty database, then filled (100k users and clients, 200k grants, 50k webhooks; --scale), with ratios (needs npm start)',
+    run: scaleBench,
+  },
   signing: { describe: 'JWT signatures per second: ML-DSA-65 native and noble, RS256 (in-process)', run: signingBench },
   webhooks: {
     describe: 'profile-update latency with/without 10 webhooks, deliveries/s, lost deliveries (needs OUTBOUND_ALLOWLIST=webhooks=127.0.0.1:* npm start)',
