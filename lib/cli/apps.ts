@@ -3,7 +3,6 @@
 // (admin/app-changes.ts): the same grant revocation on deactivation and the
 // same admin.app.update event, with the operator as actor. An unknown client
 // id is a usage error (exit 2). `apps list|create` are `clients list|create`.
-import { parseArgs } from 'node:util';
 import type { Config } from '../config/env.js';
 import { ValidationError } from '../domain/errors.js';
 import { changeApp, type AppAdminInput } from '../admin/app-changes.js';
@@ -12,7 +11,7 @@ import type { Store } from '../store/db.js';
 import { findClient } from '../store/clients.js';
 import { connectTemporalClient, lazyTemporalClient } from '../temporal/connection.js';
 import { cliEvents, OPERATOR } from './events.js';
-import { print, UsageError } from './usage.js';
+import { print, UsageError, parseOrUsage } from './usage.js';
 
 export const APP_CHANGES = ['verify', 'deactivate', 'reactivate'] as const;
 type AppChangeCommand = (typeof APP_CHANGES)[number];
@@ -21,12 +20,7 @@ export const isAppChange = (sub: string | undefined): sub is AppChangeCommand =>
 
 /** The command line of a change: CLIENT_ID, and --unverify for `verify`. */
 function commandLine(sub: AppChangeCommand, argv: string[]): { clientId: string; input: AppAdminInput } {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: sub === 'verify' ? { unverify: { type: 'boolean' } } : {}, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]);
-  }
+  const parsed = parseOrUsage({ args: argv, options: sub === 'verify' ? { unverify: { type: 'boolean' } } : {}, allowPositionals: true, strict: true });
   const [clientId, extra] = parsed.positionals;
   if (clientId === undefined) throw new UsageError(`apps ${sub} needs CLIENT_ID`);
   if (extra !== undefined) throw new UsageError(`unexpected argument: ${extra}`);

@@ -3,7 +3,6 @@
 // invite.create / invite.revoke admin events with the operator as actor.
 // `create` prints the link once (it is stored only as a hash); an unknown
 // invitation and invalid values exit 2, revoking a used one exits 1.
-import { parseArgs } from 'node:util';
 import type { Config } from '../config/env.js';
 import { ValidationError } from '../domain/errors.js';
 import { inviteJson } from '../domain/invites.js';
@@ -11,7 +10,7 @@ import type { Store } from '../store/db.js';
 import { findInvite, listInvites } from '../store/invites.js';
 import { createInvite, revokeInvite, type InviteDeps } from '../admin/invite-changes.js';
 import { cliEvents, OPERATOR } from './events.js';
-import { print, UsageError } from './usage.js';
+import { print, UsageError, parseOrUsage } from './usage.js';
 
 const OPTIONS = {
   email: { type: 'string' },
@@ -21,12 +20,7 @@ const OPTIONS = {
 } as const;
 
 function commandLine(argv: string[], allowed: (keyof typeof OPTIONS)[], positionals: number) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]);
-  }
+  const parsed = parseOrUsage({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const extra = Object.keys(parsed.values).find((k) => !allowed.includes(k as keyof typeof OPTIONS));
   if (extra) throw new UsageError(`unknown option --${extra}`);
   if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument: ${parsed.positionals[positionals]}`);

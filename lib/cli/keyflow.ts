@@ -1,6 +1,6 @@
 // The operator CLI: `npm run cli -- <command>` or the `keyflow` bin.
 import '../runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig } from 'node:util';
 import { parseConfig, type Config } from '../config/env.js';
 import { listFlows } from '../flows/flow-list.js';
 import type { NewClientInput, RedirectUriEntry } from '../domain/clients.js';
@@ -14,7 +14,7 @@ import { ensureIndexes, openStore, type Store } from '../store/db.js';
 import { createClient, listClients, publicClient } from '../store/clients.js';
 import { getSiteSettings } from '../store/settings.js';
 import type { SigningAlg } from '../store/signing-keys.js';
-import { print, UsageError, USAGE } from './usage.js';
+import { print, UsageError, USAGE, parseOrUsage } from './usage.js';
 import { webhooksCommand } from './webhooks.js';
 import { teamsCommand } from './teams.js';
 import { sourcesCommand } from './sources.js';
@@ -30,12 +30,7 @@ import { appChangeCommand, isAppChange } from './apps.js';
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 function parse(argv: string[], options: Options, positionals = 0) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: positionals > 0, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]);
-  }
+  const parsed = parseOrUsage({ args: argv, options, allowPositionals: positionals > 0, strict: true });
   if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument: ${parsed.positionals[positionals]}`);
   return parsed;
 }

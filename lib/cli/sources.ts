@@ -4,7 +4,6 @@
 // oauth_source.* admin events with the operator as actor. Output is sourceJson
 // (never the secret). A source the command line names that does not exist, and
 // invalid values, exit 2; a taken slug exits 1.
-import { parseArgs } from 'node:util';
 import type { Config } from '../config/env.js';
 import { ValidationError } from '../domain/errors.js';
 import { sourceJson, type OAuthSourceDoc } from '../domain/oauth-sources.js';
@@ -13,7 +12,7 @@ import type { Store } from '../store/db.js';
 import { listSources } from '../store/oauth-sources.js';
 import { createSource, findSourceByRef, removeSource, updateSource, type SourceDeps } from '../sources/source-changes.js';
 import { cliEvents, OPERATOR } from './events.js';
-import { print, UsageError } from './usage.js';
+import { print, UsageError, parseOrUsage } from './usage.js';
 
 /** The options of `add` and `update`; `--no-X` turns a flag off (update). */
 const SOURCE_OPTIONS = {
@@ -36,12 +35,7 @@ const SOURCE_OPTIONS = {
 } as const;
 
 function commandLine(argv: string[], positionals: number) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: SOURCE_OPTIONS, allowPositionals: true, allowNegative: true, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]);
-  }
+  const parsed = parseOrUsage({ args: argv, options: SOURCE_OPTIONS, allowPositionals: true, allowNegative: true, strict: true });
   if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument: ${parsed.positionals[positionals]}`);
   return parsed;
 }

@@ -4,7 +4,7 @@
 // records, and admin.team.delete reaches admin webhooks like other CLI events.
 // A team or user the command line names that does not exist is a usage error
 // (exit 2), as for `users delete`; a refused change (conflict) exits 1.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config/env.js';
 import { ConflictError, NotFoundError, parseOrRefuse, ValidationError } from '../domain/errors.js';
 import { MAX_LISTED_TEAMS, NewMemberInput, NewTeamInput, teamJson, userTeamJson, type TeamDoc, type TeamMemberDoc } from '../domain/teams.js';
@@ -17,7 +17,7 @@ import { userTeams } from '../teams/membership.js';
 import { createTeam, deleteTeam, type TeamActor, type TeamDeps } from '../teams/team-changes.js';
 import { addMember, removeTeamMember } from '../teams/member-changes.js';
 import { cliEvents, OPERATOR } from './events.js';
-import { print, UsageError } from './usage.js';
+import { print, UsageError, parseOrUsage } from './usage.js';
 
 const ACTOR: TeamActor = { userId: null, instanceWide: true, event: OPERATOR };
 
@@ -25,12 +25,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** Strict options; `args` names the positional arguments, each required. */
 function commandLine(argv: string[], options: Options, args: string[] = []) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]);
-  }
+  const parsed = parseOrUsage({ args: argv, options, allowPositionals: true, strict: true });
   const { values, positionals } = parsed;
   if (positionals.length > args.length) throw new UsageError(`unexpected argument: ${positionals[args.length]}`);
   args.forEach((name, i) => {

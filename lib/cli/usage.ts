@@ -1,5 +1,15 @@
 // Usage text and usage errors of the operator CLI (exit code 2).
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 export class UsageError extends Error {}
+
+/** node:util's parseArgs, whose refusal of a command line is a UsageError (one line, exit 2). */
+export function parseOrUsage<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (err) {
+    throw new UsageError((err as Error).message.split('\n')[0]);
+  }
+}
 
 export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- <command> ...)
 

@@ -6,7 +6,7 @@
 // need Temporal and change nothing when it does not answer (exit 1). An
 // unknown user is a usage error (exit 2); a refused change (a taken email,
 // the last admin) exits 1.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config/env.js';
 import { ValidationError } from '../domain/errors.js';
 import type { UserDoc } from '../domain/users.js';
@@ -17,18 +17,13 @@ import { lazyTemporalClient } from '../temporal/connection.js';
 import { createUser, findUserByRef, listUsers, publicUser } from '../store/users.js';
 import { cliEvents, OPERATOR } from './events.js';
 import { connectTemporal } from './temporal.js';
-import { print, UsageError } from './usage.js';
+import { print, UsageError, parseOrUsage } from './usage.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** Strict options and at most `positionals` positional arguments. */
 function commandLine(argv: string[], options: Options, positionals = 0) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: positionals > 0, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]);
-  }
+  const parsed = parseOrUsage({ args: argv, options, allowPositionals: positionals > 0, strict: true });
   if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument: ${parsed.positionals[positionals]}`);
   const text = (key: string) => parsed.values[key] as string | undefined;
   return { positionals: parsed.positionals, text, flag: (key: string) => parsed.values[key] === true };

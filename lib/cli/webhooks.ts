@@ -3,11 +3,10 @@
 // one line each. Without --follow: newest first, then exit. With --follow:
 // the same records oldest first (like `tail -f`), then every new record as it
 // is written (polled once a second) until Ctrl-C.
-import { parseArgs } from 'node:util';
 import { ValidationError } from '../domain/errors.js';
 import type { Store } from '../store/db.js';
 import { findWebhook, HISTORY_LIMIT, recentDeliveries, type WebhookDeliveryDoc } from '../store/webhooks.js';
-import { UsageError } from './usage.js';
+import { UsageError, parseOrUsage } from './usage.js';
 
 /** How often `--follow` looks for new records. */
 export const FOLLOW_INTERVAL_MS = 1_000;
@@ -22,12 +21,7 @@ export function deliveryLine(d: WebhookDeliveryDoc): string {
 
 export async function webhooksCommand(store: Store, sub: string | undefined, argv: string[]): Promise<void> {
   if (sub !== 'tail') throw new UsageError(`unknown command: webhooks ${sub ?? ''}`.trim());
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: { limit: { type: 'string' }, follow: { type: 'boolean' } }, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]);
-  }
+  const parsed = parseOrUsage({ args: argv, options: { limit: { type: 'string' }, follow: { type: 'boolean' } }, allowPositionals: true, strict: true });
   const [id, extra] = parsed.positionals;
   if (id === undefined) throw new UsageError('webhooks tail needs a webhook ID');
   if (extra !== undefined) throw new UsageError(`unexpected argument: ${extra}`);
