@@ -51,7 +51,8 @@ async function runOn(target: BenchTarget, scenario: Scenario, rps: number, secon
 }
 
 /** Keyflow's CPU per operation across its processes (null parts: not measured). */
-const cpuOf = (c: CostPerLoop) => Math.round(((c.cpuMs.api ?? 0) + (c.cpuMs.worker ?? 0) + (c.cpuMs.temporal ?? 0) + (c.cpuMs.ferretdb ?? 0)) * 100) / 100;
+const hundredths = (n: number) => Math.round(n * 100) / 100;
+const cpuOf = (c: CostPerLoop) => hundredths((c.cpuMs.api ?? 0) + (c.cpuMs.worker ?? 0) + (c.cpuMs.temporal ?? 0) + (c.cpuMs.ferretdb ?? 0));
 
 const ratio = (a: ScenarioResult, b: ScenarioResult | null) => (b && b.opsPerSecond ? Number((a.opsPerSecond / b.opsPerSecond).toFixed(2)) : null);
 const cell = (v: number | string | null | undefined, suffix = '') => (v === null || v === undefined ? 'n/a' : `${v}${suffix}`);
@@ -83,8 +84,8 @@ function table(rows: Row[]): string {
     cell(r.peerMemory?.p99ms, ' ms'),
     cell(r.peerStore?.p99ms, ' ms'),
     [r.keyflow.errors, r.peerMemory?.errors ?? '-', r.peerStore?.errors ?? '-'].join('/'),
-    cell(r.keyflow.cost ? (r.keyflow.cost.mongodb.api?.total ?? 0) + (r.keyflow.cost.mongodb.worker?.total ?? 0) : null),
-    cell(r.keyflow.cost ? (r.keyflow.cost.temporal.api?.total ?? 0) + (r.keyflow.cost.temporal.worker?.total ?? 0) : null),
+    cell(r.keyflow.cost ? hundredths((r.keyflow.cost.mongodb.api?.total ?? 0) + (r.keyflow.cost.mongodb.worker?.total ?? 0)) : null),
+    cell(r.keyflow.cost ? hundredths((r.keyflow.cost.temporal.api?.total ?? 0) + (r.keyflow.cost.temporal.worker?.total ?? 0)) : null),
     cell(r.keyflow.cost ? cpuOf(r.keyflow.cost) : null),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
