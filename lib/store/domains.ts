@@ -34,10 +34,9 @@ export function findDomain(store: Store, id: string): Promise<DomainDoc | null> 
   return store.domains.findOne({ _id: id });
 }
 
-/** Marks a domain verified; false when it is gone or was verified already. */
-export async function markDomainVerified(store: Store, id: string, at: Date): Promise<boolean> {
-  const r = await store.domains.updateOne({ _id: id, verified: false }, { $set: { verified: true, verifiedAt: at } });
-  return r.modifiedCount === 1;
+/** Marks a domain verified (a domain verified already keeps its first time). */
+export async function markDomainVerified(store: Store, id: string, at: Date): Promise<void> {
+  await store.domains.updateOne({ _id: id, verified: false }, { $set: { verified: true, verifiedAt: at } });
 }
 
 /** Deletes one of the user's domains; false when it was not there. */

@@ -1,7 +1,7 @@
 // A virtual RP's user agent on Keyflow: a user created in the store, signed in
 // over HTTP on its first authorization, consenting once per client (Keyflow
-// then remembers the consent). Shared by the code-flow, refresh and compare
-// benchmarks.
+// then remembers the consent). Shared by every benchmark (rp.ts signedInAgent,
+// the compare targets).
 import type { Store } from '../../lib/store/db.js';
 import { HttpUser } from '../fixtures/http-user.js';
 import { newUser } from '../fixtures/users.js';

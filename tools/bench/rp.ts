@@ -6,11 +6,10 @@ import { s256Challenge } from '../../lib/domain/pkce.js';
 import { newSecret } from '../../lib/security/secrets.js';
 import type { Store } from '../../lib/store/db.js';
 import { createClient } from '../../lib/store/clients.js';
-import { createUser } from '../../lib/store/users.js';
-import { HttpUser } from '../fixtures/http-user.js';
+import type { HttpUser } from '../fixtures/http-user.js';
+import { KeyflowAgent } from './keyflow-agent.js';
 
 export const REDIRECT = 'https://bench-rp.example/cb';
-const PASSWORD = 'benchmark password 1';
 
 /** A benchmark's client: its id, scope and HTTP Basic credentials. */
 export interface BenchRp {
@@ -35,14 +34,10 @@ const authorizeUrl = (rp: BenchRp, challenge: string) =>
 
 /** A new user (made in the store), signed in through the browser flow, who consented to the client. */
 export async function signedInAgent(store: Store, rp: BenchRp, emailPrefix: string): Promise<HttpUser> {
-  const email = `${emailPrefix}-${Date.now()}-${newSecret().slice(0, 8).toLowerCase()}@example.com`;
-  await createUser(store, { email, password: PASSWORD });
-  const agent = new HttpUser(rp.base);
-  let step = await agent.get(authorizeUrl(rp, s256Challenge(newSecret())));
-  step = await agent.signIn(step, email, PASSWORD);
-  step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
-  if (!step.external?.searchParams.get('code')) throw new Error('warm-up sign-in failed');
-  return agent;
+  const agent = await KeyflowAgent.create(store, rp.base, emailPrefix);
+  const back = await agent.authorizeFirst(authorizeUrl(rp, s256Challenge(newSecret())));
+  if (!back.searchParams.get('code')) throw new Error('warm-up sign-in failed');
+  return agent.http;
 }
 
 export interface TokenAnswer {
