@@ -133,3 +133,9 @@ export const isEnabledAdmin = (user: Pick<UserDoc, 'role' | 'disabled'>): boolea
 
 /** The one refusal every sign-in path gives a disabled account: it says no more than that. */
 export const ACCOUNT_DISABLED = 'This account is disabled.';
+
+/** `user_keys`: an email or username (`_id` `email:<email>`, `username:<username>`) and the user holding it (lib/store/user-keys.ts). */
+export interface UserKeyDoc {
+  _id: string;
+  userId: string;
+}

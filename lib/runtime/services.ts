@@ -7,6 +7,8 @@ import { createMlDsa65 } from '../keys/mldsa.js';
 import { Signer } from '../keys/signer.js';
 import { ensureIndexes, openStore, waitForStore, type Store } from '../store/db.js';
 import { sealClearSecretSettings } from '../store/settings.js';
+import { indexPasskeyHolders } from '../store/passkeys.js';
+import { indexUserKeys } from '../store/user-keys.js';
 import type { Logger } from './log.js';
 
 export interface CoreServices {
@@ -25,6 +27,10 @@ export async function startCoreServices(config: Config, log: Logger): Promise<Co
     warned = true;
   });
   await ensureIndexes(store);
+  const keyed = await indexUserKeys(store);
+  if (keyed) log.info('wrote the email and username keys of existing users', { users: keyed });
+  const holders = await indexPasskeyHolders(store);
+  if (holders) log.info('marked the users who have passkeys', { users: holders });
   const kek = loadKek(config.kek, config.dataDir);
   const sealed = await sealClearSecretSettings(store, kek);
   if (sealed.length) log.info('sealed site settings stored in clear by an earlier version', { settings: sealed.join(',') });

@@ -17,7 +17,7 @@ import type { RateLimitDoc } from '../domain/rate-limits.js';
 import type { SessionClientDoc, SessionDoc } from '../domain/sessions.js';
 import type { SigningKeyDoc } from '../domain/signing-keys.js';
 import type { SettingsDoc } from '../domain/site-settings.js';
-import type { UserDoc } from '../domain/users.js';
+import type { UserDoc, UserKeyDoc } from '../domain/users.js';
 // Projections of durable flows.
 import type { DeviceCodeDoc, DevicePollDoc, DeviceUserCodeDoc } from '../domain/device-authorization.js';
 import type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc } from '../domain/step-up-challenge.js';
@@ -41,6 +41,8 @@ export interface Store {
   client: MongoClient;
   db: Db;
   users: Collection<UserDoc>;
+  /** Emails and usernames, each naming its user: lookups by `_id` (store/user-keys.ts). */
+  userKeys: Collection<UserKeyDoc>;
   clients: Collection<ClientDoc>;
   signingKeys: Collection<SigningKeyDoc>;
   settings: Collection<SettingsDoc>;
@@ -64,6 +66,8 @@ export interface Store {
   stepUpAudit: Collection<StepUpAuditDoc>;
   sudoWindows: Collection<SudoWindowDoc>;
   passkeys: Collection<PasskeyDoc>;
+  /** One per user with passkeys (`_id` the user id): store/passkeys.ts. */
+  passkeyHolders: Collection<{ _id: string }>;
   refreshTokens: Collection<RefreshTokenDoc>;
   webhooks: Collection<WebhookDoc>;
   /** One collection per webhook: its delivery history. */
@@ -127,6 +131,7 @@ function storeOn(client: MongoClient, db: Db): Store {
     client,
     db,
     users: db.collection<UserDoc>('users'),
+    userKeys: db.collection<UserKeyDoc>('user_keys'),
     clients: db.collection<ClientDoc>('clients'),
     signingKeys: db.collection<SigningKeyDoc>('signing_keys'),
     settings: db.collection<SettingsDoc>('settings'),
@@ -148,6 +153,7 @@ function storeOn(client: MongoClient, db: Db): Store {
     stepUpAudit: db.collection<StepUpAuditDoc>('step_up_audit'),
     sudoWindows: db.collection<SudoWindowDoc>('sudo_windows'),
     passkeys: db.collection<PasskeyDoc>('passkeys'),
+    passkeyHolders: db.collection<{ _id: string }>('passkey_holders'),
     refreshTokens: db.collection<RefreshTokenDoc>('refresh_tokens'),
     webhooks: db.collection<WebhookDoc>('webhooks'),
     webhookDeliveries: (webhookId) => db.collection<WebhookDeliveryDoc>(`webhook_deliveries_${webhookId.replace(/[^A-Za-z0-9]/g, '')}`),

@@ -26,8 +26,10 @@ export function listDomains(store: Store, userId: string): Promise<DomainDoc[]> 
 }
 
 /** One of the user's domains; null for another user's or a missing one. */
-export function findUserDomain(store: Store, userId: string, id: string): Promise<DomainDoc | null> {
-  return store.domains.findOne({ _id: id, userId });
+export async function findUserDomain(store: Store, userId: string, id: string): Promise<DomainDoc | null> {
+  // By `_id` alone (FerretDB v1 scans for any other filter), then the owner.
+  const doc = await store.domains.findOne({ _id: id });
+  return doc?.userId === userId ? doc : null;
 }
 
 export function findDomain(store: Store, id: string): Promise<DomainDoc | null> {

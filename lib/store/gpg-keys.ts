@@ -12,7 +12,9 @@ export async function listGpgKeys(store: Store, userId: string): Promise<GpgKeyD
 
 /** One of the user's keys; null for an unknown id or another user's key. */
 export async function findGpgKey(store: Store, userId: string, id: string): Promise<GpgKeyDoc | null> {
-  return store.gpgKeys.findOne({ _id: id, userId });
+  // By `_id` alone (FerretDB v1 scans for any other filter), then the owner.
+  const doc = await store.gpgKeys.findOne({ _id: id });
+  return doc?.userId === userId ? doc : null;
 }
 
 /**

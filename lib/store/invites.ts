@@ -4,7 +4,7 @@ import type { InviteClaimDoc, InviteDoc } from '../domain/invites.js';
 import type { UserDoc } from '../domain/users.js';
 import { hashSecret } from '../security/secrets.js';
 import { insertIfAbsent, type Store } from './db.js';
-import { findUserByEmail } from './users.js';
+import { repairUserKey, writeUserKeys } from './user-keys.js';
 
 export async function insertInvite(store: Store, invite: InviteDoc): Promise<void> {
   await store.invites.insertOne(invite);
@@ -48,6 +48,12 @@ export async function markInviteRevoked(store: Store, inviteId: string, at = new
 
 /** Inserts a signed-up account; when a unique index refuses it, which field was taken. */
 export async function insertSignedUpUser(store: Store, user: UserDoc): Promise<'email' | 'username' | null> {
-  if (await insertIfAbsent(store.users, user)) return null;
-  return (await findUserByEmail(store, user.email)) ? 'email' : 'username';
+  if (await insertIfAbsent(store.users, user)) {
+    await writeUserKeys(store, user);
+    return null;
+  }
+  // Which value was taken (a scan, on this refused path only); its key is repaired on the way.
+  if (await repairUserKey(store, 'email', user.email)) return 'email';
+  await repairUserKey(store, 'username', user.username);
+  return 'username';
 }

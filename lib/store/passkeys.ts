@@ -1,13 +1,27 @@
-// Passkeys in MongoDB (the model: domain/passkeys.ts).
+// Passkeys in MongoDB (the model: domain/passkeys.ts). A passkey's `_id` is
+// its credential id (the sign-in ceremony's lookup).
+//
+// A user's passkeys are found by `userId`, which FerretDB v1 answers by
+// reading every passkey (it looks up by index only for `_id`). So a user who
+// has passkeys also has a holder document (`passkey_holders`, `_id` the user
+// id): a user without one has none, in one `_id` lookup, and only users with
+// passkeys pay for the scan. The holder is written after a passkey is added
+// and, after one is removed, deleted and then written again if passkeys
+// remain: a holder may outlive the passkeys for a moment (the lists below
+// still read them), but a user with a passkey always ends up with a holder.
 import type { PasskeyDoc } from '../domain/passkeys.js';
-import type { Store } from './db.js';
+import { insertIfAbsent, insertManyIfAbsent, type Store } from './db.js';
 
-export function listPasskeys(store: Store, userId: string): Promise<PasskeyDoc[]> {
+const isHolder = async (store: Store, userId: string) => (await store.passkeyHolders.findOne({ _id: userId })) !== null;
+
+export async function listPasskeys(store: Store, userId: string): Promise<PasskeyDoc[]> {
+  if (!(await isHolder(store, userId))) return [];
   return store.passkeys.find({ userId }, { sort: { createdAt: 1 } }).toArray();
 }
 
 /** Whether the user has at least one passkey (a second factor, and a way to sign in). */
 export async function hasPasskey(store: Store, userId: string): Promise<boolean> {
+  if (!(await isHolder(store, userId))) return false;
   return (await store.passkeys.countDocuments({ userId }, { limit: 1 })) > 0;
 }
 
@@ -17,11 +31,42 @@ export function findPasskey(store: Store, credentialId: string): Promise<Passkey
 
 export async function insertPasskey(store: Store, doc: PasskeyDoc): Promise<void> {
   await store.passkeys.insertOne(doc);
+  await insertIfAbsent(store.passkeyHolders, { _id: doc.userId });
 }
 
 /** Records a sign-in with the passkey: its new signature counter and the time. */
 export async function recordPasskeyUse(store: Store, credentialId: string, counter: number): Promise<void> {
   await store.passkeys.updateOne({ _id: credentialId }, { $set: { counter, lastUsedAt: new Date() } });
+}
+
+/** After passkeys of the user were removed: the holder goes, and comes back if any remain (see above). */
+export async function settlePasskeyHolder(store: Store, userId: string): Promise<void> {
+  await store.passkeyHolders.deleteOne({ _id: userId });
+  if ((await store.passkeys.countDocuments({ userId }, { limit: 1 })) > 0) await insertIfAbsent(store.passkeyHolders, { _id: userId });
+}
+
+/** Deletes every passkey of the user; how many. */
+export async function deleteUserPasskeys(store: Store, userId: string): Promise<number> {
+  if (!(await isHolder(store, userId))) return 0;
+  const { deletedCount } = await store.passkeys.deleteMany({ userId });
+  await settlePasskeyHolder(store, userId);
+  return deletedCount;
+}
+
+/** Marks that every user with passkeys has its holder document. */
+const INDEXED_MARK = 'indexed:v1';
+
+/** Writes the holders of users who had passkeys before holders existed: once, at the first start of this version. */
+export async function indexPasskeyHolders(store: Store): Promise<number> {
+  if (await isHolder(store, INDEXED_MARK)) return 0;
+  const users = new Set<string>();
+  for await (const p of store.passkeys.find({}, { projection: { userId: 1 } })) users.add(p.userId);
+  await insertManyIfAbsent(
+    store.passkeyHolders,
+    [...users].map((_id) => ({ _id })),
+  );
+  await insertIfAbsent(store.passkeyHolders, { _id: INDEXED_MARK });
+  return users.size;
 }
 
 // A passkey is removed through sign-in-ways.ts, which refuses removing the last way to sign in.

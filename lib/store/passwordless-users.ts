@@ -5,6 +5,7 @@
 import { usernameFromEmail, type UserDoc } from '../domain/users.js';
 import { newId } from '../security/secrets.js';
 import { isDuplicateKeyError, type Store } from './db.js';
+import { repairUserKey, writeUserKeys } from './user-keys.js';
 
 /** The passwordHash of an account without a usable password (never a valid hash). */
 export const NO_PASSWORD = '';
@@ -39,10 +40,14 @@ export async function createPasswordlessUser(
     };
     try {
       await store.users.insertOne(user);
+      await writeUserKeys(store, user);
       return user;
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
-      if (!/username/.test(String((err as Error).message))) return null;
+      if (!/username/.test(String((err as Error).message))) {
+        await repairUserKey(store, 'email', user.email);
+        return null;
+      }
     }
   }
   return null;

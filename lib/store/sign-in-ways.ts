@@ -15,6 +15,7 @@
 // that restores it. Adding ways (a password, a passkey, a link) only helps.
 import type { Collection, Filter } from 'mongodb';
 import { isDuplicateKeyError, type Store } from './db.js';
+import { hasPasskey, settlePasskeyHolder } from './passkeys.js';
 import { hasUsablePassword, NO_PASSWORD } from './passwordless-users.js';
 import { findUserById } from './users.js';
 
@@ -24,19 +25,21 @@ export type WayRemoval = 'removed' | 'not_found' | 'last_way';
 export async function hasSignInWay(store: Store, userId: string): Promise<boolean> {
   const user = await findUserById(store, userId);
   if (user && hasUsablePassword(user)) return true;
-  if ((await store.passkeys.countDocuments({ userId }, { limit: 1 })) > 0) return true;
+  if (await hasPasskey(store, userId)) return true;
   return (await store.socialAccounts.countDocuments({ userId }, { limit: 1 })) > 0;
 }
 
 /**
- * The user's document, deleted; null when absent or when a parallel request
- * deleted it first. (Read, then delete: only the caller whose deleteOne
- * removed it gets it. FerretDB v1's findOneAndDelete is not known to be atomic.)
+ * The user's document, deleted; null when absent, another user's, or when a
+ * parallel request deleted it first. (Read, then delete: only the caller whose
+ * deleteOne removed it gets it. FerretDB v1's findOneAndDelete is not known to
+ * be atomic. Both filters are `_id` alone, which FerretDB v1 looks up by index;
+ * an `_id` is never reused for another user's document.)
  */
 async function takeOwn<T extends { _id: string; userId: string }>(collection: Collection<T>, id: string, userId: string): Promise<T | null> {
-  const filter = { _id: id, userId } as Filter<T>;
+  const filter = { _id: id } as Filter<T>;
   const doc = (await collection.findOne(filter)) as T | null;
-  if (!doc) return null;
+  if (!doc || doc.userId !== userId) return null;
   return (await collection.deleteOne(filter)).deletedCount === 1 ? doc : null;
 }
 
@@ -77,7 +80,10 @@ export function removePasskey(store: Store, userId: string, credentialId: string
     userId,
     () => takeOwn(store.passkeys, credentialId, userId),
     (doc) => store.passkeys.insertOne(doc),
-  );
+  ).then(async (result) => {
+    if (result === 'removed') await settlePasskeyHolder(store, userId);
+    return result;
+  });
 }
 
 /**

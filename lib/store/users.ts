@@ -2,8 +2,10 @@
 import { ConflictError } from '../domain/errors.js';
 import { newUserAccount, profileChanges, publicUser, type NewUserInput, type ProfileUpdate, type PublicUser, type UserDoc } from '../domain/users.js';
 import { deleteConsents } from './consents.js';
+import { deleteUserPasskeys } from './passkeys.js';
 import { deleteMembershipsOf } from './teams.js';
 import { insertManyIfAbsent, isDuplicateKeyError, type Store } from './db.js';
+import { deleteUserKeys, findUserByKey, insertUserKeys, repairUserKey, writeUserKeys } from './user-keys.js';
 
 // Re-exported for modules that still import these from the store.
 export { publicUser, type UserDoc };
@@ -15,17 +17,20 @@ export async function createUser(store: Store, input: NewUserInput): Promise<Use
     await store.users.insertOne(doc);
   } catch (err) {
     if (isDuplicateKeyError(err)) {
-      const field = /username/.test(String((err as Error).message)) ? `username ${doc.username}` : `email ${doc.email}`;
-      throw new ConflictError(`a user with ${field} already exists`);
+      const field = /username/.test(String((err as Error).message)) ? 'username' : 'email';
+      await repairUserKey(store, field, doc[field]);
+      throw new ConflictError(`a user with ${field} ${doc[field]} already exists`);
     }
     throw err;
   }
+  await writeUserKeys(store, doc);
   return doc;
 }
 
 /** Inserts accounts built by newUserAccount in one insertMany (bulk loads); those already there are left as they are. */
 export async function insertUsers(store: Store, docs: UserDoc[]): Promise<void> {
   await insertManyIfAbsent(store.users, docs);
+  await insertUserKeys(store, docs);
 }
 
 /** Stores a new password hash (the password already checked with passwordProblem). */
@@ -69,27 +74,36 @@ export type AccountFields = Partial<Pick<UserDoc, 'name' | 'email' | 'username' 
 /**
  * Sets account fields an administrator changed; the user after it, or null when gone.
  * An email or username another account holds is a ConflictError (looked up
- * first: FerretDB v1 does not always report a unique-index clash on update as one).
+ * first, to name the field; the unique index refuses it anyway).
  */
 export async function setUserFields(store: Store, userId: string, set: AccountFields): Promise<UserDoc | null> {
   for (const field of ['email', 'username'] as const) {
     const value = set[field];
     if (value === undefined) continue;
-    const holder = await store.users.findOne({ [field]: value }, { projection: { _id: 1 } });
+    const holder = await findUserByKey(store, field, value);
     if (holder && holder._id !== userId) throw new ConflictError(`a user with ${field} ${value} already exists`);
   }
+  let user: UserDoc | null;
   try {
-    return await store.users.findOneAndUpdate({ _id: userId }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: 'after' });
+    user = await store.users.findOneAndUpdate({ _id: userId }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: 'after' });
   } catch (err) {
     if (isDuplicateKeyError(err)) throw new ConflictError('that email or username is taken');
     throw err;
   }
+  // The old values' keys stay behind, ignored (they no longer match this user) until a new holder takes them.
+  if (user)
+    await writeUserKeys(store, {
+      _id: user._id,
+      ...(set.email !== undefined ? { email: user.email } : {}),
+      ...(set.username !== undefined ? { username: user.username } : {}),
+    });
+  return user;
 }
 
 /** Removes the user's TOTP (confirmed and pending), backup codes and passkeys; how many passkeys went. */
 export async function clearSecondFactors(store: Store, userId: string): Promise<{ passkeys: number }> {
   await store.users.updateOne({ _id: userId }, { $set: { totp: null, totpPending: null, backupCodes: [], updatedAt: new Date() } });
-  return { passkeys: (await store.passkeys.deleteMany({ userId })).deletedCount };
+  return { passkeys: await deleteUserPasskeys(store, userId) };
 }
 
 /** Deletes every personal access token of the user; how many. */
@@ -107,7 +121,7 @@ export async function passkeyCounts(store: Store, userIds: string[]): Promise<Ma
 }
 
 export async function findUserByEmail(store: Store, email: string): Promise<UserDoc | null> {
-  return store.users.findOne({ email: email.toLowerCase() });
+  return findUserByKey(store, 'email', email.toLowerCase());
 }
 
 export async function findUserById(store: Store, id: string): Promise<UserDoc | null> {
@@ -120,7 +134,7 @@ export async function findUserByRef(store: Store, ref: string): Promise<UserDoc 
 }
 
 export async function findUserByUsername(store: Store, username: string): Promise<UserDoc | null> {
-  return store.users.findOne({ username: username.toLowerCase() });
+  return findUserByKey(store, 'username', username.toLowerCase());
 }
 
 /** Applies a validated profile change; returns the user after it and the fields that changed. */
@@ -157,10 +171,12 @@ export interface DeletedUserData {
  * there is no such user. Filters on userId: an operator's command, not a hot path.
  */
 export async function deleteUserAccount(store: Store, userId: string): Promise<DeletedUserData | null> {
-  if ((await store.users.deleteOne({ _id: userId })).deletedCount !== 1) return null;
+  const user = await findUserById(store, userId);
+  if (!user || (await store.users.deleteOne({ _id: userId })).deletedCount !== 1) return null;
+  await deleteUserKeys(store, user);
   const [sessions, passkeys, personalAccessTokens, consents, teamMemberships, gpgKeys, domains, socialAccounts] = await Promise.all([
     store.sessions.deleteMany({ userId }).then((r) => r.deletedCount),
-    store.passkeys.deleteMany({ userId }).then((r) => r.deletedCount),
+    deleteUserPasskeys(store, userId),
     store.personalAccessTokens.deleteMany({ userId }).then((r) => r.deletedCount),
     deleteConsents(store, { userId }),
     deleteMembershipsOf(store, userId),

@@ -13,6 +13,7 @@ import { createTeam, userActor } from '../../lib/teams/team-changes.js';
 import { runCli, runCli as runCliShared, STACK_FRAME, startTestApi, testConfig } from '../support/harness.js';
 import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { expectFamilyRevoked, newTestRp, postForm, runCodeFlow } from '../support/token-flow.js';
+import { insertPasskey } from '../../lib/store/passkeys.js';
 
 let store: Store;
 beforeAll(() => {
@@ -82,7 +83,7 @@ describe('keyflow users delete', () => {
     const rp = await newTestRp(api, { allowedScopes: ['openid', 'apps:read', 'offline_access'] });
     const { tokens, user, agent, email } = await runCodeFlow(api, rp, 'openid apps:read offline_access');
     const { token: pat } = await createPersonalAccessToken(store, user._id, { name: 'cli test', scope: ['apps:read'], expiresInDays: 1 });
-    await store.passkeys.insertOne({
+    await insertPasskey(store, {
       _id: `passkey-${user._id}`,
       userId: user._id,
       publicKey: 'AAAA',
