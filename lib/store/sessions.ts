@@ -74,7 +74,26 @@ export async function takeWebauthnChallenge(store: Store, id: string): Promise<s
  * the whole document on every update), and filtering sessions by sid scans them.
  */
 export async function addSessionClient(store: Store, session: Pick<SessionDoc, 'sid' | 'expiresAt'>, clientId: string): Promise<void> {
-  await insertIfAbsent(store.sessionClients, { _id: `${session.sid}|${clientId}`, sid: session.sid, clientId, expiresAt: session.expiresAt });
+  const id = `${session.sid}|${clientId}`;
+  const recorded = recordedSessionClients(store);
+  if (recorded.has(id)) return;
+  await insertIfAbsent(store.sessionClients, { _id: id, sid: session.sid, clientId, expiresAt: session.expiresAt });
+  recorded.add(id);
+  if (recorded.size > RECORDED_REMEMBERED) recorded.delete(recorded.values().next().value!);
+}
+
+/**
+ * (sid, client) pairs this process recorded, newest last: a second code for
+ * the same session and client skips the insert it would lose anyway. Safe
+ * because a record outlives nothing it names: it goes only when its session
+ * ends or expires, and a sid is never reused.
+ */
+const recordedByStore = new WeakMap<Store, Set<string>>();
+const RECORDED_REMEMBERED = 10_000;
+function recordedSessionClients(store: Store): Set<string> {
+  let recorded = recordedByStore.get(store);
+  if (!recorded) recordedByStore.set(store, (recorded = new Set()));
+  return recorded;
 }
 
 /** The clients that got tokens for the session (back-channel logout targets). */
