@@ -1,5 +1,6 @@
 // What api and worker both need at start: configuration checked, MongoDB
-// reachable with its indexes, the KEK, and signing keys that exist.
+// reachable with its indexes (and data of earlier versions upgraded), the
+// KEK, and signing keys that exist.
 import type { Config } from '../config/env.js';
 import { loadKek, type Kek } from '../security/kek.js';
 import { Keyring } from '../keys/keyring.js';
@@ -7,6 +8,7 @@ import { createMlDsa65 } from '../keys/mldsa.js';
 import { Signer } from '../keys/signer.js';
 import { ensureIndexes, openStore, waitForStore, type Store } from '../store/db.js';
 import { sealClearSecretSettings } from '../store/settings.js';
+import { moveLegacyHistories } from '../store/webhook-history-upgrade.js';
 import type { Logger } from './log.js';
 
 export interface CoreServices {
@@ -25,6 +27,8 @@ export async function startCoreServices(config: Config, log: Logger): Promise<Co
     warned = true;
   });
   await ensureIndexes(store);
+  const moved = await moveLegacyHistories(store);
+  if (moved) log.info('moved per-webhook delivery histories into webhook_deliveries', { webhooks: moved });
   const kek = loadKek(config.kek, config.dataDir);
   const sealed = await sealClearSecretSettings(store, kek);
   if (sealed.length) log.info('sealed site settings stored in clear by an earlier version', { settings: sealed.join(',') });
