@@ -7,7 +7,8 @@ import { TEST_EVENT } from '../lib/domain/webhook-events.js';
 import type { Kek } from '../lib/security/kek.js';
 import { outboundRequest, OutboundError, type OutboundPolicy, type OutboundResponse } from '../lib/outbound/http-client.js';
 import type { Store } from '../lib/store/db.js';
-import { findWebhook, recordDelivery, webhookSecret } from '../lib/store/webhooks.js';
+import { recordDelivery } from '../lib/store/webhook-history.js';
+import { findWebhook, webhookSecret } from '../lib/store/webhooks.js';
 import { webhookBody, webhookHeaders } from '../lib/webhooks/signing.js';
 
 /**

@@ -17,7 +17,8 @@
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { TEST_EVENT, type WebhookScope } from '../../lib/domain/webhook-events.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/domain/errors.js';
-import { listWebhooks, recentDeliveries } from '../../lib/store/webhooks.js';
+import { recentDeliveries } from '../../lib/store/webhook-history.js';
+import { listWebhooks } from '../../lib/store/webhooks.js';
 import {
   addWebhook,
   editWebhook,

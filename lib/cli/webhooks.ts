@@ -5,7 +5,8 @@
 // is written (polled once a second) until Ctrl-C.
 import { ValidationError } from '../domain/errors.js';
 import type { Store } from '../store/db.js';
-import { findWebhook, HISTORY_LIMIT, recentDeliveries, type WebhookDeliveryDoc } from '../store/webhooks.js';
+import { HISTORY_LIMIT, recentDeliveries, type WebhookDeliveryDoc } from '../store/webhook-history.js';
+import { findWebhook } from '../store/webhooks.js';
 import { UsageError, parseOrUsage } from './usage.js';
 
 /** How often `--follow` looks for new records. */

@@ -50,3 +50,26 @@ export interface WebhookDeliveryDoc {
   /** Only for test pings, capped at RESPONSE_BODY_LIMIT characters. */
   responseBody?: string;
 }
+
+/**
+ * A delivery as the history stores it: `_id` is `<webhook id>:<seq>`, seq 0, 1,
+ * 2, … per webhook in the order deliveries were recorded (store/webhook-history.ts).
+ */
+export interface WebhookDeliveryRecordDoc extends Omit<WebhookDeliveryDoc, '_id'> {
+  _id: string;
+  /** The delivery id (UUID, X-Keyflow-Delivery). */
+  deliveryId: string;
+}
+
+/** Per webhook (`_id` the webhook id): a lower bound of the next free seq of its history. */
+export interface WebhookDeliveryHeadDoc {
+  _id: string;
+  next: number;
+}
+
+/** Per recorded delivery (`_id` `<webhook id>:<delivery id>`): where its record is, for idempotent records. */
+export interface WebhookDeliveryIdDoc {
+  _id: string;
+  webhookId: string;
+  seq: number;
+}

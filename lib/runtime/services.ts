@@ -1,5 +1,6 @@
 // What api and worker both need at start: configuration checked, MongoDB
-// reachable with its indexes, the KEK, and signing keys that exist.
+// reachable with its indexes (and data of earlier versions upgraded), the
+// KEK, and signing keys that exist.
 import type { Config } from '../config/env.js';
 import { loadKek, type Kek } from '../security/kek.js';
 import { Keyring } from '../keys/keyring.js';
@@ -9,6 +10,7 @@ import { ensureIndexes, openStore, waitForStore, type Store } from '../store/db.
 import { sealClearSecretSettings } from '../store/settings.js';
 import { indexPasskeyHolders } from '../store/passkeys.js';
 import { indexUserKeys } from '../store/user-keys.js';
+import { moveLegacyHistories } from '../store/webhook-history-upgrade.js';
 import type { Logger } from './log.js';
 
 export interface CoreServices {
@@ -31,6 +33,8 @@ export async function startCoreServices(config: Config, log: Logger): Promise<Co
   if (keyed) log.info('wrote the email and username keys of existing users', { users: keyed });
   const holders = await indexPasskeyHolders(store);
   if (holders) log.info('marked the users who have passkeys', { users: holders });
+  const moved = await moveLegacyHistories(store);
+  if (moved) log.info('moved per-webhook delivery histories into webhook_deliveries', { webhooks: moved });
   const kek = loadKek(config.kek, config.dataDir);
   const sealed = await sealClearSecretSettings(store, kek);
   if (sealed.length) log.info('sealed site settings stored in clear by an earlier version', { settings: sealed.join(',') });

@@ -23,7 +23,7 @@ import type { DeviceCodeDoc, DevicePollDoc, DeviceUserCodeDoc } from '../domain/
 import type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc } from '../domain/step-up-challenge.js';
 import type { SudoWindowDoc } from '../domain/sudo-window.js';
 import type { RefreshTokenDoc } from '../domain/refresh-family.js';
-import type { WebhookDeliveryDoc } from '../domain/webhook-delivery.js';
+import type { WebhookDeliveryDoc, WebhookDeliveryHeadDoc, WebhookDeliveryIdDoc, WebhookDeliveryRecordDoc } from '../domain/webhook-delivery.js';
 import type { WebhookDoc } from '../domain/webhooks.js';
 import type { AuditRecord, WebhookEventDoc } from '../domain/webhook-events.js';
 import type { LogoutDeliveryDoc } from '../domain/backchannel-logout.js';
@@ -70,8 +70,16 @@ export interface Store {
   passkeyHolders: Collection<{ _id: string }>;
   refreshTokens: Collection<RefreshTokenDoc>;
   webhooks: Collection<WebhookDoc>;
-  /** One collection per webhook: its delivery history. */
-  webhookDeliveries(webhookId: string): Collection<WebhookDeliveryDoc>;
+  /** Every webhook's delivery history, one record per delivery (store/webhook-history.ts). */
+  webhookDeliveries: Collection<WebhookDeliveryRecordDoc>;
+  /** One per webhook with a history: where its next record goes. */
+  webhookDeliveryHeads: Collection<WebhookDeliveryHeadDoc>;
+  /** One per recorded delivery: its record's seq. */
+  webhookDeliveryIds: Collection<WebhookDeliveryIdDoc>;
+  /** Earlier versions kept a collection per webhook; the one of a webhook (tests of the upgrade write it). */
+  legacyWebhookHistory(webhookId: string): Collection<WebhookDeliveryDoc>;
+  /** Every per-webhook history collection still there, for the upgrade to move. */
+  legacyWebhookHistories(): Promise<Collection<WebhookDeliveryDoc>[]>;
   webhookOutbox: Collection<WebhookEventDoc>;
   auditLog: Collection<AuditRecord>;
   logoutDeliveries: Collection<LogoutDeliveryDoc>;
@@ -126,6 +134,8 @@ export function openStore(config: Pick<Config, 'mongo'>, options: StoreOptions =
   return storeOn(client, client.db(config.mongo.database));
 }
 
+const LEGACY_HISTORY_PREFIX = 'webhook_deliveries_';
+
 function storeOn(client: MongoClient, db: Db): Store {
   return {
     client,
@@ -156,7 +166,15 @@ function storeOn(client: MongoClient, db: Db): Store {
     passkeyHolders: db.collection<{ _id: string }>('passkey_holders'),
     refreshTokens: db.collection<RefreshTokenDoc>('refresh_tokens'),
     webhooks: db.collection<WebhookDoc>('webhooks'),
-    webhookDeliveries: (webhookId) => db.collection<WebhookDeliveryDoc>(`webhook_deliveries_${webhookId.replace(/[^A-Za-z0-9]/g, '')}`),
+    webhookDeliveries: db.collection<WebhookDeliveryRecordDoc>('webhook_deliveries'),
+    webhookDeliveryHeads: db.collection<WebhookDeliveryHeadDoc>('webhook_delivery_heads'),
+    webhookDeliveryIds: db.collection<WebhookDeliveryIdDoc>('webhook_delivery_ids'),
+    legacyWebhookHistory: (webhookId) => db.collection<WebhookDeliveryDoc>(`${LEGACY_HISTORY_PREFIX}${webhookId.replace(/[^A-Za-z0-9]/g, '')}`),
+    legacyWebhookHistories: async () =>
+      (await db.listCollections({}, { nameOnly: true }).toArray())
+        .map((c) => c.name)
+        .filter((name) => name.startsWith(LEGACY_HISTORY_PREFIX))
+        .map((name) => db.collection<WebhookDeliveryDoc>(name)),
     webhookOutbox: db.collection<WebhookEventDoc>('webhook_events'),
     auditLog: db.collection<AuditRecord>('audit_log'),
     logoutDeliveries: db.collection<LogoutDeliveryDoc>('logout_deliveries'),

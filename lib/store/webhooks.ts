@@ -1,30 +1,21 @@
-// Webhooks and what they produce, in MongoDB:
-//   webhooks            one document per webhook; the signing secret sealed with
-//                       the KEK (it must be recovered to sign, so it cannot be hashed)
-//   webhook_deliveries_<webhook id>
-//                       one collection per webhook, one document per delivery
-//                       (id = X-Keyflow-Delivery), the newest 50 kept
-// (The pipeline's outbox and the audit log: webhook-outbox.ts, audit-log.ts.)
+// Webhooks in MongoDB: `webhooks`, one document per webhook, the signing
+// secret sealed with the KEK (it must be recovered to sign, so it cannot be
+// hashed). What they produce: the delivery history (webhook-history.ts), the
+// pipeline's outbox and the audit log (webhook-outbox.ts, audit-log.ts).
 // FerretDB v1: every document is inserted or replaced whole; the only hot
-// lookups are by `_id`. Other filters scan the whole collection, hence a
-// collection of deliveries per webhook: trimming after each delivery and
-// reading the history scan at most ~50 documents, however many webhooks the
-// site has. Listing a user's webhooks filters on `ownerUserId` (a scan:
-// webhooks are few).
+// lookups are by `_id`. Listing a user's webhooks filters on `ownerUserId` (a
+// scan: webhooks are few).
 import type { WebhookDeliveryDoc } from '../domain/webhook-delivery.js';
 import type { WebhookDoc } from '../domain/webhooks.js';
 import type { WebhookScope } from '../domain/webhook-events.js';
 import { open, seal, type Kek } from '../security/kek.js';
 import { newId, newSecret } from '../security/secrets.js';
 import { insertManyIfAbsent, type Store } from './db.js';
+import { deleteHistory } from './webhook-history.js';
 
 export type { WebhookDeliveryDoc, WebhookDoc };
 
-export const HISTORY_LIMIT = 50;
-
 export const webhooks = (store: Store) => store.webhooks;
-/** The delivery history of one webhook. */
-export const webhookDeliveries = (store: Store, webhookId: string) => store.webhookDeliveries(webhookId);
 
 const aad = (webhookId: string) => `webhook:${webhookId}`;
 
@@ -112,49 +103,11 @@ export async function updateWebhook(store: Store, kek: Kek, webhook: WebhookDoc,
 /** Deletes a webhook and its delivery history. */
 export async function deleteWebhook(store: Store, id: string): Promise<boolean> {
   const { deletedCount } = await webhooks(store).deleteOne({ _id: id });
-  if (deletedCount)
-    await webhookDeliveries(store, id)
-      .drop()
-      .catch(() => false); // none yet: nothing to drop
+  if (deletedCount) await deleteHistory(store, id);
   return deletedCount > 0;
 }
 
 /** The signing secret, unsealed (worker side, at delivery time). */
 export function webhookSecret(kek: Kek, webhook: WebhookDoc): string {
   return open(kek, webhook.secret, aad(webhook._id), 'a webhook secret').toString('utf8');
-}
-
-/**
- * Records one delivery (idempotent: the delivery id is the `_id`) and trims the
- * webhook's history to its newest HISTORY_LIMIT records.
- */
-export async function recordDelivery(store: Store, doc: WebhookDeliveryDoc): Promise<void> {
-  const collection = webhookDeliveries(store, doc.webhookId);
-  await collection.replaceOne({ _id: doc._id }, doc, { upsert: true });
-  await trimHistory(store, doc.webhookId);
-}
-
-/** Keeps the newest HISTORY_LIMIT records of a webhook's history. */
-async function trimHistory(store: Store, webhookId: string): Promise<void> {
-  const collection = webhookDeliveries(store, webhookId);
-  const older = await collection
-    .find({}, { projection: { _id: 1 } })
-    .sort({ deliveredAt: -1, _id: -1 })
-    .skip(HISTORY_LIMIT)
-    .toArray();
-  if (older.length) await collection.deleteMany({ _id: { $in: older.map((d) => d._id) } });
-}
-
-/**
- * recordDelivery for several deliveries of one webhook (bulk loads): one
- * insertMany (deliveries already recorded are left as they are), then the same trim.
- */
-export async function recordDeliveries(store: Store, webhookId: string, docs: WebhookDeliveryDoc[]): Promise<void> {
-  await insertManyIfAbsent(webhookDeliveries(store, webhookId), docs);
-  await trimHistory(store, webhookId);
-}
-
-/** The newest deliveries of a webhook, newest first (at most HISTORY_LIMIT). */
-export function recentDeliveries(store: Store, webhookId: string, limit = HISTORY_LIMIT): Promise<WebhookDeliveryDoc[]> {
-  return webhookDeliveries(store, webhookId).find({}).sort({ deliveredAt: -1, _id: -1 }).limit(Math.min(limit, HISTORY_LIMIT)).toArray();
 }

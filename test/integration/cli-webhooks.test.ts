@@ -7,7 +7,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { RunningApi } from '../../api/server.js';
 import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
-import { createWebhook, recentDeliveries, recordDelivery, type WebhookDeliveryDoc } from '../../lib/store/webhooks.js';
+import { recentDeliveries, recordDelivery, type WebhookDeliveryDoc } from '../../lib/store/webhook-history.js';
+import { createWebhook } from '../../lib/store/webhooks.js';
 import { eventually, runCli, STACK_FRAME, startTestApi } from '../support/harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 

@@ -19,7 +19,8 @@ import { loadKek } from '../../lib/security/kek.js';
 import { ensureIndexes, openStore, type Store } from '../../lib/store/db.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import { createUser } from '../../lib/store/users.js';
-import { createWebhook, webhookDeliveries, type WebhookDeliveryDoc } from '../../lib/store/webhooks.js';
+import { recentDeliveries, type WebhookDeliveryDoc } from '../../lib/store/webhook-history.js';
+import { createWebhook } from '../../lib/store/webhooks.js';
 import { webhookOutbox } from '../../lib/store/webhook-outbox.js';
 import { webhookDeliveryWorkflowId } from '../../lib/domain/webhook-delivery.js';
 import { eventually, testConfig } from '../support/harness.js';
@@ -179,7 +180,7 @@ describe('webhook deliveries survive a killed worker', () => {
       let records: WebhookDeliveryDoc[] = [];
       await eventually(
         async () => {
-          records = await webhookDeliveries(store, webhook._id).find({}).toArray();
+          records = await recentDeliveries(store, webhook._id);
           expect(records).toHaveLength(EVENTS);
         },
         120_000,

@@ -18,7 +18,8 @@ import type { Store } from '../../lib/store/db.js';
 import { findGrant, openGrants } from '../../lib/store/grants.js';
 import { recordFirstRefreshTokens, recordRotations } from '../../lib/store/refresh-tokens.js';
 import { findUserById, insertUsers } from '../../lib/store/users.js';
-import { createWebhooks, recentDeliveries, recordDeliveries } from '../../lib/store/webhooks.js';
+import { recentDeliveries, recordDeliveries } from '../../lib/store/webhook-history.js';
+import { createWebhooks } from '../../lib/store/webhooks.js';
 
 const BATCH = 1_000;
 const DAY = 86_400_000;
@@ -217,7 +218,7 @@ export async function fill(store: Store, kek: Kek, plan: FillPlan, progress: (li
     progress,
   );
 
-  // One collection per webhook: its history is one insertMany; the batch's last webhook goes last.
+  // A new webhook's history is one insertMany into each history collection; the batch's last webhook goes last.
   await fillKind(
     `webhooks (${plan.deliveriesPerWebhook} deliveries each)`,
     plan.webhooks,

@@ -141,7 +141,7 @@ export async function scaleBench(argv: string[]): Promise<void> {
       concurrency: { type: 'string', default: '8' },
       url: { type: 'string', default: 'http://localhost:3000' },
       'fill-only': { type: 'boolean', default: false },
-      // Fewer webhooks than the scale says: each has a collection of its own, and FerretDB v1 creates them ever slower.
+      // Fewer webhooks than the scale says: a shorter fill.
       webhooks: { type: 'string' },
     },
   });

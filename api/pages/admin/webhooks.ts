@@ -5,7 +5,8 @@
 // only (never cached, never redirected to), so a reload shows neither again.
 import express, { Router, type Request, type Response } from 'express';
 import { refusalStatus, ValidationError } from '../../../lib/domain/errors.js';
-import { listWebhooks, recentDeliveries } from '../../../lib/store/webhooks.js';
+import { recentDeliveries } from '../../../lib/store/webhook-history.js';
+import { listWebhooks } from '../../../lib/store/webhooks.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';
 import {
   addWebhook,
