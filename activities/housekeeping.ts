@@ -1,13 +1,26 @@
 // Activities of the housekeeping workflow.
+import { Context } from '@temporalio/activity';
 import type { ExpiringCollection } from '../lib/domain/expiring.js';
+import type { PurgeRequest } from '../lib/domain/housekeeping.js';
 import type { Store } from '../lib/store/db.js';
 import { purgeExpired } from '../lib/store/expiring.js';
 
 export function createHousekeepingActivities(store: Store) {
   return {
-    /** Deletes at most `batchSize` documents whose `expiresAt` has passed; returns how many. */
+    /**
+     * One pass over a collection: deletes at most `batchSize × maxBatches`
+     * expired documents; returns how many. Heartbeats its progress, so a pass
+     * over a large collection runs as long as it needs while a stuck one is
+     * noticed.
+     */
+    async purgeExpiredCollection(request: PurgeRequest): Promise<number> {
+      const context = Context.current();
+      return purgeExpired(store, request.collection, request, (p) => context.heartbeat(p));
+    },
+
+    /** Runs that started before the one-pass purge (their history asks for it): at most `batchSize` documents. */
     async purgeExpiredBatch({ collection, batchSize }: { collection: ExpiringCollection; batchSize: number }): Promise<number> {
-      return purgeExpired(store, collection, batchSize);
+      return purgeExpired(store, collection, { batchSize, maxBatches: 1 });
     },
   };
 }

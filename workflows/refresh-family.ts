@@ -16,6 +16,14 @@
 // superseded longer ago is still known as such from the MongoDB projection,
 // and the refresh grant treats it as reuse). Revocation and queries address the
 // workflow id, so they reach whichever run is current.
+//
+// When the family ends (revoked or expired), its last activity deletes the
+// tokens it knows by hash: the current one and the newest superseded ones (at
+// most MAX_CARRIED_SUPERSEDED), each a lookup by `_id`, where a write by grant
+// would scan every family's tokens on FerretDB v1. A token it no longer knows,
+// or one the api records just after the end (a rotation accepted just before
+// it), is refused all the same: the grant is revoked first, and past the
+// family's expiry every token is; the daily housekeeping pass deletes those.
 import {
   allHandlersFinished,
   condition,
@@ -39,10 +47,12 @@ export const familyStateQuery = defineQuery<FamilyState>(FAMILY_HANDLERS.state);
 
 /** Versioning: histories from before continue-as-new replay without it. */
 const CONTINUE_AS_NEW = 'refresh-family-continue-as-new';
+/** Versioning: families that ended before they deleted their own tokens replay with the writes by grant. */
+const OWN_TOKENS = 'refresh-family-deletes-own-tokens';
 /** Most superseded hashes a run hands to the next (each 43 characters): bounds the input. */
 export const MAX_CARRIED_SUPERSEDED = 1000;
 
-const { revokeFamily, expireFamily } = proxyActivities<RefreshFamilyActivities>({
+const { endFamily, revokeFamily, expireFamily } = proxyActivities<RefreshFamilyActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { maximumAttempts: 10 },
 });
@@ -67,10 +77,14 @@ export async function refreshFamily(input: RefreshFamilyInput): Promise<FamilySt
     { key: SearchAttributes.state, value: 'active' },
   ]);
 
+  /** The hashes the family's end deletes: bounded, as the input of an activity. */
+  const known = () => [current, ...[...superseded].slice(-MAX_CARRIED_SUPERSEDED)];
+
   const revoke = async (reason: string) => {
     if (state !== 'active') return false;
     setState('revoked');
-    await revokeFamily({ grantId: input.grantId, reason });
+    if (patched(OWN_TOKENS)) await endFamily({ grantId: input.grantId, outcome: 'revoked', reason, hashes: known() });
+    else await revokeFamily({ grantId: input.grantId, reason });
     return true;
   };
 
@@ -114,7 +128,8 @@ export async function refreshFamily(input: RefreshFamilyInput): Promise<FamilySt
   }
   if (!woken) {
     setState('expired');
-    await expireFamily({ grantId: input.grantId });
+    if (patched(OWN_TOKENS)) await endFamily({ grantId: input.grantId, outcome: 'expired', hashes: known() });
+    else await expireFamily({ grantId: input.grantId });
   }
   // Let in-flight updates finish before the workflow completes.
   await condition(allHandlersFinished);

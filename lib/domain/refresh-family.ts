@@ -37,6 +37,13 @@ export interface Revocation {
   reason: string;
 }
 
+/**
+ * A family's end as its last activity writes it: the grant revoked (for a
+ * revocation), then the tokens the family knows deleted by hash (its current
+ * one and at most MAX_CARRIED_SUPERSEDED superseded ones).
+ */
+export type FamilyEnd = { grantId: string; hashes: string[] } & ({ outcome: 'revoked'; reason: string } | { outcome: 'expired' });
+
 export interface FamilyState {
   grantId: string;
   state: 'active' | 'revoked' | 'expired';

@@ -22,7 +22,7 @@ export function rotateRefreshToken(temporal: Client, grantId: string, rotation: 
   return whileRunning(() => family(temporal, grantId).executeUpdate<RotateResult, [Rotation]>(FAMILY_HANDLERS.rotate, { args: [rotation] }));
 }
 
-/** Revokes the family through its update, serial with rotations: it has revoked the grant's tokens when this resolves. */
+/** Revokes the family through its update, serial with rotations: it has revoked the grant and deleted the tokens it knows when this resolves. */
 export function revokeRefreshFamily(temporal: Client, grantId: string, revocation: Revocation): Promise<WhileRunning<{ revoked: boolean }>> {
   return whileRunning(() => family(temporal, grantId).executeUpdate<{ revoked: boolean }, [Revocation]>(FAMILY_HANDLERS.revoke, { args: [revocation] }));
 }

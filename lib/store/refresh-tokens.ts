@@ -44,12 +44,29 @@ export async function recordRotations(store: Store, rotations: { previous: Refre
     await Promise.all(rotations.slice(k, k + 16).map((r) => store.refreshTokens.updateOne({ _id: r.previous._id }, { $set: { status: 'superseded' } })));
 }
 
-/** The family was revoked: every token of the grant is. */
+/** Parallel deletes of a family's tokens (as for rotations in bulk: more left FerretDB v1 queuing them all). */
+const PARALLEL_DELETES = 16;
+
+/**
+ * Deletes tokens by hash, one `_id` lookup each (FerretDB v1 scans the whole
+ * collection for any other filter). A deleted token is unknown to the api:
+ * refused like any wrong value.
+ */
+export async function deleteRefreshTokens(store: Store, hashes: string[]): Promise<void> {
+  for (let k = 0; k < hashes.length; k += PARALLEL_DELETES)
+    await Promise.all(hashes.slice(k, k + PARALLEL_DELETES).map((_id) => store.refreshTokens.deleteOne({ _id })));
+}
+
+/**
+ * The family was revoked: every token of the grant is. Only for a revocation
+ * a family scheduled before families deleted their own tokens: a scan on
+ * FerretDB v1.
+ */
 export async function revokeFamilyTokens(store: Store, grantId: string): Promise<void> {
   await store.refreshTokens.updateMany({ grantId }, { $set: { status: 'revoked' } });
 }
 
-/** The family reached its absolute expiry: its current token expires. */
+/** The family reached its absolute expiry: its current token expires. Only for an expiry scheduled before families deleted their own tokens (a scan). */
 export async function expireFamilyTokens(store: Store, grantId: string): Promise<void> {
   await store.refreshTokens.updateMany({ grantId, status: 'current' }, { $set: { status: 'expired' } });
 }

@@ -4,9 +4,10 @@ import type { Client } from '@temporalio/client';
 import type { RunningApi } from '../../api/server.js';
 import { familyWorkflowId } from '../../lib/domain/refresh-family.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
-import { newSecret } from '../../lib/security/secrets.js';
+import { hashSecret, newSecret } from '../../lib/security/secrets.js';
 import type { NewClientInput } from '../../lib/domain/clients.js';
 import { revokeGrant } from '../../lib/store/grants.js';
+import { findRefreshToken } from '../../lib/store/refresh-tokens.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { eventually, runCli, startTestApi, type Json } from '../support/harness.js';
 import { newUser } from '../../tools/fixtures/users.js';
@@ -196,6 +197,8 @@ describe('refresh families', () => {
       expect(((await res.json()) as Json).error).toBe('invalid_grant');
       const handle = temporal.workflow.getHandle(familyWorkflowId(grantIdOf(tokens.access_token)));
       await eventually(async () => expect((await handle.describe()).typedSearchAttributes.get(SearchAttributes.state)).toBe('expired'), 15_000);
+      // The family deleted its token when it ended.
+      await eventually(async () => expect(await findRefreshToken(api.deps.store, hashSecret(tokens.refresh_token))).toBeNull(), 15_000);
     } finally {
       await shortApi.stop();
     }
@@ -263,6 +266,25 @@ describe('revocation', () => {
     expect((await post('/api/oauth/revoke', { token: tokens.refresh_token }, rp.headers)).res.status).toBe(200);
     expect((await refresh(rp, tokens.refresh_token)).body.error).toBe('invalid_grant');
     expect((await userinfo(tokens.access_token)).status).toBe(401);
+  });
+
+  it('revoking a family with several rotated tokens refuses each of them, and the family deletes them as it ends', async () => {
+    const rp = await newRp(api.deps, RP);
+    const { tokens } = await tokensFor(rp);
+    const issued = [tokens.refresh_token as string];
+    for (let n = 0; n < 3; n++) {
+      const r = await refresh(rp, issued.at(-1)!);
+      expect(r.res.status).toBe(200);
+      issued.push(r.body.refresh_token);
+    }
+    expect((await post('/api/oauth/revoke', { token: issued.at(-1)! }, rp.headers)).res.status).toBe(200);
+    for (const token of issued) {
+      expect((await refresh(rp, token)).body.error).toBe('invalid_grant');
+      expect((await introspect(rp, token, 'refresh_token')).body).toEqual({ active: false });
+    }
+    const handle = temporal.workflow.getHandle(familyWorkflowId(grantIdOf(tokens.access_token)));
+    await eventually(async () => expect((await handle.describe()).status.name).toBe('COMPLETED'));
+    for (const token of issued) expect(await findRefreshToken(api.deps.store, hashSecret(token))).toBeNull();
   });
 
   it('revokes the grant when a superseded refresh token is presented', async () => {

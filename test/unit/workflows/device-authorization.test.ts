@@ -17,6 +17,7 @@ beforeAll(async () => {
       if (a.state === 'redeemed') await held.get(a.deviceCodeHash)?.pass();
     },
     // The child RefreshFamily's activities.
+    async endFamily() {},
     async revokeFamily() {},
     async expireFamily() {},
   });

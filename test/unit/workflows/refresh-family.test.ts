@@ -2,9 +2,11 @@
 // one, reuse of a superseded one revokes the grant), revocation by update or
 // signal, expiry at expiresAt, and continue-as-new every rotationsPerRun
 // rotations carrying the current hash, the count and the newest superseded.
+// Its end (revocation, expiry) is one endFamily activity naming the hashes it
+// knows, whose tokens it deletes.
 import { randomUUID } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { refreshFamily } from '../../../workflows/refresh-family.js';
+import { MAX_CARRIED_SUPERSEDED, refreshFamily } from '../../../workflows/refresh-family.js';
 import { flowState, latch, startWorkflowWorker, type Latch, type WorkflowWorker } from '../../support/workflow-env.js';
 
 let w: WorkflowWorker;
@@ -13,10 +15,9 @@ const held = new Map<string, Latch>();
 
 beforeAll(async () => {
   w = await startWorkflowWorker('refresh', {
-    async revokeFamily(a: { grantId: string }) {
+    async endFamily(a: { grantId: string }) {
       await held.get(a.grantId)?.pass();
     },
-    async expireFamily() {},
   });
 });
 afterAll(() => w?.stop());
@@ -43,7 +44,9 @@ it('rotates the current hash only; an unknown hash is invalid; the state query c
   expect(await flowState(handle)).toBe('active');
   expect(await handle.executeUpdate('revoke', { args: [{ reason: 'test over' }] })).toEqual({ revoked: true });
   expect(await handle.result()).toBe('revoked');
-  expect(w.callsOf(handle.workflowId).map((c) => [c.name, c.arg])).toEqual([['revokeFamily', { grantId: i.grantId, reason: 'test over' }]]);
+  expect(w.callsOf(handle.workflowId).map((c) => [c.name, c.arg])).toEqual([
+    ['endFamily', { grantId: i.grantId, outcome: 'revoked', reason: 'test over', hashes: ['h2', 'h0', 'h1'] }],
+  ]);
 });
 
 it('a superseded hash presented again is reuse: the grant is revoked once, and nothing rotates meanwhile', async () => {
@@ -59,7 +62,9 @@ it('a superseded hash presented again is reuse: the grant is revoked once, and n
   revoking.open();
   expect(await reuse).toEqual({ status: 'reused' });
   expect(await handle.result()).toBe('revoked');
-  expect(w.callsOf(handle.workflowId).map((c) => c.arg)).toEqual([{ grantId: i.grantId, reason: 'refresh token reused' }]);
+  expect(w.callsOf(handle.workflowId).map((c) => c.arg)).toEqual([
+    { grantId: i.grantId, outcome: 'revoked', reason: 'refresh token reused', hashes: ['h1', 'h0'] },
+  ]);
   expect(await flowState(handle)).toBe('revoked');
 });
 
@@ -73,7 +78,7 @@ it('the revokeGrant signal revokes, and the workflow waits for the revocation wr
   expect((await handle.describe()).status.name).toBe('RUNNING');
   revoking.open();
   expect(await handle.result()).toBe('revoked');
-  expect(w.callsOf(handle.workflowId).map((c) => c.arg)).toEqual([{ grantId: i.grantId, reason: 'user deleted' }]);
+  expect(w.callsOf(handle.workflowId).map((c) => c.arg)).toEqual([{ grantId: i.grantId, outcome: 'revoked', reason: 'user deleted', hashes: ['h0'] }]);
 });
 
 it('expires at its absolute expiry', async () => {
@@ -81,7 +86,7 @@ it('expires at its absolute expiry', async () => {
   const { handle, rotate } = await startFamily(i);
   expect(await rotate('h0', 'h1')).toEqual({ status: 'rotated' });
   expect(await handle.result()).toBe('expired');
-  expect(w.callsOf(handle.workflowId).map((c) => [c.name, c.arg])).toEqual([['expireFamily', { grantId: i.grantId }]]);
+  expect(w.callsOf(handle.workflowId).map((c) => [c.name, c.arg])).toEqual([['endFamily', { grantId: i.grantId, outcome: 'expired', hashes: ['h1', 'h0'] }]]);
   expect(await flowState(handle)).toBe('expired');
 });
 
@@ -105,6 +110,21 @@ it('continues as new after rotationsPerRun rotations, carrying the current hash,
   expect(await rotate('s1', 'x')).toEqual({ status: 'invalid', reason: 'unknown' });
   expect(await rotate('h1', 'x')).toEqual({ status: 'reused' });
   expect(await handle.result()).toBe('revoked');
+  // The next run's end deletes its current token and every superseded hash it knows (carried ones too).
+  expect(w.callsOf(handle.workflowId).map((c) => c.arg)).toEqual([
+    { grantId: i.grantId, outcome: 'revoked', reason: 'refresh token reused', hashes: ['h3', 'h0', 'h1', 'h2'] },
+  ]);
+});
+
+it('names at most MAX_CARRIED_SUPERSEDED superseded hashes at its end, the newest', async () => {
+  const carried = Array.from({ length: MAX_CARRIED_SUPERSEDED }, (_, n) => `s${n}`);
+  const i = input({ rotationsPerRun: 10, superseded: carried });
+  const { handle, rotate } = await startFamily(i);
+  expect(await rotate('h0', 'h1')).toEqual({ status: 'rotated' });
+  await handle.signal('revokeGrant', { reason: 'test over' });
+  expect(await handle.result()).toBe('revoked');
+  const [end] = w.callsOf(handle.workflowId).map((c) => c.arg as { hashes: string[] });
+  expect(end!.hashes).toEqual(['h1', ...carried.slice(1), 'h0']);
 });
 
 it('without rotationsPerRun (families started before the limit) it never continues as new', async () => {
