@@ -24,7 +24,7 @@ import type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc } from '../domai
 import type { SudoWindowDoc } from '../domain/sudo-window.js';
 import type { RefreshTokenDoc } from '../domain/refresh-family.js';
 import type { WebhookDeliveryDoc, WebhookDeliveryHeadDoc, WebhookDeliveryIdDoc, WebhookDeliveryRecordDoc } from '../domain/webhook-delivery.js';
-import type { WebhookDoc } from '../domain/webhooks.js';
+import type { WebhookDoc, WebhookSlotDoc } from '../domain/webhooks.js';
 import type { AuditRecord, WebhookEventDoc } from '../domain/webhook-events.js';
 import type { LogoutDeliveryDoc } from '../domain/backchannel-logout.js';
 import type { TeamDoc, TeamMemberDoc } from '../domain/teams.js';
@@ -70,6 +70,8 @@ export interface Store {
   passkeyHolders: Collection<{ _id: string }>;
   refreshTokens: Collection<RefreshTokenDoc>;
   webhooks: Collection<WebhookDoc>;
+  /** Each webhook holds one of its owner's numbered slots: a user's webhooks found by `_id` (store/webhook-slots.ts). */
+  webhookSlots: Collection<WebhookSlotDoc>;
   /** Every webhook's delivery history, one record per delivery (store/webhook-history.ts). */
   webhookDeliveries: Collection<WebhookDeliveryRecordDoc>;
   /** One per webhook with a history: where its next record goes. */
@@ -166,6 +168,7 @@ function storeOn(client: MongoClient, db: Db): Store {
     passkeyHolders: db.collection<{ _id: string }>('passkey_holders'),
     refreshTokens: db.collection<RefreshTokenDoc>('refresh_tokens'),
     webhooks: db.collection<WebhookDoc>('webhooks'),
+    webhookSlots: db.collection<WebhookSlotDoc>('webhook_slots'),
     webhookDeliveries: db.collection<WebhookDeliveryRecordDoc>('webhook_deliveries'),
     webhookDeliveryHeads: db.collection<WebhookDeliveryHeadDoc>('webhook_delivery_heads'),
     webhookDeliveryIds: db.collection<WebhookDeliveryIdDoc>('webhook_delivery_ids'),

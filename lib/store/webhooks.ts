@@ -2,18 +2,21 @@
 // secret sealed with the KEK (it must be recovered to sign, so it cannot be
 // hashed). What they produce: the delivery history (webhook-history.ts), the
 // pipeline's outbox and the audit log (webhook-outbox.ts, audit-log.ts).
-// FerretDB v1: every document is inserted or replaced whole; the only hot
-// lookups are by `_id`. Listing a user's webhooks filters on `ownerUserId` (a
-// scan: webhooks are few).
+// FerretDB v1: every document is inserted or replaced whole, and every lookup
+// is by `_id`: an owner's webhooks are found through the slots each holds
+// (webhook-slots.ts), never by a filter on the owner.
 import type { WebhookDeliveryDoc } from '../domain/webhook-delivery.js';
 import type { WebhookDoc } from '../domain/webhooks.js';
 import type { WebhookScope } from '../domain/webhook-events.js';
 import { open, seal, type Kek } from '../security/kek.js';
 import { newId, newSecret } from '../security/secrets.js';
+import { WEBHOOK_LIMITS } from '../domain/webhooks.js';
 import { insertManyIfAbsent, type Store } from './db.js';
 import { deleteHistory } from './webhook-history.js';
+import { claimSlot, freeSlot, slotId, slottedWebhooks, slotOf, WebhookSlotsFull } from './webhook-slots.js';
 
 export type { WebhookDeliveryDoc, WebhookDoc };
+export { WebhookSlotsFull };
 
 export const webhooks = (store: Store) => store.webhooks;
 
@@ -31,8 +34,8 @@ export interface NewWebhook {
   secret?: string;
 }
 
-/** A new webhook's document (secret sealed) and its clear secret; `id` given only by bulk loads that must be able to run again. */
-function newWebhook(kek: Kek, input: NewWebhook, id = newId()): { webhook: WebhookDoc; secret: string } {
+/** A new webhook's document (secret sealed, holding `slot`) and its clear secret. */
+function newWebhook(kek: Kek, input: NewWebhook, id: string, slot: string): { webhook: WebhookDoc; secret: string } {
   const secret = input.secret ?? newWebhookSecret();
   const now = new Date();
   const webhook: WebhookDoc = {
@@ -46,21 +49,43 @@ function newWebhook(kek: Kek, input: NewWebhook, id = newId()): { webhook: Webho
     secret: seal(kek, Buffer.from(secret, 'utf8'), aad(id)),
     createdAt: now,
     updatedAt: now,
+    slot,
   };
   return { webhook, secret };
 }
 
+/** A new webhook in a free slot of its owner; WebhookSlotsFull when the owner has as many as it may. */
 export async function createWebhook(store: Store, kek: Kek, input: NewWebhook): Promise<{ webhook: WebhookDoc; secret: string }> {
-  const created = newWebhook(kek, input);
-  await webhooks(store).insertOne(created.webhook);
+  const id = newId();
+  const slot = await claimSlot(store, input, id);
+  const created = newWebhook(kek, input, id, slot);
+  try {
+    await webhooks(store).insertOne(created.webhook);
+  } catch (err) {
+    await freeSlot(store, slot, id);
+    throw err;
+  }
   return created;
 }
 
-/** createWebhook for many webhooks in one insertMany (bulk loads), under the ids given; ids already there are left as they are. */
-export async function createWebhooks(store: Store, kek: Kek, inputs: (NewWebhook & { id: string })[]): Promise<void> {
+/**
+ * createWebhook for many webhooks (bulk loads), under the ids and slot numbers
+ * given (the caller keeps an owner's numbers distinct, below its limit): one
+ * insertMany of slots, then one of webhooks; those already there are left as
+ * they are, so an interrupted load can run again.
+ */
+export async function createWebhooks(store: Store, kek: Kek, inputs: (NewWebhook & { id: string; slot: number })[]): Promise<void> {
+  for (const input of inputs) {
+    if (!(input.slot >= 0 && input.slot < WEBHOOK_LIMITS[input.scope])) throw new RangeError(`webhook ${input.id}: slot ${input.slot} is not below the limit`);
+  }
+  const claimedAt = new Date();
+  await insertManyIfAbsent(
+    store.webhookSlots,
+    inputs.map((input) => ({ _id: slotId(input, input.slot), webhookId: input.id, claimedAt })),
+  );
   await insertManyIfAbsent(
     webhooks(store),
-    inputs.map((input) => newWebhook(kek, input, input.id).webhook),
+    inputs.map((input) => newWebhook(kek, input, input.id, slotId(input, input.slot)).webhook),
   );
 }
 
@@ -68,10 +93,10 @@ export function findWebhook(store: Store, id: string): Promise<WebhookDoc | null
   return webhooks(store).findOne({ _id: id });
 }
 
-/** Webhooks of one scope (and owner, for user webhooks), oldest first. */
-export function listWebhooks(store: Store, scope: WebhookScope, ownerUserId?: string): Promise<WebhookDoc[]> {
-  const filter = scope === 'user' ? { scope, ownerUserId: ownerUserId ?? '' } : { scope };
-  return webhooks(store).find(filter).sort({ createdAt: 1 }).limit(1000).toArray();
+/** Webhooks of one scope (and owner, for user webhooks), oldest first: `_id` lookups only. */
+export async function listWebhooks(store: Store, scope: WebhookScope, ownerUserId?: string): Promise<WebhookDoc[]> {
+  const hooks = await slottedWebhooks(store, { scope, ownerUserId: ownerUserId ?? '' });
+  return hooks.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a._id.localeCompare(b._id));
 }
 
 export interface WebhookChanges {
@@ -100,11 +125,16 @@ export async function updateWebhook(store: Store, kek: Kek, webhook: WebhookDoc,
   return { webhook: changed.length ? next : webhook, changed };
 }
 
-/** Deletes a webhook and its delivery history. */
+/** Deletes a webhook, then frees its slot and deletes its delivery history. */
 export async function deleteWebhook(store: Store, id: string): Promise<boolean> {
+  const hook = await findWebhook(store, id);
+  if (!hook) return false;
   const { deletedCount } = await webhooks(store).deleteOne({ _id: id });
-  if (deletedCount) await deleteHistory(store, id);
-  return deletedCount > 0;
+  if (!deletedCount) return false;
+  const slot = await slotOf(store, hook);
+  if (slot) await freeSlot(store, slot, id);
+  await deleteHistory(store, id);
+  return true;
 }
 
 /** The signing secret, unsealed (worker side, at delivery time). */

@@ -17,7 +17,7 @@ import { runTestPing } from '../flows/webhook-delivery.js';
 import type { OutboundPolicy } from '../outbound/http-client.js';
 import type { Kek } from '../security/kek.js';
 import type { Store } from '../store/db.js';
-import { createWebhook, deleteWebhook, findWebhook, listWebhooks, updateWebhook, type WebhookChanges, type WebhookDoc } from '../store/webhooks.js';
+import { createWebhook, deleteWebhook, findWebhook, updateWebhook, WebhookSlotsFull, type WebhookChanges, type WebhookDoc } from '../store/webhooks.js';
 import { CreateBody, describe, PatchBody } from './webhook-inputs.js';
 import { MAX_ID_LENGTH, undeliverable, WEBHOOK_RULES } from './webhook-rules.js';
 
@@ -117,11 +117,18 @@ export async function addWebhook(
   deliverable(deps, input.url);
   const events = subscription(scope, input.events);
   const { max } = WEBHOOK_RULES[scope];
-  // Bounded, so the dispatcher's per-event lookup stays small (FerretDB v1 scans).
-  if ((await listWebhooks(deps.store, scope, ownerId)).length >= max) {
+  // Each webhook holds one of its owner's `max` slots: the limit holds under parallel creates.
+  const created = await createWebhook(deps.store, deps.kek, {
+    scope,
+    ownerUserId: ownerId,
+    name: input.name,
+    url: input.url,
+    events,
+    secret: input.secret,
+  }).catch((err: unknown) => {
+    if (!(err instanceof WebhookSlotsFull)) throw err;
     throw new WebhookConflict('limit_reached', `at most ${max} ${scope === 'admin' ? 'admin webhooks per site' : 'webhooks per user'}; delete one first`);
-  }
-  const created = await createWebhook(deps.store, deps.kek, { scope, ownerUserId: ownerId, name: input.name, url: input.url, events, secret: input.secret });
+  });
   const webhook = inactive ? (await updateWebhook(deps.store, deps.kek, created.webhook, { isActive: false })).webhook : created.webhook;
   await deps.events.admin('webhook.create', eventData(webhook), actor);
   return { webhook, secret: created.secret };

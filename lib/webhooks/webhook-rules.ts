@@ -2,6 +2,7 @@
 // table (base path, limit, who sees them, scopes), and a URL is refused at
 // once when delivery would refuse it anyway.
 import type { WebhookScope } from '../domain/webhook-events.js';
+import { WEBHOOK_LIMITS } from '../domain/webhooks.js';
 import { isLoopbackHost } from '../domain/redirect-uri.js';
 import { admitsUrl, refusedHost, type OutboundPolicy } from '../outbound/http-client.js';
 
@@ -15,10 +16,15 @@ export interface Rules {
 }
 
 export const WEBHOOK_RULES: Record<WebhookScope, Rules> = {
-  user: { base: '/api/oauth/me/webhooks', max: 20, adminOnly: false, scopes: { read: 'webhooks:read', write: 'webhooks:write', delete: 'webhooks:write' } },
+  user: {
+    base: '/api/oauth/me/webhooks',
+    max: WEBHOOK_LIMITS.user,
+    adminOnly: false,
+    scopes: { read: 'webhooks:read', write: 'webhooks:write', delete: 'webhooks:write' },
+  },
   admin: {
     base: '/api/oauth/me/admin/webhooks',
-    max: 50,
+    max: WEBHOOK_LIMITS.admin,
     adminOnly: true,
     scopes: { read: 'admin:webhooks:read', write: 'admin:webhooks:write', delete: 'admin:webhooks:delete' },
   },

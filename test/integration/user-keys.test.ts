@@ -5,7 +5,6 @@
 // and a new account may take it), and again after a key was lost; deleting an
 // account leaves no key naming its email; passkeys are found (and the last one
 // removed) as before.
-import type { CommandStartedEvent } from 'mongodb';
 import type { RunningApi } from '../../api/server.js';
 import { newId } from '../../lib/security/secrets.js';
 import { hasPasskey, indexPasskeyHolders, insertPasskey, listPasskeys } from '../../lib/store/passkeys.js';
@@ -14,6 +13,7 @@ import { indexUserKeys } from '../../lib/store/user-keys.js';
 import { createUser, deleteUserAccount, findUserByEmail, findUserByRef, findUserByUsername, setUserFields } from '../../lib/store/users.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
 import { newUser, uniqueEmail } from '../../tools/fixtures/users.js';
+import { commandFilters } from '../support/command-filters.js';
 import { startTestApi } from '../support/harness.js';
 
 const PASSWORD = 'user keys test password';
@@ -32,22 +32,7 @@ async function signIn(email: string, password = PASSWORD): Promise<{ status: num
 const signedIn = (r: { status: number; url: string }) => r.status === 200 && new URL(r.url).pathname === '/account';
 
 /** The filters of the `users` commands `run` sends (find, findAndModify, update, delete). */
-async function userFilters(run: () => Promise<unknown>): Promise<unknown[]> {
-  const filters: unknown[] = [];
-  const seen = (e: CommandStartedEvent) => {
-    if (e.command[e.commandName] !== 'users') return;
-    const c = e.command as Record<string, unknown>;
-    const filter = c.filter ?? c.query ?? (c.deletes as { q: unknown }[] | undefined)?.[0]?.q ?? (c.updates as { q: unknown }[] | undefined)?.[0]?.q;
-    if (filter !== undefined) filters.push(filter);
-  };
-  api.deps.store.client.on('commandStarted', seen);
-  try {
-    await run();
-  } finally {
-    api.deps.store.client.off('commandStarted', seen);
-  }
-  return filters;
-}
+const userFilters = (run: () => Promise<unknown>) => commandFilters(api.deps.store, ['users'], run);
 
 describe('email and username keys', () => {
   it('finds a user by email and username with `_id` lookups only, and password sign-in works', async () => {

@@ -4,10 +4,12 @@
 // receiver that verifies every signature. Checked: the event name (body and
 // X-Keyflow-Event), its data (ids, names, changed fields), no secret value in
 // any raw body, nothing for another user's webhooks, nothing when nothing
-// changed, the audit log of admin events.
+// changed, the audit log of admin events, and that the dispatcher finds a
+// user's webhooks by `_id` lookups only.
 import { generate, generateSecret } from 'otplib';
 import type { RunningApi } from '../../api/server.js';
 import { freePort } from '../../tools/embedded/ports.js';
+import { WEBHOOK_LIMITS } from '../../lib/domain/webhooks.js';
 import { seal } from '../../lib/security/kek.js';
 import { createClient } from '../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
@@ -15,6 +17,7 @@ import { getSiteSettings } from '../../lib/store/settings.js';
 import { auditLog } from '../../lib/store/audit-log.js';
 import { webhookOutbox } from '../../lib/store/webhook-outbox.js';
 import { createWebhook } from '../../lib/store/webhooks.js';
+import { commandFilters } from '../support/command-filters.js';
 import { eventually, runCli, startTestApi, type Json } from '../support/harness.js';
 import { newUser } from '../../tools/fixtures/users.js';
 import { withPkce, withVerifier } from '../../tools/fixtures/pkce.js';
@@ -222,6 +225,22 @@ describe('profile.updated', () => {
     expect(receiver.at(u.specific)).toHaveLength(1);
     expect(receiver.at(u.wildcard)).toHaveLength(1);
     expect(receiver.at(u.stranger)).toHaveLength(0);
+  }, 60_000);
+
+  it('finds the user’s webhooks with `_id` lookups only (each of the user’s slots, then each webhook they name)', async () => {
+    const u = await userWithHooks(['profile.updated']);
+    const token = await u.pat(['profile:write']);
+    const filters = await commandFilters(api.deps.store, ['webhooks', 'webhook_slots'], async () => {
+      expect((await call(token, 'PATCH', '/api/oauth/me/profile', { name: 'Looked Up By Id' })).res.status).toBe(200);
+      await received(u.specific, 1);
+      await received(u.wildcard, 1);
+      await api.deps.events.idle();
+    });
+    expect(filters.length).toBeGreaterThanOrEqual(WEBHOOK_LIMITS.user + 2);
+    for (const f of filters) {
+      expect(Object.keys(f as object)).toEqual(['_id']);
+      expect(typeof (f as { _id: unknown })._id).toBe('string');
+    }
   }, 60_000);
 
   it('comes from the account page form', async () => {

@@ -13,7 +13,7 @@ import { createPersonalAccessToken } from '../../lib/store/personal-access-token
 import type { UserDoc } from '../../lib/store/users.js';
 import { auditLog } from '../../lib/store/audit-log.js';
 import { recordDeliveries, storedHistory, type WebhookDeliveryDoc } from '../../lib/store/webhook-history.js';
-import { webhooks } from '../../lib/store/webhooks.js';
+import { deleteWebhook, listWebhooks } from '../../lib/store/webhooks.js';
 import { webhookDeliveryWorkflowId } from '../../lib/domain/webhook-delivery.js';
 import { eventually, startTestApi, type Json } from '../support/harness.js';
 import { newUser } from '../../tools/fixtures/users.js';
@@ -29,7 +29,7 @@ beforeAll(async () => {
   issuer = api.deps.config.issuer;
   receiver = await startWebhookReceiver();
   // Admin webhooks of earlier runs (dead receiver ports) would get this run's events.
-  await webhooks(api.deps.store).deleteMany({});
+  for (const hook of await listWebhooks(api.deps.store, 'admin')) await deleteWebhook(api.deps.store, hook._id);
 });
 afterAll(async () => {
   await api.deps.events.idle();
@@ -274,6 +274,22 @@ describe('user webhooks', () => {
     for (let i = 0; i < 20; i++) expect((await call(busy, 'POST', USER_BASE, body)).res.status).toBe(201);
     expectError(await call(busy, 'POST', USER_BASE, body), 409, 'limit_reached');
     expect((await call(busy, 'GET', USER_BASE)).body.webhooks).toHaveLength(20);
+  }, 60_000);
+
+  it('keeps the limit under parallel creates: 8 at once with 18 taken make exactly 20, the others are 409 limit_reached', async () => {
+    const busy = await pat((await newUser(api.deps, USER)).user, USER_SCOPES);
+    const body = { name: 'racing', url: 'https://hooks.example/racing', events: ['*'] };
+    for (let i = 0; i < 18; i++) expect((await call(busy, 'POST', USER_BASE, body)).res.status).toBe(201);
+    const raced = await Promise.all(Array.from({ length: 8 }, () => call(busy, 'POST', USER_BASE, body)));
+    expect(raced.filter((c) => c.res.status === 201)).toHaveLength(2);
+    for (const c of raced.filter((c) => c.res.status !== 201)) expectError(c, 409, 'limit_reached');
+    const listed = (await call(busy, 'GET', USER_BASE)).body.webhooks as Json[];
+    expect(listed).toHaveLength(20);
+    expect(listed.map((w) => w.id)).toEqual(expect.arrayContaining(raced.filter((c) => c.res.status === 201).map((c) => c.body.webhook.id)));
+    // A deletion frees a place for one more.
+    expect((await call(busy, 'DELETE', `${USER_BASE}/${listed[0].id}`)).res.status).toBe(204);
+    expect((await call(busy, 'POST', USER_BASE, body)).res.status).toBe(201);
+    expectError(await call(busy, 'POST', USER_BASE, body), 409, 'limit_reached');
   }, 60_000);
 
   it('a test ping to an internal receiver (admitted by the allow-list) answers its status, never its body, and keeps no body in the history or the workflow; non-2xx is a failure', async () => {

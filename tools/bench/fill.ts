@@ -231,6 +231,8 @@ export async function fill(store: Store, kek: Kek, plan: FillPlan, progress: (li
           id: fillId('webhook', i),
           scope: 'user' as const,
           ownerUserId: fillId('user', i % plan.users),
+          // Webhook i is its owner's floor(i / users)-th: the same slot when a load runs again.
+          slot: Math.floor(i / plan.users),
           name: `scale hook ${i}`,
           url: `https://hooks-${i}.fill.keyflow.test/keyflow`,
           events: ['profile.updated'],

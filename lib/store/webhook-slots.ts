@@ -1,0 +1,150 @@
+// Finding an owner's webhooks with `_id` lookups: slots.
+//
+// FerretDB v1 looks documents up through an index only for a filter that is
+// exactly `{_id: value}`; `webhooks.find({scope, ownerUserId})` reads every
+// webhook, and the dispatcher runs it for every user event. An owner (a user,
+// or the site for admin webhooks) has at most WEBHOOK_LIMITS[scope] webhooks,
+// so it has that many numbered slots in `webhook_slots`, `_id`
+// `<scope>:<owner id or 'site'>:<n>`, each naming the webhook that holds it:
+// - a webhook is created by first claiming a free slot with a unique insert,
+//   which is also what keeps the limit under parallel creates (a count and an
+//   insert would let several pass), and then inserting the webhook;
+// - reading an owner's webhooks is one `_id` lookup per slot, then one per
+//   webhook named; a slot is trusted only while its webhook exists and belongs
+//   to the owner, so a slot left by a crash between the two inserts, or by a
+//   deletion half-done, is ignored;
+// - such a slot is taken over by a later create once it is older than
+//   CLAIM_GRACE_MS (until then it may be a create between its two inserts);
+// - a webhook's slot is freed after the webhook is deleted. Freeing and taking
+//   over both delete a slot still naming a given webhook: whoever claims
+//   that (slot, webhook) pair once (single-use.ts) deletes it, so a slot
+//   someone else has claimed meanwhile is never deleted by a late reader.
+import { WEBHOOK_LIMITS, type WebhookDoc, type WebhookSlotDoc } from '../domain/webhooks.js';
+import type { WebhookScope } from '../domain/webhook-events.js';
+import { insertIfAbsent, type Store } from './db.js';
+import { claimOnce } from './single-use.js';
+
+/** How long a slot whose webhook does not exist yet is left to its creator. */
+export const CLAIM_GRACE_MS = 60_000;
+/** How long the claim to free a (slot, webhook) pair is remembered: far longer than any read it guards against. */
+const FREE_CLAIM_TTL_MS = 24 * 3600_000;
+
+/** Every webhook slot of the owner is taken by a webhook. */
+export class WebhookSlotsFull extends Error {
+  constructor(readonly scope: WebhookScope) {
+    super(`every ${scope} webhook slot of this owner is taken`);
+  }
+}
+
+type Owner = Pick<WebhookDoc, 'scope' | 'ownerUserId'>;
+
+/** Admin webhooks belong to the site, whoever created them. */
+const ownerKey = (o: Owner) => (o.scope === 'admin' ? 'site' : (o.ownerUserId ?? ''));
+
+export const slotId = (owner: Owner, n: number) => `${owner.scope}:${ownerKey(owner)}:${n}`;
+
+const slotIds = (owner: Owner) => Array.from({ length: WEBHOOK_LIMITS[owner.scope] }, (_, n) => slotId(owner, n));
+
+/** Whether the webhook is there and belongs to the owner whose slot names it. */
+const agrees = (owner: Owner, hook: WebhookDoc | null): hook is WebhookDoc => hook !== null && hook.scope === owner.scope && ownerKey(hook) === ownerKey(owner);
+
+/** The owner's slots, one `_id` lookup each, in parallel (null: free). */
+const readSlots = (store: Store, owner: Owner) => Promise.all(slotIds(owner).map((_id) => store.webhookSlots.findOne({ _id })));
+
+/** The owner's webhooks: those its slots name that exist and agree, each once, in no particular order. */
+export async function slottedWebhooks(store: Store, owner: Owner): Promise<WebhookDoc[]> {
+  const named = [...new Set((await readSlots(store, owner)).flatMap((s) => (s ? [s.webhookId] : [])))];
+  const hooks = await Promise.all(named.map((_id) => store.webhooks.findOne({ _id })));
+  return hooks.filter((h) => agrees(owner, h));
+}
+
+/** Deletes the slot if it still names the webhook, once however many try (see above); whether this caller did. */
+async function freeIfNaming(store: Store, slot: Pick<WebhookSlotDoc, '_id' | 'webhookId'>): Promise<boolean> {
+  if (!(await claimOnce(store, `webhook-slot-free:${slot._id}:${slot.webhookId}`, FREE_CLAIM_TTL_MS))) return false;
+  await store.webhookSlots.deleteOne({ _id: slot._id });
+  return true;
+}
+
+/** A slot whose webhook is missing (or not the owner's) and old enough not to be a create in progress. */
+async function abandoned(store: Store, owner: Owner, slot: WebhookSlotDoc): Promise<boolean> {
+  if (Date.now() - slot.claimedAt.getTime() < CLAIM_GRACE_MS) return false;
+  return !agrees(owner, await store.webhooks.findOne({ _id: slot.webhookId }));
+}
+
+/**
+ * Claims the owner's first free slot for `webhookId` (to be inserted next),
+ * taking over an abandoned one; its `_id`, or WebhookSlotsFull.
+ */
+export async function claimSlot(store: Store, owner: Owner, webhookId: string): Promise<string> {
+  const ids = slotIds(owner);
+  const slots = await readSlots(store, owner);
+  for (const [n, slot] of slots.entries()) {
+    if (slot && !(await abandoned(store, owner, slot))) continue;
+    if (slot) await freeIfNaming(store, slot);
+    // Lost to a parallel create (or to another taking over): try the next one.
+    if (await insertIfAbsent(store.webhookSlots, { _id: ids[n]!, webhookId, claimedAt: new Date() })) return ids[n]!;
+  }
+  throw new WebhookSlotsFull(owner.scope);
+}
+
+/** Frees the slot `slot` if it still names `webhookId` (after the webhook was deleted, or its insert failed). */
+export async function freeSlot(store: Store, slot: string, webhookId: string): Promise<void> {
+  const current = await store.webhookSlots.findOne({ _id: slot });
+  if (current?.webhookId === webhookId) await freeIfNaming(store, current);
+}
+
+/** The slot a webhook holds: the one it records, or (a webhook of an earlier version) the one of its owner naming it. */
+export async function slotOf(store: Store, hook: WebhookDoc): Promise<string | null> {
+  if (hook.slot) return hook.slot;
+  const slots = await readSlots(store, hook);
+  return slots.find((s) => s?.webhookId === hook._id)?._id ?? null;
+}
+
+/** Marks that every webhook of an earlier version has its slot. */
+const SLOTTED_MARK = 'slotted:v1';
+
+export interface SlotUpgrade {
+  /** Webhooks given a slot now. */
+  slotted: number;
+  /** Webhooks beyond their owner's limit (earlier versions did not enforce it under parallel creates): no slot yet. */
+  over: number;
+}
+
+/**
+ * Gives every webhook of an earlier version (no `slot`) a slot of its owner,
+ * oldest first, on the first start of a version with slots: one scan of the
+ * webhooks, then one insert per webhook; later starts read one document.
+ * Safe when processes start together (both take the same slot in the same
+ * order, and the second adopts it). Webhooks beyond their owner's limit get
+ * none, are neither listed nor sent events, and keep the upgrade running at
+ * each start until some of that owner's webhooks are deleted.
+ */
+export async function indexWebhookSlots(store: Store): Promise<SlotUpgrade> {
+  const result: SlotUpgrade = { slotted: 0, over: 0 };
+  if (await store.webhookSlots.findOne({ _id: SLOTTED_MARK })) return result;
+  const pending: WebhookDoc[] = [];
+  for await (const hook of store.webhooks.find({}, { projection: { _id: 1, scope: 1, ownerUserId: 1, createdAt: 1, slot: 1 } }))
+    if (!hook.slot) pending.push(hook);
+  pending.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a._id.localeCompare(b._id));
+  /** Per owner, the first slot number not known to be taken. */
+  const next = new Map<string, number>();
+  for (const hook of pending) {
+    const key = slotId(hook, -1);
+    let n = next.get(key) ?? 0;
+    let slot: string | null = null;
+    for (; n < WEBHOOK_LIMITS[hook.scope] && !slot; n++) {
+      const id = slotId(hook, n);
+      if (await insertIfAbsent(store.webhookSlots, { _id: id, webhookId: hook._id, claimedAt: new Date() })) slot = id;
+      else if ((await store.webhookSlots.findOne({ _id: id }))?.webhookId === hook._id) slot = id;
+    }
+    next.set(key, n);
+    if (!slot) {
+      result.over++;
+      continue;
+    }
+    await store.webhooks.updateOne({ _id: hook._id }, { $set: { slot } });
+    result.slotted++;
+  }
+  if (result.over === 0) await insertIfAbsent(store.webhookSlots, { _id: SLOTTED_MARK, webhookId: '', claimedAt: new Date() });
+  return result;
+}
