@@ -8,11 +8,8 @@ import { createMlDsa65 } from '../keys/mldsa.js';
 import { Signer } from '../keys/signer.js';
 import { ensureIndexes, openStore, waitForStore, type Store } from '../store/db.js';
 import { sealClearSecretSettings } from '../store/settings.js';
-import { indexPasskeyHolders } from '../store/passkeys.js';
-import { indexUserKeys } from '../store/user-keys.js';
-import { indexWebhookSlots } from '../store/webhook-slots.js';
-import { moveLegacyHistories } from '../store/webhook-history-upgrade.js';
 import type { Logger } from './log.js';
+import { upgradeStoredData } from './stored-data-upgrades.js';
 
 export interface CoreServices {
   store: Store;
@@ -30,22 +27,7 @@ export async function startCoreServices(config: Config, log: Logger): Promise<Co
     warned = true;
   });
   await ensureIndexes(store);
-  const keyed = await indexUserKeys(store);
-  if (keyed) log.info('wrote the email and username keys of existing users', { users: keyed });
-  const holders = await indexPasskeyHolders(store);
-  if (holders) log.info('marked the users who have passkeys', { users: holders });
-  const slots = await indexWebhookSlots(store);
-  if (slots.slotted) log.info('gave existing webhooks their owner slots', { webhooks: slots.slotted });
-  if (slots.over) {
-    log.warn(
-      "webhooks beyond their owner's limit have no slot: they are neither listed nor sent events until some of that owner's webhooks are deleted and Keyflow restarts",
-      {
-        webhooks: slots.over,
-      },
-    );
-  }
-  const moved = await moveLegacyHistories(store);
-  if (moved) log.info('moved per-webhook delivery histories into webhook_deliveries', { webhooks: moved });
+  await upgradeStoredData(store, log);
   const kek = loadKek(config.kek, config.dataDir);
   const sealed = await sealClearSecretSettings(store, kek);
   if (sealed.length) log.info('sealed site settings stored in clear by an earlier version', { settings: sealed.join(',') });
