@@ -11,7 +11,7 @@ import { runCli, STACK_FRAME, startTestApi, type Json, type ProcessResult } from
 import { FLOW_PASSWORD, newTestRp, postForm, runCodeFlow } from '../support/token-flow.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
 import { newUser } from '../../tools/fixtures/users.js';
-import { insertPasskey } from '../../lib/store/passkeys.js';
+import { addTestPasskey } from '../support/passkeys.js';
 
 const DATABASE = `keyflow_test_cli_users_${Date.now()}`;
 const env = { MONGODB_DATABASE: DATABASE };
@@ -84,16 +84,7 @@ describe('keyflow users', () => {
 
   it('reset-2fa removes TOTP, backup codes and passkeys', async () => {
     const { user, email } = await newUser(api.deps, { prefix: 'cli-2fa', password: FLOW_PASSWORD, totpSecret: 'JBSWY3DPEHPK3PXP' });
-    await insertPasskey(api.deps.store, {
-      _id: `passkey-${user._id}`,
-      userId: user._id,
-      publicKey: 'AAAA',
-      counter: 0,
-      transports: [],
-      name: 'Test key',
-      createdAt: new Date(),
-      lastUsedAt: null,
-    });
+    await addTestPasskey(api.deps.store, user._id);
     expect(await ok('users', 'reset-2fa', email)).toMatchObject({ totpEnabled: false, backupCodesLeft: 0 });
     expect(await api.deps.store.passkeys.findOne({ userId: user._id })).toBeNull();
     expect(await operatorEvents(user._id)).toEqual([['admin.user.update', 'operator', ['second_factors']]]);

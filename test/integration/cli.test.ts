@@ -13,7 +13,7 @@ import { createTeam, userActor } from '../../lib/teams/team-changes.js';
 import { runCli, runCli as runCliShared, STACK_FRAME, startTestApi, testConfig } from '../support/harness.js';
 import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { expectFamilyRevoked, newTestRp, postForm, runCodeFlow } from '../support/token-flow.js';
-import { insertPasskey } from '../../lib/store/passkeys.js';
+import { addTestPasskey } from '../support/passkeys.js';
 
 let store: Store;
 beforeAll(() => {
@@ -83,16 +83,7 @@ describe('keyflow users delete', () => {
     const rp = await newTestRp(api, { allowedScopes: ['openid', 'apps:read', 'offline_access'] });
     const { tokens, user, agent, email } = await runCodeFlow(api, rp, 'openid apps:read offline_access');
     const { token: pat } = await createPersonalAccessToken(store, user._id, { name: 'cli test', scope: ['apps:read'], expiresInDays: 1 });
-    await insertPasskey(store, {
-      _id: `passkey-${user._id}`,
-      userId: user._id,
-      publicKey: 'AAAA',
-      counter: 0,
-      transports: [],
-      name: 'Test key',
-      createdAt: new Date(),
-      lastUsedAt: null,
-    });
+    await addTestPasskey(store, user._id);
     const team = await createTeam(api.deps, userActor(user._id, { type: 'user', userId: user._id }), {
       name: 'Deleted owner’s team',
       slug: `deleted-owner-${user._id.slice(0, 8)}`,

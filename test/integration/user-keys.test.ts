@@ -15,6 +15,7 @@ import { HttpUser } from '../../tools/fixtures/http-user.js';
 import { newUser, uniqueEmail } from '../../tools/fixtures/users.js';
 import { commandFilters } from '../support/command-filters.js';
 import { startTestApi } from '../support/harness.js';
+import { passkeyDoc } from '../support/passkeys.js';
 
 const PASSWORD = 'user keys test password';
 let api: RunningApi;
@@ -100,21 +101,10 @@ describe('email and username keys', () => {
 });
 
 describe('passkey holders', () => {
-  const passkey = (userId: string) => ({
-    _id: `keys-test-${newId()}`,
-    userId,
-    publicKey: 'AAAA',
-    counter: 0,
-    transports: [],
-    name: 'Test key',
-    createdAt: new Date(),
-    lastUsedAt: null,
-  });
-
   it('finds a user’s passkeys, and none once the last is removed', async () => {
     const { user } = await newUser(api.deps, { prefix: 'keys-passkey', password: PASSWORD });
     expect(await hasPasskey(api.deps.store, user._id)).toBe(false);
-    const [a, b] = [passkey(user._id), passkey(user._id)];
+    const [a, b] = [passkeyDoc(user._id), passkeyDoc(user._id)];
     await insertPasskey(api.deps.store, a);
     await insertPasskey(api.deps.store, b);
     expect(await hasPasskey(api.deps.store, user._id)).toBe(true);
@@ -129,9 +119,9 @@ describe('passkey holders', () => {
   it('keeps a passkey added while another is removed', async () => {
     for (let round = 0; round < 5; round++) {
       const { user } = await newUser(api.deps, { prefix: 'keys-passkey-race', password: PASSWORD });
-      const old = passkey(user._id);
+      const old = passkeyDoc(user._id);
       await insertPasskey(api.deps.store, old);
-      const added = passkey(user._id);
+      const added = passkeyDoc(user._id);
       await Promise.all([removePasskey(api.deps.store, user._id, old._id), insertPasskey(api.deps.store, added)]);
       expect(await hasPasskey(api.deps.store, user._id)).toBe(true);
       expect((await listPasskeys(api.deps.store, user._id)).map((p) => p._id)).toEqual([added._id]);
@@ -140,7 +130,7 @@ describe('passkey holders', () => {
 
   it('marks the users who had passkeys before holders existed, once', async () => {
     const { user } = await newUser(api.deps, { prefix: 'keys-passkey-upgrade', password: PASSWORD });
-    await insertPasskey(api.deps.store, passkey(user._id));
+    await insertPasskey(api.deps.store, passkeyDoc(user._id));
     await api.deps.store.passkeyHolders.deleteMany({ _id: { $in: [user._id, 'indexed:v1'] } });
     expect(await hasPasskey(api.deps.store, user._id)).toBe(false);
     expect(await indexPasskeyHolders(api.deps.store)).toBeGreaterThan(0);
