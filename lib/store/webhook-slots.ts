@@ -19,9 +19,15 @@
 //   over both delete a slot still naming a given webhook: whoever claims
 //   that (slot, webhook) pair once (single-use.ts) deletes it, so a slot
 //   someone else has claimed meanwhile is never deleted by a late reader.
+// Most users have no webhook, and every one of their events would still read
+// all their slots; so an owner with webhooks also has a holder document
+// (`<scope>:<owner>:holder`), written after a webhook is inserted and, after
+// one is deleted, deleted and written again if any slot is still taken (the
+// order passkey holders keep, store/passkeys.ts): an owner without one has no
+// webhook, in one lookup.
 import { WEBHOOK_LIMITS, type WebhookDoc, type WebhookSlotDoc } from '../domain/webhooks.js';
 import type { WebhookScope } from '../domain/webhook-events.js';
-import { insertIfAbsent, type Store } from './db.js';
+import { insertIfAbsent, insertManyIfAbsent, type Store } from './db.js';
 import { claimOnce } from './single-use.js';
 
 /** How long a slot whose webhook does not exist yet is left to its creator. */
@@ -51,8 +57,31 @@ const agrees = (owner: Owner, hook: WebhookDoc | null): hook is WebhookDoc => ho
 /** The owner's slots, one `_id` lookup each, in parallel (null: free). */
 const readSlots = (store: Store, owner: Owner) => Promise.all(slotIds(owner).map((_id) => store.webhookSlots.findOne({ _id })));
 
+const holderId = (owner: Owner) => `${owner.scope}:${ownerKey(owner)}:holder`;
+
+/** Records that the owner has a webhook (after it was inserted). */
+export async function markSlotHolder(store: Store, owner: Owner): Promise<void> {
+  await insertIfAbsent(store.webhookSlots, { _id: holderId(owner), webhookId: '', claimedAt: new Date() });
+}
+
+/** markSlotHolder for many owners at once (bulk loads): one insertMany. */
+export async function markSlotHolders(store: Store, owners: Owner[]): Promise<void> {
+  const ids = [...new Set(owners.map(holderId))];
+  await insertManyIfAbsent(
+    store.webhookSlots,
+    ids.map((_id) => ({ _id, webhookId: '', claimedAt: new Date() })),
+  );
+}
+
+/** After a webhook of the owner went: the holder goes, and comes back if any slot is still taken. */
+export async function settleSlotHolder(store: Store, owner: Owner): Promise<void> {
+  await store.webhookSlots.deleteOne({ _id: holderId(owner) });
+  if ((await readSlots(store, owner)).some((slot) => slot !== null)) await markSlotHolder(store, owner);
+}
+
 /** The owner's webhooks: those its slots name that exist and agree, each once, in no particular order. */
 export async function slottedWebhooks(store: Store, owner: Owner): Promise<WebhookDoc[]> {
+  if (!(await store.webhookSlots.findOne({ _id: holderId(owner) }))) return [];
   const named = [...new Set((await readSlots(store, owner)).flatMap((s) => (s ? [s.webhookId] : [])))];
   const hooks = await Promise.all(named.map((_id) => store.webhooks.findOne({ _id })));
   return hooks.filter((h) => agrees(owner, h));
@@ -143,6 +172,7 @@ export async function indexWebhookSlots(store: Store): Promise<SlotUpgrade> {
       continue;
     }
     await store.webhooks.updateOne({ _id: hook._id }, { $set: { slot } });
+    await markSlotHolder(store, hook);
     result.slotted++;
   }
   if (result.over === 0) await insertIfAbsent(store.webhookSlots, { _id: SLOTTED_MARK, webhookId: '', claimedAt: new Date() });

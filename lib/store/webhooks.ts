@@ -13,7 +13,7 @@ import { newId, newSecret } from '../security/secrets.js';
 import { WEBHOOK_LIMITS } from '../domain/webhooks.js';
 import { insertManyIfAbsent, type Store } from './db.js';
 import { deleteHistory } from './webhook-history.js';
-import { claimSlot, freeSlot, slotId, slottedWebhooks, slotOf, WebhookSlotsFull } from './webhook-slots.js';
+import { claimSlot, freeSlot, markSlotHolder, markSlotHolders, settleSlotHolder, slotId, slottedWebhooks, slotOf, WebhookSlotsFull } from './webhook-slots.js';
 
 export type { WebhookDeliveryDoc, WebhookDoc };
 export { WebhookSlotsFull };
@@ -65,6 +65,7 @@ export async function createWebhook(store: Store, kek: Kek, input: NewWebhook): 
     await freeSlot(store, slot, id);
     throw err;
   }
+  await markSlotHolder(store, input);
   return created;
 }
 
@@ -87,6 +88,7 @@ export async function createWebhooks(store: Store, kek: Kek, inputs: (NewWebhook
     webhooks(store),
     inputs.map((input) => newWebhook(kek, input, input.id, slotId(input, input.slot)).webhook),
   );
+  await markSlotHolders(store, inputs);
 }
 
 export function findWebhook(store: Store, id: string): Promise<WebhookDoc | null> {
@@ -133,6 +135,7 @@ export async function deleteWebhook(store: Store, id: string): Promise<boolean> 
   if (!deletedCount) return false;
   const slot = await slotOf(store, hook);
   if (slot) await freeSlot(store, slot, id);
+  await settleSlotHolder(store, hook);
   await deleteHistory(store, id);
   return true;
 }

@@ -1,7 +1,8 @@
 // An owner's webhooks found through its slots, against a real FerretDB: admin
 // webhooks of every admin in the site's slots, a slot left by a crash ignored
 // and then taken over, bulk loads that write slots (and can run again), and
-// the upgrade that gives the webhooks of an earlier version their slots once.
+// the upgrade that gives the webhooks of an earlier version their slots once;
+// an owner without webhooks known as such in one lookup.
 import os from 'node:os';
 import { WEBHOOK_LIMITS } from '../../lib/domain/webhooks.js';
 import { newId } from '../../lib/security/secrets.js';
@@ -18,6 +19,7 @@ import {
   type NewWebhook,
   type WebhookDoc,
 } from '../../lib/store/webhooks.js';
+import { commandFilters } from '../support/command-filters.js';
 import { testConfig } from '../support/harness.js';
 
 // A database of its own: the upgrade test starts from webhooks without slots.
@@ -39,6 +41,25 @@ async function fill(owner: string): Promise<WebhookDoc[]> {
 }
 
 describe('webhook slots', () => {
+  it('finds that a user without webhooks has none in one lookup, and keeps a webhook created while another is deleted', async () => {
+    const owner = newId();
+    const lookups = await commandFilters(store, ['webhooks', 'webhook_slots'], () => listWebhooks(store, 'user', owner));
+    expect(lookups).toEqual([{ _id: `user:${owner}:holder` }]);
+
+    const first = await createWebhook(store, kek, input(owner, 'first'));
+    expect(names(await listWebhooks(store, 'user', owner))).toEqual(['first']);
+    expect(await deleteWebhook(store, first.webhook._id)).toBe(true);
+    expect(await listWebhooks(store, 'user', owner)).toEqual([]);
+    expect(await store.webhookSlots.findOne({ _id: `user:${owner}:holder` })).toBeNull();
+
+    for (let round = 0; round < 5; round++) {
+      const old = await createWebhook(store, kek, input(owner, `old ${round}`));
+      const [, added] = await Promise.all([deleteWebhook(store, old.webhook._id), createWebhook(store, kek, input(owner, `new ${round}`))]);
+      expect(names(await listWebhooks(store, 'user', owner))).toEqual([`new ${round}`]);
+      await deleteWebhook(store, added.webhook._id);
+    }
+  });
+
   it('lists a user’s webhooks oldest first, no one else’s, and refuses one past the limit', async () => {
     const [owner, other] = [newId(), newId()];
     const hooks = await fill(owner);
