@@ -11,6 +11,8 @@ import { loadKek } from '../security/kek.js';
 import { Keyring, SIGNING_ALGS } from '../keys/keyring.js';
 import { createMlDsa65 } from '../keys/mldsa.js';
 import { ensureIndexes, openStore, type Store } from '../store/db.js';
+import { createLogger } from '../runtime/log.js';
+import { upgradeStoredData } from '../runtime/stored-data-upgrades.js';
 import { createClient, listClients, publicClient } from '../store/clients.js';
 import { getSiteSettings } from '../store/settings.js';
 import type { SigningAlg } from '../store/signing-keys.js';
@@ -210,6 +212,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     try {
       await ensureIndexes(store);
+      // Before the api or worker ever started on this version, the CLI's own lookups (a user by email) need the upgraded data too.
+      await upgradeStoredData(store, createLogger('warn'));
     } catch (err) {
       throw new Error(`cannot reach MongoDB (${(err as Error).message.split('\n')[0]}); is Keyflow running (npm start), or MONGODB_URI set?`, { cause: err });
     }

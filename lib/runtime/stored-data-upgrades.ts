@@ -1,5 +1,5 @@
-// Data written by earlier versions, brought in line at start (api and worker
-// both run this; each step is idempotent, safe when processes start together,
+// Data written by earlier versions, brought in line at start (api, worker and
+// the CLI run this; each step is idempotent, safe when processes start together,
 // and marked done so that later starts read one document per step).
 import type { Store } from '../store/db.js';
 import { indexPasskeyHolders } from '../store/passkeys.js';
