@@ -5,24 +5,24 @@
 // reading every passkey (it looks up by index only for `_id`). So a user who
 // has passkeys also has a holder document (`passkey_holders`, `_id` the user
 // id): a user without one has none, in one `_id` lookup, and only users with
-// passkeys pay for the scan. The holder is written after a passkey is added
-// and, after one is removed, deleted and then written again if passkeys
-// remain: a holder may outlive the passkeys for a moment (the lists below
-// still read them), but a user with a passkey always ends up with a holder.
+// passkeys pay for the scan (holders.ts: the order of writes that keeps it right).
 import type { PasskeyDoc } from '../domain/passkeys.js';
 import { insertIfAbsent, insertManyIfAbsent, type Store } from './db.js';
+import { isHolder as holderThere, markHolder, settleHolder } from './holders.js';
 
-const isHolder = async (store: Store, userId: string) => (await store.passkeyHolders.findOne({ _id: userId })) !== null;
+const isHolder = (store: Store, userId: string) => holderThere(store.passkeyHolders, userId);
 
 export async function listPasskeys(store: Store, userId: string): Promise<PasskeyDoc[]> {
   if (!(await isHolder(store, userId))) return [];
   return store.passkeys.find({ userId }, { sort: { createdAt: 1 } }).toArray();
 }
 
+/** Whether a passkey of the user is stored (a scan: only for holders, or to settle one). */
+const anyPasskey = async (store: Store, userId: string) => (await store.passkeys.countDocuments({ userId }, { limit: 1 })) > 0;
+
 /** Whether the user has at least one passkey (a second factor, and a way to sign in). */
 export async function hasPasskey(store: Store, userId: string): Promise<boolean> {
-  if (!(await isHolder(store, userId))) return false;
-  return (await store.passkeys.countDocuments({ userId }, { limit: 1 })) > 0;
+  return (await isHolder(store, userId)) && (await anyPasskey(store, userId));
 }
 
 export function findPasskey(store: Store, credentialId: string): Promise<PasskeyDoc | null> {
@@ -31,7 +31,7 @@ export function findPasskey(store: Store, credentialId: string): Promise<Passkey
 
 export async function insertPasskey(store: Store, doc: PasskeyDoc): Promise<void> {
   await store.passkeys.insertOne(doc);
-  await insertIfAbsent(store.passkeyHolders, { _id: doc.userId });
+  await markHolder(store.passkeyHolders, { _id: doc.userId });
 }
 
 /** Records a sign-in with the passkey: its new signature counter and the time. */
@@ -39,10 +39,9 @@ export async function recordPasskeyUse(store: Store, credentialId: string, count
   await store.passkeys.updateOne({ _id: credentialId }, { $set: { counter, lastUsedAt: new Date() } });
 }
 
-/** After passkeys of the user were removed: the holder goes, and comes back if any remain (see above). */
+/** After passkeys of the user were removed: the holder goes, and comes back if any remain. */
 export async function settlePasskeyHolder(store: Store, userId: string): Promise<void> {
-  await store.passkeyHolders.deleteOne({ _id: userId });
-  if ((await store.passkeys.countDocuments({ userId }, { limit: 1 })) > 0) await insertIfAbsent(store.passkeyHolders, { _id: userId });
+  await settleHolder(store.passkeyHolders, { _id: userId }, () => anyPasskey(store, userId));
 }
 
 /** Deletes every passkey of the user; how many. */

@@ -21,13 +21,12 @@
 //   someone else has claimed meanwhile is never deleted by a late reader.
 // Most users have no webhook, and every one of their events would still read
 // all their slots; so an owner with webhooks also has a holder document
-// (`<scope>:<owner>:holder`), written after a webhook is inserted and, after
-// one is deleted, deleted and written again if any slot is still taken (the
-// order passkey holders keep, store/passkeys.ts): an owner without one has no
+// (`<scope>:<owner>:holder`, holders.ts): an owner without one has no
 // webhook, in one lookup.
 import { WEBHOOK_LIMITS, type WebhookDoc, type WebhookSlotDoc } from '../domain/webhooks.js';
 import type { WebhookScope } from '../domain/webhook-events.js';
 import { insertIfAbsent, insertManyIfAbsent, type Store } from './db.js';
+import { isHolder, markHolder, settleHolder } from './holders.js';
 import { claimOnce } from './single-use.js';
 
 /** How long a slot whose webhook does not exist yet is left to its creator. */
@@ -58,10 +57,11 @@ const agrees = (owner: Owner, hook: WebhookDoc | null): hook is WebhookDoc => ho
 const readSlots = (store: Store, owner: Owner) => Promise.all(slotIds(owner).map((_id) => store.webhookSlots.findOne({ _id })));
 
 const holderId = (owner: Owner) => `${owner.scope}:${ownerKey(owner)}:holder`;
+const slotHolder = (owner: Owner): WebhookSlotDoc => ({ _id: holderId(owner), webhookId: '', claimedAt: new Date() });
 
 /** Records that the owner has a webhook (after it was inserted). */
 export async function markSlotHolder(store: Store, owner: Owner): Promise<void> {
-  await insertIfAbsent(store.webhookSlots, { _id: holderId(owner), webhookId: '', claimedAt: new Date() });
+  await markHolder(store.webhookSlots, slotHolder(owner));
 }
 
 /** markSlotHolder for many owners at once (bulk loads): one insertMany. */
@@ -75,13 +75,12 @@ export async function markSlotHolders(store: Store, owners: Owner[]): Promise<vo
 
 /** After a webhook of the owner went: the holder goes, and comes back if any slot is still taken. */
 export async function settleSlotHolder(store: Store, owner: Owner): Promise<void> {
-  await store.webhookSlots.deleteOne({ _id: holderId(owner) });
-  if ((await readSlots(store, owner)).some((slot) => slot !== null)) await markSlotHolder(store, owner);
+  await settleHolder(store.webhookSlots, slotHolder(owner), async () => (await readSlots(store, owner)).some((slot) => slot !== null));
 }
 
 /** The owner's webhooks: those its slots name that exist and agree, each once, in no particular order. */
 export async function slottedWebhooks(store: Store, owner: Owner): Promise<WebhookDoc[]> {
-  if (!(await store.webhookSlots.findOne({ _id: holderId(owner) }))) return [];
+  if (!(await isHolder(store.webhookSlots, holderId(owner)))) return [];
   const named = [...new Set((await readSlots(store, owner)).flatMap((s) => (s ? [s.webhookId] : [])))];
   const hooks = await Promise.all(named.map((_id) => store.webhooks.findOne({ _id })));
   return hooks.filter((h) => agrees(owner, h));
