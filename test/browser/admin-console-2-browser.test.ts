@@ -11,7 +11,7 @@ import { findClient } from '../../lib/store/clients.js';
 import { findInvite } from '../../lib/store/invites.js';
 import { getSiteSettings, setSiteSetting, siteSecret } from '../../lib/store/settings.js';
 import { findUserByEmail, findUserById } from '../../lib/store/users.js';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, signInAtAccount } from '../support/browser.js';
 import { startLocalhostApi } from '../support/harness.js';
 import { newRp, type FixtureRp } from '../../tools/fixtures/clients.js';
 import { newUser, uniqueEmail, type FixtureUser } from '../../tools/fixtures/users.js';
@@ -49,11 +49,7 @@ async function newPage(): Promise<Page> {
 
 async function signedIn(u: FixtureUser): Promise<Page> {
   const page = await newPage();
-  await page.goto(`${issuer}/login`);
-  await page.getByLabel('Email', { exact: true }).fill(u.email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${issuer}/account`);
+  await signInAtAccount(page, issuer, u.email, PASSWORD);
   return page;
 }
 

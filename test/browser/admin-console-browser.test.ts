@@ -14,7 +14,7 @@ import { recordDelivery } from '../../lib/store/webhook-history.js';
 import { createWebhook, deleteWebhook } from '../../lib/store/webhooks.js';
 import { createTeam, userActor, type TeamDeps } from '../../lib/teams/team-changes.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, signInAtAccount } from '../support/browser.js';
 import { startLocalhostApi } from '../support/harness.js';
 import { newUser, type FixtureUser } from '../../tools/fixtures/users.js';
 
@@ -52,11 +52,7 @@ async function newPage(): Promise<Page> {
 
 async function signedIn(u: FixtureUser): Promise<Page> {
   const page = await newPage();
-  await page.goto(`${issuer}/login`);
-  await page.getByLabel('Email').fill(u.email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${issuer}/account`);
+  await signInAtAccount(page, issuer, u.email, PASSWORD);
   return page;
 }
 

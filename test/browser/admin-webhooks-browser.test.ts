@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../../api/server.js';
 import { findAuditRecords } from '../../lib/store/audit-query.js';
 import { findWebhook, listWebhooks, type WebhookDoc } from '../../lib/store/webhooks.js';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, signInAtAccount } from '../support/browser.js';
 import { startLocalhostApi } from '../support/harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { newUser, type FixtureUser } from '../../tools/fixtures/users.js';
@@ -42,11 +42,7 @@ async function signedIn(u: FixtureUser): Promise<Page> {
   const context = await browser.newContext();
   contexts.push(context);
   const page = await context.newPage();
-  await page.goto(`${issuer}/login`);
-  await page.getByLabel('Email', { exact: true }).fill(u.email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${issuer}/account`);
+  await signInAtAccount(page, issuer, u.email, PASSWORD);
   return page;
 }
 

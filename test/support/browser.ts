@@ -103,3 +103,12 @@ export async function startRpCallback(): Promise<RpCallback> {
     },
   };
 }
+
+/** Signs `email` in at the issuer's /login page with a password, and waits for the account page. */
+export async function signInAtAccount(page: Page, issuer: string, email: string, password: string): Promise<void> {
+  await page.goto(`${issuer}/login`);
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL(`${issuer}/account`);
+}
