@@ -26,7 +26,7 @@ export async function sessionEnded(deps: SignOutDeps, ended: SessionDoc): Promis
   if (!ended.userId) return;
   deps.log.info('signed out', { user: ended.userId });
   // Sudo windows of the ended session end too (its sid is gone, so none is reachable anyway).
-  await revokeSessionSudoWindows({ store: deps.store, flows: deps.flows }, ended.sid).catch((err: Error) =>
+  await revokeSessionSudoWindows({ store: deps.store, flows: deps.flows }, { userId: ended.userId, sid: ended.sid }).catch((err: Error) =>
     deps.log.warn('sudo windows not ended at sign-out', { error: err.message }),
   );
   const clientIds = await clientsOfSession(deps.store, ended);

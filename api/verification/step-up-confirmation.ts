@@ -147,7 +147,7 @@ export function stepUpConfirmation(deps: StepUpConfirmationDeps) {
   async function maybeOpenSudo(outcome: Outcome, optIn: boolean, session: SessionDoc, user: UserDoc, loaded: Loaded): Promise<void> {
     if (!optIn || outcome.kind !== 'redirect' || !outcome.confirmed) return;
     try {
-      const opened = await openSudoWindow(deps, sudoKey(session, user, loaded));
+      const opened = await openSudoWindow(deps, sudoKey(session, user, loaded), session.expiresAt);
       if (opened) deps.log.info('sudo window opened', { client: loaded.client._id, user: user._id, window: opened.windowId });
     } catch (err) {
       deps.log.error('sudo window could not be opened', { client: loaded.client._id, user: user._id, error: (err as Error).message });

@@ -4,15 +4,17 @@
 // checkbox alone (method `sudo`). Bound to (user id, session sid, client id).
 //
 // - openSudoWindow: reads the site setting (0: sudo mode off, returns null),
-//   writes the projection and starts the SudoWindow workflow (one Temporal call).
+//   lists the client in the session's `sudo` list, starts the SudoWindow
+//   workflow (one Temporal call) and writes the projection.
 // - activeSudoWindow: the hot path; one MongoDB read by `_id`, no Temporal.
 // - revokeSudoWindow: ends the window (an update: the projection says so when it returns).
-// - revokeSessionSudoWindows: sign-out ends every window of the session.
+// - revokeSessionSudoWindows: sign-out ends every window in the session's list.
 import type { SudoWindowKey } from '../../lib/domain/sudo-window.js';
 import type { FlowClient } from '../../lib/flows/flow-client.js';
 import { revokeSudoWindowFlow, signalSudoWindowRevocation, startSudoWindowFlow } from '../../lib/flows/sudo-window.js';
 import { newId } from '../../lib/security/secrets.js';
 import type { Store } from '../../lib/store/db.js';
+import { addToSessionList } from '../../lib/store/session-lists.js';
 import { getSiteSettings } from '../../lib/store/settings.js';
 import { activeSudoWindowsOfSession, findActiveSudoWindow, recordSudoWindowEnded, recordSudoWindowOpened, sudoWindowId } from '../../lib/store/sudo-windows.js';
 
@@ -31,12 +33,20 @@ export interface OpenedSudoWindow {
 
 /**
  * Opens (or reopens, from now) the sudo window of (user, session, client) for
- * `sudo_mode_ttl_minutes`. Returns null, and starts nothing, when the setting is 0.
+ * `sudo_mode_ttl_minutes`, listed in the session's `sudo` list (which expires
+ * with the session, at `sessionExpiresAt`). Returns null, and starts nothing, when the setting is 0.
  * `options.ttlMs` can only shorten the window (tests use a few seconds).
  */
-export async function openSudoWindow(deps: SudoDeps, key: SudoWindowKey, options: { ttlMs?: number } = {}): Promise<OpenedSudoWindow | null> {
+export async function openSudoWindow(
+  deps: SudoDeps,
+  key: SudoWindowKey,
+  sessionExpiresAt: Date,
+  options: { ttlMs?: number } = {},
+): Promise<OpenedSudoWindow | null> {
   const minutes = (await getSiteSettings(deps.store)).sudo_mode_ttl_minutes;
   if (!(minutes > 0)) return null;
+  // In the session's list first: should that fail, no window opens, and sign-out finds every window that does.
+  await addToSessionList(deps.store, 'sudo', { sid: key.sid, expiresAt: sessionExpiresAt }, key.clientId);
   const ttlMs = Math.min(minutes * 60_000, options.ttlMs ?? Infinity);
   const windowId = sudoWindowId(key);
   const openedAt = new Date();
@@ -73,8 +83,8 @@ export async function revokeSudoWindow(deps: SudoDeps, key: SudoWindowKey, reaso
 }
 
 /** Sign-out: signals every open window of the session to end (the new session's sid never finds them anyway). */
-export async function revokeSessionSudoWindows(deps: SudoDeps, sid: string): Promise<number> {
-  const windows = await activeSudoWindowsOfSession(deps.store, sid);
+export async function revokeSessionSudoWindows(deps: SudoDeps, session: { userId: string; sid: string }): Promise<number> {
+  const windows = await activeSudoWindowsOfSession(deps.store, session);
   await Promise.all(
     windows.map(async (w) => {
       const signalled = await signalSudoWindowRevocation(deps.flows, w._id, { reason: 'signed out' });

@@ -12,8 +12,9 @@
 // by its `_id`, as a rate-limit window's).
 export const EXPIRING_COLLECTIONS = [
   'sessions',
-  // Clients that got tokens for a session (back-channel logout targets); expire with their session.
-  'session_clients',
+  // A session's lists (its clients, its sudo windows); expire with their session. In the place of
+  // earlier versions' `session_clients`, so a housekeeping run started before replays unchanged.
+  'session_lists',
   'authorization_requests',
   'authorization_codes',
   'par_requests',

@@ -26,8 +26,8 @@ export interface SessionDoc {
   /** Expected challenge of a WebAuthn ceremony in progress. */
   webauthnChallenge: string | null;
   /**
-   * Clients of sessions stored before `session_clients` existed. New sessions
-   * keep their clients there (SessionClientDoc), never in this document.
+   * Clients of sessions stored before sessions had lists of their own. New
+   * sessions keep their clients in their `clients` list, never in this document.
    */
   clientIds?: string[];
   createdAt: Date;
@@ -36,8 +36,18 @@ export interface SessionDoc {
   expiresAt: Date;
 }
 
-/** A client that received tokens for a session: a back-channel logout target. */
-export interface SessionClientDoc {
+/**
+ * A document of a session's lists (store/session-lists.ts): a numbered entry
+ * or an item's mark, expiring with the session.
+ */
+export interface SessionListDoc {
+  _id: string; // `<list>:<sid>:<n>` (entry) or `<list>:<sid>|<item>` (mark)
+  item: string;
+  expiresAt: Date;
+}
+
+/** Earlier versions' record of a client that received tokens for a session (moved into the session's lists at start). */
+export interface LegacySessionClientDoc {
   _id: string; // `<sid>|<client id>`
   sid: string;
   clientId: string;

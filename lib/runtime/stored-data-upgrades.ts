@@ -3,12 +3,13 @@
 // and marked done so that later starts read one document per step).
 import type { Store } from '../store/db.js';
 import { indexPasskeyHolders } from '../store/passkeys.js';
+import { listActiveSudoWindows, moveLegacySessionClients } from '../store/session-lists-upgrade.js';
 import { indexUserKeys } from '../store/user-keys.js';
 import { moveLegacyHistories } from '../store/webhook-history-upgrade.js';
 import { indexWebhookSlots } from '../store/webhook-slots.js';
 import type { Logger } from './log.js';
 
-/** The lookup documents FerretDB v1 needs (keys, holders, slots) and the one webhook history. */
+/** The lookup documents FerretDB v1 needs (keys, holders, slots, session lists) and the one webhook history. */
 export async function upgradeStoredData(store: Store, log: Logger): Promise<void> {
   const keyed = await indexUserKeys(store);
   if (keyed) log.info('wrote the email and username keys of existing users', { users: keyed });
@@ -26,4 +27,8 @@ export async function upgradeStoredData(store: Store, log: Logger): Promise<void
   }
   const moved = await moveLegacyHistories(store);
   if (moved) log.info('moved per-webhook delivery histories into webhook_deliveries', { webhooks: moved });
+  const sessionClients = await moveLegacySessionClients(store);
+  if (sessionClients) log.info("moved the clients of sessions into the sessions' lists", { clients: sessionClients });
+  const sudoWindows = await listActiveSudoWindows(store);
+  if (sudoWindows) log.info("listed the open sudo windows in their sessions' lists", { windows: sudoWindows });
 }

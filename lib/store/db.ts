@@ -14,7 +14,7 @@ import type { AuthorizationRequestDoc } from '../domain/pending-authorization.js
 import type { PersonalAccessTokenDoc } from '../domain/personal-access-tokens.js';
 import type { ParRequestDoc } from '../domain/pushed-request.js';
 import type { RateLimitDoc } from '../domain/rate-limits.js';
-import type { SessionClientDoc, SessionDoc } from '../domain/sessions.js';
+import type { LegacySessionClientDoc, SessionDoc, SessionListDoc } from '../domain/sessions.js';
 import type { SigningKeyDoc } from '../domain/signing-keys.js';
 import type { SettingsDoc } from '../domain/site-settings.js';
 import type { UserDoc, UserKeyDoc } from '../domain/users.js';
@@ -48,7 +48,10 @@ export interface Store {
   settings: Collection<SettingsDoc>;
   sessions: Collection<SessionDoc>;
   /** Clients that got tokens for a session (back-channel logout targets). */
-  sessionClients: Collection<SessionClientDoc>;
+  /** A session's lists: the clients it signed into, its sudo windows (session-lists.ts). */
+  sessionLists: Collection<SessionListDoc>;
+  /** Earlier versions' session clients, if any are left (session-lists-upgrade.ts). */
+  legacySessionClients(): Promise<Collection<LegacySessionClientDoc> | null>;
   authorizationRequests: Collection<AuthorizationRequestDoc>;
   authorizationCodes: Collection<AuthorizationCodeDoc>;
   parRequests: Collection<ParRequestDoc>;
@@ -137,6 +140,7 @@ export function openStore(config: Pick<Config, 'mongo'>, options: StoreOptions =
 }
 
 const LEGACY_HISTORY_PREFIX = 'webhook_deliveries_';
+const LEGACY_SESSION_CLIENTS = 'session_clients';
 
 function storeOn(client: MongoClient, db: Db): Store {
   return {
@@ -148,7 +152,11 @@ function storeOn(client: MongoClient, db: Db): Store {
     signingKeys: db.collection<SigningKeyDoc>('signing_keys'),
     settings: db.collection<SettingsDoc>('settings'),
     sessions: db.collection<SessionDoc>('sessions'),
-    sessionClients: db.collection<SessionClientDoc>('session_clients'),
+    sessionLists: db.collection<SessionListDoc>('session_lists'),
+    legacySessionClients: async () =>
+      (await db.listCollections({ name: LEGACY_SESSION_CLIENTS }, { nameOnly: true }).toArray()).length
+        ? db.collection<LegacySessionClientDoc>(LEGACY_SESSION_CLIENTS)
+        : null,
     authorizationRequests: db.collection<AuthorizationRequestDoc>('authorization_requests'),
     authorizationCodes: db.collection<AuthorizationCodeDoc>('authorization_codes'),
     parRequests: db.collection<ParRequestDoc>('par_requests'),

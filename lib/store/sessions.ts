@@ -1,7 +1,8 @@
 // Browser sessions in MongoDB (the session model: domain/sessions.ts).
 import { ANONYMOUS_SESSION_TTL_MS, isIdle, lastSeen, SESSION_TTL_MS, type Acr, type SessionDoc, type SessionState } from '../domain/sessions.js';
 import { hashSecret, newId, newSecret } from '../security/secrets.js';
-import { insertIfAbsent, type Store } from './db.js';
+import type { Store } from './db.js';
+import { addToSessionList, readSessionList } from './session-lists.js';
 import { claimOnce } from './single-use.js';
 
 // Re-exported for modules that still import these from the store.
@@ -67,39 +68,14 @@ export async function takeWebauthnChallenge(store: Store, id: string): Promise<s
   return (await claimOnce(store, `webauthn:${challenge}`, 10 * 60_000)) ? challenge : null;
 }
 
-/**
- * Records that `clientId` got tokens for the session. One insert per (sid,
- * client) into a collection of its own: an update of the session document
- * could be lost to the session's own `lastSeenAt` write (FerretDB v1 rewrites
- * the whole document on every update), and filtering sessions by sid scans them.
- */
+/** Records that `clientId` got tokens for the session: a back-channel logout target when it ends. */
 export async function addSessionClient(store: Store, session: Pick<SessionDoc, 'sid' | 'expiresAt'>, clientId: string): Promise<void> {
-  const id = `${session.sid}|${clientId}`;
-  const recorded = recordedSessionClients(store);
-  if (recorded.has(id)) return;
-  await insertIfAbsent(store.sessionClients, { _id: id, sid: session.sid, clientId, expiresAt: session.expiresAt });
-  recorded.add(id);
-  if (recorded.size > RECORDED_REMEMBERED) recorded.delete(recorded.values().next().value!);
-}
-
-/**
- * (sid, client) pairs this process recorded, newest last: a second code for
- * the same session and client skips the insert it would lose anyway. Safe
- * because a record outlives nothing it names: it goes only when its session
- * ends or expires, and a sid is never reused.
- */
-const recordedByStore = new WeakMap<Store, Set<string>>();
-const RECORDED_REMEMBERED = 10_000;
-function recordedSessionClients(store: Store): Set<string> {
-  let recorded = recordedByStore.get(store);
-  if (!recorded) recordedByStore.set(store, (recorded = new Set()));
-  return recorded;
+  await addToSessionList(store, 'clients', session, clientId);
 }
 
 /** The clients that got tokens for the session (back-channel logout targets). */
 export async function clientsOfSession(store: Store, session: Pick<SessionDoc, 'sid' | 'clientIds'>): Promise<string[]> {
-  const recorded = await store.sessionClients.find({ sid: session.sid }, { limit: 1000 }).toArray();
-  return [...new Set([...(session.clientIds ?? []), ...recorded.map((c) => c.clientId)])];
+  return [...new Set([...(session.clientIds ?? []), ...(await readSessionList(store, 'clients', session.sid))])];
 }
 
 export async function deleteSession(store: Store, id: string): Promise<SessionDoc | null> {

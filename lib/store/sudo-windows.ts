@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Collection } from 'mongodb';
 import type { SudoWindowDoc, SudoWindowKey, SudoWindowState } from '../domain/sudo-window.js';
 import type { Store } from './db.js';
+import { readSessionList } from './session-lists.js';
 
 /** The document of this collection, defined with the flow's other types. */
 export type { SudoWindowDoc };
@@ -44,10 +45,9 @@ export async function recordSudoWindowEnded(
   await sudoWindows(store).updateOne({ _id: windowId, openingId, status: 'active' }, { $set: { status, endedAt: new Date() } });
 }
 
-/** Active windows of a session (sign-out; not a hot path: a scan on FerretDB v1). */
-export function activeSudoWindowsOfSession(store: Store, sid: string): Promise<SudoWindowDoc[]> {
-  return sudoWindows(store)
-    .find({ sid, status: 'active', expiresAt: { $gt: new Date() } })
-    .limit(1000)
-    .toArray();
+/** The active windows of a session: those of the clients in its `sudo` list, each read by `_id`. */
+export async function activeSudoWindowsOfSession(store: Store, session: { userId: string; sid: string }): Promise<SudoWindowDoc[]> {
+  const clientIds = await readSessionList(store, 'sudo', session.sid);
+  const windows = await Promise.all(clientIds.map((clientId) => findActiveSudoWindow(store, { ...session, clientId })));
+  return windows.filter((w) => w !== null);
 }

@@ -10,6 +10,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { activeSudoWindow, openSudoWindow, revokeSudoWindow, sudoWindowId, type SudoDeps, type SudoWindowKey } from '../../api/verification/sudo.js';
 import type { RunningApi } from '../../api/server.js';
 import type { NewClientInput } from '../../lib/domain/clients.js';
+import { SESSION_TTL_MS } from '../../lib/domain/sessions.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import { findSessionBySid } from '../../lib/store/sessions.js';
 import { setSiteSetting } from '../../lib/store/settings.js';
@@ -24,6 +25,8 @@ import { newRp } from '../../tools/fixtures/clients.js';
 
 const PASSWORD = 'sudo window password 1';
 const REDIRECT = 'https://sudo-rp.example/cb';
+/** When a session signed in now would end (its lists expire with it). */
+const sessionEnd = () => new Date(Date.now() + SESSION_TTL_MS);
 const DATABASE = `sudo_${Date.now()}`;
 
 let api: RunningApi;
@@ -89,7 +92,7 @@ describe('sudo windows', () => {
   it('opens a window bound to (user, session, client): a SudoWindow workflow findable by client and user', async () => {
     const key: SudoWindowKey = { userId: `user-${Date.now()}`, sid: `sid-${Math.random()}`, clientId: `client-${Date.now()}` };
     const before = Date.now();
-    const opened = await openSudoWindow(deps, key);
+    const opened = await openSudoWindow(deps, key, sessionEnd());
     expect(opened).not.toBeNull();
     expect(opened!.windowId).toBe(sudoWindowId(key));
     expect(opened!.windowId).toMatch(new RegExp(`^sudo:${key.userId}:[A-Za-z0-9_-]{16}:${key.clientId}$`));
@@ -128,13 +131,13 @@ describe('sudo windows', () => {
 
   it('ends at its TTL: the projection says so (written by the activity in this database) and the workflow is `ended`', async () => {
     const key: SudoWindowKey = { userId: `user-${Date.now()}`, sid: `sid-${Math.random()}`, clientId: `client-ttl-${Date.now()}` };
-    const opened = await openSudoWindow(deps, key, { ttlMs: 2_000 });
+    const opened = await openSudoWindow(deps, key, sessionEnd(), { ttlMs: 2_000 });
     expect(await activeSudoWindow(api.deps.store, key)).toBe(true);
     await eventually(async () => expect(await activeSudoWindow(api.deps.store, key)).toBe(false), 10_000);
     expect(await finalState(opened!.windowId)).toBe('ended');
     await eventually(async () => expect((await sudoWindows(api.deps.store).findOne({ _id: opened!.windowId }))?.status).toBe('ended'));
     // The window can be opened again for the same (user, session, client).
-    const again = await openSudoWindow(deps, key);
+    const again = await openSudoWindow(deps, key, sessionEnd());
     expect(again!.windowId).toBe(opened!.windowId);
     expect(await activeSudoWindow(api.deps.store, key)).toBe(true);
     await revokeSudoWindow(deps, key);
@@ -142,9 +145,9 @@ describe('sudo windows', () => {
 
   it('reopening an open window replaces it: one running workflow per (user, session, client), the timer from now', async () => {
     const key: SudoWindowKey = { userId: `user-${Date.now()}`, sid: `sid-${Math.random()}`, clientId: `client-re-${Date.now()}` };
-    const first = await openSudoWindow(deps, key, { ttlMs: 60_000 });
+    const first = await openSudoWindow(deps, key, sessionEnd(), { ttlMs: 60_000 });
     const firstRun = (await temporal.workflow.getHandle(first!.windowId).describe()).runId;
-    const second = await openSudoWindow(deps, key);
+    const second = await openSudoWindow(deps, key, sessionEnd());
     expect(second!.windowId).toBe(first!.windowId);
     expect(second!.expiresAt.getTime()).toBeGreaterThan(first!.expiresAt.getTime());
     expect((await temporal.workflow.getHandle(first!.windowId, firstRun).describe()).status.name).toBe('TERMINATED');
@@ -159,8 +162,8 @@ describe('sudo windows', () => {
     const { rp, user, accessToken, sid } = await signedIn();
     const key = { userId: user._id, sid, clientId: rp.id };
     const other = { ...key, clientId: `${rp.id}-other` };
-    const opened = await openSudoWindow(deps, key);
-    await openSudoWindow(deps, other);
+    const opened = await openSudoWindow(deps, key, sessionEnd());
+    await openSudoWindow(deps, other, sessionEnd());
 
     expect((await revokeRequest({ client_id: rp.id })).status).toBe(401);
     const bad = await revokeRequest({ client: rp.id }, accessToken);
@@ -198,8 +201,8 @@ describe('sudo windows', () => {
     const key: SudoWindowKey = { userId: `user-${Date.now()}`, sid: `sid-${Math.random()}`, clientId: `client-off-${Date.now()}` };
     await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', 0);
     try {
-      expect(await openSudoWindow(deps, key)).toBeNull();
-      expect(await openSudoWindow(deps, key, { ttlMs: 60_000 })).toBeNull();
+      expect(await openSudoWindow(deps, key, sessionEnd())).toBeNull();
+      expect(await openSudoWindow(deps, key, sessionEnd(), { ttlMs: 60_000 })).toBeNull();
       expect(await activeSudoWindow(api.deps.store, key)).toBe(false);
       await expect(temporal.workflow.getHandle(sudoWindowId(key)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
       expect(await sudoWindows(api.deps.store).findOne({ _id: sudoWindowId(key) })).toBeNull();
@@ -211,7 +214,7 @@ describe('sudo windows', () => {
   it('ends every window of the session when the user signs out; the next session never finds them', async () => {
     const { rp, user, agent, sid } = await signedIn();
     const key = { userId: user._id, sid, clientId: rp.id };
-    const opened = await openSudoWindow(deps, key);
+    const opened = await openSudoWindow(deps, key, sessionEnd());
     expect(await activeSudoWindow(api.deps.store, key)).toBe(true);
 
     const account = await agent.get('/account');

@@ -1,0 +1,44 @@
+// The upgrade from earlier versions, whose sign-out filtered by sid (a scan on
+// FerretDB v1), to the session lists of session-lists.ts:
+// - `session_clients` (one document per session and client) is copied into
+//   the sessions' `clients` lists, then dropped;
+// - the sudo windows still active are listed in their sessions' `sudo` lists,
+//   once (then a mark says it is done).
+// Both are idempotent (listing an item again does nothing), so every start runs
+// them and one interrupted half-way is finished by the next.
+import { SESSION_TTL_MS } from '../domain/sessions.js';
+import { insertIfAbsent, type Store } from './db.js';
+import { addToSessionList } from './session-lists.js';
+
+/** Copies earlier versions' session clients into the sessions' lists; answers how many. */
+export async function moveLegacySessionClients(store: Store): Promise<number> {
+  const legacy = await store.legacySessionClients();
+  if (!legacy) return 0;
+  let moved = 0;
+  const now = new Date();
+  for await (const doc of legacy.find({ expiresAt: { $gt: now } })) {
+    await addToSessionList(store, 'clients', doc, doc.clientId);
+    moved++;
+  }
+  // False, not an error, when another process starting at the same time dropped it first.
+  await legacy.drop();
+  return moved;
+}
+
+/** Marks that the sudo windows open at the upgrade are listed (an `_id` no list uses; it never expires). */
+const SUDO_LISTED_MARK = { _id: 'upgraded:sudo:v1', item: '', expiresAt: new Date(8.64e15) };
+
+/** Lists the sudo windows that were active at the upgrade in their sessions' lists; answers how many. */
+export async function listActiveSudoWindows(store: Store): Promise<number> {
+  if (await store.sessionLists.findOne({ _id: SUDO_LISTED_MARK._id })) return 0;
+  let listed = 0;
+  const now = new Date();
+  for await (const w of store.sudoWindows.find({ status: 'active', expiresAt: { $gt: now } })) {
+    // The session's own expiry is not in the window; a session ends at most SESSION_TTL_MS after the
+    // window was opened in it, so the entry outlives it, and never leaves a gap in a live list.
+    await addToSessionList(store, 'sudo', { sid: w.sid, expiresAt: new Date(w.openedAt.getTime() + SESSION_TTL_MS) }, w.clientId);
+    listed++;
+  }
+  await insertIfAbsent(store.sessionLists, SUDO_LISTED_MARK);
+  return listed;
+}

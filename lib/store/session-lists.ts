@@ -1,0 +1,72 @@
+// Lists that belong to a browser session and are read when it ends: the
+// clients that got tokens for it (back-channel logout targets) and the clients
+// it opened a sudo window for. FerretDB v1 finds documents by index only for a
+// lone `_id`, so filtering by sid would read every session's entries; instead a
+// list is numbered entries `<list>:<sid>:<n>` (n = 0, 1, …), read until the
+// first one missing, and each item has a mark `<list>:<sid>|<item>` that says
+// it is listed.
+//
+// Without transactions the order of writes is what keeps it right: the entry
+// first (the lowest free number, claimed by a unique insert, so the numbers
+// leave no gap), then the mark. An add that finds the mark has nothing to do;
+// one that dies between the two has listed its item already, and a retry lists
+// it again (readers drop repeats). Every document of a session's lists expires
+// with the session, so the purge never leaves a gap in a live list.
+import type { SessionListDoc } from '../domain/sessions.js';
+import { insertIfAbsent, type Store } from './db.js';
+
+export type { SessionListDoc };
+
+/** `clients`: got tokens for the session; `sudo`: had a sudo window opened in it. */
+export type SessionListName = 'clients' | 'sudo';
+
+/** Past this many items a session's list takes no more (far beyond any browser's use). */
+export const SESSION_LIST_LIMIT = 1000;
+/** Entries read at once while reading a list. */
+const READ_AHEAD = 8;
+
+const entryId = (list: SessionListName, sid: string, n: number) => `${list}:${sid}:${n}`;
+const markId = (list: SessionListName, sid: string, item: string) => `${list}:${sid}|${item}`;
+
+/** Lists `item` in the session's `list` (already listed: one read, or none when this process listed it). */
+export async function addToSessionList(store: Store, list: SessionListName, session: { sid: string; expiresAt: Date }, item: string): Promise<void> {
+  const mark = markId(list, session.sid, item);
+  const listed = listedHere(store);
+  if (listed.has(mark) || (await store.sessionLists.findOne({ _id: mark }))) return remember(listed, mark);
+  for (let n = 0; n < SESSION_LIST_LIMIT; n++) {
+    if (await insertIfAbsent(store.sessionLists, { _id: entryId(list, session.sid, n), item, expiresAt: session.expiresAt })) {
+      await insertIfAbsent(store.sessionLists, { _id: mark, item, expiresAt: session.expiresAt });
+      return remember(listed, mark);
+    }
+  }
+}
+
+/** The items of the session's `list`, each once, in the order they were listed. */
+export async function readSessionList(store: Store, list: SessionListName, sid: string): Promise<string[]> {
+  const items = new Set<string>();
+  for (let from = 0; from < SESSION_LIST_LIMIT; from += READ_AHEAD) {
+    const docs = await Promise.all(Array.from({ length: READ_AHEAD }, (_, i) => store.sessionLists.findOne({ _id: entryId(list, sid, from + i) })));
+    const end = docs.findIndex((d) => d === null);
+    for (const doc of end === -1 ? docs : docs.slice(0, end)) items.add(doc!.item);
+    if (end !== -1) break;
+  }
+  return [...items];
+}
+
+/**
+ * Marks this process wrote or read, newest last: listing the same item again
+ * (a second code for the same session and client) costs nothing. Safe because
+ * a mark outlives nothing it names: it expires with its session, and a sid is
+ * never reused.
+ */
+const listedByStore = new WeakMap<Store, Set<string>>();
+const LISTED_REMEMBERED = 10_000;
+function listedHere(store: Store): Set<string> {
+  let listed = listedByStore.get(store);
+  if (!listed) listedByStore.set(store, (listed = new Set()));
+  return listed;
+}
+function remember(listed: Set<string>, mark: string): void {
+  listed.add(mark);
+  if (listed.size > LISTED_REMEMBERED) listed.delete(listed.values().next().value!);
+}
