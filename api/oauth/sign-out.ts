@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import { startBackchannelLogout } from '../../lib/flows/backchannel-logout.js';
 import { endSession } from '../http/session.js';
 import { revokeSessionSudoWindows } from '../verification/sudo.js';
-import { clientsOfSession, deleteUserSession, listUserSessions, type SessionDoc } from '../../lib/store/sessions.js';
+import { clientsOfSession, deleteSession, listUserSessions, type SessionDoc } from '../../lib/store/sessions.js';
 import type { ApiContext } from '../context.js';
 
 export type SignOutDeps = Pick<ApiContext, 'issuer' | 'flows' | 'log' | 'store' | 'secureCookies'>;
@@ -37,9 +37,10 @@ export async function sessionEnded(deps: SignOutDeps, ended: SessionDoc): Promis
 /** Ends the user's signed-in sessions except `keepSid` (each as at sign-out); returns how many ended. */
 export async function endUserSessions(deps: SignOutDeps & { idleMs: number }, userId: string, keepSid: string | null): Promise<number> {
   let count = 0;
+  // One read of the user's sessions (a scan on FerretDB v1); each is then ended by `_id`.
   for (const session of await listUserSessions(deps.store, userId, deps.idleMs)) {
     if (session.sid === keepSid) continue;
-    const ended = await deleteUserSession(deps.store, userId, session.sid);
+    const ended = await deleteSession(deps.store, session._id);
     if (!ended) continue;
     await sessionEnded(deps, ended);
     count++;

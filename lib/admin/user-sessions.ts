@@ -6,12 +6,13 @@
 import { startBackchannelLogout } from '../flows/backchannel-logout.js';
 import type { FlowClient } from '../flows/flow-client.js';
 import type { Store } from '../store/db.js';
-import { clientsOfSession, deleteUserSession, listUserSessions } from '../store/sessions.js';
+import { clientsOfSession, deleteSession, listUserSessions } from '../store/sessions.js';
 
 export async function endSessionsWithLogout(deps: { store: Store; flows: FlowClient; issuer: string; idleMs: number }, userId: string): Promise<number> {
   let count = 0;
-  for (const { sid } of await listUserSessions(deps.store, userId, deps.idleMs)) {
-    const ended = await deleteUserSession(deps.store, userId, sid);
+  // One read of the user's sessions (a scan on FerretDB v1); each is then ended by `_id`.
+  for (const { _id, sid } of await listUserSessions(deps.store, userId, deps.idleMs)) {
+    const ended = await deleteSession(deps.store, _id);
     if (!ended) continue;
     count++;
     const clientIds = await clientsOfSession(deps.store, ended);

@@ -50,7 +50,7 @@ export async function listUserSessions(store: Store, userId: string, idleMs: num
   return docs.filter((d) => d.expiresAt.getTime() > now && !isIdle(d, idleMs, now)).sort((a, b) => lastSeen(b) - lastSeen(a));
 }
 
-/** Ends one of the user's sessions by its sid; the ended session, or null when the user has none with that sid. */
+/** Ends one of the user's sessions by its sid (a scan on FerretDB v1: the sessions page only); the ended session, or null when the user has none with that sid. */
 export async function deleteUserSession(store: Store, userId: string, sid: string): Promise<SessionDoc | null> {
   return store.sessions.findOneAndDelete({ sid, userId });
 }
