@@ -3,7 +3,7 @@
 // and marked done so that later starts read one document per step).
 import type { Store } from '../store/db.js';
 import { indexPasskeyHolders } from '../store/passkeys.js';
-import { listActiveSudoWindows, moveLegacySessionClients } from '../store/session-lists-upgrade.js';
+import { listActiveSudoWindows, listSignedInSessions, moveLegacySessionClients } from '../store/session-lists-upgrade.js';
 import { indexUserKeys } from '../store/user-keys.js';
 import { moveLegacyHistories } from '../store/webhook-history-upgrade.js';
 import { indexWebhookSlots } from '../store/webhook-slots.js';
@@ -29,6 +29,8 @@ export async function upgradeStoredData(store: Store, log: Logger): Promise<void
   if (moved) log.info('moved per-webhook delivery histories into webhook_deliveries', { webhooks: moved });
   const sessionClients = await moveLegacySessionClients(store);
   if (sessionClients) log.info("moved the clients of sessions into the sessions' lists", { clients: sessionClients });
+  const sessions = await listSignedInSessions(store);
+  if (sessions) log.info("listed the signed-in sessions in their users' lists", { sessions });
   const sudoWindows = await listActiveSudoWindows(store);
   if (sudoWindows) log.info("listed the open sudo windows in their sessions' lists", { windows: sudoWindows });
 }

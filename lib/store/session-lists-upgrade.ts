@@ -4,11 +4,15 @@
 //   the sessions' `clients` lists, then dropped;
 // - the sudo windows still active are listed in their sessions' `sudo` lists,
 //   once (then a mark says it is done).
-// Both are idempotent (listing an item again does nothing), so every start runs
-// them and one interrupted half-way is finished by the next.
+// - the signed-in sessions are listed in their users' lists (user-sessions.ts),
+//   once (then a mark).
+// All are idempotent (listing an item again does nothing, or lists a session
+// twice, which readers drop), so every start runs them and one interrupted
+// half-way is finished by the next.
 import { SESSION_TTL_MS } from '../domain/sessions.js';
 import { insertIfAbsent, type Store } from './db.js';
 import { addToSessionList } from './session-lists.js';
+import { listUserSession } from './user-sessions.js';
 
 /** Copies earlier versions' session clients into the sessions' lists; answers how many. */
 export async function moveLegacySessionClients(store: Store): Promise<number> {
@@ -25,8 +29,9 @@ export async function moveLegacySessionClients(store: Store): Promise<number> {
   return moved;
 }
 
-/** Marks that the sudo windows open at the upgrade are listed (an `_id` no list uses; it never expires). */
+/** Marks of the steps done once (`_id`s no list uses; they never expire). */
 const SUDO_LISTED_MARK = { _id: 'upgraded:sudo:v1', item: '', expiresAt: new Date(8.64e15) };
+const SESSIONS_LISTED_MARK = { _id: 'upgraded:user-sessions:v1', item: '', expiresAt: new Date(8.64e15) };
 
 /** Lists the sudo windows that were active at the upgrade in their sessions' lists; answers how many. */
 export async function listActiveSudoWindows(store: Store): Promise<number> {
@@ -40,5 +45,19 @@ export async function listActiveSudoWindows(store: Store): Promise<number> {
     listed++;
   }
   await insertIfAbsent(store.sessionLists, SUDO_LISTED_MARK);
+  return listed;
+}
+
+/** Lists the signed-in sessions that were live at the upgrade in their users' lists; answers how many. */
+export async function listSignedInSessions(store: Store): Promise<number> {
+  if (await store.sessionLists.findOne({ _id: SESSIONS_LISTED_MARK._id })) return 0;
+  let listed = 0;
+  const now = new Date();
+  for await (const session of store.sessions.find({}, { projection: { _id: 1, userId: 1, createdAt: 1, expiresAt: 1 } })) {
+    if (!session.userId || session.expiresAt <= now) continue;
+    await listUserSession(store, session);
+    listed++;
+  }
+  await insertIfAbsent(store.sessionLists, SESSIONS_LISTED_MARK);
   return listed;
 }

@@ -22,7 +22,7 @@ export type SessionListName = 'clients' | 'sudo';
 
 /** Past this many items a session's list takes no more (far beyond any browser's use). */
 export const SESSION_LIST_LIMIT = 1000;
-/** Entries read at once while reading a list. */
+/** Entries read at once while reading a list, past the first. */
 const READ_AHEAD = 8;
 
 const entryId = (list: SessionListName, sid: string, n: number) => `${list}:${sid}:${n}`;
@@ -43,14 +43,25 @@ export async function addToSessionList(store: Store, list: SessionListName, sess
 
 /** The items of the session's `list`, each once, in the order they were listed. */
 export async function readSessionList(store: Store, list: SessionListName, sid: string): Promise<string[]> {
-  const items = new Set<string>();
-  for (let from = 0; from < SESSION_LIST_LIMIT; from += READ_AHEAD) {
-    const docs = await Promise.all(Array.from({ length: READ_AHEAD }, (_, i) => store.sessionLists.findOne({ _id: entryId(list, sid, from + i) })));
+  return [...new Set(await readNumberedEntries(store, (n) => entryId(list, sid, n), SESSION_LIST_LIMIT))];
+}
+
+/**
+ * The items of numbered entries `idOf(0)`, `idOf(1)`, … up to the first one
+ * missing (or `limit`), each read by `_id`: the first alone (most lists are
+ * empty), then READ_AHEAD at once.
+ */
+export async function readNumberedEntries(store: Store, idOf: (n: number) => string, limit = Infinity): Promise<string[]> {
+  const first = await store.sessionLists.findOne({ _id: idOf(0) });
+  if (!first) return [];
+  const items = [first.item];
+  for (let from = 1; from < limit; from += READ_AHEAD) {
+    const docs = await Promise.all(Array.from({ length: Math.min(READ_AHEAD, limit - from) }, (_, i) => store.sessionLists.findOne({ _id: idOf(from + i) })));
     const end = docs.findIndex((d) => d === null);
-    for (const doc of end === -1 ? docs : docs.slice(0, end)) items.add(doc!.item);
+    for (const doc of end === -1 ? docs : docs.slice(0, end)) items.push(doc!.item);
     if (end !== -1) break;
   }
-  return [...items];
+  return items;
 }
 
 /**

@@ -4,6 +4,7 @@ import { hashSecret, newId, newSecret } from '../security/secrets.js';
 import type { Store } from './db.js';
 import { addToSessionList, readSessionList } from './session-lists.js';
 import { claimOnce } from './single-use.js';
+import { listUserSession, userSessions } from './user-sessions.js';
 
 // Re-exported for modules that still import these from the store.
 export type { SessionDoc };
@@ -35,6 +36,8 @@ export async function createSession(
     lastSeenAt: now,
     expiresAt: new Date(now.getTime() + (auth ? SESSION_TTL_MS : ANONYMOUS_SESSION_TTL_MS)),
   };
+  // Listed first: a signed-in session is never live without its user's list naming it.
+  await listUserSession(store, session);
   await store.sessions.insertOne(session);
   return { token, session };
 }
@@ -43,16 +46,17 @@ export async function touchSession(store: Store, id: string, at: Date): Promise<
   await store.sessions.updateOne({ _id: id }, { $set: { lastSeenAt: at } });
 }
 
-/** The user's live signed-in sessions, most recently used first (filters on userId: pages only, not a hot path). */
+/** The user's live signed-in sessions, most recently used first (through the user's list: user-sessions.ts). */
 export async function listUserSessions(store: Store, userId: string, idleMs: number): Promise<SessionDoc[]> {
   const now = Date.now();
-  const docs = await store.sessions.find({ userId }, { limit: 1000 }).toArray();
-  return docs.filter((d) => d.expiresAt.getTime() > now && !isIdle(d, idleMs, now)).sort((a, b) => lastSeen(b) - lastSeen(a));
+  const docs = await userSessions(store, userId);
+  return docs.filter((d) => !isIdle(d, idleMs, now)).sort((a, b) => lastSeen(b) - lastSeen(a));
 }
 
-/** Ends one of the user's sessions by its sid (a scan on FerretDB v1: the sessions page only); the ended session, or null when the user has none with that sid. */
+/** Ends one of the user's sessions by its sid; the ended session, or null when the user has none with that sid. */
 export async function deleteUserSession(store: Store, userId: string, sid: string): Promise<SessionDoc | null> {
-  return store.sessions.findOneAndDelete({ sid, userId });
+  const session = (await userSessions(store, userId)).find((s) => s.sid === sid);
+  return session ? deleteSession(store, session._id) : null;
 }
 
 export async function updateSession(store: Store, id: string, set: Partial<Omit<SessionDoc, '_id'>>): Promise<void> {
@@ -82,6 +86,7 @@ export async function deleteSession(store: Store, id: string): Promise<SessionDo
   return store.sessions.findOneAndDelete({ _id: id });
 }
 
+/** A session by its sid: a scan on FerretDB v1, for tests and tools only. */
 export async function findSessionBySid(store: Store, sid: string): Promise<SessionDoc | null> {
   const doc = await store.sessions.findOne({ sid });
   return doc && doc.expiresAt > new Date() ? doc : null;

@@ -1,10 +1,11 @@
 // A session's end must reach the clients it signed into (back-channel logout)
-// and its sudo windows. They are kept in the session's lists, read by `_id`
-// (FerretDB v1 reads a whole collection for any other filter): a sign-out costs
-// the same however many sessions the site has. What an RP and a user observe:
-// every client gets its logout token, every window ends; parallel and repeated
-// listings lose nothing and repeat nothing; what earlier versions stored is
-// carried over at start.
+// and its sudo windows, and a user's "sign out everywhere" (or password
+// change) every session they are signed in with. These are kept in lists read
+// by `_id` (FerretDB v1 reads a whole collection for any other filter), so they
+// cost the same however many sessions the site has. What an RP and a user
+// observe: every client gets its logout token, every window ends, every
+// session is found; parallel and repeated listings lose nothing and repeat
+// nothing; what earlier versions stored is carried over at start.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunningApi } from '../../api/server.js';
@@ -16,10 +17,11 @@ import { newId, newSecret } from '../../lib/security/secrets.js';
 import { createClient } from '../../lib/store/clients.js';
 import { openStore } from '../../lib/store/db.js';
 import { addToSessionList, readSessionList } from '../../lib/store/session-lists.js';
-import { clientsOfSession } from '../../lib/store/sessions.js';
+import { clientsOfSession, createSession } from '../../lib/store/sessions.js';
 import { setSiteSetting } from '../../lib/store/settings.js';
 import { recordSudoWindowOpened, sudoWindowId, sudoWindows } from '../../lib/store/sudo-windows.js';
 import { createUser } from '../../lib/store/users.js';
+import { userSessions } from '../../lib/store/user-sessions.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
 import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { commandFilters } from '../support/command-filters.js';
@@ -198,5 +200,48 @@ describe('session lists', () => {
     // A second start finds nothing left to do.
     await upgradeStoredData(api.deps.store, api.deps.log);
     expect((await clientsOfSession(api.deps.store, { sid: live })).sort()).toEqual(['rp-1', 'rp-2']);
+  });
+
+  it("finds every session of a user's parallel sign-ins from two processes, while any can be live, and no other user's", async () => {
+    const userId = `user-${newId()}`;
+    const other = openStore(api.deps.config);
+    try {
+      const auth = { userId, amr: ['pwd'], acr: 'pwd' as const };
+      const created = await Promise.all([api.deps.store, other].flatMap((store) => Array.from({ length: 6 }, () => createSession(store, auth))));
+      await createSession(api.deps.store, { ...auth, userId: `user-${newId()}` });
+      await createSession(api.deps.store, null); // anonymous: in no list
+      const sids = created.map((c) => c.session.sid).sort();
+      const found = async (at: Date) => (await userSessions(api.deps.store, userId, at)).map((s) => s.sid).sort();
+      expect(await found(new Date())).toEqual(sids);
+      // Thirteen days on the sessions are still live and found; past their fourteen days they are not.
+      expect(await found(new Date(Date.now() + 13 * 86_400_000))).toEqual(sids);
+      expect(await found(new Date(Date.now() + SESSION_TTL_MS + 60_000))).toEqual([]);
+    } finally {
+      await other.client.close();
+    }
+  });
+
+  it('lists at start the signed-in sessions an earlier version wrote, so signing out everywhere still ends them', async () => {
+    const user = await createUser(api.deps.store, { email: uniqueEmail('session-lists-upgrade'), password: PASSWORD });
+    const { session } = await createSession(api.deps.store, { userId: user._id, amr: ['pwd'], acr: 'pwd' });
+    // An earlier version wrote the session and no list entry.
+    const day = Math.floor(session.createdAt.getTime() / 86_400_000);
+    expect((await api.deps.store.sessionLists.deleteOne({ _id: `user:${user._id}:${day}:0` })).deletedCount).toBe(1);
+    expect(await userSessions(api.deps.store, user._id)).toEqual([]);
+    await api.deps.store.sessionLists.deleteOne({ _id: 'upgraded:user-sessions:v1' });
+
+    // The first start of this version: a process of its own.
+    const started = openStore(api.deps.config);
+    try {
+      await upgradeStoredData(started, api.deps.log);
+    } finally {
+      await started.client.close();
+    }
+    expect((await userSessions(api.deps.store, user._id)).map((s) => s.sid)).toEqual([session.sid]);
+    const agent = new HttpUser(api.url);
+    await agent.signIn(await agent.get('/login'), user.email, PASSWORD);
+    const page = await (await agent.get('/account/sessions')).res.text();
+    await agent.submit(page, '/account/sessions/sign-out-everywhere', {});
+    expect(await api.deps.store.sessions.findOne({ _id: session._id })).toBeNull();
   });
 });

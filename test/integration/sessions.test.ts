@@ -126,7 +126,7 @@ describe('the sessions page', () => {
     expect(await signedIn(stranger.agent)).toBe(true);
   });
 
-  it('signs out everywhere, this browser included, reading the sessions once', async () => {
+  it('signs out everywhere, this browser included, finding the sessions by `_id` only', async () => {
     const { user, agents } = await browsers(3);
     const me = agents[0]!;
     const page = await (await me.agent.get('/account/sessions')).res.text();
@@ -134,9 +134,10 @@ describe('the sessions page', () => {
       const done = await me.agent.submit(page, '/account/sessions/sign-out-everywhere', {});
       expect(await done.res.text()).toContain('Every browser where you were signed in is signed out.');
     });
-    // FerretDB v1 reads every session for a filter but a lone `_id`: the user's sessions are read
-    // once, and each then ended by `_id` (not one more read of every session per session).
-    expect(filters.filter((f) => Object.keys(f as object).join() !== '_id')).toEqual([{ userId: user._id }]);
+    // FerretDB v1 reads every session for a filter but a lone `_id`: the user's sessions are found
+    // through their list, and each is ended by `_id`.
+    expect(filters.length).toBeGreaterThan(0);
+    for (const f of filters) expect(Object.keys(f as object)).toEqual(['_id']);
     for (const { agent } of agents) expect(await signedIn(agent)).toBe(false);
     expect(await api.deps.store.sessions.countDocuments({ userId: user._id })).toBe(0);
   });
