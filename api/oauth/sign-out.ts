@@ -37,7 +37,7 @@ export async function sessionEnded(deps: SignOutDeps, ended: SessionDoc): Promis
 /** Ends the user's signed-in sessions except `keepSid` (each as at sign-out); returns how many ended. */
 export async function endUserSessions(deps: SignOutDeps & { idleMs: number }, userId: string, keepSid: string | null): Promise<number> {
   let count = 0;
-  // One read of the user's sessions (a scan on FerretDB v1); each is then ended by `_id`.
+  // The user's sessions come from their list; each is ended by `_id`.
   for (const session of await listUserSessions(deps.store, userId, deps.idleMs)) {
     if (session.sid === keepSid) continue;
     const ended = await deleteSession(deps.store, session._id);

@@ -10,7 +10,7 @@ import { clientsOfSession, deleteSession, listUserSessions } from '../store/sess
 
 export async function endSessionsWithLogout(deps: { store: Store; flows: FlowClient; issuer: string; idleMs: number }, userId: string): Promise<number> {
   let count = 0;
-  // One read of the user's sessions (a scan on FerretDB v1); each is then ended by `_id`.
+  // The user's sessions come from their list; each is ended by `_id`.
   for (const { _id, sid } of await listUserSessions(deps.store, userId, deps.idleMs)) {
     const ended = await deleteSession(deps.store, _id);
     if (!ended) continue;

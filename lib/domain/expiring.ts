@@ -12,8 +12,9 @@
 // by its `_id`, as a rate-limit window's).
 export const EXPIRING_COLLECTIONS = [
   'sessions',
-  // A session's lists (its clients, its sudo windows); expire with their session. In the place of
-  // earlier versions' `session_clients`, so a housekeeping run started before replays unchanged.
+  // A session's lists (its clients, its sudo windows), expiring with their session, and each user's
+  // sessions, by day, expiring after that day's last session. In the place of earlier versions'
+  // `session_clients`, so a housekeeping run started before replays unchanged.
   'session_lists',
   'authorization_requests',
   'authorization_codes',

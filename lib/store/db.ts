@@ -47,8 +47,7 @@ export interface Store {
   signingKeys: Collection<SigningKeyDoc>;
   settings: Collection<SettingsDoc>;
   sessions: Collection<SessionDoc>;
-  /** Clients that got tokens for a session (back-channel logout targets). */
-  /** A session's lists: the clients it signed into, its sudo windows (session-lists.ts). */
+  /** A session's lists, the clients it signed into and its sudo windows (session-lists.ts), and each user's sessions (user-sessions.ts). */
   sessionLists: Collection<SessionListDoc>;
   /** Earlier versions' session clients, if any are left (session-lists-upgrade.ts). */
   legacySessionClients(): Promise<Collection<LegacySessionClientDoc> | null>;

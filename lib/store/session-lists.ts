@@ -6,6 +6,9 @@
 // first one missing, and each item has a mark `<list>:<sid>|<item>` that says
 // it is listed.
 //
+// The same collection holds each user's list of sessions (user-sessions.ts),
+// read with readNumberedEntries below.
+//
 // Without transactions the order of writes is what keeps it right: the entry
 // first (the lowest free number, claimed by a unique insert, so the numbers
 // leave no gap), then the mark. An add that finds the mark has nothing to do;
@@ -21,7 +24,7 @@ export type { SessionListDoc };
 export type SessionListName = 'clients' | 'sudo';
 
 /** Past this many items a session's list takes no more (far beyond any browser's use). */
-export const SESSION_LIST_LIMIT = 1000;
+const SESSION_LIST_LIMIT = 1000;
 /** Entries read at once while reading a list, past the first. */
 const READ_AHEAD = 8;
 
