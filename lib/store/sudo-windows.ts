@@ -37,12 +37,20 @@ export async function findActiveSudoWindow(store: Store, key: SudoWindowKey): Pr
   return doc && doc.status === 'active' && doc.expiresAt > new Date() ? doc : null;
 }
 
-/** Records the end of one opening (a later opening of the same window is left alone). */
+/**
+ * Records the end of one opening (a later opening of the same window is left
+ * alone). Read, then written by `_id` alone: FerretDB v1 would read every
+ * window for `{_id, openingId, status}`, and its conditional update is no more
+ * atomic than this. A reopening that lands between the two is ended with this
+ * one, which fails closed: the user confirms with a factor again.
+ */
 export async function recordSudoWindowEnded(
   store: Store,
   { windowId, openingId, status }: { windowId: string; openingId: string; status: Exclude<SudoWindowState, 'active'> },
 ): Promise<void> {
-  await sudoWindows(store).updateOne({ _id: windowId, openingId, status: 'active' }, { $set: { status, endedAt: new Date() } });
+  const doc = await sudoWindows(store).findOne({ _id: windowId });
+  if (doc?.openingId !== openingId || doc.status !== 'active') return;
+  await sudoWindows(store).updateOne({ _id: windowId }, { $set: { status, endedAt: new Date() } });
 }
 
 /** The active windows of a session: those of the clients in its `sudo` list, each read by `_id`. */

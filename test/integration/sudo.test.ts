@@ -14,9 +14,10 @@ import { SESSION_TTL_MS } from '../../lib/domain/sessions.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
 import { findSessionBySid } from '../../lib/store/sessions.js';
 import { setSiteSetting } from '../../lib/store/settings.js';
-import { sudoWindows } from '../../lib/store/sudo-windows.js';
+import { recordSudoWindowEnded, sudoWindows } from '../../lib/store/sudo-windows.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { sudoActiveQuery } from '../../workflows/sudo-window.js';
+import { commandFilters } from '../support/command-filters.js';
 import { eventually, runCli, startTestApi, type Json } from '../support/harness.js';
 import { newUser } from '../../tools/fixtures/users.js';
 import { withPkce, withVerifier } from '../../tools/fixtures/pkce.js';
@@ -156,6 +157,21 @@ describe('sudo windows', () => {
     expect(await activeSudoWindow(api.deps.store, key)).toBe(true);
     expect(await revokeSudoWindow(deps, key)).toBe(true);
     expect(await activeSudoWindow(api.deps.store, key)).toBe(false);
+  });
+
+  it("an earlier opening's end leaves the later opening active, and is written by `_id` alone", async () => {
+    const key: SudoWindowKey = { userId: `user-${Date.now()}`, sid: `sid-${Math.random()}`, clientId: `client-end-${Date.now()}` };
+    const first = await openSudoWindow(deps, key, sessionEnd(), { ttlMs: 60_000 });
+    const firstOpening = (await sudoWindows(api.deps.store).findOne({ _id: first!.windowId }))!.openingId;
+    await openSudoWindow(deps, key, sessionEnd());
+    const filters = await commandFilters(api.deps.store, ['sudo_windows'], () =>
+      recordSudoWindowEnded(api.deps.store, { windowId: first!.windowId, openingId: firstOpening, status: 'ended' }),
+    );
+    expect(filters.length).toBeGreaterThan(0);
+    for (const f of filters) expect(Object.keys(f as object)).toEqual(['_id']);
+    expect(await activeSudoWindow(api.deps.store, key)).toBe(true);
+    expect(await revokeSudoWindow(deps, key)).toBe(true);
+    expect((await sudoWindows(api.deps.store).findOne({ _id: first!.windowId }))?.status).toBe('revoked');
   });
 
   it('is revoked by POST /api/oauth/2fa/sudo/revoke with an access token of the session', async () => {
