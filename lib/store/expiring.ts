@@ -9,6 +9,7 @@
 import type { Collection } from 'mongodb';
 import type { ExpiringCollection, ExpiringDoc } from '../domain/expiring.js';
 import { insertIfAbsent, type Store } from './db.js';
+import { inChunks } from './in-chunks.js';
 
 /** Deletes in flight at once: more left FerretDB v1 (SQLite) queuing them all. */
 const PARALLEL_DELETES = 8;
@@ -63,15 +64,12 @@ export async function purgeExpired(
 /** Deletes each document by `_id`; returns how many expired ones went. */
 async function deleteExpired(coll: Collection<ExpiringDoc>, ids: string[]): Promise<number> {
   let deleted = 0;
-  for (let k = 0; k < ids.length; k += PARALLEL_DELETES) {
-    const gone = await Promise.all(ids.slice(k, k + PARALLEL_DELETES).map((_id) => coll.findOneAndDelete({ _id })));
-    for (const doc of gone) {
-      if (!doc) continue;
-      // Written again under the same `_id` since it was read (domain/expiring.ts): it goes back,
-      // unless something was written there meanwhile, which then stands.
-      if (doc.expiresAt > new Date()) await insertIfAbsent(coll, doc);
-      else deleted++;
-    }
+  for (const doc of await inChunks(ids, PARALLEL_DELETES, (_id) => coll.findOneAndDelete({ _id }))) {
+    if (!doc) continue;
+    // Written again under the same `_id` since it was read (domain/expiring.ts): it goes back,
+    // unless something was written there meanwhile, which then stands.
+    if (doc.expiresAt > new Date()) await insertIfAbsent(coll, doc);
+    else deleted++;
   }
   return deleted;
 }

@@ -3,6 +3,10 @@
 // RefreshFamily workflow's activities (and by the api for a family's first token).
 import type { RefreshTokenDoc, RefreshTokenStatus } from '../domain/refresh-family.js';
 import { insertManyIfAbsent, type Store } from './db.js';
+import { inChunks } from './in-chunks.js';
+
+/** Updates or deletes in flight at once: a thousand concurrent updates left FerretDB v1 (SQLite) hanging, every one waiting. */
+const PARALLEL_WRITES = 16;
 
 export type { RefreshTokenDoc, RefreshTokenStatus };
 
@@ -39,13 +43,8 @@ export async function recordRotations(store: Store, rotations: { previous: Refre
     store.refreshTokens,
     rotations.map((r) => rotated(r.previous, r.newHash)),
   );
-  // A few at a time: a thousand concurrent updates left FerretDB v1 (SQLite) hanging, every one waiting.
-  for (let k = 0; k < rotations.length; k += 16)
-    await Promise.all(rotations.slice(k, k + 16).map((r) => store.refreshTokens.updateOne({ _id: r.previous._id }, { $set: { status: 'superseded' } })));
+  await inChunks(rotations, PARALLEL_WRITES, (r) => store.refreshTokens.updateOne({ _id: r.previous._id }, { $set: { status: 'superseded' } }));
 }
-
-/** Parallel deletes of a family's tokens (as for rotations in bulk: more left FerretDB v1 queuing them all). */
-const PARALLEL_DELETES = 16;
 
 /**
  * Deletes tokens by hash, one `_id` lookup each (FerretDB v1 scans the whole
@@ -53,8 +52,7 @@ const PARALLEL_DELETES = 16;
  * refused like any wrong value.
  */
 export async function deleteRefreshTokens(store: Store, hashes: string[]): Promise<void> {
-  for (let k = 0; k < hashes.length; k += PARALLEL_DELETES)
-    await Promise.all(hashes.slice(k, k + PARALLEL_DELETES).map((_id) => store.refreshTokens.deleteOne({ _id })));
+  await inChunks(hashes, PARALLEL_WRITES, (_id) => store.refreshTokens.deleteOne({ _id }));
 }
 
 /**

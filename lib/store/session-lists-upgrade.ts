@@ -29,35 +29,42 @@ export async function moveLegacySessionClients(store: Store): Promise<number> {
   return moved;
 }
 
-/** Marks of the steps done once (`_id`s no list uses; they never expire). */
-const SUDO_LISTED_MARK = { _id: 'upgraded:sudo:v1', item: '', expiresAt: new Date(8.64e15) };
-const SESSIONS_LISTED_MARK = { _id: 'upgraded:user-sessions:v1', item: '', expiresAt: new Date(8.64e15) };
+/**
+ * Runs a step once per database: `mark` (an `_id` no list uses, never
+ * expiring) says it is done. A start interrupted before the mark runs it again.
+ */
+async function once(store: Store, mark: string, step: () => Promise<number>): Promise<number> {
+  if (await store.sessionLists.findOne({ _id: mark })) return 0;
+  const done = await step();
+  await insertIfAbsent(store.sessionLists, { _id: mark, item: '', expiresAt: new Date(8.64e15) });
+  return done;
+}
 
 /** Lists the sudo windows that were active at the upgrade in their sessions' lists; answers how many. */
-export async function listActiveSudoWindows(store: Store): Promise<number> {
-  if (await store.sessionLists.findOne({ _id: SUDO_LISTED_MARK._id })) return 0;
-  let listed = 0;
-  const now = new Date();
-  for await (const w of store.sudoWindows.find({ status: 'active', expiresAt: { $gt: now } })) {
-    // The session's own expiry is not in the window; a session ends at most SESSION_TTL_MS after the
-    // window was opened in it, so the entry outlives it, and never leaves a gap in a live list.
-    await addToSessionList(store, 'sudo', { sid: w.sid, expiresAt: new Date(w.openedAt.getTime() + SESSION_TTL_MS) }, w.clientId);
-    listed++;
-  }
-  await insertIfAbsent(store.sessionLists, SUDO_LISTED_MARK);
-  return listed;
+export function listActiveSudoWindows(store: Store): Promise<number> {
+  return once(store, 'upgraded:sudo:v1', async () => {
+    let listed = 0;
+    const now = new Date();
+    for await (const w of store.sudoWindows.find({ status: 'active', expiresAt: { $gt: now } })) {
+      // The session's own expiry is not in the window; a session ends at most SESSION_TTL_MS after the
+      // window was opened in it, so the entry outlives it, and never leaves a gap in a live list.
+      await addToSessionList(store, 'sudo', { sid: w.sid, expiresAt: new Date(w.openedAt.getTime() + SESSION_TTL_MS) }, w.clientId);
+      listed++;
+    }
+    return listed;
+  });
 }
 
 /** Lists the signed-in sessions that were live at the upgrade in their users' lists; answers how many. */
-export async function listSignedInSessions(store: Store): Promise<number> {
-  if (await store.sessionLists.findOne({ _id: SESSIONS_LISTED_MARK._id })) return 0;
-  let listed = 0;
-  const now = new Date();
-  for await (const session of store.sessions.find({}, { projection: { _id: 1, userId: 1, createdAt: 1, expiresAt: 1 } })) {
-    if (!session.userId || session.expiresAt <= now) continue;
-    await listUserSession(store, session);
-    listed++;
-  }
-  await insertIfAbsent(store.sessionLists, SESSIONS_LISTED_MARK);
-  return listed;
+export function listSignedInSessions(store: Store): Promise<number> {
+  return once(store, 'upgraded:user-sessions:v1', async () => {
+    let listed = 0;
+    const now = new Date();
+    for await (const session of store.sessions.find({}, { projection: { _id: 1, userId: 1, createdAt: 1, expiresAt: 1 } })) {
+      if (!session.userId || session.expiresAt <= now) continue;
+      await listUserSession(store, session);
+      listed++;
+    }
+    return listed;
+  });
 }

@@ -17,6 +17,7 @@
 // with the session, so the purge never leaves a gap in a live list.
 import type { SessionListDoc } from '../domain/sessions.js';
 import { insertIfAbsent, type Store } from './db.js';
+import { processMemo } from './process-memo.js';
 
 export type { SessionListDoc };
 
@@ -34,12 +35,11 @@ const markId = (list: SessionListName, sid: string, item: string) => `${list}:${
 /** Lists `item` in the session's `list` (already listed: one read, or none when this process listed it). */
 export async function addToSessionList(store: Store, list: SessionListName, session: { sid: string; expiresAt: Date }, item: string): Promise<void> {
   const mark = markId(list, session.sid, item);
-  const listed = listedHere(store);
-  if (listed.has(mark) || (await store.sessionLists.findOne({ _id: mark }))) return remember(listed, mark);
+  if (listedHere.get(store, mark) || (await store.sessionLists.findOne({ _id: mark }))) return listedHere.set(store, mark, true);
   for (let n = 0; n < SESSION_LIST_LIMIT; n++) {
     if (await insertIfAbsent(store.sessionLists, { _id: entryId(list, session.sid, n), item, expiresAt: session.expiresAt })) {
       await insertIfAbsent(store.sessionLists, { _id: mark, item, expiresAt: session.expiresAt });
-      return remember(listed, mark);
+      return listedHere.set(store, mark, true);
     }
   }
 }
@@ -73,14 +73,4 @@ export async function readNumberedEntries(store: Store, idOf: (n: number) => str
  * a mark outlives nothing it names: it expires with its session, and a sid is
  * never reused.
  */
-const listedByStore = new WeakMap<Store, Set<string>>();
-const LISTED_REMEMBERED = 10_000;
-function listedHere(store: Store): Set<string> {
-  let listed = listedByStore.get(store);
-  if (!listed) listedByStore.set(store, (listed = new Set()));
-  return listed;
-}
-function remember(listed: Set<string>, mark: string): void {
-  listed.add(mark);
-  if (listed.size > LISTED_REMEMBERED) listed.delete(listed.values().next().value!);
-}
+const listedHere = processMemo<true>(10_000);

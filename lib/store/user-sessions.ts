@@ -14,6 +14,8 @@
 // the purge never leaves a gap in a day still read.
 import { SESSION_TTL_MS, type SessionDoc } from '../domain/sessions.js';
 import { insertIfAbsent, type Store } from './db.js';
+import { inChunks } from './in-chunks.js';
+import { processMemo } from './process-memo.js';
 import { readNumberedEntries } from './session-lists.js';
 
 const DAY_MS = 86_400_000;
@@ -32,11 +34,10 @@ export async function listUserSession(store: Store, session: Pick<SessionDoc, '_
   if (!session.userId) return;
   const day = dayOf(session.createdAt);
   const key = `${session.userId}:${day}`;
-  const next = nextFree(store);
   // Every number below the last one this process claimed is taken, so it starts past it.
-  for (let n = next.get(key) ?? 0; ; n++) {
+  for (let n = nextFree.get(store, key) ?? 0; ; n++) {
     if (await insertIfAbsent(store.sessionLists, { _id: entryId(session.userId, day, n), item: session._id, expiresAt: dayExpiry(day) })) {
-      remember(next, key, n + 1);
+      nextFree.set(store, key, n + 1);
       return;
     }
   }
@@ -47,28 +48,12 @@ export async function userSessions(store: Store, userId: string, now = new Date(
   const today = dayOf(now);
   const days = Array.from({ length: DAYS_READ }, (_, k) => today + 1 - k);
   const ids = new Set((await Promise.all(days.map((day) => dayEntries(store, userId, day)))).flat());
-  const found: SessionDoc[] = [];
-  const pending = [...ids];
-  for (let k = 0; k < pending.length; k += SESSIONS_AT_ONCE) {
-    const docs = await Promise.all(pending.slice(k, k + SESSIONS_AT_ONCE).map((_id) => store.sessions.findOne({ _id })));
-    for (const doc of docs) if (doc && doc.userId === userId && doc.expiresAt > now) found.push(doc);
-  }
-  return found;
+  const docs = await inChunks([...ids], SESSIONS_AT_ONCE, (_id) => store.sessions.findOne({ _id }));
+  return docs.filter((doc): doc is SessionDoc => doc !== null && doc.userId === userId && doc.expiresAt > now);
 }
 
 /** The session ids listed on one day. */
 const dayEntries = (store: Store, userId: string, day: number) => readNumberedEntries(store, (n) => entryId(userId, day, n));
 
-/** Where this process's next claim in a (user, day) list starts; forgets the oldest past a bound. */
-const nextByStore = new WeakMap<Store, Map<string, number>>();
-const NEXT_REMEMBERED = 10_000;
-function nextFree(store: Store): Map<string, number> {
-  let next = nextByStore.get(store);
-  if (!next) nextByStore.set(store, (next = new Map<string, number>()));
-  return next;
-}
-function remember(next: Map<string, number>, key: string, n: number): void {
-  next.delete(key);
-  next.set(key, n);
-  if (next.size > NEXT_REMEMBERED) next.delete(next.keys().next().value!);
-}
+/** Where this process's next claim in a (user, day) list starts. */
+const nextFree = processMemo<number>(10_000);

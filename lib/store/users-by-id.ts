@@ -3,6 +3,7 @@
 // dozen at a time: on FerretDB v1 an `_id: {$in}` filter reads every user.
 import type { UserDoc } from '../domain/users.js';
 import type { Store } from './db.js';
+import { inChunks } from './in-chunks.js';
 
 /** Lookups in flight at once. */
 const PARALLEL = 32;
@@ -10,11 +11,8 @@ const PARALLEL = 32;
 async function usersByIds<K extends keyof UserDoc>(store: Store, ids: string[], fields?: K[]): Promise<Map<string, Pick<UserDoc, '_id' | K>>> {
   const projection = fields ? Object.fromEntries(fields.map((f) => [f, 1])) : undefined;
   const found = new Map<string, Pick<UserDoc, '_id' | K>>();
-  const unique = [...new Set(ids)];
-  for (let k = 0; k < unique.length; k += PARALLEL) {
-    const users = await Promise.all(unique.slice(k, k + PARALLEL).map((_id) => store.users.findOne({ _id }, projection ? { projection } : {})));
-    for (const u of users) if (u) found.set(u._id, u);
-  }
+  const users = await inChunks([...new Set(ids)], PARALLEL, (_id) => store.users.findOne({ _id }, projection ? { projection } : {}));
+  for (const u of users) if (u) found.set(u._id, u);
   return found;
 }
 

@@ -6,8 +6,6 @@
 // observe: every client gets its logout token, every window ends, every
 // session is found; parallel and repeated listings lose nothing and repeat
 // nothing; what earlier versions stored is carried over at start.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { RunningApi } from '../../api/server.js';
 import { activeSudoWindow, openSudoWindow, type SudoDeps } from '../../api/verification/sudo.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
@@ -26,33 +24,24 @@ import { HttpUser } from '../../tools/fixtures/http-user.js';
 import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { commandFilters } from '../support/command-filters.js';
 import { eventually, startTestApi } from '../support/harness.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const PASSWORD = 'session lists test password';
 const REDIRECT = 'https://session-lists-rp.example/cb';
 
 let api: RunningApi;
 let deps: SudoDeps;
-let receiver: http.Server;
-let receiverBase: string;
-const received: { path: string; body: string }[] = [];
+/** The RPs' back-channel logout endpoints (it records every request's raw body). */
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   api = await startTestApi();
   deps = { store: api.deps.store, flows: { client: api.deps.temporal.client, taskQueue: api.deps.config.temporal.taskQueue } };
   await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', 10);
-  receiver = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => {
-      received.push({ path: req.url!, body });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  receiverBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
-  await new Promise((r) => receiver.close(r));
+  await receiver.close();
   await api.stop();
 });
 
@@ -64,7 +53,7 @@ async function rp(path: string) {
   const { client } = await createClient(api.deps.store, {
     name: `Session lists RP ${path}`,
     redirectUris: [{ type: 'equals', value: REDIRECT }],
-    backchannelLogoutUri: `${receiverBase}/bcl/${path}`,
+    backchannelLogoutUri: `${receiver.url}/bcl/${path}`,
   });
   return client;
 }
@@ -96,9 +85,9 @@ async function sidOf(userId: string): Promise<string> {
 
 /** The logout tokens' sids received at `/bcl/<path>`. */
 const logoutSids = (path: string) =>
-  received
-    .filter((r) => r.path === `/bcl/${path}`)
-    .map((r) => JSON.parse(Buffer.from(new URLSearchParams(r.body).get('logout_token')!.split('.')[1]!, 'base64url').toString()))
+  receiver
+    .at(`/bcl/${path}`)
+    .map((r) => JSON.parse(Buffer.from(new URLSearchParams(r.raw).get('logout_token')!.split('.')[1]!, 'base64url').toString()))
     .map((claims) => claims.sid as string);
 
 describe('session lists', () => {
