@@ -31,7 +31,7 @@ export type TeamAction =
   | 'manage-members'
   /** Create a child team under this one. */
   | 'create-child'
-  /** Move the team under another parent (or to the top level). */
+  /** Move the team under another parent (or to the top level); see moveAllowed. */
   | 'move'
   /** Delete the team (and, when asked, its child teams). */
   | 'delete';
@@ -41,12 +41,29 @@ const LEAST_ROLE_FOR: Record<TeamAction, TeamRole> = {
   update: 'admin',
   'manage-members': 'admin',
   'create-child': 'admin',
-  move: 'co-owner',
+  move: 'owner',
   delete: 'co-owner',
 };
 
 export function may(role: TeamRole | null, action: TeamAction): boolean {
   return role !== null && rank(role) >= rank(LEAST_ROLE_FOR[action]);
+}
+
+/**
+ * Whether a move may happen, given the mover's effective roles on the team,
+ * on its current parent and on the new parent ('top-level' where there is
+ * none). A move hands the subtree to everyone
+ * above the new parent and takes it from everyone above the old one, so it
+ * must give nobody a role the mover could not give: the mover owns the team
+ * (an owner may make anyone owner of it anyway) and its current parent (whose
+ * owners the move takes it from), and may add child teams at the new parent.
+ * A co-owner moves nothing: under a team of their own, or of an accomplice
+ * who made them admin there, someone would inherit owner and could remove the
+ * owner.
+ */
+export function moveAllowed(roles: { team: TeamRole | null; currentParent: TeamRole | null | 'top-level'; newParent: TeamRole | null | 'top-level' }): boolean {
+  const { team, currentParent, newParent } = roles;
+  return may(team, 'move') && (currentParent === 'top-level' || currentParent === 'owner') && (newParent === 'top-level' || may(newParent, 'create-child'));
 }
 
 /** Owners, co-owners and admins manage a team: they are the ones the team picker lists. */

@@ -10,7 +10,7 @@
 // tree stops at the depth limit, so such a loop is bounded, never endless.
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
 import { MAX_TEAM_DEPTH, type NewTeamInput, type TeamChanges, type TeamDoc } from '../domain/teams.js';
-import { may, type TeamAction, type TeamRole } from '../domain/team-roles.js';
+import { may, moveAllowed, type TeamAction, type TeamRole } from '../domain/team-roles.js';
 import type { AdminEvent, AuditEvent, EventActor } from '../domain/webhook-events.js';
 import { newId } from '../security/secrets.js';
 import type { Store } from '../store/db.js';
@@ -95,13 +95,31 @@ export async function createTeam(deps: TeamDeps, actor: TeamActor, input: NewTea
   return team;
 }
 
-/** Checks a move of `team` under `parentId` (null: top level): the actor's right there, no cycle, the depth limit. */
+/** The actor's role on a team's current parent; 'top-level' when it has none (or it is gone). */
+async function roleAtParent(store: Store, actor: TeamActor, team: TeamDoc): Promise<TeamRole | null | 'top-level'> {
+  const parent = team.parentId === null ? null : await findTeam(store, team.parentId);
+  return parent ? actorRole(store, actor, parent) : 'top-level';
+}
+
+/** Whether the actor may move the team somewhere (the team page offers the parent select only then). */
+export async function mayMoveTeam(store: Store, actor: TeamActor, team: TeamDoc): Promise<boolean> {
+  return moveAllowed({ team: await actorRole(store, actor, team), currentParent: await roleAtParent(store, actor, team), newParent: 'top-level' });
+}
+
+const MOVE_REFUSAL = 'moving a team needs owner on it and on its current parent team, and admin or above at the new parent';
+
+/** Checks a move of `team` under `parentId` (null: top level): the move rule (domain/team-roles.ts), no cycle, the depth limit. */
 async function checkMove(deps: TeamDeps, actor: TeamActor, team: TeamDoc, parentId: string | null): Promise<void> {
-  if (!may(await actorRole(deps.store, actor, team), 'move')) throw new ForbiddenError('moving a team needs owner or co-owner');
-  if (parentId === null) return;
   if (parentId === team._id) throw new ValidationError(['parent_id: a team cannot be its own parent']);
-  const { team: parent } = await teamFor(deps.store, actor, parentId, 'create-child');
-  const above = await lineage(deps.store, parent);
+  const parent = parentId === null ? null : await teamFor(deps.store, actor, parentId, 'read');
+  const roles = {
+    team: await actorRole(deps.store, actor, team),
+    currentParent: await roleAtParent(deps.store, actor, team),
+    newParent: parent ? parent.role : ('top-level' as const),
+  };
+  if (!moveAllowed(roles)) throw new ForbiddenError(MOVE_REFUSAL);
+  if (parent === null) return;
+  const above = await lineage(deps.store, parent.team);
   if (above.some((t) => t._id === team._id)) throw new ValidationError(['parent_id: the new parent is inside this team; a team cannot be moved under itself']);
   if (above.length + (await subtreeHeight(deps.store, team._id)) > MAX_TEAM_DEPTH)
     throw new ValidationError([`teams nest at most ${MAX_TEAM_DEPTH} levels deep`]);

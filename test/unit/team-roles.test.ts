@@ -1,4 +1,4 @@
-import { assignableRoles, canManage, highestRole, may, mayGrant, memberChangeAllowed, TEAM_ROLES } from '../../lib/domain/team-roles.js';
+import { assignableRoles, canManage, highestRole, may, mayGrant, memberChangeAllowed, moveAllowed, TEAM_ROLES } from '../../lib/domain/team-roles.js';
 import { boundTeamScope, isKnownScope, parseBoundTeamScope, singleTeamPermission } from '../../lib/domain/scopes.js';
 import { NewTeamInput, TeamChanges } from '../../lib/domain/teams.js';
 
@@ -12,7 +12,7 @@ describe('team roles', () => {
   it.each([
     ['member', ['read']],
     ['admin', ['read', 'update', 'manage-members', 'create-child']],
-    ['co-owner', ['read', 'update', 'manage-members', 'create-child', 'move', 'delete']],
+    ['co-owner', ['read', 'update', 'manage-members', 'create-child', 'delete']],
     ['owner', ['read', 'update', 'manage-members', 'create-child', 'move', 'delete']],
   ] as const)('%s may do exactly %j', (role, actions) => {
     const all = ['read', 'update', 'manage-members', 'create-child', 'move', 'delete'] as const;
@@ -37,6 +37,21 @@ describe('team roles', () => {
     expect(memberChangeAllowed('admin', 'co-owner', null)).toBe(false);
     expect(memberChangeAllowed('co-owner', null, 'co-owner')).toBe(true);
     expect(memberChangeAllowed('owner', 'owner', 'member')).toBe(true);
+  });
+
+  it('moves a team only for an owner of it and of its current parent, to where they may add child teams', () => {
+    const top = 'top-level' as const;
+    expect(moveAllowed({ team: 'owner', currentParent: top, newParent: 'admin' })).toBe(true);
+    expect(moveAllowed({ team: 'owner', currentParent: 'owner', newParent: top })).toBe(true);
+    expect(moveAllowed({ team: 'owner', currentParent: top, newParent: top })).toBe(true);
+    // A co-owner under a team of their own (or an accomplice's) would raise someone to owner.
+    expect(moveAllowed({ team: 'co-owner', currentParent: top, newParent: 'owner' })).toBe(false);
+    expect(moveAllowed({ team: 'co-owner', currentParent: top, newParent: 'admin' })).toBe(false);
+    // A direct owner of a child team does not take it from its parent's owners.
+    expect(moveAllowed({ team: 'owner', currentParent: 'co-owner', newParent: top })).toBe(false);
+    expect(moveAllowed({ team: 'owner', currentParent: null, newParent: 'owner' })).toBe(false);
+    expect(moveAllowed({ team: 'owner', currentParent: 'owner', newParent: 'member' })).toBe(false);
+    expect(moveAllowed({ team: 'owner', currentParent: 'owner', newParent: null })).toBe(false);
   });
 
   it('binds team:delete only for owners and co-owners, the rest for any manager', () => {
