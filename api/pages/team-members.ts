@@ -1,11 +1,13 @@
-// /account/teams/:teamId members and groups: add a member by email or
-// username, change a member's role or groups, remove a member; add and remove
-// the team's groups. The member-write cap is checked by team-changes.ts, so a
+// /account/teams/:teamId members and groups: invite a member by email,
+// username or user id (and revoke a pending invitation), change a member's
+// role or groups, remove a member; add and remove the team's groups. The member-write cap is checked by team-changes.ts, so a
 // forged form giving a role the select did not offer is refused there.
 import { parseOrRefuse } from '../../lib/domain/errors.js';
 import { Router } from 'express';
 import { MemberChanges, NewGroupInput, NewMemberInput } from '../../lib/domain/teams.js';
-import { addGroup, addMember, changeMember, removeGroup, removeTeamMember } from '../../lib/teams/member-changes.js';
+import { addGroup, changeMember, removeGroup, removeTeamMember } from '../../lib/teams/member-changes.js';
+import { inviteMember, revokeInvitation } from '../../lib/teams/invitations.js';
+import { InvitationId } from '../../lib/domain/team-invitations.js';
 import { fieldsOf, formList, formText } from '../http/input.js';
 import { actorOf, teamFormRoute, type TeamsPageDeps } from './team-page.js';
 
@@ -19,7 +21,11 @@ export function teamMemberRoutes(deps: TeamsPageDeps): Router {
 
   teamFormRoute(router, deps, '/members', async (req, s, teamId) => {
     const body = NewMemberForm.parse(req.body);
-    await addMember(deps, actorOf(s), teamId, parseOrRefuse(NewMemberInput, { user: body.user, role: body.role || undefined }));
+    await inviteMember(deps, actorOf(s), teamId, parseOrRefuse(NewMemberInput, { user: body.user, role: body.role || undefined }));
+  });
+
+  teamFormRoute(router, deps, '/invitations/:invitationId/revoke', async (req, s, teamId) => {
+    await revokeInvitation(deps, actorOf(s), teamId, parseOrRefuse(InvitationId, req.params.invitationId));
   });
 
   teamFormRoute(router, deps, '/members/:userId', async (req, s, teamId) => {

@@ -4,12 +4,13 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { NotFoundError, refusalStatus } from '../../lib/domain/errors.js';
 import { MAX_LISTED_TEAMS } from '../../lib/domain/teams.js';
-import { may } from '../../lib/domain/team-roles.js';
+import { canManage, may } from '../../lib/domain/team-roles.js';
 import type { Store } from '../../lib/store/db.js';
 import { childTeams, findMember, findTeam, membersOf } from '../../lib/store/teams.js';
 import { findUsersByIds } from '../../lib/store/users-by-id.js';
 import { effectiveRole, userTeams } from '../../lib/teams/membership.js';
-import { teamFor, userActor, type TeamActor } from '../../lib/teams/team-changes.js';
+import { mayMoveTeam, teamFor, userActor, type TeamActor } from '../../lib/teams/team-changes.js';
+import { teamInvitations } from '../../lib/teams/invitations.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
 import { sendErrorPage } from '../html/layout.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
@@ -31,9 +32,11 @@ export async function parentChoices(store: Store, userId: string) {
 }
 
 async function teamPageData(store: Store, s: SignedIn, teamId: string): Promise<TeamPageData> {
-  const { team, role } = await teamFor(store, actorOf(s), teamId, 'read');
+  const actor = actorOf(s);
+  const { team, role } = await teamFor(store, actor, teamId, 'read');
+  const canMove = await mayMoveTeam(store, actor, team);
   const members = await membersOf(store, team._id, MAX_MEMBERS_SHOWN);
-  const [users, children, own, parent, choices] = await Promise.all([
+  const [users, children, own, parent, choices, invitations] = await Promise.all([
     findUsersByIds(
       store,
       members.map((m) => m.userId),
@@ -41,14 +44,17 @@ async function teamPageData(store: Store, s: SignedIn, teamId: string): Promise<
     childTeams(store, [team._id]),
     findMember(store, team._id, s.user._id),
     team.parentId === null ? null : findTeam(store, team.parentId),
-    may(role, 'move') ? parentChoices(store, s.user._id) : [],
+    canMove ? parentChoices(store, s.user._id) : [],
+    canManage(role) ? teamInvitations({ store }, actor, team._id) : [],
   ]);
   return {
     team,
     role,
+    canMove,
     own,
     parent: parent && (await effectiveRole(store, s.user._id, parent)) !== null ? parent : null,
     members: members.map((member) => ({ member, user: users.get(member.userId) })),
+    invitations,
     children: children.sort((a, b) => a.slug.localeCompare(b.slug)),
     parentChoices: choices.filter((t) => t._id !== team._id),
   };

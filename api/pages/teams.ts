@@ -1,5 +1,5 @@
-// /account/teams: the signed-in user's teams in the browser — the list and the
-// new-team form, one team's page, its settings, deleting it and leaving it
+// /account/teams: the signed-in user's teams in the browser — the list, the
+// invitations to accept or decline and the new-team form, one team's page, its settings, deleting it and leaving it
 // (members and groups: team-members.ts). Every change goes through
 // lib/teams/team-changes.ts with the user as the actor, so the role rules and
 // audit records are the ones the team APIs get. CSRF on every form.
@@ -9,6 +9,10 @@ import { MAX_LISTED_TEAMS, NewTeamInput, TeamChanges, TeamId } from '../../lib/d
 import { userTeams } from '../../lib/teams/membership.js';
 import { createTeam, changeTeam, deleteTeam, teamFor } from '../../lib/teams/team-changes.js';
 import { removeTeamMember } from '../../lib/teams/member-changes.js';
+import { InvitationId } from '../../lib/domain/team-invitations.js';
+import { acceptInvitation, declineInvitation, receivedInvitations } from '../../lib/teams/invitations.js';
+import { findUsersByIds } from '../../lib/store/users-by-id.js';
+import { sessionActor } from '../../lib/webhooks/event-sources.js';
 import type { SafeHtml } from '../html/html.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 import { fieldsOf, formText, text } from '../http/input.js';
@@ -28,9 +32,38 @@ export function teamsPageRoutes(deps: TeamsPageDeps): Router {
   const router = Router();
 
   async function listPage(res: Response, s: SignedIn, draft: TeamDraft, notice?: SafeHtml, status = 200): Promise<void> {
-    const [teams, parents] = await Promise.all([userTeams(deps.store, s.user._id, MAX_LISTED_TEAMS), parentChoices(deps.store, s.user._id)]);
-    teamsPage(res, s, { teams, parents, draft }, notice, status);
+    const [received, teams, parents] = await Promise.all([
+      receivedInvitations(deps.store, s.user._id),
+      userTeams(deps.store, s.user._id, MAX_LISTED_TEAMS),
+      parentChoices(deps.store, s.user._id),
+    ]);
+    const inviters = await findUsersByIds(
+      deps.store,
+      received.map((r) => r.invitation.invitedBy),
+    );
+    const invitations = received.map((r) => ({ ...r, inviter: inviters.get(r.invitation.invitedBy) }));
+    teamsPage(res, s, { invitations, teams, parents, draft }, notice, status);
   }
+
+  /** Accepting or declining one of the user's invitations: where it leads, or the list again with the refusal. */
+  function invitationRoute(action: string, run: (s: SignedIn, invitationId: string) => Promise<string>): void {
+    router.post(`${TEAMS_PAGE}/invitations/:invitationId/${action}`, teamForm, async (req, res) => {
+      const s = await signedInUser(deps, req, res);
+      if (!s || !csrfGuard(req, res, s)) return;
+      try {
+        res.redirect(303, await run(s, parseOrRefuse(InvitationId, req.params.invitationId)));
+      } catch (err) {
+        const status = refusalStatus(err);
+        if (status === null || !(err instanceof Error)) throw err;
+        await listPage(res, s, EMPTY_DRAFT, errorNotice(err.message), status);
+      }
+    });
+  }
+  invitationRoute('accept', async (s, id) => teamPath((await acceptInvitation(deps, s.user._id, id, sessionActor(s.user._id))).team._id));
+  invitationRoute('decline', async (s, id) => {
+    await declineInvitation(deps, s.user._id, id, sessionActor(s.user._id));
+    return TEAMS_PAGE;
+  });
 
   router.get(TEAMS_PAGE, async (req, res) => {
     const s = await signedInUser(deps, req, res);

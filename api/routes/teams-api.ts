@@ -1,12 +1,17 @@
 // The caller's teams at /api/oauth/me/teams: every team the token's user
 // belongs to (directly or through an ancestor team), with the user's role.
 // `teams:read` lists and reads, `teams:create` creates, `teams:write` changes
-// settings, members and groups, `teams:delete` deletes. What the user may do
+// settings, members and groups (and accepts or declines the user's own
+// invitations), `teams:delete` deletes. What the user may do
 // on each team is their current effective role's (lib/teams/team-changes.ts).
 import express, { Router } from 'express';
 import { MAX_LISTED_TEAMS, NewTeamInput, userTeamJson } from '../../lib/domain/teams.js';
 import { userTeams } from '../../lib/teams/membership.js';
 import { createTeam } from '../../lib/teams/team-changes.js';
+import { acceptInvitation, declineInvitation, receivedInvitations } from '../../lib/teams/invitations.js';
+import { receivedInvitationJson } from '../../lib/domain/team-invitations.js';
+import { tokenActor } from '../../lib/webhooks/event-sources.js';
+import { invitationIdOf } from './teams.http.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { requireAccessToken } from '../oauth/bearer.js';
 import type { ApiContext } from '../context.js';
@@ -54,6 +59,36 @@ export function teamsApiRoutes(deps: TeamsApiDeps): Router {
     }),
   );
   router.all(BASE, methodNotAllowed(['GET', 'POST']));
+
+  // The caller's own invitations: before the team routes, whose `:teamId` would take "invitations".
+  const received = `${BASE}/invitations`;
+  router.get(
+    received,
+    requireAccessToken(deps, ['teams:read']),
+    refusalsAnswered(async (req, res) => {
+      const list = await receivedInvitations(deps.store, req.access!.userId);
+      send(res, 200, { invitations: list.map(({ invitation, team }) => receivedInvitationJson(invitation, team)) });
+    }),
+  );
+  router.all(received, methodNotAllowed(['GET']));
+  router.post(
+    `${received}/:invitationId/accept`,
+    requireAccessToken(deps, ['teams:write']),
+    refusalsAnswered(async (req, res) => {
+      const { team } = await acceptInvitation(deps, req.access!.userId, invitationIdOf(req), tokenActor(req));
+      send(res, 200, await tier.teamJson(req, team));
+    }),
+  );
+  router.all(`${received}/:invitationId/accept`, methodNotAllowed(['POST']));
+  router.delete(
+    `${received}/:invitationId`,
+    requireAccessToken(deps, ['teams:write']),
+    refusalsAnswered(async (req, res) => {
+      await declineInvitation(deps, req.access!.userId, invitationIdOf(req), tokenActor(req));
+      send(res, 204);
+    }),
+  );
+  router.all(`${received}/:invitationId`, methodNotAllowed(['DELETE']));
 
   teamRoutes(router, deps, tier, BASE);
   return router;

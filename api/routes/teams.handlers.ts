@@ -12,6 +12,8 @@ import { userTeam } from '../../lib/teams/membership.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { changeTeam, deleteTeam, teamFor, userActor, type TeamActor, type TeamDeps } from '../../lib/teams/team-changes.js';
 import { addGroup, addMember, changeMember, removeGroup, removeTeamMember } from '../../lib/teams/member-changes.js';
+import { inviteMember, revokeInvitation, teamInvitations } from '../../lib/teams/invitations.js';
+import { invitationJson } from '../../lib/domain/team-invitations.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { jsonBody, send, refusalsAnswered } from '../http/json-api.js';
 import { cascadeOf, memberJson, pathIds } from './teams.http.js';
@@ -34,7 +36,7 @@ export interface TeamTier {
   groups: boolean;
 }
 
-/** Registers the endpoints of one team under `base` (`${base}/:teamId`, its members, its groups). */
+/** Registers the endpoints of one team under `base` (`${base}/:teamId`, its members, invitations and groups). */
 export function teamRoutes(router: Router, deps: TeamDeps, tier: TeamTier, base: string): void {
   const json = express.json({ limit: '64kb' });
   const one = `${base}/:teamId`;
@@ -85,16 +87,43 @@ export function teamRoutes(router: Router, deps: TeamDeps, tier: TeamTier, base:
       send(res, 200, { members: list.map((m) => memberJson(m, profiles && (profiles.get(m.userId) ?? null))) });
     }),
   );
+  // A user invites (202: the invitee accepts or not); an instance-wide actor adds the member at once (201).
   router.post(
     members,
     tier.guard('member:write'),
     json,
     refusalsAnswered(async (req, res) => {
       const { teamId } = pathIds(req);
-      send(res, 201, memberJson(await addMember(deps, tier.actor(req), teamId, jsonBody(req, NewMemberInput))));
+      const actor = tier.actor(req);
+      const input = jsonBody(req, NewMemberInput);
+      if (actor.instanceWide) send(res, 201, memberJson(await addMember(deps, actor, teamId, input)));
+      else send(res, 202, invitationJson(await inviteMember(deps, actor, teamId, input)));
     }),
   );
   router.all(members, methodNotAllowed(['GET', 'POST']));
+
+  // Pending invitations name whom they were sent to: listed with the scope that sends them.
+  const invitations = `${one}/invitations`;
+  router.get(
+    invitations,
+    tier.guard('member:write'),
+    refusalsAnswered(async (req, res) => {
+      const list = await teamInvitations(deps, tier.actor(req), pathIds(req).teamId);
+      send(res, 200, { invitations: list.map(invitationJson) });
+    }),
+  );
+  router.all(invitations, methodNotAllowed(['GET']));
+  const invitation = `${invitations}/:invitationId`;
+  router.delete(
+    invitation,
+    tier.guard('member:write'),
+    refusalsAnswered(async (req, res) => {
+      const { teamId, invitationId } = pathIds(req);
+      await revokeInvitation(deps, tier.actor(req), teamId, invitationId!);
+      send(res, 204);
+    }),
+  );
+  router.all(invitation, methodNotAllowed(['DELETE']));
 
   const member = `${members}/:userId`;
   router.patch(

@@ -1,9 +1,11 @@
 // The team page's members and groups: each member with role and groups, and,
-// for those who manage members, the forms to add, change and remove them. A
+// for those who manage members, their emails, the pending invitations and the
+// forms to invite, change and remove members. A
 // role select offers only the roles the signed-in user may give, and a member
 // whose role is beyond that reach gets no forms at all.
 import type { TeamDoc, TeamMemberDoc } from '../../lib/domain/teams.js';
-import { assignableRoles, may, type TeamRole } from '../../lib/domain/team-roles.js';
+import { assignableRoles, canManage, may, type TeamRole } from '../../lib/domain/team-roles.js';
+import { INVITATION_TTL_MS, type TeamInvitationDoc } from '../../lib/domain/team-invitations.js';
 import type { UserDoc } from '../../lib/domain/users.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField } from '../html/layout.js';
@@ -33,26 +35,45 @@ ${
 <form class="inline" method="post" action="${action}/remove">${csrfField(csrf)}<button type="submit" class="secondary">Remove ${who}</button></form>`;
 }
 
-export function membersSection(csrf: string, team: TeamDoc, role: TeamRole, members: MemberRow[]): SafeHtml {
+function invitationsList(csrf: string, team: TeamDoc, reach: TeamRole[], invitations: TeamInvitationDoc[]): SafeHtml {
+  if (invitations.length === 0) return html``;
+  return html`<h3>Pending invitations</h3>
+<ul class="invitations">${invitations.map(
+    (
+      i,
+    ) => html`<li data-invitation="${i._id}"><strong>${i.reference}</strong> as <span data-role>${i.role}</span> <span class="muted">until ${i.expiresAt.toISOString().slice(0, 10)}</span>
+${reach.includes(i.role) ? html`<form class="inline" method="post" action="${teamPath(team._id)}/invitations/${i._id}/revoke">${csrfField(csrf)}<button type="submit" class="secondary">Revoke the invitation of ${i.reference}</button></form>` : ''}</li>`,
+  )}</ul>`;
+}
+
+/**
+ * The members, and for those who manage them the forms and the pending
+ * invitations. Emails are shown only to managers: a plain member sees who is
+ * in the team by name and username, not how to reach them.
+ */
+export function membersSection(csrf: string, team: TeamDoc, role: TeamRole, members: MemberRow[], invitations: TeamInvitationDoc[]): SafeHtml {
   const reach = assignableRoles(role);
+  const showEmails = canManage(role);
   const groupName = (slug: string) => team.groups.find((g) => g.slug === slug)?.name ?? slug;
   return html`<section><h2>Members</h2>
 <ul class="members">${members.map(
     (row) => html`<li data-member="${row.member.userId}"><strong>${row.user?.name || row.user?.username || 'Deleted account'}</strong>
-${row.user ? html`<span class="muted">${row.user.username}</span> ${row.user.email}` : ''}
+${row.user ? html`<span class="muted">${row.user.username}</span>${showEmails ? html` <span data-email>${row.user.email}</span>` : ''}` : ''}
 <p>Role: <span data-role>${row.member.role}</span>${row.member.groups.length ? html` · Groups: <span data-groups>${row.member.groups.map(groupName).join(', ')}</span>` : ''}</p>
 ${reach.includes(row.member.role) ? memberForms(csrf, team, reach, row) : ''}</li>`,
   )}</ul>
 ${
   reach.length
-    ? html`<h3>Add a member</h3>
+    ? html`${invitationsList(csrf, team, reach, invitations)}
+<h3>Invite a member</h3>
+<p class="muted">They join once they accept the invitation on their teams page. It lapses after ${INVITATION_TTL_MS / 86_400_000} days.</p>
 <form method="post" action="${teamPath(team._id)}/members">
 ${csrfField(csrf)}
-<label for="member-user">Email or username of an existing account</label>
+<label for="member-user">Email, username or user id</label>
 <input id="member-user" name="user" type="text" maxlength="320" required>
 <label for="member-role">Role</label>
 <select id="member-role" name="role">${roleOptions(reach, 'member')}</select>
-<button type="submit">Add member</button>
+<button type="submit">Invite</button>
 </form>`
     : ''
 }

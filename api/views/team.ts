@@ -3,6 +3,7 @@
 // (domain/team-roles.ts); a member sees the same page read only.
 import type { Response } from 'express';
 import type { TeamDoc, TeamMemberDoc } from '../../lib/domain/teams.js';
+import type { TeamInvitationDoc } from '../../lib/domain/team-invitations.js';
 import { may, type TeamRole } from '../../lib/domain/team-roles.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
@@ -14,17 +15,21 @@ export interface TeamPageData {
   team: TeamDoc;
   /** The signed-in user's effective role. */
   role: TeamRole;
+  /** Whether the user may move the team (the move rule: lib/domain/team-roles.ts). */
+  canMove: boolean;
   /** The user's own membership of this team; null when the role comes from a parent team. */
   own: TeamMemberDoc | null;
   /** The parent team, when the user has a role there too (else its name is not shown). */
   parent: TeamDoc | null;
   members: MemberRow[];
+  /** Pending invitations (for those who manage members; else empty). */
+  invitations: TeamInvitationDoc[];
   children: TeamDoc[];
   /** Where the team may move (for a role that may move it). */
   parentChoices: TeamDoc[];
 }
 
-function settingsForm(csrf: string, { team, role, parentChoices }: TeamPageData): SafeHtml {
+function settingsForm(csrf: string, { team, canMove, parentChoices }: TeamPageData): SafeHtml {
   const current = team.parentId ?? '';
   const keepCurrent = current !== '' && !parentChoices.some((t) => t._id === current);
   return html`<form method="post" action="${teamPath(team._id)}/settings">
@@ -37,7 +42,7 @@ ${csrfField(csrf)}
 <input id="settings-description" name="description" type="text" maxlength="500" value="${team.description}">
 <label><input type="checkbox" name="member_groups" value="1"${checked(team.memberGroupsEnabled)}> Enable member groups</label>
 ${
-  may(role, 'move')
+  canMove
     ? html`<label for="settings-parent">Parent team</label>
 <select id="settings-parent" name="parent_id">${keepCurrent ? option(current, 'The current parent team', true) : ''}${parentOptions(parentChoices, current)}</select>`
     : ''
@@ -69,7 +74,7 @@ ${notice ?? ''}
 ${parent ? html`<p>Parent team: <a href="${teamPath(parent._id)}">${parent.name}</a></p>` : ''}
 ${team.description ? html`<p>${team.description}</p>` : ''}
 ${may(role, 'update') ? html`<section><h2>Settings</h2>${settingsForm(csrf, data)}</section>` : ''}
-${membersSection(csrf, team, role, data.members)}
+${membersSection(csrf, team, role, data.members, data.invitations)}
 ${groupsSection(csrf, team, role)}
 <section><h2>Child teams</h2>
 ${children.length === 0 ? html`<p class="muted">No child teams.</p>` : ''}

@@ -1,8 +1,11 @@
-// The "your teams" page: every team the user is in (directly or through a
-// parent team) and the new-team form; plus the small pieces the team page
+// The "your teams" page: the invitations the user may accept or decline,
+// every team the user is in (directly or through a parent team) and the
+// new-team form; plus the small pieces the team page
 // shares (paths, option lists, the error notice).
 import type { Response } from 'express';
 import type { TeamDoc, UserTeam } from '../../lib/domain/teams.js';
+import type { TeamInvitationDoc } from '../../lib/domain/team-invitations.js';
+import type { UserDoc } from '../../lib/domain/users.js';
 import type { TeamRole } from '../../lib/domain/team-roles.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
@@ -39,19 +42,42 @@ export const parentOptions = (choices: TeamDoc[], selected: string) => [
   ...choices.map((t) => option(t._id, teamLabel(t), t._id === selected)),
 ];
 
+/** An invitation the signed-in user may accept, with its team and who sent it (undefined when that account is gone). */
+export interface ReceivedInvitation {
+  invitation: TeamInvitationDoc;
+  team: TeamDoc;
+  inviter: UserDoc | undefined;
+}
+
+export const invitationPath = (invitationId: string) => `${TEAMS_PAGE}/invitations/${invitationId}`;
+
+function invitationsSection(csrf: string, invitations: ReceivedInvitation[]): SafeHtml {
+  if (invitations.length === 0) return html``;
+  return html`<section id="invitations"><h2>Invitations</h2>
+<ul class="invitations">${invitations.map(
+    ({ invitation, team, inviter }) => html`<li data-invitation="${invitation._id}"><strong>${team.name}</strong> <code>${team.slug}</code>
+<p>${inviter ? `${inviter.name || inviter.username} (${inviter.username})` : 'A former member'} invites you to join as <span class="badge">${invitation.role}</span>. Until ${invitation.expiresAt.toISOString().slice(0, 10)}.</p>
+<form class="inline" method="post" action="${invitationPath(invitation._id)}/accept">${csrfField(csrf)}<button type="submit">Accept and join ${team.name}</button></form>
+<form class="inline" method="post" action="${invitationPath(invitation._id)}/decline">${csrfField(csrf)}<button type="submit" class="secondary">Decline</button></form></li>`,
+  )}</ul></section>`;
+}
+
 export interface TeamsPageData {
+  /** Invitations the user may accept or decline. */
+  invitations: ReceivedInvitation[];
   teams: UserTeam[];
   /** Teams the user may create child teams in. */
   parents: TeamDoc[];
   draft: TeamDraft;
 }
 
-export function teamsPage(res: Response, { session }: SignedIn, { teams, parents, draft }: TeamsPageData, notice?: SafeHtml, status = 200): void {
+export function teamsPage(res: Response, { session }: SignedIn, { invitations, teams, parents, draft }: TeamsPageData, notice?: SafeHtml, status = 200): void {
   sendPage(res, {
     title: 'Your teams',
     status,
     body: html`<h1>Your teams</h1>
 ${notice ?? ''}
+${invitationsSection(session.csrf, invitations)}
 ${teams.length === 0 ? html`<p class="muted">You are not in any team yet.</p>` : ''}
 <ul class="teams">${teams.map(
       (t) => html`<li><a href="${teamPath(t.team._id)}">${t.team.name}</a> <code>${t.team.slug}</code> <span class="badge">${t.role}</span>

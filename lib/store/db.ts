@@ -28,6 +28,7 @@ import type { WebhookDoc, WebhookSlotDoc } from '../domain/webhooks.js';
 import type { AuditRecord, WebhookEventDoc } from '../domain/webhook-events.js';
 import type { LogoutDeliveryDoc } from '../domain/backchannel-logout.js';
 import type { TeamDoc, TeamMemberDoc } from '../domain/teams.js';
+import type { TeamInvitationDoc } from '../domain/team-invitations.js';
 import type { OAuthSourceDoc, SocialAccountDoc } from '../domain/oauth-sources.js';
 import type { GpgKeyDoc } from '../domain/gpg-keys.js';
 import type { DomainDoc } from '../domain/domains.js';
@@ -90,6 +91,8 @@ export interface Store {
   teams: Collection<TeamDoc>;
   /** One document per (team, user): `${teamId}:${userId}`. */
   teamMembers: Collection<TeamMemberDoc>;
+  /** Pending invitations to join a team; `slot` is unique (store/team-invitations.ts). */
+  teamInvitations: Collection<TeamInvitationDoc>;
   oauthSources: Collection<OAuthSourceDoc>;
   socialAccounts: Collection<SocialAccountDoc>;
   /** "Sign in with …" in progress, under the state sent upstream (single use). */
@@ -190,6 +193,7 @@ function storeOn(client: MongoClient, db: Db): Store {
     logoutDeliveries: db.collection<LogoutDeliveryDoc>('logout_deliveries'),
     teams: db.collection<TeamDoc>('teams'),
     teamMembers: db.collection<TeamMemberDoc>('team_members'),
+    teamInvitations: db.collection<TeamInvitationDoc>('team_invitations'),
     oauthSources: db.collection<OAuthSourceDoc>('oauth_sources'),
     socialAccounts: db.collection<SocialAccountDoc>('social_accounts'),
     upstreamLogins: db.collection<UpstreamLoginDoc>('upstream_logins'),
@@ -214,6 +218,9 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.teams.createIndex({ parentId: 1 }, { name: 'parent' });
   await store.teamMembers.createIndex({ userId: 1 }, { name: 'user' });
   await store.teamMembers.createIndex({ teamId: 1 }, { name: 'team' });
+  await store.teamInvitations.createIndex({ slot: 1 }, { unique: true, name: 'slot_unique' });
+  await store.teamInvitations.createIndex({ teamId: 1 }, { name: 'team' });
+  await store.teamInvitations.createIndex({ userId: 1 }, { name: 'user' });
   await store.oauthSources.createIndex({ slug: 1 }, { unique: true, name: 'slug_unique' });
   await store.socialAccounts.createIndex({ sourceId: 1, providerUserId: 1 }, { unique: true, name: 'source_subject_unique' });
   await store.socialAccounts.createIndex({ userId: 1 }, { name: 'user' });

@@ -5,6 +5,7 @@ import { memberId, type TeamDoc, type TeamGroup, type TeamMemberDoc } from '../d
 import type { TeamRole } from '../domain/team-roles.js';
 import { insertIfAbsent, isDuplicateKeyError, type Store } from './db.js';
 import { ConflictError } from '../domain/errors.js';
+import { deleteInvitationsForUser, deleteInvitationsOfTeam } from './team-invitations.js';
 
 export async function insertTeam(store: Store, team: TeamDoc): Promise<void> {
   try {
@@ -56,9 +57,10 @@ export async function updateTeam(
   }
 }
 
-/** Deletes a team and its memberships (the caller deletes child teams first). */
+/** Deletes a team, its memberships and its invitations (the caller deletes child teams first). */
 export async function deleteTeamDocs(store: Store, id: string): Promise<boolean> {
   await store.teamMembers.deleteMany({ teamId: id });
+  await deleteInvitationsOfTeam(store, id);
   return (await store.teams.deleteOne({ _id: id })).deletedCount === 1;
 }
 
@@ -99,8 +101,9 @@ export function countOwners(store: Store, teamId: string): Promise<number> {
   return store.teamMembers.countDocuments({ teamId, role: 'owner' });
 }
 
-/** Every membership a user holds, gone with the user (account deletion). */
+/** Every membership a user holds, and the invitations sent to them, gone with the user (account deletion); the count of memberships. */
 export async function deleteMembershipsOf(store: Store, userId: string): Promise<number> {
+  await deleteInvitationsForUser(store, userId);
   return (await store.teamMembers.deleteMany({ userId })).deletedCount;
 }
 

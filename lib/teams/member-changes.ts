@@ -1,6 +1,7 @@
 // Changes to a team's members and groups, for every caller: the member-write
 // cap (domain/team-roles.ts) on every change, the last-owner rule, and the
-// audit record of each change. Teams themselves: team-changes.ts.
+// audit record of each change. Teams themselves: team-changes.ts; joining by
+// invitation: invitations.ts.
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
 import { MAX_TEAM_GROUPS, type MemberChanges, type NewGroupInput, type NewMemberInput, type TeamDoc, type TeamMemberDoc } from '../domain/teams.js';
 import { memberChangeAllowed, type TeamRole } from '../domain/team-roles.js';
@@ -9,13 +10,13 @@ import { countOwners, dropGroupFromMembers, findMember, insertMember, removeMemb
 import { findUserByRef } from '../store/users.js';
 import { teamData, teamFor, type TeamActor, type TeamDeps } from './team-changes.js';
 
-function checkGroups(team: TeamDoc, groups: string[]): void {
+export function checkGroups(team: TeamDoc, groups: string[]): void {
   const unknown = groups.filter((g) => !team.groups.some((t) => t.slug === g));
   if (unknown.length) throw new ValidationError([`groups: no such group in this team: ${unknown.join(', ')}`]);
 }
 
 /** The member-write cap, for every path that changes a member. */
-function checkCap(actorRoleNow: TeamRole, from: TeamRole | null, to: TeamRole | null): void {
+export function checkCap(actorRoleNow: TeamRole, from: TeamRole | null, to: TeamRole | null): void {
   if (!memberChangeAllowed(actorRoleNow, from, to))
     throw new ForbiddenError(
       to !== null && !memberChangeAllowed(actorRoleNow, null, to)
@@ -30,7 +31,13 @@ async function checkNotLastOwner(store: Store, member: TeamMemberDoc, to: TeamRo
     throw new ConflictError('the team would have no owner left; make another member owner first');
 }
 
+/**
+ * Adds a member directly: only an instance-wide actor (a site admin's
+ * `site:team:write` token, the operator CLI) does; users join by accepting an
+ * invitation (invitations.ts).
+ */
 export async function addMember(deps: TeamDeps, actor: TeamActor, teamId: string, input: NewMemberInput): Promise<TeamMemberDoc> {
+  if (!actor.instanceWide) throw new ForbiddenError('members join by invitation');
   const { team, role } = await teamFor(deps.store, actor, teamId, 'manage-members');
   checkCap(role, null, input.role);
   checkGroups(team, input.groups);

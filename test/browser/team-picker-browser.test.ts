@@ -11,7 +11,8 @@ import type { TeamDoc } from '../../lib/domain/teams.js';
 import { auditLog } from '../../lib/store/audit-log.js';
 import { findMember } from '../../lib/store/teams.js';
 import { createTeam, userActor, type TeamDeps } from '../../lib/teams/team-changes.js';
-import { addMember } from '../../lib/teams/member-changes.js';
+import { joinTeam } from '../support/teams.js';
+import { acceptInvitation } from '../../lib/teams/invitations.js';
 import { newRp, type FixtureRp } from '../../tools/fixtures/clients.js';
 import { newUser, type FixtureUser } from '../../tools/fixtures/users.js';
 import { addVirtualAuthenticator, launchBrowser, startRpCallback, type RpCallback } from '../support/browser.js';
@@ -123,7 +124,7 @@ describe('the team picker in a browser', () => {
     admin = await newUser(api.deps, { prefix: 'picker-admin', password: PASSWORD });
     a = await newTeam(owner, 'Alpha');
     b = await newTeam(owner, 'Bravo', a);
-    await addMember(deps, actor(owner), a._id, { user: admin.email, role: 'admin', groups: [] });
+    await joinTeam(deps, owner, a._id, admin, 'admin');
   });
 
   it(
@@ -176,9 +177,13 @@ describe('the team picker in a browser', () => {
       const asOwner = await add('owner');
       expect(asOwner.status).toBe(403);
       expect(await findMember(api.deps.store, b._id, newcomer.id)).toBeNull();
+      // An invitation, as any user's: the newcomer is a member once they accept it.
       const asMember = await add('member');
-      expect(asMember.status).toBe(201);
-      expect(await asMember.json()).toMatchObject({ user_id: newcomer.id, role: 'member' });
+      expect(asMember.status).toBe(202);
+      const invitation = (await asMember.json()) as Json;
+      expect(invitation).toMatchObject({ user: newcomer.email, role: 'member', invited_by: admin.id });
+      expect(await findMember(api.deps.store, b._id, newcomer.id)).toBeNull();
+      await acceptInvitation(deps, newcomer.id, invitation.id, { type: 'user', userId: newcomer.id });
       expect((await findMember(api.deps.store, b._id, newcomer.id))?.role).toBe('member');
       const elsewhere = await call(`${a._id}/members`, {
         method: 'POST',

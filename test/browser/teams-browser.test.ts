@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import type { RunningApi } from '../../api/server.js';
 import { findMember, findTeam, findTeamBySlug } from '../../lib/store/teams.js';
 import { createTeam, userActor, type TeamDeps } from '../../lib/teams/team-changes.js';
-import { addMember } from '../../lib/teams/member-changes.js';
+import { joinTeam } from '../support/teams.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
 import { launchBrowser } from '../support/browser.js';
 import { startLocalhostApi } from '../support/harness.js';
@@ -72,11 +72,29 @@ async function teamOf(owner: FixtureUser, parentId: string | null = null): Promi
   return { id: team._id, slug: s };
 }
 
+/** Fills the invitation form of the team page it is on and sends it. */
+async function invite(page: Page, who: string, role = 'member'): Promise<void> {
+  await page.getByLabel('Email, username or user id').fill(who);
+  await page.locator('#member-role').selectOption(role);
+  await page.getByRole('button', { name: 'Invite', exact: true }).click();
+  await page.locator('ul.invitations li').filter({ hasText: who }).waitFor();
+}
+
+/** `u` signs in, accepts the invitation to `teamName` on their teams page, and lands on the team's page. */
+async function acceptOnPage(u: FixtureUser, teamName: string): Promise<Page> {
+  const page = await signedIn(u);
+  await page.goto(`${issuer}/account/teams`);
+  await page.getByRole('button', { name: `Accept and join ${teamName}` }).click();
+  await page.waitForURL(/\/account\/teams\/[0-9a-f-]{36}$/);
+  expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(teamName);
+  return page;
+}
+
 const memberItem = (page: Page, u: FixtureUser): Locator => page.locator(`li[data-member="${u.id}"]`);
 const alert = (page: Page) => page.getByRole('alert');
 
 describe('the teams pages in a browser', () => {
-  it('creates a team and a child team, adds members by email and username, changes a role, gives a group and removes a member', async () => {
+  it('creates a team and a child team, invites members by email and username who join by accepting, changes a role, gives a group and removes a member', async () => {
     const [alice, bob, carol] = await Promise.all([user('teams-alice'), user('teams-bob'), user('teams-carol')]);
     const page = await signedIn(alice);
     await page.getByRole('link', { name: 'Your teams' }).click();
@@ -93,14 +111,19 @@ describe('the teams pages in a browser', () => {
     await page.getByRole('link', { name: 'Platform', exact: true }).click();
     await page.getByRole('link', { name: 'Platform SRE' }).waitFor();
 
-    await page.getByLabel('Email or username of an existing account').fill(bob.email);
-    await page.getByRole('button', { name: 'Add member' }).click();
-    await memberItem(page, bob).waitFor();
-    await page.getByLabel('Email or username of an existing account').fill(carol.user.username);
-    await page.locator('#member-role').selectOption('admin');
-    await page.getByRole('button', { name: 'Add member' }).click();
+    await invite(page, bob.email);
+    await invite(page, carol.user.username, 'admin');
+    expect(await page.locator('ul.invitations li').allTextContents()).toEqual([
+      expect.stringContaining(bob.email),
+      expect.stringContaining(carol.user.username),
+    ]);
+    expect(await memberItem(page, bob).count()).toBe(0);
+    await acceptOnPage(bob, 'Platform');
+    await acceptOnPage(carol, 'Platform');
+    await page.reload();
     expect(await memberItem(page, carol).locator('[data-role]').textContent()).toBe('admin');
     expect(await memberItem(page, bob).textContent()).toContain(bob.email);
+    expect(await page.locator('ul.invitations li').count()).toBe(0);
 
     await memberItem(page, bob).getByRole('combobox').selectOption('co-owner');
     await memberItem(page, bob).getByRole('button', { name: 'Change role' }).click();
@@ -124,12 +147,12 @@ describe('the teams pages in a browser', () => {
     expect(await memberItem(page, bob).count()).toBe(1);
   });
 
-  it('lets a grandparent admin see the grandchild (marked inherited) and add a member there; a member sees it read only', async () => {
+  it('lets a grandparent admin see the grandchild (marked inherited) and invite a member there; a member sees it read only', async () => {
     const [owner, admin, newcomer] = await Promise.all([user('teams-owner'), user('teams-admin'), user('teams-newcomer')]);
     const a = await teamOf(owner);
     const b = await teamOf(owner, a.id);
     const c = await teamOf(owner, b.id);
-    await addMember(deps, userActor(owner.id, sessionActor(owner.id)), a.id, { user: admin.email, role: 'admin', groups: [] });
+    await joinTeam(deps, owner, a.id, admin, 'admin');
 
     const page = await signedIn(admin);
     await page.goto(`${issuer}/account/teams`);
@@ -138,13 +161,11 @@ describe('the teams pages in a browser', () => {
     expect(await item.locator('.badge').textContent()).toBe('admin');
     expect(await page.getByRole('listitem').filter({ hasText: a.slug }).locator('[data-inherited]').count()).toBe(0);
     await item.getByRole('link').click();
-    await page.getByLabel('Email or username of an existing account').fill(newcomer.email);
-    await page.getByRole('button', { name: 'Add member' }).click();
-    await memberItem(page, newcomer).waitFor();
-    expect((await findMember(api.deps.store, c.id, newcomer.id))?.role).toBe('member');
+    await invite(page, newcomer.email);
+    expect(await findMember(api.deps.store, c.id, newcomer.id)).toBeNull();
 
-    const readOnly = await signedIn(newcomer);
-    await readOnly.goto(teamUrl(c.id));
+    const readOnly = await acceptOnPage(newcomer, `Team ${c.slug}`);
+    expect((await findMember(api.deps.store, c.id, newcomer.id))?.role).toBe('member');
     await memberItem(readOnly, newcomer).waitFor();
     expect(await readOnly.locator('main form').count()).toBe(1); // "Leave team" only
     await readOnly.getByRole('button', { name: 'Leave team' }).click();
@@ -155,8 +176,8 @@ describe('the teams pages in a browser', () => {
   it("caps an admin's roles: no owner or co-owner offered, and a forged owner is refused with the message shown", async () => {
     const [owner, admin, target] = await Promise.all([user('teams-cap-owner'), user('teams-cap-admin'), user('teams-cap-target')]);
     const team = await teamOf(owner);
-    await addMember(deps, userActor(owner.id, sessionActor(owner.id)), team.id, { user: admin.email, role: 'admin', groups: [] });
-    await addMember(deps, userActor(owner.id, sessionActor(owner.id)), team.id, { user: target.email, role: 'member', groups: [] });
+    await joinTeam(deps, owner, team.id, admin, 'admin');
+    await joinTeam(deps, owner, team.id, target, 'member');
 
     const page = await signedIn(admin);
     await page.goto(teamUrl(team.id));
@@ -222,7 +243,7 @@ describe('the teams pages in a browser', () => {
     const [owner, admin] = await Promise.all([user('teams-settings'), user('teams-settings-admin')]);
     const parent = await teamOf(owner);
     const child = await teamOf(owner, parent.id);
-    await addMember(deps, userActor(owner.id, sessionActor(owner.id)), child.id, { user: admin.email, role: 'admin', groups: [] });
+    await joinTeam(deps, owner, child.id, admin, 'admin');
     const page = await signedIn(owner);
     await page.goto(teamUrl(child.id));
     await page.getByRole('link', { name: `Team ${parent.slug}` }).waitFor();
@@ -255,6 +276,80 @@ describe('the teams pages in a browser', () => {
     await adminPage.locator('#settings-name').waitFor();
     expect(await adminPage.locator('#settings-parent').count()).toBe(0);
     expect(await adminPage.getByRole('button', { name: 'Delete team' }).count()).toBe(0);
+  });
+
+  it('shows member emails only to managers; an invitation shows nothing of the team until accepted, and declining ends it', async () => {
+    const [owner, admin, member, invited] = await Promise.all([
+      user('teams-mail-owner'),
+      user('teams-mail-admin'),
+      user('teams-mail-member'),
+      user('teams-mail-invited'),
+    ]);
+    const team = await teamOf(owner);
+    await joinTeam(deps, owner, team.id, admin, 'admin');
+    await joinTeam(deps, owner, team.id, member, 'member');
+
+    const asMember = await signedIn(member);
+    await asMember.goto(teamUrl(team.id));
+    await memberItem(asMember, owner).waitFor();
+    expect(await memberItem(asMember, owner).textContent()).toContain(owner.user.username);
+    expect(await asMember.locator('[data-email]').count()).toBe(0);
+    for (const u of [owner, admin, member]) expect(await asMember.content()).not.toContain(u.email);
+    expect(await asMember.locator('ul.invitations').count()).toBe(0);
+    const asAdmin = await signedIn(admin);
+    await asAdmin.goto(teamUrl(team.id));
+    expect(await memberItem(asAdmin, owner).locator('[data-email]').textContent()).toBe(owner.email);
+
+    await invite(asAdmin, invited.email);
+    const page = await signedIn(invited);
+    expect((await page.goto(teamUrl(team.id)))?.status()).toBe(404);
+    await page.goto(`${issuer}/account/teams`);
+    const item = page.locator('ul.invitations li');
+    expect(await item.textContent()).toContain(`Team ${team.slug}`);
+    expect(await page.getByText('You are not in any team yet.').count()).toBe(1);
+    await item.getByRole('button', { name: 'Decline' }).click();
+    await page.waitForURL(`${issuer}/account/teams`);
+    expect(await page.locator('ul.invitations').count()).toBe(0);
+    expect(await findMember(api.deps.store, team.id, invited.id)).toBeNull();
+    await asAdmin.reload();
+    expect(await asAdmin.locator('ul.invitations').count()).toBe(0);
+  });
+
+  it('offers a co-owner no move, refuses a forged one with the reason, and lets the owner of the team and its parent move it', async () => {
+    const [owner, coOwner, lead] = await Promise.all([user('teams-move-owner'), user('teams-move-co'), user('teams-move-lead')]);
+    const team = await teamOf(owner);
+    const child = await teamOf(owner, team.id);
+    await joinTeam(deps, owner, team.id, coOwner, 'co-owner');
+    await joinTeam(deps, owner, child.id, lead, 'owner');
+    const coOwned = await teamOf(coOwner);
+    const leadOwned = await teamOf(lead);
+
+    for (const [who, target, parent] of [
+      [coOwner, team, coOwned],
+      [lead, child, leadOwned],
+    ] as const) {
+      const page = await signedIn(who);
+      await page.goto(teamUrl(target.id));
+      await page.locator('#settings-name').waitFor();
+      expect(await page.locator('#settings-parent').count()).toBe(0);
+      // The settings form, sent with a parent the page did not offer.
+      const csrf = await page.locator('input[name=csrf]').first().inputValue();
+      const forged = await page.request.post(`${teamUrl(target.id)}/settings`, {
+        form: { csrf, name: `Team ${target.slug}`, slug: target.slug, description: '', parent_id: parent.id },
+      });
+      expect(forged.status()).toBe(403);
+      expect(await forged.text()).toContain('moving a team needs owner on it and on its current parent team');
+    }
+    expect((await findTeam(api.deps.store, team.id))?.parentId).toBeNull();
+    expect((await findTeam(api.deps.store, child.id))?.parentId).toBe(team.id);
+    expect((await findMember(api.deps.store, team.id, owner.id))?.role).toBe('owner');
+
+    const page = await signedIn(owner);
+    await page.goto(teamUrl(child.id));
+    await page.getByLabel('Parent team').selectOption('');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.waitForURL(teamUrl(child.id));
+    expect((await findTeam(api.deps.store, child.id))?.parentId).toBeNull();
   });
 
   it('shows a team name with markup as text', async () => {
@@ -311,7 +406,12 @@ describe('the teams pages in a browser', () => {
       [`${base}/settings`, `name=x&slug=${team.slug}&parent_id=${team.id}`, 400],
       [`${base}/settings`, 'description=' + 'd'.repeat(600), 400],
       [`${base}/members`, 'user=&role=emperor', 400],
-      [`${base}/members`, 'user=nobody-at-all&role=member', 404],
+      [`${base}/members`, `user=${'x'.repeat(400)}&role=member`, 400],
+      [`${base}/invitations/bad$id/revoke`, '', 400],
+      [`${base}/invitations/no-such-invitation/revoke`, '', 404],
+      [`${issuer}/account/teams/invitations/bad$id/accept`, '', 400],
+      [`${issuer}/account/teams/invitations/no-such-invitation/accept`, '', 404],
+      [`${issuer}/account/teams/invitations/no-such-invitation/decline`, '', 404],
       [`${base}/members/${owner.id}`, 'set_groups=1&groups=Not%20A%20Slug', 400],
       [`${base}/members/${owner.id}`, 'set_groups=1&groups=missing', 400],
       [`${base}/members/someone-else`, 'role=admin', 404],

@@ -7,7 +7,8 @@ import type { RunningApi } from '../../api/server.js';
 import { auditLog } from '../../lib/store/audit-log.js';
 import { findConsent } from '../../lib/store/consents.js';
 import { createTeam, userActor, type TeamDeps } from '../../lib/teams/team-changes.js';
-import { addGroup, addMember, changeMember } from '../../lib/teams/member-changes.js';
+import { addGroup, changeMember } from '../../lib/teams/member-changes.js';
+import { joinTeam } from '../support/teams.js';
 import type { TeamDoc } from '../../lib/domain/teams.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
 import { newUser, type FixtureUser } from '../../tools/fixtures/users.js';
@@ -39,7 +40,7 @@ beforeAll(async () => {
   top = await createTeam(deps, actor(owner), { name: 'Top', slug: slug('top'), description: '', parent_id: null, member_groups_enabled: true });
   middle = await createTeam(deps, actor(owner), { name: 'Middle', slug: slug('mid'), description: '', parent_id: top._id, member_groups_enabled: false });
   leaf = await createTeam(deps, actor(owner), { name: 'Leaf <b>', slug: slug('leaf'), description: '', parent_id: middle._id, member_groups_enabled: false });
-  await addMember(deps, actor(owner), top._id, { user: admin.email, role: 'admin', groups: [] });
+  await joinTeam(deps, owner, top._id, admin, 'admin');
   rp = await newTestRp(api, {
     allowedScopes: ['openid', 'profile', 'teams:read', 'team:read', 'team:delete', 'team:member:read', 'team:member:write', 'site:team:read'],
     oidcFields: ['teams'],
@@ -146,8 +147,8 @@ describe('team claims', () => {
   it('puts teams, in_team_, role_in_team_ and groups_in_team_ (only when held) in the ID token, and the same in UserInfo', async () => {
     const member = await newUser(api.deps, { prefix: 'team-claims', password: FLOW_PASSWORD });
     await addGroup(deps, actor(owner), top._id, { slug: 'ops', name: 'Operations' });
-    await addMember(deps, actor(owner), top._id, { user: member.email, role: 'member', groups: ['ops'] });
-    await addMember(deps, actor(owner), middle._id, { user: member.email, role: 'admin', groups: [] });
+    await joinTeam(deps, owner, top._id, member, 'member', ['ops']);
+    await joinTeam(deps, owner, middle._id, member, 'admin');
     const s = await start(member, 'openid teams:read');
     const done = await s.agent.submit(await s.step.res.text(), '/consent', { decision: 'allow' });
     const tokens = await redeem(s, done.external!);

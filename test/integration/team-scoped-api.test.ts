@@ -7,7 +7,10 @@ import type { RunningApi } from '../../api/server.js';
 import type { TeamDoc } from '../../lib/domain/teams.js';
 import { auditLog } from '../../lib/store/audit-log.js';
 import { createTeam, userActor, type TeamDeps } from '../../lib/teams/team-changes.js';
-import { addMember, changeMember } from '../../lib/teams/member-changes.js';
+import { changeMember } from '../../lib/teams/member-changes.js';
+import { joinTeam } from '../support/teams.js';
+import { acceptInvitation } from '../../lib/teams/invitations.js';
+import { findMember, findTeam } from '../../lib/store/teams.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
 import { newUser, type FixtureUser } from '../../tools/fixtures/users.js';
 import { redeemCode, startFlow, tokensForTeam } from '../support/consent-flow.js';
@@ -63,8 +66,8 @@ beforeAll(async () => {
   top = await team('Top', null, owner);
   mid = await team('Mid', top, owner);
   other = await team('Other', null, owner);
-  await addMember(deps, actor(owner), top._id, { user: admin.email, role: 'admin', groups: [] });
-  await addMember(deps, actor(owner), other._id, { user: admin.email, role: 'admin', groups: [] });
+  await joinTeam(deps, owner, top._id, admin, 'admin');
+  await joinTeam(deps, owner, other._id, admin, 'admin');
 });
 afterAll(() => api.stop());
 
@@ -106,7 +109,12 @@ describe('a token bound to one team', () => {
     const joiner = await newUser(api.deps, { prefix: 'bound-joiner', password: FLOW_PASSWORD });
     const path = `/api/oauth/me/team/${mid._id}/members`;
     for (const role of ['owner', 'co-owner']) expect((await call(at, 'POST', path, { user: joiner.email, role })).status).toBe(403);
-    expect((await call(at, 'POST', path, { user: joiner.email, role: 'admin' })).status).toBe(201);
+    // The app goes through the same invitation as its user: the joiner is a member only once they accept.
+    const invited = await call(at, 'POST', path, { user: joiner.email, role: 'admin' });
+    expect([invited.status, invited.body.user, invited.body.role]).toEqual([202, joiner.email, 'admin']);
+    expect(await findMember(deps.store, mid._id, joiner.id)).toBeNull();
+    expect((await call(at, 'PATCH', `${path}/${joiner.id}`, { role: 'member' })).status).toBe(404);
+    await acceptInvitation(deps, joiner.id, invited.body.id, { type: 'user', userId: joiner.id });
     expect((await call(at, 'PATCH', `${path}/${joiner.id}`, { role: 'owner' })).status).toBe(403);
     expect((await call(at, 'PATCH', `${path}/${joiner.id}`, { role: 'member' })).body).toMatchObject({ user_id: joiner.id, role: 'member' });
     // The owner cannot be demoted or removed by an admin.
@@ -135,6 +143,22 @@ describe('a token bound to one team', () => {
     expect((await call(at, 'POST', `/api/oauth/me/team/${mid._id}/groups`, { slug: 'ops', name: 'Ops' })).status).toBe(201);
   });
 
+  it('never moves a team for a co-owner’s app either: not under a team the co-owner owns, not to the top level', async () => {
+    const coOwner = await newUser(api.deps, { prefix: 'bound-co-owner', password: FLOW_PASSWORD });
+    const taken = await team('Taken', null, owner);
+    await joinTeam(deps, owner, taken._id, coOwner, 'co-owner');
+    const own = await team('Own', null, coOwner);
+    const at = (await tokensForTeam(api, rp, coOwner, 'openid team:read team:write team:member:write', taken._id)).access_token as string;
+    for (const parent_id of [own._id, null]) {
+      const moved = await call(at, 'PATCH', `/api/oauth/me/team/${taken._id}`, { parent_id });
+      expect([moved.status, moved.body.error]).toEqual([400, 'invalid_request']);
+    }
+    const other = await tokensForTeam(api, rp, coOwner, 'openid team:write', own._id);
+    expect((await call(other.access_token, 'PATCH', `/api/oauth/me/team/${taken._id}`, { parent_id: own._id })).status).toBe(403);
+    expect((await findTeam(deps.store, taken._id))?.parentId).toBeNull();
+    expect((await findMember(deps.store, taken._id, owner.id))?.role).toBe('owner');
+  });
+
   it('answers bad input with a 4xx JSON error, never a 500', async () => {
     const scope = 'openid team:read team:write team:delete team:member:read team:member:write';
     const at = (await tokensForTeam(api, rp, owner, scope, other._id)).access_token as string;
@@ -147,7 +171,8 @@ describe('a token bound to one team', () => {
       ['PATCH', base, 'not an object'],
       ['DELETE', `${base}?cascade=maybe`, undefined],
       ['POST', `${base}/members`, { user: '', role: 'member' }],
-      ['POST', `${base}/members`, { user: 'nobody@example.com', role: 'member' }],
+      ['POST', `${base}/members`, { user: 'x'.repeat(400), role: 'member' }],
+      ['DELETE', `${base}/invitations/not$an$id`, undefined],
       ['POST', `${base}/members`, { user: owner.email, role: 'emperor' }],
       ['PATCH', `${base}/members/${'x'.repeat(300)}`, { role: 'member' }],
       ['PATCH', `${base}/members/${admin.id}`, { groups: ['no-such-group'] }],
@@ -211,6 +236,9 @@ describe('a site:team token', () => {
     const doomed = await team('Site doomed', null, owner);
     const write = await siteToken('openid site:team:write site:team:delete', siteAdmin.backupCodes[1]!);
     expect((await call(write, 'PATCH', `/api/oauth/site/teams/${doomed._id}`, { description: 'by the site admin' })).status).toBe(200);
+    // A site admin adds a member at once, as the operator CLI does; users invite.
+    const added = await call(write, 'POST', `/api/oauth/site/teams/${doomed._id}/members`, { user: admin.email, role: 'member' });
+    expect([added.status, added.body.user_id]).toEqual([201, admin.id]);
     expect((await call(write, 'DELETE', `/api/oauth/site/teams/${doomed._id}`)).status).toBe(204);
     const records = await auditLog(api.deps.store).find({ name: 'admin.team.delete', 'data.team_id': doomed._id }).toArray();
     expect(records.map((r) => r.actor)).toEqual([expect.objectContaining({ type: 'user', userId: siteAdmin.id, clientId: rp.id })]);
