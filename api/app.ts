@@ -8,6 +8,7 @@ import { discoveryRoutes } from './routes/discovery.js';
 import { healthRoutes } from './routes/health.js';
 import { webfingerRoutes } from './routes/webfinger.js';
 import { sessionMiddleware } from './http/session.js';
+import { signedInSession } from './http/signed-in.js';
 import { accountRoutes } from './pages/account.js';
 import { consentRoutes } from './pages/consent.js';
 import { devicePageRoutes } from './pages/device.js';
@@ -96,6 +97,8 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(stepUpRoutes(stepUp));
   // Browser-facing endpoints and pages.
   app.use(sessionMiddleware(idle));
+  // A session whose user is gone or disabled is signed out before any page or flow reads it.
+  app.use(signedInSession(ctx));
   app.use(authorizeRoutes(ctx));
   app.use(loginRoutes(ctx));
   app.use(signupRoutes(ctx));
