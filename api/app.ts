@@ -3,10 +3,12 @@ import express from 'express';
 import { createApiContext, type ApiDeps } from './context.js';
 import { defaultBody, errorHandler, notFound } from './http/errors.js';
 import { securityHeaders, strictTransportSecurity } from './http/security-headers.js';
+import { adminArea } from './http/site-admin.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthRoutes } from './routes/health.js';
 import { webfingerRoutes } from './routes/webfinger.js';
 import { sessionMiddleware } from './http/session.js';
+import { signedInSession } from './http/signed-in.js';
 import { accountRoutes } from './pages/account.js';
 import { consentRoutes } from './pages/consent.js';
 import { devicePageRoutes } from './pages/device.js';
@@ -67,6 +69,8 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(discoveryRoutes(issuer, keyring, { grantTypes, tokenEndpointAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] }));
   app.use(webfingerRoutes(issuer, ctx));
   app.use(assetRoutes());
+  // Before every router: the administration API's one guard (token, then a site admin, else the unknown path's 404).
+  app.use(adminArea(ctx));
   // Endpoints for clients and resource requests: no browser session.
   app.use(tokenRoutes({ ...ctx, refreshTokenTtlMs: config.refreshTokenTtlMs, refreshFamilyRotationsPerRun: config.refreshFamilyRotationsPerRun }));
   app.use(parRoutes(ctx));
@@ -93,6 +97,8 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(stepUpRoutes(stepUp));
   // Browser-facing endpoints and pages.
   app.use(sessionMiddleware(idle));
+  // A session whose user is gone or disabled is signed out before any page or flow reads it.
+  app.use(signedInSession(ctx));
   app.use(authorizeRoutes(ctx));
   app.use(loginRoutes(ctx));
   app.use(signupRoutes(ctx));

@@ -12,9 +12,9 @@ import { finishAuthorizationRequest, saveAuthorizationRequest } from '../../lib/
 import type { Store } from '../../lib/store/db.js';
 import { hasPasskey } from '../../lib/store/passkeys.js';
 import { addSessionClient, updateSession } from '../../lib/store/sessions.js';
-import { findUserById } from '../../lib/store/users.js';
 import { sendErrorPage } from '../html/layout.js';
 import { browserBinding, currentBrowserBinding } from '../http/browser-binding.js';
+import { sessionUser } from '../http/signed-in.js';
 import type { ApiContext } from '../context.js';
 import { auditScopeGrants, consentDecision } from './consent-decision.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
@@ -63,8 +63,8 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   // Checked on resume, at the consent page and here, right before a code is issued.
   if (request._id && !startedInThisBrowser(req, deps, request as AuthorizationRequestDoc)) return sendErrorPage(res, 403, ...OTHER_BROWSER);
   const session = req.kfSession;
-  // The session names the user; the user document is read only when needed (a
-  // deleted user's code is refused at the token endpoint, which loads the user).
+  // The session names the user: one whose user is gone or disabled was signed
+  // out before this (signedInSession), and the token endpoint checks the user again.
   const userId = session?.userId ?? null;
   const noPrompt = request.prompt.includes('none');
 
@@ -83,7 +83,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
 
   // 2. acr_values=mfa not met: a second factor raises the session (when the user has one).
   const needsMfa = request.acrValues.includes('mfa') && session!.acr !== 'mfa';
-  const user = needsMfa ? await findUserById(deps.store, userId) : null;
+  const user = needsMfa ? await sessionUser(deps, req) : null;
   if (needsMfa && user && (await hasSecondFactor(deps.store, user))) {
     if (noPrompt) return redirectWithError(res, deps, request, 'login_required', 'the user must authenticate with a second factor');
     await updateSession(deps.store, session!._id, { pending: { userId: user._id, amr: session!.amr, at: new Date() } });

@@ -12,13 +12,14 @@ import { generateBackupCodes, hashBackupCode } from '../../lib/security/backup-c
 import { listPasskeys } from '../../lib/store/passkeys.js';
 import { removePasskey } from '../../lib/store/sign-in-ways.js';
 import { enableTotp, removeTotp, replaceBackupCodes, startTotpEnrollment } from '../../lib/store/second-factors.js';
-import { findUserById, updateProfile } from '../../lib/store/users.js';
+import { updateProfile } from '../../lib/store/users.js';
 import { checkTotpCode, totpSecret } from '../verification/second-factor.js';
 import { registerPasskey, registrationOptions, relyingParty } from '../verification/webauthn.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { sendErrorPage } from '../html/layout.js';
 import { accountPage, backupCodesPage, securityPage as securityPageView, type SecurityFactors, type Signed } from '../views/account.js';
 import { hasValidCsrf, requireRecentSignIn } from '../http/session.js';
+import { sessionUser } from '../http/signed-in.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
 import { fieldsOf, formText, raw, text } from '../http/input.js';
 import type { ApiContext } from '../context.js';
@@ -43,7 +44,7 @@ export function accountRoutes(deps: AccountDeps): Router {
   /** The signed-in user, or a redirect to sign-in (pages) / 401 (JSON). */
   async function signedIn(req: Request, res: Response, asJson = false): Promise<Signed | null> {
     const session = req.kfSession;
-    const user = session?.userId ? await findUserById(deps.store, session.userId) : null;
+    const user = await sessionUser(deps, req);
     if (session && user) return { session, user };
     if (asJson) res.status(401).json({ error: 'login_required', error_description: 'sign in first' });
     else res.redirect(303, '/login');

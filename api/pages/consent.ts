@@ -12,10 +12,10 @@ import { findAuthorizationRequest, markConsented, markSiteFactor } from '../../l
 import { findClient, type ClientDoc } from '../../lib/store/clients.js';
 import { recordConsent } from '../../lib/store/consents.js';
 import type { SessionDoc } from '../../lib/store/sessions.js';
-import { findUserById } from '../../lib/store/users.js';
 import { sendErrorPage } from '../html/layout.js';
 import { consentPage, type ConsentExtras } from '../views/consent.js';
 import { hasValidCsrf } from '../http/session.js';
+import { sessionUser } from '../http/signed-in.js';
 import { OTHER_BROWSER, proceedWithAuthorization, redirectWithError, startedInThisBrowser, type FlowDeps } from '../oauth/authorization-flow.js';
 import { teamChoices, teamGrantRefusal } from '../oauth/team-consent.js';
 import { passkeyProvedHere, passSiteGate, siteGateStanding } from '../verification/site-gate.js';
@@ -53,7 +53,7 @@ export function consentRoutes(deps: ConsentDeps): Router {
     if (!request) return (sendErrorPage(res, 400, ...EXPIRED), null);
     if (!startedInThisBrowser(req, deps, request)) return (sendErrorPage(res, 403, ...OTHER_BROWSER), null);
     const session = req.kfSession;
-    const user = session?.userId ? await findUserById(deps.store, session.userId) : null;
+    const user = await sessionUser(deps, req);
     if (!session || !user) return (res.redirect(303, `/login?request=${encodeURIComponent(request._id)}`), null);
     const client = await findClient(deps.store, request.clientId);
     if (!client || !isClientActive(client)) return (sendErrorPage(res, 400, 'Unknown application', 'This application no longer exists.'), null);
@@ -111,7 +111,7 @@ export function consentRoutes(deps: ConsentDeps): Router {
   async function loadJson(req: Request, res: Response): Promise<Omit<Context, 'client'> | null> {
     const request = await findAuthorizationRequest(deps.store, PasskeyAnswer.parse(req.body).request ?? ConsentQuery.parse(req.query).request);
     const session = req.kfSession;
-    const user = session?.userId ? await findUserById(deps.store, session.userId) : null;
+    const user = await sessionUser(deps, req);
     if (!request || !session || !user || !startedInThisBrowser(req, deps, request) || !hasValidCsrf(req, session)) {
       res.status(403).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: 'no consent in progress' });
       return null;

@@ -13,12 +13,11 @@ import type { ClientDoc } from '../../lib/store/clients.js';
 import { recordConsent } from '../../lib/store/consents.js';
 import { findPendingByUserCode } from '../../lib/store/device-codes.js';
 import { takeAttempt } from '../../lib/store/rate-limits.js';
-import type { SessionDoc } from '../../lib/store/sessions.js';
-import { findUserById } from '../../lib/store/users.js';
 import { sendErrorPage } from '../html/layout.js';
 import { answeredPage, codePage, consentPage, DEVICE_CONSENT_PATH } from '../views/device.js';
 import { clientAddress } from '../http/request-limits.js';
 import { formCsrf, hasValidCsrf, type SessionDeps } from '../http/session.js';
+import { sessionUser } from '../http/signed-in.js';
 import { DEVICE_PAGE_PATH, type DeviceFlowDeps } from '../routes/device-authorization.js';
 import { fieldsOf, raw } from '../http/input.js';
 
@@ -55,9 +54,9 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
   const loginUrl = (userCode: string) => `/login?next=${encodeURIComponent(`${DEVICE_CONSENT_PATH}?user_code=${userCode}`)}`;
 
   /** Admin-only scopes are for admins: nobody else can allow them (as on the consent page of the code flow). */
-  async function mayAllow(session: SessionDoc, device: DeviceCodeDoc): Promise<boolean> {
+  async function mayAllow(req: Request, device: DeviceCodeDoc): Promise<boolean> {
     if (!device.scope.some((s) => SCOPES[s]?.adminOnly)) return true;
-    return (await findUserById(deps.store, session.userId!))?.role === 'admin';
+    return (await sessionUser(deps, req))?.role === 'admin';
   }
   const adminOnly = (res: Response) => sendErrorPage(res, 403, 'Admin access', 'This device asks for admin permissions, which only an admin can allow.');
 
@@ -82,7 +81,7 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
     const found = await findByUserCode(req, UserCodeFields.parse(req.query).user_code);
     if (!found.ok) return codePage(res, formCsrf(req, res, deps), { error: found.error, status: found.status });
     if (!session?.userId) return res.redirect(303, loginUrl(found.userCode));
-    if (!(await mayAllow(session, found.device))) return adminOnly(res);
+    if (!(await mayAllow(req, found.device))) return adminOnly(res);
     consentPage(res, session, found);
   });
 
@@ -97,7 +96,7 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
     if (!found.ok) return codePage(res, formCsrf(req, res, deps), { error: found.error, status: found.status });
     if (!session?.userId) return res.redirect(303, loginUrl(found.userCode));
     const { device, client } = found;
-    if (decision === 'allow' && !(await mayAllow(session, device))) return adminOnly(res);
+    if (decision === 'allow' && !(await mayAllow(req, device))) return adminOnly(res);
 
     const approval: DeviceApproval = {
       userId: session.userId,

@@ -19,6 +19,7 @@ import { sendErrorPage } from '../html/layout.js';
 import { loginPage, secondFactorPage, signedOutPage, type LoginPageOptions } from '../views/login.js';
 import { signupHref } from '../views/signup.js';
 import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '../http/session.js';
+import { sessionUser } from '../http/signed-in.js';
 import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
 import { hasSecondFactor, resumeUrl } from '../oauth/authorization-flow.js';
 import { fieldsOf, raw, text } from '../http/input.js';
@@ -95,7 +96,7 @@ export function loginRoutes(deps: LoginDeps): Router {
 
   router.get('/login', async (req, res) => {
     // reauth=1: the signed-in user signs in again (the form even though signed in, the email fixed), then `next`.
-    const user = ReauthQuery.parse(req.query).reauth === '1' && req.kfSession?.userId ? await findUserById(deps.store, req.kfSession.userId) : null;
+    const user = ReauthQuery.parse(req.query).reauth === '1' ? await sessionUser(deps, req) : null;
     await showForm(req, res, user ? { email: user.email, reauth: true } : {});
   });
 

@@ -10,7 +10,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { hasPasskey } from '../../lib/store/passkeys.js';
 import { takeAttempt } from '../../lib/store/rate-limits.js';
 import type { SessionDoc } from '../../lib/store/sessions.js';
-import { findUserById, type UserDoc } from '../../lib/store/users.js';
+import type { UserDoc } from '../../lib/store/users.js';
 import { captchaAnswerFrom } from '../verification/captcha.js';
 import { verifySecondFactorCode } from '../verification/second-factor.js';
 import { activeSudoWindow } from '../verification/sudo.js';
@@ -27,6 +27,7 @@ import {
 } from '../verification/step-up-confirmation.js';
 import { sendErrorPage } from '../html/layout.js';
 import { hasValidCsrf, type SessionDeps } from '../http/session.js';
+import { sessionUser } from '../http/signed-in.js';
 import { fieldsOf, raw } from '../http/input.js';
 import { hasSecondFactor } from '../oauth/authorization-flow.js';
 import { ChallengeQuery, STEP_UP_PATHS } from '../routes/step-up.js';
@@ -82,9 +83,8 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
     const session = req.kfSession;
     const loaded = await load(ChallengeQuery.parse(req.query).challenge_id);
     if (!loaded) return sendErrorPage(res, 400, 'Request expired', GONE);
-    if (!session?.userId) return res.redirect(303, loginUrl(loaded.challenge._id));
-    const user = await findUserById(deps.store, session.userId);
-    if (!user) return res.redirect(303, loginUrl(loaded.challenge._id));
+    const user = await sessionUser(deps, req);
+    if (!session || !user) return res.redirect(303, loginUrl(loaded.challenge._id));
     if (!(await hasSecondFactor(deps.store, user))) {
       // Nothing to confirm with: the challenge ends as denied and the app gets access_denied.
       const outcome = await deny(loaded, user._id, 'denied', 'the user has no second factor enrolled');
@@ -100,8 +100,7 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
     const body = ConfirmForm.parse(req.body);
     const loaded = await load(body.challenge_id);
     if (!loaded) return sendErrorPage(res, 400, 'Request expired', GONE);
-    if (!session.userId) return res.redirect(303, loginUrl(loaded.challenge._id));
-    const user = await findUserById(deps.store, session.userId);
+    const user = await sessionUser(deps, req);
     if (!user) return res.redirect(303, loginUrl(loaded.challenge._id));
     const again = (outcome: Extract<Outcome, { kind: 'page' }>) => () =>
       confirmPage(res, session, loaded, user, { error: outcome.error, status: outcome.status });
@@ -142,7 +141,7 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
     if (!session || !hasValidCsrf(req, session)) return (fail(403, 'missing or wrong CSRF token'), null);
     const loaded = await load(ChallengeQuery.parse(req.query).challenge_id);
     if (!loaded) return (fail(400, GONE), null);
-    const user = session.userId ? await findUserById(deps.store, session.userId) : null;
+    const user = await sessionUser(deps, req);
     if (!user) return (fail(401, 'Sign in first.'), null);
     return { session, loaded, user };
   }

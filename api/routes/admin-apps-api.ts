@@ -1,5 +1,5 @@
 // Every app on the instance at /api/oauth/me/admin/apps, for a site admin's
-// token (adminGuard: `admin:config:*` or `site:config:*`). Listing and reading
+// token (adminArea, then adminScopes: `admin:config:*` or `site:config:*`). Listing and reading
 // show each app as the app API does, with its owner; PATCH marks an app
 // verified or not and deactivates or reactivates it (lib/admin/app-changes.ts).
 import express, { Router, type Request } from 'express';
@@ -14,7 +14,7 @@ import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { fieldsOf } from '../http/input.js';
 import { jsonBody, parse, refusalsAnswered, send } from '../http/json-api.js';
-import { adminGuard } from '../http/site-admin.js';
+import { adminScopes } from '../http/site-admin.js';
 import type { ApiContext } from '../context.js';
 
 const BASE = `${ADMIN_API}/apps`;
@@ -49,7 +49,7 @@ export function adminAppsApiRoutes(deps: AdminAppsApiDeps): Router {
 
   router.get(
     BASE,
-    adminGuard(deps, 'apps:read'),
+    adminScopes(deps, 'apps:read'),
     refusalsAnswered(async (req, res) => {
       const { q, limit, offset } = parse(AppsQuery, req.query);
       send(res, 200, { apps: (await pageClients(deps.store, q, limit, offset)).map(adminAppJson) });
@@ -60,12 +60,12 @@ export function adminAppsApiRoutes(deps: AdminAppsApiDeps): Router {
   const one = `${BASE}/:id`;
   router.get(
     one,
-    adminGuard(deps, 'apps:read'),
+    adminScopes(deps, 'apps:read'),
     refusalsAnswered(async (req, res) => send(res, 200, adminAppJson(await named(req)))),
   );
   router.patch(
     one,
-    adminGuard(deps, 'apps:write'),
+    adminScopes(deps, 'apps:write'),
     json,
     refusalsAnswered(async (req, res) => {
       const { client, grantsRevoked } = await changeApp(deps, await named(req), jsonBody(req, z.unknown()), tokenActor(req));

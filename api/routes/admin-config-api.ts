@@ -1,5 +1,5 @@
 // The site settings at /api/oauth/me/admin/config, for a site admin's token
-// (adminGuard: `admin:config:*` or `site:config:*`). Secret settings read as
+// (adminArea, then adminScopes: `admin:config:*` or `site:config:*`). Secret settings read as
 // "********" when set. PATCH takes {key: value, ...}: every key and value is
 // checked before any is written (lib/admin/config-changes.ts, as the CLI's
 // `config set`), and answers with the settings after.
@@ -12,7 +12,7 @@ import { getSiteSettings } from '../../lib/store/settings.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { jsonBody, refusalsAnswered, send } from '../http/json-api.js';
-import { adminGuard } from '../http/site-admin.js';
+import { adminScopes } from '../http/site-admin.js';
 import type { ApiContext } from '../context.js';
 
 const BASE = `${ADMIN_API}/config`;
@@ -23,12 +23,12 @@ export function adminConfigApiRoutes(deps: AdminConfigApiDeps): Router {
   const router = Router();
   router.get(
     BASE,
-    adminGuard(deps, 'config:read'),
+    adminScopes(deps, 'config:read'),
     refusalsAnswered(async (_req, res) => send(res, 200, redactSiteSettings(await getSiteSettings(deps.store)))),
   );
   router.patch(
     BASE,
-    adminGuard(deps, 'config:write'),
+    adminScopes(deps, 'config:write'),
     express.json({ limit: '16kb' }),
     refusalsAnswered(async (req, res) => send(res, 200, await updateSiteSettings(deps, jsonBody(req, z.unknown()), tokenActor(req)))),
   );

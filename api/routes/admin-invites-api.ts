@@ -11,7 +11,7 @@ import { createInvite, namedInvite, revokeInvite } from '../../lib/admin/invite-
 import { listInvites } from '../../lib/store/invites.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { adminGuard } from '../http/site-admin.js';
+import { adminScopes } from '../http/site-admin.js';
 import { fieldsOf } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 import { jsonBody, parse, refusalsAnswered, send } from '../http/json-api.js';
@@ -36,7 +36,7 @@ export function adminInvitesApiRoutes(deps: AdminInvitesApiDeps): Router {
 
   router.get(
     BASE,
-    adminGuard(deps, 'invites:read'),
+    adminScopes(deps, 'invites:read'),
     refusalsAnswered(async (req, res) => {
       const { limit, offset } = parse(InvitePage, req.query);
       const now = new Date();
@@ -45,7 +45,7 @@ export function adminInvitesApiRoutes(deps: AdminInvitesApiDeps): Router {
   );
   router.post(
     BASE,
-    adminGuard(deps, 'invites:create'),
+    adminScopes(deps, 'invites:create'),
     json,
     refusalsAnswered(async (req, res) => {
       // An empty body is allowed (all defaults); a body that is there must be JSON.
@@ -61,7 +61,7 @@ export function adminInvitesApiRoutes(deps: AdminInvitesApiDeps): Router {
   const one = `${BASE}/:id`;
   router.delete(
     one,
-    adminGuard(deps, 'invites:delete'),
+    adminScopes(deps, 'invites:delete'),
     refusalsAnswered(async (req, res) => {
       await revokeInvite(deps, await namedInvite(deps.store, String(req.params.id ?? '')), tokenActor(req));
       send(res, 204);

@@ -1,5 +1,5 @@
 // User accounts at /api/oauth/me/admin/users, for a site admin's token
-// (adminGuard: the user is an admin now, and the token carries one of the
+// (adminArea: the user is an admin now; adminScopes: the token carries one of the
 // scopes of lib/domain/admin-access.ts for the request). Search and paging,
 // one account, changes (PATCH), reset of second factors, revocation of every
 // token, deletion. The changes, their rules and admin events are
@@ -17,7 +17,7 @@ import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { fieldsOf } from '../http/input.js';
 import { jsonBody, parse, refusalsAnswered, send } from '../http/json-api.js';
-import { adminGuard } from '../http/site-admin.js';
+import { adminScopes } from '../http/site-admin.js';
 import { endUserSessions, type SignOutDeps } from '../oauth/sign-out.js';
 import type { ApiContext } from '../context.js';
 
@@ -58,7 +58,7 @@ export function adminUsersApiRoutes(deps: AdminUsersApiDeps): Router {
 
   router.get(
     BASE,
-    adminGuard(deps, 'users:read'),
+    adminScopes(deps, 'users:read'),
     refusalsAnswered(async (req, res) => {
       const { q, limit, offset } = parse(Search, req.query);
       const { users, total } = await searchUsers(deps.store, { q, limit, offset });
@@ -74,12 +74,12 @@ export function adminUsersApiRoutes(deps: AdminUsersApiDeps): Router {
   const one = `${BASE}/:id`;
   router.get(
     one,
-    adminGuard(deps, 'users:read'),
+    adminScopes(deps, 'users:read'),
     refusalsAnswered(async (req, res) => send(res, 200, await shown(await named(req)))),
   );
   router.patch(
     one,
-    adminGuard(deps, 'users:write'),
+    adminScopes(deps, 'users:write'),
     json,
     refusalsAnswered(async (req, res) => {
       const target = await named(req);
@@ -88,7 +88,7 @@ export function adminUsersApiRoutes(deps: AdminUsersApiDeps): Router {
   );
   router.delete(
     one,
-    adminGuard(deps, 'users:delete'),
+    adminScopes(deps, 'users:delete'),
     refusalsAnswered(async (req, res) => {
       await deleteUser(changes, await named(req), tokenActor(req));
       send(res, 204);
@@ -98,13 +98,13 @@ export function adminUsersApiRoutes(deps: AdminUsersApiDeps): Router {
 
   router.post(
     `${one}/reset-2fa`,
-    adminGuard(deps, 'users:write'),
+    adminScopes(deps, 'users:write'),
     refusalsAnswered(async (req, res) => send(res, 200, await shown(await resetSecondFactors(changes, await named(req), tokenActor(req))))),
   );
   router.all(`${one}/reset-2fa`, methodNotAllowed(['POST']));
   router.post(
     `${one}/revoke-tokens`,
-    adminGuard(deps, 'tokens:revoke'),
+    adminScopes(deps, 'tokens:revoke'),
     refusalsAnswered(async (req, res) => {
       const revoked = await revokeUserTokens(changes, await named(req), tokenActor(req));
       send(res, 200, { grants_revoked: revoked.grants, personal_access_tokens_revoked: revoked.personalAccessTokens });

@@ -1,17 +1,17 @@
 // Every team on the instance at /api/oauth/site/teams, for a site admin's
 // token with `site:team:read`, `site:team:write` or `site:team:delete`. The
-// token's user must still be a site admin (re-read on every request: a
-// demoted admin's tokens stop working here at once) and then acts as an owner
-// of every team; deleting a team is also an admin event.
+// token's user must still be a site admin (adminArea, api/http/site-admin.ts,
+// before any scope check: a demoted admin's tokens stop working here at once)
+// and then acts as an owner of every team; deleting a team is also an admin
+// event.
 import { Router } from 'express';
 import { z } from 'zod';
 import { teamJson } from '../../lib/domain/teams.js';
 import { listAllTeams } from '../../lib/store/teams.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { siteAdminOnly } from '../http/site-admin.js';
 import { fieldsOf } from '../http/input.js';
-import { requireAccessToken } from '../oauth/bearer.js';
+import { requireScopes } from '../oauth/bearer.js';
 import type { ApiContext } from '../context.js';
 import { teamRoutes, type TeamNeed } from './teams.handlers.js';
 import { parse, send, refusalsAnswered } from '../http/json-api.js';
@@ -41,7 +41,8 @@ export type SiteTeamsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' |
 export function siteTeamsApiRoutes(deps: SiteTeamsApiDeps): Router {
   const router = Router();
 
-  const guard = (need: TeamNeed) => [requireAccessToken(deps, [SCOPE_FOR[need]]), siteAdminOnly(deps)];
+  // The token and its user's role were checked by adminArea: the scope is left.
+  const guard = (need: TeamNeed) => [requireScopes(deps, [SCOPE_FOR[need]])];
 
   router.get(
     BASE,

@@ -1,8 +1,9 @@
 // OAuth sources (upstream identity providers for "Sign in with …") at
 // /api/oauth/me/admin/oauth_sources, for a site admin's token: reading needs
 // `admin:config:read`, changes `admin:config:write`. The token's user must be
-// a site admin, re-read on every request (a demoted admin's tokens stop
-// working here at once): anyone else gets 404 not_found. Answers never
+// a site admin, re-read on every request (adminArea, api/http/site-admin.ts:
+// a demoted admin's tokens stop working here at once; anyone else gets 404
+// not_found). Answers never
 // carry the client secret, only `client_secret_set`. The changes themselves,
 // their checks and admin events are lib/sources/source-changes.ts.
 import express, { Router, type Request, type Response } from 'express';
@@ -13,8 +14,7 @@ import { createSource, removeSource, updateSource } from '../../lib/sources/sour
 import { findSource, listSources } from '../../lib/store/oauth-sources.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { siteAdminOnly } from '../http/site-admin.js';
-import { requireAccessToken, requireScopes } from '../oauth/bearer.js';
+import { requireScopes } from '../oauth/bearer.js';
 import type { ApiContext } from '../context.js';
 import { jsonBody, send, refusalsAnswered } from '../http/json-api.js';
 
@@ -25,9 +25,9 @@ export type SourcesAdminApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store
 export function sourcesAdminApiRoutes(deps: SourcesAdminApiDeps): Router {
   const router = Router();
   const json = express.json({ limit: '64kb' });
-  const authenticated = [requireAccessToken(deps, []), siteAdminOnly(deps)];
-  const read = [...authenticated, requireScopes(deps, ['admin:config:read'])];
-  const write = [...authenticated, requireScopes(deps, ['admin:config:write'])];
+  // The token and its user's role were checked by adminArea: the scope is left.
+  const read = requireScopes(deps, ['admin:config:read']);
+  const write = requireScopes(deps, ['admin:config:write']);
   /** Any JSON body is read here; what it holds is checked by the change (a JSON 400 naming the field). */
   const body = (req: Request): unknown => jsonBody(req, z.unknown());
 

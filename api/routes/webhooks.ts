@@ -6,10 +6,11 @@
 //
 //   user    any user; only the token user's own webhooks exist (another
 //           user's webhook is 404); scopes webhooks:read / webhooks:write
-//   admin   the token's user must have role `admin`, checked BEFORE the scope:
-//           to anyone else every admin route is 404 not_found, so a regular
-//           user cannot learn from a 403 that they exist. Admin webhooks belong
-//           to the site: every admin sees all of them (ownerUserId = creator).
+//   admin   the token's user must have role `admin`, checked BEFORE the scope
+//           by adminArea (api/http/site-admin.ts): to anyone else every admin
+//           route is 404 not_found, so a regular user cannot learn from a 403
+//           or 405 that they exist. Admin webhooks belong to the site: every
+//           admin sees all of them (ownerUserId = creator).
 //
 // Every change (its checks, its admin event, the secret shown once in the
 // creation response) is lib/webhooks/webhook-changes.ts, shared with the admin
@@ -32,7 +33,7 @@ import {
 import { WEBHOOK_RULES } from '../../lib/webhooks/webhook-rules.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
-import { siteAdminOnly } from '../http/site-admin.js';
+import { inAdminArea } from '../http/site-admin.js';
 import { requireAccessToken, requireScopes } from '../oauth/bearer.js';
 import { deliveryJson, testDeliveryJson, webhookJson } from '../views/webhooks.js';
 import type { ApiContext } from '../context.js';
@@ -71,15 +72,13 @@ function webhookResource(deps: WebhookRoutesDeps, scope: WebhookScope): Router {
   const json = express.json({ limit: '64kb' });
   const send = (res: Response, status: number, body: unknown) => res.status(status).set('Cache-Control', 'no-store').json(body);
 
-  const authenticate = requireAccessToken(deps, []);
-  const siteAdmin = siteAdminOnly(deps);
-  /** Admin routes: 404 to anyone whose role is not `admin`, before any scope check. */
-  const adminGate: RequestHandler = (req, res, next) => (rules.adminOnly ? siteAdmin(req, res, next) : next());
-  const guard = (need?: string): RequestHandler[] => [authenticate, adminGate, ...(need ? [requireScopes(deps, [need])] : [])];
+  /** Admin routes sit behind adminArea, which has checked the token and the role: the scope is left. */
+  const authenticate = inAdminArea(rules.base) ? [] : [requireAccessToken(deps, [])];
+  const guard = (need?: string): RequestHandler[] => [...authenticate, ...(need ? [requireScopes(deps, [need])] : [])];
   const read = guard(rules.scopes.read);
   const write = guard(rules.scopes.write);
   const remove = guard(rules.scopes.delete);
-  /** Wrong methods: 405, but only to a caller who may see the route (a non-admin gets 404 from the gate). */
+  /** Wrong methods: 405, but only to a caller who may see the route (a non-admin gets 404 from adminArea). */
   const wrongMethod = (allowed: string[]) => [...guard(), methodNotAllowed(allowed)];
 
   /** The webhook named in the path, if the caller may see it (another user's webhook is 404). */

@@ -89,9 +89,9 @@ describe('a token bound to one team', () => {
       expect(refused.body.error).toBe('insufficient_scope');
       expect(refused.challenge).toMatch(/error="insufficient_scope"/);
     }
-    // Nor the caller's-teams API, nor the site API.
+    // Nor the caller's-teams API, nor the site API (404 to anyone who is not a site admin, before any scope check).
     expect((await call(at, 'GET', '/api/oauth/me/teams')).status).toBe(403);
-    expect((await call(at, 'GET', '/api/oauth/site/teams')).status).toBe(403);
+    expect((await call(at, 'GET', '/api/oauth/site/teams')).status).toBe(404);
     // Read only: no change.
     expect((await call(at, 'PATCH', `/api/oauth/me/team/${mid._id}`, { name: 'Renamed' })).status).toBe(403);
   });

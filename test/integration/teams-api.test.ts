@@ -300,9 +300,10 @@ describe('team API', () => {
     expect(single.headers.get('www-authenticate')).toContain(`scope="team:${t.id}:read"`);
     const members = await fetch(`${api.url}/api/oauth/me/team/${t.id}/members`, { headers: { authorization: `Bearer ${o.token}` } });
     expect(members.headers.get('www-authenticate')).toContain(`scope="team:${t.id}:member:read"`);
+    // The site tier is 404 to anyone who is not a site admin, before any scope check.
     const site = await fetch(`${api.url}/api/oauth/site/teams`, { headers: { authorization: `Bearer ${o.token}` } });
-    expect(site.status).toBe(403);
-    expect(site.headers.get('www-authenticate')).toContain('scope="site:team:read"');
+    expect(site.status).toBe(404);
+    expect(await site.json()).toMatchObject({ error: 'not_found' });
     const badId = await fetch(`${api.url}/api/oauth/me/team/bad%20id`, { headers: { authorization: `Bearer ${o.token}` } });
     expect(badId.status).toBe(400);
   });
