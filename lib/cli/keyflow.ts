@@ -13,7 +13,8 @@ import { createMlDsa65 } from '../keys/mldsa.js';
 import { ensureIndexes, openStore, type Store } from '../store/db.js';
 import { createLogger } from '../runtime/log.js';
 import { upgradeStoredData } from '../runtime/stored-data-upgrades.js';
-import { createClient, listClients, publicClient } from '../store/clients.js';
+import { createClient, listClients } from '../store/clients.js';
+import { adminAppJson } from '../admin/app-json.js';
 import { getSiteSettings } from '../store/settings.js';
 import type { SigningAlg } from '../store/signing-keys.js';
 import { print, UsageError, USAGE, parseOrUsage } from './usage.js';
@@ -45,7 +46,7 @@ function required<T>(value: T | undefined, flag: string): T {
 async function clients(store: Store, sub: string | undefined, argv: string[]) {
   if (sub === 'list') {
     parse(argv, {});
-    return print(await listClients(store));
+    return print((await listClients(store)).map(adminAppJson));
   }
   if (sub === 'create') {
     const { values: v } = parse(argv, {
@@ -101,8 +102,8 @@ async function clients(store: Store, sub: string | undefined, argv: string[]) {
       requirePkce: !v['no-pkce'],
     } as NewClientInput;
     const { client, clientSecret } = await createClient(store, input);
-    const out = { client_id: client._id, ...(clientSecret ? { client_secret: clientSecret } : {}), client: publicClient(client) };
-    return print(out);
+    // The app as the admin API shows it; the secret as the app API shows it on create, this once.
+    return print({ ...adminAppJson(client), ...(clientSecret ? { client_secret: clientSecret } : {}) });
   }
   throw new UsageError(`unknown command: clients ${sub ?? ''}`.trim());
 }
