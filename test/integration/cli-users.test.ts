@@ -68,6 +68,16 @@ describe('keyflow users', () => {
     expect(await ok('tokens', 'revoke', '--user', email)).toEqual({ user_id: created.id, ...(await adminApi('POST', `${one}/revoke-tokens`)) });
   });
 
+  it('audit list names who made a change as admin webhooks do (user_id, client_id)', async () => {
+    const { user: admin } = await newUser(api.deps, { prefix: 'cli-audit-admin', password: FLOW_PASSWORD, admin: true });
+    const { user } = await newUser(api.deps, { prefix: 'cli-audit-target', password: FLOW_PASSWORD });
+    const token = await mintAccessToken(api, admin._id, ['admin:users:write']);
+    const res = await fetch(`${api.url}/api/oauth/me/admin/users/${user._id}/revoke-tokens`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    const audit = await ok('audit', 'list', '--event', 'admin.user.update', '--limit', '1000');
+    expect(audit.find((r: Json) => r.data.user_id === user._id).actor).toEqual({ type: 'user', user_id: admin._id, client_id: expect.any(String) });
+  });
+
   it('update changes name, email, username and role; refuses bad input (2), unknown users (2) and a taken email (1)', async () => {
     const { user } = await newUser(api.deps, { prefix: 'cli-upd', password: FLOW_PASSWORD });
     const other = await newUser(api.deps, { prefix: 'cli-other', password: FLOW_PASSWORD });

@@ -352,6 +352,15 @@ describe('keyflow keys', () => {
   it('lists, rotates and retires keys', async () => {
     expect(json((await runCli(['keys', 'list'])).stdout)).toEqual([]);
     const first = json((await runCli(['keys', 'rotate'])).stdout);
+    expect(first[0]).toEqual({
+      kid: expect.any(String),
+      alg: 'ML-DSA-65',
+      generation: 1,
+      status: 'active',
+      signing: true,
+      created_at: expect.any(String),
+      retired_at: null,
+    });
     expect(first.map((k: { alg: string; generation: number }) => [k.alg, k.generation])).toEqual([
       ['ML-DSA-65', 1],
       ['RS256', 1],
@@ -366,7 +375,7 @@ describe('keyflow keys', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/rotate first/);
     const retired = json((await runCli(['keys', 'retire', signingRs.kid])).stdout);
-    expect(retired).toMatchObject({ kid: signingRs.kid, status: 'retired' });
+    expect(retired).toMatchObject({ kid: signingRs.kid, status: 'retired', signing: false, retired_at: expect.any(String) });
   });
 
   it('takes a kid that starts with "-" (base64url) as a kid, not as an option', async () => {
