@@ -17,6 +17,7 @@ import { sessionForState, startSignedInSession } from '../http/session.js';
 import { csrfGuard, signedInUser } from '../http/signed-in.js';
 import { fieldsOf, text } from '../http/input.js';
 import { sendErrorPage } from '../html/layout.js';
+import { linkFromAccountPage } from '../views/social.js';
 import { hasSecondFactor } from '../oauth/authorization-flow.js';
 import { afterSignIn, requestParam } from './login.js';
 import type { ApiContext } from '../context.js';
@@ -95,6 +96,7 @@ export function socialSignInRoutes(deps: SocialSignInDeps): Router {
 
     const outcome = await resolveUpstreamAccount(deps.store, source, profile, login.linkUserId);
     if (outcome.kind === 'refused') return sendErrorPage(res, 403, FAILED, outcome.reason);
+    if (outcome.kind === 'link-from-account') return linkFromAccountPage(res, FAILED, outcome.reason);
     if (outcome.kind === 'linked') return res.redirect(303, '/account/social?linked=1');
     const { user } = outcome;
     if (isDisabled(user)) return sendErrorPage(res, 403, FAILED, ACCOUNT_DISABLED);

@@ -4,8 +4,8 @@
 // verified or not and deactivates or reactivates it (lib/admin/app-changes.ts).
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
+import { adminAppJson, appChangeJson } from '../../lib/admin/app-json.js';
 import { ADMIN_API } from '../../lib/domain/admin-access.js';
-import { appJson } from '../../lib/domain/client-metadata.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import { NotFoundError } from '../../lib/domain/errors.js';
 import { changeApp } from '../../lib/admin/app-changes.js';
@@ -29,9 +29,6 @@ const AppsQuery = fieldsOf({
   limit: wholeNumber.pipe(z.number().min(1, 'must be at least 1').max(500, 'must be at most 500')).default(100),
   offset: wholeNumber.default(0),
 });
-
-/** An app as a site admin sees it: the app API's fields and its owner (null for an operator's app). */
-const adminAppJson = (c: ClientDoc) => ({ ...appJson(c), owner_user_id: c.ownerUserId ?? null });
 
 export type AdminAppsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events'>;
 
@@ -68,8 +65,7 @@ export function adminAppsApiRoutes(deps: AdminAppsApiDeps): Router {
     adminScopes(deps, 'apps:write'),
     json,
     refusalsAnswered(async (req, res) => {
-      const { client, grantsRevoked } = await changeApp(deps, await named(req), jsonBody(req, z.unknown()), tokenActor(req));
-      send(res, 200, { ...adminAppJson(client), grants_revoked: grantsRevoked });
+      send(res, 200, appChangeJson(await changeApp(deps, await named(req), jsonBody(req, z.unknown()), tokenActor(req))));
     }),
   );
   router.all(one, methodNotAllowed(['GET', 'PATCH']));

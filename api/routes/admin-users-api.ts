@@ -7,12 +7,12 @@
 // sessions a change ends.
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
-import { adminUserJson } from '../../lib/admin/user-json.js';
+import { adminUserJsonOf, adminUsersJson, revokedTokensJson } from '../../lib/admin/user-json.js';
 import { deleteUser, resetSecondFactors, revokeUserTokens, updateUser, type UserChangeDeps } from '../../lib/admin/user-changes.js';
 import { ADMIN_API } from '../../lib/domain/admin-access.js';
 import { NotFoundError } from '../../lib/domain/errors.js';
 import type { UserDoc } from '../../lib/domain/users.js';
-import { findUserById, MAX_USER_SEARCH, passkeyCounts, searchUsers } from '../../lib/store/users.js';
+import { findUserById, MAX_USER_SEARCH, searchUsers } from '../../lib/store/users.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { fieldsOf } from '../http/input.js';
@@ -52,9 +52,7 @@ export function adminUsersApiRoutes(deps: AdminUsersApiDeps): Router {
     return user;
   }
 
-  async function shown(user: UserDoc) {
-    return adminUserJson(user, (await passkeyCounts(deps.store, [user._id])).get(user._id) ?? 0);
-  }
+  const shown = (user: UserDoc) => adminUserJsonOf(deps.store, user);
 
   router.get(
     BASE,
@@ -62,11 +60,7 @@ export function adminUsersApiRoutes(deps: AdminUsersApiDeps): Router {
     refusalsAnswered(async (req, res) => {
       const { q, limit, offset } = parse(Search, req.query);
       const { users, total } = await searchUsers(deps.store, { q, limit, offset });
-      const passkeys = await passkeyCounts(
-        deps.store,
-        users.map((u) => u._id),
-      );
-      send(res, 200, { users: users.map((u) => adminUserJson(u, passkeys.get(u._id) ?? 0)), limit, offset, total });
+      send(res, 200, { users: await adminUsersJson(deps.store, users), limit, offset, total });
     }),
   );
   router.all(BASE, methodNotAllowed(['GET']));
@@ -106,8 +100,7 @@ export function adminUsersApiRoutes(deps: AdminUsersApiDeps): Router {
     `${one}/revoke-tokens`,
     adminScopes(deps, 'tokens:revoke'),
     refusalsAnswered(async (req, res) => {
-      const revoked = await revokeUserTokens(changes, await named(req), tokenActor(req));
-      send(res, 200, { grants_revoked: revoked.grants, personal_access_tokens_revoked: revoked.personalAccessTokens });
+      send(res, 200, revokedTokensJson(await revokeUserTokens(changes, await named(req), tokenActor(req))));
     }),
   );
   router.all(`${one}/revoke-tokens`, methodNotAllowed(['POST']));

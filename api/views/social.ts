@@ -1,5 +1,6 @@
 // /account/social: the user's linked accounts ("Sign in with …"), each with
-// Unlink, and a Link button per enabled source not linked yet.
+// Unlink, and a Link button per enabled source not linked yet; and the
+// refusal of an upstream sign-in that only a link from there can settle.
 import type { Response } from 'express';
 import type { OAuthSourceDoc, SocialAccountDoc } from '../../lib/domain/oauth-sources.js';
 import { html } from '../html/html.js';
@@ -41,5 +42,19 @@ ${linkable.map(
     html`<form class="inline" method="post" action="/account/social/link/${s.slug}">${csrfField(session.csrf)}<button type="submit">Link ${s.name}</button></form>`,
 )}
 <p><a href="/account">Back to your account</a></p>`,
+  });
+}
+
+/** Where the refusal of an upstream sign-in sends its user: the sign-in page, then the account's sign-in methods. */
+const LINK_FROM_ACCOUNT = `/login?next=${encodeURIComponent('/account/social')}`;
+
+/** An account with the upstream's email exists but the sign-in may not reach it: the way forward is to link from that account. */
+export function linkFromAccountPage(res: Response, title: string, message: string): void {
+  sendPage(res, {
+    title,
+    status: 403,
+    body: html`<h1>${title}</h1>
+<p class="error" role="alert">${message}</p>
+<p><a class="button" href="${LINK_FROM_ACCOUNT}">Sign in another way</a></p>`,
   });
 }

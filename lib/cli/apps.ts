@@ -1,12 +1,13 @@
 // `keyflow apps verify|deactivate|reactivate CLIENT_ID`: a site admin's
 // changes to any app, through the same change module as the admin API
 // (admin/app-changes.ts): the same grant revocation on deactivation and the
-// same admin.app.update event, with the operator as actor. An unknown client
-// id is a usage error (exit 2). `apps list|create` are `clients list|create`.
+// same admin.app.update event, with the operator as actor, and the admin
+// API's answer printed (admin/app-json.ts). An unknown client id is a usage
+// error (exit 2). `apps list|create` are `clients list|create`.
 import type { Config } from '../config/env.js';
 import { ValidationError } from '../domain/errors.js';
 import { changeApp, type AppAdminInput } from '../admin/app-changes.js';
-import { publicClient } from '../domain/clients.js';
+import { appChangeJson } from '../admin/app-json.js';
 import type { Store } from '../store/db.js';
 import { findClient } from '../store/clients.js';
 import { connectTemporalClient, lazyTemporalClient } from '../temporal/connection.js';
@@ -46,8 +47,7 @@ export async function appChangeCommand(store: Store, cfg: Config, sub: AppChange
   const events = cliEvents(cfg, store);
   try {
     const flows = { client: temporal.client, taskQueue: cfg.temporal.taskQueue };
-    const { client: after, changed, grantsRevoked } = await changeApp({ store, flows, events }, client, input, OPERATOR);
-    print({ client: publicClient(after), changed, grants_revoked: grantsRevoked });
+    print(appChangeJson(await changeApp({ store, flows, events }, client, input, OPERATOR)));
   } finally {
     await events.finish();
     await temporal.close();

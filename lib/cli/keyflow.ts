@@ -2,18 +2,19 @@
 import '../runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
 import { type ParseArgsConfig } from 'node:util';
 import { parseConfig, type Config } from '../config/env.js';
-import { listFlows } from '../flows/flow-list.js';
+import { flowJson, listFlows } from '../flows/flow-list.js';
 import type { NewClientInput, RedirectUriEntry } from '../domain/clients.js';
 import { ConflictError, ValidationError } from '../domain/errors.js';
 import { parseScopeParam } from '../domain/scopes.js';
 import { isSiteSettingKey, redactSiteSettings, SITE_SETTINGS } from '../domain/site-settings.js';
 import { loadKek } from '../security/kek.js';
-import { Keyring, SIGNING_ALGS } from '../keys/keyring.js';
+import { Keyring, keyInfoJson, SIGNING_ALGS } from '../keys/keyring.js';
 import { createMlDsa65 } from '../keys/mldsa.js';
 import { ensureIndexes, openStore, type Store } from '../store/db.js';
 import { createLogger } from '../runtime/log.js';
 import { upgradeStoredData } from '../runtime/stored-data-upgrades.js';
-import { createClient, listClients, publicClient } from '../store/clients.js';
+import { createClient, listClients } from '../store/clients.js';
+import { adminAppJson } from '../admin/app-json.js';
 import { getSiteSettings } from '../store/settings.js';
 import type { SigningAlg } from '../store/signing-keys.js';
 import { print, UsageError, USAGE, parseOrUsage } from './usage.js';
@@ -23,7 +24,7 @@ import { sourcesCommand } from './sources.js';
 import { tokensCommand, usersCommand } from './users.js';
 import { connectTemporal } from './temporal.js';
 import { invitesCommand } from './invites.js';
-import { ADMIN_EVENTS, AUDIT_EVENTS, isAdminEvent } from '../domain/webhook-events.js';
+import { actorPayload, ADMIN_EVENTS, AUDIT_EVENTS, isAdminEvent } from '../domain/webhook-events.js';
 import { recentAuditRecords } from '../store/audit-log.js';
 import { cliEvents, OPERATOR } from './events.js';
 import { updateSiteSettings } from '../admin/config-changes.js';
@@ -45,7 +46,7 @@ function required<T>(value: T | undefined, flag: string): T {
 async function clients(store: Store, sub: string | undefined, argv: string[]) {
   if (sub === 'list') {
     parse(argv, {});
-    return print(await listClients(store));
+    return print((await listClients(store)).map(adminAppJson));
   }
   if (sub === 'create') {
     const { values: v } = parse(argv, {
@@ -101,8 +102,8 @@ async function clients(store: Store, sub: string | undefined, argv: string[]) {
       requirePkce: !v['no-pkce'],
     } as NewClientInput;
     const { client, clientSecret } = await createClient(store, input);
-    const out = { client_id: client._id, ...(clientSecret ? { client_secret: clientSecret } : {}), client: publicClient(client) };
-    return print(out);
+    // The app as the admin API shows it; the secret as the app API shows it on create, this once.
+    return print({ ...adminAppJson(client), ...(clientSecret ? { client_secret: clientSecret } : {}) });
   }
   throw new UsageError(`unknown command: clients ${sub ?? ''}`.trim());
 }
@@ -137,7 +138,7 @@ async function keysCommand(store: Store, cfg: Config, sub: string | undefined, a
   const keyring = () => new Keyring(store, loadKek(cfg.kek, cfg.dataDir), createMlDsa65(cfg.mldsa));
   if (sub === 'list') {
     parse(argv, {});
-    return print(await keyring().list());
+    return print((await keyring().list()).map(keyInfoJson));
   }
   if (sub === 'rotate') {
     const { values } = parse(argv, { alg: { type: 'string' } });
@@ -147,7 +148,7 @@ async function keysCommand(store: Store, cfg: Config, sub: string | undefined, a
     const algs = alg ? [alg as SigningAlg] : SIGNING_ALGS;
     const rotated = [];
     for (const a of algs) rotated.push(await ring.rotate(a));
-    return print(rotated);
+    return print(rotated.map(keyInfoJson));
   }
   if (sub === 'retire') {
     // A kid is base64url and may start with '-': it is taken as it is, never parsed as an option.
@@ -155,7 +156,7 @@ async function keysCommand(store: Store, cfg: Config, sub: string | undefined, a
     if (args.length > 1) throw new UsageError(`unexpected argument: ${args[1]}`);
     const kid = required(args[0], 'KID');
     try {
-      return print(await keyring().retire(kid));
+      return print(keyInfoJson(await keyring().retire(kid)));
     } catch (err) {
       throw new ConflictError((err as Error).message);
     }
@@ -173,7 +174,8 @@ async function audit(store: Store, sub: string | undefined, argv: string[]) {
   if (event !== undefined && !isAdminEvent(event) && !(AUDIT_EVENTS as readonly string[]).includes(event))
     throw new UsageError(`--event must be an admin or audit event: ${[...ADMIN_EVENTS, ...AUDIT_EVENTS].join(', ')}`);
   const records = await recentAuditRecords(store, limit, event);
-  print(records.map((r) => ({ id: r._id, event: r.name, at: r.createdAt, actor: r.actor, data: r.data })));
+  // The actor as admin webhooks carry it (`data.actor`): snake_case, only what is known.
+  print(records.map((r) => ({ id: r._id, event: r.name, at: r.createdAt, actor: actorPayload(r.actor), data: r.data })));
 }
 
 /** Open flows from Temporal's visibility store, filtered by the search attributes every workflow sets. */
@@ -182,9 +184,8 @@ async function flows(cfg: Config, sub: string | undefined, argv: string[]) {
   const { values } = parse(argv, { client: { type: 'string' }, user: { type: 'string' }, all: { type: 'boolean' } });
   const temporal = await connectTemporal(cfg);
   try {
-    print(
-      await listFlows(temporal.client, { clientId: values.client as string | undefined, userId: values.user as string | undefined, all: Boolean(values.all) }),
-    );
+    const filter = { clientId: values.client as string | undefined, userId: values.user as string | undefined, all: Boolean(values.all) };
+    print((await listFlows(temporal.client, filter)).map(flowJson));
   } finally {
     await temporal.close();
   }

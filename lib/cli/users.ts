@@ -1,6 +1,7 @@
 // `keyflow users ...` and `keyflow tokens revoke`: the operator's changes to
 // accounts, through the same changes as the admin API (admin/user-changes.ts),
-// with the operator as the events' actor. Sessions a change ends are deleted
+// with the operator as the events' actor, printed as the admin API answers
+// (admin/user-json.ts). Sessions a change ends are deleted
 // and their clients told by back-channel logout (admin/user-sessions.ts).
 // Commands that revoke grants or end sessions (disable, delete, tokens revoke)
 // need Temporal and change nothing when it does not answer (exit 1). An
@@ -11,10 +12,11 @@ import type { Config } from '../config/env.js';
 import { ValidationError } from '../domain/errors.js';
 import type { UserDoc } from '../domain/users.js';
 import { deleteUser, resetSecondFactors, revokeUserTokens, updateUser, type UserChangeDeps } from '../admin/user-changes.js';
+import { adminUserJsonOf, adminUsersJson, deletedUserJson, revokedTokensJson } from '../admin/user-json.js';
 import { endSessionsWithLogout } from '../admin/user-sessions.js';
 import type { Store } from '../store/db.js';
 import { lazyTemporalClient } from '../temporal/connection.js';
-import { createUser, findUserByRef, listUsers, publicUser } from '../store/users.js';
+import { createUser, findUserByRef, listUsers } from '../store/users.js';
 import { cliEvents, OPERATOR } from './events.js';
 import { connectTemporal } from './temporal.js';
 import { print, UsageError, parseOrUsage } from './usage.js';
@@ -68,7 +70,7 @@ function unreached(familiesUnreached: number): void {
 export async function usersCommand(store: Store, cfg: Config, sub: string | undefined, argv: string[]): Promise<void> {
   if (sub === 'list') {
     commandLine(argv, {});
-    return print(await listUsers(store));
+    return print(await adminUsersJson(store, await listUsers(store), true));
   }
   if (sub === 'create') {
     const cl = commandLine(argv, {
@@ -85,7 +87,7 @@ export async function usersCommand(store: Store, cfg: Config, sub: string | unde
       username: cl.text('username'),
       admin: cl.flag('admin'),
     });
-    return print(publicUser(user));
+    return print(await adminUserJsonOf(store, user));
   }
   if (sub === 'update') {
     const options: Options = { name: { type: 'string' }, email: { type: 'string' }, username: { type: 'string' }, role: { type: 'string' } };
@@ -93,22 +95,22 @@ export async function usersCommand(store: Store, cfg: Config, sub: string | unde
     const body = Object.fromEntries(Object.keys(options).flatMap((k) => (cl.text(k) === undefined ? [] : [[k, cl.text(k)]])));
     if (Object.keys(body).length === 0) throw new UsageError('users update needs at least one of --name, --email, --username, --role');
     const target = await userByRef(store, required(cl.positionals[0], 'the user (id or email)'));
-    return print(publicUser(await withChanges(store, cfg, false, (deps) => updateUser(deps, target, body, OPERATOR))));
+    return print(await adminUserJsonOf(store, await withChanges(store, cfg, false, (deps) => updateUser(deps, target, body, OPERATOR))));
   }
   if (sub === 'disable' || sub === 'enable') {
     const target = await userByRef(store, required(commandLine(argv, {}, 1).positionals[0], 'the user (id or email)'));
     const disabled = sub === 'disable';
-    return print(publicUser(await withChanges(store, cfg, disabled, (deps) => updateUser(deps, target, { disabled }, OPERATOR))));
+    return print(await adminUserJsonOf(store, await withChanges(store, cfg, disabled, (deps) => updateUser(deps, target, { disabled }, OPERATOR))));
   }
   if (sub === 'reset-2fa') {
     const target = await userByRef(store, required(commandLine(argv, {}, 1).positionals[0], 'the user (id or email)'));
-    return print(publicUser(await withChanges(store, cfg, false, (deps) => resetSecondFactors(deps, target, OPERATOR))));
+    return print(await adminUserJsonOf(store, await withChanges(store, cfg, false, (deps) => resetSecondFactors(deps, target, OPERATOR))));
   }
   if (sub === 'delete') {
     const user = await userByRef(store, required(commandLine(argv, {}, 1).positionals[0], 'the user (id or email)'));
-    const { signedOut, sessions, grants, familiesUnreached, ...removed } = await withChanges(store, cfg, true, (deps) => deleteUser(deps, user, OPERATOR));
-    print({ deleted: user._id, email: user.email, sessions: sessions + signedOut, ...removed, grantsRevoked: grants });
-    return unreached(familiesUnreached);
+    const removed = await withChanges(store, cfg, true, (deps) => deleteUser(deps, user, OPERATOR));
+    print(deletedUserJson(user, removed));
+    return unreached(removed.familiesUnreached);
   }
   throw new UsageError(`unknown command: users ${sub ?? ''}`.trim());
 }
@@ -118,6 +120,6 @@ export async function tokensCommand(store: Store, cfg: Config, sub: string | und
   if (sub !== 'revoke') throw new UsageError(`unknown command: tokens ${sub ?? ''}`.trim());
   const target = await userByRef(store, required(commandLine(argv, { user: { type: 'string' } }).text('user'), '--user'));
   const revoked = await withChanges(store, cfg, true, (deps) => revokeUserTokens(deps, target, OPERATOR));
-  print({ user_id: target._id, grantsRevoked: revoked.grants, personalAccessTokensRevoked: revoked.personalAccessTokens });
+  print({ user_id: target._id, ...revokedTokensJson(revoked) });
   unreached(revoked.familiesUnreached);
 }

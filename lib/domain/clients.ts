@@ -156,10 +156,3 @@ export interface ClientExtras {
   clientUri: string | null;
   logoUri: string | null;
 }
-
-/** A client as operators see it: no secret hashes. */
-export type PublicClient = Omit<ClientDoc, '_id' | 'secretHash' | 'registrationTokenHash'> & { clientId: string };
-
-export function publicClient({ _id, secretHash: _omit, registrationTokenHash: _omitToo, ...rest }: ClientDoc): PublicClient {
-  return { clientId: _id, ...rest };
-}

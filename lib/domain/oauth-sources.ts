@@ -99,6 +99,11 @@ export const NewSourceInput = z
   });
 export type NewSourceInput = z.infer<typeof NewSourceInput>;
 
+/** A claim mapping named as NewSourceInput's `claim_mapping` names it: what an answer shows, a body can send back. */
+export function claimMappingJson(m: ClaimMapping): Required<NewSourceInput['claim_mapping']> {
+  return { subject: m.subject, email: m.email, email_verified: m.emailVerified, name: m.name, username: m.username };
+}
+
 /** A source as the admin API and CLI show it: the secret never, only whether one is set. */
 export function sourceJson(s: OAuthSourceDoc): Record<string, unknown> {
   return {
@@ -115,7 +120,7 @@ export function sourceJson(s: OAuthSourceDoc): Record<string, unknown> {
     scopes: s.scopes,
     allow_sign_up: s.allowSignUp,
     link_by_verified_email: s.linkByVerifiedEmail,
-    claim_mapping: s.claimMapping,
+    claim_mapping: claimMappingJson(s.claimMapping),
     enabled: s.enabled,
     created_at: s.createdAt.toISOString(),
   };

@@ -30,16 +30,6 @@ export interface UserDoc {
   updatedAt: Date;
 }
 
-export type PublicUser = Omit<UserDoc, 'passwordHash' | '_id' | 'totp' | 'totpPending' | 'backupCodes'> & {
-  id: string;
-  totpEnabled: boolean;
-  backupCodesLeft: number;
-};
-
-export function publicUser({ _id, passwordHash: _p, totp, totpPending: _t, backupCodes, ...rest }: UserDoc): PublicUser {
-  return { id: _id, ...rest, totpEnabled: totp !== null && totp !== undefined, backupCodesLeft: backupCodes?.length ?? 0 };
-}
-
 const Email = z
   .email('must be an email address')
   .max(254)

@@ -51,6 +51,17 @@ export async function listFlows(temporal: Client, filter: FlowFilter): Promise<F
   return out;
 }
 
+/** A flow as the operator CLI prints it (`flows list`), in the API's snake_case. */
+export const flowJson = (f: FlowSummary) => ({
+  workflow_id: f.workflowId,
+  type: f.type,
+  status: f.status,
+  state: f.state,
+  client_id: f.clientId,
+  user_id: f.userId,
+  start_time: f.startTime.toISOString(),
+});
+
 /** How many flows a visibility query matches (e.g. a benchmark's deliveries by state). */
 export async function countFlows(temporal: Client, query: string): Promise<number> {
   return (await temporal.workflow.count(query)).count;

@@ -168,3 +168,14 @@ function newestActive(docs: SigningKeyDoc[], alg: SigningAlg): SigningKeyDoc | u
 function toInfo(d: SigningKeyDoc, signing: boolean): KeyInfo {
   return { kid: d._id, alg: d.alg, generation: d.generation, status: d.status, signing, createdAt: d.createdAt, retiredAt: d.retiredAt };
 }
+
+/** A key as the operator CLI prints it (`keys list|rotate|retire`), in the API's snake_case. */
+export const keyInfoJson = (k: KeyInfo) => ({
+  kid: k.kid,
+  alg: k.alg,
+  generation: k.generation,
+  status: k.status,
+  signing: k.signing,
+  created_at: k.createdAt.toISOString(),
+  retired_at: k.retiredAt?.toISOString() ?? null,
+});

@@ -1,10 +1,13 @@
 // Which Keyflow account an upstream sign-in belongs to. In order: the account
 // already linked to this upstream account; the signed-in user who asked to
 // link; the account with the same email, only when the upstream says the
-// email is verified AND the operator opted this source in; a new account when
-// the source allows sign-up. Nothing else: an email alone never links, since
-// an upstream that lets anyone claim an unverified address would otherwise
-// hand that address's Keyflow account to whoever claimed it.
+// email is verified AND the account's own email is verified AND the operator
+// opted this source in; a new account when the source allows sign-up. Nothing
+// else: an email alone never links, since an upstream that lets anyone claim
+// an unverified address would otherwise hand that address's Keyflow account
+// to whoever claimed it, and an address nobody verified here may belong to
+// whoever signed up with it first (open registration), who would then share
+// the real owner's account.
 import type { OAuthSourceDoc, SocialAccountDoc } from '../domain/oauth-sources.js';
 import type { UserDoc } from '../domain/users.js';
 import { newId } from '../security/secrets.js';
@@ -18,7 +21,9 @@ import type { UpstreamProfile } from './upstream.js';
 export type LinkOutcome =
   | { kind: 'sign-in'; user: UserDoc; account: SocialAccountDoc }
   | { kind: 'linked'; user: UserDoc; account: SocialAccountDoc }
-  | { kind: 'refused'; reason: string };
+  | { kind: 'refused'; reason: string }
+  /** An account holds the email but may not be reached this way: its owner signs in to it another way and links from there. */
+  | { kind: 'link-from-account'; reason: string };
 
 const refused = (reason: string): LinkOutcome => ({ kind: 'refused', reason });
 
@@ -54,12 +59,14 @@ export async function resolveUpstreamAccount(store: Store, source: OAuthSourceDo
     return account ? { kind: 'linked', user, account } : refused(RACE);
   }
   const sameEmail = profile.email ? await findUserByEmail(store, profile.email) : null;
-  if (sameEmail && source.linkByVerifiedEmail && profile.emailVerified) {
+  // Both sides must have verified the address; which one did not is not said (the same refusal either way).
+  if (sameEmail && source.linkByVerifiedEmail && profile.emailVerified && sameEmail.emailVerified) {
     const account = await link(store, source, profile, sameEmail);
     return account ? { kind: 'sign-in', user: sameEmail, account } : refused(RACE);
   }
   if (sameEmail) {
-    return refused(`An account with this email already exists. Sign in to it another way, then link ${source.name} from your account page (Sign-in methods).`);
+    const reason = `An account with this email already exists. Sign in to it another way, then link ${source.name} from your account page (Sign-in methods).`;
+    return { kind: 'link-from-account', reason };
   }
   if (!source.allowSignUp) return refused(`No account is linked to this ${source.name} account, and ${source.name} cannot be used to create one.`);
   if (!profile.email) return refused(`${source.name} did not share an email address, which a new account needs.`);

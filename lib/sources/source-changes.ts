@@ -7,7 +7,7 @@
 // through the source stops at once, and a user who signed up through it keeps
 // their Keyflow account (and any password or passkey), only not that link.
 import { ConflictError, NotFoundError, parseOrRefuse, ValidationError } from '../domain/errors.js';
-import { DEFAULT_CLAIM_MAPPING, NewSourceInput, type ClaimMapping, type OAuthSourceDoc } from '../domain/oauth-sources.js';
+import { claimMappingJson, DEFAULT_CLAIM_MAPPING, NewSourceInput, type ClaimMapping, type OAuthSourceDoc } from '../domain/oauth-sources.js';
 import { isLoopbackHost } from '../domain/redirect-uri.js';
 import type { AdminEvent, EventActor } from '../domain/webhook-events.js';
 import { seal, type Kek } from '../security/kek.js';
@@ -66,7 +66,6 @@ const claimMapping = (m: NewSourceInput['claim_mapping'], base: ClaimMapping = D
 
 /** A source's settings as NewSourceInput names them (the secret left out: it is sealed). */
 function settingsOf(s: OAuthSourceDoc): Omit<NewSourceInput, 'client_secret'> {
-  const { subject, email, emailVerified, name, username } = s.claimMapping;
   return {
     name: s.name,
     slug: s.slug,
@@ -79,7 +78,7 @@ function settingsOf(s: OAuthSourceDoc): Omit<NewSourceInput, 'client_secret'> {
     scopes: s.scopes,
     allow_sign_up: s.allowSignUp,
     link_by_verified_email: s.linkByVerifiedEmail,
-    claim_mapping: { subject, email, email_verified: emailVerified, name, username },
+    claim_mapping: claimMappingJson(s.claimMapping),
     enabled: s.enabled,
   };
 }

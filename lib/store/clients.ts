@@ -2,11 +2,11 @@
 // it changes on create, replace and secret rotation: domain/clients.ts and
 // domain/client-secrets.ts; here it is read and written.
 import { newClient, replacedClient, withNewClientSecret, type ClientWithSecret } from '../domain/client-secrets.js';
-import { isClientActive, publicClient, type ClientDoc, type ClientExtras, type NewClientInput, type PublicClient } from '../domain/clients.js';
+import { isClientActive, type ClientDoc, type ClientExtras, type NewClientInput } from '../domain/clients.js';
 import { insertManyIfAbsent, type Store } from './db.js';
 
-// Re-exported for modules that still import these from the store.
-export { publicClient, type ClientDoc };
+// Re-exported for modules that still import it from the store.
+export type { ClientDoc };
 
 /** Creates a client; the returned secret (confidential clients only) is never stored or shown again. */
 export async function createClient(store: Store, input: NewClientInput, extras: Partial<ClientExtras> = {}): Promise<ClientWithSecret> {
@@ -20,9 +20,8 @@ export async function insertClients(store: Store, docs: ClientDoc[]): Promise<vo
   await insertManyIfAbsent(store.clients, docs);
 }
 
-export async function listClients(store: Store): Promise<PublicClient[]> {
-  const docs = await store.clients.find({}, { sort: { createdAt: 1 }, limit: 10_000 }).toArray();
-  return docs.map(publicClient);
+export async function listClients(store: Store): Promise<ClientDoc[]> {
+  return store.clients.find({}, { sort: { createdAt: 1 }, limit: 10_000 }).toArray();
 }
 
 export async function findClient(store: Store, clientId: string): Promise<ClientDoc | null> {

@@ -1,14 +1,14 @@
 // User accounts in MongoDB.
 import { ConflictError } from '../domain/errors.js';
-import { newUserAccount, profileChanges, publicUser, type NewUserInput, type ProfileUpdate, type PublicUser, type UserDoc } from '../domain/users.js';
+import { newUserAccount, profileChanges, type NewUserInput, type ProfileUpdate, type UserDoc } from '../domain/users.js';
 import { deleteConsents } from './consents.js';
 import { deleteUserPasskeys } from './passkeys.js';
 import { deleteMembershipsOf } from './teams.js';
 import { insertManyIfAbsent, isDuplicateKeyError, type Store } from './db.js';
 import { deleteUserKeys, findUserByKey, insertUserKeys, repairUserKey, writeUserKeys } from './user-keys.js';
 
-// Re-exported for modules that still import these from the store.
-export { publicUser, type UserDoc };
+// Re-exported for modules that still import it from the store.
+export type { UserDoc };
 
 /** Creates an account (built and checked by the domain); a taken email or username is a ConflictError. */
 export async function createUser(store: Store, input: NewUserInput): Promise<UserDoc> {
@@ -38,9 +38,8 @@ export async function setPasswordHash(store: Store, userId: string, passwordHash
   await store.users.updateOne({ _id: userId }, { $set: { passwordHash, updatedAt: new Date() } });
 }
 
-export async function listUsers(store: Store): Promise<PublicUser[]> {
-  const docs = await store.users.find({}, { sort: { createdAt: 1 }, limit: 10_000 }).toArray();
-  return docs.map(publicUser);
+export async function listUsers(store: Store): Promise<UserDoc[]> {
+  return store.users.find({}, { sort: { createdAt: 1 }, limit: 10_000 }).toArray();
 }
 
 /** At most this long a search text: longer ones are refused, not cut (lib/domain/users.ts). */
@@ -111,11 +110,12 @@ export async function deleteUserPersonalAccessTokens(store: Store, userId: strin
   return (await store.personalAccessTokens.deleteMany({ userId })).deletedCount;
 }
 
-/** How many passkeys each of these users has (the admin API's user answer). */
-export async function passkeyCounts(store: Store, userIds: string[]): Promise<Map<string, number>> {
+/** How many passkeys each of these users has (the admin user answer); null: every user's, for a listing of them all. */
+export async function passkeyCounts(store: Store, userIds: string[] | null): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  if (userIds.length === 0) return counts;
-  for (const p of await store.passkeys.find({ userId: { $in: userIds } }, { projection: { userId: 1 } }).toArray())
+  if (userIds?.length === 0) return counts;
+  // Every user's: one read of the passkeys, not an `$in` of thousands of ids.
+  for (const p of await store.passkeys.find(userIds ? { userId: { $in: userIds } } : {}, { projection: { userId: 1 } }).toArray())
     counts.set(p.userId, (counts.get(p.userId) ?? 0) + 1);
   return counts;
 }

@@ -82,6 +82,9 @@ it('adds, lists, updates and removes sources; the secret is sealed, never printe
     '--claim',
     'email_verified=verified',
   );
+  // The claim mapping as printed, fed back to --claim: the same names, nothing changes.
+  const printed = Object.entries(added.claim_mapping as Record<string, string>).flatMap(([field, claim]) => ['--claim', `${field}=${claim}`]);
+  expect(await ok('update', 'corp', ...printed)).toEqual(added);
   expect(added).toMatchObject({
     slug: 'corp',
     kind: 'oidc',
@@ -91,7 +94,7 @@ it('adds, lists, updates and removes sources; the secret is sealed, never printe
     scopes: ['openid', 'email', 'profile'],
     allow_sign_up: true,
     enabled: true,
-    claim_mapping: { subject: 'oid', emailVerified: 'verified', email: 'email' },
+    claim_mapping: { subject: 'oid', email_verified: 'verified', email: 'email' },
   });
   expect(await sealedSecret(added.id)).toBe(SECRET);
 

@@ -10,8 +10,9 @@ import { createPersonalAccessToken } from '../../lib/store/personal-access-token
 import { runCli, STACK_FRAME, startTestApi, type Json, type ProcessResult } from '../support/harness.js';
 import { FLOW_PASSWORD, newTestRp, postForm, runCodeFlow } from '../support/token-flow.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
-import { newUser } from '../../tools/fixtures/users.js';
+import { newUser, uniqueEmail } from '../../tools/fixtures/users.js';
 import { addTestPasskey } from '../support/passkeys.js';
+import { mintAccessToken } from '../support/minted-token.js';
 
 const DATABASE = `keyflow_test_cli_users_${Date.now()}`;
 const env = { MONGODB_DATABASE: DATABASE };
@@ -40,6 +41,43 @@ const operatorEvents = async (userId: string) =>
   (await auditLog(api.deps.store).find({ 'data.user_id': userId }).sort({ createdAt: 1 }).toArray()).map((r) => [r.name, r.actor.type, r.data.changed]);
 
 describe('keyflow users', () => {
+  it('prints each user as the admin API shows them (the same fields and values), and tokens revoke as the API answers', async () => {
+    const { user: admin } = await newUser(api.deps, { prefix: 'cli-shape-admin', password: FLOW_PASSWORD, admin: true });
+    const token = await mintAccessToken(api, admin._id, ['admin:users:read', 'admin:users:write']);
+    const adminApi = async (method: string, path: string): Promise<Json> => {
+      const res = await fetch(`${api.url}/api/oauth/me/admin/users${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(200);
+      return res.json();
+    };
+    const email = uniqueEmail('cli-shape');
+    const created = await ok('users', 'create', '--email', email, '--password', FLOW_PASSWORD, '--name', 'Same Shape');
+    const one = `/${created.id}`;
+    expect(created).toEqual(await adminApi('GET', one));
+    await addTestPasskey(api.deps.store, created.id);
+    expect(await ok('users', 'update', email, '--name', 'Same Shape Again')).toEqual(await adminApi('GET', one));
+    const listed = (await ok('users', 'list')).find((u: Json) => u.id === created.id);
+    expect(listed).toEqual((await adminApi('GET', `?q=${encodeURIComponent(email)}`)).users[0]);
+    expect(listed).toMatchObject({ email_verified: true, totp_enabled: false, passkeys: 1 });
+    expect(await ok('users', 'disable', email)).toEqual(await adminApi('GET', one));
+    expect(await ok('users', 'enable', email)).toEqual(await adminApi('GET', one));
+    const reset = await ok('users', 'reset-2fa', email);
+    expect(reset).toEqual(await adminApi('GET', one));
+    expect(reset).toMatchObject({ totp_enabled: false, passkeys: 0 });
+    expect(Object.keys(reset)).toEqual(Object.keys(await adminApi('POST', `${one}/reset-2fa`)));
+    // The CLI names the user (given by email); the rest is the API's answer.
+    expect(await ok('tokens', 'revoke', '--user', email)).toEqual({ user_id: created.id, ...(await adminApi('POST', `${one}/revoke-tokens`)) });
+  });
+
+  it('audit list names who made a change as admin webhooks do (user_id, client_id)', async () => {
+    const { user: admin } = await newUser(api.deps, { prefix: 'cli-audit-admin', password: FLOW_PASSWORD, admin: true });
+    const { user } = await newUser(api.deps, { prefix: 'cli-audit-target', password: FLOW_PASSWORD });
+    const token = await mintAccessToken(api, admin._id, ['admin:users:write']);
+    const res = await fetch(`${api.url}/api/oauth/me/admin/users/${user._id}/revoke-tokens`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    const audit = await ok('audit', 'list', '--event', 'admin.user.update', '--limit', '1000');
+    expect(audit.find((r: Json) => r.data.user_id === user._id).actor).toEqual({ type: 'user', user_id: admin._id, client_id: expect.any(String) });
+  });
+
   it('update changes name, email, username and role; refuses bad input (2), unknown users (2) and a taken email (1)', async () => {
     const { user } = await newUser(api.deps, { prefix: 'cli-upd', password: FLOW_PASSWORD });
     const other = await newUser(api.deps, { prefix: 'cli-other', password: FLOW_PASSWORD });
@@ -92,7 +130,7 @@ describe('keyflow users', () => {
   it('reset-2fa removes TOTP, backup codes and passkeys', async () => {
     const { user, email } = await newUser(api.deps, { prefix: 'cli-2fa', password: FLOW_PASSWORD, totpSecret: 'JBSWY3DPEHPK3PXP' });
     await addTestPasskey(api.deps.store, user._id);
-    expect(await ok('users', 'reset-2fa', email)).toMatchObject({ totpEnabled: false, backupCodesLeft: 0 });
+    expect(await ok('users', 'reset-2fa', email)).toMatchObject({ totp_enabled: false, passkeys: 0 });
     expect(await api.deps.store.passkeys.findOne({ userId: user._id })).toBeNull();
     expect(await operatorEvents(user._id)).toEqual([['admin.user.update', 'operator', ['second_factors']]]);
   });
@@ -101,7 +139,7 @@ describe('keyflow users', () => {
     const rp = await newTestRp(api);
     const { tokens, user } = await runCodeFlow(api, rp, 'openid offline_access');
     const pat = (await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope: ['apps:read'], expiresInDays: 1 })).token;
-    expect(await ok('tokens', 'revoke', '--user', user._id)).toEqual({ user_id: user._id, grantsRevoked: 1, personalAccessTokensRevoked: 1 });
+    expect(await ok('tokens', 'revoke', '--user', user._id)).toEqual({ user_id: user._id, grants_revoked: 1, personal_access_tokens_revoked: 1 });
     const refreshed = await postForm(api, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, rp.auth);
     expect(refreshed.body.error).toBe('invalid_grant');
     expect((await fetch(`${api.url}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${pat}` } })).status).toBe(401);

@@ -30,7 +30,7 @@ describe('keyflow users', () => {
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     const user = json(created.stdout);
-    expect(user).toMatchObject({ email, name: 'Cli User', role: 'user', emailVerified: true });
+    expect(user).toMatchObject({ email, name: 'Cli User', role: 'user', email_verified: true, totp_enabled: false, passkeys: 0 });
     expect(user).not.toHaveProperty('passwordHash');
     const doc = await store.users.findOne({ _id: user.id });
     expect(doc?.passwordHash).toMatch(/^scrypt\$/);
@@ -122,13 +122,13 @@ describe('keyflow users delete', () => {
       email,
       sessions: 1,
       passkeys: 1,
-      personalAccessTokens: 1,
+      personal_access_tokens: 1,
       consents: 1,
-      teamMemberships: 1,
-      gpgKeys: 1,
+      team_memberships: 1,
+      gpg_keys: 1,
       domains: 1,
-      socialAccounts: 1,
-      grantsRevoked: 1,
+      social_accounts: 1,
+      grants_revoked: 1,
     });
 
     expect(await store.users.findOne({ _id: user._id })).toBeNull();
@@ -166,7 +166,7 @@ describe('keyflow users delete', () => {
 
     const r = await runCli(['users', 'delete', user._id]);
     expect(r.code).toBe(0);
-    expect(json(r.stdout)).toMatchObject({ deleted: user._id, grantsRevoked: 1 });
+    expect(json(r.stdout)).toMatchObject({ deleted: user._id, grants_revoked: 1 });
     expect((await apps(tokens.access_token)).status).toBe(401);
     expect((await runCli(['users', 'delete', user._id])).code).toBe(2);
   });
@@ -189,24 +189,28 @@ describe('keyflow clients', () => {
     expect(r.code).toBe(0);
     const out = json(r.stdout);
     expect(out.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(out.client).toMatchObject({
-      clientId: out.client_id,
+    // The app as the admin API shows it, and the secret as the app API shows it on create.
+    expect(out).toMatchObject({
+      client_id: expect.any(String),
       public: false,
-      tokenEndpointAuthMethod: 'client_secret_basic',
-      allowedScopes: ['openid', 'profile', 'email', 'offline_access'],
-      redirectUris: [
+      token_endpoint_auth_method: 'client_secret_basic',
+      allowed_scopes: ['openid', 'profile', 'email', 'offline_access'],
+      redirect_uris: [
         { type: 'equals', value: 'https://rp.example/cb' },
         { type: 'equals', value: 'http://localhost:8080/cb' },
       ],
-      idTokenSignedResponseAlg: 'ML-DSA-65',
+      id_token_signed_response_alg: 'ML-DSA-65',
+      owner_user_id: null,
+      is_active: true,
     });
     const doc = await store.clients.findOne({ _id: out.client_id });
     expect(doc?.secretHash).toBe(hashSecret(out.client_secret));
     expect(JSON.stringify(doc)).not.toContain(out.client_secret);
 
     const list = json((await runCli(['clients', 'list'])).stdout);
-    const listed = list.find((c: { clientId: string }) => c.clientId === out.client_id);
-    expect(listed.name).toBe('Web RP');
+    const listed = list.find((c: { client_id: string }) => c.client_id === out.client_id);
+    const { client_secret: _secret, ...app } = out;
+    expect(listed).toEqual(app);
     expect(JSON.stringify(list)).not.toContain(out.client_secret);
     expect(listed).not.toHaveProperty('secretHash');
   });
@@ -239,18 +243,18 @@ describe('keyflow clients', () => {
     expect(r.stderr).toBe('');
     const out = json(r.stdout);
     expect(out).not.toHaveProperty('client_secret');
-    expect(out.client).toMatchObject({
+    expect(out).toMatchObject({
       public: true,
-      tokenEndpointAuthMethod: 'none',
-      redirectUris: [
+      token_endpoint_auth_method: 'none',
+      redirect_uris: [
         { type: 'wildcard', value: 'https://*.spa.example/cb' },
         { type: 'regex', value: '^https://spa\\.example/(a|b)$' },
       ],
-      postLogoutRedirectUris: ['https://spa.example/bye'],
-      backchannelLogoutUri: 'https://spa.example/bcl',
-      oidcFields: ['teams', 'apps'],
-      idTokenSignedResponseAlg: 'RS256',
-      isVerified: true,
+      post_logout_redirect_uris: ['https://spa.example/bye'],
+      backchannel_logout_uri: 'https://spa.example/bcl',
+      oidc_fields: ['teams', 'apps'],
+      id_token_signed_response_alg: 'RS256',
+      is_verified: true,
       description: 'single page app',
     });
   });
@@ -348,6 +352,15 @@ describe('keyflow keys', () => {
   it('lists, rotates and retires keys', async () => {
     expect(json((await runCli(['keys', 'list'])).stdout)).toEqual([]);
     const first = json((await runCli(['keys', 'rotate'])).stdout);
+    expect(first[0]).toEqual({
+      kid: expect.any(String),
+      alg: 'ML-DSA-65',
+      generation: 1,
+      status: 'active',
+      signing: true,
+      created_at: expect.any(String),
+      retired_at: null,
+    });
     expect(first.map((k: { alg: string; generation: number }) => [k.alg, k.generation])).toEqual([
       ['ML-DSA-65', 1],
       ['RS256', 1],
@@ -362,7 +375,7 @@ describe('keyflow keys', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/rotate first/);
     const retired = json((await runCli(['keys', 'retire', signingRs.kid])).stdout);
-    expect(retired).toMatchObject({ kid: signingRs.kid, status: 'retired' });
+    expect(retired).toMatchObject({ kid: signingRs.kid, status: 'retired', signing: false, retired_at: expect.any(String) });
   });
 
   it('takes a kid that starts with "-" (base64url) as a kid, not as an option', async () => {

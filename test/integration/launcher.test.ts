@@ -145,7 +145,7 @@ describe('npm start (the launcher)', () => {
       const users = JSON.parse((await runCli(['users', 'list'], cliEnv())).stdout);
       expect(users.map((u: { id: string }) => u.id)).toContain(user.id);
       const clients = JSON.parse((await runCli(['clients', 'list'], cliEnv())).stdout);
-      expect(clients.map((c: { clientId: string }) => c.clientId)).toContain(client.client_id);
+      expect(clients.map((c: { client_id: string }) => c.client_id)).toContain(client.client_id);
       expect(await jwksKids()).toEqual(kids);
       second.child.kill('SIGTERM');
       expect(await second.exited).toBe(0);

@@ -214,15 +214,15 @@ describe('pushed authorization requests', () => {
     expect(get.status).toBe(405);
   });
 
-  it('is advertised in discovery; the CLI sets requirePushedAuthorizationRequests', async () => {
+  it('is advertised in discovery; the CLI sets require_pushed_authorization_requests', async () => {
     const doc = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Json;
     expect(doc.pushed_authorization_request_endpoint).toBe(`${issuer}/api/oauth/par`);
     expect(doc.require_pushed_authorization_requests).toBe(false);
     const created = await runCli(['clients', 'create', '--name', 'Strict RP', '--redirect-uri', REDIRECT, '--require-par']);
     expect(created.code).toBe(0);
-    expect(JSON.parse(created.stdout).client.requirePushedAuthorizationRequests).toBe(true);
+    expect(JSON.parse(created.stdout).require_pushed_authorization_requests).toBe(true);
     const lax = await runCli(['clients', 'create', '--name', 'Lax RP', '--redirect-uri', REDIRECT]);
-    expect(JSON.parse(lax.stdout).client.requirePushedAuthorizationRequests).toBe(false);
+    expect(JSON.parse(lax.stdout).require_pushed_authorization_requests).toBe(false);
   });
 
   it('works with oauth4webapi: PAR with a resource, the code flow, then token exchange', async () => {

@@ -83,7 +83,7 @@ describe('admin API', () => {
       scopes: ['openid', 'email', 'profile'],
       allow_sign_up: true,
       link_by_verified_email: false,
-      claim_mapping: { subject: 'sub', email: 'mail', emailVerified: 'email_verified', name: 'name', username: 'preferred_username' },
+      claim_mapping: { subject: 'sub', email: 'mail', email_verified: 'email_verified', name: 'name', username: 'preferred_username' },
       enabled: true,
     });
     expect(created.text).not.toContain(SECRET);
@@ -168,6 +168,22 @@ describe('admin API', () => {
     expectError(await call(token, 'POST', BASE, oidcBody({ slug })), 409, 'conflict', new RegExp(slug));
     const other = await call(token, 'POST', BASE, oidcBody());
     expectError(await call(token, 'PATCH', `${BASE}/${other.body.id}`, { slug }), 409, 'conflict');
+  });
+
+  it('names claim_mapping in answers as bodies name it: what GET answers is taken back by PATCH', async () => {
+    const { token } = await adminToken();
+    const made = await call(token, 'POST', BASE, oidcBody({ claim_mapping: { email_verified: 'mail_checked' } }));
+    expect(made.res.status).toBe(201);
+    const one = `${BASE}/${made.body.id}`;
+    const got = await call(token, 'GET', one);
+    const back = await call(token, 'PATCH', one, { claim_mapping: got.body.claim_mapping });
+    expect([back.res.status, back.body.error_description]).toEqual([200, undefined]);
+    expect(back.body).toEqual(got.body);
+    expect(got.body.claim_mapping).toEqual({ subject: 'sub', email: 'email', email_verified: 'mail_checked', name: 'name', username: 'preferred_username' });
+    // Every setting the answer shows, sent back as it was shown (the read-only fields left out), changes nothing.
+    const { id: _id, client_secret_set: _set, created_at: _at, ...settings } = got.body;
+    expect((await call(token, 'PATCH', one, settings)).body).toEqual(got.body);
+    expect(await auditLog(api.deps.store).countDocuments({ 'data.source_id': made.body.id, name: 'oauth_source.update' })).toBe(0);
   });
 
   it('refuses bad input on every route with a JSON 4xx naming the field, never a 500', async () => {

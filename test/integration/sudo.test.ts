@@ -119,7 +119,7 @@ describe('sudo windows', () => {
       async () => {
         const r = await runCli(['flows', 'list', '--user', key.userId]);
         expect(JSON.parse(r.stdout)).toContainEqual(
-          expect.objectContaining({ workflowId: opened!.windowId, type: 'sudoWindow', state: 'active', clientId: key.clientId, userId: key.userId }),
+          expect.objectContaining({ workflow_id: opened!.windowId, type: 'sudoWindow', state: 'active', client_id: key.clientId, user_id: key.userId }),
         );
       },
       15_000,

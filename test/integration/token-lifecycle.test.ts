@@ -100,7 +100,7 @@ describe('refresh families', () => {
           const r = await runCli(['flows', 'list', ...filter]);
           expect(r.code).toBe(0);
           expect(JSON.parse(r.stdout)).toContainEqual(
-            expect.objectContaining({ workflowId, type: 'refreshFamily', status: 'RUNNING', state: 'active', clientId: rp.id, userId }),
+            expect.objectContaining({ workflow_id: workflowId, type: 'refreshFamily', status: 'RUNNING', state: 'active', client_id: rp.id, user_id: userId }),
           );
         },
         15_000,
