@@ -66,7 +66,13 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(strictTransportSecurity(issuer));
   app.use(defaultBody);
   app.use(healthRoutes(store, temporal));
-  app.use(discoveryRoutes(issuer, keyring, { grantTypes, tokenEndpointAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] }));
+  app.use(
+    discoveryRoutes(issuer, keyring, {
+      grantTypes,
+      tokenEndpointAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+      idTokenAlgs: config.idTokenAlgs,
+    }),
+  );
   app.use(webfingerRoutes(issuer, ctx));
   app.use(assetRoutes());
   // Before every router: the administration API's one guard (token, then a site admin, else the unknown path's 404).

@@ -17,7 +17,7 @@ import type { ApiContext } from '../context.js';
 const BASE = '/api/oauth/me/apps';
 
 /** `events`: app.created / app.updated / app.deleted go to the owner's webhooks. */
-export type AppsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events' | 'reauthMaxAgeMs'>;
+export type AppsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events' | 'reauthMaxAgeMs' | 'config'>;
 
 export function appsApiRoutes(deps: AppsApiDeps): Router {
   const router = Router();
@@ -61,7 +61,7 @@ export function appsApiRoutes(deps: AppsApiDeps): Router {
   router.post(BASE, write, json, async (req, res) => {
     const body = jsonBody(req, res);
     if (body === undefined) return;
-    const mapped = appToClient(body, req.access!.userId);
+    const mapped = appToClient(body, req.access!.userId, deps.config.idTokenAlgs);
     if (!mapped.ok) return sendError(res, 400, mapped.error, mapped.description);
     try {
       const { client, clientSecret } = await createClient(deps.store, mapped.input);
@@ -86,7 +86,7 @@ export function appsApiRoutes(deps: AppsApiDeps): Router {
     if (!client) return;
     const body = jsonBody(req, res);
     if (body === undefined) return;
-    const mapped = appToClient(body, req.access!.userId, client);
+    const mapped = appToClient(body, req.access!.userId, deps.config.idTokenAlgs, client);
     if (!mapped.ok) return sendError(res, 400, mapped.error, mapped.description);
     if (sensitiveChanges(client, mapped.input).length > 0 && !steppedUp(req, res)) return;
     try {

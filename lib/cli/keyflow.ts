@@ -15,6 +15,7 @@ import { createLogger } from '../runtime/log.js';
 import { upgradeStoredData } from '../runtime/stored-data-upgrades.js';
 import { createClient, listClients } from '../store/clients.js';
 import { adminAppJson } from '../admin/app-json.js';
+import { idTokenAlgOf } from '../domain/client-metadata.js';
 import { getSiteSettings } from '../store/settings.js';
 import type { SigningAlg } from '../store/signing-keys.js';
 import { print, UsageError, USAGE, parseOrUsage } from './usage.js';
@@ -43,7 +44,7 @@ function required<T>(value: T | undefined, flag: string): T {
   return value;
 }
 
-async function clients(store: Store, sub: string | undefined, argv: string[]) {
+async function clients(store: Store, cfg: Config, sub: string | undefined, argv: string[]) {
   if (sub === 'list') {
     parse(argv, {});
     return print((await listClients(store)).map(adminAppJson));
@@ -83,6 +84,8 @@ async function clients(store: Store, sub: string | undefined, argv: string[]) {
         throw new UsageError('--jwks must be a JSON Web Key Set, e.g. {"keys":[...]}');
       }
     }
+    const idTokenAlg = idTokenAlgOf(v['id-token-alg'] as string | undefined, cfg.idTokenAlgs);
+    if (!idTokenAlg.ok) throw new UsageError(`--id-token-alg: ${idTokenAlg.description}`);
     const input = {
       name: required(v.name as string | undefined, '--name'),
       description: v.description,
@@ -95,7 +98,7 @@ async function clients(store: Store, sub: string | undefined, argv: string[]) {
       oidcFields: list('oidc-field'),
       jwks,
       jwksUri: v['jwks-uri'] ?? null,
-      idTokenSignedResponseAlg: v['id-token-alg'],
+      idTokenSignedResponseAlg: idTokenAlg.alg,
       isVerified: Boolean(v.verified),
       requirePushedAuthorizationRequests: Boolean(v['require-par']),
       allowedResources: list('allowed-resource'),
@@ -221,7 +224,7 @@ async function main(argv: string[]): Promise<number> {
     if (group === 'users') await usersCommand(store, cfg, sub, rest);
     else if (group === 'tokens') await tokensCommand(store, cfg, sub, rest);
     else if ((group === 'clients' || group === 'apps') && isAppChange(sub)) await appChangeCommand(store, cfg, sub, rest);
-    else if (group === 'clients' || group === 'apps') await clients(store, sub, rest);
+    else if (group === 'clients' || group === 'apps') await clients(store, cfg, sub, rest);
     else if (group === 'config') await config(store, cfg, sub, rest);
     else if (group === 'webhooks') await webhooksCommand(store, sub, rest);
     else if (group === 'audit') await audit(store, sub, rest);

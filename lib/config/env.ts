@@ -1,5 +1,6 @@
 // Process configuration from environment variables, validated with zod at start.
 // Every variable is documented in the README's configuration table; keep both in step.
+import { offeredIdTokenAlgs, type IdTokenAlg } from '../domain/clients.js';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -207,6 +208,7 @@ const EnvSchema = z.object({
     .default('keyflow'),
   KEYFLOW_KEK: kek,
   KEYFLOW_MLDSA: z.enum(['auto', 'native', 'noble'], { error: 'must be auto, native or noble' }).default('auto'),
+  ML_DSA_SIGNING: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
   REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600, 10 * 365 * 24 * 3600),
   DEVICE_CODE_TTL_SECONDS: positiveInt(600, 24 * 3600),
@@ -279,6 +281,8 @@ export interface Config {
   /** Key-encryption key from KEYFLOW_KEK; undefined means "use the generated file under DATA_DIR". */
   kek: Buffer | undefined;
   mldsa: MlDsaMode;
+  /** ID token (and access token) algorithms offered, the default of new clients first (ML_DSA_SIGNING). */
+  idTokenAlgs: readonly IdTokenAlg[];
   logLevel: LogLevel;
   housekeeping: { intervalMinutes: number; batchSize: number };
   outbound: { allow: OutboundAllowEntry[]; timeoutMs: number; maxResponseBytes: number };
@@ -367,6 +371,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       },
       kek: e.KEYFLOW_KEK,
       mldsa: e.KEYFLOW_MLDSA,
+      idTokenAlgs: offeredIdTokenAlgs(e.ML_DSA_SIGNING === 'on'),
       logLevel: e.LOG_LEVEL,
       housekeeping: { intervalMinutes: e.HOUSEKEEPING_INTERVAL_MINUTES, batchSize: e.HOUSEKEEPING_BATCH_SIZE },
       refreshTokenTtlMs: e.REFRESH_TOKEN_TTL_SECONDS * 1000,

@@ -7,7 +7,7 @@
 // Pure: no I/O.
 import { z } from 'zod';
 import {
-  ID_TOKEN_ALGS,
+  type IdTokenAlg,
   NewClientInput,
   OIDC_FIELDS,
   REDIRECT_URI_TYPES,
@@ -54,6 +54,19 @@ function validated(input: NewClientInput, classify: (issues: ReadonlyArray<Issue
 // ---------------------------------------------------------------- RFC 7591
 
 export const SUPPORTED_RESPONSE_TYPES = ['code'] as const;
+
+/**
+ * The ID token algorithm of a client that asked for `asked` (or named none):
+ * one this deployment offers, or the first it offers. A client registered
+ * through dynamic registration without one gets it too, rather than RS256 as
+ * OIDC Dynamic Registration's own default would have it: the product's
+ * default is ML-DSA-65 wherever it is offered.
+ */
+export function idTokenAlgOf(asked: string | undefined, offered: readonly IdTokenAlg[]): { ok: true; alg: IdTokenAlg } | { ok: false; description: string } {
+  if (asked === undefined) return { ok: true, alg: offered[0]! };
+  const alg = offered.find((a) => a === asked);
+  return alg ? { ok: true, alg } : { ok: false, description: `id_token_signed_response_alg must be one of ${offered.join(', ')}` };
+}
 
 const uri = z.string().max(2048);
 const RegistrationMetadata = z.object({
@@ -108,7 +121,12 @@ export type RegistrationMapping =
  * token endpoint serves. Errors: `invalid_redirect_uri` for a redirect URI,
  * `invalid_client_metadata` for anything else. Unknown fields are ignored (§2).
  */
-export function registrationToClient(body: unknown, ownerUserId: string, supportedGrantTypes: readonly string[]): RegistrationMapping {
+export function registrationToClient(
+  body: unknown,
+  ownerUserId: string,
+  supportedGrantTypes: readonly string[],
+  idTokenAlgs: readonly IdTokenAlg[],
+): RegistrationMapping {
   const bad = (description: string): RegistrationMapping => ({ ok: false, error: 'invalid_client_metadata', description });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('the body must be a JSON object of client metadata');
   const parsed = RegistrationMetadata.safeParse(body);
@@ -137,9 +155,8 @@ export function registrationToClient(body: unknown, ownerUserId: string, support
   if (responseTypes.includes('code') !== grantTypes.includes('authorization_code')) {
     return bad('response_types code and grant_types authorization_code go together (RFC 7591 §2.1)');
   }
-  if (m.id_token_signed_response_alg !== undefined && !(ID_TOKEN_ALGS as readonly string[]).includes(m.id_token_signed_response_alg)) {
-    return bad(`id_token_signed_response_alg must be one of ${ID_TOKEN_ALGS.join(', ')}`);
-  }
+  const alg = idTokenAlgOf(m.id_token_signed_response_alg, idTokenAlgs);
+  if (!alg.ok) return bad(alg.description);
   for (const field of ['client_uri', 'logo_uri'] as const) {
     if (m[field] !== undefined && !isHttpUri(m[field])) return bad(`${field}: must be an absolute http(s) URI without fragment`);
   }
@@ -153,7 +170,7 @@ export function registrationToClient(body: unknown, ownerUserId: string, support
     backchannelLogoutUri: m.backchannel_logout_uri ?? null,
     jwks: (m.jwks as NewClientInput['jwks']) ?? null,
     jwksUri: m.jwks_uri ?? null,
-    ...(m.id_token_signed_response_alg ? { idTokenSignedResponseAlg: m.id_token_signed_response_alg as (typeof ID_TOKEN_ALGS)[number] } : {}),
+    idTokenSignedResponseAlg: alg.alg,
     requirePushedAuthorizationRequests: m.require_pushed_authorization_requests ?? false,
     isVerified: false,
     ownerUserId,
@@ -212,7 +229,7 @@ const AppFields = z
     token_endpoint_auth_method: z.enum(TOKEN_ENDPOINT_AUTH_METHODS),
     jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).nullable(),
     jwks_uri: z.string().nullable(),
-    id_token_signed_response_alg: z.enum(ID_TOKEN_ALGS),
+    id_token_signed_response_alg: z.string(),
     require_pushed_authorization_requests: z.boolean(),
     allowed_resources: z.array(z.string()).max(50),
     require_pkce: z.boolean(),
@@ -249,7 +266,7 @@ function currentInput(c: ClientDoc): NewClientInput {
  * undefined) or the current app with the given fields changed. Errors are
  * `invalid_request` with a description naming the fields.
  */
-export function appToClient(body: unknown, ownerUserId: string, current?: ClientDoc): MappingResult {
+export function appToClient(body: unknown, ownerUserId: string, idTokenAlgs: readonly IdTokenAlg[], current?: ClientDoc): MappingResult {
   const bad = (description: string): MappingResult => ({ ok: false, error: 'invalid_request', description });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('the body must be a JSON object');
   const readOnly = READ_ONLY.filter((k) => k in body);
@@ -258,7 +275,9 @@ export function appToClient(body: unknown, ownerUserId: string, current?: Client
   if (!parsed.success) return bad(describe(parsed.error.issues, {}));
   const a = parsed.data;
   if (!current && a.name === undefined) return bad('name: is required');
-  const base: NewClientInput = current ? currentInput(current) : { name: '', redirectUris: [], ownerUserId, isVerified: false };
+  const base: NewClientInput = current
+    ? currentInput(current)
+    : { name: '', redirectUris: [], ownerUserId, isVerified: false, idTokenSignedResponseAlg: idTokenAlgs[0] };
   const input: NewClientInput = { ...base };
   if (a.name !== undefined) input.name = a.name;
   if (a.description !== undefined) input.description = a.description;
@@ -269,7 +288,11 @@ export function appToClient(body: unknown, ownerUserId: string, current?: Client
   if (a.backchannel_logout_uri !== undefined) input.backchannelLogoutUri = a.backchannel_logout_uri;
   if (a.jwks !== undefined) input.jwks = a.jwks;
   if (a.jwks_uri !== undefined) input.jwksUri = a.jwks_uri;
-  if (a.id_token_signed_response_alg !== undefined) input.idTokenSignedResponseAlg = a.id_token_signed_response_alg;
+  if (a.id_token_signed_response_alg !== undefined) {
+    const alg = idTokenAlgOf(a.id_token_signed_response_alg, idTokenAlgs);
+    if (!alg.ok) return bad(alg.description);
+    input.idTokenSignedResponseAlg = alg.alg;
+  }
   if (a.require_pushed_authorization_requests !== undefined) input.requirePushedAuthorizationRequests = a.require_pushed_authorization_requests;
   if (a.allowed_resources !== undefined) input.allowedResources = a.allowed_resources;
   if (a.require_pkce !== undefined) input.requirePkce = a.require_pkce;

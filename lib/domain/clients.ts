@@ -17,6 +17,14 @@ export type OidcField = (typeof OIDC_FIELDS)[number];
 export const ID_TOKEN_ALGS = ['ML-DSA-65', 'RS256'] as const;
 export type IdTokenAlg = (typeof ID_TOKEN_ALGS)[number];
 
+/**
+ * The ID token algorithms a deployment offers, the first the default of a new
+ * client: ML-DSA-65 first, unless the operator withholds it (ML_DSA_SIGNING=off)
+ * for relying parties whose JOSE library refuses a JWKS with a key type it
+ * does not know.
+ */
+export const offeredIdTokenAlgs = (mlDsa: boolean): readonly IdTokenAlg[] => (mlDsa ? ID_TOKEN_ALGS : ['RS256']);
+
 const DEFAULT_SCOPES = ['openid', 'profile', 'email'];
 /** Regex redirect URI entries per client. */
 export const MAX_REGEX_ENTRIES = 5;

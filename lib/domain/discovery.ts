@@ -30,6 +30,8 @@ export const CLIENT_KEY_ALGS = ['RS256', 'ES256', 'EdDSA'] as const;
 export interface Capabilities {
   grantTypes: string[];
   tokenEndpointAuthMethods: string[];
+  /** ID token algorithms offered (ML_DSA_SIGNING). */
+  idTokenAlgs: readonly string[];
 }
 
 /** OpenID Provider metadata (OIDC Discovery 1.0) and RFC 8414 metadata: the same endpoints. */
@@ -55,7 +57,7 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
     response_modes_supported: ['query'],
     grant_types_supported: capabilities.grantTypes,
     subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: ['ML-DSA-65', 'RS256'],
+    id_token_signing_alg_values_supported: [...capabilities.idTokenAlgs],
     token_endpoint_auth_methods_supported: capabilities.tokenEndpointAuthMethods,
     token_endpoint_auth_signing_alg_values_supported: [...CLIENT_KEY_ALGS],
     dpop_signing_alg_values_supported: [...CLIENT_KEY_ALGS],

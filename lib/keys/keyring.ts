@@ -31,7 +31,10 @@ interface Snapshot {
   at: number;
   docs: SigningKeyDoc[];
   current: Map<SigningAlg, SigningKey>;
+  /** Every active key: what Keyflow verifies its own tokens with. */
   jwks: { keys: JWK[] };
+  /** The active keys of the published algorithms: the JWKS. */
+  published: { keys: JWK[] };
 }
 
 const CACHE_MS = 30_000;
@@ -40,10 +43,16 @@ export class Keyring {
   private snapshot: Snapshot | undefined;
   private loading: Promise<Snapshot> | undefined;
 
+  /**
+   * `published`: the algorithms whose keys the JWKS lists (all by default).
+   * Keys of every algorithm are still made and verify Keyflow's own tokens
+   * (one signed before ML-DSA was withheld is still good until it expires).
+   */
   constructor(
     private readonly store: Store,
     private readonly kek: Kek,
     private readonly mldsa: MlDsa65,
+    private readonly published: readonly SigningAlg[] = SIGNING_ALGS,
   ) {}
 
   /** Creates the first key of each algorithm unless it exists; safe when several processes race. */
@@ -84,9 +93,9 @@ export class Keyring {
     return docs.map((d) => toInfo(d, signing.has(d._id)));
   }
 
-  /** The JWK Set of every active key. */
+  /** The JWK Set of every active key of a published algorithm. */
   async jwks(): Promise<{ keys: JWK[] }> {
-    return (await this.load()).jwks;
+    return (await this.load()).published;
   }
 
   /** The public JWK of an active key, for verifying Keyflow's own tokens; refreshes once for an unknown kid (a rotation elsewhere). */
@@ -122,7 +131,8 @@ export class Keyring {
       const previous = this.snapshot?.current.get(alg);
       if (doc) current.set(alg, previous?.kid === doc._id ? previous : { kid: doc._id, alg, sign: this.signerFor(doc) });
     }
-    return { at: Date.now(), docs, current, jwks: { keys: docs.map((d) => ({ ...d.publicJwk, kid: d._id, alg: d.alg, use: 'sig' })) } };
+    const keys: JWK[] = docs.map((d) => ({ ...d.publicJwk, kid: d._id, alg: d.alg, use: 'sig' }));
+    return { at: Date.now(), docs, current, jwks: { keys }, published: { keys: keys.filter((k) => this.published.includes(k.alg as SigningAlg)) } };
   }
 
   private signerFor(doc: SigningKeyDoc): SignFn {

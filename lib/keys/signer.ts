@@ -14,9 +14,20 @@ export interface SignOptions {
 }
 
 export class Signer {
-  constructor(private readonly keyring: Keyring) {}
+  /** `offered`: the algorithms this deployment signs with; another asked for (a client registered for ML-DSA-65 while it is withheld) gets RS256. */
+  constructor(
+    private readonly keyring: Keyring,
+    private readonly offered: readonly SigningAlg[] = ['ML-DSA-65', 'RS256'],
+  ) {}
 
-  async sign(claims: Record<string, unknown>, { alg, typ }: SignOptions): Promise<string> {
+  /** The algorithm a token asked to be signed with `alg` is signed with. */
+  algFor(alg: SigningAlg): SigningAlg {
+    return this.offered.includes(alg) ? alg : 'RS256';
+  }
+
+  async sign(claims: Record<string, unknown>, options: SignOptions): Promise<string> {
+    const alg = this.algFor(options.alg);
+    const typ = options.typ;
     const key = await this.keyring.signingKey(alg);
     const header = typ ? { alg, kid: key.kid, typ } : { alg, kid: key.kid };
     const signingInput = `${base64url.encode(JSON.stringify(header))}.${base64url.encode(JSON.stringify(claims))}`;

@@ -7,6 +7,7 @@ import { Keyring } from '../keys/keyring.js';
 import { createMlDsa65 } from '../keys/mldsa.js';
 import { Signer } from '../keys/signer.js';
 import { ensureIndexes, openStore, waitForStore, type Store } from '../store/db.js';
+import { countClientsWithIdTokenAlg } from '../store/clients.js';
 import { sealClearSecretSettings } from '../store/settings.js';
 import type { Logger } from './log.js';
 import { upgradeStoredData } from './stored-data-upgrades.js';
@@ -32,10 +33,14 @@ export async function startCoreServices(config: Config, log: Logger): Promise<Co
   const sealed = await sealClearSecretSettings(store, kek);
   if (sealed.length) log.info('sealed site settings stored in clear by an earlier version', { settings: sealed.join(',') });
   const mldsa = createMlDsa65(config.mldsa);
-  const keyring = new Keyring(store, kek, mldsa);
+  const keyring = new Keyring(store, kek, mldsa, config.idTokenAlgs);
   await keyring.ensureInitialKeys();
   log.info('signing keys ready', { mldsa: mldsa.implementation, kek: kek.source });
-  return { store, kek, keyring, signer: new Signer(keyring) };
+  if (!config.idTokenAlgs.includes('ML-DSA-65')) {
+    const waiting = await countClientsWithIdTokenAlg(store, 'ML-DSA-65');
+    if (waiting) log.warn('ML_DSA_SIGNING=off: clients registered for ML-DSA-65 ID tokens get RS256 ones', { clients: waiting });
+  }
+  return { store, kek, keyring, signer: new Signer(keyring, config.idTokenAlgs) };
 }
 
 /** A connection string without its password, for logs. */

@@ -24,6 +24,11 @@ export async function listClients(store: Store): Promise<ClientDoc[]> {
   return store.clients.find({}, { sort: { createdAt: 1 }, limit: 10_000 }).toArray();
 }
 
+/** How many clients are registered for `alg` ID tokens (a scan, once at start). */
+export function countClientsWithIdTokenAlg(store: Store, alg: ClientDoc['idTokenSignedResponseAlg']): Promise<number> {
+  return store.clients.countDocuments({ idTokenSignedResponseAlg: alg });
+}
+
 export async function findClient(store: Store, clientId: string): Promise<ClientDoc | null> {
   return store.clients.findOne({ _id: clientId });
 }
