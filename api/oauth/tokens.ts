@@ -5,6 +5,7 @@ import { accessTokenClaims, idTokenClaims, TOKEN_TTL_SECONDS, type AuthContext }
 import { relatedClaims } from './claim-sources.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import type { Signer } from '../../lib/keys/signer.js';
+import { leftHalfHash } from '../../lib/keys/token-hash.js';
 import { accessTokenAudience } from '../../lib/domain/resources.js';
 import { newId } from '../../lib/security/secrets.js';
 import type { UserDoc } from '../../lib/domain/users.js';
@@ -65,15 +66,14 @@ export async function issueTokens(
   input: TokenIssue & { resources?: readonly string[] },
 ): Promise<TokenResponse> {
   const { client, user, scope, grantId, auth, nonce, jkt } = input;
-  const [access, idToken] = await Promise.all([
+  const [access, extra] = await Promise.all([
     issueAccessToken(deps, { client, userId: user._id, scope, grantId, auth, jkt, resources: input.resources }),
-    scope.includes('openid')
-      ? relatedClaims(deps.store, client, user._id, scope).then((extra) =>
-          deps.signer.sign(idTokenClaims({ issuer: deps.issuer, clientId: client._id, user, scope, nonce, auth, now: Date.now(), extra }), {
-            alg: client.idTokenSignedResponseAlg,
-          }),
-        )
-      : undefined,
+    scope.includes('openid') ? relatedClaims(deps.store, client, user._id, scope) : undefined,
   ]);
-  return idToken ? { ...access, id_token: idToken } : access;
+  if (!extra) return access;
+  // The ID token names the access token issued with it (OIDC Core §3.1.3.6), hashed with its own algorithm.
+  const alg = deps.signer.algFor(client.idTokenSignedResponseAlg);
+  const claims = idTokenClaims({ issuer: deps.issuer, clientId: client._id, user, scope, nonce, auth, now: Date.now(), extra });
+  const idToken = await deps.signer.sign({ ...claims, at_hash: leftHalfHash(access.access_token, alg) }, { alg });
+  return { ...access, id_token: idToken };
 }
