@@ -3,8 +3,7 @@
 // PAT_MAX_LIFETIME_DAYS; the token is shown once; a recent sign-in needed),
 // list, revoke (deletes it). CSRF on every form.
 import express, { Router, type Response } from 'express';
-import { zodProblems } from '../../lib/domain/errors.js';
-import { newPersonalAccessTokenSchema, patMaxDays, patScopesFor } from '../../lib/domain/personal-access-tokens.js';
+import { checkedNewToken, patMaxDays } from '../../lib/domain/personal-access-tokens.js';
 import {
   capPersonalAccessTokenLifetimes,
   createPersonalAccessToken,
@@ -32,7 +31,6 @@ export function tokenPageRoutes(deps: TokenPageDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
   const maxDays = patMaxDays(deps.patMaxLifetimeMs);
-  const NewToken = newPersonalAccessTokenSchema(maxDays);
   // Tokens stored before the cap (or under a longer one) end at the cap from now on.
   capPersonalAccessTokenLifetimes(deps.store, deps.patMaxLifetimeMs).then(
     (capped) => capped && deps.log.info('personal access token lifetimes capped', { tokens: capped, days: maxDays }),
@@ -54,14 +52,9 @@ export function tokenPageRoutes(deps: TokenPageDeps): Router {
     const body = NewTokenForm.parse(req.body);
     const scope = body.scope;
     const days = body.expires_in_days.trim();
-    const parsed = NewToken.safeParse({ name: body.name, scope, expiresInDays: days === '' ? undefined : Number(days) });
-    const allowed = patScopesFor(s.user.role);
-    const refused = scope.filter((x) => !allowed.includes(x));
-    const problems = [...(parsed.success ? [] : zodProblems(parsed.error.issues)), ...(refused.length ? [`scope: not available: ${refused.join(' ')}`] : [])];
-    if (!parsed.success || problems.length) {
-      return tokensPage(res, s, html`<p class="error" role="alert">${problems.join('; ')}</p>`, 400);
-    }
-    const { token, doc } = await createPersonalAccessToken(deps.store, s.user._id, parsed.data);
+    const checked = checkedNewToken(s.user.role, maxDays, { name: body.name, scope, expiresInDays: days === '' ? undefined : Number(days) });
+    if (!checked.ok) return tokensPage(res, s, html`<p class="error" role="alert">${checked.problems.join('; ')}</p>`, 400);
+    const { token, doc } = await createPersonalAccessToken(deps.store, s.user._id, checked.input);
     newTokenPage(res, token, doc);
   });
 

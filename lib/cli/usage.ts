@@ -24,6 +24,8 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
                  tokens and consents, and revokes their grants and refresh families)
                  (USER: id, email or username; the last enabled admin cannot be demoted, disabled or deleted: exit 1)
   tokens revoke --user USER               (every OAuth grant, refresh family and personal access token of USER)
+  tokens create --user USER --name N --scope "S …" --expires-in-days D
+                                          (a personal access token of USER, as on their tokens page; printed once)
 
   clients create --name N [--redirect-uri URI]... [--scope "openid profile ..."] [--public]
                  [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none]

@@ -17,6 +17,9 @@ import { endSessionsWithLogout } from '../admin/user-sessions.js';
 import type { Store } from '../store/db.js';
 import { lazyTemporalClient } from '../temporal/connection.js';
 import { createUser, findUserByRef, listUsers } from '../store/users.js';
+import { createPersonalAccessToken } from '../store/personal-access-tokens.js';
+import { checkedNewToken, patMaxDays } from '../domain/personal-access-tokens.js';
+import { parseScopeParam } from '../domain/scopes.js';
 import { cliEvents, OPERATOR } from './events.js';
 import { connectTemporal } from './temporal.js';
 import { print, UsageError, parseOrUsage } from './usage.js';
@@ -34,6 +37,25 @@ function commandLine(argv: string[], options: Options, positionals = 0) {
 function required<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new UsageError(`${what} is required`);
   return value;
+}
+
+/**
+ * `tokens create`: a personal access token of USER, as the user would make it
+ * on their tokens page (the same scopes and lifetime cap), printed once — for
+ * provisioning, e.g. the initial access token of dynamic client registration.
+ */
+async function createToken(store: Store, cfg: Config, argv: string[]): Promise<void> {
+  const cl = commandLine(argv, { user: { type: 'string' }, name: { type: 'string' }, scope: { type: 'string' }, 'expires-in-days': { type: 'string' } });
+  const user = await userByRef(store, required(cl.text('user'), '--user'));
+  const days = required(cl.text('expires-in-days'), '--expires-in-days');
+  const checked = checkedNewToken(user.role, patMaxDays(cfg.patMaxLifetimeMs), {
+    name: required(cl.text('name'), '--name'),
+    scope: parseScopeParam(required(cl.text('scope'), '--scope')),
+    expiresInDays: /^\d{1,6}$/.test(days) ? Number(days) : days,
+  });
+  if (!checked.ok) throw new UsageError(checked.problems.join('; '));
+  const { token, doc } = await createPersonalAccessToken(store, user._id, checked.input);
+  print({ id: doc.id, user_id: user._id, name: doc.name, scope: doc.scope, expires_at: doc.expiresAt?.toISOString() ?? null, token });
 }
 
 /** The user a command names (id, email or username); an unknown one is a usage error. */
@@ -117,6 +139,7 @@ export async function usersCommand(store: Store, cfg: Config, sub: string | unde
 
 /** `tokens revoke --user USER`: every OAuth grant (access and refresh tokens) and personal access token of the user. */
 export async function tokensCommand(store: Store, cfg: Config, sub: string | undefined, argv: string[]): Promise<void> {
+  if (sub === 'create') return createToken(store, cfg, argv);
   if (sub !== 'revoke') throw new UsageError(`unknown command: tokens ${sub ?? ''}`.trim());
   const target = await userByRef(store, required(commandLine(argv, { user: { type: 'string' } }).text('user'), '--user'));
   const revoked = await withChanges(store, cfg, true, (deps) => revokeUserTokens(deps, target, OPERATOR));

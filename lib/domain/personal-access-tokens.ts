@@ -7,6 +7,7 @@
 // cap), when the api starts.
 import { z } from 'zod';
 import { hashSecret, newId, newSecret } from '../security/secrets.js';
+import { zodProblems } from './errors.js';
 import { SCOPES } from './scopes.js';
 import type { Role } from './users.js';
 
@@ -48,6 +49,23 @@ export function newPersonalAccessTokenSchema(maxDays: number) {
   });
 }
 export type NewPersonalAccessToken = z.infer<ReturnType<typeof newPersonalAccessTokenSchema>>;
+
+/**
+ * A new token's fields as a user (the tokens page) or an operator (`keyflow
+ * tokens create`) gave them, checked: the schema, and every scope one the
+ * user's role may put on a token.
+ */
+export function checkedNewToken(
+  role: Role,
+  maxDays: number,
+  fields: { name: unknown; scope: string[]; expiresInDays: unknown },
+): { ok: true; input: NewPersonalAccessToken } | { ok: false; problems: string[] } {
+  const parsed = newPersonalAccessTokenSchema(maxDays).safeParse(fields);
+  const allowed = patScopesFor(role);
+  const refused = fields.scope.filter((x) => !allowed.includes(x));
+  const problems = [...(parsed.success ? [] : zodProblems(parsed.error.issues)), ...(refused.length ? [`scope: not available: ${refused.join(' ')}`] : [])];
+  return parsed.success && !problems.length ? { ok: true, input: parsed.data } : { ok: false, problems };
+}
 
 /** A new token and its document; the token is shown once and never stored. Scopes must already be checked against patScopesFor. */
 export function newPersonalAccessToken(userId: string, input: NewPersonalAccessToken, now = new Date()): { token: string; doc: PersonalAccessTokenDoc } {

@@ -1,4 +1,4 @@
-// `keyflow users update|disable|enable|reset-2fa` and `keyflow tokens revoke`
+// `keyflow users update|disable|enable|reset-2fa` and `keyflow tokens revoke|create`
 // as real processes, on a database of their own with an api on it: what each
 // prints, what the user then observes (tokens refused, signed out, sign-in
 // refused and allowed again), the audit log with the operator as actor, the
@@ -144,6 +144,40 @@ describe('keyflow users', () => {
     expect(refreshed.body.error).toBe('invalid_grant');
     expect((await fetch(`${api.url}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${pat}` } })).status).toBe(401);
     expect(await operatorEvents(user._id)).toEqual([['admin.user.update', 'operator', ['tokens_revoked']]]);
+  });
+
+  it('tokens create makes a personal access token of the user, shown once, within what the user could make', async () => {
+    const { user } = await newUser(api.deps, { prefix: 'cli-pat', password: FLOW_PASSWORD });
+    const made = await ok('tokens', 'create', '--user', user.email, '--name', 'registration', '--scope', 'apps:write apps:read', '--expires-in-days', '2');
+    expect(made).toEqual({
+      id: expect.any(String),
+      user_id: user._id,
+      name: 'registration',
+      scope: ['apps:write', 'apps:read'],
+      expires_at: expect.any(String),
+      token: expect.stringMatching(/^kfpat_/),
+    });
+    expect(Date.parse(made.expires_at) - Date.now()).toBeGreaterThan(47 * 3600_000);
+    // It works as the user's own token: dynamic registration with it as the initial access token.
+    const registered = await fetch(`${api.url}/api/oauth/register`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${made.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Registered', redirect_uris: ['https://registered.example/cb'] }),
+    });
+    expect(registered.status).toBe(201);
+    // The token is stored only as its hash.
+    expect(JSON.stringify(await api.deps.store.personalAccessTokens.find({ userId: user._id }).toArray())).not.toContain(made.token);
+    // Beyond the user's own reach (an admin scope, a site scope, offline_access), past the lifetime cap, or malformed: exit 2.
+    refused(
+      await cli('tokens', 'create', '--user', user.email, '--name', 'x', '--scope', 'admin:users:read', '--expires-in-days', '1'),
+      2,
+      /not available: admin:users:read/,
+    );
+    refused(await cli('tokens', 'create', '--user', user.email, '--name', 'x', '--scope', 'site:user:read', '--expires-in-days', '1'), 2, /not available/);
+    refused(await cli('tokens', 'create', '--user', user.email, '--name', 'x', '--scope', 'apps:read', '--expires-in-days', '99999'), 2, /at most 365 days/);
+    refused(await cli('tokens', 'create', '--user', user.email, '--name', 'x', '--scope', 'apps:read', '--expires-in-days', 'soon'), 2, /expiresInDays|days/);
+    refused(await cli('tokens', 'create', '--user', user.email, '--scope', 'apps:read', '--expires-in-days', '1'), 2, /--name is required/);
+    refused(await cli('tokens', 'create', '--user', 'nobody@example.com', '--name', 'x', '--scope', 'apps:read', '--expires-in-days', '1'), 2, /no user/);
   });
 
   it('keeps the last enabled admin: demote, disable and delete exit 1', async () => {
