@@ -1,0 +1,71 @@
+// The OpenID Foundation conformance suite kit (`oidf.sh`, by default in
+// ../shared/oidf beside the checkout; OIDF_KIT names another): it builds the
+// suite from source, makes the TLS certificate and nginx front, starts and
+// stops the suite, and runs one plan with the suite's own runner. Keyflow's
+// side (its process, user, clients and the suite's configuration) is this
+// folder's.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../embedded/servers.js';
+
+export interface Kit {
+  script: string;
+  /** The environment every kit command runs with (OIDF_AKP_PATCH=0 unless set: the suite's JWKS check unpatched). */
+  env: NodeJS.ProcessEnv;
+  work: string;
+}
+
+export function findKit(): Kit {
+  const dir = path.resolve(process.env.OIDF_KIT ?? path.join(PROJECT_ROOT, '..', 'shared', 'oidf'));
+  const script = path.join(dir, 'oidf.sh');
+  if (!fs.existsSync(script)) {
+    throw new Error(
+      `no conformance kit at ${dir} (oidf.sh missing): put the kit beside the checkout as ../shared/oidf, or set OIDF_KIT to its folder (see docs/conformance.md)`,
+    );
+  }
+  const env = { ...process.env, OIDF_AKP_PATCH: process.env.OIDF_AKP_PATCH ?? '0', KEYFLOW_DIR: PROJECT_ROOT };
+  return { script, env, work: process.env.OIDF_WORK ?? path.join(process.env.HOME ?? '/tmp', '.cache', 'oidf') };
+}
+
+/** Runs `oidf.sh <command> …`, its output passed through (and `onLine` shown each line); rejects on a non-zero exit unless `allowFailure`. */
+export function kitCommand(kit: Kit, args: string[], opts: { allowFailure?: boolean; onLine?: (line: string) => void } = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [kit.script, ...args], { env: kit.env, cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    for (const [stream, out] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ] as const) {
+      let buffered = '';
+      stream.on('data', (chunk: Buffer) => {
+        out.write(chunk);
+        buffered += chunk.toString();
+        const lines = buffered.split('\n');
+        buffered = lines.pop()!;
+        for (const line of lines) opts.onLine?.(line);
+      });
+    }
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0 || opts.allowFailure) resolve(code ?? 1);
+      else reject(new Error(`oidf.sh ${args.join(' ')} exited with ${code}`));
+    });
+  });
+}
+
+/** The environment the kit expects of Keyflow (`oidf.sh env`: issuer, ports, proxies, outbound allowlist, CA file). */
+export async function keyflowEnv(kit: Kit): Promise<Record<string, string | undefined>> {
+  const lines: string[] = [];
+  const child = spawn('bash', [kit.script, 'env'], { env: kit.env, stdio: ['ignore', 'pipe', 'inherit'] });
+  child.stdout.on('data', (d: Buffer) => lines.push(...d.toString().split('\n')));
+  await new Promise((resolve) => child.on('close', resolve));
+  const env: Record<string, string | undefined> = {};
+  for (const line of lines) {
+    const set = /^export ([A-Z_]+)=(.*)$/.exec(line);
+    if (set) env[set[1]!] = set[2]!.replace(/^'(.*)'$/, '$1');
+    const unset = /^unset ([A-Z_]+)$/.exec(line);
+    if (unset) env[unset[1]!] = undefined;
+  }
+  if (!env.ISSUER) throw new Error('oidf.sh env named no ISSUER');
+  return env;
+}

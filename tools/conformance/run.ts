@@ -1,0 +1,234 @@
+// `npm run conformance -- [plan…] [--keep] [--no-docs]`: the OpenID
+// Foundation conformance suite against this checkout. The kit (kit.ts) builds
+// the suite once and runs it behind nginx with TLS; this script starts a
+// Keyflow of its own for it (data in data/conformance, new each run, with
+// ML-DSA-65 withheld so the suite's unpatched JWKS check can read the JWKS),
+// makes the test user and each plan's clients through the CLI, runs the plans
+// (every default plan without arguments), prints each plan's modules, and
+// writes the results into docs/conformance.md. Exit 1 when a module FAILED.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { spawnManaged, type ManagedProcess } from '../embedded/process.js';
+import { PROJECT_ROOT } from '../embedded/servers.js';
+import { findKit, keyflowEnv, kitCommand, type Kit } from './kit.js';
+import { DEFAULT_PLANS, planName, plansNamed, type ConfigKind, type PlanRun } from './plans.js';
+import { failed, markdown, readSummary, totals, writeDocs, type PlanResult } from './report.js';
+import { suiteConfig, type SuiteClient } from './suite-config.js';
+
+const say = (line: string) => process.stderr.write(`[conformance] ${line}\n`);
+const ALIAS = 'keyflow';
+const USER_EMAIL = 'oidf.tester@example.com';
+/** What the plans ask for; only those Keyflow lists in scopes_supported are given to clients. */
+const WANTED_SCOPES = ['openid', 'profile', 'email', 'address', 'phone', 'offline_access'];
+/** The Keyflow settings the runs are made with, beside the kit's (issuer, ports, proxies): named in the results. */
+const KEYFLOW_SETTINGS = { ML_DSA_SIGNING: 'off', DATA_DIR: path.join('data', 'conformance') };
+
+interface Keyflow {
+  env: NodeJS.ProcessEnv;
+  issuer: string;
+  process: ManagedProcess;
+}
+
+/** A Keyflow CLI command on the conformance Keyflow's database; its JSON output. */
+function cli(env: NodeJS.ProcessEnv, args: string[]): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist', 'lib', 'cli', 'keyflow.js'), ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve(out.trim() ? JSON.parse(out) : null) : reject(new Error(`keyflow ${args[0]} ${args[1]}: ${err.trim()}`)),
+    );
+  });
+}
+
+async function waitFor(url: string, what: string, proc: ManagedProcess, timeoutMs = 300_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  void proc.exited.then(() => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`${what} exited before it was ready`);
+    try {
+      if ((await fetch(url, { signal: AbortSignal.timeout(5_000) })).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${what} did not answer ${url} within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+}
+
+async function startKeyflow(kit: Kit): Promise<Keyflow> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...(await keyflowEnv(kit)), ...KEYFLOW_SETTINGS };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  fs.rmSync(path.join(PROJECT_ROOT, KEYFLOW_SETTINGS.DATA_DIR), { recursive: true, force: true });
+  say(
+    `starting Keyflow for the suite: ${env.ISSUER} (${Object.entries(KEYFLOW_SETTINGS)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')})`,
+  );
+  const log = fs.createWriteStream(path.join(PROJECT_ROOT, KEYFLOW_SETTINGS.DATA_DIR + '.log'));
+  const proc = spawnManaged('keyflow', process.execPath, [path.join(PROJECT_ROOT, 'dist', 'tools', 'scripts', 'launcher.js')], {
+    env,
+    output: (line) => log.write(line + '\n'),
+  });
+  await waitFor(`http://127.0.0.1:${env.PORT}/readyz`, 'Keyflow', proc);
+  return { env, issuer: env.ISSUER!, process: proc };
+}
+
+/** The test user, with a random password for this run. */
+async function provisionUser(kf: Keyflow): Promise<{ email: string; password: string }> {
+  const password = `Oidf-${randomBytes(12).toString('hex')}`;
+  await cli(kf.env, ['users', 'create', '--email', USER_EMAIL, '--password', password, '--name', 'OIDF Tester', '--username', 'oidftester']);
+  return { email: USER_EMAIL, password };
+}
+
+async function scopesFor(kf: Keyflow): Promise<string> {
+  const discovery = (await (await fetch(`http://127.0.0.1:${kf.env.PORT}/.well-known/openid-configuration`)).json()) as { scopes_supported: string[] };
+  return WANTED_SCOPES.filter((s) => discovery.scopes_supported.includes(s)).join(' ');
+}
+
+/** Two confidential clients (client_secret_basic, RS256, no PKCE: most OIDCC modules send none) for the suite's callbacks. */
+async function staticClients(kf: Keyflow, scope: string, backchannel: boolean): Promise<[SuiteClient, SuiteClient]> {
+  const base = `https://${new URL(kf.issuer).hostname}:${process.env.OIDF_HTTPS_PORT ?? '8443'}/test/a/${ALIAS}`;
+  const make = async (n: number) =>
+    (await cli(kf.env, [
+      'clients',
+      'create',
+      '--name',
+      `OIDF conformance client ${n}`,
+      '--redirect-uri',
+      `${base}/callback`,
+      '--post-logout-redirect-uri',
+      `${base}/post_logout_redirect`,
+      ...(backchannel ? ['--backchannel-logout-uri', `${base}/backchannel_logout`] : []),
+      '--scope',
+      scope,
+      '--auth-method',
+      'client_secret_basic',
+      '--id-token-alg',
+      'RS256',
+      '--no-pkce',
+    ])) as SuiteClient;
+  return [await make(1), await make(2)];
+}
+
+async function initialAccessToken(kf: Keyflow): Promise<string> {
+  const made = (await cli(kf.env, [
+    'tokens',
+    'create',
+    '--user',
+    USER_EMAIL,
+    '--name',
+    'conformance registration',
+    '--scope',
+    'apps:write',
+    '--expires-in-days',
+    '1',
+  ])) as {
+    token: string;
+  };
+  return made.token;
+}
+
+async function runPlan(kit: Kit, kf: Keyflow, run: PlanRun, user: { email: string; password: string }, scope: string): Promise<PlanResult> {
+  const started = Date.now();
+  const kind: ConfigKind = run.config;
+  const dynamic = kind === 'dynamic' || kind === 'dynamic-backchannel';
+  const config = suiteConfig(kind, {
+    issuer: kf.issuer,
+    alias: ALIAS,
+    user,
+    scope,
+    ...(dynamic ? { initialAccessToken: await initialAccessToken(kf) } : { clients: await staticClients(kf, scope, kind === 'backchannel') }),
+  });
+  // The kit runs a plan with suite-config.json (suite-config-backchannel.json for a back-channel plan).
+  const configDir = path.join(kit.work, 'config');
+  fs.mkdirSync(configDir, { recursive: true });
+  for (const file of ['suite-config.json', 'suite-config-backchannel.json'])
+    fs.writeFileSync(path.join(configDir, file), JSON.stringify(config, null, 2), { mode: 0o600 });
+  let results: string | null = null;
+  await kitCommand(kit, ['run', run.name], { allowFailure: true, onLine: (line) => (results = /^\[oidf\] results: (.+)$/.exec(line)?.[1] ?? results) });
+  const seconds = Math.round((Date.now() - started) / 1000);
+  const summary = results && path.join(results, `${planName(run)}-summary.json`);
+  if (!summary || !fs.existsSync(summary))
+    return { name: run.name, planId: null, seconds, modules: [], error: 'the plan did not start (see the runner log above)' };
+  return { name: run.name, seconds, ...readSummary(summary) };
+}
+
+function gitCommit(): string {
+  const rev = spawnSyncText('git', ['rev-parse', '--short=12', 'HEAD']);
+  const dirty = spawnSyncText('git', ['status', '--porcelain', '--untracked-files=no']) !== '';
+  return `${rev}${dirty ? ' (with uncommitted changes)' : ''}`;
+}
+
+function spawnSyncText(cmd: string, args: string[]): string {
+  return spawnSync(cmd, args, { cwd: PROJECT_ROOT, encoding: 'utf8' }).stdout.trim();
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const keep = args.includes('--keep');
+  const docs = !args.includes('--no-docs');
+  const names = args.filter((a) => !a.startsWith('--'));
+  const plans = names.length ? plansNamed(names) : DEFAULT_PLANS;
+  const kit = findKit();
+  say(`plans: ${plans.map((p) => p.name).join(', ')}`);
+  await kitCommand(kit, ['build']);
+  await kitCommand(kit, ['tls']);
+  const kf = await startKeyflow(kit);
+  const results: PlanResult[] = [];
+  try {
+    await kitCommand(kit, ['start']);
+    const user = await provisionUser(kf);
+    const scope = await scopesFor(kf);
+    for (const run of plans) {
+      const result = await runPlan(kit, kf, run, user, scope);
+      results.push(result);
+      const t = totals(result);
+      say(
+        `${run.name}: ${Object.entries(t)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')} (${result.seconds} s)`,
+      );
+    }
+  } finally {
+    if (keep) say('--keep: the suite, nginx and Keyflow keep running (stop them with oidf.sh stop and Ctrl-C)');
+    else {
+      await kitCommand(kit, ['stop', '--keep-keyflow'], { allowFailure: true });
+      await kf.process.stop();
+    }
+  }
+  const section = markdown(results, {
+    date: new Date().toISOString().slice(0, 10),
+    suite:
+      fs
+        .readdirSync(path.dirname(kit.script))
+        .find((f) => f.startsWith('conformance-suite-'))
+        ?.replace(/^conformance-suite-|\.tar\.gz$/g, '') ?? 'unknown',
+    commit: gitCommit(),
+    settings: `${Object.entries(KEYFLOW_SETTINGS)
+      .filter(([k]) => k !== 'DATA_DIR')
+      .map(([k, v]) => `\`${k}=${v}\``)
+      .join(', ')}, the suite's JWKS check ${kit.env.OIDF_AKP_PATCH === '1' ? 'patched to skip AKP keys' : 'unpatched'}`,
+  });
+  process.stdout.write(`\n${section}\n`);
+  if (docs && !names.length) say(`results written to ${writeDocs(section)}`);
+  else if (docs) say('a partial run (plans named): docs/conformance.md left as it is');
+  return results.some(failed) ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    say(`error: ${(err as Error).message}`);
+    process.exit(1);
+  },
+);
