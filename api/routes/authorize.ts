@@ -1,7 +1,7 @@
-// GET /api/oauth/authorize (RFC 6749 §4.1, OIDC Core §3.1.2) and the resume
-// point the sign-in and consent pages return to. A request may also name a
-// pushed authorization request (RFC 9126 §4): client_id + request_uri.
-import { Router, type Request, type Response } from 'express';
+// GET and POST /api/oauth/authorize (RFC 6749 §4.1, OIDC Core §3.1.2) and the
+// resume point the sign-in and consent pages return to. A request may also
+// name a pushed authorization request (RFC 9126 §4): client_id + request_uri.
+import express, { Router, type Request, type Response } from 'express';
 import { isPushedRequestReference, validateAuthorizationRequest } from '../../lib/domain/authorization-request.js';
 import { ENDPOINTS } from '../../lib/domain/discovery.js';
 import { checkRedirectUri } from '../../lib/domain/redirect-uri.js';
@@ -11,7 +11,7 @@ import { usePushedRequest } from '../../lib/store/par-requests.js';
 import { sendErrorPage } from '../html/layout.js';
 import { proceedWithAuthorization, RESUME_PATH, type FlowDeps } from '../oauth/authorization-flow.js';
 import { sendAuthorizationResponse } from '../oauth/authorization-response.js';
-import { AllFields, fieldsOf, raw } from '../http/input.js';
+import { AllFields, fieldsOf, FormValues, raw } from '../http/input.js';
 
 const REQUEST_URI_PROBLEMS = {
   unknown: 'The request_uri is unknown or has expired.',
@@ -37,7 +37,7 @@ async function authorizePushed(req: Request, res: Response, deps: FlowDeps, clie
   await proceedWithAuthorization(req, res, deps, { ...used.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
 }
 
-/** The request's parameters: checked, then the flow. */
+/** The request's parameters (a GET's query or a POST's form): the same checks and the same flow either way. */
 async function authorize(req: Request, res: Response, deps: FlowDeps, params: Record<string, unknown>): Promise<void> {
   const clientId = typeof params.client_id === 'string' && params.client_id.length <= 200 ? params.client_id : null;
   const client = clientId ? await deps.findClient(clientId) : null;
@@ -60,12 +60,43 @@ async function authorize(req: Request, res: Response, deps: FlowDeps, params: Re
   await proceedWithAuthorization(req, res, deps, { ...result.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
 }
 
+/**
+ * A POST's form, as the query of the same request by GET. URLSearchParams
+ * encodes as browsers encode forms, so the query is about as long as the body.
+ */
+function asQuery(form: Record<string, string | string[]>): string {
+  const query = new URLSearchParams();
+  for (const [name, values] of Object.entries(form)) for (const value of typeof values === 'string' ? [values] : values) query.append(name, value);
+  return query.toString();
+}
+
 /** The stored authorization request a sign-in or consent page resumes (looked up only when it is a string). */
 const ResumeQuery = fieldsOf({ request: raw });
 
 export function authorizeRoutes(deps: FlowDeps): Router {
   const router = Router();
+  // Small: the form may come back as a GET's query (below), which must fit what servers take as a URL.
+  const form = express.urlencoded({ extended: false, limit: '8kb' });
+
   router.get(ENDPOINTS.authorization, (req, res) => authorize(req, res, deps, AllFields.parse(req.query)));
+
+  // OIDC Core §3.1.2.1: the authorization endpoint takes the request as a form too.
+  // Only the form counts: a POST's query parameters are not mixed in (one source, as
+  // for a GET; nothing the form leaves out can be slipped in through the URL).
+  router.post(ENDPOINTS.authorization, form, async (req, res) => {
+    const body = FormValues.safeParse(req.body);
+    if (!req.is('application/x-www-form-urlencoded') || !body.success)
+      return sendErrorPage(res, 400, 'Invalid request', 'An authorization request sent by POST must be a form (application/x-www-form-urlencoded).');
+    // An RP's page posting here is cross-site, so the SameSite=Lax cookies (session,
+    // browser binding) do not come with it: a signed-in user would look signed out,
+    // prompt=none would answer login_required, and a new binding cookie set now would
+    // replace the browser's own and orphan its other pending requests. So a POST
+    // without the session cookie is sent on, unanswered, as the same request by GET
+    // (a top-level navigation, which carries them); one with it is answered here.
+    // A pushed request is not used up before the GET either.
+    if (!req.kfSession) return res.redirect(303, `${ENDPOINTS.authorization}?${asQuery(body.data)}`);
+    await authorize(req, res, deps, body.data);
+  });
 
   router.get(RESUME_PATH, async (req, res) => {
     const request = await findAuthorizationRequest(deps.store, ResumeQuery.parse(req.query).request);
