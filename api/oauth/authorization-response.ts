@@ -39,7 +39,8 @@ function sendFormPost(res: Response, redirectUri: string, origin: string, params
 </head>
 <body>
 <form method="post" action="${redirectUri}">
-${fields.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">\n`)}<p>Keyflow is sending you back to ${new URL(redirectUri).host}.</p>
+${fields.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<p>Keyflow is sending you back to ${new URL(redirectUri).host}.</p>
 <button type="submit">Continue</button>
 </form>
 <script>${raw(AUTO_SUBMIT)}</script>
