@@ -2,7 +2,6 @@
 // factor) when needed, consent when needed, then the code. Used by the
 // authorize endpoint and every page that hands control back to it.
 import type { Request, Response } from 'express';
-import { buildRedirect } from '../../lib/domain/authorization-request.js';
 import { newId } from '../../lib/security/secrets.js';
 import { issueAuthorizationCode } from '../../lib/store/authorization-codes.js';
 import { constantTimeEqual } from '../../lib/security/secrets.js';
@@ -18,6 +17,7 @@ import { sessionUser } from '../http/signed-in.js';
 import type { ApiContext } from '../context.js';
 import { auditScopeGrants, consentDecision } from './consent-decision.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
+import { sendAuthorizationResponse } from './authorization-response.js';
 
 export type FlowDeps = Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'log' | 'secureCookies' | 'events'>;
 
@@ -27,10 +27,10 @@ export function resumeUrl(requestId: string): string {
   return `${RESUME_PATH}?request=${encodeURIComponent(requestId)}`;
 }
 
-/** Redirects back to the client with an error (and ends the request). */
-export async function redirectWithError(res: Response, deps: FlowDeps, request: PendingAuthorization, error: string, description: string): Promise<void> {
+/** Answers the client with an error, in the request's response mode (and ends the request). */
+export async function respondWithError(res: Response, deps: FlowDeps, request: PendingAuthorization, error: string, description: string): Promise<void> {
   await finishAuthorizationRequest(deps.store, request);
-  res.redirect(303, buildRedirect(request.redirectUri, { error, error_description: description, state: request.state, iss: deps.issuer }));
+  sendAuthorizationResponse(res, deps.issuer, request, { error, error_description: description });
 }
 
 /** The id under which the request waits for the user: stored only now, when a page is needed, and bound to this browser. */
@@ -77,7 +77,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
     (!signedInForThisRequest && request.prompt.includes('login')) ||
     (!signedInForThisRequest && request.maxAge !== null && Date.now() - authTime > request.maxAge * 1000);
   if (mustSignIn) {
-    if (noPrompt) return redirectWithError(res, deps, request, 'login_required', 'the user must sign in');
+    if (noPrompt) return respondWithError(res, deps, request, 'login_required', 'the user must sign in');
     return void res.redirect(303, `/login?request=${await storedId(req, res, deps, request)}`);
   }
 
@@ -85,7 +85,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   const needsMfa = request.acrValues.includes('mfa') && session!.acr !== 'mfa';
   const user = needsMfa ? await sessionUser(deps, req) : null;
   if (needsMfa && user && (await hasSecondFactor(deps.store, user))) {
-    if (noPrompt) return redirectWithError(res, deps, request, 'login_required', 'the user must authenticate with a second factor');
+    if (noPrompt) return respondWithError(res, deps, request, 'login_required', 'the user must authenticate with a second factor');
     await updateSession(deps.store, session!._id, { pending: { userId: user._id, amr: session!.amr, at: new Date() } });
     return void res.redirect(303, `/login/second-factor?request=${await storedId(req, res, deps, request)}`);
   }
@@ -93,9 +93,9 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   // 3. Consent: skipped when every scope was granted before (single-team scopes
   // bound to one remembered team), unless prompt=consent or a site scope asks for the gate.
   const decision = await consentDecision(deps, request, userId, user);
-  if (decision.kind === 'refuse') return redirectWithError(res, deps, request, decision.error, decision.description);
+  if (decision.kind === 'refuse') return respondWithError(res, deps, request, decision.error, decision.description);
   if (decision.kind === 'ask') {
-    if (noPrompt) return redirectWithError(res, deps, request, 'consent_required', 'the user has not allowed this application');
+    if (noPrompt) return respondWithError(res, deps, request, 'consent_required', 'the user has not allowed this application');
     return void res.redirect(303, `/consent?request=${await storedId(req, res, deps, request)}`);
   }
 
@@ -123,5 +123,5 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   await addSessionClient(deps.store, session!, request.clientId);
   await finishAuthorizationRequest(deps.store, request);
   deps.log.debug('authorization code issued', { client: request.clientId, user: userId });
-  res.redirect(303, buildRedirect(request.redirectUri, { code, state: request.state, iss: deps.issuer }));
+  sendAuthorizationResponse(res, deps.issuer, request, { code });
 }

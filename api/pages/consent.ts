@@ -16,7 +16,7 @@ import { sendErrorPage } from '../html/layout.js';
 import { consentPage, type ConsentExtras } from '../views/consent.js';
 import { hasValidCsrf } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
-import { OTHER_BROWSER, proceedWithAuthorization, redirectWithError, startedInThisBrowser, type FlowDeps } from '../oauth/authorization-flow.js';
+import { OTHER_BROWSER, proceedWithAuthorization, respondWithError, startedInThisBrowser, type FlowDeps } from '../oauth/authorization-flow.js';
 import { teamChoices, teamGrantRefusal } from '../oauth/team-consent.js';
 import { passkeyProvedHere, passSiteGate, siteGateStanding } from '../verification/site-gate.js';
 import { signInLimits } from '../verification/sign-in-limits.js';
@@ -85,7 +85,7 @@ export function consentRoutes(deps: ConsentDeps): Router {
     const { request, user } = c;
     if (body.decision !== 'allow') {
       deps.log.info('consent denied', { client: request.clientId, user: user._id });
-      return redirectWithError(res, deps, request, 'access_denied', 'the user denied the request');
+      return respondWithError(res, deps, request, 'access_denied', 'the user denied the request');
     }
     // Single-team scopes: the team picked, checked against the user's role there now.
     const permissions = requestedTeamPermissions(request.scope);

@@ -1,16 +1,17 @@
-// GET /api/oauth/authorize (RFC 6749 §4.1, OIDC Core §3.1.2) and the resume
-// point the sign-in and consent pages return to. A request may also name a
-// pushed authorization request (RFC 9126 §4): client_id + request_uri.
-import { Router, type Request, type Response } from 'express';
+// GET and POST /api/oauth/authorize (RFC 6749 §4.1, OIDC Core §3.1.2) and the
+// resume point the sign-in and consent pages return to. A request may also
+// name a pushed authorization request (RFC 9126 §4): client_id + request_uri.
+import express, { Router, type Request, type Response } from 'express';
 import { isPushedRequestReference, validateAuthorizationRequest } from '../../lib/domain/authorization-request.js';
+import { ENDPOINTS } from '../../lib/domain/discovery.js';
 import { checkRedirectUri } from '../../lib/domain/redirect-uri.js';
 import { findAuthorizationRequest } from '../../lib/store/authorization-requests.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import { usePushedRequest } from '../../lib/store/par-requests.js';
 import { sendErrorPage } from '../html/layout.js';
 import { proceedWithAuthorization, RESUME_PATH, type FlowDeps } from '../oauth/authorization-flow.js';
-import { buildRedirect } from '../../lib/domain/authorization-request.js';
-import { AllFields, fieldsOf, raw } from '../http/input.js';
+import { sendAuthorizationResponse } from '../oauth/authorization-response.js';
+import { AllFields, fieldsOf, FormValues, raw } from '../http/input.js';
 
 const REQUEST_URI_PROBLEMS = {
   unknown: 'The request_uri is unknown or has expired.',
@@ -21,7 +22,7 @@ const REQUEST_URI_PROBLEMS = {
 
 /**
  * client_id + request_uri of a pushed request. Only the pushed parameters
- * apply: any other query parameter is ignored (RFC 9126 §4). Every failure is
+ * apply: any other parameter is ignored (RFC 9126 §4). Every failure is
  * an error page, never a redirect: without a usable pushed request there is no
  * redirect URI the client proved at the PAR endpoint.
  */
@@ -36,34 +37,65 @@ async function authorizePushed(req: Request, res: Response, deps: FlowDeps, clie
   await proceedWithAuthorization(req, res, deps, { ...used.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
 }
 
+/** The request's parameters (a GET's query or a POST's form): the same checks and the same flow either way. */
+async function authorize(req: Request, res: Response, deps: FlowDeps, params: Record<string, unknown>): Promise<void> {
+  const clientId = typeof params.client_id === 'string' && params.client_id.length <= 200 ? params.client_id : null;
+  const client = clientId ? await deps.findClient(clientId) : null;
+  if (clientId && isPushedRequestReference(params) && typeof params.request_uri === 'string')
+    return authorizePushed(req, res, deps, client, params.request_uri);
+  const result = validateAuthorizationRequest(params, client && { ...client, clientId: client._id });
+  if (result.kind === 'error-page') return sendErrorPage(res, 400, result.title, result.message);
+  if (client?.requirePushedAuthorizationRequests) {
+    // RFC 9126 §5: this client's requests must be pushed. The redirect URI passed the
+    // client's registered entries, so the refusal goes back to it like any other error.
+    const description = 'this application must use pushed authorization requests (request_uri from the PAR endpoint)';
+    return sendAuthorizationResponse(res, deps.issuer, result.kind === 'ok' ? result.params : result, {
+      error: 'invalid_request',
+      error_description: description,
+    });
+  }
+  if (result.kind === 'redirect-error')
+    return sendAuthorizationResponse(res, deps.issuer, result, { error: result.error, error_description: result.description });
+  // Stored only if the user must see a page; a signed-in, consented user gets the code at once.
+  await proceedWithAuthorization(req, res, deps, { ...result.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
+}
+
+/**
+ * A POST's form, as the query of the same request by GET. URLSearchParams
+ * encodes as browsers encode forms, so the query is about as long as the body.
+ */
+function asQuery(form: Record<string, string | string[]>): string {
+  const query = new URLSearchParams();
+  for (const [name, values] of Object.entries(form)) for (const value of typeof values === 'string' ? [values] : values) query.append(name, value);
+  return query.toString();
+}
+
 /** The stored authorization request a sign-in or consent page resumes (looked up only when it is a string). */
 const ResumeQuery = fieldsOf({ request: raw });
 
 export function authorizeRoutes(deps: FlowDeps): Router {
   const router = Router();
+  // Small: the form may come back as a GET's query (below), which must fit what servers take as a URL.
+  const form = express.urlencoded({ extended: false, limit: '8kb' });
 
-  router.get('/api/oauth/authorize', async (req, res) => {
-    const query = AllFields.parse(req.query);
-    const clientId = typeof query.client_id === 'string' && query.client_id.length <= 200 ? query.client_id : null;
-    const client = clientId ? await deps.findClient(clientId) : null;
-    if (clientId && isPushedRequestReference(query) && typeof query.request_uri === 'string') return authorizePushed(req, res, deps, client, query.request_uri);
-    const result = validateAuthorizationRequest(query, client && { ...client, clientId: client._id });
-    if (result.kind === 'error-page') return sendErrorPage(res, 400, result.title, result.message);
-    if (client?.requirePushedAuthorizationRequests) {
-      // RFC 9126 §5: this client's requests must be pushed. The redirect URI passed the
-      // client's registered entries, so the refusal goes back to it like any other error.
-      const { redirectUri, state } = result.kind === 'ok' ? result.params : result;
-      const description = 'this application must use pushed authorization requests (request_uri from the PAR endpoint)';
-      return res.redirect(303, buildRedirect(redirectUri, { error: 'invalid_request', error_description: description, state, iss: deps.issuer }));
-    }
-    if (result.kind === 'redirect-error') {
-      return res.redirect(
-        303,
-        buildRedirect(result.redirectUri, { error: result.error, error_description: result.description, state: result.state, iss: deps.issuer }),
-      );
-    }
-    // Stored only if the user must see a page; a signed-in, consented user gets the code at once.
-    await proceedWithAuthorization(req, res, deps, { ...result.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
+  router.get(ENDPOINTS.authorization, (req, res) => authorize(req, res, deps, AllFields.parse(req.query)));
+
+  // OIDC Core §3.1.2.1: the authorization endpoint takes the request as a form too.
+  // Only the form counts: a POST's query parameters are not mixed in (one source, as
+  // for a GET; nothing the form leaves out can be slipped in through the URL).
+  router.post(ENDPOINTS.authorization, form, async (req, res) => {
+    const body = FormValues.safeParse(req.body);
+    if (!req.is('application/x-www-form-urlencoded') || !body.success)
+      return sendErrorPage(res, 400, 'Invalid request', 'An authorization request sent by POST must be a form (application/x-www-form-urlencoded).');
+    // An RP's page posting here is cross-site, so the SameSite=Lax cookies (session,
+    // browser binding) do not come with it: a signed-in user would look signed out,
+    // prompt=none would answer login_required, and a new binding cookie set now would
+    // replace the browser's own and orphan its other pending requests. So a POST
+    // without the session cookie is sent on, unanswered, as the same request by GET
+    // (a top-level navigation, which carries them); one with it is answered here.
+    // A pushed request is not used up before the GET either.
+    if (!req.kfSession) return res.redirect(303, `${ENDPOINTS.authorization}?${asQuery(body.data)}`);
+    await authorize(req, res, deps, body.data);
   });
 
   router.get(RESUME_PATH, async (req, res) => {

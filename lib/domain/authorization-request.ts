@@ -1,11 +1,12 @@
 // Validation of an authorization request (RFC 6749 §4.1.1, OIDC Core §3.1.2.1,
 // RFC 7636), in a fixed order: the client and its redirect URI
-// first (failures there must never redirect), then everything else (failures
-// redirect back with `error`).
+// first (failures there must never redirect), then `response_mode` (how every
+// later answer travels), then everything else (failures go back with `error`).
 import type { RedirectUriEntry } from './clients.js';
 import { isValidS256Challenge } from './pkce.js';
 import { checkRedirectUri } from './redirect-uri.js';
 import { parseResources } from './resources.js';
+import { DEFAULT_RESPONSE_MODE, parseResponseMode, type ResponseMode } from './response-mode.js';
 import { isKnownScope, parseBoundTeamScope, parseScopeParam } from './scopes.js';
 
 export interface ClientForAuthorization {
@@ -31,14 +32,16 @@ export interface ValidAuthorization {
   acrValues: string[];
   /** RFC 8707 resource indicators: added to the access token's `aud` next to the issuer. */
   resources: string[];
+  /** How the response goes back: query or form_post (response-mode.ts). */
+  responseMode: ResponseMode;
 }
 
 export type AuthorizationValidation =
   | { kind: 'ok'; params: ValidAuthorization }
   /** Shown on Keyflow's error page: the client or redirect URI cannot be trusted with a redirect. */
   | { kind: 'error-page'; title: string; message: string }
-  /** Sent back to the (validated) redirect URI. */
-  | { kind: 'redirect-error'; redirectUri: string; state: string | null; error: string; description: string };
+  /** Sent back to the (validated) redirect URI, in the request's response mode when that was valid. */
+  | { kind: 'redirect-error'; redirectUri: string; responseMode: ResponseMode; state: string | null; error: string; description: string };
 
 export const SUPPORTED_PROMPTS = ['none', 'login', 'consent'] as const;
 export const SUPPORTED_ACR_VALUES = ['pwd', 'mfa'] as const;
@@ -64,28 +67,22 @@ export function isPushedRequestReference(query: Query): boolean {
   return typeof uri === 'string' && uri.startsWith(PAR_REQUEST_URI_PREFIX);
 }
 
-type ParamsCheck = { ok: true; params: ValidAuthorization } | { ok: false; error: string; description: string };
+type ParamsCheck = { ok: true; params: ValidAuthorization } | { ok: false; error: string; description: string; responseMode: ResponseMode };
 
 /**
  * Every check after the client and its redirect URI, shared by the
- * authorization endpoint (errors redirect) and PAR (errors are JSON).
+ * authorization endpoint (errors go back to the client) and PAR (errors are JSON).
  */
 function validateParams(query: Query, client: ClientForAuthorization, redirectUri: string, state: string | null): ParamsCheck {
-  const fail = (error: string, description: string): ParamsCheck => ({ ok: false, error, description });
+  // First, so that every later error goes back the way the client asked for; an error about the mode itself goes by query.
+  const rawMode = single(query, 'response_mode');
+  const mode = rawMode === null ? { ok: false as const, description: 'response_mode must appear at most once' } : parseResponseMode(rawMode, redirectUri);
+  if (!mode.ok) return { ok: false, error: 'invalid_request', description: mode.description, responseMode: DEFAULT_RESPONSE_MODE };
+  const responseMode = mode.mode;
+  const fail = (error: string, description: string): ParamsCheck => ({ ok: false, error, description, responseMode });
   const rawState = single(query, 'state');
 
-  for (const name of [
-    'response_type',
-    'scope',
-    'state',
-    'nonce',
-    'code_challenge',
-    'code_challenge_method',
-    'prompt',
-    'max_age',
-    'acr_values',
-    'response_mode',
-  ]) {
+  for (const name of ['response_type', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'max_age', 'acr_values']) {
     if (single(query, name) === null) return fail('invalid_request', `${name} must appear at most once`);
   }
   if (rawState !== undefined && rawState !== null && rawState.length > MAX_STATE)
@@ -96,8 +93,6 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
   const responseType = single(query, 'response_type');
   if (!responseType) return fail('invalid_request', 'response_type is required');
   if (responseType !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
-  const responseMode = single(query, 'response_mode');
-  if (responseMode !== undefined && responseMode !== 'query') return fail('invalid_request', 'only response_mode=query is supported');
 
   const scope = parseScopeParam(single(query, 'scope') ?? '');
   if (scope.length === 0) return fail('invalid_scope', 'scope is required');
@@ -155,6 +150,7 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
       maxAge,
       acrValues,
       resources: resources.resources,
+      responseMode,
     },
   };
 }
@@ -176,7 +172,8 @@ export function validateAuthorizationRequest(query: Query, client: ClientForAuth
 
   const state = parseState(query);
   const checked = validateParams(query, client, redirectUri, state);
-  if (!checked.ok) return { kind: 'redirect-error', redirectUri, state, error: checked.error, description: checked.description };
+  if (!checked.ok)
+    return { kind: 'redirect-error', redirectUri, responseMode: checked.responseMode, state, error: checked.error, description: checked.description };
   return { kind: 'ok', params: checked.params };
 }
 
@@ -200,7 +197,7 @@ export function validatePushedAuthorizationRequest(body: Query, client: ClientFo
   return checked.ok ? { kind: 'ok', params: checked.params } : fail(checked.error, checked.description);
 }
 
-/** The authorization response or error redirect (RFC 9207: always with `iss`). */
+/** `redirectUri` with `params` added to its query (null and undefined ones left out). */
 export function buildRedirect(redirectUri: string, params: Record<string, string | null | undefined>): string {
   const url = new URL(redirectUri);
   for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined) url.searchParams.append(k, v);

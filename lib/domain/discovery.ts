@@ -2,6 +2,7 @@
 // fields here when it is implemented: these documents advertise exactly what
 // Keyflow does, nothing more.
 import { SUPPORTED_ACR_VALUES, SUPPORTED_PROMPTS } from './authorization-request.js';
+import { RESPONSE_MODES } from './response-mode.js';
 import { SCOPES } from './scopes.js';
 
 export const WELL_KNOWN = {
@@ -54,7 +55,7 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
     revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_KEY_ALGS],
     scopes_supported: Object.keys(SCOPES),
     response_types_supported: ['code'],
-    response_modes_supported: ['query'],
+    response_modes_supported: [...RESPONSE_MODES],
     grant_types_supported: capabilities.grantTypes,
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [...capabilities.idTokenAlgs],

@@ -34,6 +34,7 @@ describe('discovery documents', () => {
       token_endpoint: `${issuer}/api/oauth/token`,
       userinfo_endpoint: `${issuer}/api/oauth/userinfo`,
       response_types_supported: ['code'],
+      response_modes_supported: ['query', 'form_post'],
       grant_types_supported: [
         'authorization_code',
         'refresh_token',

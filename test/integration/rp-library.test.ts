@@ -1,7 +1,10 @@
 // An RP library no one here wrote (oauth4webapi) runs discovery and the code
 // flow against Keyflow, validating iss, state, nonce and the ID token; the
 // ID token signature is then checked independently: jose for RS256, noble for ML-DSA-65.
+// A second one (openid-client) sends its request by POST and takes the answer
+// by query and by form_post.
 import * as oauth from 'oauth4webapi';
+import * as oidc from 'openid-client';
 import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 import type { RunningApi } from '../../api/server.js';
@@ -11,6 +14,7 @@ import { createUser } from '../../lib/store/users.js';
 import { startTestApi, type Json } from '../support/harness.js';
 import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { formPostOf } from '../support/form-post.js';
 
 let api: RunningApi;
 let issuer: string;
@@ -313,5 +317,75 @@ describe('oauth4webapi: PAR + private_key_jwt + DPoP, end to end', () => {
       await oauth.introspectionRequest(as, client, clientAuth, refreshed.access_token, { [oauth.allowInsecureRequests]: true }),
     );
     expect(after.active).toBe(false);
+  });
+});
+
+describe('openid-client: the request by POST, the answer by query and by form_post', () => {
+  it('builds the request, POSTs it as a form, and validates and redeems the answer, a POSTed callback included', async () => {
+    const email = uniqueEmail('rp-post');
+    const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'RP Post' });
+    const { client: registered, clientSecret } = await createClient(api.deps.store, {
+      name: 'openid-client POST',
+      redirectUris: [{ type: 'equals', value: REDIRECT }],
+      allowedScopes: ['openid', 'profile', 'email'],
+      idTokenSignedResponseAlg: 'RS256',
+    });
+    const config = await oidc.discovery(new URL(issuer), registered._id, { id_token_signed_response_alg: 'RS256' }, oidc.ClientSecretBasic(clientSecret!), {
+      execute: [oidc.allowInsecureRequests],
+    });
+    expect(config.serverMetadata().response_modes_supported).toEqual(['query', 'form_post']);
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const agent = new HttpUser(issuer);
+
+    /** openid-client's authorization request, its parameters sent as a form to the authorization endpoint (OIDC Core §3.1.2.1). */
+    async function postAuthorization(extra: Record<string, string>) {
+      const verifier = oidc.randomPKCECodeVerifier();
+      const checks = { pkceCodeVerifier: verifier, expectedState: oidc.randomState(), expectedNonce: oidc.randomNonce() };
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT,
+        scope: 'openid email',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state: checks.expectedState,
+        nonce: checks.expectedNonce,
+        ...extra,
+      });
+      expect(url.origin + url.pathname).toBe(config.serverMetadata().authorization_endpoint);
+      const res = await agent.request(url.origin + url.pathname, { method: 'POST', headers: form, body: url.searchParams });
+      return { res, checks };
+    }
+    /** The request the browser makes when a form_post page submits itself: what the RP's callback receives. */
+    const postedCallback = (action: string, fields: Record<string, string>) =>
+      new Request(action, { method: 'POST', headers: form, body: new URLSearchParams(fields) });
+
+    // By query, signed out: the POST goes on as a GET, then sign-in and consent.
+    const byQuery = await postAuthorization({});
+    let step = await agent.follow(byQuery.res);
+    step = await agent.signIn(step, email, PASSWORD);
+    step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
+    const tokens = await oidc.authorizationCodeGrant(config, step.external!, byQuery.checks);
+    expect(tokens.claims()).toMatchObject({ iss: issuer, sub: user._id, email, nonce: byQuery.checks.expectedNonce });
+
+    // By form_post, signed in and consented: the code at once, in the page's form. openid-client
+    // reads the POSTed callback, checks state and iss (forged ones are refused before the code is used), and redeems it.
+    const byForm = await postAuthorization({ response_mode: 'form_post' });
+    const { action, fields } = await formPostOf(byForm.res);
+    expect(action).toBe(REDIRECT);
+    const refusal = (changed: Record<string, string>) =>
+      oidc.authorizationCodeGrant(config, postedCallback(action, { ...fields, ...changed }), byForm.checks).then(
+        () => 'accepted',
+        (err: Json) => String(err.cause?.message ?? err.message),
+      );
+    expect(await refusal({ iss: 'https://evil.example' })).toMatch(/"iss"/);
+    expect(await refusal({ state: 'another' })).toMatch(/"state"/);
+    const formTokens = await oidc.authorizationCodeGrant(config, postedCallback(action, fields), byForm.checks);
+    expect(formTokens.claims()).toMatchObject({ iss: issuer, sub: user._id, nonce: byForm.checks.expectedNonce });
+
+    // An error by form_post reaches openid-client as the authorization server's error.
+    const unconsented = await postAuthorization({ response_mode: 'form_post', scope: 'openid profile', prompt: 'none' });
+    const answer = await formPostOf(unconsented.res);
+    await expect(oidc.authorizationCodeGrant(config, postedCallback(answer.action, answer.fields), unconsented.checks)).rejects.toMatchObject({
+      error: 'consent_required',
+    });
   });
 });

@@ -1,0 +1,53 @@
+// How the authorization response travels back to the client: `response_mode`
+// (OAuth 2.0 Multiple Response Type Encoding Practices §2.1) with `query`, the
+// default for response_type=code, and `form_post` (OAuth 2.0 Form Post
+// Response Mode). Pure.
+//
+// `fragment` is refused: it exists for responses that carry tokens, which must
+// stay out of the query (Multiple Response Types §2.1, §5); Keyflow answers
+// only with a code. A fragment is also carried over every later redirect that
+// has none of its own, so a code in it would travel on wherever the redirect
+// URI's page redirects to.
+
+export const RESPONSE_MODES = ['query', 'form_post'] as const;
+export type ResponseMode = (typeof RESPONSE_MODES)[number];
+
+/** The mode for response_type=code when the request names none (Multiple Response Types §2.1). */
+export const DEFAULT_RESPONSE_MODE: ResponseMode = 'query';
+
+/** Where and how a response goes: the request's redirect URI and mode, and its `state` to send back. */
+export interface ResponseTarget {
+  redirectUri: string;
+  /** Absent on requests stored before response modes existed: those answer by query. */
+  responseMode?: ResponseMode;
+  state: string | null;
+}
+
+/** A host a Content-Security-Policy source can name: a DNS name (already lowercased and in ASCII by the URL parser) or an IPv4 address. */
+const CSP_HOST = /^[a-z0-9-]+(?:\.[a-z0-9-]+)*$/;
+
+/**
+ * The origin a form_post page may submit to (its CSP `form-action`), or null
+ * when a CSP cannot name it: not http(s), or a host such as an IPv6 literal or
+ * one with `;` or `,` (the URL parser accepts both in a host; in a CSP they
+ * would end the source).
+ */
+export function formPostOrigin(redirectUri: string): string | null {
+  const url = new URL(redirectUri);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  return CSP_HOST.test(url.hostname) ? url.origin : null;
+}
+
+export type ResponseModeCheck = { ok: true; mode: ResponseMode } | { ok: false; description: string };
+
+/** The request's `response_mode` (undefined: absent), for its already validated redirect URI. */
+export function parseResponseMode(value: string | undefined, redirectUri: string): ResponseModeCheck {
+  if (value === undefined || value === 'query') return { ok: true, mode: 'query' };
+  if (value === 'form_post') {
+    if (formPostOrigin(redirectUri) === null)
+      return { ok: false, description: 'response_mode=form_post needs a redirect_uri on an http(s) host name or IPv4 address' };
+    return { ok: true, mode: 'form_post' };
+  }
+  if (value === 'fragment') return { ok: false, description: 'response_mode=fragment is not supported: Keyflow answers with a code, by query or form_post' };
+  return { ok: false, description: 'response_mode must be query or form_post' };
+}
