@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Response } from 'express';
 import { buildRedirect } from '../../lib/domain/authorization-request.js';
-import { formPostOrigin, type ResponseTarget } from '../../lib/domain/response-mode.js';
+import type { ResponseTarget } from '../../lib/domain/response-mode.js';
 import { html, raw } from '../html/html.js';
 
 export type AuthorizationResponse = { code: string } | { error: string; error_description: string };
@@ -16,18 +16,19 @@ const AUTO_SUBMIT = 'document.forms[0].submit();';
 const AUTO_SUBMIT_HASH = `'sha256-${createHash('sha256').update(AUTO_SUBMIT).digest('base64')}'`;
 
 /**
- * The page may do one thing: submit its form to the client's origin.
- * `form-action` also applies (in Chrome) to redirects the client's callback
- * answers with, so those must stay on its origin.
+ * The page runs its one script and loads nothing. `form-action` is left out,
+ * as on every Keyflow page: Chrome applies it to the redirects that follow a
+ * submission too, and the RP's callback may redirect anywhere it likes. The
+ * page's only form is Keyflow's own, with escaped values.
  */
-const formPostCsp = (origin: string) => `default-src 'none'; script-src ${AUTO_SUBMIT_HASH}; form-action ${origin}; base-uri 'none'; frame-ancestors 'none'`;
+const FORM_POST_CSP = `default-src 'none'; script-src ${AUTO_SUBMIT_HASH}; base-uri 'none'; frame-ancestors 'none'`;
 
-function sendFormPost(res: Response, redirectUri: string, origin: string, params: Record<string, string | null>): void {
+function sendFormPost(res: Response, redirectUri: string, params: Record<string, string | null>): void {
   const fields = Object.entries(params).filter((e): e is [string, string] => e[1] !== null);
   res
     .status(200)
     // The code must not be cached, nor the page's address (Keyflow's) leak as a Referer.
-    .set({ 'Content-Security-Policy': formPostCsp(origin), 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' })
+    .set({ 'Content-Security-Policy': FORM_POST_CSP, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' })
     .type('html')
     .send(
       html`<!doctype html>
@@ -52,8 +53,6 @@ ${fields.map(([name, value]) => html`<input type="hidden" name="${name}" value="
 /** Answers the client at `to.redirectUri`: `code` or `error` + `error_description`, then `state` (when the request had one) and `iss`. */
 export function sendAuthorizationResponse(res: Response, issuer: string, to: ResponseTarget, response: AuthorizationResponse): void {
   const params = { ...response, state: to.state, iss: issuer };
-  // Validation admitted form_post only for a redirect URI whose origin a CSP can name.
-  const origin = to.responseMode === 'form_post' ? formPostOrigin(to.redirectUri) : null;
-  if (origin) return sendFormPost(res, to.redirectUri, origin, params);
+  if (to.responseMode === 'form_post') return sendFormPost(res, to.redirectUri, params);
   res.redirect(303, buildRedirect(to.redirectUri, params));
 }

@@ -76,7 +76,7 @@ type ParamsCheck = { ok: true; params: ValidAuthorization } | { ok: false; error
 function validateParams(query: Query, client: ClientForAuthorization, redirectUri: string, state: string | null): ParamsCheck {
   // First, so that every later error goes back the way the client asked for; an error about the mode itself goes by query.
   const rawMode = single(query, 'response_mode');
-  const mode = rawMode === null ? { ok: false as const, description: 'response_mode must appear at most once' } : parseResponseMode(rawMode, redirectUri);
+  const mode = rawMode === null ? { ok: false as const, description: 'response_mode must appear at most once' } : parseResponseMode(rawMode);
   if (!mode.ok) return { ok: false, error: 'invalid_request', description: mode.description, responseMode: DEFAULT_RESPONSE_MODE };
   const responseMode = mode.mode;
   const fail = (error: string, description: string): ParamsCheck => ({ ok: false, error, description, responseMode });

@@ -23,31 +23,12 @@ export interface ResponseTarget {
   state: string | null;
 }
 
-/** A host a Content-Security-Policy source can name: a DNS name (already lowercased and in ASCII by the URL parser) or an IPv4 address. */
-const CSP_HOST = /^[a-z0-9-]+(?:\.[a-z0-9-]+)*$/;
-
-/**
- * The origin a form_post page may submit to (its CSP `form-action`), or null
- * when a CSP cannot name it: not http(s), or a host such as an IPv6 literal or
- * one with `;` or `,` (the URL parser accepts both in a host; in a CSP they
- * would end the source).
- */
-export function formPostOrigin(redirectUri: string): string | null {
-  const url = new URL(redirectUri);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
-  return CSP_HOST.test(url.hostname) ? url.origin : null;
-}
-
 export type ResponseModeCheck = { ok: true; mode: ResponseMode } | { ok: false; description: string };
 
-/** The request's `response_mode` (undefined: absent), for its already validated redirect URI. */
-export function parseResponseMode(value: string | undefined, redirectUri: string): ResponseModeCheck {
+/** The request's `response_mode` (undefined: absent). Every redirect URI is http(s) (redirect-uri.ts), so a page can post a form to it. */
+export function parseResponseMode(value: string | undefined): ResponseModeCheck {
   if (value === undefined || value === 'query') return { ok: true, mode: 'query' };
-  if (value === 'form_post') {
-    if (formPostOrigin(redirectUri) === null)
-      return { ok: false, description: 'response_mode=form_post needs a redirect_uri on an http(s) host name or IPv4 address' };
-    return { ok: true, mode: 'form_post' };
-  }
+  if (value === 'form_post') return { ok: true, mode: 'form_post' };
   if (value === 'fragment') return { ok: false, description: 'response_mode=fragment is not supported: Keyflow answers with a code, by query or form_post' };
   return { ok: false, description: 'response_mode must be query or form_post' };
 }

@@ -101,13 +101,13 @@ describe('response_mode=form_post', () => {
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
     const page = await res.clone().text();
 
-    // The one script is allowed by its hash; the form may go to the redirect URI's origin only.
+    // The one script is allowed by its hash; nothing else loads or runs.
     const scripts = [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
     expect(scripts).toHaveLength(1);
     expect(page.match(/<script/g)).toHaveLength(1);
     const hash = createHash('sha256').update(scripts[0]!).digest('base64');
     expect(res.headers.get('content-security-policy')!.split('; ').sort()).toEqual(
-      [`default-src 'none'`, `script-src 'sha256-${hash}'`, `form-action https://modes-rp.example`, `base-uri 'none'`, `frame-ancestors 'none'`].sort(),
+      [`default-src 'none'`, `script-src 'sha256-${hash}'`, `base-uri 'none'`, `frame-ancestors 'none'`].sort(),
     );
     // Without script, a button submits it.
     expect(page).toContain('<button type="submit">Continue</button>');
@@ -162,18 +162,6 @@ describe('response_mode=form_post', () => {
     const untrusted = await fetch(`${issuer}${authorizePath(formPost({ redirect_uri: 'https://evil.example/cb' }))}`, { redirect: 'manual' });
     expect(untrusted.status).toBe(400);
     expect(await untrusted.text()).not.toContain('<form method="post" action="https://evil.example');
-  });
-
-  it('is admitted only for a redirect URI whose origin a CSP can name (not an IPv6 literal, not a host with ";")', async () => {
-    for (const redirectUri of ['http://[::1]:9/cb', 'https://a;b.modes-rp.example/cb']) {
-      const rp = await newClient([redirectUri]);
-      const res = await fetch(`${issuer}${authorizePath(request(rp, { redirect_uri: redirectUri, response_mode: 'form_post', state: 's' }).params)}`, {
-        redirect: 'manual',
-      });
-      const answer = queryAnswer(res, redirectUri);
-      expect(answer).toEqual(errorFields('invalid_request', 's'));
-      expect(answer.error_description).toContain('form_post');
-    }
   });
 
   it('is kept with a pushed request; fragment is refused at the push', async () => {
