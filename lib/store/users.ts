@@ -137,14 +137,17 @@ export async function findUserByUsername(store: Store, username: string): Promis
   return findUserByKey(store, 'username', username.toLowerCase());
 }
 
-/** Applies a validated profile change; returns the user after it and the fields that changed. */
+/** Applies a validated profile change; returns the user after it and the claims that changed. A cleared field is removed: absent means not set. */
 export async function updateProfile(store: Store, userId: string, update: ProfileUpdate): Promise<{ user: UserDoc; changed: string[] } | null> {
   const before = await findUserById(store, userId);
   if (!before) return null;
-  const set = profileChanges(before, update);
-  const changed = Object.keys(set);
+  const { set, unset, changed } = profileChanges(before, update);
   if (changed.length === 0) return { user: before, changed };
-  const user = await store.users.findOneAndUpdate({ _id: userId }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: 'after' });
+  const user = await store.users.findOneAndUpdate(
+    { _id: userId },
+    { $set: { ...set, updatedAt: new Date() }, ...(unset.length > 0 ? { $unset: Object.fromEntries(unset.map((f) => [f, ''])) } : {}) },
+    { returnDocument: 'after' },
+  );
   return user ? { user, changed } : null;
 }
 
