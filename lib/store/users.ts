@@ -68,14 +68,15 @@ export async function countEnabledAdmins(store: Store): Promise<number> {
 }
 
 /** The account fields an administrator may set. */
-export type AccountFields = Partial<Pick<UserDoc, 'name' | 'email' | 'username' | 'role' | 'disabled' | 'emailVerified'>>;
+export type AccountFields = Partial<Pick<UserDoc, 'name' | 'email' | 'username' | 'role' | 'disabled' | 'emailVerified' | 'phoneNumberVerified'>>;
 
 /**
- * Sets account fields an administrator changed; the user after it, or null when gone.
+ * Sets account fields an administrator changed; the user after it, or null when gone
+ * (or, with `where`, when the account no longer matches it: nothing is set then).
  * An email or username another account holds is a ConflictError (looked up
  * first, to name the field; the unique index refuses it anyway).
  */
-export async function setUserFields(store: Store, userId: string, set: AccountFields): Promise<UserDoc | null> {
+export async function setUserFields(store: Store, userId: string, set: AccountFields, where: { phoneNumber?: string } = {}): Promise<UserDoc | null> {
   for (const field of ['email', 'username'] as const) {
     const value = set[field];
     if (value === undefined) continue;
@@ -84,7 +85,7 @@ export async function setUserFields(store: Store, userId: string, set: AccountFi
   }
   let user: UserDoc | null;
   try {
-    user = await store.users.findOneAndUpdate({ _id: userId }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: 'after' });
+    user = await store.users.findOneAndUpdate({ _id: userId, ...where }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: 'after' });
   } catch (err) {
     if (isDuplicateKeyError(err)) throw new ConflictError('that email or username is taken');
     throw err;
