@@ -5,7 +5,7 @@
 import express, { Router, type Request, type Response } from 'express';
 import { generateSecret, generateURI } from 'otplib';
 import QRCode from 'qrcode';
-import { zodProblems } from '../../lib/domain/errors.js';
+import { ADDRESS_PARTS } from '../../lib/domain/profile-fields.js';
 import { ProfileUpdate } from '../../lib/domain/users.js';
 import { seal } from '../../lib/security/kek.js';
 import { generateBackupCodes, hashBackupCode } from '../../lib/security/backup-codes.js';
@@ -17,7 +17,16 @@ import { checkTotpCode, totpSecret } from '../verification/second-factor.js';
 import { registerPasskey, registrationOptions, relyingParty } from '../verification/webauthn.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { sendErrorPage } from '../html/layout.js';
-import { accountPage, backupCodesPage, securityPage as securityPageView, type SecurityFactors, type Signed } from '../views/account.js';
+import {
+  accountPage,
+  backupCodesPage,
+  PROFILE_FORM_FIELDS,
+  profileFieldLabel,
+  securityPage as securityPageView,
+  type ProfileFormValues,
+  type SecurityFactors,
+  type Signed,
+} from '../views/account.js';
 import { hasValidCsrf, requireRecentSignIn } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
@@ -31,9 +40,26 @@ const SECURITY_PAGE = '/account/security';
 const LAST_PASSKEY = 'This passkey is your only way to sign in: set a password, add another passkey or link an account before removing it.';
 
 /** The profile form (ProfileUpdate checks the values), the TOTP confirmation, and a new passkey (checked by registerPasskey). */
-const ProfileForm = fieldsOf({ name: raw, picture: raw });
+const ProfileForm = fieldsOf(Object.fromEntries(PROFILE_FORM_FIELDS.map((f) => [f, raw])));
 const TotpForm = fieldsOf({ code: formText });
 const NewPasskey = fieldsOf({ name: text, response: raw });
+
+/**
+ * The profile change a form asks for, by claim name: the address parts
+ * (`address_<part>`) as one address. A field the form did not send stays as it is.
+ */
+function profileChange(sent: Record<string, unknown>): Record<string, unknown> {
+  const change: Record<string, unknown> = {};
+  const address: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(sent)) {
+    if (value === undefined) continue;
+    const part = field.startsWith('address_') ? field.slice('address_'.length) : null;
+    if (part !== null && part in ADDRESS_PARTS) address[part] = value;
+    else change[field] = value;
+  }
+  if (Object.keys(address).length > 0) change.address = address;
+  return change;
+}
 
 export function accountRoutes(deps: AccountDeps): Router {
   const router = Router();
@@ -83,8 +109,14 @@ export function accountRoutes(deps: AccountDeps): Router {
   router.post('/account/profile', form, async (req, res) => {
     const s = await signedIn(req, res);
     if (!s || !formGuard(req, res, s)) return;
-    const parsed = ProfileUpdate.safeParse(ProfileForm.parse(req.body));
-    if (!parsed.success) return accountPage(res, s, html`<p class="error" role="alert">${zodProblems(parsed.error.issues).join('; ')}</p>`, 400);
+    const sent = ProfileForm.parse(req.body);
+    const parsed = ProfileUpdate.safeParse(profileChange(sent));
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `${profileFieldLabel(i.path)}: ${i.message}`);
+      // What they typed stays in the form, to be corrected rather than typed again.
+      const typed: ProfileFormValues = Object.fromEntries(Object.entries(sent).map(([k, v]) => [k, typeof v === 'string' ? v : '']));
+      return accountPage(res, s, html`<p class="error" role="alert">${problems.join('; ')}</p>`, 400, typed);
+    }
     const result = await updateProfile(deps.store, s.user._id, parsed.data);
     if (result?.changed.length)
       await deps.events.user('profile.updated', s.user._id, { user_id: s.user._id, changed: result.changed }, sessionActor(s.user._id));

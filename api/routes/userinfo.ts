@@ -1,6 +1,6 @@
 // UserInfo (OIDC Core §5.3), GET and POST, and the profile API of /api/oauth/me.
 import express, { Router, type Request, type Response } from 'express';
-import { userinfoClaims } from '../../lib/domain/claims.js';
+import { SCOPE_CLAIMS, standardClaims, userinfoClaims } from '../../lib/domain/claims.js';
 import { zodProblems } from '../../lib/domain/errors.js';
 import { ProfileUpdate } from '../../lib/domain/users.js';
 import { findUserById, updateProfile } from '../../lib/store/users.js';
@@ -12,6 +12,9 @@ import type { ApiContext } from '../context.js';
 
 /** `events`: profile.updated goes to the user's webhooks. */
 export type UserinfoDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events' | 'findClient'>;
+
+/** The claims the profile API answers with: those a profile change can touch (the profile, address and phone scopes' claims). */
+const PROFILE_ANSWER = [...SCOPE_CLAIMS.profile, ...SCOPE_CLAIMS.address, ...SCOPE_CLAIMS.phone];
 
 export function userinfoRoutes(deps: UserinfoDeps): Router {
   const router = Router();
@@ -38,9 +41,7 @@ export function userinfoRoutes(deps: UserinfoDeps): Router {
     if (!result) return sendError(res, 401, 'invalid_token', 'the user no longer exists');
     if (result.changed.length)
       await deps.events.user('profile.updated', result.user._id, { user_id: result.user._id, changed: result.changed }, tokenActor(req));
-    res
-      .set('Cache-Control', 'no-store')
-      .json({ sub: result.user._id, name: result.user.name, preferred_username: result.user.username, picture: result.user.picture });
+    res.set('Cache-Control', 'no-store').json({ sub: result.user._id, ...standardClaims(result.user, PROFILE_ANSWER) });
   });
   return router;
 }

@@ -2,6 +2,7 @@
 // passkeys, backup codes) and the backup codes shown once.
 import type { Response } from 'express';
 import type { SessionDoc } from '../../lib/domain/sessions.js';
+import { ADDRESS_MAX_LENGTH, ADDRESS_PARTS, PROFILE_MAX_LENGTH, timeZoneNames, type AddressPart } from '../../lib/domain/profile-fields.js';
 import type { UserDoc } from '../../lib/domain/users.js';
 import type { PasskeyDoc } from '../../lib/domain/passkeys.js';
 import { hasUsablePassword } from '../../lib/store/passwordless-users.js';
@@ -16,7 +17,97 @@ export interface SecurityFactors {
   pendingTotp: { secret: string; qr: string } | null;
 }
 
-export function accountPage(res: Response, { session, user }: Signed, notice?: SafeHtml, status = 200): void {
+interface FormField {
+  label: string;
+  max: number;
+  type?: 'url' | 'tel' | 'textarea';
+  placeholder?: string;
+  list?: string;
+}
+
+const URL_FIELD = { type: 'url', max: PROFILE_MAX_LENGTH.url, placeholder: 'https://…' } as const;
+
+/** The profile form's fields, by claim name (the address parts as `address_<part>`), in the form's order. */
+const ABOUT_FIELDS: Record<string, FormField> = {
+  name: { label: 'Name', max: 200 },
+  given_name: { label: 'Given name', max: PROFILE_MAX_LENGTH.given_name },
+  middle_name: { label: 'Middle name', max: PROFILE_MAX_LENGTH.middle_name },
+  family_name: { label: 'Family name', max: PROFILE_MAX_LENGTH.family_name },
+  nickname: { label: 'Nickname', max: PROFILE_MAX_LENGTH.nickname },
+  picture: { label: 'Picture URL', ...URL_FIELD },
+  profile: { label: 'Profile page URL', ...URL_FIELD },
+  website: { label: 'Website', ...URL_FIELD },
+  gender: { label: 'Gender', max: PROFILE_MAX_LENGTH.gender },
+  birthdate: { label: 'Birthdate', max: PROFILE_MAX_LENGTH.birthdate, placeholder: 'YYYY-MM-DD, YYYY or 0000-MM-DD' },
+  zoneinfo: { label: 'Time zone', max: PROFILE_MAX_LENGTH.zoneinfo, placeholder: 'Europe/Paris', list: 'time-zones' },
+  locale: { label: 'Language', max: PROFILE_MAX_LENGTH.locale, placeholder: 'en-US' },
+};
+const PHONE_FIELD: FormField = { label: 'Phone number', type: 'tel', max: PROFILE_MAX_LENGTH.phone_number, placeholder: '+1 555 0100' };
+const ADDRESS_LABELS: Record<AddressPart, string> = {
+  formatted: 'Full address, as on an envelope',
+  street_address: 'Street address',
+  locality: 'City',
+  region: 'Region or state',
+  postal_code: 'Postal code',
+  country: 'Country',
+};
+const ADDRESS_FIELDS: Record<string, FormField> = Object.fromEntries(
+  (Object.keys(ADDRESS_PARTS) as AddressPart[]).map((part) => [
+    `address_${part}`,
+    { label: ADDRESS_LABELS[part], max: ADDRESS_MAX_LENGTH[part], ...(part === 'formatted' || part === 'street_address' ? { type: 'textarea' } : {}) },
+  ]),
+);
+
+/** The profile form's field names: what the form posts. */
+export const PROFILE_FORM_FIELDS = [...Object.keys(ABOUT_FIELDS), 'phone_number', ...Object.keys(ADDRESS_FIELDS)];
+
+/** What the profile form shows: the user's values, or what they sent when it was refused. */
+export type ProfileFormValues = Partial<Record<string, string>>;
+
+/** The form's values of a stored profile. */
+export function profileFormValues(user: UserDoc): ProfileFormValues {
+  const values: ProfileFormValues = {
+    name: user.name,
+    picture: user.picture ?? '',
+    given_name: user.givenName,
+    middle_name: user.middleName,
+    family_name: user.familyName,
+    nickname: user.nickname,
+    profile: user.profile,
+    website: user.website,
+    gender: user.gender,
+    birthdate: user.birthdate,
+    zoneinfo: user.zoneinfo,
+    locale: user.locale,
+    phone_number: user.phoneNumber,
+  };
+  for (const part of Object.keys(ADDRESS_PARTS) as AddressPart[]) values[`address_${part}`] = user.address?.[ADDRESS_PARTS[part]];
+  return values;
+}
+
+/** A refused field in the words of the form: the label of the claim (`birthdate`) or address part (`address.postal_code`). */
+export function profileFieldLabel(path: readonly PropertyKey[]): string {
+  const name = path.map(String).join('_');
+  return (ABOUT_FIELDS[name] ?? ADDRESS_FIELDS[name] ?? (name === 'phone_number' ? PHONE_FIELD : undefined))?.label ?? (name || 'The form');
+}
+
+function formField(name: string, f: FormField, value: string | undefined): SafeHtml {
+  const label = html`<label for="${name}">${f.label}</label>`;
+  if (f.type === 'textarea') return html`${label}<textarea id="${name}" name="${name}" rows="3" maxlength="${f.max}">${value ?? ''}</textarea>`;
+  return html`${label}<input id="${name}" name="${name}" type="${f.type ?? 'text'}" maxlength="${f.max}"${f.placeholder ? html` placeholder="${f.placeholder}"` : ''}${
+    f.list ? html` list="${f.list}"` : ''
+  } value="${value ?? ''}">`;
+}
+
+const fields = (set: Record<string, FormField>, values: ProfileFormValues) => Object.entries(set).map(([name, f]) => formField(name, f, values[name]));
+
+/** The phone number's standing: only an administrator marks it verified, and a new number loses the mark. */
+const phoneNote = (user: UserDoc) =>
+  user.phoneNumber && user.phoneNumberVerified
+    ? html`<p class="muted">Verified by an administrator. Changing the number removes the mark.</p>`
+    : html`<p class="muted">Not verified: Keyflow sends no text messages. An administrator can mark your number verified.</p>`;
+
+export function accountPage(res: Response, { session, user }: Signed, notice?: SafeHtml, status = 200, values = profileFormValues(user)): void {
   sendPage(res, {
     title: 'Your account',
     status,
@@ -25,10 +116,14 @@ ${notice ?? ''}
 <p>${user.email} <span class="muted">(${user.username})</span></p>
 <form method="post" action="/account/profile">
 ${csrfField(session.csrf)}
-<label for="name">Name</label>
-<input id="name" name="name" type="text" maxlength="200" value="${user.name}">
-<label for="picture">Picture URL</label>
-<input id="picture" name="picture" type="url" maxlength="2048" placeholder="https://…" value="${user.picture ?? ''}">
+<p class="muted">Apps see these only when you allow them (the scopes profile, address and phone). Leave a field empty to clear it.</p>
+${fields(ABOUT_FIELDS, values)}
+<datalist id="time-zones">${timeZoneNames().map((zone) => html`<option value="${zone}">`)}</datalist>
+${formField('phone_number', PHONE_FIELD, values.phone_number)}
+${phoneNote(user)}
+<fieldset><legend>Postal address</legend>
+${fields(ADDRESS_FIELDS, values)}
+</fieldset>
 <button type="submit">Save</button>
 </form>
 <section><a href="/account/security">Security: authenticator app, passkeys, backup codes</a></section>

@@ -1,5 +1,6 @@
 // Every administrator's change to a user account, for the admin API and the
-// operator CLI alike: update (profile fields, role, disabled), reset of second
+// operator CLI alike: update (profile fields, role, disabled, whether the
+// phone number is verified), reset of second
 // factors, revocation of every token, deletion. Each checks its rules, keeps
 // the last enabled administrator (lib/admin/last-admin.ts) and emits its admin
 // event with the actor; the data names fields, never a secret's value.
@@ -9,7 +10,7 @@
 // families are revoked, and their personal access tokens are refused while
 // disabled (personalAccessTokenContext). Enabling lets them sign in again;
 // what was revoked stays revoked.
-import { NotFoundError, parseOrRefuse, ValidationError } from '../domain/errors.js';
+import { ConflictError, NotFoundError, parseOrRefuse, ValidationError } from '../domain/errors.js';
 import { AdminUserUpdate, isDisabled, type UserDoc } from '../domain/users.js';
 import type { AdminEvent, EventActor } from '../domain/webhook-events.js';
 import type { FlowClient } from '../flows/flow-client.js';
@@ -43,7 +44,27 @@ function changesOf(user: UserDoc, update: AdminUserUpdate): AccountFields {
   if (update.username !== undefined && update.username !== user.username) set.username = update.username;
   if (update.role !== undefined && update.role !== user.role) set.role = update.role;
   if (update.disabled !== undefined && update.disabled !== isDisabled(user)) set.disabled = update.disabled;
+  if (update.phone_number_verified !== undefined && update.phone_number_verified !== (user.phoneNumberVerified === true)) {
+    if (update.phone_number_verified && !user.phoneNumber) throw new ValidationError(['phone_number_verified: the user has no phone number']);
+    set.phoneNumberVerified = update.phone_number_verified;
+  }
   return set;
+}
+
+/** The changed fields as the admin API names them (the admin.user.update event's `changed`); emailVerified goes with email. */
+const changedNames = (set: AccountFields): string[] =>
+  Object.keys(set).flatMap((k) => (k === 'emailVerified' ? [] : k === 'phoneNumberVerified' ? ['phone_number_verified'] : [k]));
+
+/**
+ * Writes an update. Marking a phone number verified holds only for the number
+ * the administrator saw: when the user changed it meanwhile nothing is written
+ * (a ConflictError); a change of number after the mark clears it (profileChanges).
+ */
+async function writeUpdate(store: Store, target: UserDoc, set: AccountFields): Promise<UserDoc | null> {
+  if (set.phoneNumberVerified !== true) return setUserFields(store, target._id, set);
+  const user = await setUserFields(store, target._id, set, { phoneNumber: target.phoneNumber });
+  if (!user && (await findUserById(store, target._id))) throw new ConflictError('the phone number changed meanwhile: look at it again');
+  return user;
 }
 
 /** Sessions end and grants are revoked: what a disabled user had stops working now. */
@@ -54,15 +75,15 @@ async function cutOff(deps: UserChangeDeps, userId: string): Promise<BulkRevocat
 
 /**
  * Changes what a body names (AdminUserUpdate: name, email, username, role,
- * disabled); a taken email or username is a ConflictError; the last enabled
+ * disabled, phone_number_verified); a taken email or username is a ConflictError; the last enabled
  * admin may not be demoted or disabled. A change that changes nothing emits nothing.
  */
 export async function updateUser(deps: UserChangeDeps, target: UserDoc, body: unknown, actor: EventActor): Promise<UserDoc> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError(['the body must be a JSON object']);
   const set = changesOf(target, parseOrRefuse(AdminUserUpdate, body));
-  const changed = Object.keys(set).filter((k) => k !== 'emailVerified');
+  const changed = changedNames(set);
   if (changed.length === 0) return target;
-  const user = await keepingAnAdmin(deps.store, target, set, () => setUserFields(deps.store, target._id, set));
+  const user = await keepingAnAdmin(deps.store, target, set, () => writeUpdate(deps.store, target, set));
   if (set.disabled === true) await cutOff(deps, user._id);
   await deps.events.admin('admin.user.update', { user_id: user._id, changed }, actor);
   return user;

@@ -15,6 +15,8 @@ export function adminUserJson(user: UserDoc, passkeys: number) {
     role: user.role,
     disabled: isDisabled(user),
     email_verified: user.emailVerified,
+    phone_number: user.phoneNumber ?? null,
+    phone_number_verified: user.phoneNumberVerified === true,
     totp_enabled: !!user.totp,
     passkeys,
     created_at: user.createdAt,

@@ -16,6 +16,7 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
   users create --email E --password P [--name N] [--username U] [--admin]
   users list
   users update USER [--name N] [--email E] [--username U] [--role user|admin]
+                 [--phone-number-verified true|false]   (only an administrator marks a phone number verified)
   users disable USER                      (signs them out everywhere, revokes their grants; their personal
                  access tokens are refused while disabled)
   users enable USER

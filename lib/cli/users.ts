@@ -113,9 +113,14 @@ export async function usersCommand(store: Store, cfg: Config, sub: string | unde
   }
   if (sub === 'update') {
     const options: Options = { name: { type: 'string' }, email: { type: 'string' }, username: { type: 'string' }, role: { type: 'string' } };
-    const cl = commandLine(argv, options, 1);
-    const body = Object.fromEntries(Object.keys(options).flatMap((k) => (cl.text(k) === undefined ? [] : [[k, cl.text(k)]])));
-    if (Object.keys(body).length === 0) throw new UsageError('users update needs at least one of --name, --email, --username, --role');
+    const cl = commandLine(argv, { ...options, 'phone-number-verified': { type: 'string' } }, 1);
+    const body: Record<string, unknown> = Object.fromEntries(Object.keys(options).flatMap((k) => (cl.text(k) === undefined ? [] : [[k, cl.text(k)]])));
+    const phoneVerified = cl.text('phone-number-verified');
+    if (phoneVerified !== undefined) {
+      if (phoneVerified !== 'true' && phoneVerified !== 'false') throw new UsageError('--phone-number-verified must be true or false');
+      body.phone_number_verified = phoneVerified === 'true';
+    }
+    if (Object.keys(body).length === 0) throw new UsageError('users update needs at least one of --name, --email, --username, --role, --phone-number-verified');
     const target = await userByRef(store, required(cl.positionals[0], 'the user (id or email)'));
     return print(await adminUserJsonOf(store, await withChanges(store, cfg, false, (deps) => updateUser(deps, target, body, OPERATOR))));
   }

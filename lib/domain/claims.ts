@@ -1,12 +1,13 @@
 // Claims of ID tokens, access tokens (RFC 9068) and UserInfo, by granted scope.
 // One place for what each scope releases; later claims (teams, apps, domains …)
 // plug in here.
+import { addressClaim, type ProfileClaimFields } from './profile-fields.js';
 import { parseBoundTeamScope } from './scopes.js';
 import type { TeamRole } from './team-roles.js';
 import type { UserDoc } from './users.js';
 
 /** What claims read of a user. */
-export type ClaimsUser = Pick<UserDoc, '_id' | 'email' | 'emailVerified' | 'username' | 'name' | 'picture' | 'role'>;
+export type ClaimsUser = Pick<UserDoc, '_id' | 'email' | 'emailVerified' | 'username' | 'name' | 'picture' | 'role' | 'updatedAt'> & ProfileClaimFields;
 
 export interface AuthContext {
   authTime: Date;
@@ -17,19 +18,74 @@ export interface AuthContext {
 
 const seconds = (d: Date | number) => Math.floor((typeof d === 'number' ? d : d.getTime()) / 1000);
 
-/** Claims released by scope, shared by the ID token and UserInfo. */
-export function scopedUserClaims(user: ClaimsUser, scope: readonly string[]): Record<string, unknown> {
+/** The standard claims (OIDC Core §5.4) each scope releases: the one place that says it. */
+export const SCOPE_CLAIMS = {
+  profile: [
+    'name',
+    'family_name',
+    'given_name',
+    'middle_name',
+    'nickname',
+    'preferred_username',
+    'profile',
+    'picture',
+    'website',
+    'gender',
+    'birthdate',
+    'zoneinfo',
+    'locale',
+    'updated_at',
+  ],
+  email: ['email', 'email_verified'],
+  address: ['address'],
+  phone: ['phone_number', 'phone_number_verified'],
+} as const;
+export type StandardClaim = (typeof SCOPE_CLAIMS)[keyof typeof SCOPE_CLAIMS][number];
+
+/** Each standard claim's value for a user; undefined, null or "": the user has none. */
+const CLAIM_VALUES: Record<StandardClaim, (user: ClaimsUser) => unknown> = {
+  // Every account has a name to show: the username when no name was given.
+  name: (u) => u.name || u.username,
+  family_name: (u) => u.familyName,
+  given_name: (u) => u.givenName,
+  middle_name: (u) => u.middleName,
+  nickname: (u) => u.nickname,
+  preferred_username: (u) => u.username,
+  profile: (u) => u.profile,
+  picture: (u) => u.picture,
+  website: (u) => u.website,
+  gender: (u) => u.gender,
+  birthdate: (u) => u.birthdate,
+  zoneinfo: (u) => u.zoneinfo,
+  locale: (u) => u.locale,
+  updated_at: (u) => seconds(u.updatedAt),
+  email: (u) => u.email,
+  email_verified: (u) => u.emailVerified,
+  address: (u) => addressClaim(u.address),
+  // Whether a number is verified means nothing without one; only an administrator makes it true.
+  phone_number: (u) => u.phoneNumber,
+  phone_number_verified: (u) => (u.phoneNumber ? u.phoneNumberVerified === true : undefined),
+};
+
+const isStandardClaim = (name: string): name is StandardClaim => Object.hasOwn(CLAIM_VALUES, name);
+
+/** The values of those of `names` that are standard claims the user has: a claim without a value is left out, never null or "". */
+export function standardClaims(user: ClaimsUser, names: readonly string[]): Record<string, unknown> {
   const claims: Record<string, unknown> = {};
-  if (scope.includes('profile')) {
-    claims.name = user.name || user.username;
-    claims.preferred_username = user.username;
-    if (user.picture) claims.picture = user.picture;
-  }
-  if (scope.includes('email')) {
-    claims.email = user.email;
-    claims.email_verified = user.emailVerified;
+  for (const name of names) {
+    const value = isStandardClaim(name) ? CLAIM_VALUES[name](user) : undefined;
+    if (value !== undefined && value !== null && value !== '') claims[name] = value;
   }
   return claims;
+}
+
+/** The standard claims the granted scopes release (SCOPE_CLAIMS). */
+export const scopeClaimNames = (scope: readonly string[]): StandardClaim[] =>
+  (Object.keys(SCOPE_CLAIMS) as (keyof typeof SCOPE_CLAIMS)[]).flatMap((s) => (scope.includes(s) ? SCOPE_CLAIMS[s] : []));
+
+/** Claims released by scope, shared by the ID token and UserInfo. */
+export function scopedUserClaims(user: ClaimsUser, scope: readonly string[]): Record<string, unknown> {
+  return standardClaims(user, scopeClaimNames(scope));
 }
 
 export function userinfoClaims(user: ClaimsUser, scope: readonly string[]): Record<string, unknown> {

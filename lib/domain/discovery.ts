@@ -2,6 +2,7 @@
 // fields here when it is implemented: these documents advertise exactly what
 // Keyflow does, nothing more.
 import { SUPPORTED_ACR_VALUES, SUPPORTED_PROMPTS } from './authorization-request.js';
+import { OPT_IN_CLAIMS, SCOPE_CLAIMS } from './claims.js';
 import { RESPONSE_MODES } from './response-mode.js';
 import { SCOPES } from './scopes.js';
 
@@ -77,23 +78,16 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
   };
 }
 
+/**
+ * Every claim Keyflow can release: the ID token's own, `role`, the standard
+ * claims of each scope, and the opt-in and team claims (the per-team
+ * `in_team_<id>` … are named after each team and cannot be listed).
+ */
 const CLAIMS_SUPPORTED = [
-  'sub',
-  'iss',
-  'aud',
-  'exp',
-  'iat',
-  'auth_time',
-  'nonce',
-  'acr',
-  'amr',
-  'sid',
-  'role',
-  'name',
-  'preferred_username',
-  'picture',
-  'email',
-  'email_verified',
+  ...['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'acr', 'amr', 'sid', 'role'],
+  ...new Set(Object.values(SCOPE_CLAIMS).flat()),
+  ...Object.keys(OPT_IN_CLAIMS),
+  'teams',
 ];
 
 /** RFC 9728 metadata of Keyflow's own API as a protected resource. */

@@ -13,9 +13,11 @@ export interface ScopeInfo {
 
 export const SCOPES: Readonly<Record<string, ScopeInfo>> = {
   openid: { description: 'Sign you in and know your account id' },
-  profile: { description: 'See your name, username and picture' },
-  'profile:write': { description: 'Change your name and picture' },
+  profile: { description: 'See your name, username and picture, and the other details of your profile' },
+  'profile:write': { description: 'Change your profile, postal address and phone number' },
   email: { description: 'See your email address' },
+  address: { description: 'See your postal address' },
+  phone: { description: 'See your phone number' },
   offline_access: { description: 'Stay signed in when you are not using the app' },
   'apps:read': { description: 'See the apps you have registered' },
   'apps:write': { description: 'Create, change and delete your apps' },
@@ -89,9 +91,10 @@ export function crossAppClientId(scope: string): string | null {
 }
 
 /**
- * Scopes Keyflow's own API serves: UserInfo (openid, profile, email) and every
- * catalogued scope of /api/oauth/me/* (profile:write, apps:*, webhooks:*,
- * admin:*, teams, domains, gpg, social, site scopes) and single-team scopes.
+ * Scopes Keyflow's own API serves: UserInfo (openid, profile, email, address,
+ * phone) and every catalogued scope of /api/oauth/me/* (profile:write, apps:*,
+ * webhooks:*, admin:*, teams, domains, gpg, social, site scopes) and
+ * single-team scopes.
  * Not offline_access (it only lets the grant have refresh tokens) and not the
  * cross-app `app:<client_id>:*` (a token for exchange by that app). An access
  * token names Keyflow (the issuer) in its `aud` only when it carries one of these.

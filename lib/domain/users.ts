@@ -6,10 +6,12 @@ import { hashPassword, PASSWORD_MIN_LENGTH } from '../security/password.js';
 import { passwordProblem } from '../security/password-policy.js';
 import { newId } from '../security/secrets.js';
 import { ValidationError, zodProblems } from './errors.js';
+import { clearable, HttpsUrl, PROFILE_CLAIM_FIELDS, PROFILE_CLAIM_INPUTS, sameFieldValue, type ProfileClaimFields } from './profile-fields.js';
 
 export type Role = 'user' | 'admin';
 
-export interface UserDoc {
+/** The stored account; the standard claims the user set (given_name, address, phone_number …) are its ProfileClaimFields. */
+export interface UserDoc extends ProfileClaimFields {
   _id: string;
   email: string;
   emailVerified: boolean;
@@ -55,17 +57,16 @@ export function usernameFromEmail(email: string): string {
   return (/^[a-z0-9]/.test(local) ? local : `u${local}`).slice(0, 63) || 'user';
 }
 
-/** What a user may change on their profile (the account page and PATCH /api/oauth/me/profile). */
+/**
+ * What a user may change on their profile (the account page and PATCH
+ * /api/oauth/me/profile), by claim name: absent leaves a field as it is, null
+ * or "" clears it. Not phone_number_verified: no one proves a number here.
+ */
 export const ProfileUpdate = z
   .object({
-    name: z.string().trim().max(200, 'must be at most 200 characters').optional(),
-    picture: z
-      .union([
-        z.literal('').transform(() => null),
-        z.null(),
-        z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2048, 'must be at most 2048 characters'),
-      ])
-      .optional(),
+    name: z.string('must be text').trim().max(200, 'must be at most 200 characters').optional(),
+    picture: clearable(HttpsUrl),
+    ...PROFILE_CLAIM_INPUTS,
   })
   .strict();
 export type ProfileUpdate = z.output<typeof ProfileUpdate>;
@@ -96,12 +97,36 @@ export async function newUserAccount(input: NewUserInput): Promise<UserDoc> {
   };
 }
 
-/** The fields of a validated profile update that differ from the user's profile as it is. */
-export function profileChanges(before: Pick<UserDoc, 'name' | 'picture'>, update: ProfileUpdate): Partial<Pick<UserDoc, 'name' | 'picture'>> {
-  const set: Partial<Pick<UserDoc, 'name' | 'picture'>> = {};
+/** The profile fields a change sets and clears, and the claims it changed. */
+export interface ProfileChanges {
+  set: Partial<Pick<UserDoc, 'name' | 'picture'> & ProfileClaimFields>;
+  unset: (keyof ProfileClaimFields)[];
+  /** Claim names (`given_name`, `phone_number` …), as the profile.updated event names them. */
+  changed: string[];
+}
+
+/** What a validated profile update changes on the user's profile as it is. */
+export function profileChanges(before: Pick<UserDoc, 'name' | 'picture'> & ProfileClaimFields, update: ProfileUpdate): ProfileChanges {
+  const set: ProfileChanges['set'] = {};
+  const unset: ProfileChanges['unset'] = [];
+  const changed: string[] = [];
   if (update.name !== undefined && update.name !== before.name) set.name = update.name;
   if (update.picture !== undefined && update.picture !== before.picture) set.picture = update.picture;
-  return set;
+  changed.push(...Object.keys(set));
+  for (const [claim, field] of Object.entries(PROFILE_CLAIM_FIELDS) as [keyof typeof PROFILE_CLAIM_FIELDS, keyof ProfileClaimFields][]) {
+    const value = update[claim];
+    if (value === undefined || sameFieldValue(value ?? undefined, before[field])) continue;
+    if (value === null) unset.push(field);
+    else Object.assign(set, { [field]: value });
+    changed.push(claim);
+  }
+  // A new number is not the one an administrator verified. Cleared on every change of
+  // the number, whatever was read: an administrator's mark written meanwhile goes too.
+  if (changed.includes('phone_number')) {
+    unset.push('phoneNumberVerified');
+    if (before.phoneNumberVerified === true) changed.push('phone_number_verified');
+  }
+  return { set, unset, changed };
 }
 
 /** What an administrator may change on an account (the admin API's PATCH body, `keyflow users update`). */
@@ -112,6 +137,8 @@ export const AdminUserUpdate = z
     username: Username.optional(),
     role: z.enum(['user', 'admin'], 'must be "user" or "admin"').optional(),
     disabled: z.boolean('must be true or false').optional(),
+    // Keyflow sends no SMS: a phone number counts as verified only when an administrator says so.
+    phone_number_verified: z.boolean('must be true or false').optional(),
   })
   .strict();
 export type AdminUserUpdate = z.output<typeof AdminUserUpdate>;

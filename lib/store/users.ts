@@ -68,14 +68,15 @@ export async function countEnabledAdmins(store: Store): Promise<number> {
 }
 
 /** The account fields an administrator may set. */
-export type AccountFields = Partial<Pick<UserDoc, 'name' | 'email' | 'username' | 'role' | 'disabled' | 'emailVerified'>>;
+export type AccountFields = Partial<Pick<UserDoc, 'name' | 'email' | 'username' | 'role' | 'disabled' | 'emailVerified' | 'phoneNumberVerified'>>;
 
 /**
- * Sets account fields an administrator changed; the user after it, or null when gone.
+ * Sets account fields an administrator changed; the user after it, or null when gone
+ * (or, with `where`, when the account no longer matches it: nothing is set then).
  * An email or username another account holds is a ConflictError (looked up
  * first, to name the field; the unique index refuses it anyway).
  */
-export async function setUserFields(store: Store, userId: string, set: AccountFields): Promise<UserDoc | null> {
+export async function setUserFields(store: Store, userId: string, set: AccountFields, where: { phoneNumber?: string } = {}): Promise<UserDoc | null> {
   for (const field of ['email', 'username'] as const) {
     const value = set[field];
     if (value === undefined) continue;
@@ -84,7 +85,7 @@ export async function setUserFields(store: Store, userId: string, set: AccountFi
   }
   let user: UserDoc | null;
   try {
-    user = await store.users.findOneAndUpdate({ _id: userId }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: 'after' });
+    user = await store.users.findOneAndUpdate({ _id: userId, ...where }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: 'after' });
   } catch (err) {
     if (isDuplicateKeyError(err)) throw new ConflictError('that email or username is taken');
     throw err;
@@ -137,14 +138,17 @@ export async function findUserByUsername(store: Store, username: string): Promis
   return findUserByKey(store, 'username', username.toLowerCase());
 }
 
-/** Applies a validated profile change; returns the user after it and the fields that changed. */
+/** Applies a validated profile change; returns the user after it and the claims that changed. A cleared field is removed: absent means not set. */
 export async function updateProfile(store: Store, userId: string, update: ProfileUpdate): Promise<{ user: UserDoc; changed: string[] } | null> {
   const before = await findUserById(store, userId);
   if (!before) return null;
-  const set = profileChanges(before, update);
-  const changed = Object.keys(set);
+  const { set, unset, changed } = profileChanges(before, update);
   if (changed.length === 0) return { user: before, changed };
-  const user = await store.users.findOneAndUpdate({ _id: userId }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: 'after' });
+  const user = await store.users.findOneAndUpdate(
+    { _id: userId },
+    { $set: { ...set, updatedAt: new Date() }, ...(unset.length > 0 ? { $unset: Object.fromEntries(unset.map((f) => [f, ''])) } : {}) },
+    { returnDocument: 'after' },
+  );
   return user ? { user, changed } : null;
 }
 

@@ -100,6 +100,8 @@ describe('users admin API', () => {
       role: 'user',
       disabled: false,
       email_verified: true,
+      phone_number: null,
+      phone_number_verified: false,
       totp_enabled: false,
       passkeys: 0,
       created_at: expect.any(String),

@@ -95,6 +95,19 @@ describe('keyflow users', () => {
     refused(await cli('tokens', 'revoke'), 2, /--user is required/);
   });
 
+  it('update marks a phone number verified, or not; refuses it without a number (2) and a value not true or false (2)', async () => {
+    const { user } = await newUser(api.deps, { prefix: 'cli-phone', password: FLOW_PASSWORD });
+    refused(await cli('users', 'update', user._id, '--phone-number-verified', 'true'), 2, /phone_number_verified: the user has no phone number/);
+    await api.deps.store.users.updateOne({ _id: user._id }, { $set: { phoneNumber: '+15550100' } });
+    refused(await cli('users', 'update', user._id, '--phone-number-verified', 'yes'), 2, /--phone-number-verified must be true or false/);
+    expect(await ok('users', 'update', user._id, '--phone-number-verified', 'true')).toMatchObject({ phone_number: '+15550100', phone_number_verified: true });
+    expect(await ok('users', 'update', user._id, '--phone-number-verified', 'false')).toMatchObject({ phone_number_verified: false });
+    expect(await operatorEvents(user._id)).toEqual([
+      ['admin.user.update', 'operator', ['phone_number_verified']],
+      ['admin.user.update', 'operator', ['phone_number_verified']],
+    ]);
+  });
+
   it('disable signs the user out and revokes their tokens; enable lets them sign in again', async () => {
     const rp = await newTestRp(api);
     const { tokens, user, email, agent } = await runCodeFlow(api, rp, 'openid offline_access');

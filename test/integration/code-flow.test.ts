@@ -134,7 +134,14 @@ describe('authorization code flow', () => {
     for (const method of ['GET', 'POST']) {
       const info = await fetch(`${issuer}/api/oauth/userinfo`, { method, headers: { authorization: `Bearer ${body.access_token}` } });
       expect(info.status).toBe(200);
-      expect(await info.json()).toEqual({ sub: user._id, name: 'Flow User', preferred_username: user.username, email, email_verified: true });
+      expect(await info.json()).toEqual({
+        sub: user._id,
+        name: 'Flow User',
+        preferred_username: user.username,
+        updated_at: expect.any(Number),
+        email,
+        email_verified: true,
+      });
     }
   });
 
@@ -496,7 +503,13 @@ describe('UserInfo and profile API errors', () => {
       });
     const ok = await patch({ name: 'New Name', picture: 'https://img.example/me.png' });
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({ sub: user._id, name: 'New Name', preferred_username: user.username, picture: 'https://img.example/me.png' });
+    expect(await ok.json()).toEqual({
+      sub: user._id,
+      name: 'New Name',
+      preferred_username: user.username,
+      picture: 'https://img.example/me.png',
+      updated_at: expect.any(Number),
+    });
     const bad = await patch({ picture: 'javascript:alert(1)' });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as Json).error).toBe('invalid_request');

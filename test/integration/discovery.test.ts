@@ -79,6 +79,20 @@ describe('discovery documents', () => {
     expect(tokenGet.headers.get('allow')).toBe('POST');
   });
 
+  it('lists the standard claims and the scopes that release them', async () => {
+    const doc = (await (await get('/.well-known/openid-configuration')).json()) as Json;
+    expect(doc.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'address', 'phone']));
+    // OIDC Core §5.1 claims Keyflow can release, with the ID token's own, role, and the opt-in and team claims.
+    expect([...doc.claims_supported].sort()).toEqual(
+      [
+        ...['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'acr', 'amr', 'sid', 'role'],
+        ...['name', 'family_name', 'given_name', 'middle_name', 'nickname', 'preferred_username', 'profile', 'picture', 'website'],
+        ...['gender', 'birthdate', 'zoneinfo', 'locale', 'updated_at', 'email', 'email_verified', 'address', 'phone_number', 'phone_number_verified'],
+        ...['apps', 'domains', 'gpg_keys', 'social_accounts', 'teams'],
+      ].sort(),
+    );
+  });
+
   it('serves the same metadata at both addresses', async () => {
     const [a, b] = await Promise.all([get('/.well-known/openid-configuration'), get('/.well-known/oauth-authorization-server')]);
     expect((await a.json()) as Json).toEqual((await b.json()) as Json);

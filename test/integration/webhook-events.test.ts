@@ -227,6 +227,15 @@ describe('profile.updated', () => {
     expect(receiver.at(u.stranger)).toHaveLength(0);
   }, 60_000);
 
+  it('names the changed fields by their claim names', async () => {
+    const u = await userWithHooks(['profile.updated']);
+    const token = await u.pat(['profile:write']);
+    const change = { given_name: 'Events', phone_number: '+1 555 0100', address: { locality: 'Lyon' }, zoneinfo: 'Europe/Paris' };
+    expect((await call(token, 'PATCH', '/api/oauth/me/profile', change)).res.status).toBe(200);
+    const got = await received(u.specific, 1);
+    expect(got[0]!.body.data).toEqual({ user_id: u.user._id, changed: ['given_name', 'zoneinfo', 'phone_number', 'address'] });
+  }, 60_000);
+
   it('finds the user’s webhooks with `_id` lookups only (each of the user’s slots, then each webhook they name)', async () => {
     const u = await userWithHooks(['profile.updated']);
     const token = await u.pat(['profile:write']);

@@ -97,8 +97,12 @@ describe('personal access tokens', () => {
 
 describe('other rules', () => {
   it('changes only the profile fields that differ', () => {
-    expect(profileChanges({ name: 'A', picture: null }, { name: 'A', picture: 'https://p.example/a.png' })).toEqual({ picture: 'https://p.example/a.png' });
-    expect(profileChanges({ name: 'A', picture: null }, {})).toEqual({});
+    expect(profileChanges({ name: 'A', picture: null }, { name: 'A', picture: 'https://p.example/a.png' })).toEqual({
+      set: { picture: 'https://p.example/a.png' },
+      unset: [],
+      changed: ['picture'],
+    });
+    expect(profileChanges({ name: 'A', picture: null }, {})).toEqual({ set: {}, unset: [], changed: [] });
   });
 
   it('shows a set secret setting masked and fills in defaults', () => {
