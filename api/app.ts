@@ -78,7 +78,14 @@ export function createApp(deps: ApiDeps): express.Express {
   // Before every router: the administration API's one guard (token, then a site admin, else the unknown path's 404).
   app.use(adminArea(ctx));
   // Endpoints for clients and resource requests: no browser session.
-  app.use(tokenRoutes({ ...ctx, refreshTokenTtlMs: config.refreshTokenTtlMs, refreshFamilyRotationsPerRun: config.refreshFamilyRotationsPerRun }));
+  app.use(
+    tokenRoutes({
+      ...ctx,
+      refreshTokenTtlMs: config.refreshTokenTtlMs,
+      refreshFamilyRotationsPerRun: config.refreshFamilyRotationsPerRun,
+      idTokenClaims: config.idTokenClaims,
+    }),
+  );
   app.use(parRoutes(ctx));
   const device = { ...ctx, deviceCodeTtlMs: config.deviceCodeTtlMs };
   app.use(deviceAuthorizationRoutes(device));

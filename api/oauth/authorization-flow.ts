@@ -72,14 +72,18 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   // A sign-in made for this very request always satisfies both (max_age=0 would loop otherwise).
   const authTime = session?.authTime?.getTime() ?? 0;
   const signedInForThisRequest = authTime >= request.createdAt.getTime();
+  // `claims` may name the one user the ID token may be about (OIDC Core §5.5.1): anyone else signs in again.
+  const wantedSub = request.claims?.sub;
+  const otherUser = wantedSub !== undefined && userId !== null && userId !== wantedSub;
   const mustSignIn =
     !userId ||
-    (!signedInForThisRequest && request.prompt.includes('login')) ||
+    (!signedInForThisRequest && (request.prompt.includes('login') || otherUser)) ||
     (!signedInForThisRequest && request.maxAge !== null && Date.now() - authTime > request.maxAge * 1000);
   if (mustSignIn) {
     if (noPrompt) return respondWithError(res, deps, request, 'login_required', 'the user must sign in');
     return void res.redirect(303, `/login?request=${await storedId(req, res, deps, request)}`);
   }
+  if (otherUser) return respondWithError(res, deps, request, 'access_denied', 'the account signed in is not the one the application asked for');
 
   // 2. acr_values=mfa not met: a second factor raises the session (when the user has one).
   const needsMfa = request.acrValues.includes('mfa') && session!.acr !== 'mfa';
@@ -89,6 +93,17 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
     await updateSession(deps.store, session!._id, { pending: { userId: user._id, amr: session!.amr, at: new Date() } });
     return void res.redirect(303, `/login/second-factor?request=${await storedId(req, res, deps, request)}`);
   }
+
+  // An essential acr (claims parameter) that this authentication does not meet is a failed authentication (OIDC Core §5.5.1.1).
+  const acr = request.claims?.acr;
+  if (acr?.essential && !acr.values.includes(session!.acr ?? 'pwd'))
+    return respondWithError(
+      res,
+      deps,
+      request,
+      noPrompt ? 'login_required' : 'access_denied',
+      `the authentication does not meet acr ${acr.values.join(' or ')}`,
+    );
 
   // 3. Consent: skipped when every scope was granted before (single-team scopes
   // bound to one remembered team), unless prompt=consent or a site scope asks for the gate.
@@ -114,6 +129,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
     sid: session!.sid,
     grantId,
     resources: request.resources ?? [],
+    ...(request.claims ? { claims: { idToken: request.claims.idToken, userinfo: request.claims.userinfo } } : {}),
   });
   await auditScopeGrants(
     deps,

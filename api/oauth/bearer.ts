@@ -3,7 +3,7 @@
 // RFC 9728 `resource_metadata` in every challenge.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { verifyOwnJwt } from '../../lib/keys/verifier.js';
-import { usableGrantUser } from '../../lib/store/grants.js';
+import { usableGrant } from '../../lib/store/grants.js';
 import type { UserDoc } from '../../lib/domain/users.js';
 import { PAT_PREFIX } from '../../lib/domain/personal-access-tokens.js';
 import { personalAccessTokenContext } from '../../lib/store/personal-access-tokens.js';
@@ -23,6 +23,8 @@ export interface AccessContext {
   claims: Record<string, unknown>;
   /** The token's user as the check read it (OAuth access tokens; not personal access tokens). */
   user?: UserDoc;
+  /** Claims its grant asked for at UserInfo with the `claims` parameter (OAuth access tokens). */
+  userinfoClaims?: string[];
 }
 
 declare module 'express-serve-static-core' {
@@ -50,9 +52,10 @@ export async function verifyAccessToken(deps: BearerDeps, token: string): Promis
   if (c.iss !== deps.issuer || typeof c.exp !== 'number' || c.exp <= now) return null;
   if (typeof c.sub !== 'string' || typeof c.client_id !== 'string' || typeof c.grant_id !== 'string' || typeof c.scope !== 'string') return null;
   if (typeof c.jti !== 'string') return null;
-  const user = await usableGrantUser(deps.store, { grantId: c.grant_id, clientId: c.client_id, userId: c.sub, jti: c.jti });
-  if (!user) return null;
-  return { userId: c.sub, clientId: c.client_id, scope: c.scope.split(' ').filter(Boolean), grantId: c.grant_id, claims: c, user };
+  const usable = await usableGrant(deps.store, { grantId: c.grant_id, clientId: c.client_id, userId: c.sub, jti: c.jti });
+  if (!usable) return null;
+  const scope = c.scope.split(' ').filter(Boolean);
+  return { userId: c.sub, clientId: c.client_id, scope, grantId: c.grant_id, claims: c, user: usable.user, userinfoClaims: usable.userinfoClaims };
 }
 
 /**

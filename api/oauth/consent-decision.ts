@@ -1,9 +1,10 @@
 // Whether an authorization request may be granted now, must ask the user, or
 // is refused: admin-only and site scopes, single-team scopes bound to the team
 // picked at consent (or remembered from an earlier consent to exactly one
-// team), and the scopes consented before. Used right before a code is issued.
+// team), and the scopes (and claims asked for one by one) consented before. Used right before a code is issued.
 import type { PendingAuthorization } from '../../lib/domain/pending-authorization.js';
 import { isSiteScope, SCOPES } from '../../lib/domain/scopes.js';
+import { claimsBeyondScopes } from '../../lib/domain/claims-request.js';
 import { bindTeamScopes, boundTeamGrants, previouslyBoundTeams, requestedTeamPermissions } from '../../lib/domain/team-binding.js';
 import type { UserDoc } from '../../lib/domain/users.js';
 import type { EventActor } from '../../lib/domain/webhook-events.js';
@@ -51,7 +52,9 @@ export async function consentDecision(
   if (consentedHere) return { kind: 'grant', scope };
   // A site scope needs the gate (second factor, phrase) at every authorization; a remembered consent is not enough.
   if (site || request.prompt.includes('consent')) return { kind: 'ask' };
-  return scope.every((s) => consent?.scopes.includes(s)) ? { kind: 'grant', scope } : { kind: 'ask' };
+  const claims = claimsBeyondScopes(request.claims, request.scope);
+  const remembered = scope.every((s) => consent?.scopes.includes(s)) && claims.every((c) => consent?.claims?.includes(c));
+  return remembered ? { kind: 'grant', scope } : { kind: 'ask' };
 }
 
 /** Each team-scope grant and each site-scope grant in the audit log, apart from the consent record. */

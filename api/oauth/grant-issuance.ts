@@ -55,10 +55,14 @@ export async function issueGrantTokens(
     authTime: auth.authTime,
     amr: auth.amr,
     acr: auth.acr,
+    ...(input.claims?.userinfo.length ? { userinfoClaims: input.claims.userinfo } : {}),
   });
   if (grant.revokedAt) throw new GrantRevokedError('the grant was revoked');
   const resources = input.resources ?? [];
-  const tokens = await issueTokens({ issuer: deps.issuer, signer: deps.signer, store: deps.store }, { ...input, resources: input.tokenResources ?? resources });
+  const tokens = await issueTokens(
+    { issuer: deps.issuer, signer: deps.signer, store: deps.store, idTokenClaims: deps.idTokenClaims },
+    { ...input, resources: input.tokenResources ?? resources },
+  );
   if (!scope.includes('offline_access')) return tokens;
 
   const { refreshToken, family } = prepared ?? prepareRefreshFamily(deps, { grantId, clientId: client._id, userId: user._id, scope, resources });

@@ -1,7 +1,15 @@
 // Building and signing the tokens of a token response. Access tokens are
 // RFC 9068 JWTs; both they and ID tokens use the client's algorithm
 // (ML-DSA-65 by default, RS256 on request).
-import { accessTokenClaims, idTokenClaims, TOKEN_TTL_SECONDS, type AuthContext } from '../../lib/domain/claims.js';
+import {
+  accessTokenClaims,
+  idTokenClaimNames,
+  idTokenClaims,
+  TOKEN_TTL_SECONDS,
+  type AuthContext,
+  type IdTokenClaimsPlacement,
+} from '../../lib/domain/claims.js';
+import type { GrantedClaims } from '../../lib/domain/claims-request.js';
 import { relatedClaims } from './claim-sources.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import type { Signer } from '../../lib/keys/signer.js';
@@ -59,10 +67,12 @@ export interface TokenIssue {
   auth: AuthContext;
   nonce: string | null;
   jkt?: string;
+  /** Individual claims the `claims` parameter asked for and the user allowed. */
+  claims?: GrantedClaims;
 }
 
 export async function issueTokens(
-  deps: { issuer: string; signer: Signer; store: Store },
+  deps: { issuer: string; signer: Signer; store: Store; idTokenClaims: IdTokenClaimsPlacement },
   input: TokenIssue & { resources?: readonly string[] },
 ): Promise<TokenResponse> {
   const { client, user, scope, grantId, auth, nonce, jkt } = input;
@@ -73,7 +83,8 @@ export async function issueTokens(
   if (!extra) return access;
   // The ID token names the access token issued with it (OIDC Core §3.1.3.6), hashed with its own algorithm.
   const alg = deps.signer.algFor(client.idTokenSignedResponseAlg);
-  const claims = idTokenClaims({ issuer: deps.issuer, clientId: client._id, user, scope, nonce, auth, now: Date.now(), extra });
+  const claimNames = idTokenClaimNames(scope, input.claims?.idToken ?? [], deps.idTokenClaims);
+  const claims = idTokenClaims({ issuer: deps.issuer, clientId: client._id, user, scope, claimNames, nonce, auth, now: Date.now(), extra });
   const idToken = await deps.signer.sign({ ...claims, at_hash: leftHalfHash(access.access_token, alg) }, { alg });
   return { ...access, id_token: idToken };
 }

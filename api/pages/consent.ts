@@ -11,6 +11,7 @@ import { isClientActive } from '../../lib/domain/clients.js';
 import { findAuthorizationRequest, markConsented, markSiteFactor } from '../../lib/store/authorization-requests.js';
 import { findClient, type ClientDoc } from '../../lib/store/clients.js';
 import { recordConsent } from '../../lib/store/consents.js';
+import { claimsBeyondScopes } from '../../lib/domain/claims-request.js';
 import type { SessionDoc } from '../../lib/store/sessions.js';
 import { sendErrorPage } from '../html/layout.js';
 import { consentPage, type ConsentExtras } from '../views/consent.js';
@@ -101,7 +102,13 @@ export function consentRoutes(deps: ConsentDeps): Router {
       siteGateMethod = gate.method;
     }
     // Only the bound form is recorded: the consent names the team.
-    await recordConsent(deps.store, user._id, request.clientId, teamId ? bindTeamScopes(request.scope, teamId) : request.scope);
+    await recordConsent(
+      deps.store,
+      user._id,
+      request.clientId,
+      teamId ? bindTeamScopes(request.scope, teamId) : request.scope,
+      claimsBeyondScopes(request.claims, request.scope),
+    );
     await markConsented(deps.store, request._id, user._id, teamId, siteGateMethod);
     await proceedWithAuthorization(req, res, deps, { ...request, consentedAt: new Date(), consentedBy: user._id, teamId, siteGateMethod });
   });

@@ -28,7 +28,7 @@ export function userinfoRoutes(deps: UserinfoDeps): Router {
     // comes from the endpoints' cached lookup: the token check above has just read it uncached.
     const client = await deps.findClient(req.access!.clientId);
     const related = client ? await relatedClaims(deps.store, client, user._id, req.access!.scope) : {};
-    res.set('Cache-Control', 'no-store').json({ ...userinfoClaims(user, req.access!.scope), ...related });
+    res.set('Cache-Control', 'no-store').json({ ...userinfoClaims(user, req.access!.scope, req.access!.userinfoClaims), ...related });
   };
   router.get('/api/oauth/userinfo', needOpenid, userinfo);
   router.post('/api/oauth/userinfo', form, needOpenid, userinfo);

@@ -1,9 +1,11 @@
 // The consent page: the application, whether Keyflow verified it, each scope
-// in plain words, the team picker for single-team scopes, the site-access
+// (and each claim asked for one by one) in plain words, the team picker for single-team scopes, the site-access
 // gate for site scopes, Allow and Deny.
 import type { Response } from 'express';
 import { crossAppClientId, isSiteScope, parseBoundTeamScope, SCOPES, SITE_CONFIRMATION_PHRASE, singleTeamPermission } from '../../lib/domain/scopes.js';
 import type { SingleTeamPermission } from '../../lib/domain/team-roles.js';
+import { STANDARD_CLAIM_WORDS, type StandardClaim } from '../../lib/domain/claims.js';
+import { claimsBeyondScopes } from '../../lib/domain/claims-request.js';
 import type { AuthorizationRequestDoc } from '../../lib/domain/pending-authorization.js';
 import type { ClientDoc } from '../../lib/store/clients.js';
 import type { SessionDoc } from '../../lib/store/sessions.js';
@@ -45,6 +47,13 @@ ${client.description ? html`<p class="muted">${client.description}</p>` : ''}`;
 export function scopeList(client: ClientDoc, scopes: string[]): SafeHtml {
   return html`<p>${client.name} asks to:</p>
 <ul class="scopes">${scopes.map((s) => html`<li>${describeScope(s)} <span class="muted">(${s})</span></li>`)}</ul>`;
+}
+
+/** The claims asked for one by one (the `claims` parameter), beyond what the scopes release. */
+export function claimList(claims: StandardClaim[]): SafeHtml | '' {
+  if (!claims.length) return '';
+  return html`<p>and, one by one:</p>
+<ul class="claims">${claims.map((c) => html`<li>${STANDARD_CLAIM_WORDS[c]} <span class="muted">(${c})</span></li>`)}</ul>`;
 }
 
 /**
@@ -113,6 +122,7 @@ export function consentPage(res: Response, session: SessionDoc, client: ClientDo
 ${appStanding(client)}
 ${extras.error ? html`<p class="error" role="alert">${extras.error}</p>` : ''}
 ${scopeList(client, request.scope)}
+${claimList(claimsBeyondScopes(request.claims, request.scope))}
 ${request.scope.some(isSiteScope) ? html`<p class="warning">Site scopes reach every account and team on this instance.</p>` : ''}
 ${allowOrDenyForm('/consent', session, ['request', request._id], fields, canAllow)}
 <p class="muted">You will be sent back to ${new URL(request.redirectUri).host}.</p>`,

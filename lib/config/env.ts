@@ -1,6 +1,7 @@
 // Process configuration from environment variables, validated with zod at start.
 // Every variable is documented in the README's configuration table; keep both in step.
 import { offeredIdTokenAlgs, type IdTokenAlg } from '../domain/clients.js';
+import { ID_TOKEN_CLAIMS_PLACEMENTS, type IdTokenClaimsPlacement } from '../domain/claims.js';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -209,6 +210,7 @@ const EnvSchema = z.object({
   KEYFLOW_KEK: kek,
   KEYFLOW_MLDSA: z.enum(['auto', 'native', 'noble'], { error: 'must be auto, native or noble' }).default('auto'),
   ML_DSA_SIGNING: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
+  ID_TOKEN_CLAIMS: z.enum(ID_TOKEN_CLAIMS_PLACEMENTS, { error: 'must be scopes or requested' }).default('scopes'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
   REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600, 10 * 365 * 24 * 3600),
   DEVICE_CODE_TTL_SECONDS: positiveInt(600, 24 * 3600),
@@ -283,6 +285,8 @@ export interface Config {
   mldsa: MlDsaMode;
   /** ID token (and access token) algorithms offered, the default of new clients first (ML_DSA_SIGNING). */
   idTokenAlgs: readonly IdTokenAlg[];
+  /** Where the scopes' standard claims go: the ID token too, or UserInfo only (ID_TOKEN_CLAIMS). */
+  idTokenClaims: IdTokenClaimsPlacement;
   logLevel: LogLevel;
   housekeeping: { intervalMinutes: number; batchSize: number };
   outbound: { allow: OutboundAllowEntry[]; timeoutMs: number; maxResponseBytes: number };
@@ -372,6 +376,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       kek: e.KEYFLOW_KEK,
       mldsa: e.KEYFLOW_MLDSA,
       idTokenAlgs: offeredIdTokenAlgs(e.ML_DSA_SIGNING === 'on'),
+      idTokenClaims: e.ID_TOKEN_CLAIMS,
       logLevel: e.LOG_LEVEL,
       housekeeping: { intervalMinutes: e.HOUSEKEEPING_INTERVAL_MINUTES, batchSize: e.HOUSEKEEPING_BATCH_SIZE },
       refreshTokenTtlMs: e.REFRESH_TOKEN_TTL_SECONDS * 1000,

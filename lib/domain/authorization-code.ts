@@ -1,5 +1,6 @@
 // Authorization codes: stored as hashes, single use, short-lived, bound to
 // client, redirect URI and PKCE challenge.
+import type { GrantedClaims } from './claims-request.js';
 import type { Acr } from './sessions.js';
 
 export interface AuthorizationCodeDoc {
@@ -18,6 +19,8 @@ export interface AuthorizationCodeDoc {
   grantId: string;
   /** RFC 8707 resource indicators granted with the code (absent on codes issued before they existed). */
   resources?: string[];
+  /** Individual claims asked for with the `claims` parameter and allowed. */
+  claims?: GrantedClaims;
   createdAt: Date;
   expiresAt: Date;
 }

@@ -7,6 +7,7 @@ import { isValidS256Challenge } from './pkce.js';
 import { checkRedirectUri } from './redirect-uri.js';
 import { parseResources } from './resources.js';
 import { DEFAULT_RESPONSE_MODE, parseResponseMode, type ResponseMode } from './response-mode.js';
+import { parseClaimsParameter, type RequestedClaims } from './claims-request.js';
 import { isKnownScope, parseBoundTeamScope, parseScopeParam } from './scopes.js';
 
 export interface ClientForAuthorization {
@@ -34,6 +35,8 @@ export interface ValidAuthorization {
   resources: string[];
   /** How the response goes back: query or form_post (response-mode.ts). */
   responseMode: ResponseMode;
+  /** Individual claims asked for with the `claims` parameter (claims-request.ts); null when none. Absent on requests stored before. */
+  claims?: RequestedClaims | null;
 }
 
 export type AuthorizationValidation =
@@ -82,7 +85,7 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
   const fail = (error: string, description: string): ParamsCheck => ({ ok: false, error, description, responseMode });
   const rawState = single(query, 'state');
 
-  for (const name of ['response_type', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'max_age', 'acr_values']) {
+  for (const name of ['response_type', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'max_age', 'acr_values', 'claims']) {
     if (single(query, name) === null) return fail('invalid_request', `${name} must appear at most once`);
   }
   if (rawState !== undefined && rawState !== null && rawState.length > MAX_STATE)
@@ -134,8 +137,16 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
     maxAge = Number(maxAgeRaw);
   }
 
-  // acr_values are voluntary (OIDC Core §3.1.2.1): unknown values are ignored.
-  const acrValues = parseScopeParam(single(query, 'acr_values') ?? '').filter((v) => (SUPPORTED_ACR_VALUES as readonly string[]).includes(v));
+  const claims = parseClaimsParameter(single(query, 'claims') ?? undefined, client.allowedScopes, SUPPORTED_ACR_VALUES);
+  if (!claims.ok) return fail('invalid_request', claims.description);
+
+  // acr_values are voluntary (OIDC Core §3.1.2.1): unknown values are ignored. An acr asked for in `claims` joins them.
+  const acrValues = [
+    ...new Set([
+      ...parseScopeParam(single(query, 'acr_values') ?? '').filter((v) => (SUPPORTED_ACR_VALUES as readonly string[]).includes(v)),
+      ...(claims.claims?.acr?.values ?? []),
+    ]),
+  ];
 
   return {
     ok: true,
@@ -151,6 +162,7 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
       acrValues,
       resources: resources.resources,
       responseMode,
+      claims: claims.claims,
     },
   };
 }

@@ -42,6 +42,29 @@ export const SCOPE_CLAIMS = {
 } as const;
 export type StandardClaim = (typeof SCOPE_CLAIMS)[keyof typeof SCOPE_CLAIMS][number];
 
+/** Each standard claim in plain words, for a consent that names claims one by one (the `claims` parameter). */
+export const STANDARD_CLAIM_WORDS: Record<StandardClaim, string> = {
+  name: 'Your name',
+  family_name: 'Your family name',
+  given_name: 'Your given name',
+  middle_name: 'Your middle name',
+  nickname: 'Your nickname',
+  preferred_username: 'Your username',
+  profile: 'The address of your profile page',
+  picture: 'Your picture',
+  website: 'Your website',
+  gender: 'Your gender',
+  birthdate: 'Your birthdate',
+  zoneinfo: 'Your time zone',
+  locale: 'Your language and region',
+  updated_at: 'When you last changed your profile',
+  email: 'Your email address',
+  email_verified: 'Whether your email address is verified',
+  address: 'Your postal address',
+  phone_number: 'Your phone number',
+  phone_number_verified: 'Whether your phone number is verified',
+};
+
 /** Each standard claim's value for a user; undefined, null or "": the user has none. */
 const CLAIM_VALUES: Record<StandardClaim, (user: ClaimsUser) => unknown> = {
   // Every account has a name to show: the username when no name was given.
@@ -88,8 +111,23 @@ export function scopedUserClaims(user: ClaimsUser, scope: readonly string[]): Re
   return standardClaims(user, scopeClaimNames(scope));
 }
 
-export function userinfoClaims(user: ClaimsUser, scope: readonly string[]): Record<string, unknown> {
-  return { sub: user._id, ...scopedUserClaims(user, scope) };
+/**
+ * Where the scope's standard claims go (ID_TOKEN_CLAIMS). `scopes`: in the ID
+ * token as well as at UserInfo. `requested`: at UserInfo only, as OIDC Core
+ * §5.4 has it when an access token is issued (Keyflow always issues one), and
+ * in the ID token only those asked for there with the `claims` parameter.
+ */
+export type IdTokenClaimsPlacement = 'scopes' | 'requested';
+export const ID_TOKEN_CLAIMS_PLACEMENTS = ['scopes', 'requested'] as const;
+
+/** The standard claims of an ID token: by scope (placement `scopes`), and those asked for in it with the `claims` parameter. */
+export function idTokenClaimNames(scope: readonly string[], requested: readonly string[], placement: IdTokenClaimsPlacement): string[] {
+  return [...new Set([...(placement === 'scopes' ? scopeClaimNames(scope) : []), ...requested])];
+}
+
+/** UserInfo: `sub`, the standard claims of the scopes, and those asked for at UserInfo with the `claims` parameter. */
+export function userinfoClaims(user: ClaimsUser, scope: readonly string[], requested: readonly string[] = []): Record<string, unknown> {
+  return { sub: user._id, ...standardClaims(user, [...new Set([...scopeClaimNames(scope), ...requested])]) };
 }
 
 /** The opt-in claims: each released when its scope is granted AND the client listed it in `oidc_fields`. */
@@ -159,6 +197,8 @@ export function idTokenClaims(args: {
   clientId: string;
   user: ClaimsUser;
   scope: readonly string[];
+  /** The standard claims it carries (idTokenClaimNames). */
+  claimNames: readonly string[];
   nonce: string | null;
   auth: AuthContext;
   now: number;
@@ -180,7 +220,7 @@ export function idTokenClaims(args: {
     // The role is part of the profile: released only with it (an RP that asked for
     // `openid` alone learns who signed in, not whether they administer Keyflow).
     ...(scope.includes('profile') ? { role: user.role } : {}),
-    ...scopedUserClaims(user, scope),
+    ...standardClaims(user, args.claimNames),
     ...args.extra,
   };
 }

@@ -6,5 +6,7 @@ export interface ConsentDoc {
   userId: string;
   clientId: string;
   scopes: string[];
+  /** Standard claims allowed one by one (the `claims` parameter), beyond those of the scopes; absent: none. */
+  claims?: string[];
   updatedAt: Date;
 }

@@ -67,7 +67,7 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
     prompt_values_supported: [...SUPPORTED_PROMPTS],
     acr_values_supported: [...SUPPORTED_ACR_VALUES],
     claims_supported: CLAIMS_SUPPORTED,
-    claims_parameter_supported: false,
+    claims_parameter_supported: true,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     authorization_response_iss_parameter_supported: true,

@@ -12,6 +12,8 @@ export interface GrantDoc {
   authTime?: Date;
   amr?: string[];
   acr?: string;
+  /** Standard claims asked for at UserInfo with the `claims` parameter and allowed (none: absent). */
+  userinfoClaims?: string[];
   /** Access tokens revoked one by one (RFC 7009), by jti. */
   revokedJtis?: string[];
   createdAt: Date;

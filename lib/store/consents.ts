@@ -11,10 +11,10 @@ export async function deleteConsents(store: Store, of: { userId: string } | { cl
   return (await store.consents.deleteMany(of)).deletedCount;
 }
 
-export async function recordConsent(store: Store, userId: string, clientId: string, scopes: string[]): Promise<void> {
+export async function recordConsent(store: Store, userId: string, clientId: string, scopes: string[], claims: string[] = []): Promise<void> {
   await store.consents.updateOne(
     { _id: `${userId}:${clientId}` },
-    { $set: { userId, clientId, updatedAt: new Date() }, $addToSet: { scopes: { $each: scopes } } },
+    { $set: { userId, clientId, updatedAt: new Date() }, $addToSet: { scopes: { $each: scopes }, claims: { $each: claims } } },
     { upsert: true },
   );
 }

@@ -84,13 +84,19 @@ export async function isGrantUsable(store: Store, holder: TokenHolder): Promise<
 
 /** isGrantUsable's check, answering with the token's user when usable (UserInfo needs it: no second read). */
 export async function usableGrantUser(store: Store, holder: TokenHolder): Promise<UserDoc | null> {
+  return (await usableGrant(store, holder))?.user ?? null;
+}
+
+/** The same check, with what UserInfo needs of the grant besides: the claims asked for there with the `claims` parameter. */
+export async function usableGrant(store: Store, holder: TokenHolder): Promise<{ user: UserDoc; userinfoClaims: string[] } | null> {
   const [grant, client, user] = await Promise.all([
-    store.grants.findOne({ _id: holder.grantId }, { projection: { revokedAt: 1, clientId: 1, revokedJtis: 1 } }),
+    store.grants.findOne({ _id: holder.grantId }, { projection: { revokedAt: 1, clientId: 1, revokedJtis: 1, userinfoClaims: 1 } }),
     store.clients.findOne({ _id: holder.clientId }, { projection: { _id: 1, deactivatedAt: 1 } }),
     store.users.findOne({ _id: holder.userId }),
   ]);
   if (grant === null || !isLive(grant) || client === null || !isClientActive(client) || user === null || isDisabled(user)) return null;
-  return holder.jti === undefined || !grant.revokedJtis?.includes(holder.jti) ? user : null;
+  if (holder.jti !== undefined && grant.revokedJtis?.includes(holder.jti)) return null;
+  return { user, userinfoClaims: grant.userinfoClaims ?? [] };
 }
 
 /** The grants of a client or of a user not yet revoked (a scan: deletions only, not a hot path). */

@@ -184,6 +184,7 @@ describe('team claims', () => {
       iat: _t,
       exp: _e,
       nonce: _n,
+      at_hash: _h,
       ...sameAsIdToken
     } = id;
     const teamsNow = id.teams.map((t: Json) => (t.id === top._id ? { ...t, groups: [] } : t));

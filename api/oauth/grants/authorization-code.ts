@@ -63,6 +63,7 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
       scope: c.scope,
       grantId: c.grantId,
       nonce: c.nonce,
+      ...(c.claims ? { claims: c.claims } : {}),
       auth: { authTime: c.authTime, amr: c.amr, acr: c.acr, sid: c.sid },
       jkt: ctx.dpopJkt,
       resources: c.resources ?? [],
