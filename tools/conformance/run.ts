@@ -22,8 +22,35 @@ const ALIAS = 'keyflow';
 const USER_EMAIL = 'oidf.tester@example.com';
 /** What the plans ask for; only those Keyflow lists in scopes_supported are given to clients. */
 const WANTED_SCOPES = ['openid', 'profile', 'email', 'address', 'phone', 'offline_access'];
-/** The Keyflow settings the runs are made with, beside the kit's (issuer, ports, proxies): named in the results. */
-const KEYFLOW_SETTINGS = { ML_DSA_SIGNING: 'off', DATA_DIR: path.join('data', 'conformance') };
+/**
+ * The Keyflow settings the runs are made with, beside the kit's (issuer,
+ * ports, proxies): named in the results. ML-DSA-65 withheld (the suite's JOSE
+ * library refuses a JWKS with an AKP key); the scopes' claims at UserInfo only
+ * (OIDC Core §5.4); dynamically registered clients without PKCE unless they
+ * ask (the OIDCC modules send none).
+ */
+const KEYFLOW_SETTINGS = {
+  ML_DSA_SIGNING: 'off',
+  ID_TOKEN_CLAIMS: 'requested',
+  REGISTRATION_REQUIRE_PKCE: 'false',
+  DATA_DIR: path.join('data', 'conformance'),
+};
+/** A profile with every standard claim, so that the scope modules find each (the suite checks every one). */
+const PROFILE = {
+  given_name: 'Oidf',
+  family_name: 'Tester',
+  middle_name: 'Conformance',
+  nickname: 'oidf',
+  profile: 'https://example.com/oidf-tester',
+  picture: 'https://example.com/oidf-tester.png',
+  website: 'https://example.com',
+  gender: 'unspecified',
+  birthdate: '2000-01-01',
+  zoneinfo: 'Europe/Paris',
+  locale: 'en-US',
+  phone_number: '+33 1 23 45 67 89',
+  address: { street_address: '1 Conformance Way', locality: 'Paris', postal_code: '75001', country: 'FR', formatted: '1 Conformance Way\n75001 Paris\nFrance' },
+};
 
 interface Keyflow {
   env: NodeJS.ProcessEnv;
@@ -66,7 +93,11 @@ async function waitFor(url: string, what: string, proc: ManagedProcess, timeoutM
 }
 
 async function startKeyflow(kit: Kit): Promise<Keyflow> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...(await keyflowEnv(kit)), ...KEYFLOW_SETTINGS };
+  const kitEnv = await keyflowEnv(kit);
+  // The suite serves the jwks_uri of the clients it registers, as it receives back-channel logout tokens.
+  const suiteHost = `${new URL(kitEnv.ISSUER!).hostname}:${process.env.OIDF_HTTPS_PORT ?? '8443'}`;
+  const outbound = [kitEnv.OUTBOUND_ALLOWLIST, `jwks_uri=${suiteHost}`].filter(Boolean).join(',');
+  const env: NodeJS.ProcessEnv = { ...process.env, ...kitEnv, OUTBOUND_ALLOWLIST: outbound, ...KEYFLOW_SETTINGS };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   fs.rmSync(path.join(PROJECT_ROOT, KEYFLOW_SETTINGS.DATA_DIR), { recursive: true, force: true });
   say(
@@ -83,10 +114,23 @@ async function startKeyflow(kit: Kit): Promise<Keyflow> {
   return { env, issuer: env.ISSUER!, process: proc };
 }
 
-/** The test user, with a random password for this run. */
+/**
+ * The test user, with a random password for this run and every standard
+ * claim: made with the CLI, the profile set as the user would set it
+ * (PATCH /api/oauth/me/profile, with a token the CLI makes for them).
+ */
 async function provisionUser(kf: Keyflow): Promise<{ email: string; password: string }> {
   const password = `Oidf-${randomBytes(12).toString('hex')}`;
   await cli(kf.env, ['users', 'create', '--email', USER_EMAIL, '--password', password, '--name', 'OIDF Tester', '--username', 'oidftester']);
+  const { token } = (await cli(kf.env, ['tokens', 'create', '--user', USER_EMAIL, '--name', 'conformance profile', '--scope', 'profile:write', '--expires-in-days', '1'])) as {
+    token: string;
+  };
+  const res = await fetch(`http://127.0.0.1:${kf.env.PORT}/api/oauth/me/profile`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(PROFILE),
+  });
+  if (!res.ok) throw new Error(`the test user's profile was refused: ${res.status} ${await res.text()}`);
   return { email: USER_EMAIL, password };
 }
 
