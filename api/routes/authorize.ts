@@ -11,6 +11,7 @@ import { usePushedRequest } from '../../lib/store/par-requests.js';
 import { sendErrorPage } from '../html/layout.js';
 import { proceedWithAuthorization, RESUME_PATH, type FlowDeps } from '../oauth/authorization-flow.js';
 import { sendAuthorizationResponse } from '../oauth/authorization-response.js';
+import { refusalHints } from '../oauth/request-object.js';
 import { AllFields, fieldsOf, FormValues, raw } from '../http/input.js';
 
 const REQUEST_URI_PROBLEMS = {
@@ -54,8 +55,16 @@ async function authorize(req: Request, res: Response, deps: FlowDeps, params: Re
       error_description: description,
     });
   }
-  if (result.kind === 'redirect-error')
-    return sendAuthorizationResponse(res, deps.issuer, result, { error: result.error, error_description: result.description });
+  if (result.kind === 'redirect-error') {
+    // A request object names how to answer when the plain parameters do not (request-object.ts).
+    const hints = result.error === 'request_not_supported' ? refusalHints(params.request) : {};
+    const to = {
+      ...result,
+      ...(params.response_mode === undefined && hints.responseMode ? { responseMode: hints.responseMode } : {}),
+      ...(params.state === undefined && hints.state !== undefined ? { state: hints.state } : {}),
+    };
+    return sendAuthorizationResponse(res, deps.issuer, to, { error: result.error, error_description: result.description });
+  }
   // Stored only if the user must see a page; a signed-in, consented user gets the code at once.
   await proceedWithAuthorization(req, res, deps, { ...result.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
 }
