@@ -7,6 +7,8 @@ import { PROJECT_ROOT } from '../embedded/servers.js';
 
 export interface ModuleResult {
   module: string;
+  /** The module instance in the suite (null: never run). */
+  id: string | null;
   status: string;
   result: string;
   notes: string[];

@@ -14,7 +14,7 @@ import { spawnManaged, type ManagedProcess } from '../embedded/process.js';
 import { PROJECT_ROOT } from '../embedded/servers.js';
 import { findKit, keyflowEnv, kitCommand, type Kit } from './kit.js';
 import { DEFAULT_PLANS, planName, plansNamed, type ConfigKind, type PlanRun } from './plans.js';
-import { failed, markdown, readSummary, totals, writeDocs, type PlanResult } from './report.js';
+import { failed, markdown, readSummary, totals, writeDocs, type ModuleResult, type PlanResult } from './report.js';
 import { suiteConfig, type SuiteClient } from './suite-config.js';
 
 const say = (line: string) => process.stderr.write(`[conformance] ${line}\n`);
@@ -232,6 +232,22 @@ async function rotateKeysModule(kf: Keyflow, planId: string): Promise<void> {
   await untilStatus(created.id, ['FINISHED'], 240_000);
 }
 
+/**
+ * What a REVIEW module's browser captured for the reviewer (HtmlUnit keeps the
+ * page source): each page's title, added to its notes so the results say what
+ * a person is asked to look at.
+ */
+async function capturedPages(modules: ModuleResult[]): Promise<ModuleResult[]> {
+  return Promise.all(
+    modules.map(async (m) => {
+      if (m.result !== 'REVIEW' || !m.id) return m;
+      const log = (await (await suiteApi(`/api/log/${m.id}`)).json()) as { page_source?: string }[];
+      const titles = log.flatMap((e) => (e.page_source ? [/<title>([^<]*)<\/title>/.exec(e.page_source)?.[1]?.trim() ?? '(untitled)'] : []));
+      return titles.length ? { ...m, notes: [...m.notes, `captured page: ${titles.join('; ')}`] } : m;
+    }),
+  );
+}
+
 /** The kit's per-module summary of a plan, written again (after a module was run once more). */
 function summarize(kit: Kit, planId: string, file: string): void {
   spawnSync(path.join(kit.work, 'venv', 'bin', 'python'), [path.join(path.dirname(kit.script), 'lib', 'summary.py'), planId, file], {
@@ -267,7 +283,8 @@ async function runPlan(kit: Kit, kf: Keyflow, run: PlanRun, user: { email: strin
     await rotateKeysModule(kf, first.planId);
     summarize(kit, first.planId, summary);
   }
-  return { name: run.name, seconds: Math.round((Date.now() - started) / 1000), ...readSummary(summary) };
+  const final = readSummary(summary);
+  return { name: run.name, seconds: Math.round((Date.now() - started) / 1000), planId: final.planId, modules: await capturedPages(final.modules) };
 }
 
 function gitCommit(): string {
