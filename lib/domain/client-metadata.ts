@@ -84,6 +84,8 @@ const RegistrationMetadata = z.object({
   client_uri: uri.optional(),
   logo_uri: uri.optional(),
   require_pushed_authorization_requests: z.boolean().optional(),
+  // A Keyflow extension, like RFC 9126's require_pushed_authorization_requests: a confidential client may opt out of PKCE.
+  require_pkce: z.boolean().optional(),
   // RFC 7592 §2.2: sent back on update; checked by the route.
   client_id: z.string().optional(),
   client_secret: z.string().optional(),
@@ -118,7 +120,9 @@ export type RegistrationMapping =
 
 /**
  * RFC 7591 §2 metadata → the client model. `supportedGrantTypes` is what the
- * token endpoint serves. Errors: `invalid_redirect_uri` for a redirect URI,
+ * token endpoint serves; `requirePkce` the deployment's default for a
+ * confidential client that does not say (REGISTRATION_REQUIRE_PKCE; a public
+ * client always uses PKCE). Errors: `invalid_redirect_uri` for a redirect URI,
  * `invalid_client_metadata` for anything else. Unknown fields are ignored (§2).
  */
 export function registrationToClient(
@@ -126,6 +130,7 @@ export function registrationToClient(
   ownerUserId: string,
   supportedGrantTypes: readonly string[],
   idTokenAlgs: readonly IdTokenAlg[],
+  requirePkce: boolean,
 ): RegistrationMapping {
   const bad = (description: string): RegistrationMapping => ({ ok: false, error: 'invalid_client_metadata', description });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('the body must be a JSON object of client metadata');
@@ -172,6 +177,8 @@ export function registrationToClient(
     jwksUri: m.jwks_uri ?? null,
     idTokenSignedResponseAlg: alg.alg,
     requirePushedAuthorizationRequests: m.require_pushed_authorization_requests ?? false,
+    // A public client asking for false is refused by the model; one that does not say uses PKCE.
+    requirePkce: m.require_pkce ?? (method === 'none' || requirePkce),
     isVerified: false,
     ownerUserId,
   };
@@ -196,6 +203,7 @@ export function clientInformation(client: ClientDoc): Record<string, unknown> {
     grant_types: client.grantTypes ?? ['authorization_code'],
     response_types: client.responseTypes ?? ['code'],
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
+    require_pkce: client.requirePkce ?? true,
   };
   if (!client.public) doc.client_secret_expires_at = 0;
   if (client.postLogoutRedirectUris.length) doc.post_logout_redirect_uris = client.postLogoutRedirectUris;
