@@ -68,6 +68,14 @@ export function idTokenAlgOf(asked: string | undefined, offered: readonly IdToke
   return alg ? { ok: true, alg } : { ok: false, description: `id_token_signed_response_alg must be one of ${offered.join(', ')}` };
 }
 
+/**
+ * The scopes of a client registered without `scope` (RFC 7591 §2 leaves the
+ * default to the server): those OpenID Connect defines, rather than the app
+ * model's `openid profile email`, so that a relying party that registers itself
+ * may ask for any of them. The user still consents to each it asks for.
+ */
+export const REGISTRATION_DEFAULT_SCOPES = ['openid', 'profile', 'email', 'address', 'phone', 'offline_access'] as const;
+
 const uri = z.string().max(2048);
 const RegistrationMetadata = z.object({
   client_name: z.string({ error: 'is required' }),
@@ -168,7 +176,7 @@ export function registrationToClient(
   const input: NewClientInput = {
     name: m.client_name,
     redirectUris: (m.redirect_uris ?? []).map((value) => ({ type: 'equals' as const, value })),
-    ...(m.scope !== undefined ? { allowedScopes: parseScopeParam(m.scope) } : {}),
+    allowedScopes: m.scope !== undefined ? parseScopeParam(m.scope) : [...REGISTRATION_DEFAULT_SCOPES],
     public: method === 'none',
     tokenEndpointAuthMethod: method as TokenEndpointAuthMethod,
     postLogoutRedirectUris: m.post_logout_redirect_uris ?? [],

@@ -439,3 +439,26 @@ describe('PKCE of registered clients (require_pkce, REGISTRATION_REQUIRE_PKCE)',
     }
   });
 });
+
+describe('the scopes of a client registered without scope', () => {
+  it('are the OpenID Connect scopes; a flow asking for offline_access, address and phone gets them', async () => {
+    const { email, user } = await newUser(api.deps, USER);
+    const token = await pat(user._id, ['apps:write']);
+    const { res, body } = await register({ client_name: 'OIDC RP', redirect_uris: [REDIRECT] }, token);
+    expect(res.status).toBe(201);
+    expect(body.scope).toBe('openid profile email address phone offline_access');
+    const tokens = await codeFlow(body.client_id, body.client_secret, email, 'openid offline_access address phone');
+    expect(tokens.res.status).toBe(200);
+    expect(tokens.body).toMatchObject({ scope: 'openid offline_access address phone', refresh_token: expect.any(String) });
+    // A client that names its scopes gets those alone.
+    const named = await register({ client_name: 'Narrow RP', redirect_uris: [REDIRECT], scope: 'openid' }, token);
+    expect(named.body.scope).toBe('openid');
+    // A PUT without scope gets the default again.
+    const put = await manage(named.body.registration_client_uri, named.body.registration_access_token, 'PUT', {
+      client_id: named.body.client_id,
+      client_name: 'Narrow RP',
+      redirect_uris: [REDIRECT],
+    });
+    expect(((await put.json()) as Json).scope).toBe('openid profile email address phone offline_access');
+  });
+});
