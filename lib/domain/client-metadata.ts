@@ -91,6 +91,8 @@ const RegistrationMetadata = z.object({
   id_token_signed_response_alg: z.string().optional(),
   client_uri: uri.optional(),
   logo_uri: uri.optional(),
+  policy_uri: uri.optional(),
+  tos_uri: uri.optional(),
   require_pushed_authorization_requests: z.boolean().optional(),
   // A Keyflow extension, like RFC 9126's require_pushed_authorization_requests: a confidential client may opt out of PKCE.
   require_pkce: z.boolean().optional(),
@@ -107,11 +109,33 @@ const REGISTRATION_NAMES: Record<string, string> = {
   redirectUris: 'redirect_uris',
 };
 
-function isHttpUri(v: string): boolean {
+/** A link a page may show (client_uri, policy_uri, tos_uri): absolute http(s), no fragment. */
+export function isHttpUri(v: string): boolean {
   try {
     return ['https:', 'http:'].includes(new URL(v).protocol) && !v.includes('#');
   } catch {
     return false;
+  }
+}
+
+// An https origin whose host is DNS labels or an IPv4 address, and a port: exactly what a CSP
+// host-source can name, and nothing (a space, ";", ",", a quote) that could end the directive.
+// The separator "." is outside the label class: linear.
+const CSP_HTTPS_ORIGIN = /^https:\/\/[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::\d{1,5})?$/;
+
+/**
+ * The origin a client's logo is loaded from, or null when the logo cannot be
+ * shown: https only (a page served over https loads no plain-http image, and
+ * the origin goes into the page's CSP img-src), no credentials, no fragment.
+ * The one rule for registration's `logo_uri` and for the pages that show it.
+ */
+export function logoOrigin(logoUri: string): string | null {
+  try {
+    const url = new URL(logoUri);
+    if (url.protocol !== 'https:' || url.username || url.password || logoUri.includes('#')) return null;
+    return CSP_HTTPS_ORIGIN.test(url.origin) ? url.origin : null;
+  } catch {
+    return null;
   }
 }
 
@@ -120,6 +144,8 @@ export interface RegistrationExtras {
   responseTypes: string[];
   clientUri: string | null;
   logoUri: string | null;
+  policyUri: string | null;
+  tosUri: string | null;
 }
 
 export type RegistrationMapping =
@@ -170,8 +196,12 @@ export function registrationToClient(
   }
   const alg = idTokenAlgOf(m.id_token_signed_response_alg, idTokenAlgs);
   if (!alg.ok) return bad(alg.description);
-  for (const field of ['client_uri', 'logo_uri'] as const) {
+  // OIDC Dynamic Registration §2: pages link to these.
+  for (const field of ['client_uri', 'policy_uri', 'tos_uri'] as const) {
     if (m[field] !== undefined && !isHttpUri(m[field])) return bad(`${field}: must be an absolute http(s) URI without fragment`);
+  }
+  if (m.logo_uri !== undefined && !logoOrigin(m.logo_uri)) {
+    return bad('logo_uri: must be an absolute https URI (a host name or IPv4 address) without credentials or fragment');
   }
   const input: NewClientInput = {
     name: m.client_name,
@@ -196,7 +226,15 @@ export function registrationToClient(
     REGISTRATION_NAMES,
   );
   if (!result.ok) return { ok: false, error: result.error as 'invalid_redirect_uri' | 'invalid_client_metadata', description: result.description };
-  return { ok: true, input, extras: { grantTypes, responseTypes, clientUri: m.client_uri ?? null, logoUri: m.logo_uri ?? null }, metadata: m };
+  const extras: RegistrationExtras = {
+    grantTypes,
+    responseTypes,
+    clientUri: m.client_uri ?? null,
+    logoUri: m.logo_uri ?? null,
+    policyUri: m.policy_uri ?? null,
+    tosUri: m.tos_uri ?? null,
+  };
+  return { ok: true, input, extras, metadata: m };
 }
 
 /** The RFC 7591 §3.2.1 client information document (without the one-time secrets, which the caller adds). */
@@ -220,6 +258,8 @@ export function clientInformation(client: ClientDoc): Record<string, unknown> {
   if (client.jwksUri) doc.jwks_uri = client.jwksUri;
   if (client.clientUri) doc.client_uri = client.clientUri;
   if (client.logoUri) doc.logo_uri = client.logoUri;
+  if (client.policyUri) doc.policy_uri = client.policyUri;
+  if (client.tosUri) doc.tos_uri = client.tosUri;
   if (client.requirePushedAuthorizationRequests) doc.require_pushed_authorization_requests = true;
   return doc;
 }
@@ -271,6 +311,8 @@ function currentInput(c: ClientDoc): NewClientInput {
     responseTypes: _r,
     clientUri: _cu,
     logoUri: _l,
+    policyUri: _p,
+    tosUri: _tos,
     deactivatedAt: _d,
     ...model
   } = c;

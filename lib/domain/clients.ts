@@ -162,5 +162,8 @@ export interface ClientExtras {
   grantTypes: string[];
   responseTypes: string[];
   clientUri: string | null;
+  /** https only (shown on the sign-in and consent pages: see logoOrigin). */
   logoUri: string | null;
+  policyUri: string | null;
+  tosUri: string | null;
 }

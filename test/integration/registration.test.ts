@@ -462,3 +462,58 @@ describe('the scopes of a client registered without scope', () => {
     expect(((await put.json()) as Json).scope).toBe('openid profile email address phone offline_access');
   });
 });
+
+describe('policy_uri, tos_uri and logo_uri', () => {
+  it('are stored and returned, and replaced by a PUT', async () => {
+    const { user } = await newUser(api.deps, USER);
+    const links = {
+      client_uri: 'https://links-rp.example/',
+      logo_uri: 'https://cdn.links-rp.example:8443/logo.png?v=2',
+      policy_uri: 'https://links-rp.example/privacy',
+      tos_uri: 'http://links-rp.example/terms',
+    };
+    const { res, body } = await register({ client_name: 'Links RP', redirect_uris: [REDIRECT], ...links }, await pat(user._id, ['apps:write']));
+    expect(res.status).toBe(201);
+    expect(body).toMatchObject(links);
+    expect(await findClient(api.deps.store, body.client_id)).toMatchObject({
+      clientUri: links.client_uri,
+      logoUri: links.logo_uri,
+      policyUri: links.policy_uri,
+      tosUri: links.tos_uri,
+    });
+    const read = (await (await manage(body.registration_client_uri, body.registration_access_token)).json()) as Json;
+    expect(read).toMatchObject(links);
+    const put = await manage(body.registration_client_uri, body.registration_access_token, 'PUT', {
+      client_id: body.client_id,
+      client_name: 'Links RP',
+      redirect_uris: [REDIRECT],
+      policy_uri: 'https://links-rp.example/privacy-v2',
+    });
+    const putBody = (await put.json()) as Json;
+    expect(putBody.policy_uri).toBe('https://links-rp.example/privacy-v2');
+    expect([putBody.tos_uri, putBody.logo_uri, putBody.client_uri]).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('are refused when they are not absolute http(s) URIs without fragment; a logo only over https', async () => {
+    const { user } = await newUser(api.deps, USER);
+    const token = await pat(user._id, ['apps:write']);
+    const base = { client_name: 'x', redirect_uris: [REDIRECT] };
+    for (const bad of [
+      { policy_uri: 'javascript:alert(1)' },
+      { policy_uri: 'https://rp.example/privacy#top' },
+      { policy_uri: 'not a uri' },
+      { policy_uri: 42 },
+      { tos_uri: 'ftp://rp.example/terms' },
+      { tos_uri: 'data:text/html,<b>terms</b>' },
+      { logo_uri: 'http://rp.example/logo.png' },
+      { logo_uri: 'https://user:pass@rp.example/logo.png' },
+      { logo_uri: 'https://rp.example/logo.png#x' },
+      { logo_uri: 'https://[::1]/logo.png' },
+      { logo_uri: 'data:image/png;base64,AAAA' },
+    ]) {
+      const { res, body } = await register({ ...base, ...bad }, token);
+      expect([JSON.stringify(bad), res.status, body.error]).toEqual([JSON.stringify(bad), 400, 'invalid_client_metadata']);
+      expect(body.error_description).toMatch(Object.keys(bad)[0]!);
+    }
+  });
+});
