@@ -33,6 +33,7 @@ const SNAKE: Record<string, string> = {
   jwks: 'jwks',
   jwksUri: 'jwks_uri',
   idTokenSignedResponseAlg: 'id_token_signed_response_alg',
+  userinfoSignedResponseAlg: 'userinfo_signed_response_alg',
   requirePushedAuthorizationRequests: 'require_pushed_authorization_requests',
   allowedResources: 'allowed_resources',
   requirePkce: 'require_pkce',
@@ -76,6 +77,20 @@ export function idTokenAlgOf(asked: string | undefined, offered: readonly IdToke
  */
 export const REGISTRATION_DEFAULT_SCOPES = ['openid', 'profile', 'email', 'address', 'phone', 'offline_access'] as const;
 
+/**
+ * The UserInfo signing algorithm of a client that asked for `asked`: one this
+ * deployment offers (those of ID tokens), or null — plain JSON — for `none`
+ * or nothing named (OIDC Dynamic Registration §2).
+ */
+export function userinfoAlgOf(
+  asked: string | null | undefined,
+  offered: readonly IdTokenAlg[],
+): { ok: true; alg: IdTokenAlg | null } | { ok: false; description: string } {
+  if (asked === undefined || asked === null || asked === 'none') return { ok: true, alg: null };
+  const alg = offered.find((a) => a === asked);
+  return alg ? { ok: true, alg } : { ok: false, description: `userinfo_signed_response_alg must be one of ${offered.join(', ')} or none` };
+}
+
 const uri = z.string().max(2048);
 const RegistrationMetadata = z.object({
   client_name: z.string({ error: 'is required' }),
@@ -89,6 +104,7 @@ const RegistrationMetadata = z.object({
   post_logout_redirect_uris: z.array(uri).max(50).optional(),
   backchannel_logout_uri: uri.optional(),
   id_token_signed_response_alg: z.string().optional(),
+  userinfo_signed_response_alg: z.string().optional(),
   client_uri: uri.optional(),
   logo_uri: uri.optional(),
   policy_uri: uri.optional(),
@@ -196,6 +212,8 @@ export function registrationToClient(
   }
   const alg = idTokenAlgOf(m.id_token_signed_response_alg, idTokenAlgs);
   if (!alg.ok) return bad(alg.description);
+  const userinfoAlg = userinfoAlgOf(m.userinfo_signed_response_alg, idTokenAlgs);
+  if (!userinfoAlg.ok) return bad(userinfoAlg.description);
   // OIDC Dynamic Registration §2: pages link to these.
   for (const field of ['client_uri', 'policy_uri', 'tos_uri'] as const) {
     if (m[field] !== undefined && !isHttpUri(m[field])) return bad(`${field}: must be an absolute http(s) URI without fragment`);
@@ -214,6 +232,7 @@ export function registrationToClient(
     jwks: (m.jwks as NewClientInput['jwks']) ?? null,
     jwksUri: m.jwks_uri ?? null,
     idTokenSignedResponseAlg: alg.alg,
+    userinfoSignedResponseAlg: userinfoAlg.alg,
     requirePushedAuthorizationRequests: m.require_pushed_authorization_requests ?? false,
     // A public client asking for false is refused by the model; one that does not say uses PKCE.
     requirePkce: m.require_pkce ?? (method === 'none' || requirePkce),
@@ -251,6 +270,7 @@ export function clientInformation(client: ClientDoc): Record<string, unknown> {
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
     require_pkce: client.requirePkce ?? true,
   };
+  if (client.userinfoSignedResponseAlg) doc.userinfo_signed_response_alg = client.userinfoSignedResponseAlg;
   if (!client.public) doc.client_secret_expires_at = 0;
   if (client.postLogoutRedirectUris.length) doc.post_logout_redirect_uris = client.postLogoutRedirectUris;
   if (client.backchannelLogoutUri) doc.backchannel_logout_uri = client.backchannelLogoutUri;
@@ -286,6 +306,7 @@ const AppFields = z
     jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).nullable(),
     jwks_uri: z.string().nullable(),
     id_token_signed_response_alg: z.string(),
+    userinfo_signed_response_alg: z.string().nullable(),
     require_pushed_authorization_requests: z.boolean(),
     allowed_resources: z.array(z.string()).max(50),
     require_pkce: z.boolean(),
@@ -351,6 +372,11 @@ export function appToClient(body: unknown, ownerUserId: string, idTokenAlgs: rea
     if (!alg.ok) return bad(alg.description);
     input.idTokenSignedResponseAlg = alg.alg;
   }
+  if (a.userinfo_signed_response_alg !== undefined) {
+    const alg = userinfoAlgOf(a.userinfo_signed_response_alg, idTokenAlgs);
+    if (!alg.ok) return bad(alg.description);
+    input.userinfoSignedResponseAlg = alg.alg;
+  }
   if (a.require_pushed_authorization_requests !== undefined) input.requirePushedAuthorizationRequests = a.require_pushed_authorization_requests;
   if (a.allowed_resources !== undefined) input.allowedResources = a.allowed_resources;
   if (a.require_pkce !== undefined) input.requirePkce = a.require_pkce;
@@ -407,6 +433,7 @@ export function appJson(c: ClientDoc): Record<string, unknown> {
     jwks: c.jwks,
     jwks_uri: c.jwksUri,
     id_token_signed_response_alg: c.idTokenSignedResponseAlg,
+    userinfo_signed_response_alg: c.userinfoSignedResponseAlg ?? null,
     require_pushed_authorization_requests: c.requirePushedAuthorizationRequests ?? false,
     allowed_resources: c.allowedResources ?? [],
     require_pkce: c.requirePkce ?? true,
