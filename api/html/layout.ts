@@ -3,23 +3,36 @@
 import type { Response } from 'express';
 import { html, type SafeHtml } from './html.js';
 
-// No inline script or style anywhere. `form-action` is left out on purpose:
-// Chrome applies it to the redirect that follows a form POST, and the consent
-// form's answer is a redirect to the client.
-export const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+// A single https origin and nothing else (no space, ";" or quote): it goes into a header.
+const IMG_ORIGIN = /^https:\/\/[a-z0-9.:-]+$/;
+
+/**
+ * The pages' CSP. No inline script or style anywhere. `form-action` is left
+ * out on purpose: Chrome applies it to the redirect that follows a form POST,
+ * and the consent form's answer is a redirect to the client. `imgOrigin`
+ * admits images from one more origin, for this response only: a client's logo
+ * (views/client-card.ts), never a wildcard.
+ */
+export function pageCsp(imgOrigin: string | null = null): string {
+  const img = imgOrigin && IMG_ORIGIN.test(imgOrigin) ? ` ${imgOrigin}` : '';
+  return `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:${img}; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'`;
+}
+
+export const PAGE_CSP = pageCsp();
 
 export interface PageOptions {
   title: string;
   body: SafeHtml;
   scripts?: string[];
   status?: number;
+  /** An origin the page loads an image from (a client's logo: ClientCard's imgOrigin). */
+  imgOrigin?: string | null;
 }
 
-export function sendPage(res: Response, { title, body, scripts = [], status = 200 }: PageOptions): void {
+export function sendPage(res: Response, { title, body, scripts = [], status = 200, imgOrigin = null }: PageOptions): void {
   res
     .status(status)
-    .set({ 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': 'no-store' })
+    .set({ 'Content-Security-Policy': pageCsp(imgOrigin), 'Cache-Control': 'no-store' })
     .type('html')
     .send(
       html`<!doctype html>

@@ -13,6 +13,7 @@ import { hasPasskey } from '../../lib/store/passkeys.js';
 import { addSessionClient, updateSession } from '../../lib/store/sessions.js';
 import { sendErrorPage } from '../html/layout.js';
 import { browserBinding, currentBrowserBinding } from '../http/browser-binding.js';
+import type { CookieDeps } from '../http/cookies.js';
 import { sessionUser } from '../http/signed-in.js';
 import type { ApiContext } from '../context.js';
 import { auditScopeGrants, consentDecision } from './consent-decision.js';
@@ -44,7 +45,7 @@ async function storedId(req: Request, res: Response, deps: FlowDeps, request: Pe
 }
 
 /** A stored request continues only in the browser that started it (see browser-binding.ts). */
-export function startedInThisBrowser(req: Request, deps: FlowDeps, request: AuthorizationRequestDoc): boolean {
+export function startedInThisBrowser(req: Request, deps: CookieDeps, request: AuthorizationRequestDoc): boolean {
   const binding = currentBrowserBinding(req, deps);
   return binding !== null && constantTimeEqual(binding, request.browser ?? '');
 }

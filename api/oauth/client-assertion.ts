@@ -1,8 +1,8 @@
 // private_key_jwt client authentication (RFC 7523 §2.2, OIDC Core §9): a JWT
 // signed with the client's own key, verified against its inline `jwks` or its
 // `jwks_uri` (fetched through the outbound client, cached per client, refetched
-// once on an unknown `kid`). Its `aud` is the issuer, a single string, at every
-// endpoint. Each assertion is single use (its `jti`).
+// on an unknown `kid`: see mayRefetch). Its `aud` is the issuer, a single
+// string, at every endpoint. Each assertion is single use (its `jti`).
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { CLIENT_KEY_ALGS } from '../../lib/domain/discovery.js';
 import { outboundRequest, OutboundError, type OutboundPolicy } from '../../lib/outbound/http-client.js';
@@ -42,6 +42,8 @@ interface RemoteEntry {
   uri: string;
   keys: JWTVerifyGetKey;
   fetchedAt: number;
+  /** Fetched because an assertion named a kid the cached set did not have. */
+  forUnknownKid: boolean;
 }
 
 function parseJwks(body: Buffer): JSONWebKeySet {
@@ -69,17 +71,17 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
   const inFlight = new Map<string, Promise<RemoteEntry>>();
 
   /** One fetch at a time per client: concurrent requests share it. */
-  function fetchRemote(clientId: string, uri: string): Promise<RemoteEntry> {
+  function fetchRemote(clientId: string, uri: string, forUnknownKid: boolean): Promise<RemoteEntry> {
     const key = `${clientId} ${uri}`;
     let pending = inFlight.get(key);
     if (!pending) {
-      pending = fetchRemoteNow(clientId, uri).finally(() => inFlight.delete(key));
+      pending = fetchRemoteNow(clientId, uri, forUnknownKid).finally(() => inFlight.delete(key));
       inFlight.set(key, pending);
     }
     return pending;
   }
 
-  async function fetchRemoteNow(clientId: string, uri: string): Promise<RemoteEntry> {
+  async function fetchRemoteNow(clientId: string, uri: string, forUnknownKid: boolean): Promise<RemoteEntry> {
     const res = await outboundRequest(deps.outbound, 'jwks_uri', uri, { headers: { accept: 'application/jwk-set+json, application/json' } }).catch(
       (err: unknown) => {
         // The kind only: a system message would tell the client about the network behind Keyflow.
@@ -87,7 +89,7 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
       },
     );
     if (res.status !== 200) throw new JwksUnavailable(`jwks_uri answered ${res.status}`);
-    const entry = { uri, keys: createLocalJWKSet(parseJwks(res.body)), fetchedAt: Date.now() };
+    const entry = { uri, keys: createLocalJWKSet(parseJwks(res.body)), fetchedAt: Date.now(), forUnknownKid };
     if (remote.size > 10_000) remote.clear();
     remote.set(clientId, entry);
     return entry;
@@ -96,8 +98,18 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
   async function remoteKeys(clientId: string, uri: string): Promise<RemoteEntry> {
     const hit = remote.get(clientId);
     if (hit && hit.uri === uri && Date.now() - hit.fetchedAt < JWKS_CACHE_MS) return hit;
-    return fetchRemote(clientId, uri);
+    return fetchRemote(clientId, uri, false);
   }
+
+  /**
+   * Whether an unknown kid may refetch the client's keys. A client rotates its
+   * key whenever it likes, also moments after Keyflow fetched the set (a code
+   * redeemed with the old key, a refresh with the new one), so a set fetched
+   * for any other reason is refetched at once. A set fetched because of an
+   * unknown kid is not, for 30 s: kids nobody has cannot make Keyflow fetch
+   * the client's jwks_uri in a loop.
+   */
+  const mayRefetch = (entry: RemoteEntry) => !entry.forUnknownKid || Date.now() - entry.fetchedAt >= JWKS_REFETCH_MIN_MS;
 
   /** The key resolver for the client: inline keys, or jwks_uri keys with one refetch on an unknown kid. */
   function keyResolver(client: ClientDoc): JWTVerifyGetKey | null {
@@ -116,9 +128,12 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
       try {
         return await entry.keys(header, token);
       } catch (err) {
-        // Key rotation at the client: refetch once, at most every 30 s per client.
-        if (!isNoMatchingKey(err) || Date.now() - entry.fetchedAt < JWKS_REFETCH_MIN_MS) throw err;
-        return (await fetchRemote(client._id, uri)).keys(header, token);
+        if (!isNoMatchingKey(err)) throw err;
+        // Key rotation at the client. A set a concurrent request fetched meanwhile decides; else refetch once (mayRefetch says when).
+        const current = remote.get(client._id);
+        if (current && current !== entry && current.uri === uri) return current.keys(header, token);
+        if (!mayRefetch(entry)) throw err;
+        return (await fetchRemote(client._id, uri, true)).keys(header, token);
       }
     };
   }

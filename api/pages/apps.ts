@@ -110,6 +110,8 @@ export function appsPageRoutes(deps: AppsPageDeps): Router {
       responseTypes: _t,
       clientUri: _cu,
       logoUri: _l,
+      policyUri: _p,
+      tosUri: _tos,
       ...kept
     } = client;
     const input = {

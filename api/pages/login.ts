@@ -21,11 +21,13 @@ import { signupHref } from '../views/signup.js';
 import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
 import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
-import { hasSecondFactor, resumeUrl } from '../oauth/authorization-flow.js';
+import { hasSecondFactor, resumeUrl, startedInThisBrowser } from '../oauth/authorization-flow.js';
+import { findAuthorizationRequest } from '../../lib/store/authorization-requests.js';
+import type { ClientDoc } from '../../lib/domain/clients.js';
 import { fieldsOf, raw, text } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 
-export type LoginDeps = SignOutDeps & Pick<ApiContext, 'kek' | 'limits' | 'outbound'>;
+export type LoginDeps = SignOutDeps & Pick<ApiContext, 'kek' | 'limits' | 'outbound' | 'findClient'>;
 
 const TOO_MANY_REQUESTS = 'Too many requests from your network. Wait a minute and try again.';
 /** Where /assets/captcha.js gets the sign-in form's proof-of-work challenge. */
@@ -85,13 +87,26 @@ export function loginRoutes(deps: LoginDeps): Router {
     deps.log.info('signed in', { user: user._id, amr: unique.join(' ') });
   }
 
+  /**
+   * The client of the authorization request this sign-in serves, when that
+   * request was started in this browser: a link to another browser's request
+   * (which could not finish here) shows no client.
+   */
+  async function requestingClient(req: Request): Promise<ClientDoc | null> {
+    const requestId = requestParam(req);
+    if (!requestId || NEXT_PATH.test(requestId)) return null;
+    const request = await findAuthorizationRequest(deps.store, requestId);
+    return request && startedInThisBrowser(req, deps, request) ? deps.findClient(request.clientId) : null;
+  }
+
   /** The form again, with the captcha when the address, the site or (given) the account needs it. */
   async function showForm(req: Request, res: Response, opts: LoginPageOptions & { captchaFor?: string; forceCaptcha?: boolean } = {}) {
     const { settings, needed } = await limits.captchaNeeded(req, opts.captchaFor);
     const captcha = settings.captcha_provider !== 'none' && (needed || opts.forceCaptcha) ? captchaFormFields(settings, CAPTCHA_INFO) : null;
     const sources = (await enabledSources(deps.store)).map(({ slug, name }) => ({ slug, name }));
     const signup = signupHref(settings.registration, InviteQuery.parse(req.query).invite ?? null, requestParam(req));
-    loginPage(res, formCsrf(req, res, deps), requestParam(req), { ...opts, captcha, sources, signup });
+    const client = await requestingClient(req);
+    loginPage(res, formCsrf(req, res, deps), requestParam(req), { ...opts, captcha, sources, signup, client });
   }
 
   router.get('/login', async (req, res) => {

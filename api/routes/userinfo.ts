@@ -7,11 +7,12 @@ import { findUserById, updateProfile } from '../../lib/store/users.js';
 import { relatedClaims } from '../oauth/claim-sources.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken } from '../oauth/bearer.js';
+import { sendUserinfo, type UserinfoResponseDeps } from '../oauth/userinfo-response.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import type { ApiContext } from '../context.js';
 
 /** `events`: profile.updated goes to the user's webhooks. */
-export type UserinfoDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events' | 'findClient'>;
+export type UserinfoDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events' | 'findClient'> & UserinfoResponseDeps;
 
 /** The claims the profile API answers with: those a profile change can touch (the profile, address and phone scopes' claims). */
 const PROFILE_ANSWER = [...SCOPE_CLAIMS.profile, ...SCOPE_CLAIMS.address, ...SCOPE_CLAIMS.phone];
@@ -28,7 +29,7 @@ export function userinfoRoutes(deps: UserinfoDeps): Router {
     // comes from the endpoints' cached lookup: the token check above has just read it uncached.
     const client = await deps.findClient(req.access!.clientId);
     const related = client ? await relatedClaims(deps.store, client, user._id, req.access!.scope) : {};
-    res.set('Cache-Control', 'no-store').json({ ...userinfoClaims(user, req.access!.scope, req.access!.userinfoClaims), ...related });
+    await sendUserinfo(res, deps, client, { ...userinfoClaims(user, req.access!.scope, req.access!.userinfoClaims), ...related });
   };
   router.get('/api/oauth/userinfo', needOpenid, userinfo);
   router.post('/api/oauth/userinfo', form, needOpenid, userinfo);

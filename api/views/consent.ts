@@ -1,5 +1,6 @@
-// The consent page: the application, whether Keyflow verified it, each scope
-// (and each claim asked for one by one) in plain words, the team picker for single-team scopes, the site-access
+// The consent page: the application (its card: logo, links), whether Keyflow
+// verified it, each scope (and each claim asked for one by one) in plain
+// words, the team picker for single-team scopes, the site-access
 // gate for site scopes, Allow and Deny.
 import type { Response } from 'express';
 import { crossAppClientId, isSiteScope, parseBoundTeamScope, SCOPES, SITE_CONFIRMATION_PHRASE, singleTeamPermission } from '../../lib/domain/scopes.js';
@@ -12,6 +13,7 @@ import type { SessionDoc } from '../../lib/store/sessions.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { TeamChoice } from '../oauth/team-consent.js';
+import { clientCard } from './client-card.js';
 import { canPassSiteGate, type SiteGateStanding } from '../verification/site-gate.js';
 
 /** What each single-team permission lets the app do on the team the user picks. */
@@ -114,11 +116,14 @@ export function consentPage(res: Response, session: SessionDoc, client: ClientDo
   const hasTeamPick = extras.teams !== null;
   const canAllow = (!hasTeamPick || extras.teams!.some((t) => t.grantable)) && (extras.site === null || canPassSiteGate(extras.site));
   const fields = html`${hasTeamPick ? teamPicker(extras.teams!, extras.pickedTeam) : ''}${extras.site ? siteGate(extras.site, request, session, extras.passkeyDone) : ''}`;
+  const card = clientCard(client);
   sendPage(res, {
     title: `Allow ${client.name}?`,
     status: extras.status ?? 200,
     scripts: extras.site?.passkey ? ['simplewebauthn-browser.js', 'webauthn.js'] : [],
+    imgOrigin: card.imgOrigin,
     body: html`<h1>Allow ${client.name}?</h1>
+${card.html}
 ${appStanding(client)}
 ${extras.error ? html`<p class="error" role="alert">${extras.error}</p>` : ''}
 ${scopeList(client, request.scope)}

@@ -1,8 +1,10 @@
-// The sign-in pages: the password form (with the passkey button and, when the
-// limits ask for it, the captcha) and the second-factor form.
+// The sign-in pages: the password form (with the passkey button, when the
+// limits ask for it the captcha, and the card of the client whose request it
+// serves) and the second-factor form.
 import type { Response } from 'express';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
+import { clientCard, type ClientBranding } from './client-card.js';
 
 export interface LoginPageOptions {
   email?: string;
@@ -16,6 +18,8 @@ export interface LoginPageOptions {
   sources?: { slug: string; name: string }[];
   /** Where "Create an account" leads (views/signup.ts signupHref), or null when sign-up is not offered. */
   signup?: string | null;
+  /** The client of the authorization request this sign-in serves: its card is shown. */
+  client?: ClientBranding | null;
 }
 
 function sourceButtons(sources: { slug: string; name: string }[], requestId: string | null): SafeHtml | string {
@@ -26,11 +30,14 @@ function sourceButtons(sources: { slug: string; name: string }[], requestId: str
 
 /** The sign-in form (email and password, or a passkey); `requestId` is the authorization request or page to return to. */
 export function loginPage(res: Response, csrf: string, requestId: string | null, opts: LoginPageOptions = {}): void {
+  const card = opts.client ? clientCard(opts.client, 'to continue to ') : null;
   sendPage(res, {
     title: 'Sign in',
     status: opts.status,
     scripts: ['simplewebauthn-browser.js', 'webauthn.js', ...(opts.captcha ? ['captcha.js'] : [])],
+    imgOrigin: card?.imgOrigin,
     body: html`<h1>Sign in</h1>
+${card?.html ?? ''}
 ${opts.reauth ? html`<p>This change needs a recent sign-in. Sign in again to continue.</p>` : ''}
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 <form method="post" action="/login">

@@ -15,7 +15,7 @@ import { createLogger } from '../runtime/log.js';
 import { upgradeStoredData } from '../runtime/stored-data-upgrades.js';
 import { createClient, listClients } from '../store/clients.js';
 import { adminAppJson } from '../admin/app-json.js';
-import { idTokenAlgOf } from '../domain/client-metadata.js';
+import { idTokenAlgOf, userinfoAlgOf } from '../domain/client-metadata.js';
 import { getSiteSettings } from '../store/settings.js';
 import type { SigningAlg } from '../store/signing-keys.js';
 import { print, UsageError, USAGE, parseOrUsage } from './usage.js';
@@ -65,6 +65,7 @@ async function clients(store: Store, cfg: Config, sub: string | undefined, argv:
       jwks: { type: 'string' },
       'jwks-uri': { type: 'string' },
       'id-token-alg': { type: 'string' },
+      'userinfo-alg': { type: 'string' },
       verified: { type: 'boolean' },
       'require-par': { type: 'boolean' },
       'allowed-resource': { type: 'string', multiple: true },
@@ -86,6 +87,8 @@ async function clients(store: Store, cfg: Config, sub: string | undefined, argv:
     }
     const idTokenAlg = idTokenAlgOf(v['id-token-alg'] as string | undefined, cfg.idTokenAlgs);
     if (!idTokenAlg.ok) throw new UsageError(`--id-token-alg: ${idTokenAlg.description}`);
+    const userinfoAlg = userinfoAlgOf(v['userinfo-alg'] as string | undefined, cfg.idTokenAlgs);
+    if (!userinfoAlg.ok) throw new UsageError(`--userinfo-alg: ${userinfoAlg.description}`);
     const input = {
       name: required(v.name as string | undefined, '--name'),
       description: v.description,
@@ -99,6 +102,7 @@ async function clients(store: Store, cfg: Config, sub: string | undefined, argv:
       jwks,
       jwksUri: v['jwks-uri'] ?? null,
       idTokenSignedResponseAlg: idTokenAlg.alg,
+      userinfoSignedResponseAlg: userinfoAlg.alg,
       isVerified: Boolean(v.verified),
       requirePushedAuthorizationRequests: Boolean(v['require-par']),
       allowedResources: list('allowed-resource'),

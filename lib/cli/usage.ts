@@ -33,7 +33,7 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
                  [--redirect-uri-wildcard GLOB]... [--redirect-uri-regex REGEX]...
                  [--description D] [--post-logout-redirect-uri URI]... [--backchannel-logout-uri URI]
                  [--oidc-field teams|apps|domains|gpg_keys|social_accounts]... [--jwks JSON | --jwks-uri URI]
-                 [--id-token-alg ML-DSA-65|RS256] [--verified] [--require-par]
+                 [--id-token-alg ML-DSA-65|RS256] [--userinfo-alg ML-DSA-65|RS256|none] [--verified] [--require-par]
   clients list
   apps verify CLIENT_ID [--unverify]      (marks the app verified by this site, or not; \`apps\` is also \`clients\`)
   apps deactivate CLIENT_ID               (refused at every OAuth endpoint; its grants, refresh tokens and consents are revoked)

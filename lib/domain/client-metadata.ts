@@ -33,6 +33,7 @@ const SNAKE: Record<string, string> = {
   jwks: 'jwks',
   jwksUri: 'jwks_uri',
   idTokenSignedResponseAlg: 'id_token_signed_response_alg',
+  userinfoSignedResponseAlg: 'userinfo_signed_response_alg',
   requirePushedAuthorizationRequests: 'require_pushed_authorization_requests',
   allowedResources: 'allowed_resources',
   requirePkce: 'require_pkce',
@@ -68,6 +69,28 @@ export function idTokenAlgOf(asked: string | undefined, offered: readonly IdToke
   return alg ? { ok: true, alg } : { ok: false, description: `id_token_signed_response_alg must be one of ${offered.join(', ')}` };
 }
 
+/**
+ * The scopes of a client registered without `scope` (RFC 7591 §2 leaves the
+ * default to the server): those OpenID Connect defines, rather than the app
+ * model's `openid profile email`, so that a relying party that registers itself
+ * may ask for any of them. The user still consents to each it asks for.
+ */
+export const REGISTRATION_DEFAULT_SCOPES = ['openid', 'profile', 'email', 'address', 'phone', 'offline_access'] as const;
+
+/**
+ * The UserInfo signing algorithm of a client that asked for `asked`: one this
+ * deployment offers (those of ID tokens), or null — plain JSON — for `none`
+ * or nothing named (OIDC Dynamic Registration §2).
+ */
+export function userinfoAlgOf(
+  asked: string | null | undefined,
+  offered: readonly IdTokenAlg[],
+): { ok: true; alg: IdTokenAlg | null } | { ok: false; description: string } {
+  if (asked === undefined || asked === null || asked === 'none') return { ok: true, alg: null };
+  const alg = offered.find((a) => a === asked);
+  return alg ? { ok: true, alg } : { ok: false, description: `userinfo_signed_response_alg must be one of ${offered.join(', ')} or none` };
+}
+
 const uri = z.string().max(2048);
 const RegistrationMetadata = z.object({
   client_name: z.string({ error: 'is required' }),
@@ -81,9 +104,14 @@ const RegistrationMetadata = z.object({
   post_logout_redirect_uris: z.array(uri).max(50).optional(),
   backchannel_logout_uri: uri.optional(),
   id_token_signed_response_alg: z.string().optional(),
+  userinfo_signed_response_alg: z.string().optional(),
   client_uri: uri.optional(),
   logo_uri: uri.optional(),
+  policy_uri: uri.optional(),
+  tos_uri: uri.optional(),
   require_pushed_authorization_requests: z.boolean().optional(),
+  // A Keyflow extension, like RFC 9126's require_pushed_authorization_requests: a confidential client may opt out of PKCE.
+  require_pkce: z.boolean().optional(),
   // RFC 7592 §2.2: sent back on update; checked by the route.
   client_id: z.string().optional(),
   client_secret: z.string().optional(),
@@ -97,11 +125,33 @@ const REGISTRATION_NAMES: Record<string, string> = {
   redirectUris: 'redirect_uris',
 };
 
-function isHttpUri(v: string): boolean {
+/** A link a page may show (client_uri, policy_uri, tos_uri): absolute http(s), no fragment. */
+export function isHttpUri(v: string): boolean {
   try {
     return ['https:', 'http:'].includes(new URL(v).protocol) && !v.includes('#');
   } catch {
     return false;
+  }
+}
+
+// An https origin whose host is DNS labels or an IPv4 address, and a port: exactly what a CSP
+// host-source can name, and nothing (a space, ";", ",", a quote) that could end the directive.
+// The separator "." is outside the label class: linear.
+const CSP_HTTPS_ORIGIN = /^https:\/\/[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::\d{1,5})?$/;
+
+/**
+ * The origin a client's logo is loaded from, or null when the logo cannot be
+ * shown: https only (a page served over https loads no plain-http image, and
+ * the origin goes into the page's CSP img-src), no credentials, no fragment.
+ * The one rule for registration's `logo_uri` and for the pages that show it.
+ */
+export function logoOrigin(logoUri: string): string | null {
+  try {
+    const url = new URL(logoUri);
+    if (url.protocol !== 'https:' || url.username || url.password || logoUri.includes('#')) return null;
+    return CSP_HTTPS_ORIGIN.test(url.origin) ? url.origin : null;
+  } catch {
+    return null;
   }
 }
 
@@ -110,6 +160,8 @@ export interface RegistrationExtras {
   responseTypes: string[];
   clientUri: string | null;
   logoUri: string | null;
+  policyUri: string | null;
+  tosUri: string | null;
 }
 
 export type RegistrationMapping =
@@ -118,7 +170,9 @@ export type RegistrationMapping =
 
 /**
  * RFC 7591 §2 metadata → the client model. `supportedGrantTypes` is what the
- * token endpoint serves. Errors: `invalid_redirect_uri` for a redirect URI,
+ * token endpoint serves; `requirePkce` the deployment's default for a
+ * confidential client that does not say (REGISTRATION_REQUIRE_PKCE; a public
+ * client always uses PKCE). Errors: `invalid_redirect_uri` for a redirect URI,
  * `invalid_client_metadata` for anything else. Unknown fields are ignored (§2).
  */
 export function registrationToClient(
@@ -126,6 +180,7 @@ export function registrationToClient(
   ownerUserId: string,
   supportedGrantTypes: readonly string[],
   idTokenAlgs: readonly IdTokenAlg[],
+  requirePkce: boolean,
 ): RegistrationMapping {
   const bad = (description: string): RegistrationMapping => ({ ok: false, error: 'invalid_client_metadata', description });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('the body must be a JSON object of client metadata');
@@ -157,13 +212,19 @@ export function registrationToClient(
   }
   const alg = idTokenAlgOf(m.id_token_signed_response_alg, idTokenAlgs);
   if (!alg.ok) return bad(alg.description);
-  for (const field of ['client_uri', 'logo_uri'] as const) {
+  const userinfoAlg = userinfoAlgOf(m.userinfo_signed_response_alg, idTokenAlgs);
+  if (!userinfoAlg.ok) return bad(userinfoAlg.description);
+  // OIDC Dynamic Registration §2: pages link to these.
+  for (const field of ['client_uri', 'policy_uri', 'tos_uri'] as const) {
     if (m[field] !== undefined && !isHttpUri(m[field])) return bad(`${field}: must be an absolute http(s) URI without fragment`);
+  }
+  if (m.logo_uri !== undefined && !logoOrigin(m.logo_uri)) {
+    return bad('logo_uri: must be an absolute https URI (a host name or IPv4 address) without credentials or fragment');
   }
   const input: NewClientInput = {
     name: m.client_name,
     redirectUris: (m.redirect_uris ?? []).map((value) => ({ type: 'equals' as const, value })),
-    ...(m.scope !== undefined ? { allowedScopes: parseScopeParam(m.scope) } : {}),
+    allowedScopes: m.scope !== undefined ? parseScopeParam(m.scope) : [...REGISTRATION_DEFAULT_SCOPES],
     public: method === 'none',
     tokenEndpointAuthMethod: method as TokenEndpointAuthMethod,
     postLogoutRedirectUris: m.post_logout_redirect_uris ?? [],
@@ -171,7 +232,10 @@ export function registrationToClient(
     jwks: (m.jwks as NewClientInput['jwks']) ?? null,
     jwksUri: m.jwks_uri ?? null,
     idTokenSignedResponseAlg: alg.alg,
+    userinfoSignedResponseAlg: userinfoAlg.alg,
     requirePushedAuthorizationRequests: m.require_pushed_authorization_requests ?? false,
+    // A public client asking for false is refused by the model; one that does not say uses PKCE.
+    requirePkce: m.require_pkce ?? (method === 'none' || requirePkce),
     isVerified: false,
     ownerUserId,
   };
@@ -181,7 +245,15 @@ export function registrationToClient(
     REGISTRATION_NAMES,
   );
   if (!result.ok) return { ok: false, error: result.error as 'invalid_redirect_uri' | 'invalid_client_metadata', description: result.description };
-  return { ok: true, input, extras: { grantTypes, responseTypes, clientUri: m.client_uri ?? null, logoUri: m.logo_uri ?? null }, metadata: m };
+  const extras: RegistrationExtras = {
+    grantTypes,
+    responseTypes,
+    clientUri: m.client_uri ?? null,
+    logoUri: m.logo_uri ?? null,
+    policyUri: m.policy_uri ?? null,
+    tosUri: m.tos_uri ?? null,
+  };
+  return { ok: true, input, extras, metadata: m };
 }
 
 /** The RFC 7591 §3.2.1 client information document (without the one-time secrets, which the caller adds). */
@@ -196,7 +268,9 @@ export function clientInformation(client: ClientDoc): Record<string, unknown> {
     grant_types: client.grantTypes ?? ['authorization_code'],
     response_types: client.responseTypes ?? ['code'],
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
+    require_pkce: client.requirePkce ?? true,
   };
+  if (client.userinfoSignedResponseAlg) doc.userinfo_signed_response_alg = client.userinfoSignedResponseAlg;
   if (!client.public) doc.client_secret_expires_at = 0;
   if (client.postLogoutRedirectUris.length) doc.post_logout_redirect_uris = client.postLogoutRedirectUris;
   if (client.backchannelLogoutUri) doc.backchannel_logout_uri = client.backchannelLogoutUri;
@@ -204,6 +278,8 @@ export function clientInformation(client: ClientDoc): Record<string, unknown> {
   if (client.jwksUri) doc.jwks_uri = client.jwksUri;
   if (client.clientUri) doc.client_uri = client.clientUri;
   if (client.logoUri) doc.logo_uri = client.logoUri;
+  if (client.policyUri) doc.policy_uri = client.policyUri;
+  if (client.tosUri) doc.tos_uri = client.tosUri;
   if (client.requirePushedAuthorizationRequests) doc.require_pushed_authorization_requests = true;
   return doc;
 }
@@ -230,6 +306,7 @@ const AppFields = z
     jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).nullable(),
     jwks_uri: z.string().nullable(),
     id_token_signed_response_alg: z.string(),
+    userinfo_signed_response_alg: z.string().nullable(),
     require_pushed_authorization_requests: z.boolean(),
     allowed_resources: z.array(z.string()).max(50),
     require_pkce: z.boolean(),
@@ -255,6 +332,8 @@ function currentInput(c: ClientDoc): NewClientInput {
     responseTypes: _r,
     clientUri: _cu,
     logoUri: _l,
+    policyUri: _p,
+    tosUri: _tos,
     deactivatedAt: _d,
     ...model
   } = c;
@@ -292,6 +371,11 @@ export function appToClient(body: unknown, ownerUserId: string, idTokenAlgs: rea
     const alg = idTokenAlgOf(a.id_token_signed_response_alg, idTokenAlgs);
     if (!alg.ok) return bad(alg.description);
     input.idTokenSignedResponseAlg = alg.alg;
+  }
+  if (a.userinfo_signed_response_alg !== undefined) {
+    const alg = userinfoAlgOf(a.userinfo_signed_response_alg, idTokenAlgs);
+    if (!alg.ok) return bad(alg.description);
+    input.userinfoSignedResponseAlg = alg.alg;
   }
   if (a.require_pushed_authorization_requests !== undefined) input.requirePushedAuthorizationRequests = a.require_pushed_authorization_requests;
   if (a.allowed_resources !== undefined) input.allowedResources = a.allowed_resources;
@@ -349,6 +433,7 @@ export function appJson(c: ClientDoc): Record<string, unknown> {
     jwks: c.jwks,
     jwks_uri: c.jwksUri,
     id_token_signed_response_alg: c.idTokenSignedResponseAlg,
+    userinfo_signed_response_alg: c.userinfoSignedResponseAlg ?? null,
     require_pushed_authorization_requests: c.requirePushedAuthorizationRequests ?? false,
     allowed_resources: c.allowedResources ?? [],
     require_pkce: c.requirePkce ?? true,

@@ -42,6 +42,8 @@ export function replacedClient(current: ClientDoc, input: NewClientInput, extras
     responseTypes: current.responseTypes,
     clientUri: current.clientUri ?? null,
     logoUri: current.logoUri ?? null,
+    policyUri: current.policyUri ?? null,
+    tosUri: current.tosUri ?? null,
     // Editing an app never reactivates it: only a site admin does.
     deactivatedAt: current.deactivatedAt ?? null,
     ...extras,

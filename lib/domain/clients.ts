@@ -104,6 +104,8 @@ export const NewClientInput = z
     requirePkce: z.boolean().default(true),
     isVerified: z.boolean().default(false),
     idTokenSignedResponseAlg: z.enum(ID_TOKEN_ALGS).default('ML-DSA-65'),
+    /** OIDC Core §5.3.2: UserInfo answers this client with a JWT signed with this algorithm; null, plain JSON. */
+    userinfoSignedResponseAlg: z.enum(ID_TOKEN_ALGS).nullable().default(null),
     /** RFC 9126 §5: the authorization endpoint accepts this client's requests only through PAR. */
     requirePushedAuthorizationRequests: z.boolean().default(false),
     ownerUserId: z.string().nullable().default(null),
@@ -162,5 +164,8 @@ export interface ClientExtras {
   grantTypes: string[];
   responseTypes: string[];
   clientUri: string | null;
+  /** https only (shown on the sign-in and consent pages: see logoOrigin). */
   logoUri: string | null;
+  policyUri: string | null;
+  tosUri: string | null;
 }

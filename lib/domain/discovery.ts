@@ -47,6 +47,8 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
     // RFC 9126 §5: PAR is required per client (requirePushedAuthorizationRequests), not server-wide.
     require_pushed_authorization_requests: false,
     userinfo_endpoint: `${issuer}${ENDPOINTS.userinfo}`,
+    // OIDC Core §5.3.2: a client registered with userinfo_signed_response_alg gets a JWT; the ID token's algorithms.
+    userinfo_signing_alg_values_supported: [...capabilities.idTokenAlgs],
     jwks_uri: `${issuer}${WELL_KNOWN.jwks}`,
     introspection_endpoint: `${issuer}${ENDPOINTS.introspection}`,
     introspection_endpoint_auth_methods_supported: capabilities.tokenEndpointAuthMethods,

@@ -19,6 +19,8 @@ const registrationFields = (c: ClientDoc) => ({
   response_types: c.responseTypes ?? null,
   client_uri: c.clientUri ?? null,
   logo_uri: c.logoUri ?? null,
+  policy_uri: c.policyUri ?? null,
+  tos_uri: c.tosUri ?? null,
 });
 
 /**

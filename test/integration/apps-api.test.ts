@@ -118,6 +118,7 @@ describe('app API', () => {
       jwks: null,
       jwks_uri: null,
       id_token_signed_response_alg: 'RS256',
+      userinfo_signed_response_alg: null,
       require_pushed_authorization_requests: false,
       allowed_resources: [],
       require_pkce: true,
@@ -274,6 +275,8 @@ describe('app API', () => {
       { name: 'x', redirect_uris: ['https://app.example/cb'], backchannel_logout_uri: 'http://app.example/bcl' },
       { name: 'x', redirect_uris: ['https://app.example/cb'], allowed_resources: ['not a uri'] },
       { name: 'x', redirect_uris: ['https://app.example/cb'], public: true, require_pkce: false },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], userinfo_signed_response_alg: 'HS256' },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], userinfo_signed_response_alg: 42 },
       [],
     ];
     for (const body of bad) {

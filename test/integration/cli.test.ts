@@ -236,6 +236,8 @@ describe('keyflow clients', () => {
       'apps',
       '--id-token-alg',
       'RS256',
+      '--userinfo-alg',
+      'RS256',
       '--verified',
       '--description',
       'single page app',
@@ -254,6 +256,7 @@ describe('keyflow clients', () => {
       backchannel_logout_uri: 'https://spa.example/bcl',
       oidc_fields: ['teams', 'apps'],
       id_token_signed_response_alg: 'RS256',
+      userinfo_signed_response_alg: 'RS256',
       is_verified: true,
       description: 'single page app',
     });
@@ -271,6 +274,7 @@ describe('keyflow clients', () => {
     [['--public', '--no-pkce'], /public clients always use PKCE/],
     [['--allowed-resource', 'not a uri'], /allowedResources/],
     [['--jwks-uri', 'http://keys.example/jwks'], /must be an absolute https URI/],
+    [['--userinfo-alg', 'HS256'], /userinfo_signed_response_alg must be one of/],
   ])('refuses %j with exit 2', async (extra, message) => {
     const args = extra.includes('--redirect-uri') ? extra : ['--redirect-uri', 'https://rp.example/cb', ...extra];
     const r = await runCli(['clients', 'create', '--name', 'Bad', ...args]);

@@ -2,8 +2,8 @@
 // that refuses a JWK Set holding a key type it does not know (`AKP`). The JWKS
 // and discovery carry classical keys and algorithms only, new clients get
 // RS256 ID tokens (app API, dynamic registration, the CLI), ML-DSA-65 cannot be
-// chosen, and a client registered for ML-DSA-65 before gets RS256 tokens that
-// verify against the published JWKS.
+// chosen, and a client registered for ML-DSA-65 before gets RS256 tokens (and
+// signed UserInfo) that verify against the published JWKS.
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { RunningApi } from '../../api/server.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
@@ -34,6 +34,7 @@ describe('with ML-DSA-65 withheld', () => {
     expect(jwks.keys.map((k: Json) => [k.kty, k.alg])).toEqual(jwks.keys.map(() => ['RSA', 'RS256']));
     const discovery = (await (await fetch(`${api.url}/.well-known/openid-configuration`)).json()) as Json;
     expect(discovery.id_token_signing_alg_values_supported).toEqual(['RS256']);
+    expect(discovery.userinfo_signing_alg_values_supported).toEqual(['RS256']);
   });
 
   it('gives new clients RS256 and refuses ML-DSA-65 on the app API, at dynamic registration and in the CLI', async () => {
@@ -57,6 +58,12 @@ describe('with ML-DSA-65 withheld', () => {
       id_token_signed_response_alg: 'ML-DSA-65',
     });
     expect([pq.status, pq.body.error]).toEqual([400, 'invalid_client_metadata']);
+    const pqUserinfo = await postJson('/api/oauth/register', token, {
+      client_name: 'Dynamic PQ UserInfo',
+      redirect_uris: ['https://dynamic.example/cb'],
+      userinfo_signed_response_alg: 'ML-DSA-65',
+    });
+    expect([pqUserinfo.status, pqUserinfo.body.error_description]).toEqual([400, expect.stringContaining('userinfo_signed_response_alg must be one of RS256')]);
 
     const env = { ML_DSA_SIGNING: 'off', MONGODB_DATABASE: DATABASE };
     const cli = await runCli(['clients', 'create', '--name', 'CLI', '--redirect-uri', 'https://cli.example/cb', '--id-token-alg', 'ML-DSA-65'], env);
@@ -67,10 +74,12 @@ describe('with ML-DSA-65 withheld', () => {
   });
 
   it('signs RS256 for a client registered for ML-DSA-65 before, verifiable with the published JWKS', async () => {
-    const rp = await newTestRp(api, { idTokenSignedResponseAlg: 'ML-DSA-65' });
+    const rp = await newTestRp(api, { idTokenSignedResponseAlg: 'ML-DSA-65', userinfoSignedResponseAlg: 'ML-DSA-65' });
     const { tokens } = await runCodeFlow(api, rp, 'openid profile');
     const jwks = createRemoteJWKSet(new URL(`${api.url}/.well-known/jwks.json`));
-    for (const jwt of [tokens.id_token as string, tokens.access_token as string]) {
+    const userinfo = await fetch(`${api.url}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(userinfo.headers.get('content-type')).toBe('application/jwt');
+    for (const jwt of [tokens.id_token as string, tokens.access_token as string, await userinfo.text()]) {
       expect(decodeProtectedHeader(jwt).alg).toBe('RS256');
       await expect(jwtVerify(jwt, jwks, { issuer: api.deps.config.issuer })).resolves.toBeDefined();
     }

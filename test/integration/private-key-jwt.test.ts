@@ -299,7 +299,7 @@ describe('private_key_jwt with a jwks_uri', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it('fetches the keys, caches them, and picks up a rotated kid by one refetch (at most every 30 s)', async () => {
+  it('fetches the keys, caches them, and picks up a rotated kid by one refetch, even right after a fetch (then at most every 30 s)', async () => {
     const first = await newKey('RS256');
     served = [first.jwk];
     const clientId = await keyRp({ jwksUri });
@@ -308,24 +308,62 @@ describe('private_key_jwt with a jwks_uri', () => {
     expect((await introspectWith(await assertion(first, clientId))).res.status).toBe(200);
     expect(fetches).toBe(before + 1); // cached
 
-    // The client rotates: a new kid at the jwks_uri.
+    // The client rotates: a new kid at the jwks_uri, moments after Keyflow fetched it.
     const second = await newKey('EdDSA');
     served = [first.jwk, second.jwk];
-    // Right after a fetch, an unknown kid does not refetch (at most once per 30 s).
-    await expectInvalidClient(await introspectWith(await assertion(second, clientId)));
-    expect(fetches).toBe(before + 1);
-    // 31 s later (the api runs in this process: its clock is shifted), one refetch finds the new key.
+    expect((await introspectWith(await assertion(second, clientId))).res.status).toBe(200);
+    expect(fetches).toBe(before + 2);
+    // A kid still unknown right after that refetch is refused without another fetch (at most one per 30 s).
+    await expectInvalidClient(await introspectWith(await assertion(second, clientId, { kid: 'still-unknown' })));
+    expect(fetches).toBe(before + 2);
+    // 31 s later (the api runs in this process: its clock is shifted), an unknown kid refetches once more.
     const realNow = Date.now;
     Date.now = () => realNow() + 31_000;
     try {
-      expect((await introspectWith(await assertion(second, clientId))).res.status).toBe(200);
-      expect(fetches).toBe(before + 2);
-      // A kid that is still unknown after the refetch is refused without another fetch.
       await expectInvalidClient(await introspectWith(await assertion(second, clientId, { kid: 'still-unknown' })));
-      expect(fetches).toBe(before + 2);
+      expect(fetches).toBe(before + 3);
+      await expectInvalidClient(await introspectWith(await assertion(second, clientId, { kid: 'still-unknown' })));
+      expect(fetches).toBe(before + 3);
     } finally {
       Date.now = realNow;
     }
+  });
+
+  it('refreshes with an assertion signed by a key that replaced the old one at the jwks_uri between two refreshes', async () => {
+    // The conformance suite's RP key rotation: code flow with one key, the key replaced (new kid), then a refresh.
+    const old = await newKey('RS256');
+    served = [old.jwk];
+    const clientId = await keyRp({ jwksUri });
+    const code = await authorizationCode(clientId);
+    const tokens = await post('/api/oauth/token', {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: VERIFIER,
+      ...withAssertion(await assertion(old, clientId)),
+    });
+    expect(tokens.res.status).toBe(200);
+    const first = await post('/api/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token,
+      ...withAssertion(await assertion(old, clientId)),
+    });
+    expect(first.res.status).toBe(200);
+    const before = fetches;
+
+    // Between two refreshes, seconds after Keyflow fetched the set (well within the 30 s).
+    const rotated = await newKey('RS256');
+    served = [rotated.jwk];
+    const refreshed = await post('/api/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: first.body.refresh_token,
+      ...withAssertion(await assertion(rotated, clientId)),
+    });
+    expect([refreshed.res.status, refreshed.body.error_description]).toEqual([200, undefined]);
+    expect(refreshed.body.refresh_token).toEqual(expect.any(String));
+    expect(fetches).toBe(before + 1);
+    // The old key is gone from the set: an assertion signed with it no longer authenticates.
+    await expectInvalidClient(await introspectWith(await assertion(old, clientId)));
   });
 
   it('refuses when the jwks_uri does not answer a key set', async () => {

@@ -47,18 +47,27 @@ async function tokenRequest(body: Record<string, string>, headers: Record<string
   return { res, body: (await res.json()) as Json };
 }
 
-/** authorize → sign-in → consent → code → token for a client; returns the token response. */
-async function codeFlow(clientId: string, clientSecret: string | null, email: string, scope: string, agent = new HttpUser(issuer)) {
+/**
+ * authorize → sign-in → consent → code → token for a client; returns the token
+ * response. `pkce: false` sends no code_challenge (nor a verifier).
+ */
+async function codeFlow(
+  clientId: string,
+  clientSecret: string | null,
+  email: string,
+  scope: string,
+  agent = new HttpUser(issuer),
+  { pkce = true, on = issuer }: { pkce?: boolean; on?: string } = {},
+) {
   const verifier = newSecret() + 'xyz';
-  const url = new URL('/api/oauth/authorize', issuer);
+  const url = new URL('/api/oauth/authorize', on);
   for (const [k, v] of Object.entries({
     response_type: 'code',
     client_id: clientId,
     redirect_uri: REDIRECT,
     scope,
     state: 's',
-    code_challenge: s256Challenge(verifier),
-    code_challenge_method: 'S256',
+    ...(pkce ? { code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' } : {}),
   })) {
     url.searchParams.set(k, v);
   }
@@ -66,10 +75,24 @@ async function codeFlow(clientId: string, clientSecret: string | null, email: st
   if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
   if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   if (!step.external) throw new Error(`flow stopped at ${step.url}: ${(await step.res.text()).slice(0, 300)}`);
-  const code = step.external.searchParams.get('code')!;
-  const body: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier };
+  const code = step.external.searchParams.get('code');
+  if (!code) throw new Error(`no code: ${step.external.href}`);
+  const body: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, ...(pkce ? { code_verifier: verifier } : {}) };
   if (!clientSecret) body.client_id = clientId;
-  return tokenRequest(body, clientSecret ? { authorization: basic(clientId, clientSecret) } : {});
+  const res = await fetch(`${on}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(clientSecret ? { authorization: basic(clientId, clientSecret) } : {}) },
+    body: new URLSearchParams(body),
+  });
+  return { res, body: (await res.json()) as Json };
+}
+
+/** The authorization endpoint's answer to a request without PKCE, before any sign-in: the redirect's query. */
+async function authorizeWithoutPkce(clientId: string, on = issuer): Promise<URLSearchParams> {
+  const query = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid', state: 's' });
+  const res = await fetch(`${on}/api/oauth/authorize?${query}`, { redirect: 'manual' });
+  const location = new URL(res.headers.get('location') ?? '/', on);
+  return location.origin === new URL(REDIRECT).origin ? location.searchParams : new URLSearchParams({ went: location.pathname });
 }
 
 const manage = (uri: string, token: string | null, method = 'GET', body?: unknown) =>
@@ -109,6 +132,7 @@ describe('dynamic client registration', () => {
       grant_types: ['authorization_code'],
       response_types: ['code'],
       id_token_signed_response_alg: 'RS256',
+      require_pkce: true,
       logo_uri: 'https://registered-rp.example/logo.png',
       registration_access_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       registration_client_uri: `${issuer}/api/oauth/register/${body.client_id}`,
@@ -344,5 +368,152 @@ describe('client registration management', () => {
   it('is advertised in discovery', async () => {
     const doc = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Json;
     expect(doc.registration_endpoint).toBe(`${issuer}/api/oauth/register`);
+  });
+});
+
+describe('PKCE of registered clients (require_pkce, REGISTRATION_REQUIRE_PKCE)', () => {
+  const meta = { client_name: 'PKCE RP', redirect_uris: [REDIRECT], scope: 'openid' };
+
+  it('a confidential client registered with require_pkce: false runs the code flow without PKCE', async () => {
+    const { email, user } = await newUser(api.deps, USER);
+    const { res, body } = await register({ ...meta, require_pkce: false }, await pat(user._id, ['apps:write']));
+    expect(res.status).toBe(201);
+    expect(body.require_pkce).toBe(false);
+    expect((await findClient(api.deps.store, body.client_id))!.requirePkce).toBe(false);
+    const tokens = await codeFlow(body.client_id, body.client_secret, email, 'openid', new HttpUser(issuer), { pkce: false });
+    expect(tokens.res.status).toBe(200);
+    expect(tokens.body.id_token).toEqual(expect.any(String));
+    // It is read back, and a PUT that leaves it out goes back to the default (required).
+    const read = (await (await manage(body.registration_client_uri, body.registration_access_token)).json()) as Json;
+    expect(read.require_pkce).toBe(false);
+    const put = await manage(body.registration_client_uri, body.registration_access_token, 'PUT', { ...meta, client_id: body.client_id });
+    expect(((await put.json()) as Json).require_pkce).toBe(true);
+  });
+
+  it('by default (REGISTRATION_REQUIRE_PKCE=true) a client that does not say must use PKCE', async () => {
+    const { user } = await newUser(api.deps, USER);
+    const { body } = await register(meta, await pat(user._id, ['apps:write']));
+    expect(body.require_pkce).toBe(true);
+    const answer = await authorizeWithoutPkce(body.client_id);
+    expect([answer.get('error'), answer.get('error_description')]).toEqual(['invalid_request', expect.stringMatching(/PKCE/)]);
+  });
+
+  it('with REGISTRATION_REQUIRE_PKCE=false a confidential client that does not say may leave PKCE out; a public one may not', async () => {
+    const lax = await startTestApi({ REGISTRATION_REQUIRE_PKCE: 'false' });
+    try {
+      const on = lax.deps.config.issuer;
+      const { email, user } = await newUser(lax.deps, USER);
+      const token = await pat(user._id, ['apps:write']);
+      const post = async (body: unknown) => {
+        const res = await fetch(`${on}/api/oauth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify(body),
+        });
+        return { status: res.status, body: (await res.json()) as Json };
+      };
+      const confidential = await post(meta);
+      expect([confidential.status, confidential.body.require_pkce]).toEqual([201, false]);
+      const tokens = await codeFlow(confidential.body.client_id, confidential.body.client_secret, email, 'openid', new HttpUser(on), { pkce: false, on });
+      expect(tokens.res.status).toBe(200);
+      // A client may still ask for PKCE.
+      expect((await post({ ...meta, require_pkce: true })).body.require_pkce).toBe(true);
+      // Public clients always use PKCE.
+      const spa = await post({ ...meta, token_endpoint_auth_method: 'none' });
+      expect([spa.status, spa.body.require_pkce]).toEqual([201, true]);
+      expect((await authorizeWithoutPkce(spa.body.client_id, on)).get('error')).toBe('invalid_request');
+    } finally {
+      await lax.stop();
+    }
+  });
+
+  it('refuses require_pkce: false for a public client, and a require_pkce that is not a boolean', async () => {
+    const { user } = await newUser(api.deps, USER);
+    const token = await pat(user._id, ['apps:write']);
+    for (const bad of [
+      { ...meta, token_endpoint_auth_method: 'none', require_pkce: false },
+      { ...meta, require_pkce: 'false' },
+    ]) {
+      const { res, body } = await register(bad, token);
+      expect([JSON.stringify(bad), res.status, body.error]).toEqual([JSON.stringify(bad), 400, 'invalid_client_metadata']);
+    }
+  });
+});
+
+describe('the scopes of a client registered without scope', () => {
+  it('are the OpenID Connect scopes; a flow asking for offline_access, address and phone gets them', async () => {
+    const { email, user } = await newUser(api.deps, USER);
+    const token = await pat(user._id, ['apps:write']);
+    const { res, body } = await register({ client_name: 'OIDC RP', redirect_uris: [REDIRECT] }, token);
+    expect(res.status).toBe(201);
+    expect(body.scope).toBe('openid profile email address phone offline_access');
+    const tokens = await codeFlow(body.client_id, body.client_secret, email, 'openid offline_access address phone');
+    expect(tokens.res.status).toBe(200);
+    expect(tokens.body).toMatchObject({ scope: 'openid offline_access address phone', refresh_token: expect.any(String) });
+    // A client that names its scopes gets those alone.
+    const named = await register({ client_name: 'Narrow RP', redirect_uris: [REDIRECT], scope: 'openid' }, token);
+    expect(named.body.scope).toBe('openid');
+    // A PUT without scope gets the default again.
+    const put = await manage(named.body.registration_client_uri, named.body.registration_access_token, 'PUT', {
+      client_id: named.body.client_id,
+      client_name: 'Narrow RP',
+      redirect_uris: [REDIRECT],
+    });
+    expect(((await put.json()) as Json).scope).toBe('openid profile email address phone offline_access');
+  });
+});
+
+describe('policy_uri, tos_uri and logo_uri', () => {
+  it('are stored and returned, and replaced by a PUT', async () => {
+    const { user } = await newUser(api.deps, USER);
+    const links = {
+      client_uri: 'https://links-rp.example/',
+      logo_uri: 'https://cdn.links-rp.example:8443/logo.png?v=2',
+      policy_uri: 'https://links-rp.example/privacy',
+      tos_uri: 'http://links-rp.example/terms',
+    };
+    const { res, body } = await register({ client_name: 'Links RP', redirect_uris: [REDIRECT], ...links }, await pat(user._id, ['apps:write']));
+    expect(res.status).toBe(201);
+    expect(body).toMatchObject(links);
+    expect(await findClient(api.deps.store, body.client_id)).toMatchObject({
+      clientUri: links.client_uri,
+      logoUri: links.logo_uri,
+      policyUri: links.policy_uri,
+      tosUri: links.tos_uri,
+    });
+    const read = (await (await manage(body.registration_client_uri, body.registration_access_token)).json()) as Json;
+    expect(read).toMatchObject(links);
+    const put = await manage(body.registration_client_uri, body.registration_access_token, 'PUT', {
+      client_id: body.client_id,
+      client_name: 'Links RP',
+      redirect_uris: [REDIRECT],
+      policy_uri: 'https://links-rp.example/privacy-v2',
+    });
+    const putBody = (await put.json()) as Json;
+    expect(putBody.policy_uri).toBe('https://links-rp.example/privacy-v2');
+    expect([putBody.tos_uri, putBody.logo_uri, putBody.client_uri]).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('are refused when they are not absolute http(s) URIs without fragment; a logo only over https', async () => {
+    const { user } = await newUser(api.deps, USER);
+    const token = await pat(user._id, ['apps:write']);
+    const base = { client_name: 'x', redirect_uris: [REDIRECT] };
+    for (const bad of [
+      { policy_uri: 'javascript:alert(1)' },
+      { policy_uri: 'https://rp.example/privacy#top' },
+      { policy_uri: 'not a uri' },
+      { policy_uri: 42 },
+      { tos_uri: 'ftp://rp.example/terms' },
+      { tos_uri: 'data:text/html,<b>terms</b>' },
+      { logo_uri: 'http://rp.example/logo.png' },
+      { logo_uri: 'https://user:pass@rp.example/logo.png' },
+      { logo_uri: 'https://rp.example/logo.png#x' },
+      { logo_uri: 'https://[::1]/logo.png' },
+      { logo_uri: 'data:image/png;base64,AAAA' },
+    ]) {
+      const { res, body } = await register({ ...base, ...bad }, token);
+      expect([JSON.stringify(bad), res.status, body.error]).toEqual([JSON.stringify(bad), 400, 'invalid_client_metadata']);
+      expect(body.error_description).toMatch(Object.keys(bad)[0]!);
+    }
   });
 });
