@@ -107,6 +107,10 @@ export function suiteConfig(kind: ConfigKind, input: SuiteConfigInput): Record<s
     override: {
       'oidcc-prompt-login': { browser: [signIn(true)] },
       'oidcc-max-age-1': { browser: [signIn(true)] },
+      // Dynamic registration with a logo, privacy policy or terms: the sign-in page showing them (the client's card).
+      'oidcc-registration-logo-uri': { browser: [signIn(true)] },
+      'oidcc-registration-policy-uri': { browser: [signIn(true)] },
+      'oidcc-registration-tos-uri': { browser: [signIn(true)] },
       'oidcc-ensure-registered-redirect-uri': errorPage,
       'oidcc-ensure-request-object-with-redirect-uri': errorPage,
       // RP-initiated logout where the OP must not redirect back: a page the reviewer checks.
