@@ -2,6 +2,7 @@
 // driven by playwright-core), a virtual WebAuthn authenticator, and a tiny
 // relying-party callback server that records where the flow sends the browser back.
 import http from 'node:http';
+import { arrivals } from './arrivals.js';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 
@@ -60,8 +61,7 @@ export interface RpCallback {
 
 /** A relying party's redirect endpoint on 127.0.0.1: answers `GET /cb` with "ok" and queues each query. */
 export async function startRpCallback(): Promise<RpCallback> {
-  const hits: URLSearchParams[] = [];
-  const waiters: ((query: URLSearchParams) => void)[] = [];
+  const hits = arrivals<URLSearchParams>();
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method !== 'GET' || url.pathname !== '/cb') {
@@ -69,9 +69,7 @@ export async function startRpCallback(): Promise<RpCallback> {
       return;
     }
     res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end('ok');
-    const waiter = waiters.shift();
-    if (waiter) waiter(url.searchParams);
-    else hits.push(url.searchParams);
+    hits.push(url.searchParams);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -80,21 +78,7 @@ export async function startRpCallback(): Promise<RpCallback> {
   const { port } = server.address() as AddressInfo;
   return {
     redirectUri: `http://localhost:${port}/cb`,
-    nextCallback(timeoutMs = 15_000) {
-      const hit = hits.shift();
-      if (hit) return Promise.resolve(hit);
-      return new Promise<URLSearchParams>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          reject(new Error(`no request to the RP callback within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const waiter = (query: URLSearchParams) => {
-          clearTimeout(timer);
-          resolve(query);
-        };
-        waiters.push(waiter);
-      });
-    },
+    nextCallback: (timeoutMs = 15_000) => hits.next(timeoutMs, 'no request to the RP callback'),
     close() {
       return new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -3,6 +3,7 @@
 // pages that post a form by themselves, as an RP's page sends an authorization
 // request by POST. Reached as http://127.0.0.1:<port>, its pages are on
 // another site than an issuer on localhost (SameSite cookies stay home).
+import { arrivals } from './arrivals.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -27,14 +28,9 @@ export interface RpSite {
 }
 
 export async function startRpSite(): Promise<RpSite> {
-  const hits: RpHit[] = [];
-  const waiters: ((hit: RpHit) => void)[] = [];
+  const hits = arrivals<RpHit>();
   const pages = new Map<string, string>();
-  const record = (hit: RpHit) => {
-    const waiter = waiters.shift();
-    if (waiter) waiter(hit);
-    else hits.push(hit);
-  };
+  const record = (hit: RpHit) => hits.push(hit);
 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -76,21 +72,7 @@ export async function startRpSite(): Promise<RpSite> {
       );
       return `http://127.0.0.1:${port}/page/${id}`;
     },
-    nextHit(timeoutMs = 15_000) {
-      const hit = hits.shift();
-      if (hit) return Promise.resolve(hit);
-      return new Promise<RpHit>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          reject(new Error(`no request to the RP callback within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const waiter = (h: RpHit) => {
-          clearTimeout(timer);
-          resolve(h);
-        };
-        waiters.push(waiter);
-      });
-    },
+    nextHit: (timeoutMs = 15_000) => hits.next(timeoutMs, 'no request to the RP callback'),
     close() {
       return new Promise<void>((resolve) => {
         server.close(() => resolve());
