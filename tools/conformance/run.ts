@@ -7,6 +7,7 @@
 // (every default plan without arguments), prints each plan's modules, and
 // writes the results into docs/conformance.md. Exit 1 when a module FAILED.
 import { spawn, spawnSync } from 'node:child_process';
+import https from 'node:https';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -193,17 +194,37 @@ async function initialAccessToken(kf: Keyflow): Promise<string> {
   return made.token;
 }
 
-/** The suite's REST API, on its plain-http listener (loopback). */
-const suiteApi = (path: string, init?: RequestInit) => fetch(`http://127.0.0.1:${process.env.OIDF_SUITE_PORT ?? '8080'}${path}`, init);
-
-async function moduleStatus(id: string): Promise<string> {
-  return ((await (await suiteApi(`/api/info/${id}`)).json()) as { status: string }).status;
+/** The suite's REST API, through the kit's nginx (its certificate is the kit's own). */
+function suiteApi<T>(kit: Kit, method: 'GET' | 'POST', route: string): Promise<T> {
+  const base = new URL(`https://${process.env.OIDF_HOST ?? 'localhost.emobix.co.uk'}:${process.env.OIDF_HTTPS_PORT ?? '8443'}`);
+  const ca = fs.readFileSync(path.join(kit.work, 'tls', 'server.crt'));
+  return new Promise((resolve, reject) => {
+    const req = https.request(new URL(route, base), { method, ca, timeout: 60_000 }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => {
+        if ((res.statusCode ?? 500) >= 300) return reject(new Error(`suite ${method} ${route}: ${res.statusCode} ${body.slice(0, 200)}`));
+        try {
+          resolve(JSON.parse(body) as T);
+        } catch {
+          reject(new Error(`suite ${method} ${route}: not JSON`));
+        }
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`suite ${method} ${route}: no answer`)));
+    req.on('error', reject);
+    req.end();
+  });
 }
 
-async function untilStatus(id: string, wanted: string[], timeoutMs: number): Promise<string> {
+async function moduleStatus(kit: Kit, id: string): Promise<string> {
+  return (await suiteApi<{ status: string }>(kit, 'GET', `/api/info/${id}`)).status;
+}
+
+async function untilStatus(kit: Kit, id: string, wanted: string[], timeoutMs: number): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const status = await moduleStatus(id);
+    const status = await moduleStatus(kit, id);
     if (wanted.includes(status) || status === 'INTERRUPTED') return status;
     if (Date.now() > deadline) throw new Error(`module ${id} stayed ${status}`);
     await new Promise((r) => setTimeout(r, 1_000));
@@ -218,18 +239,18 @@ async function untilStatus(id: string, wanted: string[], timeoutMs: number): Pro
  * every Keyflow process has picked up the rotation (within 30 s). The plan's
  * summary then reports this instance, the last.
  */
-async function rotateKeysModule(kf: Keyflow, planId: string): Promise<void> {
-  const plan = (await (await suiteApi(`/api/plan/${planId}`)).json()) as { modules: { testModule: string; variant?: unknown }[] };
+async function rotateKeysModule(kit: Kit, kf: Keyflow, planId: string): Promise<void> {
+  const plan = await suiteApi<{ modules: { testModule: string; variant?: unknown }[] }>(kit, 'GET', `/api/plan/${planId}`);
   const entry = plan.modules.find((m) => m.testModule === 'oidcc-server-rotate-keys');
   if (!entry) return;
   say('oidcc-server-rotate-keys: again, with a key rotation (keyflow keys rotate) while it waits');
   const query = new URLSearchParams({ test: entry.testModule, plan: planId, ...(entry.variant ? { variant: JSON.stringify(entry.variant) } : {}) });
-  const created = (await (await suiteApi(`/api/runner?${query.toString()}`, { method: 'POST' })).json()) as { id: string };
-  if ((await untilStatus(created.id, ['CONFIGURED'], 120_000)) !== 'CONFIGURED') return;
+  const created = await suiteApi<{ id: string }>(kit, 'POST', `/api/runner?${query.toString()}`);
+  if ((await untilStatus(kit, created.id, ['CONFIGURED'], 120_000)) !== 'CONFIGURED') return;
   await cli(kf.env, ['keys', 'rotate', '--alg', 'RS256']);
   await new Promise((r) => setTimeout(r, 31_000));
-  await suiteApi(`/api/runner/${created.id}`, { method: 'POST' });
-  await untilStatus(created.id, ['FINISHED'], 240_000);
+  await suiteApi(kit, 'POST', `/api/runner/${created.id}`);
+  await untilStatus(kit, created.id, ['FINISHED'], 240_000);
 }
 
 /**
@@ -237,11 +258,15 @@ async function rotateKeysModule(kf: Keyflow, planId: string): Promise<void> {
  * page source): each page's title, added to its notes so the results say what
  * a person is asked to look at.
  */
-async function capturedPages(modules: ModuleResult[]): Promise<ModuleResult[]> {
+async function capturedPages(kit: Kit, modules: ModuleResult[]): Promise<ModuleResult[]> {
   return Promise.all(
     modules.map(async (m) => {
       if (m.result !== 'REVIEW' || !m.id) return m;
-      const log = (await (await suiteApi(`/api/log/${m.id}`)).json()) as { page_source?: string }[];
+      const log = await suiteApi<{ page_source?: string }[]>(kit, 'GET', `/api/log/${m.id}`).catch((err: Error) => {
+        say(`the captured pages of ${m.module} could not be read: ${err.message}`);
+        return [];
+      });
+      if (!Array.isArray(log)) return m;
       const titles = log.flatMap((e) => (e.page_source ? [/<title>([^<]*)<\/title>/.exec(e.page_source)?.[1]?.trim() ?? '(untitled)'] : []));
       return titles.length ? { ...m, notes: [...m.notes, `captured page: ${titles.join('; ')}`] } : m;
     }),
@@ -280,11 +305,11 @@ async function runPlan(kit: Kit, kf: Keyflow, run: PlanRun, user: { email: strin
     return { name: run.name, planId: null, seconds, modules: [], error: 'the plan did not start (see the runner log above)' };
   const first = readSummary(summary);
   if (first.modules.some((m) => m.module === 'oidcc-server-rotate-keys')) {
-    await rotateKeysModule(kf, first.planId);
+    await rotateKeysModule(kit, kf, first.planId).catch((err: Error) => say(`oidcc-server-rotate-keys could not be run again: ${err.message}`));
     summarize(kit, first.planId, summary);
   }
   const final = readSummary(summary);
-  return { name: run.name, seconds: Math.round((Date.now() - started) / 1000), planId: final.planId, modules: await capturedPages(final.modules) };
+  return { name: run.name, seconds: Math.round((Date.now() - started) / 1000), planId: final.planId, modules: await capturedPages(kit, final.modules) };
 }
 
 function gitCommit(): string {
