@@ -51,7 +51,7 @@ export function createApiContext(deps: ApiDeps): ApiContext {
     secureCookies: issuer.startsWith('https:'),
     flows: { client: deps.temporal.client, taskQueue: config.temporal.taskQueue },
     findClient: cachedClientLookup(store),
-    clientAssertions: clientAssertionVerifier({ issuer, store, outbound: config.outbound }),
+    clientAssertions: clientAssertionVerifier({ issuer, store, outbound: config.outbound, audience: config.clientAssertionAudience }),
     limits: config.limits,
     outbound: config.outbound,
     reauthMaxAgeMs: config.reauthMaxAgeMs,

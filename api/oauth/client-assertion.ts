@@ -4,7 +4,7 @@
 // on an unknown `kid`: see mayRefetch). Its `aud` is the issuer, a single
 // string, at every endpoint. Each assertion is single use (its `jti`).
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import { CLIENT_KEY_ALGS } from '../../lib/domain/discovery.js';
+import { CLIENT_KEY_ALGS, ENDPOINTS } from '../../lib/domain/discovery.js';
 import { outboundRequest, OutboundError, type OutboundPolicy } from '../../lib/outbound/http-client.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import type { Store } from '../../lib/store/db.js';
@@ -22,6 +22,8 @@ const MAX_ASSERTION_CHARS = 8_192;
 
 export interface ClientAssertionDeps {
   issuer: string;
+  /** Which `aud` values are accepted (CLIENT_ASSERTION_AUDIENCE): the issuer alone, or also the token endpoint's URL. */
+  audience: ClientAssertionAudience;
   store: Store;
   outbound: OutboundPolicy;
 }
@@ -60,8 +62,20 @@ function parseJwks(body: Buffer): JSONWebKeySet {
 
 const isNoMatchingKey = (err: unknown) => err instanceof joseErrors.JWKSNoMatchingKey;
 
-/** An assertion's audience is the issuer identifier alone, as a string (not inside an array). */
-const isIssuerAudience = (aud: unknown, issuer: string) => typeof aud === 'string' && aud === issuer;
+/**
+ * An assertion's audience: one string, never an array that could also name
+ * another party. By default the issuer alone (RFC 7523bis): an audience that
+ * is an endpoint URL lets a malicious authorization server, whose metadata
+ * names this server's endpoint as its own, have a client make an assertion it
+ * can then replay here ("audience injection"). `issuer-or-token-endpoint`
+ * also accepts this server's token endpoint URL, which OIDC Core §9 names
+ * (what many RPs, and the OpenID conformance suite, send).
+ */
+export const CLIENT_ASSERTION_AUDIENCES = ['issuer', 'issuer-or-token-endpoint'] as const;
+export type ClientAssertionAudience = (typeof CLIENT_ASSERTION_AUDIENCES)[number];
+const acceptedAudiences = (issuer: string, audience: ClientAssertionAudience) =>
+  audience === 'issuer' ? [issuer] : [issuer, `${issuer}${ENDPOINTS.token}`];
+const isAcceptedAudience = (aud: unknown, accepted: string[]) => typeof aud === 'string' && accepted.includes(aud);
 
 /** One verifier per api process: it holds the jwks_uri cache. */
 export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssertionVerifier {
@@ -150,7 +164,7 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
           algorithms: CLIENT_ASSERTION_ALGS,
           issuer: client._id,
           subject: client._id,
-          audience: deps.issuer,
+          audience: acceptedAudiences(deps.issuer, deps.audience),
           requiredClaims: ['exp', 'jti'],
           clockTolerance: CLOCK_TOLERANCE_S,
         }));
@@ -162,10 +176,12 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
         if (err instanceof joseErrors.JOSEAlgNotAllowed) return { ok: false, description: `client_assertion algorithms: ${CLIENT_ASSERTION_ALGS.join(', ')}` };
         return { ok: false, description: 'the client_assertion is invalid' };
       }
-      // The issuer as the single audience, at every endpoint: an endpoint URL, or an array
-      // that also names something else, would let an assertion made for another party
-      // (or another server that shares the client's key) be played here.
-      if (!isIssuerAudience(payload.aud, deps.issuer)) return { ok: false, description: 'client_assertion aud must be the issuer, as a single string' };
+      // One accepted audience, as a single string, at every endpoint (see acceptedAudiences).
+      if (!isAcceptedAudience(payload.aud, acceptedAudiences(deps.issuer, deps.audience)))
+        return {
+          ok: false,
+          description: `client_assertion aud must be ${deps.audience === 'issuer' ? 'the issuer' : 'the issuer or the token endpoint URL'}, as a single string`,
+        };
       const now = Math.floor(Date.now() / 1000);
       const { exp, iat, jti } = payload as { exp: number; iat?: unknown; jti: unknown };
       if (iat !== undefined && (typeof iat !== 'number' || iat > now + CLOCK_TOLERANCE_S)) return { ok: false, description: 'client_assertion iat is invalid' };

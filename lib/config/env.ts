@@ -211,6 +211,7 @@ const EnvSchema = z.object({
   KEYFLOW_MLDSA: z.enum(['auto', 'native', 'noble'], { error: 'must be auto, native or noble' }).default('auto'),
   ML_DSA_SIGNING: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
   ID_TOKEN_CLAIMS: z.enum(ID_TOKEN_CLAIMS_PLACEMENTS, { error: 'must be scopes or requested' }).default('scopes'),
+  CLIENT_ASSERTION_AUDIENCE: z.enum(['issuer', 'issuer-or-token-endpoint'], { error: 'must be issuer or issuer-or-token-endpoint' }).default('issuer'),
   REGISTRATION_REQUIRE_PKCE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
   REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600, 10 * 365 * 24 * 3600),
@@ -288,6 +289,8 @@ export interface Config {
   idTokenAlgs: readonly IdTokenAlg[];
   /** Where the scopes' standard claims go: the ID token too, or UserInfo only (ID_TOKEN_CLAIMS). */
   idTokenClaims: IdTokenClaimsPlacement;
+  /** The `aud` a private_key_jwt assertion may name: the issuer alone, or also the token endpoint URL (CLIENT_ASSERTION_AUDIENCE). */
+  clientAssertionAudience: 'issuer' | 'issuer-or-token-endpoint';
   /**
    * Whether a confidential client registered dynamically without `require_pkce`
    * must use PKCE (REGISTRATION_REQUIRE_PKCE). Public clients always must.
@@ -383,6 +386,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       mldsa: e.KEYFLOW_MLDSA,
       idTokenAlgs: offeredIdTokenAlgs(e.ML_DSA_SIGNING === 'on'),
       idTokenClaims: e.ID_TOKEN_CLAIMS,
+      clientAssertionAudience: e.CLIENT_ASSERTION_AUDIENCE,
       registrationRequirePkce: e.REGISTRATION_REQUIRE_PKCE === 'true',
       logLevel: e.LOG_LEVEL,
       housekeeping: { intervalMinutes: e.HOUSEKEEPING_INTERVAL_MINUTES, batchSize: e.HOUSEKEEPING_BATCH_SIZE },

@@ -28,12 +28,14 @@ const WANTED_SCOPES = ['openid', 'profile', 'email', 'address', 'phone', 'offlin
  * ports, proxies): named in the results. ML-DSA-65 withheld (the suite's JOSE
  * library refuses a JWKS with an AKP key); the scopes' claims at UserInfo only
  * (OIDC Core §5.4); dynamically registered clients without PKCE unless they
- * ask (the OIDCC modules send none).
+ * ask (the OIDCC modules send none); client assertions whose audience is the
+ * token endpoint (what the suite's private_key_jwt clients send).
  */
 const KEYFLOW_SETTINGS = {
   ML_DSA_SIGNING: 'off',
   ID_TOKEN_CLAIMS: 'requested',
   REGISTRATION_REQUIRE_PKCE: 'false',
+  CLIENT_ASSERTION_AUDIENCE: 'issuer-or-token-endpoint',
   DATA_DIR: path.join('data', 'conformance'),
 };
 /** A profile with every standard claim, so that the scope modules find each (the suite checks every one). */

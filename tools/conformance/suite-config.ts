@@ -112,6 +112,10 @@ export function suiteConfig(kind: ConfigKind, input: SuiteConfigInput): Record<s
       'oidcc-registration-policy-uri': { browser: [signIn(true)] },
       'oidcc-registration-tos-uri': { browser: [signIn(true)] },
       'oidcc-ensure-registered-redirect-uri': errorPage,
+      // Dynamic plan: no redirect_uri, or one whose query differs from the registered one.
+      'oidcc-ensure-redirect-uri-in-authorization-request': errorPage,
+      'oidcc-redirect-uri-query-mismatch': errorPage,
+      'oidcc-redirect-uri-query-added': errorPage,
       'oidcc-ensure-request-object-with-redirect-uri': errorPage,
       // RP-initiated logout where the OP must not redirect back: a page the reviewer checks.
       'oidcc-rp-initiated-logout-bad-post-logout-redirect-uri': signOutScreenshot('Sign out of Keyflow?', false),
