@@ -1,7 +1,7 @@
 // Back-channel logout delivery (OIDC Back-Channel Logout 1.0 §2.4-2.5): a
 // logout token (RS256, typ logout+jwt) POSTed as a form to the client's
 // backchannel_logout_uri through the outbound client; the outcome is recorded.
-import type { LogoutDelivery } from '../lib/domain/backchannel-logout.js';
+import { LOGOUT_TOKEN_TTL_SECONDS, type LogoutDelivery } from '../lib/domain/backchannel-logout.js';
 import type { Signer } from '../lib/keys/signer.js';
 import { outboundRequest, OutboundError, type OutboundPolicy } from '../lib/outbound/http-client.js';
 import { newId } from '../lib/security/secrets.js';
@@ -18,7 +18,16 @@ export function createBackchannelLogoutActivities(deps: { store: Store; signer: 
       if (!client?.backchannelLogoutUri) return { clientId, sent: false, ok: true, status: null, error: null, durationMs: null };
       const now = Math.floor(Date.now() / 1000);
       const logoutToken = await deps.signer.sign(
-        { iss: issuer, aud: clientId, sub: userId, iat: now, exp: now + 120, jti: newId(), sid, events: { [BACKCHANNEL_LOGOUT_EVENT]: {} } },
+        {
+          iss: issuer,
+          aud: clientId,
+          sub: userId,
+          iat: now,
+          exp: now + LOGOUT_TOKEN_TTL_SECONDS,
+          jti: newId(),
+          sid,
+          events: { [BACKCHANNEL_LOGOUT_EVENT]: {} },
+        },
         { alg: 'RS256', typ: 'logout+jwt' },
       );
       let outcome: LogoutDelivery;

@@ -2,11 +2,13 @@
 // browsers (CORS), as RPs written for the browser fetch them directly.
 import { Router, type Response } from 'express';
 import { authorizationServerMetadata, protectedResourceMetadata, WELL_KNOWN, type Capabilities } from '../../lib/domain/discovery.js';
+import { JWKS_MAX_AGE_SECONDS } from '../../lib/domain/key-phases.js';
 import type { Keyring } from '../../lib/keys/keyring.js';
 
-// Metadata changes only with a deployment; keys rotate, and RPs refetch on an unknown kid.
+// Metadata changes only with a deployment. A new key is published longer than
+// the JWKS's max-age before it signs (domain/key-phases.ts), so no cached copy lacks it.
 const METADATA_CACHE = 'public, max-age=3600';
-const JWKS_CACHE = 'public, max-age=300';
+const JWKS_CACHE = `public, max-age=${JWKS_MAX_AGE_SECONDS}`;
 
 function sendPublicJson(res: Response, body: unknown, cacheControl: string, contentType = 'application/json'): void {
   res.set({ 'Cache-Control': cacheControl, 'Access-Control-Allow-Origin': '*' }).type(contentType).send(JSON.stringify(body));

@@ -42,9 +42,9 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
   config get [KEY]
   config set KEY VALUE
 
-  keys list
-  keys rotate [--alg ML-DSA-65|RS256]     (default: both)
-  keys retire KID
+  keys list                               (each key's phase: published, signing, previous, retiring, removed)
+  keys rotate [--alg ML-DSA-65|RS256]     (default: both; the new key is published at once, signs from signs_from)
+  keys retire KID                         (not the signing key; published until published_until)
 
   flows list [--client ID] [--user ID] [--all]   (open flows; --all includes finished ones)
 

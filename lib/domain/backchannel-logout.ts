@@ -9,6 +9,9 @@ export interface BackchannelLogoutInput {
   clientIds: string[];
 }
 
+/** A logout token's lifetime: it is sent at once, and the RP checks it on receipt. */
+export const LOGOUT_TOKEN_TTL_SECONDS = 120;
+
 /** The workflow id: one sign-out per session. */
 export const logoutWorkflowId = (sid: string) => `logout:${sid}`;
 

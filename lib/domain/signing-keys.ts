@@ -1,4 +1,5 @@
-// Signing key records. The private part is sealed with the KEK (security/kek.ts).
+// Signing key records. The private part is sealed with the KEK (security/kek.ts);
+// when a key is published and signs: domain/key-phases.ts.
 import type { Sealed } from '../security/kek.js';
 
 export type SigningAlg = 'ML-DSA-65' | 'RS256';
@@ -8,10 +9,15 @@ export interface SigningKeyDoc {
   alg: SigningAlg;
   /** 1 for the first key of an algorithm, +1 per rotation; unique per alg. */
   generation: number;
+  /** The operator's intent: `retired` by `keys retire`. What the key does now is its phase (key-phases.ts). */
   status: 'active' | 'retired';
   publicJwk: Record<string, string>;
   /** ML-DSA-65: the 32-byte seed; RS256: PKCS#8 DER. */
   privateKey: Sealed;
   createdAt: Date;
+  /** When it starts signing (published from createdAt). Absent on keys from before staged keys: they signed from createdAt. */
+  signsFrom?: Date;
   retiredAt: Date | null;
+  /** Set at retirement: when it leaves the JWKS. Absent on keys retired before staged keys: they left at retiredAt. */
+  publishedUntil?: Date;
 }

@@ -1,11 +1,15 @@
 // Signing keys: generation on first start, rotation, retirement, the JWKS, and
 // the current key per algorithm. Processes cache what they read for a short
-// time so that JWKS and signing never wait on MongoDB in the hot path.
+// time so that JWKS and signing never wait on MongoDB in the hot path; what a
+// key does at a given moment (its phase) follows from the cached documents and
+// the clock (domain/key-phases.ts), so a staged key starts signing on time
+// without a reload.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign as nodeSign } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
+import { isPublished, KEY_CACHE_SECONDS, keyPhase, keyTimes, publishedUntilFor, signingKeyAt, signsFromFor, type KeyPhase } from '../domain/key-phases.js';
 import type { SigningAlg, SigningKeyDoc } from '../domain/signing-keys.js';
 import type { Store } from '../store/db.js';
-import { findSigningKey, hasSigningKeyGeneration, insertSigningKey, listSigningKeys, newestSigningKey, retireSigningKey } from '../store/signing-keys.js';
+import { hasSigningKeyGeneration, insertSigningKey, listSigningKeys, newestSigningKey, retireSigningKey } from '../store/signing-keys.js';
 import { open, seal, type Kek } from '../security/kek.js';
 import type { MlDsa65, SignFn } from './mldsa.js';
 
@@ -22,37 +26,43 @@ export interface KeyInfo {
   alg: SigningAlg;
   generation: number;
   status: 'active' | 'retired';
+  phase: KeyPhase;
   signing: boolean;
   createdAt: Date;
+  /** When it signs (or signed) from. */
+  signsFrom: Date;
   retiredAt: Date | null;
+  /** When a retired key leaves the JWKS. */
+  publishedUntil: Date | null;
 }
 
 interface Snapshot {
   at: number;
   docs: SigningKeyDoc[];
-  current: Map<SigningAlg, SigningKey>;
-  /** Every active key: what Keyflow verifies its own tokens with. */
-  jwks: { keys: JWK[] };
-  /** The active keys of the published algorithms: the JWKS. */
-  published: { keys: JWK[] };
+  /** The public JWK of every key, by kid. */
+  jwks: Map<string, JWK & { alg: string }>;
 }
 
-const CACHE_MS = 30_000;
+const CACHE_MS = KEY_CACHE_SECONDS * 1000;
 
 export class Keyring {
   private snapshot: Snapshot | undefined;
   private loading: Promise<Snapshot> | undefined;
+  /** Imported private keys by kid: importing keys is not free. */
+  private readonly signers = new Map<string, SigningKey>();
 
   /**
    * `published`: the algorithms whose keys the JWKS lists (all by default).
    * Keys of every algorithm are still made and verify Keyflow's own tokens
    * (one signed before ML-DSA was withheld is still good until it expires).
+   * `now`: the clock phases are computed with (tests move it on).
    */
   constructor(
     private readonly store: Store,
     private readonly kek: Kek,
     private readonly mldsa: MlDsa65,
     private readonly published: readonly SigningAlg[] = SIGNING_ALGS,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Creates the first key of each algorithm unless it exists; safe when several processes race. */
@@ -63,76 +73,92 @@ export class Keyring {
     this.snapshot = undefined;
   }
 
-  /** A new key for `alg` that signs from now on; the previous ones stay in the JWKS until retired. */
+  /**
+   * A new key for `alg`, published at once and signing after the lead time
+   * (the first key of an algorithm signs at once); the previous ones stay in
+   * the JWKS until retired.
+   */
   async rotate(alg: SigningAlg): Promise<KeyInfo> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const latest = await newestSigningKey(this.store, alg);
       const doc = await this.insertKey(alg, (latest?.generation ?? 0) + 1);
       if (doc) {
         this.snapshot = undefined;
-        return toInfo(doc, true);
+        return this.infoOf(doc._id);
       }
     }
     throw new Error(`could not rotate the ${alg} key: concurrent rotations kept conflicting`);
   }
 
-  /** Removes a key from the JWKS. The key that currently signs for its algorithm cannot be retired. */
+  /** Retires a key: it stays in the JWKS until the tokens it signed have expired. The key that signs now cannot be retired. */
   async retire(kid: string): Promise<KeyInfo> {
-    const doc = await findSigningKey(this.store, kid);
+    const docs = await listSigningKeys(this.store);
+    const doc = docs.find((d) => d._id === kid);
     if (!doc) throw new Error(`no signing key with kid ${kid}`);
-    const newest = await newestSigningKey(this.store, doc.alg, 'active');
-    if (newest?._id === kid) throw new Error(`key ${kid} signs ${doc.alg} tokens now: rotate first, then retire it`);
-    const updated = await retireSigningKey(this.store, doc);
-    this.snapshot = undefined;
-    return toInfo(updated!, false);
+    if (doc.status === 'active') {
+      const now = new Date(this.now());
+      if (keyPhase(doc, docs, now) === 'signing') throw new Error(signingKeyRefusal(doc, docs, now));
+      await retireSigningKey(this.store, kid, now, publishedUntilFor(now));
+      this.snapshot = undefined;
+    }
+    // Retired already: its first retirement's times stand.
+    return this.infoOf(kid);
   }
 
   async list(): Promise<KeyInfo[]> {
     const docs = await listSigningKeys(this.store);
-    const signing = new Set(SIGNING_ALGS.map((alg) => newestActive(docs, alg)?._id));
-    return docs.map((d) => toInfo(d, signing.has(d._id)));
+    const now = new Date(this.now());
+    return docs.map((d) => toInfo(d, keyPhase(d, docs, now)));
   }
 
-  /** The JWK Set of every active key of a published algorithm. */
+  /** The JWK Set of every published key of a published algorithm. */
   async jwks(): Promise<{ keys: JWK[] }> {
-    return (await this.load()).published;
+    const keys = this.publishedJwks(await this.load());
+    return { keys: keys.filter((k) => this.published.includes(k.alg as SigningAlg)) };
   }
 
-  /** The public JWK of an active key, for verifying Keyflow's own tokens; refreshes once for an unknown kid (a rotation elsewhere). */
+  /** The public JWK of a published key, for verifying Keyflow's own tokens; refreshes once for an unknown kid (a rotation elsewhere). */
   async publicJwk(kid: string): Promise<(JWK & { alg: string }) | null> {
     let snapshot = await this.load();
-    if (!snapshot.jwks.keys.some((k) => k.kid === kid) && Date.now() - snapshot.at > 1_000) {
+    const find = () => this.publishedJwks(snapshot).find((k) => k.kid === kid) ?? null;
+    if (!find() && this.now() - snapshot.at > 1_000) {
       this.snapshot = undefined;
       snapshot = await this.load();
     }
-    return (snapshot.jwks.keys.find((k) => k.kid === kid) as (JWK & { alg: string }) | undefined) ?? null;
+    return find();
   }
 
-  /** The key that signs new tokens of `alg`. */
+  /** The key that signs new tokens of `alg` now. */
   async signingKey(alg: SigningAlg): Promise<SigningKey> {
-    const key = (await this.load()).current.get(alg);
-    if (!key) throw new Error(`no active ${alg} signing key: run the api or worker once to generate keys`);
+    const doc = signingKeyAt((await this.load()).docs, alg, new Date(this.now()));
+    if (!doc) throw new Error(`no active ${alg} signing key: run the api or worker once to generate keys`);
+    let key = this.signers.get(doc._id);
+    if (!key) this.signers.set(doc._id, (key = { kid: doc._id, alg, sign: this.signerFor(doc) }));
     return key;
   }
 
+  /** The JWKs of the keys published now (phases change with the clock, not only with a reload). */
+  private publishedJwks(snapshot: Snapshot): (JWK & { alg: string })[] {
+    const now = new Date(this.now());
+    return snapshot.docs.filter((d) => isPublished(keyPhase(d, snapshot.docs, now))).map((d) => snapshot.jwks.get(d._id)!);
+  }
+
+  private async infoOf(kid: string): Promise<KeyInfo> {
+    return (await this.list()).find((k) => k.kid === kid)!;
+  }
+
   private async load(): Promise<Snapshot> {
-    if (this.snapshot && Date.now() - this.snapshot.at < CACHE_MS) return this.snapshot;
+    if (this.snapshot && this.now() - this.snapshot.at < CACHE_MS) return this.snapshot;
     this.loading ??= this.read().finally(() => (this.loading = undefined));
     this.snapshot = await this.loading;
     return this.snapshot;
   }
 
   private async read(): Promise<Snapshot> {
-    const docs = await listSigningKeys(this.store, { status: 'active' });
-    const current = new Map<SigningAlg, SigningKey>();
-    for (const alg of SIGNING_ALGS) {
-      const doc = newestActive(docs, alg);
-      // Reuse the previous signer when the key did not change: importing keys is not free.
-      const previous = this.snapshot?.current.get(alg);
-      if (doc) current.set(alg, previous?.kid === doc._id ? previous : { kid: doc._id, alg, sign: this.signerFor(doc) });
-    }
-    const keys: JWK[] = docs.map((d) => ({ ...d.publicJwk, kid: d._id, alg: d.alg, use: 'sig' }));
-    return { at: Date.now(), docs, current, jwks: { keys }, published: { keys: keys.filter((k) => this.published.includes(k.alg as SigningAlg)) } };
+    const at = this.now();
+    const docs = await listSigningKeys(this.store);
+    const jwks = new Map(docs.map((d) => [d._id, { ...d.publicJwk, kid: d._id, alg: d.alg, use: 'sig' }]));
+    return { at, docs, jwks };
   }
 
   private signerFor(doc: SigningKeyDoc): SignFn {
@@ -146,6 +172,7 @@ export class Keyring {
   private async insertKey(alg: SigningAlg, generation: number): Promise<SigningKeyDoc | null> {
     const { publicJwk, secret } = this.generate(alg);
     const kid = await calculateJwkThumbprint(publicJwk);
+    const createdAt = new Date(this.now());
     const doc: SigningKeyDoc = {
       _id: kid,
       alg,
@@ -153,7 +180,8 @@ export class Keyring {
       status: 'active',
       publicJwk,
       privateKey: seal(this.kek, secret, kid),
-      createdAt: new Date(),
+      createdAt,
+      signsFrom: signsFromFor(createdAt, generation === 1),
       retiredAt: null,
     };
     // Null when another process created this generation first.
@@ -171,12 +199,31 @@ export class Keyring {
   }
 }
 
-function newestActive(docs: SigningKeyDoc[], alg: SigningAlg): SigningKeyDoc | undefined {
-  return docs.filter((d) => d.alg === alg && d.status === 'active').sort((a, b) => b.generation - a.generation)[0];
+/** Why the signing key cannot be retired, and when it can be: once a newer key signs. */
+function signingKeyRefusal(doc: SigningKeyDoc, docs: SigningKeyDoc[], now: Date): string {
+  const next = docs
+    .filter((d) => d.alg === doc.alg && d.generation > doc.generation && keyPhase(d, docs, now) === 'published')
+    .map((d) => keyTimes(d).signsFrom)
+    .sort((a, b) => a.getTime() - b.getTime())[0];
+  return next
+    ? `key ${doc._id} signs ${doc.alg} tokens until ${next.toISOString()}, when the newer key takes over: retire it after that`
+    : `key ${doc._id} signs ${doc.alg} tokens now: rotate first, then retire it once the new key signs`;
 }
 
-function toInfo(d: SigningKeyDoc, signing: boolean): KeyInfo {
-  return { kid: d._id, alg: d.alg, generation: d.generation, status: d.status, signing, createdAt: d.createdAt, retiredAt: d.retiredAt };
+function toInfo(d: SigningKeyDoc, phase: KeyPhase): KeyInfo {
+  const { signsFrom, publishedUntil } = keyTimes(d);
+  return {
+    kid: d._id,
+    alg: d.alg,
+    generation: d.generation,
+    status: d.status,
+    phase,
+    signing: phase === 'signing',
+    createdAt: d.createdAt,
+    signsFrom,
+    retiredAt: d.retiredAt,
+    publishedUntil,
+  };
 }
 
 /** A key as the operator CLI prints it (`keys list|rotate|retire`), in the API's snake_case. */
@@ -185,7 +232,10 @@ export const keyInfoJson = (k: KeyInfo) => ({
   alg: k.alg,
   generation: k.generation,
   status: k.status,
+  phase: k.phase,
   signing: k.signing,
   created_at: k.createdAt.toISOString(),
+  signs_from: k.signsFrom.toISOString(),
   retired_at: k.retiredAt?.toISOString() ?? null,
+  published_until: k.publishedUntil?.toISOString() ?? null,
 });

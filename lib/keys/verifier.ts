@@ -1,5 +1,5 @@
 // Verification of JWTs Keyflow itself issued (access tokens at UserInfo and
-// /api/oauth/me, ID token hints at logout), against the keyring's active keys.
+// /api/oauth/me, ID token hints at logout), against the keys the keyring publishes.
 import { createPublicKey, verify as nodeVerify } from 'node:crypto';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 import type { Keyring } from './keyring.js';
@@ -19,7 +19,7 @@ function decodeJson(part: string): Record<string, unknown> | null {
   }
 }
 
-/** The header and claims when the signature is valid under an active key, else null. Claims are not checked here. */
+/** The header and claims when the signature is valid under a published key, else null. Claims are not checked here. */
 export async function verifyOwnJwt(keyring: Keyring, token: string): Promise<VerifiedJwt | null> {
   if (token.length > 16_384) return null;
   const parts = token.split('.');

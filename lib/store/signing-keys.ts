@@ -15,9 +15,9 @@ export function findSigningKey(store: Store, kid: string): Promise<SigningKeyDoc
   return store.signingKeys.findOne({ _id: kid });
 }
 
-/** The key of `alg` with the highest generation (among those of `status`, when given). */
-export function newestSigningKey(store: Store, alg: SigningAlg, status?: SigningKeyDoc['status']): Promise<SigningKeyDoc | null> {
-  return store.signingKeys.findOne(status ? { alg, status } : { alg }, { sort: { generation: -1 } });
+/** The key of `alg` with the highest generation. */
+export function newestSigningKey(store: Store, alg: SigningAlg): Promise<SigningKeyDoc | null> {
+  return store.signingKeys.findOne({ alg }, { sort: { generation: -1 } });
 }
 
 export async function hasSigningKeyGeneration(store: Store, alg: SigningAlg, generation: number): Promise<boolean> {
@@ -29,11 +29,17 @@ export function insertSigningKey(store: Store, doc: SigningKeyDoc): Promise<bool
   return insertIfAbsent(store.signingKeys, doc);
 }
 
-/** Marks a key retired (keeping the first retirement time); the key after the change, or null when there is none. */
-export function retireSigningKey(store: Store, key: Pick<SigningKeyDoc, '_id' | 'retiredAt'>): Promise<SigningKeyDoc | null> {
-  return store.signingKeys.findOneAndUpdate(
-    { _id: key._id },
-    { $set: { status: 'retired', retiredAt: key.retiredAt ?? new Date() } },
+/**
+ * Marks an active key retired, published until `publishedUntil`; the key after
+ * the change (with the first retirement's times when it was retired already),
+ * or null when there is none. Two retirements racing both apply (FerretDB's
+ * conditional updates are not atomic): their times differ by milliseconds.
+ */
+export async function retireSigningKey(store: Store, kid: string, retiredAt: Date, publishedUntil: Date): Promise<SigningKeyDoc | null> {
+  const retired = await store.signingKeys.findOneAndUpdate(
+    { _id: kid, status: 'active' },
+    { $set: { status: 'retired', retiredAt, publishedUntil } },
     { returnDocument: 'after' },
   );
+  return retired ?? findSigningKey(store, kid);
 }

@@ -14,6 +14,7 @@ import { runCli, runCli as runCliShared, STACK_FRAME, startTestApi, testConfig }
 import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { expectFamilyRevoked, newTestRp, postForm, runCodeFlow } from '../support/token-flow.js';
 import { addTestPasskey } from '../support/passkeys.js';
+import { RETIRED_KEY_RETENTION_SECONDS, SIGNING_LEAD_SECONDS } from '../../lib/domain/key-phases.js';
 
 let store: Store;
 beforeAll(() => {
@@ -352,34 +353,70 @@ describe('keyflow keys', () => {
   // Rotation changes what every process signs with: this test works on a database of its own.
   const env = { MONGODB_DATABASE: `cli_keys_${Date.now()}` };
   const runCli = (args: string[]) => runCliShared(args, env);
+  let keysStore: Store;
+  beforeAll(() => {
+    keysStore = openStore(testConfig(env));
+  });
+  afterAll(async () => {
+    await keysStore.db.dropDatabase();
+    await keysStore.close();
+  });
 
-  it('lists, rotates and retires keys', async () => {
+  it('lists, rotates and retires keys, with their phases and times', async () => {
     expect(json((await runCli(['keys', 'list'])).stdout)).toEqual([]);
+    // The first keys of an install sign at once.
     const first = json((await runCli(['keys', 'rotate'])).stdout);
     expect(first[0]).toEqual({
       kid: expect.any(String),
       alg: 'ML-DSA-65',
       generation: 1,
       status: 'active',
+      phase: 'signing',
       signing: true,
       created_at: expect.any(String),
+      signs_from: first[0].created_at,
       retired_at: null,
+      published_until: null,
     });
     expect(first.map((k: { alg: string; generation: number }) => [k.alg, k.generation])).toEqual([
       ['ML-DSA-65', 1],
       ['RS256', 1],
     ]);
-    const before = json((await runCli(['keys', 'list'])).stdout);
-    const signingRs = before.find((k: { alg: string; signing: boolean }) => k.alg === 'RS256' && k.signing);
-    expect(signingRs).toBeDefined();
-    const rotated = json((await runCli(['keys', 'rotate', '--alg', 'RS256'])).stdout);
-    expect(rotated).toHaveLength(1);
-    expect(rotated[0]).toMatchObject({ alg: 'RS256', signing: true, generation: signingRs.generation + 1 });
-    const refused = await runCli(['keys', 'retire', rotated[0].kid]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/rotate first/);
+    const signingRs = first[1];
+
+    // A rotated key is published first; the previous one signs until the new one takes over.
+    const [rotated] = json((await runCli(['keys', 'rotate', '--alg', 'RS256'])).stdout);
+    expect(rotated).toMatchObject({ alg: 'RS256', generation: 2, status: 'active', phase: 'published', signing: false, published_until: null });
+    expect(Date.parse(rotated.signs_from) - Date.parse(rotated.created_at)).toBe(SIGNING_LEAD_SECONDS * 1000);
+    const phases = async () => json((await runCli(['keys', 'list'])).stdout).map((k: { kid: string; phase: string }) => [k.kid, k.phase]);
+    expect(await phases()).toEqual([
+      [first[0].kid, 'signing'],
+      [signingRs.kid, 'signing'],
+      [rotated.kid, 'published'],
+    ]);
+    const refused = await runCli(['keys', 'retire', signingRs.kid]);
+    expect([refused.code, refused.stderr.trim()]).toEqual([
+      1,
+      `keyflow: error: key ${signingRs.kid} signs RS256 tokens until ${rotated.signs_from}, when the newer key takes over: retire it after that`,
+    ]);
+
+    // The lead time has passed (moved back in the database: the CLI runs on the real clock).
+    const lead = SIGNING_LEAD_SECONDS * 1000;
+    await keysStore.signingKeys.updateOne(
+      { _id: rotated.kid },
+      { $set: { createdAt: new Date(Date.parse(rotated.created_at) - lead), signsFrom: new Date(Date.parse(rotated.signs_from) - lead) } },
+    );
+    expect(await phases()).toEqual([
+      [first[0].kid, 'signing'],
+      [signingRs.kid, 'previous'],
+      [rotated.kid, 'signing'],
+    ]);
+    const refusedNew = await runCli(['keys', 'retire', rotated.kid]);
+    expect([refusedNew.code, refusedNew.stderr]).toEqual([1, expect.stringMatching(/signs RS256 tokens now: rotate first/)]);
     const retired = json((await runCli(['keys', 'retire', signingRs.kid])).stdout);
-    expect(retired).toMatchObject({ kid: signingRs.kid, status: 'retired', signing: false, retired_at: expect.any(String) });
+    expect(retired).toMatchObject({ kid: signingRs.kid, status: 'retired', phase: 'retiring', signing: false, retired_at: expect.any(String) });
+    expect(Date.parse(retired.published_until) - Date.parse(retired.retired_at)).toBe(RETIRED_KEY_RETENTION_SECONDS * 1000);
+    expect(json((await runCli(['keys', 'list'])).stdout)[1]).toEqual(retired);
   });
 
   it('takes a kid that starts with "-" (base64url) as a kid, not as an option', async () => {

@@ -238,8 +238,9 @@ async function untilStatus(kit: Kit, id: string, wanted: string[], timeoutMs: nu
  * rotate the OP's keys before it is started; the suite's runner starts it at
  * once (and it fails). Run it again the way it is meant: created in the same
  * plan, the keys rotated with the CLI once it has read the JWKS, started after
- * every Keyflow process has picked up the rotation (within 30 s). The plan's
- * summary then reports this instance, the last.
+ * every Keyflow process publishes the new key (within 30 s; it signs minutes
+ * later, which the module does not check). The plan's summary then reports
+ * this instance, the last.
  */
 async function rotateKeysModule(kit: Kit, kf: Keyflow, planId: string): Promise<void> {
   const plan = await suiteApi<{ modules: { testModule: string; variant?: unknown }[] }>(kit, 'GET', `/api/plan/${planId}`);
