@@ -83,6 +83,7 @@ export function createApp(deps: ApiDeps): express.Express {
       ...ctx,
       refreshTokenTtlMs: config.refreshTokenTtlMs,
       refreshFamilyRotationsPerRun: config.refreshFamilyRotationsPerRun,
+      refreshRetryWindowMs: config.refreshRetryWindowMs,
       idTokenClaims: config.idTokenClaims,
     }),
   );

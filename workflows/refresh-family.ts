@@ -4,6 +4,15 @@
 // whole grant is revoked), or unknown. Only SHA-256 hashes of tokens ever
 // enter the workflow. The family ends at its absolute expiry or on revocation.
 //
+// A retry: a rotation whose answer was lost (a killed api, a client's timeout)
+// is retried with the same token. The token superseded by the newest rotation
+// of a current token, presented again within the window the api names in the
+// update (REFRESH_RETRY_WINDOW_SECONDS, counted from that rotation), gets a
+// fresh successor, and the successor issued moments before is superseded: of
+// the two answers, whichever is used later is reuse. Any older token, or that
+// one after the window, is reuse as before. The client and DPoP key are the
+// api's checks, made before any rotation.
+//
 // The rotate update changes workflow state only (no activity): the api writes
 // the MongoDB projection of the new token itself before answering the client.
 // That keeps a rotation to one workflow task, which is what the refresh
@@ -11,11 +20,12 @@
 //
 // Every `rotationsPerRun` rotations (REFRESH_FAMILY_ROTATIONS_PER_RUN) the
 // family continues as new, so a long-lived family never nears Temporal's
-// history limits. The next run gets the current hash, the absolute expiry and
-// the newest superseded hashes (at most MAX_CARRIED_SUPERSEDED; a token
-// superseded longer ago is still known as such from the MongoDB projection,
-// and the refresh grant treats it as reuse). Revocation and queries address the
-// workflow id, so they reach whichever run is current.
+// history limits. The next run gets the current hash, the absolute expiry, the
+// newest rotation (for a retry) and the newest superseded hashes (at most
+// MAX_CARRIED_SUPERSEDED; a token superseded longer ago is still known as such
+// from the MongoDB projection, and the refresh grant treats it as reuse).
+// Revocation and queries address the workflow id, so they reach whichever run
+// is current.
 //
 // When the family ends (revoked or expired), its last activity deletes the
 // tokens it knows by hash: the current one and the newest superseded ones (at
@@ -37,7 +47,15 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { RefreshFamilyActivities } from '../activities/refresh-family.js';
-import { FAMILY_HANDLERS, type FamilyState, type RefreshFamilyInput, type Revocation, type RotateResult, type Rotation } from '../lib/domain/refresh-family.js';
+import {
+  FAMILY_HANDLERS,
+  type FamilyState,
+  type LastRotation,
+  type RefreshFamilyInput,
+  type Revocation,
+  type RotateResult,
+  type Rotation,
+} from '../lib/domain/refresh-family.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
 export const rotateUpdate = defineUpdate<RotateResult, [Rotation]>(FAMILY_HANDLERS.rotate);
@@ -49,6 +67,8 @@ export const familyStateQuery = defineQuery<FamilyState>(FAMILY_HANDLERS.state);
 const CONTINUE_AS_NEW = 'refresh-family-continue-as-new';
 /** Versioning: families that ended before they deleted their own tokens replay with the writes by grant. */
 const OWN_TOKENS = 'refresh-family-deletes-own-tokens';
+/** Versioning: histories from before the retry window replay a retry of the token just superseded as the reuse it was. */
+const RETRY_WINDOW = 'refresh-family-retry-window';
 /** Most superseded hashes a run hands to the next (each 43 characters): bounds the input. */
 export const MAX_CARRIED_SUPERSEDED = 1000;
 
@@ -66,6 +86,7 @@ export async function refreshFamily(input: RefreshFamilyInput): Promise<FamilySt
   let state: FamilyState['state'] = 'active';
   let rotations = input.rotations ?? 0;
   let rotationsThisRun = 0;
+  let lastRotation: LastRotation | undefined = input.lastRotation;
 
   const setState = (s: FamilyState['state']) => {
     state = s;
@@ -90,15 +111,33 @@ export async function refreshFamily(input: RefreshFamilyInput): Promise<FamilySt
 
   setHandler(familyStateQuery, () => ({ grantId: input.grantId, state, rotations, expiresAt: input.expiresAt }));
 
-  setHandler(rotateUpdate, async ({ presentedHash, newHash }) => {
+  /** The current token is superseded by `newHash`. */
+  const supersedeCurrent = (newHash: string) => {
+    superseded.add(current);
+    current = newHash;
+    rotations++;
+    rotationsThisRun++;
+  };
+
+  /** The token the newest rotation superseded, again within the window (workflow time): its answer was likely lost. */
+  const isRetry = (presentedHash: string, windowMs = 0) =>
+    windowMs > 0 && presentedHash === lastRotation?.presentedHash && Date.now() - lastRotation.at < windowMs;
+
+  setHandler(rotateUpdate, async ({ presentedHash, newHash, retryWindowMs }) => {
     if (state !== 'active') return { status: 'invalid', reason: state };
     if (Date.now() >= input.expiresAt) return { status: 'invalid', reason: 'expired' };
     if (presentedHash === current) {
-      superseded.add(current);
-      current = newHash;
-      rotations++;
-      rotationsThisRun++;
+      lastRotation = { presentedHash, at: Date.now() };
+      supersedeCurrent(newHash);
       return { status: 'rotated' };
+    }
+    // Only runs that recorded the marker retry; an older history replays the retry as reuse.
+    if (isRetry(presentedHash, retryWindowMs) && patched(RETRY_WINDOW)) {
+      // The successor issued moments before is superseded too; the window still
+      // runs from the first rotation (lastRotation stays), so retries never extend it.
+      const replacedHash = current;
+      supersedeCurrent(newHash);
+      return { status: 'rotated', replacedHash };
     }
     if (superseded.has(presentedHash)) {
       // A superseded token came back: someone holds a copy. The whole grant goes.
@@ -123,7 +162,7 @@ export async function refreshFamily(input: RefreshFamilyInput): Promise<FamilySt
     await condition(allHandlersFinished);
     if (state === 'active') {
       const carried = [...superseded].slice(-Math.min(perRun!, MAX_CARRIED_SUPERSEDED));
-      return continueAsNew<typeof refreshFamily>({ ...input, currentHash: current, superseded: carried, rotations });
+      return continueAsNew<typeof refreshFamily>({ ...input, currentHash: current, superseded: carried, rotations, lastRotation });
     }
   }
   if (!woken) {

@@ -228,6 +228,7 @@ const EnvSchema = z.object({
   HOUSEKEEPING_INTERVAL_MINUTES: positiveInt(15, 24 * 60),
   HOUSEKEEPING_BATCH_SIZE: positiveInt(500, 10_000),
   REFRESH_FAMILY_ROTATIONS_PER_RUN: positiveInt(1000, 100_000),
+  REFRESH_RETRY_WINDOW_SECONDS: nonNegativeInt(30, 300),
   TRUSTED_PROXIES: trustedProxies,
   SIGNIN_LIMIT_PER_ACCOUNT: positiveInt(10, 10_000),
   SIGNIN_LIMIT_PER_IP: positiveInt(30, 1_000_000),
@@ -325,6 +326,12 @@ export interface Config {
   refreshFamilyRotationsPerRun: number;
   /** Absolute lifetime of a refresh family; rotation never extends it. */
   refreshTokenTtlMs: number;
+  /**
+   * How long after a rotation the token it superseded may be presented again
+   * (a retry after a lost answer) for a fresh successor instead of counting as
+   * reuse; 0: never.
+   */
+  refreshRetryWindowMs: number;
   /** Lifetime of a device_code and its user code (RFC 8628 expires_in). */
   deviceCodeTtlMs: number;
   /** How long a step-up 2FA challenge waits for the user. */
@@ -415,6 +422,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       reauthMaxAgeMs: e.REAUTH_MAX_AGE_SECONDS * 1000,
       patMaxLifetimeMs: e.PAT_MAX_LIFETIME_DAYS * 24 * 3600_000,
       refreshFamilyRotationsPerRun: e.REFRESH_FAMILY_ROTATIONS_PER_RUN,
+      refreshRetryWindowMs: e.REFRESH_RETRY_WINDOW_SECONDS * 1000,
     },
   };
 }

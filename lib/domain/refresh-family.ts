@@ -18,6 +18,18 @@ export interface RefreshFamilyInput {
   superseded?: string[];
   /** Rotations of the earlier runs (carried by continue-as-new). */
   rotations?: number;
+  /** The newest rotation of the current token, which a retry may repeat (carried by continue-as-new). */
+  lastRotation?: LastRotation;
+}
+
+/**
+ * The newest rotation of the family's current token: the hash presented for
+ * it (now superseded) and when, in workflow time (epoch milliseconds). Only
+ * that hash may be retried, and only within the window of the retry.
+ */
+export interface LastRotation {
+  presentedHash: string;
+  at: number;
 }
 
 /** The family's workflow id: one per grant. */
@@ -27,9 +39,20 @@ export const familyWorkflowId = (grantId: string) => `grant:${grantId}`;
 export interface Rotation {
   presentedHash: string;
   newHash: string;
+  /**
+   * How long after its rotation the token just superseded may be presented
+   * again for a fresh successor (REFRESH_RETRY_WINDOW_SECONDS, from the api's
+   * config); absent or 0: never, any superseded token is reuse.
+   */
+  retryWindowMs?: number;
 }
 
-export type RotateResult = { status: 'rotated' } | { status: 'reused' } | { status: 'invalid'; reason: 'unknown' | 'revoked' | 'expired' };
+/**
+ * `replacedHash`: the rotation was a retry, and the successor issued moments
+ * before it (its hash) is superseded now, so that a later use of it is reuse.
+ */
+export type RotateResult =
+  { status: 'rotated'; replacedHash?: string } | { status: 'reused' } | { status: 'invalid'; reason: 'unknown' | 'revoked' | 'expired' };
 
 /** The `revoke` update's argument. */
 export interface Revocation {

@@ -22,10 +22,16 @@ export async function recordFirstRefreshToken(store: Store, doc: RefreshTokenDoc
 /** The token a rotation makes current: the presented one's family, a new hash. */
 const rotated = (previous: RefreshTokenDoc, newHash: string): RefreshTokenDoc => ({ ...previous, _id: newHash, status: 'current', issuedAt: new Date() });
 
-/** Records a rotation the family workflow accepted: the new token is current, the presented one superseded. */
-export async function recordRotation(store: Store, previous: RefreshTokenDoc, newHash: string): Promise<void> {
+/**
+ * Records a rotation the family workflow accepted: the new token is current,
+ * the presented one superseded. A retry also names the successor it replaced
+ * (`replacedHash`): superseded too, so that its later use is reuse wherever
+ * the projection is read, even when the family no longer knows it.
+ */
+export async function recordRotation(store: Store, previous: RefreshTokenDoc, newHash: string, replacedHash?: string): Promise<void> {
   await store.refreshTokens.insertOne(rotated(previous, newHash));
-  await store.refreshTokens.updateOne({ _id: previous._id }, { $set: { status: 'superseded' } });
+  const superseded = replacedHash === undefined ? [previous._id] : [previous._id, replacedHash];
+  await Promise.all(superseded.map((_id) => store.refreshTokens.updateOne({ _id }, { $set: { status: 'superseded' } })));
 }
 
 /** recordFirstRefreshToken for many families at once (bulk loads); tokens already recorded are left as they are. */

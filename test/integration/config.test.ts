@@ -17,6 +17,8 @@ describe('configuration', () => {
       temporal: { address: '127.0.0.1:7233', embedded: true, namespace: 'default', uiPort: 8233 },
       mongo: { uri: 'mongodb://127.0.0.1:27017/', embedded: true, database: 'keyflow' },
       kek: undefined,
+      // A refresh token just superseded may be retried for 30 s (README, refresh families).
+      refreshRetryWindowMs: 30_000,
     });
   });
 
@@ -45,6 +47,8 @@ describe('configuration', () => {
     [{ MONGODB_URI: 'postgres://x' }, /^MONGODB_URI: must be a mongodb:\/\//],
     [{ KEYFLOW_KEK: 'short' }, /^KEYFLOW_KEK: must be 32 random bytes/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: must be debug, info, warn or error/],
+    [{ REFRESH_RETRY_WINDOW_SECONDS: '-1' }, /^REFRESH_RETRY_WINDOW_SECONDS: must be at least 0/],
+    [{ REFRESH_RETRY_WINDOW_SECONDS: '301' }, /^REFRESH_RETRY_WINDOW_SECONDS: must be at most 300/],
   ])('refuses %j with one clear line', (env, message) => {
     const result = parseConfig(env);
     expect(result.ok).toBe(false);

@@ -268,6 +268,29 @@ describe('DPoP at the token endpoint', () => {
     expect(again2.res.status).toBe(200);
   });
 
+  it("retries a bound family's refresh within the window only with a proof of the same key", async () => {
+    const key = await newKey();
+    const first = await tokens(key);
+    const refresh = async (token: string, k: DpopKey | null) =>
+      post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: token }, k ? { dpop: await proof(k, 'POST', tokenUrl()) } : {});
+    const lost = await refresh(first.refresh_token, key);
+    expect(lost.res.status).toBe(200);
+    // The retry: another key's proof, or none, is refused and supersedes nothing.
+    const other = await refresh(first.refresh_token, await newKey());
+    expect([other.res.status, other.body.error]).toEqual([400, 'invalid_grant']);
+    expect((await refresh(first.refresh_token, null)).body.error).toBe('invalid_dpop_proof');
+    const retry = await refresh(first.refresh_token, key);
+    expect(retry.res.status).toBe(200);
+    expect(retry.body.token_type).toBe('DPoP');
+    expect(payloadOf(retry.body.access_token).cnf).toEqual({ jkt: key.jkt });
+    // The answer the retry replaced is reuse: the grant is revoked.
+    const reuse = await refresh(lost.body.refresh_token, key);
+    expect([reuse.res.status, reuse.body.error]).toEqual([400, 'invalid_grant']);
+    expect(reuse.body.error_description).toMatch(/already used/);
+    expect((await refresh(retry.body.refresh_token, key)).body.error).toBe('invalid_grant');
+    expect((await dpopUserinfo(key, retry.body.access_token)).res.status).toBe(401);
+  });
+
   it('advertises DPoP in the discovery documents', async () => {
     const as = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Json;
     expect(as.dpop_signing_alg_values_supported).toEqual(['RS256', 'ES256', 'EdDSA']);

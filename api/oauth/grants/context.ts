@@ -20,6 +20,8 @@ export interface TokenDeps extends Pick<ApiContext, 'issuer' | 'store' | 'findCl
   idTokenClaims: IdTokenClaimsPlacement;
   /** Rotations after which a RefreshFamily run continues as new (REFRESH_FAMILY_ROTATIONS_PER_RUN). */
   refreshFamilyRotationsPerRun: number;
+  /** How long the token a rotation superseded may be retried (REFRESH_RETRY_WINDOW_SECONDS; 0: never). */
+  refreshRetryWindowMs: number;
 }
 
 export interface GrantContext {

@@ -1,5 +1,8 @@
 // grant_type=refresh_token (RFC 6749 §6) with rotation in the grant's
-// RefreshFamily workflow: one update, which is where reuse is detected.
+// RefreshFamily workflow: one update, which is where reuse is detected. The
+// update names the retry window (REFRESH_RETRY_WINDOW_SECONDS): a refresh
+// whose answer was lost, retried with the same token by the same client (and
+// DPoP key: both checked below, before any rotation), gets a fresh successor.
 import type { Request, Response } from 'express';
 import { parseScopeParam } from '../../../lib/domain/scopes.js';
 import { narrowResources } from '../../../lib/domain/resources.js';
@@ -55,7 +58,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
 
   const next = newSecret();
   const nextHash = hashSecret(next);
-  const rotation = await rotateRefreshToken(deps.flows.client, doc.grantId, { presentedHash, newHash: nextHash });
+  const rotation = await rotateRefreshToken(deps.flows.client, doc.grantId, { presentedHash, newHash: nextHash, retryWindowMs: deps.refreshRetryWindowMs });
   // The family has ended (expired or revoked) or never existed.
   if (rotation.ended) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   const result = rotation.value;
@@ -68,6 +71,8 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
     return sendOAuthError(res, 400, 'invalid_grant', 'refresh token was already used; the grant is revoked');
   }
   if (result.status !== 'rotated') return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  if (result.replacedHash)
+    deps.log.info('refresh token retried within the window; the answer it replaces is superseded', { client: client._id, grant: doc.grantId });
 
   // No ID token on refresh (OIDC Core §12.2 makes it optional): the access token
   // needs only what the projection carries.
@@ -76,7 +81,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
       { issuer: deps.issuer, signer: deps.signer },
       { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth, jkt: dpopJkt, resources: target.resources },
     ),
-    recordRotation(deps.store, doc, nextHash),
+    recordRotation(deps.store, doc, nextHash, result.replacedHash),
   ]);
   sendOAuthJson(res, 200, { ...accessToken, refresh_token: next });
 }

@@ -3,8 +3,10 @@
 // signal, expiry at expiresAt, and continue-as-new every rotationsPerRun
 // rotations carrying the current hash, the count and the newest superseded.
 // Its end (revocation, expiry) is one endFamily activity naming the hashes it
-// knows, whose tokens it deletes.
+// knows, whose tokens it deletes. Within the retry window the update names, the
+// token the newest rotation superseded gets a fresh successor once more.
 import { randomUUID } from 'node:crypto';
+import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { MAX_CARRIED_SUPERSEDED, refreshFamily } from '../../../workflows/refresh-family.js';
 import { flowState, latch, startWorkflowWorker, type Latch, type WorkflowWorker } from '../../support/workflow-env.js';
@@ -30,7 +32,8 @@ function input(overrides: { lifetimeMs?: number; rotationsPerRun?: number; super
 
 async function startFamily(i: ReturnType<typeof input>) {
   const handle = await w.start(refreshFamily, i, `grant:${i.grantId}`);
-  const rotate = (presentedHash: string, newHash: string) => handle.executeUpdate('rotate', { args: [{ presentedHash, newHash }] });
+  const rotate = (presentedHash: string, newHash: string, retryWindowMs?: number) =>
+    handle.executeUpdate('rotate', { args: [{ presentedHash, newHash, retryWindowMs }] });
   return { handle, rotate };
 }
 
@@ -106,7 +109,13 @@ it('continues as new after rotationsPerRun rotations, carrying the current hash,
   const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
   expect(started.continuedExecutionRunId).toBe(firstRun);
   // At most rotationsPerRun superseded hashes are carried, the newest: s1–s3 are left to the projection.
-  expect(defaultPayloadConverter.fromPayload(started.input!.payloads![0]!)).toEqual({ ...i, currentHash: 'h2', superseded: ['h0', 'h1'], rotations: 2 });
+  expect(defaultPayloadConverter.fromPayload(started.input!.payloads![0]!)).toEqual({
+    ...i,
+    currentHash: 'h2',
+    superseded: ['h0', 'h1'],
+    rotations: 2,
+    lastRotation: { presentedHash: 'h1', at: expect.any(Number) },
+  });
   expect(await rotate('s1', 'x')).toEqual({ status: 'invalid', reason: 'unknown' });
   expect(await rotate('h1', 'x')).toEqual({ status: 'reused' });
   expect(await handle.result()).toBe('revoked');
@@ -134,4 +143,69 @@ it('without rotationsPerRun (families started before the limit) it never continu
   expect((await handle.describe()).runId).toBe(handle.firstExecutionRunId);
   await handle.signal('revokeGrant', { reason: 'test over' });
   expect(await handle.result()).toBe('revoked');
+});
+
+/** The ids of the patch markers in a workflow's history. */
+async function patchesOf(handle: WorkflowHandle): Promise<string[]> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  return events.flatMap((e) => {
+    const payload = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
+    return payload ? [defaultPayloadConverter.fromPayload<{ id: string }>(payload).id] : [];
+  });
+}
+
+describe('the retry window', () => {
+  it('gives the token just superseded, presented again within the window, a fresh successor; the one it replaces is then reuse', async () => {
+    const i = input();
+    const { handle, rotate } = await startFamily(i);
+    expect(await rotate('h0', 'h1', 30_000)).toEqual({ status: 'rotated' });
+    expect(await rotate('h0', 'h2', 30_000)).toEqual({ status: 'rotated', replacedHash: 'h1' });
+    // Still within the window from h0's first rotation: a second retry replaces h2.
+    expect(await rotate('h0', 'h3', 30_000)).toEqual({ status: 'rotated', replacedHash: 'h2' });
+    expect(await rotate('h3', 'h4', 30_000)).toEqual({ status: 'rotated' });
+    expect(await handle.query('state')).toMatchObject({ rotations: 4 });
+    expect(await rotate('h1', 'x', 30_000)).toEqual({ status: 'reused' });
+    expect(await handle.result()).toBe('revoked');
+    expect(w.callsOf(handle.workflowId).map((c) => c.arg)).toEqual([
+      { grantId: i.grantId, outcome: 'revoked', reason: 'refresh token reused', hashes: ['h4', 'h0', 'h1', 'h2', 'h3'] },
+    ]);
+    // The retry is versioned: its marker is in the history.
+    expect(await patchesOf(handle)).toContain('refresh-family-retry-window');
+  });
+
+  it('takes an older token as reuse, even within the window', async () => {
+    const i = input();
+    const { handle, rotate } = await startFamily(i);
+    expect(await rotate('h0', 'h1', 30_000)).toEqual({ status: 'rotated' });
+    expect(await rotate('h1', 'h2', 30_000)).toEqual({ status: 'rotated' });
+    expect(await rotate('h0', 'x', 30_000)).toEqual({ status: 'reused' });
+    expect(await handle.result()).toBe('revoked');
+  });
+
+  it('takes the token just superseded as reuse after the window, and without a window', async () => {
+    for (const [window, wait] of [
+      [300, 500],
+      [0, 0],
+      [undefined, 0],
+    ] as const) {
+      const { handle, rotate } = await startFamily(input());
+      expect(await rotate('h0', 'h1', window)).toEqual({ status: 'rotated' });
+      await new Promise((r) => setTimeout(r, wait));
+      expect([window, await rotate('h0', 'x', window)]).toEqual([window, { status: 'reused' }]);
+      expect(await handle.result()).toBe('revoked');
+      expect(await patchesOf(handle)).not.toContain('refresh-family-retry-window');
+    }
+  });
+
+  it('retries across continue-as-new: the next run knows the newest rotation', async () => {
+    const i = input({ rotationsPerRun: 2 });
+    const { handle, rotate } = await startFamily(i);
+    expect(await rotate('h0', 'h1', 30_000)).toEqual({ status: 'rotated' });
+    expect(await rotate('h1', 'h2', 30_000)).toEqual({ status: 'rotated' });
+    // The run is full: the next run takes the retry of h1.
+    expect(await rotate('h1', 'h3', 30_000)).toEqual({ status: 'rotated', replacedHash: 'h2' });
+    expect((await handle.describe()).runId).not.toBe(handle.firstExecutionRunId);
+    expect(await rotate('h2', 'x', 30_000)).toEqual({ status: 'reused' });
+    expect(await handle.result()).toBe('revoked');
+  });
 });
