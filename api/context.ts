@@ -12,6 +12,7 @@ import type { Store } from '../lib/store/db.js';
 import type { TemporalHandle } from '../lib/temporal/connection.js';
 import type { EventPipeline } from '../lib/webhooks/event-pipeline.js';
 import { clientAssertionVerifier, type ClientAssertionVerifier } from './oauth/client-assertion.js';
+import { clientKeys } from './oauth/client-keys.js';
 
 /** The services an api process starts with (api/server.ts, and tests that run an api in-process). */
 export interface ApiDeps {
@@ -45,13 +46,14 @@ export interface ApiContext extends ApiDeps {
 export function createApiContext(deps: ApiDeps): ApiContext {
   const { config, store } = deps;
   const issuer = config.issuer;
+  const keys = clientKeys({ outbound: config.outbound });
   return {
     ...deps,
     issuer,
     secureCookies: issuer.startsWith('https:'),
     flows: { client: deps.temporal.client, taskQueue: config.temporal.taskQueue },
     findClient: cachedClientLookup(store),
-    clientAssertions: clientAssertionVerifier({ issuer, store, outbound: config.outbound }),
+    clientAssertions: clientAssertionVerifier({ issuer, store, keys }),
     limits: config.limits,
     outbound: config.outbound,
     reauthMaxAgeMs: config.reauthMaxAgeMs,
