@@ -2,6 +2,7 @@
 // fields here when it is implemented: these documents advertise exactly what
 // Keyflow does, nothing more.
 import { SUPPORTED_ACR_VALUES, SUPPORTED_PROMPTS } from './authorization-request.js';
+import { CLIENT_KEY_ALGS } from './client-key-algs.js';
 import { OPT_IN_CLAIMS, SCOPE_CLAIMS } from './claims.js';
 import { RESPONSE_MODES } from './response-mode.js';
 import { SCOPES } from './scopes.js';
@@ -25,9 +26,6 @@ export const ENDPOINTS = {
   pushedAuthorizationRequest: '/api/oauth/par',
   registration: '/api/oauth/register',
 } as const;
-
-/** Algorithms of client-held keys: private_key_jwt assertions (RFC 7523) and DPoP proofs (RFC 9449). */
-export const CLIENT_KEY_ALGS = ['RS256', 'ES256', 'EdDSA'] as const;
 
 export interface Capabilities {
   grantTypes: string[];
