@@ -79,7 +79,7 @@ export function isRegisteredRequestUri(registered: readonly string[], candidate:
 export type AuthorizationParams = Record<string, string | string[]>;
 
 const text = z.string().max(8192);
-const mustNotBeInside = z.never({ error: 'must not be inside a request object (RFC 9101 §4)' }).optional();
+const mustNotBeInside = z.never({ error: 'must not be inside a request object (RFC 9101 section 4)' }).optional();
 
 /**
  * The claims Keyflow reads as authorization parameters, in the JSON types a
