@@ -12,6 +12,8 @@ import type { Store } from '../lib/store/db.js';
 import type { TemporalHandle } from '../lib/temporal/connection.js';
 import type { EventPipeline } from '../lib/webhooks/event-pipeline.js';
 import { clientAssertionVerifier, type ClientAssertionVerifier } from './oauth/client-assertion.js';
+import { clientKeys } from './oauth/client-keys.js';
+import { requestObjectVerifier, type RequestObjectVerifier } from './oauth/request-object.js';
 
 /** The services an api process starts with (api/server.ts, and tests that run an api in-process). */
 export interface ApiDeps {
@@ -36,6 +38,8 @@ export interface ApiContext extends ApiDeps {
   findClient: ClientLookup;
   /** private_key_jwt at every client-authenticated endpoint; it caches clients' jwks_uri keys. */
   clientAssertions: ClientAssertionVerifier;
+  /** Request objects (`request`, `request_uri`) at the authorization endpoint and PAR; on the same client keys. */
+  requestObjects: RequestObjectVerifier;
   limits: Config['limits'];
   outbound: Config['outbound'];
   /** How recent a sign-in must be for a sensitive account or app change (REAUTH_MAX_AGE_SECONDS). */
@@ -45,13 +49,15 @@ export interface ApiContext extends ApiDeps {
 export function createApiContext(deps: ApiDeps): ApiContext {
   const { config, store } = deps;
   const issuer = config.issuer;
+  const keys = clientKeys({ outbound: config.outbound });
   return {
     ...deps,
     issuer,
     secureCookies: issuer.startsWith('https:'),
     flows: { client: deps.temporal.client, taskQueue: config.temporal.taskQueue },
     findClient: cachedClientLookup(store),
-    clientAssertions: clientAssertionVerifier({ issuer, store, outbound: config.outbound, audience: config.clientAssertionAudience }),
+    clientAssertions: clientAssertionVerifier({ issuer, store, keys, audience: config.clientAssertionAudience }),
+    requestObjects: requestObjectVerifier({ issuer, store, keys, outbound: config.outbound }),
     limits: config.limits,
     outbound: config.outbound,
     reauthMaxAgeMs: config.reauthMaxAgeMs,

@@ -1,14 +1,14 @@
 // private_key_jwt client authentication (RFC 7523 §2.2, OIDC Core §9): a JWT
 // signed with the client's own key, verified against its inline `jwks` or its
-// `jwks_uri` (fetched through the outbound client, cached per client, refetched
-// on an unknown `kid`: see mayRefetch). Its `aud` is the issuer, a single
-// string, at every endpoint. Each assertion is single use (its `jti`).
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import { CLIENT_KEY_ALGS, ENDPOINTS } from '../../lib/domain/discovery.js';
-import { outboundRequest, OutboundError, type OutboundPolicy } from '../../lib/outbound/http-client.js';
+// `jwks_uri` (client-keys.ts). Its `aud` is the issuer, a single string, at
+// every endpoint. Each assertion is single use (its `jti`).
+import { errors as joseErrors, jwtVerify } from 'jose';
+import { CLIENT_KEY_ALGS } from '../../lib/domain/client-key-algs.js';
+import { ENDPOINTS } from '../../lib/domain/discovery.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import type { Store } from '../../lib/store/db.js';
 import { claimOnce } from '../../lib/store/single-use.js';
+import { isNoMatchingKey, JwksUnavailable, type ClientKeys } from './client-keys.js';
 
 export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 export const CLIENT_ASSERTION_ALGS: string[] = [...CLIENT_KEY_ALGS];
@@ -16,8 +16,6 @@ export const CLIENT_ASSERTION_ALGS: string[] = [...CLIENT_KEY_ALGS];
 /** Longest accepted lifetime of an assertion (exp - iat, and exp - now). */
 const MAX_LIFETIME_S = 300;
 const CLOCK_TOLERANCE_S = 30;
-const JWKS_CACHE_MS = 5 * 60_000;
-const JWKS_REFETCH_MIN_MS = 30_000;
 const MAX_ASSERTION_CHARS = 8_192;
 
 export interface ClientAssertionDeps {
@@ -25,7 +23,8 @@ export interface ClientAssertionDeps {
   /** Which `aud` values are accepted (CLIENT_ASSERTION_AUDIENCE): the issuer alone, or also the token endpoint's URL. */
   audience: ClientAssertionAudience;
   store: Store;
-  outbound: OutboundPolicy;
+  /** The process's client keys (shared with request objects: one jwks_uri cache). */
+  keys: ClientKeys;
 }
 
 export type AssertionResult = { ok: true } | { ok: false; description: string };
@@ -38,30 +37,6 @@ export interface ClientAssertionVerifier {
   verify(client: ClientDoc, assertion: string, path: string): Promise<AssertionResult>;
 }
 
-class JwksUnavailable extends Error {}
-
-interface RemoteEntry {
-  uri: string;
-  keys: JWTVerifyGetKey;
-  fetchedAt: number;
-  /** Fetched because an assertion named a kid the cached set did not have. */
-  forUnknownKid: boolean;
-}
-
-function parseJwks(body: Buffer): JSONWebKeySet {
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw new JwksUnavailable('jwks_uri did not answer JSON');
-  }
-  const keys = (value as { keys?: unknown } | null)?.keys;
-  if (!Array.isArray(keys)) throw new JwksUnavailable('jwks_uri did not answer a JWK Set');
-  return { keys: keys.filter((k): k is JSONWebKeySet['keys'][number] => !!k && typeof k === 'object') };
-}
-
-const isNoMatchingKey = (err: unknown) => err instanceof joseErrors.JWKSNoMatchingKey;
-
 /**
  * An assertion's audience: one string, never an array that could also name
  * another party. By default the issuer alone (RFC 7523bis): an audience that
@@ -73,90 +48,16 @@ const isNoMatchingKey = (err: unknown) => err instanceof joseErrors.JWKSNoMatchi
  */
 export const CLIENT_ASSERTION_AUDIENCES = ['issuer', 'issuer-or-token-endpoint'] as const;
 export type ClientAssertionAudience = (typeof CLIENT_ASSERTION_AUDIENCES)[number];
-const acceptedAudiences = (issuer: string, audience: ClientAssertionAudience) =>
-  audience === 'issuer' ? [issuer] : [issuer, `${issuer}${ENDPOINTS.token}`];
+const acceptedAudiences = (issuer: string, audience: ClientAssertionAudience) => (audience === 'issuer' ? [issuer] : [issuer, `${issuer}${ENDPOINTS.token}`]);
 const isAcceptedAudience = (aud: unknown, accepted: string[]) => typeof aud === 'string' && accepted.includes(aud);
 
-/** One verifier per api process: it holds the jwks_uri cache. */
+/** One verifier per api process, on the process's client keys. */
 export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssertionVerifier {
-  const remote = new Map<string, RemoteEntry>();
-  const inline = new WeakMap<object, JWTVerifyGetKey>();
-
-  const inFlight = new Map<string, Promise<RemoteEntry>>();
-
-  /** One fetch at a time per client: concurrent requests share it. */
-  function fetchRemote(clientId: string, uri: string, forUnknownKid: boolean): Promise<RemoteEntry> {
-    const key = `${clientId} ${uri}`;
-    let pending = inFlight.get(key);
-    if (!pending) {
-      pending = fetchRemoteNow(clientId, uri, forUnknownKid).finally(() => inFlight.delete(key));
-      inFlight.set(key, pending);
-    }
-    return pending;
-  }
-
-  async function fetchRemoteNow(clientId: string, uri: string, forUnknownKid: boolean): Promise<RemoteEntry> {
-    const res = await outboundRequest(deps.outbound, 'jwks_uri', uri, { headers: { accept: 'application/jwk-set+json, application/json' } }).catch(
-      (err: unknown) => {
-        // The kind only: a system message would tell the client about the network behind Keyflow.
-        throw new JwksUnavailable(`jwks_uri could not be fetched (${err instanceof OutboundError ? err.kind : 'unreachable'})`);
-      },
-    );
-    if (res.status !== 200) throw new JwksUnavailable(`jwks_uri answered ${res.status}`);
-    const entry = { uri, keys: createLocalJWKSet(parseJwks(res.body)), fetchedAt: Date.now(), forUnknownKid };
-    if (remote.size > 10_000) remote.clear();
-    remote.set(clientId, entry);
-    return entry;
-  }
-
-  async function remoteKeys(clientId: string, uri: string): Promise<RemoteEntry> {
-    const hit = remote.get(clientId);
-    if (hit && hit.uri === uri && Date.now() - hit.fetchedAt < JWKS_CACHE_MS) return hit;
-    return fetchRemote(clientId, uri, false);
-  }
-
-  /**
-   * Whether an unknown kid may refetch the client's keys. A client rotates its
-   * key whenever it likes, also moments after Keyflow fetched the set (a code
-   * redeemed with the old key, a refresh with the new one), so a set fetched
-   * for any other reason is refetched at once. A set fetched because of an
-   * unknown kid is not, for 30 s: kids nobody has cannot make Keyflow fetch
-   * the client's jwks_uri in a loop.
-   */
-  const mayRefetch = (entry: RemoteEntry) => !entry.forUnknownKid || Date.now() - entry.fetchedAt >= JWKS_REFETCH_MIN_MS;
-
-  /** The key resolver for the client: inline keys, or jwks_uri keys with one refetch on an unknown kid. */
-  function keyResolver(client: ClientDoc): JWTVerifyGetKey | null {
-    if (client.jwks) {
-      let keys = inline.get(client.jwks);
-      if (!keys) {
-        keys = createLocalJWKSet(client.jwks);
-        inline.set(client.jwks, keys);
-      }
-      return keys;
-    }
-    const uri = client.jwksUri;
-    if (!uri) return null;
-    return async (header, token) => {
-      const entry = await remoteKeys(client._id, uri);
-      try {
-        return await entry.keys(header, token);
-      } catch (err) {
-        if (!isNoMatchingKey(err)) throw err;
-        // Key rotation at the client. A set a concurrent request fetched meanwhile decides; else refetch once (mayRefetch says when).
-        const current = remote.get(client._id);
-        if (current && current !== entry && current.uri === uri) return current.keys(header, token);
-        if (!mayRefetch(entry)) throw err;
-        return (await fetchRemote(client._id, uri, true)).keys(header, token);
-      }
-    };
-  }
-
   return {
     async verify(client, assertion) {
       if (client.tokenEndpointAuthMethod !== 'private_key_jwt') return { ok: false, description: 'this client is not registered for private_key_jwt' };
       if (assertion.length > MAX_ASSERTION_CHARS) return { ok: false, description: 'client_assertion is too long' };
-      const keys = keyResolver(client);
+      const keys = deps.keys.resolver(client);
       if (!keys) return { ok: false, description: 'the client has no jwks or jwks_uri' };
       let payload: Record<string, unknown>;
       try {
@@ -176,7 +77,9 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
         if (err instanceof joseErrors.JOSEAlgNotAllowed) return { ok: false, description: `client_assertion algorithms: ${CLIENT_ASSERTION_ALGS.join(', ')}` };
         return { ok: false, description: 'the client_assertion is invalid' };
       }
-      // One accepted audience, as a single string, at every endpoint (see acceptedAudiences).
+      // The issuer as the single audience, at every endpoint: an endpoint URL, or an array
+      // that also names something else, would let an assertion made for another party
+      // (or another server that shares the client's key) be played here.
       if (!isAcceptedAudience(payload.aud, acceptedAudiences(deps.issuer, deps.audience)))
         return {
           ok: false,

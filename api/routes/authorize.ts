@@ -1,8 +1,10 @@
 // GET and POST /api/oauth/authorize (RFC 6749 §4.1, OIDC Core §3.1.2) and the
 // resume point the sign-in and consent pages return to. A request may also
-// name a pushed authorization request (RFC 9126 §4): client_id + request_uri.
+// name a pushed authorization request (RFC 9126 §4): client_id + request_uri;
+// or carry its parameters in a request object (OIDC Core §6, RFC 9101):
+// `request`, or a `request_uri` of the client's (oauth/request-object.ts).
 import express, { Router, type Request, type Response } from 'express';
-import { isPushedRequestReference, validateAuthorizationRequest } from '../../lib/domain/authorization-request.js';
+import { isPushedRequestReference, refusalTarget, validateAuthorizationRequest } from '../../lib/domain/authorization-request.js';
 import { ENDPOINTS } from '../../lib/domain/discovery.js';
 import { checkRedirectUri } from '../../lib/domain/redirect-uri.js';
 import { findAuthorizationRequest } from '../../lib/store/authorization-requests.js';
@@ -11,8 +13,11 @@ import { usePushedRequest } from '../../lib/store/par-requests.js';
 import { sendErrorPage } from '../html/layout.js';
 import { proceedWithAuthorization, RESUME_PATH, type FlowDeps } from '../oauth/authorization-flow.js';
 import { sendAuthorizationResponse } from '../oauth/authorization-response.js';
-import { refusalHints } from '../oauth/request-object.js';
+import { resolveRequestObject, type RequestObjectError } from '../oauth/request-object.js';
 import { AllFields, fieldsOf, FormValues, raw } from '../http/input.js';
+import type { ApiContext } from '../context.js';
+
+export type AuthorizeDeps = FlowDeps & Pick<ApiContext, 'requestObjects'>;
 
 const REQUEST_URI_PROBLEMS = {
   unknown: 'The request_uri is unknown or has expired.',
@@ -38,12 +43,37 @@ async function authorizePushed(req: Request, res: Response, deps: FlowDeps, clie
   await proceedWithAuthorization(req, res, deps, { ...used.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
 }
 
+/**
+ * A request object that cannot be used: back to the client at the redirect URI
+ * it names (when registered: refusalTarget), else Keyflow's error page.
+ */
+function refuseRequestObject(
+  res: Response,
+  deps: AuthorizeDeps,
+  client: ClientDoc,
+  reply: Record<string, unknown>,
+  error: RequestObjectError,
+  description: string,
+) {
+  const to = refusalTarget(reply, { ...client, clientId: client._id });
+  if (!to)
+    return sendErrorPage(res, 400, 'Invalid request', `The application's request cannot be used: ${description}. Return to the application and start again.`);
+  sendAuthorizationResponse(res, deps.issuer, to, { error, error_description: description });
+}
+
 /** The request's parameters (a GET's query or a POST's form): the same checks and the same flow either way. */
-async function authorize(req: Request, res: Response, deps: FlowDeps, params: Record<string, unknown>): Promise<void> {
-  const clientId = typeof params.client_id === 'string' && params.client_id.length <= 200 ? params.client_id : null;
+async function authorize(req: Request, res: Response, deps: AuthorizeDeps, query: Record<string, unknown>): Promise<void> {
+  const clientId = typeof query.client_id === 'string' && query.client_id.length <= 200 ? query.client_id : null;
   const client = clientId ? await deps.findClient(clientId) : null;
-  if (clientId && isPushedRequestReference(params) && typeof params.request_uri === 'string')
-    return authorizePushed(req, res, deps, client, params.request_uri);
+  if (clientId && isPushedRequestReference(query) && typeof query.request_uri === 'string') return authorizePushed(req, res, deps, client, query.request_uri);
+  // A request object's parameters replace the query's (lib/domain/request-object.ts). Not for a
+  // client that must use PAR: it is refused below without Keyflow fetching anything.
+  let params = query;
+  if (client && !client.requirePushedAuthorizationRequests) {
+    const resolved = await resolveRequestObject(deps.requestObjects, client, query);
+    if (resolved.kind === 'error') return refuseRequestObject(res, deps, client, resolved.reply, resolved.error, resolved.description);
+    if (resolved.kind === 'ok') params = resolved.params;
+  }
   const result = validateAuthorizationRequest(params, client && { ...client, clientId: client._id });
   if (result.kind === 'error-page') return sendErrorPage(res, 400, result.title, result.message);
   if (client?.requirePushedAuthorizationRequests) {
@@ -55,16 +85,8 @@ async function authorize(req: Request, res: Response, deps: FlowDeps, params: Re
       error_description: description,
     });
   }
-  if (result.kind === 'redirect-error') {
-    // A request object names how to answer when the plain parameters do not (request-object.ts).
-    const hints = result.error === 'request_not_supported' ? refusalHints(params.request) : {};
-    const to = {
-      ...result,
-      ...(params.response_mode === undefined && hints.responseMode ? { responseMode: hints.responseMode } : {}),
-      ...(params.state === undefined && hints.state !== undefined ? { state: hints.state } : {}),
-    };
-    return sendAuthorizationResponse(res, deps.issuer, to, { error: result.error, error_description: result.description });
-  }
+  if (result.kind === 'redirect-error')
+    return sendAuthorizationResponse(res, deps.issuer, result, { error: result.error, error_description: result.description });
   // Stored only if the user must see a page; a signed-in, consented user gets the code at once.
   await proceedWithAuthorization(req, res, deps, { ...result.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
 }
@@ -82,7 +104,7 @@ function asQuery(form: Record<string, string | string[]>): string {
 /** The stored authorization request a sign-in or consent page resumes (looked up only when it is a string). */
 const ResumeQuery = fieldsOf({ request: raw });
 
-export function authorizeRoutes(deps: FlowDeps): Router {
+export function authorizeRoutes(deps: AuthorizeDeps): Router {
   const router = Router();
   // Small: the form may come back as a GET's query (below), which must fit what servers take as a URL.
   const form = express.urlencoded({ extended: false, limit: '8kb' });

@@ -2,7 +2,9 @@
 // over the back channel, authenticated, and gets a short-lived, single-use
 // request_uri to send the browser to the authorization endpoint with.
 // Parameters are checked exactly like the authorization endpoint's; every
-// error is JSON 400 {error, error_description} (no redirect).
+// error is JSON 400 {error, error_description} (no redirect). The request may
+// be pushed as a request object (`request`, RFC 9126 §3), verified like one
+// sent to the authorization endpoint.
 import express, { Router } from 'express';
 import { validatePushedAuthorizationRequest } from '../../lib/domain/authorization-request.js';
 import { ENDPOINTS } from '../../lib/domain/discovery.js';
@@ -11,10 +13,11 @@ import { methodNotAllowed } from '../http/errors.js';
 import { admitClient, limitPerIp } from '../http/request-limits.js';
 import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
 import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
+import { resolveRequestObject } from '../oauth/request-object.js';
 import { FormValues } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 
-export type ParDeps = Pick<ApiContext, 'store' | 'findClient' | 'clientAssertions' | 'log' | 'limits'>;
+export type ParDeps = Pick<ApiContext, 'store' | 'findClient' | 'clientAssertions' | 'requestObjects' | 'log' | 'limits'>;
 
 /** Parameters of client authentication: not part of the authorization request. */
 const AUTH_FIELDS = ['client_secret', 'client_assertion', 'client_assertion_type'];
@@ -34,7 +37,14 @@ export function parRoutes(deps: ParDeps): Router {
     const client = auth.client;
     if (!(await admitClient(deps, res, 'par', client._id))) return;
     for (const field of AUTH_FIELDS) if (Array.isArray(body[field])) return sendOAuthError(res, 400, 'invalid_request', `${field} must appear once`);
-    const params = Object.fromEntries(Object.entries(body).filter(([k]) => !AUTH_FIELDS.includes(k)));
+    let params: Record<string, unknown> = Object.fromEntries(Object.entries(body).filter(([k]) => !AUTH_FIELDS.includes(k)));
+    // Only a `request`: a pushed request_uri is refused by the validation, never fetched.
+    if (params.request !== undefined) {
+      // The authenticated client is the client_id outside the object when the form names none (client_secret_basic).
+      const resolved = await resolveRequestObject(deps.requestObjects, client, { client_id: client._id, ...params });
+      if (resolved.kind === 'error') return sendOAuthError(res, 400, resolved.error, resolved.description);
+      if (resolved.kind === 'ok') params = resolved.params;
+    }
     const checked = validatePushedAuthorizationRequest(params, { ...client, clientId: client._id });
     if (checked.kind === 'error') return sendOAuthError(res, 400, checked.error, checked.description);
     const { requestUri, expiresIn } = await savePushedRequest(deps.store, checked.params);

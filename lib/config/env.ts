@@ -107,7 +107,7 @@ const dnsResolvers = z
   });
 
 /** The features whose outbound calls the allow-list can admit to internal addresses. */
-export const OUTBOUND_FEATURES = ['webhooks', 'backchannel_logout', 'jwks_uri', 'captcha', 'oauth_sources'] as const;
+export const OUTBOUND_FEATURES = ['webhooks', 'backchannel_logout', 'jwks_uri', 'request_uri', 'captcha', 'oauth_sources'] as const;
 export type OutboundFeature = (typeof OUTBOUND_FEATURES)[number];
 
 export interface OutboundAllowEntry {

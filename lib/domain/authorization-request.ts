@@ -6,7 +6,7 @@ import type { RedirectUriEntry } from './clients.js';
 import { isValidS256Challenge } from './pkce.js';
 import { checkRedirectUri } from './redirect-uri.js';
 import { parseResources } from './resources.js';
-import { DEFAULT_RESPONSE_MODE, parseResponseMode, type ResponseMode } from './response-mode.js';
+import { DEFAULT_RESPONSE_MODE, parseResponseMode, type ResponseMode, type ResponseTarget } from './response-mode.js';
 import { parseClaimsParameter, type RequestedClaims } from './claims-request.js';
 import { isKnownScope, parseBoundTeamScope, parseScopeParam } from './scopes.js';
 
@@ -90,8 +90,8 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
   }
   if (rawState !== undefined && rawState !== null && rawState.length > MAX_STATE)
     return fail('invalid_request', `state must be at most ${MAX_STATE} characters`);
-  if (query.request !== undefined) return fail('request_not_supported', 'request objects are not supported');
-  if (query.request_uri !== undefined) return fail('request_uri_not_supported', 'request_uri is supported only for pushed authorization requests (RFC 9126)');
+  // A request object becomes the parameters before these checks (request-object.ts): one left here was not read.
+  if (query.request !== undefined || query.request_uri !== undefined) return fail('invalid_request', 'request and request_uri cannot be used here');
 
   const responseType = single(query, 'response_type');
   if (!responseType) return fail('invalid_request', 'response_type is required');
@@ -189,6 +189,19 @@ export function validateAuthorizationRequest(query: Query, client: ClientForAuth
   return { kind: 'ok', params: checked.params };
 }
 
+/**
+ * Where a refusal decided before these checks goes (a request object that
+ * cannot be used): the redirect URI named in `reply` when it is one of the
+ * client's, in its response mode (else by query) and with its state; null when
+ * there is none the client registered (the caller shows its error page).
+ */
+export function refusalTarget(reply: Query, client: ClientForAuthorization): ResponseTarget | null {
+  const redirectUri = single(reply, 'redirect_uri');
+  if (!redirectUri || !checkRedirectUri(client.redirectUris, redirectUri).ok) return null;
+  const mode = parseResponseMode(single(reply, 'response_mode') ?? undefined);
+  return { redirectUri, responseMode: mode.ok ? mode.mode : DEFAULT_RESPONSE_MODE, state: parseState(reply) };
+}
+
 export type PushedValidation = { kind: 'ok'; params: ValidAuthorization } | { kind: 'error'; error: string; description: string };
 
 /**
@@ -200,7 +213,7 @@ export function validatePushedAuthorizationRequest(body: Query, client: ClientFo
   const clientId = single(body, 'client_id');
   if (clientId === null) return fail('invalid_request', 'client_id must appear at most once');
   if (clientId !== undefined && clientId !== client.clientId) return fail('invalid_request', 'client_id does not match the authenticated client');
-  if (body.request_uri !== undefined) return fail('invalid_request', 'request_uri must not be pushed (RFC 9126 §2.1)');
+  if (body.request_uri !== undefined) return fail('invalid_request', 'request_uri must not be pushed (RFC 9126 section 2.1)');
   const redirectUri = single(body, 'redirect_uri');
   if (!redirectUri) return fail('invalid_request', 'redirect_uri is required');
   const decision = checkRedirectUri(client.redirectUris, redirectUri);

@@ -53,7 +53,7 @@ export type ClaimsParameterCheck = { ok: true; claims: RequestedClaims | null } 
  */
 export function parseClaimsParameter(raw: string | undefined, allowedScopes: readonly string[], acrSupported: readonly string[]): ClaimsParameterCheck {
   if (raw === undefined) return { ok: true, claims: null };
-  const bad = (why: string): ClaimsParameterCheck => ({ ok: false, description: `claims ${why} (OIDC Core §5.5)` });
+  const bad = (why: string): ClaimsParameterCheck => ({ ok: false, description: `claims ${why} (OIDC Core section 5.5)` });
   if (raw.length > MAX_CLAIMS_PARAMETER) return bad(`must be at most ${MAX_CLAIMS_PARAMETER} characters`);
   let json: unknown;
   try {

@@ -17,6 +17,7 @@ import {
   type TokenEndpointAuthMethod,
 } from './clients.js';
 import { zodProblems } from './errors.js';
+import { requestObjectAlgOf } from './request-object.js';
 import { parseScopeParam } from './scopes.js';
 
 // Model field names as the API spells them, for error descriptions.
@@ -37,6 +38,8 @@ const SNAKE: Record<string, string> = {
   requirePushedAuthorizationRequests: 'require_pushed_authorization_requests',
   allowedResources: 'allowed_resources',
   requirePkce: 'require_pkce',
+  requestObjectSigningAlg: 'request_object_signing_alg',
+  requestUris: 'request_uris',
 };
 
 type Issue = { path: ReadonlyArray<PropertyKey>; message: string };
@@ -105,6 +108,8 @@ const RegistrationMetadata = z.object({
   backchannel_logout_uri: uri.optional(),
   id_token_signed_response_alg: z.string().optional(),
   userinfo_signed_response_alg: z.string().optional(),
+  request_object_signing_alg: z.string().optional(),
+  request_uris: z.array(z.string()).max(20).optional(),
   client_uri: uri.optional(),
   logo_uri: uri.optional(),
   policy_uri: uri.optional(),
@@ -208,12 +213,14 @@ export function registrationToClient(
   const unsupportedResponse = responseTypes.find((r) => !(SUPPORTED_RESPONSE_TYPES as readonly string[]).includes(r));
   if (unsupportedResponse) return bad(`response_type ${unsupportedResponse} is not supported; supported: code`);
   if (responseTypes.includes('code') !== grantTypes.includes('authorization_code')) {
-    return bad('response_types code and grant_types authorization_code go together (RFC 7591 §2.1)');
+    return bad('response_types code and grant_types authorization_code go together (RFC 7591 section 2.1)');
   }
   const alg = idTokenAlgOf(m.id_token_signed_response_alg, idTokenAlgs);
   if (!alg.ok) return bad(alg.description);
   const userinfoAlg = userinfoAlgOf(m.userinfo_signed_response_alg, idTokenAlgs);
   if (!userinfoAlg.ok) return bad(userinfoAlg.description);
+  const requestObjectAlg = requestObjectAlgOf(m.request_object_signing_alg);
+  if (!requestObjectAlg.ok) return bad(requestObjectAlg.description);
   // OIDC Dynamic Registration §2: pages link to these.
   for (const field of ['client_uri', 'policy_uri', 'tos_uri'] as const) {
     if (m[field] !== undefined && !isHttpUri(m[field])) return bad(`${field}: must be an absolute http(s) URI without fragment`);
@@ -233,6 +240,8 @@ export function registrationToClient(
     jwksUri: m.jwks_uri ?? null,
     idTokenSignedResponseAlg: alg.alg,
     userinfoSignedResponseAlg: userinfoAlg.alg,
+    requestObjectSigningAlg: requestObjectAlg.alg,
+    requestUris: m.request_uris ?? [],
     requirePushedAuthorizationRequests: m.require_pushed_authorization_requests ?? false,
     // A public client asking for false is refused by the model; one that does not say uses PKCE.
     requirePkce: m.require_pkce ?? (method === 'none' || requirePkce),
@@ -271,6 +280,8 @@ export function clientInformation(client: ClientDoc): Record<string, unknown> {
     require_pkce: client.requirePkce ?? true,
   };
   if (client.userinfoSignedResponseAlg) doc.userinfo_signed_response_alg = client.userinfoSignedResponseAlg;
+  if (client.requestObjectSigningAlg) doc.request_object_signing_alg = client.requestObjectSigningAlg;
+  if (client.requestUris?.length) doc.request_uris = client.requestUris;
   if (!client.public) doc.client_secret_expires_at = 0;
   if (client.postLogoutRedirectUris.length) doc.post_logout_redirect_uris = client.postLogoutRedirectUris;
   if (client.backchannelLogoutUri) doc.backchannel_logout_uri = client.backchannelLogoutUri;
@@ -307,6 +318,8 @@ const AppFields = z
     jwks_uri: z.string().nullable(),
     id_token_signed_response_alg: z.string(),
     userinfo_signed_response_alg: z.string().nullable(),
+    request_object_signing_alg: z.string().nullable(),
+    request_uris: z.array(z.string()).max(20),
     require_pushed_authorization_requests: z.boolean(),
     allowed_resources: z.array(z.string()).max(50),
     require_pkce: z.boolean(),
@@ -377,6 +390,12 @@ export function appToClient(body: unknown, ownerUserId: string, idTokenAlgs: rea
     if (!alg.ok) return bad(alg.description);
     input.userinfoSignedResponseAlg = alg.alg;
   }
+  if (a.request_object_signing_alg !== undefined) {
+    const alg = requestObjectAlgOf(a.request_object_signing_alg);
+    if (!alg.ok) return bad(alg.description);
+    input.requestObjectSigningAlg = alg.alg;
+  }
+  if (a.request_uris !== undefined) input.requestUris = a.request_uris;
   if (a.require_pushed_authorization_requests !== undefined) input.requirePushedAuthorizationRequests = a.require_pushed_authorization_requests;
   if (a.allowed_resources !== undefined) input.allowedResources = a.allowed_resources;
   if (a.require_pkce !== undefined) input.requirePkce = a.require_pkce;
@@ -434,6 +453,8 @@ export function appJson(c: ClientDoc): Record<string, unknown> {
     jwks_uri: c.jwksUri,
     id_token_signed_response_alg: c.idTokenSignedResponseAlg,
     userinfo_signed_response_alg: c.userinfoSignedResponseAlg ?? null,
+    request_object_signing_alg: c.requestObjectSigningAlg ?? null,
+    request_uris: c.requestUris ?? [],
     require_pushed_authorization_requests: c.requirePushedAuthorizationRequests ?? false,
     allowed_resources: c.allowedResources ?? [],
     require_pkce: c.requirePkce ?? true,

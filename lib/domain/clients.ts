@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { ValidationError, zodProblems } from './errors.js';
 import { redirectUriEntryProblem, isLoopbackHost, REDIRECT_URI_TYPES } from './redirect-uri.js';
+import { REQUEST_OBJECT_SIGNING_ALG_VALUES, requestUriProblem } from './request-object.js';
 import { resourceProblem } from './resources.js';
 import { isKnownScope } from './scopes.js';
 
@@ -64,6 +65,11 @@ export const outboundUri = z
     }
   }, 'must be an absolute https URI without credentials or fragment (http only for loopback hosts)');
 
+const requestUri = z.string().superRefine((v, ctx) => {
+  const problem = requestUriProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 const resourceUri = z
   .string()
   .max(2048)
@@ -108,6 +114,13 @@ export const NewClientInput = z
     userinfoSignedResponseAlg: z.enum(ID_TOKEN_ALGS).nullable().default(null),
     /** RFC 9126 §5: the authorization endpoint accepts this client's requests only through PAR. */
     requirePushedAuthorizationRequests: z.boolean().default(false),
+    /**
+     * OIDC Dynamic Registration §2: the only algorithm this client's request objects
+     * may use (`none`: unsigned only). Null: any signing algorithm offered, or unsigned.
+     */
+    requestObjectSigningAlg: z.enum(REQUEST_OBJECT_SIGNING_ALG_VALUES).nullable().default(null),
+    /** OIDC Dynamic Registration §2: the request_uris Keyflow may fetch this client's request objects from (none: no request_uri). */
+    requestUris: z.array(requestUri).max(20).default([]),
     ownerUserId: z.string().nullable().default(null),
   })
   .transform((c, ctx) => {

@@ -2,7 +2,9 @@
 // fields here when it is implemented: these documents advertise exactly what
 // Keyflow does, nothing more.
 import { SUPPORTED_ACR_VALUES, SUPPORTED_PROMPTS } from './authorization-request.js';
+import { CLIENT_KEY_ALGS } from './client-key-algs.js';
 import { OPT_IN_CLAIMS, SCOPE_CLAIMS } from './claims.js';
+import { REQUEST_OBJECT_SIGNING_ALG_VALUES } from './request-object.js';
 import { RESPONSE_MODES } from './response-mode.js';
 import { SCOPES } from './scopes.js';
 
@@ -25,9 +27,6 @@ export const ENDPOINTS = {
   pushedAuthorizationRequest: '/api/oauth/par',
   registration: '/api/oauth/register',
 } as const;
-
-/** Algorithms of client-held keys: private_key_jwt assertions (RFC 7523) and DPoP proofs (RFC 9449). */
-export const CLIENT_KEY_ALGS = ['RS256', 'ES256', 'EdDSA'] as const;
 
 export interface Capabilities {
   grantTypes: string[];
@@ -70,8 +69,12 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
     acr_values_supported: [...SUPPORTED_ACR_VALUES],
     claims_supported: CLAIMS_SUPPORTED,
     claims_parameter_supported: true,
-    request_parameter_supported: false,
-    request_uri_parameter_supported: false,
+    // Request objects (request-object.ts), by value and by reference; unsigned ones (none) from clients that registered no algorithm.
+    request_parameter_supported: true,
+    request_uri_parameter_supported: true,
+    // Keyflow fetches only the request_uris a client registered, never a URL a browser brings.
+    require_request_uri_registration: true,
+    request_object_signing_alg_values_supported: [...REQUEST_OBJECT_SIGNING_ALG_VALUES],
     authorization_response_iss_parameter_supported: true,
     end_session_endpoint: `${issuer}${ENDPOINTS.endSession}`,
     backchannel_logout_supported: true,

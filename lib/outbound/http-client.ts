@@ -179,23 +179,30 @@ export function outboundRequest(
         if (remote && net.isIP(remote) !== 0 && isInternalAddress(remote)) internal = true;
         const chunks: Buffer[] = [];
         let size = 0;
+        let tooLarge = false;
         res.on('data', (chunk: Buffer) => {
+          if (tooLarge) return;
           size += chunk.length;
           if (size > policy.maxResponseBytes) {
-            req.destroy(new OutboundError('too_large', `response larger than ${policy.maxResponseBytes} bytes`));
+            // Refused here and now: an answer that arrived whole would still end (and resolve, truncated),
+            // and destroying with an error once it has ended raises that error where no one listens.
+            tooLarge = true;
+            reject(new OutboundError('too_large', `response larger than ${policy.maxResponseBytes} bytes`));
+            req.destroy();
             return;
           }
           chunks.push(chunk);
         });
-        res.on('end', () =>
+        res.on('end', () => {
+          if (tooLarge) return;
           resolve({
             status: res.statusCode ?? 0,
             headers: res.headers,
             body: Buffer.concat(chunks),
             durationMs: Math.round(performance.now() - started),
             internal,
-          }),
-        );
+          });
+        });
         res.on('error', (err) => reject(classify(err)));
       },
     );

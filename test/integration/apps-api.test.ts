@@ -119,6 +119,8 @@ describe('app API', () => {
       jwks_uri: null,
       id_token_signed_response_alg: 'RS256',
       userinfo_signed_response_alg: null,
+      request_object_signing_alg: null,
+      request_uris: [],
       require_pushed_authorization_requests: false,
       allowed_resources: [],
       require_pkce: true,
@@ -277,6 +279,9 @@ describe('app API', () => {
       { name: 'x', redirect_uris: ['https://app.example/cb'], public: true, require_pkce: false },
       { name: 'x', redirect_uris: ['https://app.example/cb'], userinfo_signed_response_alg: 'HS256' },
       { name: 'x', redirect_uris: ['https://app.example/cb'], userinfo_signed_response_alg: 42 },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], request_object_signing_alg: 'HS256' },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], request_uris: ['http://app.example/request.jwt'] },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], request_uris: ['https://app.example/' + 'r'.repeat(600)] },
       [],
     ];
     for (const body of bad) {
@@ -289,6 +294,11 @@ describe('app API', () => {
     expect(verify.body.error_description).toMatch(/operators/);
     expect((await call(rw, 'PATCH', `/${app.client_id}`, { redirect_uris: ['https://x.example/#f'] })).res.status).toBe(400);
     expect((await findClient(api.deps.store, app.client_id))!.isVerified).toBe(false);
+    // Request objects: the one algorithm allowed (none: unsigned only; null: any) and the request_uris Keyflow may fetch.
+    const jar = await call(rw, 'PATCH', `/${app.client_id}`, { request_object_signing_alg: 'ES256', request_uris: ['https://app.example/request.jwt#hash'] });
+    expect([jar.res.status, jar.body.request_object_signing_alg, jar.body.request_uris]).toEqual([200, 'ES256', ['https://app.example/request.jwt#hash']]);
+    const cleared = await call(rw, 'PATCH', `/${app.client_id}`, { request_object_signing_alg: null, request_uris: [] });
+    expect([cleared.res.status, cleared.body.request_object_signing_alg, cleared.body.request_uris]).toEqual([200, null, []]);
   });
 
   it('shows only the user’s own apps: another user’s app is 404 for every operation', async () => {

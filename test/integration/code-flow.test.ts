@@ -253,7 +253,7 @@ describe('authorization endpoint errors', () => {
     ['an unknown prompt', { prompt: 'select_account' }, 'invalid_request'],
     ['prompt=none with login', { prompt: 'none login' }, 'invalid_request'],
     ['a negative max_age', { max_age: '-1' }, 'invalid_request'],
-    ['a request_uri without PAR', { request_uri: 'urn:x' }, 'request_uri_not_supported'],
+    ['a request_uri that is neither PAR’s nor an https URL', { request_uri: 'urn:x' }, 'invalid_request_uri'],
   ])('redirects with error, state and iss for %s', async (_name, extra, error) => {
     const res = await fetch(authorizeUrl({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid', state: 'keep-me', ...extra }), {
       redirect: 'manual',

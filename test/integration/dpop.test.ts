@@ -14,7 +14,7 @@ import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'dpop test password';
 const REDIRECT = 'https://dpop-rp.example/cb';
-type Alg = 'RS256' | 'ES256' | 'EdDSA';
+type Alg = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
 
 let api: RunningApi;
 let issuer: string;
@@ -105,11 +105,11 @@ function expectDpopChallenge(r: { res: Response; challenge: string; body: Json }
   expect(r.body.error).toBe(error);
   if (description) expect(r.body.error_description).toMatch(description);
   expect(r.challenge).toMatch(new RegExp(`^DPoP error="${error}"`));
-  expect(r.challenge).toContain('algs="RS256 ES256 EdDSA"');
+  expect(r.challenge).toContain('algs="RS256 PS256 ES256 EdDSA"');
   expect(r.challenge).toContain(`resource_metadata="${issuer}/.well-known/oauth-protected-resource"`);
 }
 
-describe.each<Alg>(['ES256', 'RS256', 'EdDSA'])('DPoP with a %s key', (alg) => {
+describe.each<Alg>(['ES256', 'RS256', 'PS256', 'EdDSA'])('DPoP with a %s key', (alg) => {
   it('binds the tokens at the token endpoint and is accepted at UserInfo with a proof', async () => {
     const key = await newKey(alg);
     const body = await tokens(key);
@@ -293,10 +293,10 @@ describe('DPoP at the token endpoint', () => {
 
   it('advertises DPoP in the discovery documents', async () => {
     const as = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Json;
-    expect(as.dpop_signing_alg_values_supported).toEqual(['RS256', 'ES256', 'EdDSA']);
+    expect(as.dpop_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA']);
     expect(as.token_endpoint_auth_methods_supported).toContain('private_key_jwt');
-    expect(as.token_endpoint_auth_signing_alg_values_supported).toEqual(['RS256', 'ES256', 'EdDSA']);
+    expect(as.token_endpoint_auth_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA']);
     const pr = (await (await fetch(`${issuer}/.well-known/oauth-protected-resource`)).json()) as Json;
-    expect(pr).toMatchObject({ dpop_signing_alg_values_supported: ['RS256', 'ES256', 'EdDSA'], dpop_bound_access_tokens_required: false });
+    expect(pr).toMatchObject({ dpop_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA'], dpop_bound_access_tokens_required: false });
   });
 });

@@ -10,6 +10,7 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     if (req.url === '/redirect') return void res.writeHead(302, { location: 'http://example.com/' }).end();
     if (req.url === '/big') return void res.end(Buffer.alloc(64 * 1024, 1));
+    if (req.url === '/just-over') return void res.end(Buffer.alloc(2 * 1024, 1));
     if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2_000);
     let body = '';
     req.on('data', (d) => (body += d));
@@ -98,6 +99,17 @@ describe('outbound HTTP client', () => {
   it('does not follow redirects, caps the response size, and times out', async () => {
     expect((await outboundRequest(allowLoopback, 'webhooks', `${base}/redirect`)).status).toBe(302);
     await expect(outboundRequest(allowLoopback, 'webhooks', `${base}/big`)).rejects.toMatchObject({ kind: 'too_large' });
+    // An answer over the cap that arrives whole (one read): refused too, not resolved truncated, and no stray error event.
+    const stray: unknown[] = [];
+    const onStray = (err: unknown) => stray.push(err);
+    process.on('uncaughtException', onStray);
+    try {
+      for (let i = 0; i < 3; i++) await expect(outboundRequest(allowLoopback, 'webhooks', `${base}/just-over`)).rejects.toMatchObject({ kind: 'too_large' });
+      await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      process.off('uncaughtException', onStray);
+    }
+    expect(stray).toEqual([]);
     await expect(outboundRequest(allowLoopback, 'webhooks', `${base}/slow`)).rejects.toMatchObject({ kind: 'timeout' });
   });
 

@@ -186,7 +186,7 @@ describe('pushed authorization requests', () => {
       [{ response_type: 'token', redirect_uri: REDIRECT, scope: 'openid' }, 'unsupported_response_type'],
       [{ response_type: 'code', redirect_uri: REDIRECT, scope: 'openid admin:nothing' }, 'invalid_scope'],
       [{ response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', request_uri: `${URN}x` }, 'invalid_request'],
-      [{ response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', request: 'eyJ.x.y' }, 'request_not_supported'],
+      [{ response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', request: 'eyJ.x.y' }, 'invalid_request_object'],
       [{ response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', client_id: 'someone-else' }, 'invalid_request'],
     ];
     for (const [params, error] of cases) {

@@ -1,5 +1,5 @@
 // private_key_jwt client authentication (RFC 7523) at the token, introspection
-// and revocation endpoints: inline jwks and jwks_uri keys, RS256 / ES256 /
+// and revocation endpoints: inline jwks and jwks_uri keys, RS256 / PS256 / ES256 /
 // EdDSA, and the refusals (replay, audience other than the issuer as a single
 // string, expiry, lifetime, unknown kid, a client not registered for the method).
 import http from 'node:http';
@@ -18,7 +18,7 @@ import { newRp } from '../../tools/fixtures/clients.js';
 
 const PASSWORD = 'private key jwt password';
 const REDIRECT = 'https://pkjwt-rp.example/cb';
-type Alg = 'RS256' | 'ES256' | 'EdDSA';
+type Alg = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
 
 let api: RunningApi;
 let issuer: string;
@@ -103,7 +103,7 @@ async function authorizationCode(clientId: string, scope = 'openid profile offli
   return step.external!.searchParams.get('code')!;
 }
 
-describe.each<Alg>(['RS256', 'ES256', 'EdDSA'])('private_key_jwt with an inline %s key', (alg) => {
+describe.each<Alg>(['RS256', 'PS256', 'ES256', 'EdDSA'])('private_key_jwt with an inline %s key', (alg) => {
   it('authenticates at introspection, the token endpoint and revocation with aud = the issuer', async () => {
     const key = await newKey(alg);
     const clientId = await keyRp({ jwks: [key] });

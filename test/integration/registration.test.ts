@@ -220,6 +220,9 @@ describe('dynamic client registration', () => {
       [{ client_name: 'x', redirect_uris: [REDIRECT], id_token_signed_response_alg: 'none' }, 'invalid_client_metadata'],
       [{ client_name: 'x', redirect_uris: [REDIRECT], backchannel_logout_uri: 'ftp://rp.example/logout' }, 'invalid_client_metadata'],
       [{ client_name: 'x', redirect_uris: [REDIRECT], client_uri: 'javascript:alert(1)' }, 'invalid_client_metadata'],
+      [{ client_name: 'x', redirect_uris: [REDIRECT], request_object_signing_alg: 'HS256' }, 'invalid_client_metadata'],
+      [{ client_name: 'x', redirect_uris: [REDIRECT], request_uris: ['http://rp.example/request.jwt'] }, 'invalid_client_metadata'],
+      [{ client_name: 'x', redirect_uris: [REDIRECT], request_uris: 'https://rp.example/request.jwt' }, 'invalid_client_metadata'],
       [{ redirect_uris: [REDIRECT] }, 'invalid_client_metadata'],
       [{ client_name: '   ', redirect_uris: [REDIRECT] }, 'invalid_client_metadata'],
       [['not', 'an', 'object'], 'invalid_client_metadata'],
@@ -234,6 +237,14 @@ describe('dynamic client registration', () => {
     expect(ok.res.status).toBe(201);
     expect(ok.body.client_secret).toBeUndefined();
     expect(ok.body.jwks).toEqual(jwks);
+    // Request objects (OIDC Dynamic Registration §2): the algorithm and the request_uris, in the client information document.
+    const jar = await register(
+      { client_name: 'jar', redirect_uris: [REDIRECT], jwks, request_object_signing_alg: 'ES256', request_uris: ['https://rp.example/request.jwt#hash'] },
+      token,
+    );
+    expect([jar.res.status, jar.body.request_object_signing_alg, jar.body.request_uris]).toEqual([201, 'ES256', ['https://rp.example/request.jwt#hash']]);
+    const unsignedOnly = await register({ client_name: 'none', redirect_uris: [REDIRECT], request_object_signing_alg: 'none' }, token);
+    expect([unsignedOnly.res.status, unsignedOnly.body.request_object_signing_alg, unsignedOnly.body.request_uris]).toEqual([201, 'none', undefined]);
     // Not JSON.
     const form = await fetch(`${issuer}/api/oauth/register`, {
       method: 'POST',

@@ -164,23 +164,30 @@ describe('response_mode=form_post', () => {
     expect(await untrusted.text()).not.toContain('<form method="post" action="https://evil.example');
   });
 
-  it('answers request_not_supported the way a request object asks when the plain parameters do not (OIDC Core §6.1)', async () => {
+  it('answers a refused request object the way the object asks, at its redirect URI when the client registered it (OIDC Core §6.1)', async () => {
     const rp = await newClient();
-    // An unsigned request object carrying the mode and state alone, as the conformance suite sends one.
-    const object = (claims: Record<string, string>) =>
-      `${Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
+    // Unsigned request objects, as the conformance suite sends them; these have expired.
+    const object = (claims: Record<string, unknown>) =>
+      `${Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url')}.${Buffer.from(JSON.stringify({ exp: Math.floor(Date.now() / 1000) - 300, ...claims })).toString('base64url')}.`;
     const { params } = request(rp);
     const { state: _state, ...withoutState } = params;
-    const inner = object({ response_mode: 'form_post', state: 'inside', redirect_uri: 'https://evil.example/cb' });
-    const form = await formPostOf(await fetch(`${issuer}${authorizePath({ ...withoutState, request: inner })}`, { redirect: 'manual' }));
-    // The checked redirect URI is the plain parameter's; the object's never is.
-    expect(form).toEqual({ action: REDIRECT, fields: { error: 'request_not_supported', error_description: expect.any(String), state: 'inside', iss: issuer } });
-    // The plain parameters win where they are given.
+    const inner = object({ response_mode: 'form_post', state: 'inside', redirect_uri: REDIRECT });
+    const form = await formPostOf(await fetch(`${issuer}${authorizePath({ client_id: rp.id, request: inner })}`, { redirect: 'manual' }));
+    expect(form).toEqual({
+      action: REDIRECT,
+      fields: { error: 'invalid_request_object', error_description: expect.any(String), state: 'inside', iss: issuer },
+    });
+    // The object's parameters win over the plain ones, for the refusal too.
     const plain = await fetch(`${issuer}${authorizePath({ ...params, response_mode: 'query', request: inner })}`, { redirect: 'manual' });
-    expect(queryAnswer(plain)).toEqual(errorFields('request_not_supported', params.state!));
-    // Not a JWT at all: by query, without a state it cannot find.
+    expect((await formPostOf(plain)).fields.state).toBe('inside');
+    // A redirect URI inside that the client did not register is never answered, even with a registered one outside.
+    const evil = object({ response_mode: 'form_post', redirect_uri: 'https://evil.example/cb' });
+    const untrusted = await fetch(`${issuer}${authorizePath({ ...params, request: evil })}`, { redirect: 'manual' });
+    expect(untrusted.status).toBe(400);
+    expect(await untrusted.text()).not.toContain('evil.example');
+    // Not a JWT at all: by the plain parameters, without a state it cannot find.
     const garbled = await fetch(`${issuer}${authorizePath({ ...withoutState, request: 'not-a-jwt' })}`, { redirect: 'manual' });
-    expect(queryAnswer(garbled)).toEqual({ error: 'request_not_supported', error_description: expect.any(String), iss: issuer });
+    expect(queryAnswer(garbled)).toEqual({ error: 'invalid_request_object', error_description: expect.any(String), iss: issuer });
   });
 
   it('is kept with a pushed request; fragment is refused at the push', async () => {

@@ -1,8 +1,8 @@
 // An RP library no one here wrote (oauth4webapi) runs discovery and the code
 // flow against Keyflow, validating iss, state, nonce and the ID token; the
 // ID token signature is then checked independently: jose for RS256, noble for ML-DSA-65.
-// A second one (openid-client) sends its request by POST and takes the answer
-// by query and by form_post.
+// A second one (openid-client) sends its request by POST, and as a signed
+// request object (JAR), and takes the answer by query and by form_post.
 import * as oauth from 'oauth4webapi';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
@@ -387,5 +387,55 @@ describe('openid-client: the request by POST, the answer by query and by form_po
     await expect(oidc.authorizationCodeGrant(config, postedCallback(answer.action, answer.fields), unconsented.checks)).rejects.toMatchObject({
       error: 'consent_required',
     });
+  });
+});
+
+describe('openid-client: the request as a signed request object (RFC 9101)', () => {
+  it('builds the request with buildAuthorizationUrlWithJAR and its private key; Keyflow verifies it and the code flow completes', async () => {
+    const email = uniqueEmail('rp-jar');
+    const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'RP JAR' });
+    const keys = await generateKeyPair('PS256');
+    const publicJwk = { ...(await exportJWK(keys.publicKey)), kid: 'rp-jar-1', alg: 'PS256', use: 'sig' };
+    const { client: registered, clientSecret } = await createClient(api.deps.store, {
+      name: 'openid-client JAR',
+      redirectUris: [{ type: 'equals', value: REDIRECT }],
+      allowedScopes: ['openid', 'profile', 'email'],
+      idTokenSignedResponseAlg: 'RS256',
+      jwks: { keys: [publicJwk] },
+      requestObjectSigningAlg: 'PS256',
+    });
+    const config = await oidc.discovery(new URL(issuer), registered._id, { id_token_signed_response_alg: 'RS256' }, oidc.ClientSecretBasic(clientSecret!), {
+      execute: [oidc.allowInsecureRequests],
+    });
+    expect(config.serverMetadata()).toMatchObject({
+      request_parameter_supported: true,
+      request_object_signing_alg_values_supported: expect.arrayContaining(['PS256']),
+    });
+
+    const verifier = oidc.randomPKCECodeVerifier();
+    const checks = { pkceCodeVerifier: verifier, expectedState: oidc.randomState(), expectedNonce: oidc.randomNonce() };
+    const url = await oidc.buildAuthorizationUrlWithJAR(
+      config,
+      {
+        redirect_uri: REDIRECT,
+        scope: 'openid email',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state: checks.expectedState,
+        nonce: checks.expectedNonce,
+        max_age: '3600',
+      },
+      { key: keys.privateKey, kid: 'rp-jar-1' },
+    );
+    // Everything is inside the object: the URL carries client_id and request alone (RFC 9101 §5).
+    expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request']);
+
+    const agent = new HttpUser(issuer);
+    let step = await agent.get(url.href);
+    step = await agent.signIn(step, email, PASSWORD);
+    step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
+    const tokens = await oidc.authorizationCodeGrant(config, step.external!, checks);
+    expect(tokens.scope).toBe('openid email');
+    expect(tokens.claims()).toMatchObject({ iss: issuer, sub: user._id, email, nonce: checks.expectedNonce });
   });
 });

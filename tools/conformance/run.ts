@@ -97,9 +97,9 @@ async function waitFor(url: string, what: string, proc: ManagedProcess, timeoutM
 
 async function startKeyflow(kit: Kit): Promise<Keyflow> {
   const kitEnv = await keyflowEnv(kit);
-  // The suite serves the jwks_uri of the clients it registers, as it receives back-channel logout tokens.
+  // The suite serves the jwks_uri and request_uri of the clients it registers, as it receives back-channel logout tokens.
   const suiteHost = `${new URL(kitEnv.ISSUER!).hostname}:${process.env.OIDF_HTTPS_PORT ?? '8443'}`;
-  const outbound = [kitEnv.OUTBOUND_ALLOWLIST, `jwks_uri=${suiteHost}`].filter(Boolean).join(',');
+  const outbound = [kitEnv.OUTBOUND_ALLOWLIST, `jwks_uri=${suiteHost}`, `request_uri=${suiteHost}`].filter(Boolean).join(',');
   const env: NodeJS.ProcessEnv = { ...process.env, ...kitEnv, OUTBOUND_ALLOWLIST: outbound, ...KEYFLOW_SETTINGS };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   fs.rmSync(path.join(PROJECT_ROOT, KEYFLOW_SETTINGS.DATA_DIR), { recursive: true, force: true });

@@ -116,7 +116,6 @@ export function suiteConfig(kind: ConfigKind, input: SuiteConfigInput): Record<s
       'oidcc-ensure-redirect-uri-in-authorization-request': errorPage,
       'oidcc-redirect-uri-query-mismatch': errorPage,
       'oidcc-redirect-uri-query-added': errorPage,
-      'oidcc-ensure-request-object-with-redirect-uri': errorPage,
       // RP-initiated logout where the OP must not redirect back: a page the reviewer checks.
       'oidcc-rp-initiated-logout-bad-post-logout-redirect-uri': signOutScreenshot('Sign out of Keyflow?', false),
       'oidcc-rp-initiated-logout-query-added-to-post-logout-redirect-uri': signOutScreenshot('Sign out of Keyflow?', false),
