@@ -4,6 +4,7 @@
 import { SUPPORTED_ACR_VALUES, SUPPORTED_PROMPTS } from './authorization-request.js';
 import { OPT_IN_CLAIMS, SCOPE_CLAIMS } from './claims.js';
 import { RESPONSE_MODES } from './response-mode.js';
+import { RESPONSE_TYPES } from './response-type.js';
 import { SCOPES } from './scopes.js';
 
 export const WELL_KNOWN = {
@@ -30,6 +31,7 @@ export const ENDPOINTS = {
 export const CLIENT_KEY_ALGS = ['RS256', 'ES256', 'EdDSA'] as const;
 
 export interface Capabilities {
+  /** The token endpoint's grant types, and `implicit` (the authorization endpoint's). */
   grantTypes: string[];
   tokenEndpointAuthMethods: string[];
   /** ID token algorithms offered (ML_DSA_SIGNING). */
@@ -57,7 +59,8 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
     revocation_endpoint_auth_methods_supported: capabilities.tokenEndpointAuthMethods,
     revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_KEY_ALGS],
     scopes_supported: Object.keys(SCOPES),
-    response_types_supported: ['code'],
+    // The implicit ones only for the clients registered for them (response-type.ts).
+    response_types_supported: [...RESPONSE_TYPES],
     response_modes_supported: [...RESPONSE_MODES],
     grant_types_supported: capabilities.grantTypes,
     subject_types_supported: ['public'],
