@@ -18,6 +18,7 @@ import { assetRoutes } from './routes/assets.js';
 import { authorizeRoutes } from './routes/authorize.js';
 import { deviceAuthorizationRoutes } from './routes/device-authorization.js';
 import { GRANT_HANDLERS, tokenRoutes } from './routes/token.js';
+import { IMPLICIT_GRANT_TYPE } from '../lib/domain/response-type.js';
 import { parRoutes } from './routes/par.js';
 import { userinfoRoutes } from './routes/userinfo.js';
 import { endSessionRoutes } from './routes/end-session.js';
@@ -59,7 +60,8 @@ export function createApp(deps: ApiDeps): express.Express {
   app.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
   app.set('query parser', 'simple');
   // Each factory takes the context, plus the settings only it reads.
-  const grantTypes = Object.keys(GRANT_HANDLERS);
+  // The token endpoint's, and the implicit flow's at the authorization endpoint (for the clients registered for it).
+  const grantTypes = [...Object.keys(GRANT_HANDLERS), IMPLICIT_GRANT_TYPE];
   const idle = { ...ctx, idleMs: config.sessionIdleMs };
 
   app.use(securityHeaders);

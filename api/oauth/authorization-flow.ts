@@ -1,6 +1,7 @@
 // What happens to a validated authorization request: sign-in (or a second
-// factor) when needed, consent when needed, then the code. Used by the
-// authorize endpoint and every page that hands control back to it.
+// factor) when needed, consent when needed, then the code (or, for the
+// implicit flow, the tokens). Used by the authorize endpoint and every page
+// that hands control back to it.
 import type { Request, Response } from 'express';
 import { newId } from '../../lib/security/secrets.js';
 import { issueAuthorizationCode } from '../../lib/store/authorization-codes.js';
@@ -18,9 +19,13 @@ import { sessionUser } from '../http/signed-in.js';
 import type { ApiContext } from '../context.js';
 import { auditScopeGrants, consentDecision } from './consent-decision.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
-import { sendAuthorizationResponse } from './authorization-response.js';
+import { sendAuthorizationResponse, type AuthorizationResponse } from './authorization-response.js';
+import { isImplicit } from '../../lib/domain/response-type.js';
+import type { AuthContext } from '../../lib/domain/claims.js';
+import { issueImplicitResponse } from './implicit-issuance.js';
 
-export type FlowDeps = Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'log' | 'secureCookies' | 'events'>;
+/** `signer` and `config` (ID_TOKEN_CLAIMS): the implicit flow signs its tokens here. */
+export type FlowDeps = Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'log' | 'secureCookies' | 'events' | 'signer' | 'config'>;
 
 export const RESUME_PATH = '/api/oauth/authorize/resume';
 
@@ -115,23 +120,44 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
     return void res.redirect(303, `/consent?request=${await storedId(req, res, deps, request)}`);
   }
 
-  // 4. The code, bound to client, redirect URI, PKCE challenge and this sign-in.
+  // 4. The code, bound to client, redirect URI, PKCE challenge and this sign-in; for the implicit flow, the tokens themselves.
   const grantId = newId();
-  const code = await issueAuthorizationCode(deps.store, {
-    clientId: request.clientId,
-    userId: userId,
-    redirectUri: request.redirectUri,
-    scope: decision.scope,
-    nonce: request.nonce,
-    codeChallenge: request.codeChallenge,
-    authTime: session!.authTime!,
-    amr: session!.amr,
-    acr: session!.acr ?? 'pwd',
-    sid: session!.sid,
-    grantId,
-    resources: request.resources ?? [],
-    ...(request.claims ? { claims: { idToken: request.claims.idToken, userinfo: request.claims.userinfo } } : {}),
-  });
+  let answer: AuthorizationResponse;
+  if (isImplicit(request.responseType ?? 'code')) {
+    const auth: AuthContext = { authTime: session!.authTime!, amr: session!.amr, acr: session!.acr ?? 'pwd', sid: session!.sid };
+    const [client, tokenUser] = await Promise.all([deps.findClient(request.clientId), user ?? sessionUser(deps, req)]);
+    // Deactivated, or gone, while the user was on a page: answered as an unknown client would be (never at its redirect URI).
+    if (!client) return sendErrorPage(res, 400, 'Unknown application', 'No application is registered with this client_id.');
+    if (!tokenUser) return respondWithError(res, deps, request, 'login_required', 'the user must sign in');
+    answer = await issueImplicitResponse(deps, {
+      responseType: request.responseType!,
+      client,
+      user: tokenUser,
+      scope: decision.scope,
+      grantId,
+      nonce: request.nonce,
+      auth,
+      claims: { idToken: request.claims?.idToken ?? [], userinfo: request.claims?.userinfo ?? [] },
+      resources: request.resources ?? [],
+    });
+  } else {
+    const code = await issueAuthorizationCode(deps.store, {
+      clientId: request.clientId,
+      userId: userId,
+      redirectUri: request.redirectUri,
+      scope: decision.scope,
+      nonce: request.nonce,
+      codeChallenge: request.codeChallenge,
+      authTime: session!.authTime!,
+      amr: session!.amr,
+      acr: session!.acr ?? 'pwd',
+      sid: session!.sid,
+      grantId,
+      resources: request.resources ?? [],
+      ...(request.claims ? { claims: { idToken: request.claims.idToken, userinfo: request.claims.userinfo } } : {}),
+    });
+    answer = { code };
+  }
   await auditScopeGrants(
     deps,
     { userId, clientId: request.clientId, grantId, scope: decision.scope, siteGateMethod: request.siteGateMethod ?? null },
@@ -139,6 +165,6 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   );
   await addSessionClient(deps.store, session!, request.clientId);
   await finishAuthorizationRequest(deps.store, request);
-  deps.log.debug('authorization code issued', { client: request.clientId, user: userId });
-  sendAuthorizationResponse(res, deps.issuer, request, { code });
+  deps.log.debug(`authorization ${'code' in answer ? 'code' : 'tokens (implicit)'} issued`, { client: request.clientId, user: userId });
+  sendAuthorizationResponse(res, deps.issuer, request, answer);
 }

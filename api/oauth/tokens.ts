@@ -81,10 +81,27 @@ export async function issueTokens(
     scope.includes('openid') ? relatedClaims(deps.store, client, user._id, scope) : undefined,
   ]);
   if (!extra) return access;
-  // The ID token names the access token issued with it (OIDC Core §3.1.3.6), hashed with its own algorithm.
-  const alg = deps.signer.algFor(client.idTokenSignedResponseAlg);
   const claimNames = idTokenClaimNames(scope, input.claims?.idToken ?? [], deps.idTokenClaims);
-  const claims = idTokenClaims({ issuer: deps.issuer, clientId: client._id, user, scope, claimNames, nonce, auth, now: Date.now(), extra });
-  const idToken = await deps.signer.sign({ ...claims, at_hash: leftHalfHash(access.access_token, alg) }, { alg });
+  const idToken = await signIdToken(deps, { client, user, scope, claimNames, nonce, auth, extra, accessToken: access.access_token });
   return { ...access, id_token: idToken };
+}
+
+/**
+ * An ID token, in the client's algorithm: `claimNames` its standard claims,
+ * `extra` the opt-in and team claims (relatedClaims). With `accessToken` it
+ * names the access token issued with it (`at_hash`, OIDC Core §3.1.3.6 and
+ * §3.2.2.9), hashed with the ID token's own algorithm.
+ */
+export async function signIdToken(
+  deps: { issuer: string; signer: Signer },
+  input: Pick<TokenIssue, 'client' | 'user' | 'scope' | 'nonce' | 'auth'> & {
+    claimNames: readonly string[];
+    extra: Record<string, unknown>;
+    accessToken?: string;
+  },
+): Promise<string> {
+  const { client, user, scope, claimNames, nonce, auth, extra, accessToken } = input;
+  const alg = deps.signer.algFor(client.idTokenSignedResponseAlg);
+  const claims = idTokenClaims({ issuer: deps.issuer, clientId: client._id, user, scope, claimNames, nonce, auth, now: Date.now(), extra });
+  return deps.signer.sign(accessToken ? { ...claims, at_hash: leftHalfHash(accessToken, alg) } : claims, { alg });
 }

@@ -21,7 +21,7 @@ import type { ApiContext } from '../context.js';
 
 /** `events`: app.* events of clients that have an owner user go to the owner's webhooks. */
 export interface RegistrationDeps extends Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events' | 'config'> {
-  /** Grant types the token endpoint serves: the only ones a client may register. */
+  /** Grant types Keyflow serves (the token endpoint's, and `implicit`): the only ones a client may register. */
   grantTypes: readonly string[];
 }
 

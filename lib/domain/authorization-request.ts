@@ -1,12 +1,14 @@
-// Validation of an authorization request (RFC 6749 §4.1.1, OIDC Core §3.1.2.1,
-// RFC 7636), in a fixed order: the client and its redirect URI
+// Validation of an authorization request (RFC 6749 §4.1.1, OIDC Core §3.1.2.1
+// and §3.2.2.1, RFC 7636), in a fixed order: the client and its redirect URI
 // first (failures there must never redirect), then `response_mode` (how every
-// later answer travels), then everything else (failures go back with `error`).
+// later answer travels; its default and the modes allowed depend on
+// `response_type`), then everything else (failures go back with `error`).
 import type { RedirectUriEntry } from './clients.js';
 import { isValidS256Challenge } from './pkce.js';
 import { checkRedirectUri } from './redirect-uri.js';
 import { parseResources } from './resources.js';
-import { DEFAULT_RESPONSE_MODE, parseResponseMode, type ResponseMode, type ResponseTarget } from './response-mode.js';
+import { defaultResponseMode, parseResponseMode, type ResponseMode, type ResponseTarget } from './response-mode.js';
+import { clientMayUse, isImplicit, parseResponseType, type ResponseType } from './response-type.js';
 import { parseClaimsParameter, type RequestedClaims } from './claims-request.js';
 import { isKnownScope, parseBoundTeamScope, parseScopeParam } from './scopes.js';
 
@@ -19,10 +21,14 @@ export interface ClientForAuthorization {
   allowedResources?: readonly string[];
   /** PKCE required (absent: required); only a confidential client may opt out. */
   requirePkce?: boolean;
+  /** The response types it registered (response-type.ts: the implicit ones only if listed here); absent: code only. */
+  responseTypes?: readonly string[];
 }
 
 export interface ValidAuthorization {
   clientId: string;
+  /** Absent on requests stored before the implicit flow: code. */
+  responseType?: ResponseType;
   redirectUri: string;
   scope: string[];
   state: string | null;
@@ -33,7 +39,7 @@ export interface ValidAuthorization {
   acrValues: string[];
   /** RFC 8707 resource indicators: added to the access token's `aud` next to the issuer. */
   resources: string[];
-  /** How the response goes back: query or form_post (response-mode.ts). */
+  /** How the response goes back: query, fragment or form_post (response-mode.ts). */
   responseMode: ResponseMode;
   /** Individual claims asked for with the `claims` parameter (claims-request.ts); null when none. Absent on requests stored before. */
   claims?: RequestedClaims | null;
@@ -77,10 +83,14 @@ type ParamsCheck = { ok: true; params: ValidAuthorization } | { ok: false; error
  * authorization endpoint (errors go back to the client) and PAR (errors are JSON).
  */
 function validateParams(query: Query, client: ClientForAuthorization, redirectUri: string, state: string | null): ParamsCheck {
-  // First, so that every later error goes back the way the client asked for; an error about the mode itself goes by query.
+  // The response type (checked below) decides the mode's default and which modes are allowed: one Keyflow does not know counts as code.
+  const rawType = single(query, 'response_type');
+  const responseType = typeof rawType === 'string' ? parseResponseType(rawType) : null;
+  const modeType = responseType ?? 'code';
+  // First, so that every later error goes back the way the client asked for; an error about the mode itself goes the type's default way.
   const rawMode = single(query, 'response_mode');
-  const mode = rawMode === null ? { ok: false as const, description: 'response_mode must appear at most once' } : parseResponseMode(rawMode);
-  if (!mode.ok) return { ok: false, error: 'invalid_request', description: mode.description, responseMode: DEFAULT_RESPONSE_MODE };
+  const mode = rawMode === null ? { ok: false as const, description: 'response_mode must appear at most once' } : parseResponseMode(rawMode, modeType);
+  if (!mode.ok) return { ok: false, error: 'invalid_request', description: mode.description, responseMode: defaultResponseMode(modeType) };
   const responseMode = mode.mode;
   const fail = (error: string, description: string): ParamsCheck => ({ ok: false, error, description, responseMode });
   const rawState = single(query, 'state');
@@ -93,12 +103,18 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
   // A request object becomes the parameters before these checks (request-object.ts): one left here was not read.
   if (query.request !== undefined || query.request_uri !== undefined) return fail('invalid_request', 'request and request_uri cannot be used here');
 
-  const responseType = single(query, 'response_type');
-  if (!responseType) return fail('invalid_request', 'response_type is required');
-  if (responseType !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
+  if (!rawType) return fail('invalid_request', 'response_type is required');
+  if (!responseType) return fail('unsupported_response_type', 'response_type must be code, id_token or id_token token');
+  // RFC 6749 §4.2.2.1: Keyflow supports it (not unsupported_response_type), this client may not use it.
+  if (!clientMayUse(client.responseTypes, responseType))
+    return fail('unauthorized_client', `this application is not registered for response_type ${responseType}`);
+  const implicit = isImplicit(responseType);
 
-  const scope = parseScopeParam(single(query, 'scope') ?? '');
+  // OIDC Core §11: offline_access is ignored unless a code is returned (no refresh token from the front channel).
+  const scope = parseScopeParam(single(query, 'scope') ?? '').filter((s) => !implicit || s !== 'offline_access');
   if (scope.length === 0) return fail('invalid_scope', 'scope is required');
+  // An ID token is an OpenID Connect answer (OIDC Core §3.2.2.1).
+  if (implicit && !scope.includes('openid')) return fail('invalid_scope', `response_type ${responseType} needs the openid scope`);
   const unknown = scope.find((s) => !isKnownScope(s));
   if (unknown) return fail('invalid_scope', `unknown scope: ${unknown}`);
   const notAllowed = scope.find((s) => !client.allowedScopes.includes(s));
@@ -113,16 +129,21 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
   const notAllowedResource = resources.resources.find((r) => !(client.allowedResources ?? []).includes(r));
   if (notAllowedResource) return fail('invalid_target', `this application may not ask for the resource ${notAllowedResource}`);
 
-  const method = single(query, 'code_challenge_method');
-  const challenge = single(query, 'code_challenge');
-  if (method !== undefined && method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256 (plain is not supported)');
-  if (challenge === undefined && method !== undefined) return fail('invalid_request', 'code_challenge_method without code_challenge');
-  if (challenge === undefined && client.public) return fail('invalid_request', 'public clients must use PKCE (code_challenge with S256)');
-  if (challenge === undefined && client.requirePkce !== false) return fail('invalid_request', 'this application must use PKCE (code_challenge with S256)');
-  if (challenge !== undefined && method === undefined) return fail('invalid_request', 'code_challenge_method=S256 is required with code_challenge');
-  if (challenge !== undefined && !isValidS256Challenge(challenge!)) return fail('invalid_request', 'code_challenge must be 43 base64url characters');
+  // PKCE protects a code (RFC 7636): the implicit flow has none, and ignores a code_challenge.
+  const challenge = implicit ? undefined : single(query, 'code_challenge');
+  if (!implicit) {
+    const method = single(query, 'code_challenge_method');
+    if (method !== undefined && method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256 (plain is not supported)');
+    if (challenge === undefined && method !== undefined) return fail('invalid_request', 'code_challenge_method without code_challenge');
+    if (challenge === undefined && client.public) return fail('invalid_request', 'public clients must use PKCE (code_challenge with S256)');
+    if (challenge === undefined && client.requirePkce !== false) return fail('invalid_request', 'this application must use PKCE (code_challenge with S256)');
+    if (challenge !== undefined && method === undefined) return fail('invalid_request', 'code_challenge_method=S256 is required with code_challenge');
+    if (challenge !== undefined && !isValidS256Challenge(challenge!)) return fail('invalid_request', 'code_challenge must be 43 base64url characters');
+  }
 
   const nonce = single(query, 'nonce');
+  // OIDC Core §3.2.2.1: with no code to redeem, the nonce is what ties the ID token to the RP's own request.
+  if (implicit && nonce === undefined) return fail('invalid_request', `nonce is required for response_type ${responseType}`);
   if (nonce !== undefined && (nonce!.length === 0 || nonce!.length > MAX_NONCE)) return fail('invalid_request', `nonce must be 1 to ${MAX_NONCE} characters`);
 
   const prompt = parseScopeParam(single(query, 'prompt') ?? '');
@@ -152,6 +173,7 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
     ok: true,
     params: {
       clientId: client.clientId,
+      responseType,
       redirectUri,
       scope,
       state,
@@ -198,8 +220,10 @@ export function validateAuthorizationRequest(query: Query, client: ClientForAuth
 export function refusalTarget(reply: Query, client: ClientForAuthorization): ResponseTarget | null {
   const redirectUri = single(reply, 'redirect_uri');
   if (!redirectUri || !checkRedirectUri(client.redirectUris, redirectUri).ok) return null;
-  const mode = parseResponseMode(single(reply, 'response_mode') ?? undefined);
-  return { redirectUri, responseMode: mode.ok ? mode.mode : DEFAULT_RESPONSE_MODE, state: parseState(reply) };
+  const rawType = single(reply, 'response_type');
+  const type = (rawType && parseResponseType(rawType)) || 'code';
+  const mode = parseResponseMode(single(reply, 'response_mode') ?? undefined, type);
+  return { redirectUri, responseMode: mode.ok ? mode.mode : defaultResponseMode(type), state: parseState(reply) };
 }
 
 export type PushedValidation = { kind: 'ok'; params: ValidAuthorization } | { kind: 'error'; error: string; description: string };

@@ -114,8 +114,10 @@ export function scopedUserClaims(user: ClaimsUser, scope: readonly string[]): Re
 /**
  * Where the scope's standard claims go (ID_TOKEN_CLAIMS). `scopes`: in the ID
  * token as well as at UserInfo. `requested`: at UserInfo only, as OIDC Core
- * §5.4 has it when an access token is issued (Keyflow always issues one), and
- * in the ID token only those asked for there with the `claims` parameter.
+ * §5.4 has it when an access token is issued, and in the ID token only those
+ * asked for there with the `claims` parameter. An access token is always
+ * issued but for the implicit flow's response_type=id_token, whose ID token
+ * carries the scopes' claims whatever this says (implicit-issuance.ts).
  */
 export type IdTokenClaimsPlacement = 'scopes' | 'requested';
 export const ID_TOKEN_CLAIMS_PLACEMENTS = ['scopes', 'requested'] as const;

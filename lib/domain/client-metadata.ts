@@ -18,6 +18,7 @@ import {
 } from './clients.js';
 import { zodProblems } from './errors.js';
 import { requestObjectAlgOf } from './request-object.js';
+import { IMPLICIT_GRANT_TYPE, isImplicit, parseResponseType, RESPONSE_TYPES } from './response-type.js';
 import { parseScopeParam } from './scopes.js';
 
 // Model field names as the API spells them, for error descriptions.
@@ -56,8 +57,6 @@ function validated(input: NewClientInput, classify: (issues: ReadonlyArray<Issue
 }
 
 // ---------------------------------------------------------------- RFC 7591
-
-export const SUPPORTED_RESPONSE_TYPES = ['code'] as const;
 
 /**
  * The ID token algorithm of a client that asked for `asked` (or named none):
@@ -174,11 +173,14 @@ export type RegistrationMapping =
   | { ok: false; error: 'invalid_redirect_uri' | 'invalid_client_metadata'; description: string };
 
 /**
- * RFC 7591 §2 metadata → the client model. `supportedGrantTypes` is what the
- * token endpoint serves; `requirePkce` the deployment's default for a
- * confidential client that does not say (REGISTRATION_REQUIRE_PKCE; a public
- * client always uses PKCE). Errors: `invalid_redirect_uri` for a redirect URI,
- * `invalid_client_metadata` for anything else. Unknown fields are ignored (§2).
+ * RFC 7591 §2 metadata → the client model. `supportedGrantTypes` is what
+ * Keyflow serves (the token endpoint's grant types, and `implicit`);
+ * `requirePkce` the deployment's default for a confidential client that does
+ * not say (REGISTRATION_REQUIRE_PKCE; a public client always uses PKCE).
+ * `response_types` is enforced for the implicit ones (response-type.ts): only
+ * a client that lists them may use them. Errors: `invalid_redirect_uri` for a
+ * redirect URI, `invalid_client_metadata` for anything else. Unknown fields
+ * are ignored (§2).
  */
 export function registrationToClient(
   body: unknown,
@@ -209,11 +211,16 @@ export function registrationToClient(
   const grantTypes = [...new Set(m.grant_types ?? ['authorization_code'])];
   const unsupportedGrant = grantTypes.find((g) => !supportedGrantTypes.includes(g));
   if (unsupportedGrant) return bad(`grant_type ${unsupportedGrant} is not supported; supported: ${supportedGrantTypes.join(', ')}`);
-  const responseTypes = [...new Set(m.response_types ?? (grantTypes.includes('authorization_code') ? ['code'] : []))];
-  const unsupportedResponse = responseTypes.find((r) => !(SUPPORTED_RESPONSE_TYPES as readonly string[]).includes(r));
-  if (unsupportedResponse) return bad(`response_type ${unsupportedResponse} is not supported; supported: code`);
+  const askedResponseTypes = m.response_types ?? (grantTypes.includes('authorization_code') ? ['code'] : []);
+  const unsupportedResponse = askedResponseTypes.find((r) => parseResponseType(r) === null);
+  if (unsupportedResponse !== undefined) return bad(`response_type ${unsupportedResponse} is not supported; supported: ${RESPONSE_TYPES.join(', ')}`);
+  // Kept in their canonical spelling (`token id_token` is `id_token token`), the one the authorization endpoint compares.
+  const responseTypes = [...new Set(askedResponseTypes.map((r) => parseResponseType(r)!))];
   if (responseTypes.includes('code') !== grantTypes.includes('authorization_code')) {
     return bad('response_types code and grant_types authorization_code go together (RFC 7591 section 2.1)');
+  }
+  if (responseTypes.some(isImplicit) !== grantTypes.includes(IMPLICIT_GRANT_TYPE)) {
+    return bad('response_types id_token and id_token token go together with grant_types implicit (OpenID Connect Dynamic Registration section 2)');
   }
   const alg = idTokenAlgOf(m.id_token_signed_response_alg, idTokenAlgs);
   if (!alg.ok) return bad(alg.description);

@@ -170,11 +170,13 @@ export function isClientActive(client: Pick<ClientDoc, 'deactivatedAt'>): boolea
   return !client.deactivatedAt;
 }
 
-/** Stored beside the model: dynamic registration (RFC 7591/7592) metadata, informational only. */
+/** Stored beside the model: dynamic registration (RFC 7591/7592) metadata. */
 export interface ClientExtras {
   /** SHA-256 of the RFC 7592 registration access token (clients made by dynamic registration). */
   registrationTokenHash: string | null;
+  /** Informational: the token endpoint does not check them. */
   grantTypes: string[];
+  /** Enforced for the implicit flow's response types alone (response-type.ts); absent: code only. */
   responseTypes: string[];
   clientUri: string | null;
   /** https only (shown on the sign-in and consent pages: see logoOrigin). */

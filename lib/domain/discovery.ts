@@ -6,6 +6,7 @@ import { CLIENT_KEY_ALGS } from './client-key-algs.js';
 import { OPT_IN_CLAIMS, SCOPE_CLAIMS } from './claims.js';
 import { REQUEST_OBJECT_SIGNING_ALG_VALUES } from './request-object.js';
 import { RESPONSE_MODES } from './response-mode.js';
+import { RESPONSE_TYPES } from './response-type.js';
 import { SCOPES } from './scopes.js';
 
 export const WELL_KNOWN = {
@@ -29,6 +30,7 @@ export const ENDPOINTS = {
 } as const;
 
 export interface Capabilities {
+  /** The token endpoint's grant types, and `implicit` (the authorization endpoint's). */
   grantTypes: string[];
   tokenEndpointAuthMethods: string[];
   /** ID token algorithms offered (ML_DSA_SIGNING). */
@@ -56,7 +58,8 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
     revocation_endpoint_auth_methods_supported: capabilities.tokenEndpointAuthMethods,
     revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_KEY_ALGS],
     scopes_supported: Object.keys(SCOPES),
-    response_types_supported: ['code'],
+    // The implicit ones only for the clients registered for them (response-type.ts).
+    response_types_supported: [...RESPONSE_TYPES],
     response_modes_supported: [...RESPONSE_MODES],
     grant_types_supported: capabilities.grantTypes,
     subject_types_supported: ['public'],

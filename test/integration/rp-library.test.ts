@@ -2,7 +2,8 @@
 // flow against Keyflow, validating iss, state, nonce and the ID token; the
 // ID token signature is then checked independently: jose for RS256, noble for ML-DSA-65.
 // A second one (openid-client) sends its request by POST, and as a signed
-// request object (JAR), and takes the answer by query and by form_post.
+// request object (JAR), takes the answer by query and by form_post, and
+// validates an implicit flow's ID token in the fragment and by form_post.
 import * as oauth from 'oauth4webapi';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
@@ -333,7 +334,7 @@ describe('openid-client: the request by POST, the answer by query and by form_po
     const config = await oidc.discovery(new URL(issuer), registered._id, { id_token_signed_response_alg: 'RS256' }, oidc.ClientSecretBasic(clientSecret!), {
       execute: [oidc.allowInsecureRequests],
     });
-    expect(config.serverMetadata().response_modes_supported).toEqual(['query', 'form_post']);
+    expect(config.serverMetadata().response_modes_supported).toEqual(['query', 'fragment', 'form_post']);
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     const agent = new HttpUser(issuer);
 
@@ -437,5 +438,79 @@ describe('openid-client: the request as a signed request object (RFC 9101)', () 
     const tokens = await oidc.authorizationCodeGrant(config, step.external!, checks);
     expect(tokens.scope).toBe('openid email');
     expect(tokens.claims()).toMatchObject({ iss: issuer, sub: user._id, email, nonce: checks.expectedNonce });
+  });
+});
+
+describe('openid-client: the implicit flow (response_type=id_token)', () => {
+  it('validates the ID token in the fragment and by form_post (signature, iss, aud, nonce, state), and refuses a forged one', async () => {
+    const email = uniqueEmail('rp-implicit');
+    const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'RP Implicit' });
+    // Registered for the implicit flow, as dynamic registration records it; a public client.
+    const { client: registered } = await createClient(
+      api.deps.store,
+      {
+        name: 'openid-client implicit',
+        redirectUris: [{ type: 'equals', value: REDIRECT }],
+        allowedScopes: ['openid', 'email'],
+        idTokenSignedResponseAlg: 'RS256',
+        public: true,
+      },
+      { grantTypes: ['implicit'], responseTypes: ['id_token'] },
+    );
+    const config = await oidc.discovery(new URL(issuer), registered._id, { id_token_signed_response_alg: 'RS256' }, oidc.None(), {
+      execute: [oidc.allowInsecureRequests, oidc.useIdTokenResponseType],
+    });
+    expect(config.serverMetadata().response_types_supported).toContain('id_token');
+    const agent = new HttpUser(issuer);
+
+    /** openid-client's request (response_type=id_token, its nonce and state); Keyflow's answer. */
+    async function authorize(extra: Record<string, string>) {
+      const checks = { expectedNonce: oidc.randomNonce(), expectedState: oidc.randomState() };
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT,
+        scope: 'openid email',
+        nonce: checks.expectedNonce,
+        state: checks.expectedState,
+        ...extra,
+      });
+      expect(url.searchParams.get('response_type')).toBe('id_token');
+      return { step: await agent.get(url.href), checks };
+    }
+
+    // In the fragment (the default), after sign-in and consent.
+    const first = await authorize({});
+    let step = await agent.signIn(first.step, email, PASSWORD);
+    step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
+    const callback = step.external!;
+    expect(callback.search).toBe('');
+    const { expectedNonce, expectedState } = first.checks;
+    const claims = await oidc.implicitAuthentication(config, callback, expectedNonce, { expectedState });
+    expect(claims).toMatchObject({ iss: issuer, aud: registered._id, sub: user._id, nonce: expectedNonce, email });
+
+    // Tampering is caught: another nonce, another state, another iss, a changed signature.
+    const refused = (url: URL, nonce = expectedNonce, state = expectedState) =>
+      oidc.implicitAuthentication(config, url, nonce, { expectedState: state }).then(
+        () => 'accepted',
+        (err: Json) => String(err.cause?.message ?? err.message),
+      );
+    const changed = (name: string, value: string) => {
+      const url = new URL(callback);
+      const fields = new URLSearchParams(url.hash.slice(1));
+      fields.set(name, value);
+      url.hash = fields.toString();
+      return url;
+    };
+    expect(await refused(callback, 'another nonce')).toMatch(/nonce/);
+    expect(await refused(callback, expectedNonce, 'another state')).toMatch(/state/);
+    expect(await refused(changed('iss', 'https://evil.example'))).toMatch(/iss/);
+    const idToken = new URLSearchParams(callback.hash.slice(1)).get('id_token')!;
+    expect(await refused(changed('id_token', `${idToken.slice(0, -4)}AAAA`))).not.toBe('accepted');
+
+    // By form_post, signed in and consented: the POSTed callback as openid-client takes it.
+    const byForm = await authorize({ response_mode: 'form_post' });
+    const { action, fields } = await formPostOf(byForm.step.res);
+    const posted = new Request(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+    const formClaims = await oidc.implicitAuthentication(config, posted, byForm.checks.expectedNonce, { expectedState: byForm.checks.expectedState });
+    expect(formClaims).toMatchObject({ sub: user._id, nonce: byForm.checks.expectedNonce });
   });
 });

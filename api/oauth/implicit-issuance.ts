@@ -1,0 +1,75 @@
+// The implicit flow's tokens (OIDC Core §3.2.2.5), issued at the authorization
+// endpoint once the user is signed in and has allowed the request: an ID token,
+// and for `id_token token` an RFC 9068 access token of a new grant (which
+// UserInfo and revocation check, as for the code flow). Never a refresh token
+// (offline_access was dropped from the request), and never DPoP-bound: there is
+// no token request to carry a proof.
+import { idTokenClaimNames, type AuthContext } from '../../lib/domain/claims.js';
+import type { GrantedClaims } from '../../lib/domain/claims-request.js';
+import type { ClientDoc } from '../../lib/domain/clients.js';
+import { issuesAccessToken, type ResponseType } from '../../lib/domain/response-type.js';
+import type { UserDoc } from '../../lib/domain/users.js';
+import { openGrant } from '../../lib/store/grants.js';
+import type { ApiContext } from '../context.js';
+import { relatedClaims } from './claim-sources.js';
+import { issueAccessToken, signIdToken } from './tokens.js';
+
+export type ImplicitDeps = Pick<ApiContext, 'issuer' | 'signer' | 'store' | 'config'>;
+
+/** The parameters of an implicit answer (the response function adds `state` and `iss`). */
+export interface ImplicitResponse {
+  id_token: string;
+  access_token?: string;
+  token_type?: 'Bearer';
+  expires_in?: string;
+  scope?: string;
+}
+
+export async function issueImplicitResponse(
+  deps: ImplicitDeps,
+  input: {
+    responseType: ResponseType;
+    client: ClientDoc;
+    user: UserDoc;
+    scope: string[];
+    grantId: string;
+    nonce: string | null;
+    auth: AuthContext;
+    claims: GrantedClaims;
+    resources: string[];
+  },
+): Promise<ImplicitResponse> {
+  const { responseType, client, user, scope, grantId, nonce, auth, claims } = input;
+  const [, extra] = await Promise.all([
+    // The record of what this authorization gave the client (its audit names it), and what its access token is checked against.
+    openGrant(deps.store, {
+      _id: grantId,
+      clientId: client._id,
+      userId: user._id,
+      scope,
+      sid: auth.sid,
+      authTime: auth.authTime,
+      amr: auth.amr,
+      acr: auth.acr,
+      ...(issuesAccessToken(responseType) && claims.userinfo.length ? { userinfoClaims: claims.userinfo } : {}),
+    }),
+    relatedClaims(deps.store, client, user._id, scope),
+  ]);
+  const idToken = { client, user, scope, nonce, auth, extra };
+
+  if (!issuesAccessToken(responseType)) {
+    // No access token, so no UserInfo: the scopes' claims, and those asked for at UserInfo, go in the ID token (OIDC Core §5.4).
+    const claimNames = idTokenClaimNames(scope, [...claims.idToken, ...claims.userinfo], 'scopes');
+    return { id_token: await signIdToken(deps, { ...idToken, claimNames }) };
+  }
+  const access = await issueAccessToken(deps, { client, userId: user._id, scope, grantId, auth, resources: input.resources });
+  // With an access token, the claims go where ID_TOKEN_CLAIMS puts them, as for the code flow.
+  const claimNames = idTokenClaimNames(scope, claims.idToken, deps.config.idTokenClaims);
+  return {
+    access_token: access.access_token,
+    token_type: 'Bearer',
+    expires_in: String(access.expires_in),
+    scope: access.scope,
+    id_token: await signIdToken(deps, { ...idToken, claimNames, accessToken: access.access_token }),
+  };
+}
