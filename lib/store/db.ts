@@ -202,8 +202,21 @@ function storeOn(client: MongoClient, db: Db): Store {
     invites: db.collection<InviteDoc>('invites'),
     inviteClaims: db.collection<InviteClaimDoc>('invite_claims'),
     expiring: (name) => db.collection(name),
-    close: () => client.close(),
+    close: () => closeWithoutEndSessions(client),
   };
+}
+
+/**
+ * Closes the client without the `endSessions` command the driver sends at close
+ * for the sessions it pooled: FerretDB v1 has no such command and answers it
+ * with a 19-line warning (and a reset connection) on every process exit, a CLI
+ * call included. Nothing is lost: FerretDB keeps no sessions, and MongoDB
+ * expires unused ones by itself (logicalSessionTimeoutMinutes). The pool is the
+ * driver's internal state; if its shape changes, close() is merely noisy again.
+ */
+async function closeWithoutEndSessions(client: MongoClient): Promise<void> {
+  (client as unknown as { s?: { sessionPool?: { sessions?: { clear?: () => void } } } }).s?.sessionPool?.sessions?.clear?.();
+  await client.close();
 }
 
 /** Creates the indexes every process relies on; idempotent, run at start by api and worker. */
