@@ -1,7 +1,7 @@
 // Error responses. Every error leaves as JSON {error, error_description} with
 // `Cache-Control: no-store` (or, on the browser pages, Keyflow's error page);
 // nothing unexpected ever reaches the client as a stack trace.
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../../lib/runtime/log.js';
 import { sendErrorPage } from '../html/layout.js';
 
@@ -32,6 +32,23 @@ export const defaultBody: RequestHandler = (req, _res, next) => {
 /** Paths a browser navigates to (forms and links): their errors are pages, not JSON. */
 const BROWSER_PATHS =
   /^\/(?:login|logout|signup|consent|device|account|admin|oauth\/2fa|assets)(?:\/|$)|^\/api\/oauth\/(?:authorize|end_session|2fa\/authorize)(?:\/|$)/;
+
+/** When to try again after a 503: MongoDB or Temporal is unavailable (or the api still waits for it at start). */
+export const RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The answer to a request a dependency (MongoDB, Temporal) could not serve in
+ * time: 503 with Retry-After, as JSON `temporarily_unavailable` (RFC 6749's
+ * name for it) or, on the browser's paths, the error page.
+ */
+export function sendUnavailable(req: Request, res: Response): void {
+  const headers = { 'Retry-After': String(RETRY_AFTER_SECONDS) };
+  if (BROWSER_PATHS.test(req.path)) {
+    res.set(headers);
+    return sendErrorPage(res, 503, 'Temporarily unavailable', 'Keyflow cannot answer right now. Try again in a few seconds.');
+  }
+  sendError(res, 503, 'temporarily_unavailable', 'the service is temporarily unavailable; try again shortly', headers);
+}
 
 /**
  * Client errors raised by the HTTP layer itself (body parsers: a malformed or

@@ -258,19 +258,15 @@ export async function dropDatabase(store: Store): Promise<void> {
   await store.db.dropDatabase();
 }
 
-/** Waits until MongoDB answers a ping, for processes started alongside their database. */
-export async function waitForStore(store: Store, timeoutMs: number, onRetry?: (err: Error) => void): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await pingStore(store);
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`MongoDB did not answer within ${timeoutMs / 1000} s: ${(err as Error).message}`, { cause: err });
-      onRetry?.(err as Error);
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
+/**
+ * Connects (again) and pings: one attempt of a process waiting for MongoDB at
+ * start. After a failed first connection the driver keeps the topology it
+ * closed, and every later operation fails with "Topology is closed"; connect()
+ * replaces it.
+ */
+export async function connectStore(store: Store): Promise<void> {
+  await store.client.connect();
+  await pingStore(store);
 }
 
 /**

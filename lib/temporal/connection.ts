@@ -54,9 +54,16 @@ const countCalls: Interceptor = (options, nextCall) => {
   return new InterceptingCall(nextCall(options));
 };
 
+/**
+ * gRPC's reconnection backoff grows to 120 s by default: after an outage of a few
+ * minutes Temporal would be back long before the api tried it again. Capped, it
+ * is seen again within seconds.
+ */
+const RECONNECT = { 'grpc.initial_reconnect_backoff_ms': 500, 'grpc.max_reconnect_backoff_ms': 5_000 };
+
 /** A client whose connection is made on first use, so a process starts even while Temporal is still coming up. */
 export function lazyTemporalClient(config: Pick<Config, 'temporal'>): TemporalHandle {
-  const options = temporalConnectionOptions(config.temporal);
+  const options = { ...temporalConnectionOptions(config.temporal), channelArgs: RECONNECT };
   // The counter sits inside the SDK's retries: each attempt is a round trip and counts.
   const connection = Connection.lazy({ ...options, interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions()), countCalls] });
   const probe = Connection.lazy({ ...options, interceptors: [countCalls] });
