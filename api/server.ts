@@ -55,10 +55,12 @@ export async function openApi(config: Config, log: Logger): Promise<StartingApi>
   const stopping = new AbortController();
   let release = async () => {};
   const ready = (async (): Promise<RunningApi | null> => {
-    const services = await startCoreServices(config, log, { signal: stopping.signal, onProgress: (s) => (state = s) });
+    // Every MongoDB and Temporal call on a request's path is bounded: a request answers 503 rather than wait.
+    const callTimeoutMs = config.dependencyTimeoutMs;
+    const services = await startCoreServices(config, log, { signal: stopping.signal, onProgress: (s) => (state = s), callTimeoutMs });
     const events = createEventPipeline({
       store: services.store,
-      flows: { client: temporal.client, taskQueue: config.temporal.taskQueue },
+      flows: { client: temporal.client, taskQueue: config.temporal.taskQueue, callTimeoutMs },
       log,
       deliveryTimeoutMs: config.webhookTimeoutMs,
     });

@@ -1,8 +1,11 @@
 // Error responses. Every error leaves as JSON {error, error_description} with
 // `Cache-Control: no-store` (or, on the browser pages, Keyflow's error page);
-// nothing unexpected ever reaches the client as a stack trace.
+// nothing unexpected ever reaches the client as a stack trace. A dependency
+// unavailable or too slow (lib/runtime/unavailable.ts) is a 503 with
+// Retry-After, whichever route met it.
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../../lib/runtime/log.js';
+import { isDependencyUnavailable } from '../../lib/runtime/unavailable.js';
 import { sendErrorPage } from '../html/layout.js';
 
 export function sendError(res: Response, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
@@ -77,7 +80,12 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
         return sendErrorPage(res, status, status === 404 ? 'Not found' : 'Bad request', `Keyflow could not use this request: ${description}.`);
       return sendError(res, status, status === 404 ? 'not_found' : 'invalid_request', description);
     }
-    log.error('unhandled error', { method: req.method, path: req.path, error: (err as { message?: string }).message ?? String(err) });
+    const error = (err as { message?: string }).message ?? String(err);
+    if (isDependencyUnavailable(err)) {
+      log.warn('dependency unavailable: answered 503', { method: req.method, path: req.path, error: error.split('\n')[0] });
+      return sendUnavailable(req, res);
+    }
+    log.error('unhandled error', { method: req.method, path: req.path, error });
     sendError(res, 500, 'server_error', 'the server could not complete the request');
   };
 }

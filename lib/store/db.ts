@@ -1,7 +1,20 @@
 // MongoDB connection and the collections Keyflow keeps. Usage stays inside what
 // FerretDB v1 supports: unique and plain indexes, single-document atomic
 // updates; no transactions, TTL or partial indexes, change streams.
-import { MongoClient, type Collection, type Db, type Document, type OptionalUnlessRequiredId } from 'mongodb';
+import {
+  MongoClient,
+  MongoError,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  type Collection,
+  type Db,
+  type Document,
+  type OptionalUnlessRequiredId,
+} from 'mongodb';
 import type { Config } from '../config/env.js';
 import { countMongoCommand } from '../runtime/metrics.js';
 import type { AuthorizationCodeDoc } from '../domain/authorization-code.js';
@@ -111,15 +124,32 @@ export interface Store {
 
 export interface StoreOptions {
   serverSelectionTimeoutMS?: number;
+  /**
+   * The longest one call may take when MongoDB is down or stalled, rather than
+   * until the driver's monitor gives up (tens of seconds): the api's request
+   * paths. Each step of an attempt (finding the server, a pooled connection,
+   * the answer) gets half of it, as the driver retries a failed read or write
+   * once. Unset: only server selection is bounded.
+   */
+  callTimeoutMs?: number;
   /** Reports commands slower than this (name and collection only, never values). */
   slowCommandMs?: number;
-  onSlowCommand?: (info: { command: string; collection: string; ms: number }) => void;
+  onSlowCommand?: (info: SlowCommand) => void;
 }
 
+export type SlowCommand = {
+  command: string;
+  collection: string;
+  ms: number;
+};
+
 export function openStore(config: Pick<Config, 'mongo'>, options: StoreOptions = {}): Store {
+  const step = options.callTimeoutMs === undefined ? undefined : Math.ceil(options.callTimeoutMs / 2);
   const client = new MongoClient(config.mongo.uri, {
-    serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
-    connectTimeoutMS: 5_000,
+    serverSelectionTimeoutMS: step ?? options.serverSelectionTimeoutMS ?? 5_000,
+    connectTimeoutMS: Math.min(step ?? 5_000, 5_000),
+    // (The driver's own timeoutMS, which bounded an operation as a whole, has no effect in driver 7.)
+    ...(step ? { socketTimeoutMS: step, waitQueueTimeoutMS: step } : {}),
     appName: 'keyflow',
     // Command events feed the per-command counters (lib/runtime/metrics.ts) as well as the slow-command log.
     monitorCommands: true,
@@ -267,6 +297,23 @@ export async function dropDatabase(store: Store): Promise<void> {
 export async function connectStore(store: Store): Promise<void> {
   await store.client.connect();
   await pingStore(store);
+}
+
+/** MongoDB errors that say the database is unreachable or too slow (not that the operation was wrong): a 503 on request paths. */
+const UNAVAILABLE_ERROR_NAMES = new Set(['MongoWaitQueueTimeoutError', 'MongoPoolClosedError']);
+/** Server codes of a node shutting down or stepping down. */
+const UNAVAILABLE_SERVER_CODES = new Set([91, 189, 10107, 11600, 11602, 13435, 13436]);
+
+export function isStoreUnavailable(err: unknown): boolean {
+  return (
+    err instanceof MongoNetworkError ||
+    err instanceof MongoServerSelectionError ||
+    err instanceof MongoTopologyClosedError ||
+    err instanceof MongoNotConnectedError ||
+    err instanceof MongoOperationTimeoutError ||
+    (err instanceof MongoError && UNAVAILABLE_ERROR_NAMES.has(err.name)) ||
+    (err instanceof MongoServerError && typeof err.code === 'number' && UNAVAILABLE_SERVER_CODES.has(err.code))
+  );
 }
 
 /**
