@@ -6,6 +6,7 @@ import { securityHeaders, strictTransportSecurity } from './http/security-header
 import { adminArea } from './http/site-admin.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthRoutes } from './routes/health.js';
+import { pingStore } from '../lib/store/db.js';
 import { webfingerRoutes } from './routes/webfinger.js';
 import { sessionMiddleware } from './http/session.js';
 import { signedInSession } from './http/signed-in.js';
@@ -67,7 +68,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(securityHeaders);
   app.use(strictTransportSecurity(issuer));
   app.use(defaultBody);
-  app.use(healthRoutes(store, temporal));
+  app.use(healthRoutes(() => pingStore(store), temporal));
   app.use(
     discoveryRoutes(issuer, keyring, {
       grantTypes,

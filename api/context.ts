@@ -32,7 +32,7 @@ export interface ApiContext extends ApiDeps {
   issuer: string;
   /** Cookies are `Secure` when the issuer is https. */
   secureCookies: boolean;
-  /** The per-flow clients' (lib/flows) Temporal client and the worker's task queue. */
+  /** The per-flow clients' (lib/flows) Temporal client and the worker's task queue; every call bounded (DEPENDENCY_TIMEOUT_MS). */
   flows: FlowClient;
   /** Client lookups by id, cached briefly (every client-authenticated request reads one). */
   findClient: ClientLookup;
@@ -54,7 +54,7 @@ export function createApiContext(deps: ApiDeps): ApiContext {
     ...deps,
     issuer,
     secureCookies: issuer.startsWith('https:'),
-    flows: { client: deps.temporal.client, taskQueue: config.temporal.taskQueue },
+    flows: { client: deps.temporal.client, taskQueue: config.temporal.taskQueue, callTimeoutMs: config.dependencyTimeoutMs },
     findClient: cachedClientLookup(store),
     clientAssertions: clientAssertionVerifier({ issuer, store, keys, audience: config.clientAssertionAudience }),
     requestObjects: requestObjectVerifier({ issuer, store, keys, outbound: config.outbound }),

@@ -4,17 +4,19 @@ import { loadConfigOrExit } from '../lib/config/env.js';
 import { createLogger } from '../lib/runtime/log.js';
 import { startMetricsListener } from '../lib/runtime/metrics.js';
 import { onShutdown, runMain } from '../lib/runtime/shutdown.js';
-import { startApi } from './server.js';
+import { openApi } from './server.js';
 
 const config = loadConfigOrExit('api');
 const log = createLogger(config.logLevel);
 
 runMain(log, async () => {
   const metrics = config.metrics.api ? await startMetricsListener(config.metrics.api, log) : null;
-  const api = await startApi(config, log);
+  // Listening at once: /readyz says 503 until MongoDB is there and the services are up.
+  const api = await openApi(config, log);
   onShutdown(log, async () => {
     await api.stop();
     await metrics?.close();
   });
   log.info('api listening', { url: api.url, issuer: config.issuer, metrics: metrics?.url });
+  if (await api.ready) log.info('api ready', { url: api.url });
 });

@@ -9,6 +9,7 @@ import { createLogger } from '../lib/runtime/log.js';
 import { startMetricsListener } from '../lib/runtime/metrics.js';
 import { startCoreServices } from '../lib/runtime/services.js';
 import { onShutdown, runMain } from '../lib/runtime/shutdown.js';
+import { waitFor } from '../lib/runtime/wait-for.js';
 import { ensureSearchAttributes, lazyTemporalClient, temporalConnectionOptions } from '../lib/temporal/connection.js';
 import { coreCallCounter } from './core-calls.js';
 
@@ -28,7 +29,10 @@ runMain(log, async () => {
   const draining = coreCalls ? setInterval(() => coreCalls.drain(), 1_000) : undefined;
   const services = await startCoreServices(config, log);
   const temporal = lazyTemporalClient(config);
-  const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
+  // A Temporal still coming up (or down) is waited for, as MongoDB is.
+  const connection = await waitFor('Temporal', () => NativeConnection.connect(temporalConnectionOptions(config.temporal)), log, {
+    fields: { address: config.temporal.address },
+  });
   await ensureSearchAttributes(temporal, config.temporal.namespace, log);
   await ensureHousekeepingSchedule({ client: temporal.client, taskQueue: config.temporal.taskQueue }, config.housekeeping);
 

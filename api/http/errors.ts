@@ -1,8 +1,11 @@
 // Error responses. Every error leaves as JSON {error, error_description} with
 // `Cache-Control: no-store` (or, on the browser pages, Keyflow's error page);
-// nothing unexpected ever reaches the client as a stack trace.
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+// nothing unexpected ever reaches the client as a stack trace. A dependency
+// unavailable or too slow (lib/runtime/unavailable.ts) is a 503 with
+// Retry-After, whichever route met it.
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../../lib/runtime/log.js';
+import { isDependencyUnavailable } from '../../lib/runtime/unavailable.js';
 import { sendErrorPage } from '../html/layout.js';
 
 export function sendError(res: Response, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
@@ -33,6 +36,23 @@ export const defaultBody: RequestHandler = (req, _res, next) => {
 const BROWSER_PATHS =
   /^\/(?:login|logout|signup|consent|device|account|admin|oauth\/2fa|assets)(?:\/|$)|^\/api\/oauth\/(?:authorize|end_session|2fa\/authorize)(?:\/|$)/;
 
+/** When to try again after a 503: MongoDB or Temporal is unavailable (or the api still waits for it at start). */
+export const RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The answer to a request a dependency (MongoDB, Temporal) could not serve in
+ * time: 503 with Retry-After, as JSON `temporarily_unavailable` (RFC 6749's
+ * name for it) or, on the browser's paths, the error page.
+ */
+export function sendUnavailable(req: Request, res: Response): void {
+  const headers = { 'Retry-After': String(RETRY_AFTER_SECONDS) };
+  if (BROWSER_PATHS.test(req.path)) {
+    res.set(headers);
+    return sendErrorPage(res, 503, 'Temporarily unavailable', 'Keyflow cannot answer right now. Try again in a few seconds.');
+  }
+  sendError(res, 503, 'temporarily_unavailable', 'the service is temporarily unavailable; try again shortly', headers);
+}
+
 /**
  * Client errors raised by the HTTP layer itself (body parsers: a malformed or
  * oversized body, an unsupported charset or Content-Encoding, too many
@@ -60,7 +80,12 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
         return sendErrorPage(res, status, status === 404 ? 'Not found' : 'Bad request', `Keyflow could not use this request: ${description}.`);
       return sendError(res, status, status === 404 ? 'not_found' : 'invalid_request', description);
     }
-    log.error('unhandled error', { method: req.method, path: req.path, error: (err as { message?: string }).message ?? String(err) });
+    const error = (err as { message?: string }).message ?? String(err);
+    if (isDependencyUnavailable(err)) {
+      log.warn('dependency unavailable: answered 503', { method: req.method, path: req.path, error: error.split('\n')[0] });
+      return sendUnavailable(req, res);
+    }
+    log.error('unhandled error', { method: req.method, path: req.path, error });
     sendError(res, 500, 'server_error', 'the server could not complete the request');
   };
 }

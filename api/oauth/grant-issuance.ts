@@ -83,6 +83,6 @@ export async function issueGrantTokens(
   // A replayed code (or the deletion of the client or user) may have revoked the grant
   // while its family was being started, when there was no family yet to end: end it now.
   if (!(await isGrantUsable(deps.store, { grantId, clientId: client._id, userId: user._id })))
-    await endRefreshFamily(deps.flows.client, grantId, 'grant revoked while issued');
+    await endRefreshFamily(deps.flows, grantId, 'grant revoked while issued');
   return { ...tokens, refresh_token: refreshToken };
 }

@@ -9,6 +9,8 @@ import { ENDPOINTS } from '../../lib/domain/discovery.js';
 import { checkRedirectUri } from '../../lib/domain/redirect-uri.js';
 import { findAuthorizationRequest } from '../../lib/store/authorization-requests.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
+import type { PendingAuthorization } from '../../lib/domain/pending-authorization.js';
+import { isDependencyUnavailable } from '../../lib/runtime/unavailable.js';
 import { usePushedRequest } from '../../lib/store/par-requests.js';
 import { sendErrorPage } from '../html/layout.js';
 import { proceedWithAuthorization, RESUME_PATH, type FlowDeps } from '../oauth/authorization-flow.js';
@@ -27,6 +29,24 @@ const REQUEST_URI_PROBLEMS = {
 } as const;
 
 /**
+ * The flow of a validated request. When MongoDB or Temporal cannot serve it in
+ * time, the client hears so at its redirect URI — `temporarily_unavailable`
+ * (RFC 6749 §4.1.2.1) — as the request's redirect URI is one it registered.
+ */
+async function proceed(req: Request, res: Response, deps: FlowDeps, request: PendingAuthorization): Promise<void> {
+  try {
+    await proceedWithAuthorization(req, res, deps, request);
+  } catch (err) {
+    if (res.headersSent || !isDependencyUnavailable(err)) throw err;
+    deps.log.warn('dependency unavailable: temporarily_unavailable to the client', { client: request.clientId, error: (err as Error).message.split('\n')[0] });
+    sendAuthorizationResponse(res, deps.issuer, request, {
+      error: 'temporarily_unavailable',
+      error_description: 'the authorization server cannot answer right now; try again shortly',
+    });
+  }
+}
+
+/**
  * client_id + request_uri of a pushed request. Only the pushed parameters
  * apply: any other parameter is ignored (RFC 9126 §4). Every failure is
  * an error page, never a redirect: without a usable pushed request there is no
@@ -40,7 +60,7 @@ async function authorizePushed(req: Request, res: Response, deps: FlowDeps, clie
   // The client's redirect URIs may have changed since the push (at most 90 seconds ago).
   const decision = checkRedirectUri(client.redirectUris, used.params.redirectUri);
   if (!decision.ok) return sendErrorPage(res, 400, 'Invalid redirect URI', `The redirect_uri cannot be used: ${decision.reason}.`);
-  await proceedWithAuthorization(req, res, deps, { ...used.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
+  await proceed(req, res, deps, { ...used.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
 }
 
 /**
@@ -88,7 +108,7 @@ async function authorize(req: Request, res: Response, deps: AuthorizeDeps, query
   if (result.kind === 'redirect-error')
     return sendAuthorizationResponse(res, deps.issuer, result, { error: result.error, error_description: result.description });
   // Stored only if the user must see a page; a signed-in, consented user gets the code at once.
-  await proceedWithAuthorization(req, res, deps, { ...result.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
+  await proceed(req, res, deps, { ...result.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
 }
 
 /**
@@ -133,7 +153,7 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router {
     const request = await findAuthorizationRequest(deps.store, ResumeQuery.parse(req.query).request);
     if (!request)
       return sendErrorPage(res, 400, 'Request expired', 'This sign-in request has expired or was already answered. Return to the application and start again.');
-    await proceedWithAuthorization(req, res, deps, request); // checks the browser binding first
+    await proceed(req, res, deps, request); // checks the browser binding first
   });
 
   return router;

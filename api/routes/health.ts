@@ -1,7 +1,7 @@
 // Liveness and readiness. /readyz answers 200 only when MongoDB and Temporal
-// both answer; otherwise 503 naming the one that failed.
+// both answer; otherwise 503 naming the one that failed (while the api starts,
+// MongoDB's check says what the start waits for).
 import { Router } from 'express';
-import { pingStore, type Store } from '../../lib/store/db.js';
 import { checkTemporal, type TemporalHandle } from '../../lib/temporal/connection.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
@@ -22,13 +22,14 @@ async function probe(fn: () => Promise<unknown>): Promise<string> {
   }
 }
 
-export function healthRoutes(store: Store, temporal: TemporalHandle): Router {
+/** `checkMongo` resolves when MongoDB answers (a ping), or rejects saying why not. */
+export function healthRoutes(checkMongo: () => Promise<unknown>, temporal: TemporalHandle): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const [mongodb, temporalStatus] = await Promise.all([probe(() => pingStore(store)), probe(() => checkTemporal(temporal, CHECK_TIMEOUT_MS))]);
+    const [mongodb, temporalStatus] = await Promise.all([probe(checkMongo), probe(() => checkTemporal(temporal, CHECK_TIMEOUT_MS))]);
     const checks = { mongodb, temporal: temporalStatus };
     const ready = mongodb === 'ok' && temporalStatus === 'ok';
     res

@@ -218,6 +218,7 @@ const EnvSchema = z.object({
   DEVICE_CODE_TTL_SECONDS: positiveInt(600, 24 * 3600),
   STEP_UP_CHALLENGE_TTL_SECONDS: positiveInt(600, 3600),
   WEBHOOK_TIMEOUT_MS: positiveInt(10_000, 60_000),
+  DEPENDENCY_TIMEOUT_MS: positiveInt(5_000, 60_000),
   DNS_RESOLVERS: dnsResolvers,
   DOMAIN_VERIFICATION_FIRST_INTERVAL_SECONDS: positiveInt(30, 24 * 3600),
   DOMAIN_VERIFICATION_MAX_INTERVAL_SECONDS: positiveInt(3600, 24 * 3600),
@@ -338,6 +339,8 @@ export interface Config {
   stepUpChallengeTtlMs: number;
   /** How long a webhook receiver has to answer a delivery. */
   webhookTimeoutMs: number;
+  /** How long the api gives one MongoDB or Temporal call on a request's path before answering 503. */
+  dependencyTimeoutMs: number;
   /** DNS servers the worker asks for domain verification TXT records (empty: the system's). */
   dnsResolvers: string[];
   /** A domain's checks: the first wait, doubling up to the longest, until the deadline (after adding). */
@@ -401,6 +404,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       deviceCodeTtlMs: e.DEVICE_CODE_TTL_SECONDS * 1000,
       stepUpChallengeTtlMs: e.STEP_UP_CHALLENGE_TTL_SECONDS * 1000,
       webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      dependencyTimeoutMs: e.DEPENDENCY_TIMEOUT_MS,
       dnsResolvers: e.DNS_RESOLVERS,
       domainVerification: {
         firstIntervalMs: e.DOMAIN_VERIFICATION_FIRST_INTERVAL_SECONDS * 1000,

@@ -25,17 +25,17 @@ export async function startDeviceFlow(flows: FlowClient, input: DeviceAuthorizat
 
 /** The person allowed the device (a late answer changes nothing in the flow). */
 export function approveDeviceFlow(flows: FlowClient, deviceCodeHash: string, approval: DeviceApproval): Promise<WhileRunning<void>> {
-  return whileRunning(() => handle(flows, deviceCodeHash).signal<[DeviceApproval]>(DeviceFlowMessages.approve, approval));
+  return whileRunning(flows, () => handle(flows, deviceCodeHash).signal<[DeviceApproval]>(DeviceFlowMessages.approve, approval));
 }
 
 /** The person denied the device. */
 export function denyDeviceFlow(flows: FlowClient, deviceCodeHash: string): Promise<WhileRunning<void>> {
-  return whileRunning(() => handle(flows, deviceCodeHash).signal(DeviceFlowMessages.deny));
+  return whileRunning(flows, () => handle(flows, deviceCodeHash).signal(DeviceFlowMessages.deny));
 }
 
 /** Hands the approval out, once (with offline_access the flow also starts the refresh family). */
 export function redeemDeviceFlow(flows: FlowClient, deviceCodeHash: string, input: RedeemInput): Promise<WhileRunning<RedeemResult>> {
-  return whileRunning(() => handle(flows, deviceCodeHash).executeUpdate<RedeemResult, [RedeemInput]>(DeviceFlowMessages.redeem, { args: [input] }));
+  return whileRunning(flows, () => handle(flows, deviceCodeHash).executeUpdate<RedeemResult, [RedeemInput]>(DeviceFlowMessages.redeem, { args: [input] }));
 }
 
 const handle = (flows: FlowClient, deviceCodeHash: string) => flows.client.workflow.getHandle(deviceWorkflowId(deviceCodeHash));

@@ -4,7 +4,7 @@
 import { DomainVerificationMessages, domainWorkflowId, type DomainVerificationInput } from '../domain/domains.js';
 import type { domainVerification } from '../../workflows/domain-verification.js';
 import { flowSearchAttributes } from '../temporal/search-attributes.js';
-import { startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';
+import { bounded, startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';
 
 /** Starts the checks of a newly added domain. */
 export async function startDomainVerification(flows: FlowClient, input: DomainVerificationInput): Promise<void> {
@@ -20,17 +20,19 @@ export async function startDomainVerification(flows: FlowClient, input: DomainVe
  * when the last one expired — one Temporal call either way.
  */
 export async function verifyDomainNow(flows: FlowClient, input: DomainVerificationInput): Promise<void> {
-  await flows.client.workflow.signalWithStart<typeof domainVerification, []>('domainVerification', {
-    workflowId: domainWorkflowId(input.domainId),
-    taskQueue: flows.taskQueue,
-    args: [input],
-    signal: DomainVerificationMessages.verifyNow,
-    signalArgs: [],
-    typedSearchAttributes: flowSearchAttributes({ userId: input.userId, state: 'pending' }),
-  });
+  await bounded(flows, () =>
+    flows.client.workflow.signalWithStart<typeof domainVerification, []>('domainVerification', {
+      workflowId: domainWorkflowId(input.domainId),
+      taskQueue: flows.taskQueue,
+      args: [input],
+      signal: DomainVerificationMessages.verifyNow,
+      signalArgs: [],
+      typedSearchAttributes: flowSearchAttributes({ userId: input.userId, state: 'pending' }),
+    }),
+  );
 }
 
 /** Ends the domain's flow (the domain was deleted); `{ended: true}` when it had already ended. */
 export function cancelDomainVerification(flows: FlowClient, domainId: string): Promise<WhileRunning<void>> {
-  return whileRunning(() => flows.client.workflow.getHandle(domainWorkflowId(domainId)).signal(DomainVerificationMessages.cancel));
+  return whileRunning(flows, () => flows.client.workflow.getHandle(domainWorkflowId(domainId)).signal(DomainVerificationMessages.cancel));
 }

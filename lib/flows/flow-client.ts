@@ -11,6 +11,17 @@ import { flowSearchAttributes, type FlowAttributes } from '../temporal/search-at
 export interface FlowClient {
   client: Client;
   taskQueue: string;
+  /**
+   * How long one call (a start, a signal, an update with its answer) may take
+   * before it fails with DEADLINE_EXCEEDED: the api's request paths, where an
+   * update to a flow no worker runs would otherwise wait forever. Unset: unbounded.
+   */
+  callTimeoutMs?: number;
+}
+
+/** Runs `call` (every Temporal request it makes, retries included) within the flow client's bound, if it has one. */
+export function bounded<T>(flows: FlowClient, call: () => Promise<T>): Promise<T> {
+  return flows.callTimeoutMs === undefined ? call() : flows.client.withDeadline(Date.now() + flows.callTimeoutMs, call);
 }
 
 /** The answer of a call to a flow that may have ended meanwhile (completed, expired, revoked or purged). */
@@ -25,10 +36,10 @@ export function isWorkflowEnded(err: unknown): boolean {
   return err instanceof WorkflowNotFoundError || /already completed|not found/i.test((err as Error | undefined)?.message ?? '');
 }
 
-/** Runs a call to a flow; an ended flow is a result (`{ ended: true }`), any other failure is thrown. */
-export async function whileRunning<T>(call: () => Promise<T>): Promise<WhileRunning<T>> {
+/** Runs a call to a flow (within the bound); an ended flow is a result (`{ ended: true }`), any other failure is thrown. */
+export async function whileRunning<T>(flows: FlowClient, call: () => Promise<T>): Promise<WhileRunning<T>> {
   try {
-    return { ended: false, value: await call() };
+    return { ended: false, value: await bounded(flows, call) };
   } catch (err) {
     if (isWorkflowEnded(err)) return { ended: true };
     throw err;
@@ -47,13 +58,15 @@ export interface StartFlow<W extends Workflow> {
 /** Starts a flow on the process's task queue with its search attributes; `started: false` when that workflow id already runs or ran under a reject-duplicate policy. */
 export async function startFlow<W extends Workflow>(flows: FlowClient, workflowType: string, start: StartFlow<W>): Promise<{ started: boolean }> {
   try {
-    await flows.client.workflow.start<Workflow>(workflowType, {
-      ...(start.options ?? {}),
-      workflowId: start.workflowId,
-      taskQueue: flows.taskQueue,
-      args: start.args as unknown[],
-      typedSearchAttributes: flowSearchAttributes(start.attributes),
-    });
+    await bounded(flows, () =>
+      flows.client.workflow.start<Workflow>(workflowType, {
+        ...(start.options ?? {}),
+        workflowId: start.workflowId,
+        taskQueue: flows.taskQueue,
+        args: start.args as unknown[],
+        typedSearchAttributes: flowSearchAttributes(start.attributes),
+      }),
+    );
     return { started: true };
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return { started: false };

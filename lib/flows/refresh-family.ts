@@ -1,7 +1,6 @@
 // The client of RefreshFamily workflows (one per grant with refresh tokens):
 // the only code that starts a family, rotates in it or revokes it. A family
 // that has ended (expired, revoked) answers `{ ended: true }`.
-import type { Client } from '@temporalio/client';
 import { FAMILY_HANDLERS, familyWorkflowId, type RefreshFamilyInput, type Revocation, type RotateResult, type Rotation } from '../domain/refresh-family.js';
 import type { refreshFamily } from '../../workflows/refresh-family.js';
 import { startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';
@@ -15,22 +14,22 @@ export async function startRefreshFamily(flows: FlowClient, family: RefreshFamil
   });
 }
 
-const family = (temporal: Client, grantId: string) => temporal.workflow.getHandle<typeof refreshFamily>(familyWorkflowId(grantId));
+const family = (flows: FlowClient, grantId: string) => flows.client.workflow.getHandle<typeof refreshFamily>(familyWorkflowId(grantId));
 
 /** Asks the family to rotate: the presented token's hash for a new one (serial with every other rotation of the family). */
-export function rotateRefreshToken(temporal: Client, grantId: string, rotation: Rotation): Promise<WhileRunning<RotateResult>> {
-  return whileRunning(() => family(temporal, grantId).executeUpdate<RotateResult, [Rotation]>(FAMILY_HANDLERS.rotate, { args: [rotation] }));
+export function rotateRefreshToken(flows: FlowClient, grantId: string, rotation: Rotation): Promise<WhileRunning<RotateResult>> {
+  return whileRunning(flows, () => family(flows, grantId).executeUpdate<RotateResult, [Rotation]>(FAMILY_HANDLERS.rotate, { args: [rotation] }));
 }
 
 /** Revokes the family through its update, serial with rotations: it has revoked the grant and deleted the tokens it knows when this resolves. */
-export function revokeRefreshFamily(temporal: Client, grantId: string, revocation: Revocation): Promise<WhileRunning<{ revoked: boolean }>> {
-  return whileRunning(() => family(temporal, grantId).executeUpdate<{ revoked: boolean }, [Revocation]>(FAMILY_HANDLERS.revoke, { args: [revocation] }));
+export function revokeRefreshFamily(flows: FlowClient, grantId: string, revocation: Revocation): Promise<WhileRunning<{ revoked: boolean }>> {
+  return whileRunning(flows, () => family(flows, grantId).executeUpdate<{ revoked: boolean }, [Revocation]>(FAMILY_HANDLERS.revoke, { args: [revocation] }));
 }
 
 /**
  * Tells the family to end. A signal is durable once Temporal accepts it and
  * does not wait for the worker, so a revocation never hangs on it.
  */
-export function endRefreshFamily(temporal: Client, grantId: string, reason: string): Promise<WhileRunning<void>> {
-  return whileRunning(() => family(temporal, grantId).signal<[{ reason: string }]>(FAMILY_HANDLERS.revokeSignal, { reason }));
+export function endRefreshFamily(flows: FlowClient, grantId: string, reason: string): Promise<WhileRunning<void>> {
+  return whileRunning(flows, () => family(flows, grantId).signal<[{ reason: string }]>(FAMILY_HANDLERS.revokeSignal, { reason }));
 }

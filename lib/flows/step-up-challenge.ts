@@ -48,5 +48,5 @@ export function redeemStepUpFlow(flows: FlowClient, challengeId: string, redempt
 }
 
 function update<R, A>(flows: FlowClient, challengeId: string, name: string, arg: A): Promise<WhileRunning<R>> {
-  return whileRunning(() => flows.client.workflow.getHandle(stepUpWorkflowId(challengeId)).executeUpdate<R, [A]>(name, { args: [arg] }));
+  return whileRunning(flows, () => flows.client.workflow.getHandle(stepUpWorkflowId(challengeId)).executeUpdate<R, [A]>(name, { args: [arg] }));
 }

@@ -17,12 +17,12 @@ export async function startSudoWindowFlow(flows: FlowClient, input: SudoWindowIn
 
 /** Ends the window; answers once the flow has written the end into the projection. */
 export function revokeSudoWindowFlow(flows: FlowClient, windowId: string, revocation: SudoRevocation): Promise<WhileRunning<SudoRevokeResult>> {
-  return whileRunning(() =>
+  return whileRunning(flows, () =>
     flows.client.workflow.getHandle(windowId).executeUpdate<SudoRevokeResult, [SudoRevocation]>(SudoWindowMessages.revoke, { args: [revocation] }),
   );
 }
 
 /** Ends the window without waiting for it (sign-out ends many at once). */
 export function signalSudoWindowRevocation(flows: FlowClient, windowId: string, revocation: SudoRevocation): Promise<WhileRunning<void>> {
-  return whileRunning(() => flows.client.workflow.getHandle(windowId).signal<[SudoRevocation]>(SudoWindowMessages.revokeWindow, revocation));
+  return whileRunning(flows, () => flows.client.workflow.getHandle(windowId).signal<[SudoRevocation]>(SudoWindowMessages.revokeWindow, revocation));
 }

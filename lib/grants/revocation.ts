@@ -23,7 +23,7 @@ export interface GrantRevocationDeps {
  */
 export async function revokeGrantAndFamily(deps: GrantRevocationDeps, grantId: string, reason: string): Promise<void> {
   await revokeGrant(deps.store, grantId, reason);
-  await endRefreshFamily(deps.flows.client, grantId, reason);
+  await endRefreshFamily(deps.flows, grantId, reason);
 }
 
 /** Grants handled at once when a client or user goes (each a MongoDB update, then a Temporal signal). */
@@ -52,7 +52,7 @@ async function revokeGrantsOf(deps: GrantRevocationDeps, owner: { clientId: stri
   const stored = await inChunks(ids, (id) => revokeGrant(deps.store, id, reason));
   const failed = stored.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
-  const told = await inChunks(ids, (id) => endRefreshFamily(deps.flows.client, id, reason));
+  const told = await inChunks(ids, (id) => endRefreshFamily(deps.flows, id, reason));
   return { grants: ids.length, familiesUnreached: told.filter((r) => r.status === 'rejected').length };
 }
 
@@ -79,6 +79,6 @@ export function revokeUserGrants(deps: GrantRevocationDeps, userId: string, reas
  * family that has ended is revoked in MongoDB alone.
  */
 export async function revokeFamilyThenGrant(deps: GrantRevocationDeps, grantId: string, reason: string): Promise<void> {
-  await revokeRefreshFamily(deps.flows.client, grantId, { reason });
+  await revokeRefreshFamily(deps.flows, grantId, { reason });
   await revokeGrant(deps.store, grantId, reason);
 }

@@ -165,12 +165,15 @@ export function outboundRequest(
   );
   const started = performance.now();
   const lib = target.protocol === 'https:' ? https : http;
+  // A body goes with its length, never chunked: some receivers (Python's http.server)
+  // read exactly Content-Length bytes and see an empty body without it.
+  const length = init.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(init.body)) };
   return new Promise((resolve, reject) => {
     const req = lib.request(
       target,
       {
         method: init.method ?? 'GET',
-        headers: { 'user-agent': 'Keyflow/0.1 (+https://github.com/keyflow)', ...init.headers },
+        headers: { 'user-agent': 'Keyflow/0.1 (+https://github.com/keyflow)', ...init.headers, ...length },
         lookup,
         timeout: policy.timeoutMs,
       },
@@ -211,8 +214,7 @@ export function outboundRequest(
     req.on('close', () => clearTimeout(deadline));
     req.on('timeout', () => req.destroy(new OutboundError('timeout', `no answer within ${policy.timeoutMs} ms`)));
     req.on('error', (err) => reject(classify(err)));
-    if (init.body !== undefined) req.write(init.body);
-    req.end();
+    req.end(init.body);
   });
 }
 

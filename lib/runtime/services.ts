@@ -1,16 +1,17 @@
 // What api and worker both need at start: configuration checked, MongoDB
-// reachable with its indexes (and data of earlier versions upgraded), the
-// KEK, and signing keys that exist.
+// reachable (waited for as long as it takes) with its indexes (and data of
+// earlier versions upgraded), the KEK, and signing keys that exist.
 import type { Config } from '../config/env.js';
 import { loadKek, type Kek } from '../security/kek.js';
 import { Keyring } from '../keys/keyring.js';
 import { createMlDsa65 } from '../keys/mldsa.js';
 import { Signer } from '../keys/signer.js';
-import { ensureIndexes, openStore, waitForStore, type Store } from '../store/db.js';
+import { connectStore, ensureIndexes, openStore, type SlowCommand, type Store } from '../store/db.js';
 import { countClientsWithIdTokenAlg } from '../store/clients.js';
 import { sealClearSecretSettings } from '../store/settings.js';
 import type { Logger } from './log.js';
 import { upgradeStoredData } from './stored-data-upgrades.js';
+import { waitFor } from './wait-for.js';
 
 export interface CoreServices {
   store: Store;
@@ -19,16 +20,43 @@ export interface CoreServices {
   signer: Signer;
 }
 
-export async function startCoreServices(config: Config, log: Logger): Promise<CoreServices> {
+export interface StartOptions {
+  /** Ends the wait for MongoDB (the process is stopping). */
+  signal?: AbortSignal;
+  /** Told what the start waits for, as it changes (the api's readiness says it). */
+  onProgress?: (state: string) => void;
+  /** Bounds every call of the store (the api's: a request answers 503 rather than wait). */
+  callTimeoutMs?: number;
+}
+
+export async function startCoreServices(config: Config, log: Logger, options: StartOptions = {}): Promise<CoreServices> {
   // At debug level, slow MongoDB commands are logged (command and collection only).
-  const store = openStore(config, config.logLevel === 'debug' ? { slowCommandMs: 50, onSlowCommand: (c) => log.debug('slow mongodb command', c) } : {});
-  let warned = false;
-  await waitForStore(store, 120_000, (err) => {
-    if (!warned) log.warn('waiting for MongoDB', { uri: redactUri(config.mongo.uri), error: err.message });
-    warned = true;
-  });
-  await ensureIndexes(store);
-  await upgradeStoredData(store, log);
+  const slow = config.logLevel === 'debug' ? { slowCommandMs: 50, onSlowCommand: (c: SlowCommand) => log.debug('slow mongodb command', c) } : {};
+  const store = openStore(config, { ...slow, callTimeoutMs: options.callTimeoutMs });
+  try {
+    options.onProgress?.('waiting for MongoDB');
+    await waitFor('MongoDB', () => connectStore(store), log, {
+      signal: options.signal,
+      fields: { uri: redactUri(config.mongo.uri) },
+      onFailure: (err) => options.onProgress?.(`waiting for MongoDB: ${err.message.split('\n')[0]}`),
+    });
+    options.onProgress?.('starting: indexes, stored data, signing keys');
+    return await prepare(config, log, store, options.callTimeoutMs !== undefined);
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function prepare(config: Config, log: Logger, store: Store, boundedCalls: boolean): Promise<CoreServices> {
+  // Index builds and upgrades of a large database may take longer than a call's bound: a client without it does them.
+  const maintenance = boundedCalls ? openStore(config) : store;
+  try {
+    await ensureIndexes(maintenance);
+    await upgradeStoredData(maintenance, log);
+  } finally {
+    if (maintenance !== store) await maintenance.close();
+  }
   const kek = loadKek(config.kek, config.dataDir);
   const sealed = await sealClearSecretSettings(store, kek);
   if (sealed.length) log.info('sealed site settings stored in clear by an earlier version', { settings: sealed.join(',') });

@@ -1,7 +1,20 @@
 // MongoDB connection and the collections Keyflow keeps. Usage stays inside what
 // FerretDB v1 supports: unique and plain indexes, single-document atomic
 // updates; no transactions, TTL or partial indexes, change streams.
-import { MongoClient, type Collection, type Db, type Document, type OptionalUnlessRequiredId } from 'mongodb';
+import {
+  MongoClient,
+  MongoError,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  type Collection,
+  type Db,
+  type Document,
+  type OptionalUnlessRequiredId,
+} from 'mongodb';
 import type { Config } from '../config/env.js';
 import { countMongoCommand } from '../runtime/metrics.js';
 import type { AuthorizationCodeDoc } from '../domain/authorization-code.js';
@@ -111,15 +124,32 @@ export interface Store {
 
 export interface StoreOptions {
   serverSelectionTimeoutMS?: number;
+  /**
+   * The longest one call may take when MongoDB is down or stalled, rather than
+   * until the driver's monitor gives up (tens of seconds): the api's request
+   * paths. Each step of an attempt (finding the server, a pooled connection,
+   * the answer) gets half of it, as the driver retries a failed read or write
+   * once. Unset: only server selection is bounded.
+   */
+  callTimeoutMs?: number;
   /** Reports commands slower than this (name and collection only, never values). */
   slowCommandMs?: number;
-  onSlowCommand?: (info: { command: string; collection: string; ms: number }) => void;
+  onSlowCommand?: (info: SlowCommand) => void;
 }
 
+export type SlowCommand = {
+  command: string;
+  collection: string;
+  ms: number;
+};
+
 export function openStore(config: Pick<Config, 'mongo'>, options: StoreOptions = {}): Store {
+  const step = options.callTimeoutMs === undefined ? undefined : Math.ceil(options.callTimeoutMs / 2);
   const client = new MongoClient(config.mongo.uri, {
-    serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
-    connectTimeoutMS: 5_000,
+    serverSelectionTimeoutMS: step ?? options.serverSelectionTimeoutMS ?? 5_000,
+    connectTimeoutMS: Math.min(step ?? 5_000, 5_000),
+    // (The driver's own timeoutMS, which bounded an operation as a whole, has no effect in driver 7.)
+    ...(step ? { socketTimeoutMS: step, waitQueueTimeoutMS: step } : {}),
     appName: 'keyflow',
     // Command events feed the per-command counters (lib/runtime/metrics.ts) as well as the slow-command log.
     monitorCommands: true,
@@ -202,8 +232,21 @@ function storeOn(client: MongoClient, db: Db): Store {
     invites: db.collection<InviteDoc>('invites'),
     inviteClaims: db.collection<InviteClaimDoc>('invite_claims'),
     expiring: (name) => db.collection(name),
-    close: () => client.close(),
+    close: () => closeWithoutEndSessions(client),
   };
+}
+
+/**
+ * Closes the client without the `endSessions` command the driver sends at close
+ * for the sessions it pooled: FerretDB v1 has no such command and answers it
+ * with a 19-line warning (and a reset connection) on every process exit, a CLI
+ * call included. Nothing is lost: FerretDB keeps no sessions, and MongoDB
+ * expires unused ones by itself (logicalSessionTimeoutMinutes). The pool is the
+ * driver's internal state; if its shape changes, close() is merely noisy again.
+ */
+async function closeWithoutEndSessions(client: MongoClient): Promise<void> {
+  (client as unknown as { s?: { sessionPool?: { sessions?: { clear?: () => void } } } }).s?.sessionPool?.sessions?.clear?.();
+  await client.close();
 }
 
 /** Creates the indexes every process relies on; idempotent, run at start by api and worker. */
@@ -245,19 +288,32 @@ export async function dropDatabase(store: Store): Promise<void> {
   await store.db.dropDatabase();
 }
 
-/** Waits until MongoDB answers a ping, for processes started alongside their database. */
-export async function waitForStore(store: Store, timeoutMs: number, onRetry?: (err: Error) => void): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await pingStore(store);
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`MongoDB did not answer within ${timeoutMs / 1000} s: ${(err as Error).message}`, { cause: err });
-      onRetry?.(err as Error);
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
+/**
+ * Connects (again) and pings: one attempt of a process waiting for MongoDB at
+ * start. After a failed first connection the driver keeps the topology it
+ * closed, and every later operation fails with "Topology is closed"; connect()
+ * replaces it.
+ */
+export async function connectStore(store: Store): Promise<void> {
+  await store.client.connect();
+  await pingStore(store);
+}
+
+/** MongoDB errors that say the database is unreachable or too slow (not that the operation was wrong): a 503 on request paths. */
+const UNAVAILABLE_ERROR_NAMES = new Set(['MongoWaitQueueTimeoutError', 'MongoPoolClosedError']);
+/** Server codes of a node shutting down or stepping down. */
+const UNAVAILABLE_SERVER_CODES = new Set([91, 189, 10107, 11600, 11602, 13435, 13436]);
+
+export function isStoreUnavailable(err: unknown): boolean {
+  return (
+    err instanceof MongoNetworkError ||
+    err instanceof MongoServerSelectionError ||
+    err instanceof MongoTopologyClosedError ||
+    err instanceof MongoNotConnectedError ||
+    err instanceof MongoOperationTimeoutError ||
+    (err instanceof MongoError && UNAVAILABLE_ERROR_NAMES.has(err.name)) ||
+    (err instanceof MongoServerError && typeof err.code === 'number' && UNAVAILABLE_SERVER_CODES.has(err.code))
+  );
 }
 
 /**

@@ -3,7 +3,15 @@
 // terminations), so every connection presents the operator's TLS client
 // certificate and API key when they are configured.
 import fs from 'node:fs';
-import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type TLSConfig } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  defaultGrpcRetryOptions,
+  isGrpcServiceError,
+  makeGrpcRetryInterceptor,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type TLSConfig,
+} from '@temporalio/client';
 import { InterceptingCall, status as grpcStatus, type Interceptor } from '@grpc/grpc-js';
 import proto from '@temporalio/proto';
 import { SearchAttributes } from './search-attributes.js';
@@ -54,9 +62,16 @@ const countCalls: Interceptor = (options, nextCall) => {
   return new InterceptingCall(nextCall(options));
 };
 
+/**
+ * gRPC's reconnection backoff grows to 120 s by default: after an outage of a few
+ * minutes Temporal would be back long before the api tried it again. Capped, it
+ * is seen again within seconds.
+ */
+const RECONNECT = { 'grpc.initial_reconnect_backoff_ms': 500, 'grpc.max_reconnect_backoff_ms': 5_000 };
+
 /** A client whose connection is made on first use, so a process starts even while Temporal is still coming up. */
 export function lazyTemporalClient(config: Pick<Config, 'temporal'>): TemporalHandle {
-  const options = temporalConnectionOptions(config.temporal);
+  const options = { ...temporalConnectionOptions(config.temporal), channelArgs: RECONNECT };
   // The counter sits inside the SDK's retries: each attempt is a round trip and counts.
   const connection = Connection.lazy({ ...options, interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions()), countCalls] });
   const probe = Connection.lazy({ ...options, interceptors: [countCalls] });
@@ -68,6 +83,19 @@ export function lazyTemporalClient(config: Pick<Config, 'temporal'>): TemporalHa
       await Promise.allSettled([connection.close(), probe.close()]);
     },
   };
+}
+
+/** gRPC statuses that say Temporal is unreachable, overloaded or too slow (not that the call was wrong). */
+const UNAVAILABLE_CODES = new Set<number>([grpcStatus.UNAVAILABLE, grpcStatus.DEADLINE_EXCEEDED, grpcStatus.RESOURCE_EXHAUSTED]);
+
+/**
+ * Whether an error of a Temporal call says Temporal could not answer in time:
+ * the call's own gRPC status, or an update whose answer did not come before
+ * its deadline (no worker ran the flow). The SDK's ServiceError carries the
+ * gRPC error as its cause (the caller follows causes).
+ */
+export function isTemporalUnavailable(err: unknown): boolean {
+  return err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || (isGrpcServiceError(err) && UNAVAILABLE_CODES.has(err.code));
 }
 
 /** Health of the Temporal frontend, for /readyz. */

@@ -1,5 +1,9 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { RunningApi } from '../../api/server.js';
 import { freePort } from '../../tools/embedded/ports.js';
+import { startFerretDb } from '../../tools/embedded/servers.js';
 import { openStore, type Store } from '../../lib/store/db.js';
 import { hashSecret } from '../../lib/security/secrets.js';
 import { createPersonalAccessToken } from '../../lib/store/personal-access-tokens.js';
@@ -10,7 +14,7 @@ import { parsePublicKey } from '../../lib/gpg/public-key.js';
 import { addDomain } from '../../lib/store/domains.js';
 import { insertSocialAccount } from '../../lib/store/oauth-sources.js';
 import { createTeam, userActor } from '../../lib/teams/team-changes.js';
-import { runCli, runCli as runCliShared, STACK_FRAME, startTestApi, testConfig } from '../support/harness.js';
+import { eventually, runCli, runCli as runCliShared, STACK_FRAME, startTestApi, testConfig } from '../support/harness.js';
 import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { expectFamilyRevoked, newTestRp, postForm, runCodeFlow } from '../support/token-flow.js';
 import { addTestPasskey } from '../support/passkeys.js';
@@ -437,5 +441,29 @@ describe('operational errors', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^keyflow: error: cannot reach MongoDB/);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe("the embedded FerretDB's output", () => {
+  it('shows no warning for a CLI command (no endSessions at close), and still shows a real warning', async () => {
+    const port = await freePort();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyflow-cli-quiet-'));
+    const lines: string[] = [];
+    const ferret = await startFerretDb({ port, dataDir, output: (line) => lines.push(line) });
+    const uri = `mongodb://127.0.0.1:${port}/`;
+    try {
+      const created = await runCli(['users', 'create', '--email', uniqueEmail('quiet'), '--password', 'a quiet long password'], { MONGODB_URI: uri });
+      expect(created.code).toBe(0);
+      expect((await runCli(['users', 'list'], { MONGODB_URI: uri })).code).toBe(0);
+      // A command FerretDB does not know is a real warning, and it comes after the CLI's: once it shows, the CLI's would have.
+      const own = openStore(testConfig({ MONGODB_URI: uri }));
+      await expect(own.db.command({ noSuchKeyflowCommand: 1 })).rejects.toThrow(/no such command/);
+      await own.close();
+      await eventually(() => expect(lines.join('\n')).toContain("no such command: 'noSuchKeyflowCommand'"));
+      expect(lines.filter((line) => /endSessions|Connection stopped/.test(line))).toEqual([]);
+    } finally {
+      await ferret.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -8,6 +8,8 @@ import { freePort, isPortOpen } from '../../tools/embedded/ports.js';
 import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
 import { eventually, runCli } from '../support/harness.js';
 import type { Json } from '../support/harness.js';
+import { withPkce, withVerifier } from '../../tools/fixtures/pkce.js';
+import { HttpUser } from '../../tools/fixtures/http-user.js';
 
 const TIMEOUT = 240_000;
 
@@ -149,6 +151,104 @@ describe('npm start (the launcher)', () => {
       expect(await jwksKids()).toEqual(kids);
       second.child.kill('SIGTERM');
       expect(await second.exited).toBe(0);
+    },
+    TIMEOUT,
+  );
+
+  /** The pid of the launcher's descendant whose command line matches `cmdline` (the newest, if several), or null. */
+  const pidOf = (l: Launch, cmdline: RegExp) =>
+    descendants(l.child.pid!)
+      .filter((pid) => {
+        try {
+          return cmdline.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '));
+        } catch {
+          return false; // ended meanwhile
+        }
+      })
+      .at(-1) ?? null;
+  const WORKER = /dist\/worker\/main\.js/;
+  const API = /dist\/api\/main\.js/;
+  /** Resolves once a new process matching `cmdline` replaced `old` under the still running launcher. */
+  const replaced = (l: Launch, cmdline: RegExp, old: number) =>
+    eventually(() => {
+      if (l.child.exitCode !== null) throw new Error(`the launcher exited:\n${l.output()}`);
+      expect(pidOf(l, cmdline) ?? old).not.toBe(old);
+    }, 30_000);
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  /** A code flow with a refresh rotation (the worker answers it) through the launcher's api. */
+  async function codeFlowWorks(email: string, password: string, client: { client_id: string; client_secret: string }) {
+    const base = `http://127.0.0.1:${ports.PORT}`;
+    const agent = new HttpUser(base);
+    const redirect = 'https://supervised.example/cb';
+    let step = await agent.get(
+      `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client.client_id, redirect_uri: redirect, scope: 'openid offline_access' }))}`,
+    );
+    step = await agent.signIn(step, email, password);
+    step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
+    const token = async (body: Record<string, string>) => {
+      const res = await fetch(`${base}/api/oauth/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}` },
+        body: new URLSearchParams(body),
+      });
+      return { status: res.status, body: (await res.json()) as Json };
+    };
+    const tokens = await token(withVerifier({ grant_type: 'authorization_code', code: step.external!.searchParams.get('code')!, redirect_uri: redirect }));
+    expect(tokens.status).toBe(200);
+    const rotated = await token({ grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token });
+    expect([rotated.status, rotated.body.refresh_token]).toEqual([200, expect.any(String)]);
+  }
+
+  it(
+    'restarts a crashed worker and api (their servers untouched), and still stops everything on SIGTERM',
+    async () => {
+      const l = launch();
+      await ready(l);
+      await eventually(() => expect(l.output()).toMatch(/\[worker\] .*worker running/), 60_000);
+      const servers = [pidOf(l, /server start-dev/), pidOf(l, /ferretdb/)].map((pid) => pid!);
+      expect(servers).toEqual([expect.any(Number), expect.any(Number)]);
+      const email = 'supervised@example.com';
+      const password = 'supervised password';
+      expect((await runCli(['users', 'create', '--email', email, '--password', password], cliEnv())).code).toBe(0);
+      const created = await runCli(
+        ['clients', 'create', '--name', 'Supervised', '--redirect-uri', 'https://supervised.example/cb', '--scope', 'openid offline_access'],
+        cliEnv(),
+      );
+      const client = JSON.parse(created.stdout) as { client_id: string; client_secret: string };
+
+      // kill -9 the worker: it comes back (a new pid, polling again); nothing else stops.
+      const worker = pidOf(l, WORKER)!;
+      process.kill(worker, 'SIGKILL');
+      await replaced(l, WORKER, worker);
+      expect(l.output()).toMatch(/\[keyflow\] worker exited \(SIGKILL\)[^\n]*; restarting in 1 s/);
+      await eventually(() => expect(l.output().match(/\[worker\] .*worker running/g)).toHaveLength(2), 60_000);
+
+      // kill -9 the api: it comes back and is ready again.
+      const api = pidOf(l, API)!;
+      process.kill(api, 'SIGKILL');
+      await replaced(l, API, api);
+      expect(l.output()).toMatch(/\[keyflow\] api exited \(SIGKILL\)[^\n]*; restarting in 1 s/);
+      await ready(l);
+      await codeFlowWorks(email, password, client);
+
+      // The servers ran throughout, and nothing was stopped.
+      expect(servers.map(alive)).toEqual([true, true]);
+      expect(l.output()).not.toMatch(/stopping everything/);
+      expect([alive(worker), alive(api)]).toEqual([false, false]);
+
+      l.child.kill('SIGTERM');
+      expect(await l.exited).toBe(0);
+      for (const port of Object.values(ports)) expect(await isPortOpen(port)).toBe(false);
+      expect(servers.map(alive)).toEqual([false, false]);
+      expect(l.output().slice(l.output().indexOf('SIGTERM: stopping'))).not.toMatch(/restarting/);
     },
     TIMEOUT,
   );

@@ -15,6 +15,7 @@ import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { eventually, startTestApi, type Json } from '../support/harness.js';
 import { uniqueEmail } from '../../tools/fixtures/users.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
+import { startRawReceiver } from '../support/raw-receiver.js';
 
 const PASSWORD = 'logout test password';
 const REDIRECT = 'https://logout-rp.example/cb';
@@ -51,12 +52,12 @@ beforeEach(() => {
   received = [];
 });
 
-async function signedIn(backchannelPath = '/bcl') {
+async function signedIn(backchannelPath = '/bcl', backchannelBase = receiverBase) {
   const { client, clientSecret } = await createClient(api.deps.store, {
     name: 'Logout RP',
     redirectUris: [{ type: 'equals', value: REDIRECT }],
     postLogoutRedirectUris: [AFTER_LOGOUT],
-    backchannelLogoutUri: `${receiverBase}${backchannelPath}`,
+    backchannelLogoutUri: `${backchannelBase}${backchannelPath}`,
     idTokenSignedResponseAlg: 'RS256',
   });
   const email = uniqueEmail('logout');
@@ -232,6 +233,27 @@ describe('RP-initiated logout', () => {
     const ok = await postEndSession(agent, { id_token_hint: expired, post_logout_redirect_uri: AFTER_LOGOUT });
     expect(ok.status).toBe(303);
     expect(ok.headers.get('location')).toBe(AFTER_LOGOUT);
+  });
+
+  it('sends the logout token with a Content-Length: a receiver that reads exactly that many bytes gets the whole form', async () => {
+    const strict = await startRawReceiver();
+    try {
+      const { client, agent, tokens } = await signedIn('/strict', strict.url);
+      await postEndSession(agent, { id_token_hint: tokens.id_token });
+      const got = await strict.received.next(15_000, 'no back-channel logout arrived');
+      expect(got).toMatchObject({ method: 'POST', path: '/strict' });
+      expect(got.headers['transfer-encoding']).toBeUndefined();
+      expect(got.headers['content-length']).toBe(String(Buffer.byteLength(got.body)));
+      const logoutToken = new URLSearchParams(got.body).get('logout_token')!;
+      const { payload } = await jwtVerify(logoutToken, createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`)), {
+        issuer,
+        audience: client._id,
+        typ: 'logout+jwt',
+      });
+      expect(payload.events).toEqual({ 'http://schemas.openid.net/event/backchannel-logout': {} });
+    } finally {
+      await strict.close();
+    }
   });
 
   it('sends back-channel logout for "Sign out" on the account page, and records a failing receiver', async () => {

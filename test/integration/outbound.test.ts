@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OutboundAllowEntry } from '../../lib/config/env.js';
 import { guardedLookup, isInternalAddress, OutboundError, outboundRequest, type OutboundPolicy } from '../../lib/outbound/http-client.js';
+import { startRawReceiver } from '../support/raw-receiver.js';
 
 let server: http.Server;
 let base: string;
@@ -111,6 +112,20 @@ describe('outbound HTTP client', () => {
     }
     expect(stray).toEqual([]);
     await expect(outboundRequest(allowLoopback, 'webhooks', `${base}/slow`)).rejects.toMatchObject({ kind: 'timeout' });
+  });
+
+  it('sends a body with its Content-Length, not chunked: a receiver that reads exactly that many bytes gets all of it', async () => {
+    const receiver = await startRawReceiver();
+    try {
+      const body = `a=${'é'.repeat(300)}&b=2`;
+      expect((await outboundRequest(allowLoopback, 'webhooks', `${receiver.url}/form`, { method: 'POST', body })).status).toBe(200);
+      const got = await receiver.received.next(5_000, 'no request arrived');
+      expect(got.headers['content-length']).toBe(String(Buffer.byteLength(body)));
+      expect(got.headers['transfer-encoding']).toBeUndefined();
+      expect(got.body).toBe(body);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('refuses URLs it must not call', async () => {

@@ -29,7 +29,9 @@ async function apiReady(): Promise<void> {
 beforeAll(async () => {
   port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  processes = processGroup({ ...process.env, PORT: String(port), ISSUER: base, TEMPORAL_TASK_QUEUE: taskQueue });
+  // A replaced worker bundles its workflows before it polls, longer than the api's default bound on a
+  // call (which would answer 503): here a rotation in flight waits for the new worker (outages.test.ts has the 503).
+  processes = processGroup({ ...process.env, PORT: String(port), ISSUER: base, TEMPORAL_TASK_QUEUE: taskQueue, DEPENDENCY_TIMEOUT_MS: '60000' });
   store = openStore(testConfig());
 }, TIMEOUT);
 

@@ -18,7 +18,8 @@ import { deliveryIdFor } from '../../lib/webhooks/event-pipeline.js';
 import { webhookDeliveryWorkflowId } from '../../lib/domain/webhook-delivery.js';
 import type { webhookDelivery } from '../../workflows/webhook-delivery.js';
 import { eventually, startTestApi } from '../support/harness.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { signatureMatches, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { startRawReceiver } from '../support/raw-receiver.js';
 
 let api: RunningApi;
 let receiver: WebhookReceiver;
@@ -87,6 +88,21 @@ describe('a delivery', () => {
     );
     expect(history).toContain(h.webhook._id);
     expect(history).not.toContain(h.secret);
+  }, 60_000);
+
+  it('sends the payload with a Content-Length: a receiver that reads exactly that many bytes gets all of it', async () => {
+    const strict = await startRawReceiver();
+    try {
+      const h = await hook(['profile.updated'], { url: `${strict.url}/strict` });
+      await api.deps.events.user('profile.updated', USER, { user_id: USER, changed: ['picture'] }, actor);
+      const got = await strict.received.next(30_000, 'no delivery arrived');
+      expect(got.headers['transfer-encoding']).toBeUndefined();
+      expect(got.headers['content-length']).toBe(String(Buffer.byteLength(got.body)));
+      expect(JSON.parse(got.body)).toMatchObject({ event: 'profile.updated', data: { user_id: USER, changed: ['picture'] } });
+      expect(signatureMatches(h.secret, Buffer.from(got.body), got.headers['x-keyflow-signature'])).toBe(true);
+    } finally {
+      await strict.close();
+    }
   }, 60_000);
 
   it('records a non-2xx answer as a failure with its status', async () => {

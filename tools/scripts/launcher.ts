@@ -1,18 +1,21 @@
 // `npm start`: the whole of Keyflow on one machine. Starts the embedded
 // Temporal dev server and FerretDB (unless TEMPORAL_ADDRESS / MONGODB_URI point
-// elsewhere), then one worker and the api, each with prefixed output. Ctrl-C or
-// SIGTERM stops them all, api first, servers last; data stays under DATA_DIR.
+// elsewhere), then one worker and the api, each with prefixed output. A worker
+// or api that exits is started again (supervisor.ts); the servers are what they
+// depend on, so one that dies stops everything. Ctrl-C or SIGTERM stops them
+// all, api first, servers last; data stays under DATA_DIR.
 import '../../lib/runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
 import path from 'node:path';
 import { loadConfigOrExit } from '../../lib/config/env.js';
 import { spawnManaged, type ManagedProcess } from '../embedded/process.js';
 import { PROJECT_ROOT, startFerretDb, startTemporalDevServer } from '../embedded/servers.js';
+import { supervise, type Supervised } from '../embedded/supervisor.js';
 
 const config = loadConfigOrExit('keyflow');
 const say = (line: string) => process.stdout.write(`[keyflow] ${line}\n`);
 
 const servers: ManagedProcess[] = [];
-const apps: ManagedProcess[] = [];
+const apps: Supervised[] = [];
 let stopping = false;
 
 async function stopAll(code: number): Promise<never> {
@@ -22,10 +25,11 @@ async function stopAll(code: number): Promise<never> {
   process.exit(code);
 }
 
-function superviseExit(proc: ManagedProcess): void {
-  void proc.exited.then((code) => {
+/** A server's exit stops everything: the api and worker cannot do without it. */
+function stopAllOnExit(server: ManagedProcess): void {
+  void server.exited.then((code) => {
     if (stopping) return;
-    say(`${proc.name} exited (${code}); stopping everything`);
+    say(`${server.name} exited (${code}); stopping everything`);
     void stopAll(1);
   });
 }
@@ -48,20 +52,20 @@ try {
       namespace: config.temporal.namespace,
     });
     servers.push(temporal);
-    superviseExit(temporal);
-    say(`Temporal dev server on 127.0.0.1:${config.temporal.port}, Web UI http://localhost:${config.temporal.uiPort}`);
+    stopAllOnExit(temporal);
+    say(`Temporal dev server (pid ${temporal.child.pid}) on 127.0.0.1:${config.temporal.port}, Web UI http://localhost:${config.temporal.uiPort}`);
   }
   if (config.mongo.embedded) {
     const ferret = await startFerretDb({ port: config.mongo.port, dataDir: path.join(config.dataDir, 'ferretdb') });
     servers.push(ferret);
-    superviseExit(ferret);
-    say(`FerretDB (MongoDB wire protocol) on 127.0.0.1:${config.mongo.port}`);
+    stopAllOnExit(ferret);
+    say(`FerretDB (pid ${ferret.child.pid}, MongoDB wire protocol) on 127.0.0.1:${config.mongo.port}`);
   }
   for (const name of ['worker', 'api'] as const) {
     const entry = path.join(PROJECT_ROOT, 'dist', name, 'main.js');
-    const proc = spawnManaged(name, process.execPath, ['--enable-source-maps', '--disable-warning=ExperimentalWarning', entry], { env });
-    apps.push(proc);
-    superviseExit(proc);
+    apps.push(
+      supervise(name, () => spawnManaged(name, process.execPath, ['--enable-source-maps', '--disable-warning=ExperimentalWarning', entry], { env }), say),
+    );
   }
   say(`Keyflow api on ${config.issuer} (readiness: ${config.issuer}/readyz)`);
 } catch (err) {

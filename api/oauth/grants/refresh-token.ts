@@ -38,7 +38,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   // user), or whose client or user is gone, refuses its refresh tokens even if its
   // family missed the revocation, which is then told again.
   if (!(await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId }))) {
-    await endRefreshFamily(deps.flows.client, doc.grantId, 'grant revoked');
+    await endRefreshFamily(deps.flows, doc.grantId, 'grant revoked');
     return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   }
 
@@ -58,7 +58,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
 
   const next = newSecret();
   const nextHash = hashSecret(next);
-  const rotation = await rotateRefreshToken(deps.flows.client, doc.grantId, { presentedHash, newHash: nextHash, retryWindowMs: deps.refreshRetryWindowMs });
+  const rotation = await rotateRefreshToken(deps.flows, doc.grantId, { presentedHash, newHash: nextHash, retryWindowMs: deps.refreshRetryWindowMs });
   // The family has ended (expired or revoked) or never existed.
   if (rotation.ended) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   const result = rotation.value;

@@ -1,0 +1,19 @@
+// The one rule for "a dependency is unavailable or too slow": MongoDB
+// unreachable, stalled past its bound or shutting down; Temporal unreachable,
+// overloaded, or past a call's deadline (an update no worker answered). The
+// api answers such an error with 503 and Retry-After, never a 500; any other
+// error is a fault.
+import { isStoreUnavailable } from '../store/db.js';
+import { isTemporalUnavailable } from '../temporal/connection.js';
+
+/** Causes followed at most (an error wrapping an error wrapping …). */
+const MAX_CAUSES = 5;
+
+export function isDependencyUnavailable(err: unknown): boolean {
+  let current = err;
+  for (let depth = 0; depth <= MAX_CAUSES && current !== undefined && current !== null; depth++) {
+    if (isStoreUnavailable(current) || isTemporalUnavailable(current)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
