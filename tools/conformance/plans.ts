@@ -30,7 +30,9 @@ export const DEFAULT_PLANS: PlanRun[] = [
 export function plansNamed(names: string[]): PlanRun[] {
   return names.flatMap((name) => {
     if (name.includes('[')) {
-      const dynamic = name.includes('client_registration=dynamic_client');
+      const known = DEFAULT_PLANS.find((p) => p.name === name);
+      if (known) return [known];
+      const dynamic = name.includes('client_registration=dynamic_client') || name.startsWith('oidcc-dynamic-');
       const backchannel = name.includes('backchannel');
       return [{ name, config: dynamic ? (backchannel ? 'dynamic-backchannel' : 'dynamic') : backchannel ? 'backchannel' : 'static' }];
     }
