@@ -3,6 +3,7 @@
 // MongoDB's check says what the start waits for).
 import { Router } from 'express';
 import { checkTemporal, type TemporalHandle } from '../../lib/temporal/connection.js';
+import { RETRY_AFTER_SECONDS } from '../http/errors.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
 
@@ -32,6 +33,8 @@ export function healthRoutes(checkMongo: () => Promise<unknown>, temporal: Tempo
     const [mongodb, temporalStatus] = await Promise.all([probe(checkMongo), probe(() => checkTemporal(temporal, CHECK_TIMEOUT_MS))]);
     const checks = { mongodb, temporal: temporalStatus };
     const ready = mongodb === 'ok' && temporalStatus === 'ok';
+    // A 503 says when to ask again, as every 503 of Keyflow does.
+    if (!ready) res.set('Retry-After', String(RETRY_AFTER_SECONDS));
     res
       .status(ready ? 200 : 503)
       .set('Cache-Control', 'no-store')

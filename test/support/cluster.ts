@@ -53,7 +53,7 @@ async function ready(url: string, timeoutMs: number): Promise<void> {
   }
 }
 
-function startNode(name: string, port: number, env: NodeJS.ProcessEnv): ClusterNode {
+function launchNode(name: string, port: number, env: NodeJS.ProcessEnv): ClusterNode {
   const launcher = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist/tools/scripts/launcher.js')], {
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -77,7 +77,11 @@ function startNode(name: string, port: number, env: NodeJS.ProcessEnv): ClusterN
     lines,
     pid: (child) => pids[child],
     restarted(child, since, timeoutMs) {
-      const found = () => lines.slice(since).map((l) => STARTED.exec(l)).find((m) => m?.[1] === child);
+      const found = () =>
+        lines
+          .slice(since)
+          .map((l) => STARTED.exec(l))
+          .find((m) => m?.[1] === child);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`${name}: ${child} was not started again within ${timeoutMs} ms`)), timeoutMs);
         const check = () => {
@@ -116,7 +120,7 @@ export async function startCluster(nodes: number, overrides: Record<string, stri
     LOG_LEVEL: 'warn',
     ...overrides,
   };
-  const started = ports.map((port, i) => startNode(`node ${i + 1}`, port, env));
+  const started = ports.map((port, i) => launchNode(`node ${i + 1}`, port, env));
   const store = openStore({ mongo: { uri: env.MONGODB_URI!, database: env.MONGODB_DATABASE!, embedded: false, port: mongoPort! } });
   const cluster: Cluster = {
     issuer,
@@ -128,7 +132,7 @@ export async function startCluster(nodes: number, overrides: Record<string, stri
     async stop() {
       await store.close().catch(() => undefined);
       await Promise.all(
-        started.map(
+        cluster.nodes.map(
           (n) =>
             new Promise<void>((resolve) => {
               if (n.launcher.exitCode !== null || n.launcher.signalCode !== null) return resolve();
@@ -149,6 +153,22 @@ export async function startCluster(nodes: number, overrides: Record<string, stri
     throw err;
   }
   return cluster;
+}
+
+/** One more launcher on the cluster (it is stopped with the cluster); resolves once it listens, ready or not. */
+export async function startNode(cluster: Cluster, name: string): Promise<ClusterNode> {
+  const node = launchNode(name, await freePort(), cluster.env);
+  cluster.nodes.push(node);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      await fetch(`${node.url}/healthz`, { signal: AbortSignal.timeout(2_000) });
+      return node;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${name} did not listen within 120 s`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
 
 /** Waits until the api at `url` answers /readyz 200 again. */
