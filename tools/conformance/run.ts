@@ -102,13 +102,16 @@ async function startKeyflow(kit: Kit): Promise<Keyflow> {
   const outbound = [kitEnv.OUTBOUND_ALLOWLIST, `jwks_uri=${suiteHost}`, `request_uri=${suiteHost}`].filter(Boolean).join(',');
   const env: NodeJS.ProcessEnv = { ...process.env, ...kitEnv, OUTBOUND_ALLOWLIST: outbound, ...KEYFLOW_SETTINGS };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-  fs.rmSync(path.join(PROJECT_ROOT, KEYFLOW_SETTINGS.DATA_DIR), { recursive: true, force: true });
+  const dataDir = path.join(PROJECT_ROOT, KEYFLOW_SETTINGS.DATA_DIR);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  // A clean clone has no data/ yet: the log beside the data folder needs its parent.
+  fs.mkdirSync(path.dirname(dataDir), { recursive: true });
   say(
     `starting Keyflow for the suite: ${env.ISSUER} (${Object.entries(KEYFLOW_SETTINGS)
       .map(([k, v]) => `${k}=${v}`)
       .join(' ')})`,
   );
-  const log = fs.createWriteStream(path.join(PROJECT_ROOT, KEYFLOW_SETTINGS.DATA_DIR + '.log'));
+  const log = fs.createWriteStream(dataDir + '.log');
   const proc = spawnManaged('keyflow', process.execPath, [path.join(PROJECT_ROOT, 'dist', 'tools', 'scripts', 'launcher.js')], {
     env,
     output: (line) => log.write(line + '\n'),
