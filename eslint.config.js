@@ -1,5 +1,5 @@
 // ESLint (flat config): typescript-eslint's type-checked rules, and the layer
-// rules of Keyflow's architecture (README, "Architecture"): which folder may
+// rules of Keyflow's architecture (docs/architecture.md, "Layers"): which folder may
 // import which. A violation fails `npm test`.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';

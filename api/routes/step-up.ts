@@ -27,7 +27,7 @@ import type { ApiContext } from '../context.js';
 
 /** `outbound` is the policy for captcha providers' verify URLs. */
 export interface StepUpDeps extends Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'clientAssertions' | 'log' | 'flows' | 'outbound' | 'limits'> {
-  /** How long a challenge waits for the user (STEP_UP_CHALLENGE_TTL_SECONDS; a choice of ours, in the README's configuration table). */
+  /** How long a challenge waits for the user (STEP_UP_CHALLENGE_TTL_SECONDS; a choice of ours, in docs/configuration-reference.md). */
   challengeTtlMs: number;
 }
 

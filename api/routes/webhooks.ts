@@ -1,4 +1,4 @@
-// The webhook management API (README "Webhooks → Management
+// The webhook management API (docs/webhooks.md "Management
 // API"): user webhooks at /api/oauth/me/webhooks, admin webhooks at
 // /api/oauth/me/admin/webhooks. One factory serves both; what differs between
 // them is the table WEBHOOK_RULES (lib/webhooks/webhook-rules.ts), so every rule (validation, visibility, events,

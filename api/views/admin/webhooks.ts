@@ -110,7 +110,7 @@ export function adminWebhooksPage(res: Response, csrf: string, data: AdminWebhoo
     notice,
     status,
     body: html`${data.created ? created(data.created) : ''}
-<p class="muted">Admin webhooks get the admin events (the audit log's), signed with their secret (README, "Webhooks").</p>
+<p class="muted">Admin webhooks get the admin events (the audit log's), signed with their secret (docs/webhooks.md).</p>
 <section id="new-webhook"><h2>New admin webhook</h2>
 <form method="post" action="${ADMIN_WEBHOOKS}">${csrfField(csrf)}
 ${fields('new', data.draft)}
