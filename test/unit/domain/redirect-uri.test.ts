@@ -1,5 +1,5 @@
-import { checkRedirectUri, matchesRedirectUri, normalizeUri, precheckRedirectUri, redirectUriEntryProblem } from '../../lib/domain/redirect-uri.js';
-import type { RedirectUriEntry } from '../../lib/domain/clients.js';
+import { checkRedirectUri, matchesRedirectUri, normalizeUri, precheckRedirectUri, redirectUriEntryProblem } from '../../../lib/domain/redirect-uri.js';
+import type { RedirectUriEntry } from '../../../lib/domain/clients.js';
 
 const equals = (value: string): RedirectUriEntry => ({ type: 'equals', value });
 const wildcard = (value: string): RedirectUriEntry => ({ type: 'wildcard', value });

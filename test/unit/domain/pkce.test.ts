@@ -1,4 +1,4 @@
-import { isValidCodeVerifier, isValidS256Challenge, s256Challenge, verifyPkce } from '../../lib/domain/pkce.js';
+import { isValidCodeVerifier, isValidS256Challenge, s256Challenge, verifyPkce } from '../../../lib/domain/pkce.js';
 
 // RFC 7636 Appendix B (the challenge is the one printed in the RFC; openssl agrees).
 const RFC_VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';

@@ -1,13 +1,13 @@
 // The rules that decide what a stored document becomes, now in lib/domain:
 // checked here without a database.
-import { newClient, replacedClient, withNewClientSecret } from '../../lib/domain/client-secrets.js';
-import { ValidationError } from '../../lib/domain/errors.js';
-import { cappedPatExpiry, patAccess, type PersonalAccessTokenDoc } from '../../lib/domain/personal-access-tokens.js';
-import { pushedRequestRefusal, requestUriFor, requestUriOpaque, type ParRequestDoc } from '../../lib/domain/pushed-request.js';
-import { backoffCapacity, windowOf } from '../../lib/domain/rate-limits.js';
-import { SECRET_IS_SET, siteSettingsFrom } from '../../lib/domain/site-settings.js';
-import { profileChanges } from '../../lib/domain/users.js';
-import { hashSecret } from '../../lib/security/secrets.js';
+import { newClient, replacedClient, withNewClientSecret } from '../../../lib/domain/client-secrets.js';
+import { ValidationError } from '../../../lib/domain/errors.js';
+import { cappedPatExpiry, patAccess, type PersonalAccessTokenDoc } from '../../../lib/domain/personal-access-tokens.js';
+import { pushedRequestRefusal, requestUriFor, requestUriOpaque, type ParRequestDoc } from '../../../lib/domain/pushed-request.js';
+import { backoffCapacity, windowOf } from '../../../lib/domain/rate-limits.js';
+import { SECRET_IS_SET, siteSettingsFrom } from '../../../lib/domain/site-settings.js';
+import { profileChanges } from '../../../lib/domain/users.js';
+import { hashSecret } from '../../../lib/security/secrets.js';
 
 const app = { name: 'App', redirectUris: [{ type: 'equals' as const, value: 'https://rp.example/cb' }] };
 const DAY = 86_400_000;

@@ -1,6 +1,6 @@
-import { assignableRoles, canManage, highestRole, may, mayGrant, memberChangeAllowed, moveAllowed, TEAM_ROLES } from '../../lib/domain/team-roles.js';
-import { boundTeamScope, isKnownScope, parseBoundTeamScope, singleTeamPermission } from '../../lib/domain/scopes.js';
-import { NewTeamInput, TeamChanges } from '../../lib/domain/teams.js';
+import { assignableRoles, canManage, highestRole, may, mayGrant, memberChangeAllowed, moveAllowed, TEAM_ROLES } from '../../../lib/domain/team-roles.js';
+import { boundTeamScope, isKnownScope, parseBoundTeamScope, singleTeamPermission } from '../../../lib/domain/scopes.js';
+import { NewTeamInput, TeamChanges } from '../../../lib/domain/teams.js';
 
 describe('team roles', () => {
   it('ranks member < admin < co-owner < owner, and the effective role is the highest held', () => {

@@ -1,6 +1,6 @@
 // standardClaims and SCOPE_CLAIMS: the values of the claims a user has, of
 // the right types; a claim without a value is left out, never null or "".
-import { SCOPE_CLAIMS, scopedUserClaims, standardClaims, type ClaimsUser } from '../../lib/domain/claims.js';
+import { SCOPE_CLAIMS, scopedUserClaims, standardClaims, type ClaimsUser } from '../../../lib/domain/claims.js';
 
 const UPDATED = new Date('2024-03-01T12:00:00.750Z');
 

@@ -1,7 +1,14 @@
 // The phase rules of signing keys (staged rotation, retirement), without a
 // database: what every process computes from the stored documents and its clock.
-import { keyPhase, publishedUntilFor, RETIRED_KEY_RETENTION_SECONDS, SIGNING_LEAD_SECONDS, signingKeyAt, signsFromFor } from '../../lib/domain/key-phases.js';
-import type { SigningKeyDoc } from '../../lib/domain/signing-keys.js';
+import {
+  keyPhase,
+  publishedUntilFor,
+  RETIRED_KEY_RETENTION_SECONDS,
+  SIGNING_LEAD_SECONDS,
+  signingKeyAt,
+  signsFromFor,
+} from '../../../lib/domain/key-phases.js';
+import type { SigningKeyDoc } from '../../../lib/domain/signing-keys.js';
 
 const T0 = new Date('2025-01-01T00:00:00Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);

@@ -1,9 +1,9 @@
 // The checks of the standard claims a user sets on their profile: birthdate,
 // time zone, language tag, phone number, address and text, each normalised or
 // refused naming the field; and what a change sets, clears and reports.
-import { zodProblems } from '../../lib/domain/errors.js';
-import { canonicalLocale, canonicalTimeZone, e164PhoneNumber, isBirthdate, timeZoneNames } from '../../lib/domain/profile-fields.js';
-import { profileChanges, ProfileUpdate } from '../../lib/domain/users.js';
+import { zodProblems } from '../../../lib/domain/errors.js';
+import { canonicalLocale, canonicalTimeZone, e164PhoneNumber, isBirthdate, timeZoneNames } from '../../../lib/domain/profile-fields.js';
+import { profileChanges, ProfileUpdate } from '../../../lib/domain/users.js';
 
 const problems = (body: unknown) => {
   const parsed = ProfileUpdate.safeParse(body);
