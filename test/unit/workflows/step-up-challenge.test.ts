@@ -120,13 +120,11 @@ it('a code whose projection cannot be written is an error, never a code', async 
   expect(states.filter((s) => s === 'issued' || s === 'redeemed')).toEqual([]);
 });
 
-// Bug: the confirm handler sets `issued` before the code's projection is
-// written, and the main loop wakes on it at once: the audit records `issued`
-// for a code no browser ever got, and the outcome `error` is neither projected
-// nor audited (the api, on confirm's `error`, writes no projection either, so
-// the challenge reads as `created` until it expires). Recorded as it is today in
-// step-up-challenge-code-projection-failed.json: a fix needs patched().
-it.failing('a code whose projection cannot be written is projected and audited as an error, never as issued', async () => {
+// Before the patch 'step-up-issued-after-code-projection' the confirm handler
+// set `issued` before the code's projection was written: the audit recorded
+// `issued` for a code no browser ever got, and `error` was neither projected
+// nor audited (step-up-challenge-code-projection-failed.json replays that).
+it('a code whose projection cannot be written is projected and audited as an error, never as issued', async () => {
   const { input, handle } = await startChallenge();
   failingCode.add(input.challengeId);
   expect(await handle.executeUpdate('confirm', { args: [confirmation] })).toEqual({ ok: false, state: 'error' });
