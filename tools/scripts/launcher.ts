@@ -49,7 +49,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 try {
   const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: config.temporal.address, MONGODB_URI: config.mongo.uri };
   if (config.temporal.embedded) {
-    say('starting the Temporal dev server (usually 5–20 s)…');
+    say('starting the Temporal dev server (usually a few seconds)…');
     const startedAt = Date.now();
     const temporal = await startTemporalDevServer({
       port: config.temporal.port,
@@ -64,7 +64,7 @@ try {
     );
   }
   if (config.mongo.embedded) {
-    say('starting FerretDB (usually 1–5 s)…');
+    say('starting FerretDB (usually a few seconds)…');
     const startedAt = Date.now();
     const ferret = await startFerretDb({ port: config.mongo.port, dataDir: path.join(config.dataDir, 'ferretdb') });
     servers.push(ferret);
