@@ -12,8 +12,14 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
 
+const scratch: string[] = [];
+afterAll(() => {
+  for (const dir of scratch) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 function scratchProject(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyflow-bootstrap-'));
+  scratch.push(dir);
   fs.mkdirSync(path.join(dir, 'tools/scripts'), { recursive: true });
   for (const f of ['tools/scripts/bootstrap.mjs', 'tools/scripts/steps.mjs', 'tools/scripts/toolchain.json', 'package-lock.json'])
     fs.copyFileSync(path.join(PROJECT_ROOT, f), path.join(dir, f));
