@@ -6,7 +6,7 @@ import type { SessionDoc } from '../../lib/domain/sessions.js';
 import { isDisabled, type UserDoc } from '../../lib/domain/users.js';
 import { findUserById } from '../../lib/store/users.js';
 import { sendErrorPage } from '../html/layout.js';
-import { sessionEnded, type SignOutDeps } from '../oauth/sign-out.js';
+import { sessionEnded, type SignOutDeps } from './sign-out.js';
 import { endSession, hasValidCsrf, type SessionDeps } from './session.js';
 
 export type SignedIn = { session: SessionDoc; user: UserDoc };

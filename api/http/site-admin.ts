@@ -10,7 +10,7 @@
 import { Router, type RequestHandler } from 'express';
 import { ADMIN_SCOPES, type AdminNeed } from '../../lib/domain/admin-access.js';
 import { findUserById } from '../../lib/store/users.js';
-import { requireAccessToken, requireAnyScope, type BearerDeps } from '../oauth/bearer.js';
+import { requireAccessToken, requireAnyScope, type BearerDeps } from '../protocol/shared/bearer.js';
 import { notFound } from './errors.js';
 
 /** The administration API's paths (ADMIN_API, and the site API): routing ignores case and a trailing slash, so this does too. */

@@ -9,7 +9,7 @@ import { endRefreshFamily, startRefreshFamily } from '../../lib/flows/refresh-fa
 import { hashSecret, newSecret } from '../../lib/security/secrets.js';
 import { isGrantUsable, openGrant } from '../../lib/store/grants.js';
 import { recordFirstRefreshToken } from '../../lib/store/refresh-tokens.js';
-import type { TokenDeps } from './grants/context.js';
+import type { TokenDeps } from '../protocol/token/context.js';
 import { issueTokens, type TokenIssue, type TokenResponse } from './tokens.js';
 
 /** A refresh token and the input of its family, made before the family is started. */

@@ -17,7 +17,7 @@ import { sendErrorPage } from '../html/layout.js';
 import { consentPage, type ConsentExtras } from '../views/consent.js';
 import { hasValidCsrf } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
-import { OTHER_BROWSER, proceedWithAuthorization, respondWithError, startedInThisBrowser, type FlowDeps } from '../oauth/authorization-flow.js';
+import { OTHER_BROWSER, proceedWithAuthorization, respondWithError, startedInThisBrowser, type FlowDeps } from '../protocol/authorization-flow.js';
 import { teamChoices, teamGrantRefusal } from '../oauth/team-consent.js';
 import { passkeyProvedHere, passSiteGate, siteGateStanding } from '../verification/site-gate.js';
 import { signInLimits } from '../verification/sign-in-limits.js';

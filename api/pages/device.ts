@@ -18,7 +18,7 @@ import { answeredPage, codePage, consentPage, DEVICE_CONSENT_PATH } from '../vie
 import { clientAddress } from '../http/request-limits.js';
 import { formCsrf, hasValidCsrf, type SessionDeps } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
-import { DEVICE_PAGE_PATH, type DeviceFlowDeps } from '../routes/device-authorization.js';
+import { DEVICE_PAGE_PATH, type DeviceFlowDeps } from '../protocol/device-authorization.js';
 import { fieldsOf, raw } from '../http/input.js';
 
 export type DevicePageDeps = DeviceFlowDeps & SessionDeps;

@@ -20,8 +20,8 @@ import { loginPage, secondFactorPage, signedOutPage, type LoginPageOptions } fro
 import { signupHref } from '../views/signup.js';
 import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
-import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
-import { hasSecondFactor, resumeUrl, startedInThisBrowser } from '../oauth/authorization-flow.js';
+import { signOut, type SignOutDeps } from '../http/sign-out.js';
+import { hasSecondFactor, resumeUrl, startedInThisBrowser } from '../protocol/authorization-flow.js';
 import { findAuthorizationRequest } from '../../lib/store/authorization-requests.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import { fieldsOf, raw, text } from '../http/input.js';

@@ -16,7 +16,7 @@ import { setPasswordHash } from '../../lib/store/users.js';
 import { captchaFormFields } from '../verification/captcha.js';
 import { signInLimits, type SignInLimitDeps } from '../verification/sign-in-limits.js';
 import { PASSWORD_PAGE, passwordChangedPage, passwordPage as passwordPageView, type PasswordPageOptions } from '../views/password.js';
-import { endUserSessions, type SignOutDeps } from '../oauth/sign-out.js';
+import { endUserSessions, type SignOutDeps } from '../http/sign-out.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 import { requireRecentSignIn } from '../http/session.js';
 import { sendErrorPage } from '../html/layout.js';

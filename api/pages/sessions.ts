@@ -6,7 +6,7 @@ import express, { Router, type Response } from 'express';
 import { deleteUserSession, listUserSessions } from '../../lib/store/sessions.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { SESSIONS_PAGE, sessionsPage as sessionsPageView, signedOutPage } from '../views/sessions.js';
-import { endUserSessions, sessionEnded, signOut, type SignOutDeps } from '../oauth/sign-out.js';
+import { endUserSessions, sessionEnded, signOut, type SignOutDeps } from '../http/sign-out.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 
 export interface SessionsPageDeps extends SignOutDeps {

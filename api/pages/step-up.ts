@@ -29,8 +29,8 @@ import { sendErrorPage } from '../html/layout.js';
 import { hasValidCsrf, type SessionDeps } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
 import { fieldsOf, raw } from '../http/input.js';
-import { hasSecondFactor } from '../oauth/authorization-flow.js';
-import { ChallengeQuery, STEP_UP_PATHS } from '../routes/step-up.js';
+import { hasSecondFactor } from '../protocol/authorization-flow.js';
+import { ChallengeQuery, STEP_UP_PATHS } from '../protocol/step-up.js';
 import { confirmPage as confirmPageView, enrollPage, sudoConfirmPage, type ConfirmPageOptions } from '../views/step-up.js';
 
 export type StepUpPageDeps = StepUpConfirmationDeps & SessionDeps & { issuer: string };

@@ -18,7 +18,7 @@ import { methodNotAllowed } from '../http/errors.js';
 import { fieldsOf } from '../http/input.js';
 import { jsonBody, parse, refusalsAnswered, send } from '../http/json-api.js';
 import { adminScopes } from '../http/site-admin.js';
-import { endUserSessions, type SignOutDeps } from '../oauth/sign-out.js';
+import { endUserSessions, type SignOutDeps } from '../http/sign-out.js';
 import type { ApiContext } from '../context.js';
 
 const BASE = `${ADMIN_API}/users`;

@@ -8,9 +8,9 @@ import { ValidationError } from '../../lib/domain/errors.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret } from '../../lib/store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
-import { requireAccessToken } from '../oauth/bearer.js';
+import { requireAccessToken } from '../protocol/shared/bearer.js';
 import { revokeClientGrants } from '../../lib/grants/revocation.js';
-import { sendStepUpChallenge, stepUpShortfall, type StepUpRequirement } from '../oauth/acr-signalling.js';
+import { sendStepUpChallenge, stepUpShortfall, type StepUpRequirement } from '../protocol/shared/acr-signalling.js';
 import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../lib/webhooks/event-sources.js';
 import type { ApiContext } from '../context.js';
 

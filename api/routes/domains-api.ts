@@ -8,7 +8,7 @@ import { addUserDomain, removeUserDomain, userDomain, verifyUserDomain } from '.
 import { listDomains } from '../../lib/store/domains.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { requireAccessToken } from '../oauth/bearer.js';
+import { requireAccessToken } from '../protocol/shared/bearer.js';
 import type { ApiContext } from '../context.js';
 import { jsonBody, send, refusalsAnswered as refusing } from '../http/json-api.js';
 

@@ -7,7 +7,7 @@ import { GpgKeyId, gpgKeyJson, MAX_ARMORED_KEY_LENGTH, NewGpgKeyInput } from '..
 import { parsePublicKey } from '../../lib/gpg/public-key.js';
 import { addGpgKey, deleteGpgKey, findGpgKey, listGpgKeys } from '../../lib/store/gpg-keys.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { requireAccessToken } from '../oauth/bearer.js';
+import { requireAccessToken } from '../protocol/shared/bearer.js';
 import type { ApiContext } from '../context.js';
 import { jsonBody, parse, send, refusalsAnswered } from '../http/json-api.js';
 

@@ -11,7 +11,7 @@ import { listAllTeams } from '../../lib/store/teams.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { fieldsOf } from '../http/input.js';
-import { requireScopes } from '../oauth/bearer.js';
+import { requireScopes } from '../protocol/shared/bearer.js';
 import type { ApiContext } from '../context.js';
 import { teamRoutes, type TeamNeed } from './teams.handlers.js';
 import { parse, send, refusalsAnswered } from '../http/json-api.js';

@@ -8,7 +8,7 @@ import { LAST_WAY, unlinkSocialAccount } from '../../lib/sources/linking.js';
 import { socialAccountsOf } from '../../lib/store/oauth-sources.js';
 import { findUserById } from '../../lib/store/users.js';
 import { sendError } from '../http/errors.js';
-import { requireAccessToken } from '../oauth/bearer.js';
+import { requireAccessToken } from '../protocol/shared/bearer.js';
 import type { ApiContext } from '../context.js';
 
 const BASE = '/api/oauth/me/social_accounts';

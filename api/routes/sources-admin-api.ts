@@ -14,7 +14,7 @@ import { createSource, removeSource, updateSource } from '../../lib/sources/sour
 import { findSource, listSources } from '../../lib/store/oauth-sources.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { requireScopes } from '../oauth/bearer.js';
+import { requireScopes } from '../protocol/shared/bearer.js';
 import type { ApiContext } from '../context.js';
 import { jsonBody, send, refusalsAnswered } from '../http/json-api.js';
 

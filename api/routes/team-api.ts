@@ -8,7 +8,7 @@ import { parseBoundTeamScope, boundTeamScope } from '../../lib/domain/scopes.js'
 import { TeamId } from '../../lib/domain/teams.js';
 import type { SingleTeamPermission } from '../../lib/domain/team-roles.js';
 import { sendError } from '../http/errors.js';
-import { requireAccessToken, requireScopes } from '../oauth/bearer.js';
+import { requireAccessToken, requireScopes } from '../protocol/shared/bearer.js';
 import type { ApiContext } from '../context.js';
 import { teamRoutes, userTierParts, type TeamNeed } from './teams.handlers.js';
 

@@ -13,7 +13,7 @@ import { receivedInvitationJson } from '../../lib/domain/team-invitations.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { invitationIdOf } from './teams.http.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { requireAccessToken } from '../oauth/bearer.js';
+import { requireAccessToken } from '../protocol/shared/bearer.js';
 import type { ApiContext } from '../context.js';
 import { teamRoutes, userTierParts, type TeamNeed, type TeamTier } from './teams.handlers.js';
 import { jsonBody, send, refusalsAnswered } from '../http/json-api.js';

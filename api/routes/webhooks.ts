@@ -34,7 +34,7 @@ import { WEBHOOK_RULES } from '../../lib/webhooks/webhook-rules.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { inAdminArea } from '../http/site-admin.js';
-import { requireAccessToken, requireScopes } from '../oauth/bearer.js';
+import { requireAccessToken, requireScopes } from '../protocol/shared/bearer.js';
 import { deliveryJson, testDeliveryJson, webhookJson } from '../views/webhooks.js';
 import type { ApiContext } from '../context.js';
 

@@ -7,7 +7,7 @@ import type { SessionDoc } from '../../lib/store/sessions.js';
 import { html } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import { allowOrDenyForm, appStanding, scopeList } from './consent.js';
-import { DEVICE_PAGE_PATH } from '../routes/device-authorization.js';
+import { DEVICE_PAGE_PATH } from '../protocol/device-authorization.js';
 
 export const DEVICE_CONSENT_PATH = `${DEVICE_PAGE_PATH}/consent`;
 

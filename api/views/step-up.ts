@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import type { SessionDoc } from '../../lib/store/sessions.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
-import { STEP_UP_PATHS } from '../routes/step-up.js';
+import { STEP_UP_PATHS } from '../protocol/step-up.js';
 import type { Loaded } from '../verification/step-up-confirmation.js';
 
 export interface ConfirmPageOptions {

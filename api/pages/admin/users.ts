@@ -11,7 +11,7 @@ import { sessionActor } from '../../../lib/webhooks/event-sources.js';
 import type { SafeHtml } from '../../html/html.js';
 import { sendErrorPage } from '../../html/layout.js';
 import { fieldsOf, formText } from '../../http/input.js';
-import { endUserSessions, type SignOutDeps } from '../../oauth/sign-out.js';
+import { endUserSessions, type SignOutDeps } from '../../http/sign-out.js';
 import type { ApiContext } from '../../context.js';
 import { ADMIN_USERS, adminUserPage, adminUserPath, adminUsersPage, USER_DONE, userDraftOf, type UserDraft } from '../../views/admin/users.js';
 import { errorNotice } from '../../views/teams.js';

@@ -13,7 +13,7 @@ import { isIdToken } from '../../lib/domain/claims.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf } from '../http/session.js';
-import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
+import { signOut, type SignOutDeps } from '../http/sign-out.js';
 import { z } from 'zod';
 import { fieldsOf, raw } from '../http/input.js';
 import type { ApiContext } from '../context.js';

@@ -1,12 +1,12 @@
 // grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.5).
 import type { Request, Response } from 'express';
-import { isValidCodeVerifier, verifyPkce } from '../../../lib/domain/pkce.js';
+import { verifierFormatProblem, verifierMismatch } from '../../../lib/domain/pkce.js';
 import { narrowResources, parseResources } from '../../../lib/domain/resources.js';
 import { consumeAuthorizationCode } from '../../../lib/store/authorization-codes.js';
 import { findUserById } from '../../../lib/store/users.js';
 import { isDisabled } from '../../../lib/domain/users.js';
-import { sendOAuthError, sendOAuthJson } from '../errors.js';
-import { GrantRevokedError, issueGrantTokens } from '../grant-issuance.js';
+import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
+import { GrantRevokedError, issueGrantTokens } from '../../oauth/grant-issuance.js';
 import { revokeGrantAndFamily } from '../../../lib/grants/revocation.js';
 import type { GrantContext } from './context.js';
 
@@ -21,9 +21,8 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
   const verifier = body.code_verifier;
   if (typeof code !== 'string' || code.length === 0 || code.length > 100) return sendOAuthError(res, 400, 'invalid_request', 'code is required');
   if (typeof redirectUri !== 'string') return sendOAuthError(res, 400, 'invalid_request', 'redirect_uri is required');
-  if (verifier !== undefined && (typeof verifier !== 'string' || !isValidCodeVerifier(verifier))) {
-    return sendOAuthError(res, 400, 'invalid_request', 'code_verifier must be 43-128 characters of [A-Za-z0-9-._~]');
-  }
+  const malformed = verifierFormatProblem(verifier);
+  if (malformed) return sendOAuthError(res, 400, 'invalid_request', malformed);
 
   // A malformed resource is refused before the code is used up.
   const requested = parseResources(params.resource);
@@ -41,13 +40,8 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
   const c = consumed.code;
   if (c.clientId !== client._id) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
   if (c.redirectUri !== redirectUri) return sendOAuthError(res, 400, 'invalid_grant', 'redirect_uri does not match the authorization request');
-  if (c.codeChallenge) {
-    if (typeof verifier !== 'string') return sendOAuthError(res, 400, 'invalid_grant', 'code_verifier is required');
-    if (!verifyPkce(verifier, c.codeChallenge)) return sendOAuthError(res, 400, 'invalid_grant', 'code_verifier does not match the code_challenge');
-  } else if (verifier !== undefined) {
-    // A verifier without a challenge means the request was altered on the way (PKCE downgrade).
-    return sendOAuthError(res, 400, 'invalid_grant', 'the authorization request had no code_challenge');
-  }
+  const mismatch = verifierMismatch(c.codeChallenge, verifier, 'the authorization request');
+  if (mismatch) return sendOAuthError(res, 400, 'invalid_grant', mismatch);
 
   // RFC 8707 §2.2: the token request may narrow the granted resources, never add one.
   const target = narrowResources(c.resources ?? [], params.resource, client.allowedResources ?? []);

@@ -12,7 +12,7 @@ import { hashSecret, newSecret, verifySecret } from '../../lib/security/secrets.
 import { isClientActive, type ClientDoc } from '../../lib/domain/clients.js';
 import { createClient, deleteClient, findClient, replaceClient } from '../../lib/store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
-import { requireAccessToken } from '../oauth/bearer.js';
+import { requireAccessToken } from './shared/bearer.js';
 import { revokeClientGrants } from '../../lib/grants/revocation.js';
 import type { EventActor } from '../../lib/webhooks/event-pipeline.js';
 import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../lib/webhooks/event-sources.js';

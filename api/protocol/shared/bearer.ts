@@ -2,15 +2,15 @@
 // RFC 6750 Bearer, RFC 9068 validation, grant revocation checked, and the
 // RFC 9728 `resource_metadata` in every challenge.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { verifyOwnJwt } from '../../lib/keys/verifier.js';
-import { usableGrant } from '../../lib/store/grants.js';
-import type { UserDoc } from '../../lib/domain/users.js';
-import { PAT_PREFIX } from '../../lib/domain/personal-access-tokens.js';
-import { personalAccessTokenContext } from '../../lib/store/personal-access-tokens.js';
-import { WELL_KNOWN } from '../../lib/domain/discovery.js';
+import { verifyOwnJwt } from '../../../lib/keys/verifier.js';
+import { usableGrant } from '../../../lib/store/grants.js';
+import type { UserDoc } from '../../../lib/domain/users.js';
+import { PAT_PREFIX } from '../../../lib/domain/personal-access-tokens.js';
+import { personalAccessTokenContext } from '../../../lib/store/personal-access-tokens.js';
+import { WELL_KNOWN } from '../../../lib/domain/discovery.js';
 import { DPOP_ALGS, dpopHeader, dpopRequestUrl, verifyDpopProof } from './dpop.js';
-import { fieldsOf, raw } from '../http/input.js';
-import type { ApiContext } from '../context.js';
+import { fieldsOf, raw } from '../../http/input.js';
+import type { ApiContext } from '../../context.js';
 
 /** A form POST may carry its token in a field (any value present counts as sent, so a token sent twice is refused). */
 const BearerForm = fieldsOf({ access_token: raw });

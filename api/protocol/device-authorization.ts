@@ -5,7 +5,7 @@
 // client (REQUEST_LIMIT_PER_IP, REQUEST_LIMIT_PER_CLIENT per minute).
 import express, { Router } from 'express';
 import { ENDPOINTS } from '../../lib/domain/discovery.js';
-import { isValidS256Challenge } from '../../lib/domain/pkce.js';
+import { challengeProblem } from '../../lib/domain/pkce.js';
 import { parseAllowedResources } from '../../lib/domain/resources.js';
 import { isKnownScope, isSiteScope, isTeamScope, parseScopeParam } from '../../lib/domain/scopes.js';
 import { formatUserCode } from '../../lib/domain/user-code.js';
@@ -14,8 +14,8 @@ import { hashSecret, newSecret } from '../../lib/security/secrets.js';
 import { createDeviceAuthorization, deleteDeviceAuthorization } from '../../lib/store/device-codes.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { admitClient, limitPerIp } from '../http/request-limits.js';
-import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
-import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
+import { authenticateClient, sendClientAuthError } from './shared/client-auth.js';
+import { sendOAuthError, sendOAuthJson } from './shared/errors.js';
 import { FormValues } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 
@@ -44,13 +44,9 @@ function checkParams(body: Record<string, unknown>, allowedScopes: readonly stri
   if (refused) return fail('invalid_scope', `the scope ${refused} cannot be granted through the device flow`);
 
   const challenge = body.code_challenge;
-  const method = body.code_challenge_method;
-  if (method !== undefined && method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256 (plain is not supported)');
-  if (challenge === undefined && method !== undefined) return fail('invalid_request', 'code_challenge_method without code_challenge');
-  if (challenge !== undefined && method === undefined) return fail('invalid_request', 'code_challenge_method=S256 is required with code_challenge');
-  if (challenge !== undefined && (typeof challenge !== 'string' || !isValidS256Challenge(challenge)))
-    return fail('invalid_request', 'code_challenge must be 43 base64url characters');
-  return { ok: true, scope, codeChallenge: challenge ?? null };
+  const pkce = challengeProblem(challenge, body.code_challenge_method);
+  if (pkce) return fail('invalid_request', pkce);
+  return { ok: true, scope, codeChallenge: typeof challenge === 'string' ? challenge : null };
 }
 
 export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {

@@ -3,8 +3,8 @@
 // through the outbound client, cached per client, and refetched on an unknown
 // `kid` (see mayRefetch). One instance per api process: it holds the cache.
 import { createLocalJWKSet, errors as joseErrors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import { outboundRequest, OutboundError, type OutboundPolicy } from '../../lib/outbound/http-client.js';
-import type { ClientDoc } from '../../lib/domain/clients.js';
+import { outboundRequest, OutboundError, type OutboundPolicy } from '../../../lib/outbound/http-client.js';
+import type { ClientDoc } from '../../../lib/domain/clients.js';
 
 const JWKS_CACHE_MS = 5 * 60_000;
 const JWKS_REFETCH_MIN_MS = 30_000;

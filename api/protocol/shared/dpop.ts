@@ -4,9 +4,9 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
-import { CLIENT_KEY_ALGS } from '../../lib/domain/client-key-algs.js';
-import type { Store } from '../../lib/store/db.js';
-import { claimOnce } from '../../lib/store/single-use.js';
+import { CLIENT_KEY_ALGS } from '../../../lib/domain/client-key-algs.js';
+import type { Store } from '../../../lib/store/db.js';
+import { claimOnce } from '../../../lib/store/single-use.js';
 
 export const DPOP_ALGS: string[] = [...CLIENT_KEY_ALGS];
 

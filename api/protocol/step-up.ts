@@ -11,7 +11,7 @@
 // The confirmation page and /api/oauth/2fa/authorize are in api/pages/step-up.ts.
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { isValidS256Challenge, verifyPkce } from '../../lib/domain/pkce.js';
+import { isValidS256Challenge, verifierMismatch } from '../../lib/domain/pkce.js';
 import { checkRedirectUri } from '../../lib/domain/redirect-uri.js';
 import { redeemStepUpFlow, startStepUpFlow } from '../../lib/flows/step-up-challenge.js';
 import { hashSecret, newId } from '../../lib/security/secrets.js';
@@ -20,8 +20,8 @@ import { deleteStepUpChallenge, findStepUpChallenge, findStepUpCode, insertStepU
 import { captchaInfo } from '../verification/captcha.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { admitRequest, limitPerIp } from '../http/request-limits.js';
-import { authenticateClient, type ClientAuthResult } from '../oauth/client-auth.js';
-import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
+import { authenticateClient, type ClientAuthResult } from './shared/client-auth.js';
+import { sendOAuthError, sendOAuthJson } from './shared/errors.js';
 import { fieldsOf, FormValues, JsonObject, raw, singleValues } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 
@@ -144,12 +144,8 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
     if (!doc || doc.status !== 'issued' || doc.expiresAt <= new Date() || doc.clientId !== auth.client._id || doc.redirectUri !== redirectUri) {
       return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
     }
-    if (doc.codeChallenge) {
-      if (verifier === undefined) return sendOAuthError(res, 400, 'invalid_grant', 'code_verifier is required');
-      if (!verifyPkce(verifier, doc.codeChallenge)) return sendOAuthError(res, 400, 'invalid_grant', 'code_verifier does not match the code_challenge');
-    } else if (verifier !== undefined) {
-      return sendOAuthError(res, 400, 'invalid_grant', 'the challenge had no code_challenge');
-    }
+    const mismatch = verifierMismatch(doc.codeChallenge, verifier, 'the challenge');
+    if (mismatch) return sendOAuthError(res, 400, 'invalid_grant', mismatch);
     // The one Temporal call: the code is handed out once, whatever races.
     const result = await redeemStepUpFlow(deps.flows, doc.challengeId, { codeHash: codeHash! });
     if (result.ended || result.value.status !== 'redeemed') return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);

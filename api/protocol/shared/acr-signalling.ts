@@ -4,7 +4,7 @@
 // `WWW-Authenticate: Bearer error="insufficient_user_authentication", acr_values="mfa"[, max_age=N]`,
 // and the client repeats the authorization with those acr_values (and max_age).
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { WELL_KNOWN } from '../../lib/domain/discovery.js';
+import { WELL_KNOWN } from '../../../lib/domain/discovery.js';
 
 export interface StepUpRequirement {
   acr: 'mfa';

@@ -4,7 +4,7 @@
 // password change).
 import type { Request, Response } from 'express';
 import { startBackchannelLogout } from '../../lib/flows/backchannel-logout.js';
-import { endSession } from '../http/session.js';
+import { endSession } from './session.js';
 import { revokeSessionSudoWindows } from '../verification/sudo.js';
 import { clientsOfSession, deleteSession, listUserSessions, type SessionDoc } from '../../lib/store/sessions.js';
 import type { ApiContext } from '../context.js';

@@ -3,11 +3,11 @@
 // `none` for public clients (which must then use PKCE).
 import type { Request, Response } from 'express';
 import { JWT_BEARER_ASSERTION_TYPE, type ClientAssertionVerifier } from './client-assertion.js';
-import { verifySecret } from '../../lib/security/secrets.js';
-import type { ClientDoc } from '../../lib/domain/clients.js';
-import type { ClientLookup } from '../../lib/store/clients.js';
+import { verifySecret } from '../../../lib/security/secrets.js';
+import type { ClientDoc } from '../../../lib/domain/clients.js';
+import type { ClientLookup } from '../../../lib/store/clients.js';
 import { sendOAuthError } from './errors.js';
-import { fieldsOf, raw } from '../http/input.js';
+import { fieldsOf, raw } from '../../http/input.js';
 import type { z } from 'zod';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';

@@ -28,7 +28,7 @@
 //   after that hour, which only a client that leaves both out risks.
 // - `typ`, when present, is `oauth-authz-req+jwt` (RFC 9101 §10.8) or `JWT`.
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, UnsecuredJWT, type JWTPayload, type JWTVerifyOptions } from 'jose';
-import type { ClientDoc } from '../../lib/domain/clients.js';
+import type { ClientDoc } from '../../../lib/domain/clients.js';
 import {
   authorizationParamsOf,
   isRegisteredRequestUri,
@@ -36,10 +36,10 @@ import {
   MAX_REQUEST_URI_LENGTH,
   REQUEST_OBJECT_ALGS,
   type AuthorizationParams,
-} from '../../lib/domain/request-object.js';
-import { admitsUrl, outboundRequest, OutboundError, type OutboundErrorKind, type OutboundPolicy } from '../../lib/outbound/http-client.js';
-import type { Store } from '../../lib/store/db.js';
-import { claimOnce } from '../../lib/store/single-use.js';
+} from '../../../lib/domain/request-object.js';
+import { admitsUrl, outboundRequest, OutboundError, type OutboundErrorKind, type OutboundPolicy } from '../../../lib/outbound/http-client.js';
+import type { Store } from '../../../lib/store/db.js';
+import { claimOnce } from '../../../lib/store/single-use.js';
 import { isNoMatchingKey, JwksUnavailable, type ClientKeys } from './client-keys.js';
 
 /** How long a request object may be accepted: exp at most this far ahead, iat at most this long ago. */

@@ -17,12 +17,12 @@ import { browserBinding, currentBrowserBinding } from '../http/browser-binding.j
 import type { CookieDeps } from '../http/cookies.js';
 import { sessionUser } from '../http/signed-in.js';
 import type { ApiContext } from '../context.js';
-import { auditScopeGrants, consentDecision } from './consent-decision.js';
+import { auditScopeGrants, consentDecision } from '../oauth/consent-decision.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
-import { sendAuthorizationResponse, type AuthorizationResponse } from './authorization-response.js';
+import { sendAuthorizationResponse, type AuthorizationResponse } from './shared/authorization-response.js';
 import { isImplicit } from '../../lib/domain/response-type.js';
 import type { AuthContext } from '../../lib/domain/claims.js';
-import { issueImplicitResponse } from './implicit-issuance.js';
+import { issueImplicitResponse } from '../oauth/implicit-issuance.js';
 
 /** `signer` and `config` (ID_TOKEN_CLAIMS): the implicit flow signs its tokens here. */
 export type FlowDeps = Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'log' | 'secureCookies' | 'events' | 'signer' | 'config'>;

@@ -19,9 +19,9 @@
 import type { Request, Response } from 'express';
 import { MAX_RESOURCES, parseAllowedResources } from '../../../lib/domain/resources.js';
 import { crossAppClientId, isSiteScope, parseScopeParam } from '../../../lib/domain/scopes.js';
-import { verifyAccessToken } from '../bearer.js';
-import { sendOAuthError, sendOAuthJson } from '../errors.js';
-import { issueAccessToken } from '../tokens.js';
+import { verifyAccessToken } from '../shared/bearer.js';
+import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
+import { issueAccessToken } from '../../oauth/tokens.js';
 import type { GrantContext } from './context.js';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';

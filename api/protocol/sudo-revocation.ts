@@ -6,7 +6,7 @@ import express, { Router } from 'express';
 import { z } from 'zod';
 import { revokeSudoWindow, type SudoDeps } from '../verification/sudo.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
-import { requireAccessToken, type BearerDeps } from '../oauth/bearer.js';
+import { requireAccessToken, type BearerDeps } from './shared/bearer.js';
 
 const RevokeBody = z.object({ client_id: z.string().min(1).max(256) });
 

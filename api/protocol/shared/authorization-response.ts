@@ -12,10 +12,10 @@
 // authorization_response_iss_parameter_supported promises it on every answer.
 import { createHash } from 'node:crypto';
 import type { Response } from 'express';
-import { buildRedirect } from '../../lib/domain/authorization-request.js';
-import type { ResponseTarget } from '../../lib/domain/response-mode.js';
-import { html, raw } from '../html/html.js';
-import type { ImplicitResponse } from './implicit-issuance.js';
+import { buildRedirect } from '../../../lib/domain/authorization-request.js';
+import type { ResponseTarget } from '../../../lib/domain/response-mode.js';
+import { html, raw } from '../../html/html.js';
+import type { ImplicitResponse } from '../../oauth/implicit-issuance.js';
 
 export type AuthorizationResponse = { code: string } | ImplicitResponse | { error: string; error_description: string };
 

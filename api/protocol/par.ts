@@ -11,9 +11,9 @@ import { ENDPOINTS } from '../../lib/domain/discovery.js';
 import { savePushedRequest } from '../../lib/store/par-requests.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { admitClient, limitPerIp } from '../http/request-limits.js';
-import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
-import { sendOAuthError, sendOAuthJson } from '../oauth/errors.js';
-import { resolveRequestObject } from '../oauth/request-object.js';
+import { authenticateClient, sendClientAuthError } from './shared/client-auth.js';
+import { sendOAuthError, sendOAuthJson } from './shared/errors.js';
+import { resolveRequestObject } from './shared/request-object.js';
 import { FormValues } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 

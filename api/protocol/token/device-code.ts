@@ -3,15 +3,15 @@
 // code is pending); an approved code is redeemed through the workflow's
 // `redeem` update, which succeeds once: that is the single-use guarantee.
 import type { Request, Response } from 'express';
-import { isValidCodeVerifier, verifyPkce } from '../../../lib/domain/pkce.js';
+import { verifierFormatProblem, verifierMismatch } from '../../../lib/domain/pkce.js';
 import { narrowResources } from '../../../lib/domain/resources.js';
 import { redeemDeviceFlow } from '../../../lib/flows/device-authorization.js';
 import { hashSecret, newId } from '../../../lib/security/secrets.js';
 import { findDeviceCode, recordPoll } from '../../../lib/store/device-codes.js';
 import { findUserById } from '../../../lib/store/users.js';
 import { isDisabled } from '../../../lib/domain/users.js';
-import { sendOAuthError, sendOAuthJson } from '../errors.js';
-import { issueGrantTokens, prepareRefreshFamily } from '../grant-issuance.js';
+import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
+import { issueGrantTokens, prepareRefreshFamily } from '../../oauth/grant-issuance.js';
 import type { GrantContext } from './context.js';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -24,9 +24,8 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
   const verifier = body.code_verifier;
   if (typeof deviceCode !== 'string' || deviceCode.length === 0 || deviceCode.length > 100)
     return sendOAuthError(res, 400, 'invalid_request', 'device_code is required');
-  if (verifier !== undefined && (typeof verifier !== 'string' || !isValidCodeVerifier(verifier))) {
-    return sendOAuthError(res, 400, 'invalid_request', 'code_verifier must be 43-128 characters of [A-Za-z0-9-._~]');
-  }
+  const malformed = verifierFormatProblem(verifier);
+  if (malformed) return sendOAuthError(res, 400, 'invalid_request', malformed);
 
   const hash = hashSecret(deviceCode);
   const doc = await findDeviceCode(deps.store, hash);
@@ -42,12 +41,8 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
   }
 
   // Approved. PKCE before redeeming, so a wrong verifier does not use the approval up.
-  if (doc.codeChallenge) {
-    if (typeof verifier !== 'string') return sendOAuthError(res, 400, 'invalid_grant', 'code_verifier is required');
-    if (!verifyPkce(verifier, doc.codeChallenge)) return sendOAuthError(res, 400, 'invalid_grant', 'code_verifier does not match the code_challenge');
-  } else if (verifier !== undefined) {
-    return sendOAuthError(res, 400, 'invalid_grant', 'the device authorization request had no code_challenge');
-  }
+  const mismatch = verifierMismatch(doc.codeChallenge, verifier, 'the device authorization request');
+  if (mismatch) return sendOAuthError(res, 400, 'invalid_grant', mismatch);
 
   // RFC 8707 §2.2: the token request may narrow the resources, never add one (checked before redeeming).
   const target = narrowResources(doc.resources ?? [], params.resource, client.allowedResources ?? []);

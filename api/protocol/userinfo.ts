@@ -6,8 +6,8 @@ import { ProfileUpdate } from '../../lib/domain/users.js';
 import { findUserById, updateProfile } from '../../lib/store/users.js';
 import { relatedClaims } from '../oauth/claim-sources.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
-import { requireAccessToken } from '../oauth/bearer.js';
-import { sendUserinfo, type UserinfoResponseDeps } from '../oauth/userinfo-response.js';
+import { requireAccessToken } from './shared/bearer.js';
+import { sendUserinfo, type UserinfoResponseDeps } from './shared/userinfo-response.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import type { ApiContext } from '../context.js';
 

@@ -2,7 +2,7 @@
 // resume point the sign-in and consent pages return to. A request may also
 // name a pushed authorization request (RFC 9126 §4): client_id + request_uri;
 // or carry its parameters in a request object (OIDC Core §6, RFC 9101):
-// `request`, or a `request_uri` of the client's (oauth/request-object.ts).
+// `request`, or a `request_uri` of the client's (shared/request-object.ts).
 import express, { Router, type Request, type Response } from 'express';
 import { isPushedRequestReference, refusalTarget, validateAuthorizationRequest } from '../../lib/domain/authorization-request.js';
 import { ENDPOINTS } from '../../lib/domain/discovery.js';
@@ -13,9 +13,9 @@ import type { PendingAuthorization } from '../../lib/domain/pending-authorizatio
 import { isDependencyUnavailable } from '../../lib/runtime/unavailable.js';
 import { usePushedRequest } from '../../lib/store/par-requests.js';
 import { sendErrorPage } from '../html/layout.js';
-import { proceedWithAuthorization, RESUME_PATH, type FlowDeps } from '../oauth/authorization-flow.js';
-import { sendAuthorizationResponse } from '../oauth/authorization-response.js';
-import { resolveRequestObject, type RequestObjectError } from '../oauth/request-object.js';
+import { proceedWithAuthorization, RESUME_PATH, type FlowDeps } from './authorization-flow.js';
+import { sendAuthorizationResponse } from './shared/authorization-response.js';
+import { resolveRequestObject, type RequestObjectError } from './shared/request-object.js';
 import { AllFields, fieldsOf, FormValues, raw } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 

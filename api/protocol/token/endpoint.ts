@@ -1,15 +1,16 @@
-// POST /api/oauth/token: client authentication, then the grant's handler.
+// POST /api/oauth/token: the form, client authentication and a DPoP proof,
+// then the grant type's handler (one module per grant type beside this one).
 import express, { Router } from 'express';
-import { authenticateClient, sendClientAuthError } from '../oauth/client-auth.js';
-import { dpopHeader, dpopRequestUrl, verifyDpopProof } from '../oauth/dpop.js';
-import { methodNotAllowed } from '../http/errors.js';
-import { FormValues, singleValues } from '../http/input.js';
-import { sendOAuthError } from '../oauth/errors.js';
-import { authorizationCodeGrant } from '../oauth/grants/authorization-code.js';
-import type { GrantContext, TokenDeps } from '../oauth/grants/context.js';
-import { refreshTokenGrant } from '../oauth/grants/refresh-token.js';
-import { DEVICE_CODE_GRANT, deviceCodeGrant } from '../oauth/grants/device-code.js';
-import { TOKEN_EXCHANGE_GRANT, tokenExchangeGrant } from '../oauth/grants/token-exchange.js';
+import { authenticateClient, sendClientAuthError } from '../shared/client-auth.js';
+import { dpopHeader, dpopRequestUrl, verifyDpopProof } from '../shared/dpop.js';
+import { methodNotAllowed } from '../../http/errors.js';
+import { FormValues, singleValues } from '../../http/input.js';
+import { sendOAuthError } from '../shared/errors.js';
+import { authorizationCodeGrant } from './authorization-code.js';
+import type { GrantContext, TokenDeps } from './context.js';
+import { refreshTokenGrant } from './refresh-token.js';
+import { DEVICE_CODE_GRANT, deviceCodeGrant } from './device-code.js';
+import { TOKEN_EXCHANGE_GRANT, tokenExchangeGrant } from './token-exchange.js';
 
 type GrantHandler = (req: express.Request, res: express.Response, ctx: GrantContext) => Promise<void>;
 

@@ -3,11 +3,11 @@
 // `jwks_uri` (client-keys.ts). Its `aud` is the issuer, a single string, at
 // every endpoint. Each assertion is single use (its `jti`).
 import { errors as joseErrors, jwtVerify } from 'jose';
-import { CLIENT_KEY_ALGS } from '../../lib/domain/client-key-algs.js';
-import { ENDPOINTS } from '../../lib/domain/discovery.js';
-import type { ClientDoc } from '../../lib/domain/clients.js';
-import type { Store } from '../../lib/store/db.js';
-import { claimOnce } from '../../lib/store/single-use.js';
+import { CLIENT_KEY_ALGS } from '../../../lib/domain/client-key-algs.js';
+import { ENDPOINTS } from '../../../lib/domain/discovery.js';
+import type { ClientDoc } from '../../../lib/domain/clients.js';
+import type { Store } from '../../../lib/store/db.js';
+import { claimOnce } from '../../../lib/store/single-use.js';
 import { isNoMatchingKey, JwksUnavailable, type ClientKeys } from './client-keys.js';
 
 export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';

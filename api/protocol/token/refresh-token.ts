@@ -10,9 +10,9 @@ import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
 import { isGrantUsable } from '../../../lib/store/grants.js';
 import { findRefreshToken, recordRotation } from '../../../lib/store/refresh-tokens.js';
 import { endRefreshFamily, rotateRefreshToken } from '../../../lib/flows/refresh-family.js';
-import { sendOAuthError, sendOAuthJson } from '../errors.js';
+import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
 import { revokeFamilyThenGrant } from '../../../lib/grants/revocation.js';
-import { issueAccessToken } from '../tokens.js';
+import { issueAccessToken } from '../../oauth/tokens.js';
 import type { GrantContext } from './context.js';
 
 const INVALID = 'refresh token expired, revoked or invalid';
