@@ -22,6 +22,7 @@ import { GRANT_HANDLERS, tokenRoutes } from './protocol/token/endpoint.js';
 import { IMPLICIT_GRANT_TYPE } from '../lib/domain/response-type.js';
 import { parRoutes } from './protocol/par.js';
 import { userinfoRoutes } from './protocol/userinfo.js';
+import { profileRoutes } from './resources/profile.js';
 import { endSessionRoutes } from './protocol/end-session.js';
 import { introspectionRoutes } from './protocol/introspection.js';
 import { revocationRoutes } from './protocol/revocation.js';
@@ -95,6 +96,7 @@ export function createApp(deps: ApiDeps): express.Express {
   const device = { ...ctx, deviceCodeTtlMs: config.deviceCodeTtlMs };
   app.use(deviceAuthorizationRoutes(device));
   app.use(userinfoRoutes(ctx));
+  app.use(profileRoutes(ctx));
   app.use(registrationRoutes({ ...ctx, grantTypes }));
   app.use(appsApiRoutes(ctx));
   app.use(teamsApiRoutes(ctx));
