@@ -1,5 +1,5 @@
 // Sign-in: /login (email and password, or a passkey), /login/second-factor
-// (TOTP, backup code or passkey), /logout. After sign-in the browser returns to
+// (TOTP, backup code or passkey). After sign-in the browser returns to
 // the authorization request it came from, or to /account. Every path is
 // limited (per account or user, per address, site-wide) and may ask for the
 // captcha: api/verification/sign-in-limits.ts.
@@ -16,18 +16,17 @@ import { authenticationOptions, relyingParty, verifyPasskey } from '../verificat
 import { captchaFormFields } from '../verification/captcha.js';
 import { signInLimits } from '../verification/sign-in-limits.js';
 import { sendErrorPage } from '../html/layout.js';
-import { loginPage, secondFactorPage, signedOutPage, type LoginPageOptions } from '../views/login.js';
+import { loginPage, secondFactorPage, type LoginPageOptions } from '../views/login.js';
 import { signupHref } from '../views/signup.js';
 import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
-import { signOut, type SignOutDeps } from '../http/sign-out.js';
 import { hasSecondFactor, resumeUrl, startedInThisBrowser } from '../protocol/authorization-flow.js';
 import { findAuthorizationRequest } from '../../lib/store/authorization-requests.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import { fieldsOf, raw, text } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 
-export type LoginDeps = SignOutDeps & Pick<ApiContext, 'kek' | 'limits' | 'outbound' | 'findClient'>;
+export type LoginDeps = Pick<ApiContext, 'issuer' | 'store' | 'log' | 'secureCookies' | 'kek' | 'limits' | 'outbound' | 'findClient'>;
 
 const TOO_MANY_REQUESTS = 'Too many requests from your network. Wait a minute and try again.';
 /** Where /assets/captcha.js gets the sign-in form's proof-of-work challenge. */
@@ -227,12 +226,6 @@ export function loginRoutes(deps: LoginDeps): Router {
     if (isDisabled(user)) return disabledJson(res);
     await signIn(req, res, user, [...session.pending!.amr, 'webauthn', 'mfa']);
     res.json({ redirect: afterSignIn(requestParam(req)) });
-  });
-
-  router.post('/logout', form, async (req, res) => {
-    if (!hasValidCsrf(req, req.kfSession)) return sendErrorPage(res, 400, 'Sign-out failed', 'Your session expired. Reload the page and try again.');
-    await signOut(req, res, deps);
-    signedOutPage(res);
   });
 
   return router;

@@ -13,6 +13,7 @@ import { isIdToken } from '../../lib/domain/claims.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf } from '../http/session.js';
+import { signedOutPage } from '../views/login.js';
 import { signOut, type SignOutDeps } from '../http/sign-out.js';
 import { z } from 'zod';
 import { fieldsOf, raw } from '../http/input.js';
@@ -22,10 +23,6 @@ export type EndSessionDeps = SignOutDeps & Pick<ApiContext, 'keyring' | 'findCli
 
 /** A parameter taken only as one string of at most 8 KiB; anything else reads as absent. */
 const param = z.string().max(8192).optional().catch(undefined);
-
-function signedOutPage(res: Response) {
-  sendPage(res, { title: 'Signed out', body: html`<h1>You are signed out</h1><p><a href="/login">Sign in again</a></p>` });
-}
 
 /** RP-initiated logout's parameters (query or form); a parameter that is not one string is ignored, as if absent. */
 const EndSessionRequest = fieldsOf({ id_token_hint: param, post_logout_redirect_uri: param, state: param, client_id: param, confirm: raw });

@@ -1,20 +1,20 @@
 // Every team on the instance at /api/oauth/site/teams, for a site admin's
 // token with `site:team:read`, `site:team:write` or `site:team:delete`. The
-// token's user must still be a site admin (adminArea, api/http/site-admin.ts,
+// token's user must still be a site admin (adminArea, api/resources/admin/admin-area.ts,
 // before any scope check: a demoted admin's tokens stop working here at once)
 // and then acts as an owner of every team; deleting a team is also an admin
 // event.
 import { Router } from 'express';
 import { z } from 'zod';
-import { teamJson } from '../../lib/domain/teams.js';
-import { listAllTeams } from '../../lib/store/teams.js';
-import { tokenActor } from '../../lib/webhooks/event-sources.js';
-import { methodNotAllowed } from '../http/errors.js';
-import { fieldsOf } from '../http/input.js';
-import { requireScopes } from '../protocol/shared/bearer.js';
-import type { ApiContext } from '../context.js';
-import { teamRoutes, type TeamNeed } from './teams.handlers.js';
-import { parse, send, refusalsAnswered } from '../http/json-api.js';
+import { teamJson } from '../../../lib/domain/teams.js';
+import { listAllTeams } from '../../../lib/store/teams.js';
+import { tokenActor } from '../../../lib/webhooks/event-sources.js';
+import { methodNotAllowed } from '../../http/errors.js';
+import { fieldsOf } from '../../http/input.js';
+import { requireScopes } from '../../protocol/shared/bearer.js';
+import type { ApiContext } from '../../context.js';
+import { teamRoutes, type TeamNeed } from './one-team.js';
+import { parse, send, refusalsAnswered } from '../../http/json-api.js';
 
 const BASE = '/api/oauth/site/teams';
 

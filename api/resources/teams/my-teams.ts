@@ -5,18 +5,18 @@
 // invitations), `teams:delete` deletes. What the user may do
 // on each team is their current effective role's (lib/teams/team-changes.ts).
 import express, { Router } from 'express';
-import { MAX_LISTED_TEAMS, NewTeamInput, userTeamJson } from '../../lib/domain/teams.js';
-import { userTeams } from '../../lib/teams/membership.js';
-import { createTeam } from '../../lib/teams/team-changes.js';
-import { acceptInvitation, declineInvitation, receivedInvitations } from '../../lib/teams/invitations.js';
-import { receivedInvitationJson } from '../../lib/domain/team-invitations.js';
-import { tokenActor } from '../../lib/webhooks/event-sources.js';
-import { invitationIdOf } from './teams.http.js';
-import { methodNotAllowed } from '../http/errors.js';
-import { requireAccessToken } from '../protocol/shared/bearer.js';
-import type { ApiContext } from '../context.js';
-import { teamRoutes, userTierParts, type TeamNeed, type TeamTier } from './teams.handlers.js';
-import { jsonBody, send, refusalsAnswered } from '../http/json-api.js';
+import { MAX_LISTED_TEAMS, NewTeamInput, userTeamJson } from '../../../lib/domain/teams.js';
+import { userTeams } from '../../../lib/teams/membership.js';
+import { createTeam } from '../../../lib/teams/team-changes.js';
+import { acceptInvitation, declineInvitation, receivedInvitations } from '../../../lib/teams/invitations.js';
+import { receivedInvitationJson } from '../../../lib/domain/team-invitations.js';
+import { tokenActor } from '../../../lib/webhooks/event-sources.js';
+import { invitationIdOf } from './team-input.js';
+import { methodNotAllowed } from '../../http/errors.js';
+import { requireAccessToken } from '../../protocol/shared/bearer.js';
+import type { ApiContext } from '../../context.js';
+import { teamRoutes, userTierParts, type TeamNeed, type TeamTier } from './one-team.js';
+import { jsonBody, send, refusalsAnswered } from '../../http/json-api.js';
 
 const BASE = '/api/oauth/me/teams';
 

@@ -5,15 +5,15 @@
 // `config set`), and answers with the settings after.
 import express, { Router } from 'express';
 import { z } from 'zod';
-import { updateSiteSettings } from '../../lib/admin/config-changes.js';
-import { ADMIN_API } from '../../lib/domain/admin-access.js';
-import { redactSiteSettings } from '../../lib/domain/site-settings.js';
-import { getSiteSettings } from '../../lib/store/settings.js';
-import { tokenActor } from '../../lib/webhooks/event-sources.js';
-import { methodNotAllowed } from '../http/errors.js';
-import { jsonBody, refusalsAnswered, send } from '../http/json-api.js';
-import { adminScopes } from '../http/site-admin.js';
-import type { ApiContext } from '../context.js';
+import { updateSiteSettings } from '../../../lib/admin/config-changes.js';
+import { ADMIN_API } from '../../../lib/domain/admin-access.js';
+import { redactSiteSettings } from '../../../lib/domain/site-settings.js';
+import { getSiteSettings } from '../../../lib/store/settings.js';
+import { tokenActor } from '../../../lib/webhooks/event-sources.js';
+import { methodNotAllowed } from '../../http/errors.js';
+import { jsonBody, refusalsAnswered, send } from '../../http/json-api.js';
+import { adminScopes } from './admin-area.js';
+import type { ApiContext } from '../../context.js';
 
 const BASE = `${ADMIN_API}/config`;
 

@@ -1,13 +1,13 @@
 // What the three team APIs (the caller's teams, one bound team, every team on
-// the instance) read from a path and show of a member; the JSON API helpers
-// they share with the other APIs are in ../http/json-api.ts.
+// the instance) read from a request: the ids a path names and the cascade
+// flag, each checked before any lookup. The JSON API helpers they share with
+// the other APIs are in api/http/json-api.ts.
 import type { Request } from 'express';
 import { z } from 'zod';
-import { TeamId, TeamSlug, type TeamMemberDoc } from '../../lib/domain/teams.js';
-import { InvitationId } from '../../lib/domain/team-invitations.js';
-import type { UserProfile } from '../../lib/store/users-by-id.js';
-import { fieldsOf } from '../http/input.js';
-import { parse } from '../http/json-api.js';
+import { TeamId, TeamSlug } from '../../../lib/domain/teams.js';
+import { InvitationId } from '../../../lib/domain/team-invitations.js';
+import { fieldsOf } from '../../http/input.js';
+import { parse } from '../../http/json-api.js';
 
 const UserId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a user id');
 
@@ -28,9 +28,3 @@ export const invitationIdOf = (req: Request): string => parse(InvitationId, req.
 /** `?cascade=true` deletes a team's child teams too; only "true" and "false" are accepted. */
 const CascadeQuery = fieldsOf({ cascade: z.enum(['true', 'false'], { message: 'must be true or false' }).optional() });
 export const cascadeOf = (req: Request): boolean => parse(CascadeQuery, req.query).cascade === 'true';
-
-/** A membership as the APIs show it; with `profile`, who the member is. */
-export function memberJson(m: TeamMemberDoc, profile?: UserProfile | null): Record<string, unknown> {
-  const who = profile ? { name: profile.name, preferred_username: profile.username, picture: profile.picture } : {};
-  return { user_id: m.userId, role: m.role, groups: m.groups, added_at: m.addedAt.toISOString(), ...who };
-}

@@ -1,20 +1,20 @@
 // Invitations at /api/oauth/me/admin/invites, for a site admin's token (the
-// guard: api/http/site-admin.ts): list (`admin:invites:read`), create
+// guard: api/resources/admin/admin-area.ts): list (`admin:invites:read`), create
 // (`admin:invites:create`; the answer carries the link, the only time it is
 // shown) and revoke (`admin:invites:delete`). The changes and their events:
 // lib/admin/invite-changes.ts.
 import express, { Router } from 'express';
 import { z } from 'zod';
-import { ADMIN_API } from '../../lib/domain/admin-access.js';
-import { inviteJson } from '../../lib/domain/invites.js';
-import { createInvite, namedInvite, revokeInvite } from '../../lib/admin/invite-changes.js';
-import { listInvites } from '../../lib/store/invites.js';
-import { tokenActor } from '../../lib/webhooks/event-sources.js';
-import { methodNotAllowed } from '../http/errors.js';
-import { adminScopes } from '../http/site-admin.js';
-import { fieldsOf } from '../http/input.js';
-import type { ApiContext } from '../context.js';
-import { jsonBody, parse, refusalsAnswered, send } from '../http/json-api.js';
+import { ADMIN_API } from '../../../lib/domain/admin-access.js';
+import { inviteJson } from '../../../lib/domain/invites.js';
+import { createInvite, namedInvite, revokeInvite } from '../../../lib/admin/invite-changes.js';
+import { listInvites } from '../../../lib/store/invites.js';
+import { tokenActor } from '../../../lib/webhooks/event-sources.js';
+import { methodNotAllowed } from '../../http/errors.js';
+import { adminScopes } from './admin-area.js';
+import { fieldsOf } from '../../http/input.js';
+import type { ApiContext } from '../../context.js';
+import { jsonBody, parse, refusalsAnswered, send } from '../../http/json-api.js';
 
 const BASE = `${ADMIN_API}/invites`;
 

@@ -1,22 +1,32 @@
-// The handlers of one team, shared by the three team APIs. A tier says how its
-// tokens are checked (a scope of the caller's teams, a scope bound to this
-// team, a site scope held by a site admin), who acts, and how a team is shown;
-// the handlers, and the role checks inside lib/teams/team-changes.ts, are the
-// same for all three.
+// The endpoints of one team (`…/:teamId`, its members, invitations and
+// groups), shared by the three team APIs (my-teams.ts, bound-team.ts,
+// site-teams.ts). A tier says how its tokens are checked (a scope of the
+// caller's teams, a scope bound to this team, a site scope held by a site
+// admin), who acts, and how a team is shown; the handlers, and the role checks
+// inside lib/teams/team-changes.ts, are the same for all three.
 import express, { type Request, type RequestHandler, type Router } from 'express';
-import { MemberChanges, NewGroupInput, NewMemberInput, TeamChanges, teamJson, userTeamJson, type TeamDoc } from '../../lib/domain/teams.js';
-import { ValidationError } from '../../lib/domain/errors.js';
-import { membersOf } from '../../lib/store/teams.js';
-import { profilesOf } from '../../lib/store/users-by-id.js';
-import { userTeam } from '../../lib/teams/membership.js';
-import { tokenActor } from '../../lib/webhooks/event-sources.js';
-import { changeTeam, deleteTeam, teamFor, userActor, type TeamActor, type TeamDeps } from '../../lib/teams/team-changes.js';
-import { addGroup, addMember, changeMember, removeGroup, removeTeamMember } from '../../lib/teams/member-changes.js';
-import { inviteMember, revokeInvitation, teamInvitations } from '../../lib/teams/invitations.js';
-import { invitationJson } from '../../lib/domain/team-invitations.js';
-import { methodNotAllowed } from '../http/errors.js';
-import { jsonBody, send, refusalsAnswered } from '../http/json-api.js';
-import { cascadeOf, memberJson, pathIds } from './teams.http.js';
+import {
+  MemberChanges,
+  NewGroupInput,
+  NewMemberInput,
+  TeamChanges,
+  teamJson,
+  userTeamJson,
+  type TeamDoc,
+  type TeamMemberDoc,
+} from '../../../lib/domain/teams.js';
+import { ValidationError } from '../../../lib/domain/errors.js';
+import { membersOf } from '../../../lib/store/teams.js';
+import { profilesOf, type UserProfile } from '../../../lib/store/users-by-id.js';
+import { userTeam } from '../../../lib/teams/membership.js';
+import { tokenActor } from '../../../lib/webhooks/event-sources.js';
+import { changeTeam, deleteTeam, teamFor, userActor, type TeamActor, type TeamDeps } from '../../../lib/teams/team-changes.js';
+import { addGroup, addMember, changeMember, removeGroup, removeTeamMember } from '../../../lib/teams/member-changes.js';
+import { inviteMember, revokeInvitation, teamInvitations } from '../../../lib/teams/invitations.js';
+import { invitationJson } from '../../../lib/domain/team-invitations.js';
+import { methodNotAllowed } from '../../http/errors.js';
+import { jsonBody, send, refusalsAnswered } from '../../http/json-api.js';
+import { cascadeOf, pathIds } from './team-input.js';
 
 /** What a request to a team's endpoints needs of its token (each tier maps it to its scopes). */
 export type TeamNeed = 'read' | 'write' | 'delete' | 'member:read' | 'member:write';
@@ -34,6 +44,12 @@ export interface TeamTier {
   moveRefusal: string | null;
   /** Whether this tier adds and removes the team's groups. */
   groups: boolean;
+}
+
+/** A membership as the APIs show it; with `profile`, who the member is. */
+function memberJson(m: TeamMemberDoc, profile?: UserProfile | null): Record<string, unknown> {
+  const who = profile ? { name: profile.name, preferred_username: profile.username, picture: profile.picture } : {};
+  return { user_id: m.userId, role: m.role, groups: m.groups, added_at: m.addedAt.toISOString(), ...who };
 }
 
 /** Registers the endpoints of one team under `base` (`${base}/:teamId`, its members, invitations and groups). */

@@ -2,8 +2,8 @@
 // both answer; otherwise 503 naming the one that failed (while the api starts,
 // MongoDB's check says what the start waits for).
 import { Router } from 'express';
-import { checkTemporal, type TemporalHandle } from '../../lib/temporal/connection.js';
-import { RETRY_AFTER_SECONDS } from '../http/errors.js';
+import { checkTemporal, type TemporalHandle } from '../lib/temporal/connection.js';
+import { RETRY_AFTER_SECONDS } from './http/errors.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
 

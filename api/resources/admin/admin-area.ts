@@ -8,10 +8,10 @@
 // it, exists. Each route then checks its scopes (adminScopes,
 // lib/domain/admin-access.ts; else 403 insufficient_scope).
 import { Router, type RequestHandler } from 'express';
-import { ADMIN_SCOPES, type AdminNeed } from '../../lib/domain/admin-access.js';
-import { findUserById } from '../../lib/store/users.js';
-import { requireAccessToken, requireAnyScope, type BearerDeps } from '../protocol/shared/bearer.js';
-import { notFound } from './errors.js';
+import { ADMIN_SCOPES, type AdminNeed } from '../../../lib/domain/admin-access.js';
+import { findUserById } from '../../../lib/store/users.js';
+import { requireAccessToken, requireAnyScope, type BearerDeps } from '../../protocol/shared/bearer.js';
+import { notFound } from '../../http/errors.js';
 
 /** The administration API's paths (ADMIN_API, and the site API): routing ignores case and a trailing slash, so this does too. */
 const ADMIN_AREA = /^\/api\/oauth\/(?:me\/admin|site)(?:\/|$)/i;

@@ -4,18 +4,18 @@
 // verified or not and deactivates or reactivates it (lib/admin/app-changes.ts).
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
-import { adminAppJson, appChangeJson } from '../../lib/admin/app-json.js';
-import { ADMIN_API } from '../../lib/domain/admin-access.js';
-import type { ClientDoc } from '../../lib/domain/clients.js';
-import { NotFoundError } from '../../lib/domain/errors.js';
-import { changeApp } from '../../lib/admin/app-changes.js';
-import { findClient, pageClients } from '../../lib/store/clients.js';
-import { tokenActor } from '../../lib/webhooks/event-sources.js';
-import { methodNotAllowed } from '../http/errors.js';
-import { fieldsOf } from '../http/input.js';
-import { jsonBody, parse, refusalsAnswered, send } from '../http/json-api.js';
-import { adminScopes } from '../http/site-admin.js';
-import type { ApiContext } from '../context.js';
+import { adminAppJson, appChangeJson } from '../../../lib/admin/app-json.js';
+import { ADMIN_API } from '../../../lib/domain/admin-access.js';
+import type { ClientDoc } from '../../../lib/domain/clients.js';
+import { NotFoundError } from '../../../lib/domain/errors.js';
+import { changeApp } from '../../../lib/admin/app-changes.js';
+import { findClient, pageClients } from '../../../lib/store/clients.js';
+import { tokenActor } from '../../../lib/webhooks/event-sources.js';
+import { methodNotAllowed } from '../../http/errors.js';
+import { fieldsOf } from '../../http/input.js';
+import { jsonBody, parse, refusalsAnswered, send } from '../../http/json-api.js';
+import { adminScopes } from './admin-area.js';
+import type { ApiContext } from '../../context.js';
 
 const BASE = `${ADMIN_API}/apps`;
 

@@ -1,22 +1,22 @@
 // OAuth sources (upstream identity providers for "Sign in with …") at
 // /api/oauth/me/admin/oauth_sources, for a site admin's token: reading needs
 // `admin:config:read`, changes `admin:config:write`. The token's user must be
-// a site admin, re-read on every request (adminArea, api/http/site-admin.ts:
+// a site admin, re-read on every request (adminArea, api/resources/admin/admin-area.ts:
 // a demoted admin's tokens stop working here at once; anyone else gets 404
 // not_found). Answers never
 // carry the client secret, only `client_secret_set`. The changes themselves,
 // their checks and admin events are lib/sources/source-changes.ts.
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { NotFoundError } from '../../lib/domain/errors.js';
-import { sourceJson, type OAuthSourceDoc } from '../../lib/domain/oauth-sources.js';
-import { createSource, removeSource, updateSource } from '../../lib/sources/source-changes.js';
-import { findSource, listSources } from '../../lib/store/oauth-sources.js';
-import { tokenActor } from '../../lib/webhooks/event-sources.js';
-import { methodNotAllowed } from '../http/errors.js';
-import { requireScopes } from '../protocol/shared/bearer.js';
-import type { ApiContext } from '../context.js';
-import { jsonBody, send, refusalsAnswered } from '../http/json-api.js';
+import { NotFoundError } from '../../../lib/domain/errors.js';
+import { sourceJson, type OAuthSourceDoc } from '../../../lib/domain/oauth-sources.js';
+import { createSource, removeSource, updateSource } from '../../../lib/sources/source-changes.js';
+import { findSource, listSources } from '../../../lib/store/oauth-sources.js';
+import { tokenActor } from '../../../lib/webhooks/event-sources.js';
+import { methodNotAllowed } from '../../http/errors.js';
+import { requireScopes } from '../../protocol/shared/bearer.js';
+import type { ApiContext } from '../../context.js';
+import { jsonBody, send, refusalsAnswered } from '../../http/json-api.js';
 
 const BASE = '/api/oauth/me/admin/oauth_sources';
 

@@ -7,19 +7,19 @@
 // sessions a change ends.
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
-import { adminUserJsonOf, adminUsersJson, revokedTokensJson } from '../../lib/admin/user-json.js';
-import { deleteUser, resetSecondFactors, revokeUserTokens, updateUser, type UserChangeDeps } from '../../lib/admin/user-changes.js';
-import { ADMIN_API } from '../../lib/domain/admin-access.js';
-import { NotFoundError } from '../../lib/domain/errors.js';
-import type { UserDoc } from '../../lib/domain/users.js';
-import { findUserById, MAX_USER_SEARCH, searchUsers } from '../../lib/store/users.js';
-import { tokenActor } from '../../lib/webhooks/event-sources.js';
-import { methodNotAllowed } from '../http/errors.js';
-import { fieldsOf } from '../http/input.js';
-import { jsonBody, parse, refusalsAnswered, send } from '../http/json-api.js';
-import { adminScopes } from '../http/site-admin.js';
-import { endUserSessions, type SignOutDeps } from '../http/sign-out.js';
-import type { ApiContext } from '../context.js';
+import { adminUserJsonOf, adminUsersJson, revokedTokensJson } from '../../../lib/admin/user-json.js';
+import { deleteUser, resetSecondFactors, revokeUserTokens, updateUser, type UserChangeDeps } from '../../../lib/admin/user-changes.js';
+import { ADMIN_API } from '../../../lib/domain/admin-access.js';
+import { NotFoundError } from '../../../lib/domain/errors.js';
+import type { UserDoc } from '../../../lib/domain/users.js';
+import { findUserById, MAX_USER_SEARCH, searchUsers } from '../../../lib/store/users.js';
+import { tokenActor } from '../../../lib/webhooks/event-sources.js';
+import { methodNotAllowed } from '../../http/errors.js';
+import { fieldsOf } from '../../http/input.js';
+import { jsonBody, parse, refusalsAnswered, send } from '../../http/json-api.js';
+import { adminScopes } from './admin-area.js';
+import { endUserSessions, type SignOutDeps } from '../../http/sign-out.js';
+import type { ApiContext } from '../../context.js';
 
 const BASE = `${ADMIN_API}/users`;
 

@@ -7,7 +7,7 @@
 //   user    any user; only the token user's own webhooks exist (another
 //           user's webhook is 404); scopes webhooks:read / webhooks:write
 //   admin   the token's user must have role `admin`, checked BEFORE the scope
-//           by adminArea (api/http/site-admin.ts): to anyone else every admin
+//           by adminArea (api/resources/admin/admin-area.ts): to anyone else every admin
 //           route is 404 not_found, so a regular user cannot learn from a 403
 //           or 405 that they exist. Admin webhooks belong to the site: every
 //           admin sees all of them (ownerUserId = creator).
@@ -33,7 +33,7 @@ import {
 import { WEBHOOK_RULES } from '../../lib/webhooks/webhook-rules.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
-import { inAdminArea } from '../http/site-admin.js';
+import { inAdminArea } from './admin/admin-area.js';
 import { requireAccessToken, requireScopes } from '../protocol/shared/bearer.js';
 import { deliveryJson, testDeliveryJson, webhookJson } from '../views/webhooks.js';
 import type { ApiContext } from '../context.js';
