@@ -57,6 +57,7 @@ import { socialSignInRoutes } from './pages/social-sign-in.js';
 import { socialAccountsPageRoutes } from './pages/social-accounts.js';
 import { stepUpPageRoutes } from './pages/step-up.js';
 import { adminConsoleRoutes } from './pages/admin/console.js';
+import { PAGES } from './paths.js';
 
 export function createApp(deps: ApiDeps): express.Express {
   const ctx = createApiContext(deps);
@@ -143,7 +144,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(socialSignInRoutes(ctx));
   app.use(socialAccountsPageRoutes(ctx));
   app.use(adminConsoleRoutes(ctx));
-  app.get('/', (_req, res) => res.redirect(303, '/account'));
+  app.get(PAGES.home, (_req, res) => res.redirect(303, PAGES.account));
   app.use(notFound);
   app.use(errorHandler(log));
   return app;

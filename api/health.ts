@@ -4,6 +4,7 @@
 import { Router } from 'express';
 import { checkTemporal, type TemporalHandle } from '../lib/temporal/connection.js';
 import { RETRY_AFTER_SECONDS } from './http/errors.js';
+import { HEALTH } from './paths.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
 
@@ -26,10 +27,10 @@ async function probe(fn: () => Promise<unknown>): Promise<string> {
 /** `checkMongo` resolves when MongoDB answers (a ping), or rejects saying why not. */
 export function healthRoutes(checkMongo: () => Promise<unknown>, temporal: TemporalHandle): Router {
   const router = Router();
-  router.get('/healthz', (_req, res) => {
+  router.get(HEALTH.live, (_req, res) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
-  router.get('/readyz', async (_req, res) => {
+  router.get(HEALTH.ready, async (_req, res) => {
     const [mongodb, temporalStatus] = await Promise.all([probe(checkMongo), probe(() => checkTemporal(temporal, CHECK_TIMEOUT_MS))]);
     const checks = { mongodb, temporal: temporalStatus };
     const ready = mongodb === 'ok' && temporalStatus === 'ok';

@@ -30,8 +30,9 @@ import { hasValidCsrf, type SessionDeps } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
 import { fieldsOf, raw } from '../http/input.js';
 import { hasSecondFactor } from '../protocol/authorization-flow.js';
-import { ChallengeQuery, STEP_UP_PATHS } from '../protocol/step-up.js';
+import { ChallengeQuery } from '../protocol/step-up.js';
 import { confirmPage as confirmPageView, enrollPage, sudoConfirmPage, type ConfirmPageOptions } from '../views/step-up.js';
+import { PAGES, STEP_UP_PATHS } from '../paths.js';
 
 export type StepUpPageDeps = StepUpConfirmationDeps & SessionDeps & { issuer: string };
 
@@ -58,7 +59,7 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
   const { load, deny, authorize, authorizeSudo, maybeOpenSudo, sudoMinutes, sudoKey, captchaFields } = stepUpConfirmation(deps);
 
   const pagePath = (id: string) => `${STEP_UP_PATHS.page}?challenge_id=${id}`;
-  const loginUrl = (id: string) => `/login?next=${encodeURIComponent(pagePath(id))}`;
+  const loginUrl = (id: string) => `${PAGES.login}?next=${encodeURIComponent(pagePath(id))}`;
 
   /** Sudo mode: within an open window the checkbox alone confirms; otherwise the factors, with the opt-in when enabled. */
   async function confirmPage(res: Response, session: SessionDoc, loaded: Loaded, user: UserDoc, opts: ConfirmPageOptions = {}): Promise<void> {

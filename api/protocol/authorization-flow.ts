@@ -23,14 +23,13 @@ import { sendAuthorizationResponse, type AuthorizationResponse } from './shared/
 import { isImplicit } from '../../lib/domain/response-type.js';
 import type { AuthContext } from '../../lib/domain/claims.js';
 import { issueImplicitResponse } from '../oauth/implicit-issuance.js';
+import { AUTHORIZATION_RESUME, PAGES } from '../paths.js';
 
 /** `signer` and `config` (ID_TOKEN_CLAIMS): the implicit flow signs its tokens here. */
 export type FlowDeps = Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'log' | 'secureCookies' | 'events' | 'signer' | 'config'>;
 
-export const RESUME_PATH = '/api/oauth/authorize/resume';
-
 export function resumeUrl(requestId: string): string {
-  return `${RESUME_PATH}?request=${encodeURIComponent(requestId)}`;
+  return `${AUTHORIZATION_RESUME}?request=${encodeURIComponent(requestId)}`;
 }
 
 /** Answers the client with an error, in the request's response mode (and ends the request). */
@@ -87,7 +86,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
     (!signedInForThisRequest && request.maxAge !== null && Date.now() - authTime > request.maxAge * 1000);
   if (mustSignIn) {
     if (noPrompt) return respondWithError(res, deps, request, 'login_required', 'the user must sign in');
-    return void res.redirect(303, `/login?request=${await storedId(req, res, deps, request)}`);
+    return void res.redirect(303, `${PAGES.login}?request=${await storedId(req, res, deps, request)}`);
   }
   if (otherUser) return respondWithError(res, deps, request, 'access_denied', 'the account signed in is not the one the application asked for');
 
@@ -97,7 +96,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   if (needsMfa && user && (await hasSecondFactor(deps.store, user))) {
     if (noPrompt) return respondWithError(res, deps, request, 'login_required', 'the user must authenticate with a second factor');
     await updateSession(deps.store, session!._id, { pending: { userId: user._id, amr: session!.amr, at: new Date() } });
-    return void res.redirect(303, `/login/second-factor?request=${await storedId(req, res, deps, request)}`);
+    return void res.redirect(303, `${PAGES.secondFactor}?request=${await storedId(req, res, deps, request)}`);
   }
 
   // An essential acr (claims parameter) that this authentication does not meet is a failed authentication (OIDC Core §5.5.1.1).
@@ -117,7 +116,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   if (decision.kind === 'refuse') return respondWithError(res, deps, request, decision.error, decision.description);
   if (decision.kind === 'ask') {
     if (noPrompt) return respondWithError(res, deps, request, 'consent_required', 'the user has not allowed this application');
-    return void res.redirect(303, `/consent?request=${await storedId(req, res, deps, request)}`);
+    return void res.redirect(303, `${PAGES.consent}?request=${await storedId(req, res, deps, request)}`);
   }
 
   // 4. The code, bound to client, redirect URI, PKCE challenge and this sign-in; for the implicit flow, the tokens themselves.

@@ -5,7 +5,6 @@
 // `request`, or a `request_uri` of the client's (shared/request-object.ts).
 import express, { Router, type Request, type Response } from 'express';
 import { isPushedRequestReference, refusalTarget, validateAuthorizationRequest } from '../../lib/domain/authorization-request.js';
-import { ENDPOINTS } from '../../lib/domain/discovery.js';
 import { checkRedirectUri } from '../../lib/domain/redirect-uri.js';
 import { findAuthorizationRequest } from '../../lib/store/authorization-requests.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
@@ -13,11 +12,12 @@ import type { PendingAuthorization } from '../../lib/domain/pending-authorizatio
 import { isDependencyUnavailable } from '../../lib/runtime/unavailable.js';
 import { usePushedRequest } from '../../lib/store/par-requests.js';
 import { sendErrorPage } from '../html/layout.js';
-import { proceedWithAuthorization, RESUME_PATH, type FlowDeps } from './authorization-flow.js';
+import { proceedWithAuthorization, type FlowDeps } from './authorization-flow.js';
 import { sendAuthorizationResponse } from './shared/authorization-response.js';
 import { resolveRequestObject, type RequestObjectError } from './shared/request-object.js';
 import { AllFields, fieldsOf, FormValues, raw } from '../http/input.js';
 import type { ApiContext } from '../context.js';
+import { AUTHORIZATION_RESUME, ENDPOINTS } from '../paths.js';
 
 export type AuthorizeDeps = FlowDeps & Pick<ApiContext, 'requestObjects'>;
 
@@ -149,7 +149,7 @@ export function authorizeRoutes(deps: AuthorizeDeps): Router {
     await authorize(req, res, deps, body.data);
   });
 
-  router.get(RESUME_PATH, async (req, res) => {
+  router.get(AUTHORIZATION_RESUME, async (req, res) => {
     const request = await findAuthorizationRequest(deps.store, ResumeQuery.parse(req.query).request);
     if (!request)
       return sendErrorPage(res, 400, 'Request expired', 'This sign-in request has expired or was already answered. Return to the application and start again.');

@@ -4,7 +4,6 @@
 // of the DeviceAuthorization workflow. Limited per client address and per
 // client (REQUEST_LIMIT_PER_IP, REQUEST_LIMIT_PER_CLIENT per minute).
 import express, { Router } from 'express';
-import { ENDPOINTS } from '../../lib/domain/discovery.js';
 import { challengeProblem } from '../../lib/domain/pkce.js';
 import { parseAllowedResources } from '../../lib/domain/resources.js';
 import { isKnownScope, isSiteScope, isTeamScope, parseScopeParam } from '../../lib/domain/scopes.js';
@@ -18,13 +17,12 @@ import { authenticateClient, sendClientAuthError } from './shared/client-auth.js
 import { sendOAuthError, sendOAuthJson } from './shared/errors.js';
 import { FormValues } from '../http/input.js';
 import type { ApiContext } from '../context.js';
+import { ENDPOINTS, PAGES } from '../paths.js';
 
 export interface DeviceFlowDeps extends Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'clientAssertions' | 'log' | 'flows' | 'limits'> {
   deviceCodeTtlMs: number;
 }
 
-/** Where people enter the user code (RFC 8628 verification_uri). */
-export const DEVICE_PAGE_PATH = '/device';
 /** Seconds between polls the client starts with (RFC 8628 §3.2 default). */
 export const DEVICE_POLL_INTERVAL_SECONDS = 5;
 
@@ -99,8 +97,8 @@ export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
       sendOAuthJson(res, 200, {
         device_code: deviceCode,
         user_code: userCode,
-        verification_uri: `${deps.issuer}${DEVICE_PAGE_PATH}`,
-        verification_uri_complete: `${deps.issuer}${DEVICE_PAGE_PATH}?user_code=${userCode}`,
+        verification_uri: `${deps.issuer}${PAGES.device}`,
+        verification_uri_complete: `${deps.issuer}${PAGES.device}?user_code=${userCode}`,
         expires_in: Math.round(deps.deviceCodeTtlMs / 1000),
         interval: DEVICE_POLL_INTERVAL_SECONDS,
       });

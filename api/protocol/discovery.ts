@@ -1,9 +1,10 @@
 // Discovery documents and the JWKS. Public, cacheable, and readable from
 // browsers (CORS), as RPs written for the browser fetch them directly.
 import { Router, type Response } from 'express';
-import { authorizationServerMetadata, protectedResourceMetadata, WELL_KNOWN, type Capabilities } from '../../lib/domain/discovery.js';
+import { authorizationServerMetadata, protectedResourceMetadata, type Capabilities } from '../../lib/domain/discovery.js';
 import { JWKS_MAX_AGE_SECONDS } from '../../lib/domain/key-phases.js';
 import type { Keyring } from '../../lib/keys/keyring.js';
+import { WELL_KNOWN } from '../paths.js';
 
 // Metadata changes only with a deployment. A new key is published longer than
 // the JWKS's max-age before it signs (domain/key-phases.ts), so no cached copy lacks it.

@@ -18,6 +18,7 @@ import { signOut, type SignOutDeps } from '../http/sign-out.js';
 import { z } from 'zod';
 import { fieldsOf, raw } from '../http/input.js';
 import type { ApiContext } from '../context.js';
+import { ENDPOINTS } from '../paths.js';
 
 export type EndSessionDeps = SignOutDeps & Pick<ApiContext, 'keyring' | 'findClient'>;
 
@@ -61,7 +62,7 @@ export function endSessionRoutes(deps: EndSessionDeps): Router {
       const asGet = Object.entries({ id_token_hint: hint, client_id: params.client_id, post_logout_redirect_uri: postLogout, state }).filter(
         (e): e is [string, string] => e[1] !== undefined,
       );
-      return res.redirect(303, `/api/oauth/end_session?${new URLSearchParams(asGet).toString()}`);
+      return res.redirect(303, `${ENDPOINTS.endSession}?${new URLSearchParams(asGet).toString()}`);
     }
 
     const session = req.kfSession;
@@ -73,7 +74,7 @@ export function endSessionRoutes(deps: EndSessionDeps): Router {
           title: 'Sign out?',
           body: html`<h1>Sign out of Keyflow?</h1>
 ${client ? html`<p>${client.name} asks to sign you out.</p>` : ''}
-<form method="post" action="/api/oauth/end_session">
+<form method="post" action="${ENDPOINTS.endSession}">
 ${csrfField(session.csrf)}
 <input type="hidden" name="confirm" value="yes">
 ${hint ? html`<input type="hidden" name="id_token_hint" value="${hint}">` : ''}
@@ -90,7 +91,7 @@ ${state ? html`<input type="hidden" name="state" value="${state}">` : ''}
     signedOutPage(res);
   };
 
-  router.get('/api/oauth/end_session', handle);
-  router.post('/api/oauth/end_session', form, handle);
+  router.get(ENDPOINTS.endSession, handle);
+  router.post(ENDPOINTS.endSession, form, handle);
   return router;
 }

@@ -10,6 +10,7 @@ import { authenticateClient, sendClientAuthError } from './shared/client-auth.js
 import { sendOAuthJson } from './shared/errors.js';
 import { tokenParams } from './shared/token-and-hint.js';
 import type { ApiContext } from '../context.js';
+import { ENDPOINTS } from '../paths.js';
 
 export type IntrospectionDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'findClient' | 'clientAssertions'>;
 
@@ -26,7 +27,7 @@ export function introspectionRoutes(deps: IntrospectionDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '32kb' });
 
-  router.post('/api/oauth/introspect', form, async (req, res) => {
+  router.post(ENDPOINTS.introspection, form, async (req, res) => {
     const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendClientAuthError(res, auth);
     const params = tokenParams(req, res);
@@ -84,6 +85,6 @@ export function introspectionRoutes(deps: IntrospectionDeps): Router {
     }
     sendOAuthJson(res, 200, { active: false });
   });
-  router.all('/api/oauth/introspect', methodNotAllowed(['POST']));
+  router.all(ENDPOINTS.introspection, methodNotAllowed(['POST']));
   return router;
 }

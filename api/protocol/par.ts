@@ -7,7 +7,6 @@
 // sent to the authorization endpoint.
 import express, { Router } from 'express';
 import { validatePushedAuthorizationRequest } from '../../lib/domain/authorization-request.js';
-import { ENDPOINTS } from '../../lib/domain/discovery.js';
 import { savePushedRequest } from '../../lib/store/par-requests.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { admitClient, limitPerIp } from '../http/request-limits.js';
@@ -16,6 +15,7 @@ import { sendOAuthError, sendOAuthJson } from './shared/errors.js';
 import { resolveRequestObject } from './shared/request-object.js';
 import { FormValues } from '../http/input.js';
 import type { ApiContext } from '../context.js';
+import { ENDPOINTS } from '../paths.js';
 
 export type ParDeps = Pick<ApiContext, 'store' | 'findClient' | 'clientAssertions' | 'requestObjects' | 'log' | 'limits'>;
 

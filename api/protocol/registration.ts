@@ -6,7 +6,6 @@
 // token returned once at registration (stored as a SHA-256 hash).
 import express, { Router, type Request, type Response } from 'express';
 import { clientInformation, registrationToClient } from '../../lib/domain/client-metadata.js';
-import { ENDPOINTS } from '../../lib/domain/discovery.js';
 import { ValidationError } from '../../lib/domain/errors.js';
 import { hashSecret, newSecret, verifySecret } from '../../lib/security/secrets.js';
 import { isClientActive, type ClientDoc } from '../../lib/domain/clients.js';
@@ -18,6 +17,7 @@ import type { EventActor } from '../../lib/webhooks/event-pipeline.js';
 import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../lib/webhooks/event-sources.js';
 import { AllFields } from '../http/input.js';
 import type { ApiContext } from '../context.js';
+import { ENDPOINTS } from '../paths.js';
 
 /** `events`: app.* events of clients that have an owner user go to the owner's webhooks. */
 export interface RegistrationDeps extends Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events' | 'config'> {

@@ -10,6 +10,7 @@ import { methodNotAllowed } from '../http/errors.js';
 import { authenticateClient, sendClientAuthError } from './shared/client-auth.js';
 import { tokenParams } from './shared/token-and-hint.js';
 import type { ApiContext } from '../context.js';
+import { ENDPOINTS } from '../paths.js';
 
 export type RevocationDeps = Pick<ApiContext, 'keyring' | 'store' | 'findClient' | 'flows' | 'log' | 'clientAssertions'>;
 
@@ -17,7 +18,7 @@ export function revocationRoutes(deps: RevocationDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '32kb' });
 
-  router.post('/api/oauth/revoke', form, async (req, res) => {
+  router.post(ENDPOINTS.revocation, form, async (req, res) => {
     const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendClientAuthError(res, auth);
     const params = tokenParams(req, res);
@@ -49,6 +50,6 @@ export function revocationRoutes(deps: RevocationDeps): Router {
     // Unknown tokens, and tokens of other clients, are answered alike (RFC 7009 §2.2).
     res.status(200).set({ 'Cache-Control': 'no-store' }).end();
   });
-  router.all('/api/oauth/revoke', methodNotAllowed(['POST']));
+  router.all(ENDPOINTS.revocation, methodNotAllowed(['POST']));
   return router;
 }

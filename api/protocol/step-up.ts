@@ -24,22 +24,13 @@ import { authenticateClient, type ClientAuthResult } from './shared/client-auth.
 import { sendOAuthError, sendOAuthJson } from './shared/errors.js';
 import { fieldsOf, FormValues, JsonObject, raw, singleValues } from '../http/input.js';
 import type { ApiContext } from '../context.js';
+import { STEP_UP_PATHS } from '../paths.js';
 
 /** `outbound` is the policy for captcha providers' verify URLs. */
 export interface StepUpDeps extends Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'clientAssertions' | 'log' | 'flows' | 'outbound' | 'limits'> {
   /** How long a challenge waits for the user (STEP_UP_CHALLENGE_TTL_SECONDS; a choice of ours, in the README's configuration table). */
   challengeTtlMs: number;
 }
-
-export const STEP_UP_PATHS = {
-  challenges: '/api/oauth/2fa/challenges',
-  verify: '/api/oauth/2fa/verify',
-  info: '/api/oauth/2fa/info',
-  authorize: '/api/oauth/2fa/authorize',
-  passkeyOptions: '/api/oauth/2fa/passkey/options',
-  passkey: '/api/oauth/2fa/passkey',
-  page: '/oauth/2fa',
-} as const;
 
 /** The 2FA code's lifetime after issuance: long enough for the app to redeem it after the redirect. */
 export const STEP_UP_CODE_TTL_MS = 5 * 60_000;

@@ -7,12 +7,13 @@ import { z } from 'zod';
 import { revokeSudoWindow, type SudoDeps } from '../verification/sudo.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from './shared/bearer.js';
+import { STEP_UP_PATHS } from '../paths.js';
 
 const RevokeBody = z.object({ client_id: z.string().min(1).max(256) });
 
 export function sudoRoutes(deps: BearerDeps & SudoDeps): Router {
   const router = Router();
-  router.post('/api/oauth/2fa/sudo/revoke', express.json({ limit: '16kb' }), requireAccessToken(deps, []), async (req, res) => {
+  router.post(STEP_UP_PATHS.sudoRevoke, express.json({ limit: '16kb' }), requireAccessToken(deps, []), async (req, res) => {
     const sid = req.access!.claims.sid;
     if (typeof sid !== 'string' || !sid) {
       return sendError(res, 401, 'invalid_token', 'the access token is not bound to a browser session (no sid claim)', {
@@ -24,6 +25,6 @@ export function sudoRoutes(deps: BearerDeps & SudoDeps): Router {
     const revoked = await revokeSudoWindow(deps, { userId: req.access!.userId, sid, clientId: body.data.client_id });
     res.set('Cache-Control', 'no-store').json({ revoked });
   });
-  router.all('/api/oauth/2fa/sudo/revoke', methodNotAllowed(['POST']));
+  router.all(STEP_UP_PATHS.sudoRevoke, methodNotAllowed(['POST']));
   return router;
 }

@@ -8,6 +8,7 @@ import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken } from './shared/bearer.js';
 import { sendUserinfo, type UserinfoResponseDeps } from './shared/userinfo-response.js';
 import type { ApiContext } from '../context.js';
+import { ENDPOINTS } from '../paths.js';
 
 export type UserinfoDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'findClient'> & UserinfoResponseDeps;
 
@@ -25,8 +26,8 @@ export function userinfoRoutes(deps: UserinfoDeps): Router {
     const related = client ? await relatedClaims(deps.store, client, user._id, req.access!.scope) : {};
     await sendUserinfo(res, deps, client, { ...userinfoClaims(user, req.access!.scope, req.access!.userinfoClaims), ...related });
   };
-  router.get('/api/oauth/userinfo', needOpenid, userinfo);
-  router.post('/api/oauth/userinfo', form, needOpenid, userinfo);
-  router.all('/api/oauth/userinfo', methodNotAllowed(['GET', 'POST']));
+  router.get(ENDPOINTS.userinfo, needOpenid, userinfo);
+  router.post(ENDPOINTS.userinfo, form, needOpenid, userinfo);
+  router.all(ENDPOINTS.userinfo, methodNotAllowed(['GET', 'POST']));
   return router;
 }

@@ -3,11 +3,11 @@
 // client address.
 import { Router } from 'express';
 import { z } from 'zod';
-import { WELL_KNOWN } from '../../lib/domain/discovery.js';
 import { parseAcctResource, webfingerDocument } from '../../lib/domain/webfinger.js';
 import { sendError } from '../http/errors.js';
 import { limitPerIp, type RequestLimitDeps } from '../http/request-limits.js';
 import { sendPublicJson } from './discovery.js';
+import { WELL_KNOWN } from '../paths.js';
 
 const Query = z.object({
   resource: z.string().optional(),

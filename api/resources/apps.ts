@@ -13,8 +13,9 @@ import { revokeClientGrants } from '../../lib/grants/revocation.js';
 import { sendStepUpChallenge, stepUpShortfall, type StepUpRequirement } from '../protocol/shared/acr-signalling.js';
 import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../lib/webhooks/event-sources.js';
 import type { ApiContext } from '../context.js';
+import { RESOURCES } from '../paths.js';
 
-const BASE = '/api/oauth/me/apps';
+const BASE = RESOURCES.apps;
 
 /** `events`: app.created / app.updated / app.deleted go to the owner's webhooks. */
 export type AppsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events' | 'reauthMaxAgeMs' | 'config'>;

@@ -11,8 +11,9 @@ import { methodNotAllowed } from '../http/errors.js';
 import { requireAccessToken } from '../protocol/shared/bearer.js';
 import type { ApiContext } from '../context.js';
 import { jsonBody, send, refusalsAnswered as refusing } from '../http/json-api.js';
+import { RESOURCES } from '../paths.js';
 
-const BASE = '/api/oauth/me/domains';
+const BASE = RESOURCES.domains;
 
 export type DomainsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events' | 'config'>;
 

@@ -10,8 +10,9 @@ import { methodNotAllowed } from '../http/errors.js';
 import { requireAccessToken } from '../protocol/shared/bearer.js';
 import type { ApiContext } from '../context.js';
 import { jsonBody, parse, send, refusalsAnswered } from '../http/json-api.js';
+import { RESOURCES } from '../paths.js';
 
-const BASE = '/api/oauth/me/gpg_keys';
+const BASE = RESOURCES.gpgKeys;
 
 export type GpgKeysApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store'>;
 

@@ -10,6 +10,7 @@ import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { sendError } from '../http/errors.js';
 import { requireAccessToken } from '../protocol/shared/bearer.js';
 import type { ApiContext } from '../context.js';
+import { RESOURCES } from '../paths.js';
 
 /** `events`: profile.updated goes to the user's webhooks. */
 export type ProfileDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events'>;
@@ -19,7 +20,7 @@ const PROFILE_ANSWER = [...SCOPE_CLAIMS.profile, ...SCOPE_CLAIMS.address, ...SCO
 
 export function profileRoutes(deps: ProfileDeps): Router {
   const router = Router();
-  router.patch('/api/oauth/me/profile', express.json({ limit: '16kb' }), requireAccessToken(deps, ['profile:write']), async (req, res) => {
+  router.patch(RESOURCES.profile, express.json({ limit: '16kb' }), requireAccessToken(deps, ['profile:write']), async (req, res) => {
     const parsed = ProfileUpdate.safeParse(req.body ?? {});
     if (!parsed.success) return sendError(res, 400, 'invalid_request', zodProblems(parsed.error.issues).join('; '));
     const result = await updateProfile(deps.store, req.access!.userId, parsed.data);

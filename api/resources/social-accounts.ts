@@ -10,8 +10,9 @@ import { findUserById } from '../../lib/store/users.js';
 import { sendError } from '../http/errors.js';
 import { requireAccessToken } from '../protocol/shared/bearer.js';
 import type { ApiContext } from '../context.js';
+import { RESOURCES } from '../paths.js';
 
-const BASE = '/api/oauth/me/social_accounts';
+const BASE = RESOURCES.socialAccounts;
 
 export type SocialAccountsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store'>;
 

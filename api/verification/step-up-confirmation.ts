@@ -15,9 +15,10 @@ import { findStepUpChallenge, recordStepUpState } from '../../lib/store/step-up.
 import type { UserDoc } from '../../lib/store/users.js';
 import { getSiteSettings } from '../../lib/store/settings.js';
 import type { ApiContext } from '../context.js';
-import { isChallengeId, STEP_UP_PATHS } from '../protocol/step-up.js';
+import { isChallengeId } from '../protocol/step-up.js';
 import { captchaFormFields, captchaRequired, verifyCaptcha, type CaptchaAnswer } from './captcha.js';
 import { activeSudoWindow, openSudoWindow } from './sudo.js';
+import { STEP_UP_PATHS } from '../paths.js';
 
 export type StepUpConfirmationDeps = Pick<ApiContext, 'store' | 'flows' | 'log' | 'findClient' | 'outbound'> & { kek: Kek };
 

@@ -11,6 +11,7 @@ import type { GrantContext, TokenDeps } from './context.js';
 import { refreshTokenGrant } from './refresh-token.js';
 import { DEVICE_CODE_GRANT, deviceCodeGrant } from './device-code.js';
 import { TOKEN_EXCHANGE_GRANT, tokenExchangeGrant } from './token-exchange.js';
+import { ENDPOINTS } from '../../paths.js';
 
 type GrantHandler = (req: express.Request, res: express.Response, ctx: GrantContext) => Promise<void>;
 
@@ -24,7 +25,7 @@ export const GRANT_HANDLERS: Record<string, GrantHandler> = {
 
 export function tokenRoutes(deps: TokenDeps): Router {
   const router = Router();
-  router.post('/api/oauth/token', express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
+  router.post(ENDPOINTS.token, express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
     if (!req.is('application/x-www-form-urlencoded')) {
       return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
     }
@@ -52,6 +53,6 @@ export function tokenRoutes(deps: TokenDeps): Router {
     }
     await handler(req, res, { client: auth.client, deps, dpopJkt, params });
   });
-  router.all('/api/oauth/token', methodNotAllowed(['POST']));
+  router.all(ENDPOINTS.token, methodNotAllowed(['POST']));
   return router;
 }

@@ -12,9 +12,10 @@ import { ADMIN_SCOPES, type AdminNeed } from '../../../lib/domain/admin-access.j
 import { findUserById } from '../../../lib/store/users.js';
 import { requireAccessToken, requireAnyScope, type BearerDeps } from '../../protocol/shared/bearer.js';
 import { notFound } from '../../http/errors.js';
+import { ADMIN_API, SITE_API } from '../../paths.js';
 
 /** The administration API's paths (ADMIN_API, and the site API): routing ignores case and a trailing slash, so this does too. */
-const ADMIN_AREA = /^\/api\/oauth\/(?:me\/admin|site)(?:\/|$)/i;
+const ADMIN_AREA = new RegExp(`^(?:${ADMIN_API}|${SITE_API})(?:/|$)`, 'i');
 
 /** After requireAccessToken: the token's user must be a site admin; anyone else gets the unknown path's 404. */
 function siteAdminOnly(deps: Pick<BearerDeps, 'store'>): RequestHandler {

@@ -5,7 +5,6 @@
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
 import { adminAppJson, appChangeJson } from '../../../lib/admin/app-json.js';
-import { ADMIN_API } from '../../../lib/domain/admin-access.js';
 import type { ClientDoc } from '../../../lib/domain/clients.js';
 import { NotFoundError } from '../../../lib/domain/errors.js';
 import { changeApp } from '../../../lib/admin/app-changes.js';
@@ -16,8 +15,9 @@ import { fieldsOf } from '../../http/input.js';
 import { jsonBody, parse, refusalsAnswered, send } from '../../http/json-api.js';
 import { adminScopes } from './admin-area.js';
 import type { ApiContext } from '../../context.js';
+import { ADMIN_RESOURCES } from '../../paths.js';
 
-const BASE = `${ADMIN_API}/apps`;
+const BASE = ADMIN_RESOURCES.apps;
 
 /** A whole number in a query string (no signs, exponents or spaces). */
 const wholeNumber = z

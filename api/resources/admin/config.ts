@@ -6,7 +6,6 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
 import { updateSiteSettings } from '../../../lib/admin/config-changes.js';
-import { ADMIN_API } from '../../../lib/domain/admin-access.js';
 import { redactSiteSettings } from '../../../lib/domain/site-settings.js';
 import { getSiteSettings } from '../../../lib/store/settings.js';
 import { tokenActor } from '../../../lib/webhooks/event-sources.js';
@@ -14,8 +13,9 @@ import { methodNotAllowed } from '../../http/errors.js';
 import { jsonBody, refusalsAnswered, send } from '../../http/json-api.js';
 import { adminScopes } from './admin-area.js';
 import type { ApiContext } from '../../context.js';
+import { ADMIN_RESOURCES } from '../../paths.js';
 
-const BASE = `${ADMIN_API}/config`;
+const BASE = ADMIN_RESOURCES.config;
 
 export type AdminConfigApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'kek' | 'events'>;
 

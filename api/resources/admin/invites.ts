@@ -5,7 +5,6 @@
 // lib/admin/invite-changes.ts.
 import express, { Router } from 'express';
 import { z } from 'zod';
-import { ADMIN_API } from '../../../lib/domain/admin-access.js';
 import { inviteJson } from '../../../lib/domain/invites.js';
 import { createInvite, namedInvite, revokeInvite } from '../../../lib/admin/invite-changes.js';
 import { listInvites } from '../../../lib/store/invites.js';
@@ -15,8 +14,9 @@ import { adminScopes } from './admin-area.js';
 import { fieldsOf } from '../../http/input.js';
 import type { ApiContext } from '../../context.js';
 import { jsonBody, parse, refusalsAnswered, send } from '../../http/json-api.js';
+import { ADMIN_RESOURCES } from '../../paths.js';
 
-const BASE = `${ADMIN_API}/invites`;
+const BASE = ADMIN_RESOURCES.invites;
 
 /** A query number: digits only (no sign, exponent or space), then bounded. */
 const digits = (max: number, fallback: number) =>

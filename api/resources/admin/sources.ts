@@ -17,8 +17,9 @@ import { methodNotAllowed } from '../../http/errors.js';
 import { requireScopes } from '../../protocol/shared/bearer.js';
 import type { ApiContext } from '../../context.js';
 import { jsonBody, send, refusalsAnswered } from '../../http/json-api.js';
+import { ADMIN_RESOURCES } from '../../paths.js';
 
-const BASE = '/api/oauth/me/admin/oauth_sources';
+const BASE = ADMIN_RESOURCES.sources;
 
 export type SourcesAdminApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'kek' | 'events'>;
 

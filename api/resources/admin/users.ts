@@ -9,7 +9,6 @@ import express, { Router, type Request } from 'express';
 import { z } from 'zod';
 import { adminUserJsonOf, adminUsersJson, revokedTokensJson } from '../../../lib/admin/user-json.js';
 import { deleteUser, resetSecondFactors, revokeUserTokens, updateUser, type UserChangeDeps } from '../../../lib/admin/user-changes.js';
-import { ADMIN_API } from '../../../lib/domain/admin-access.js';
 import { NotFoundError } from '../../../lib/domain/errors.js';
 import type { UserDoc } from '../../../lib/domain/users.js';
 import { findUserById, MAX_USER_SEARCH, searchUsers } from '../../../lib/store/users.js';
@@ -20,8 +19,9 @@ import { jsonBody, parse, refusalsAnswered, send } from '../../http/json-api.js'
 import { adminScopes } from './admin-area.js';
 import { endUserSessions, type SignOutDeps } from '../../http/sign-out.js';
 import type { ApiContext } from '../../context.js';
+import { ADMIN_RESOURCES } from '../../paths.js';
 
-const BASE = `${ADMIN_API}/users`;
+const BASE = ADMIN_RESOURCES.users;
 
 /** Digits only (no sign, exponent or space), as a number within bounds. */
 const wholeNumber = (min: number, max: number) =>

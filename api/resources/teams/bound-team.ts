@@ -11,8 +11,9 @@ import { sendError } from '../../http/errors.js';
 import { requireAccessToken, requireScopes } from '../../protocol/shared/bearer.js';
 import type { ApiContext } from '../../context.js';
 import { teamRoutes, userTierParts, type TeamNeed } from './one-team.js';
+import { RESOURCES } from '../../paths.js';
 
-const BASE = '/api/oauth/me/team';
+const BASE = RESOURCES.boundTeam;
 
 /** The bound permissions that allow each need, the first one named in a refusal's challenge. */
 const PERMISSIONS_FOR: Record<TeamNeed, SingleTeamPermission[]> = {

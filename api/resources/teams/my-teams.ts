@@ -17,8 +17,9 @@ import { requireAccessToken } from '../../protocol/shared/bearer.js';
 import type { ApiContext } from '../../context.js';
 import { teamRoutes, userTierParts, type TeamNeed, type TeamTier } from './one-team.js';
 import { jsonBody, send, refusalsAnswered } from '../../http/json-api.js';
+import { RESOURCES } from '../../paths.js';
 
-const BASE = '/api/oauth/me/teams';
+const BASE = RESOURCES.teams;
 
 const SCOPE_FOR: Record<TeamNeed, string> = {
   read: 'teams:read',

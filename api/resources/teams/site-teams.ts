@@ -15,8 +15,9 @@ import { requireScopes } from '../../protocol/shared/bearer.js';
 import type { ApiContext } from '../../context.js';
 import { teamRoutes, type TeamNeed } from './one-team.js';
 import { parse, send, refusalsAnswered } from '../../http/json-api.js';
+import { ADMIN_RESOURCES } from '../../paths.js';
 
-const BASE = '/api/oauth/site/teams';
+const BASE = ADMIN_RESOURCES.siteTeams;
 
 const SCOPE_FOR: Record<TeamNeed, string> = {
   read: 'site:team:read',
