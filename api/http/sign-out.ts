@@ -5,7 +5,7 @@
 import type { Request, Response } from 'express';
 import { startBackchannelLogout } from '../../lib/flows/backchannel-logout.js';
 import { endSession } from './session.js';
-import { revokeSessionSudoWindows } from '../verification/sudo.js';
+import { revokeSessionSudoWindows } from '../../lib/step-up/sudo-windows.js';
 import { clientsOfSession, deleteSession, listUserSessions, type SessionDoc } from '../../lib/store/sessions.js';
 import type { ApiContext } from '../context.js';
 

@@ -13,7 +13,7 @@ import { listPasskeys } from '../../lib/store/passkeys.js';
 import { removePasskey } from '../../lib/store/sign-in-ways.js';
 import { enableTotp, removeTotp, replaceBackupCodes, startTotpEnrollment } from '../../lib/store/second-factors.js';
 import { updateProfile } from '../../lib/store/users.js';
-import { checkTotpCode, totpSecret } from '../verification/second-factor.js';
+import { checkTotpCode, totpSecret } from '../../lib/verification/second-factor.js';
 import { registerPasskey, registrationOptions, relyingParty } from '../verification/webauthn.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { sendErrorPage } from '../html/layout.js';

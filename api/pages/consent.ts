@@ -18,7 +18,7 @@ import { consentPage, type ConsentExtras } from '../views/consent.js';
 import { hasValidCsrf } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
 import { OTHER_BROWSER, proceedWithAuthorization, respondWithError, startedInThisBrowser, type FlowDeps } from '../protocol/authorization-flow.js';
-import { teamChoices, teamGrantRefusal } from '../oauth/team-consent.js';
+import { teamChoices, teamGrantRefusal } from '../../lib/authorization/team-consent.js';
 import { passkeyProvedHere, passSiteGate, siteGateStanding } from '../verification/site-gate.js';
 import { signInLimits } from '../verification/sign-in-limits.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../verification/webauthn.js';

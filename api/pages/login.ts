@@ -11,7 +11,7 @@ import { ACCOUNT_DISABLED, isDisabled, type UserDoc } from '../../lib/domain/use
 import { hasPasskey } from '../../lib/store/passkeys.js';
 import { findUserByEmail, findUserById } from '../../lib/store/users.js';
 import { enabledSources } from '../../lib/store/oauth-sources.js';
-import { verifySecondFactorCode } from '../verification/second-factor.js';
+import { verifySecondFactorCode } from '../../lib/verification/second-factor.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../verification/webauthn.js';
 import { captchaFormFields } from '../verification/captcha.js';
 import { signInLimits } from '../verification/sign-in-limits.js';
@@ -20,7 +20,8 @@ import { loginPage, secondFactorPage, type LoginPageOptions } from '../views/log
 import { signupHref } from '../views/signup.js';
 import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
-import { hasSecondFactor, resumeUrl, startedInThisBrowser } from '../protocol/authorization-flow.js';
+import { resumeUrl, startedInThisBrowser } from '../protocol/authorization-flow.js';
+import { hasSecondFactor } from '../../lib/verification/second-factor.js';
 import { findAuthorizationRequest } from '../../lib/store/authorization-requests.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import { fieldsOf, raw, text } from '../http/input.js';

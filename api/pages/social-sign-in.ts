@@ -18,7 +18,7 @@ import { csrfGuard, signedInUser } from '../http/signed-in.js';
 import { fieldsOf, text } from '../http/input.js';
 import { sendErrorPage } from '../html/layout.js';
 import { linkFromAccountPage } from '../views/social.js';
-import { hasSecondFactor } from '../protocol/authorization-flow.js';
+import { hasSecondFactor } from '../../lib/verification/second-factor.js';
 import { afterSignIn, requestParam } from './login.js';
 import type { ApiContext } from '../context.js';
 import { PAGES } from '../paths.js';

@@ -1,28 +1,30 @@
 // What happens to a validated authorization request: sign-in (or a second
 // factor) when needed, consent when needed, then the code (or, for the
 // implicit flow, the tokens). Used by the authorize endpoint and every page
-// that hands control back to it.
+// that hands control back to it. The rules are lib/authorization's
+// (authentication-decision.ts, consent-decision.ts) and the implicit tokens
+// lib/grants'; this module reads the session, stores the request when a page
+// is needed, and answers.
 import type { Request, Response } from 'express';
 import { newId } from '../../lib/security/secrets.js';
 import { issueAuthorizationCode } from '../../lib/store/authorization-codes.js';
 import { constantTimeEqual } from '../../lib/security/secrets.js';
 import type { AuthorizationRequestDoc, PendingAuthorization } from '../../lib/domain/pending-authorization.js';
-import type { UserDoc } from '../../lib/domain/users.js';
 import { finishAuthorizationRequest, saveAuthorizationRequest } from '../../lib/store/authorization-requests.js';
-import type { Store } from '../../lib/store/db.js';
-import { hasPasskey } from '../../lib/store/passkeys.js';
+import { hasSecondFactor } from '../../lib/verification/second-factor.js';
 import { addSessionClient, updateSession } from '../../lib/store/sessions.js';
 import { sendErrorPage } from '../html/layout.js';
 import { browserBinding, currentBrowserBinding } from '../http/browser-binding.js';
 import type { CookieDeps } from '../http/cookies.js';
 import { sessionUser } from '../http/signed-in.js';
 import type { ApiContext } from '../context.js';
-import { auditScopeGrants, consentDecision } from '../oauth/consent-decision.js';
+import { essentialAcrShortfall, signInDecision, wantsSecondFactor } from '../../lib/authorization/authentication-decision.js';
+import { auditScopeGrants, consentDecision } from '../../lib/authorization/consent-decision.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
 import { sendAuthorizationResponse, type AuthorizationResponse } from './shared/authorization-response.js';
 import { isImplicit } from '../../lib/domain/response-type.js';
 import type { AuthContext } from '../../lib/domain/claims.js';
-import { issueImplicitResponse } from '../oauth/implicit-issuance.js';
+import { issueImplicitResponse } from '../../lib/grants/implicit-issuance.js';
 import { AUTHORIZATION_RESUME, PAGES } from '../paths.js';
 
 /** `signer` and `config` (ID_TOKEN_CLAIMS): the implicit flow signs its tokens here. */
@@ -59,39 +61,26 @@ export const OTHER_BROWSER = [
   'This sign-in request was started in another browser. Return to the application and start again from here.',
 ] as const;
 
-/** True when the user has a second factor that can raise the session to acr=mfa. */
-export async function hasSecondFactor(store: Store, user: UserDoc): Promise<boolean> {
-  return Boolean(user.totp) || (await hasPasskey(store, user._id));
-}
-
 export async function proceedWithAuthorization(req: Request, res: Response, deps: FlowDeps, request: PendingAuthorization): Promise<void> {
   // Checked on resume, at the consent page and here, right before a code is issued.
   if (request._id && !startedInThisBrowser(req, deps, request as AuthorizationRequestDoc)) return sendErrorPage(res, 403, ...OTHER_BROWSER);
-  const session = req.kfSession;
   // The session names the user: one whose user is gone or disabled was signed
   // out before this (signedInSession), and the token endpoint checks the user again.
-  const userId = session?.userId ?? null;
+  const session = req.kfSession;
   const noPrompt = request.prompt.includes('none');
 
   // 1. Authentication: a signed-in user, recent enough for prompt=login and max_age.
-  // A sign-in made for this very request always satisfies both (max_age=0 would loop otherwise).
-  const authTime = session?.authTime?.getTime() ?? 0;
-  const signedInForThisRequest = authTime >= request.createdAt.getTime();
-  // `claims` may name the one user the ID token may be about (OIDC Core §5.5.1): anyone else signs in again.
-  const wantedSub = request.claims?.sub;
-  const otherUser = wantedSub !== undefined && userId !== null && userId !== wantedSub;
-  const mustSignIn =
-    !userId ||
-    (!signedInForThisRequest && (request.prompt.includes('login') || otherUser)) ||
-    (!signedInForThisRequest && request.maxAge !== null && Date.now() - authTime > request.maxAge * 1000);
-  if (mustSignIn) {
+  const signIn = signInDecision(request, session);
+  if (signIn.kind === 'sign-in') {
     if (noPrompt) return respondWithError(res, deps, request, 'login_required', 'the user must sign in');
     return void res.redirect(303, `${PAGES.login}?request=${await storedId(req, res, deps, request)}`);
   }
-  if (otherUser) return respondWithError(res, deps, request, 'access_denied', 'the account signed in is not the one the application asked for');
+  if (signIn.kind === 'other-user')
+    return respondWithError(res, deps, request, 'access_denied', 'the account signed in is not the one the application asked for');
+  const userId = signIn.userId;
 
   // 2. acr_values=mfa not met: a second factor raises the session (when the user has one).
-  const needsMfa = request.acrValues.includes('mfa') && session!.acr !== 'mfa';
+  const needsMfa = wantsSecondFactor(request, session!.acr);
   const user = needsMfa ? await sessionUser(deps, req) : null;
   if (needsMfa && user && (await hasSecondFactor(deps.store, user))) {
     if (noPrompt) return respondWithError(res, deps, request, 'login_required', 'the user must authenticate with a second factor');
@@ -100,15 +89,8 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   }
 
   // An essential acr (claims parameter) that this authentication does not meet is a failed authentication (OIDC Core §5.5.1.1).
-  const acr = request.claims?.acr;
-  if (acr?.essential && !acr.values.includes(session!.acr ?? 'pwd'))
-    return respondWithError(
-      res,
-      deps,
-      request,
-      noPrompt ? 'login_required' : 'access_denied',
-      `the authentication does not meet acr ${acr.values.join(' or ')}`,
-    );
+  const acrShortfall = essentialAcrShortfall(request, session!.acr);
+  if (acrShortfall) return respondWithError(res, deps, request, noPrompt ? 'login_required' : 'access_denied', acrShortfall);
 
   // 3. Consent: skipped when every scope was granted before (single-team scopes
   // bound to one remembered team), unless prompt=consent or a site scope asks for the gate.
@@ -128,17 +110,20 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
     // Deactivated, or gone, while the user was on a page: answered as an unknown client would be (never at its redirect URI).
     if (!client) return sendErrorPage(res, 400, 'Unknown application', 'No application is registered with this client_id.');
     if (!tokenUser) return respondWithError(res, deps, request, 'login_required', 'the user must sign in');
-    answer = await issueImplicitResponse(deps, {
-      responseType: request.responseType!,
-      client,
-      user: tokenUser,
-      scope: decision.scope,
-      grantId,
-      nonce: request.nonce,
-      auth,
-      claims: { idToken: request.claims?.idToken ?? [], userinfo: request.claims?.userinfo ?? [] },
-      resources: request.resources ?? [],
-    });
+    answer = await issueImplicitResponse(
+      { ...deps, idTokenClaims: deps.config.idTokenClaims },
+      {
+        responseType: request.responseType!,
+        client,
+        user: tokenUser,
+        scope: decision.scope,
+        grantId,
+        nonce: request.nonce,
+        auth,
+        claims: { idToken: request.claims?.idToken ?? [], userinfo: request.claims?.userinfo ?? [] },
+        resources: request.resources ?? [],
+      },
+    );
   } else {
     const code = await issueAuthorizationCode(deps.store, {
       clientId: request.clientId,

@@ -13,11 +13,12 @@ import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { isValidS256Challenge, verifierMismatch } from '../../lib/domain/pkce.js';
 import { checkRedirectUri } from '../../lib/domain/redirect-uri.js';
+import { isChallengeId } from '../../lib/domain/step-up-challenge.js';
 import { redeemStepUpFlow, startStepUpFlow } from '../../lib/flows/step-up-challenge.js';
 import { hashSecret, newId } from '../../lib/security/secrets.js';
 import { getSiteSettings } from '../../lib/store/settings.js';
 import { deleteStepUpChallenge, findStepUpChallenge, findStepUpCode, insertStepUpChallenge } from '../../lib/store/step-up.js';
-import { captchaInfo } from '../verification/captcha.js';
+import { captchaInfo } from '../../lib/verification/captcha.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { admitRequest, limitPerIp } from '../http/request-limits.js';
 import { authenticateClient, type ClientAuthResult } from './shared/client-auth.js';
@@ -38,11 +39,8 @@ export const STEP_UP_CODE_TTL_MS = 5 * 60_000;
 const CHALLENGE_LIMIT = { max: 60, windowMs: 60_000 };
 const INVALID_CODE = 'code expired or invalid';
 
-/** A challenge id is a UUID (random, not a secret). */
 /** The query of the pages and endpoints that name a challenge (checked with isChallengeId). */
 export const ChallengeQuery = fieldsOf({ challenge_id: raw });
-
-export const isChallengeId = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(v);
 
 /** Where the client sends the user: the confirmation page. */
 export const stepUpPageUrl = (issuer: string, challengeId: string, state: string | null) =>

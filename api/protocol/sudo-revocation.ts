@@ -4,7 +4,7 @@
 // window is bound to; the window of (token's user, token's sid, client_id) ends.
 import express, { Router } from 'express';
 import { z } from 'zod';
-import { revokeSudoWindow, type SudoDeps } from '../verification/sudo.js';
+import { revokeSudoWindow, type SudoDeps } from '../../lib/step-up/sudo-windows.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken, type BearerDeps } from './shared/bearer.js';
 import { STEP_UP_PATHS } from '../paths.js';

@@ -3,7 +3,7 @@
 import express, { Router, type Request, type Response } from 'express';
 import { userinfoClaims } from '../../lib/domain/claims.js';
 import { findUserById } from '../../lib/store/users.js';
-import { relatedClaims } from '../oauth/claim-sources.js';
+import { relatedClaims } from '../../lib/claims/claim-sources.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken } from './shared/bearer.js';
 import { sendUserinfo, type UserinfoResponseDeps } from './shared/userinfo-response.js';

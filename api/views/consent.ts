@@ -12,7 +12,7 @@ import type { ClientDoc } from '../../lib/store/clients.js';
 import type { SessionDoc } from '../../lib/store/sessions.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
-import type { TeamChoice } from '../oauth/team-consent.js';
+import type { TeamChoice } from '../../lib/authorization/team-consent.js';
 import { clientCard } from './client-card.js';
 import { canPassSiteGate, type SiteGateStanding } from '../verification/site-gate.js';
 import { PAGES } from '../paths.js';

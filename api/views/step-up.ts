@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import type { SessionDoc } from '../../lib/store/sessions.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
-import type { Loaded } from '../verification/step-up-confirmation.js';
+import type { Loaded } from '../../lib/step-up/confirmation.js';
 import { PAGES, STEP_UP_PATHS } from '../paths.js';
 
 export interface ConfirmPageOptions {

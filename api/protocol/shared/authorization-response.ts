@@ -15,7 +15,7 @@ import type { Response } from 'express';
 import { buildRedirect } from '../../../lib/domain/authorization-request.js';
 import type { ResponseTarget } from '../../../lib/domain/response-mode.js';
 import { html, raw } from '../../html/html.js';
-import type { ImplicitResponse } from '../../oauth/implicit-issuance.js';
+import type { ImplicitResponse } from '../../../lib/grants/implicit-issuance.js';
 
 export type AuthorizationResponse = { code: string } | ImplicitResponse | { error: string; error_description: string };
 

@@ -6,7 +6,7 @@ import { consumeAuthorizationCode } from '../../../lib/store/authorization-codes
 import { findUserById } from '../../../lib/store/users.js';
 import { isDisabled } from '../../../lib/domain/users.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
-import { GrantRevokedError, issueGrantTokens } from '../../oauth/grant-issuance.js';
+import { GrantRevokedError, issueGrantTokens } from '../../../lib/grants/issuance.js';
 import { revokeGrantAndFamily } from '../../../lib/grants/revocation.js';
 import type { GrantContext } from './context.js';
 

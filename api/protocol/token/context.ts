@@ -1,7 +1,7 @@
 // What every grant handler of the token endpoint receives.
 import type { ClientDoc } from '../../../lib/store/clients.js';
 import type { ApiContext } from '../../context.js';
-import type { IdTokenClaimsPlacement } from '../../../lib/domain/claims.js';
+import type { GrantIssuanceDeps } from '../../../lib/grants/issuance.js';
 
 /**
  * A token request's fields, as the token endpoint parsed them: `fields` each
@@ -13,13 +13,8 @@ export interface TokenParams {
   audience?: string | string[];
 }
 
-/** `keyring` verifies Keyflow's own access tokens (token exchange's subject_token). */
-export interface TokenDeps extends Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'signer' | 'keyring' | 'log' | 'flows' | 'clientAssertions'> {
-  refreshTokenTtlMs: number;
-  /** Where the scopes' standard claims go (ID_TOKEN_CLAIMS). */
-  idTokenClaims: IdTokenClaimsPlacement;
-  /** Rotations after which a RefreshFamily run continues as new (REFRESH_FAMILY_ROTATIONS_PER_RUN). */
-  refreshFamilyRotationsPerRun: number;
+/** What issuing a grant's tokens needs, and `keyring`, which verifies Keyflow's own access tokens (token exchange's subject_token). */
+export interface TokenDeps extends GrantIssuanceDeps, Pick<ApiContext, 'findClient' | 'keyring' | 'log' | 'clientAssertions'> {
   /** How long the token a rotation superseded may be retried (REFRESH_RETRY_WINDOW_SECONDS; 0: never). */
   refreshRetryWindowMs: number;
 }

@@ -11,7 +11,7 @@ import { findDeviceCode, recordPoll } from '../../../lib/store/device-codes.js';
 import { findUserById } from '../../../lib/store/users.js';
 import { isDisabled } from '../../../lib/domain/users.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
-import { issueGrantTokens, prepareRefreshFamily } from '../../oauth/grant-issuance.js';
+import { issueGrantTokens, prepareRefreshFamily } from '../../../lib/grants/issuance.js';
 import type { GrantContext } from './context.js';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';

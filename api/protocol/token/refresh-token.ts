@@ -12,7 +12,7 @@ import { findRefreshToken, recordRotation } from '../../../lib/store/refresh-tok
 import { endRefreshFamily, rotateRefreshToken } from '../../../lib/flows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
 import { revokeFamilyThenGrant } from '../../../lib/grants/revocation.js';
-import { issueAccessToken } from '../../oauth/tokens.js';
+import { issueAccessToken } from '../../../lib/grants/tokens.js';
 import type { GrantContext } from './context.js';
 
 const INVALID = 'refresh token expired, revoked or invalid';

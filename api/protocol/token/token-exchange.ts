@@ -21,7 +21,7 @@ import { MAX_RESOURCES, parseAllowedResources } from '../../../lib/domain/resour
 import { crossAppClientId, isSiteScope, parseScopeParam } from '../../../lib/domain/scopes.js';
 import { verifyAccessToken } from '../shared/bearer.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
-import { issueAccessToken } from '../../oauth/tokens.js';
+import { issueAccessToken } from '../../../lib/grants/tokens.js';
 import type { GrantContext } from './context.js';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';

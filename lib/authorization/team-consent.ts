@@ -1,11 +1,11 @@
 // The team picker's server side: which teams a user may bind single-team
 // scopes to, and whether a chosen (or remembered) team still allows the grant.
 // The role rules themselves: lib/domain/team-roles.ts.
-import { MAX_LISTED_TEAMS, type TeamDoc } from '../../lib/domain/teams.js';
-import { canManage, mayGrant, type SingleTeamPermission, type TeamRole } from '../../lib/domain/team-roles.js';
-import type { Store } from '../../lib/store/db.js';
-import { findTeam } from '../../lib/store/teams.js';
-import { effectiveRole, userTeams } from '../../lib/teams/membership.js';
+import { MAX_LISTED_TEAMS, type TeamDoc } from '../domain/teams.js';
+import { canManage, mayGrant, type SingleTeamPermission, type TeamRole } from '../domain/team-roles.js';
+import type { Store } from '../store/db.js';
+import { findTeam } from '../store/teams.js';
+import { effectiveRole, userTeams } from '../teams/membership.js';
 
 export interface TeamChoice {
   team: TeamDoc;

@@ -1,23 +1,16 @@
 // Building and signing the tokens of a token response. Access tokens are
 // RFC 9068 JWTs; both they and ID tokens use the client's algorithm
 // (ML-DSA-65 by default, RS256 on request).
-import {
-  accessTokenClaims,
-  idTokenClaimNames,
-  idTokenClaims,
-  TOKEN_TTL_SECONDS,
-  type AuthContext,
-  type IdTokenClaimsPlacement,
-} from '../../lib/domain/claims.js';
-import type { GrantedClaims } from '../../lib/domain/claims-request.js';
-import { relatedClaims } from './claim-sources.js';
-import type { ClientDoc } from '../../lib/domain/clients.js';
-import type { Signer } from '../../lib/keys/signer.js';
-import { leftHalfHash } from '../../lib/keys/token-hash.js';
-import { accessTokenAudience } from '../../lib/domain/resources.js';
-import { newId } from '../../lib/security/secrets.js';
-import type { UserDoc } from '../../lib/domain/users.js';
-import type { Store } from '../../lib/store/db.js';
+import { accessTokenClaims, idTokenClaimNames, idTokenClaims, TOKEN_TTL_SECONDS, type AuthContext, type IdTokenClaimsPlacement } from '../domain/claims.js';
+import type { GrantedClaims } from '../domain/claims-request.js';
+import { relatedClaims } from '../claims/claim-sources.js';
+import type { ClientDoc } from '../domain/clients.js';
+import type { Signer } from '../keys/signer.js';
+import { leftHalfHash } from '../keys/token-hash.js';
+import { accessTokenAudience } from '../domain/resources.js';
+import { newId } from '../security/secrets.js';
+import type { UserDoc } from '../domain/users.js';
+import type { Store } from '../store/db.js';
 
 export interface TokenResponse {
   access_token: string;

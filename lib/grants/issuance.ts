@@ -4,13 +4,28 @@
 // call; none when the caller's own Temporal call already started the family,
 // as the device flow's redeem update does). Only the refresh token's hash
 // leaves this module.
-import type { RefreshFamilyInput } from '../../lib/domain/refresh-family.js';
-import { endRefreshFamily, startRefreshFamily } from '../../lib/flows/refresh-family.js';
-import { hashSecret, newSecret } from '../../lib/security/secrets.js';
-import { isGrantUsable, openGrant } from '../../lib/store/grants.js';
-import { recordFirstRefreshToken } from '../../lib/store/refresh-tokens.js';
-import type { TokenDeps } from '../protocol/token/context.js';
+import type { RefreshFamilyInput } from '../domain/refresh-family.js';
+import { endRefreshFamily, startRefreshFamily } from '../flows/refresh-family.js';
+import { hashSecret, newSecret } from '../security/secrets.js';
+import { isGrantUsable, openGrant } from '../store/grants.js';
+import { recordFirstRefreshToken } from '../store/refresh-tokens.js';
+import type { FlowClient } from '../flows/flow-client.js';
+import type { Signer } from '../keys/signer.js';
+import type { IdTokenClaimsPlacement } from '../domain/claims.js';
+import type { Store } from '../store/db.js';
 import { issueTokens, type TokenIssue, type TokenResponse } from './tokens.js';
+
+export interface GrantIssuanceDeps {
+  issuer: string;
+  signer: Signer;
+  store: Store;
+  flows: FlowClient;
+  /** Where the scopes' standard claims go (ID_TOKEN_CLAIMS). */
+  idTokenClaims: IdTokenClaimsPlacement;
+  refreshTokenTtlMs: number;
+  /** Rotations after which a RefreshFamily run continues as new (REFRESH_FAMILY_ROTATIONS_PER_RUN). */
+  refreshFamilyRotationsPerRun: number;
+}
 
 /** A refresh token and the input of its family, made before the family is started. */
 export interface PreparedFamily {
@@ -19,7 +34,7 @@ export interface PreparedFamily {
 }
 
 export function prepareRefreshFamily(
-  deps: Pick<TokenDeps, 'refreshTokenTtlMs' | 'refreshFamilyRotationsPerRun' | 'store'>,
+  deps: Pick<GrantIssuanceDeps, 'refreshTokenTtlMs' | 'refreshFamilyRotationsPerRun'>,
   f: { grantId: string; clientId: string; userId: string; scope: string[]; resources: string[] },
 ): PreparedFamily {
   const refreshToken = newSecret();
@@ -36,7 +51,7 @@ export function prepareRefreshFamily(
 export class GrantRevokedError extends Error {}
 
 export async function issueGrantTokens(
-  deps: TokenDeps,
+  deps: GrantIssuanceDeps,
   input: TokenIssue & {
     /** RFC 8707: the resources granted (kept by the refresh family) and those of this access token (a subset; default all). */
     resources?: string[];

@@ -1,19 +1,24 @@
 // Whether an authorization request may be granted now, must ask the user, or
 // is refused: admin-only and site scopes, single-team scopes bound to the team
 // picked at consent (or remembered from an earlier consent to exactly one
-// team), and the scopes (and claims asked for one by one) consented before. Used right before a code is issued.
-import type { PendingAuthorization } from '../../lib/domain/pending-authorization.js';
-import { isSiteScope, SCOPES } from '../../lib/domain/scopes.js';
-import { claimsBeyondScopes } from '../../lib/domain/claims-request.js';
-import { bindTeamScopes, boundTeamGrants, previouslyBoundTeams, requestedTeamPermissions } from '../../lib/domain/team-binding.js';
-import type { UserDoc } from '../../lib/domain/users.js';
-import type { EventActor } from '../../lib/domain/webhook-events.js';
-import { findConsent } from '../../lib/store/consents.js';
-import { findUserById } from '../../lib/store/users.js';
+// team), and the scopes (and claims asked for one by one) consented before.
+// Used right before a code is issued, which auditScopeGrants then records.
+import type { PendingAuthorization } from '../domain/pending-authorization.js';
+import { isSiteScope, SCOPES } from '../domain/scopes.js';
+import { claimsBeyondScopes } from '../domain/claims-request.js';
+import { bindTeamScopes, boundTeamGrants, previouslyBoundTeams, requestedTeamPermissions } from '../domain/team-binding.js';
+import type { UserDoc } from '../domain/users.js';
+import type { AuditEvent, EventActor } from '../domain/webhook-events.js';
+import type { Store } from '../store/db.js';
+import { findConsent } from '../store/consents.js';
+import { findUserById } from '../store/users.js';
 import { teamGrantRefusal } from './team-consent.js';
-import type { ApiContext } from '../context.js';
 
-export type ConsentDecisionDeps = Pick<ApiContext, 'store' | 'events'>;
+/** `events`: the scope grants' audit records. */
+export interface ConsentDecisionDeps {
+  store: Store;
+  events: { audit(name: AuditEvent, data: Record<string, unknown>, actor: EventActor): Promise<void> };
+}
 
 export type ConsentDecision = { kind: 'grant'; scope: string[] } | { kind: 'ask' } | { kind: 'refuse'; error: string; description: string };
 

@@ -1,18 +1,18 @@
 // The entities behind the opt-in and team claims, loaded only when the scope
 // (and the client's oidc_fields) ask for them. The ID token and UserInfo both
 // build their claims here, so they agree for the same grant.
-import { optInClaimsNeeded, teamClaims, teamClaimsCoverage, type ClaimsTeam, type OptInClaim, type OptInClaimValues } from '../../lib/domain/claims.js';
-import type { ClientDoc } from '../../lib/domain/clients.js';
-import { socialAccountJson } from '../../lib/domain/oauth-sources.js';
-import { MAX_CLAIMED_TEAMS, type UserTeam } from '../../lib/domain/teams.js';
-import { listClientsByOwner } from '../../lib/store/clients.js';
-import type { Store } from '../../lib/store/db.js';
-import { socialAccountsOf } from '../../lib/store/oauth-sources.js';
-import { listGpgKeys } from '../../lib/store/gpg-keys.js';
-import { listDomains } from '../../lib/store/domains.js';
-import { gpgKeyClaim } from '../../lib/domain/gpg-keys.js';
-import { findTeams } from '../../lib/store/teams.js';
-import { userTeam, userTeams } from '../../lib/teams/membership.js';
+import { optInClaimsNeeded, teamClaims, teamClaimsCoverage, type ClaimsTeam, type OptInClaim, type OptInClaimValues } from '../domain/claims.js';
+import type { ClientDoc } from '../domain/clients.js';
+import { socialAccountJson } from '../domain/oauth-sources.js';
+import { MAX_CLAIMED_TEAMS, type UserTeam } from '../domain/teams.js';
+import { listClientsByOwner } from '../store/clients.js';
+import type { Store } from '../store/db.js';
+import { socialAccountsOf } from '../store/oauth-sources.js';
+import { listGpgKeys } from '../store/gpg-keys.js';
+import { listDomains } from '../store/domains.js';
+import { gpgKeyClaim } from '../domain/gpg-keys.js';
+import { findTeams } from '../store/teams.js';
+import { userTeam, userTeams } from '../teams/membership.js';
 
 /** How each opt-in claim is read for a user. */
 const OPT_IN_LOADERS: { [C in OptInClaim]?: (store: Store, userId: string) => Promise<OptInClaimValues[C]> } = {

@@ -9,14 +9,14 @@
 // - activeSudoWindow: the hot path; one MongoDB read by `_id`, no Temporal.
 // - revokeSudoWindow: ends the window (an update: the projection says so when it returns).
 // - revokeSessionSudoWindows: sign-out ends every window in the session's list.
-import type { SudoWindowKey } from '../../lib/domain/sudo-window.js';
-import type { FlowClient } from '../../lib/flows/flow-client.js';
-import { revokeSudoWindowFlow, signalSudoWindowRevocation, startSudoWindowFlow } from '../../lib/flows/sudo-window.js';
-import { newId } from '../../lib/security/secrets.js';
-import type { Store } from '../../lib/store/db.js';
-import { addToSessionList } from '../../lib/store/session-lists.js';
-import { getSiteSettings } from '../../lib/store/settings.js';
-import { activeSudoWindowsOfSession, findActiveSudoWindow, recordSudoWindowEnded, recordSudoWindowOpened, sudoWindowId } from '../../lib/store/sudo-windows.js';
+import type { SudoWindowKey } from '../domain/sudo-window.js';
+import type { FlowClient } from '../flows/flow-client.js';
+import { revokeSudoWindowFlow, signalSudoWindowRevocation, startSudoWindowFlow } from '../flows/sudo-window.js';
+import { newId } from '../security/secrets.js';
+import type { Store } from '../store/db.js';
+import { addToSessionList } from '../store/session-lists.js';
+import { getSiteSettings } from '../store/settings.js';
+import { activeSudoWindowsOfSession, findActiveSudoWindow, recordSudoWindowEnded, recordSudoWindowOpened, sudoWindowId } from '../store/sudo-windows.js';
 
 export { sudoWindowId, type SudoWindowKey };
 

@@ -3,24 +3,35 @@
 // an open window) and the sudo opt-in after a confirmed factor. Every path
 // that confirms goes through `authorize()`, so the captcha gate and the code
 // attempt limit cannot be skipped. The page (api/pages/step-up.ts) parses and
-// renders; this module decides.
-import type { StepUpChallengeDoc, StepUpMethod } from '../../lib/domain/step-up-challenge.js';
-import { confirmStepUpFlow, denyStepUpFlow, failStepUpFlow } from '../../lib/flows/step-up-challenge.js';
-import type { Kek } from '../../lib/security/kek.js';
-import { hashSecret, newSecret } from '../../lib/security/secrets.js';
-import type { ClientDoc } from '../../lib/store/clients.js';
-import { takeAttempt } from '../../lib/store/rate-limits.js';
-import type { SessionDoc } from '../../lib/store/sessions.js';
-import { findStepUpChallenge, recordStepUpState } from '../../lib/store/step-up.js';
-import type { UserDoc } from '../../lib/store/users.js';
-import { getSiteSettings } from '../../lib/store/settings.js';
-import type { ApiContext } from '../context.js';
-import { isChallengeId } from '../protocol/step-up.js';
-import { captchaFormFields, captchaRequired, verifyCaptcha, type CaptchaAnswer } from './captcha.js';
-import { activeSudoWindow, openSudoWindow } from './sudo.js';
-import { STEP_UP_PATHS } from '../paths.js';
+// renders; this module decides, on plain inputs (the challenge id, the user,
+// the session, the ticked box, a factor's proof, the captcha answer).
+import { captchaRequired } from '../domain/captcha.js';
+import { isChallengeId, type StepUpChallengeDoc, type StepUpMethod } from '../domain/step-up-challenge.js';
+import type { FlowClient } from '../flows/flow-client.js';
+import { confirmStepUpFlow, denyStepUpFlow, failStepUpFlow } from '../flows/step-up-challenge.js';
+import type { Kek } from '../security/kek.js';
+import { hashSecret, newSecret } from '../security/secrets.js';
+import type { OutboundPolicy } from '../outbound/http-client.js';
+import type { Logger } from '../runtime/log.js';
+import type { ClientDoc, ClientLookup } from '../store/clients.js';
+import type { Store } from '../store/db.js';
+import { takeAttempt } from '../store/rate-limits.js';
+import type { SessionDoc } from '../store/sessions.js';
+import { findStepUpChallenge, recordStepUpState } from '../store/step-up.js';
+import type { UserDoc } from '../store/users.js';
+import { getSiteSettings } from '../store/settings.js';
+import { verifyCaptcha, type CaptchaAnswer } from '../verification/captcha.js';
+import { activeSudoWindow, openSudoWindow } from './sudo-windows.js';
 
-export type StepUpConfirmationDeps = Pick<ApiContext, 'store' | 'flows' | 'log' | 'findClient' | 'outbound'> & { kek: Kek };
+/** `kek` and `outbound`: the captcha check reads the provider's secret and calls its verify URL. */
+export interface StepUpConfirmationDeps {
+  store: Store;
+  flows: FlowClient;
+  log: Logger;
+  findClient: ClientLookup;
+  outbound: OutboundPolicy;
+  kek: Kek;
+}
 
 /**
  * Code attempts (TOTP or backup code, and failed captchas) per user (8 per
@@ -155,11 +166,5 @@ export function stepUpConfirmation(deps: StepUpConfirmationDeps) {
     }
   }
 
-  /** The captcha's part of the form (null when the gate does not apply). */
-  async function captchaFields(challenge: StepUpChallengeDoc) {
-    const settings = await getSiteSettings(deps.store);
-    return captchaRequired(settings, challenge) ? captchaFormFields(settings, `${STEP_UP_PATHS.info}?challenge_id=${challenge._id}`) : null;
-  }
-
-  return { load, deny, authorize, authorizeSudo, maybeOpenSudo, sudoMinutes, sudoKey, captchaFields };
+  return { load, deny, authorize, authorizeSudo, maybeOpenSudo, sudoMinutes, sudoKey };
 }

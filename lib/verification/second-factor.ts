@@ -1,12 +1,20 @@
-// Checking a user's second factor: TOTP (otplib, with replay protection) and
-// backup codes (single use). Shared by sign-in and, later, step-up challenges.
+// A user's second factor: whether they have one, and checking a code: TOTP
+// (otplib, with replay protection) or a backup code (single use). Shared by
+// sign-in, the authorization request's acr_values=mfa, step-up confirmation
+// and the site-scope gate at consent.
 import { verify as verifyTotpCode } from 'otplib';
-import { open, type Kek } from '../../lib/security/kek.js';
-import { hashBackupCode, normalizeBackupCode } from '../../lib/security/backup-codes.js';
-import type { UserDoc } from '../../lib/domain/users.js';
-import type { Store } from '../../lib/store/db.js';
-import { recordTotpTimeStep, removeBackupCode } from '../../lib/store/second-factors.js';
-import { claimOnce } from '../../lib/store/single-use.js';
+import { open, type Kek } from '../security/kek.js';
+import { hashBackupCode, normalizeBackupCode } from '../security/backup-codes.js';
+import type { UserDoc } from '../domain/users.js';
+import type { Store } from '../store/db.js';
+import { hasPasskey } from '../store/passkeys.js';
+import { recordTotpTimeStep, removeBackupCode } from '../store/second-factors.js';
+import { claimOnce } from '../store/single-use.js';
+
+/** True when the user has a second factor that can raise the session to acr=mfa (TOTP or a passkey). */
+export async function hasSecondFactor(store: Store, user: UserDoc): Promise<boolean> {
+  return Boolean(user.totp) || (await hasPasskey(store, user._id));
+}
 
 export type SecondFactorResult = { ok: true; method: 'totp' | 'backup' } | { ok: false };
 

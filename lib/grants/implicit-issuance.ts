@@ -4,17 +4,24 @@
 // UserInfo and revocation check, as for the code flow). Never a refresh token
 // (offline_access was dropped from the request), and never DPoP-bound: there is
 // no token request to carry a proof.
-import { idTokenClaimNames, type AuthContext } from '../../lib/domain/claims.js';
-import type { GrantedClaims } from '../../lib/domain/claims-request.js';
-import type { ClientDoc } from '../../lib/domain/clients.js';
-import { issuesAccessToken, type ResponseType } from '../../lib/domain/response-type.js';
-import type { UserDoc } from '../../lib/domain/users.js';
-import { openGrant } from '../../lib/store/grants.js';
-import type { ApiContext } from '../context.js';
-import { relatedClaims } from './claim-sources.js';
+import { idTokenClaimNames, type AuthContext, type IdTokenClaimsPlacement } from '../domain/claims.js';
+import type { GrantedClaims } from '../domain/claims-request.js';
+import type { ClientDoc } from '../domain/clients.js';
+import { issuesAccessToken, type ResponseType } from '../domain/response-type.js';
+import type { UserDoc } from '../domain/users.js';
+import type { Signer } from '../keys/signer.js';
+import type { Store } from '../store/db.js';
+import { openGrant } from '../store/grants.js';
+import { relatedClaims } from '../claims/claim-sources.js';
 import { issueAccessToken, signIdToken } from './tokens.js';
 
-export type ImplicitDeps = Pick<ApiContext, 'issuer' | 'signer' | 'store' | 'config'>;
+/** `idTokenClaims`: where the scopes' claims go when an access token comes with the ID token (ID_TOKEN_CLAIMS). */
+export interface ImplicitDeps {
+  issuer: string;
+  signer: Signer;
+  store: Store;
+  idTokenClaims: IdTokenClaimsPlacement;
+}
 
 /** The parameters of an implicit answer (the response function adds `state` and `iss`). */
 export interface ImplicitResponse {
@@ -64,7 +71,7 @@ export async function issueImplicitResponse(
   }
   const access = await issueAccessToken(deps, { client, userId: user._id, scope, grantId, auth, resources: input.resources });
   // With an access token, the claims go where ID_TOKEN_CLAIMS puts them, as for the code flow.
-  const claimNames = idTokenClaimNames(scope, claims.idToken, deps.config.idTokenClaims);
+  const claimNames = idTokenClaimNames(scope, claims.idToken, deps.idTokenClaims);
   return {
     access_token: access.access_token,
     token_type: 'Bearer',
