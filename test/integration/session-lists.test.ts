@@ -7,7 +7,7 @@
 // session is found; parallel and repeated listings lose nothing and repeat
 // nothing; what earlier versions stored is carried over at start.
 import type { RunningApi } from '../../api/server.js';
-import { activeSudoWindow, openSudoWindow, type SudoDeps } from '../../api/verification/sudo.js';
+import { activeSudoWindow, openSudoWindow, type SudoDeps } from '../../lib/step-up/sudo-windows.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
 import { SESSION_TTL_MS, type LegacySessionClientDoc } from '../../lib/domain/sessions.js';
 import { upgradeStoredData } from '../../lib/runtime/stored-data-upgrades.js';
