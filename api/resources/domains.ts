@@ -3,8 +3,8 @@
 // and deletes. Another user's domain is 404. A domain is verified by its
 // DomainVerification flow once the TXT record it names is published.
 import express, { Router, type Request } from 'express';
-import { AddDomainInput, domainJson } from '../../lib/domain/domains.js';
-import { addUserDomain, removeUserDomain, userDomain, verifyUserDomain } from '../../lib/domains/domain-changes.js';
+import { AddDomainInput, domainJson } from '../../lib/domain/custom-domains.js';
+import { addUserDomain, removeUserDomain, userDomain, verifyUserDomain } from '../../lib/custom-domains/domain-changes.js';
 import { listDomains } from '../../lib/store/domains.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed } from '../http/errors.js';

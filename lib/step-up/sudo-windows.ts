@@ -16,9 +16,8 @@ import { newId } from '../security/secrets.js';
 import type { Store } from '../store/db.js';
 import { addToSessionList } from '../store/session-lists.js';
 import { getSiteSettings } from '../store/settings.js';
-import { activeSudoWindowsOfSession, findActiveSudoWindow, recordSudoWindowEnded, recordSudoWindowOpened, sudoWindowId } from '../store/sudo-windows.js';
-
-export { sudoWindowId, type SudoWindowKey };
+import { activeSudoWindowsOfSession, findActiveSudoWindow, recordSudoWindowEnded, recordSudoWindowOpened } from '../store/sudo-windows.js';
+import { sudoWindowId } from '../domain/sudo-window-id.js';
 
 export interface SudoDeps {
   store: Store;

@@ -5,7 +5,7 @@
 // strand every flow started before it.
 import { logoutWorkflowId } from '../../../lib/domain/backchannel-logout.js';
 import { DeviceFlowMessages, deviceWorkflowId } from '../../../lib/domain/device-authorization.js';
-import { FAMILY_HANDLERS, familyWorkflowId } from '../../../lib/domain/refresh-family.js';
+import { RefreshFamilyMessages, familyWorkflowId } from '../../../lib/domain/refresh-family.js';
 import { StepUpFlowMessages, stepUpWorkflowId } from '../../../lib/domain/step-up-challenge.js';
 import { SudoWindowMessages } from '../../../lib/domain/sudo-window.js';
 import { webhookDeliveryWorkflowId } from '../../../lib/domain/webhook-delivery.js';
@@ -28,7 +28,7 @@ describe('workflow ids', () => {
 describe('message names', () => {
   it('stay as running flows and recorded histories know them', () => {
     expect(DeviceFlowMessages).toEqual({ approve: 'approve', deny: 'deny', redeem: 'redeem', state: 'state' });
-    expect(FAMILY_HANDLERS).toEqual({ rotate: 'rotate', revoke: 'revoke', revokeSignal: 'revokeGrant', state: 'state' });
+    expect(RefreshFamilyMessages).toEqual({ rotate: 'rotate', revoke: 'revoke', revokeSignal: 'revokeGrant', state: 'state' });
     expect(StepUpFlowMessages).toEqual({ confirm: 'confirm', deny: 'deny', fail: 'fail', redeem: 'redeem', state: 'state' });
     expect(SudoWindowMessages).toEqual({ revoke: 'revoke', revokeWindow: 'revokeWindow', active: 'active' });
   });

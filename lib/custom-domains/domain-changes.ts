@@ -4,7 +4,7 @@
 // NotFoundError (another user's domain is "not found").
 import { domainToASCII } from 'node:url';
 import type { Config } from '../config/env.js';
-import { domainEventData, normaliseDomain, txtRecordValue, type DomainDoc, type DomainVerificationInput } from '../domain/domains.js';
+import { domainEventData, normaliseDomain, txtRecordValue, type DomainDoc, type DomainVerificationInput } from '../domain/custom-domains.js';
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import type { EventActor } from '../domain/webhook-events.js';
 import { cancelDomainVerification, startDomainVerification, verifyDomainNow } from '../flows/domain-verification.js';
