@@ -4,38 +4,35 @@
 // it through the DomainVerification flow. Refusals (a bad name, a duplicate,
 // another user's domain, a form without its CSRF token) are shown with their
 // status; Remove deletes the domain.
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { addDomain } from '../../../lib/store/domains.js';
 import { createUser } from '../../../lib/store/users.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
-import { launchBrowser } from '../../support/browser.js';
+import { useBrowser } from '../../support/browser.js';
 import { startDnsServer, type TestDnsServer } from '../../support/dns-server.js';
 import { eventually, startLocalhostApi, STACK_FRAME } from '../../support/harness.js';
+import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'domains browser password';
 
 let dns: TestDnsServer;
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
-let context: BrowserContext | undefined;
+const browser = useBrowser();
 
 beforeAll(async () => {
   dns = await startDnsServer();
   // A database of its own, so its own worker asks the loopback DNS server. The
   // first check runs at once, the next only after 10 minutes: "Check now" is what verifies.
   api = await startLocalhostApi({
-    MONGODB_DATABASE: 'keyflow_test_domains_browser',
+    ...testDatabase('domains_browser').env,
     DNS_RESOLVERS: dns.address,
     DOMAIN_VERIFICATION_FIRST_INTERVAL_SECONDS: '600',
   });
   issuer = api.deps.config.issuer;
-  browser = await launchBrowser();
 }, 120_000);
 afterAll(async () => {
-  await context?.close();
-  await browser?.close();
   await api?.stop();
   await dns?.close();
 });
@@ -52,16 +49,7 @@ async function submit(page: Page, button: string, scope: Page | Locator = page):
   return response.status();
 }
 
-async function signIn(email: string): Promise<Page> {
-  context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(`${issuer}/login`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${issuer}/account`);
-  return page;
-}
+const signIn = (email: string) => browser.signedIn(issuer, email, PASSWORD);
 
 describe('the Domains page in a browser', () => {
   it('adds a domain, shows its TXT record, verifies it with "Check now", refuses bad input in words, and removes it', async () => {

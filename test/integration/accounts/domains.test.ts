@@ -10,16 +10,17 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createDomainVerificationActivities } from '../../../activities/domain-verification.js';
 import { addDomain, markDomainVerified } from '../../../lib/store/domains.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import { createWebhook } from '../../../lib/store/webhooks.js';
 import { freePort } from '../../../tools/embedded/ports.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { startDnsServer, type TestDnsServer } from '../../support/dns-server.js';
-import { eventually, STACK_FRAME, testConfig } from '../../support/harness.js';
+import { eventually, sleep, STACK_FRAME, testConfig } from '../../support/harness.js';
+import { requestJson } from '../../support/http.js';
 import { killProcess, processGroup, workerPolling } from '../../support/keyflow-process.js';
 import { isolatedEnv, startTestWorker, taskQueueOf, type TestWorker } from '../../support/test-worker.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { addHook, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { testDatabase } from '../../support/database.js';
 
-const DATABASE = 'keyflow_test_domains';
+const database = testDatabase('domains');
 let dns: TestDnsServer;
 let receiver: WebhookReceiver;
 let worker: TestWorker;
@@ -30,13 +31,11 @@ let slow: RunningApi;
 
 async function apiOn(env: Record<string, string>): Promise<RunningApi> {
   const port = await freePort();
-  const config = testConfig(
-    isolatedEnv({ PORT: String(port), ISSUER: `http://127.0.0.1:${port}`, MONGODB_DATABASE: DATABASE, DNS_RESOLVERS: dns.address, ...env }),
-  );
+  const config = testConfig(isolatedEnv({ PORT: String(port), ISSUER: `http://127.0.0.1:${port}`, ...database.env, DNS_RESOLVERS: dns.address, ...env }));
   return startApi(config, createLogger('error'));
 }
 
-const workerConfig = () => testConfig(isolatedEnv({ MONGODB_DATABASE: DATABASE, DNS_RESOLVERS: dns.address }));
+const workerConfig = () => testConfig(isolatedEnv({ ...database.env, DNS_RESOLVERS: dns.address }));
 
 beforeAll(async () => {
   dns = await startDnsServer();
@@ -61,26 +60,12 @@ async function domainUser() {
   const { user } = await newUser(api.deps, { prefix: 'domains', password: 'domains test password' });
   const token = async (scope: string[]) => (await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope, expiresInDays: 1 })).token;
   const path = `/domains-${++n}`;
-  const { secret } = await createWebhook(api.deps.store, api.deps.kek, {
-    scope: 'user',
-    ownerUserId: user._id,
-    name: 'domain events',
-    url: `${receiver.url}${path}`,
-    events: ['domain.added', 'domain.verified', 'domain.deleted'],
-  });
-  receiver.secrets.set(path, secret);
+  await addHook(api.deps, receiver, path, { ownerUserId: user._id, name: 'domain events', events: ['domain.added', 'domain.verified', 'domain.deleted'] });
   return { user, path, rw: await token(['domains:read', 'domains:write']), ro: await token(['domains:read']), wo: await token(['domains:write']) };
 }
 
-async function call(on: RunningApi, token: string, method: string, path = '', body?: unknown, contentType = 'application/json') {
-  const res = await fetch(`${on.url}/api/oauth/me/domains${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { res, text, body: text ? JSON.parse(text) : null };
-}
+const call = (on: RunningApi, token: string, method: string, path = '', body?: unknown, contentType?: string) =>
+  requestJson(`${on.url}/api/oauth/me/domains${path}`, method, { token, body, contentType });
 
 let d = 0;
 const uniqueDomain = () => `d${Date.now().toString(36)}${++d}.example.com`;
@@ -184,7 +169,7 @@ describe('durability', () => {
   it('a flow waiting while its worker is killed (SIGKILL) is carried on by a new worker', async () => {
     // This test's worker is a process of its own, so it can die as a crash would.
     await worker.stop();
-    const processes = processGroup({ ...process.env, ...isolatedEnv({ MONGODB_DATABASE: DATABASE, DNS_RESOLVERS: dns.address }) });
+    const processes = processGroup({ ...process.env, ...isolatedEnv({ ...database.env, DNS_RESOLVERS: dns.address }) });
     // A deadline far enough for a new worker to start on a loaded machine (the flow would expire, rightly, at 8 s).
     const api = await apiOn({
       DOMAIN_VERIFICATION_FIRST_INTERVAL_SECONDS: '1',
@@ -193,7 +178,7 @@ describe('durability', () => {
     });
     try {
       const killed = processes.start('worker');
-      await workerPolling(taskQueueOf(DATABASE));
+      await workerPolling(taskQueueOf(database.name));
       const u = await domainUser();
       const name = uniqueDomain();
       const added = await call(api, u.rw, 'POST', '', { domain: name });
@@ -204,7 +189,7 @@ describe('durability', () => {
       expect(await events(u.path, 1)).toEqual([['domain.added', expect.anything()]]);
       await killProcess(killed);
       dns.txt.set(`_keyflow-challenge.${name}`, [added.body.txt_record.value]);
-      await new Promise((r) => setTimeout(r, 3_000));
+      await sleep(3_000);
       expect((await call(api, u.ro, 'GET', `/${added.body.id}`)).body.verified).toBe(false);
       processes.start('worker');
       expect(await flowResult(api, added.body.id)).toBe('verified');
@@ -226,13 +211,13 @@ describe('durability', () => {
     const domain = await addDomain(slow.deps.store, u.user._id, uniqueDomain());
     await markDomainVerified(slow.deps.store, domain._id, new Date());
     const activities = createDomainVerificationActivities({ store: slow.deps.store, dnsResolvers: [dns.address], webhookTimeoutMs: 5_000 });
-    const env = new MockActivityEnvironment({ taskQueue: taskQueueOf(DATABASE) }, { client: slow.deps.temporal.client });
+    const env = new MockActivityEnvironment({ taskQueue: taskQueueOf(database.name) }, { client: slow.deps.temporal.client });
     const record = () => env.run((input: { domainId: string }) => activities.recordDomainVerified(input), { domainId: domain._id });
     expect(await record()).toBe(true);
     expect(await record()).toBe(true); // a second retry: nothing delivered twice
     const data = { domain_id: domain._id, domain: domain.domain };
     await eventually(() => expect(receiver.at(u.path).filter((got) => got.body.event === 'domain.verified')).toHaveLength(1), 30_000);
-    await new Promise((r) => setTimeout(r, 2_000));
+    await sleep(2_000);
     expect(
       receiver
         .at(u.path)

@@ -2,10 +2,9 @@
 // key pasted into the textarea is listed with its fingerprint, a revoked one
 // is refused on the page (the pasted text kept), and Delete removes the key.
 import { generateKey, readKey, revokeKey } from 'openpgp';
-import type { Browser, BrowserContext } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { createUser } from '../../../lib/store/users.js';
-import { launchBrowser } from '../../support/browser.js';
+import { useBrowser } from '../../support/browser.js';
 import { startLocalhostApi } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 
@@ -13,17 +12,13 @@ const PASSWORD = 'gpg keys browser password';
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
-let context: BrowserContext | undefined;
+const browser = useBrowser();
 
 beforeAll(async () => {
   api = await startLocalhostApi();
   issuer = api.deps.config.issuer;
-  browser = await launchBrowser();
 });
 afterAll(async () => {
-  await context?.close();
-  await browser?.close();
   await api?.stop();
 });
 
@@ -36,13 +31,7 @@ describe('the GPG keys page in a browser', () => {
     const revoked = (await revokeKey({ key: toRevoke.privateKey, format: 'armored' })).publicKey;
     const fingerprint = (await readKey({ armoredKey: good.publicKey })).getFingerprint().toUpperCase();
 
-    context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${issuer}/login`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL(`${issuer}/account`);
+    const page = await browser.signedIn(issuer, email, PASSWORD);
     await page.getByRole('link', { name: 'GPG keys' }).click();
     await page.getByRole('heading', { name: 'GPG keys', level: 1 }).waitFor();
     await page.getByText('No GPG keys yet.').waitFor();

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { RunningApi } from '../../../api/server.js';
 import { addGpgKey } from '../../../lib/store/gpg-keys.js';
 import { startTestApi, type Json } from '../../support/harness.js';
+import { requestJson } from '../../support/http.js';
 import { newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 import type { HttpUser } from '../../../tools/fixtures/http-user.js';
 
@@ -45,15 +46,8 @@ async function tokenFor(scope: string) {
   return { token: flow.tokens.access_token as string, agent: flow.agent, userId: flow.user._id };
 }
 
-async function call(token: string | null, method: string, path = '', body?: unknown, contentType = 'application/json') {
-  const res = await fetch(`${api.url}${BASE}${path}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': contentType } : {}) },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { res, body: text ? JSON.parse(text) : null };
-}
+const call = (token: string | null, method: string, path = '', body?: unknown, contentType?: string) =>
+  requestJson(`${api.url}${BASE}${path}`, method, { token, body, contentType });
 
 const add = (token: string, armored: string) => call(token, 'POST', '', { armored_public_key: armored });
 

@@ -6,6 +6,7 @@ import { hashSecret } from '../../../lib/security/secrets.js';
 import { PAT_COLLECTION, personalAccessTokenContext } from '../../../lib/store/personal-access-tokens.js';
 import { createUser } from '../../../lib/store/users.js';
 import { startTestApi, type Json } from '../../support/harness.js';
+import { csrfOf } from '../../support/http.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 
@@ -25,8 +26,6 @@ async function signedInAgent(admin = false) {
   await agent.signIn(await agent.get('/login'), email, PASSWORD);
   return { agent, user };
 }
-
-const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)![1]!;
 
 async function createPat(agent: HttpUser, name: string, scopes: string[], days = '30') {
   const page = await (await agent.get('/account/tokens')).res.text();

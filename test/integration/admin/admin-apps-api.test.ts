@@ -14,14 +14,15 @@ import { auditLog } from '../../../lib/store/audit-log.js';
 import { createClient, findClient } from '../../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import type { UserDoc } from '../../../lib/store/users.js';
-import { createWebhook } from '../../../lib/store/webhooks.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser } from '../../../tools/fixtures/users.js';
-import { eventually, startTestApi, type Json } from '../../support/harness.js';
-import { FLOW_PASSWORD, FLOW_REDIRECT, jwtClaims, newTestRp, postForm, runCodeFlow, type TestRp } from '../../support/token-flow.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { eventually, type Json, sleep, startTestApi } from '../../support/harness.js';
+import { FLOW_PASSWORD, FLOW_REDIRECT, flowAuthorizeUrl, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
+import { expectApiError, jwtClaims, postForm, requestJson } from '../../support/http.js';
+import { addHook, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 import { mintAccessToken } from '../../support/minted-token.js';
+import { testDatabase } from '../../support/database.js';
 
 const BASE = '/api/oauth/me/admin/apps';
 /** How long a change to a client takes to reach the api's cached client lookups. */
@@ -32,17 +33,10 @@ let admin: UserDoc;
 const HOOK = '/admin-apps';
 
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: 'keyflow_test_admin_apps_api' });
+  api = await startTestApi(testDatabase('admin_apps_api').env);
   receiver = await startWebhookReceiver();
   admin = (await newUser(api.deps, { prefix: 'apps-admin', password: FLOW_PASSWORD, admin: true })).user;
-  const { secret } = await createWebhook(api.deps.store, api.deps.kek, {
-    scope: 'admin',
-    ownerUserId: null,
-    name: 'app changes',
-    url: `${receiver.url}${HOOK}`,
-    events: ['admin.app.update'],
-  });
-  receiver.secrets.set(HOOK, secret);
+  await addHook(api.deps, receiver, HOOK, { name: 'app changes', events: ['admin.app.update'] });
 }, 60_000);
 afterAll(async () => {
   await api.deps.events.idle();
@@ -50,42 +44,17 @@ afterAll(async () => {
   await receiver.close();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 const mintedToken = (user: UserDoc, scope: string[], client?: ClientDoc) => mintAccessToken(api, user._id, scope, client);
 
-async function call(token: string | null, method: string, path: string, body?: unknown, contentType = 'application/json') {
-  const payload = typeof body === 'string' ? body : body !== undefined ? JSON.stringify(body) : undefined;
-  const res = await fetch(`${api.deps.config.issuer}${path}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload !== undefined ? { 'content-type': contentType } : {}) },
-    body: payload,
-  });
-  const text = await res.text();
-  return { res, text, body: text ? JSON.parse(text) : null };
-}
-
-const expectError = (c: { res: Response; body: Json }, status: number, error: string, mentions?: RegExp) => {
-  expect({ status: c.res.status, error: c.body?.error }).toEqual({ status, error });
-  if (mentions) expect(c.body.error_description).toMatch(mentions);
-};
+const call = (token: string | null, method: string, path: string, body?: unknown, contentType?: string) =>
+  requestJson(`${api.deps.config.issuer}${path}`, method, { token, body, contentType });
 
 const adminToken = (scope = ['admin:config:read', 'admin:config:write']) => mintedToken(admin, scope);
 
 /** The code of a new authorization at rp for a user signed in with `agent` who consented before, and its verifier. */
 async function authorizationCode(agent: HttpUser, rp: TestRp, scope: string): Promise<{ code: string; verifier: string }> {
   const verifier = newSecret();
-  const url = new URL('/api/oauth/authorize', api.url);
-  const params = {
-    response_type: 'code',
-    client_id: rp.id,
-    redirect_uri: FLOW_REDIRECT,
-    scope,
-    code_challenge: s256Challenge(verifier),
-    code_challenge_method: 'S256',
-  };
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-  const step = await agent.get(url.href);
+  const step = await agent.get(flowAuthorizeUrl(api, rp, scope, verifier));
   const code = step.external?.searchParams.get('code');
   if (!code) throw new Error(`no code at ${step.url}`);
   return { code, verifier };
@@ -143,26 +112,26 @@ describe('admin apps API', () => {
 
     const nobody = (await newUser(api.deps, { prefix: 'apps-nonadmin', password: FLOW_PASSWORD })).user;
     const notAdmin = await mintedToken(nobody, ['admin:config:read', 'admin:config:write']);
-    expectError(await call(notAdmin, 'GET', BASE), 404, 'not_found');
-    expectError(await call(notAdmin, 'PATCH', `${BASE}/${client._id}`, { active: false }), 404, 'not_found');
+    expectApiError(await call(notAdmin, 'GET', BASE), 404, 'not_found');
+    expectApiError(await call(notAdmin, 'PATCH', `${BASE}/${client._id}`, { active: false }), 404, 'not_found');
     expect((await findClient(api.deps.store, client._id))!.deactivatedAt ?? null).toBeNull();
 
     const readOnly = await adminToken(['admin:config:read']);
     expect((await call(readOnly, 'GET', `${BASE}/${client._id}`)).res.status).toBe(200);
-    expectError(await call(readOnly, 'PATCH', `${BASE}/${client._id}`, { is_verified: true }), 403, 'insufficient_scope');
-    expectError(await call(await adminToken(['admin:users:read']), 'GET', BASE), 403, 'insufficient_scope');
+    expectApiError(await call(readOnly, 'PATCH', `${BASE}/${client._id}`, { is_verified: true }), 403, 'insufficient_scope');
+    expectApiError(await call(await adminToken(['admin:users:read']), 'GET', BASE), 403, 'insufficient_scope');
     expect((await call(null, 'GET', BASE)).res.status).toBe(401);
 
     const token = await adminToken();
-    expectError(await call(token, 'GET', `${BASE}/no-such-app`), 404, 'not_found');
-    expectError(await call(token, 'PATCH', `${BASE}/no-such-app`, { active: false }), 404, 'not_found');
-    expectError(await call(token, 'PATCH', `${BASE}/${client._id}`, { is_verified: 'yes' }), 400, 'invalid_request', /is_verified/);
-    expectError(await call(token, 'PATCH', `${BASE}/${client._id}`, { name: 'x' }), 400, 'invalid_request', /name/);
-    expectError(await call(token, 'PATCH', `${BASE}/${client._id}`, {}), 400, 'invalid_request', /is_verified or active/);
-    expectError(await call(token, 'PATCH', `${BASE}/${client._id}`, '{"active": fal'), 400, 'invalid_request');
-    expectError(await call(token, 'PATCH', `${BASE}/${client._id}`, 'active=false', 'application/x-www-form-urlencoded'), 400, 'invalid_request', /json/);
-    expectError(await call(token, 'GET', `${BASE}?limit=0`), 400, 'invalid_request', /limit/);
-    expectError(await call(token, 'GET', `${BASE}?offset=-1`), 400, 'invalid_request', /offset/);
+    expectApiError(await call(token, 'GET', `${BASE}/no-such-app`), 404, 'not_found');
+    expectApiError(await call(token, 'PATCH', `${BASE}/no-such-app`, { active: false }), 404, 'not_found');
+    expectApiError(await call(token, 'PATCH', `${BASE}/${client._id}`, { is_verified: 'yes' }), 400, 'invalid_request', /is_verified/);
+    expectApiError(await call(token, 'PATCH', `${BASE}/${client._id}`, { name: 'x' }), 400, 'invalid_request', /name/);
+    expectApiError(await call(token, 'PATCH', `${BASE}/${client._id}`, {}), 400, 'invalid_request', /is_verified or active/);
+    expectApiError(await call(token, 'PATCH', `${BASE}/${client._id}`, '{"active": fal'), 400, 'invalid_request');
+    expectApiError(await call(token, 'PATCH', `${BASE}/${client._id}`, 'active=false', 'application/x-www-form-urlencoded'), 400, 'invalid_request', /json/);
+    expectApiError(await call(token, 'GET', `${BASE}?limit=0`), 400, 'invalid_request', /limit/);
+    expectApiError(await call(token, 'GET', `${BASE}?offset=-1`), 400, 'invalid_request', /offset/);
     expect((await call(token, 'DELETE', `${BASE}/${client._id}`)).res.status).toBe(405);
   });
 });

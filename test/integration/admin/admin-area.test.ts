@@ -12,6 +12,7 @@ import { startTestApi, type Json } from '../../support/harness.js';
 import { mintAccessToken } from '../../support/minted-token.js';
 import { FLOW_PASSWORD } from '../../support/token-flow.js';
 import { newUser } from '../../../tools/fixtures/users.js';
+import { testDatabase } from '../../support/database.js';
 
 const AREA = /^\/api\/oauth\/(?:me\/admin|site)(?:\/|$)/i;
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -26,7 +27,7 @@ const EVERY_SCOPE = [
 
 let api: RunningApi;
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: `keyflow_test_admin_area_${Date.now()}` });
+  api = await startTestApi(testDatabase('admin_area').env);
 }, 60_000);
 afterAll(() => api.stop());
 

@@ -10,11 +10,12 @@ import { newId } from '../../../lib/security/secrets.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { getSiteSettings, siteSecret } from '../../../lib/store/settings.js';
 import type { UserDoc } from '../../../lib/store/users.js';
-import { createWebhook } from '../../../lib/store/webhooks.js';
 import { newUser } from '../../../tools/fixtures/users.js';
-import { eventually, startTestApi, type Json } from '../../support/harness.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { eventually, startTestApi } from '../../support/harness.js';
+import { expectApiError, requestJson } from '../../support/http.js';
+import { addHook, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 import { mintAccessToken } from '../../support/minted-token.js';
+import { testDatabase } from '../../support/database.js';
 
 const BASE = '/api/oauth/me/admin/config';
 const PASSWORD = 'admin config test password';
@@ -24,17 +25,10 @@ let receiver: WebhookReceiver;
 let admin: UserDoc;
 
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: `keyflow_test_admin_config_${Date.now()}` });
+  api = await startTestApi(testDatabase('admin_config').env);
   receiver = await startWebhookReceiver();
   admin = (await newUser(api.deps, { prefix: 'config-admin', password: PASSWORD, admin: true })).user;
-  const { secret } = await createWebhook(api.deps.store, api.deps.kek, {
-    scope: 'admin',
-    ownerUserId: null,
-    name: 'config changes',
-    url: `${receiver.url}${HOOK}`,
-    events: ['admin.config.update'],
-  });
-  receiver.secrets.set(HOOK, secret);
+  await addHook(api.deps, receiver, HOOK, { name: 'config changes', events: ['admin.config.update'] });
 }, 60_000);
 afterAll(async () => {
   await api.deps.events.idle();
@@ -44,21 +38,8 @@ afterAll(async () => {
 
 const mintedToken = (user: UserDoc, scope: string[]) => mintAccessToken(api, user._id, scope);
 
-async function call(token: string | null, method: string, body?: unknown, contentType = 'application/json') {
-  const payload = typeof body === 'string' ? body : body !== undefined ? JSON.stringify(body) : undefined;
-  const res = await fetch(`${api.deps.config.issuer}${BASE}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload !== undefined ? { 'content-type': contentType } : {}) },
-    body: payload,
-  });
-  const text = await res.text();
-  return { res, text, body: text ? JSON.parse(text) : null };
-}
-
-const expectError = (c: { res: Response; body: Json }, status: number, error: string, mentions?: RegExp) => {
-  expect({ status: c.res.status, error: c.body?.error }).toEqual({ status, error });
-  if (mentions) expect(c.body.error_description).toMatch(mentions);
-};
+const call = (token: string | null, method: string, body?: unknown, contentType?: string) =>
+  requestJson(`${api.deps.config.issuer}${BASE}`, method, { token, body, contentType });
 
 it('reads and changes the settings; secrets sealed and masked; one admin.config.update with the actor', async () => {
   const token = await mintedToken(admin, ['admin:config:read', 'admin:config:write']);
@@ -108,23 +89,23 @@ it('reads and changes the settings; secrets sealed and masked; one admin.config.
 it('refuses bad keys and values before writing any; non-admins, missing scopes and bad bodies', async () => {
   const token = await mintedToken(admin, ['admin:config:read', 'admin:config:write']);
   const before = await getSiteSettings(api.deps.store);
-  expectError(await call(token, 'PATCH', { pow_difficulty: 9, no_such_key: 1 }), 400, 'invalid_request', /no_such_key/);
-  expectError(await call(token, 'PATCH', { pow_difficulty: 9, sudo_mode_ttl_minutes: 'ten' }), 400, 'invalid_request', /sudo_mode_ttl_minutes/);
-  expectError(await call(token, 'PATCH', { captcha_provider: 'clippy' }), 400, 'invalid_request', /captcha_provider/);
-  expectError(await call(token, 'PATCH', {}), 400, 'invalid_request');
-  expectError(await call(token, 'PATCH', [1]), 400, 'invalid_request');
-  expectError(await call(token, 'PATCH', '{"pow_difficulty": '), 400, 'invalid_request');
-  expectError(await call(token, 'PATCH', 'pow_difficulty=9', 'application/x-www-form-urlencoded'), 400, 'invalid_request', /json/);
+  expectApiError(await call(token, 'PATCH', { pow_difficulty: 9, no_such_key: 1 }), 400, 'invalid_request', /no_such_key/);
+  expectApiError(await call(token, 'PATCH', { pow_difficulty: 9, sudo_mode_ttl_minutes: 'ten' }), 400, 'invalid_request', /sudo_mode_ttl_minutes/);
+  expectApiError(await call(token, 'PATCH', { captcha_provider: 'clippy' }), 400, 'invalid_request', /captcha_provider/);
+  expectApiError(await call(token, 'PATCH', {}), 400, 'invalid_request');
+  expectApiError(await call(token, 'PATCH', [1]), 400, 'invalid_request');
+  expectApiError(await call(token, 'PATCH', '{"pow_difficulty": '), 400, 'invalid_request');
+  expectApiError(await call(token, 'PATCH', 'pow_difficulty=9', 'application/x-www-form-urlencoded'), 400, 'invalid_request', /json/);
   expect(await getSiteSettings(api.deps.store)).toEqual(before);
 
   const nobody = (await newUser(api.deps, { prefix: 'config-nonadmin', password: PASSWORD })).user;
   const notAdmin = await mintedToken(nobody, ['admin:config:read', 'admin:config:write']);
-  expectError(await call(notAdmin, 'GET'), 404, 'not_found');
-  expectError(await call(notAdmin, 'PATCH', { pow_difficulty: 9 }), 404, 'not_found');
+  expectApiError(await call(notAdmin, 'GET'), 404, 'not_found');
+  expectApiError(await call(notAdmin, 'PATCH', { pow_difficulty: 9 }), 404, 'not_found');
   const readOnly = await mintedToken(admin, ['admin:config:read', 'site:config:read']);
   expect((await call(readOnly, 'GET')).res.status).toBe(200);
-  expectError(await call(readOnly, 'PATCH', { pow_difficulty: 9 }), 403, 'insufficient_scope');
-  expectError(await call(await mintedToken(admin, ['admin:users:read']), 'GET'), 403, 'insufficient_scope');
+  expectApiError(await call(readOnly, 'PATCH', { pow_difficulty: 9 }), 403, 'insufficient_scope');
+  expectApiError(await call(await mintedToken(admin, ['admin:users:read']), 'GET'), 403, 'insufficient_scope');
   expect((await call(null, 'GET')).res.status).toBe(401);
   expect((await call(token, 'DELETE')).res.status).toBe(405);
   expect(await getSiteSettings(api.deps.store)).toEqual(before);

@@ -4,17 +4,18 @@
 // marking and deactivating apps (the token endpoint then refuses the client),
 // an invitation link shown once and refused once revoked, the settings form
 // (a secret never in a page), and a form used by keyboard alone.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { findAuditRecords } from '../../../lib/store/audit-query.js';
 import { findClient } from '../../../lib/store/clients.js';
 import { findInvite } from '../../../lib/store/invites.js';
 import { getSiteSettings, setSiteSetting, siteSecret } from '../../../lib/store/settings.js';
 import { findUserByEmail, findUserById } from '../../../lib/store/users.js';
-import { launchBrowser, signInAtAccount } from '../../support/browser.js';
-import { startLocalhostApi } from '../../support/harness.js';
+import { useBrowser } from '../../support/browser.js';
+import { sleep, startLocalhostApi } from '../../support/harness.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 import { newUser, uniqueEmail, type FixtureUser } from '../../../tools/fixtures/users.js';
+import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'admin console two password';
 /** The api's client lookups are cached this long (cachedClientLookup), plus a margin. */
@@ -22,36 +23,24 @@ const CLIENT_CACHE_MS = 2100;
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
+const browser = useBrowser();
 
 beforeAll(async () => {
-  api = await startLocalhostApi({ MONGODB_DATABASE: 'keyflow_test_admin_console_2_browser' });
+  api = await startLocalhostApi(testDatabase('admin_console_2_browser').env);
   issuer = api.deps.config.issuer;
-  browser = await launchBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
   await api?.stop();
 });
 afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
+  await browser.closeAll();
 });
 
 const user = (prefix: string, admin = false) => newUser(api.deps, { password: PASSWORD, prefix, admin });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  return context.newPage();
-}
+const newPage = browser.newPage;
 
-async function signedIn(u: FixtureUser): Promise<Page> {
-  const page = await newPage();
-  await signInAtAccount(page, issuer, u.email, PASSWORD);
-  return page;
-}
+const signedIn = (u: FixtureUser) => browser.signedIn(issuer, u.email, PASSWORD);
 
 const app = (name: string) =>
   newRp(api.deps, { name, redirectUris: [{ type: 'equals', value: 'https://rp.example.com/cb' }], allowedScopes: ['openid'], isVerified: false });

@@ -4,7 +4,7 @@
 // removed without their secret ever in a page, settings with secrets masked,
 // the admin webhooks list, a forged form, and a form used by keyboard alone.
 import { randomUUID } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { findAuditRecords } from '../../../lib/store/audit-query.js';
 import { findSourceBySlug } from '../../../lib/store/oauth-sources.js';
@@ -14,47 +14,37 @@ import { recordDelivery } from '../../../lib/store/webhook-history.js';
 import { createWebhook, deleteWebhook } from '../../../lib/store/webhooks.js';
 import { createTeam, userActor, type TeamDeps } from '../../../lib/teams/team-changes.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';
-import { launchBrowser, signInAtAccount } from '../../support/browser.js';
+import { useBrowser } from '../../support/browser.js';
 import { startLocalhostApi } from '../../support/harness.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
+import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'admin console password';
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
+const browser = useBrowser();
 let deps: TeamDeps;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  api = await startLocalhostApi({ MONGODB_DATABASE: 'keyflow_test_admin_console_browser' });
+  api = await startLocalhostApi(testDatabase('admin_console_browser').env);
   issuer = api.deps.config.issuer;
   deps = { store: api.deps.store, events: api.deps.events };
-  browser = await launchBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
   await api?.stop();
 });
 afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
+  await browser.closeAll();
 });
 
 const user = (prefix: string, admin = false) => newUser(api.deps, { password: PASSWORD, prefix, admin });
 /** Slugs sort first ('0…'), so the team is on the console's first page whatever else the database holds. */
 const slug = (prefix: string) => `0${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  return context.newPage();
-}
+const newPage = browser.newPage;
 
-async function signedIn(u: FixtureUser): Promise<Page> {
-  const page = await newPage();
-  await signInAtAccount(page, issuer, u.email, PASSWORD);
-  return page;
-}
+const signedIn = (u: FixtureUser) => browser.signedIn(issuer, u.email, PASSWORD);
 
 async function teamOf(owner: FixtureUser, name: string): Promise<{ id: string; slug: string }> {
   const s = slug('t');

@@ -13,14 +13,15 @@ import type { RunningApi } from '../../../api/server.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import type { UserDoc } from '../../../lib/store/users.js';
-import { createWebhook } from '../../../lib/store/webhooks.js';
 import { eventually, startTestApi, type Json } from '../../support/harness.js';
-import { FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, postForm, runCodeFlow } from '../../support/token-flow.js';
+import { FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, runCodeFlow } from '../../support/token-flow.js';
+import { expectApiError, postForm, requestJson } from '../../support/http.js';
 import { startFlow } from '../../support/consent-flow.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { addHook, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { mintAccessToken } from '../../support/minted-token.js';
+import { testDatabase } from '../../support/database.js';
 
 const BASE = '/api/oauth/me/admin/users';
 const ADMIN_SCOPES = ['admin:users:read', 'admin:users:write', 'admin:users:delete'];
@@ -32,16 +33,9 @@ let bclBase: string;
 const logouts: string[] = [];
 
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: `keyflow_test_admin_users_${Date.now()}` });
+  api = await startTestApi(testDatabase('admin_users').env);
   receiver = await startWebhookReceiver();
-  const { secret } = await createWebhook(api.deps.store, api.deps.kek, {
-    scope: 'admin',
-    ownerUserId: null,
-    name: 'admin user events',
-    url: `${receiver.url}/admin`,
-    events: ['admin.user.update', 'admin.user.delete'],
-  });
-  receiver.secrets.set('/admin', secret);
+  await addHook(api.deps, receiver, '/admin', { name: 'admin user events', events: ['admin.user.update', 'admin.user.delete'] });
   bcl = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
@@ -66,21 +60,7 @@ const admin = async (scope = ADMIN_SCOPES) => {
   return { user, token: await mintedToken(user, scope) };
 };
 
-async function call(token: string, method: string, path: string, body?: unknown) {
-  const payload = typeof body === 'string' ? body : body !== undefined ? JSON.stringify(body) : undefined;
-  const res = await fetch(`${api.url}${BASE}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: payload,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, text };
-}
-
-const expectError = (c: { status: number; body: Json }, status: number, error: string, mentions?: RegExp) => {
-  expect({ status: c.status, error: c.body?.error }).toEqual({ status, error });
-  if (mentions) expect(c.body.error_description).toMatch(mentions);
-};
+const call = (token: string, method: string, path: string, body?: unknown) => requestJson(`${api.url}${BASE}${path}`, method, { token, body });
 
 describe('users admin API', () => {
   it.each([
@@ -124,8 +104,8 @@ describe('users admin API', () => {
     expect(patched.body).toMatchObject({ name: 'Renamed', email: `new-${user.email}`, role: 'admin' });
     // Taken email: 409.
     const other = await newUser(api.deps, { prefix: 'other', password: FLOW_PASSWORD });
-    expectError(await call(token, 'PATCH', `/${user._id}`, { email: other.email }), 409, 'conflict', /email/);
-    expectError(await call(token, 'PATCH', `/${user._id}`, { username: other.user.username }), 409, 'conflict', /username/);
+    expectApiError(await call(token, 'PATCH', `/${user._id}`, { email: other.email }), 409, 'conflict', /email/);
+    expectApiError(await call(token, 'PATCH', `/${user._id}`, { username: other.user.username }), 409, 'conflict', /username/);
 
     await api.deps.store.users.updateOne({ _id: user._id }, { $set: { backupCodes: ['x'] } });
     const reset = await call(token, 'POST', `/${user._id}/reset-2fa`);
@@ -138,41 +118,41 @@ describe('users admin API', () => {
     expect((await fetch(`${api.url}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${pat}` } })).status).toBe(401);
 
     expect((await call(token, 'DELETE', `/${user._id}`)).status).toBe(204);
-    expectError(await call(token, 'GET', `/${user._id}`), 404, 'not_found');
-    expectError(await call(token, 'DELETE', `/${user._id}`), 404, 'not_found');
+    expectApiError(await call(token, 'GET', `/${user._id}`), 404, 'not_found');
+    expectApiError(await call(token, 'DELETE', `/${user._id}`), 404, 'not_found');
   });
 
   it('refuses a non-admin (404 not_found), a missing scope (insufficient_scope), bad input (400 naming the field) and unknown users (404)', async () => {
     const { user: plain } = await newUser(api.deps, { prefix: 'plain', password: FLOW_PASSWORD });
     const nonAdmin = await mintedToken(plain, ADMIN_SCOPES);
-    expectError(await call(nonAdmin, 'GET', ''), 404, 'not_found');
-    expectError(await call(nonAdmin, 'PATCH', `/${plain._id}`, { role: 'admin' }), 404, 'not_found');
+    expectApiError(await call(nonAdmin, 'GET', ''), 404, 'not_found');
+    expectApiError(await call(nonAdmin, 'PATCH', `/${plain._id}`, { role: 'admin' }), 404, 'not_found');
 
     const { token: readOnly } = await admin(['admin:users:read']);
-    expectError(await call(readOnly, 'PATCH', `/${plain._id}`, { name: 'x' }), 403, 'insufficient_scope');
-    expectError(await call(readOnly, 'DELETE', `/${plain._id}`), 403, 'insufficient_scope');
-    expectError(await call(readOnly, 'POST', `/${plain._id}/reset-2fa`), 403, 'insufficient_scope');
-    expectError(await call(readOnly, 'POST', `/${plain._id}/revoke-tokens`), 403, 'insufficient_scope');
+    expectApiError(await call(readOnly, 'PATCH', `/${plain._id}`, { name: 'x' }), 403, 'insufficient_scope');
+    expectApiError(await call(readOnly, 'DELETE', `/${plain._id}`), 403, 'insufficient_scope');
+    expectApiError(await call(readOnly, 'POST', `/${plain._id}/reset-2fa`), 403, 'insufficient_scope');
+    expectApiError(await call(readOnly, 'POST', `/${plain._id}/revoke-tokens`), 403, 'insufficient_scope');
     const { token: writeOnly } = await admin(['admin:users:write']);
-    expectError(await call(writeOnly, 'GET', ''), 403, 'insufficient_scope');
-    expectError(await call(writeOnly, 'DELETE', `/${plain._id}`), 403, 'insufficient_scope');
+    expectApiError(await call(writeOnly, 'GET', ''), 403, 'insufficient_scope');
+    expectApiError(await call(writeOnly, 'DELETE', `/${plain._id}`), 403, 'insufficient_scope');
 
     const { token } = await admin();
-    expectError(await call(token, 'PATCH', `/${plain._id}`, { role: 'root' }), 400, 'invalid_request', /role/);
-    expectError(await call(token, 'PATCH', `/${plain._id}`, { disabled: 'yes' }), 400, 'invalid_request', /disabled/);
-    expectError(await call(token, 'PATCH', `/${plain._id}`, { email: 'not-an-email' }), 400, 'invalid_request', /email/);
-    expectError(await call(token, 'PATCH', `/${plain._id}`, { username: 'Bad Name' }), 400, 'invalid_request', /username/);
-    expectError(await call(token, 'PATCH', `/${plain._id}`, { password: 'x' }), 400, 'invalid_request', /password/);
-    expectError(await call(token, 'PATCH', `/${plain._id}`, '[1]'), 400, 'invalid_request');
-    expectError(await call(token, 'PATCH', `/${plain._id}`, '{bad json'), 400, 'invalid_request');
-    expectError(await call(token, 'GET', '?limit=0'), 400, 'invalid_request', /limit/);
-    expectError(await call(token, 'GET', '?offset=-1'), 400, 'invalid_request', /offset/);
-    expectError(await call(token, 'GET', `?q=${'a'.repeat(101)}`), 400, 'invalid_request', /q/);
-    expectError(await call(token, 'GET', '/no-such-user'), 404, 'not_found');
-    expectError(await call(token, 'PATCH', '/no-such-user', { name: 'x' }), 404, 'not_found');
-    expectError(await call(token, 'POST', '/no-such-user/reset-2fa'), 404, 'not_found');
-    expectError(await call(token, 'POST', '/no-such-user/revoke-tokens'), 404, 'not_found');
-    expectError(await call(token, 'DELETE', '/no-such-user'), 404, 'not_found');
+    expectApiError(await call(token, 'PATCH', `/${plain._id}`, { role: 'root' }), 400, 'invalid_request', /role/);
+    expectApiError(await call(token, 'PATCH', `/${plain._id}`, { disabled: 'yes' }), 400, 'invalid_request', /disabled/);
+    expectApiError(await call(token, 'PATCH', `/${plain._id}`, { email: 'not-an-email' }), 400, 'invalid_request', /email/);
+    expectApiError(await call(token, 'PATCH', `/${plain._id}`, { username: 'Bad Name' }), 400, 'invalid_request', /username/);
+    expectApiError(await call(token, 'PATCH', `/${plain._id}`, { password: 'x' }), 400, 'invalid_request', /password/);
+    expectApiError(await call(token, 'PATCH', `/${plain._id}`, '[1]'), 400, 'invalid_request');
+    expectApiError(await call(token, 'PATCH', `/${plain._id}`, '{bad json'), 400, 'invalid_request');
+    expectApiError(await call(token, 'GET', '?limit=0'), 400, 'invalid_request', /limit/);
+    expectApiError(await call(token, 'GET', '?offset=-1'), 400, 'invalid_request', /offset/);
+    expectApiError(await call(token, 'GET', `?q=${'a'.repeat(101)}`), 400, 'invalid_request', /q/);
+    expectApiError(await call(token, 'GET', '/no-such-user'), 404, 'not_found');
+    expectApiError(await call(token, 'PATCH', '/no-such-user', { name: 'x' }), 404, 'not_found');
+    expectApiError(await call(token, 'POST', '/no-such-user/reset-2fa'), 404, 'not_found');
+    expectApiError(await call(token, 'POST', '/no-such-user/revoke-tokens'), 404, 'not_found');
+    expectApiError(await call(token, 'DELETE', '/no-such-user'), 404, 'not_found');
   });
 
   it('disabling cuts the user off (tokens, session with back-channel logout, PATs, sign-in); enabling lets them sign in again', async () => {
@@ -230,15 +210,15 @@ describe('users admin API', () => {
     await api.deps.store.users.updateMany({ role: 'admin' }, { $set: { role: 'user' } });
     try {
       const { user, token } = await admin();
-      expectError(await call(token, 'PATCH', `/${user._id}`, { role: 'user' }), 409, 'conflict', /last enabled administrator/);
-      expectError(await call(token, 'PATCH', `/${user._id}`, { disabled: true }), 409, 'conflict', /last enabled administrator/);
-      expectError(await call(token, 'DELETE', `/${user._id}`), 409, 'conflict', /last enabled administrator/);
+      expectApiError(await call(token, 'PATCH', `/${user._id}`, { role: 'user' }), 409, 'conflict', /last enabled administrator/);
+      expectApiError(await call(token, 'PATCH', `/${user._id}`, { disabled: true }), 409, 'conflict', /last enabled administrator/);
+      expectApiError(await call(token, 'DELETE', `/${user._id}`), 409, 'conflict', /last enabled administrator/);
       const still = await api.deps.store.users.findOne({ _id: user._id });
       expect([still!.role, still!.disabled === true]).toEqual(['admin', false]);
       // A second admin: now the first may step down.
       const second = await admin();
       expect((await call(token, 'PATCH', `/${user._id}`, { role: 'user' })).status).toBe(200);
-      expectError(await call(second.token, 'DELETE', `/${second.user._id}`), 409, 'conflict');
+      expectApiError(await call(second.token, 'DELETE', `/${second.user._id}`), 409, 'conflict');
     } finally {
       await api.deps.store.users.updateMany({ _id: { $in: others.map((o) => o._id) } }, { $set: { role: 'admin' } });
     }

@@ -6,36 +6,34 @@
 // second factor and a wrong phrase do not get the scopes; neither does the
 // device flow.
 import * as oauth from 'oauth4webapi';
+import { authorization as libraryAuthorization, discover, redeemAtCallback, type Authorization } from '../../support/library-rp.js';
 import { generate, generateSecret } from 'otplib';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { ADMIN_API } from '../../../lib/domain/admin-access.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
-import { launchBrowser, startRpCallback, type RpCallback } from '../../support/browser.js';
+import { type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
 import { startLocalhostApi, type Json } from '../../support/harness.js';
-import { FLOW_PASSWORD, newTestRp, postForm, runCodeFlow } from '../../support/token-flow.js';
+import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
+import { postForm } from '../../support/http.js';
 
 const TIMEOUT = 90_000;
 const SITE_SCOPES = 'openid site:user:read site:token:revoke';
-const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
+const browser = useBrowser();
 let rpCallback: RpCallback;
 let as: oauth.AuthorizationServer;
 let client: oauth.Client;
 let clientAuth: oauth.ClientAuth;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   api = await startLocalhostApi();
   issuer = api.deps.config.issuer;
-  browser = await launchBrowser();
   rpCallback = await startRpCallback();
-  const issuerUrl = new URL(issuer);
-  as = await oauth.processDiscoveryResponse(issuerUrl, await oauth.discoveryRequest(issuerUrl, { algorithm: 'oidc', ...insecure }));
+  as = await discover(issuer);
   const rp = await newRp(api.deps, {
     name: 'Site console app',
     redirectUris: [{ type: 'equals', value: rpCallback.redirectUri }],
@@ -47,51 +45,16 @@ beforeAll(async () => {
 }, TIMEOUT);
 afterAll(async () => {
   await rpCallback?.close();
-  await browser?.close();
   await api?.stop();
 });
 afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
+  await browser.closeAll();
 });
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  return context.newPage();
-}
+const newPage = browser.newPage;
 
-interface Authorization {
-  url: string;
-  verifier: string;
-  state: string;
-  nonce: string;
-}
-
-async function authorization(scope: string): Promise<Authorization> {
-  const verifier = oauth.generateRandomCodeVerifier();
-  const state = oauth.generateRandomState();
-  const nonce = oauth.generateRandomNonce();
-  const url = new URL(as.authorization_endpoint!);
-  url.search = new URLSearchParams({
-    client_id: client.client_id,
-    redirect_uri: rpCallback.redirectUri,
-    response_type: 'code',
-    scope,
-    state,
-    nonce,
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  }).toString();
-  return { url: url.href, verifier, state, nonce };
-}
-
-async function redeem(a: Authorization): Promise<oauth.TokenEndpointResponse> {
-  const back = new URL(rpCallback.redirectUri);
-  back.search = (await rpCallback.nextCallback()).toString();
-  const params = oauth.validateAuthResponse(as, client, back, a.state);
-  const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, rpCallback.redirectUri, a.verifier, insecure);
-  return oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: a.nonce, requireIdToken: true });
-}
+const authorization = (scope: string) => libraryAuthorization(as, client, rpCallback, scope);
+const redeem = (a: Authorization) => redeemAtCallback(as, client, clientAuth, rpCallback, a);
 
 /** Opens the authorization URL and signs in (with a backup code as second step when the user has TOTP). */
 async function signInFor(page: Page, a: Authorization, u: FixtureUser): Promise<void> {

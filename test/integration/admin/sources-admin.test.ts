@@ -13,9 +13,11 @@ import { auditLog } from '../../../lib/store/audit-log.js';
 import { findSocialAccount, insertSocialAccount } from '../../../lib/store/oauth-sources.js';
 import type { UserDoc } from '../../../lib/store/users.js';
 import { startTestApi, type Json } from '../../support/harness.js';
+import { requestJson } from '../../support/http.js';
 import { FLOW_PASSWORD, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { mintAccessToken } from '../../support/minted-token.js';
+import { testDatabase } from '../../support/database.js';
 
 const BASE = '/api/oauth/me/admin/oauth_sources';
 const SECRET = 'upstream-client-secret-d41d8cd98f00b204';
@@ -24,7 +26,7 @@ let api: RunningApi;
 let rp: TestRp;
 
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: 'keyflow_test_sources_admin' });
+  api = await startTestApi(testDatabase('sources_admin').env);
   rp = await newTestRp(api, { allowedScopes: ['openid', 'admin:config:read', 'admin:config:write'] });
 });
 afterAll(async () => {
@@ -40,16 +42,8 @@ async function adminToken(scope = 'openid admin:config:read admin:config:write',
   return { token: tokens.access_token as string, user: who };
 }
 
-async function call(token: string | null, method: string, path: string, body?: unknown, contentType = 'application/json') {
-  const payload = typeof body === 'string' ? body : body !== undefined ? JSON.stringify(body) : undefined;
-  const res = await fetch(`${api.deps.config.issuer}${path}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload !== undefined ? { 'content-type': contentType } : {}) },
-    body: payload,
-  });
-  const text = await res.text();
-  return { res, text, body: text ? JSON.parse(text) : null };
-}
+const call = (token: string | null, method: string, path: string, body?: unknown, contentType?: string) =>
+  requestJson(`${api.deps.config.issuer}${path}`, method, { token, body, contentType });
 
 const expectError = (c: { res: Response; body: Json }, status: number, error: string, mentions?: RegExp) => {
   expect({ status: c.res.status, error: c.body?.error }).toEqual({ status, error });

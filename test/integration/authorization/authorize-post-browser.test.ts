@@ -4,10 +4,10 @@
 // cross-site, without Keyflow's SameSite=Lax cookies. Its redirect endpoint
 // records what comes back: a GET (query) or a POSTed form (form_post).
 import { randomBytes } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
-import { launchBrowser } from '../../support/browser.js';
+import { useBrowser } from '../../support/browser.js';
 import { startLocalhostApi, type Json } from '../../support/harness.js';
 import { startRpSite, type RpHit, type RpSite } from '../../support/rp-site.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -20,34 +20,27 @@ const TIMEOUT = 60_000;
 let api: RunningApi;
 let issuer: string;
 let authorizeEndpoint: string;
-let browser: Browser;
+const browser = useBrowser();
 let site: RpSite;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   api = await startLocalhostApi();
   issuer = api.deps.config.issuer;
   authorizeEndpoint = `${issuer}/api/oauth/authorize`;
-  browser = await launchBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
   await api?.stop();
 });
 beforeEach(async () => {
   site = await startRpSite();
 });
 afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
+  await browser.closeAll();
   await site.close();
 });
 
 /** A page in a fresh browser context (own cookies), closed after the test. */
-async function newPage(options: { javaScriptEnabled?: boolean } = {}): Promise<Page> {
-  const context = await browser.newContext(options);
-  contexts.push(context);
-  return context.newPage();
-}
+const newPage = browser.newPage;
 
 const newClient = () =>
   newRp(api.deps, {

@@ -3,11 +3,12 @@
 // acr_values, each ending at a real relying-party callback and token exchange.
 import { randomBytes } from 'node:crypto';
 import { generate } from 'otplib';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
-import { addVirtualAuthenticator, launchBrowser, startRpCallback, type RpCallback } from '../../support/browser.js';
-import { startLocalhostApi, type Json } from '../../support/harness.js';
+import { addVirtualAuthenticator, type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
+import { type Json, sleep, startLocalhostApi } from '../../support/harness.js';
+import { jwtClaims } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 
@@ -17,35 +18,28 @@ const TIMEOUT = 60_000;
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
+const browser = useBrowser();
 let rp: RpCallback;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   api = await startLocalhostApi();
   issuer = api.deps.config.issuer;
-  browser = await launchBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
   await api?.stop();
 });
 beforeEach(async () => {
   rp = await startRpCallback();
 });
 afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
+  await browser.closeAll();
   await rp.close();
 });
 
 // --- Fixtures -----------------------------------------------------------------
 
 /** A page in a fresh browser context (own cookies), closed after the test. */
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  return context.newPage();
-}
+const newPage = browser.newPage;
 
 const USER = { prefix: 'browser', password: PASSWORD, name: 'Browser User' };
 
@@ -135,14 +129,11 @@ async function exchange(client: FixtureRp, code: string, verifier: string): Prom
   return body;
 }
 
-/** The payload of a JWT, unverified (the HTTP-level tests verify signatures). */
-const claimsOf = (jwt: string): Json => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
-
 /** Waits for the redirect back, exchanges its code, and returns the ID token's claims. */
 async function finishFlow(client: FixtureRp, auth: Authorization): Promise<Json> {
   const code = codeFrom(await rp.nextCallback(), auth);
   const tokens = await exchange(client, code, auth.verifier);
-  const claims = claimsOf(tokens.id_token);
+  const claims = jwtClaims(tokens.id_token);
   expect(claims).toMatchObject({ iss: issuer, aud: client.id, nonce: auth.nonce });
   return claims;
 }
@@ -215,7 +206,7 @@ describe('sign-in, consent and code in a browser', () => {
       expect(await page.textContent('body')).toBe('ok');
 
       const tokens = await exchange(client, code, auth.verifier);
-      const claims = claimsOf(tokens.id_token);
+      const claims = jwtClaims(tokens.id_token);
       expect(claims).toMatchObject({ iss: issuer, aud: client.id, sub: user._id, nonce: auth.nonce, acr: 'pwd', amr: ['pwd'] });
 
       const info = await fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
@@ -302,7 +293,7 @@ describe('sign-in, consent and code in a browser', () => {
       await signInWithPassword(page, email);
       codeFrom(await rp.nextCallback(), relogin);
 
-      await new Promise((r) => setTimeout(r, 1100));
+      await sleep(1100);
       const aged = await startAuthorize(page, { client_id: client.id, max_age: '1' });
       expect(pathOf(page)).toBe('/login');
       await signInWithPassword(page, email);

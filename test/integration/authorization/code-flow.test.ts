@@ -8,7 +8,9 @@ import { createClient } from '../../../lib/store/clients.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
 import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
-import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { eventually, type Json, sleep, startTestApi } from '../../support/harness.js';
+import { authorizeAs } from '../../support/token-flow.js';
+import { basicAuthEncoded } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
@@ -42,8 +44,6 @@ function authorizeUrl(params: Record<string, string>, pkce = true) {
   return url.href;
 }
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
-
 /** A token request; an authorization_code grant without code_verifier gets the tests' verifier unless `asIs`. */
 async function token(body: Record<string, string>, headers: Record<string, string> = {}, asIs = false) {
   const res = await fetch(`${issuer}/api/oauth/token`, {
@@ -56,11 +56,7 @@ async function token(body: Record<string, string>, headers: Record<string, strin
 
 /** Runs the browser part of the flow with an HTTP user; returns the redirect back to the client. */
 async function authorize(agent: HttpUser, params: Record<string, string>, creds?: { email: string }, consent = true): Promise<URL> {
-  let step = await agent.get(authorizeUrl(params));
-  if (step.url.includes('/login')) step = await agent.signIn(step, creds!.email, PASSWORD);
-  if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: consent ? 'allow' : 'deny' });
-  if (!step.external) throw new Error(`flow stopped at ${step.url} (${step.res.status}): ${(await step.res.text()).slice(0, 500)}`);
-  return step.external;
+  return authorizeAs(agent, authorizeUrl(params), creds?.email, PASSWORD, consent ? 'allow' : 'deny');
 }
 
 describe('authorization code flow', () => {
@@ -93,7 +89,7 @@ describe('authorization code flow', () => {
 
     const { res, body } = await token(
       { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
-      { authorization: basic(client._id, clientSecret!) },
+      { authorization: basicAuthEncoded(client._id, clientSecret!) },
     );
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -197,7 +193,7 @@ describe('authorization code flow', () => {
     expect(login.url).toContain('/login');
     const back = await authorize(agent, { ...params, prompt: 'login' }, { email });
     expect(back.searchParams.get('code')).toBeTruthy();
-    await new Promise((r) => setTimeout(r, 1100));
+    await sleep(1100);
     expect((await agent.get(authorizeUrl({ ...params, max_age: '1' }))).url).toContain('/login');
     expect((await agent.get(authorizeUrl({ ...params, max_age: '3600' }))).external?.searchParams.get('code')).toBeTruthy();
     // max_age=0 is satisfied by the sign-in made for the request itself.
@@ -311,7 +307,7 @@ describe('authorization endpoint errors', () => {
     const code = step.external!.searchParams.get('code')!;
     const tokenRes = await fetch(`${issuer}/api/oauth/token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(optedOut.client._id, optedOut.secret!) },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuthEncoded(optedOut.client._id, optedOut.secret!) },
       body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }),
     });
     expect(tokenRes.status).toBe(200);
@@ -343,7 +339,7 @@ describe('token endpoint errors', () => {
     const { client, secret: clientSecret } = await newRp(api.deps, RP);
     const { verifier, params } = pkce();
     const code = await codeFor(client._id, params);
-    const auth = { authorization: basic(client._id, clientSecret!) };
+    const auth = { authorization: basicAuthEncoded(client._id, clientSecret!) };
     const first = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth);
     expect(first.res.status).toBe(200);
     const userinfo = () => fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${first.body.access_token}` } });
@@ -360,7 +356,7 @@ describe('token endpoint errors', () => {
     const { client, secret: clientSecret } = await newRp(api.deps, RP);
     const { verifier, params } = pkce();
     const code = await codeFor(client._id, { ...params, scope: 'openid offline_access' });
-    const auth = { authorization: basic(client._id, clientSecret!) };
+    const auth = { authorization: basicAuthEncoded(client._id, clientSecret!) };
     const first = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth);
     expect(first.res.status).toBe(200);
     expect(first.body.refresh_token).toEqual(expect.any(String));
@@ -382,7 +378,7 @@ describe('token endpoint errors', () => {
     const { client, secret: clientSecret } = await newRp(api.deps, RP);
     const { verifier, params } = pkce();
     const code = await codeFor(client._id, params);
-    const auth = { authorization: basic(client._id, clientSecret!) };
+    const auth = { authorization: basicAuthEncoded(client._id, clientSecret!) };
     const results = await Promise.all(
       [1, 2, 3].map(() => token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth)),
     );
@@ -401,7 +397,10 @@ describe('token endpoint errors', () => {
 
   it('answers 401 with a Basic challenge for wrong Basic credentials, 400 for wrong body credentials', async () => {
     const { client } = await newRp(api.deps, RP);
-    const viaBasic = await token({ grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT }, { authorization: basic(client._id, 'wrong') });
+    const viaBasic = await token(
+      { grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT },
+      { authorization: basicAuthEncoded(client._id, 'wrong') },
+    );
     expect(viaBasic.res.status).toBe(401);
     expect(viaBasic.res.headers.get('www-authenticate')).toMatch(/^Basic realm="keyflow"/);
     expect(viaBasic.body.error).toBe('invalid_client');
@@ -419,7 +418,7 @@ describe('token endpoint errors', () => {
     ['a missing code', { grant_type: 'authorization_code', redirect_uri: REDIRECT }, 'invalid_request'],
   ])('answers %s with %s', async (_name, body, error) => {
     const { client, secret: clientSecret } = await newRp(api.deps, RP);
-    const r = await token(body, { authorization: basic(client._id, clientSecret!) });
+    const r = await token(body, { authorization: basicAuthEncoded(client._id, clientSecret!) });
     expect(r.res.status).toBe(400);
     expect(r.body).toEqual({ error, error_description: expect.any(String) });
   });
@@ -428,7 +427,7 @@ describe('token endpoint errors', () => {
     const { client, secret: clientSecret } = await newRp(api.deps, RP);
     const other = await newRp(api.deps, RP);
     const verifier = newSecret() + 'xyz';
-    const auth = { authorization: basic(client._id, clientSecret!) };
+    const auth = { authorization: basicAuthEncoded(client._id, clientSecret!) };
     const pkce = { code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' };
 
     const c1 = await codeFor(client._id, pkce);
@@ -436,7 +435,7 @@ describe('token endpoint errors', () => {
       (
         await token(
           { grant_type: 'authorization_code', code: c1, redirect_uri: REDIRECT, code_verifier: verifier },
-          { authorization: basic(other.client._id, other.secret!) },
+          { authorization: basicAuthEncoded(other.client._id, other.secret!) },
         )
       ).body.error,
     ).toBe('invalid_grant');
@@ -487,7 +486,7 @@ describe('UserInfo and profile API errors', () => {
     );
     const { body } = await token(
       { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT },
-      { authorization: basic(client._id, clientSecret!) },
+      { authorization: basicAuthEncoded(client._id, clientSecret!) },
     );
     expect(body.id_token).toBeUndefined();
     const info = await fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${body.access_token}` } });
@@ -545,7 +544,7 @@ describe('the apps claim (apps:read + oidc_fields "apps")', () => {
     const back = await authorize(new HttpUser(issuer), { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope }, { email });
     const t = await token(
       { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT },
-      { authorization: basic(client._id, clientSecret!) },
+      { authorization: basicAuthEncoded(client._id, clientSecret!) },
     );
     expect(t.res.status).toBe(200);
     const jwks = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));

@@ -5,10 +5,10 @@
 // sign-in), and sends the victim the resulting sign-in link; without the
 // binding, the victim's sign-in finished the request and their code went to
 // the attacker's redirect URI without the victim ever seeing a consent page.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { createClient } from '../../../lib/store/clients.js';
-import { launchBrowser, startRpCallback, type RpCallback } from '../../support/browser.js';
+import { type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
 import { startLocalhostApi } from '../../support/harness.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
@@ -106,20 +106,7 @@ describe('authorization requests bound to their browser', () => {
 });
 
 describe('authorization requests bound to their browser, in Chromium', () => {
-  let chromium: Browser;
-  const contexts: BrowserContext[] = [];
-  beforeAll(async () => {
-    chromium = await launchBrowser();
-  });
-  afterAll(async () => {
-    await Promise.all(contexts.map((c) => c.close()));
-    await chromium?.close();
-  });
-  async function newPage(): Promise<Page> {
-    const context = await chromium.newContext();
-    contexts.push(context);
-    return context.newPage();
-  }
+  const { newPage } = useBrowser();
   async function signIn(page: Page, email: string) {
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);

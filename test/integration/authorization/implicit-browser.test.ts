@@ -3,13 +3,12 @@
 // where the page's script reads them; the RP's server never sees them (the
 // fragment is not sent), and nothing is in the query.
 import { randomBytes } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { createClient } from '../../../lib/store/clients.js';
-import { launchBrowser } from '../../support/browser.js';
+import { useBrowser } from '../../support/browser.js';
 import { startLocalhostApi } from '../../support/harness.js';
 import { startRpSite, type RpSite } from '../../support/rp-site.js';
-import { jwtClaims } from '../../support/token-flow.js';
+import { jwtClaims } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 
 const PASSWORD = 'implicit browser password';
@@ -18,28 +17,20 @@ const TIMEOUT = 60_000;
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
+const browser = useBrowser();
 let site: RpSite;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   api = await startLocalhostApi();
   issuer = api.deps.config.issuer;
-  browser = await launchBrowser();
   site = await startRpSite();
 });
 afterAll(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
   await site?.close();
-  await browser?.close();
   await api?.stop();
 });
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  return context.newPage();
-}
+const newPage = browser.newPage;
 
 const random = () => randomBytes(12).toString('base64url');
 

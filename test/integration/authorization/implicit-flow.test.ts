@@ -15,7 +15,7 @@ import { newSecret } from '../../../lib/security/secrets.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { startTestApi, type Json } from '../../support/harness.js';
 import { formPostOf } from '../../support/form-post.js';
-import { jwtClaims } from '../../support/token-flow.js';
+import { getUserinfo, jwtClaims } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { basicAuth, newRp } from '../../../tools/fixtures/clients.js';
@@ -117,7 +117,7 @@ async function verifiedIdToken(idToken: string, clientId: string): Promise<JWTPa
 /** OIDC Core §3.2.2.9: the left half of the access token's SHA-256 (RS256), base64url. */
 const atHash = (accessToken: string) => createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
 
-const userinfo = (accessToken: string) => fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+const userinfo = (accessToken: string) => getUserinfo(issuer, accessToken);
 
 const errorFields = (error: string, state: string) => ({ error, error_description: expect.any(String), state, iss: issuer });
 

@@ -8,7 +8,10 @@ import { s256Challenge } from '../../../lib/domain/pkce.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
 import { createClient } from '../../../lib/store/clients.js';
-import { runCli, startTestApi, type Json } from '../../support/harness.js';
+import { startTestApi, type Json } from '../../support/harness.js';
+import { authorizeAs } from '../../support/token-flow.js';
+import { postForm } from '../../support/http.js';
+import { runCli } from '../../support/cli.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { withPkce } from '../../../tools/fixtures/pkce.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
@@ -34,15 +37,7 @@ const RP: NewClientInput = {
 };
 const USER = { prefix: 'par', password: PASSWORD, name: 'Par User' };
 
-async function post(path: string, body: Record<string, string> | URLSearchParams, headers: Record<string, string> = {}) {
-  const res = await fetch(`${issuer}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    body: new URLSearchParams(body),
-  });
-  const text = await res.text();
-  return { res, body: text ? JSON.parse(text) : null };
-}
+const post = (path: string, body: Record<string, string> | URLSearchParams, headers: Record<string, string> = {}) => postForm(issuer, path, body, headers);
 
 /** A push with the tests' PKCE challenge unless `params` names one. */
 const push = (rp: FixtureRp, params: Record<string, string>) => post('/api/oauth/par', withPkce({ ...rp.body, ...params }), rp.headers);
@@ -55,11 +50,7 @@ function authorizeUrl(params: Record<string, string>) {
 
 /** The browser part: sign-in and consent when asked; returns the redirect back to the client. */
 async function authorize(agent: HttpUser, params: Record<string, string>, email: string): Promise<URL> {
-  let step = await agent.get(authorizeUrl(params));
-  if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
-  if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
-  if (!step.external) throw new Error(`flow stopped at ${step.url} (${step.res.status}): ${(await step.res.text()).slice(0, 500)}`);
-  return step.external;
+  return authorizeAs(agent, authorizeUrl(params), email, PASSWORD);
 }
 
 /** An authorization request that must fail on Keyflow's error page, never redirecting. */

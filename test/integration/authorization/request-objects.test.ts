@@ -8,16 +8,17 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWK } from 'jose';
+import { SignJWT, UnsecuredJWT } from 'jose';
 import type { RunningApi } from '../../../api/server.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { startTestApi, type Json } from '../../support/harness.js';
+import { authorizeAs } from '../../support/token-flow.js';
+import { newClientKey, type ClientKey, type ClientKeyAlg } from '../../support/client-keys.js';
+import { epochSeconds, jwtClaims } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
-
-type Alg = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
 
 let api: RunningApi;
 let issuer: string;
@@ -47,21 +48,8 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-interface Key {
-  alg: Alg;
-  kid: string;
-  privateKey: CryptoKey;
-  jwk: JWK;
-}
-
-async function newKey(alg: Alg): Promise<Key> {
-  const { privateKey, publicKey } = await generateKeyPair(alg);
-  const kid = randomUUID();
-  return { alg, kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
-}
-
 /** A confidential client with these public keys and request_uris. */
-function jarRp(keys: Key[], extra: Partial<NewClientInput> = {}): Promise<FixtureRp> {
+function jarRp(keys: ClientKey[], extra: Partial<NewClientInput> = {}): Promise<FixtureRp> {
   return newRp(api.deps, {
     name: 'JAR RP',
     redirectUris: [{ type: 'equals', value: REDIRECT }],
@@ -72,15 +60,13 @@ function jarRp(keys: Key[], extra: Partial<NewClientInput> = {}): Promise<Fixtur
   });
 }
 
-const now = () => Math.floor(Date.now() / 1000);
-
 /** The claims of a request object of `rp`: a complete request, with `changes` applied (undefined removes a claim). */
 function claimsOf(rp: FixtureRp, changes: Record<string, unknown> = {}): Record<string, unknown> {
   const claims: Record<string, unknown> = {
     iss: rp.id,
     aud: issuer,
-    iat: now(),
-    exp: now() + 300,
+    iat: epochSeconds(),
+    exp: epochSeconds() + 300,
     jti: randomUUID(),
     client_id: rp.id,
     response_type: 'code',
@@ -96,7 +82,7 @@ function claimsOf(rp: FixtureRp, changes: Record<string, unknown> = {}): Record<
   return claims;
 }
 
-const sign = (key: Key, claims: Record<string, unknown>, header: Record<string, unknown> = {}) =>
+const sign = (key: ClientKey, claims: Record<string, unknown>, header: Record<string, unknown> = {}) =>
   new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'oauth-authz-req+jwt', ...header }).sign(key.privateKey);
 const unsigned = (claims: Record<string, unknown>) => new UnsecuredJWT(claims).encode();
 
@@ -114,11 +100,7 @@ const authorizeUrl = (params: Record<string, string>) => `${issuer}/api/oauth/au
 async function authorize(params: Record<string, string>): Promise<URL> {
   const { email } = await newUser(api.deps, { prefix: 'jar', password: PASSWORD });
   const agent = new HttpUser(issuer);
-  let step = await agent.get(authorizeUrl(params));
-  if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
-  if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
-  if (!step.external) throw new Error(`flow stopped at ${step.url} (${step.res.status}): ${(await step.res.text()).slice(0, 500)}`);
-  return step.external;
+  return authorizeAs(agent, authorizeUrl(params), email, PASSWORD);
 }
 
 async function redeem(rp: FixtureRp, code: string) {
@@ -130,8 +112,6 @@ async function redeem(rp: FixtureRp, code: string) {
   return { status: res.status, body: (await res.json()) as Json };
 }
 
-const idTokenClaims = (idToken: string): Json => JSON.parse(Buffer.from(idToken.split('.')[1]!, 'base64url').toString());
-
 /** A code flow with the object's parameters: back at REDIRECT with its state, the code redeemed for its scope and nonce. */
 async function expectCodeFlow(rp: FixtureRp, params: Record<string, string>) {
   const back = await authorize(params);
@@ -141,7 +121,7 @@ async function expectCodeFlow(rp: FixtureRp, params: Record<string, string>) {
   const tokens = await redeem(rp, back.searchParams.get('code')!);
   expect(tokens.status).toBe(200);
   expect(tokens.body.scope).toBe('openid profile');
-  expect(idTokenClaims(tokens.body.id_token)).toMatchObject({ aud: rp.id, nonce: 'inside-nonce' });
+  expect(jwtClaims(tokens.body.id_token)).toMatchObject({ aud: rp.id, nonce: 'inside-nonce' });
 }
 
 /** The authorization endpoint's answer when it does not start a flow: a redirect's parameters, or the error page. */
@@ -165,15 +145,15 @@ async function expectRefusal(params: Record<string, string>, error: string, stat
   if (description && 'params' in got) expect(got.params.error_description).toMatch(description);
 }
 
-describe.each<Alg>(['RS256', 'PS256', 'ES256', 'EdDSA'])('a request object signed with %s', (alg) => {
+describe.each<ClientKeyAlg>(['RS256', 'PS256', 'ES256', 'EdDSA'])('a request object signed with %s', (alg) => {
   it('by value: the code flow runs with the parameters inside it', async () => {
-    const key = await newKey(alg);
+    const key = await newClientKey(alg);
     const rp = await jarRp([key]);
     await expectCodeFlow(rp, { client_id: rp.id, response_type: 'code', request: await sign(key, claimsOf(rp)) });
   });
 
   it('by reference: Keyflow fetches the registered request_uri and runs the code flow', async () => {
-    const key = await newKey(alg);
+    const key = await newClientKey(alg);
     const requestUri = newRequestUri();
     const rp = await jarRp([key], { requestUris: [requestUri] });
     serve(await sign(key, claimsOf(rp)), requestUri);
@@ -185,14 +165,14 @@ describe.each<Alg>(['RS256', 'PS256', 'ES256', 'EdDSA'])('a request object signe
 
 describe('a request object of a client with a jwks_uri, and one sent by POST', () => {
   it('is verified with the keys at the client’s jwks_uri', async () => {
-    const key = await newKey('ES256');
+    const key = await newClientKey('ES256');
     const jwksUri = serve(JSON.stringify({ keys: [key.jwk] }));
     const rp = await jarRp([], { jwksUri });
     await expectCodeFlow(rp, { client_id: rp.id, response_type: 'code', request: await sign(key, claimsOf(rp)) });
   });
 
   it('works as a POSTed form: sent on as the same request by GET, then the flow', async () => {
-    const key = await newKey('EdDSA');
+    const key = await newClientKey('EdDSA');
     const rp = await jarRp([key]);
     const { email } = await newUser(api.deps, { prefix: 'jar', password: PASSWORD });
     const agent = new HttpUser(issuer);
@@ -212,7 +192,7 @@ describe('a request object of a client with a jwks_uri, and one sent by POST', (
 
 describe('merging: the request object against the parameters outside it', () => {
   it('uses the object’s parameters only; outside ones (a wrong redirect_uri, another scope, state, prompt, PKCE) are not used', async () => {
-    const key = await newKey('RS256');
+    const key = await newClientKey('RS256');
     const rp = await jarRp([key]);
     await expectCodeFlow(rp, {
       client_id: rp.id,
@@ -231,14 +211,14 @@ describe('merging: the request object against the parameters outside it', () => 
   });
 
   it('does not take a parameter from outside that the object leaves out', async () => {
-    const key = await newKey('ES256');
+    const key = await newClientKey('ES256');
     const rp = await jarRp([key]);
     const request = await sign(key, claimsOf(rp, { scope: undefined }));
     await expectRefusal({ client_id: rp.id, response_type: 'code', scope: 'openid profile', request }, 'invalid_scope', 'inside-state');
   });
 
   it('takes response_type from outside when the object has none, from inside when only it has one, and refuses them differing', async () => {
-    const key = await newKey('ES256');
+    const key = await newClientKey('ES256');
     const rp = await jarRp([key]);
     await expectCodeFlow(rp, { client_id: rp.id, response_type: 'code', request: await sign(key, claimsOf(rp, { response_type: undefined })) });
     await expectCodeFlow(rp, { client_id: rp.id, request: await sign(key, claimsOf(rp)) });
@@ -247,7 +227,7 @@ describe('merging: the request object against the parameters outside it', () => 
   });
 
   it('needs client_id outside the object, equal to the one inside', async () => {
-    const key = await newKey('ES256');
+    const key = await newClientKey('ES256');
     const rp = await jarRp([key]);
     const other = await jarRp([key]);
     const missing = await answer({ response_type: 'code', request: await sign(key, claimsOf(rp)) });
@@ -258,7 +238,7 @@ describe('merging: the request object against the parameters outside it', () => 
   });
 
   it('refuses request and request_uri together, and a request object inside one', async () => {
-    const key = await newKey('ES256');
+    const key = await newClientKey('ES256');
     const rp = await jarRp([key]);
     const request = await sign(key, claimsOf(rp));
     await expectRefusal({ client_id: rp.id, response_type: 'code', request, request_uri: serve(request) }, 'invalid_request', 'inside-state');
@@ -279,8 +259,8 @@ describe('unsigned request objects (alg none)', () => {
   });
 
   it('are refused from a client that registered RS256, which gets only RS256', async () => {
-    const rs = await newKey('RS256');
-    const es = await newKey('ES256');
+    const rs = await newClientKey('RS256');
+    const es = await newClientKey('ES256');
     const rp = await jarRp([rs, es], { requestObjectSigningAlg: 'RS256' });
     const params = { client_id: rp.id, response_type: 'code', redirect_uri: REDIRECT };
     await expectRefusal({ ...params, request: unsigned(claimsOf(rp)) }, 'invalid_request_object', 'inside-state', /RS256/);
@@ -301,17 +281,17 @@ describe('unsigned request objects (alg none)', () => {
 });
 
 describe('refused signed request objects: invalid_request_object at the redirect URI inside them', () => {
-  let key: Key;
+  let key: ClientKey;
   let rp: FixtureRp;
   beforeAll(async () => {
-    key = await newKey('ES256');
+    key = await newClientKey('ES256');
     rp = await jarRp([key]);
   });
   const refused = async (request: string, description: RegExp) =>
     expectRefusal({ client_id: rp.id, response_type: 'code', request }, 'invalid_request_object', 'inside-state', description);
 
   it('a bad signature, an unknown kid, an algorithm not offered', async () => {
-    const other = await newKey('ES256');
+    const other = await newClientKey('ES256');
     await refused(await sign({ ...other, kid: key.kid }, claimsOf(rp)), /signature/);
     await refused(await sign(key, claimsOf(rp), { kid: 'unknown-kid' }), /kid/);
     const hs = await new SignJWT(claimsOf(rp)).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('a shared secret of thirty-two bytes!'));
@@ -332,11 +312,11 @@ describe('refused signed request objects: invalid_request_object at the redirect
   });
 
   it('expired, not yet valid, issued in the future or over an hour ago, or living more than an hour', async () => {
-    await refused(await sign(key, claimsOf(rp, { iat: now() - 600, exp: now() - 60 })), /expired/);
-    await refused(await sign(key, claimsOf(rp, { nbf: now() + 600 })), /nbf/);
-    await refused(await sign(key, claimsOf(rp, { iat: now() + 600 })), /iat/);
-    await refused(await sign(key, claimsOf(rp, { iat: now() - 7200, exp: undefined })), /iat/);
-    await refused(await sign(key, claimsOf(rp, { exp: now() + 7200 })), /exp/);
+    await refused(await sign(key, claimsOf(rp, { iat: epochSeconds() - 600, exp: epochSeconds() - 60 })), /expired/);
+    await refused(await sign(key, claimsOf(rp, { nbf: epochSeconds() + 600 })), /nbf/);
+    await refused(await sign(key, claimsOf(rp, { iat: epochSeconds() + 600 })), /iat/);
+    await refused(await sign(key, claimsOf(rp, { iat: epochSeconds() - 7200, exp: undefined })), /iat/);
+    await refused(await sign(key, claimsOf(rp, { exp: epochSeconds() + 7200 })), /exp/);
     // Without exp, iat or jti (as the OpenID Foundation's signed request_uri test sends it): accepted.
     await expectCodeFlow(rp, { client_id: rp.id, request: await sign(key, claimsOf(rp, { exp: undefined, iat: undefined, jti: undefined })) });
   });
@@ -371,7 +351,7 @@ describe('refused signed request objects: invalid_request_object at the redirect
 
 describe('request_uri refusals: invalid_request_uri', () => {
   it('unreachable, not https, not registered, not allowed, too large, or not 200', async () => {
-    const key = await newKey('ES256');
+    const key = await newClientKey('ES256');
     const tooLarge = serve('a'.repeat(40 * 1024));
     const missing = newRequestUri();
     const unreachable = 'http://127.0.0.1:1/ro';
@@ -406,7 +386,7 @@ describe('request objects pushed at PAR (RFC 9126 §3)', () => {
     }).then(async (res) => ({ status: res.status, body: (await res.json()) as Json }));
 
   it('verifies the pushed object, stores its parameters, and the request_uri runs the flow', async () => {
-    const key = await newKey('PS256');
+    const key = await newClientKey('PS256');
     const rp = await jarRp([key], { requestObjectSigningAlg: 'PS256' });
     // The object's parameters alone apply: a scope pushed beside it is not used.
     const pushed = await push(rp, { request: await sign(key, claimsOf(rp)), scope: 'openid email' });
@@ -415,12 +395,12 @@ describe('request objects pushed at PAR (RFC 9126 §3)', () => {
   });
 
   it('refuses what the authorization endpoint refuses, as JSON', async () => {
-    const key = await newKey('RS256');
+    const key = await newClientKey('RS256');
     const rp = await jarRp([key], { requestObjectSigningAlg: 'RS256' });
     const other = await jarRp([key]);
     const cases: [Record<string, string>, string, RegExp][] = [
       [{ request: unsigned(claimsOf(rp)) }, 'invalid_request_object', /RS256/],
-      [{ request: await sign({ ...(await newKey('RS256')), kid: key.kid }, claimsOf(rp)) }, 'invalid_request_object', /signature/],
+      [{ request: await sign({ ...(await newClientKey('RS256')), kid: key.kid }, claimsOf(rp)) }, 'invalid_request_object', /signature/],
       [{ request: 'eyJ.x.y' }, 'invalid_request_object', /JWT/],
       [{ request: await sign(key, claimsOf(rp)), request_uri: 'https://rp.example/ro' }, 'invalid_request', /request_uri/],
       // Signed for another client with the same key: not the authenticated client's.

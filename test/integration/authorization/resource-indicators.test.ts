@@ -11,6 +11,7 @@ import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { hashSecret } from '../../../lib/security/secrets.js';
 import { findDeviceCode } from '../../../lib/store/device-codes.js';
 import { eventually, startTestApi } from '../../support/harness.js';
+import { getUserinfo, jwtClaims, postForm } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
@@ -39,15 +40,7 @@ const RP: NewClientInput = {
 };
 const USER = { prefix: 'resource', password: PASSWORD };
 
-async function post(path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) {
-  const res = await fetch(`${issuer}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    body: new URLSearchParams(body),
-  });
-  const text = await res.text();
-  return { res, body: text ? JSON.parse(text) : null };
-}
+const post = (path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) => postForm(issuer, path, body, headers);
 
 function authorizeUrl(params: [string, string][]) {
   const url = new URL('/api/oauth/authorize', issuer);
@@ -55,8 +48,7 @@ function authorizeUrl(params: [string, string][]) {
   return url.href;
 }
 
-const payload = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString());
-const userinfo = (accessToken: string) => fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+const userinfo = (accessToken: string) => getUserinfo(issuer, accessToken);
 
 /** The PKCE verifier of every authorization request here, and the parameters that send its challenge. */
 const VERIFIER = 'resource-indicators-test-verifier-0123456789-abcdef';
@@ -292,7 +284,7 @@ describe('resource indicators: audience', () => {
   it('keeps aud the issuer alone without resources', async () => {
     const rp = await newRp(api.deps, RP);
     const { body } = await redeem(rp, await codeFor(rp, [['scope', 'openid']]));
-    expect(payload(body.access_token).aud).toBe(issuer);
+    expect(jwtClaims(body.access_token).aud).toBe(issuer);
   });
 
   it('adds every granted resource to aud after the issuer; Keyflow still accepts the token', async () => {
@@ -306,7 +298,7 @@ describe('resource indicators: audience', () => {
       ]),
     );
     expect(res.status).toBe(200);
-    expect(payload(body.access_token).aud).toEqual([issuer, API_A, API_B]);
+    expect(jwtClaims(body.access_token).aud).toEqual([issuer, API_A, API_B]);
     expect((await userinfo(body.access_token)).status).toBe(200);
     const introspection = await post('/api/oauth/introspect', { token: body.access_token }, rp.headers);
     expect(introspection.body).toMatchObject({ active: true, aud: [issuer, API_A, API_B] });
@@ -321,16 +313,16 @@ describe('resource indicators: audience', () => {
     ]);
     const first = await redeem(rp, code, [['resource', API_A]]);
     expect(first.res.status).toBe(200);
-    expect(payload(first.body.access_token).aud).toEqual([issuer, API_A]);
+    expect(jwtClaims(first.body.access_token).aud).toEqual([issuer, API_A]);
 
     // A refresh without resource: every resource of the grant.
     const r1 = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: first.body.refresh_token }, rp.headers);
     expect(r1.res.status).toBe(200);
-    expect(payload(r1.body.access_token).aud).toEqual([issuer, API_A, API_B]);
+    expect(jwtClaims(r1.body.access_token).aud).toEqual([issuer, API_A, API_B]);
     // A refresh may narrow too, and the next one still has them all.
     const r2 = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: r1.body.refresh_token, resource: API_B }, rp.headers);
     expect(r2.res.status).toBe(200);
-    expect(payload(r2.body.access_token).aud).toEqual([issuer, API_B]);
+    expect(jwtClaims(r2.body.access_token).aud).toEqual([issuer, API_B]);
     // An ungranted resource is refused before the rotation: the token stays current.
     const bad = await post(
       '/api/oauth/token',
@@ -340,7 +332,7 @@ describe('resource indicators: audience', () => {
     expect([bad.res.status, bad.body.error]).toEqual([400, 'invalid_target']);
     const r3 = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: r2.body.refresh_token }, rp.headers);
     expect(r3.res.status).toBe(200);
-    expect(payload(r3.body.access_token).aud).toEqual([issuer, API_A, API_B]);
+    expect(jwtClaims(r3.body.access_token).aud).toEqual([issuer, API_A, API_B]);
   });
 
   it("leaves the issuer out of aud without a Keyflow API scope: Keyflow's API refuses the token, introspection, refresh and revocation still work", async () => {
@@ -353,7 +345,7 @@ describe('resource indicators: audience', () => {
       ]),
     );
     expect(res.status).toBe(200);
-    const claims = payload(body.access_token);
+    const claims = jwtClaims(body.access_token);
     expect(claims).toMatchObject({ aud: API_A, scope: 'offline_access', sid: expect.any(String) });
     // Keyflow's API: invalid_token (not insufficient_scope: the token is not meant for it at all).
     const info = await userinfo(body.access_token);
@@ -370,7 +362,7 @@ describe('resource indicators: audience', () => {
     expect((await post('/api/oauth/introspect', { token: body.access_token }, rp.headers)).body).toMatchObject({ active: true, aud: API_A, client_id: rp.id });
     const refreshed = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: body.refresh_token }, rp.headers);
     expect(refreshed.res.status).toBe(200);
-    expect(payload(refreshed.body.access_token).aud).toBe(API_A);
+    expect(jwtClaims(refreshed.body.access_token).aud).toBe(API_A);
     expect((await post('/api/oauth/revoke', { token: refreshed.body.access_token }, rp.headers)).res.status).toBe(200);
     expect((await post('/api/oauth/introspect', { token: refreshed.body.access_token }, rp.headers)).body).toEqual({ active: false });
   });
@@ -385,7 +377,7 @@ describe('resource indicators: audience', () => {
         ['resource', API_B],
       ]),
     );
-    expect(payload(first.body.access_token).aud).toEqual([issuer, API_A, API_B]);
+    expect(jwtClaims(first.body.access_token).aud).toEqual([issuer, API_A, API_B]);
     const pendingCode = await codeFor(rp, [
       ['scope', 'openid'],
       ['resource', API_A],
@@ -403,7 +395,7 @@ describe('resource indicators: audience', () => {
     });
 
     const redeemed = await redeem(rp, pendingCode);
-    expect(payload(redeemed.body.access_token).aud).toEqual([issuer, API_A]);
+    expect(jwtClaims(redeemed.body.access_token).aud).toEqual([issuer, API_A]);
     const asked = await post(
       '/api/oauth/token',
       [
@@ -416,7 +408,7 @@ describe('resource indicators: audience', () => {
     expect([asked.res.status, asked.body.error]).toEqual([400, 'invalid_target']);
     const refreshed = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: first.body.refresh_token }, rp.headers);
     expect(refreshed.res.status).toBe(200);
-    expect(payload(refreshed.body.access_token).aud).toEqual([issuer, API_A]);
+    expect(jwtClaims(refreshed.body.access_token).aud).toEqual([issuer, API_A]);
   });
 
   it('takes resources from a pushed authorization request', async () => {
@@ -433,7 +425,7 @@ describe('resource indicators: audience', () => {
     step = await agent.signIn(step, email, PASSWORD);
     step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
     const { body } = await redeem(rp, step.external!.searchParams.get('code')!);
-    expect(payload(body.access_token).aud).toEqual([issuer, API_A]);
+    expect(jwtClaims(body.access_token).aud).toEqual([issuer, API_A]);
   });
 
   it('keeps the resources of a device authorization through approval and redemption', async () => {
@@ -482,6 +474,6 @@ describe('resource indicators: audience', () => {
       rp.headers,
     );
     expect(ok.res.status).toBe(200);
-    expect(payload(ok.body.access_token).aud).toEqual([issuer, API_B]);
+    expect(jwtClaims(ok.body.access_token).aud).toEqual([issuer, API_B]);
   });
 });

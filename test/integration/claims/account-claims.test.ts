@@ -11,7 +11,8 @@ import { addGpgKey } from '../../../lib/store/gpg-keys.js';
 import { insertSocialAccount, insertSource } from '../../../lib/store/oauth-sources.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { startTestApi, type Json } from '../../support/harness.js';
-import { FLOW_PASSWORD, jwtClaims, newTestRp, runCodeFlow } from '../../support/token-flow.js';
+import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
+import { jwtClaims } from '../../support/http.js';
 
 let api: RunningApi;
 beforeAll(async () => {

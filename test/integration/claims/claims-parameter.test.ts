@@ -10,7 +10,8 @@ import { createUser } from '../../../lib/store/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { startTestApi, type Json } from '../../support/harness.js';
-import { FLOW_PASSWORD, FLOW_REDIRECT, jwtClaims, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
+import { FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
+import { getUserinfo, jwtClaims } from '../../support/http.js';
 import type { UserDoc } from '../../../lib/store/users.js';
 
 let api: RunningApi;
@@ -28,7 +29,7 @@ async function person(on: RunningApi, name = 'Claire Claims'): Promise<{ email: 
 }
 
 async function userinfo(on: RunningApi, accessToken: string): Promise<Json> {
-  return (await fetch(`${on.url}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } })).json();
+  return (await getUserinfo(on, accessToken)).json();
 }
 
 /** An authorization request with an agent already signed in and consented; the redirect it ends in (no redemption). */

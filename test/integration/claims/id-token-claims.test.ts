@@ -6,7 +6,8 @@ import type { RunningApi } from '../../../api/server.js';
 import { createUser } from '../../../lib/store/users.js';
 import { startTestApi } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
-import { FLOW_PASSWORD, newTestRp, postForm, runCodeFlow } from '../../support/token-flow.js';
+import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
+import { postForm } from '../../support/http.js';
 
 let api: RunningApi;
 beforeAll(async () => {

@@ -12,7 +12,8 @@ import { PROFILE_CLAIM_FIELDS, type ProfileClaim } from '../../../lib/domain/pro
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
 import { startTestApi, type Json } from '../../support/harness.js';
 import { mintAccessToken } from '../../support/minted-token.js';
-import { FLOW_PASSWORD, jwtClaims, newTestRp, runCodeFlow } from '../../support/token-flow.js';
+import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
+import { getUserinfo, jwtClaims } from '../../support/http.js';
 
 let api: RunningApi;
 let issuer: string;
@@ -83,7 +84,7 @@ const patchProfile = async (token: string, body: unknown, contentType = 'applica
 };
 
 const userinfo = async (accessToken: string): Promise<Json> => {
-  const res = await fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+  const res = await getUserinfo(issuer, accessToken);
   expect(res.status).toBe(200);
   return res.json();
 };

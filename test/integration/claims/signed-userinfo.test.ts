@@ -9,6 +9,7 @@ import { ProfileUpdate } from '../../../lib/domain/users.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { updateProfile } from '../../../lib/store/users.js';
 import { startTestApi, type Json } from '../../support/harness.js';
+import { getUserinfo } from '../../support/http.js';
 import { FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 
@@ -40,8 +41,7 @@ async function registeredRp(metadata: Record<string, unknown>): Promise<{ rp: Te
   return { rp: { id: body.client_id, auth: { authorization: basic } }, doc: body };
 }
 
-const userinfo = (accessToken: string, init: RequestInit = {}) =>
-  fetch(`${issuer}/api/oauth/userinfo`, { ...init, headers: { authorization: `Bearer ${accessToken}`, ...init.headers } });
+const userinfo = (accessToken: string, init: RequestInit = {}) => getUserinfo(issuer, accessToken, init);
 
 const SCOPE = 'openid profile email address phone';
 

@@ -8,28 +8,25 @@ import type { RunningApi } from '../../../api/server.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { findClient } from '../../../lib/store/clients.js';
 import { findGrant } from '../../../lib/store/grants.js';
-import { runCli, STACK_FRAME, startTestApi, type Json } from '../../support/harness.js';
+import { type Json, sleep, startTestApi } from '../../support/harness.js';
+import { cliOn, expectRefused } from '../../support/cli.js';
+import { testDatabase } from '../../support/database.js';
 import { mintAccessToken } from '../../support/minted-token.js';
-import { FLOW_PASSWORD, jwtClaims, newTestRp, postForm, runCodeFlow } from '../../support/token-flow.js';
+import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
+import { jwtClaims, postForm } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 
-const DATABASE = `keyflow_test_cli_apps_${Date.now()}`;
-const env = { MONGODB_DATABASE: DATABASE };
+const database = testDatabase('cli_apps');
 let api: RunningApi;
 
 beforeAll(async () => {
-  api = await startTestApi(env);
+  api = await startTestApi(database.env);
 }, 60_000);
 afterAll(async () => {
   await api.stop();
 });
 
-async function ok(...args: string[]): Promise<Json> {
-  const r = await runCli(['apps', ...args], env);
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return JSON.parse(r.stdout);
-}
+const { run: cli, ok } = cliOn(database.env, 'apps');
 
 it('verifies, deactivates and reactivates an app, with admin.app.update from the operator', async () => {
   const rp = await newTestRp(api, { allowedScopes: ['openid', 'offline_access'] });
@@ -58,14 +55,14 @@ it('verifies, deactivates and reactivates an app, with admin.app.update from the
   expect(off).toMatchObject({ is_active: false, grants_revoked: 1 });
   expect((await findGrant(api.deps.store, jwtClaims(tokens.access_token).grant_id))!.revokedAt).not.toBeNull();
   expect(await ok('deactivate', rp.id)).toMatchObject({ is_active: false, grants_revoked: 0 });
-  await new Promise((r) => setTimeout(r, 2_100));
+  await sleep(2_100);
   const refresh = await postForm(api, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, rp.auth);
   expect({ status: refresh.res.status, error: refresh.body.error }).toEqual({ status: 401, error: 'invalid_client' });
 
   const on = await ok('reactivate', rp.id);
   expect(on).toEqual(await answered(0));
   expect(on).toMatchObject({ is_active: true });
-  await new Promise((r) => setTimeout(r, 2_100));
+  await sleep(2_100);
   expect((await runCodeFlow(api, rp, 'openid')).tokens.access_token).toEqual(expect.any(String));
 
   const records = await auditLog(api.deps.store).find({ name: 'admin.app.update' }).sort({ createdAt: 1 }).toArray();
@@ -83,9 +80,5 @@ it.each([
   [['deactivate', 'x', '--unverify'], /unverify/],
   [['frobnicate'], /unknown command: clients frobnicate/],
 ])('refuses %j with exit 2', async (args, message) => {
-  const r = await runCli(['apps', ...args], env);
-  expect(r.code).toBe(2);
-  expect(r.stdout).toBe('');
-  expect(r.stderr).toMatch(message);
-  expect(r.stderr).not.toMatch(STACK_FRAME);
+  expectRefused(await cli(...args), 2, message);
 });

@@ -4,9 +4,11 @@
 // shows; bad arguments exit 2. Runs on a database of its own with Temporal
 // unreachable for the CLI (events stay in the outbox: the audit log is written
 // either way).
-import { runCli, STACK_FRAME, type Json } from '../../support/harness.js';
+import { STACK_FRAME, type Json } from '../../support/harness.js';
+import { runCli } from '../../support/cli.js';
+import { testDatabase } from '../../support/database.js';
 
-const env = { MONGODB_DATABASE: `keyflow_test_cli_audit_${Date.now()}`, TEMPORAL_ADDRESS: '127.0.0.1:9' };
+const env = { ...testDatabase('cli_audit').env, TEMPORAL_ADDRESS: '127.0.0.1:9' };
 const list = async (...args: string[]) => {
   const r = await runCli(['audit', 'list', ...args], env);
   expect(r.code).toBe(0);

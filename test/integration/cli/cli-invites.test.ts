@@ -7,30 +7,19 @@
 import type { RunningApi } from '../../../api/server.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
-import { runCli, STACK_FRAME, startTestApi, type Json, type ProcessResult } from '../../support/harness.js';
+import { startTestApi, type Json } from '../../support/harness.js';
+import { cliOn, expectRefused } from '../../support/cli.js';
+import { testDatabase } from '../../support/database.js';
 
-const DATABASE = `keyflow_test_cli_invites_${Date.now()}`;
-const env = { MONGODB_DATABASE: DATABASE };
+const database = testDatabase('cli_invites');
 let api: RunningApi;
 
 beforeAll(async () => {
-  api = await startTestApi(env);
+  api = await startTestApi(database.env);
 }, 60_000);
 afterAll(() => api.stop());
 
-const cli = (...args: string[]) => runCli(args, env);
-async function ok(...args: string[]): Promise<Json> {
-  const r = await cli(...args);
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return JSON.parse(r.stdout);
-}
-function refused(r: ProcessResult, code: number, message: RegExp): void {
-  expect(r.code).toBe(code);
-  expect(r.stdout).toBe('');
-  expect(r.stderr).toMatch(message);
-  expect(r.stderr).not.toMatch(STACK_FRAME);
-}
+const { run: cli, ok } = cliOn(database.env);
 
 it('creates (the link once), lists and revokes invitations; /signup takes the link; the audit log has the operator and no token', async () => {
   const created = await ok('invites', 'create', '--email', 'Invitee@Example.com', '--role', 'admin', '--expires-in-days', '30');
@@ -74,21 +63,21 @@ it('config set registration switches the modes /signup follows', async () => {
   expect((await fetch(`${api.url}/signup`)).status).toBe(200);
   await ok('config', 'set', 'registration', 'closed');
   expect((await fetch(`${api.url}/signup`)).status).toBe(403);
-  refused(await cli('config', 'set', 'registration', 'everyone'), 2, /registration: must be one of open, invite, closed/);
+  expectRefused(await cli('config', 'set', 'registration', 'everyone'), 2, /registration: must be one of open, invite, closed/);
   await ok('config', 'set', 'registration', 'invite');
 });
 
 it('refuses bad values, usage errors and unknown invitations (exit 2), revoking a used one (exit 1)', async () => {
-  refused(await cli('invites', 'create', '--role', 'owner'), 2, /role: must be user or admin/);
-  refused(await cli('invites', 'create', '--email', 'nope'), 2, /email: must be an email address/);
-  refused(await cli('invites', 'create', '--expires-in-days', '91'), 2, /--expires-in-days must be a whole number from 1 to 90/);
-  refused(await cli('invites', 'create', '--expires-in-days', '1.5'), 2, /--expires-in-days/);
-  refused(await cli('invites', 'create', '--limit', '3'), 2, /unknown option --limit/);
-  refused(await cli('invites', 'create', 'extra'), 2, /unexpected argument: extra/);
-  refused(await cli('invites', 'revoke'), 2, /the invitation id is required/);
-  refused(await cli('invites', 'revoke', 'no-such-id'), 2, /no invitation with id no-such-id/);
-  refused(await cli('invites', 'list', '--limit', '0'), 2, /--limit/);
-  refused(await cli('invites', 'nope'), 2, /unknown command: invites nope/);
+  expectRefused(await cli('invites', 'create', '--role', 'owner'), 2, /role: must be user or admin/);
+  expectRefused(await cli('invites', 'create', '--email', 'nope'), 2, /email: must be an email address/);
+  expectRefused(await cli('invites', 'create', '--expires-in-days', '91'), 2, /--expires-in-days must be a whole number from 1 to 90/);
+  expectRefused(await cli('invites', 'create', '--expires-in-days', '1.5'), 2, /--expires-in-days/);
+  expectRefused(await cli('invites', 'create', '--limit', '3'), 2, /unknown option --limit/);
+  expectRefused(await cli('invites', 'create', 'extra'), 2, /unexpected argument: extra/);
+  expectRefused(await cli('invites', 'revoke'), 2, /the invitation id is required/);
+  expectRefused(await cli('invites', 'revoke', 'no-such-id'), 2, /no invitation with id no-such-id/);
+  expectRefused(await cli('invites', 'list', '--limit', '0'), 2, /--limit/);
+  expectRefused(await cli('invites', 'nope'), 2, /unknown command: invites nope/);
 
   const used = await ok('invites', 'create');
   const browser = new HttpUser(api.url);
@@ -97,5 +86,5 @@ it('refuses bad values, usage errors and unknown invitations (exit 2), revoking 
   const done = await browser.submit(await form.text(), '/signup', { email: uniqueEmail('cli-used'), name: 'Used', password, confirm: password });
   expect(new URL(done.url).pathname).toBe('/account');
   expect((await ok('invites', 'list')).find((r: Json) => r.id === used.id)).toMatchObject({ state: 'used', used_by: expect.any(String) });
-  refused(await cli('invites', 'revoke', used.id), 1, /already been used/);
+  expectRefused(await cli('invites', 'revoke', used.id), 1, /already been used/);
 });

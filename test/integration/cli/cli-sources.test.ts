@@ -5,57 +5,26 @@
 // with the source's social accounts, the audit log with the operator as actor
 // and no secret, and refusals: invalid input, usage and unknown sources exit 2,
 // a taken slug exits 1; never a stack trace.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import type { RunningApi } from '../../../api/server.js';
 import { open } from '../../../lib/security/kek.js';
 import { newId } from '../../../lib/security/secrets.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { findSocialAccount, insertSocialAccount } from '../../../lib/store/oauth-sources.js';
-import { PROJECT_ROOT } from '../../../tools/embedded/servers.js';
-import { runCli, STACK_FRAME, startTestApi, type Json, type ProcessResult } from '../../support/harness.js';
-import { isolatedEnv } from '../../support/test-worker.js';
+import { startTestApi, type Json } from '../../support/harness.js';
+import { cliOn, expectRefused } from '../../support/cli.js';
+import { testDatabase } from '../../support/database.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 
-const DATABASE = `keyflow_test_cli_sources_${Date.now()}`;
-const env = { MONGODB_DATABASE: DATABASE };
+const database = testDatabase('cli_sources');
 const SECRET = 'cli-upstream-secret-9e107d9d372bb682';
 let api: RunningApi;
 
 beforeAll(async () => {
-  api = await startTestApi(env);
+  api = await startTestApi(database.env);
 }, 60_000);
 afterAll(() => api.stop());
 
-const cli = (...args: string[]) => runCli(['sources', ...args], env);
-async function ok(...args: string[]): Promise<Json> {
-  const r = await cli(...args);
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return JSON.parse(r.stdout);
-}
-function refused(r: ProcessResult, code: number, message: RegExp): void {
-  expect(r.code).toBe(code);
-  expect(r.stdout).toBe('');
-  expect(r.stderr).toMatch(message);
-  expect(r.stderr).not.toMatch(STACK_FRAME);
-}
-
-/** The CLI with `input` on its stdin (runCli gives none). */
-function cliWithStdin(input: string, ...args: string[]): Promise<ProcessResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist/lib/cli/keyflow.js'), 'sources', ...args], {
-      env: Object.fromEntries(Object.entries({ ...process.env, ...isolatedEnv(env) }).filter(([, v]) => v !== undefined)),
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const { run: cli, ok, withInput: cliWithStdin } = cliOn(database.env, 'sources');
 
 const sealedSecret = async (id: string) => {
   const doc = await api.deps.store.oauthSources.findOne({ _id: id });
@@ -151,7 +120,7 @@ it('adds, lists, updates and removes sources; the secret is sealed, never printe
   });
   expect(await ok('remove', 'forge')).toEqual({ deleted: forge.id, slug: 'forge', social_accounts_unlinked: 1 });
   expect(await findSocialAccount(api.deps.store, forge.id, '4242')).toBeNull();
-  refused(await cli('remove', 'forge'), 2, /no OAuth source with id or slug forge/);
+  expectRefused(await cli('remove', 'forge'), 2, /no OAuth source with id or slug forge/);
 
   const records = await auditLog(api.deps.store)
     .find({ name: /^oauth_source\./ })
@@ -170,22 +139,26 @@ it('adds, lists, updates and removes sources; the secret is sealed, never printe
 
 it('refuses invalid input, usage errors and unknown sources with exit 2, a taken slug with exit 1', async () => {
   const base = ['--name', 'X', '--client-id', 'x'];
-  refused(await cli('add', ...base, '--slug', 'insecure', '--issuer', 'http://idp.example'), 2, /invalid input: issuer: must use https/);
-  refused(await cli('add', ...base, '--slug', 'Bad Slug', '--issuer', 'https://idp.example'), 2, /invalid input: slug/);
-  refused(await cli('add', ...base, '--slug', 'noissuer'), 2, /an oidc source needs issuer/);
-  refused(await cli('add', '--name', 'X', '--slug', 'x', '--issuer', 'https://idp.example'), 2, /--client-id is required/);
-  refused(await cli('add', ...base, '--slug', 'x', '--issuer', 'https://i.example', '--token-endpoint', 'https://t.example'), 2, /not both/);
-  refused(await cli('add', ...base, '--slug', 'x', '--issuer', 'https://i.example', '--claim', 'colour=blue'), 2, /--claim must be FIELD=CLAIM/);
-  refused(await cli('add', ...base, '--slug', 'x', '--issuer', 'https://i.example', '--client-secret', 's', '--client-secret-stdin'), 2, /at most one/);
-  refused(await cli('add', ...base, '--bogus'), 2, /Unknown option '--bogus'/);
-  refused(await cli('update', 'nope', '--name', 'Y'), 2, /no OAuth source with id or slug nope/);
-  refused(await cli('update'), 2, /the source \(id or slug\) is required/);
-  refused(await cli('remove', 'corp', '--name', 'x'), 2, /takes no options/);
-  refused(await cli('frobnicate'), 2, /unknown command: sources frobnicate/);
+  expectRefused(await cli('add', ...base, '--slug', 'insecure', '--issuer', 'http://idp.example'), 2, /invalid input: issuer: must use https/);
+  expectRefused(await cli('add', ...base, '--slug', 'Bad Slug', '--issuer', 'https://idp.example'), 2, /invalid input: slug/);
+  expectRefused(await cli('add', ...base, '--slug', 'noissuer'), 2, /an oidc source needs issuer/);
+  expectRefused(await cli('add', '--name', 'X', '--slug', 'x', '--issuer', 'https://idp.example'), 2, /--client-id is required/);
+  expectRefused(await cli('add', ...base, '--slug', 'x', '--issuer', 'https://i.example', '--token-endpoint', 'https://t.example'), 2, /not both/);
+  expectRefused(await cli('add', ...base, '--slug', 'x', '--issuer', 'https://i.example', '--claim', 'colour=blue'), 2, /--claim must be FIELD=CLAIM/);
+  expectRefused(await cli('add', ...base, '--slug', 'x', '--issuer', 'https://i.example', '--client-secret', 's', '--client-secret-stdin'), 2, /at most one/);
+  expectRefused(await cli('add', ...base, '--bogus'), 2, /Unknown option '--bogus'/);
+  expectRefused(await cli('update', 'nope', '--name', 'Y'), 2, /no OAuth source with id or slug nope/);
+  expectRefused(await cli('update'), 2, /the source \(id or slug\) is required/);
+  expectRefused(await cli('remove', 'corp', '--name', 'x'), 2, /takes no options/);
+  expectRefused(await cli('frobnicate'), 2, /unknown command: sources frobnicate/);
 
   await ok('add', ...base, '--slug', 'taken', '--issuer', 'https://idp.example');
   await ok('add', ...base, '--slug', 'other', '--issuer', 'https://idp.example');
-  refused(await cli('add', ...base, '--slug', 'taken', '--issuer', 'https://idp.example'), 1, /error: the slug taken is taken/);
-  refused(await cli('update', 'other', '--slug', 'taken'), 1, /error: the slug taken is taken/);
-  refused(await cli('update', 'other', '--token-endpoint', 'https://t.example', '--authorization-endpoint', 'https://a.example'), 2, /oauth2 source needs/);
+  expectRefused(await cli('add', ...base, '--slug', 'taken', '--issuer', 'https://idp.example'), 1, /error: the slug taken is taken/);
+  expectRefused(await cli('update', 'other', '--slug', 'taken'), 1, /error: the slug taken is taken/);
+  expectRefused(
+    await cli('update', 'other', '--token-endpoint', 'https://t.example', '--authorization-endpoint', 'https://a.example'),
+    2,
+    /oauth2 source needs/,
+  );
 }, 90_000);

@@ -9,19 +9,19 @@ import type { RunningApi } from '../../../api/server.js';
 import { freePort } from '../../../tools/embedded/ports.js';
 import { webhookOutbox } from '../../../lib/store/webhook-outbox.js';
 import { updateTeam } from '../../../lib/store/teams.js';
-import { createWebhook } from '../../../lib/store/webhooks.js';
-import { eventually, runCli, STACK_FRAME, startTestApi, type Json } from '../../support/harness.js';
+import { eventually, STACK_FRAME, startTestApi, type Json } from '../../support/harness.js';
+import { cliOn, runCli } from '../../support/cli.js';
+import { testDatabase } from '../../support/database.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { addHook, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
-const DATABASE = `keyflow_test_cli_teams_${Date.now()}`;
-const env = { MONGODB_DATABASE: DATABASE };
+const database = testDatabase('cli_teams');
 const PASSWORD = 'cli teams test password';
 let api: RunningApi;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  api = await startTestApi(env);
+  api = await startTestApi(database.env);
   receiver = await startWebhookReceiver();
 }, 60_000);
 afterAll(async () => {
@@ -29,17 +29,10 @@ afterAll(async () => {
   await api.stop();
 });
 
-const cli = (...args: string[]) => runCli(['teams', ...args], env);
-/** A command that must succeed: its JSON output. */
-async function ok(...args: string[]): Promise<Json> {
-  const r = await cli(...args);
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return JSON.parse(r.stdout);
-}
+const { run: cli, ok } = cliOn(database.env, 'teams');
 const user = (prefix: string) => newUser(api.deps, { prefix, password: PASSWORD });
 const slugs = (teams: Json[]) => teams.map((t: Json) => t.slug);
-const auditRecords = async () => JSON.parse((await runCli(['audit', 'list', '--limit', '1000'], env)).stdout) as Json[];
+const auditRecords = async () => JSON.parse((await runCli(['audit', 'list', '--limit', '1000'], database.env)).stdout) as Json[];
 
 describe('keyflow teams', () => {
   let owner: FixtureUser;
@@ -135,14 +128,7 @@ describe('keyflow teams', () => {
     expect(slugs(await ok('list'))).toEqual(['infra', 'platform']);
 
     const hookPath = '/admin-team-delete';
-    const { secret } = await createWebhook(api.deps.store, api.deps.kek, {
-      scope: 'admin',
-      ownerUserId: null,
-      name: 'team deletions',
-      url: `${receiver.url}${hookPath}`,
-      events: ['admin.team.delete'],
-    });
-    receiver.secrets.set(hookPath, secret);
+    await addHook(api.deps, receiver, hookPath, { name: 'team deletions', events: ['admin.team.delete'] });
     // Deepest first; memberships go with their teams.
     expect(await ok('delete', 'platform', '--cascade')).toEqual({ deleted: [infra.id, platform.id] });
     expect(await ok('list')).toEqual([]);
@@ -181,13 +167,13 @@ describe('keyflow teams', () => {
         .map((r) => r.data.slug)
         .sort(),
     ).toEqual(['infra', 'platform']);
-    const filtered = JSON.parse((await runCli(['audit', 'list', '--event', 'admin.team.delete'], env)).stdout) as Json[];
+    const filtered = JSON.parse((await runCli(['audit', 'list', '--event', 'admin.team.delete'], database.env)).stdout) as Json[];
     expect(filtered).toHaveLength(2);
   }, 120_000);
 
   it('deletes while Temporal is unreachable: the command succeeds, the event waits in the outbox', async () => {
     const team = await ok('create', '--name', 'Short lived', '--slug', 'short-lived', '--owner', owner.email);
-    const r = await runCli(['teams', 'delete', 'short-lived'], { ...env, TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` });
+    const r = await runCli(['teams', 'delete', 'short-lived'], { ...database.env, TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ deleted: [team.id] });
     expect(r.stderr).toMatch(/^keyflow: note: Temporal is not reachable at .*; webhooks get this change \(admin\.team\.delete\) once Keyflow is running\n$/);

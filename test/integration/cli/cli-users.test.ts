@@ -7,35 +7,25 @@
 import type { RunningApi } from '../../../api/server.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import { runCli, STACK_FRAME, startTestApi, type Json, type ProcessResult } from '../../support/harness.js';
-import { FLOW_PASSWORD, newTestRp, postForm, runCodeFlow } from '../../support/token-flow.js';
+import { startTestApi, type Json } from '../../support/harness.js';
+import { cliOn, expectRefused } from '../../support/cli.js';
+import { testDatabase } from '../../support/database.js';
+import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
+import { postForm } from '../../support/http.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser, uniqueEmail } from '../../../tools/fixtures/users.js';
 import { addTestPasskey } from '../../support/passkeys.js';
 import { mintAccessToken } from '../../support/minted-token.js';
 
-const DATABASE = `keyflow_test_cli_users_${Date.now()}`;
-const env = { MONGODB_DATABASE: DATABASE };
+const database = testDatabase('cli_users');
 let api: RunningApi;
 
 beforeAll(async () => {
-  api = await startTestApi(env);
+  api = await startTestApi(database.env);
 }, 60_000);
 afterAll(() => api.stop());
 
-const cli = (...args: string[]) => runCli(args, env);
-async function ok(...args: string[]): Promise<Json> {
-  const r = await cli(...args);
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return JSON.parse(r.stdout);
-}
-function refused(r: ProcessResult, code: number, message: RegExp): void {
-  expect(r.code).toBe(code);
-  expect(r.stdout).toBe('');
-  expect(r.stderr).toMatch(message);
-  expect(r.stderr).not.toMatch(STACK_FRAME);
-}
+const { run: cli, ok } = cliOn(database.env);
 
 const operatorEvents = async (userId: string) =>
   (await auditLog(api.deps.store).find({ 'data.user_id': userId }).sort({ createdAt: 1 }).toArray()).map((r) => [r.name, r.actor.type, r.data.changed]);
@@ -87,19 +77,19 @@ describe('keyflow users', () => {
     expect(out).not.toHaveProperty('passwordHash');
     expect(await operatorEvents(user._id)).toEqual([['admin.user.update', 'operator', ['name', 'email', 'username', 'role']]]);
 
-    refused(await cli('users', 'update', user._id, '--role', 'root'), 2, /invalid input: role/);
-    refused(await cli('users', 'update', user._id), 2, /needs at least one of/);
-    refused(await cli('users', 'update', 'nobody@example.com', '--name', 'x'), 2, /no user with email nobody@example.com/);
-    refused(await cli('users', 'update', user._id, '--email', other.email), 1, /already exists/);
-    refused(await cli('users', 'disable'), 2, /the user \(id or email\) is required/);
-    refused(await cli('tokens', 'revoke'), 2, /--user is required/);
+    expectRefused(await cli('users', 'update', user._id, '--role', 'root'), 2, /invalid input: role/);
+    expectRefused(await cli('users', 'update', user._id), 2, /needs at least one of/);
+    expectRefused(await cli('users', 'update', 'nobody@example.com', '--name', 'x'), 2, /no user with email nobody@example.com/);
+    expectRefused(await cli('users', 'update', user._id, '--email', other.email), 1, /already exists/);
+    expectRefused(await cli('users', 'disable'), 2, /the user \(id or email\) is required/);
+    expectRefused(await cli('tokens', 'revoke'), 2, /--user is required/);
   });
 
   it('update marks a phone number verified, or not; refuses it without a number (2) and a value not true or false (2)', async () => {
     const { user } = await newUser(api.deps, { prefix: 'cli-phone', password: FLOW_PASSWORD });
-    refused(await cli('users', 'update', user._id, '--phone-number-verified', 'true'), 2, /phone_number_verified: the user has no phone number/);
+    expectRefused(await cli('users', 'update', user._id, '--phone-number-verified', 'true'), 2, /phone_number_verified: the user has no phone number/);
     await api.deps.store.users.updateOne({ _id: user._id }, { $set: { phoneNumber: '+15550100' } });
-    refused(await cli('users', 'update', user._id, '--phone-number-verified', 'yes'), 2, /--phone-number-verified must be true or false/);
+    expectRefused(await cli('users', 'update', user._id, '--phone-number-verified', 'yes'), 2, /--phone-number-verified must be true or false/);
     expect(await ok('users', 'update', user._id, '--phone-number-verified', 'true')).toMatchObject({ phone_number: '+15550100', phone_number_verified: true });
     expect(await ok('users', 'update', user._id, '--phone-number-verified', 'false')).toMatchObject({ phone_number_verified: false });
     expect(await operatorEvents(user._id)).toEqual([
@@ -181,16 +171,28 @@ describe('keyflow users', () => {
     // The token is stored only as its hash.
     expect(JSON.stringify(await api.deps.store.personalAccessTokens.find({ userId: user._id }).toArray())).not.toContain(made.token);
     // Beyond the user's own reach (an admin scope, a site scope, offline_access), past the lifetime cap, or malformed: exit 2.
-    refused(
+    expectRefused(
       await cli('tokens', 'create', '--user', user.email, '--name', 'x', '--scope', 'admin:users:read', '--expires-in-days', '1'),
       2,
       /not available: admin:users:read/,
     );
-    refused(await cli('tokens', 'create', '--user', user.email, '--name', 'x', '--scope', 'site:user:read', '--expires-in-days', '1'), 2, /not available/);
-    refused(await cli('tokens', 'create', '--user', user.email, '--name', 'x', '--scope', 'apps:read', '--expires-in-days', '99999'), 2, /at most 365 days/);
-    refused(await cli('tokens', 'create', '--user', user.email, '--name', 'x', '--scope', 'apps:read', '--expires-in-days', 'soon'), 2, /expiresInDays|days/);
-    refused(await cli('tokens', 'create', '--user', user.email, '--scope', 'apps:read', '--expires-in-days', '1'), 2, /--name is required/);
-    refused(await cli('tokens', 'create', '--user', 'nobody@example.com', '--name', 'x', '--scope', 'apps:read', '--expires-in-days', '1'), 2, /no user/);
+    expectRefused(
+      await cli('tokens', 'create', '--user', user.email, '--name', 'x', '--scope', 'site:user:read', '--expires-in-days', '1'),
+      2,
+      /not available/,
+    );
+    expectRefused(
+      await cli('tokens', 'create', '--user', user.email, '--name', 'x', '--scope', 'apps:read', '--expires-in-days', '99999'),
+      2,
+      /at most 365 days/,
+    );
+    expectRefused(
+      await cli('tokens', 'create', '--user', user.email, '--name', 'x', '--scope', 'apps:read', '--expires-in-days', 'soon'),
+      2,
+      /expiresInDays|days/,
+    );
+    expectRefused(await cli('tokens', 'create', '--user', user.email, '--scope', 'apps:read', '--expires-in-days', '1'), 2, /--name is required/);
+    expectRefused(await cli('tokens', 'create', '--user', 'nobody@example.com', '--name', 'x', '--scope', 'apps:read', '--expires-in-days', '1'), 2, /no user/);
   });
 
   it('keeps the last enabled admin: demote, disable and delete exit 1', async () => {
@@ -199,9 +201,9 @@ describe('keyflow users', () => {
     await api.deps.store.users.updateMany({ role: 'admin' }, { $set: { role: 'user' } });
     try {
       const { user } = await newUser(api.deps, { prefix: 'cli-last', password: FLOW_PASSWORD, admin: true });
-      refused(await cli('users', 'update', user._id, '--role', 'user'), 1, /last enabled administrator/);
-      refused(await cli('users', 'disable', user._id), 1, /last enabled administrator/);
-      refused(await cli('users', 'delete', user._id), 1, /last enabled administrator/);
+      expectRefused(await cli('users', 'update', user._id, '--role', 'user'), 1, /last enabled administrator/);
+      expectRefused(await cli('users', 'disable', user._id), 1, /last enabled administrator/);
+      expectRefused(await cli('users', 'delete', user._id), 1, /last enabled administrator/);
       const still = await api.deps.store.users.findOne({ _id: user._id });
       expect([still!.role, still!.disabled === true]).toEqual(['admin', false]);
       await newUser(api.deps, { prefix: 'cli-second', password: FLOW_PASSWORD, admin: true });

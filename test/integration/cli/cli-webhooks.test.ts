@@ -3,18 +3,16 @@
 // usage errors (exit 2) for an unknown id and bad arguments. One delivery is
 // real (event pipeline → WebhookDelivery workflow → a verifying receiver);
 // the others are written into the history directly.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import type { RunningApi } from '../../../api/server.js';
-import { PROJECT_ROOT } from '../../../tools/embedded/servers.js';
 import { recentDeliveries, recordDelivery, type WebhookDeliveryDoc } from '../../../lib/store/webhook-history.js';
-import { createWebhook } from '../../../lib/store/webhooks.js';
-import { eventually, runCli, STACK_FRAME, startTestApi } from '../../support/harness.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { eventually, startTestApi } from '../../support/harness.js';
+import { CLI_ENTRY, expectRefused, runCli, startEntry } from '../../support/cli.js';
+import { testDatabase } from '../../support/database.js';
+import { addHook, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
-const DATABASE = 'keyflow_test_cli_webhooks';
+const database = testDatabase('cli_webhooks');
 const USER = 'user-cli-webhooks';
-const env = { MONGODB_DATABASE: DATABASE };
+const env = database.env;
 /** A tail line's fields: time, event, outcome, status or error kind, duration (ms), delivery id. */
 const fields = (line: string): string[] => {
   const parts = line.split(/ {2,}/);
@@ -26,7 +24,7 @@ const fields = (line: string): string[] => {
 let api: RunningApi;
 let receiver: WebhookReceiver;
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: DATABASE });
+  api = await startTestApi(env);
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
@@ -34,17 +32,7 @@ afterAll(async () => {
   await api.stop();
 });
 
-async function hook(path: string) {
-  const created = await createWebhook(api.deps.store, api.deps.kek, {
-    scope: 'user',
-    ownerUserId: USER,
-    name: path,
-    url: `${receiver.url}${path}`,
-    events: ['*'],
-  });
-  receiver.secrets.set(path, created.secret);
-  return created.webhook;
-}
+const hook = async (path: string) => (await addHook(api.deps, receiver, path, { ownerUserId: USER, events: ['*'] })).webhook;
 
 const record = (webhookId: string, i: number, over: Partial<WebhookDeliveryDoc> = {}): WebhookDeliveryDoc => ({
   _id: `00000000-0000-8000-8000-${String(i).padStart(12, '0')}`,
@@ -125,31 +113,22 @@ describe('keyflow webhooks tail', () => {
     const webhook = await hook('/tail-follow');
     await recordDelivery(api.deps.store, record(webhook._id, 1));
     await recordDelivery(api.deps.store, record(webhook._id, 2));
-    const child = spawn(
-      process.execPath,
-      ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist', 'lib/cli/keyflow.js'), 'webhooks', 'tail', webhook._id, '--follow'],
-      {
-        env: { ...process.env, ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const { child, output, result } = startEntry(CLI_ENTRY, ['webhooks', 'tail', webhook._id, '--follow'], env);
+    const stdout = () => output().stdout;
     try {
-      await eventually(() => expect(stdout.trimEnd().split('\n')).toHaveLength(2), 15_000);
+      await eventually(() => expect(stdout().trimEnd().split('\n')).toHaveLength(2), 15_000);
       await recordDelivery(api.deps.store, record(webhook._id, 3, { event: 'app.deleted', success: false, statusCode: null, error: 'unreachable' }));
-      await eventually(() => expect(stdout.trimEnd().split('\n')).toHaveLength(3), 15_000);
-      const ids = stdout
+      await eventually(() => expect(stdout().trimEnd().split('\n')).toHaveLength(3), 15_000);
+      const ids = stdout()
         .trimEnd()
         .split('\n')
         .map((l) => fields(l)[5]);
       expect(ids).toEqual([1, 2, 3].map((i) => record('', i)._id));
-      expect(fields(stdout.trimEnd().split('\n')[2]!).slice(1, 4)).toEqual(['app.deleted', 'failure', 'unreachable']);
+      expect(fields(stdout().trimEnd().split('\n')[2]!).slice(1, 4)).toEqual(['app.deleted', 'failure', 'unreachable']);
     } finally {
       child.kill('SIGINT');
     }
-    expect(await exited).toBe(0);
+    expect((await result).code).toBe(0);
   }, 60_000);
 
   it.each([
@@ -164,11 +143,7 @@ describe('keyflow webhooks tail', () => {
   ])(
     '%j is a usage error: exit 2, message on stderr, nothing on stdout',
     async (args, message) => {
-      const r = await runCli(args, env);
-      expect(r.code).toBe(2);
-      expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(message);
-      expect(r.stderr).not.toMatch(STACK_FRAME);
+      expectRefused(await runCli(args, env), 2, message);
     },
     30_000,
   );

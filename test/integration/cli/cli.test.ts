@@ -14,9 +14,11 @@ import { parsePublicKey } from '../../../lib/gpg/public-key.js';
 import { addDomain } from '../../../lib/store/domains.js';
 import { insertSocialAccount } from '../../../lib/store/oauth-sources.js';
 import { createTeam, userActor } from '../../../lib/teams/team-changes.js';
-import { eventually, runCli, runCli as runCliShared, STACK_FRAME, startTestApi, testConfig } from '../../support/harness.js';
+import { eventually, startTestApi, testConfig } from '../../support/harness.js';
+import { expectRefused, runCli, runCli as runCliShared } from '../../support/cli.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
-import { expectFamilyRevoked, newTestRp, postForm, runCodeFlow } from '../../support/token-flow.js';
+import { expectFamilyRevoked, newTestRp, runCodeFlow } from '../../support/token-flow.js';
+import { postForm } from '../../support/http.js';
 import { addTestPasskey } from '../../support/passkeys.js';
 import { RETIRED_KEY_RETENTION_SECONDS, SIGNING_LEAD_SECONDS } from '../../../lib/domain/key-phases.js';
 
@@ -68,11 +70,7 @@ describe('keyflow users', () => {
     [['frobnicate'], /unknown command: frobnicate/],
     [[], /usage: keyflow/],
   ])('%j is a usage error: exit 2, message on stderr, nothing on stdout', async (args, message) => {
-    const r = await runCli(args);
-    expect(r.code).toBe(2);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(message);
-    expect(r.stderr).not.toMatch(STACK_FRAME);
+    expectRefused(await runCli(args), 2, message);
   });
 });
 

@@ -8,6 +8,7 @@ import { newSecret } from '../../../lib/security/secrets.js';
 import { createClient, findClient } from '../../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { basicAuthEncoded, requestJson } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { withPkce, withVerifier } from '../../../tools/fixtures/pkce.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
@@ -28,14 +29,7 @@ async function userWithTokens() {
   return { email, user, rw: await token(['apps:read', 'apps:write']), ro: await token(['apps:read']), wo: await token(['apps:write']) };
 }
 
-async function call(token: string | null, method: string, path = '', body?: unknown) {
-  const res = await fetch(`${issuer}/api/oauth/me/apps${path}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return { res, body: res.status === 204 ? null : ((await res.json()) as Json) };
-}
+const call = (token: string | null, method: string, path = '', body?: unknown) => requestJson(`${issuer}/api/oauth/me/apps${path}`, method, { token, body });
 
 /**
  * An OAuth access token (apps:read apps:write) from a browser-like sign-in: with
@@ -58,7 +52,7 @@ async function oauthToken(email: string, extra: Record<string, string>, totpSecr
   if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const res = await fetch(`${issuer}/api/oauth/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client._id, clientSecret!) },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuthEncoded(client._id, clientSecret!) },
     body: new URLSearchParams(withVerifier({ grant_type: 'authorization_code', code: step.external!.searchParams.get('code')!, redirect_uri: REDIRECT_UP })),
   });
   return ((await res.json()) as Json).access_token;
@@ -75,12 +69,11 @@ async function mfaToken(user: { _id: string }, email: string): Promise<string> {
   return oauthToken(email, { acr_values: 'mfa' }, secret);
 }
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 /** The token endpoint's verdict on a client secret: invalid_grant (bogus code) when the secret is right, invalid_client when not. */
 async function secretVerdict(clientId: string, secret: string): Promise<string> {
   const res = await fetch(`${issuer}/api/oauth/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(clientId, secret) },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuthEncoded(clientId, secret) },
     body: new URLSearchParams(withVerifier({ grant_type: 'authorization_code', code: newSecret(), redirect_uri: 'https://app.example/cb' })),
   });
   return ((await res.json()) as Json).error;

@@ -3,11 +3,11 @@
 // page's CSP admitting exactly the logo's https origin), its name linking to
 // client_uri, its privacy policy and terms of service links; everything
 // escaped; a logo that is not https neither shown nor admitted.
-import type { Browser, BrowserContext, Page, Response as PageResponse } from 'playwright-core';
+import type { Page, Response as PageResponse } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import { launchBrowser, startRpCallback, type RpCallback } from '../../support/browser.js';
+import { type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
 import { startLocalhostApi, type Json } from '../../support/harness.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
@@ -22,19 +22,15 @@ const CSP_WITHOUT_LOGO = "img-src 'self' data:;";
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
+const browser = useBrowser();
 let rp: RpCallback;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   api = await startLocalhostApi();
   issuer = api.deps.config.issuer;
-  browser = await launchBrowser();
   rp = await startRpCallback();
 });
 afterAll(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-  await browser?.close();
   await rp?.close();
   await api?.stop();
 });
@@ -42,7 +38,6 @@ afterAll(async () => {
 /** A page in a fresh context whose requests to the logo's origin are answered with PNG; `logoHits` counts them. */
 async function newPage(): Promise<{ page: Page; logoHits: string[] }> {
   const context = await browser.newContext();
-  contexts.push(context);
   const logoHits: string[] = [];
   await context.route(`${LOGO_ORIGIN}/**`, (route) => {
     logoHits.push(route.request().url());

@@ -7,7 +7,8 @@ import { deleteClient } from '../../../lib/store/clients.js';
 import { createUser } from '../../../lib/store/users.js';
 import { startTestApi, type Json } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
-import { expectFamilyRevoked, FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, postForm, runCodeFlow, type TestRp } from '../../support/token-flow.js';
+import { expectFamilyRevoked, FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
+import { getUserinfo, postForm } from '../../support/http.js';
 
 let api: RunningApi;
 let issuer: string;
@@ -17,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-const userinfo = (accessToken: string) => fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+const userinfo = (accessToken: string) => getUserinfo(issuer, accessToken);
 
 /** An app owner, signed in, with an access token of a dashboard client carrying apps:read and apps:write. */
 async function owner() {

@@ -15,6 +15,7 @@ import { createPersonalAccessToken } from '../../../lib/store/personal-access-to
 import { createUser } from '../../../lib/store/users.js';
 import { startTestApi, type Json } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
+import { testDatabase } from '../../support/database.js';
 
 const REDIRECT = 'https://outbound-uris-rp.example/cb';
 let api: RunningApi;
@@ -136,7 +137,7 @@ describe('the jwks_uri fetch', () => {
     const admittedPort = await jwksServer();
     const webhooksOnlyPort = await jwksServer();
     const scoped = await startTestApi({
-      MONGODB_DATABASE: 'keyflow_test_outbound_uris',
+      ...testDatabase('outbound_uris').env,
       OUTBOUND_ALLOWLIST: `jwks_uri=127.0.0.1:${admittedPort},webhooks=127.0.0.1:${webhooksOnlyPort},webhooks=localhost:*`,
     });
     try {

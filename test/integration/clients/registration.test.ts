@@ -8,6 +8,7 @@ import { newSecret } from '../../../lib/security/secrets.js';
 import { createClient, findClient } from '../../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { basicAuthEncoded } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 
@@ -35,8 +36,6 @@ async function register(body: unknown, token?: string, headers: Record<string, s
   });
   return { res, body: (await res.json()) as Json };
 }
-
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 async function tokenRequest(body: Record<string, string>, headers: Record<string, string> = {}) {
   const res = await fetch(`${issuer}/api/oauth/token`, {
@@ -81,7 +80,7 @@ async function codeFlow(
   if (!clientSecret) body.client_id = clientId;
   const res = await fetch(`${on}/api/oauth/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(clientSecret ? { authorization: basic(clientId, clientSecret) } : {}) },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(clientSecret ? { authorization: basicAuthEncoded(clientId, clientSecret) } : {}) },
     body: new URLSearchParams(body),
   });
   return { res, body: (await res.json()) as Json };
@@ -344,7 +343,7 @@ describe('client registration management', () => {
     await eventually(async () => {
       const t = await tokenRequest(
         { grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT },
-        { authorization: basic(doc.client_id, doc.client_secret) },
+        { authorization: basicAuthEncoded(doc.client_id, doc.client_secret) },
       );
       expect(t.body.error).toBe('invalid_client');
     }, 5_000);

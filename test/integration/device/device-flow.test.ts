@@ -13,10 +13,12 @@ import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
 import { deviceWorkflowId } from '../../../lib/domain/device-authorization.js';
 import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
-import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { eventually, type Json, sleep, startTestApi } from '../../support/harness.js';
+import { postForm } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
+import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'device flow password';
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -56,14 +58,7 @@ const RP: NewClientInput = {
 };
 const USER = { prefix: 'device', password: PASSWORD, name: 'Device User' };
 
-async function post(path: string, body: Record<string, string>, headers: Record<string, string> = {}, base = issuer) {
-  const res = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    body: new URLSearchParams(body),
-  });
-  return { res, body: (await res.json()) as Json };
-}
+const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}, base = issuer) => postForm(base, path, body, headers);
 
 const authorizeDevice = (rp: FixtureRp, params: Record<string, string>, base = issuer) =>
   post('/api/oauth/device_authorization', { ...rp.body, ...params }, rp.headers, base);
@@ -359,7 +354,7 @@ describe('expiry', () => {
     );
     expect(unanswered.expires_in).toBe(2);
     await answer(approved.device_code, approved.user_code, email, 'allow', agent);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 2_500 - Date.now())));
+    await sleep(Math.max(0, started + 2_500 - Date.now()));
     for (const { device_code } of [unanswered, approved]) {
       expect((await poll(rp, device_code)).body).toEqual({ error: 'expired_token', error_description: expect.any(String) });
       await eventually(async () => expect((await handleFor(device_code).describe()).typedSearchAttributes.get(SearchAttributes.state)).toBe('expired'));
@@ -409,7 +404,7 @@ describe('wrong user codes', () => {
   it('are limited per client address (RFC 8628 §5.1)', async () => {
     // An api with a database of its own: using up 127.0.0.1's allowance must not
     // block the other test files that enter codes from the same address.
-    const limited = await startTestApi({ MONGODB_DATABASE: `device_limit_${Date.now()}` });
+    const limited = await startTestApi(testDatabase('device_limit').env);
     try {
       const rp = await newRp(limited.deps, { name: 'Limit RP', redirectUris: [{ value: 'https://device.example/cb' }], allowedScopes: ['openid'] });
       const agent = new HttpUser(limited.url);

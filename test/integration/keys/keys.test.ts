@@ -10,8 +10,8 @@ import { Keyring, SIGNING_ALGS } from '../../../lib/keys/keyring.js';
 import { closeMlDsaWorkers, createMlDsa65, nativeMlDsaAvailable } from '../../../lib/keys/mldsa.js';
 import { Signer } from '../../../lib/keys/signer.js';
 import { verifyOwnJwt } from '../../../lib/keys/verifier.js';
-import { ensureIndexes, openStore, type Store } from '../../../lib/store/db.js';
-import { testConfig } from '../../support/harness.js';
+import { ensureIndexes, type Store } from '../../../lib/store/db.js';
+import { openTestStore, testDatabase } from '../../support/database.js';
 
 // The noble tests start worker threads; end them so this test process can exit.
 afterAll(() => closeMlDsaWorkers());
@@ -46,9 +46,10 @@ describe('keyring', () => {
   let store: Store;
   const kek = loadKek(Buffer.alloc(32, 9), os.tmpdir());
 
+  let databases = 0;
   beforeEach(async () => {
     // A database of its own per test: key generation starts from nothing.
-    store = openStore(testConfig({ MONGODB_DATABASE: `keys_${Date.now()}_${Math.floor(Math.random() * 1e6)}` }));
+    store = openTestStore(testDatabase(`keys_${++databases}`));
     await ensureIndexes(store);
   });
   afterEach(async () => {

@@ -7,14 +7,16 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { RunningApi } from '../../../api/server.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import { runCli, startTestApi, type Json } from '../../support/harness.js';
+import { startTestApi, type Json } from '../../support/harness.js';
+import { runCli } from '../../support/cli.js';
 import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
 import { newUser } from '../../../tools/fixtures/users.js';
+import { testDatabase } from '../../support/database.js';
 
-const DATABASE = `keyflow_test_ml_dsa_off_${Date.now()}`;
+const database = testDatabase('ml_dsa_off');
 let api: RunningApi;
 beforeAll(async () => {
-  api = await startTestApi({ ML_DSA_SIGNING: 'off', MONGODB_DATABASE: DATABASE });
+  api = await startTestApi({ ML_DSA_SIGNING: 'off', ...database.env });
 }, 60_000);
 afterAll(() => api?.stop());
 
@@ -65,7 +67,7 @@ describe('with ML-DSA-65 withheld', () => {
     });
     expect([pqUserinfo.status, pqUserinfo.body.error_description]).toEqual([400, expect.stringContaining('userinfo_signed_response_alg must be one of RS256')]);
 
-    const env = { ML_DSA_SIGNING: 'off', MONGODB_DATABASE: DATABASE };
+    const env = { ML_DSA_SIGNING: 'off', ...database.env };
     const cli = await runCli(['clients', 'create', '--name', 'CLI', '--redirect-uri', 'https://cli.example/cb', '--id-token-alg', 'ML-DSA-65'], env);
     expect([cli.code, cli.stderr]).toEqual([2, expect.stringContaining('id_token_signed_response_alg must be one of RS256')]);
     const created = await runCli(['clients', 'create', '--name', 'CLI', '--redirect-uri', 'https://cli.example/cb'], env);

@@ -12,10 +12,12 @@ import { setSiteSetting } from '../../../lib/store/settings.js';
 import { findStepUpChallenge } from '../../../lib/store/step-up.js';
 import { createUser } from '../../../lib/store/users.js';
 import { startTestApi, type Json } from '../../support/harness.js';
+import { csrfOf } from '../../support/http.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { enrollFactors } from '../../../tools/fixtures/factors.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { awayFromWindowEdge, countStatuses } from '../../support/limits.js';
+import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'flow limits password';
 const REDIRECT = 'https://limits-rp.example/cb';
@@ -25,14 +27,13 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 let api: RunningApi;
 
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: `flow_limits_${Date.now()}` });
+  api = await startTestApi(testDatabase('flow_limits').env);
 });
 afterAll(async () => {
   await api.deps.store.db.dropDatabase();
   await api.stop();
 });
 
-const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)![1]!;
 /** A syntactically valid user code that names no device request. */
 const wrongUserCode = (i: number) => `BBBB-${'BCDFGHJKLMNPQRSTVWXZ'[i % 20]!.repeat(4)}`;
 

@@ -2,15 +2,15 @@
 // parallel attempts never exceed the window's capacity (a `$inc` counter did:
 // 40 of 40 under a limit of 10), released slots come back, backoff halves the
 // next window's capacity, and two databases in one process do not share counts.
-import { openStore, type Store } from '../../../lib/store/db.js';
+import { type Store } from '../../../lib/store/db.js';
 import { hasReached, takeAttempt, takeAttempts, type LimitRule } from '../../../lib/store/rate-limits.js';
-import { testConfig } from '../../support/harness.js';
+import { openTestStore, testDatabase } from '../../support/database.js';
 
 let store: Store;
 let other: Store;
 beforeAll(() => {
-  store = openStore(testConfig({ MONGODB_DATABASE: `limits_a_${Date.now()}` }));
-  other = openStore(testConfig({ MONGODB_DATABASE: `limits_b_${Date.now()}` }));
+  store = openTestStore(testDatabase('limits_a'));
+  other = openTestStore(testDatabase('limits_b'));
 });
 afterAll(async () => {
   await store.close();

@@ -13,6 +13,9 @@ import { setSiteSetting } from '../../../lib/store/settings.js';
 import { createUser } from '../../../lib/store/users.js';
 import { enrollFactors } from '../../../tools/fixtures/factors.js';
 import { testConfig, type Json } from '../../support/harness.js';
+import { csrfOf } from '../../support/http.js';
+import { testDatabase } from '../../support/database.js';
+import { awayFromWindowEdge } from '../../support/limits.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 
@@ -20,6 +23,7 @@ const PASSWORD = 'sign-in limits password';
 const WRONG = 'not the right password';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 const PER_ACCOUNT = 7;
+/** Limits count in 15-minute windows: a burst that straddles two would get two windows' worth. */
 const WINDOW_MS = 15 * 60_000;
 /** 50 parallel requests on a shared, loaded machine. */
 const BURST_TIMEOUT = 180_000;
@@ -29,19 +33,12 @@ afterAll(() => Promise.all(apis.map((a) => a.stop())));
 
 async function ownApi(env: Record<string, string>, log = createLogger('error')): Promise<RunningApi> {
   const port = await freePort();
-  const config = testConfig({ PORT: String(port), ISSUER: `http://127.0.0.1:${port}`, MONGODB_DATABASE: `signin_${Date.now()}_${apis.length}`, ...env });
+  const config = testConfig({ PORT: String(port), ISSUER: `http://127.0.0.1:${port}`, ...testDatabase(`sign_in_limits_${apis.length}`).env, ...env });
   const api = await startApi(config, log);
   apis.push(api);
   return api;
 }
 
-/** Limits count in 15-minute windows: a burst that straddles two would get two windows' worth. */
-async function awayFromWindowEdge(): Promise<void> {
-  const left = WINDOW_MS - (Date.now() % WINDOW_MS);
-  if (left < 60_000) await new Promise((r) => setTimeout(r, left + 100));
-}
-
-const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)![1]!;
 const form = (fields: Record<string, string>, address?: string): RequestInit => ({
   method: 'POST',
   body: new URLSearchParams(fields),
@@ -77,7 +74,7 @@ describe('sign-in limits', () => {
     async () => {
       const email = uniqueEmail('burst');
       await createUser(api.deps.store, { email, password: PASSWORD });
-      await awayFromWindowEdge();
+      await awayFromWindowEdge(WINDOW_MS, 60_000);
       const { agent, csrf } = await atLogin(api);
       const burst = await Promise.all(Array.from({ length: 50 }, () => agent.request('/login', form({ email, password: WRONG, csrf }))));
       const { statuses, texts } = await tally(burst);
@@ -100,7 +97,7 @@ describe('sign-in limits', () => {
       const email = uniqueEmail('burst2fa');
       const user = await createUser(api.deps.store, { email, password: PASSWORD });
       await enrollFactors(api.deps.store, api.deps.kek, user._id, TOTP_SECRET);
-      await awayFromWindowEdge();
+      await awayFromWindowEdge(WINDOW_MS, 60_000);
       const { agent, csrf } = await atLogin(api);
       const afterPassword = await agent.request('/login', form({ email, password: PASSWORD, csrf }));
       expect(afterPassword.headers.get('location')).toBe('/login/second-factor');
@@ -123,7 +120,7 @@ describe('the per-address limit', () => {
     const api = await ownApi({ SIGNIN_LIMIT_PER_IP: '5' });
     const email = uniqueEmail('victim');
     await createUser(api.deps.store, { email, password: PASSWORD });
-    await awayFromWindowEdge();
+    await awayFromWindowEdge(WINDOW_MS, 60_000);
     const attacker = '203.0.113.10';
     const { agent, csrf } = await atLogin(api, attacker);
     for (let i = 0; i < 5; i++) {
@@ -158,7 +155,7 @@ describe('the captcha after repeated failures', () => {
   it('is asked for an account after its failures, and a solved proof of work lets the right password in', async () => {
     const email = uniqueEmail('captcha');
     await createUser(api.deps.store, { email, password: PASSWORD });
-    await awayFromWindowEdge();
+    await awayFromWindowEdge(WINDOW_MS, 60_000);
     const address = '198.51.100.20';
     const { agent, page, csrf } = await atLogin(api, address);
     expect(page).not.toContain('data-pow');
@@ -184,7 +181,7 @@ describe('the captcha after repeated failures', () => {
   });
 
   it('is asked for an address after its failures across emails, not for other addresses', async () => {
-    await awayFromWindowEdge();
+    await awayFromWindowEdge(WINDOW_MS, 60_000);
     const address = '198.51.100.30';
     const { agent, csrf } = await atLogin(api, address);
     for (const i of [1, 2]) await agent.request('/login', form({ email: uniqueEmail(`ip${i}`), password: WRONG, csrf }, address));
@@ -202,7 +199,7 @@ describe('the site-wide limit and the log', () => {
     );
     const email = uniqueEmail('global');
     await createUser(api.deps.store, { email, password: PASSWORD });
-    await awayFromWindowEdge();
+    await awayFromWindowEdge(WINDOW_MS, 60_000);
     for (let i = 0; i < 3; i++) {
       const address = `192.0.2.${i + 1}`;
       const { agent, csrf } = await atLogin(api, address);

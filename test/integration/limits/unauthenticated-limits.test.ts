@@ -14,6 +14,7 @@ import { setSiteSetting } from '../../../lib/store/settings.js';
 import { startTestApi, type Json } from '../../support/harness.js';
 import { awayFromWindowEdge, countStatuses } from '../../support/limits.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
+import { testDatabase } from '../../support/database.js';
 
 const PER_IP = 5;
 const PER_CLIENT = 3;
@@ -23,7 +24,7 @@ let api: RunningApi;
 
 beforeAll(async () => {
   api = await startTestApi({
-    MONGODB_DATABASE: `unauth_limits_${Date.now()}`,
+    ...testDatabase('unauth_limits').env,
     REQUEST_LIMIT_PER_IP: String(PER_IP),
     REQUEST_LIMIT_PER_CLIENT: String(PER_CLIENT),
   });

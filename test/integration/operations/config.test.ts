@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseConfig, type Config } from '../../../lib/config/env.js';
 import { temporalConnectionOptions } from '../../../lib/temporal/connection.js';
-import { runEntry, STACK_FRAME } from '../../support/harness.js';
+import { STACK_FRAME } from '../../support/harness.js';
+import { runEntry } from '../../support/cli.js';
 
 describe('configuration', () => {
   it('has working defaults for a fresh clone', () => {

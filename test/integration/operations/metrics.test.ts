@@ -5,7 +5,7 @@
 import { parseConfig } from '../../../lib/config/env.js';
 import { freePort } from '../../../tools/embedded/ports.js';
 import { eventually } from '../../support/harness.js';
-import { processGroup, workerPolling, type ProcessGroup } from '../../support/keyflow-process.js';
+import { processGroup, type ProcessGroup, untilReady, workerPolling } from '../../support/keyflow-process.js';
 
 const TIMEOUT = 120_000;
 const taskQueue = `metrics-${Date.now()}`;
@@ -45,7 +45,7 @@ beforeAll(async () => {
   });
   processes.start('worker');
   processes.start('api');
-  await eventually(async () => expect((await fetch(`${base}/readyz`)).status).toBe(200), 60_000, 250);
+  await untilReady(base);
 }, TIMEOUT);
 
 afterAll(() => processes?.killAll());

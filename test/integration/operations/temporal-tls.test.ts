@@ -15,7 +15,8 @@ import tls from 'node:tls';
 import { NativeConnection } from '@temporalio/worker';
 import type { Config } from '../../../lib/config/env.js';
 import { checkTemporal, lazyTemporalClient, temporalConnectionOptions } from '../../../lib/temporal/connection.js';
-import { runCli, testConfig } from '../../support/harness.js';
+import { testConfig } from '../../support/harness.js';
+import { runCli } from '../../support/cli.js';
 
 let dir: string;
 const file = (name: string) => path.join(dir, name);

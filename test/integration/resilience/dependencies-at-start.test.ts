@@ -2,16 +2,17 @@
 // it (a logged backoff), the api listening and not ready meanwhile, and serve
 // once it is there. The test starts its own FerretDB and Temporal dev server
 // on free ports, late; the api and worker are real processes.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../../tools/embedded/ports.js';
 import type { ManagedProcess } from '../../../tools/embedded/process.js';
-import { PROJECT_ROOT, startFerretDb, startTemporalDevServer } from '../../../tools/embedded/servers.js';
+import { startFerretDb, startTemporalDevServer } from '../../../tools/embedded/servers.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { openStore } from '../../../lib/store/db.js';
-import { eventually, testConfig, type Json } from '../../support/harness.js';
+import { eventually, type Json, sleep, testConfig } from '../../support/harness.js';
+import { processGroup } from '../../support/keyflow-process.js';
 
 const TIMEOUT = 180_000;
 
@@ -20,30 +21,18 @@ interface Started {
   output: () => string;
 }
 
-const children: ChildProcess[] = [];
+const processes = processGroup({ ...process.env, LOG_LEVEL: 'info' });
 const servers: ManagedProcess[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
-  }
+  await processes.killAll();
   for (const server of servers.splice(0)) await server.stop();
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 function start(entry: 'api' | 'worker', env: NodeJS.ProcessEnv): Started {
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist', entry, 'main.js')], {
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  return { child, output: () => out };
+  const child = processes.start(entry, env);
+  return { child, output: () => processes.output(child) };
 }
 
 async function readyz(base: string): Promise<{ status: number; body: Json }> {
@@ -59,7 +48,7 @@ const isPowerOfTwo = (n: number) => n > 0 && (n & (n - 1)) === 0;
 
 /** Waits `ms`, failing at once if `p` exits meanwhile (it must wait for its dependency, not give up). */
 async function stillRunningAfter(p: Started, ms: number): Promise<void> {
-  await new Promise((r) => setTimeout(r, ms));
+  await sleep(ms);
   expect([p.child.exitCode, p.child.signalCode, p.output()]).toEqual([null, null, p.output()]);
 }
 

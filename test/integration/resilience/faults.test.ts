@@ -14,8 +14,10 @@ import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
-import { runEntry, type Json } from '../../support/harness.js';
-import { startCluster, startNode, untilReady, type Cluster, type ClusterNode } from '../../support/cluster.js';
+import { type Json } from '../../support/harness.js';
+import { runEntry } from '../../support/cli.js';
+import { startCluster, startNode, type Cluster, type ClusterNode } from '../../support/cluster.js';
+import { untilReady } from '../../support/keyflow-process.js';
 
 /** The bound of one store or Temporal call on a request path (DEPENDENCY_TIMEOUT_MS), and what "did not hang" allows. */
 const BOUND_MS = 2_000;

@@ -17,6 +17,7 @@ import type { ManagedProcess } from '../../../tools/embedded/process.js';
 import { startFerretDb, startTemporalDevServer } from '../../../tools/embedded/servers.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { eventually, testConfig, type Json } from '../../support/harness.js';
+import { getUserinfo } from '../../support/http.js';
 import { startTestWorker, type TestWorker } from '../../support/test-worker.js';
 import { FLOW_REDIRECT, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 
@@ -89,7 +90,7 @@ function expectOAuthUnavailable(answer: Answer, what: string) {
 }
 
 const token = (body: Record<string, string>) => fetch(`${api.url}/api/oauth/token`, { method: 'POST', headers: rp.auth, body: new URLSearchParams(body) });
-const userinfo = (accessToken: string) => fetch(`${api.url}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+const userinfo = (accessToken: string) => getUserinfo(api, accessToken);
 const authorizeUrl = (clientId: string, state: string) =>
   `/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: FLOW_REDIRECT, scope: 'openid', state, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' })}`;
 

@@ -6,8 +6,8 @@ import { freePort } from '../../../tools/embedded/ports.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { openStore, type Store } from '../../../lib/store/db.js';
 import { createUser } from '../../../lib/store/users.js';
-import { eventually, testConfig, type Json } from '../../support/harness.js';
-import { killProcess, processGroup, workerPolling, type ProcessGroup } from '../../support/keyflow-process.js';
+import { testConfig, type Json } from '../../support/harness.js';
+import { killProcess, processGroup, type ProcessGroup, untilReady, workerPolling } from '../../support/keyflow-process.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { withPkce, withVerifier } from '../../../tools/fixtures/pkce.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
@@ -23,7 +23,7 @@ let base: string;
 let processes: ProcessGroup;
 
 async function apiReady(): Promise<void> {
-  await eventually(async () => expect((await fetch(`${base}/readyz`)).status).toBe(200), 60_000, 250);
+  await untilReady(base);
 }
 
 beforeAll(async () => {

@@ -10,6 +10,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import zlib from 'node:zlib';
 import type { RunningApi } from '../../../api/server.js';
 import { STACK_FRAME, startTestApi } from '../../support/harness.js';
+import { testDatabase } from '../../support/database.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
 const CASES = Number(process.env.FUZZ_CASES ?? 600);
@@ -19,7 +20,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
 let api: RunningApi;
 let base: URL;
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: `fuzz_${Date.now()}` });
+  api = await startTestApi(testDatabase('fuzz').env);
   base = new URL(api.url);
 });
 afterAll(() => api?.stop());

@@ -5,31 +5,30 @@
 // backup-code confirmations, a failed TOTP attempt, the sudo opt-in and the
 // sudo confirmation, verify with each 2FA code — and then neither process's
 // output nor the workflows' histories contain any of those values.
-import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { generate } from 'otplib';
 import { freePort } from '../../../tools/embedded/ports.js';
-import { PROJECT_ROOT } from '../../../tools/embedded/servers.js';
 import { loadKek } from '../../../lib/security/kek.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
 import { createClient } from '../../../lib/store/clients.js';
-import { openStore, type Store } from '../../../lib/store/db.js';
+import { type Store } from '../../../lib/store/db.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { createUser } from '../../../lib/store/users.js';
 import { stepUpWorkflowId } from '../../../lib/domain/step-up-challenge.js';
-import { eventually, testConfig, type Json } from '../../support/harness.js';
+import { type Json } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { enrollFactors } from '../../../tools/fixtures/factors.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
+import { openTestStore, testDatabase } from '../../support/database.js';
+import { processGroup, type ProcessGroup, untilReady } from '../../support/keyflow-process.js';
 
 const TIMEOUT = 180_000;
 const PASSWORD = 'logs test password 7f3a';
 const REDIRECT = 'https://logs-rp.example/cb';
 const TOTP_SECRET = 'KRUGS4ZANFZSAYJAORSXG5BAONSWG4TF';
-const DATABASE = 'keyflow_test_no_secrets_in_logs';
+const database = testDatabase('no_secrets_in_logs');
 const taskQueue = `no-secrets-in-logs-${Date.now()}`;
 
 let store: Store;
@@ -37,24 +36,13 @@ let base: string;
 let temporal: Client;
 let connection: Connection;
 let fake: http.Server;
-const children: ChildProcess[] = [];
-const output: string[] = [];
-
-function startProcess(entry: 'api' | 'worker', env: NodeJS.ProcessEnv): void {
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist', entry, 'main.js')], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout.on('data', (d: Buffer) => output.push(d.toString()));
-  child.stderr.on('data', (d: Buffer) => output.push(d.toString()));
-  children.push(child);
-}
+let processes: ProcessGroup | undefined;
 
 beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  const env = { ...process.env, PORT: String(port), ISSUER: base, TEMPORAL_TASK_QUEUE: taskQueue, MONGODB_DATABASE: DATABASE, LOG_LEVEL: 'debug' };
-  store = openStore(testConfig({ MONGODB_DATABASE: DATABASE }));
+  processes = processGroup({ ...process.env, PORT: String(port), ISSUER: base, TEMPORAL_TASK_QUEUE: taskQueue, ...database.env, LOG_LEVEL: 'debug' });
+  store = openTestStore(database);
   // A captcha provider's verify endpoint: one token passes.
   fake = http.createServer((req, res) => {
     let body = '';
@@ -64,21 +52,15 @@ beforeAll(async () => {
     );
   });
   await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', () => resolve()));
-  startProcess('worker', env);
-  startProcess('api', env);
+  processes.start('worker');
+  processes.start('api');
   connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   temporal = new Client({ connection });
-  await eventually(async () => expect((await fetch(`${base}/readyz`)).status).toBe(200), 60_000, 250);
+  await untilReady(base);
 }, TIMEOUT);
 
 afterAll(async () => {
-  for (const child of children) {
-    if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-  }
+  await processes?.killAll('SIGTERM');
   fake?.closeAllConnections();
   await new Promise<void>((resolve) => (fake ? fake.close(() => resolve()) : resolve()));
   await connection?.close();
@@ -213,7 +195,7 @@ it(
       ),
     );
     expect(histories.join('\n')).toContain(hashSecret(firstCode)); // the payloads are decoded
-    const logs = output.join('');
+    const logs = processes!.output();
     // The processes did log (the debug level is on): an empty output would prove nothing.
     expect(logs).toContain('step-up challenge confirmed');
     expect(logs).toContain('step-up factor failed');

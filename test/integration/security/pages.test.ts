@@ -6,6 +6,7 @@ import { createClient } from '../../../lib/store/clients.js';
 import { hashSecret } from '../../../lib/security/secrets.js';
 import { createUser } from '../../../lib/store/users.js';
 import { startTestApi, type Json } from '../../support/harness.js';
+import { csrfOf } from '../../support/http.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 
@@ -23,7 +24,6 @@ beforeAll(async () => {
 afterAll(() => api.stop());
 
 const sessionCookie = (res: Response) => res.headers.getSetCookie().find((c) => /^(__Host-)?kf_session=/.test(c));
-const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)![1]!;
 
 async function signedInAgent() {
   const email = uniqueEmail('pages');

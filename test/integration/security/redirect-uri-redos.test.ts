@@ -4,13 +4,11 @@
 // challenges are answered, and so is a concurrent /healthz. The api runs in a
 // process of its own: with a backtracking engine its event loop stops, and
 // this test then fails by its timeout instead of freezing jest along with it.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { freePort } from '../../../tools/embedded/ports.js';
-import { PROJECT_ROOT } from '../../../tools/embedded/servers.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { openStore, type Store } from '../../../lib/store/db.js';
-import { eventually, testConfig } from '../../support/harness.js';
+import { testConfig } from '../../support/harness.js';
+import { processGroup, untilReady, type ProcessGroup } from '../../support/keyflow-process.js';
 
 /** Per test: a crafted request answered at all is answered long before this. */
 const TIMEOUT = 10_000;
@@ -23,7 +21,7 @@ const crafted = (n: number) => `https://${'a'.repeat(n)}!.example.com/cb`;
 const LENGTHS = [24, 40, 1976];
 const AT_CAP = 2048 - crafted(0).length;
 
-let api: ChildProcess;
+let processes: ProcessGroup | undefined;
 let base: string;
 let store: Store;
 let clientId: string;
@@ -32,10 +30,8 @@ let basic: string;
 beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  api = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist/api/main.js')], {
-    env: { ...process.env, PORT: String(port), ISSUER: base },
-    stdio: 'ignore',
-  });
+  processes = processGroup({ ...process.env, PORT: String(port), ISSUER: base });
+  processes.start('api');
   store = openStore(testConfig());
   const { client, clientSecret } = await createClient(store, {
     name: 'ReDoS RP',
@@ -44,15 +40,11 @@ beforeAll(async () => {
   });
   clientId = client._id;
   basic = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;
-  await eventually(async () => expect((await fetch(`${base}/readyz`)).status).toBe(200), 60_000, 250);
+  await untilReady(base);
 }, 90_000);
 
 afterAll(async () => {
-  if (api.exitCode === null && api.signalCode === null) {
-    const exited = new Promise((r) => api.once('exit', r));
-    api.kill('SIGKILL');
-    await exited;
-  }
+  await processes?.killAll();
   await store.close();
 });
 

@@ -6,8 +6,10 @@ import { randomUUID } from 'node:crypto';
 import type { RunningApi } from '../../../api/server.js';
 import { createUser } from '../../../lib/store/users.js';
 import { startTestApi } from '../../support/harness.js';
+import { csrfOf } from '../../support/http.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
+import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'anonymous sessions password';
 const PER_IP = 3;
@@ -15,13 +17,12 @@ const PER_IP = 3;
 let api: RunningApi;
 let issuer: string;
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: `anon_sessions_${Date.now()}`, REQUEST_LIMIT_PER_IP: String(PER_IP) });
+  api = await startTestApi({ ...testDatabase('anon_sessions').env, REQUEST_LIMIT_PER_IP: String(PER_IP) });
   issuer = api.deps.config.issuer;
 });
 afterAll(() => api.stop());
 
 const sessionCount = () => api.deps.store.sessions.countDocuments({});
-const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)![1]!;
 const form = (fields: Record<string, string>, headers: Record<string, string> = {}) => ({
   method: 'POST',
   body: new URLSearchParams(fields),

@@ -12,6 +12,7 @@ import { startTestApi } from '../../support/harness.js';
 import { FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser } from '../../../tools/fixtures/users.js';
+import { testDatabase } from '../../support/database.js';
 
 const ACCOUNT_PAGES = [
   '/account',
@@ -29,7 +30,7 @@ const ACCOUNT_PAGES = [
 let api: RunningApi;
 let rp: TestRp;
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: `keyflow_test_disabled_sessions_${Date.now()}` });
+  api = await startTestApi(testDatabase('disabled_sessions').env);
   rp = await newTestRp(api);
 }, 60_000);
 afterAll(() => api.stop());

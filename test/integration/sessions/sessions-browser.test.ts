@@ -1,10 +1,9 @@
 // The sessions page in headless Chromium: two browsers signed in as one user;
 // the first sees both (itself marked), signs the other out, then signs out
 // everywhere.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { createUser } from '../../../lib/store/users.js';
-import { launchBrowser } from '../../support/browser.js';
+import { useBrowser } from '../../support/browser.js';
 import { startLocalhostApi } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 
@@ -12,31 +11,17 @@ const PASSWORD = 'sessions browser password';
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
+const browser = useBrowser();
 
 beforeAll(async () => {
   api = await startLocalhostApi();
   issuer = api.deps.config.issuer;
-  browser = await launchBrowser();
 });
 afterAll(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-  await browser?.close();
   await api?.stop();
 });
 
-async function signedInPage(email: string): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  const page = await context.newPage();
-  await page.goto(`${issuer}/login`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${issuer}/account`);
-  return page;
-}
+const signedInPage = (email: string) => browser.signedIn(issuer, email, PASSWORD);
 
 describe('the sessions page in a browser', () => {
   it('shows both browsers, signs the other one out, then signs out everywhere', async () => {

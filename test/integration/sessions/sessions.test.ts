@@ -10,8 +10,10 @@ import { addSessionClient } from '../../../lib/store/sessions.js';
 import { createUser } from '../../../lib/store/users.js';
 import { commandFilters } from '../../support/command-filters.js';
 import { eventually, startTestApi } from '../../support/harness.js';
+import { csrfOf, jwtClaims } from '../../support/http.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
+import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'sessions test password';
 
@@ -41,9 +43,6 @@ afterAll(async () => {
   await new Promise((r) => receiver.close(r));
   await api.stop();
 });
-
-const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)![1]!;
-const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as { sid: string; sub: string };
 
 /** `count` browsers signed in as one new user; each with its session's sid. */
 async function browsers(count: number, target = api) {
@@ -106,7 +105,7 @@ describe('the sessions page', () => {
     expect(await done.res.text()).toContain('That session is signed out.');
     expect(await signedIn(other.agent)).toBe(false);
     expect(await signedIn(me.agent)).toBe(true);
-    await eventually(() => expect(logoutTokens.map(claimsOf)).toContainEqual(expect.objectContaining({ sid: other.sid, sub: user._id })), 30_000);
+    await eventually(() => expect(logoutTokens.map(jwtClaims)).toContainEqual(expect.objectContaining({ sid: other.sid, sub: user._id })), 30_000);
 
     // A forged form does nothing; neither does another user's session id.
     const stranger = (await browsers(1)).agents[0]!;
@@ -145,7 +144,7 @@ describe('the sessions page', () => {
 
 describe('with an https issuer', () => {
   it('sends HSTS on every response and names the cookies with the __Host- prefix', async () => {
-    const secure = await startTestApi({ ISSUER: 'https://id.keyflow.test', MONGODB_DATABASE: `sessions_https_${Date.now()}` });
+    const secure = await startTestApi({ ISSUER: 'https://id.keyflow.test', ...testDatabase('sessions_https').env });
     try {
       for (const path of ['/healthz', '/login', '/.well-known/openid-configuration', '/no-such-page']) {
         expect((await fetch(`${secure.url}${path}`)).headers.get('strict-transport-security')).toBe('max-age=63072000');

@@ -2,10 +2,10 @@
 // REAUTH_MAX_AGE_SECONDS, a sensitive change on /account/security (a form, and
 // the passkey button's JSON call), the sign-in page with the email fixed, and
 // back to the page, where the change now goes through.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { createUser } from '../../../lib/store/users.js';
-import { addVirtualAuthenticator, launchBrowser } from '../../support/browser.js';
+import { addVirtualAuthenticator, useBrowser } from '../../support/browser.js';
 import { startLocalhostApi } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 
@@ -13,33 +13,23 @@ const PASSWORD = 'account re-auth browser password';
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
+const browser = useBrowser();
 
 beforeAll(async () => {
   api = await startLocalhostApi();
   issuer = api.deps.config.issuer;
-  browser = await launchBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
   await api?.stop();
 });
 afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
+  await browser.closeAll();
 });
 
 async function signedInPage(): Promise<{ page: Page; email: string; userId: string }> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  const page = await context.newPage();
   const email = uniqueEmail('reauth-browser');
   const user = await createUser(api.deps.store, { email, password: PASSWORD });
-  await page.goto(`${issuer}/login`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${issuer}/account`);
+  const page = await browser.signedIn(issuer, email, PASSWORD);
   return { page, email, userId: user._id };
 }
 

@@ -11,8 +11,10 @@ import { PAT_COLLECTION, PAT_PREFIX } from '../../../lib/store/personal-access-t
 import { createUser } from '../../../lib/store/users.js';
 import { enrollFactors } from '../../../tools/fixtures/factors.js';
 import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { csrfOf } from '../../support/http.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
+import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'account re-auth password';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
@@ -25,9 +27,9 @@ let issuer: string;
 const legacy = { old: `${PAT_PREFIX}${newSecret()}`, young: `${PAT_PREFIX}${newSecret()}` };
 
 beforeAll(async () => {
-  const database = `reauth_${Date.now()}`;
+  const database = testDatabase('account_reauth');
   // The legacy tokens are in the database before the api starts, as after an upgrade.
-  const first = await startTestApi({ MONGODB_DATABASE: database });
+  const first = await startTestApi(database.env);
   const owner = await createUser(first.deps.store, { email: uniqueEmail('legacy'), password: PASSWORD });
   const pats = first.deps.store.db.collection(PAT_COLLECTION);
   for (const [token, ageDays] of [
@@ -46,12 +48,11 @@ beforeAll(async () => {
     });
   }
   await first.stop();
-  api = await startTestApi({ MONGODB_DATABASE: database, PAT_MAX_LIFETIME_DAYS: String(PAT_DAYS), REAUTH_MAX_AGE_SECONDS: '900' });
+  api = await startTestApi({ ...database.env, PAT_MAX_LIFETIME_DAYS: String(PAT_DAYS), REAUTH_MAX_AGE_SECONDS: '900' });
   issuer = api.deps.config.issuer;
 });
 afterAll(() => api.stop());
 
-const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)![1]!;
 const post = (agent: HttpUser, path: string, fields: Record<string, string | string[]>) => {
   const body = new URLSearchParams();
   for (const [k, v] of Object.entries(fields)) for (const x of ([] as string[]).concat(v)) body.append(k, x);

@@ -11,12 +11,13 @@ import { hashSecret } from '../../../lib/security/secrets.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { findUserByEmail } from '../../../lib/store/users.js';
-import { createWebhook } from '../../../lib/store/webhooks.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser, uniqueEmail } from '../../../tools/fixtures/users.js';
 import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { requestJson } from '../../support/http.js';
 import { awayFromWindowEdge, countStatuses } from '../../support/limits.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { addHook, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { testDatabase } from '../../support/database.js';
 
 const BASE = '/api/oauth/me/admin/invites';
 const ALL = ['admin:invites:read', 'admin:invites:create', 'admin:invites:delete'];
@@ -26,7 +27,7 @@ let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  api = await startTestApi({ MONGODB_DATABASE: 'keyflow_test_invites' });
+  api = await startTestApi(testDatabase('invites').env);
 }, 120_000);
 afterAll(async () => {
   await api?.deps.events.idle();
@@ -39,15 +40,8 @@ async function tokenFor(scope: string[], admin = true) {
   return { user, token: (await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope, expiresInDays: 1 })).token };
 }
 
-async function call(token: string, method: string, path = '', body?: unknown, contentType = 'application/json') {
-  const res = await fetch(`${api.url}${BASE}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { res, text, body: text ? JSON.parse(text) : null };
-}
+const call = (token: string, method: string, path = '', body?: unknown, contentType?: string) =>
+  requestJson(`${api.url}${BASE}${path}`, method, { token, body, contentType });
 
 const mode = (value: 'open' | 'invite' | 'closed') => setSiteSetting(api.deps.store, 'registration', value);
 
@@ -73,14 +67,7 @@ const fields = (email: string, extra: Record<string, string> = {}) => ({ email, 
 describe('admin API', () => {
   it('creates (link once, token only hashed), lists and revokes; events reach an admin webhook with the actor, never the token', async () => {
     const path = '/admin-invites';
-    const { secret } = await createWebhook(api.deps.store, api.deps.kek, {
-      scope: 'admin',
-      ownerUserId: null,
-      name: 'invites',
-      url: `${receiver.url}${path}`,
-      events: ['invite.create', 'invite.revoke'],
-    });
-    receiver.secrets.set(path, secret);
+    await addHook(api.deps, receiver, path, { name: 'invites', events: ['invite.create', 'invite.revoke'] });
     const { user, token } = await tokenFor(ALL);
     const email = uniqueEmail('invitee');
     const created = await call(token, 'POST', '', { email: email.toUpperCase(), role: 'admin', expires_in_days: 3 });
@@ -348,7 +335,7 @@ describe('sign-up', () => {
 describe('sign-up rate limit', () => {
   let limited: RunningApi;
   beforeAll(async () => {
-    limited = await startTestApi({ MONGODB_DATABASE: 'keyflow_test_invites_limit', SIGNIN_LIMIT_PER_IP: '3' });
+    limited = await startTestApi({ ...testDatabase('invites_limit').env, SIGNIN_LIMIT_PER_IP: '3' });
     await setSiteSetting(limited.deps.store, 'registration', 'open');
   }, 120_000);
   afterAll(() => limited?.stop());

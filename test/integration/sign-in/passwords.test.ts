@@ -4,7 +4,9 @@
 // the user's other sessions out.
 import type { RunningApi } from '../../../api/server.js';
 import { createUser } from '../../../lib/store/users.js';
-import { runCli, startTestApi } from '../../support/harness.js';
+import { startTestApi } from '../../support/harness.js';
+import { csrfOf } from '../../support/http.js';
+import { runCli } from '../../support/cli.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 
@@ -19,7 +21,6 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)![1]!;
 const post = (agent: HttpUser, path: string, fields: Record<string, string>) =>
   agent.request(path, { method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
 

@@ -3,12 +3,12 @@
 // then signs in with it at /login; a stale sign-in (older than
 // REAUTH_MAX_AGE_SECONDS) is sent to sign in again and sets nothing; an
 // account with a password still has to give the current one.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { createPasswordlessUser, NO_PASSWORD } from '../../../lib/store/passwordless-users.js';
 import { createSession, findSession } from '../../../lib/store/sessions.js';
 import { createUser, findUserById } from '../../../lib/store/users.js';
-import { launchBrowser } from '../../support/browser.js';
+import { useBrowser } from '../../support/browser.js';
 import { startLocalhostApi } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 
@@ -18,27 +18,20 @@ const REAUTH_SECONDS = 60;
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
+const browser = useBrowser();
 
 beforeAll(async () => {
   api = await startLocalhostApi({ REAUTH_MAX_AGE_SECONDS: String(REAUTH_SECONDS) });
   issuer = api.deps.config.issuer;
-  browser = await launchBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
   await api?.stop();
 });
 afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
+  await browser.closeAll();
 });
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  return context.newPage();
-}
+const newPage = browser.newPage;
 
 /** A passwordless account signed in as after "Sign in with …" (amr fed), its sign-in `ageSeconds` old. */
 async function passwordlessPage(ageSeconds = 0): Promise<{ page: Page; email: string; userId: string }> {

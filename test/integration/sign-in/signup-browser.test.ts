@@ -2,32 +2,29 @@
 // their labels, the form filled and sent with the keyboard only, errors shown
 // (and the entries kept), then the account created, signed in, on /account.
 // The login page's "Create an account" link leads there with the invitation.
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { createInvite } from '../../../lib/admin/invite-changes.js';
 import { OPERATOR } from '../../../lib/cli/events.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { findUserByEmail } from '../../../lib/store/users.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
-import { launchBrowser } from '../../support/browser.js';
+import { useBrowser } from '../../support/browser.js';
 import { startLocalhostApi } from '../../support/harness.js';
 
 const PASSWORD = 'a browser signup passphrase 5521';
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
+const browser = useBrowser();
 let context: BrowserContext;
 
 beforeAll(async () => {
   api = await startLocalhostApi();
   issuer = api.deps.config.issuer;
   await setSiteSetting(api.deps.store, 'registration', 'invite');
-  browser = await launchBrowser();
   context = await browser.newContext();
 });
 afterAll(async () => {
-  await context?.close();
-  await browser?.close();
   await api?.deps.events.idle();
   await api?.stop();
 });

@@ -5,65 +5,46 @@
 // that address; the page says no more than for any other account with the
 // email, and its way forward (sign in another way, then link from the account
 // page) works. An account whose email is verified still links as before.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { socialAccountsOf } from '../../../lib/store/oauth-sources.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { findUserByEmail } from '../../../lib/store/users.js';
-import { launchBrowser } from '../../support/browser.js';
+import { expectSignedOut, useBrowser } from '../../support/browser.js';
 import { startLocalhostApi } from '../../support/harness.js';
 import { newSource, UPSTREAM_CLIENT_ID, UPSTREAM_CLIENT_SECRET } from '../../support/oauth-source.js';
-import { forgetUpstream, startUpstreamIdp, upstreamPages, type UpstreamIdp } from '../../support/upstream-idp.js';
+import { forgetUpstream, signInUpstream, startUpstreamIdp, type UpstreamIdp, upstreamPages } from '../../support/upstream-idp.js';
 import { newUser, uniqueEmail } from '../../../tools/fixtures/users.js';
+import { testDatabase } from '../../support/database.js';
 
-const DATABASE = `keyflow_test_social_email_${Date.now()}`;
+const database = testDatabase('social_email');
 const PASSWORD = 'an attacker chose this passphrase 7310';
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
+const browser = useBrowser();
 let upstream: UpstreamIdp;
-const contexts: BrowserContext[] = [];
 const run = Date.now().toString(36);
 const slugs = Array.from({ length: 3 }, (_, i) => `mail-${run}-${i}`);
 let nextSlug = 0;
 
 beforeAll(async () => {
-  api = await startLocalhostApi({ MONGODB_DATABASE: DATABASE });
+  api = await startLocalhostApi(database.env);
   issuer = api.deps.config.issuer;
   await setSiteSetting(api.deps.store, 'registration', 'open');
   upstream = await startUpstreamIdp([
     { clientId: UPSTREAM_CLIENT_ID, clientSecret: UPSTREAM_CLIENT_SECRET, redirectUris: slugs.map((slug) => `${issuer}/login/source/${slug}/callback`) },
   ]);
-  browser = await launchBrowser();
 }, 120_000);
 afterAll(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-  await browser?.close();
   await upstream?.close();
   await api?.stop();
 });
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  return context.newPage();
-}
+const newPage = browser.newPage;
 
 /** A source that links by verified email and would also create accounts. */
 const source = (opts: Parameters<typeof newSource>[2] = {}) =>
   newSource(api, upstream.issuer, { linkByVerifiedEmail: true, allowSignUp: true, ...opts, slug: slugs[nextSlug++]! });
-
-async function signInUpstream(page: Page, name: string, login: string): Promise<void> {
-  await forgetUpstream(page);
-  await page.goto(`${issuer}/login`);
-  await page.getByRole('link', { name: `Sign in with ${name}` }).click();
-  await upstreamPages(page, login);
-}
-
-async function expectSignedOut(page: Page): Promise<void> {
-  await page.goto(`${issuer}/account`);
-  await page.waitForURL(`${issuer}/login`);
-}
 
 /** Open sign-up at /signup, as anyone may: the address is whatever was typed. */
 async function signUp(page: Page, email: string): Promise<void> {
@@ -89,7 +70,7 @@ describe('Linking an upstream sign-in by email', () => {
     const sub = `victim-${Date.now()}`;
     upstream.accounts.set(sub, { email, email_verified: true });
     const page = await newPage();
-    await signInUpstream(page, s.name, sub);
+    await signInUpstream(page, issuer, s.name, sub);
     // Back from the upstream: the callback's refusal page, not the account page of whoever signed up.
     await page.waitForURL((url) => url.origin === issuer);
     expect(new URL(page.url()).pathname).toBe(`/login/source/${s.slug}/callback`);
@@ -98,7 +79,7 @@ describe('Linking an upstream sign-in by email', () => {
     expect(refusal).toBe(`An account with this email already exists. Sign in to it another way, then link ${s.name} from your account page (Sign-in methods).`);
     const forward = page.getByRole('link', { name: 'Sign in another way' });
     expect(await forward.getAttribute('href')).toBe('/login?next=%2Faccount%2Fsocial');
-    await expectSignedOut(page);
+    await expectSignedOut(page, issuer);
     expect(await socialAccountsOf(api.deps.store, squatted!._id)).toHaveLength(0);
 
     // Nothing more is said than for a verified account the source may not link to.
@@ -106,13 +87,13 @@ describe('Linking an upstream sign-in by email', () => {
     const optedOut = await source({ linkByVerifiedEmail: false });
     const otherSub = `opted-out-${Date.now()}`;
     upstream.accounts.set(otherSub, { email: otherEmail, email_verified: true });
-    await signInUpstream(page, optedOut.name, otherSub);
+    await signInUpstream(page, issuer, optedOut.name, otherSub);
     await page.getByRole('alert').waitFor();
     expect((await page.getByRole('alert').textContent())?.replace(optedOut.name, s.name)).toBe(refusal);
-    await expectSignedOut(page);
+    await expectSignedOut(page, issuer);
 
     // The way forward, for whoever holds the account's password: sign in, then link from Sign-in methods.
-    await signInUpstream(page, s.name, sub);
+    await signInUpstream(page, issuer, s.name, sub);
     await page.getByRole('link', { name: 'Sign in another way' }).click();
     await page.waitForURL(/\/login\?next=/);
     await page.getByLabel('Email').fill(email);
@@ -133,7 +114,7 @@ describe('Linking an upstream sign-in by email', () => {
     const sub = `verified-${Date.now()}`;
     upstream.accounts.set(sub, { email, email_verified: true });
     const page = await newPage();
-    await signInUpstream(page, s.name, sub);
+    await signInUpstream(page, issuer, s.name, sub);
     await page.waitForURL(`${issuer}/account`);
     expect(await socialAccountsOf(api.deps.store, user._id)).toEqual([expect.objectContaining({ sourceId: s._id, providerUserId: sub })]);
   });

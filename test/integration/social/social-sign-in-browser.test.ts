@@ -3,26 +3,24 @@
 // second factor after the upstream, the account page's unlink and its
 // last-way refusal, and refusals with no sign-in for a wrong state, a
 // replayed callback and an answer from another issuer.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { generate } from 'otplib';
 import type { RunningApi } from '../../../api/server.js';
 import { socialAccountsOf } from '../../../lib/store/oauth-sources.js';
 import { findUserByEmail } from '../../../lib/store/users.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import { launchBrowser } from '../../support/browser.js';
+import { expectSignedOut, useBrowser } from '../../support/browser.js';
 import { startLocalhostApi, type Json } from '../../support/harness.js';
 import { newSource, UPSTREAM_CLIENT_ID, UPSTREAM_CLIENT_SECRET } from '../../support/oauth-source.js';
-import { forgetUpstream, startUpstreamIdp, upstreamPages, type UpstreamIdp } from '../../support/upstream-idp.js';
+import { forgetUpstream, signInUpstream, startUpstreamIdp, type UpstreamIdp, upstreamPages } from '../../support/upstream-idp.js';
 import { newUser, uniqueEmail } from '../../../tools/fixtures/users.js';
 
 const PASSWORD = 'social browser password';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
+const browser = useBrowser();
 let upstream: UpstreamIdp;
 let elsewhere: UpstreamIdp;
-const contexts: BrowserContext[] = [];
 const run = Date.now().toString(36);
 const slugs = Array.from({ length: 6 }, (_, i) => `up-${run}-${i}`);
 let nextSlug = 0;
@@ -38,37 +36,17 @@ beforeAll(async () => {
   };
   upstream = await startUpstreamIdp([client]);
   elsewhere = await startUpstreamIdp([client]);
-  browser = await launchBrowser();
 });
 afterAll(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-  await browser?.close();
   await upstream?.close();
   await elsewhere?.close();
   await api?.stop();
 });
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  return context.newPage();
-}
+const newPage = browser.newPage;
 
 /** A source on `upstream` whose callback both upstreams accept. */
 const source = (opts: Parameters<typeof newSource>[2] = {}) => newSource(api, upstream.issuer, { ...opts, slug: slugs[nextSlug++]! });
-
-/** From Keyflow's sign-in page through the upstream's login and consent pages, as `login`. */
-async function signInUpstream(page: Page, name: string, login: string): Promise<void> {
-  await forgetUpstream(page);
-  await page.goto(`${issuer}/login`);
-  await page.getByRole('link', { name: `Sign in with ${name}` }).click();
-  await upstreamPages(page, login);
-}
-
-async function expectSignedOut(page: Page): Promise<void> {
-  await page.goto(`${issuer}/account`);
-  await page.waitForURL(`${issuer}/login`);
-}
 
 const apiGet = async (userId: string): Promise<Json> => {
   const { token } = await createPersonalAccessToken(api.deps.store, userId, { name: 't', scope: ['social:read'], expiresInDays: 1 });
@@ -84,7 +62,7 @@ describe('Sign in with an upstream provider', () => {
     const email = uniqueEmail('social-signup');
     upstream.accounts.set(sub, { email, email_verified: true, name: 'Social Person' });
     const page = await newPage();
-    await signInUpstream(page, s.name, sub);
+    await signInUpstream(page, issuer, s.name, sub);
     await page.waitForURL(`${issuer}/account`);
     const user = await findUserByEmail(api.deps.store, email);
     expect(user?.name).toBe('Social Person');
@@ -103,7 +81,7 @@ describe('Sign in with an upstream provider', () => {
       .click()
       .catch(() => undefined);
     await page.context().clearCookies();
-    await signInUpstream(page, s.name, sub);
+    await signInUpstream(page, issuer, s.name, sub);
     await page.waitForURL(`${issuer}/account`);
     expect(await socialAccountsOf(api.deps.store, user!._id)).toHaveLength(1);
   });
@@ -118,16 +96,16 @@ describe('Sign in with an upstream provider', () => {
     upstream.accounts.set(unverified, { email, email_verified: false });
 
     const page = await newPage();
-    await signInUpstream(page, optedOut.name, verified);
+    await signInUpstream(page, issuer, optedOut.name, verified);
     await page.getByText('An account with this email already exists').waitFor();
-    await expectSignedOut(page);
+    await expectSignedOut(page, issuer);
 
-    await signInUpstream(page, optedIn.name, unverified);
+    await signInUpstream(page, issuer, optedIn.name, unverified);
     await page.getByText('An account with this email already exists').waitFor();
-    await expectSignedOut(page);
+    await expectSignedOut(page, issuer);
     expect(await socialAccountsOf(api.deps.store, user._id)).toHaveLength(0);
 
-    await signInUpstream(page, optedIn.name, verified);
+    await signInUpstream(page, issuer, optedIn.name, verified);
     await page.waitForURL(`${issuer}/account`);
     expect((await apiGet(user._id)).social_accounts).toEqual([expect.objectContaining({ provider: optedIn.slug, provider_user_id: verified })]);
 
@@ -158,10 +136,10 @@ describe('Sign in with an upstream provider', () => {
     expect(await socialAccountsOf(api.deps.store, user._id)).toHaveLength(1);
 
     await page.context().clearCookies();
-    await signInUpstream(page, s.name, sub);
+    await signInUpstream(page, issuer, s.name, sub);
     await page.waitForURL(/\/login\/second-factor/);
-    await expectSignedOut(page);
-    await signInUpstream(page, s.name, sub);
+    await expectSignedOut(page, issuer);
+    await signInUpstream(page, issuer, s.name, sub);
     // The TOTP code of this window was used above: a backup code is the second factor now.
     await page.getByLabel('Authentication code').fill(backupCodes[0]!);
     await page.getByRole('button', { name: 'Verify' }).click();
@@ -176,18 +154,18 @@ describe('Sign in with an upstream provider', () => {
 
     const wrongState = await page.goto(`${issuer}/login/source/${s.slug}/callback?code=abc&state=wrong&iss=${encodeURIComponent(upstream.issuer)}`);
     expect(wrongState?.status()).toBe(400);
-    await expectSignedOut(page);
+    await expectSignedOut(page, issuer);
 
     let callback = '';
     page.on('request', (r) => {
       if (r.url().startsWith(`${issuer}/login/source/${s.slug}/callback`)) callback = r.url();
     });
-    await signInUpstream(page, s.name, sub);
+    await signInUpstream(page, issuer, s.name, sub);
     await page.waitForURL(`${issuer}/account`);
     await page.context().clearCookies({ name: 'kf_session' });
     const replay = await page.goto(callback);
     expect(replay?.status()).toBe(400);
-    await expectSignedOut(page);
+    await expectSignedOut(page, issuer);
 
     // The authorization request goes to another provider holding the same client: its answer names another issuer.
     // (Keyflow's redirect is rewritten: Playwright routes a navigation's first request, not the ones it is redirected to.)
@@ -202,6 +180,6 @@ describe('Sign in with an upstream provider', () => {
     await page.waitForURL(`${elsewhere.issuer}/**`);
     await upstreamPages(page, sub);
     await page.getByText('could not be verified').waitFor();
-    await expectSignedOut(page);
+    await expectSignedOut(page, issuer);
   });
 });

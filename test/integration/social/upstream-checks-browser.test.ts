@@ -6,21 +6,20 @@
 // with a forged signature, is refused without signing in.
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import * as oidc from 'openid-client';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { findSocialAccount } from '../../../lib/store/oauth-sources.js';
 import { findUserByEmail } from '../../../lib/store/users.js';
-import { launchBrowser } from '../../support/browser.js';
+import { expectSignedOut, useBrowser } from '../../support/browser.js';
 import { startLocalhostApi, STACK_FRAME } from '../../support/harness.js';
 import { newSource, UPSTREAM_CLIENT_ID, UPSTREAM_CLIENT_SECRET } from '../../support/oauth-source.js';
-import { forgetUpstream, startUpstreamIdp, upstreamPages, type UpstreamIdp } from '../../support/upstream-idp.js';
+import { startUpstreamIdp, startUpstreamSignIn, type UpstreamIdp, upstreamPages } from '../../support/upstream-idp.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 
 let admitted: RunningApi;
 let notAdmitted: RunningApi;
 let upstream: UpstreamIdp;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
+const browser = useBrowser();
 const run = Date.now().toString(36);
 const slugs = Array.from({ length: 5 }, (_, i) => `chk-${run}-${i}`);
 let nextSlug = 0;
@@ -33,38 +32,19 @@ beforeAll(async () => {
   notAdmitted = await startLocalhostApi({ OUTBOUND_ALLOWLIST: 'webhooks=127.0.0.1:*,*=localhost:*' });
   const redirectUris = [admitted, notAdmitted].flatMap((api) => slugs.map((slug) => `${api.deps.config.issuer}/login/source/${slug}/callback`));
   upstream = await startUpstreamIdp([{ clientId: UPSTREAM_CLIENT_ID, clientSecret: UPSTREAM_CLIENT_SECRET, redirectUris }, OTHER]);
-  browser = await launchBrowser();
 });
 afterAll(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-  await browser?.close();
   await upstream?.close();
   await admitted?.stop();
   await notAdmitted?.stop();
 });
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  return context.newPage();
-}
+const newPage = browser.newPage;
 
 /** A source that allows sign-up, of the upstream's issuer (an `oidc` one) unless `issuer` is null. */
 const source = (opts: Parameters<typeof newSource>[2] = {}, issuer: string | null = upstream.issuer) =>
   newSource(admitted, issuer, { allowSignUp: true, ...opts, slug: slugs[nextSlug++]! });
 const issuerOf = (api: RunningApi) => api.deps.config.issuer;
-
-/** Clicks "Sign in with <name>" on the api's /login; the browser is then at the upstream (or on Keyflow's error page). */
-async function startSignIn(page: Page, api: RunningApi, name: string): Promise<void> {
-  await forgetUpstream(page);
-  await page.goto(`${issuerOf(api)}/login`);
-  await page.getByRole('link', { name: `Sign in with ${name}` }).click();
-}
-
-async function expectSignedOut(page: Page, api: RunningApi): Promise<void> {
-  await page.goto(`${issuerOf(api)}/account`);
-  await page.waitForURL(`${issuerOf(api)}/login`);
-}
 
 /** A new upstream account with a fresh verified email. */
 function upstreamAccount(prefix: string): { sub: string; email: string } {
@@ -82,14 +62,14 @@ describe('Sign in with an upstream provider: the upstream side', () => {
 
     const before = upstream.requests.length;
     const refused = page.waitForResponse((r) => r.url() === `${issuerOf(notAdmitted)}/login/source/${s.slug}`);
-    await startSignIn(page, notAdmitted, s.name);
+    await startUpstreamSignIn(page, issuerOf(notAdmitted), s.name);
     expect((await refused).status()).toBe(502);
     await page.getByText(`${s.name} cannot be reached right now`).waitFor();
     expect(await page.content()).not.toMatch(STACK_FRAME);
     expect(upstream.requests.slice(before)).toEqual([]);
-    await expectSignedOut(page, notAdmitted);
+    await expectSignedOut(page, issuerOf(notAdmitted));
 
-    await startSignIn(page, admitted, s.name);
+    await startUpstreamSignIn(page, issuerOf(admitted), s.name);
     await upstreamPages(page, sub);
     await page.waitForURL(`${issuerOf(admitted)}/account`);
     expect(await findUserByEmail(admitted.deps.store, email)).not.toBeNull();
@@ -113,7 +93,7 @@ describe('Sign in with an upstream provider: the upstream side', () => {
     // The upstream answers `openid` with an ID token: it is taken out, an oauth2 source must not need one.
     upstream.rewriteIdToken = () => Promise.resolve(null);
     try {
-      await startSignIn(page, admitted, s.name);
+      await startUpstreamSignIn(page, issuerOf(admitted), s.name);
       await upstreamPages(page, sub);
       await page.waitForURL(`${issuerOf(admitted)}/account`);
     } finally {
@@ -130,7 +110,7 @@ describe('Sign in with an upstream provider: the upstream side', () => {
     const { sub, email } = upstreamAccount('audience');
     const page = await newPage();
     const authorization = page.waitForRequest((r) => r.url().startsWith(`${upstream.issuer}/auth?`));
-    await startSignIn(page, admitted, s.name);
+    await startUpstreamSignIn(page, issuerOf(admitted), s.name);
     const nonce = new URL((await authorization).url()).searchParams.get('nonce')!;
     // Same upstream, same user, same nonce: only the audience differs.
     const foreign = await idTokenForAnotherClient(sub, nonce);
@@ -142,7 +122,7 @@ describe('Sign in with an upstream provider: the upstream side', () => {
     const s = await source();
     const { sub, email } = upstreamAccount('forged');
     const page = await newPage();
-    await startSignIn(page, admitted, s.name);
+    await startUpstreamSignIn(page, issuerOf(admitted), s.name);
     let forged = false;
     await expectRefused(page, s._id, sub, email, async (real) => {
       const header = decodeProtectedHeader(real);
@@ -166,7 +146,7 @@ async function expectRefused(page: Page, sourceId: string, sub: string, email: s
     upstream.rewriteIdToken = null;
   }
   expect(await page.content()).not.toMatch(STACK_FRAME);
-  await expectSignedOut(page, admitted);
+  await expectSignedOut(page, issuerOf(admitted));
   expect(await findSocialAccount(admitted.deps.store, sourceId, sub)).toBeNull();
   expect(await findUserByEmail(admitted.deps.store, email)).toBeNull();
 }

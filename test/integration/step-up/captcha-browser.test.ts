@@ -8,15 +8,15 @@
 // database), with provider `pow`, difficulty 8, the site gate off and the
 // challenge asking `require_captcha: true`.
 import { generate } from 'otplib';
-import type { Browser, BrowserContext } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { createUser } from '../../../lib/store/users.js';
-import { launchBrowser, startRpCallback, type RpCallback } from '../../support/browser.js';
+import { type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
 import { startTestApi, type Json } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { enrollFactors } from '../../../tools/fixtures/factors.js';
+import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'captcha browser password';
 const TIMEOUT = 90_000;
@@ -25,22 +25,18 @@ const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
+const browser = useBrowser();
 let rp: RpCallback;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: 'keyflow_test_captcha_browser' });
+  api = await startTestApi(testDatabase('captcha_browser').env);
   issuer = api.deps.config.issuer;
   await setSiteSetting(api.deps.store, 'captcha_provider', 'pow');
   await setSiteSetting(api.deps.store, 'pow_difficulty', 8);
-  browser = await launchBrowser();
   rp = await startRpCallback();
 });
 afterAll(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
   await rp?.close();
-  await browser?.close();
   await api?.stop();
 });
 
@@ -66,7 +62,6 @@ it(
     const { url } = (await created.json()) as Json;
 
     const context = await browser.newContext();
-    contexts.push(context);
     const page = await context.newPage();
     await page.goto(url);
     await page.waitForURL(/\/login/);

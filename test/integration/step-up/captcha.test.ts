@@ -9,20 +9,19 @@
 // what comes after it: an empty authentication code gets "Enter an
 // authentication code" (the factor check, which consumes nothing); one test
 // goes on to confirm with TOTP. A failed captcha leaves the challenge `created`.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { generate } from 'otplib';
 import type { RunningApi } from '../../../api/server.js';
 import { checkPow, solvePow } from '../../../lib/domain/captcha.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import type { SiteSettings } from '../../../lib/domain/site-settings.js';
-import { openStore } from '../../../lib/store/db.js';
-import { getSiteSettings, SECRET_IS_SET, setSiteSetting, siteSecret } from '../../../lib/store/settings.js';
+import { getSiteSettings, SECRET_IS_SET, siteSecret } from '../../../lib/store/settings.js';
 import { findStepUpChallenge } from '../../../lib/store/step-up.js';
-import { startTestApi, testConfig, type Json } from '../../support/harness.js';
+import { startTestApi, type Json } from '../../support/harness.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
+import { openTestStore, testDatabase } from '../../support/database.js';
+import { setCaptchaSettings, startFakeCaptchaProvider, type FakeCaptchaProvider } from '../../support/captcha.js';
 
 const PASSWORD = 'captcha test password';
 const REDIRECT = 'https://rp.example/2fa/callback';
@@ -30,48 +29,25 @@ const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 
 let api: RunningApi;
 let issuer: string;
-let fake: http.Server;
+let fake: FakeCaptchaProvider;
 let fakeUrl: string;
 /** Requests the fake verify server received (form fields). */
-const verifyCalls: URLSearchParams[] = [];
+let verifyCalls: URLSearchParams[];
 
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: `captcha_${Date.now()}` });
+  api = await startTestApi(testDatabase('captcha').env);
   issuer = api.deps.config.issuer;
   // A provider's verify endpoint: token "good" passes, anything else fails.
-  fake = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (d: Buffer) => (body += d.toString()));
-    req.on('end', () => {
-      const form = new URLSearchParams(body);
-      verifyCalls.push(form);
-      const ok = req.method === 'POST' && form.get('secret') === 'shh-secret' && form.get('response') === 'good';
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify(ok ? { success: true } : { success: false, 'error-codes': ['invalid-input-response'] }));
-    });
-  });
-  await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', () => resolve()));
-  fakeUrl = `http://127.0.0.1:${(fake.address() as AddressInfo).port}/siteverify`;
+  fake = await startFakeCaptchaProvider('shh-secret', 'good');
+  fakeUrl = fake.url;
+  verifyCalls = fake.calls;
 });
 afterAll(async () => {
-  fake.closeAllConnections();
-  await new Promise<void>((resolve) => fake.close(() => resolve()));
+  await fake.close();
   await api.stop();
 });
 
-async function settings(values: Partial<SiteSettings>) {
-  const all: Partial<SiteSettings> = {
-    require_captcha_for_2fa: false,
-    captcha_provider: 'none',
-    captcha_site_key: '',
-    captcha_secret_key: '',
-    captcha_verify_url: '',
-    pow_difficulty: 8,
-    ...values,
-  };
-  for (const [k, v] of Object.entries(all)) await setSiteSetting(api.deps.store, k as keyof SiteSettings, v as never, api.deps.kek);
-}
+const settings = (values: Partial<SiteSettings>) => setCaptchaSettings(api.deps, values);
 
 const RP: NewClientInput = { name: 'Captcha RP', allowedScopes: ['openid'], redirectUris: [{ type: 'equals', value: REDIRECT }], isVerified: true };
 
@@ -254,11 +230,11 @@ describe('the captcha secret key at rest', () => {
     expect(await siteSecret(api.deps.store, api.deps.kek, 'captcha_secret_key')).toBe('shh-secret');
 
     // A database written before sealing: the value in clear, sealed when an api starts on it.
-    const database = `captcha_legacy_${Date.now()}`;
-    const legacy = openStore(testConfig({ MONGODB_DATABASE: database }));
+    const database = testDatabase('captcha_legacy');
+    const legacy = openTestStore(database);
     try {
       await legacy.settings.insertOne({ _id: 'site', values: { captcha_secret_key: 'legacy-clear-secret' }, updatedAt: new Date() });
-      const started = await startTestApi({ MONGODB_DATABASE: database });
+      const started = await startTestApi(database.env);
       await started.stop();
       expect(JSON.stringify(await legacy.settings.findOne({ _id: 'site' }))).not.toContain('legacy-clear-secret');
       expect(await siteSecret(legacy, api.deps.kek, 'captcha_secret_key')).toBe('legacy-clear-secret');

@@ -4,12 +4,11 @@
 // action; the relying party's callback gets code and state, and verify answers
 // method passkey.
 import { generate } from 'otplib';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { seal } from '../../../lib/security/kek.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { createUser } from '../../../lib/store/users.js';
-import { addVirtualAuthenticator, launchBrowser, startRpCallback, type RpCallback } from '../../support/browser.js';
+import { addVirtualAuthenticator, type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
 import { startLocalhostApi, type Json } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 
@@ -19,28 +18,20 @@ const ACTION = 'Delete the project "apollo" <for good>';
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
+const browser = useBrowser();
 let rp: RpCallback;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   api = await startLocalhostApi();
   issuer = api.deps.config.issuer;
-  browser = await launchBrowser();
   rp = await startRpCallback();
 });
 afterAll(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
   await rp?.close();
-  await browser?.close();
   await api?.stop();
 });
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  return context.newPage();
-}
+const newPage = browser.newPage;
 
 it(
   'enables the factors only once the box is ticked, and confirms with a passkey',

@@ -10,17 +10,16 @@
 // The captcha tests change the site settings, which are global per database:
 // this file runs its api on a database of its own so it never races other
 // test files (the StepUpChallenge workflow writes its projection there too).
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { generate } from 'otplib';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import type { SiteSettings } from '../../../lib/domain/site-settings.js';
-import { setSiteSetting } from '../../../lib/store/settings.js';
-import { launchBrowser, startRpCallback, type RpCallback } from '../../support/browser.js';
+import { type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
 import { eventually, startLocalhostApi, type Json } from '../../support/harness.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
+import { testDatabase } from '../../support/database.js';
+import { setCaptchaSettings, startFakeCaptchaProvider, type FakeCaptchaProvider } from '../../support/captcha.js';
 
 const PASSWORD = 'step-up factors browser password';
 const TIMEOUT = 90_000;
@@ -32,59 +31,29 @@ const GOOD_TOKEN = 'good-captcha-token';
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
-let fake: http.Server;
+const browser = useBrowser();
+let fake: FakeCaptchaProvider | undefined;
 let fakeUrl: string;
 /** Form bodies the fake captcha verify server received. */
-const verifyCalls: URLSearchParams[] = [];
-const contexts: BrowserContext[] = [];
+let verifyCalls: URLSearchParams[] = [];
 const rps: RpCallback[] = [];
 
-/** Sets the captcha settings: everything off unless given. */
-async function settings(values: Partial<SiteSettings> = {}) {
-  const all: Partial<SiteSettings> = {
-    require_captcha_for_2fa: false,
-    captcha_provider: 'none',
-    captcha_site_key: '',
-    captcha_secret_key: '',
-    captcha_verify_url: '',
-    pow_difficulty: 8,
-    sudo_mode_ttl_minutes: 0,
-    ...values,
-  };
-  for (const [k, v] of Object.entries(all)) await setSiteSetting(api.deps.store, k as keyof SiteSettings, v as never, api.deps.kek);
-}
+/** Sets the captcha settings: everything off unless given (sudo mode too). */
+const settings = (values: Partial<SiteSettings> = {}) => setCaptchaSettings(api.deps, { sudo_mode_ttl_minutes: 0, ...values });
 
 beforeAll(async () => {
-  api = await startLocalhostApi({ MONGODB_DATABASE: 'keyflow_test_stepup_factors_browser' });
+  api = await startLocalhostApi(testDatabase('stepup_factors_browser').env);
   issuer = api.deps.config.issuer;
   await settings();
   // A captcha provider's verify endpoint: GOOD_TOKEN with the right secret passes, anything else fails.
-  fake = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (d: Buffer) => (body += d.toString()));
-    req.on('end', () => {
-      const form = new URLSearchParams(body);
-      verifyCalls.push(form);
-      const ok = req.method === 'POST' && form.get('secret') === CAPTCHA_SECRET && form.get('response') === GOOD_TOKEN;
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify(ok ? { success: true } : { success: false, 'error-codes': ['invalid-input-response'] }));
-    });
-  });
-  await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', () => resolve()));
-  fakeUrl = `http://127.0.0.1:${(fake.address() as AddressInfo).port}/siteverify`;
-  browser = await launchBrowser();
+  fake = await startFakeCaptchaProvider(CAPTCHA_SECRET, GOOD_TOKEN);
+  fakeUrl = fake.url;
+  verifyCalls = fake.calls;
 });
 afterAll(async () => {
   if (api) await settings();
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
   await Promise.all(rps.splice(0).map((r) => r.close()));
-  await browser?.close();
-  if (fake) {
-    fake.closeAllConnections();
-    await new Promise<void>((resolve) => fake.close(() => resolve()));
-  }
+  await fake?.close();
   await api?.stop();
 });
 
@@ -136,11 +105,7 @@ async function wrongTotp(): Promise<string> {
   return code;
 }
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  return context.newPage();
-}
+const newPage = browser.newPage;
 
 /** Opens the challenge's url signed out, signs in on the way (password, then a backup code, so TOTP stays unused), and lands on the confirmation page. */
 async function signInTo(page: Page, url: string, who: Who): Promise<void> {

@@ -6,14 +6,14 @@
 //
 // `sudo_mode_ttl_minutes` is a global site setting: this file's api uses a
 // database of its own (the workflows write their projections into the api's).
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { createUser } from '../../../lib/store/users.js';
-import { addVirtualAuthenticator, launchBrowser, startRpCallback, type RpCallback } from '../../support/browser.js';
+import { addVirtualAuthenticator, type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
 import { startLocalhostApi, type Json } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
+import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'step-up sudo browser password';
 const TIMEOUT = 60_000;
@@ -21,28 +21,20 @@ const ACTION = 'Remove the member "bob" <admin>';
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
+const browser = useBrowser();
 let rp: RpCallback;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  api = await startLocalhostApi({ MONGODB_DATABASE: 'keyflow_test_stepup_sudo_browser' });
+  api = await startLocalhostApi(testDatabase('stepup_sudo_browser').env);
   issuer = api.deps.config.issuer;
-  browser = await launchBrowser();
   rp = await startRpCallback();
 });
 afterAll(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
   await rp?.close();
-  await browser?.close();
   await api?.stop();
 });
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  return context.newPage();
-}
+const newPage = browser.newPage;
 
 it(
   'opts in on a passkey confirmation, then confirms the next challenge of the same client with the checkbox alone (method sudo)',

@@ -19,48 +19,39 @@
 // two confirmations per test use it so that no test waits for a time step) and
 // backup codes (the sign-in's second factor, and the other confirmations).
 import { generate } from 'otplib';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { sudoWindows } from '../../../lib/store/sudo-windows.js';
-import { launchBrowser, startRpCallback, type RpCallback } from '../../support/browser.js';
-import { startLocalhostApi, type Json } from '../../support/harness.js';
+import { type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
+import { type Json, sleep, startLocalhostApi } from '../../support/harness.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
 import { withPkce, withVerifier } from '../../../tools/fixtures/pkce.js';
+import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'step-up sudo paths browser password';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 const TIMEOUT = 90_000;
 const ACTION = 'Rotate the signing key of "prod" <now>';
-const DATABASE = 'keyflow_test_stepup_sudo_paths_browser';
+const database = testDatabase('stepup_sudo_paths_browser');
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
+const browser = useBrowser();
 let rp: RpCallback;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  api = await startLocalhostApi({ MONGODB_DATABASE: DATABASE });
+  api = await startLocalhostApi(database.env);
   issuer = api.deps.config.issuer;
-  browser = await launchBrowser();
   rp = await startRpCallback();
 });
 afterAll(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
   await rp?.close();
-  await browser?.close();
   await api?.stop();
 });
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  return context.newPage();
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const newPage = browser.newPage;
 
 /** A user with TOTP and backup codes; `nextTotp` gives a code of a time step not used before (now, or the next one). */
 async function userWithTotp() {

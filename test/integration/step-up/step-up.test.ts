@@ -17,6 +17,7 @@ import { eventually, startTestApi, type Json } from '../../support/harness.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
+import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'step-up test password';
 const REDIRECT = 'https://rp.example/2fa/callback';
@@ -471,7 +472,7 @@ describe('the StepUpChallenge workflow timers', () => {
 
 describe('challenge lifetime (STEP_UP_CHALLENGE_TTL_SECONDS) and an api on its own database', () => {
   it('a challenge lives as configured, and its workflow writes into the api database', async () => {
-    const own = await startTestApi({ STEP_UP_CHALLENGE_TTL_SECONDS: '2', MONGODB_DATABASE: 'keyflow_test_stepup_ttl' });
+    const own = await startTestApi({ STEP_UP_CHALLENGE_TTL_SECONDS: '2', ...testDatabase('stepup_ttl').env });
     try {
       const { client, clientSecret } = await createClient(own.deps.store, {
         name: 'Short',

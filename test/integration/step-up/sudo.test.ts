@@ -18,17 +18,19 @@ import { recordSudoWindowEnded, sudoWindows } from '../../../lib/store/sudo-wind
 import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
 import { sudoActiveQuery } from '../../../workflows/sudo-window.js';
 import { commandFilters } from '../../support/command-filters.js';
-import { eventually, runCli, startTestApi, type Json } from '../../support/harness.js';
+import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { runCli } from '../../support/cli.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { withPkce, withVerifier } from '../../../tools/fixtures/pkce.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
+import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'sudo window password 1';
 const REDIRECT = 'https://sudo-rp.example/cb';
 /** When a session signed in now would end (its lists expire with it). */
 const sessionEnd = () => new Date(Date.now() + SESSION_TTL_MS);
-const DATABASE = `sudo_${Date.now()}`;
+const database = testDatabase('sudo');
 
 let api: RunningApi;
 let issuer: string;
@@ -36,7 +38,7 @@ let temporal: Client;
 let deps: SudoDeps;
 
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: DATABASE });
+  api = await startTestApi(database.env);
   issuer = api.deps.config.issuer;
   // The api's own Temporal client (closed by api.stop()).
   temporal = api.deps.temporal.client;

@@ -14,7 +14,8 @@ import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
 import { startTestApi, type Json } from '../../support/harness.js';
 import { redeemCode, startFlow, teamPicker, type StartedFlow } from '../../support/consent-flow.js';
-import { FLOW_PASSWORD, FLOW_REDIRECT, jwtClaims, newTestRp, postForm, type TestRp } from '../../support/token-flow.js';
+import { FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, type TestRp } from '../../support/token-flow.js';
+import { jwtClaims, postForm } from '../../support/http.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 

@@ -5,7 +5,8 @@
 // escapes team names; a site admin passes the gate with a passkey and the
 // typed phrase; Deny on the picker sends access_denied back.
 import * as oauth from 'oauth4webapi';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { authorization as libraryAuthorization, discover, redeemAtCallback, type Authorization } from '../../support/library-rp.js';
+import type { Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import type { TeamDoc } from '../../../lib/domain/teams.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
@@ -15,22 +16,20 @@ import { joinTeam } from '../../support/teams.js';
 import { acceptInvitation } from '../../../lib/teams/invitations.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
-import { addVirtualAuthenticator, launchBrowser, startRpCallback, type RpCallback } from '../../support/browser.js';
+import { addVirtualAuthenticator, type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
 import { startLocalhostApi, type Json } from '../../support/harness.js';
-import { jwtClaims } from '../../support/token-flow.js';
+import { jwtClaims } from '../../support/http.js';
 
 const PASSWORD = 'team picker browser password';
 const TIMEOUT = 90_000;
 const TEAM_SCOPES = 'openid team:read team:member:read team:member:write';
-const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 let api: RunningApi;
 let issuer: string;
 let deps: TeamDeps;
-let browser: Browser;
+const browser = useBrowser();
 let rpCallback: RpCallback;
 let as: oauth.AuthorizationServer;
-const contexts: BrowserContext[] = [];
 
 const actor = (u: FixtureUser) => userActor(u.id, { type: 'user', userId: u.id });
 const slug = (p: string) => `${p}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
@@ -41,25 +40,18 @@ beforeAll(async () => {
   api = await startLocalhostApi();
   issuer = api.deps.config.issuer;
   deps = api.deps;
-  browser = await launchBrowser();
   rpCallback = await startRpCallback();
-  const issuerUrl = new URL(issuer);
-  as = await oauth.processDiscoveryResponse(issuerUrl, await oauth.discoveryRequest(issuerUrl, { algorithm: 'oidc', ...insecure }));
+  as = await discover(issuer);
 });
 afterAll(async () => {
   await rpCallback?.close();
-  await browser?.close();
   await api?.stop();
 });
 afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
+  await browser.closeAll();
 });
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  return context.newPage();
-}
+const newPage = browser.newPage;
 
 async function registeredRp(allowedScopes: string[]): Promise<{ rp: FixtureRp; client: oauth.Client; auth: oauth.ClientAuth }> {
   const rp = await newRp(api.deps, {
@@ -71,31 +63,7 @@ async function registeredRp(allowedScopes: string[]): Promise<{ rp: FixtureRp; c
   return { rp, client: { client_id: rp.id, id_token_signed_response_alg: 'RS256' }, auth: oauth.ClientSecretBasic(rp.secret!) };
 }
 
-interface Authorization {
-  url: string;
-  verifier: string;
-  state: string;
-  nonce: string;
-}
-
-/** The authorization URL an RP built with oauth4webapi from discovery: PKCE S256, state, nonce. */
-async function authorization(client: oauth.Client, scope: string): Promise<Authorization> {
-  const verifier = oauth.generateRandomCodeVerifier();
-  const state = oauth.generateRandomState();
-  const nonce = oauth.generateRandomNonce();
-  const url = new URL(as.authorization_endpoint!);
-  url.search = new URLSearchParams({
-    client_id: client.client_id,
-    redirect_uri: rpCallback.redirectUri,
-    response_type: 'code',
-    scope,
-    state,
-    nonce,
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  }).toString();
-  return { url: url.href, verifier, state, nonce };
-}
+const authorization = (client: oauth.Client, scope: string) => libraryAuthorization(as, client, rpCallback, scope);
 
 /** Signs in on the sign-in page the browser is on. */
 async function signIn(page: Page, u: FixtureUser): Promise<void> {
@@ -106,11 +74,7 @@ async function signIn(page: Page, u: FixtureUser): Promise<void> {
 
 /** The RP's side once the browser came back: oauth4webapi checks state and iss, redeems the code and validates the ID token. */
 async function redeem(client: oauth.Client, auth: oauth.ClientAuth, a: Authorization): Promise<{ tokens: oauth.TokenEndpointResponse; idClaims: Json }> {
-  const back = new URL(rpCallback.redirectUri);
-  back.search = (await rpCallback.nextCallback()).toString();
-  const params = oauth.validateAuthResponse(as, client, back, a.state);
-  const response = await oauth.authorizationCodeGrantRequest(as, client, auth, params, rpCallback.redirectUri, a.verifier, insecure);
-  const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: a.nonce, requireIdToken: true });
+  const tokens = await redeemAtCallback(as, client, auth, rpCallback, a);
   return { tokens, idClaims: oauth.getValidatedIdTokenClaims(tokens)! };
 }
 

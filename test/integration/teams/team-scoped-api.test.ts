@@ -15,6 +15,7 @@ import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
 import { redeemCode, startFlow, tokensForTeam } from '../../support/consent-flow.js';
 import { startTestApi, type Json } from '../../support/harness.js';
+import { requestJson } from '../../support/http.js';
 import { FLOW_PASSWORD, newTestRp, type TestRp } from '../../support/token-flow.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 
@@ -34,15 +35,10 @@ const slug = (p: string) =>
 const team = (name: string, parent: TeamDoc | null, by: FixtureUser) =>
   createTeam(deps, actor(by), { name, slug: slug(name.toLowerCase()), description: '', parent_id: parent?._id ?? null, member_groups_enabled: false });
 
-async function call(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json; challenge: string | null }> {
-  const res = await fetch(`${api.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, challenge: res.headers.get('www-authenticate') };
-}
+const call = async (token: string, method: string, path: string, body?: unknown) => {
+  const answer = await requestJson(`${api.url}${path}`, method, { token, body });
+  return { ...answer, challenge: answer.res.headers.get('www-authenticate') };
+};
 
 beforeAll(async () => {
   api = await startTestApi();

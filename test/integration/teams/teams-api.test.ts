@@ -8,7 +8,8 @@ import type { RunningApi } from '../../../api/server.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import type { UserDoc } from '../../../lib/store/users.js';
 import { STACK_FRAME, startTestApi, type Json } from '../../support/harness.js';
-import { jwtClaims, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
+import { newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
+import { jwtClaims, requestJson } from '../../support/http.js';
 import { joinTeam } from '../../support/teams.js';
 
 const ALL = ['teams:read', 'teams:write', 'teams:create', 'teams:delete'];
@@ -33,18 +34,8 @@ async function caller(scope = ALL): Promise<Caller> {
 }
 
 /** A request to the team API; `body` as JSON unless `raw` gives the body and its content type. */
-async function call(who: Caller | null, method: string, path = '', body?: unknown, raw?: { type: string; body: string }) {
-  const headers: Record<string, string> = who ? { authorization: `Bearer ${who.token}` } : {};
-  if (raw) headers['content-type'] = raw.type;
-  else if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${api.url}/api/oauth/me/teams${path}`, {
-    method,
-    headers,
-    body: raw ? raw.body : body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { res, status: res.status, body: text ? JSON.parse(text) : null, text };
-}
+const call = (who: Caller | null, method: string, path = '', body?: unknown, raw?: { type: string; body: string }) =>
+  requestJson(`${api.url}/api/oauth/me/teams${path}`, method, { token: who?.token, body: raw ? raw.body : body, contentType: raw?.type });
 
 let slugs = 0;
 const slug = (p = 't') => `${p}-${Date.now().toString(36)}-${slugs++}`;

@@ -2,13 +2,13 @@
 // teams, members by email and username, roles, groups, inheritance down the
 // tree, the member-write cap against a forged form, deletion with its typed
 // confirmation, escaping, CSRF and what a stranger sees.
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { findMember, findTeam, findTeamBySlug } from '../../../lib/store/teams.js';
 import { createTeam, userActor, type TeamDeps } from '../../../lib/teams/team-changes.js';
 import { joinTeam } from '../../support/teams.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';
-import { launchBrowser } from '../../support/browser.js';
+import { useBrowser } from '../../support/browser.js';
 import { startLocalhostApi } from '../../support/harness.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
 
@@ -16,39 +16,26 @@ const PASSWORD = 'teams browser password';
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
+const browser = useBrowser();
 let deps: TeamDeps;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   api = await startLocalhostApi();
   issuer = api.deps.config.issuer;
   deps = { store: api.deps.store, events: api.deps.events };
-  browser = await launchBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
   await api?.stop();
 });
 afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
+  await browser.closeAll();
 });
 
 const user = (prefix: string) => newUser(api.deps, { password: PASSWORD, prefix });
 const slug = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
 const teamUrl = (id: string) => `${issuer}/account/teams/${id}`;
 
-async function signedIn(u: FixtureUser): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  const page = await context.newPage();
-  await page.goto(`${issuer}/login`);
-  await page.getByLabel('Email').fill(u.email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${issuer}/account`);
-  return page;
-}
+const signedIn = (u: FixtureUser) => browser.signedIn(issuer, u.email, PASSWORD);
 
 /** Fills the new-team form on the page it is on; returns the new team's id (from the page it lands on). */
 async function createOnPage(page: Page, name: string, teamSlug: string): Promise<string> {

@@ -8,6 +8,7 @@ import type { RunningApi } from '../../../api/server.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { createUser } from '../../../lib/store/users.js';
 import { startTestApi, type Json } from '../../support/harness.js';
+import { jwtClaims, postForm } from '../../support/http.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { withPkce, withVerifier } from '../../../tools/fixtures/pkce.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
@@ -57,15 +58,7 @@ function proof(key: DpopKey, htm: string, htu: string, o: { accessToken?: string
 const tokenUrl = () => `${issuer}/api/oauth/token`;
 const userinfoUrl = () => `${issuer}/api/oauth/userinfo`;
 
-async function post(path: string, body: Record<string, string>, headers: Record<string, string> = {}) {
-  const res = await fetch(`${issuer}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.auth, ...headers },
-    body: new URLSearchParams(body),
-  });
-  const text = await res.text();
-  return { res, body: text ? JSON.parse(text) : null };
-}
+const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}) => postForm(issuer, path, body, { ...rp.auth, ...headers });
 
 async function authorizationCode(scope = 'openid profile offline_access'): Promise<string> {
   const email = uniqueEmail('dpop');
@@ -87,8 +80,6 @@ async function tokens(key: DpopKey | null, scope?: string) {
   expect(r.res.status).toBe(200);
   return r.body;
 }
-
-const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString());
 
 async function userinfo(headers: Record<string, string>, url = userinfoUrl()) {
   const res = await fetch(url, { headers });
@@ -114,7 +105,7 @@ describe.each<Alg>(['ES256', 'RS256', 'PS256', 'EdDSA'])('DPoP with a %s key', (
     const key = await newKey(alg);
     const body = await tokens(key);
     expect(body.token_type).toBe('DPoP');
-    expect(payloadOf(body.access_token).cnf).toEqual({ jkt: key.jkt });
+    expect(jwtClaims(body.access_token).cnf).toEqual({ jkt: key.jkt });
     const r = await dpopUserinfo(key, body.access_token);
     expect(r.res.status).toBe(200);
     expect(r.body.sub).toEqual(expect.any(String));
@@ -205,7 +196,7 @@ describe('DPoP at resources', () => {
   it('keeps unbound tokens working as Bearer, and refuses them with the DPoP scheme', async () => {
     const plain = await tokens(null);
     expect(plain.token_type).toBe('Bearer');
-    expect(payloadOf(plain.access_token).cnf).toBeUndefined();
+    expect(jwtClaims(plain.access_token).cnf).toBeUndefined();
     expect((await userinfo({ authorization: `Bearer ${plain.access_token}` })).res.status).toBe(200);
     expectDpopChallenge(await dpopUserinfo(key, plain.access_token), 'invalid_token', /not DPoP-bound/);
   });
@@ -255,7 +246,7 @@ describe('DPoP at the token endpoint', () => {
     );
     expect(ok.res.status).toBe(200);
     expect(ok.body.token_type).toBe('DPoP');
-    expect(payloadOf(ok.body.access_token).cnf).toEqual({ jkt: key.jkt });
+    expect(jwtClaims(ok.body.access_token).cnf).toEqual({ jkt: key.jkt });
     expect((await dpopUserinfo(key, ok.body.access_token)).res.status).toBe(200);
     // The rotated token stays bound.
     const again = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: ok.body.refresh_token });
@@ -282,7 +273,7 @@ describe('DPoP at the token endpoint', () => {
     const retry = await refresh(first.refresh_token, key);
     expect(retry.res.status).toBe(200);
     expect(retry.body.token_type).toBe('DPoP');
-    expect(payloadOf(retry.body.access_token).cnf).toEqual({ jkt: key.jkt });
+    expect(jwtClaims(retry.body.access_token).cnf).toEqual({ jkt: key.jkt });
     // The answer the retry replaced is reuse: the grant is revoked.
     const reuse = await refresh(lost.body.refresh_token, key);
     expect([reuse.res.status, reuse.body.error]).toEqual([400, 'invalid_grant']);

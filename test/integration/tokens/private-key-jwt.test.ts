@@ -5,20 +5,21 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { SignJWT, type JWK } from 'jose';
 import type { RunningApi } from '../../../api/server.js';
 import { JWT_BEARER_ASSERTION_TYPE } from '../../../api/oauth/client-assertion.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { startTestApi, type Json } from '../../support/harness.js';
+import { newClientKey, type ClientKey, type ClientKeyAlg } from '../../support/client-keys.js';
+import { epochSeconds, postForm } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
 
 const PASSWORD = 'private key jwt password';
 const REDIRECT = 'https://pkjwt-rp.example/cb';
-type Alg = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
 
 let api: RunningApi;
 let issuer: string;
@@ -29,19 +30,6 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-interface Key {
-  alg: Alg;
-  kid: string;
-  privateKey: CryptoKey;
-  jwk: JWK;
-}
-
-async function newKey(alg: Alg): Promise<Key> {
-  const { privateKey, publicKey } = await generateKeyPair(alg);
-  const kid = randomUUID();
-  return { alg, kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
-}
-
 const RP: NewClientInput = {
   name: 'private_key_jwt RP',
   redirectUris: [{ type: 'equals', value: REDIRECT }],
@@ -51,32 +39,22 @@ const RP: NewClientInput = {
 };
 
 /** A private_key_jwt client with these public keys or this JWKS URL: its id. */
-async function keyRp(keys: { jwks?: Key[]; jwksUri?: string }): Promise<string> {
+async function keyRp(keys: { jwks?: ClientKey[]; jwksUri?: string }): Promise<string> {
   return (await newRp(api.deps, { ...RP, jwks: keys.jwks ? { keys: keys.jwks.map((k) => k.jwk) } : null, jwksUri: keys.jwksUri ?? null })).id;
 }
 
-const now = () => Math.floor(Date.now() / 1000);
-
 function assertion(
-  key: Key,
+  key: ClientKey,
   clientId: string,
   o: { aud?: string | string[]; iat?: number; exp?: number; jti?: string | null; iss?: string; kid?: string } = {},
 ) {
-  const iat = o.iat ?? now();
+  const iat = o.iat ?? epochSeconds();
   const claims: Record<string, unknown> = { iss: o.iss ?? clientId, sub: clientId, aud: o.aud ?? issuer, iat, exp: o.exp ?? iat + 60 };
   if (o.jti !== null) claims.jti = o.jti ?? randomUUID();
   return new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: o.kid ?? key.kid }).sign(key.privateKey);
 }
 
-async function post(path: string, body: Record<string, string>, headers: Record<string, string> = {}) {
-  const res = await fetch(`${issuer}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    body: new URLSearchParams(body),
-  });
-  const text = await res.text();
-  return { res, body: text ? JSON.parse(text) : null };
-}
+const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}) => postForm(issuer, path, body, headers);
 
 const withAssertion = (jwt: string) => ({ client_assertion_type: JWT_BEARER_ASSERTION_TYPE, client_assertion: jwt });
 /** Introspection of an unknown token: 200 {active:false} exactly when the client authenticated. */
@@ -103,9 +81,9 @@ async function authorizationCode(clientId: string, scope = 'openid profile offli
   return step.external!.searchParams.get('code')!;
 }
 
-describe.each<Alg>(['RS256', 'PS256', 'ES256', 'EdDSA'])('private_key_jwt with an inline %s key', (alg) => {
+describe.each<ClientKeyAlg>(['RS256', 'PS256', 'ES256', 'EdDSA'])('private_key_jwt with an inline %s key', (alg) => {
   it('authenticates at introspection, the token endpoint and revocation with aud = the issuer', async () => {
-    const key = await newKey(alg);
+    const key = await newClientKey(alg);
     const clientId = await keyRp({ jwks: [key] });
     const ok = await introspectWith(await assertion(key, clientId));
     expect(ok.res.status).toBe(200);
@@ -141,7 +119,7 @@ describe.each<Alg>(['RS256', 'PS256', 'ES256', 'EdDSA'])('private_key_jwt with a
 
 describe('private_key_jwt at the PAR endpoint', () => {
   it('pushes an authorization request authenticated with an assertion (aud = the issuer; not the PAR or token URL)', async () => {
-    const key = await newKey('ES256');
+    const key = await newClientKey('ES256');
     const clientId = await keyRp({ jwks: [key] });
     const push = async (aud?: string, jwt?: string) =>
       post('/api/oauth/par', {
@@ -167,7 +145,7 @@ describe('private_key_jwt at the PAR endpoint', () => {
 
 describe('private_key_jwt at the device authorization endpoint', () => {
   it('starts a device flow and polls with assertions', async () => {
-    const key = await newKey('EdDSA');
+    const key = await newClientKey('EdDSA');
     const clientId = await keyRp({ jwks: [key] });
     const started = await post('/api/oauth/device_authorization', { client_id: clientId, scope: 'openid', ...withAssertion(await assertion(key, clientId)) });
     expect(started.res.status).toBe(200);
@@ -181,10 +159,10 @@ describe('private_key_jwt at the device authorization endpoint', () => {
 });
 
 describe('private_key_jwt refusals', () => {
-  let key: Key;
+  let key: ClientKey;
   let clientId: string;
   beforeAll(async () => {
-    key = await newKey('ES256');
+    key = await newClientKey('ES256');
     clientId = await keyRp({ jwks: [key] });
   });
 
@@ -242,17 +220,17 @@ describe('private_key_jwt refusals', () => {
   });
 
   it('refuses an expired assertion', async () => {
-    await expectInvalidClient(await introspectWith(await assertion(key, clientId, { iat: now() - 200, exp: now() - 60 })), /expired/);
+    await expectInvalidClient(await introspectWith(await assertion(key, clientId, { iat: epochSeconds() - 200, exp: epochSeconds() - 60 })), /expired/);
   });
 
   it('refuses a lifetime over 5 minutes', async () => {
-    await expectInvalidClient(await introspectWith(await assertion(key, clientId, { exp: now() + 600 })), /at most 300 seconds/);
-    await expectInvalidClient(await introspectWith(await assertion(key, clientId, { iat: now(), exp: now() + 301 })), /at most 300 seconds/);
+    await expectInvalidClient(await introspectWith(await assertion(key, clientId, { exp: epochSeconds() + 600 })), /at most 300 seconds/);
+    await expectInvalidClient(await introspectWith(await assertion(key, clientId, { iat: epochSeconds(), exp: epochSeconds() + 301 })), /at most 300 seconds/);
   });
 
   it('refuses an unknown kid and a key that is not the client’s', async () => {
     await expectInvalidClient(await introspectWith(await assertion(key, clientId, { kid: 'not-a-known-kid' })));
-    const other = await newKey('ES256');
+    const other = await newClientKey('ES256');
     await expectInvalidClient(await introspectWith(await assertion({ ...other, kid: key.kid }, clientId)));
   });
 
@@ -300,7 +278,7 @@ describe('private_key_jwt with a jwks_uri', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('fetches the keys, caches them, and picks up a rotated kid by one refetch, even right after a fetch (then at most every 30 s)', async () => {
-    const first = await newKey('RS256');
+    const first = await newClientKey('RS256');
     served = [first.jwk];
     const clientId = await keyRp({ jwksUri });
     const before = fetches;
@@ -309,7 +287,7 @@ describe('private_key_jwt with a jwks_uri', () => {
     expect(fetches).toBe(before + 1); // cached
 
     // The client rotates: a new kid at the jwks_uri, moments after Keyflow fetched it.
-    const second = await newKey('EdDSA');
+    const second = await newClientKey('EdDSA');
     served = [first.jwk, second.jwk];
     expect((await introspectWith(await assertion(second, clientId))).res.status).toBe(200);
     expect(fetches).toBe(before + 2);
@@ -331,7 +309,7 @@ describe('private_key_jwt with a jwks_uri', () => {
 
   it('refreshes with an assertion signed by a key that replaced the old one at the jwks_uri between two refreshes', async () => {
     // The conformance suite's RP key rotation: code flow with one key, the key replaced (new kid), then a refresh.
-    const old = await newKey('RS256');
+    const old = await newClientKey('RS256');
     served = [old.jwk];
     const clientId = await keyRp({ jwksUri });
     const code = await authorizationCode(clientId);
@@ -352,7 +330,7 @@ describe('private_key_jwt with a jwks_uri', () => {
     const before = fetches;
 
     // Between two refreshes, seconds after Keyflow fetched the set (well within the 30 s).
-    const rotated = await newKey('RS256');
+    const rotated = await newClientKey('RS256');
     served = [rotated.jwk];
     const refreshed = await post('/api/oauth/token', {
       grant_type: 'refresh_token',
@@ -367,7 +345,7 @@ describe('private_key_jwt with a jwks_uri', () => {
   });
 
   it('refuses when the jwks_uri does not answer a key set', async () => {
-    const key = await newKey('ES256');
+    const key = await newClientKey('ES256');
     const clientId = await keyRp({ jwksUri: 'http://127.0.0.1:1/jwks' }); // nothing listens there
     await expectInvalidClient(await introspectWith(await assertion(key, clientId)), /jwks_uri/);
   });

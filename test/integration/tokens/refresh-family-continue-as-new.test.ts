@@ -9,11 +9,13 @@ import { PROJECT_ROOT } from '../../../tools/embedded/servers.js';
 import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
 import { familyStateQuery } from '../../../workflows/refresh-family.js';
 import { eventually, startTestApi, type Json } from '../../support/harness.js';
-import { expectFamilyRevoked, jwtClaims, newTestRp, postForm, runCodeFlow, type TestRp } from '../../support/token-flow.js';
+import { expectFamilyRevoked, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
+import { getUserinfo, jwtClaims, postForm } from '../../support/http.js';
+import { testDatabase } from '../../support/database.js';
 
 let api: RunningApi;
 beforeAll(async () => {
-  api = await startTestApi({ REFRESH_FAMILY_ROTATIONS_PER_RUN: '3', MONGODB_DATABASE: `x_refresh_runs_${Date.now()}` });
+  api = await startTestApi({ REFRESH_FAMILY_ROTATIONS_PER_RUN: '3', ...testDatabase('x_refresh_runs').env });
   try {
     Runtime.install({ logger: new DefaultLogger('WARN') }); // the replay worker below: warnings only
   } catch {
@@ -22,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-const userinfo = (accessToken: string) => fetch(`${api.url}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+const userinfo = (accessToken: string) => getUserinfo(api, accessToken);
 const refresh = (rp: TestRp, token: string) => postForm(api, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: token }, rp.auth);
 
 /** A new family and `n` rotations: every token response, the first one's included. */

@@ -4,8 +4,9 @@
 // whichever copy is used later is reuse and revokes the grant. Checked only
 // by what the client sees over HTTP: the token endpoint's answers and UserInfo.
 import type { RunningApi } from '../../../api/server.js';
-import { startTestApi, type Json } from '../../support/harness.js';
-import { newTestRp, postForm, runCodeFlow, type TestRp } from '../../support/token-flow.js';
+import { type Json, sleep, startTestApi } from '../../support/harness.js';
+import { newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
+import { getUserinfo, postForm } from '../../support/http.js';
 
 /** The window of every api here but the ones a test starts with another. */
 const WINDOW_SECONDS = '30';
@@ -19,7 +20,7 @@ afterAll(() => api.stop());
 const refresh = (on: RunningApi, rp: TestRp, token: string) => postForm(on, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: token }, rp.auth);
 const introspect = async (on: RunningApi, rp: TestRp, token: string) =>
   (await postForm(on, '/api/oauth/introspect', { token, token_type_hint: 'refresh_token' }, rp.auth)).body;
-const userinfo = (on: RunningApi, accessToken: string) => fetch(`${on.url}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+const userinfo = (on: RunningApi, accessToken: string) => getUserinfo(on, accessToken);
 
 /** A new grant with offline_access: its first token response. */
 async function grant(on: RunningApi = api) {
@@ -109,7 +110,7 @@ describe('outside the window', () => {
     try {
       const { rp, tokens: t0 } = await grant(short);
       const t1 = await refreshed(short, rp, t0.refresh_token);
-      await new Promise((r) => setTimeout(r, 2_500));
+      await sleep(2_500);
       await expectReuse(short, rp, t0.refresh_token);
       await expectGrantRevoked(short, rp, [t1.refresh_token], [t1.access_token]);
     } finally {

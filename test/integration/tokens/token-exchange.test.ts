@@ -4,12 +4,11 @@
 // never refreshable; issued_token_type.
 import type { RunningApi } from '../../../api/server.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
-import { newSecret } from '../../../lib/security/secrets.js';
 import { createUser } from '../../../lib/store/users.js';
 import { startTestApi, type Json } from '../../support/harness.js';
+import { codeFlowTokens } from '../../support/token-flow.js';
+import { getUserinfo, jwtClaims, postForm } from '../../support/http.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
-import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 
 let api: RunningApi;
@@ -35,32 +34,15 @@ const RP: NewClientInput = {
   idTokenSignedResponseAlg: 'RS256',
 };
 
-async function post(path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) {
-  const res = await fetch(`${issuer}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    body: new URLSearchParams(body),
-  });
-  const text = await res.text();
-  return { res, body: text ? JSON.parse(text) : null };
-}
+const post = (path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) => postForm(issuer, path, body, headers);
 
-const payload = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString());
-const userinfo = (accessToken: string) => fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+const userinfo = (accessToken: string) => getUserinfo(issuer, accessToken);
 
 /** A new user authorizes `rp` for `scope`; returns the token response. */
 async function tokensFor(rp: FixtureRp, scope: string) {
   const email = uniqueEmail('exchange');
   const user = await createUser(api.deps.store, { email, password: PASSWORD });
-  const agent = new HttpUser(issuer);
-  const verifier = newSecret();
-  let step = await agent.get(
-    `/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' })}`,
-  );
-  step = await agent.signIn(step, email, PASSWORD);
-  step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
-  const code = step.external!.searchParams.get('code')!;
-  const { res, body } = await post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, rp.headers);
+  const { res, body } = await codeFlowTokens(issuer, rp, REDIRECT, scope, email, PASSWORD);
   expect(res.status).toBe(200);
   return { tokens: body, userId: user._id };
 }
@@ -86,8 +68,8 @@ describe('token exchange', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(body).toEqual({ access_token: expect.any(String), issued_token_type: ACCESS_TOKEN, token_type: 'Bearer', expires_in: 3600, scope: 'openid' });
-    const claims = payload(body.access_token);
-    const original = payload(subject.access_token);
+    const claims = jwtClaims(body.access_token);
+    const original = jwtClaims(subject.access_token);
     expect(claims).toMatchObject({ sub: userId, client_id: rp.id, scope: 'openid', grant_id: original.grant_id, aud: [issuer, API, BILLING] });
     expect(claims.jti).not.toBe(original.jti);
     expect(claims).not.toHaveProperty('act');
@@ -100,7 +82,7 @@ describe('token exchange', () => {
     expect(res.status).toBe(200);
     expect(body.scope).toBe('openid profile');
     expect(body).not.toHaveProperty('refresh_token');
-    expect(payload(body.access_token).aud).toBe(issuer);
+    expect(jwtClaims(body.access_token).aud).toBe(issuer);
     // Asking for offline_access explicitly still yields no refresh token.
     const offline = await exchange(rp, subject.access_token, [['scope', 'openid offline_access']]);
     expect(offline.res.status).toBe(200);
@@ -138,7 +120,7 @@ describe('token exchange', () => {
     // What it lists is accepted, as resource or audience.
     const ok = await exchange(listsApi, tokens.access_token, [['audience', API]]);
     expect(ok.res.status).toBe(200);
-    expect(payload(ok.body.access_token).aud).toEqual([issuer, API]);
+    expect(jwtClaims(ok.body.access_token).aud).toEqual([issuer, API]);
   });
 
   it('refuses a scope wider than the subject token: invalid_scope', async () => {
@@ -158,11 +140,11 @@ describe('token exchange', () => {
     const { tokens, userId: sub } = await tokensFor(owner, `openid profile app:${requester.id}:*`);
     const { res, body } = await exchange(requester, tokens.access_token, [['scope', 'openid profile']]);
     expect(res.status).toBe(200);
-    expect(payload(body.access_token)).toMatchObject({
+    expect(jwtClaims(body.access_token)).toMatchObject({
       sub,
       client_id: requester.id,
       scope: 'openid profile',
-      grant_id: payload(tokens.access_token).grant_id,
+      grant_id: jwtClaims(tokens.access_token).grant_id,
     });
     // A third client is not named by it.
     const third = await newRp(api.deps, RP);
@@ -176,7 +158,7 @@ describe('token exchange', () => {
     const implied = await exchange(requester, tokens.access_token);
     expect(implied.res.status).toBe(200);
     expect(implied.body.scope).toBe('openid');
-    expect(payload(implied.body.access_token).scope).toBe('openid');
+    expect(jwtClaims(implied.body.access_token).scope).toBe('openid');
     for (const asked of ['openid profile', 'email', `openid app:${requester.id}:*`]) {
       const r = await exchange(requester, tokens.access_token, [['scope', asked]]);
       expect([asked, r.res.status, r.body]).toEqual([asked, 400, { error: 'invalid_scope', error_description: expect.stringContaining('may not hold') }]);

@@ -3,15 +3,16 @@
 import type { Client } from '@temporalio/client';
 import type { RunningApi } from '../../../api/server.js';
 import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
-import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
+import { hashSecret } from '../../../lib/security/secrets.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { revokeGrant } from '../../../lib/store/grants.js';
 import { findRefreshToken } from '../../../lib/store/refresh-tokens.js';
 import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
-import { eventually, runCli, startTestApi, type Json } from '../../support/harness.js';
+import { eventually, type Json, sleep, startTestApi } from '../../support/harness.js';
+import { codeFlowTokens } from '../../support/token-flow.js';
+import { getUserinfo, jwtClaims, postForm } from '../../support/http.js';
+import { runCli } from '../../support/cli.js';
 import { newUser } from '../../../tools/fixtures/users.js';
-import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 
 const PASSWORD = 'lifecycle password 1';
@@ -38,34 +39,12 @@ const RP: NewClientInput = {
   idTokenSignedResponseAlg: 'RS256',
 };
 
-async function post(path: string, body: Record<string, string>, headers: Record<string, string>) {
-  const res = await fetch(`${issuer}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    body: new URLSearchParams(body),
-  });
-  const text = await res.text();
-  return { res, body: text ? JSON.parse(text) : null };
-}
+const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}) => postForm(issuer, path, body, headers);
 
 /** Signs a new user in and returns the first token response (with offline_access). */
 async function tokensFor(rp: FixtureRp, scope = 'openid profile offline_access', base = issuer) {
   const { email, user } = await newUser(api.deps, { prefix: 'life', password: PASSWORD });
-  const agent = new HttpUser(base);
-  const verifier = newSecret();
-  let step = await agent.get(
-    `/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' })}`,
-  );
-  step = await agent.signIn(step, email, PASSWORD);
-  step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
-  const code = step.external!.searchParams.get('code')!;
-  const { body } = await (base === issuer
-    ? post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, rp.headers)
-    : fetch(`${base}/api/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.headers },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }),
-      }).then(async (r) => ({ body: (await r.json()) as Json })));
+  const { body } = await codeFlowTokens(base, rp, REDIRECT, scope, email, PASSWORD);
   return { tokens: body, userId: user._id };
 }
 
@@ -73,8 +52,8 @@ const refresh = (rp: FixtureRp, token: string, extra: Record<string, string> = {
   post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: token, ...extra }, rp.headers);
 const introspect = (rp: FixtureRp, token: string, hint?: string) =>
   post('/api/oauth/introspect', { token, ...(hint ? { token_type_hint: hint } : {}) }, rp.headers);
-const userinfo = (accessToken: string) => fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
-const grantIdOf = (accessToken: string) => JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()).grant_id as string;
+const userinfo = (accessToken: string) => getUserinfo(issuer, accessToken);
+const grantIdOf = (accessToken: string) => jwtClaims(accessToken).grant_id as string;
 
 describe('refresh families', () => {
   it('issues a refresh token only with offline_access, and a RefreshFamily workflow findable by client and user', async () => {
@@ -190,7 +169,7 @@ describe('refresh families', () => {
     try {
       const rp = await newRp(api.deps, RP);
       const { tokens } = await tokensFor(rp, 'openid offline_access', shortApi.url);
-      await new Promise((r) => setTimeout(r, 2500));
+      await sleep(2500);
       const res = await fetch(`${shortApi.url}/api/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.headers },

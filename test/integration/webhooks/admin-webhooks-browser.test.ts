@@ -3,48 +3,40 @@
 // reaches a receiver that verifies the signature with it; an http URL that is
 // not admitted is refused on the page; editing changes the events; deleting
 // needs the name typed; a non-admin gets 404 and a forged form 403.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { findAuditRecords } from '../../../lib/store/audit-query.js';
 import { findWebhook, listWebhooks, type WebhookDoc } from '../../../lib/store/webhooks.js';
-import { launchBrowser, signInAtAccount } from '../../support/browser.js';
+import { useBrowser } from '../../support/browser.js';
 import { startLocalhostApi } from '../../support/harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
+import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'admin webhooks browser password';
 
 let api: RunningApi;
 let issuer: string;
-let browser: Browser;
+const browser = useBrowser();
 let receiver: WebhookReceiver;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   // The receiver listens on 127.0.0.1 over http: admitted only because the allow-list names it for webhooks.
-  api = await startLocalhostApi({ MONGODB_DATABASE: 'keyflow_test_admin_webhooks_browser', OUTBOUND_ALLOWLIST: 'webhooks=127.0.0.1:*' });
+  api = await startLocalhostApi({ ...testDatabase('admin_webhooks_browser').env, OUTBOUND_ALLOWLIST: 'webhooks=127.0.0.1:*' });
   issuer = api.deps.config.issuer;
-  browser = await launchBrowser();
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
-  await browser?.close();
   await receiver?.close();
   await api?.stop();
 });
 afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
+  await browser.closeAll();
 });
 
 const user = (prefix: string, admin = false) => newUser(api.deps, { password: PASSWORD, prefix, admin });
 
-async function signedIn(u: FixtureUser): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  const page = await context.newPage();
-  await signInAtAccount(page, issuer, u.email, PASSWORD);
-  return page;
-}
+const signedIn = (u: FixtureUser) => browser.signedIn(issuer, u.email, PASSWORD);
 
 const byName = async (name: string): Promise<WebhookDoc | undefined> => (await listWebhooks(api.deps.store, 'admin')).find((w) => w.name === name);
 

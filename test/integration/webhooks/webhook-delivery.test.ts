@@ -17,9 +17,10 @@ import { webhookOutbox } from '../../../lib/store/webhook-outbox.js';
 import { deliveryIdFor } from '../../../lib/webhooks/event-pipeline.js';
 import { webhookDeliveryWorkflowId } from '../../../lib/domain/webhook-delivery.js';
 import type { webhookDelivery } from '../../../workflows/webhook-delivery.js';
-import { eventually, startTestApi } from '../../support/harness.js';
+import { eventually, sleep, startTestApi } from '../../support/harness.js';
 import { signatureMatches, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 import { startRawReceiver } from '../../support/raw-receiver.js';
+import { testDatabase } from '../../support/database.js';
 
 let api: RunningApi;
 let receiver: WebhookReceiver;
@@ -28,7 +29,7 @@ const USER = 'user-webhook-delivery';
 const actor = { type: 'user' as const, userId: USER };
 
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: 'keyflow_test_webhook_delivery', WEBHOOK_TIMEOUT_MS: '1500' });
+  api = await startTestApi({ ...testDatabase('webhook_delivery').env, WEBHOOK_TIMEOUT_MS: '1500' });
   receiver = await startWebhookReceiver();
   // The api's own Temporal client (closed by api.stop()).
   temporal = api.deps.temporal.client;
@@ -177,7 +178,7 @@ describe('subscriptions', () => {
     await deliveries(profile.webhook._id, 1);
     await api.deps.events.idle();
     // Give stray deliveries the time they would need, then check none came.
-    await new Promise((r) => setTimeout(r, 1500));
+    await sleep(1500);
     expect(
       receiver
         .at(all.path)
@@ -239,7 +240,7 @@ describe('history and durability', () => {
     // A second dispatch of the same event (two processes sweeping) starts nothing new.
     await api.deps.events.dispatch(event);
     await deliveries(h.webhook._id, 1);
-    await new Promise((r) => setTimeout(r, 1500));
+    await sleep(1500);
     expect(receiver.at(h.path)).toHaveLength(1);
     expect(receiver.at(h.path)[0]!.headers['x-keyflow-delivery']).toBe(deliveryIdFor(event._id, h.webhook._id));
     expect(await webhookOutbox(api.deps.store).findOne({ _id: event._id })).toBeNull();

@@ -16,22 +16,24 @@ import { createPersonalAccessToken } from '../../../lib/store/personal-access-to
 import { getSiteSettings } from '../../../lib/store/settings.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { webhookOutbox } from '../../../lib/store/webhook-outbox.js';
-import { createWebhook } from '../../../lib/store/webhooks.js';
 import { commandFilters } from '../../support/command-filters.js';
-import { eventually, runCli, startTestApi, type Json } from '../../support/harness.js';
+import { eventually, type Json, sleep, startTestApi } from '../../support/harness.js';
+import { requestJson } from '../../support/http.js';
+import { runCli } from '../../support/cli.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { withPkce, withVerifier } from '../../../tools/fixtures/pkce.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
-import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { addHook, type ReceivedDelivery, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { testDatabase } from '../../support/database.js';
 
-const DATABASE = 'keyflow_test_webhook_events';
+const database = testDatabase('webhook_events');
 const PASSWORD = 'webhook events test password';
 let api: RunningApi;
 let issuer: string;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: DATABASE });
+  api = await startTestApi(database.env);
   issuer = api.deps.config.issuer;
   receiver = await startWebhookReceiver();
 });
@@ -44,14 +46,7 @@ let n = 0;
 /** A webhook on its own receiver path (user webhooks need `userId`). */
 async function hook(events: string[], userId: string | null): Promise<string> {
   const path = `/events-${++n}`;
-  const { secret } = await createWebhook(api.deps.store, api.deps.kek, {
-    scope: userId ? 'user' : 'admin',
-    ownerUserId: userId,
-    name: `hook ${n}`,
-    url: `${receiver.url}${path}`,
-    events,
-  });
-  receiver.secrets.set(path, secret);
+  await addHook(api.deps, receiver, path, { ownerUserId: userId, name: `hook ${n}`, events });
   return path;
 }
 
@@ -74,18 +69,11 @@ async function userWithHooks(events = ['app.created', 'app.updated', 'app.delete
   return { email, user, pat, specific: await hook(events, user._id), wildcard: await hook(['*'], user._id), stranger: await hook(['*'], stranger._id) };
 }
 
-async function call(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${issuer}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return { res, body: res.status === 204 ? null : ((await res.json()) as Json) };
-}
+const call = (token: string, method: string, path: string, body?: unknown) => requestJson(`${issuer}${path}`, method, { token, body });
 
 const events = (got: ReceivedDelivery[]) => got.map((d) => d.body.event);
 /** Lets stray deliveries (that must not happen) arrive before asserting their absence. */
-const settle = () => new Promise((r) => setTimeout(r, 1500));
+const settle = () => sleep(1500);
 
 describe('app events from the app API', () => {
   it('app.created, app.updated (incl. a rotation) and app.deleted reach the owner, with no secret in any body', async () => {
@@ -270,7 +258,7 @@ describe('profile.updated', () => {
 });
 
 describe('admin.config.update from the operator CLI', () => {
-  const env = { MONGODB_DATABASE: DATABASE };
+  const env = database.env;
 
   it('reaches admin webhooks and the audit log; a secret setting’s value appears in neither', async () => {
     const specific = await hook(['admin.config.update'], null);

@@ -5,14 +5,14 @@
 // of earlier versions.
 import os from 'node:os';
 import { loadKek } from '../../../lib/security/kek.js';
-import { dropDatabase, openStore } from '../../../lib/store/db.js';
+import { dropDatabase } from '../../../lib/store/db.js';
 import { HISTORY_LIMIT, recentDeliveries, recordDelivery, storedHistory, type WebhookDeliveryDoc } from '../../../lib/store/webhook-history.js';
 import { moveLegacyHistories } from '../../../lib/store/webhook-history-upgrade.js';
 import { createWebhook, deleteWebhook } from '../../../lib/store/webhooks.js';
-import { testConfig } from '../../support/harness.js';
+import { openTestStore, testDatabase } from '../../support/database.js';
 
 // A database of its own: the upgrade test counts the old collections there.
-const store = openStore(testConfig({ MONGODB_DATABASE: `webhook_history_${Date.now()}` }));
+const store = openTestStore(testDatabase('webhook_history'));
 const kek = loadKek(Buffer.alloc(32, 7), os.tmpdir());
 afterAll(async () => {
   await dropDatabase(store);

@@ -7,16 +7,12 @@
 // marked `interrupted` (its attempt died with the worker) or `timeout` — and
 // every WebhookDelivery workflow must complete. No retry: an attempt the dead
 // worker had started is not sent again (README: one attempt per delivery).
-import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import proto from '@temporalio/proto';
 import { freePort } from '../../../tools/embedded/ports.js';
-import { PROJECT_ROOT } from '../../../tools/embedded/servers.js';
 import { loadKek } from '../../../lib/security/kek.js';
-import { ensureIndexes, openStore, type Store } from '../../../lib/store/db.js';
+import { ensureIndexes, type Store } from '../../../lib/store/db.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { createUser } from '../../../lib/store/users.js';
 import { recentDeliveries, type WebhookDeliveryDoc } from '../../../lib/store/webhook-history.js';
@@ -26,50 +22,21 @@ import { webhookDeliveryWorkflowId } from '../../../lib/domain/webhook-delivery.
 import { eventually, testConfig } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { signatureMatches } from '../../support/webhook-receiver.js';
+import { killProcess, processGroup, type ProcessGroup, untilReady, workerPolling } from '../../support/keyflow-process.js';
+import { openTestStore, testDatabase } from '../../support/database.js';
 
 const TIMEOUT = 240_000;
 const EVENTS = 40; // ≤ 50: the history keeps every record of this burst
-const DATABASE = 'keyflow_test_webhook_resilience';
+const database = testDatabase('webhook_resilience');
 /** How long the receiver takes to answer: deliveries are in flight when the worker dies. */
 const RECEIVER_DELAY_MS = 600;
 const taskQueue = `webhook-resilience-${Date.now()}`;
 
 let store: Store;
 let base: string;
-let env: NodeJS.ProcessEnv;
 let connection: Connection;
 let temporal: Client;
-const children = new Set<ChildProcess>();
-
-function startProcess(entry: 'api' | 'worker'): ChildProcess {
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist', entry, 'main.js')], { env, stdio: 'ignore' });
-  children.add(child);
-  child.on('exit', () => children.delete(child));
-  return child;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await exited;
-}
-
-/** Resolves once a worker polled this test's task queue in the last seconds. */
-async function workerPolling(): Promise<void> {
-  await eventually(
-    async () => {
-      const { pollers } = await connection.workflowService.describeTaskQueue({
-        namespace: 'default',
-        taskQueue: { name: taskQueue },
-        taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-      });
-      expect(pollers.some((p) => Date.now() - Number(p.lastAccessTime?.seconds ?? 0) * 1000 < 3_000)).toBe(true);
-    },
-    90_000,
-    250,
-  );
-}
+let processes: ProcessGroup;
 
 /** A receiver that verifies each signature and answers 200 after RECEIVER_DELAY_MS. */
 interface SlowReceiver {
@@ -107,16 +74,16 @@ let receiver: SlowReceiver;
 beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  env = {
+  processes = processGroup({
     ...process.env,
     PORT: String(port),
     ISSUER: base,
     TEMPORAL_TASK_QUEUE: taskQueue,
-    MONGODB_DATABASE: DATABASE,
+    ...database.env,
     WEBHOOK_TIMEOUT_MS: '2000',
     OUTBOUND_ALLOWLIST: 'webhooks=127.0.0.1:*',
-  };
-  store = openStore(testConfig({ MONGODB_DATABASE: DATABASE }));
+  });
+  store = openTestStore(database);
   await ensureIndexes(store);
   connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   temporal = new Client({ connection });
@@ -124,7 +91,7 @@ beforeAll(async () => {
 }, TIMEOUT);
 
 afterAll(async () => {
-  for (const child of [...children]) await kill(child);
+  await processes.killAll();
   await receiver.close();
   await connection.close();
   await store.close();
@@ -134,10 +101,10 @@ describe('webhook deliveries survive a killed worker', () => {
   it(
     'ends every event of a burst with one delivery record and a completed workflow',
     async () => {
-      const worker = startProcess('worker');
-      startProcess('api');
-      await eventually(async () => expect((await fetch(`${base}/readyz`)).status).toBe(200), 60_000, 250);
-      await workerPolling();
+      const worker = processes.start('worker');
+      processes.start('api');
+      await untilReady(base);
+      await workerPolling(taskQueue);
 
       const cfg = testConfig();
       const user = await createUser(store, { email: uniqueEmail('wh-resil'), password: 'resilience password' });
@@ -163,17 +130,17 @@ describe('webhook deliveries survive a killed worker', () => {
         statuses.push(res.status);
         await res.arrayBuffer();
         if (!killed && receiver.received.size >= 10) {
-          await kill(worker);
+          await killProcess(worker);
           killed = true;
         }
         await new Promise((r) => setTimeout(r, 50));
       }
       expect(statuses).toEqual(Array(EVENTS).fill(200));
-      if (!killed) await kill(worker);
+      if (!killed) await killProcess(worker);
       const atKill = new Set(receiver.received.keys());
       const receivedAtKill = atKill.size;
       expect(receivedAtKill).toBeLessThan(EVENTS); // deliveries were still waiting when the worker died
-      startProcess('worker');
+      processes.start('worker');
 
       // Every event: one record (none missing), and its workflow completed.
       const query = `WorkflowType = 'webhookDelivery' AND KeyflowUserId = '${user._id}'`;

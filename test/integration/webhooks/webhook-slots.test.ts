@@ -7,7 +7,7 @@ import os from 'node:os';
 import { WEBHOOK_LIMITS } from '../../../lib/domain/webhooks.js';
 import { newId } from '../../../lib/security/secrets.js';
 import { loadKek } from '../../../lib/security/kek.js';
-import { dropDatabase, openStore } from '../../../lib/store/db.js';
+import { dropDatabase } from '../../../lib/store/db.js';
 import { indexWebhookSlots } from '../../../lib/store/webhook-slots.js';
 import {
   createWebhook,
@@ -20,10 +20,10 @@ import {
   type WebhookDoc,
 } from '../../../lib/store/webhooks.js';
 import { commandFilters } from '../../support/command-filters.js';
-import { testConfig } from '../../support/harness.js';
+import { openTestStore, testDatabase } from '../../support/database.js';
 
 // A database of its own: the upgrade test starts from webhooks without slots.
-const store = openStore(testConfig({ MONGODB_DATABASE: `webhook_slots_${Date.now()}` }));
+const store = openTestStore(testDatabase('webhook_slots'));
 const kek = loadKek(Buffer.alloc(32, 7), os.tmpdir());
 afterAll(async () => {
   await dropDatabase(store);

@@ -15,17 +15,19 @@ import { auditLog } from '../../../lib/store/audit-log.js';
 import { recordDeliveries, storedHistory, type WebhookDeliveryDoc } from '../../../lib/store/webhook-history.js';
 import { deleteWebhook, listWebhooks } from '../../../lib/store/webhooks.js';
 import { webhookDeliveryWorkflowId } from '../../../lib/domain/webhook-delivery.js';
-import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { eventually, type Json, sleep, startTestApi } from '../../support/harness.js';
+import { requestJson } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 import { mintAccessToken } from '../../support/minted-token.js';
+import { testDatabase } from '../../support/database.js';
 
 let api: RunningApi;
 let issuer: string;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: 'keyflow_test_webhooks_api' });
+  api = await startTestApi(testDatabase('webhooks_api').env);
   issuer = api.deps.config.issuer;
   receiver = await startWebhookReceiver();
   // Admin webhooks of earlier runs (dead receiver ports) would get this run's events.
@@ -54,19 +56,8 @@ interface Call {
   body: Json;
 }
 
-async function call(token: string | null, method: string, path: string, body?: unknown, init: { raw?: string; contentType?: string } = {}): Promise<Call> {
-  const payload = init.raw ?? (body !== undefined ? JSON.stringify(body) : undefined);
-  const res = await fetch(`${issuer}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(payload !== undefined ? { 'content-type': init.contentType ?? 'application/json' } : {}),
-    },
-    body: payload,
-  });
-  const text = await res.text();
-  return { res, body: text ? JSON.parse(text) : null };
-}
+const call = (token: string | null, method: string, path: string, body?: unknown, init: { raw?: string; contentType?: string } = {}): Promise<Call> =>
+  requestJson(`${issuer}${path}`, method, { token, body: init.raw ?? body, contentType: init.contentType });
 
 let n = 0;
 /** Creates a webhook pointing at its own receiver path; the receiver learns the secret from the answer. */
@@ -365,7 +356,7 @@ describe('user webhooks', () => {
 
   it('admits an internal or plain-http receiver only on the host and port an entry names for webhooks', async () => {
     const own = await startTestApi({
-      MONGODB_DATABASE: 'keyflow_test_webhooks_allow',
+      ...testDatabase('webhooks_allow').env,
       OUTBOUND_ALLOWLIST: 'webhooks=127.0.0.1:8080,jwks_uri=localhost:*,*=10.0.0.7:443',
     });
     try {
@@ -404,7 +395,7 @@ describe('user webhooks', () => {
     expectError(await call(token, 'POST', `${USER_BASE}/${created.id}/test`), 409, 'webhook_inactive');
     await api.deps.events.user('profile.updated', user._id, { user_id: user._id, changed: ['name'] }, { type: 'user', userId: user._id });
     await api.deps.events.idle();
-    await new Promise((r) => setTimeout(r, 1500));
+    await sleep(1500);
     expect(receiver.at(created.path)).toEqual([]);
     expect((await call(token, 'GET', `${USER_BASE}/${created.id}/deliveries`)).body.deliveries).toEqual([]);
   }, 60_000);
