@@ -4,8 +4,10 @@
 // Two projects by cost: `unit` needs no database, api or Keyflow worker
 // (domain modules, replays of recorded histories, workflows with stub
 // activities on one in-memory Temporal dev server that its global setup
-// starts); `integration` (test/integration and test/browser) runs against a
-// real Temporal dev server, FerretDB and a worker that the global setup starts.
+// starts); `integration` runs against a real Temporal dev server, FerretDB and
+// a worker that the global setup starts. Its tests live in one folder a feature
+// under test/integration (e.g. tokens/, step-up/, webhooks/): the HTTP tests and,
+// named `*-browser.test.ts`, the same feature driven through headless Chromium.
 const common = { testEnvironment: 'node', testMatch: ['**/*.test.js'], transform: {} };
 
 export default {
@@ -20,7 +22,7 @@ export default {
     {
       ...common,
       displayName: 'integration',
-      roots: ['<rootDir>/dist/test/integration', '<rootDir>/dist/test/browser'],
+      roots: ['<rootDir>/dist/test/integration'],
       globalSetup: '<rootDir>/dist/test/setup/global-setup.js',
       globalTeardown: '<rootDir>/dist/test/setup/global-teardown.js',
     },

@@ -1,10 +1,11 @@
 // Helpers for end-to-end tests in a real browser: headless Chromium (Debian's,
-// driven by playwright-core), a virtual WebAuthn authenticator, and a tiny
-// relying-party callback server that records where the flow sends the browser back.
+// driven by playwright-core) for a test file with a page per browser, a
+// virtual WebAuthn authenticator, and a tiny relying-party callback server
+// that records where the flow sends the browser back.
 import http from 'node:http';
 import { arrivals } from './arrivals.js';
-import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type CDPSession, type Page } from 'playwright-core';
+import { listenLocally } from './local-server.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -23,6 +24,60 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+export interface TestBrowser {
+  /** The browser itself (launched before the file's first test). */
+  browser: () => Browser;
+  /** A new context: a browser of its own (cookies, storage), closed after the file's tests or by `closeAll`. */
+  newContext: (options?: BrowserContextOptions) => Promise<BrowserContext>;
+  /** A page in a new context. */
+  newPage: (options?: BrowserContextOptions) => Promise<Page>;
+  /** A page in a new context, signed in as `email` at the issuer's /login (on /account). */
+  signedIn: (issuer: string, email: string, password: string) => Promise<Page>;
+  /** Closes every context opened so far (for a file that wants fresh browsers in each test). */
+  closeAll: () => Promise<void>;
+}
+
+/**
+ * Headless Chromium for the tests of the calling file: launched in a
+ * beforeAll hook, closed with every context it opened in an afterAll hook.
+ * Call it at the top level of the test file.
+ */
+export function useBrowser(): TestBrowser {
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  const closeAll = async () => {
+    await Promise.all(contexts.splice(0).map((c) => c.close()));
+  };
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await closeAll();
+    await browser?.close();
+  });
+  const launched = () => {
+    if (!browser) throw new Error('the browser is launched in beforeAll: use it inside a test or hook');
+    return browser;
+  };
+  const newContext = async (options: BrowserContextOptions = {}) => {
+    const context = await launched().newContext(options);
+    contexts.push(context);
+    return context;
+  };
+  const newPage = async (options: BrowserContextOptions = {}) => (await newContext(options)).newPage();
+  return {
+    browser: launched,
+    newContext,
+    newPage,
+    signedIn: async (issuer, email, password) => {
+      const page = await newPage();
+      await signInAtAccount(page, issuer, email, password);
+      return page;
+    },
+    closeAll,
+  };
 }
 
 export interface VirtualAuthenticator {
@@ -71,20 +126,11 @@ export async function startRpCallback(): Promise<RpCallback> {
     res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end('ok');
     hits.push(url.searchParams);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const { port, close } = await listenLocally(server);
   return {
     redirectUri: `http://localhost:${port}/cb`,
     nextCallback: (timeoutMs = 15_000) => hits.next(timeoutMs, 'no request to the RP callback'),
-    close() {
-      return new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    },
+    close,
   };
 }
 
@@ -95,4 +141,10 @@ export async function signInAtAccount(page: Page, issuer: string, email: string,
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.waitForURL(`${issuer}/account`);
+}
+
+/** The browser has no session at `issuer`: /account sends it to /login. */
+export async function expectSignedOut(page: Page, issuer: string): Promise<void> {
+  await page.goto(`${issuer}/account`);
+  await page.waitForURL(`${issuer}/login`);
 }

@@ -13,6 +13,7 @@ import { openStore, type Store } from '../../lib/store/db.js';
 import { freePort } from '../../tools/embedded/ports.js';
 import type { ManagedProcess } from '../../tools/embedded/process.js';
 import { PROJECT_ROOT, startFerretDb, startTemporalDevServer } from '../../tools/embedded/servers.js';
+import { untilReady } from './keyflow-process.js';
 
 export interface ClusterNode {
   name: string;
@@ -39,19 +40,6 @@ export interface Cluster {
 }
 
 const STARTED = /^\[keyflow\] (api|worker) started \(pid (\d+)\)/;
-
-async function ready(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) })).status === 200) return;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} was not ready within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 function launchNode(name: string, port: number, env: NodeJS.ProcessEnv): ClusterNode {
   const launcher = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist/tools/scripts/launcher.js')], {
@@ -147,7 +135,7 @@ export async function startCluster(nodes: number, overrides: Record<string, stri
     },
   };
   try {
-    await Promise.all(started.map((n) => ready(n.url, 120_000)));
+    await Promise.all(started.map((n) => untilReady(n.url, 120_000)));
   } catch (err) {
     await cluster.stop();
     throw err;
@@ -170,6 +158,3 @@ export async function startNode(cluster: Cluster, name: string): Promise<Cluster
     }
   }
 }
-
-/** Waits until the api at `url` answers /readyz 200 again. */
-export const untilReady = (url: string, timeoutMs = 60_000) => ready(url, timeoutMs);

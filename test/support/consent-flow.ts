@@ -2,12 +2,12 @@
 // test reads and answers the page (team picker, site gate), then the RP
 // redeems the code. For tests of what consent grants.
 import type { RunningApi } from '../../api/server.js';
-import { s256Challenge } from '../../lib/domain/pkce.js';
 import { newSecret } from '../../lib/security/secrets.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
 import type { FixtureUser } from '../../tools/fixtures/users.js';
 import type { Json } from './harness.js';
-import { FLOW_PASSWORD, FLOW_REDIRECT, postForm, type TestRp } from './token-flow.js';
+import { FLOW_PASSWORD, FLOW_REDIRECT, flowAuthorizeUrl, type TestRp } from './token-flow.js';
+import { postForm } from './http.js';
 
 export interface StartedFlow {
   agent: HttpUser;
@@ -25,19 +25,7 @@ export async function startFlow(
   agent = new HttpUser(api.url),
 ): Promise<StartedFlow> {
   const verifier = newSecret();
-  const url = new URL('/api/oauth/authorize', api.url);
-  const params = {
-    response_type: 'code',
-    client_id: rp.id,
-    redirect_uri: FLOW_REDIRECT,
-    scope,
-    code_challenge: s256Challenge(verifier),
-    code_challenge_method: 'S256',
-    state: 's',
-    ...extra,
-  };
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-  let step = await agent.get(url.href);
+  let step = await agent.get(flowAuthorizeUrl(api, rp, scope, verifier, { state: 's', ...extra }));
   if (step.url.includes('/login')) step = await agent.signIn(step, user.email, FLOW_PASSWORD);
   return { agent, verifier, step };
 }

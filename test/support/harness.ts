@@ -1,10 +1,8 @@
 // Helpers for tests: configuration from the test environment, an api on a free
-// port, the CLI and other entry points run as real processes.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
+// port, and waiting for state that settles asynchronously. (Entry points run as
+// processes: cli.ts.)
 import { parseConfig, type Config } from '../../lib/config/env.js';
 import { freePort } from '../../tools/embedded/ports.js';
-import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
 import { startApi, type RunningApi } from '../../api/server.js';
 import { createLogger } from '../../lib/runtime/log.js';
 import { isolatedEnv, startTestWorker } from './test-worker.js';
@@ -45,34 +43,6 @@ export async function startLocalhostApi(overrides: Record<string, string> = {}):
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
 
-export interface ProcessResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a compiled entry point (e.g. `cli/keyflow.js`) with Node 24 and the test environment; `undefined` unsets a variable. */
-export function runEntry(entry: string, args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 30_000): Promise<ProcessResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist', entry), ...args], {
-      env: Object.fromEntries(Object.entries({ ...process.env, ...isolatedEnv(env) }).filter(([, v]) => v !== undefined)),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-export const runCli = (args: string[], env: Record<string, string | undefined> = {}) => runEntry('lib/cli/keyflow.js', args, env);
-
 /** A string that looks like a JavaScript stack frame: must never reach a user. */
 export const STACK_FRAME = /\n\s+at .+\(.+:\d+:\d+\)/;
 
@@ -89,3 +59,11 @@ export async function eventually(assertion: () => Promise<void> | void, timeoutM
     }
   }
 }
+
+/**
+ * A fixed wait, only where nothing happening meanwhile is the point (no stray
+ * delivery arrives, a process keeps running): a test waiting for something to
+ * happen uses `eventually` or an arrival, and one waiting for an expiry of the
+ * api skips time (clock.ts).
+ */
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -5,9 +5,9 @@
 // another site than an issuer on localhost (SameSite cookies stay home).
 import { arrivals } from './arrivals.js';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { escapeHtml } from '../../api/html/html.js';
+import { listenLocally } from './local-server.js';
 
 export interface RpHit {
   method: string;
@@ -52,11 +52,7 @@ export async function startRpSite(): Promise<RpSite> {
       record({ method: req.method!, query: url.searchParams, form, contentType });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const { port, close } = await listenLocally(server);
 
   return {
     redirectUri: `http://localhost:${port}/cb`,
@@ -73,11 +69,6 @@ export async function startRpSite(): Promise<RpSite> {
       return `http://127.0.0.1:${port}/page/${id}`;
     },
     nextHit: (timeoutMs = 15_000) => hits.next(timeoutMs, 'no request to the RP callback'),
-    close() {
-      return new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    },
+    close,
   };
 }

@@ -9,6 +9,7 @@ import type { UserDoc } from '../../lib/store/users.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { familyWorkflowId } from '../../lib/domain/refresh-family.js';
 import { eventually, type Json } from './harness.js';
+import { jwtClaims, postForm, type Answer } from './http.js';
 import { newUser } from '../../tools/fixtures/users.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
 import { newRp } from '../../tools/fixtures/clients.js';
@@ -34,15 +35,69 @@ export async function newTestRp(api: RunningApi, overrides: Partial<NewClientInp
   return { id: rp.id, auth: { authorization: rp.basic } };
 }
 
-/** POSTs a form to the api and parses the JSON answer (null for an empty body). */
-export async function postForm(api: RunningApi, path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) {
-  const res = await fetch(`${api.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    body: new URLSearchParams(body),
-  });
-  const text = await res.text();
-  return { res, body: text ? JSON.parse(text) : null };
+/**
+ * The browser part of an authorization over HTTP: `agent` opens `url`, signs
+ * in as `email` when the sign-in page asks, answers consent with `decision`
+ * when asked; the redirect back to the client.
+ */
+export async function authorizeAs(agent: HttpUser, url: string, email: string | undefined, password: string, decision = 'allow'): Promise<URL> {
+  let step = await agent.get(url);
+  if (step.url.includes('/login')) step = await agent.signIn(step, email!, password);
+  if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision });
+  if (!step.external) throw new Error(`flow stopped at ${step.url} (${step.res.status}): ${(await step.res.text()).slice(0, 500)}`);
+  return step.external;
+}
+
+/**
+ * A whole code flow over HTTP for an RP with a redirect URI of its own: a new
+ * agent signs in as `email` and allows `scope`, the RP redeems the code (PKCE
+ * S256) with its `headers`: the token endpoint's answer.
+ */
+export async function codeFlowTokens(
+  base: string,
+  rp: { id: string; headers: Record<string, string> },
+  redirectUri: string,
+  scope: string,
+  email: string,
+  password: string,
+): Promise<Answer> {
+  const verifier = newSecret();
+  const params = {
+    response_type: 'code',
+    client_id: rp.id,
+    redirect_uri: redirectUri,
+    scope,
+    code_challenge: s256Challenge(verifier),
+    code_challenge_method: 'S256',
+  };
+  const back = await authorizeAs(new HttpUser(base), `${base}/api/oauth/authorize?${new URLSearchParams(params)}`, email, password);
+  const grant = { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirectUri, code_verifier: verifier };
+  return postForm(base, '/api/oauth/token', grant, rp.headers);
+}
+
+/**
+ * The authorization URL of a code flow of `rp` to FLOW_REDIRECT, PKCE S256 with
+ * `verifier`; `extra` parameters override (an object) or are added (pairs).
+ */
+export function flowAuthorizeUrl(
+  api: RunningApi,
+  rp: { id: string },
+  scope: string,
+  verifier: string,
+  extra: Record<string, string> | [string, string][] = {},
+): string {
+  const url = new URL('/api/oauth/authorize', api.url);
+  const params = {
+    response_type: 'code',
+    client_id: rp.id,
+    redirect_uri: FLOW_REDIRECT,
+    scope,
+    code_challenge: s256Challenge(verifier),
+    code_challenge_method: 'S256',
+  };
+  for (const [k, v] of Object.entries(Array.isArray(extra) ? params : { ...params, ...extra })) url.searchParams.set(k, v);
+  if (Array.isArray(extra)) for (const [k, v] of extra) url.searchParams.append(k, v);
+  return url.href;
 }
 
 /**
@@ -59,24 +114,9 @@ export async function runCodeFlow(
   const { email, user } = opts.user ? { email: opts.user.email, user: opts.user.doc } : await newUser(api.deps, { prefix: 'flow', password: FLOW_PASSWORD });
   const agent = opts.agent ?? new HttpUser(api.url);
   const verifier = newSecret();
-  const url = new URL('/api/oauth/authorize', api.url);
-  for (const [k, v] of [
-    ['response_type', 'code'],
-    ['client_id', rp.id],
-    ['redirect_uri', FLOW_REDIRECT],
-    ['scope', scope],
-    ['code_challenge', s256Challenge(verifier)],
-    ['code_challenge_method', 'S256'],
-    ...(opts.extra ?? []),
-  ] as [string, string][]) {
-    url.searchParams.append(k, v);
-  }
-  let step = await agent.get(url.href);
-  if (step.url.includes('/login')) step = await agent.signIn(step, email, FLOW_PASSWORD);
-  if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
-  if (!step.external) throw new Error(`flow stopped at ${step.url} (${step.res.status})`);
-  const code = step.external.searchParams.get('code');
-  if (!code) throw new Error(`no code: ${step.external.href}`);
+  const back = await authorizeAs(agent, flowAuthorizeUrl(api, rp, scope, verifier, opts.extra), email, FLOW_PASSWORD);
+  const code = back.searchParams.get('code');
+  if (!code) throw new Error(`no code: ${back.href}`);
   const { res, body } = await postForm(
     api,
     '/api/oauth/token',
@@ -95,6 +135,3 @@ export async function expectFamilyRevoked(api: RunningApi, accessToken: string):
     expect([d.status.name, d.typedSearchAttributes.get(SearchAttributes.state)]).toEqual(['COMPLETED', 'revoked']);
   }, 15_000);
 }
-
-/** The claims of a JWT, unverified (the tests verify signatures where that is the point). */
-export const jwtClaims = (jwt: string): Json => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString());

@@ -6,9 +6,9 @@
 // test sees whether Keyflow reached the upstream at all) and can replace the
 // `id_token` of the token endpoint's answer (a forged or mis-issued token).
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import type { Page } from 'playwright-core';
+import { listenLocally } from './local-server.js';
 
 export interface UpstreamAccount {
   email?: string;
@@ -34,23 +34,14 @@ export interface UpstreamClient {
   redirectUris: string[];
 }
 
-const listen = async (server: http.Server) => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
-};
-
-const close = (server: http.Server) =>
-  new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-
 export async function startUpstreamIdp(clients: UpstreamClient[]): Promise<UpstreamIdp> {
   const accounts = new Map<string, UpstreamAccount>();
   const server = http.createServer();
   const front = http.createServer();
-  const innerPort = await listen(server);
-  const issuer = `http://127.0.0.1:${await listen(front)}`;
+  const inner = await listenLocally(server);
+  const innerPort = inner.port;
+  const outer = await listenLocally(front);
+  const issuer = outer.url;
   const provider = new Provider(issuer, {
     clients: clients.map((c) => ({
       client_id: c.clientId,
@@ -72,7 +63,7 @@ export async function startUpstreamIdp(clients: UpstreamClient[]): Promise<Upstr
     accounts,
     requests: [],
     rewriteIdToken: null,
-    close: () => Promise.all([close(front), close(server)]).then(() => undefined),
+    close: () => Promise.all([outer.close(), inner.close()]).then(() => undefined),
   };
   front.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     idp.requests.push(`${req.method} ${req.url}`);
@@ -122,4 +113,17 @@ export async function upstreamPages(page: Page, login: string): Promise<void> {
   await page.locator('input[name=password]').fill('anything');
   await page.getByRole('button', { name: 'Sign-in' }).click();
   await page.getByRole('button', { name: 'Continue' }).click();
+}
+
+/** Clicks "Sign in with <name>" on /login of `issuer`; the browser is then at the upstream (or on Keyflow's error page). */
+export async function startUpstreamSignIn(page: Page, issuer: string, name: string): Promise<void> {
+  await forgetUpstream(page);
+  await page.goto(`${issuer}/login`);
+  await page.getByRole('link', { name: `Sign in with ${name}` }).click();
+}
+
+/** From Keyflow's sign-in page through the upstream's login and consent pages, as `login`. */
+export async function signInUpstream(page: Page, issuer: string, name: string, login: string): Promise<void> {
+  await startUpstreamSignIn(page, issuer, name);
+  await upstreamPages(page, login);
 }

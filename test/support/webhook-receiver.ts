@@ -3,9 +3,13 @@
 // compares it with X-Keyflow-Signature in constant time (its own code, not
 // Keyflow's). Each request is recorded with whether its signature verified.
 // The answer can be chosen per request: a status, a body, or never answering.
+// `addHook` registers a webhook that sends to one of its paths.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Kek } from '../../lib/security/kek.js';
+import type { Store } from '../../lib/store/db.js';
+import { createWebhook, type WebhookDoc } from '../../lib/store/webhooks.js';
+import { listenLocally } from './local-server.js';
 
 export interface ReceivedDelivery {
   path: string;
@@ -74,17 +78,43 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers }).end(answer.body ?? '');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const local = await listenLocally(server);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: local.url,
     received,
     secrets,
     answers,
     at: (path) => received.filter((r) => r.path === path),
     async close() {
       for (const res of hanging) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await local.close();
     },
   };
+}
+
+export interface HookOptions {
+  events: string[];
+  /** An admin webhook unless an owner is given (user webhooks belong to their owner). */
+  ownerUserId?: string | null;
+  /** Default: the path. */
+  name?: string;
+}
+
+/** A webhook in the store that sends to `path` of the receiver, its secret handed to the receiver to verify with. */
+export async function addHook(
+  deps: { store: Store; kek: Kek },
+  receiver: WebhookReceiver,
+  path: string,
+  options: HookOptions,
+): Promise<{ webhook: WebhookDoc; secret: string }> {
+  const ownerUserId = options.ownerUserId ?? null;
+  const created = await createWebhook(deps.store, deps.kek, {
+    scope: ownerUserId ? 'user' : 'admin',
+    ownerUserId,
+    name: options.name ?? path,
+    url: `${receiver.url}${path}`,
+    events: options.events,
+  });
+  receiver.secrets.set(path, created.secret);
+  return created;
 }

@@ -1,0 +1,215 @@
+// `keyflow users update|disable|enable|reset-2fa` and `keyflow tokens revoke|create`
+// as real processes, on a database of their own with an api on it: what each
+// prints, what the user then observes (tokens refused, signed out, sign-in
+// refused and allowed again), the audit log with the operator as actor, the
+// last enabled admin kept (exit 1), and refusals: an unknown user or bad
+// input exits 2, a taken email exits 1; never a stack trace.
+import type { RunningApi } from '../../../api/server.js';
+import { auditLog } from '../../../lib/store/audit-log.js';
+import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
+import { startTestApi, type Json } from '../../support/harness.js';
+import { cliOn, expectRefused } from '../../support/cli.js';
+import { testDatabase } from '../../support/database.js';
+import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
+import { postForm } from '../../support/http.js';
+import { HttpUser } from '../../../tools/fixtures/http-user.js';
+import { newUser, uniqueEmail } from '../../../tools/fixtures/users.js';
+import { addTestPasskey } from '../../support/passkeys.js';
+import { mintAccessToken } from '../../support/minted-token.js';
+
+const database = testDatabase('cli_users');
+let api: RunningApi;
+
+beforeAll(async () => {
+  api = await startTestApi(database.env);
+}, 60_000);
+afterAll(() => api.stop());
+
+const { run: cli, ok } = cliOn(database.env);
+
+const operatorEvents = async (userId: string) =>
+  (await auditLog(api.deps.store).find({ 'data.user_id': userId }).sort({ createdAt: 1 }).toArray()).map((r) => [r.name, r.actor.type, r.data.changed]);
+
+describe('keyflow users', () => {
+  it('prints each user as the admin API shows them (the same fields and values), and tokens revoke as the API answers', async () => {
+    const { user: admin } = await newUser(api.deps, { prefix: 'cli-shape-admin', password: FLOW_PASSWORD, admin: true });
+    const token = await mintAccessToken(api, admin._id, ['admin:users:read', 'admin:users:write']);
+    const adminApi = async (method: string, path: string): Promise<Json> => {
+      const res = await fetch(`${api.url}/api/oauth/me/admin/users${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(200);
+      return res.json();
+    };
+    const email = uniqueEmail('cli-shape');
+    const created = await ok('users', 'create', '--email', email, '--password', FLOW_PASSWORD, '--name', 'Same Shape');
+    const one = `/${created.id}`;
+    expect(created).toEqual(await adminApi('GET', one));
+    await addTestPasskey(api.deps.store, created.id);
+    expect(await ok('users', 'update', email, '--name', 'Same Shape Again')).toEqual(await adminApi('GET', one));
+    const listed = (await ok('users', 'list')).find((u: Json) => u.id === created.id);
+    expect(listed).toEqual((await adminApi('GET', `?q=${encodeURIComponent(email)}`)).users[0]);
+    expect(listed).toMatchObject({ email_verified: true, totp_enabled: false, passkeys: 1 });
+    expect(await ok('users', 'disable', email)).toEqual(await adminApi('GET', one));
+    expect(await ok('users', 'enable', email)).toEqual(await adminApi('GET', one));
+    const reset = await ok('users', 'reset-2fa', email);
+    expect(reset).toEqual(await adminApi('GET', one));
+    expect(reset).toMatchObject({ totp_enabled: false, passkeys: 0 });
+    expect(Object.keys(reset)).toEqual(Object.keys(await adminApi('POST', `${one}/reset-2fa`)));
+    // The CLI names the user (given by email); the rest is the API's answer.
+    expect(await ok('tokens', 'revoke', '--user', email)).toEqual({ user_id: created.id, ...(await adminApi('POST', `${one}/revoke-tokens`)) });
+  });
+
+  it('audit list names who made a change as admin webhooks do (user_id, client_id)', async () => {
+    const { user: admin } = await newUser(api.deps, { prefix: 'cli-audit-admin', password: FLOW_PASSWORD, admin: true });
+    const { user } = await newUser(api.deps, { prefix: 'cli-audit-target', password: FLOW_PASSWORD });
+    const token = await mintAccessToken(api, admin._id, ['admin:users:write']);
+    const res = await fetch(`${api.url}/api/oauth/me/admin/users/${user._id}/revoke-tokens`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    const audit = await ok('audit', 'list', '--event', 'admin.user.update', '--limit', '1000');
+    expect(audit.find((r: Json) => r.data.user_id === user._id).actor).toEqual({ type: 'user', user_id: admin._id, client_id: expect.any(String) });
+  });
+
+  it('update changes name, email, username and role; refuses bad input (2), unknown users (2) and a taken email (1)', async () => {
+    const { user } = await newUser(api.deps, { prefix: 'cli-upd', password: FLOW_PASSWORD });
+    const other = await newUser(api.deps, { prefix: 'cli-other', password: FLOW_PASSWORD });
+    const username = `cli${Date.now().toString(36)}`;
+    const out = await ok('users', 'update', user.email, '--name', 'New Name', '--email', `X-${user.email}`, '--username', username, '--role', 'admin');
+    expect(out).toMatchObject({ id: user._id, name: 'New Name', email: `x-${user.email}`, username, role: 'admin' });
+    expect(out).not.toHaveProperty('passwordHash');
+    expect(await operatorEvents(user._id)).toEqual([['admin.user.update', 'operator', ['name', 'email', 'username', 'role']]]);
+
+    expectRefused(await cli('users', 'update', user._id, '--role', 'root'), 2, /invalid input: role/);
+    expectRefused(await cli('users', 'update', user._id), 2, /needs at least one of/);
+    expectRefused(await cli('users', 'update', 'nobody@example.com', '--name', 'x'), 2, /no user with email nobody@example.com/);
+    expectRefused(await cli('users', 'update', user._id, '--email', other.email), 1, /already exists/);
+    expectRefused(await cli('users', 'disable'), 2, /the user \(id or email\) is required/);
+    expectRefused(await cli('tokens', 'revoke'), 2, /--user is required/);
+  });
+
+  it('update marks a phone number verified, or not; refuses it without a number (2) and a value not true or false (2)', async () => {
+    const { user } = await newUser(api.deps, { prefix: 'cli-phone', password: FLOW_PASSWORD });
+    expectRefused(await cli('users', 'update', user._id, '--phone-number-verified', 'true'), 2, /phone_number_verified: the user has no phone number/);
+    await api.deps.store.users.updateOne({ _id: user._id }, { $set: { phoneNumber: '+15550100' } });
+    expectRefused(await cli('users', 'update', user._id, '--phone-number-verified', 'yes'), 2, /--phone-number-verified must be true or false/);
+    expect(await ok('users', 'update', user._id, '--phone-number-verified', 'true')).toMatchObject({ phone_number: '+15550100', phone_number_verified: true });
+    expect(await ok('users', 'update', user._id, '--phone-number-verified', 'false')).toMatchObject({ phone_number_verified: false });
+    expect(await operatorEvents(user._id)).toEqual([
+      ['admin.user.update', 'operator', ['phone_number_verified']],
+      ['admin.user.update', 'operator', ['phone_number_verified']],
+    ]);
+  });
+
+  it('disable signs the user out and revokes their tokens; enable lets them sign in again', async () => {
+    const rp = await newTestRp(api);
+    const { tokens, user, email, agent } = await runCodeFlow(api, rp, 'openid offline_access');
+    const pat = (await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope: ['apps:read'], expiresInDays: 1 })).token;
+    const apps = () => fetch(`${api.url}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${pat}` } });
+    expect((await apps()).status).toBe(200);
+
+    expect(await ok('users', 'disable', email)).toMatchObject({ id: user._id, disabled: true });
+    expect((await fetch(`${api.url}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
+    const refreshed = await postForm(api, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, rp.auth);
+    expect(refreshed.body.error).toBe('invalid_grant');
+    expect((await agent.request('/account')).headers.get('location')).toBe('/login');
+    expect((await apps()).status).toBe(401);
+    const browser = new HttpUser(api.url);
+    expect((await browser.signIn(await browser.get('/login'), email, FLOW_PASSWORD)).res.status).toBe(403);
+
+    expect(await ok('users', 'enable', user._id)).toMatchObject({ disabled: false });
+    expect(new URL((await browser.signIn(await browser.get('/login'), email, FLOW_PASSWORD)).url).pathname).toBe('/account');
+    expect((await apps()).status).toBe(200);
+    expect(await operatorEvents(user._id)).toEqual([
+      ['admin.user.update', 'operator', ['disabled']],
+      ['admin.user.update', 'operator', ['disabled']],
+    ]);
+  });
+
+  it('finds a user by email on a database from before email keys (the CLI runs the start-up upgrade itself)', async () => {
+    const { user, email } = await newUser(api.deps, { prefix: 'cli-upgrade', password: FLOW_PASSWORD });
+    await api.deps.store.userKeys.deleteMany({ _id: { $in: [`email:${email}`, `username:${user.username}`, 'indexed:v1'] } });
+    expect(await ok('users', 'disable', email)).toMatchObject({ id: user._id, disabled: true });
+    expect(await ok('users', 'enable', email)).toMatchObject({ id: user._id, disabled: false });
+  });
+
+  it('reset-2fa removes TOTP, backup codes and passkeys', async () => {
+    const { user, email } = await newUser(api.deps, { prefix: 'cli-2fa', password: FLOW_PASSWORD, totpSecret: 'JBSWY3DPEHPK3PXP' });
+    await addTestPasskey(api.deps.store, user._id);
+    expect(await ok('users', 'reset-2fa', email)).toMatchObject({ totp_enabled: false, passkeys: 0 });
+    expect(await api.deps.store.passkeys.findOne({ userId: user._id })).toBeNull();
+    expect(await operatorEvents(user._id)).toEqual([['admin.user.update', 'operator', ['second_factors']]]);
+  });
+
+  it('tokens revoke ends every grant and personal access token of the user', async () => {
+    const rp = await newTestRp(api);
+    const { tokens, user } = await runCodeFlow(api, rp, 'openid offline_access');
+    const pat = (await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope: ['apps:read'], expiresInDays: 1 })).token;
+    expect(await ok('tokens', 'revoke', '--user', user._id)).toEqual({ user_id: user._id, grants_revoked: 1, personal_access_tokens_revoked: 1 });
+    const refreshed = await postForm(api, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, rp.auth);
+    expect(refreshed.body.error).toBe('invalid_grant');
+    expect((await fetch(`${api.url}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${pat}` } })).status).toBe(401);
+    expect(await operatorEvents(user._id)).toEqual([['admin.user.update', 'operator', ['tokens_revoked']]]);
+  });
+
+  it('tokens create makes a personal access token of the user, shown once, within what the user could make', async () => {
+    const { user } = await newUser(api.deps, { prefix: 'cli-pat', password: FLOW_PASSWORD });
+    const made = await ok('tokens', 'create', '--user', user.email, '--name', 'registration', '--scope', 'apps:write apps:read', '--expires-in-days', '2');
+    expect(made).toEqual({
+      id: expect.any(String),
+      user_id: user._id,
+      name: 'registration',
+      scope: ['apps:write', 'apps:read'],
+      expires_at: expect.any(String),
+      token: expect.stringMatching(/^kfpat_/),
+    });
+    expect(Date.parse(made.expires_at) - Date.now()).toBeGreaterThan(47 * 3600_000);
+    // It works as the user's own token: dynamic registration with it as the initial access token.
+    const registered = await fetch(`${api.url}/api/oauth/register`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${made.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Registered', redirect_uris: ['https://registered.example/cb'] }),
+    });
+    expect(registered.status).toBe(201);
+    // The token is stored only as its hash.
+    expect(JSON.stringify(await api.deps.store.personalAccessTokens.find({ userId: user._id }).toArray())).not.toContain(made.token);
+    // Beyond the user's own reach (an admin scope, a site scope, offline_access), past the lifetime cap, or malformed: exit 2.
+    expectRefused(
+      await cli('tokens', 'create', '--user', user.email, '--name', 'x', '--scope', 'admin:users:read', '--expires-in-days', '1'),
+      2,
+      /not available: admin:users:read/,
+    );
+    expectRefused(
+      await cli('tokens', 'create', '--user', user.email, '--name', 'x', '--scope', 'site:user:read', '--expires-in-days', '1'),
+      2,
+      /not available/,
+    );
+    expectRefused(
+      await cli('tokens', 'create', '--user', user.email, '--name', 'x', '--scope', 'apps:read', '--expires-in-days', '99999'),
+      2,
+      /at most 365 days/,
+    );
+    expectRefused(
+      await cli('tokens', 'create', '--user', user.email, '--name', 'x', '--scope', 'apps:read', '--expires-in-days', 'soon'),
+      2,
+      /expiresInDays|days/,
+    );
+    expectRefused(await cli('tokens', 'create', '--user', user.email, '--scope', 'apps:read', '--expires-in-days', '1'), 2, /--name is required/);
+    expectRefused(await cli('tokens', 'create', '--user', 'nobody@example.com', '--name', 'x', '--scope', 'apps:read', '--expires-in-days', '1'), 2, /no user/);
+  });
+
+  it('keeps the last enabled admin: demote, disable and delete exit 1', async () => {
+    // This database's other admins step aside for the test.
+    const others = await api.deps.store.users.find({ role: 'admin' }).toArray();
+    await api.deps.store.users.updateMany({ role: 'admin' }, { $set: { role: 'user' } });
+    try {
+      const { user } = await newUser(api.deps, { prefix: 'cli-last', password: FLOW_PASSWORD, admin: true });
+      expectRefused(await cli('users', 'update', user._id, '--role', 'user'), 1, /last enabled administrator/);
+      expectRefused(await cli('users', 'disable', user._id), 1, /last enabled administrator/);
+      expectRefused(await cli('users', 'delete', user._id), 1, /last enabled administrator/);
+      const still = await api.deps.store.users.findOne({ _id: user._id });
+      expect([still!.role, still!.disabled === true]).toEqual(['admin', false]);
+      await newUser(api.deps, { prefix: 'cli-second', password: FLOW_PASSWORD, admin: true });
+      expect(await ok('users', 'delete', user._id)).toMatchObject({ deleted: user._id });
+    } finally {
+      await api.deps.store.users.updateMany({ _id: { $in: others.map((o) => o._id) } }, { $set: { role: 'admin' } });
+    }
+  });
+});

@@ -1,0 +1,89 @@
+// ML_DSA_SIGNING=off: a deployment whose relying parties use a JOSE library
+// that refuses a JWK Set holding a key type it does not know (`AKP`). The JWKS
+// and discovery carry classical keys and algorithms only, new clients get
+// RS256 ID tokens (app API, dynamic registration, the CLI), ML-DSA-65 cannot be
+// chosen, and a client registered for ML-DSA-65 before gets RS256 tokens (and
+// signed UserInfo) that verify against the published JWKS.
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import type { RunningApi } from '../../../api/server.js';
+import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
+import { startTestApi, type Json } from '../../support/harness.js';
+import { runCli } from '../../support/cli.js';
+import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
+import { newUser } from '../../../tools/fixtures/users.js';
+import { testDatabase } from '../../support/database.js';
+
+const database = testDatabase('ml_dsa_off');
+let api: RunningApi;
+beforeAll(async () => {
+  api = await startTestApi({ ML_DSA_SIGNING: 'off', ...database.env });
+}, 60_000);
+afterAll(() => api?.stop());
+
+async function postJson(path: string, token: string, body: unknown) {
+  const res = await fetch(`${api.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+describe('with ML-DSA-65 withheld', () => {
+  it('publishes only classical keys and algorithms', async () => {
+    const jwks = (await (await fetch(`${api.url}/.well-known/jwks.json`)).json()) as Json;
+    expect(jwks.keys.length).toBeGreaterThan(0);
+    expect(jwks.keys.map((k: Json) => [k.kty, k.alg])).toEqual(jwks.keys.map(() => ['RSA', 'RS256']));
+    const discovery = (await (await fetch(`${api.url}/.well-known/openid-configuration`)).json()) as Json;
+    expect(discovery.id_token_signing_alg_values_supported).toEqual(['RS256']);
+    expect(discovery.userinfo_signing_alg_values_supported).toEqual(['RS256']);
+  });
+
+  it('gives new clients RS256 and refuses ML-DSA-65 on the app API, at dynamic registration and in the CLI', async () => {
+    const user = await newUser(api.deps, { prefix: 'no-mldsa', password: FLOW_PASSWORD });
+    const { token } = await createPersonalAccessToken(api.deps.store, user.id, { name: 't', scope: ['apps:write'], expiresInDays: 1 });
+    const app = await postJson('/api/oauth/me/apps', token, { name: 'Classic', redirect_uris: ['https://classic.example/cb'] });
+    expect([app.status, app.body.id_token_signed_response_alg]).toEqual([201, 'RS256']);
+    const refused = await postJson('/api/oauth/me/apps', token, {
+      name: 'PQ',
+      redirect_uris: ['https://pq.example/cb'],
+      id_token_signed_response_alg: 'ML-DSA-65',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error_description).toContain('id_token_signed_response_alg must be one of RS256');
+
+    const registered = await postJson('/api/oauth/register', token, { client_name: 'Dynamic', redirect_uris: ['https://dynamic.example/cb'] });
+    expect([registered.status, registered.body.id_token_signed_response_alg]).toEqual([201, 'RS256']);
+    const pq = await postJson('/api/oauth/register', token, {
+      client_name: 'Dynamic PQ',
+      redirect_uris: ['https://dynamic.example/cb'],
+      id_token_signed_response_alg: 'ML-DSA-65',
+    });
+    expect([pq.status, pq.body.error]).toEqual([400, 'invalid_client_metadata']);
+    const pqUserinfo = await postJson('/api/oauth/register', token, {
+      client_name: 'Dynamic PQ UserInfo',
+      redirect_uris: ['https://dynamic.example/cb'],
+      userinfo_signed_response_alg: 'ML-DSA-65',
+    });
+    expect([pqUserinfo.status, pqUserinfo.body.error_description]).toEqual([400, expect.stringContaining('userinfo_signed_response_alg must be one of RS256')]);
+
+    const env = { ML_DSA_SIGNING: 'off', ...database.env };
+    const cli = await runCli(['clients', 'create', '--name', 'CLI', '--redirect-uri', 'https://cli.example/cb', '--id-token-alg', 'ML-DSA-65'], env);
+    expect([cli.code, cli.stderr]).toEqual([2, expect.stringContaining('id_token_signed_response_alg must be one of RS256')]);
+    const created = await runCli(['clients', 'create', '--name', 'CLI', '--redirect-uri', 'https://cli.example/cb'], env);
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ id_token_signed_response_alg: 'RS256' });
+  });
+
+  it('signs RS256 for a client registered for ML-DSA-65 before, verifiable with the published JWKS', async () => {
+    const rp = await newTestRp(api, { idTokenSignedResponseAlg: 'ML-DSA-65', userinfoSignedResponseAlg: 'ML-DSA-65' });
+    const { tokens } = await runCodeFlow(api, rp, 'openid profile');
+    const jwks = createRemoteJWKSet(new URL(`${api.url}/.well-known/jwks.json`));
+    const userinfo = await fetch(`${api.url}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(userinfo.headers.get('content-type')).toBe('application/jwt');
+    for (const jwt of [tokens.id_token as string, tokens.access_token as string, await userinfo.text()]) {
+      expect(decodeProtectedHeader(jwt).alg).toBe('RS256');
+      await expect(jwtVerify(jwt, jwks, { issuer: api.deps.config.issuer })).resolves.toBeDefined();
+    }
+  });
+});
