@@ -1,7 +1,14 @@
 // The client of RefreshFamily workflows (one per grant with refresh tokens):
 // the only code that starts a family, rotates in it or revokes it. A family
 // that has ended (expired, revoked) answers `{ ended: true }`.
-import { RefreshFamilyMessages, familyWorkflowId, type RefreshFamilyInput, type Revocation, type RotateResult, type Rotation } from '../domain/refresh-family.js';
+import {
+  RefreshFamilyMessages,
+  familyWorkflowId,
+  type RefreshFamilyInput,
+  type Revocation,
+  type RotateResult,
+  type Rotation,
+} from '../domain/refresh-family.js';
 import type { refreshFamily } from '../../workflows/refresh-family.js';
 import { startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';
 
@@ -23,7 +30,9 @@ export function rotateRefreshToken(flows: FlowClient, grantId: string, rotation:
 
 /** Revokes the family through its update, serial with rotations: it has revoked the grant and deleted the tokens it knows when this resolves. */
 export function revokeRefreshFamily(flows: FlowClient, grantId: string, revocation: Revocation): Promise<WhileRunning<{ revoked: boolean }>> {
-  return whileRunning(flows, () => family(flows, grantId).executeUpdate<{ revoked: boolean }, [Revocation]>(RefreshFamilyMessages.revoke, { args: [revocation] }));
+  return whileRunning(flows, () =>
+    family(flows, grantId).executeUpdate<{ revoked: boolean }, [Revocation]>(RefreshFamilyMessages.revoke, { args: [revocation] }),
+  );
 }
 
 /**
