@@ -124,4 +124,23 @@ export default tseslint.config(
   // The connection module makes the one Temporal client every flow module uses.
   restrict(['lib/temporal/connection.ts'], [API, TOOLS, WORKFLOWS, ACTIVITIES, FLOWS, EXPRESS, MONGODB, TEMPORAL_WORKER]),
   restrict(['tools/**/*.ts'], [WORKFLOWS, ACTIVITIES, refuse('(^|/)test/', 'tooling does not import tests: shared fixtures live in tools/fixtures')]),
+  // Only tests skip time, and only through test/support/clock.ts (which puts the clock back after each test).
+  {
+    files: ['**/*.ts'],
+    ignores: ['test/support/clock.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)runtime/clock\\.js$',
+              importNames: ['advanceClock', 'resetClock'],
+              message: 'the clock is moved by tests only, through test/support/clock.ts',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -23,6 +23,7 @@ import { sendAuthorizationResponse, type AuthorizationResponse } from './authori
 import { isImplicit } from '../../lib/domain/response-type.js';
 import type { AuthContext } from '../../lib/domain/claims.js';
 import { issueImplicitResponse } from './implicit-issuance.js';
+import { currentTimeMs } from '../../lib/runtime/clock.js';
 
 /** `signer` and `config` (ID_TOKEN_CLAIMS): the implicit flow signs its tokens here. */
 export type FlowDeps = Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'log' | 'secureCookies' | 'events' | 'signer' | 'config'>;
@@ -84,7 +85,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   const mustSignIn =
     !userId ||
     (!signedInForThisRequest && (request.prompt.includes('login') || otherUser)) ||
-    (!signedInForThisRequest && request.maxAge !== null && Date.now() - authTime > request.maxAge * 1000);
+    (!signedInForThisRequest && request.maxAge !== null && currentTimeMs() - authTime > request.maxAge * 1000);
   if (mustSignIn) {
     if (noPrompt) return respondWithError(res, deps, request, 'login_required', 'the user must sign in');
     return void res.redirect(303, `/login?request=${await storedId(req, res, deps, request)}`);

@@ -8,7 +8,8 @@ import type { RunningApi } from '../../../api/server.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { findClient } from '../../../lib/store/clients.js';
 import { findGrant } from '../../../lib/store/grants.js';
-import { type Json, sleep, startTestApi } from '../../support/harness.js';
+import { startTestApi, type Json } from '../../support/harness.js';
+import { skipTime } from '../../support/clock.js';
 import { cliOn, expectRefused } from '../../support/cli.js';
 import { testDatabase } from '../../support/database.js';
 import { mintAccessToken } from '../../support/minted-token.js';
@@ -55,14 +56,14 @@ it('verifies, deactivates and reactivates an app, with admin.app.update from the
   expect(off).toMatchObject({ is_active: false, grants_revoked: 1 });
   expect((await findGrant(api.deps.store, jwtClaims(tokens.access_token).grant_id))!.revokedAt).not.toBeNull();
   expect(await ok('deactivate', rp.id)).toMatchObject({ is_active: false, grants_revoked: 0 });
-  await sleep(2_100);
+  skipTime(2_100);
   const refresh = await postForm(api, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, rp.auth);
   expect({ status: refresh.res.status, error: refresh.body.error }).toEqual({ status: 401, error: 'invalid_client' });
 
   const on = await ok('reactivate', rp.id);
   expect(on).toEqual(await answered(0));
   expect(on).toMatchObject({ is_active: true });
-  await sleep(2_100);
+  skipTime(2_100);
   expect((await runCodeFlow(api, rp, 'openid')).tokens.access_token).toEqual(expect.any(String));
 
   const records = await auditLog(api.deps.store).find({ name: 'admin.app.update' }).sort({ createdAt: 1 }).toArray();
