@@ -1,5 +1,5 @@
 // ESLint (flat config): typescript-eslint's type-checked rules, and the layer
-// rules of Keyflow's architecture (README, "Architecture"): which folder may
+// rules of Keyflow's architecture (docs/architecture.md, "Layers"): which folder may
 // import which. A violation fails `npm test`.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -17,6 +17,11 @@ const MONGODB = refuse('^mongodb$', 'MongoDB is reached through lib/store only',
 const TEMPORAL_CLIENT = refuse('^@temporalio/client$', 'Temporal is driven through the per-flow modules of lib/flows only', true);
 const TEMPORAL_WORKER = refuse('^@temporalio/(worker|activity)$', 'the worker SDK belongs to worker/ and activities/');
 const EXPRESS = refuse('^express$', 'express belongs to api/');
+
+/** What no api module imports: tools, the worker's code, MongoDB and Temporal directly. */
+const API_BASE = [TOOLS, WORKFLOWS, ACTIVITIES, MONGODB, TEMPORAL_CLIENT, TEMPORAL_WORKER];
+/** Imports of the api/ folders `folders` (e.g. 'pages|resources') from inside api/: a relative path that climbs, then the folder. */
+const inApi = (folders, message) => refuse(`^(\\.\\./)+(${folders})/`, message);
 
 const restrict = (files, patterns) => ({
   files,
@@ -84,38 +89,75 @@ export default tseslint.config(
   ),
   restrict(['activities/**/*.ts'], [API, TOOLS, WORKFLOWS, FLOWS, EXPRESS, MONGODB, TEMPORAL_CLIENT]),
   restrict(['worker/**/*.ts'], [API, TOOLS, EXPRESS, MONGODB]),
-  restrict(['api/**/*.ts'], [TOOLS, WORKFLOWS, ACTIVITIES, MONGODB, TEMPORAL_CLIENT, TEMPORAL_WORKER]),
+  // api/: the HTTP layer, in layers of its own (api/paths.ts and api/context.ts are for all of them).
+  // From the bottom: html (markup), http (middleware, sessions, request parsing),
+  // verification (a person's checks in a request), views (rendering); then
+  // protocol/shared (what every protocol endpoint shares), the protocol
+  // endpoints, the REST resources, the pages. A folder's specifier is matched
+  // after its `../`s, so lib's folders of the same name are not.
+  restrict(['api/**/*.ts'], API_BASE),
+  restrict(
+    ['api/html/**/*.ts'],
+    [...API_BASE, inApi('http|verification|views|protocol|resources|pages', 'api/html is markup only: it renders nothing of the layers above')],
+  ),
+  restrict(
+    ['api/http/**/*.ts'],
+    [
+      ...API_BASE,
+      inApi('verification|views|protocol|resources|pages', 'api/http (middleware, sessions, request parsing) sits below every endpoint, resource and page'),
+    ],
+  ),
+  restrict(
+    ['api/verification/**/*.ts'],
+    [...API_BASE, inApi('views|protocol|resources|pages', "api/verification reads a person's checks from a request; the endpoints and pages call it")],
+  ),
+  restrict(
+    ['api/views/**/*.ts'],
+    [...API_BASE, inApi('protocol|resources|pages', 'views render what a page hands them; they call no endpoint, resource or page')],
+  ),
+  restrict(
+    ['api/protocol/**/*.ts'],
+    [
+      ...API_BASE,
+      inApi('resources|pages', 'protocol endpoints do not import REST resources or pages (the pages return to the authorization flow, not the other way)'),
+    ],
+  ),
+  restrict(
+    ['api/protocol/shared/**/*.ts'],
+    [
+      ...API_BASE,
+      inApi('views|resources|pages', 'protocol/shared is what every protocol endpoint shares: below the endpoints, resources and pages'),
+      refuse('^\\.\\./(?!\\.\\.|shared/)', 'protocol/shared imports no protocol endpoint: the endpoints import it'),
+    ],
+  ),
+  restrict(
+    ['api/resources/**/*.ts'],
+    [
+      ...API_BASE,
+      inApi('verification|pages', 'REST resources answer JSON to tokens: no browser pages, no sign-in checks'),
+      refuse('^(\\.\\./)+protocol/(?!shared/)', 'REST resources use protocol/shared (Bearer tokens, step-up signalling), never a protocol endpoint'),
+    ],
+  ),
+  restrict(['api/pages/**/*.ts'], [...API_BASE, inApi('resources', 'pages call lib/ (the same changes the REST resources make), not the REST resources')]),
   // lib/: pure domain at the bottom, the store above it, everything else above both.
+  // lib/domain and lib/store by allow lists (as workflows/): a new folder or
+  // package is refused until it is named here, so the lists cannot go stale.
   restrict(
     ['lib/domain/**/*.ts'],
     [
-      API,
-      TOOLS,
-      WORKFLOWS,
-      ACTIVITIES,
-      EXPRESS,
-      MONGODB,
-      TEMPORAL_CLIENT,
-      TEMPORAL_WORKER,
       refuse(
-        '^\\.\\./(store|flows|events|keys|outbound|config|runtime|cli|temporal|webhooks)/',
-        'lib/domain is pure: it imports other domain modules and pure helpers only',
+        '^(?!\\./|\\.\\./security/|zod$|re2js$|node:crypto$)',
+        'lib/domain is pure: it imports other domain modules, lib/security helpers, zod, re2js and node:crypto only',
       ),
-      refuse('^node:(fs|net|http|https|http2|dns|child_process|worker_threads|tls)$', 'lib/domain does no I/O'),
     ],
   ),
   restrict(
     ['lib/store/**/*.ts'],
     [
-      API,
-      TOOLS,
-      WORKFLOWS,
-      ACTIVITIES,
-      FLOWS,
-      EXPRESS,
-      TEMPORAL_CLIENT,
-      TEMPORAL_WORKER,
-      refuse('^\\.\\./(events|outbound|cli|webhooks)/', 'lib/store reads and writes documents; it calls no higher layer'),
+      refuse(
+        '^(?!\\./|\\.\\./(domain|security)/|\\.\\./runtime/(metrics|clock)\\.js$|\\.\\./config/env\\.js$|mongodb$|node:crypto$)',
+        'lib/store reads and writes documents: it imports lib/domain, lib/security, the metrics, clock and configuration modules, mongodb and node:crypto only',
+      ),
     ],
   ),
   restrict(['lib/flows/**/*.ts'], [API, TOOLS, WORKFLOWS, ACTIVITIES, EXPRESS, MONGODB, TEMPORAL_WORKER]),

@@ -3,7 +3,7 @@
 // `domain.verified` event (to the owner's webhooks, dispatched from here
 // through the worker's own Temporal client).
 import { Context } from '@temporalio/activity';
-import { domainEventData } from '../lib/domain/domains.js';
+import { domainEventData } from '../lib/domain/custom-domains.js';
 import { txtLookup, type TxtLookup } from '../lib/dns/txt-lookup.js';
 import { createLogger } from '../lib/runtime/log.js';
 import type { Store } from '../lib/store/db.js';

@@ -11,9 +11,9 @@ import { cachedClientLookup, type ClientLookup } from '../lib/store/clients.js';
 import type { Store } from '../lib/store/db.js';
 import type { TemporalHandle } from '../lib/temporal/connection.js';
 import type { EventPipeline } from '../lib/webhooks/event-pipeline.js';
-import { clientAssertionVerifier, type ClientAssertionVerifier } from './oauth/client-assertion.js';
-import { clientKeys } from './oauth/client-keys.js';
-import { requestObjectVerifier, type RequestObjectVerifier } from './oauth/request-object.js';
+import { clientAssertionVerifier, type ClientAssertionVerifier } from './protocol/shared/client-assertion.js';
+import { clientKeys } from './protocol/shared/client-keys.js';
+import { requestObjectVerifier, type RequestObjectVerifier } from './protocol/shared/request-object.js';
 
 /** The services an api process starts with (api/server.ts, and tests that run an api in-process). */
 export interface ApiDeps {

@@ -6,7 +6,7 @@ import express from 'express';
 import type { TemporalHandle } from '../lib/temporal/connection.js';
 import { sendUnavailable } from './http/errors.js';
 import { securityHeaders } from './http/security-headers.js';
-import { healthRoutes } from './routes/health.js';
+import { healthRoutes } from './health.js';
 
 /** `state()` says what the start is at (e.g. "waiting for MongoDB: connect ECONNREFUSED …"). */
 export function createStartupApp(temporal: TemporalHandle, state: () => string): express.Express {

@@ -8,7 +8,13 @@
 // The input holds the published TXT value, which is no secret.
 import { ActivityFailure, condition, defineQuery, defineSignal, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DomainVerificationActivities } from '../activities/domain-verification.js';
-import { DomainVerificationMessages, nextInterval, txtRecordName, type DomainVerificationInput, type DomainVerificationState } from '../lib/domain/domains.js';
+import {
+  DomainVerificationMessages,
+  nextInterval,
+  txtRecordName,
+  type DomainVerificationInput,
+  type DomainVerificationState,
+} from '../lib/domain/custom-domains.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
 export const verifyNowSignal = defineSignal(DomainVerificationMessages.verifyNow);

@@ -48,7 +48,7 @@ import {
 } from '@temporalio/workflow';
 import type { RefreshFamilyActivities } from '../activities/refresh-family.js';
 import {
-  FAMILY_HANDLERS,
+  RefreshFamilyMessages,
   type FamilyState,
   type LastRotation,
   type RefreshFamilyInput,
@@ -58,10 +58,10 @@ import {
 } from '../lib/domain/refresh-family.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
-export const rotateUpdate = defineUpdate<RotateResult, [Rotation]>(FAMILY_HANDLERS.rotate);
-export const revokeUpdate = defineUpdate<{ revoked: boolean }, [Revocation]>(FAMILY_HANDLERS.revoke);
-export const revokeSignal = defineSignal<[{ reason: string }]>(FAMILY_HANDLERS.revokeSignal);
-export const familyStateQuery = defineQuery<FamilyState>(FAMILY_HANDLERS.state);
+export const rotateUpdate = defineUpdate<RotateResult, [Rotation]>(RefreshFamilyMessages.rotate);
+export const revokeUpdate = defineUpdate<{ revoked: boolean }, [Revocation]>(RefreshFamilyMessages.revoke);
+export const revokeSignal = defineSignal<[{ reason: string }]>(RefreshFamilyMessages.revokeSignal);
+export const familyStateQuery = defineQuery<FamilyState>(RefreshFamilyMessages.state);
 
 /** Versioning: histories from before continue-as-new replay without it. */
 const CONTINUE_AS_NEW = 'refresh-family-continue-as-new';

@@ -11,7 +11,7 @@
 // (lib/store/step-up.ts) and recorded in the audit collection by activities. Only
 // the code's SHA-256 enters the history: never the 2FA code, a TOTP code or a
 // backup code.
-import { allHandlersFinished, condition, defineQuery, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, condition, defineQuery, defineUpdate, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { StepUpChallengeActivities } from '../activities/step-up-challenge.js';
 import {
   StepUpFlowMessages,
@@ -41,22 +41,36 @@ const { recordStepUpState, recordStepUpCode, recordStepUpAudit } = proxyActiviti
 });
 
 export async function stepUpChallenge(input: StepUpChallengeInput): Promise<StepUpState> {
-  const flow: { state: StepUpState; userId: string | null; method: StepUpMethod | null; codeHash: string | null; codeExpiresAt: number } = {
+  const flow: {
+    state: StepUpState;
+    /** A confirm whose code is being projected: the challenge is taken, not yet issued. */
+    confirming: boolean;
+    userId: string | null;
+    method: StepUpMethod | null;
+    codeHash: string | null;
+    codeExpiresAt: number;
+  } = {
     state: 'created',
+    confirming: false,
     userId: null,
     method: null,
     codeHash: null,
     codeExpiresAt: 0,
   };
-  const open = () => flow.state === 'created' && Date.now() < input.expiresAt;
-  const refused = (): StepUpAnswer => ({ ok: false, state: flow.state === 'created' ? 'expired' : flow.state });
+  const open = () => flow.state === 'created' && !flow.confirming && Date.now() < input.expiresAt;
+  const refused = (): StepUpAnswer => ({ ok: false, state: flow.confirming ? 'issued' : flow.state === 'created' ? 'expired' : flow.state });
 
   setHandler(stepUpStateQuery, () => ({ state: flow.state, clientId: input.clientId, userId: flow.userId, method: flow.method }));
 
   setHandler(confirmUpdate, async (c): Promise<StepUpTransition> => {
     if (!open()) return refused() as StepUpTransition;
     const verifiedAt = Date.now();
-    Object.assign(flow, { state: 'issued', userId: c.userId, method: c.method, codeHash: c.codeHash, codeExpiresAt: verifiedAt + input.codeTtlMs });
+    // Histories from before it set `issued` before the projection, so that a
+    // projection that failed was audited as `issued` and never as `error`.
+    const issueAfterProjection = patched('step-up-issued-after-code-projection');
+    const issued = { userId: c.userId, method: c.method, codeHash: c.codeHash, codeExpiresAt: verifiedAt + input.codeTtlMs };
+    if (issueAfterProjection) Object.assign(flow, { confirming: true, userId: c.userId, method: c.method });
+    else Object.assign(flow, { state: 'issued', ...issued });
     try {
       // The projection holds the code's hash before the browser gets the code, so verify finds it.
       await recordStepUpCode({
@@ -65,12 +79,13 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
         userId: c.userId,
         method: c.method,
         verifiedAt,
-        expiresAt: flow.codeExpiresAt,
+        expiresAt: issued.codeExpiresAt,
       });
     } catch {
-      flow.state = 'error';
+      Object.assign(flow, { state: 'error', confirming: false });
       return { ok: false, state: 'error' };
     }
+    Object.assign(flow, { state: 'issued', confirming: false, ...issued });
     return { ok: true, verifiedAt, codeExpiresAt: flow.codeExpiresAt };
   });
   setHandler(denyUpdate, ({ userId, reason }): StepUpAnswer => {
@@ -97,7 +112,11 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
   };
 
   // The challenge: confirmed, answered or expired.
-  if (!(await condition(() => flow.state !== 'created', Math.max(1, input.expiresAt - Date.now())))) flow.state = 'expired';
+  if (!(await condition(() => flow.state !== 'created', Math.max(1, input.expiresAt - Date.now())))) {
+    // A confirm that took the challenge just in time ends as it ends, not as expired.
+    await condition(() => !flow.confirming);
+    if (flow.state === 'created') flow.state = 'expired';
+  }
   // `issued` was projected by the confirm handler itself (before the browser got the code).
   await record(flow.state, flow.state !== 'issued');
   if (flow.state === 'issued') {

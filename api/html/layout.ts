@@ -2,6 +2,7 @@
 // a strict CSP, usable on a phone.
 import type { Response } from 'express';
 import { html, type SafeHtml } from './html.js';
+import { ASSETS } from '../paths.js';
 
 // A single https origin and nothing else (no space, ";" or quote): it goes into a header.
 const IMG_ORIGIN = /^https:\/\/[a-z0-9.:-]+$/;
@@ -41,8 +42,8 @@ export function sendPage(res: Response, { title, body, scripts = [], status = 20
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Keyflow</title>
-<link rel="stylesheet" href="/assets/keyflow.css">
-${scripts.map((s) => html`<script src="/assets/${s}" defer></script>`)}
+<link rel="stylesheet" href="${ASSETS}/keyflow.css">
+${scripts.map((s) => html`<script src="${ASSETS}/${s}" defer></script>`)}
 </head>
 <body>
 <main class="card">

@@ -4,6 +4,7 @@
 // The user signs in again (password and second factor, as always) and comes
 // back to the page they were on.
 import type { SessionDoc } from '../../lib/domain/sessions.js';
+import { PAGES } from '../paths.js';
 
 /** True when the session's sign-in is at most `maxAgeMs` old. */
 export function signedInRecently(session: Pick<SessionDoc, 'userId' | 'authTime'> | null | undefined, maxAgeMs: number, now = Date.now()): boolean {
@@ -12,5 +13,5 @@ export function signedInRecently(session: Pick<SessionDoc, 'userId' | 'authTime'
 
 /** The sign-in page in re-authentication mode, returning to `nextPath` (a path on this site) afterwards. */
 export function reauthUrl(nextPath: string): string {
-  return `/login?reauth=1&next=${encodeURIComponent(nextPath)}`;
+  return `${PAGES.login}?reauth=1&next=${encodeURIComponent(nextPath)}`;
 }

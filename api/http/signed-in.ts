@@ -6,8 +6,9 @@ import type { SessionDoc } from '../../lib/domain/sessions.js';
 import { isDisabled, type UserDoc } from '../../lib/domain/users.js';
 import { findUserById } from '../../lib/store/users.js';
 import { sendErrorPage } from '../html/layout.js';
-import { sessionEnded, type SignOutDeps } from '../oauth/sign-out.js';
+import { sessionEnded, type SignOutDeps } from './sign-out.js';
 import { endSession, hasValidCsrf, type SessionDeps } from './session.js';
+import { PAGES } from '../paths.js';
 
 export type SignedIn = { session: SessionDoc; user: UserDoc };
 
@@ -55,7 +56,7 @@ export async function signedInUser(deps: SessionDeps, req: Request, res: Respons
   const session = req.kfSession;
   const user = await sessionUser(deps, req);
   if (session && user) return { session, user };
-  res.redirect(303, '/login');
+  res.redirect(303, PAGES.login);
   return null;
 }
 

@@ -13,7 +13,7 @@ import { listPasskeys } from '../../lib/store/passkeys.js';
 import { removePasskey } from '../../lib/store/sign-in-ways.js';
 import { enableTotp, removeTotp, replaceBackupCodes, startTotpEnrollment } from '../../lib/store/second-factors.js';
 import { updateProfile } from '../../lib/store/users.js';
-import { checkTotpCode, totpSecret } from '../verification/second-factor.js';
+import { checkTotpCode, totpSecret } from '../../lib/verification/second-factor.js';
 import { registerPasskey, registrationOptions, relyingParty } from '../verification/webauthn.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { sendErrorPage } from '../html/layout.js';
@@ -32,11 +32,11 @@ import { sessionUser } from '../http/signed-in.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
 import { fieldsOf, formText, raw, text } from '../http/input.js';
 import type { ApiContext } from '../context.js';
+import { PAGES } from '../paths.js';
 
 /** `events`: profile.updated goes to the user's webhooks. */
 export type AccountDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'issuer' | 'reauthMaxAgeMs' | 'kek' | 'log' | 'events'>;
 
-const SECURITY_PAGE = '/account/security';
 const LAST_PASSKEY = 'This passkey is your only way to sign in: set a password, add another passkey or link an account before removing it.';
 
 /** The profile form (ProfileUpdate checks the values), the TOTP confirmation, and a new passkey (checked by registerPasskey). */
@@ -73,7 +73,7 @@ export function accountRoutes(deps: AccountDeps): Router {
     const user = await sessionUser(deps, req);
     if (session && user) return { session, user };
     if (asJson) res.status(401).json({ error: 'login_required', error_description: 'sign in first' });
-    else res.redirect(303, '/login');
+    else res.redirect(303, PAGES.login);
     return null;
   }
 
@@ -86,7 +86,7 @@ export function accountRoutes(deps: AccountDeps): Router {
   /** A signed-in user with the form's CSRF token and a recent sign-in, for changes to second factors. */
   async function sensitiveForm(req: Request, res: Response): Promise<Signed | null> {
     const s = await signedIn(req, res);
-    if (!s || !formGuard(req, res, s) || !requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, SECURITY_PAGE)) return null;
+    if (!s || !formGuard(req, res, s) || !requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, PAGES.security)) return null;
     return s;
   }
 
@@ -98,15 +98,15 @@ export function accountRoutes(deps: AccountDeps): Router {
       res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
       return null;
     }
-    return requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, SECURITY_PAGE, true) ? s : null;
+    return requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, PAGES.security, true) ? s : null;
   }
 
-  router.get('/account', async (req, res) => {
+  router.get(PAGES.account, async (req, res) => {
     const s = await signedIn(req, res);
     if (s) accountPage(res, s);
   });
 
-  router.post('/account/profile', form, async (req, res) => {
+  router.post(PAGES.profile, form, async (req, res) => {
     const s = await signedIn(req, res);
     if (!s || !formGuard(req, res, s)) return;
     const sent = ProfileForm.parse(req.body);
@@ -136,24 +136,24 @@ export function accountRoutes(deps: AccountDeps): Router {
     securityPageView(res, s, { passkeys, pendingTotp }, notice, status);
   }
 
-  router.get('/account/security', async (req, res) => {
+  router.get(PAGES.security, async (req, res) => {
     const s = await signedIn(req, res);
     if (s) await securityPage(res, s);
   });
 
-  router.post('/account/security/totp/setup', form, async (req, res) => {
+  router.post(PAGES.totpSetup, form, async (req, res) => {
     const s = await sensitiveForm(req, res);
     if (!s) return;
     const secret = generateSecret();
     await startTotpEnrollment(deps.store, s.user._id, { secret: seal(deps.kek, Buffer.from(secret), `totp:${s.user._id}`), createdAt: new Date() });
-    res.redirect(303, '/account/security');
+    res.redirect(303, PAGES.security);
   });
 
-  router.post('/account/security/totp/confirm', form, async (req, res) => {
+  router.post(PAGES.totpConfirm, form, async (req, res) => {
     const s = await signedIn(req, res);
     if (!s || !formGuard(req, res, s)) return;
     const pending = s.user.totpPending;
-    if (!pending) return res.redirect(303, '/account/security');
+    if (!pending) return res.redirect(303, PAGES.security);
     const probe = await checkTotpCode(totpSecret(deps.kek, s.user, pending.secret), TotpForm.parse(req.body).code.slice(0, 20));
     if (probe === null)
       return securityPage(res, s, html`<p class="error" role="alert">That code is not valid. Check your authenticator app's clock and try again.</p>`, 400);
@@ -166,18 +166,18 @@ export function accountRoutes(deps: AccountDeps): Router {
     );
     deps.log.info('totp enabled', { user: s.user._id });
     if (s.user.backupCodes.length === 0) return backupCodesPage(res, codes, 'Authenticator app is on');
-    res.redirect(303, '/account/security');
+    res.redirect(303, PAGES.security);
   });
 
-  router.post('/account/security/totp/remove', form, async (req, res) => {
+  router.post(PAGES.totpRemove, form, async (req, res) => {
     const s = await sensitiveForm(req, res);
     if (!s) return;
     await removeTotp(deps.store, s.user._id);
     deps.log.info('totp removed', { user: s.user._id });
-    res.redirect(303, '/account/security');
+    res.redirect(303, PAGES.security);
   });
 
-  router.post('/account/security/backup-codes', form, async (req, res) => {
+  router.post(PAGES.backupCodes, form, async (req, res) => {
     const s = await sensitiveForm(req, res);
     if (!s) return;
     const codes = generateBackupCodes();
@@ -190,13 +190,13 @@ export function accountRoutes(deps: AccountDeps): Router {
     backupCodesPage(res, codes);
   });
 
-  router.post('/account/security/passkeys/options', json, async (req, res) => {
+  router.post(PAGES.passkeyOptions, json, async (req, res) => {
     const s = await sensitiveJson(req, res);
     if (!s) return;
     res.set('Cache-Control', 'no-store').json(await registrationOptions(deps.store, rp, s.session, s.user));
   });
 
-  router.post('/account/security/passkeys', json, async (req, res) => {
+  router.post(PAGES.passkeys, json, async (req, res) => {
     const s = await sensitiveJson(req, res);
     if (!s) return;
     const body = NewPasskey.parse(req.body);
@@ -204,17 +204,17 @@ export function accountRoutes(deps: AccountDeps): Router {
     const passkey = await registerPasskey(deps.store, rp, s.session, s.user, body.response, name);
     if (!passkey) return res.status(400).json({ error: 'invalid_request', error_description: 'The passkey could not be registered.' });
     deps.log.info('passkey added', { user: s.user._id });
-    res.json({ redirect: '/account/security' });
+    res.json({ redirect: PAGES.security });
   });
 
-  router.post('/account/security/passkeys/:id/delete', form, async (req, res) => {
+  router.post(`${PAGES.passkeys}/:id/delete`, form, async (req, res) => {
     const s = await sensitiveForm(req, res);
     if (!s) return;
     // The last way to sign in stays: a passwordless account would be locked out.
     const result = await removePasskey(deps.store, s.user._id, String(req.params.id).slice(0, 1024));
     if (result === 'last_way') return securityPage(res, s, html`<p class="error" role="alert">${LAST_PASSKEY}</p>`, 409);
     if (result === 'removed') deps.log.info('passkey removed', { user: s.user._id });
-    res.redirect(303, '/account/security');
+    res.redirect(303, PAGES.security);
   });
 
   return router;

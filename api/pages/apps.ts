@@ -16,6 +16,7 @@ import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 import { revokeClientGrants } from '../../lib/grants/revocation.js';
 import { fieldsOf, formText, raw } from '../http/input.js';
 import type { ApiContext } from '../context.js';
+import { PAGES } from '../paths.js';
 
 /** `events`: app.created / app.updated / app.deleted go to the owner's webhooks. */
 export type AppsPageDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'flows' | 'events' | 'reauthMaxAgeMs'>;
@@ -45,12 +46,12 @@ export function appsPageRoutes(deps: AppsPageDeps): Router {
     appsPageView(res, s, await listClientsByOwner(deps.store, s.user._id), notice, status);
   }
 
-  router.get('/account/apps', async (req, res) => {
+  router.get(PAGES.apps, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (s) await appsPage(res, s);
   });
 
-  router.post('/account/apps', form, async (req, res) => {
+  router.post(PAGES.apps, form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
     const body = AppForm.parse(req.body);
@@ -84,16 +85,16 @@ export function appsPageRoutes(deps: AppsPageDeps): Router {
     });
   }
 
-  router.get('/account/apps/:clientId/edit', async (req, res) => {
+  router.get(`${PAGES.apps}/:clientId/edit`, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s) return;
     const client = await ownApp(String(req.params.clientId), s.user._id);
     if (!client) return appsPage(res, s, html`<p class="error" role="alert">No such app.</p>`, 404);
-    if (!recentOrReauth(req, res, s, `/account/apps/${client._id}/edit`)) return;
+    if (!recentOrReauth(req, res, s, `${PAGES.apps}/${client._id}/edit`)) return;
     editPage(res, s, client);
   });
 
-  router.post('/account/apps/:clientId/edit', form, async (req, res) => {
+  router.post(`${PAGES.apps}/:clientId/edit`, form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
     const client = await ownApp(String(req.params.clientId), s.user._id);
@@ -122,34 +123,34 @@ export function appsPageRoutes(deps: AppsPageDeps): Router {
       postLogoutRedirectUris: lines(body.post_logout_redirect_uris),
       backchannelLogoutUri: body.backchannel_logout_uri.trim() || null,
     };
-    if (sensitiveChanges(client, input).length > 0 && !recentOrReauth(req, res, s, `/account/apps/${client._id}/edit`)) return;
+    if (sensitiveChanges(client, input).length > 0 && !recentOrReauth(req, res, s, `${PAGES.apps}/${client._id}/edit`)) return;
     try {
       const updated = await replaceClient(deps.store, client, input);
       const changed = updated ? appChanges(client, updated.client) : [];
       if (updated && changed.length) await deps.events.user('app.updated', s.user._id, appUpdatedData(updated.client, changed), sessionActor(s.user._id));
-      res.redirect(303, '/account/apps');
+      res.redirect(303, PAGES.apps);
     } catch (err) {
       if (err instanceof ValidationError) return editPage(res, s, client, html`<p class="error" role="alert">${err.message}</p>`, 400);
       throw err;
     }
   });
 
-  router.post('/account/apps/:clientId/delete', form, async (req, res) => {
+  router.post(`${PAGES.apps}/:clientId/delete`, form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
     const client = await ownApp(String(req.params.clientId), s.user._id);
     if (!client) return appsPage(res, s, html`<p class="error" role="alert">No such app.</p>`, 404);
     if (await deleteClient(deps.store, client._id)) await deps.events.user('app.deleted', s.user._id, appEventData(client), sessionActor(s.user._id));
     await revokeClientGrants(deps, client._id);
-    res.redirect(303, '/account/apps');
+    res.redirect(303, PAGES.apps);
   });
 
-  router.post('/account/apps/:clientId/secret', form, async (req, res) => {
+  router.post(`${PAGES.apps}/:clientId/secret`, form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
     const client = await ownApp(String(req.params.clientId), s.user._id);
     if (!client) return appsPage(res, s, html`<p class="error" role="alert">No such app.</p>`, 404);
-    if (!recentOrReauth(req, res, s, '/account/apps')) return;
+    if (!recentOrReauth(req, res, s, PAGES.apps)) return;
     const secret = await rotateClientSecret(deps.store, client);
     if (!secret) return appsPage(res, s, html`<p class="error" role="alert">This app does not use a client secret.</p>`, 400);
     await deps.events.user('app.updated', s.user._id, appUpdatedData(client, ['client_secret']), sessionActor(s.user._id));

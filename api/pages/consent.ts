@@ -17,13 +17,14 @@ import { sendErrorPage } from '../html/layout.js';
 import { consentPage, type ConsentExtras } from '../views/consent.js';
 import { hasValidCsrf } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
-import { OTHER_BROWSER, proceedWithAuthorization, respondWithError, startedInThisBrowser, type FlowDeps } from '../oauth/authorization-flow.js';
-import { teamChoices, teamGrantRefusal } from '../oauth/team-consent.js';
+import { OTHER_BROWSER, proceedWithAuthorization, respondWithError, startedInThisBrowser, type FlowDeps } from '../protocol/authorization-flow.js';
+import { teamChoices, teamGrantRefusal } from '../../lib/authorization/team-consent.js';
 import { passkeyProvedHere, passSiteGate, siteGateStanding } from '../verification/site-gate.js';
 import { signInLimits } from '../verification/sign-in-limits.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../verification/webauthn.js';
 import { fieldsOf, formText, raw } from '../http/input.js';
 import type { ApiContext } from '../context.js';
+import { PAGES } from '../paths.js';
 
 const EXPIRED = ['Request expired', 'This sign-in request has expired or was already answered. Return to the application and start again.'] as const;
 
@@ -55,7 +56,7 @@ export function consentRoutes(deps: ConsentDeps): Router {
     if (!startedInThisBrowser(req, deps, request)) return (sendErrorPage(res, 403, ...OTHER_BROWSER), null);
     const session = req.kfSession;
     const user = await sessionUser(deps, req);
-    if (!session || !user) return (res.redirect(303, `/login?request=${encodeURIComponent(request._id)}`), null);
+    if (!session || !user) return (res.redirect(303, `${PAGES.login}?request=${encodeURIComponent(request._id)}`), null);
     const client = await findClient(deps.store, request.clientId);
     if (!client || !isClientActive(client)) return (sendErrorPage(res, 400, 'Unknown application', 'This application no longer exists.'), null);
     return { request, session, user, client };
@@ -73,12 +74,12 @@ export function consentRoutes(deps: ConsentDeps): Router {
     consentPage(res, c.session, c.client, c.request, extras);
   }
 
-  router.get('/consent', async (req, res) => {
+  router.get(PAGES.consent, async (req, res) => {
     const c = await load(req, res, ConsentQuery.parse(req.query).request);
     if (c) await show(res, c);
   });
 
-  router.post('/consent', form, async (req, res) => {
+  router.post(PAGES.consent, form, async (req, res) => {
     const body = ConsentForm.parse(req.body);
     const c = await load(req, res, body.request);
     if (!c) return;
@@ -126,12 +127,12 @@ export function consentRoutes(deps: ConsentDeps): Router {
     return { request, session, user };
   }
 
-  router.post('/consent/site/passkey/options', json, async (req, res) => {
+  router.post(PAGES.consentPasskeyOptions, json, async (req, res) => {
     const c = await loadJson(req, res);
     if (c) res.set('Cache-Control', 'no-store').json(await authenticationOptions(deps.store, rp, c.session, c.user));
   });
 
-  router.post('/consent/site/passkey', json, async (req, res) => {
+  router.post(PAGES.consentPasskey, json, async (req, res) => {
     const c = await loadJson(req, res);
     if (!c) return;
     const begun = await limits.beginSecondFactor(req, c.user._id);
@@ -142,7 +143,7 @@ export function consentRoutes(deps: ConsentDeps): Router {
     }
     await begun.attempt.release();
     await markSiteFactor(deps.store, c.request._id, c.user._id);
-    res.set('Cache-Control', 'no-store').json({ redirect: `/consent?request=${encodeURIComponent(c.request._id)}` });
+    res.set('Cache-Control', 'no-store').json({ redirect: `${PAGES.consent}?request=${encodeURIComponent(c.request._id)}` });
   });
 
   return router;

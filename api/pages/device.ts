@@ -14,12 +14,13 @@ import { recordConsent } from '../../lib/store/consents.js';
 import { findPendingByUserCode } from '../../lib/store/device-codes.js';
 import { takeAttempt } from '../../lib/store/rate-limits.js';
 import { sendErrorPage } from '../html/layout.js';
-import { answeredPage, codePage, consentPage, DEVICE_CONSENT_PATH } from '../views/device.js';
+import { answeredPage, codePage, consentPage } from '../views/device.js';
 import { clientAddress } from '../http/request-limits.js';
 import { formCsrf, hasValidCsrf, type SessionDeps } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
-import { DEVICE_PAGE_PATH, type DeviceFlowDeps } from '../routes/device-authorization.js';
+import type { DeviceFlowDeps } from '../protocol/device-authorization.js';
 import { fieldsOf, raw } from '../http/input.js';
+import { PAGES } from '../paths.js';
 
 export type DevicePageDeps = DeviceFlowDeps & SessionDeps;
 
@@ -51,7 +52,7 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
     return { ok: true, device, client, userCode: formatUserCode(key) };
   }
 
-  const loginUrl = (userCode: string) => `/login?next=${encodeURIComponent(`${DEVICE_CONSENT_PATH}?user_code=${userCode}`)}`;
+  const loginUrl = (userCode: string) => `${PAGES.login}?next=${encodeURIComponent(`${PAGES.deviceConsent}?user_code=${userCode}`)}`;
 
   /** Admin-only scopes are for admins: nobody else can allow them (as on the consent page of the code flow). */
   async function mayAllow(req: Request, device: DeviceCodeDoc): Promise<boolean> {
@@ -60,23 +61,23 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
   }
   const adminOnly = (res: Response) => sendErrorPage(res, 403, 'Admin access', 'This device asks for admin permissions, which only an admin can allow.');
 
-  router.get(DEVICE_PAGE_PATH, (req, res) => {
+  router.get(PAGES.device, (req, res) => {
     // verification_uri_complete prefills the code; the person still confirms it (RFC 8628 §5.4).
     const key = normalizeUserCode(UserCodeFields.parse(req.query).user_code);
     codePage(res, formCsrf(req, res, deps), { code: key ? formatUserCode(key) : undefined });
   });
 
-  router.post(DEVICE_PAGE_PATH, form, async (req, res) => {
+  router.post(PAGES.device, form, async (req, res) => {
     const csrf = formCsrf(req, res, deps);
     const typed = UserCodeFields.parse(req.body).user_code;
     const shown = typeof typed === 'string' ? typed.slice(0, 20) : undefined;
     if (!hasValidCsrf(req, req.kfSession)) return codePage(res, csrf, { code: shown, error: 'Your session expired. Please try again.', status: 400 });
     const found = await findByUserCode(req, typed);
     if (!found.ok) return codePage(res, csrf, { code: shown, error: found.error, status: found.status });
-    res.redirect(303, `${DEVICE_CONSENT_PATH}?user_code=${found.userCode}`);
+    res.redirect(303, `${PAGES.deviceConsent}?user_code=${found.userCode}`);
   });
 
-  router.get(DEVICE_CONSENT_PATH, async (req, res) => {
+  router.get(PAGES.deviceConsent, async (req, res) => {
     const session = req.kfSession;
     const found = await findByUserCode(req, UserCodeFields.parse(req.query).user_code);
     if (!found.ok) return codePage(res, formCsrf(req, res, deps), { error: found.error, status: found.status });
@@ -85,7 +86,7 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
     consentPage(res, session, found);
   });
 
-  router.post(DEVICE_CONSENT_PATH, form, async (req, res) => {
+  router.post(PAGES.deviceConsent, form, async (req, res) => {
     const session = req.kfSession;
     const body = DecisionForm.parse(req.body);
     const decision = body.decision;

@@ -1,20 +1,21 @@
 // /account/domains: the signed-in user's custom domains in the browser — the
 // list with each TXT record to publish, adding one, "Check now" and removing
-// one. Every change goes through lib/domains/domain-changes.ts with the user as
+// one. Every change goes through lib/custom-domains/domain-changes.ts with the user as
 // the actor, so the flow and events are the ones the API gets. CSRF on every
 // form; a refusal is shown on the page with its status, a success redirects
 // back to the list (Post/Redirect/Get).
 import express, { Router, type Request, type Response } from 'express';
-import { AddDomainInput } from '../../lib/domain/domains.js';
+import { AddDomainInput } from '../../lib/domain/custom-domains.js';
 import { parseOrRefuse, refusalStatus } from '../../lib/domain/errors.js';
-import { addUserDomain, removeUserDomain, verifyUserDomain } from '../../lib/domains/domain-changes.js';
+import { addUserDomain, removeUserDomain, verifyUserDomain } from '../../lib/custom-domains/domain-changes.js';
 import { listDomains } from '../../lib/store/domains.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
 import type { SafeHtml } from '../html/html.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 import { fieldsOf, formText, text } from '../http/input.js';
-import { DOMAINS_PAGE, domainsPage, errorNotice, infoNotice } from '../views/domains.js';
+import { domainsPage, errorNotice, infoNotice } from '../views/domains.js';
 import type { ApiContext } from '../context.js';
+import { PAGES } from '../paths.js';
 
 export type DomainsPageDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'flows' | 'events' | 'config'>;
 
@@ -43,7 +44,7 @@ export function domainsPageRoutes(deps: DomainsPageDeps): Router {
     }
   }
 
-  router.get(DOMAINS_PAGE, async (req, res) => {
+  router.get(PAGES.domains, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s) return;
     const domains = await listDomains(deps.store, s.user._id);
@@ -57,7 +58,7 @@ export function domainsPageRoutes(deps: DomainsPageDeps): Router {
     domainsPage(res, s, domains, notice);
   });
 
-  router.post(DOMAINS_PAGE, form, async (req, res) => {
+  router.post(PAGES.domains, form, async (req, res) => {
     const typed = AddForm.parse(req.body).domain;
     await change(
       req,
@@ -65,23 +66,23 @@ export function domainsPageRoutes(deps: DomainsPageDeps): Router {
       async (s) => {
         const input = parseOrRefuse(AddDomainInput, { domain: typed });
         await addUserDomain(deps, s.user._id, input.domain, sessionActor(s.user._id));
-        return DOMAINS_PAGE;
+        return PAGES.domains;
       },
       typed.length <= 1024 ? typed : '',
     );
   });
 
-  router.post(`${DOMAINS_PAGE}/:id/verify`, form, async (req, res) => {
+  router.post(`${PAGES.domains}/:id/verify`, form, async (req, res) => {
     await change(req, res, async (s) => {
       const d = await verifyUserDomain(deps, s.user._id, String(req.params.id));
-      return d.verified ? DOMAINS_PAGE : `${DOMAINS_PAGE}?checking=${encodeURIComponent(d._id)}`;
+      return d.verified ? PAGES.domains : `${PAGES.domains}?checking=${encodeURIComponent(d._id)}`;
     });
   });
 
-  router.post(`${DOMAINS_PAGE}/:id/delete`, form, async (req, res) => {
+  router.post(`${PAGES.domains}/:id/delete`, form, async (req, res) => {
     await change(req, res, async (s) => {
       await removeUserDomain(deps, s.user._id, String(req.params.id), sessionActor(s.user._id));
-      return DOMAINS_PAGE;
+      return PAGES.domains;
     });
   });
 

@@ -10,8 +10,9 @@ import { addGpgKey, deleteGpgKey, listGpgKeys } from '../../lib/store/gpg-keys.j
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 import { fieldsOf, formText } from '../http/input.js';
-import { GPG_KEYS_PAGE, gpgKeysPage } from '../views/gpg-keys.js';
+import { gpgKeysPage } from '../views/gpg-keys.js';
 import type { ApiContext } from '../context.js';
+import { PAGES } from '../paths.js';
 
 export type GpgKeysPageDeps = Pick<ApiContext, 'store' | 'secureCookies'>;
 
@@ -28,19 +29,19 @@ export function gpgKeysPageRoutes(deps: GpgKeysPageDeps): Router {
     gpgKeysPage(res, s, await listGpgKeys(deps.store, s.user._id), notice, draft, status);
   }
 
-  router.get(GPG_KEYS_PAGE, async (req, res) => {
+  router.get(PAGES.gpgKeys, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (s) await listPage(res, s);
   });
 
-  router.post(GPG_KEYS_PAGE, form, async (req, res) => {
+  router.post(PAGES.gpgKeys, form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
     const pasted = AddForm.parse(req.body).armored_public_key;
     try {
       const input = parseOrRefuse(NewGpgKeyInput, { armored_public_key: pasted });
       await addGpgKey(deps.store, s.user._id, await parsePublicKey(input.armored_public_key));
-      res.redirect(303, GPG_KEYS_PAGE);
+      res.redirect(303, PAGES.gpgKeys);
     } catch (err) {
       const status = refusalStatus(err);
       if (status === null || !(err instanceof Error)) throw err;
@@ -48,12 +49,12 @@ export function gpgKeysPageRoutes(deps: GpgKeysPageDeps): Router {
     }
   });
 
-  router.post(`${GPG_KEYS_PAGE}/:keyId/delete`, form, async (req, res) => {
+  router.post(`${PAGES.gpgKeys}/:keyId/delete`, form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
     const id = GpgKeyId.safeParse(req.params.keyId);
     if (!id.success || !(await deleteGpgKey(deps.store, s.user._id, id.data))) return listPage(res, s, errorNotice('No such GPG key.'), '', 404);
-    res.redirect(303, GPG_KEYS_PAGE);
+    res.redirect(303, PAGES.gpgKeys);
   });
 
   return router;

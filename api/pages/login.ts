@@ -1,5 +1,5 @@
 // Sign-in: /login (email and password, or a passkey), /login/second-factor
-// (TOTP, backup code or passkey), /logout. After sign-in the browser returns to
+// (TOTP, backup code or passkey). After sign-in the browser returns to
 // the authorization request it came from, or to /account. Every path is
 // limited (per account or user, per address, site-wide) and may ask for the
 // captcha: api/verification/sign-in-limits.ts.
@@ -11,27 +11,26 @@ import { ACCOUNT_DISABLED, isDisabled, type UserDoc } from '../../lib/domain/use
 import { hasPasskey } from '../../lib/store/passkeys.js';
 import { findUserByEmail, findUserById } from '../../lib/store/users.js';
 import { enabledSources } from '../../lib/store/oauth-sources.js';
-import { verifySecondFactorCode } from '../verification/second-factor.js';
+import { verifySecondFactorCode } from '../../lib/verification/second-factor.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../verification/webauthn.js';
 import { captchaFormFields } from '../verification/captcha.js';
 import { signInLimits } from '../verification/sign-in-limits.js';
 import { sendErrorPage } from '../html/layout.js';
-import { loginPage, secondFactorPage, signedOutPage, type LoginPageOptions } from '../views/login.js';
+import { loginPage, secondFactorPage, type LoginPageOptions } from '../views/login.js';
 import { signupHref } from '../views/signup.js';
 import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
-import { signOut, type SignOutDeps } from '../oauth/sign-out.js';
-import { hasSecondFactor, resumeUrl, startedInThisBrowser } from '../oauth/authorization-flow.js';
+import { resumeUrl, startedInThisBrowser } from '../protocol/authorization-flow.js';
+import { hasSecondFactor } from '../../lib/verification/second-factor.js';
 import { findAuthorizationRequest } from '../../lib/store/authorization-requests.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import { fieldsOf, raw, text } from '../http/input.js';
 import type { ApiContext } from '../context.js';
+import { PAGES, STEP_UP_PATHS } from '../paths.js';
 
-export type LoginDeps = SignOutDeps & Pick<ApiContext, 'kek' | 'limits' | 'outbound' | 'findClient'>;
+export type LoginDeps = Pick<ApiContext, 'issuer' | 'store' | 'log' | 'secureCookies' | 'kek' | 'limits' | 'outbound' | 'findClient'>;
 
 const TOO_MANY_REQUESTS = 'Too many requests from your network. Wait a minute and try again.';
-/** Where /assets/captcha.js gets the sign-in form's proof-of-work challenge. */
-const CAPTCHA_INFO = '/login/captcha';
 
 // `next` (a page path) travels in the same slot as `request`, so every form, redirect and passkey call that carries one carries the other.
 const ResumeFields = fieldsOf({ request: raw, next: raw });
@@ -48,10 +47,10 @@ export const requestParam = (req: Request): string | null => {
  * optional plain query. Each alternative starts with a fixed word and each
  * path segment with its own "/", so the match is linear in the input.
  */
-const NEXT_PATH = /^(?:\/device(?:\/[a-z]+)?|\/oauth\/2fa|\/account(?:\/[a-z0-9-]{1,64}){0,4})(?:\?[A-Za-z0-9_=&-]*)?$/;
+const NEXT_PATH = new RegExp(`^(?:${PAGES.device}(?:/[a-z]+)?|${STEP_UP_PATHS.page}|${PAGES.account}(?:/[a-z0-9-]{1,64}){0,4})(?:\\?[A-Za-z0-9_=&-]*)?$`);
 
 /** Where to go once signed in: back into the authorization request, to the page named by `next`, or the account page. */
-export const afterSignIn = (requestId: string | null) => (requestId ? (NEXT_PATH.test(requestId) ? requestId : resumeUrl(requestId)) : '/account');
+export const afterSignIn = (requestId: string | null) => (requestId ? (NEXT_PATH.test(requestId) ? requestId : resumeUrl(requestId)) : PAGES.account);
 
 const PasswordForm = z.object({ email: z.string().max(254), password: z.string().max(1024), request: z.string().max(200).optional() });
 
@@ -102,25 +101,25 @@ export function loginRoutes(deps: LoginDeps): Router {
   /** The form again, with the captcha when the address, the site or (given) the account needs it. */
   async function showForm(req: Request, res: Response, opts: LoginPageOptions & { captchaFor?: string; forceCaptcha?: boolean } = {}) {
     const { settings, needed } = await limits.captchaNeeded(req, opts.captchaFor);
-    const captcha = settings.captcha_provider !== 'none' && (needed || opts.forceCaptcha) ? captchaFormFields(settings, CAPTCHA_INFO) : null;
+    const captcha = settings.captcha_provider !== 'none' && (needed || opts.forceCaptcha) ? captchaFormFields(settings, PAGES.loginCaptcha) : null;
     const sources = (await enabledSources(deps.store)).map(({ slug, name }) => ({ slug, name }));
     const signup = signupHref(settings.registration, InviteQuery.parse(req.query).invite ?? null, requestParam(req));
     const client = await requestingClient(req);
     loginPage(res, formCsrf(req, res, deps), requestParam(req), { ...opts, captcha, sources, signup, client });
   }
 
-  router.get('/login', async (req, res) => {
+  router.get(PAGES.login, async (req, res) => {
     // reauth=1: the signed-in user signs in again (the form even though signed in, the email fixed), then `next`.
     const user = ReauthQuery.parse(req.query).reauth === '1' ? await sessionUser(deps, req) : null;
     await showForm(req, res, user ? { email: user.email, reauth: true } : {});
   });
 
-  router.get(CAPTCHA_INFO, async (req, res) => {
+  router.get(PAGES.loginCaptcha, async (req, res) => {
     const { status, body } = await limits.powChallenge(req);
     res.status(status).set('Cache-Control', 'no-store').json(body);
   });
 
-  router.post('/login', form, async (req, res) => {
+  router.post(PAGES.login, form, async (req, res) => {
     const parsed = PasswordForm.safeParse(req.body);
     const requestId = requestParam(req);
     if (!hasValidCsrf(req, req.kfSession) || !parsed.success) {
@@ -143,19 +142,19 @@ export function loginRoutes(deps: LoginDeps): Router {
       // The pending second factor is the first state this browser needs kept.
       const pending = await sessionForState(req, res, deps, deps.limits.requestsPerIp, { pending: { userId: user._id, amr: ['pwd'], at: new Date() } });
       if (!pending) return loginPage(res, formCsrf(req, res, deps), requestId, { email, error: TOO_MANY_REQUESTS, status: 429 });
-      return res.redirect(303, `/login/second-factor${requestId ? `?request=${encodeURIComponent(requestId)}` : ''}`);
+      return res.redirect(303, `${PAGES.secondFactor}${requestId ? `?request=${encodeURIComponent(requestId)}` : ''}`);
     }
     await signIn(req, res, user, ['pwd']);
     res.redirect(303, afterSignIn(requestId));
   });
 
-  router.get('/login/second-factor', async (req, res) => {
+  router.get(PAGES.secondFactor, async (req, res) => {
     const user = await pendingUser(req.kfSession);
-    if (!user) return res.redirect(303, `/login${requestParam(req) ? `?request=${encodeURIComponent(requestParam(req)!)}` : ''}`);
+    if (!user) return res.redirect(303, `${PAGES.login}${requestParam(req) ? `?request=${encodeURIComponent(requestParam(req)!)}` : ''}`);
     secondFactorPage(res, formCsrf(req, res, deps), requestParam(req), { passkeys: await hasPasskey(deps.store, user._id) });
   });
 
-  router.post('/login/second-factor', form, async (req, res) => {
+  router.post(PAGES.secondFactor, form, async (req, res) => {
     const session = req.kfSession;
     const requestId = requestParam(req);
     const user = await pendingUser(session);
@@ -177,7 +176,7 @@ export function loginRoutes(deps: LoginDeps): Router {
   });
 
   // Passkeys: JSON endpoints driven by /assets/webauthn.js.
-  router.post('/login/passkey/options', json, async (req, res) => {
+  router.post(PAGES.loginPasskeyOptions, json, async (req, res) => {
     if (!hasValidCsrf(req, req.kfSession)) return res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
     // The ceremony's challenge is the first state this browser needs kept.
     const session = await sessionForState(req, res, deps, deps.limits.requestsPerIp);
@@ -185,7 +184,7 @@ export function loginRoutes(deps: LoginDeps): Router {
     res.set('Cache-Control', 'no-store').json(await authenticationOptions(deps.store, rp, session, null));
   });
 
-  router.post('/login/passkey', json, async (req, res) => {
+  router.post(PAGES.loginPasskey, json, async (req, res) => {
     const session = req.kfSession;
     if (!session || !hasValidCsrf(req, session)) return res.status(403).json({ error: 'invalid_request', error_description: 'missing or wrong CSRF token' });
     const begun = await limits.beginPasskey(req);
@@ -203,7 +202,7 @@ export function loginRoutes(deps: LoginDeps): Router {
     res.json({ redirect: afterSignIn(requestParam(req)) });
   });
 
-  router.post('/login/second-factor/passkey/options', json, async (req, res) => {
+  router.post(PAGES.secondFactorPasskeyOptions, json, async (req, res) => {
     const session = req.kfSession;
     const user = await pendingUser(session);
     if (!session || !user || !hasValidCsrf(req, session))
@@ -211,7 +210,7 @@ export function loginRoutes(deps: LoginDeps): Router {
     res.set('Cache-Control', 'no-store').json(await authenticationOptions(deps.store, rp, session, user));
   });
 
-  router.post('/login/second-factor/passkey', json, async (req, res) => {
+  router.post(PAGES.secondFactorPasskey, json, async (req, res) => {
     const session = req.kfSession;
     const user = await pendingUser(session);
     if (!session || !user || !hasValidCsrf(req, session))
@@ -227,12 +226,6 @@ export function loginRoutes(deps: LoginDeps): Router {
     if (isDisabled(user)) return disabledJson(res);
     await signIn(req, res, user, [...session.pending!.amr, 'webauthn', 'mfa']);
     res.json({ redirect: afterSignIn(requestParam(req)) });
-  });
-
-  router.post('/logout', form, async (req, res) => {
-    if (!hasValidCsrf(req, req.kfSession)) return sendErrorPage(res, 400, 'Sign-out failed', 'Your session expired. Reload the page and try again.');
-    await signOut(req, res, deps);
-    signedOutPage(res);
   });
 
   return router;

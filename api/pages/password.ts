@@ -15,11 +15,12 @@ import { setFirstPassword } from '../../lib/store/sign-in-ways.js';
 import { setPasswordHash } from '../../lib/store/users.js';
 import { captchaFormFields } from '../verification/captcha.js';
 import { signInLimits, type SignInLimitDeps } from '../verification/sign-in-limits.js';
-import { PASSWORD_PAGE, passwordChangedPage, passwordPage as passwordPageView, type PasswordPageOptions } from '../views/password.js';
-import { endUserSessions, type SignOutDeps } from '../oauth/sign-out.js';
+import { passwordChangedPage, passwordPage as passwordPageView, type PasswordPageOptions } from '../views/password.js';
+import { endUserSessions, type SignOutDeps } from '../http/sign-out.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 import { requireRecentSignIn } from '../http/session.js';
 import { sendErrorPage } from '../html/layout.js';
+import { PAGES } from '../paths.js';
 
 export interface PasswordPageDeps extends SignOutDeps, SignInLimitDeps {
   /** Sessions idle for longer are over already (not ended again). */
@@ -52,7 +53,7 @@ export function passwordPageRoutes(deps: PasswordPageDeps): Router {
     // Setting a first password checks no password: no captcha to ask for.
     if (!hasUsablePassword(s.user)) return passwordPageView(res, s, opts);
     const { settings, needed } = await limits.captchaNeeded(req, s.user.email);
-    const captcha = settings.captcha_provider !== 'none' && (needed || opts.forceCaptcha) ? captchaFormFields(settings, '/login/captcha') : null;
+    const captcha = settings.captcha_provider !== 'none' && (needed || opts.forceCaptcha) ? captchaFormFields(settings, PAGES.loginCaptcha) : null;
     passwordPageView(res, s, { ...opts, captcha });
   }
 
@@ -63,12 +64,12 @@ export function passwordPageRoutes(deps: PasswordPageDeps): Router {
     passwordChangedPage(res, ended, first);
   }
 
-  router.get(PASSWORD_PAGE, async (req, res) => {
+  router.get(PAGES.password, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (s) await passwordPage(req, res, s);
   });
 
-  router.post(PASSWORD_PAGE, form, async (req, res) => {
+  router.post(PAGES.password, form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
     if (!hasUsablePassword(s.user)) return setFirst(req, res, s);
@@ -92,7 +93,7 @@ export function passwordPageRoutes(deps: PasswordPageDeps): Router {
 
   /** The first password of a passwordless account: a recent sign-in stands in for the current password. */
   async function setFirst(req: Request, res: Response, s: SignedIn) {
-    if (!requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, PASSWORD_PAGE)) return;
+    if (!requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, PAGES.password)) return;
     const parsed = FirstPassword.safeParse(req.body);
     if (!parsed.success) return passwordPage(req, res, s, { error: 'Fill in every field.', status: 400 });
     const problem = await newPasswordProblem(parsed.data.password, parsed.data.confirm, s.user.email);

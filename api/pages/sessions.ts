@@ -5,9 +5,10 @@
 import express, { Router, type Response } from 'express';
 import { deleteUserSession, listUserSessions } from '../../lib/store/sessions.js';
 import { html, type SafeHtml } from '../html/html.js';
-import { SESSIONS_PAGE, sessionsPage as sessionsPageView, signedOutPage } from '../views/sessions.js';
-import { endUserSessions, sessionEnded, signOut, type SignOutDeps } from '../oauth/sign-out.js';
+import { sessionsPage as sessionsPageView, signedOutPage } from '../views/sessions.js';
+import { endUserSessions, sessionEnded, signOut, type SignOutDeps } from '../http/sign-out.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
+import { PAGES } from '../paths.js';
 
 export interface SessionsPageDeps extends SignOutDeps {
   /** Sessions idle for longer are over (not listed). */
@@ -24,12 +25,12 @@ export function sessionsPageRoutes(deps: SessionsPageDeps): Router {
     sessionsPageView(res, s, await listUserSessions(deps.store, s.user._id, deps.idleMs), notice);
   }
 
-  router.get(SESSIONS_PAGE, async (req, res) => {
+  router.get(PAGES.sessions, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (s) await sessionsPage(res, s);
   });
 
-  router.post(`${SESSIONS_PAGE}/sign-out-everywhere`, form, async (req, res) => {
+  router.post(`${PAGES.sessions}/sign-out-everywhere`, form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
     const ended = await endUserSessions(deps, s.user._id, s.session.sid);
@@ -38,7 +39,7 @@ export function sessionsPageRoutes(deps: SessionsPageDeps): Router {
     signedOutPage(res, 'Every browser where you were signed in is signed out.');
   });
 
-  router.post(`${SESSIONS_PAGE}/:sid/sign-out`, form, async (req, res) => {
+  router.post(`${PAGES.sessions}/:sid/sign-out`, form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
     const sid = String(req.params.sid);

@@ -27,6 +27,7 @@ import { fieldsOf, formText, text } from '../http/input.js';
 import { signupPage, signupRefusedPage, type SignupFormOptions } from '../views/signup.js';
 import { afterSignIn, requestParam } from './login.js';
 import type { ApiContext } from '../context.js';
+import { PAGES } from '../paths.js';
 
 export type SignupDeps = Pick<ApiContext, 'store' | 'log' | 'limits' | 'secureCookies'>;
 
@@ -73,14 +74,14 @@ export function signupRoutes(deps: SignupDeps): Router {
     signupPage(res, formCsrf(req, res, deps), { invite: carried, requestId: requestParam(req), fixedEmail: invite?.email ?? null, ...opts });
   }
 
-  router.get('/signup', async (req, res) => {
+  router.get(PAGES.signup, async (req, res) => {
     const token = InviteField.parse(req.query).invite;
     const admitted = await admission(deps, await getSiteSettings(deps.store), token);
     if (!admitted.ok) return signupRefusedPage(res, admitted.status, admitted.message, admitted);
     showForm(req, res, admitted.invite, token);
   });
 
-  router.post('/signup', form, async (req, res) => {
+  router.post(PAGES.signup, form, async (req, res) => {
     const token = InviteField.parse(req.body).invite;
     const f = SignupFields.parse(req.body);
     const values = { email: f.email.trim().toLowerCase(), username: f.username.trim().toLowerCase(), name: f.name.trim() };

@@ -8,6 +8,7 @@ import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 import { fieldsOf, text } from '../http/input.js';
 import { socialAccountsPage, type SocialPageOptions } from '../views/social.js';
 import type { ApiContext } from '../context.js';
+import { PAGES } from '../paths.js';
 
 export type SocialAccountsPageDeps = Pick<ApiContext, 'store' | 'secureCookies'>;
 
@@ -21,12 +22,12 @@ export function socialAccountsPageRoutes(deps: SocialAccountsPageDeps): Router {
     socialAccountsPage(res, s, await socialAccountsOf(deps.store, s.user._id), await enabledSources(deps.store), opts);
   }
 
-  router.get('/account/social', async (req, res) => {
+  router.get(PAGES.social, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (s) await page(res, s, LinkedQuery.parse(req.query).linked === '1' ? { notice: 'The account is linked.' } : {});
   });
 
-  router.post('/account/social/:id/unlink', form, async (req, res) => {
+  router.post(`${PAGES.social}/:id/unlink`, form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
     const id = String(req.params.id ?? '');

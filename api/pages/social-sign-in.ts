@@ -18,9 +18,10 @@ import { csrfGuard, signedInUser } from '../http/signed-in.js';
 import { fieldsOf, text } from '../http/input.js';
 import { sendErrorPage } from '../html/layout.js';
 import { linkFromAccountPage } from '../views/social.js';
-import { hasSecondFactor } from '../oauth/authorization-flow.js';
+import { hasSecondFactor } from '../../lib/verification/second-factor.js';
 import { afterSignIn, requestParam } from './login.js';
 import type { ApiContext } from '../context.js';
+import { PAGES } from '../paths.js';
 
 export type SocialSignInDeps = Pick<ApiContext, 'store' | 'kek' | 'issuer' | 'secureCookies' | 'log' | 'limits' | 'outbound'>;
 
@@ -55,19 +56,19 @@ export function socialSignInRoutes(deps: SocialSignInDeps): Router {
     res.redirect(303, redirect.url.href);
   }
 
-  router.get('/login/source/:slug', async (req, res) => {
+  router.get(`${PAGES.sourceSignIn}/:slug`, async (req, res) => {
     const source = await enabledSource(req, res);
     if (source) await goUpstream(req, res, source, requestParam(req), null);
   });
 
-  router.post('/account/social/link/:slug', form, async (req, res) => {
+  router.post(`${PAGES.socialLink}/:slug`, form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
     const source = await enabledSource(req, res);
-    if (source) await goUpstream(req, res, source, '/account/social', s.user._id);
+    if (source) await goUpstream(req, res, source, PAGES.social, s.user._id);
   });
 
-  router.get('/login/source/:slug/callback', async (req, res) => {
+  router.get(`${PAGES.sourceSignIn}/:slug/callback`, async (req, res) => {
     const source = await enabledSource(req, res);
     if (!source) return;
     const state = CallbackQuery.parse(req.query).state;
@@ -97,14 +98,14 @@ export function socialSignInRoutes(deps: SocialSignInDeps): Router {
     const outcome = await resolveUpstreamAccount(deps.store, source, profile, login.linkUserId);
     if (outcome.kind === 'refused') return sendErrorPage(res, 403, FAILED, outcome.reason);
     if (outcome.kind === 'link-from-account') return linkFromAccountPage(res, FAILED, outcome.reason);
-    if (outcome.kind === 'linked') return res.redirect(303, '/account/social?linked=1');
+    if (outcome.kind === 'linked') return res.redirect(303, `${PAGES.social}?linked=1`);
     const { user } = outcome;
     if (isDisabled(user)) return sendErrorPage(res, 403, FAILED, ACCOUNT_DISABLED);
     await markSocialSignIn(deps.store, outcome.account._id);
     if (await hasSecondFactor(deps.store, user)) {
       const pending = await sessionForState(req, res, deps, deps.limits.requestsPerIp, { pending: { userId: user._id, amr: ['fed'], at: new Date() } });
       if (!pending) return sendErrorPage(res, 429, FAILED, TOO_MANY_REQUESTS);
-      return res.redirect(303, `/login/second-factor${login.resume ? `?request=${encodeURIComponent(login.resume)}` : ''}`);
+      return res.redirect(303, `${PAGES.secondFactor}${login.resume ? `?request=${encodeURIComponent(login.resume)}` : ''}`);
     }
     await startSignedInSession(req, res, deps, { userId: user._id, amr: ['fed'], acr: 'pwd' });
     deps.log.info('signed in', { user: user._id, amr: 'fed', source: source.slug });

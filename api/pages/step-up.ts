@@ -5,15 +5,18 @@
 // factors (authentication code: TOTP or backup code; passkey). Answers go to
 // /api/oauth/2fa/authorize (form: confirm with a code, or deny) and to the
 // passkey endpoints (JSON, driven by /assets/webauthn.js). What an answer
-// does is decided in api/verification/step-up-confirmation.ts.
+// does is decided in lib/step-up/confirmation.ts.
 import express, { Router, type Request, type Response } from 'express';
 import { hasPasskey } from '../../lib/store/passkeys.js';
 import { takeAttempt } from '../../lib/store/rate-limits.js';
 import type { SessionDoc } from '../../lib/store/sessions.js';
 import type { UserDoc } from '../../lib/store/users.js';
-import { captchaAnswerFrom } from '../verification/captcha.js';
-import { verifySecondFactorCode } from '../verification/second-factor.js';
-import { activeSudoWindow } from '../verification/sudo.js';
+import { captchaAnswerFrom, captchaFormFields } from '../verification/captcha.js';
+import { captchaRequired } from '../../lib/domain/captcha.js';
+import type { StepUpChallengeDoc } from '../../lib/domain/step-up-challenge.js';
+import { getSiteSettings } from '../../lib/store/settings.js';
+import { verifySecondFactorCode } from '../../lib/verification/second-factor.js';
+import { activeSudoWindow } from '../../lib/step-up/sudo-windows.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../verification/webauthn.js';
 import {
   CODE_LIMIT,
@@ -24,14 +27,15 @@ import {
   type Loaded,
   type Outcome,
   type StepUpConfirmationDeps,
-} from '../verification/step-up-confirmation.js';
+} from '../../lib/step-up/confirmation.js';
 import { sendErrorPage } from '../html/layout.js';
 import { hasValidCsrf, type SessionDeps } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
 import { fieldsOf, raw } from '../http/input.js';
-import { hasSecondFactor } from '../oauth/authorization-flow.js';
-import { ChallengeQuery, STEP_UP_PATHS } from '../routes/step-up.js';
+import { hasSecondFactor } from '../../lib/verification/second-factor.js';
+import { ChallengeQuery } from '../protocol/step-up.js';
 import { confirmPage as confirmPageView, enrollPage, sudoConfirmPage, type ConfirmPageOptions } from '../views/step-up.js';
+import { PAGES, STEP_UP_PATHS } from '../paths.js';
 
 export type StepUpPageDeps = StepUpConfirmationDeps & SessionDeps & { issuer: string };
 
@@ -55,10 +59,16 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
   const rp = relyingParty(deps.issuer);
   const form = express.urlencoded({ extended: false, limit: '16kb' });
   const json = express.json({ limit: '64kb' });
-  const { load, deny, authorize, authorizeSudo, maybeOpenSudo, sudoMinutes, sudoKey, captchaFields } = stepUpConfirmation(deps);
+  const { load, deny, authorize, authorizeSudo, maybeOpenSudo, sudoMinutes, sudoKey } = stepUpConfirmation(deps);
 
   const pagePath = (id: string) => `${STEP_UP_PATHS.page}?challenge_id=${id}`;
-  const loginUrl = (id: string) => `/login?next=${encodeURIComponent(pagePath(id))}`;
+  const loginUrl = (id: string) => `${PAGES.login}?next=${encodeURIComponent(pagePath(id))}`;
+
+  /** The captcha's part of the form (null when the gate does not apply). */
+  async function captchaFields(challenge: StepUpChallengeDoc) {
+    const settings = await getSiteSettings(deps.store);
+    return captchaRequired(settings, challenge) ? captchaFormFields(settings, `${STEP_UP_PATHS.info}?challenge_id=${challenge._id}`) : null;
+  }
 
   /** Sudo mode: within an open window the checkbox alone confirms; otherwise the factors, with the opt-in when enabled. */
   async function confirmPage(res: Response, session: SessionDoc, loaded: Loaded, user: UserDoc, opts: ConfirmPageOptions = {}): Promise<void> {

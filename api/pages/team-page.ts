@@ -16,8 +16,9 @@ import { sendErrorPage } from '../html/layout.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 import type { ApiContext } from '../context.js';
 import { teamPage, type TeamPageData } from '../views/team.js';
-import { errorNotice, TEAMS_PAGE, teamPath } from '../views/teams.js';
+import { errorNotice, teamPath } from '../views/teams.js';
 import type { SafeHtml } from '../html/html.js';
+import { PAGES } from '../paths.js';
 
 export type TeamsPageDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'events'>;
 
@@ -99,7 +100,7 @@ export function teamFormRoute(
   suffix: string,
   change: (req: Request, s: SignedIn, teamId: string) => Promise<string | void>,
 ): void {
-  router.post(`${TEAMS_PAGE}/:teamId${suffix}`, teamForm, async (req, res) => {
+  router.post(`${PAGES.teams}/:teamId${suffix}`, teamForm, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
     const teamId = String(req.params.teamId);

@@ -16,9 +16,10 @@ import { sessionActor } from '../../lib/webhooks/event-sources.js';
 import type { SafeHtml } from '../html/html.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 import { fieldsOf, formText, text } from '../http/input.js';
-import { EMPTY_DRAFT, errorNotice, TEAMS_PAGE, teamPath, teamsPage, type TeamDraft } from '../views/teams.js';
+import { EMPTY_DRAFT, errorNotice, teamPath, teamsPage, type TeamDraft } from '../views/teams.js';
 import { actorOf, parentChoices, showTeam, teamForm, teamFormRoute, type TeamsPageDeps } from './team-page.js';
 import { teamMemberRoutes } from './team-members.js';
+import { PAGES } from '../paths.js';
 
 export type { TeamsPageDeps };
 
@@ -47,7 +48,7 @@ export function teamsPageRoutes(deps: TeamsPageDeps): Router {
 
   /** Accepting or declining one of the user's invitations: where it leads, or the list again with the refusal. */
   function invitationRoute(action: string, run: (s: SignedIn, invitationId: string) => Promise<string>): void {
-    router.post(`${TEAMS_PAGE}/invitations/:invitationId/${action}`, teamForm, async (req, res) => {
+    router.post(`${PAGES.teams}/invitations/:invitationId/${action}`, teamForm, async (req, res) => {
       const s = await signedInUser(deps, req, res);
       if (!s || !csrfGuard(req, res, s)) return;
       try {
@@ -62,17 +63,17 @@ export function teamsPageRoutes(deps: TeamsPageDeps): Router {
   invitationRoute('accept', async (s, id) => teamPath((await acceptInvitation(deps, s.user._id, id, sessionActor(s.user._id))).team._id));
   invitationRoute('decline', async (s, id) => {
     await declineInvitation(deps, s.user._id, id, sessionActor(s.user._id));
-    return TEAMS_PAGE;
+    return PAGES.teams;
   });
 
-  router.get(TEAMS_PAGE, async (req, res) => {
+  router.get(PAGES.teams, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     // "Create a child team" links here with the parent preselected.
     const parent = ListQuery.parse(req.query).parent;
     if (s) await listPage(res, s, { ...EMPTY_DRAFT, parentId: parent !== undefined && TeamId.safeParse(parent).success ? parent : '' });
   });
 
-  router.post(TEAMS_PAGE, teamForm, async (req, res) => {
+  router.post(PAGES.teams, teamForm, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
     const body = NewTeamForm.parse(req.body);
@@ -100,7 +101,7 @@ export function teamsPageRoutes(deps: TeamsPageDeps): Router {
     }
   });
 
-  router.get(`${TEAMS_PAGE}/:teamId`, async (req, res) => {
+  router.get(`${PAGES.teams}/:teamId`, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (s) await showTeam(deps, res, s, String(req.params.teamId));
   });
@@ -140,12 +141,12 @@ export function teamsPageRoutes(deps: TeamsPageDeps): Router {
         throw new ConflictError('the team has child teams: tick "Also delete its child teams" to delete them too, or move them first');
       throw err;
     }
-    return TEAMS_PAGE;
+    return PAGES.teams;
   });
 
   teamFormRoute(router, deps, '/leave', async (_req, s, teamId) => {
     await removeTeamMember(deps, actorOf(s), teamId, s.user._id);
-    return TEAMS_PAGE;
+    return PAGES.teams;
   });
 
   router.use(teamMemberRoutes(deps));

@@ -16,13 +16,12 @@ import { newTokenPage, tokensPage as tokensPageView } from '../views/tokens.js';
 import { requireRecentSignIn } from '../http/session.js';
 import { fieldsOf, formList, formText, raw } from '../http/input.js';
 import type { ApiContext } from '../context.js';
+import { PAGES } from '../paths.js';
 
 export interface TokenPageDeps extends Pick<ApiContext, 'store' | 'secureCookies' | 'log' | 'reauthMaxAgeMs'> {
   /** The longest lifetime of a token. */
   patMaxLifetimeMs: number;
 }
-
-const TOKENS_PAGE = '/account/tokens';
 
 /** The new-token form; NewToken checks the values. */
 const NewTokenForm = fieldsOf({ name: raw, scope: formList, expires_in_days: formText });
@@ -41,14 +40,14 @@ export function tokenPageRoutes(deps: TokenPageDeps): Router {
     tokensPageView(res, s, { tokens: await listPersonalAccessTokens(deps.store, s.user._id), maxDays }, notice, status);
   }
 
-  router.get('/account/tokens', async (req, res) => {
+  router.get(PAGES.tokens, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (s) await tokensPage(res, s);
   });
 
-  router.post('/account/tokens', form, async (req, res) => {
+  router.post(PAGES.tokens, form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
-    if (!s || !csrfGuard(req, res, s) || !requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, TOKENS_PAGE)) return;
+    if (!s || !csrfGuard(req, res, s) || !requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, PAGES.tokens)) return;
     const body = NewTokenForm.parse(req.body);
     const scope = body.scope;
     const days = body.expires_in_days.trim();
@@ -58,11 +57,11 @@ export function tokenPageRoutes(deps: TokenPageDeps): Router {
     newTokenPage(res, token, doc);
   });
 
-  router.post('/account/tokens/:id/revoke', form, async (req, res) => {
+  router.post(`${PAGES.tokens}/:id/revoke`, form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
     await revokePersonalAccessToken(deps.store, s.user._id, String(req.params.id));
-    res.redirect(303, '/account/tokens');
+    res.redirect(303, PAGES.tokens);
   });
 
   return router;

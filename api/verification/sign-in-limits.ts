@@ -31,7 +31,8 @@ import { hasReached, takeAttempt, takeAttempts, type Attempt } from '../../lib/s
 import { getSiteSettings } from '../../lib/store/settings.js';
 import { claimOnce } from '../../lib/store/single-use.js';
 import { clientAddress } from '../http/request-limits.js';
-import { captchaAnswerFrom, hasCaptchaAnswer, issuePowChallenge, SIGN_IN_CAPTCHA, verifyCaptcha } from './captcha.js';
+import { hasCaptchaAnswer, issuePowChallenge, SIGN_IN_CAPTCHA, verifyCaptcha } from '../../lib/verification/captcha.js';
+import { captchaAnswerFrom } from './captcha.js';
 import type { ApiContext } from '../context.js';
 
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;

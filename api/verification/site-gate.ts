@@ -8,7 +8,7 @@ import { SITE_CONFIRMATION_PHRASE } from '../../lib/domain/scopes.js';
 import type { UserDoc } from '../../lib/domain/users.js';
 import type { AuthorizationRequestDoc } from '../../lib/domain/pending-authorization.js';
 import { hasPasskey } from '../../lib/store/passkeys.js';
-import { verifySecondFactorCode } from './second-factor.js';
+import { verifySecondFactorCode } from '../../lib/verification/second-factor.js';
 import type { SignInLimits } from './sign-in-limits.js';
 import type { ApiContext } from '../context.js';
 

@@ -8,6 +8,7 @@ import type { PasskeyDoc } from '../../lib/domain/passkeys.js';
 import { hasUsablePassword } from '../../lib/store/passwordless-users.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
+import { ADMIN_PAGES, PAGES } from '../paths.js';
 
 export type Signed = { session: SessionDoc; user: UserDoc };
 
@@ -114,7 +115,7 @@ export function accountPage(res: Response, { session, user }: Signed, notice?: S
     body: html`<h1>Your account</h1>
 ${notice ?? ''}
 <p>${user.email} <span class="muted">(${user.username})</span></p>
-<form method="post" action="/account/profile">
+<form method="post" action="${PAGES.profile}">
 ${csrfField(session.csrf)}
 <p class="muted">Apps see these only when you allow them (the scopes profile, address and phone). Leave a field empty to clear it.</p>
 ${fields(ABOUT_FIELDS, values)}
@@ -126,12 +127,12 @@ ${fields(ADDRESS_FIELDS, values)}
 </fieldset>
 <button type="submit">Save</button>
 </form>
-<section><a href="/account/security">Security: authenticator app, passkeys, backup codes</a></section>
-<section><a href="/account/password">${hasUsablePassword(user) ? 'Change your password' : 'Set a password'}</a> · <a href="/account/sessions">Where you are signed in</a></section>
-<section><a href="/account/tokens">Personal access tokens</a> · <a href="/account/apps">Your apps</a> · <a href="/account/teams">Your teams</a> · <a href="/account/social">Sign-in methods</a></section>
-<section><a href="/account/gpg-keys">GPG keys</a> · <a href="/account/domains">Domains</a></section>
-${user.role === 'admin' ? html`<section><a href="/admin">Administration</a></section>` : ''}
-<section><form method="post" action="/logout">${csrfField(session.csrf)}<button type="submit" class="secondary">Sign out</button></form></section>`,
+<section><a href="${PAGES.security}">Security: authenticator app, passkeys, backup codes</a></section>
+<section><a href="${PAGES.password}">${hasUsablePassword(user) ? 'Change your password' : 'Set a password'}</a> · <a href="${PAGES.sessions}">Where you are signed in</a></section>
+<section><a href="${PAGES.tokens}">Personal access tokens</a> · <a href="${PAGES.apps}">Your apps</a> · <a href="${PAGES.teams}">Your teams</a> · <a href="${PAGES.social}">Sign-in methods</a></section>
+<section><a href="${PAGES.gpgKeys}">GPG keys</a> · <a href="${PAGES.domains}">Domains</a></section>
+${user.role === 'admin' ? html`<section><a href="${ADMIN_PAGES.home}">Administration</a></section>` : ''}
+<section><form method="post" action="${PAGES.logout}">${csrfField(session.csrf)}<button type="submit" class="secondary">Sign out</button></form></section>`,
   });
 }
 
@@ -140,13 +141,13 @@ export function securityPage(res: Response, { session, user }: Signed, factors: 
   let totp: SafeHtml;
   if (user.totp) {
     totp = html`<p>Authenticator app: <strong>on</strong></p>
-<form method="post" action="/account/security/totp/remove">${csrfField(session.csrf)}<button type="submit" class="secondary">Remove authenticator app</button></form>`;
+<form method="post" action="${PAGES.totpRemove}">${csrfField(session.csrf)}<button type="submit" class="secondary">Remove authenticator app</button></form>`;
   } else if (pendingTotp) {
     const { secret, qr } = pendingTotp;
     totp = html`<p>Scan this QR code with your authenticator app, or type the secret key.</p>
 <img class="qr" src="${qr}" alt="QR code for your authenticator app">
 <p><span id="secret-label">Secret key</span>: <code class="secret" aria-labelledby="secret-label">${secret}</code></p>
-<form method="post" action="/account/security/totp/confirm">
+<form method="post" action="${PAGES.totpConfirm}">
 ${csrfField(session.csrf)}
 <label for="totp-code">Authentication code</label>
 <input id="totp-code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required maxlength="6">
@@ -154,7 +155,7 @@ ${csrfField(session.csrf)}
 </form>`;
   } else {
     totp = html`<p>Authenticator app: off</p>
-<form method="post" action="/account/security/totp/setup">${csrfField(session.csrf)}<button type="submit">Set up authenticator app</button></form>`;
+<form method="post" action="${PAGES.totpSetup}">${csrfField(session.csrf)}<button type="submit">Set up authenticator app</button></form>`;
   }
   sendPage(res, {
     title: 'Security',
@@ -166,18 +167,18 @@ ${notice ?? ''}
 <section><h2>Passkeys</h2>
 <ul>${passkeys.map(
       (p) => html`<li>${p.name} <span class="muted">added ${p.createdAt.toISOString().slice(0, 10)}</span>
-<form class="inline" method="post" action="/account/security/passkeys/${p._id}/delete">${csrfField(session.csrf)}<button type="submit" class="secondary">Remove</button></form></li>`,
+<form class="inline" method="post" action="${PAGES.passkeys}/${p._id}/delete">${csrfField(session.csrf)}<button type="submit" class="secondary">Remove</button></form></li>`,
     )}</ul>
 <label for="passkey-name">Passkey name</label>
 <input id="passkey-name" type="text" maxlength="100" value="Passkey">
-<button type="button" data-webauthn="register" data-csrf="${session.csrf}" data-options="/account/security/passkeys/options" data-verify="/account/security/passkeys" data-name-input="passkey-name">Add a passkey</button>
+<button type="button" data-webauthn="register" data-csrf="${session.csrf}" data-options="${PAGES.passkeyOptions}" data-verify="${PAGES.passkeys}" data-name-input="passkey-name">Add a passkey</button>
 <p class="error" role="alert" data-webauthn-error hidden></p>
 </section>
 <section><h2>Backup codes</h2>
 <p>${user.backupCodes.length} unused backup codes.</p>
-<form method="post" action="/account/security/backup-codes">${csrfField(session.csrf)}<button type="submit" class="secondary">Generate new backup codes</button></form>
+<form method="post" action="${PAGES.backupCodes}">${csrfField(session.csrf)}<button type="submit" class="secondary">Generate new backup codes</button></form>
 </section>
-<p><a href="/account">Back to your account</a></p>`,
+<p><a href="${PAGES.account}">Back to your account</a></p>`,
   });
 }
 
@@ -187,6 +188,6 @@ export function backupCodesPage(res: Response, codes: string[], title = 'Your ba
     body: html`<h1>${title}</h1>
 <p>Save these backup codes somewhere safe. Each works once, in place of an authentication code. They are shown only now.</p>
 <ol class="codes" aria-label="Backup codes">${codes.map((c) => html`<li><code>${c}</code></li>`)}</ol>
-<p><a href="/account/security">Done</a></p>`,
+<p><a href="${PAGES.security}">Done</a></p>`,
   });
 }

@@ -5,6 +5,7 @@ import type { ClientDoc, RedirectUriEntry } from '../../lib/domain/clients.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';
+import { PAGES } from '../paths.js';
 
 /** A redirect URI entry as the edit form shows it: `wildcard: …` and `regex: …` name their match type. */
 const entryLine = (e: RedirectUriEntry) => (e.type === 'equals' ? e.value : `${e.type}: ${e.value}`);
@@ -21,12 +22,12 @@ ${apps.length === 0 ? html`<p class="muted">No apps yet.</p>` : ''}
 ${a.deactivatedAt ? html`<span class="badge" title="A site administrator deactivated this app: it cannot sign anyone in">Deactivated</span>` : ''}
 <p><span class="muted">client_id</span> <code>${a._id}</code> <span class="muted">${a.public ? 'public' : a.tokenEndpointAuthMethod}</span></p>
 <p class="muted">${a.redirectUris.map((r) => `${r.type === 'equals' ? '' : `${r.type}: `}${r.value}`).join(', ') || 'no redirect URI: register one before signing in with this app'}</p>
-<a href="/account/apps/${a._id}/edit">Edit</a>
-${a.secretHash ? html`<form class="inline" method="post" action="/account/apps/${a._id}/secret">${csrfField(session.csrf)}<button type="submit" class="secondary">New secret</button></form>` : ''}
-<form class="inline" method="post" action="/account/apps/${a._id}/delete">${csrfField(session.csrf)}<button type="submit" class="secondary">Delete</button></form></li>`,
+<a href="${PAGES.apps}/${a._id}/edit">Edit</a>
+${a.secretHash ? html`<form class="inline" method="post" action="${PAGES.apps}/${a._id}/secret">${csrfField(session.csrf)}<button type="submit" class="secondary">New secret</button></form>` : ''}
+<form class="inline" method="post" action="${PAGES.apps}/${a._id}/delete">${csrfField(session.csrf)}<button type="submit" class="secondary">Delete</button></form></li>`,
     )}</ul>
 <section><h2>New app</h2>
-<form method="post" action="/account/apps">
+<form method="post" action="${PAGES.apps}">
 ${csrfField(session.csrf)}
 <label for="app-name">Name</label>
 <input id="app-name" name="name" type="text" maxlength="200" required>
@@ -36,7 +37,7 @@ ${csrfField(session.csrf)}
 <button type="submit">Create app</button>
 </form>
 </section>
-<p><a href="/account">Back to your account</a></p>`,
+<p><a href="${PAGES.account}">Back to your account</a></p>`,
   });
 }
 
@@ -47,7 +48,7 @@ export function secretPage(res: Response, name: string, clientId: string, secret
 <p><strong>${name}</strong></p>
 <p><span class="muted">client_id</span> <code data-client-id>${clientId}</code></p>
 ${secret ? html`<p>Client secret — copy it now, it is shown only once:</p><p><code class="secret" data-client-secret>${secret}</code></p>` : html`<p>A public client has no secret.</p>`}
-<p><a href="/account/apps">Done</a></p>`,
+<p><a href="${PAGES.apps}">Done</a></p>`,
   });
 }
 
@@ -57,7 +58,7 @@ export function editPage(res: Response, { session }: SignedIn, app: ClientDoc, n
     status,
     body: html`<h1>Edit ${app.name}</h1>
 ${notice ?? ''}
-<form method="post" action="/account/apps/${app._id}/edit">
+<form method="post" action="${PAGES.apps}/${app._id}/edit">
 ${csrfField(session.csrf)}
 <label for="edit-name">Name</label>
 <input id="edit-name" name="name" type="text" maxlength="200" required value="${app.name}">
@@ -71,6 +72,6 @@ ${csrfField(session.csrf)}
 <input id="edit-bcl" name="backchannel_logout_uri" type="url" maxlength="2048" value="${app.backchannelLogoutUri ?? ''}">
 <button type="submit">Save</button>
 </form>
-<p><a href="/account/apps">Back to your apps</a></p>`,
+<p><a href="${PAGES.apps}">Back to your apps</a></p>`,
   });
 }

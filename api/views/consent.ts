@@ -12,9 +12,10 @@ import type { ClientDoc } from '../../lib/store/clients.js';
 import type { SessionDoc } from '../../lib/store/sessions.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
-import type { TeamChoice } from '../oauth/team-consent.js';
+import type { TeamChoice } from '../../lib/authorization/team-consent.js';
 import { clientCard } from './client-card.js';
 import { canPassSiteGate, type SiteGateStanding } from '../verification/site-gate.js';
+import { PAGES } from '../paths.js';
 
 /** What each single-team permission lets the app do on the team the user picks. */
 const TEAM_PERMISSION_WORDS: Record<SingleTeamPermission, string> = {
@@ -92,7 +93,7 @@ function siteGate(standing: SiteGateStanding, request: AuthorizationRequestDoc, 
   const passkey = passkeyDone
     ? html`<p>Passkey confirmed.</p>`
     : standing.passkey
-      ? html`<p><button type="button" class="secondary" data-webauthn="second-factor" data-options="/consent/site/passkey/options?request=${encodeURIComponent(request._id)}" data-verify="/consent/site/passkey" data-csrf="${session.csrf}" data-request="${request._id}">Confirm with a passkey</button></p>
+      ? html`<p><button type="button" class="secondary" data-webauthn="second-factor" data-options="${PAGES.consentPasskeyOptions}?request=${encodeURIComponent(request._id)}" data-verify="${PAGES.consentPasskey}" data-csrf="${session.csrf}" data-request="${request._id}">Confirm with a passkey</button></p>
 <p class="error" role="alert" data-webauthn-error hidden></p>`
       : '';
   return html`<fieldset class="site-gate"><legend>Access to the whole instance</legend>
@@ -129,7 +130,7 @@ ${extras.error ? html`<p class="error" role="alert">${extras.error}</p>` : ''}
 ${scopeList(client, request.scope)}
 ${claimList(claimsBeyondScopes(request.claims, request.scope))}
 ${request.scope.some(isSiteScope) ? html`<p class="warning">Site scopes reach every account and team on this instance.</p>` : ''}
-${allowOrDenyForm('/consent', session, ['request', request._id], fields, canAllow)}
+${allowOrDenyForm(PAGES.consent, session, ['request', request._id], fields, canAllow)}
 <p class="muted">You will be sent back to ${new URL(request.redirectUri).host}.</p>`,
   });
 }

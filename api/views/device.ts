@@ -7,9 +7,7 @@ import type { SessionDoc } from '../../lib/store/sessions.js';
 import { html } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import { allowOrDenyForm, appStanding, scopeList } from './consent.js';
-import { DEVICE_PAGE_PATH } from '../routes/device-authorization.js';
-
-export const DEVICE_CONSENT_PATH = `${DEVICE_PAGE_PATH}/consent`;
+import { PAGES } from '../paths.js';
 
 /** The form for the user code, with the code prefilled or the last attempt's error. */
 export function codePage(res: Response, csrf: string, opts: { code?: string; error?: string; status?: number } = {}): void {
@@ -19,7 +17,7 @@ export function codePage(res: Response, csrf: string, opts: { code?: string; err
     body: html`<h1>Connect a device</h1>
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 <p>Enter the code your device shows.</p>
-<form method="post" action="${DEVICE_PAGE_PATH}">
+<form method="post" action="${PAGES.device}">
 ${csrfField(csrf)}
 <label for="user_code">Code</label>
 <input id="user_code" name="user_code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" required maxlength="20" value="${opts.code ?? ''}">
@@ -40,7 +38,7 @@ export function consentPage(
 ${appStanding(client)}
 <p>Check that your device shows the code <code>${userCode}</code>.</p>
 ${scopeList(client, device.scope)}
-${allowOrDenyForm(DEVICE_CONSENT_PATH, session, ['user_code', userCode])}
+${allowOrDenyForm(PAGES.deviceConsent, session, ['user_code', userCode])}
 <p class="muted">Allow only a device you are setting up yourself, never for a code someone sent you.</p>`,
   });
 }

@@ -2,13 +2,13 @@
 // TXT record to publish (in read-only fields, so it copies without stray
 // markup) with "Check now" and "Remove", and the form to add a domain.
 import type { Response } from 'express';
-import { txtRecordName, txtRecordValue, type DomainDoc } from '../../lib/domain/domains.js';
+import { txtRecordName, txtRecordValue, type DomainDoc } from '../../lib/domain/custom-domains.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';
+import { PAGES } from '../paths.js';
 
-export const DOMAINS_PAGE = '/account/domains';
-export const domainPath = (id: string) => `${DOMAINS_PAGE}/${id}`;
+export const domainPath = (id: string) => `${PAGES.domains}/${id}`;
 
 const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
@@ -43,14 +43,14 @@ ${domains.length === 0 ? html`<p class="muted">No domains yet.</p>` : ''}
 <ul>${domains.map((d) => domainItem(d, session.csrf))}</ul>
 <section><h2>Add a domain</h2>
 <p class="muted">Keyflow checks the TXT record it shows you for a while; "Check now" asks again at once.</p>
-<form method="post" action="${DOMAINS_PAGE}">
+<form method="post" action="${PAGES.domains}">
 ${csrfField(session.csrf)}
 <label for="domain">Domain name</label>
 <input id="domain" name="domain" type="text" required maxlength="1024" placeholder="example.com" value="${draft}">
 <button type="submit">Add domain</button>
 </form>
 </section>
-<p><a href="/account">Back to your account</a></p>`,
+<p><a href="${PAGES.account}">Back to your account</a></p>`,
   });
 }
 

@@ -5,8 +5,7 @@ import type { GpgKeyDoc } from '../../lib/domain/gpg-keys.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';
-
-export const GPG_KEYS_PAGE = '/account/gpg-keys';
+import { PAGES } from '../paths.js';
 
 const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : 'never');
 
@@ -18,7 +17,7 @@ function keyItem(k: GpgKeyDoc, csrf: string): SafeHtml {
 <p><span class="muted">Fingerprint</span> <code>${grouped(k.fingerprint)}</code></p>
 <p class="muted">Key ID ${k.keyId} · created ${day(k.createdAt)} · expires ${day(k.expiresAt)} · added ${day(k.addedAt)}</p>
 ${k.subkeys.length ? html`<p class="muted">Subkeys: ${k.subkeys.map((s) => `${s.keyId} (${s.algorithm}, expires ${day(s.expiresAt)})`).join(', ')}</p>` : ''}
-<form class="inline" method="post" action="${GPG_KEYS_PAGE}/${k._id}/delete">${csrfField(csrf)}<button type="submit" class="secondary">Delete</button></form></li>`;
+<form class="inline" method="post" action="${PAGES.gpgKeys}/${k._id}/delete">${csrfField(csrf)}<button type="submit" class="secondary">Delete</button></form></li>`;
 }
 
 /** `draft`: what was pasted, shown again when it was refused. */
@@ -31,13 +30,13 @@ ${notice ?? ''}
 ${keys.length === 0 ? html`<p class="muted">No GPG keys yet.</p>` : ''}
 <ul>${keys.map((k) => keyItem(k, session.csrf))}</ul>
 <section><h2>Add a GPG key</h2>
-<form method="post" action="${GPG_KEYS_PAGE}">
+<form method="post" action="${PAGES.gpgKeys}">
 ${csrfField(session.csrf)}
 <label for="gpg-key">Public key (the output of <code>gpg --armor --export &lt;key id&gt;</code>)</label>
 <textarea id="gpg-key" name="armored_public_key" rows="10" required placeholder="-----BEGIN PGP PUBLIC KEY BLOCK-----">${draft}</textarea>
 <button type="submit">Add key</button>
 </form>
 </section>
-<p><a href="/account">Back to your account</a></p>`,
+<p><a href="${PAGES.account}">Back to your account</a></p>`,
   });
 }

@@ -5,6 +5,7 @@ import type { Response } from 'express';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import { clientCard, type ClientBranding } from './client-card.js';
+import { PAGES } from '../paths.js';
 
 export interface LoginPageOptions {
   email?: string;
@@ -25,7 +26,7 @@ export interface LoginPageOptions {
 function sourceButtons(sources: { slug: string; name: string }[], requestId: string | null): SafeHtml | string {
   if (sources.length === 0) return '';
   const query = requestId ? `?request=${encodeURIComponent(requestId)}` : '';
-  return html`<ul class="sources">${sources.map((s) => html`<li><a class="button secondary" href="/login/source/${s.slug}${query}">Sign in with ${s.name}</a></li>`)}</ul>`;
+  return html`<ul class="sources">${sources.map((s) => html`<li><a class="button secondary" href="${PAGES.sourceSignIn}/${s.slug}${query}">Sign in with ${s.name}</a></li>`)}</ul>`;
 }
 
 /** The sign-in form (email and password, or a passkey); `requestId` is the authorization request or page to return to. */
@@ -40,7 +41,7 @@ export function loginPage(res: Response, csrf: string, requestId: string | null,
 ${card?.html ?? ''}
 ${opts.reauth ? html`<p>This change needs a recent sign-in. Sign in again to continue.</p>` : ''}
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-<form method="post" action="/login">
+<form method="post" action="${PAGES.login}">
 ${csrfField(csrf)}
 ${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : ''}
 <label for="email">Email</label>
@@ -50,7 +51,7 @@ ${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : 
 ${opts.captcha ?? ''}
 <button type="submit">Sign in</button>
 </form>
-<p><button type="button" class="secondary" data-webauthn="login" data-csrf="${csrf}" data-options="/login/passkey/options" data-verify="/login/passkey" data-request="${requestId ?? ''}">Sign in with a passkey</button></p>
+<p><button type="button" class="secondary" data-webauthn="login" data-csrf="${csrf}" data-options="${PAGES.loginPasskeyOptions}" data-verify="${PAGES.loginPasskey}" data-request="${requestId ?? ''}">Sign in with a passkey</button></p>
 <p class="error" role="alert" data-webauthn-error hidden></p>
 ${sourceButtons(opts.sources ?? [], requestId)}
 ${opts.signup ? html`<p><a href="${opts.signup}">Create an account</a></p>` : ''}`,
@@ -65,7 +66,7 @@ export function secondFactorPage(res: Response, csrf: string, requestId: string 
     scripts: ['simplewebauthn-browser.js', 'webauthn.js'],
     body: html`<h1>Two-step verification</h1>
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-<form method="post" action="/login/second-factor">
+<form method="post" action="${PAGES.secondFactor}">
 ${csrfField(csrf)}
 ${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : ''}
 <label for="code">Authentication code</label>
@@ -73,11 +74,11 @@ ${requestId ? html`<input type="hidden" name="request" value="${requestId}">` : 
 <p class="muted">The 6-digit code from your authenticator app, or one of your backup codes.</p>
 <button type="submit">Verify</button>
 </form>
-${opts.passkeys ? html`<p><button type="button" class="secondary" data-webauthn="second-factor" data-csrf="${csrf}" data-options="/login/second-factor/passkey/options" data-verify="/login/second-factor/passkey" data-request="${requestId ?? ''}">Use a passkey</button></p>` : ''}
+${opts.passkeys ? html`<p><button type="button" class="secondary" data-webauthn="second-factor" data-csrf="${csrf}" data-options="${PAGES.secondFactorPasskeyOptions}" data-verify="${PAGES.secondFactorPasskey}" data-request="${requestId ?? ''}">Use a passkey</button></p>` : ''}
 <p class="error" role="alert" data-webauthn-error hidden></p>`,
   });
 }
 
 export function signedOutPage(res: Response): void {
-  sendPage(res, { title: 'Signed out', body: html`<h1>You are signed out</h1><p><a href="/login">Sign in again</a></p>` });
+  sendPage(res, { title: 'Signed out', body: html`<h1>You are signed out</h1><p><a href="${PAGES.login}">Sign in again</a></p>` });
 }

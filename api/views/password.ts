@@ -6,8 +6,7 @@ import { hasUsablePassword } from '../../lib/store/passwordless-users.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';
-
-export const PASSWORD_PAGE = '/account/password';
+import { PAGES } from '../paths.js';
 
 export interface PasswordPageOptions {
   error?: string;
@@ -26,7 +25,7 @@ export function passwordPage(res: Response, { session, user }: SignedIn, opts: P
     body: html`<h1>${title}</h1>
 ${first ? html`<p>Your account has no password yet: you sign in with a linked account or a passkey. A password is one more way to sign in.</p>` : ''}
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-<form method="post" action="${PASSWORD_PAGE}">
+<form method="post" action="${PAGES.password}">
 ${csrfField(session.csrf)}
 <input type="text" name="username" autocomplete="username" value="${user.email}" hidden>
 ${
@@ -44,7 +43,7 @@ ${captcha ?? ''}
 <button type="submit">${first ? 'Set password' : 'Change password'}</button>
 </form>
 <p class="muted">Your other sessions will be signed out.</p>
-<p><a href="/account">Back to your account</a></p>`,
+<p><a href="${PAGES.account}">Back to your account</a></p>`,
   });
 }
 
@@ -55,6 +54,6 @@ export function passwordChangedPage(res: Response, ended: number, first = false)
     title,
     body: html`<h1>${title}</h1>
 <p>Your password is ${first ? 'set: you can now sign in with your email and it' : 'changed'}.${ended ? ` ${ended === 1 ? 'Your other session was' : `Your ${ended} other sessions were`} signed out.` : ''}</p>
-<p><a href="/account">Back to your account</a></p>`,
+<p><a href="${PAGES.account}">Back to your account</a></p>`,
   });
 }

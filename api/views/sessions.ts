@@ -5,13 +5,12 @@ import type { SessionDoc } from '../../lib/domain/sessions.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';
-
-export const SESSIONS_PAGE = '/account/sessions';
+import { PAGES } from '../paths.js';
 
 const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 export function signedOutPage(res: Response, message: string): void {
-  sendPage(res, { title: 'Signed out', body: html`<h1>You are signed out</h1><p>${message}</p><p><a href="/login">Sign in again</a></p>` });
+  sendPage(res, { title: 'Signed out', body: html`<h1>You are signed out</h1><p>${message}</p><p><a href="${PAGES.login}">Sign in again</a></p>` });
 }
 
 export function sessionsPage(res: Response, { session }: SignedIn, sessions: SessionDoc[], notice?: SafeHtml): void {
@@ -23,9 +22,9 @@ ${notice ?? ''}
 <ul class="sessions">${sessions.map(
       (s) => html`<li${s.sid === session.sid ? html` aria-current="true"` : ''}><strong>${s.sid === session.sid ? 'This browser' : 'Another browser'}</strong>
 <span class="muted">signed in ${when(s.authTime ?? s.createdAt)}, last seen ${when(s.lastSeenAt ?? s.createdAt)}</span>
-<form class="inline" method="post" action="${SESSIONS_PAGE}/${s.sid}/sign-out">${csrfField(session.csrf)}<button type="submit" class="secondary">Sign out</button></form></li>`,
+<form class="inline" method="post" action="${PAGES.sessions}/${s.sid}/sign-out">${csrfField(session.csrf)}<button type="submit" class="secondary">Sign out</button></form></li>`,
     )}</ul>
-<form method="post" action="${SESSIONS_PAGE}/sign-out-everywhere">${csrfField(session.csrf)}<button type="submit">Sign out everywhere</button></form>
-<p><a href="/account">Back to your account</a></p>`,
+<form method="post" action="${PAGES.sessions}/sign-out-everywhere">${csrfField(session.csrf)}<button type="submit">Sign out everywhere</button></form>
+<p><a href="${PAGES.account}">Back to your account</a></p>`,
   });
 }

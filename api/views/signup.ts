@@ -3,6 +3,7 @@
 import type { Response } from 'express';
 import { html } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
+import { PAGES } from '../paths.js';
 
 export interface SignupFormOptions {
   /** The invitation token from the link, carried in a hidden field. */
@@ -16,7 +17,7 @@ export interface SignupFormOptions {
   status?: number;
 }
 
-const loginHref = (requestId: string | null) => `/login${requestId ? `?request=${encodeURIComponent(requestId)}` : ''}`;
+const loginHref = (requestId: string | null) => `${PAGES.login}${requestId ? `?request=${encodeURIComponent(requestId)}` : ''}`;
 
 export function signupPage(res: Response, csrf: string, opts: SignupFormOptions): void {
   const v = opts.values ?? {};
@@ -27,7 +28,7 @@ export function signupPage(res: Response, csrf: string, opts: SignupFormOptions)
     status: opts.status,
     body: html`<h1>Create an account</h1>
 ${errors.length ? html`<div class="error" role="alert"><p>The account could not be created:</p><ul>${errors.map((e) => html`<li>${e}</li>`)}</ul></div>` : ''}
-<form method="post" action="/signup">
+<form method="post" action="${PAGES.signup}">
 ${csrfField(csrf)}
 ${opts.invite ? html`<input type="hidden" name="invite" value="${opts.invite}">` : ''}
 ${opts.requestId ? html`<input type="hidden" name="request" value="${opts.requestId}">` : ''}
@@ -56,8 +57,8 @@ export function signupRefusedPage(res: Response, status: number, message: string
     status,
     body: html`<h1>Sign-up not possible</h1>
 <p class="error" role="alert">${message}</p>
-${opts.openSignup ? html`<p><a href="/signup">Sign up without an invitation</a></p>` : ''}
-<p><a href="/login">Sign in</a></p>`,
+${opts.openSignup ? html`<p><a href="${PAGES.signup}">Sign up without an invitation</a></p>` : ''}
+<p><a href="${PAGES.login}">Sign in</a></p>`,
   });
 }
 
@@ -72,5 +73,5 @@ export function signupHref(registration: 'open' | 'invite' | 'closed', invite: s
   if (invite !== null) query.set('invite', invite);
   if (requestId !== null) query.set('request', requestId);
   const q = query.toString();
-  return q ? `/signup?${q}` : '/signup';
+  return q ? `${PAGES.signup}?${q}` : PAGES.signup;
 }

@@ -6,6 +6,7 @@ import type { OAuthSourceDoc, SocialAccountDoc } from '../../lib/domain/oauth-so
 import { html } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';
+import { PAGES } from '../paths.js';
 
 export interface SocialPageOptions {
   notice?: string;
@@ -34,19 +35,19 @@ ${accounts.length === 0 ? html`<p class="muted">No linked accounts.</p>` : ''}
       (
         a,
       ) => html`<li><strong>${nameOf(a)}</strong> <span class="muted">${a.email ?? a.providerUserId}</span> <span class="muted">linked ${a.linkedAt.toISOString().slice(0, 10)}</span>
-<form class="inline" method="post" action="/account/social/${a._id}/unlink">${csrfField(session.csrf)}<button type="submit" class="secondary">Unlink ${nameOf(a)}</button></form></li>`,
+<form class="inline" method="post" action="${PAGES.social}/${a._id}/unlink">${csrfField(session.csrf)}<button type="submit" class="secondary">Unlink ${nameOf(a)}</button></form></li>`,
     )}</ul>
 ${linkable.length ? html`<h2>Link an account</h2>` : ''}
 ${linkable.map(
   (s) =>
-    html`<form class="inline" method="post" action="/account/social/link/${s.slug}">${csrfField(session.csrf)}<button type="submit">Link ${s.name}</button></form>`,
+    html`<form class="inline" method="post" action="${PAGES.socialLink}/${s.slug}">${csrfField(session.csrf)}<button type="submit">Link ${s.name}</button></form>`,
 )}
-<p><a href="/account">Back to your account</a></p>`,
+<p><a href="${PAGES.account}">Back to your account</a></p>`,
   });
 }
 
 /** Where the refusal of an upstream sign-in sends its user: the sign-in page, then the account's sign-in methods. */
-const LINK_FROM_ACCOUNT = `/login?next=${encodeURIComponent('/account/social')}`;
+const LINK_FROM_ACCOUNT = `${PAGES.login}?next=${encodeURIComponent(PAGES.social)}`;
 
 /** An account with the upstream's email exists but the sign-in may not reach it: the way forward is to link from that account. */
 export function linkFromAccountPage(res: Response, title: string, message: string): void {

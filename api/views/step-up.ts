@@ -4,8 +4,8 @@ import type { Response } from 'express';
 import type { SessionDoc } from '../../lib/store/sessions.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
-import { STEP_UP_PATHS } from '../routes/step-up.js';
-import type { Loaded } from '../verification/step-up-confirmation.js';
+import type { Loaded } from '../../lib/step-up/confirmation.js';
+import { PAGES, STEP_UP_PATHS } from '../paths.js';
 
 export interface ConfirmPageOptions {
   error?: string;
@@ -86,7 +86,7 @@ export function enrollPage(res: Response, loaded: Loaded, back: string): void {
     title: 'Set up two-step verification',
     body: html`<h1>Set up two-step verification</h1>
 <p><strong>${loaded.client.name}</strong> asked you to confirm an action with two-step verification, but your account has neither an authenticator app nor a passkey.</p>
-<p>Add one at <a href="/account/security">Account security</a> (an authenticator app such as a TOTP app on your phone, or a passkey), then start the action again in ${loaded.client.name}.</p>
+<p>Add one at <a href="${PAGES.security}">Account security</a> (an authenticator app such as a TOTP app on your phone, or a passkey), then start the action again in ${loaded.client.name}.</p>
 <p><a href="${back}">Return to ${loaded.client.name}</a></p>`,
   });
 }

@@ -9,7 +9,8 @@ import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';
 import { groupsSection, membersSection, type MemberRow } from './team-members.js';
-import { checked, option, parentOptions, TEAMS_PAGE, teamPath } from './teams.js';
+import { checked, option, parentOptions, teamPath } from './teams.js';
+import { PAGES } from '../paths.js';
 
 export interface TeamPageData {
   team: TeamDoc;
@@ -79,10 +80,10 @@ ${groupsSection(csrf, team, role)}
 <section><h2>Child teams</h2>
 ${children.length === 0 ? html`<p class="muted">No child teams.</p>` : ''}
 <ul class="children">${children.map((c) => html`<li><a href="${teamPath(c._id)}">${c.name}</a> <code>${c.slug}</code></li>`)}</ul>
-${may(role, 'create-child') ? html`<p><a href="${TEAMS_PAGE}?parent=${team._id}#new-team">Create a child team</a></p>` : ''}
+${may(role, 'create-child') ? html`<p><a href="${PAGES.teams}?parent=${team._id}#new-team">Create a child team</a></p>` : ''}
 </section>
 ${may(role, 'delete') ? deleteForm(csrf, data) : ''}
 ${own ? html`<section><form method="post" action="${teamPath(team._id)}/leave">${csrfField(csrf)}<button type="submit" class="secondary">Leave team</button></form></section>` : ''}
-<p><a href="${TEAMS_PAGE}">Back to your teams</a></p>`,
+<p><a href="${PAGES.teams}">Back to your teams</a></p>`,
   });
 }

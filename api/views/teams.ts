@@ -10,9 +10,9 @@ import type { TeamRole } from '../../lib/domain/team-roles.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';
+import { PAGES } from '../paths.js';
 
-export const TEAMS_PAGE = '/account/teams';
-export const teamPath = (teamId: string) => `${TEAMS_PAGE}/${teamId}`;
+export const teamPath = (teamId: string) => `${PAGES.teams}/${teamId}`;
 
 /** What the new-team form shows: empty, or what was sent when it was refused. */
 export interface TeamDraft {
@@ -49,7 +49,7 @@ export interface ReceivedInvitation {
   inviter: UserDoc | undefined;
 }
 
-export const invitationPath = (invitationId: string) => `${TEAMS_PAGE}/invitations/${invitationId}`;
+export const invitationPath = (invitationId: string) => `${PAGES.teams}/invitations/${invitationId}`;
 
 function invitationsSection(csrf: string, invitations: ReceivedInvitation[]): SafeHtml {
   if (invitations.length === 0) return html``;
@@ -84,7 +84,7 @@ ${teams.length === 0 ? html`<p class="muted">You are not in any team yet.</p>` :
 ${t.direct ? '' : html`<span class="muted" data-inherited>inherited from a parent team</span>`}</li>`,
     )}</ul>
 <section id="new-team"><h2>New team</h2>
-<form method="post" action="${TEAMS_PAGE}">
+<form method="post" action="${PAGES.teams}">
 ${csrfField(session.csrf)}
 <label for="team-name">Name</label>
 <input id="team-name" name="name" type="text" maxlength="100" required value="${draft.name}">
@@ -98,6 +98,6 @@ ${csrfField(session.csrf)}
 <button type="submit">Create team</button>
 </form>
 </section>
-<p><a href="/account">Back to your account</a></p>`,
+<p><a href="${PAGES.account}">Back to your account</a></p>`,
   });
 }

@@ -6,6 +6,7 @@ import { patScopesFor, type PersonalAccessTokenDoc } from '../../lib/domain/pers
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';
+import { PAGES } from '../paths.js';
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
@@ -28,11 +29,11 @@ ${tokens.length === 0 ? html`<p class="muted">No tokens yet.</p>` : ''}
 <ul>${tokens.map(
       (t) => html`<li><strong>${t.name}</strong> <span class="muted">${t.scope.join(' ')}</span>
 <span class="muted">created ${day(t.createdAt)}, ${t.expiresAt ? (t.expiresAt.getTime() <= now ? html`expired ${day(t.expiresAt)}` : html`expires ${day(t.expiresAt)}`) : 'no expiry'}</span>
-<form class="inline" method="post" action="/account/tokens/${t.id}/revoke">${csrfField(session.csrf)}<button type="submit" class="secondary">Revoke</button></form></li>`,
+<form class="inline" method="post" action="${PAGES.tokens}/${t.id}/revoke">${csrfField(session.csrf)}<button type="submit" class="secondary">Revoke</button></form></li>`,
     )}</ul>
 </section>
 <section><h2>New token</h2>
-<form method="post" action="/account/tokens">
+<form method="post" action="${PAGES.tokens}">
 ${csrfField(session.csrf)}
 <label for="token-name">Name</label>
 <input id="token-name" name="name" type="text" maxlength="100" required>
@@ -46,7 +47,7 @@ ${patScopesFor(user.role).map(
 <button type="submit">Create token</button>
 </form>
 </section>
-<p><a href="/account">Back to your account</a></p>`,
+<p><a href="${PAGES.account}">Back to your account</a></p>`,
   });
 }
 
@@ -57,6 +58,6 @@ export function newTokenPage(res: Response, token: string, doc: Pick<PersonalAcc
 <p>Copy the token <strong>${doc.name}</strong> now. It is shown only once; Keyflow keeps only its hash.</p>
 <p><code class="secret" data-token>${token}</code></p>
 <p class="muted">Scopes: ${doc.scope.join(' ')}. Expires ${day(doc.expiresAt!)}.</p>
-<p><a href="/account/tokens">Done</a></p>`,
+<p><a href="${PAGES.tokens}">Done</a></p>`,
   });
 }

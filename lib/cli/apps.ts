@@ -1,49 +1,53 @@
-// `keyflow apps verify|deactivate|reactivate CLIENT_ID`: a site admin's
-// changes to any app, through the same change module as the admin API
-// (admin/app-changes.ts): the same grant revocation on deactivation and the
-// same admin.app.update event, with the operator as actor, and the admin
-// API's answer printed (admin/app-json.ts). An unknown client id is a usage
-// error (exit 2). `apps list|create` are `clients list|create`.
+// `keyflow apps …` (also `clients …`): the operator's changes to an existing
+// app, each through the module the APIs use, with the operator as the events'
+// actor. An unknown client id is a usage error (exit 2).
+//
+// - verify, deactivate, reactivate: a site admin's changes (admin/app-changes.ts):
+//   the same grant revocation on deactivation and the same admin.app.update
+//   event; the admin API's answer is printed (admin/app-json.ts).
+// - update, rotate-secret, delete: what the app API does for the app's owner
+//   (apps/app-lifecycle.ts): the owner's webhooks hear app.updated or
+//   app.deleted; deleting revokes the app's grants and refresh families, so its
+//   tokens stop working at once. Deleting needs --yes, and Temporal (to end the
+//   refresh families): unreachable, nothing is deleted (exit 1).
 import type { Config } from '../config/env.js';
-import { ValidationError } from '../domain/errors.js';
 import { changeApp, type AppAdminInput } from '../admin/app-changes.js';
-import { appChangeJson } from '../admin/app-json.js';
+import { adminAppJson, appChangeJson } from '../admin/app-json.js';
+import { deleteApp, rotateAppSecret, updateApp } from '../apps/app-lifecycle.js';
+import { appToClient } from '../domain/client-metadata.js';
+import type { ClientDoc } from '../domain/clients.js';
+import { ConflictError, ValidationError } from '../domain/errors.js';
+import { parseScopeParam } from '../domain/scopes.js';
 import type { Store } from '../store/db.js';
-import { findClient } from '../store/clients.js';
-import { connectTemporalClient, lazyTemporalClient } from '../temporal/connection.js';
+import { liveGrantIds } from '../store/grants.js';
+import { lazyTemporalClient } from '../temporal/connection.js';
+import { clientById, REDIRECT_URI_OPTIONS, redirectUrisOf } from './client-args.js';
 import { cliEvents, OPERATOR } from './events.js';
-import { print, UsageError, parseOrUsage } from './usage.js';
+import { connectTemporal, reportUnreachedFamilies } from './temporal.js';
+import { parseCommand, print, required, UsageError } from './usage.js';
 
-export const APP_CHANGES = ['verify', 'deactivate', 'reactivate'] as const;
+const ADMIN_CHANGES = ['verify', 'deactivate', 'reactivate'] as const;
+export const APP_CHANGES = [...ADMIN_CHANGES, 'update', 'rotate-secret', 'delete'] as const;
 type AppChangeCommand = (typeof APP_CHANGES)[number];
+type AdminChangeCommand = (typeof ADMIN_CHANGES)[number];
 
 export const isAppChange = (sub: string | undefined): sub is AppChangeCommand => (APP_CHANGES as readonly (string | undefined)[]).includes(sub);
+const isAdminChange = (sub: AppChangeCommand): sub is AdminChangeCommand => (ADMIN_CHANGES as readonly string[]).includes(sub);
 
-/** The command line of a change: CLIENT_ID, and --unverify for `verify`. */
-function commandLine(sub: AppChangeCommand, argv: string[]): { clientId: string; input: AppAdminInput } {
-  const parsed = parseOrUsage({ args: argv, options: sub === 'verify' ? { unverify: { type: 'boolean' } } : {}, allowPositionals: true, strict: true });
-  const [clientId, extra] = parsed.positionals;
+/** The command line of an admin change: CLIENT_ID, and --unverify for `verify`. */
+function adminChangeLine(sub: AdminChangeCommand, argv: string[]): { clientId: string; input: AppAdminInput } {
+  const { positionals, values } = parseCommand(argv, sub === 'verify' ? { unverify: { type: 'boolean' } } : {}, 1);
+  const clientId = positionals[0];
   if (clientId === undefined) throw new UsageError(`apps ${sub} needs CLIENT_ID`);
-  if (extra !== undefined) throw new UsageError(`unexpected argument: ${extra}`);
-  const input = sub === 'verify' ? { is_verified: parsed.values.unverify !== true } : { active: sub === 'reactivate' };
+  const input = sub === 'verify' ? { is_verified: values.unverify !== true } : { active: sub === 'reactivate' };
   return { clientId, input };
 }
 
-/** Temporal for a deactivation (its refresh families are ended), reached now or an error saying what to check. */
-async function temporalFor(cfg: Config, sub: AppChangeCommand) {
-  if (sub !== 'deactivate') return lazyTemporalClient(cfg);
-  try {
-    return await connectTemporalClient(cfg, 5_000);
-  } catch (err) {
-    throw new Error(`cannot reach Temporal at ${cfg.temporal.address}; is Keyflow running (npm start), or TEMPORAL_ADDRESS set?`, { cause: err });
-  }
-}
-
-export async function appChangeCommand(store: Store, cfg: Config, sub: AppChangeCommand, argv: string[]): Promise<void> {
-  const { clientId, input } = commandLine(sub, argv);
-  const client = clientId.length <= 200 ? await findClient(store, clientId) : null;
-  if (!client) throw new ValidationError([`no app with client_id ${clientId}`]);
-  const temporal = await temporalFor(cfg, sub);
+async function adminChange(store: Store, cfg: Config, sub: AdminChangeCommand, argv: string[]): Promise<void> {
+  const { clientId, input } = adminChangeLine(sub, argv);
+  const client = await clientById(store, clientId);
+  // A deactivation ends the app's refresh families: Temporal is reached first.
+  const temporal = sub === 'deactivate' ? await connectTemporal(cfg) : lazyTemporalClient(cfg);
   const events = cliEvents(cfg, store);
   try {
     const flows = { client: temporal.client, taskQueue: cfg.temporal.taskQueue };
@@ -52,4 +56,97 @@ export async function appChangeCommand(store: Store, cfg: Config, sub: AppChange
     await events.finish();
     await temporal.close();
   }
+}
+
+/** `update`'s options: those of `create` that name a setting by text, each optional; lists replace the app's list. */
+const UPDATE_OPTIONS = {
+  name: { type: 'string' },
+  description: { type: 'string' },
+  ...REDIRECT_URI_OPTIONS,
+  scope: { type: 'string' },
+  'post-logout-redirect-uri': { type: 'string', multiple: true },
+  'backchannel-logout-uri': { type: 'string' },
+  'allowed-resource': { type: 'string', multiple: true },
+} as const;
+
+/** The app API's PATCH body for `update`'s options (only those given), checked and applied as the app API does. */
+function updatedInput(client: ClientDoc, cfg: Config, values: Record<string, unknown>) {
+  const body: Record<string, unknown> = {};
+  if (values.name !== undefined) body.name = values.name;
+  if (values.description !== undefined) body.description = values.description;
+  const redirectUris = redirectUrisOf(values);
+  if (redirectUris) body.redirect_uris = redirectUris;
+  if (values.scope !== undefined) body.allowed_scopes = parseScopeParam(values.scope as string);
+  if (values['post-logout-redirect-uri'] !== undefined) body.post_logout_redirect_uris = values['post-logout-redirect-uri'];
+  // An empty value removes the back-channel logout URI.
+  if (values['backchannel-logout-uri'] !== undefined) body.backchannel_logout_uri = values['backchannel-logout-uri'] || null;
+  if (values['allowed-resource'] !== undefined) body.allowed_resources = values['allowed-resource'];
+  if (Object.keys(body).length === 0)
+    throw new UsageError(
+      `clients update needs at least one of ${Object.keys(UPDATE_OPTIONS)
+        .map((k) => `--${k}`)
+        .join(', ')}`,
+    );
+  // The owner argument names the owner of a new app; an existing app keeps its own.
+  const mapped = appToClient(body, client.ownerUserId ?? '', cfg.idTokenAlgs, client);
+  if (!mapped.ok) throw new ValidationError([mapped.description]);
+  return mapped.input;
+}
+
+async function update(store: Store, cfg: Config, argv: string[]): Promise<void> {
+  const { positionals, values } = parseCommand(argv, UPDATE_OPTIONS, 1);
+  const client = await clientById(store, required(positionals[0], 'CLIENT_ID'));
+  const input = updatedInput(client, cfg, values);
+  const events = cliEvents(cfg, store);
+  try {
+    const updated = await updateApp({ store, events }, client, input, OPERATOR);
+    if (!updated) throw new ValidationError([`no app with client_id ${client._id}`]);
+    // A client that starts using a secret gets one, shown this once.
+    print({ ...adminAppJson(updated.client), ...(updated.clientSecret ? { client_secret: updated.clientSecret } : {}) });
+  } finally {
+    await events.finish();
+  }
+}
+
+async function rotateSecret(store: Store, cfg: Config, argv: string[]): Promise<void> {
+  const client = await clientById(store, required(parseCommand(argv, {}, 1).positionals[0], 'CLIENT_ID'));
+  const events = cliEvents(cfg, store);
+  try {
+    const secret = await rotateAppSecret({ store, events }, client, OPERATOR);
+    if (!secret) throw new ConflictError(`app ${client._id} does not use a client secret (token_endpoint_auth_method ${client.tokenEndpointAuthMethod})`);
+    // The old secret stops working now; the new one is shown this once.
+    print({ client_id: client._id, client_secret: secret });
+  } finally {
+    await events.finish();
+  }
+}
+
+async function remove(store: Store, cfg: Config, argv: string[]): Promise<void> {
+  const { positionals, values } = parseCommand(argv, { yes: { type: 'boolean' } }, 1);
+  const client = await clientById(store, required(positionals[0], 'CLIENT_ID'));
+  if (values.yes !== true) {
+    const grants = (await liveGrantIds(store, { clientId: client._id })).length;
+    throw new UsageError(
+      `not deleting the app "${client.name}" (${client._id}) without --yes: deleting it revokes its ${grants} grant(s), ` +
+        'whose access and refresh tokens stop working at once. Nothing was changed.',
+      false,
+    );
+  }
+  const temporal = await connectTemporal(cfg);
+  const events = cliEvents(cfg, store);
+  try {
+    const removed = await deleteApp({ store, flows: { client: temporal.client, taskQueue: cfg.temporal.taskQueue }, events }, client, OPERATOR);
+    print({ deleted: client._id, name: client.name, grants_revoked: removed.grants });
+    reportUnreachedFamilies(removed.familiesUnreached);
+  } finally {
+    await events.finish();
+    await temporal.close();
+  }
+}
+
+export async function appChangeCommand(store: Store, cfg: Config, sub: AppChangeCommand, argv: string[]): Promise<void> {
+  if (isAdminChange(sub)) return adminChange(store, cfg, sub, argv);
+  if (sub === 'update') return update(store, cfg, argv);
+  if (sub === 'rotate-secret') return rotateSecret(store, cfg, argv);
+  return remove(store, cfg, argv);
 }

@@ -1,14 +1,44 @@
-// Usage text and usage errors of the operator CLI (exit code 2).
+// Usage text and usage errors of the operator CLI (exit code 2), and the
+// strict reading of a command's own arguments. Light on purpose: `keyflow
+// --help` loads this module and nothing heavier.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-export class UsageError extends Error {}
+
+/**
+ * A command line the CLI refuses (exit 2). `showUsage: false` for a refusal
+ * that the message alone explains (a missing confirmation): the usage text
+ * would bury it.
+ */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly showUsage = true,
+  ) {
+    super(message);
+  }
+}
 
 /** node:util's parseArgs, whose refusal of a command line is a UsageError (one line, exit 2). */
 export function parseOrUsage<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
   try {
     return parseArgs(config);
   } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]);
+    throw new UsageError((err as Error).message.split('\n')[0]!);
   }
+}
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Strict options and at most `positionals` positional arguments. */
+export function parseCommand(argv: string[], options: Options, positionals = 0) {
+  const parsed = parseOrUsage({ args: argv, options, allowPositionals: positionals > 0, strict: true });
+  if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument: ${parsed.positionals[positionals]}`);
+  return parsed;
+}
+
+/** A flag or argument the command cannot do without. */
+export function required<T>(value: T | undefined, flag: string): T {
+  if (value === undefined) throw new UsageError(`${flag} is required`);
+  return value;
 }
 
 export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- <command> ...)
@@ -35,7 +65,16 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
                  [--oidc-field teams|apps|domains|gpg_keys|social_accounts]... [--jwks JSON | --jwks-uri URI]
                  [--id-token-alg ML-DSA-65|RS256] [--userinfo-alg ML-DSA-65|RS256|none] [--verified] [--require-par]
   clients list
-  apps verify CLIENT_ID [--unverify]      (marks the app verified by this site, or not; \`apps\` is also \`clients\`)
+  clients show CLIENT_ID                  (one app, as the admin API shows it; \`clients\` is also \`apps\`)
+  clients update CLIENT_ID [--name N] [--description D] [--redirect-uri URI]... [--redirect-uri-wildcard GLOB]...
+                 [--redirect-uri-regex REGEX]... [--scope "openid profile ..."] [--post-logout-redirect-uri URI]...
+                 [--backchannel-logout-uri URI (empty: none)] [--allowed-resource URI]...
+                                          (as the app API changes it: a list given replaces the app's list)
+  clients rotate-secret CLIENT_ID         (a new client secret, printed once; the old one stops working at once)
+  clients delete CLIENT_ID --yes          (deletes the app and revokes its grants, refresh tokens and consents:
+                 its tokens stop working at once; without --yes nothing is deleted: exit 2)
+                 (update, rotate-secret and delete tell the app owner's webhooks: app.updated, app.deleted)
+  apps verify CLIENT_ID [--unverify]      (marks the app verified by this site, or not)
   apps deactivate CLIENT_ID               (refused at every OAuth endpoint; its grants, refresh tokens and consents are revoked)
   apps reactivate CLIENT_ID               (it works again; what deactivation revoked stays revoked)
 

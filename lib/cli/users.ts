@@ -6,22 +6,22 @@
 // Commands that revoke grants or end sessions (disable, delete, tokens revoke)
 // need Temporal and change nothing when it does not answer (exit 1). An
 // unknown user is a usage error (exit 2); a refused change (a taken email,
-// the last admin) exits 1.
+// the last admin) exits 1. The changes' modules (and with them Temporal's
+// SDK) are loaded only by the commands that change a user.
 import { type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config/env.js';
 import { ValidationError } from '../domain/errors.js';
 import type { UserDoc } from '../domain/users.js';
-import { deleteUser, resetSecondFactors, revokeUserTokens, updateUser, type UserChangeDeps } from '../admin/user-changes.js';
+import type * as UserChanges from '../admin/user-changes.js';
+import type { UserChangeDeps } from '../admin/user-changes.js';
 import { adminUserJsonOf, adminUsersJson, deletedUserJson, revokedTokensJson } from '../admin/user-json.js';
-import { endSessionsWithLogout } from '../admin/user-sessions.js';
 import type { Store } from '../store/db.js';
-import { lazyTemporalClient } from '../temporal/connection.js';
 import { createUser, findUserByRef, listUsers } from '../store/users.js';
 import { createPersonalAccessToken } from '../store/personal-access-tokens.js';
 import { checkedNewToken, patMaxDays } from '../domain/personal-access-tokens.js';
 import { parseScopeParam } from '../domain/scopes.js';
 import { cliEvents, OPERATOR } from './events.js';
-import { connectTemporal } from './temporal.js';
+import { connectTemporal, reportUnreachedFamilies } from './temporal.js';
 import { print, UsageError, parseOrUsage } from './usage.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -66,27 +66,31 @@ async function userByRef(store: Store, ref: string): Promise<UserDoc> {
 }
 
 /**
- * Runs a change with the CLI's dependencies. `needsTemporal`: connected first
+ * Runs a change with the CLI's dependencies and the changes' module. `needsTemporal`: connected first
  * (exit 1 when unreachable, before anything changes); otherwise a lazy client
  * that connects only if used.
  */
-async function withChanges<T>(store: Store, cfg: Config, needsTemporal: boolean, run: (deps: UserChangeDeps) => Promise<T>): Promise<T> {
+async function withChanges<T>(
+  store: Store,
+  cfg: Config,
+  needsTemporal: boolean,
+  run: (deps: UserChangeDeps, changes: typeof UserChanges) => Promise<T>,
+): Promise<T> {
+  const [changes, { endSessionsWithLogout }, { lazyTemporalClient }] = await Promise.all([
+    import('../admin/user-changes.js'),
+    import('../admin/user-sessions.js'),
+    import('../temporal/connection.js'),
+  ]);
   const temporal = needsTemporal ? await connectTemporal(cfg) : lazyTemporalClient(cfg);
   const events = cliEvents(cfg, store);
   const flows = { client: temporal.client, taskQueue: cfg.temporal.taskQueue };
   const idle = { store, flows, issuer: cfg.issuer, idleMs: cfg.sessionIdleMs };
   try {
-    return await run({ store, flows, events, endSessions: (userId) => endSessionsWithLogout(idle, userId) });
+    return await run({ store, flows, events, endSessions: (userId) => endSessionsWithLogout(idle, userId) }, changes);
   } finally {
     await events.finish();
     await temporal.close();
   }
-}
-
-/** Refresh families Temporal could not be told about: the command did its work, but says so (exit 1). */
-function unreached(familiesUnreached: number): void {
-  if (familiesUnreached > 0)
-    throw new Error(`${familiesUnreached} refresh families could not be ended (Temporal did not answer); their refresh tokens are refused all the same`);
 }
 
 export async function usersCommand(store: Store, cfg: Config, sub: string | undefined, argv: string[]): Promise<void> {
@@ -122,22 +126,22 @@ export async function usersCommand(store: Store, cfg: Config, sub: string | unde
     }
     if (Object.keys(body).length === 0) throw new UsageError('users update needs at least one of --name, --email, --username, --role, --phone-number-verified');
     const target = await userByRef(store, required(cl.positionals[0], 'the user (id or email)'));
-    return print(await adminUserJsonOf(store, await withChanges(store, cfg, false, (deps) => updateUser(deps, target, body, OPERATOR))));
+    return print(await adminUserJsonOf(store, await withChanges(store, cfg, false, (deps, c) => c.updateUser(deps, target, body, OPERATOR))));
   }
   if (sub === 'disable' || sub === 'enable') {
     const target = await userByRef(store, required(commandLine(argv, {}, 1).positionals[0], 'the user (id or email)'));
     const disabled = sub === 'disable';
-    return print(await adminUserJsonOf(store, await withChanges(store, cfg, disabled, (deps) => updateUser(deps, target, { disabled }, OPERATOR))));
+    return print(await adminUserJsonOf(store, await withChanges(store, cfg, disabled, (deps, c) => c.updateUser(deps, target, { disabled }, OPERATOR))));
   }
   if (sub === 'reset-2fa') {
     const target = await userByRef(store, required(commandLine(argv, {}, 1).positionals[0], 'the user (id or email)'));
-    return print(await adminUserJsonOf(store, await withChanges(store, cfg, false, (deps) => resetSecondFactors(deps, target, OPERATOR))));
+    return print(await adminUserJsonOf(store, await withChanges(store, cfg, false, (deps, c) => c.resetSecondFactors(deps, target, OPERATOR))));
   }
   if (sub === 'delete') {
     const user = await userByRef(store, required(commandLine(argv, {}, 1).positionals[0], 'the user (id or email)'));
-    const removed = await withChanges(store, cfg, true, (deps) => deleteUser(deps, user, OPERATOR));
+    const removed = await withChanges(store, cfg, true, (deps, c) => c.deleteUser(deps, user, OPERATOR));
     print(deletedUserJson(user, removed));
-    return unreached(removed.familiesUnreached);
+    return reportUnreachedFamilies(removed.familiesUnreached);
   }
   throw new UsageError(`unknown command: users ${sub ?? ''}`.trim());
 }
@@ -147,7 +151,7 @@ export async function tokensCommand(store: Store, cfg: Config, sub: string | und
   if (sub === 'create') return createToken(store, cfg, argv);
   if (sub !== 'revoke') throw new UsageError(`unknown command: tokens ${sub ?? ''}`.trim());
   const target = await userByRef(store, required(commandLine(argv, { user: { type: 'string' } }).text('user'), '--user'));
-  const revoked = await withChanges(store, cfg, true, (deps) => revokeUserTokens(deps, target, OPERATOR));
+  const revoked = await withChanges(store, cfg, true, (deps, c) => c.revokeUserTokens(deps, target, OPERATOR));
   print({ user_id: target._id, ...revokedTokensJson(revoked) });
-  unreached(revoked.familiesUnreached);
+  reportUnreachedFamilies(revoked.familiesUnreached);
 }

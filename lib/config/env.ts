@@ -1,5 +1,6 @@
 // Process configuration from environment variables, validated with zod at start.
-// Every variable is documented in the README's configuration table; keep both in step.
+// Each variable is declared once, below, with its default and a one-line
+// description; docs/configuration-reference.md is generated from them.
 import { offeredIdTokenAlgs, type IdTokenAlg } from '../domain/clients.js';
 import { ID_TOKEN_CLAIMS_PLACEMENTS, type IdTokenClaimsPlacement } from '../domain/claims.js';
 import fs from 'node:fs';
@@ -185,76 +186,203 @@ const metricsAddr = z
 
 const mongoUri = z.string().regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// connection string');
 
-const EnvSchema = z.object({
-  ISSUER: issuer,
-  PORT: port(3000),
-  BIND_ADDRESS: z.string().min(1).default('127.0.0.1'),
-  DATA_DIR: z.string().min(1).default('data'),
-  TEMPORAL_ADDRESS: hostPort.optional(),
-  TEMPORAL_PORT: port(7233),
-  TEMPORAL_UI_PORT: port(8233),
+// The variables, by group, each with its one-line description: the one place
+// they are declared. docs/configuration-reference.md is generated from these
+// groups (lib/config/reference.ts, `npm run docs:config`), and a unit test
+// fails when the checked-in file differs or a variable has no description.
+
+const server = {
+  ISSUER: issuer.describe('Public URL of Keyflow, the OAuth/OIDC issuer: https (http only for development), no query or fragment'),
+  PORT: port(3000).describe('Port of the api'),
+  BIND_ADDRESS: z.string().min(1).default('127.0.0.1').describe('Address the api listens on (`0.0.0.0` in containers)'),
+  DATA_DIR: z.string().min(1).default('data').describe("Folder of the embedded servers' data and the generated key-encryption key"),
+  LOG_LEVEL: z
+    .enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' })
+    .default('info')
+    .describe('How much the api and the worker log (`debug` adds slow MongoDB commands and the stack of a fatal error)'),
+};
+
+const temporal = {
+  TEMPORAL_ADDRESS: hostPort.optional().describe('`host:port` of a Temporal frontend. Unset: `npm start` runs the embedded Temporal dev server'),
+  TEMPORAL_PORT: port(7233).describe('Port of the embedded Temporal dev server'),
+  TEMPORAL_UI_PORT: port(8233).describe('Port of the embedded Temporal Web UI'),
   TEMPORAL_NAMESPACE: z
     .string()
     .regex(/^[A-Za-z0-9._-]{1,255}$/, 'must be a Temporal namespace name')
-    .default('default'),
+    .default('default')
+    .describe('Temporal namespace'),
   TEMPORAL_TASK_QUEUE: z
     .string()
     .regex(/^[A-Za-z0-9._:-]{1,255}$/, 'must be a task queue name')
-    .default('keyflow'),
-  MONGODB_URI: mongoUri.optional(),
-  MONGODB_PORT: port(27017),
-  MONGODB_DATABASE: z
+    .default('keyflow')
+    .describe("Task queue of Keyflow's worker"),
+  TEMPORAL_TLS_CA: z
     .string()
-    .regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be a database name (letters, digits, _ and -)')
-    .default('keyflow'),
-  KEYFLOW_KEK: kek,
-  KEYFLOW_MLDSA: z.enum(['auto', 'native', 'noble'], { error: 'must be auto, native or noble' }).default('auto'),
-  ML_DSA_SIGNING: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
-  ID_TOKEN_CLAIMS: z.enum(ID_TOKEN_CLAIMS_PLACEMENTS, { error: 'must be scopes or requested' }).default('scopes'),
-  CLIENT_ASSERTION_AUDIENCE: z.enum(['issuer', 'issuer-or-token-endpoint'], { error: 'must be issuer or issuer-or-token-endpoint' }).default('issuer'),
-  REGISTRATION_REQUIRE_PKCE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
-  REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600, 10 * 365 * 24 * 3600),
-  DEVICE_CODE_TTL_SECONDS: positiveInt(600, 24 * 3600),
-  STEP_UP_CHALLENGE_TTL_SECONDS: positiveInt(600, 3600),
-  WEBHOOK_TIMEOUT_MS: positiveInt(10_000, 60_000),
-  DEPENDENCY_TIMEOUT_MS: positiveInt(5_000, 60_000),
-  DNS_RESOLVERS: dnsResolvers,
-  DOMAIN_VERIFICATION_FIRST_INTERVAL_SECONDS: positiveInt(30, 24 * 3600),
-  DOMAIN_VERIFICATION_MAX_INTERVAL_SECONDS: positiveInt(3600, 24 * 3600),
-  DOMAIN_VERIFICATION_DEADLINE_SECONDS: positiveInt(7 * 24 * 3600, 90 * 24 * 3600),
-  OUTBOUND_ALLOWLIST: outboundAllowlist,
-  OUTBOUND_TIMEOUT_MS: positiveInt(10_000, 60_000),
-  OUTBOUND_MAX_RESPONSE_BYTES: positiveInt(1024 * 1024, 16 * 1024 * 1024),
-  HOUSEKEEPING_INTERVAL_MINUTES: positiveInt(15, 24 * 60),
-  HOUSEKEEPING_BATCH_SIZE: positiveInt(500, 10_000),
-  REFRESH_FAMILY_ROTATIONS_PER_RUN: positiveInt(1000, 100_000),
-  REFRESH_RETRY_WINDOW_SECONDS: nonNegativeInt(30, 300),
-  TRUSTED_PROXIES: trustedProxies,
-  SIGNIN_LIMIT_PER_ACCOUNT: positiveInt(10, 10_000),
-  SIGNIN_LIMIT_PER_IP: positiveInt(30, 1_000_000),
-  SIGNIN_LIMIT_GLOBAL: positiveInt(1000, 10_000_000),
-  SIGNIN_CAPTCHA_AFTER: nonNegativeInt(3, 10_000),
-  REQUEST_LIMIT_PER_IP: positiveInt(60, 1_000_000),
-  REQUEST_LIMIT_PER_CLIENT: positiveInt(300, 1_000_000),
-  SESSION_IDLE_MINUTES: positiveInt(12 * 60, 14 * 24 * 60),
-  REAUTH_MAX_AGE_SECONDS: positiveInt(900, 24 * 3600),
-  PAT_MAX_LIFETIME_DAYS: positiveInt(365, 3650),
-  METRICS_ADDR: metricsAddr,
-  WORKER_METRICS_ADDR: metricsAddr,
-  TEMPORAL_TLS_CERT: z.string().optional(),
-  TEMPORAL_TLS_KEY: z.string().optional(),
-  TEMPORAL_TLS_CA: z.string().optional(),
+    .optional()
+    .describe("PEM file of the CA that signed Temporal's server certificate (unset: the system's CAs). Any `TEMPORAL_TLS_*` turns TLS on"),
+  TEMPORAL_TLS_CERT: z.string().optional().describe('PEM client certificate, for a Temporal that requires mTLS. Set with `TEMPORAL_TLS_KEY`'),
+  TEMPORAL_TLS_KEY: z.string().optional().describe('PEM private key of `TEMPORAL_TLS_CERT`. Set both or neither'),
   TEMPORAL_TLS_SERVER_NAME: z
     .string()
     .regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a host name')
-    .optional(),
+    .optional()
+    .describe("The name to check Temporal's certificate against, when it differs from the `TEMPORAL_ADDRESS` host"),
   // Sent as a header value: visible ASCII only.
   TEMPORAL_API_KEY: z
     .string()
     .regex(/^[\x21-\x7e]{1,8192}$/, 'must be printable ASCII without spaces')
-    .optional(),
+    .optional()
+    .describe('Sent as `Authorization: Bearer …` on every Temporal call, always over TLS. Never logged or echoed'),
+};
+
+const mongo = {
+  MONGODB_URI: mongoUri.optional().describe('MongoDB connection string. Unset: `npm start` runs the embedded FerretDB'),
+  MONGODB_PORT: port(27017).describe('Port of the embedded FerretDB'),
+  MONGODB_DATABASE: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be a database name (letters, digits, _ and -)')
+    .default('keyflow')
+    .describe('Database name'),
+};
+
+const keys = {
+  KEYFLOW_KEK: kek.describe(
+    'Key-encryption key for signing keys and secrets at rest: 32 bytes as base64 or 64 hex characters. Unset: `DATA_DIR/kek.key`, generated once. The same on every process',
+  ),
+  KEYFLOW_MLDSA: z
+    .enum(['auto', 'native', 'noble'], { error: 'must be auto, native or noble' })
+    .default('auto')
+    .describe('ML-DSA-65 implementation: `native` (Node 24 / OpenSSL 3.5), `noble` (`@noble/post-quantum`), or `auto` (native when available)'),
+  ML_DSA_SIGNING: z
+    .enum(['on', 'off'], { error: 'must be on or off' })
+    .default('on')
+    .describe('`off` withholds ML-DSA-65 (JWKS, discovery and tokens: RS256 only) for relying parties that refuse a JWK Set with an `AKP` key'),
+};
+
+const protocol = {
+  ID_TOKEN_CLAIMS: z
+    .enum(ID_TOKEN_CLAIMS_PLACEMENTS, { error: 'must be scopes or requested' })
+    .default('scopes')
+    .describe("Where the scopes' standard claims go: `scopes`, the ID token too; `requested`, UserInfo only (the ID token those asked for with `claims`)"),
+  CLIENT_ASSERTION_AUDIENCE: z
+    .enum(['issuer', 'issuer-or-token-endpoint'], { error: 'must be issuer or issuer-or-token-endpoint' })
+    .default('issuer')
+    .describe("The `aud` a `private_key_jwt` assertion may name, as one string: the issuer alone, or also the token endpoint's URL"),
+  REGISTRATION_REQUIRE_PKCE: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .default('true')
+    .describe('Whether a confidential client registered dynamically without `require_pkce` must use PKCE (public clients always must)'),
+};
+
+const lifetimes = {
+  REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600, 10 * 365 * 24 * 3600).describe('Absolute lifetime of a refresh family; rotation never extends it'),
+  REFRESH_RETRY_WINDOW_SECONDS: nonNegativeInt(30, 300).describe(
+    'How long after a rotation the token it superseded may be presented again by the same client for a fresh successor, instead of counting as reuse (`0`: never)',
+  ),
+  REFRESH_FAMILY_ROTATIONS_PER_RUN: positiveInt(1000, 100_000).describe(
+    'Rotations a `RefreshFamily` workflow run takes before it continues as new (a bounded history)',
+  ),
+  DEVICE_CODE_TTL_SECONDS: positiveInt(600, 24 * 3600).describe("Lifetime of a device flow's `device_code` and user code (`expires_in`)"),
+  STEP_UP_CHALLENGE_TTL_SECONDS: positiveInt(600, 3600).describe('How long a step-up 2FA challenge waits for the user (its 2FA code then lives 5 minutes)'),
+  SESSION_IDLE_MINUTES: positiveInt(12 * 60, 14 * 24 * 60).describe(
+    'A signed-in session ends after this long without a request (besides its absolute 14 days)',
+  ),
+  REAUTH_MAX_AGE_SECONDS: positiveInt(900, 24 * 3600).describe(
+    'How recent a sign-in must be for sensitive account and app changes (over the API, with `acr=mfa`)',
+  ),
+  PAT_MAX_LIFETIME_DAYS: positiveInt(365, 3650).describe(
+    'Longest lifetime of a personal access token; stored tokens beyond it are shortened when the api starts',
+  ),
+};
+
+const limits = {
+  TRUSTED_PROXIES: trustedProxies.describe(
+    'The reverse proxies whose `X-Forwarded-For` names the client: `none`, or comma-separated IP addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`',
+  ),
+  SIGNIN_LIMIT_PER_ACCOUNT: positiveInt(10, 10_000).describe('Failed sign-ins per account (password) or per user (second factor) per 15 minutes; then 429'),
+  SIGNIN_LIMIT_PER_IP: positiveInt(30, 1_000_000).describe('Failed sign-ins per client address per 15 minutes; each window that ran out halves the next'),
+  SIGNIN_LIMIT_GLOBAL: positiveInt(1000, 10_000_000).describe(
+    'Failed sign-ins on the whole site per 15 minutes; beyond, the captcha for everyone (no captcha provider: password sign-ins refused)',
+  ),
+  SIGNIN_CAPTCHA_AFTER: nonNegativeInt(3, 10_000).describe(
+    'Failures of an account or address after which the sign-in form asks for the captcha (with a `captcha_provider`; `0`: always)',
+  ),
+  REQUEST_LIMIT_PER_IP: positiveInt(60, 1_000_000).describe(
+    'Requests per minute per client address to device authorization, PAR, step-up info and WebFinger (each on its own), and anonymous sessions',
+  ),
+  REQUEST_LIMIT_PER_CLIENT: positiveInt(300, 1_000_000).describe('Device authorizations, and separately pushed authorization requests, per minute per client'),
+};
+
+const outbound = {
+  OUTBOUND_ALLOWLIST: outboundAllowlist.describe(
+    'Comma-separated `feature=host:port` entries that let outbound calls reach an internal address or use plain http, e.g. `webhooks=hooks.internal:8443`',
+  ),
+  OUTBOUND_TIMEOUT_MS: positiveInt(10_000, 60_000).describe(
+    'Timeout of every outbound call but webhook deliveries (back-channel logout, `jwks_uri`, captcha, OAuth sources…)',
+  ),
+  OUTBOUND_MAX_RESPONSE_BYTES: positiveInt(1024 * 1024, 16 * 1024 * 1024).describe('Largest response body an outbound call reads'),
+  WEBHOOK_TIMEOUT_MS: positiveInt(10_000, 60_000).describe('How long a webhook receiver has to answer a delivery before it is recorded as a `timeout` failure'),
+  DEPENDENCY_TIMEOUT_MS: positiveInt(5_000, 60_000).describe(
+    "The longest one MongoDB or Temporal call of the api on a request's path may take; past it the request is answered 503 with `Retry-After`",
+  ),
+};
+
+const domains = {
+  DNS_RESOLVERS: dnsResolvers.describe(
+    "Comma-separated DNS servers the worker asks for domain verification TXT records: `IP`, `IPv4:port` or `[IPv6]:port`. Empty: the system's",
+  ),
+  DOMAIN_VERIFICATION_FIRST_INTERVAL_SECONDS: positiveInt(30, 24 * 3600).describe("Wait after a domain's first DNS check; each later wait doubles"),
+  DOMAIN_VERIFICATION_MAX_INTERVAL_SECONDS: positiveInt(3600, 24 * 3600).describe('Longest wait between two checks'),
+  DOMAIN_VERIFICATION_DEADLINE_SECONDS: positiveInt(7 * 24 * 3600, 90 * 24 * 3600).describe(
+    "How long a domain's verification keeps checking before it gives up",
+  ),
+};
+
+const housekeeping = {
+  HOUSEKEEPING_INTERVAL_MINUTES: positiveInt(15, 24 * 60).describe(
+    'How often the frequent housekeeping pass purges expired documents (`refresh_tokens`: the daily pass, at 03:00 UTC)',
+  ),
+  HOUSEKEEPING_BATCH_SIZE: positiveInt(500, 10_000).describe('Documents deleted per batch (at most 20 batches per collection and run; 100 in the daily pass)'),
+};
+
+const metrics = {
+  METRICS_ADDR: metricsAddr.describe(
+    'Where the api serves Prometheus `/metrics` on a listener of its own: a port (on `127.0.0.1`), `host:port` or `[IPv6]:port`. Unset: off',
+  ),
+  WORKER_METRICS_ADDR: metricsAddr.describe('The same for the worker. `npm start` passes both to both processes: give each its own port'),
+};
+
+/** The variables in the reference's order, under its headings. */
+export const VARIABLE_GROUPS: readonly { title: string; variables: Record<string, z.ZodType> }[] = [
+  { title: 'The api and its data', variables: server },
+  { title: 'Temporal', variables: temporal },
+  { title: 'MongoDB', variables: mongo },
+  { title: 'Signing keys and the key-encryption key', variables: keys },
+  { title: 'Protocol choices', variables: protocol },
+  { title: 'Lifetimes', variables: lifetimes },
+  { title: 'Limits and client addresses', variables: limits },
+  { title: 'Outbound calls and timeouts', variables: outbound },
+  { title: 'Domain verification', variables: domains },
+  { title: 'Housekeeping', variables: housekeeping },
+  { title: 'Metrics', variables: metrics },
+];
+
+const EnvSchema = z.object({
+  ...server,
+  ...temporal,
+  ...mongo,
+  ...keys,
+  ...protocol,
+  ...lifetimes,
+  ...limits,
+  ...outbound,
+  ...domains,
+  ...housekeeping,
+  ...metrics,
 });
+
+/** Every variable the configuration reads from the environment. */
+export const ENV_VARIABLE_NAMES: readonly string[] = Object.keys(EnvSchema.shape);
 
 export type MlDsaMode = 'auto' | 'native' | 'noble';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

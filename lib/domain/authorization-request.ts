@@ -4,7 +4,7 @@
 // later answer travels; its default and the modes allowed depend on
 // `response_type`), then everything else (failures go back with `error`).
 import type { RedirectUriEntry } from './clients.js';
-import { isValidS256Challenge } from './pkce.js';
+import { challengeProblem } from './pkce.js';
 import { checkRedirectUri } from './redirect-uri.js';
 import { parseResources } from './resources.js';
 import { defaultResponseMode, parseResponseMode, type ResponseMode, type ResponseTarget } from './response-mode.js';
@@ -132,13 +132,10 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
   // PKCE protects a code (RFC 7636): the implicit flow has none, and ignores a code_challenge.
   const challenge = implicit ? undefined : single(query, 'code_challenge');
   if (!implicit) {
-    const method = single(query, 'code_challenge_method');
-    if (method !== undefined && method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256 (plain is not supported)');
-    if (challenge === undefined && method !== undefined) return fail('invalid_request', 'code_challenge_method without code_challenge');
+    const pkce = challengeProblem(challenge, single(query, 'code_challenge_method'));
+    if (pkce) return fail('invalid_request', pkce);
     if (challenge === undefined && client.public) return fail('invalid_request', 'public clients must use PKCE (code_challenge with S256)');
     if (challenge === undefined && client.requirePkce !== false) return fail('invalid_request', 'this application must use PKCE (code_challenge with S256)');
-    if (challenge !== undefined && method === undefined) return fail('invalid_request', 'code_challenge_method=S256 is required with code_challenge');
-    if (challenge !== undefined && !isValidS256Challenge(challenge!)) return fail('invalid_request', 'code_challenge must be 43 base64url characters');
   }
 
   const nonce = single(query, 'nonce');

@@ -3,7 +3,7 @@
 // - RFC 7591 / 7592 registration metadata (POST /api/oauth/register and the
 //   registration_client_uri), and the client information document;
 // - the app API's JSON (/api/oauth/me/apps), snake_case, every Application
-//   field (README, app API).
+//   field (docs/apps.md, app API).
 // Pure: no I/O.
 import { z } from 'zod';
 import {

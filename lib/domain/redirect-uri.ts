@@ -1,4 +1,4 @@
-// Redirect URI rules (README, "Redirect URI matching"): the pre-check every
+// Redirect URI rules (docs/authorization.md, "Redirect URI matching"): the pre-check every
 // candidate URI passes before any match type is tried, then matching against
 // a client's registered entries. Pure. Redirect URIs are always pre-registered
 // (RFC 9700 §2.1): a client with no entry accepts none, and nothing is learned.

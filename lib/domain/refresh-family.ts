@@ -75,7 +75,7 @@ export interface FamilyState {
 }
 
 /** Names of the family's update, signal and query handlers (part of running histories: never renamed). */
-export const FAMILY_HANDLERS = {
+export const RefreshFamilyMessages = {
   rotate: 'rotate',
   revoke: 'revoke',
   revokeSignal: 'revokeGrant',

@@ -3,7 +3,7 @@
 // by reference (`request_uri`, an https URL the client registered). Pure: the
 // client metadata that governs them and what a verified object's claims mean as
 // authorization parameters. Reading and verifying one is
-// api/oauth/request-object.ts.
+// api/protocol/shared/request-object.ts.
 //
 // Merging (OIDC Core §6.1 against RFC 9101 §6.3): only the object's parameters
 // are used. OIDC Core lets parameters outside the object fill in what it leaves

@@ -62,7 +62,10 @@ const CROSS_APP = /^app:([A-Za-z0-9._-]+):\*$/;
 /** The exact words a site admin types at consent to grant a site scope. */
 export const SITE_CONFIRMATION_PHRASE = 'grant site access';
 
-export const isSiteScope = (scope: string): boolean => SCOPES[scope]?.site === true;
+/** The catalogue's entry for a scope: own keys only (`in` would also find `toString`, `constructor`…). */
+export const catalogued = (scope: string): ScopeInfo | undefined => (Object.hasOwn(SCOPES, scope) ? SCOPES[scope] : undefined);
+
+export const isSiteScope = (scope: string): boolean => catalogued(scope)?.site === true;
 
 /** A scope of any team tier: aggregate (`teams:*`), single-team (bound or not), cross-instance (`site:team:*`). */
 export const isTeamScope = (scope: string): boolean =>
@@ -101,12 +104,12 @@ export function crossAppClientId(scope: string): string | null {
  */
 export function isKeyflowApiScope(scope: string): boolean {
   if (scope === 'offline_access') return false;
-  return scope in SCOPES || isSingleTeamScope(scope) || parseBoundTeamScope(scope) !== null;
+  return catalogued(scope) !== undefined || isSingleTeamScope(scope) || parseBoundTeamScope(scope) !== null;
 }
 
 /** A scope string Keyflow knows: catalogued, single-team (bound or not), or cross-app. */
 export function isKnownScope(scope: string): boolean {
-  return scope in SCOPES || isSingleTeamScope(scope) || parseBoundTeamScope(scope) !== null || crossAppClientId(scope) !== null;
+  return catalogued(scope) !== undefined || isSingleTeamScope(scope) || parseBoundTeamScope(scope) !== null || crossAppClientId(scope) !== null;
 }
 
 /** Splits a space-separated scope parameter, dropping empties and duplicates, keeping order. */

@@ -57,6 +57,9 @@ export const StepUpFlowMessages = {
 
 export const stepUpWorkflowId = (challengeId: string) => `challenge:${challengeId}`;
 
+/** A challenge id is a UUID (random, not a secret). */
+export const isChallengeId = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(v);
+
 export interface StepUpChallengeDoc {
   _id: string; // challenge id (random, not a secret)
   clientId: string;

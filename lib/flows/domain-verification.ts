@@ -1,7 +1,7 @@
 // The DomainVerification flow's client: the only code that starts a domain's
 // flow, asks it to check now, and cancels it when the domain is deleted.
 // Messages go by name, so the api loads no workflow code.
-import { DomainVerificationMessages, domainWorkflowId, type DomainVerificationInput } from '../domain/domains.js';
+import { DomainVerificationMessages, domainWorkflowId, type DomainVerificationInput } from '../domain/custom-domains.js';
 import type { domainVerification } from '../../workflows/domain-verification.js';
 import { flowSearchAttributes } from '../temporal/search-attributes.js';
 import { bounded, startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';

@@ -1,7 +1,14 @@
 // The client of RefreshFamily workflows (one per grant with refresh tokens):
 // the only code that starts a family, rotates in it or revokes it. A family
 // that has ended (expired, revoked) answers `{ ended: true }`.
-import { FAMILY_HANDLERS, familyWorkflowId, type RefreshFamilyInput, type Revocation, type RotateResult, type Rotation } from '../domain/refresh-family.js';
+import {
+  RefreshFamilyMessages,
+  familyWorkflowId,
+  type RefreshFamilyInput,
+  type Revocation,
+  type RotateResult,
+  type Rotation,
+} from '../domain/refresh-family.js';
 import type { refreshFamily } from '../../workflows/refresh-family.js';
 import { startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';
 
@@ -18,12 +25,14 @@ const family = (flows: FlowClient, grantId: string) => flows.client.workflow.get
 
 /** Asks the family to rotate: the presented token's hash for a new one (serial with every other rotation of the family). */
 export function rotateRefreshToken(flows: FlowClient, grantId: string, rotation: Rotation): Promise<WhileRunning<RotateResult>> {
-  return whileRunning(flows, () => family(flows, grantId).executeUpdate<RotateResult, [Rotation]>(FAMILY_HANDLERS.rotate, { args: [rotation] }));
+  return whileRunning(flows, () => family(flows, grantId).executeUpdate<RotateResult, [Rotation]>(RefreshFamilyMessages.rotate, { args: [rotation] }));
 }
 
 /** Revokes the family through its update, serial with rotations: it has revoked the grant and deleted the tokens it knows when this resolves. */
 export function revokeRefreshFamily(flows: FlowClient, grantId: string, revocation: Revocation): Promise<WhileRunning<{ revoked: boolean }>> {
-  return whileRunning(flows, () => family(flows, grantId).executeUpdate<{ revoked: boolean }, [Revocation]>(FAMILY_HANDLERS.revoke, { args: [revocation] }));
+  return whileRunning(flows, () =>
+    family(flows, grantId).executeUpdate<{ revoked: boolean }, [Revocation]>(RefreshFamilyMessages.revoke, { args: [revocation] }),
+  );
 }
 
 /**
@@ -31,5 +40,5 @@ export function revokeRefreshFamily(flows: FlowClient, grantId: string, revocati
  * does not wait for the worker, so a revocation never hangs on it.
  */
 export function endRefreshFamily(flows: FlowClient, grantId: string, reason: string): Promise<WhileRunning<void>> {
-  return whileRunning(flows, () => family(flows, grantId).signal<[{ reason: string }]>(FAMILY_HANDLERS.revokeSignal, { reason }));
+  return whileRunning(flows, () => family(flows, grantId).signal<[{ reason: string }]>(RefreshFamilyMessages.revokeSignal, { reason }));
 }

@@ -1,5 +1,5 @@
 // Line-oriented logger: `level message key=value ...`. Callers pass ids and
-// outcomes, never tokens, codes or secrets (see README "Security rules").
+// outcomes, never tokens, codes or secrets (docs/development.md, "Security rules every change keeps").
 import type { LogLevel } from '../config/env.js';
 
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };

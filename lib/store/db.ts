@@ -44,7 +44,7 @@ import type { TeamDoc, TeamMemberDoc } from '../domain/teams.js';
 import type { TeamInvitationDoc } from '../domain/team-invitations.js';
 import type { OAuthSourceDoc, SocialAccountDoc } from '../domain/oauth-sources.js';
 import type { GpgKeyDoc } from '../domain/gpg-keys.js';
-import type { DomainDoc } from '../domain/domains.js';
+import type { DomainDoc } from '../domain/custom-domains.js';
 import type { UpstreamLoginDoc } from '../domain/upstream-login.js';
 import type { InviteClaimDoc, InviteDoc } from '../domain/invites.js';
 

@@ -1,8 +1,8 @@
-// A user's custom domains in MongoDB (the model: domain/domains.ts). A name is
+// A user's custom domains in MongoDB (the model: domain/custom-domains.ts). A name is
 // unique per user by index, so two concurrent adds of one name cannot both
 // win; two users may each hold the same name, each with their own token.
 import { ConflictError } from '../domain/errors.js';
-import type { DomainDoc } from '../domain/domains.js';
+import type { DomainDoc } from '../domain/custom-domains.js';
 import { newId, newSecret } from '../security/secrets.js';
 import { isDuplicateKeyError, type Store } from './db.js';
 

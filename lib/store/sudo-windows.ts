@@ -3,24 +3,14 @@
 // `_id` = the SudoWindow workflow id, which is derived from (user, session,
 // client). The api writes it when it opens a window; the workflow's
 // activities write its end (TTL elapsed, revoked).
-import { createHash } from 'node:crypto';
 import type { Collection } from 'mongodb';
 import type { SudoWindowDoc, SudoWindowKey, SudoWindowState } from '../domain/sudo-window.js';
+import { sudoWindowId } from '../domain/sudo-window-id.js';
 import type { Store } from './db.js';
 import { readSessionList } from './session-lists.js';
 
 /** The document of this collection, defined with the flow's other types. */
 export type { SudoWindowDoc };
-
-/**
- * `sudo:<user>:<sid-hash-prefix>:<client>`: readable (user and client ids in
- * clear, as in the Temporal UI's search attributes) and bounded (the sid enters
- * as the first 16 base64url characters of its SHA-256).
- */
-export function sudoWindowId({ userId, sid, clientId }: SudoWindowKey): string {
-  const sidHash = createHash('sha256').update(sid).digest('base64url').slice(0, 16);
-  return `sudo:${userId}:${sidHash}:${clientId}`;
-}
 
 export function sudoWindows(store: Store): Collection<SudoWindowDoc> {
   return store.sudoWindows;

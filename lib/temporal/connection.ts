@@ -119,7 +119,7 @@ export async function ensureSearchAttributes(handle: TemporalHandle, namespace: 
     log.info('registered search attributes', { names: missing.map((k) => k.name).join(',') });
   } catch (err) {
     if ((err as { code?: number }).code === grpcStatus.ALREADY_EXISTS) return;
-    log.warn('could not register search attributes; register them by hand (see README)', { error: err as Error });
+    log.warn('could not register search attributes; register them by hand (see docs/deployment.md)', { error: err as Error });
   }
 }
 

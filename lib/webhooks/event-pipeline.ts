@@ -16,7 +16,7 @@
 //
 // Later sources (domains, admin user and team actions, invites, OAuth sources)
 // call `events.user(...)` or `events.admin(...)` with their event name; the
-// names and the `data` of each event are listed in README "Webhooks".
+// names and the `data` of each event are listed in docs/webhooks.md, "Events".
 import { createHash } from 'node:crypto';
 import type { WebhookDeliveryInput } from '../domain/webhook-delivery.js';
 import {
@@ -125,7 +125,7 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
 
   async function matchingWebhooks(event: WebhookEventDoc): Promise<WebhookDoc[]> {
     const hooks = event.scope === 'user' ? await listWebhooks(deps.store, 'user', event.userId ?? '') : await listWebhooks(deps.store, 'admin');
-    // Inactive webhooks get nothing (README: an event is not queued for later).
+    // Inactive webhooks get nothing (docs/webhooks.md: an event is not queued for later).
     return hooks.filter((h) => h.isActive && subscribes(h.events, event.name));
   }
 

@@ -16,7 +16,7 @@ export function webhookSignature(secret: string, body: string | Buffer): string 
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-/** What a receiver does (README "Receiving webhooks"): recompute and compare in constant time. */
+/** What a receiver does (docs/webhooks.md, "Receiving webhooks"): recompute and compare in constant time. */
 export function verifyWebhookSignature(secret: string, body: string | Buffer, header: string | undefined): boolean {
   if (!header) return false;
   const expected = Buffer.from(webhookSignature(secret, body));

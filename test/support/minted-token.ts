@@ -3,7 +3,7 @@
 // that the API itself refuses (a non-admin holding admin scopes, a demoted
 // admin), which a real consent would never hand out.
 import type { RunningApi } from '../../api/server.js';
-import { issueAccessToken } from '../../api/oauth/tokens.js';
+import { issueAccessToken } from '../../lib/grants/tokens.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import { newId } from '../../lib/security/secrets.js';
 import { createClient } from '../../lib/store/clients.js';

@@ -1,4 +1,4 @@
-// A real webhook receiver for tests, written as the README tells receivers to:
+// A real webhook receiver for tests, written as docs/webhooks.md ("Receiving webhooks") tells receivers to:
 // it recomputes the HMAC-SHA256 of the raw body with the webhook's secret and
 // compares it with X-Keyflow-Signature in constant time (its own code, not
 // Keyflow's). Each request is recorded with whether its signature verified.

@@ -1,6 +1,8 @@
 // No import loops among Keyflow's own modules, type imports included: every
 // layer imports downward (the lint's layer rules say which way is down; this
-// test catches loops inside a layer too, e.g. between two domain modules).
+// test catches loops inside a layer too, e.g. between two domain modules), and
+// lib/ never reaches up into api/ (a request's walk through the use cases in
+// lib/ does not climb back into the HTTP layer).
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
@@ -72,6 +74,17 @@ describe('the import graph', () => {
 
   it('has no loops, type imports included', () => {
     expect(loops(importGraph())).toEqual([]);
+  });
+
+  it('keeps lib/ below api/: no lib module imports an api module, type imports included', () => {
+    const api = path.join(PROJECT_ROOT, 'api') + path.sep;
+    const lib = path.join(PROJECT_ROOT, 'lib') + path.sep;
+    const upward = [...importGraph()].flatMap(([from, targets]) =>
+      from.startsWith(lib)
+        ? targets.filter((t) => t.startsWith(api)).map((t) => `${path.relative(PROJECT_ROOT, from)} -> ${path.relative(PROJECT_ROOT, t)}`)
+        : [],
+    );
+    expect(upward).toEqual([]);
   });
 
   it('finds a loop when there is one', () => {

@@ -126,7 +126,7 @@ async function userBuilder(): Promise<(i: number) => UserDoc> {
 /** The refresh token hash of family `i` after `r` rotations (the tokens themselves are never used). */
 const refreshHash = (i: number, r: number) => hashSecret(`scale-fill-refresh-${i}-${r}`);
 
-/** What the token endpoint records for a family's first token (api/oauth/grant-issuance.ts), for filled grant `i`. */
+/** What the token endpoint records for a family's first token (lib/grants/issuance.ts), for filled grant `i`. */
 function firstRefreshToken(plan: FillPlan, i: number): RefreshTokenDoc {
   const authTime = new Date(Date.now() - DAY);
   return {

@@ -63,7 +63,7 @@ export function startFerretDb(o: FerretDbOptions): Promise<ManagedProcess> {
   const args = [
     '--handler=sqlite',
     // WAL with synchronous=NORMAL: durable across process crashes, at most the last
-    // commits lost on power failure; doubles insert throughput (measured, see README).
+    // commits lost on power failure; doubles insert throughput (measured; docs/development.md, FerretDB v1).
     `--sqlite-url=file:${o.dataDir}/?_pragma=synchronous(NORMAL)`,
     `--state-dir=${o.dataDir}`,
     `--listen-addr=127.0.0.1:${o.port}`,

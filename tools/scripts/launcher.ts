@@ -3,7 +3,9 @@
 // elsewhere), then one worker and the api, each with prefixed output. A worker
 // or api that exits is started again (supervisor.ts); the servers are what they
 // depend on, so one that dies stops everything. Ctrl-C or SIGTERM stops them
-// all, api first, servers last; data stays under DATA_DIR.
+// all, api first, servers last; data stays under DATA_DIR. Each server is
+// said before it starts, with how long that usually takes, and once it is up.
+// (The installs and the build before it are tools/scripts/bootstrap.mjs and run.mjs.)
 import '../../lib/runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
 import path from 'node:path';
 import { loadConfigOrExit } from '../../lib/config/env.js';
@@ -13,6 +15,8 @@ import { supervise, type Supervised } from '../embedded/supervisor.js';
 
 const config = loadConfigOrExit('keyflow');
 const say = (line: string) => process.stdout.write(`[keyflow] ${line}\n`);
+/** "up in 3.2 s", since `startedAt`. */
+const upIn = (startedAt: number) => `up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`;
 
 const servers: ManagedProcess[] = [];
 const apps: Supervised[] = [];
@@ -45,6 +49,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 try {
   const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: config.temporal.address, MONGODB_URI: config.mongo.uri };
   if (config.temporal.embedded) {
+    say('starting the Temporal dev server (usually a few seconds)…');
+    const startedAt = Date.now();
     const temporal = await startTemporalDevServer({
       port: config.temporal.port,
       uiPort: config.temporal.uiPort,
@@ -53,13 +59,17 @@ try {
     });
     servers.push(temporal);
     stopAllOnExit(temporal);
-    say(`Temporal dev server (pid ${temporal.child.pid}) on 127.0.0.1:${config.temporal.port}, Web UI http://localhost:${config.temporal.uiPort}`);
+    say(
+      `Temporal dev server (pid ${temporal.child.pid}) on 127.0.0.1:${config.temporal.port}, Web UI http://localhost:${config.temporal.uiPort}; ${upIn(startedAt)}`,
+    );
   }
   if (config.mongo.embedded) {
+    say('starting FerretDB (usually a few seconds)…');
+    const startedAt = Date.now();
     const ferret = await startFerretDb({ port: config.mongo.port, dataDir: path.join(config.dataDir, 'ferretdb') });
     servers.push(ferret);
     stopAllOnExit(ferret);
-    say(`FerretDB (pid ${ferret.child.pid}, MongoDB wire protocol) on 127.0.0.1:${config.mongo.port}`);
+    say(`FerretDB (pid ${ferret.child.pid}, MongoDB wire protocol) on 127.0.0.1:${config.mongo.port}; ${upIn(startedAt)}`);
   }
   for (const name of ['worker', 'api'] as const) {
     const entry = path.join(PROJECT_ROOT, 'dist', name, 'main.js');
@@ -67,7 +77,8 @@ try {
       supervise(name, () => spawnManaged(name, process.execPath, ['--enable-source-maps', '--disable-warning=ExperimentalWarning', entry], { env }), say),
     );
   }
-  say(`Keyflow api on ${config.issuer} (readiness: ${config.issuer}/readyz)`);
+  // The worker bundles its workflows before it polls: "worker running" comes last.
+  say(`Keyflow api on ${config.issuer} (readiness: ${config.issuer}/readyz); the worker says "worker running" once it polls (usually 10–30 s)`);
 } catch (err) {
   say(`error: ${(err as Error).message}`);
   await stopAll(1);

@@ -10,11 +10,13 @@
 // up before the bootstrap installed the pinned one (and remembers that
 // lookup), so every later `node` in the same script would be the machine's.
 // This script never relies on that lookup: it starts the pinned binary by
-// path and refuses a binary below package.json's `engines`.
+// path and refuses a binary below package.json's `engines`. A build is a step
+// (steps.mjs): said before it starts, with progress while it runs.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCommand, step } from './steps.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -51,16 +53,20 @@ function newestSource(dir = root) {
   return newest;
 }
 
-function buildIfStale() {
+async function buildIfStale() {
   const built = fs.existsSync(STAMP) ? fs.statSync(STAMP).mtimeMs : 0;
   if (built >= newestSource()) return;
-  console.error('keyflow: sources changed since the last build: compiling (tsc -p .)');
   const started = Date.now();
   // A clean output folder: a moved or deleted source must not leave its old
   // compiled file behind (jest would still find a stale test there).
   fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
-  const result = spawnSync(NODE, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', '.'], { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) fail('the TypeScript build failed (see above)');
+  const tsc = () => runCommand(NODE, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', '.'], { cwd: root });
+  const why = built ? 'as sources changed since the last build' : 'as there is no build yet';
+  try {
+    await step('type-checking and compiling into dist/ (tsc -p .)', '20 s–1 min on 2 cores', tsc, { why });
+  } catch {
+    fail('the TypeScript build failed (see above)');
+  }
   // Touched only after a successful build: a failed one is retried next time.
   fs.mkdirSync(path.dirname(STAMP), { recursive: true });
   fs.writeFileSync(STAMP, `${new Date(started).toISOString()}\n`);
@@ -70,7 +76,7 @@ function buildIfStale() {
 const [entry, ...args] = process.argv.slice(2);
 if (!entry) fail('usage: node tools/scripts/run.mjs <entry under dist/> [args...] | --build');
 checkNode();
-buildIfStale();
+await buildIfStale();
 if (entry === '--build') process.exit(0);
 
 const child = spawn(NODE, ['--enable-source-maps', '--disable-warning=ExperimentalWarning', path.join(root, 'dist', entry), ...args], { stdio: 'inherit' });

@@ -11,10 +11,11 @@ import type { SafeHtml } from '../../html/html.js';
 import { sendErrorPage } from '../../html/layout.js';
 import { fieldsOf, formText } from '../../http/input.js';
 import type { ApiContext } from '../../context.js';
-import { ADMIN_APPS, adminAppPage, adminAppPath, adminAppsPage, APP_DONE } from '../../views/admin/apps.js';
+import { adminAppPage, adminAppPath, adminAppsPage, APP_DONE } from '../../views/admin/apps.js';
 import { errorNotice } from '../../views/teams.js';
 import { adminForm, adminOf, offsetOf, PAGE_SIZE, type AdminConsoleDeps } from './admin-page.js';
 import { doneAt, doneNotice } from './done.js';
+import { ADMIN_PAGES } from '../../paths.js';
 
 export type AdminAppsPageDeps = AdminConsoleDeps & Pick<ApiContext, 'flows'>;
 
@@ -26,7 +27,7 @@ export function adminAppsRoutes(deps: AdminAppsPageDeps): Router {
   const router = Router();
   const actor = (req: Request) => sessionActor(adminOf(req).user._id);
 
-  router.get(ADMIN_APPS, async (req, res) => {
+  router.get(ADMIN_PAGES.apps, async (req, res) => {
     const { q } = Search.parse(req.query);
     const offset = offsetOf(req);
     if (q.length > MAX_SEARCH)
@@ -58,7 +59,7 @@ export function adminAppsRoutes(deps: AdminAppsPageDeps): Router {
     adminAppPage(res, adminOf(req).session.csrf, app, notice ?? doneNotice(req, APP_DONE), status);
   }
 
-  const one = `${ADMIN_APPS}/:id`;
+  const one = `${ADMIN_PAGES.apps}/:id`;
   const page = (req: Request) => adminAppPath(String(req.params.id));
   router.get(one, (req, res) => show(req, res));
 

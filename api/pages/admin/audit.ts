@@ -4,9 +4,10 @@ import { Router, type Request, type Response } from 'express';
 import { ADMIN_EVENTS, AUDIT_EVENTS, type AuditRecord } from '../../../lib/domain/webhook-events.js';
 import { findAuditRecords, type AuditFilter } from '../../../lib/store/audit-query.js';
 import { fieldsOf, formText } from '../../http/input.js';
-import { ADMIN_AUDIT, adminAuditPage, type AuditQuery } from '../../views/admin/audit.js';
+import { adminAuditPage, type AuditQuery } from '../../views/admin/audit.js';
 import { errorNotice } from '../../views/teams.js';
 import { offsetOf, PAGE_SIZE, type AdminConsoleDeps } from './admin-page.js';
+import { ADMIN_PAGES } from '../../paths.js';
 
 const Query = fieldsOf({ event: formText, actor: formText, from: formText, to: formText });
 const EVENTS: readonly string[] = [...ADMIN_EVENTS, ...AUDIT_EVENTS];
@@ -46,7 +47,7 @@ function filterOf(q: AuditQuery): { filter: AuditFilter } | { problems: string[]
 
 export function adminAuditRoutes(deps: AdminConsoleDeps): Router {
   const router = Router();
-  router.get(ADMIN_AUDIT, async (req: Request, res: Response) => {
+  router.get(ADMIN_PAGES.audit, async (req: Request, res: Response) => {
     const query = Query.parse(req.query);
     const offset = offsetOf(req);
     const read = filterOf(query);

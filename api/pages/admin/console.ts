@@ -12,6 +12,7 @@ import { adminSourcesRoutes } from './sources.js';
 import { adminTeamsRoutes } from './teams.js';
 import { adminUsersRoutes, type AdminUsersPageDeps } from './users.js';
 import { adminWebhooksRoutes } from './webhooks.js';
+import { ADMIN_PAGES } from '../../paths.js';
 
 export type { AdminConsoleDeps };
 
@@ -31,7 +32,7 @@ const AREAS: ((deps: ConsoleDeps) => Router)[] = [
 ];
 
 /** /admin and everything below it (routing ignores case, so the gate does too). */
-const CONSOLE_PATH = /^\/admin(?:\/|$)/i;
+const CONSOLE_PATH = new RegExp(`^${ADMIN_PAGES.home}(?:/|$)`, 'i');
 
 export function adminConsoleRoutes(deps: ConsoleDeps): Router {
   const router = Router();

@@ -13,10 +13,11 @@ import { sendErrorPage } from '../../html/layout.js';
 import { fieldsOf, formText } from '../../http/input.js';
 import { hasValidCsrf, requireRecentSignIn } from '../../http/session.js';
 import type { ApiContext } from '../../context.js';
-import { ADMIN_INVITES, adminInvitesPage, NEW_INVITE, type InviteDraft } from '../../views/admin/invites.js';
+import { adminInvitesPage, NEW_INVITE, type InviteDraft } from '../../views/admin/invites.js';
 import { errorNotice } from '../../views/teams.js';
 import { adminForm, adminOf, offsetOf, PAGE_SIZE, type AdminConsoleDeps } from './admin-page.js';
 import { doneAt, doneNotice } from './done.js';
+import { ADMIN_PAGES } from '../../paths.js';
 
 export type AdminInvitesPageDeps = AdminConsoleDeps & Pick<ApiContext, 'issuer'>;
 
@@ -48,14 +49,14 @@ export function adminInvitesRoutes(deps: AdminInvitesPageDeps): Router {
     adminInvitesPage(res, adminOf(req).session.csrf, { ...data, draft: more.draft ?? NEW_INVITE, createdLink: more.createdLink }, notice, more.status);
   }
 
-  router.get(ADMIN_INVITES, (req, res) => list(req, res));
+  router.get(ADMIN_PAGES.invitations, (req, res) => list(req, res));
 
   // Not adminForm: success shows the link in this answer rather than redirecting.
-  router.post(ADMIN_INVITES, formBody, async (req, res) => {
+  router.post(ADMIN_PAGES.invitations, formBody, async (req, res) => {
     const s = adminOf(req);
     if (!hasValidCsrf(req, s.session))
       return sendErrorPage(res, 403, 'Forbidden', 'This form was sent without its security token. Reload the page and try again.');
-    if (!requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, ADMIN_INVITES)) return;
+    if (!requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, ADMIN_PAGES.invitations)) return;
     const draft = draftFrom(req);
     const created = await createInvite(deps, bodyOf(draft), actor(req)).catch((err: unknown) => {
       if (refusalStatus(err) === null || !(err instanceof Error)) throw err;
@@ -68,12 +69,12 @@ export function adminInvitesRoutes(deps: AdminInvitesPageDeps): Router {
   adminForm(
     router,
     deps,
-    `${ADMIN_INVITES}/:id/revoke`,
-    () => ADMIN_INVITES,
+    `${ADMIN_PAGES.invitations}/:id/revoke`,
+    () => ADMIN_PAGES.invitations,
     async (req) => {
       const id = String(req.params.id);
       await revokeInvite(deps, await namedInvite(deps.store, id.length <= 100 ? id : ''), actor(req));
-      return doneAt(ADMIN_INVITES, 'revoked');
+      return doneAt(ADMIN_PAGES.invitations, 'revoked');
     },
     (req, res, notice, status) => list(req, res, { notice, status }),
   );

@@ -10,9 +10,10 @@ import { getSiteSettings } from '../../../lib/store/settings.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';
 import type { SafeHtml } from '../../html/html.js';
 import { FormValues } from '../../http/input.js';
-import { ADMIN_SETTINGS, adminSettingsPage, SETTING_KEYS, settingsDraftOf, type SettingsDraft } from '../../views/admin/settings.js';
+import { adminSettingsPage, SETTING_KEYS, settingsDraftOf, type SettingsDraft } from '../../views/admin/settings.js';
 import { adminForm, adminOf, type AdminConsoleDeps } from './admin-page.js';
 import { doneAt, doneNotice } from './done.js';
+import { ADMIN_PAGES } from '../../paths.js';
 
 const SETTINGS_DONE = { saved: 'Settings saved.', unchanged: 'Nothing changed.' };
 
@@ -53,17 +54,17 @@ export function adminSettingsRoutes(deps: AdminConsoleDeps): Router {
     adminSettingsPage(res, adminOf(req).session.csrf, now, draft ?? settingsDraftOf(now), notice ?? doneNotice(req, SETTINGS_DONE), status);
   }
 
-  router.get(ADMIN_SETTINGS, (req, res) => show(req, res));
+  router.get(ADMIN_PAGES.settings, (req, res) => show(req, res));
   adminForm(
     router,
     deps,
-    ADMIN_SETTINGS,
-    () => ADMIN_SETTINGS,
+    ADMIN_PAGES.settings,
+    () => ADMIN_PAGES.settings,
     async (req) => {
       const changes = changesOf(req, settingsDraftOf(redactSiteSettings(await getSiteSettings(deps.store))));
-      if (Object.keys(changes).length === 0) return doneAt(ADMIN_SETTINGS, 'unchanged');
+      if (Object.keys(changes).length === 0) return doneAt(ADMIN_PAGES.settings, 'unchanged');
       await updateSiteSettings(deps, changes, sessionActor(adminOf(req).user._id));
-      return doneAt(ADMIN_SETTINGS, 'saved');
+      return doneAt(ADMIN_PAGES.settings, 'saved');
     },
     (req, res, notice, status) => show(req, res, draftFrom(req), notice, status),
   );

@@ -11,8 +11,9 @@ import { sessionActor } from '../../../lib/webhooks/event-sources.js';
 import type { SafeHtml } from '../../html/html.js';
 import { sendErrorPage } from '../../html/layout.js';
 import { fieldsOf, formText } from '../../http/input.js';
-import { ADMIN_SOURCES, adminSourcePage, adminSourcePath, adminSourcesPage, draftOf, NEW_SOURCE, type SourceDraft } from '../../views/admin/sources.js';
+import { adminSourcePage, adminSourcePath, adminSourcesPage, draftOf, NEW_SOURCE, type SourceDraft } from '../../views/admin/sources.js';
 import { adminForm, adminOf, type AdminConsoleDeps } from './admin-page.js';
+import { ADMIN_PAGES } from '../../paths.js';
 
 const SourceForm = fieldsOf({
   name: formText,
@@ -97,19 +98,19 @@ export function adminSourcesRoutes(deps: AdminConsoleDeps): Router {
     return source;
   }
 
-  router.get(ADMIN_SOURCES, (req, res) => list(req, res, NEW_SOURCE));
+  router.get(ADMIN_PAGES.sources, (req, res) => list(req, res, NEW_SOURCE));
   adminForm(
     router,
     deps,
-    ADMIN_SOURCES,
-    () => ADMIN_SOURCES,
+    ADMIN_PAGES.sources,
+    () => ADMIN_PAGES.sources,
     async (req) => {
       await createSource(deps, { ...bodyOf(draftFrom(req)), ...secretOf(req, true) }, actor(req));
     },
     (req, res, notice, status) => list(req, res, draftFrom(req), notice, status),
   );
 
-  const one = `${ADMIN_SOURCES}/:id`;
+  const one = `${ADMIN_PAGES.sources}/:id`;
   const page = (req: Request) => adminSourcePath(String(req.params.id));
   router.get(one, (req, res) => edit(req, res, draftOf));
   adminForm(
@@ -132,7 +133,7 @@ export function adminSourcesRoutes(deps: AdminConsoleDeps): Router {
       if (RemoveForm.parse(req.body).confirm.trim() !== source.slug)
         throw new ValidationError([`type the slug ${source.slug} to remove the source; nothing was removed`]);
       await removeSource(deps, source, actor(req));
-      return ADMIN_SOURCES;
+      return ADMIN_PAGES.sources;
     },
     (req, res, notice, status) => edit(req, res, draftOf, notice, status),
   );

@@ -9,8 +9,9 @@ import { sessionActor } from '../../../lib/webhooks/event-sources.js';
 import type { SafeHtml } from '../../html/html.js';
 import { fieldsOf, formText } from '../../http/input.js';
 import type { SignedIn } from '../../http/signed-in.js';
-import { ADMIN_TEAMS, adminTeamsPage } from '../../views/admin/teams.js';
+import { adminTeamsPage } from '../../views/admin/teams.js';
 import { adminForm, adminOf, offsetOf, PAGE_SIZE, type AdminConsoleDeps } from './admin-page.js';
+import { ADMIN_PAGES } from '../../paths.js';
 
 const DeleteForm = fieldsOf({ confirm: formText, cascade: formText });
 
@@ -28,13 +29,13 @@ export function adminTeamsRoutes(deps: AdminConsoleDeps): Router {
     adminTeamsPage(res, adminOf(req).session.csrf, { teams, byId, offset, size: PAGE_SIZE, hasMore: found.length > PAGE_SIZE }, notice, status);
   }
 
-  router.get(ADMIN_TEAMS, (req, res) => show(req, res));
+  router.get(ADMIN_PAGES.teams, (req, res) => show(req, res));
 
   adminForm(
     router,
     deps,
-    `${ADMIN_TEAMS}/:teamId/delete`,
-    () => ADMIN_TEAMS,
+    `${ADMIN_PAGES.teams}/:teamId/delete`,
+    () => ADMIN_PAGES.teams,
     async (req, s) => {
       const body = DeleteForm.parse(req.body);
       const actor = siteActor(s);

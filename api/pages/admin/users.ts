@@ -11,12 +11,13 @@ import { sessionActor } from '../../../lib/webhooks/event-sources.js';
 import type { SafeHtml } from '../../html/html.js';
 import { sendErrorPage } from '../../html/layout.js';
 import { fieldsOf, formText } from '../../http/input.js';
-import { endUserSessions, type SignOutDeps } from '../../oauth/sign-out.js';
+import { endUserSessions, type SignOutDeps } from '../../http/sign-out.js';
 import type { ApiContext } from '../../context.js';
-import { ADMIN_USERS, adminUserPage, adminUserPath, adminUsersPage, USER_DONE, userDraftOf, type UserDraft } from '../../views/admin/users.js';
+import { adminUserPage, adminUserPath, adminUsersPage, USER_DONE, userDraftOf, type UserDraft } from '../../views/admin/users.js';
 import { errorNotice } from '../../views/teams.js';
 import { doneAt, doneNotice } from './done.js';
 import { adminForm, adminOf, offsetOf, PAGE_SIZE, type AdminConsoleDeps } from './admin-page.js';
+import { ADMIN_PAGES } from '../../paths.js';
 
 export type AdminUsersPageDeps = AdminConsoleDeps & SignOutDeps & Pick<ApiContext, 'config'>;
 
@@ -35,7 +36,7 @@ export function adminUsersRoutes(deps: AdminUsersPageDeps): Router {
   const changes: UserChangeDeps = { ...deps, endSessions: (userId) => endUserSessions(idle, userId, null) };
   const actor = (req: Request) => sessionActor(adminOf(req).user._id);
 
-  router.get(ADMIN_USERS, async (req, res) => {
+  router.get(ADMIN_PAGES.users, async (req, res) => {
     const { q } = Search.parse(req.query);
     const offset = offsetOf(req);
     if (q.length > MAX_USER_SEARCH)
@@ -72,7 +73,7 @@ export function adminUsersRoutes(deps: AdminUsersPageDeps): Router {
     adminUserPage(res, adminOf(req).session.csrf, { user, passkeys }, draft(user), notice ?? doneNotice(req, USER_DONE), status);
   }
 
-  const one = `${ADMIN_USERS}/:id`;
+  const one = `${ADMIN_PAGES.users}/:id`;
   const page = (req: Request) => adminUserPath(String(req.params.id));
   const done = (req: Request, what: keyof typeof USER_DONE) => doneAt(page(req), what);
   const again = (req: Request, res: Response, notice: SafeHtml, status: number) => show(req, res, userDraftOf, notice, status);
@@ -133,7 +134,7 @@ export function adminUsersRoutes(deps: AdminUsersPageDeps): Router {
       if (ConfirmForm.parse(req.body).confirm.trim().toLowerCase() !== user.email)
         throw new ValidationError([`type the email ${user.email} to delete the account; nothing was deleted`]);
       await deleteUser(changes, user, actor(req));
-      return ADMIN_USERS;
+      return ADMIN_PAGES.users;
     },
     again,
   );

@@ -23,10 +23,11 @@ import { fieldsOf, formList, formText } from '../../http/input.js';
 import { hasValidCsrf, requireRecentSignIn } from '../../http/session.js';
 import type { SignedIn } from '../../http/signed-in.js';
 import type { ApiContext } from '../../context.js';
-import { ADMIN_WEBHOOKS, adminWebhooksPage, NEW_WEBHOOK, testNotice, type AdminWebhooksData, type WebhookDraft } from '../../views/admin/webhooks.js';
+import { adminWebhooksPage, NEW_WEBHOOK, testNotice, type AdminWebhooksData, type WebhookDraft } from '../../views/admin/webhooks.js';
 import { errorNotice } from '../../views/teams.js';
 import { adminForm, adminOf, type AdminConsoleDeps } from './admin-page.js';
 import { doneAt, doneNotice } from './done.js';
+import { ADMIN_PAGES } from '../../paths.js';
 
 export type AdminWebhooksPageDeps = AdminConsoleDeps & Pick<ApiContext, 'flows' | 'config'>;
 
@@ -68,13 +69,13 @@ export function adminWebhooksRoutes(deps: AdminWebhooksPageDeps): Router {
       const s = adminOf(req);
       if (!hasValidCsrf(req, s.session))
         return sendErrorPage(res, 403, 'Forbidden', 'This form was sent without its security token. Reload the page and try again.');
-      if (!requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, ADMIN_WEBHOOKS)) return;
+      if (!requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, ADMIN_PAGES.webhooks)) return;
       await answer(req, res, s);
     });
 
-  router.get(ADMIN_WEBHOOKS, (req, res) => list(req, res));
+  router.get(ADMIN_PAGES.webhooks, (req, res) => list(req, res));
 
-  answeredForm(ADMIN_WEBHOOKS, async (req, res, s) => {
+  answeredForm(ADMIN_PAGES.webhooks, async (req, res, s) => {
     const draft = draftFrom(req);
     const body = { name: draft.name, url: draft.url, events: draft.events };
     try {
@@ -86,7 +87,7 @@ export function adminWebhooksRoutes(deps: AdminWebhooksPageDeps): Router {
     }
   });
 
-  answeredForm(`${ADMIN_WEBHOOKS}/:id/test`, async (req, res) => {
+  answeredForm(`${ADMIN_PAGES.webhooks}/:id/test`, async (req, res) => {
     let answer: { notice: SafeHtml; status?: number };
     try {
       const hook = await named(req);
@@ -104,8 +105,8 @@ export function adminWebhooksRoutes(deps: AdminWebhooksPageDeps): Router {
   adminForm(
     router,
     deps,
-    `${ADMIN_WEBHOOKS}/:id`,
-    () => ADMIN_WEBHOOKS,
+    `${ADMIN_PAGES.webhooks}/:id`,
+    () => ADMIN_PAGES.webhooks,
     async (req) => {
       const draft = draftFrom(req);
       await editWebhook(
@@ -114,21 +115,21 @@ export function adminWebhooksRoutes(deps: AdminWebhooksPageDeps): Router {
         { name: draft.name, ...(draft.url ? { url: draft.url } : {}), events: draft.events, is_active: draft.active },
         actor(req),
       );
-      return doneAt(ADMIN_WEBHOOKS, 'saved');
+      return doneAt(ADMIN_PAGES.webhooks, 'saved');
     },
     reshow,
   );
   adminForm(
     router,
     deps,
-    `${ADMIN_WEBHOOKS}/:id/delete`,
-    () => ADMIN_WEBHOOKS,
+    `${ADMIN_PAGES.webhooks}/:id/delete`,
+    () => ADMIN_PAGES.webhooks,
     async (req) => {
       const hook = await named(req);
       if (ConfirmForm.parse(req.body).confirm.trim() !== hook.name)
         throw new ValidationError([`type the name ${hook.name} to delete the webhook; nothing was deleted`]);
       await removeWebhook(changes, hook, actor(req));
-      return doneAt(ADMIN_WEBHOOKS, 'deleted');
+      return doneAt(ADMIN_PAGES.webhooks, 'deleted');
     },
     reshow,
   );

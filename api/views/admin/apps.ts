@@ -7,9 +7,9 @@ import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { adminPage, pager } from './layout.js';
 import { adminUserPath } from './users.js';
+import { ADMIN_PAGES } from '../../paths.js';
 
-export const ADMIN_APPS = '/admin/apps';
-export const adminAppPath = (id: string) => `${ADMIN_APPS}/${encodeURIComponent(id)}`;
+export const adminAppPath = (id: string) => `${ADMIN_PAGES.apps}/${encodeURIComponent(id)}`;
 
 export interface AdminAppsData {
   q: string;
@@ -30,10 +30,10 @@ export function adminAppsPage(res: Response, data: AdminAppsData, notice?: SafeH
   const { q, apps } = data;
   adminPage(res, {
     title: 'Apps',
-    area: ADMIN_APPS,
+    area: ADMIN_PAGES.apps,
     notice,
     status,
-    body: html`<form method="get" action="${ADMIN_APPS}" class="filters" role="search">
+    body: html`<form method="get" action="${ADMIN_PAGES.apps}" class="filters" role="search">
 <label for="apps-q">Search by name or client id</label>
 <input id="apps-q" name="q" type="search" maxlength="200" value="${q}">
 <button type="submit">Search</button>
@@ -44,7 +44,7 @@ ${
     : html`<table class="apps"><thead><tr><th>Name</th><th>Client ID</th><th>Owner</th><th>Verified</th><th>State</th></tr></thead>
 <tbody>${apps.map(row)}</tbody></table>`
 }
-${pager(ADMIN_APPS, { q }, data.offset, data.size, data.hasMore)}`,
+${pager(ADMIN_PAGES.apps, { q }, data.offset, data.size, data.hasMore)}`,
   });
 }
 
@@ -69,7 +69,7 @@ ${csrfField(csrf)}
     : html`<form method="post" action="${path}/reactivate">${csrfField(csrf)}<button type="submit">Reactivate app</button></form>`;
   adminPage(res, {
     title: app.name,
-    area: ADMIN_APPS,
+    area: ADMIN_PAGES.apps,
     notice,
     status,
     body: html`<p>Client ID <code>${app._id}</code> · owner ${owner(app)} · <strong data-verified>${app.isVerified ? 'verified' : 'not verified'}</strong> ·
@@ -83,6 +83,6 @@ ${csrfField(csrf)}<input type="hidden" name="verified" value="${app.isVerified ?
 <section><h2>${active ? 'Deactivate' : 'Reactivate'}</h2>
 <p>A deactivated app is refused at every OAuth endpoint, and its grants, refresh tokens and consents are revoked. Reactivating does not bring them back.</p>
 ${state}</section>
-<p><a href="${ADMIN_APPS}">All apps</a></p>`,
+<p><a href="${ADMIN_PAGES.apps}">All apps</a></p>`,
   });
 }

@@ -6,8 +6,7 @@ import { ADMIN_EVENTS, AUDIT_EVENTS, type AuditRecord } from '../../../lib/domai
 import { html, type SafeHtml } from '../../html/html.js';
 import { option } from '../teams.js';
 import { adminPage, pager } from './layout.js';
-
-export const ADMIN_AUDIT = '/admin/audit';
+import { ADMIN_PAGES } from '../../paths.js';
 
 /** The filters as typed (the query string of the page). */
 export interface AuditQuery {
@@ -29,7 +28,7 @@ const actorText = ({ actor }: AuditRecord) =>
   [actor.type, actor.userId && `user ${actor.userId}`, actor.clientId && `client ${actor.clientId}`].filter(Boolean).join(' · ');
 
 function filters(q: AuditQuery): SafeHtml {
-  return html`<form method="get" action="${ADMIN_AUDIT}" class="filters">
+  return html`<form method="get" action="${ADMIN_PAGES.audit}" class="filters">
 <label for="audit-event">Event</label>
 <select id="audit-event" name="event">${option('', 'Any event', q.event === '')}${[...ADMIN_EVENTS, ...AUDIT_EVENTS].map((e) => option(e, e, e === q.event))}</select>
 <label for="audit-actor">Actor's user id</label>
@@ -46,7 +45,7 @@ export function adminAuditPage(res: Response, data: AuditPageData, notice?: Safe
   const { query, records } = data;
   adminPage(res, {
     title: 'Audit log',
-    area: ADMIN_AUDIT,
+    area: ADMIN_PAGES.audit,
     notice,
     status,
     body: html`${filters(query)}
@@ -56,6 +55,6 @@ ${records.length === 0 ? html`<p class="muted">No records.</p>` : ''}
 <span class="muted">${actorText(r)}</span>
 <pre>${JSON.stringify(r.data, null, 2)}</pre></li>`,
     )}</ol>
-${pager(ADMIN_AUDIT, { ...query }, data.offset, data.size, data.hasMore)}`,
+${pager(ADMIN_PAGES.audit, { ...query }, data.offset, data.size, data.hasMore)}`,
   });
 }

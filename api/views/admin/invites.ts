@@ -7,9 +7,9 @@ import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { option } from '../teams.js';
 import { adminPage, pager } from './layout.js';
+import { ADMIN_PAGES } from '../../paths.js';
 
-export const ADMIN_INVITES = '/admin/invitations';
-export const adminInviteRevoke = (id: string) => `${ADMIN_INVITES}/${encodeURIComponent(id)}/revoke`;
+export const adminInviteRevoke = (id: string) => `${ADMIN_PAGES.invitations}/${encodeURIComponent(id)}/revoke`;
 
 /** The create form's values: the defaults, or what was sent when it was refused. */
 export interface InviteDraft {
@@ -52,12 +52,12 @@ export function adminInvitesPage(res: Response, csrf: string, data: AdminInvites
   const now = new Date();
   adminPage(res, {
     title: 'Invitations',
-    area: ADMIN_INVITES,
+    area: ADMIN_PAGES.invitations,
     notice,
     status,
     body: html`${data.createdLink ? created(data.createdLink) : ''}
 <section id="new-invite"><h2>Invite someone</h2>
-<form method="post" action="${ADMIN_INVITES}">
+<form method="post" action="${ADMIN_PAGES.invitations}">
 ${csrfField(csrf)}
 <label for="invite-email">Email (optional: the sign-up must then use this address)</label>
 <input id="invite-email" name="email" type="email" maxlength="254" value="${draft.email}">
@@ -74,6 +74,6 @@ ${
     : html`<table class="invites"><thead><tr><th>State</th><th>Email</th><th>Role</th><th>Expires (UTC)</th><th></th></tr></thead>
 <tbody>${data.invites.map((i) => inviteRow(csrf, i, now))}</tbody></table>`
 }
-${pager(ADMIN_INVITES, {}, data.offset, data.size, data.hasMore)}</section>`,
+${pager(ADMIN_PAGES.invitations, {}, data.offset, data.size, data.hasMore)}</section>`,
   });
 }

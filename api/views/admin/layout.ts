@@ -3,23 +3,22 @@
 import type { Response } from 'express';
 import { html, type SafeHtml } from '../../html/html.js';
 import { sendPage } from '../../html/layout.js';
-
-export const ADMIN_HOME = '/admin';
+import { ADMIN_PAGES, PAGES } from '../../paths.js';
 
 /**
  * The console's areas, in nav order. A new area: one entry here and its
  * routes in api/pages/admin/console.ts.
  */
 export const ADMIN_NAV: readonly { label: string; path: string }[] = [
-  { label: 'Overview', path: ADMIN_HOME },
-  { label: 'Users', path: '/admin/users' },
-  { label: 'Apps', path: '/admin/apps' },
-  { label: 'Invitations', path: '/admin/invitations' },
-  { label: 'Teams', path: '/admin/teams' },
-  { label: 'OAuth sources', path: '/admin/sources' },
-  { label: 'Settings', path: '/admin/settings' },
-  { label: 'Audit log', path: '/admin/audit' },
-  { label: 'Webhooks', path: '/admin/webhooks' },
+  { label: 'Overview', path: ADMIN_PAGES.home },
+  { label: 'Users', path: ADMIN_PAGES.users },
+  { label: 'Apps', path: ADMIN_PAGES.apps },
+  { label: 'Invitations', path: ADMIN_PAGES.invitations },
+  { label: 'Teams', path: ADMIN_PAGES.teams },
+  { label: 'OAuth sources', path: ADMIN_PAGES.sources },
+  { label: 'Settings', path: ADMIN_PAGES.settings },
+  { label: 'Audit log', path: ADMIN_PAGES.audit },
+  { label: 'Webhooks', path: ADMIN_PAGES.webhooks },
 ];
 
 export interface AdminPageOptions {
@@ -40,7 +39,7 @@ export function adminPage(res: Response, { title, area, body, notice, status = 2
 <h1>${title}</h1>
 ${notice ?? ''}
 ${body}
-<p><a href="/account">Back to your account</a></p>`,
+<p><a href="${PAGES.account}">Back to your account</a></p>`,
   });
 }
 

@@ -2,7 +2,8 @@
 import type { Response } from 'express';
 import type { SiteCounts } from '../../../lib/store/site-counts.js';
 import { html } from '../../html/html.js';
-import { ADMIN_HOME, ADMIN_NAV, adminPage } from './layout.js';
+import { ADMIN_NAV, adminPage } from './layout.js';
+import { ADMIN_PAGES } from '../../paths.js';
 
 export function overviewPage(res: Response, counts: SiteCounts): void {
   const rows: [string, number][] = [
@@ -12,8 +13,8 @@ export function overviewPage(res: Response, counts: SiteCounts): void {
   ];
   adminPage(res, {
     title: 'Administration',
-    area: ADMIN_HOME,
+    area: ADMIN_PAGES.home,
     body: html`<dl class="counts">${rows.map(([label, n]) => html`<dt>${label}</dt><dd data-count="${label.toLowerCase()}">${n}</dd>`)}</dl>
-<ul>${ADMIN_NAV.filter((n) => n.path !== ADMIN_HOME).map((n) => html`<li><a href="${n.path}">${n.label}</a></li>`)}</ul>`,
+<ul>${ADMIN_NAV.filter((n) => n.path !== ADMIN_PAGES.home).map((n) => html`<li><a href="${n.path}">${n.label}</a></li>`)}</ul>`,
   });
 }

@@ -8,8 +8,7 @@ import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { checked, option } from '../teams.js';
 import { adminPage } from './layout.js';
-
-export const ADMIN_SETTINGS = '/admin/settings';
+import { ADMIN_PAGES } from '../../paths.js';
 
 export const SETTING_KEYS = Object.keys(SITE_SETTINGS) as SiteSettingKey[];
 
@@ -57,11 +56,11 @@ export function adminSettingsPage(res: Response, csrf: string, now: Record<strin
   const shown = settingsDraftOf(now);
   adminPage(res, {
     title: 'Settings',
-    area: ADMIN_SETTINGS,
+    area: ADMIN_PAGES.settings,
     notice,
     status,
     body: html`<p class="muted">The same settings as <code>keyflow config set KEY VALUE</code> and the admin config API. Only the settings you change are written; a bad value is refused and nothing is written.</p>
-<form method="post" action="${ADMIN_SETTINGS}" class="settings">
+<form method="post" action="${ADMIN_PAGES.settings}" class="settings">
 ${csrfField(csrf)}
 ${SETTING_KEYS.map((k) => html`<p>${field(k, draft[k], shown[k])}</p>`)}
 <button type="submit">Save settings</button>

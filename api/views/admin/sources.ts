@@ -7,9 +7,9 @@ import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { checked, option } from '../teams.js';
 import { adminPage } from './layout.js';
+import { ADMIN_PAGES, PAGES } from '../../paths.js';
 
-export const ADMIN_SOURCES = '/admin/sources';
-export const adminSourcePath = (id: string) => `${ADMIN_SOURCES}/${encodeURIComponent(id)}`;
+export const adminSourcePath = (id: string) => `${ADMIN_PAGES.sources}/${encodeURIComponent(id)}`;
 
 /** What a source form shows: a source's settings, or what was sent when it was refused. */
 export interface SourceDraft {
@@ -98,7 +98,7 @@ ${secret}
 export function adminSourcesPage(res: Response, csrf: string, sources: OAuthSourceDoc[], draft: SourceDraft, notice?: SafeHtml, status = 200): void {
   adminPage(res, {
     title: 'OAuth sources',
-    area: ADMIN_SOURCES,
+    area: ADMIN_PAGES.sources,
     notice,
     status,
     body: html`${sources.length === 0 ? html`<p class="muted">No OAuth sources yet.</p>` : ''}
@@ -107,7 +107,7 @@ export function adminSourcesPage(res: Response, csrf: string, sources: OAuthSour
 ${s.enabled ? '' : html`<span class="muted">disabled</span>`}</li>`,
     )}</ul>
 <section id="new-source"><h2>Add a source</h2>
-<form method="post" action="${ADMIN_SOURCES}">
+<form method="post" action="${ADMIN_PAGES.sources}">
 ${csrfField(csrf)}
 ${sourceFields(draft, null)}
 <button type="submit">Add source</button>
@@ -119,10 +119,10 @@ export function adminSourcePage(res: Response, csrf: string, source: OAuthSource
   const path = adminSourcePath(source._id);
   adminPage(res, {
     title: source.name,
-    area: ADMIN_SOURCES,
+    area: ADMIN_PAGES.sources,
     notice,
     status,
-    body: html`<p><code>${source.slug}</code> · sign-in at <code>/login/source/${source.slug}</code></p>
+    body: html`<p><code>${source.slug}</code> · sign-in at <code>${PAGES.sourceSignIn}/${source.slug}</code></p>
 <form method="post" action="${path}">
 ${csrfField(csrf)}
 ${sourceFields(draft, source.clientSecret !== null)}
@@ -136,6 +136,6 @@ ${csrfField(csrf)}
 <input id="remove-confirm" name="confirm" type="text" maxlength="40" autocomplete="off" required>
 <button type="submit">Remove source</button>
 </form></section>
-<p><a href="${ADMIN_SOURCES}">All OAuth sources</a></p>`,
+<p><a href="${ADMIN_PAGES.sources}">All OAuth sources</a></p>`,
   });
 }

@@ -6,9 +6,9 @@ import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { teamLabel } from '../teams.js';
 import { adminPage, pager } from './layout.js';
+import { ADMIN_PAGES } from '../../paths.js';
 
-export const ADMIN_TEAMS = '/admin/teams';
-export const adminTeamDelete = (teamId: string) => `${ADMIN_TEAMS}/${teamId}/delete`;
+export const adminTeamDelete = (teamId: string) => `${ADMIN_PAGES.teams}/${teamId}/delete`;
 
 export interface AdminTeamsData {
   teams: TeamDoc[];
@@ -36,11 +36,11 @@ ${csrfField(csrf)}
 export function adminTeamsPage(res: Response, csrf: string, data: AdminTeamsData, notice?: SafeHtml, status = 200): void {
   adminPage(res, {
     title: 'Teams',
-    area: ADMIN_TEAMS,
+    area: ADMIN_PAGES.teams,
     notice,
     status,
     body: html`${data.teams.length === 0 ? html`<p class="muted">No teams${data.offset ? ' on this page' : ''}.</p>` : ''}
 <ul class="teams">${data.teams.map((t) => teamRow(csrf, t, data.byId))}</ul>
-${pager(ADMIN_TEAMS, {}, data.offset, data.size, data.hasMore)}`,
+${pager(ADMIN_PAGES.teams, {}, data.offset, data.size, data.hasMore)}`,
   });
 }

@@ -7,9 +7,9 @@ import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { option } from '../teams.js';
 import { adminPage, pager } from './layout.js';
+import { ADMIN_PAGES } from '../../paths.js';
 
-export const ADMIN_USERS = '/admin/users';
-export const adminUserPath = (id: string) => `${ADMIN_USERS}/${encodeURIComponent(id)}`;
+export const adminUserPath = (id: string) => `${ADMIN_PAGES.users}/${encodeURIComponent(id)}`;
 
 /** A listed account and how many passkeys it has. */
 export interface AdminUserRow {
@@ -47,10 +47,10 @@ export function adminUsersPage(res: Response, data: AdminUsersData, notice?: Saf
   const { q, rows } = data;
   adminPage(res, {
     title: 'Users',
-    area: ADMIN_USERS,
+    area: ADMIN_PAGES.users,
     notice,
     status,
-    body: html`<form method="get" action="${ADMIN_USERS}" class="filters" role="search">
+    body: html`<form method="get" action="${ADMIN_PAGES.users}" class="filters" role="search">
 <label for="users-q">Search by email, username or name</label>
 <input id="users-q" name="q" type="search" maxlength="100" value="${q}">
 <button type="submit">Search</button>
@@ -62,7 +62,7 @@ ${
     : html`<table class="users"><thead><tr><th>Email</th><th>Username</th><th>Name</th><th>Role</th><th>State</th><th>Second factors</th></tr></thead>
 <tbody>${rows.map(row)}</tbody></table>`
 }
-${pager(ADMIN_USERS, { q }, data.offset, data.size, data.offset + rows.length < data.total)}`,
+${pager(ADMIN_PAGES.users, { q }, data.offset, data.size, data.offset + rows.length < data.total)}`,
   });
 }
 
@@ -85,7 +85,7 @@ export function adminUserPage(res: Response, csrf: string, row: AdminUserRow, dr
   const disabled = isDisabled(user);
   adminPage(res, {
     title: user.email,
-    area: ADMIN_USERS,
+    area: ADMIN_PAGES.users,
     notice,
     status,
     body: html`<p><code>${user._id}</code> · ${user.role} · <strong data-state>${disabled ? 'disabled' : 'enabled'}</strong> · second factors: ${secondFactors(row)}</p>
@@ -115,6 +115,6 @@ ${csrfField(csrf)}
 <input id="delete-confirm" name="confirm" type="text" maxlength="254" autocomplete="off" required>
 <button type="submit">Delete user</button>
 </form></section>
-<p><a href="${ADMIN_USERS}">All users</a></p>`,
+<p><a href="${ADMIN_PAGES.users}">All users</a></p>`,
   });
 }

@@ -11,9 +11,9 @@ import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { checked } from '../teams.js';
 import { adminPage } from './layout.js';
+import { ADMIN_PAGES } from '../../paths.js';
 
-export const ADMIN_WEBHOOKS = '/admin/webhooks';
-export const adminWebhookPath = (id: string) => `${ADMIN_WEBHOOKS}/${encodeURIComponent(id)}`;
+export const adminWebhookPath = (id: string) => `${ADMIN_PAGES.webhooks}/${encodeURIComponent(id)}`;
 
 export interface AdminWebhookRow {
   webhook: WebhookDoc;
@@ -106,13 +106,13 @@ ${fields(key, draftOf(w), w)}
 export function adminWebhooksPage(res: Response, csrf: string, data: AdminWebhooksData, notice?: SafeHtml, status = 200): void {
   adminPage(res, {
     title: 'Webhooks',
-    area: ADMIN_WEBHOOKS,
+    area: ADMIN_PAGES.webhooks,
     notice,
     status,
     body: html`${data.created ? created(data.created) : ''}
-<p class="muted">Admin webhooks get the admin events (the audit log's), signed with their secret (README, "Webhooks").</p>
+<p class="muted">Admin webhooks get the admin events (the audit log's), signed with their secret (docs/webhooks.md).</p>
 <section id="new-webhook"><h2>New admin webhook</h2>
-<form method="post" action="${ADMIN_WEBHOOKS}">${csrfField(csrf)}
+<form method="post" action="${ADMIN_PAGES.webhooks}">${csrfField(csrf)}
 ${fields('new', data.draft)}
 <button type="submit">Create webhook</button>
 </form></section>

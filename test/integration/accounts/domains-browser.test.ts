@@ -1,6 +1,6 @@
 // The Domains page in headless Chromium: reached from the account page, a
 // domain added in the form shows its TXT record; once the record is published
-// on a real DNS server (dns2 on loopback, DNS_RESOLVERS) "Check now" verifies
+// on a real DNS server (on loopback, DNS_RESOLVERS) "Check now" verifies
 // it through the DomainVerification flow. Refusals (a bad name, a duplicate,
 // another user's domain, a form without its CSRF token) are shown with their
 // status; Remove deletes the domain.

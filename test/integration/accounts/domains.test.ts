@@ -1,6 +1,6 @@
 // Custom domains end to end: the API at /api/oauth/me/domains with scoped
 // tokens, the DomainVerification flow on a real worker checking TXT records
-// on a real DNS server (dns2 on loopback, DNS_RESOLVERS), events delivered to
+// on a real DNS server (on loopback, DNS_RESOLVERS), events delivered to
 // a receiver that verifies their signatures, and a worker killed while a
 // flow waits. Timings are short: checks every 1–2 s, a deadline of 8 s.
 import type { RunningApi } from '../../../api/server.js';

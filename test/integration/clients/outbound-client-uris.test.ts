@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import type { RunningApi } from '../../../api/server.js';
-import { JWT_BEARER_ASSERTION_TYPE } from '../../../api/oauth/client-assertion.js';
+import { JWT_BEARER_ASSERTION_TYPE } from '../../../api/protocol/shared/client-assertion.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { createUser } from '../../../lib/store/users.js';

@@ -1,5 +1,5 @@
 // The production shape is written for users and cannot run here (no Docker
-// engine): check that it parses and has what the README promises.
+// engine): check that it parses and has what docs/deployment.md promises.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';

@@ -1,5 +1,6 @@
 // `npm start` end to end: the launcher brings up embedded Temporal and
-// FerretDB, a worker and the api; a restart keeps users, clients and keys.
+// FerretDB (saying each before it starts and once it is up), a worker and the
+// api; a restart keeps users, clients and keys.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -127,6 +128,12 @@ describe('npm start (the launcher)', () => {
       const first = launch();
       await ready(first);
       expect(first.output()).toMatch(/\[temporal\]/);
+      // Each server is said before it starts, and when it is up, with the time it took.
+      const said = (line: RegExp) => first.output().search(line);
+      expect(said(/\[keyflow\] starting the Temporal dev server \(usually a few seconds\)…\n/)).toBeGreaterThanOrEqual(0);
+      expect(said(/\[keyflow\] Temporal dev server \(pid \d+\) on [^\n]*; up in \d+\.\d s\n/)).toBeGreaterThan(said(/starting the Temporal dev server/));
+      expect(said(/\[keyflow\] starting FerretDB \(usually a few seconds\)…\n/)).toBeGreaterThanOrEqual(0);
+      expect(said(/\[keyflow\] FerretDB \(pid \d+, [^\n]*; up in \d+\.\d s\n/)).toBeGreaterThan(said(/starting FerretDB/));
       // The worker bundles its workflows before it polls; it may come up after the api is ready.
       await eventually(() => expect(first.output()).toMatch(/\[worker\] .*worker running/), 60_000);
       expect(first.output()).toMatch(/\[api\] .*api listening/);

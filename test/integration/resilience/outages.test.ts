@@ -170,7 +170,7 @@ it(
     worker = null;
     expectOAuthUnavailable(await timed(() => token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })), 'token (no worker)');
     worker = await startTestWorker(config);
-    // (A fresh family: the update that timed out is still carried out once a worker runs — see the README's failure behaviour.)
+    // (A fresh family: the update that timed out is still carried out once a worker runs — see docs/operations.md, failure behaviour.)
     const fresh = await runCodeFlow(api, rp, 'openid offline_access');
     await rotates(fresh.tokens.refresh_token);
   },
@@ -191,7 +191,7 @@ it(
       resume(temporal);
     }
     await ready();
-    // (A fresh family: the stalled server may yet carry out the rotation it was sent — see the README's failure behaviour.)
+    // (A fresh family: the stalled server may yet carry out the rotation it was sent — see docs/operations.md, failure behaviour.)
     const fresh = await runCodeFlow(api, rp, 'openid offline_access');
     await rotates(fresh.tokens.refresh_token);
     expect((await device()).status).toBe(200);

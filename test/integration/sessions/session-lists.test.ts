@@ -7,7 +7,7 @@
 // session is found; parallel and repeated listings lose nothing and repeat
 // nothing; what earlier versions stored is carried over at start.
 import type { RunningApi } from '../../../api/server.js';
-import { activeSudoWindow, openSudoWindow, type SudoDeps } from '../../../api/verification/sudo.js';
+import { activeSudoWindow, openSudoWindow, type SudoDeps } from '../../../lib/step-up/sudo-windows.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { SESSION_TTL_MS, type LegacySessionClientDoc } from '../../../lib/domain/sessions.js';
 import { upgradeStoredData } from '../../../lib/runtime/stored-data-upgrades.js';
@@ -17,7 +17,8 @@ import { openStore } from '../../../lib/store/db.js';
 import { addToSessionList, readSessionList } from '../../../lib/store/session-lists.js';
 import { clientsOfSession, createSession } from '../../../lib/store/sessions.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
-import { recordSudoWindowOpened, sudoWindowId, sudoWindows } from '../../../lib/store/sudo-windows.js';
+import { recordSudoWindowOpened, sudoWindows } from '../../../lib/store/sudo-windows.js';
+import { sudoWindowId } from '../../../lib/domain/sudo-window-id.js';
 import { createUser } from '../../../lib/store/users.js';
 import { userSessions } from '../../../lib/store/user-sessions.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';

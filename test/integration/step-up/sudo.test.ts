@@ -7,7 +7,9 @@
 // shared test worker still writes the projection here: openSudoWindow names the
 // api's database in the workflow input and the activities write there.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { activeSudoWindow, openSudoWindow, revokeSudoWindow, sudoWindowId, type SudoDeps, type SudoWindowKey } from '../../../api/verification/sudo.js';
+import { activeSudoWindow, openSudoWindow, revokeSudoWindow, type SudoDeps } from '../../../lib/step-up/sudo-windows.js';
+import { sudoWindowId } from '../../../lib/domain/sudo-window-id.js';
+import type { SudoWindowKey } from '../../../lib/domain/sudo-window.js';
 import type { RunningApi } from '../../../api/server.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { SESSION_TTL_MS } from '../../../lib/domain/sessions.js';

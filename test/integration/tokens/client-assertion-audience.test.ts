@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { RunningApi } from '../../../api/server.js';
-import { JWT_BEARER_ASSERTION_TYPE } from '../../../api/oauth/client-assertion.js';
+import { JWT_BEARER_ASSERTION_TYPE } from '../../../api/protocol/shared/client-assertion.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
 import { startTestApi } from '../../support/harness.js';
 

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { SignJWT, type JWK } from 'jose';
 import type { RunningApi } from '../../../api/server.js';
-import { JWT_BEARER_ASSERTION_TYPE } from '../../../api/oauth/client-assertion.js';
+import { JWT_BEARER_ASSERTION_TYPE } from '../../../api/protocol/shared/client-assertion.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { createClient } from '../../../lib/store/clients.js';

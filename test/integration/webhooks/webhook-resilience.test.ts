@@ -6,7 +6,7 @@
 // event must end with exactly one delivery record — a success, or a failure
 // marked `interrupted` (its attempt died with the worker) or `timeout` — and
 // every WebhookDelivery workflow must complete. No retry: an attempt the dead
-// worker had started is not sent again (README: one attempt per delivery).
+// worker had started is not sent again (docs/webhooks.md, Deliveries: one attempt per delivery).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';

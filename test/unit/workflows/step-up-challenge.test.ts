@@ -119,3 +119,18 @@ it('a code whose projection cannot be written is an error, never a code', async 
     .map((c) => (c.arg as { state: string }).state);
   expect(states.filter((s) => s === 'issued' || s === 'redeemed')).toEqual([]);
 });
+
+// Before the patch 'step-up-issued-after-code-projection' the confirm handler
+// set `issued` before the code's projection was written: the audit recorded
+// `issued` for a code no browser ever got, and `error` was neither projected
+// nor audited (step-up-challenge-code-projection-failed.json replays that).
+it('a code whose projection cannot be written is projected and audited as an error, never as issued', async () => {
+  const { input, handle } = await startChallenge();
+  failingCode.add(input.challengeId);
+  expect(await handle.executeUpdate('confirm', { args: [confirmation] })).toEqual({ ok: false, state: 'error' });
+  expect(await handle.result()).toBe('error');
+  const calls = w.callsOf(handle.workflowId);
+  const of = (name: string, field: string) => calls.filter((c) => c.name === name).map((c) => (c.arg as Record<string, unknown>)[field]);
+  expect(of('recordStepUpAudit', 'result')).toEqual(['error']);
+  expect(of('recordStepUpState', 'state')).toEqual(['error']);
+});

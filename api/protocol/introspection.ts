@@ -1,0 +1,90 @@
+// POST /api/oauth/introspect: token introspection (RFC 7662). A client learns
+// only about tokens issued to itself; revocation, its sibling, is revocation.ts.
+import express, { Router } from 'express';
+import { hashSecret } from '../../lib/security/secrets.js';
+import { findGrant, isGrantUsable } from '../../lib/store/grants.js';
+import { findRefreshToken, type RefreshTokenDoc } from '../../lib/store/refresh-tokens.js';
+import { methodNotAllowed } from '../http/errors.js';
+import { verifyAccessToken } from './shared/bearer.js';
+import { authenticateClient, sendClientAuthError } from './shared/client-auth.js';
+import { sendOAuthJson } from './shared/errors.js';
+import { tokenParams } from './shared/token-and-hint.js';
+import type { ApiContext } from '../context.js';
+import { ENDPOINTS } from '../paths.js';
+
+export type IntrospectionDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'findClient' | 'clientAssertions'>;
+
+const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+
+/** Refresh token projection, if it is usable now (its grant too, and its client and user still exist). */
+async function activeRefreshToken(deps: IntrospectionDeps, token: string): Promise<RefreshTokenDoc | null> {
+  const doc = await findRefreshToken(deps.store, hashSecret(token));
+  if (!doc || doc.status !== 'current' || doc.expiresAt <= new Date()) return null;
+  return (await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId })) ? doc : null;
+}
+
+export function introspectionRoutes(deps: IntrospectionDeps): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '32kb' });
+
+  router.post(ENDPOINTS.introspection, form, async (req, res) => {
+    const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
+    if (!auth.ok) return sendClientAuthError(res, auth);
+    const params = tokenParams(req, res);
+    if (!params) return;
+    const clientId = auth.client._id;
+
+    const asAccess = async () => {
+      // Any audience: the client asks about its own token, wherever it is meant to be used.
+      const access = await verifyAccessToken(deps, params.token);
+      if (!access || access.clientId !== clientId) return null;
+      const c = access.claims;
+      // A DPoP-bound token (RFC 9449 §6.2): token_type DPoP and its cnf.
+      const bound = typeof (c.cnf as { jkt?: unknown } | undefined)?.jkt === 'string';
+      return {
+        active: true,
+        sub: c.sub,
+        scope: c.scope,
+        client_id: c.client_id,
+        token_type: bound ? 'DPoP' : 'Bearer',
+        ...(bound ? { cnf: c.cnf } : {}),
+        exp: c.exp,
+        iat: c.iat,
+        aud: c.aud,
+        iss: c.iss,
+        jti: c.jti,
+        acr: c.acr,
+        auth_time: c.auth_time,
+        amr: c.amr,
+      };
+    };
+    const asRefresh = async () => {
+      const doc = await activeRefreshToken(deps, params.token);
+      if (!doc || doc.clientId !== clientId) return null;
+      const grant = await findGrant(deps.store, doc.grantId);
+      return {
+        active: true,
+        sub: doc.userId,
+        scope: doc.scope.join(' '),
+        client_id: doc.clientId,
+        token_type: 'refresh_token',
+        exp: seconds(doc.expiresAt),
+        iat: seconds(doc.issuedAt),
+        aud: doc.clientId,
+        iss: deps.issuer,
+        ...(grant?.acr ? { acr: grant.acr } : {}),
+        ...(grant?.authTime ? { auth_time: seconds(grant.authTime) } : {}),
+        ...(grant?.amr ? { amr: grant.amr } : {}),
+      };
+    };
+    // The hint chooses the order; it is never trusted to decide the type.
+    const order = params.hint === 'refresh_token' ? [asRefresh, asAccess] : [asAccess, asRefresh];
+    for (const check of order) {
+      const result = await check();
+      if (result) return sendOAuthJson(res, 200, result);
+    }
+    sendOAuthJson(res, 200, { active: false });
+  });
+  router.all(ENDPOINTS.introspection, methodNotAllowed(['POST']));
+  return router;
+}

@@ -1,0 +1,55 @@
+// POST /api/oauth/revoke: token revocation (RFC 7009). A client revokes only
+// tokens issued to itself; any other token is answered as if revoked.
+import express, { Router } from 'express';
+import { verifyOwnJwt } from '../../lib/keys/verifier.js';
+import { hashSecret } from '../../lib/security/secrets.js';
+import { revokeAccessToken } from '../../lib/store/grants.js';
+import { findRefreshToken } from '../../lib/store/refresh-tokens.js';
+import { revokeFamilyThenGrant } from '../../lib/grants/revocation.js';
+import { methodNotAllowed } from '../http/errors.js';
+import { authenticateClient, sendClientAuthError } from './shared/client-auth.js';
+import { tokenParams } from './shared/token-and-hint.js';
+import type { ApiContext } from '../context.js';
+import { ENDPOINTS } from '../paths.js';
+
+export type RevocationDeps = Pick<ApiContext, 'keyring' | 'store' | 'findClient' | 'flows' | 'log' | 'clientAssertions'>;
+
+export function revocationRoutes(deps: RevocationDeps): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '32kb' });
+
+  router.post(ENDPOINTS.revocation, form, async (req, res) => {
+    const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
+    if (!auth.ok) return sendClientAuthError(res, auth);
+    const params = tokenParams(req, res);
+    if (!params) return;
+    const clientId = auth.client._id;
+
+    const revokeAsAccess = async () => {
+      const jwt = await verifyOwnJwt(deps.keyring, params.token);
+      const c = jwt?.claims;
+      if (!jwt || jwt.header.typ !== 'at+jwt' || typeof c?.grant_id !== 'string' || typeof c.jti !== 'string') return false;
+      if (c.client_id === clientId) await revokeAccessToken(deps.store, c.grant_id, c.jti);
+      return true;
+    };
+    const revokeAsRefresh = async () => {
+      const doc = await findRefreshToken(deps.store, hashSecret(params.token));
+      if (!doc) return false;
+      if (doc.clientId !== clientId || doc.status === 'revoked' || doc.status === 'expired') return true;
+      // RFC 7009 §2.1: revoking a refresh token revokes its grant; a superseded one shows reuse.
+      await revokeFamilyThenGrant(
+        deps,
+        doc.grantId,
+        doc.status === 'superseded' ? 'superseded refresh token presented for revocation' : 'refresh token revoked',
+      );
+      deps.log.info('grant revoked', { client: clientId, grant: doc.grantId });
+      return true;
+    };
+    const order = params.hint === 'access_token' ? [revokeAsAccess, revokeAsRefresh] : [revokeAsRefresh, revokeAsAccess];
+    for (const attempt of order) if (await attempt()) break;
+    // Unknown tokens, and tokens of other clients, are answered alike (RFC 7009 §2.2).
+    res.status(200).set({ 'Cache-Control': 'no-store' }).end();
+  });
+  router.all(ENDPOINTS.revocation, methodNotAllowed(['POST']));
+  return router;
+}

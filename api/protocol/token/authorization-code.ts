@@ -1,0 +1,71 @@
+// grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.5).
+import type { Request, Response } from 'express';
+import { verifierFormatProblem, verifierMismatch } from '../../../lib/domain/pkce.js';
+import { narrowResources, parseResources } from '../../../lib/domain/resources.js';
+import { consumeAuthorizationCode } from '../../../lib/store/authorization-codes.js';
+import { findUserById } from '../../../lib/store/users.js';
+import { isDisabled } from '../../../lib/domain/users.js';
+import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
+import { GrantRevokedError, issueGrantTokens } from '../../../lib/grants/issuance.js';
+import { revokeGrantAndFamily } from '../../../lib/grants/revocation.js';
+import type { GrantContext } from './context.js';
+
+const INVALID_CODE = 'code expired or invalid';
+
+export async function authorizationCodeGrant(req: Request, res: Response, ctx: GrantContext): Promise<void> {
+  const { client, deps } = ctx;
+  const { params } = ctx;
+  const body = params.fields;
+  const code = body.code;
+  const redirectUri = body.redirect_uri;
+  const verifier = body.code_verifier;
+  if (typeof code !== 'string' || code.length === 0 || code.length > 100) return sendOAuthError(res, 400, 'invalid_request', 'code is required');
+  if (typeof redirectUri !== 'string') return sendOAuthError(res, 400, 'invalid_request', 'redirect_uri is required');
+  const malformed = verifierFormatProblem(verifier);
+  if (malformed) return sendOAuthError(res, 400, 'invalid_request', malformed);
+
+  // A malformed resource is refused before the code is used up.
+  const requested = parseResources(params.resource);
+  if (!requested.ok) return sendOAuthError(res, 400, requested.error, requested.description);
+
+  const consumed = await consumeAuthorizationCode(deps.store, code);
+  if (consumed.status === 'reused') {
+    // A code used twice may have been stolen: what the first use issued is revoked (RFC 6749 §4.1.2),
+    // its refresh family included.
+    await revokeGrantAndFamily(deps, consumed.code.grantId, 'authorization code reused');
+    deps.log.warn('authorization code reused; grant revoked', { client: consumed.code.clientId, grant: consumed.code.grantId });
+    return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+  }
+  if (consumed.status === 'invalid') return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+  const c = consumed.code;
+  if (c.clientId !== client._id) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+  if (c.redirectUri !== redirectUri) return sendOAuthError(res, 400, 'invalid_grant', 'redirect_uri does not match the authorization request');
+  const mismatch = verifierMismatch(c.codeChallenge, verifier, 'the authorization request');
+  if (mismatch) return sendOAuthError(res, 400, 'invalid_grant', mismatch);
+
+  // RFC 8707 §2.2: the token request may narrow the granted resources, never add one.
+  const target = narrowResources(c.resources ?? [], params.resource, client.allowedResources ?? []);
+  if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
+
+  const user = await findUserById(deps.store, c.userId);
+  // A user disabled after the approval gets nothing (their grants were revoked; this one is not opened).
+  if (!user || isDisabled(user)) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+  try {
+    const tokens = await issueGrantTokens(deps, {
+      client,
+      user,
+      scope: c.scope,
+      grantId: c.grantId,
+      nonce: c.nonce,
+      ...(c.claims ? { claims: c.claims } : {}),
+      auth: { authTime: c.authTime, amr: c.amr, acr: c.acr, sid: c.sid },
+      jkt: ctx.dpopJkt,
+      resources: c.resources ?? [],
+      tokenResources: target.resources,
+    });
+    sendOAuthJson(res, 200, tokens);
+  } catch (err) {
+    if (err instanceof GrantRevokedError) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+    throw err;
+  }
+}

@@ -1,0 +1,58 @@
+// POST /api/oauth/token: the form, client authentication and a DPoP proof,
+// then the grant type's handler (one module per grant type beside this one).
+import express, { Router } from 'express';
+import { authenticateClient, sendClientAuthError } from '../shared/client-auth.js';
+import { dpopHeader, dpopRequestUrl, verifyDpopProof } from '../shared/dpop.js';
+import { methodNotAllowed } from '../../http/errors.js';
+import { FormValues, singleValues } from '../../http/input.js';
+import { sendOAuthError } from '../shared/errors.js';
+import { authorizationCodeGrant } from './authorization-code.js';
+import type { GrantContext, TokenDeps } from './context.js';
+import { refreshTokenGrant } from './refresh-token.js';
+import { DEVICE_CODE_GRANT, deviceCodeGrant } from './device-code.js';
+import { TOKEN_EXCHANGE_GRANT, tokenExchangeGrant } from './token-exchange.js';
+import { ENDPOINTS } from '../../paths.js';
+
+type GrantHandler = (req: express.Request, res: express.Response, ctx: GrantContext) => Promise<void>;
+
+/** Grant types the token endpoint serves; discovery lists exactly these. */
+export const GRANT_HANDLERS: Record<string, GrantHandler> = {
+  authorization_code: authorizationCodeGrant,
+  refresh_token: refreshTokenGrant,
+  [DEVICE_CODE_GRANT]: deviceCodeGrant,
+  [TOKEN_EXCHANGE_GRANT]: tokenExchangeGrant,
+};
+
+export function tokenRoutes(deps: TokenDeps): Router {
+  const router = Router();
+  router.post(ENDPOINTS.token, express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
+    if (!req.is('application/x-www-form-urlencoded')) {
+      return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+    }
+    const form = FormValues.safeParse(req.body);
+    if (!form.success) return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+    const { resource, audience, ...rest } = form.data;
+    // resource (RFC 8707) and audience (RFC 8693) are repeatable; the others are not.
+    const single = singleValues(rest);
+    if ('repeated' in single) return sendOAuthError(res, 400, 'invalid_request', `${single.repeated} must appear once`);
+    const params = { fields: single.fields, resource, audience };
+    const grantType = single.fields.grant_type;
+    if (typeof grantType !== 'string' || !grantType) return sendOAuthError(res, 400, 'invalid_request', 'grant_type is required');
+    const handler = GRANT_HANDLERS[grantType];
+    if (!handler) return sendOAuthError(res, 400, 'unsupported_grant_type', `grant_type ${grantType} is not supported`);
+    const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
+    if (!auth.ok) return sendClientAuthError(res, auth);
+    // DPoP (RFC 9449 §5): a valid proof binds the issued tokens to its key.
+    let dpopJkt: string | undefined;
+    const dpop = dpopHeader(req);
+    if (dpop.problem) return sendOAuthError(res, 400, 'invalid_dpop_proof', dpop.problem);
+    if (dpop.proof) {
+      const proof = await verifyDpopProof(deps.store, dpop.proof, { method: 'POST', url: dpopRequestUrl(deps.issuer, req) });
+      if (!proof.ok) return sendOAuthError(res, 400, 'invalid_dpop_proof', proof.description);
+      dpopJkt = proof.jkt;
+    }
+    await handler(req, res, { client: auth.client, deps, dpopJkt, params });
+  });
+  router.all(ENDPOINTS.token, methodNotAllowed(['POST']));
+  return router;
+}

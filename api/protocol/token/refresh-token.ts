@@ -1,0 +1,88 @@
+// grant_type=refresh_token (RFC 6749 §6) with rotation in the grant's
+// RefreshFamily workflow: one update, which is where reuse is detected. The
+// update names the retry window (REFRESH_RETRY_WINDOW_SECONDS): a refresh
+// whose answer was lost, retried with the same token by the same client (and
+// DPoP key: both checked below, before any rotation), gets a fresh successor.
+import type { Request, Response } from 'express';
+import { parseScopeParam } from '../../../lib/domain/scopes.js';
+import { narrowResources } from '../../../lib/domain/resources.js';
+import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
+import { isGrantUsable } from '../../../lib/store/grants.js';
+import { findRefreshToken, recordRotation } from '../../../lib/store/refresh-tokens.js';
+import { endRefreshFamily, rotateRefreshToken } from '../../../lib/flows/refresh-family.js';
+import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
+import { revokeFamilyThenGrant } from '../../../lib/grants/revocation.js';
+import { issueAccessToken } from '../../../lib/grants/tokens.js';
+import type { GrantContext } from './context.js';
+import { currentDate } from '../../../lib/runtime/clock.js';
+
+const INVALID = 'refresh token expired, revoked or invalid';
+
+export async function refreshTokenGrant(req: Request, res: Response, { client, deps, dpopJkt, params }: GrantContext): Promise<void> {
+  const body = params.fields;
+  const presented = body.refresh_token;
+  if (!presented) return sendOAuthError(res, 400, 'invalid_request', 'refresh_token is required');
+  // Longer than any refresh token Keyflow issues (e.g. an access token): unknown, like any other wrong value.
+  if (presented.length > 200) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  const presentedHash = hashSecret(presented);
+  const doc = await findRefreshToken(deps.store, presentedHash);
+  // Another client's token is as good as unknown: nothing is revealed about it.
+  if (!doc || doc.clientId !== client._id) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  if (doc.status === 'revoked' || doc.status === 'expired' || doc.expiresAt <= currentDate()) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  // A DPoP-bound family (RFC 9449 §5): the refresh proves the same key, before the token is rotated.
+  if (doc.jkt !== undefined) {
+    if (!dpopJkt) return sendOAuthError(res, 400, 'invalid_dpop_proof', 'this refresh token is DPoP-bound: a DPoP proof of its key is required');
+    if (dpopJkt !== doc.jkt) return sendOAuthError(res, 400, 'invalid_grant', 'the DPoP proof is not signed by the key the refresh token is bound to');
+  }
+
+  // The grant decides too: one revoked in MongoDB (a replayed code, a deleted client or
+  // user), or whose client or user is gone, refuses its refresh tokens even if its
+  // family missed the revocation, which is then told again.
+  if (!(await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId }))) {
+    await endRefreshFamily(deps.flows, doc.grantId, 'grant revoked');
+    return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  }
+
+  // The requested scope may narrow the access token, never widen it (RFC 6749 §6).
+  let scope = doc.scope;
+  if (body.scope !== undefined) {
+    const requested = parseScopeParam(body.scope);
+    const extra = requested.find((s) => !doc.scope.includes(s));
+    if (requested.length === 0 || extra)
+      return sendOAuthError(res, 400, 'invalid_scope', extra ? `the scope ${extra} was not granted` : 'scope must not be empty');
+    scope = requested;
+  }
+
+  // RFC 8707: `resource` may narrow the access token's audience to granted resources (that the client still lists).
+  const target = narrowResources(doc.resources ?? [], params.resource, client.allowedResources ?? []);
+  if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
+
+  const next = newSecret();
+  const nextHash = hashSecret(next);
+  const rotation = await rotateRefreshToken(deps.flows, doc.grantId, { presentedHash, newHash: nextHash, retryWindowMs: deps.refreshRetryWindowMs });
+  // The family has ended (expired or revoked) or never existed.
+  if (rotation.ended) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  const result = rotation.value;
+  // A family remembers the newest superseded hashes across its runs; one superseded
+  // longer ago is unknown to it, but the projection still says so: reuse all the same.
+  const reusedLongAgo = result.status === 'invalid' && result.reason === 'unknown' && doc.status === 'superseded';
+  if (reusedLongAgo) await revokeFamilyThenGrant(deps, doc.grantId, 'refresh token reused');
+  if (result.status === 'reused' || reusedLongAgo) {
+    deps.log.warn('refresh token reused; grant revoked', { client: client._id, grant: doc.grantId });
+    return sendOAuthError(res, 400, 'invalid_grant', 'refresh token was already used; the grant is revoked');
+  }
+  if (result.status !== 'rotated') return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  if (result.replacedHash)
+    deps.log.info('refresh token retried within the window; the answer it replaces is superseded', { client: client._id, grant: doc.grantId });
+
+  // No ID token on refresh (OIDC Core §12.2 makes it optional): the access token
+  // needs only what the projection carries.
+  const [accessToken] = await Promise.all([
+    issueAccessToken(
+      { issuer: deps.issuer, signer: deps.signer },
+      { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth, jkt: dpopJkt, resources: target.resources },
+    ),
+    recordRotation(deps.store, doc, nextHash, result.replacedHash),
+  ]);
+  sendOAuthJson(res, 200, { ...accessToken, refresh_token: next });
+}

@@ -1,0 +1,33 @@
+// What `clients` commands read from their command line about a client: which
+// client (by client_id) and its redirect URIs (by kind of match), for
+// clients.ts (list, show, create) and apps.ts (the changes) alike.
+import type { ClientDoc, RedirectUriEntry } from '../domain/clients.js';
+import { ValidationError } from '../domain/errors.js';
+import { findClient } from '../store/clients.js';
+import type { Store } from '../store/db.js';
+import type { Options } from './usage.js';
+
+/** The client a command names; an unknown client id is a usage error (exit 2). */
+export async function clientById(store: Store, clientId: string): Promise<ClientDoc> {
+  const client = clientId.length <= 200 ? await findClient(store, clientId) : null;
+  if (!client) throw new ValidationError([`no app with client_id ${clientId}`]);
+  return client;
+}
+
+/** The options that set a client's redirect URIs: exact, wildcard, regex. */
+export const REDIRECT_URI_OPTIONS = {
+  'redirect-uri': { type: 'string', multiple: true },
+  'redirect-uri-wildcard': { type: 'string', multiple: true },
+  'redirect-uri-regex': { type: 'string', multiple: true },
+} as const satisfies Options;
+
+/** The redirect URIs the options name, or undefined when none is named. */
+export function redirectUrisOf(values: Record<string, unknown>): RedirectUriEntry[] | undefined {
+  const list = (key: string) => (values[key] as string[] | undefined) ?? [];
+  if (Object.keys(REDIRECT_URI_OPTIONS).every((key) => values[key] === undefined)) return undefined;
+  return [
+    ...list('redirect-uri').map((value) => ({ type: 'equals' as const, value })),
+    ...list('redirect-uri-wildcard').map((value) => ({ type: 'wildcard' as const, value })),
+    ...list('redirect-uri-regex').map((value) => ({ type: 'regex' as const, value })),
+  ];
+}

@@ -1,0 +1,86 @@
+// `keyflow clients …`, also spelled `keyflow apps …`: the OAuth clients. `list`
+// and `show` print each as the admin API shows it (admin/app-json.ts);
+// `create` prints the new one with its secret, this once. Changes to an
+// existing client (update, rotate-secret, delete, verify, deactivate,
+// reactivate) are in apps.ts, loaded only for them: they load Temporal's SDK.
+import type { Config } from '../config/env.js';
+import { adminAppJson } from '../admin/app-json.js';
+import { idTokenAlgOf, userinfoAlgOf } from '../domain/client-metadata.js';
+import type { NewClientInput } from '../domain/clients.js';
+import { parseScopeParam } from '../domain/scopes.js';
+import { createClient, listClients } from '../store/clients.js';
+import type { Store } from '../store/db.js';
+import { clientById, REDIRECT_URI_OPTIONS, redirectUrisOf } from './client-args.js';
+import { parseCommand, print, required, UsageError } from './usage.js';
+
+async function create(store: Store, cfg: Config, argv: string[]): Promise<void> {
+  const { values: v } = parseCommand(argv, {
+    name: { type: 'string' },
+    description: { type: 'string' },
+    ...REDIRECT_URI_OPTIONS,
+    scope: { type: 'string' },
+    public: { type: 'boolean' },
+    'auth-method': { type: 'string' },
+    'post-logout-redirect-uri': { type: 'string', multiple: true },
+    'backchannel-logout-uri': { type: 'string' },
+    'oidc-field': { type: 'string', multiple: true },
+    jwks: { type: 'string' },
+    'jwks-uri': { type: 'string' },
+    'id-token-alg': { type: 'string' },
+    'userinfo-alg': { type: 'string' },
+    verified: { type: 'boolean' },
+    'require-par': { type: 'boolean' },
+    'allowed-resource': { type: 'string', multiple: true },
+    'no-pkce': { type: 'boolean' },
+  });
+  const list = (key: string) => (v[key] as string[] | undefined) ?? [];
+  let jwks: unknown = null;
+  if (v.jwks !== undefined) {
+    try {
+      jwks = JSON.parse(v.jwks as string);
+    } catch {
+      throw new UsageError('--jwks must be a JSON Web Key Set, e.g. {"keys":[...]}');
+    }
+  }
+  const idTokenAlg = idTokenAlgOf(v['id-token-alg'] as string | undefined, cfg.idTokenAlgs);
+  if (!idTokenAlg.ok) throw new UsageError(`--id-token-alg: ${idTokenAlg.description}`);
+  const userinfoAlg = userinfoAlgOf(v['userinfo-alg'] as string | undefined, cfg.idTokenAlgs);
+  if (!userinfoAlg.ok) throw new UsageError(`--userinfo-alg: ${userinfoAlg.description}`);
+  const input = {
+    name: required(v.name as string | undefined, '--name'),
+    description: v.description,
+    redirectUris: redirectUrisOf(v) ?? [],
+    allowedScopes: v.scope !== undefined ? parseScopeParam(v.scope as string) : undefined,
+    public: Boolean(v.public),
+    tokenEndpointAuthMethod: v['auth-method'],
+    postLogoutRedirectUris: list('post-logout-redirect-uri'),
+    backchannelLogoutUri: v['backchannel-logout-uri'] ?? null,
+    oidcFields: list('oidc-field'),
+    jwks,
+    jwksUri: v['jwks-uri'] ?? null,
+    idTokenSignedResponseAlg: idTokenAlg.alg,
+    userinfoSignedResponseAlg: userinfoAlg.alg,
+    isVerified: Boolean(v.verified),
+    requirePushedAuthorizationRequests: Boolean(v['require-par']),
+    allowedResources: list('allowed-resource'),
+    requirePkce: !v['no-pkce'],
+  } as NewClientInput;
+  const { client, clientSecret } = await createClient(store, input);
+  // The app as the admin API shows it; the secret as the app API shows it on create, this once.
+  print({ ...adminAppJson(client), ...(clientSecret ? { client_secret: clientSecret } : {}) });
+}
+
+export async function clientsCommand(store: Store, cfg: Config, sub: string | undefined, argv: string[]): Promise<void> {
+  if (sub === 'list') {
+    parseCommand(argv, {});
+    return print((await listClients(store)).map(adminAppJson));
+  }
+  if (sub === 'show') {
+    const { positionals } = parseCommand(argv, {}, 1);
+    return print(adminAppJson(await clientById(store, required(positionals[0], 'CLIENT_ID'))));
+  }
+  if (sub === 'create') return create(store, cfg, argv);
+  const { appChangeCommand, isAppChange } = await import('./apps.js');
+  if (isAppChange(sub)) return appChangeCommand(store, cfg, sub, argv);
+  throw new UsageError(`unknown command: clients ${sub ?? ''}`.trim());
+}

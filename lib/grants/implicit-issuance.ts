@@ -1,0 +1,82 @@
+// The implicit flow's tokens (OIDC Core §3.2.2.5), issued at the authorization
+// endpoint once the user is signed in and has allowed the request: an ID token,
+// and for `id_token token` an RFC 9068 access token of a new grant (which
+// UserInfo and revocation check, as for the code flow). Never a refresh token
+// (offline_access was dropped from the request), and never DPoP-bound: there is
+// no token request to carry a proof.
+import { idTokenClaimNames, type AuthContext, type IdTokenClaimsPlacement } from '../domain/claims.js';
+import type { GrantedClaims } from '../domain/claims-request.js';
+import type { ClientDoc } from '../domain/clients.js';
+import { issuesAccessToken, type ResponseType } from '../domain/response-type.js';
+import type { UserDoc } from '../domain/users.js';
+import type { Signer } from '../keys/signer.js';
+import type { Store } from '../store/db.js';
+import { openGrant } from '../store/grants.js';
+import { relatedClaims } from '../claims/claim-sources.js';
+import { issueAccessToken, signIdToken } from './tokens.js';
+
+/** `idTokenClaims`: where the scopes' claims go when an access token comes with the ID token (ID_TOKEN_CLAIMS). */
+export interface ImplicitDeps {
+  issuer: string;
+  signer: Signer;
+  store: Store;
+  idTokenClaims: IdTokenClaimsPlacement;
+}
+
+/** The parameters of an implicit answer (the response function adds `state` and `iss`). */
+export interface ImplicitResponse {
+  id_token: string;
+  access_token?: string;
+  token_type?: 'Bearer';
+  expires_in?: string;
+  scope?: string;
+}
+
+export async function issueImplicitResponse(
+  deps: ImplicitDeps,
+  input: {
+    responseType: ResponseType;
+    client: ClientDoc;
+    user: UserDoc;
+    scope: string[];
+    grantId: string;
+    nonce: string | null;
+    auth: AuthContext;
+    claims: GrantedClaims;
+    resources: string[];
+  },
+): Promise<ImplicitResponse> {
+  const { responseType, client, user, scope, grantId, nonce, auth, claims } = input;
+  const [, extra] = await Promise.all([
+    // The record of what this authorization gave the client (its audit names it), and what its access token is checked against.
+    openGrant(deps.store, {
+      _id: grantId,
+      clientId: client._id,
+      userId: user._id,
+      scope,
+      sid: auth.sid,
+      authTime: auth.authTime,
+      amr: auth.amr,
+      acr: auth.acr,
+      ...(issuesAccessToken(responseType) && claims.userinfo.length ? { userinfoClaims: claims.userinfo } : {}),
+    }),
+    relatedClaims(deps.store, client, user._id, scope),
+  ]);
+  const idToken = { client, user, scope, nonce, auth, extra };
+
+  if (!issuesAccessToken(responseType)) {
+    // No access token, so no UserInfo: the scopes' claims, and those asked for at UserInfo, go in the ID token (OIDC Core §5.4).
+    const claimNames = idTokenClaimNames(scope, [...claims.idToken, ...claims.userinfo], 'scopes');
+    return { id_token: await signIdToken(deps, { ...idToken, claimNames }) };
+  }
+  const access = await issueAccessToken(deps, { client, userId: user._id, scope, grantId, auth, resources: input.resources });
+  // With an access token, the claims go where ID_TOKEN_CLAIMS puts them, as for the code flow.
+  const claimNames = idTokenClaimNames(scope, claims.idToken, deps.idTokenClaims);
+  return {
+    access_token: access.access_token,
+    token_type: 'Bearer',
+    expires_in: String(access.expires_in),
+    scope: access.scope,
+    id_token: await signIdToken(deps, { ...idToken, claimNames, accessToken: access.access_token }),
+  };
+}

@@ -1,0 +1,68 @@
+// response_type and response_mode: the response types Keyflow supports in
+// their canonical spelling, which clients may use the implicit ones, and how
+// each response travels back (query, fragment, form_post) with the refusals.
+import { defaultResponseMode, parseResponseMode, RESPONSE_MODES } from '../../../lib/domain/response-mode.js';
+import { clientMayUse, isImplicit, issuesAccessToken, parseResponseType, RESPONSE_TYPES } from '../../../lib/domain/response-type.js';
+
+describe('parseResponseType', () => {
+  it.each([
+    ['code', 'code'],
+    ['id_token', 'id_token'],
+    ['id_token token', 'id_token token'],
+    ['token id_token', 'id_token token'],
+  ])('reads %j as %j', (value, type) => {
+    expect(parseResponseType(value)).toBe(type);
+  });
+
+  it.each(['', 'token', 'code id_token', 'code token', 'code id_token token', 'none', 'CODE', ' code', 'id_token  token', 'code code'])(
+    'supports no %j',
+    (value) => {
+      expect(parseResponseType(value)).toBeNull();
+    },
+  );
+});
+
+describe('the implicit response types', () => {
+  it('are every type but code; only id_token token carries an access token', () => {
+    expect(RESPONSE_TYPES.filter(isImplicit)).toEqual(['id_token', 'id_token token']);
+    expect(RESPONSE_TYPES.filter(issuesAccessToken)).toEqual(['id_token token']);
+  });
+
+  it('may be used only by a client that registered them (in either spelling); code by every client', () => {
+    expect(clientMayUse(undefined, 'code')).toBe(true);
+    expect(clientMayUse([], 'code')).toBe(true);
+    expect(clientMayUse(undefined, 'id_token')).toBe(false);
+    expect(clientMayUse(['code'], 'id_token token')).toBe(false);
+    expect(clientMayUse(['code', 'id_token'], 'id_token')).toBe(true);
+    expect(clientMayUse(['id_token'], 'id_token token')).toBe(false);
+    expect(clientMayUse(['token id_token'], 'id_token token')).toBe(true);
+  });
+});
+
+describe('parseResponseMode', () => {
+  it('defaults to query for a code and fragment for the implicit types', () => {
+    expect(defaultResponseMode('code')).toBe('query');
+    expect(defaultResponseMode('id_token')).toBe('fragment');
+    expect(parseResponseMode(undefined, 'code')).toEqual({ ok: true, mode: 'query' });
+    expect(parseResponseMode(undefined, 'id_token token')).toEqual({ ok: true, mode: 'fragment' });
+    expect(RESPONSE_MODES).toEqual(['query', 'fragment', 'form_post']);
+  });
+
+  it('takes form_post for every type, query only for a code, fragment only for the implicit types', () => {
+    for (const type of RESPONSE_TYPES) expect(parseResponseMode('form_post', type)).toEqual({ ok: true, mode: 'form_post' });
+    expect(parseResponseMode('query', 'code')).toEqual({ ok: true, mode: 'query' });
+    expect(parseResponseMode('fragment', 'id_token')).toEqual({ ok: true, mode: 'fragment' });
+  });
+
+  it.each([
+    ['fragment', 'code', 'response_mode=fragment is not supported: Keyflow answers with a code, by query or form_post'],
+    ['web_message', 'code', 'response_mode must be query or form_post'],
+    ['', 'code', 'response_mode must be query or form_post'],
+    ['query.jwt', 'code', 'response_mode must be query or form_post'],
+    ['query', 'id_token', 'response_mode=query is not allowed for response_type id_token: its tokens must not be in a query string'],
+    ['query', 'id_token token', 'response_mode=query is not allowed for response_type id_token token: its tokens must not be in a query string'],
+    ['FORM_POST', 'id_token', 'response_mode must be fragment or form_post for response_type id_token'],
+  ] as const)('refuses %j for %s', (mode, type, description) => {
+    expect(parseResponseMode(mode, type)).toEqual({ ok: false, description });
+  });
+});

@@ -1,0 +1,35 @@
+// What each workflow shares with the api and its activities through
+// lib/domain: its workflow id, derived from what the api knows, and the names
+// of its signals, updates and queries. Running workflows and recorded
+// histories carry these names, so they never change: a rename here would
+// strand every flow started before it.
+import { logoutWorkflowId } from '../../../lib/domain/backchannel-logout.js';
+import { DeviceFlowMessages, deviceWorkflowId } from '../../../lib/domain/device-authorization.js';
+import { RefreshFamilyMessages, familyWorkflowId } from '../../../lib/domain/refresh-family.js';
+import { StepUpFlowMessages, stepUpWorkflowId } from '../../../lib/domain/step-up-challenge.js';
+import { SudoWindowMessages } from '../../../lib/domain/sudo-window.js';
+import { webhookDeliveryWorkflowId } from '../../../lib/domain/webhook-delivery.js';
+
+describe('workflow ids', () => {
+  it('name each flow after what it is one of', () => {
+    expect(familyWorkflowId('g1')).toBe('grant:g1');
+    expect(stepUpWorkflowId('c1')).toBe('challenge:c1');
+    expect(logoutWorkflowId('sid-1')).toBe('logout:sid-1');
+    expect(webhookDeliveryWorkflowId('d1')).toBe('webhook-delivery:d1');
+  });
+
+  it('derive a device flow’s id from the device code’s hash, cut to 32 characters, never from the code', () => {
+    const hash = 'a'.repeat(32) + 'b'.repeat(32);
+    expect(deviceWorkflowId(hash)).toBe(`device:${'a'.repeat(32)}`);
+    expect(deviceWorkflowId('short')).toBe('device:short');
+  });
+});
+
+describe('message names', () => {
+  it('stay as running flows and recorded histories know them', () => {
+    expect(DeviceFlowMessages).toEqual({ approve: 'approve', deny: 'deny', redeem: 'redeem', state: 'state' });
+    expect(RefreshFamilyMessages).toEqual({ rotate: 'rotate', revoke: 'revoke', revokeSignal: 'revokeGrant', state: 'state' });
+    expect(StepUpFlowMessages).toEqual({ confirm: 'confirm', deny: 'deny', fail: 'fail', redeem: 'redeem', state: 'state' });
+    expect(SudoWindowMessages).toEqual({ revoke: 'revoke', revokeWindow: 'revokeWindow', active: 'active' });
+  });
+});
