@@ -45,6 +45,8 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
     state: StepUpState;
     /** A confirm whose code is being projected: the challenge is taken, not yet issued. */
     confirming: boolean;
+    /** Confirmed under the patch 'step-up-issued-after-code-projection'. */
+    issuedAfterProjection: boolean;
     userId: string | null;
     method: StepUpMethod | null;
     codeHash: string | null;
@@ -52,6 +54,7 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
   } = {
     state: 'created',
     confirming: false,
+    issuedAfterProjection: false,
     userId: null,
     method: null,
     codeHash: null,
@@ -69,7 +72,7 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
     // projection that failed was audited as `issued` and never as `error`.
     const issueAfterProjection = patched('step-up-issued-after-code-projection');
     const issued = { userId: c.userId, method: c.method, codeHash: c.codeHash, codeExpiresAt: verifiedAt + input.codeTtlMs };
-    if (issueAfterProjection) Object.assign(flow, { confirming: true, userId: c.userId, method: c.method });
+    if (issueAfterProjection) Object.assign(flow, { confirming: true, issuedAfterProjection: true, userId: c.userId, method: c.method });
     else Object.assign(flow, { state: 'issued', ...issued });
     try {
       // The projection holds the code's hash before the browser gets the code, so verify finds it.
@@ -118,8 +121,11 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
     if (flow.state === 'created') flow.state = 'expired';
   }
   // `issued` was projected by the confirm handler itself (before the browser got the code).
-  await record(flow.state, flow.state !== 'issued');
-  if (flow.state === 'issued') {
+  const answered = flow.state;
+  await record(answered, answered !== 'issued');
+  // Under the patch the code is issued only once confirm answers, so a redeem
+  // may arrive while `issued` is being recorded: it is recorded next, not lost.
+  if (flow.issuedAfterProjection ? answered === 'issued' : flow.state === 'issued') {
     // The code: redeemed once, or expired.
     if (!(await condition(() => flow.state !== 'issued', Math.max(1, flow.codeExpiresAt - Date.now())))) flow.state = 'code_expired';
     await record(flow.state, true);

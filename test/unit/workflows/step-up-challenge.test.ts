@@ -65,6 +65,22 @@ it('confirm issues the code (projected first), redeem succeeds once with the rig
   expect(await flowState(handle)).toBe('redeemed');
 });
 
+it('a code redeemed while its issue is still being audited is recorded as redeemed', async () => {
+  const { input, handle } = await startChallenge();
+  const auditIssued = latch();
+  held.set(input.challengeId, auditIssued);
+  expect(await handle.executeUpdate('confirm', { args: [confirmation] })).toMatchObject({ ok: true });
+  await auditIssued.reached;
+  expect(await handle.executeUpdate('redeem', { args: [{ codeHash: 'code-hash' }] })).toEqual({ status: 'redeemed' });
+  auditIssued.open();
+  expect(await handle.result()).toBe('redeemed');
+  const calls = w.callsOf(handle.workflowId);
+  const of = (name: string, field: string) => calls.filter((c) => c.name === name).map((c) => (c.arg as Record<string, unknown>)[field]);
+  expect(of('recordStepUpAudit', 'result')).toEqual(['issued', 'redeemed']);
+  expect(of('recordStepUpState', 'state')).toEqual(['redeemed']);
+  expect(await flowState(handle)).toBe('redeemed');
+});
+
 it('deny, deny for an error, and fail are terminal answers, and the first answer wins', async () => {
   for (const [update, arg, state] of [
     ['deny', { userId: 'u1', reason: 'denied' }, 'denied'],
