@@ -155,8 +155,8 @@ export default tseslint.config(
     ['lib/store/**/*.ts'],
     [
       refuse(
-        '^(?!\\./|\\.\\./(domain|security)/|\\.\\./runtime/metrics\\.js$|\\.\\./config/env\\.js$|mongodb$|node:crypto$)',
-        'lib/store reads and writes documents: it imports lib/domain, lib/security, the metrics and configuration modules, mongodb and node:crypto only',
+        '^(?!\\./|\\.\\./(domain|security)/|\\.\\./runtime/(metrics|clock)\\.js$|\\.\\./config/env\\.js$|mongodb$|node:crypto$)',
+        'lib/store reads and writes documents: it imports lib/domain, lib/security, the metrics, clock and configuration modules, mongodb and node:crypto only',
       ),
     ],
   ),
@@ -166,4 +166,23 @@ export default tseslint.config(
   // The connection module makes the one Temporal client every flow module uses.
   restrict(['lib/temporal/connection.ts'], [API, TOOLS, WORKFLOWS, ACTIVITIES, FLOWS, EXPRESS, MONGODB, TEMPORAL_WORKER]),
   restrict(['tools/**/*.ts'], [WORKFLOWS, ACTIVITIES, refuse('(^|/)test/', 'tooling does not import tests: shared fixtures live in tools/fixtures')]),
+  // Only tests skip time, and only through test/support/clock.ts (which puts the clock back after each test).
+  {
+    files: ['**/*.ts'],
+    ignores: ['test/support/clock.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)runtime/clock\\.js$',
+              importNames: ['advanceClock', 'resetClock'],
+              message: 'the clock is moved by tests only, through test/support/clock.ts',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

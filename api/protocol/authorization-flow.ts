@@ -26,6 +26,7 @@ import { isImplicit } from '../../lib/domain/response-type.js';
 import type { AuthContext } from '../../lib/domain/claims.js';
 import { issueImplicitResponse } from '../../lib/grants/implicit-issuance.js';
 import { AUTHORIZATION_RESUME, PAGES } from '../paths.js';
+import { currentTimeMs } from '../../lib/runtime/clock.js';
 
 /** `signer` and `config` (ID_TOKEN_CLAIMS): the implicit flow signs its tokens here. */
 export type FlowDeps = Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'log' | 'secureCookies' | 'events' | 'signer' | 'config'>;
@@ -70,7 +71,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   const noPrompt = request.prompt.includes('none');
 
   // 1. Authentication: a signed-in user, recent enough for prompt=login and max_age.
-  const signIn = signInDecision(request, session);
+  const signIn = signInDecision(request, session, currentTimeMs());
   if (signIn.kind === 'sign-in') {
     if (noPrompt) return respondWithError(res, deps, request, 'login_required', 'the user must sign in');
     return void res.redirect(303, `${PAGES.login}?request=${await storedId(req, res, deps, request)}`);

@@ -4,6 +4,7 @@
 import { newClient, replacedClient, withNewClientSecret, type ClientWithSecret } from '../domain/client-secrets.js';
 import { isClientActive, type ClientDoc, type ClientExtras, type NewClientInput } from '../domain/clients.js';
 import { insertManyIfAbsent, type Store } from './db.js';
+import { currentTimeMs } from '../runtime/clock.js';
 
 // Re-exported for modules that still import it from the store.
 export type { ClientDoc };
@@ -110,7 +111,7 @@ export function cachedClientLookup(store: Store, ttlMs = 2_000): ClientLookup {
   const cache = new Map<string, { client: ClientDoc; until: number }>();
   return async (clientId) => {
     const hit = cache.get(clientId);
-    if (hit && hit.until > Date.now()) return isClientActive(hit.client) ? hit.client : null;
+    if (hit && hit.until > currentTimeMs()) return isClientActive(hit.client) ? hit.client : null;
     const client = await findClient(store, clientId);
     if (client) {
       if (cache.size > 10_000) cache.clear();

@@ -13,6 +13,7 @@
 import { newUserCode } from '../domain/user-code.js';
 import type { DeviceApproval, DeviceCodeDoc, DevicePollDoc, DeviceState, DeviceUserCodeDoc } from '../domain/device-authorization.js';
 import { isDuplicateKeyError, type Store } from './db.js';
+import { currentDate } from '../runtime/clock.js';
 
 /** The documents of these collections, defined with the flow's other types. */
 export type { DeviceCodeDoc, DevicePollDoc, DeviceUserCodeDoc };
@@ -73,7 +74,7 @@ export function findDeviceCode(store: Store, deviceCodeHash: string): Promise<De
 
 /** The device authorization a person's user code names, while it waits for an answer; else null. */
 export async function findPendingByUserCode(store: Store, userCodeKey: string): Promise<DeviceCodeDoc | null> {
-  const now = new Date();
+  const now = currentDate();
   const link = await userCodes(store).findOne({ _id: userCodeId(userCodeKey) });
   if (!link || link.expiresAt <= now) return null;
   const doc = await findDeviceCode(store, link.deviceCodeHash);
@@ -84,7 +85,7 @@ export async function findPendingByUserCode(store: Store, userCodeKey: string): 
  * Records a poll of a pending device code; true when it came sooner than the
  * interval (slow_down), which then grows. Two _id-only operations.
  */
-export async function recordPoll(store: Store, deviceCodeHash: string, now = new Date()): Promise<boolean> {
+export async function recordPoll(store: Store, deviceCodeHash: string, now = currentDate()): Promise<boolean> {
   const before = await polls(store).findOneAndUpdate({ _id: deviceCodeHash }, { $set: { lastPollAt: now } }, { returnDocument: 'before' });
   if (!before?.lastPollAt || now.getTime() - before.lastPollAt.getTime() >= before.interval * 1000) return false;
   await polls(store).updateOne({ _id: deviceCodeHash }, { $set: { interval: before.interval + SLOW_DOWN_STEP_SECONDS } });

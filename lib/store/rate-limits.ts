@@ -18,6 +18,7 @@ import {
   type RateLimitDoc,
 } from '../domain/rate-limits.js';
 import { insertIfAbsent, isDuplicateKeyError, type Store } from './db.js';
+import { currentTimeMs } from '../runtime/clock.js';
 
 // Re-exported for modules that still import these from the store.
 export type { LimitRule };
@@ -64,7 +65,7 @@ async function capacity(store: Store, hashed: string, index: number, rule: Limit
  * starts. Count first, verify second: an attempt refused here must not be
  * verified at all.
  */
-export async function takeAttempt(store: Store, key: string, rule: LimitRule, now = Date.now()): Promise<AttemptResult> {
+export async function takeAttempt(store: Store, key: string, rule: LimitRule, now = currentTimeMs()): Promise<AttemptResult> {
   const hashed = hashKey(key);
   const win = windowOf(rule, now);
   const prefix = `${hashed}|${win.index}`;
@@ -148,7 +149,7 @@ export async function takeAttempts(store: Store, limits: ReadonlyArray<readonly 
 }
 
 /** Whether `key` has taken at least `count` slots in the current window (one read; for thresholds such as "captcha after 3 failures"). */
-export async function hasReached(store: Store, key: string, rule: LimitRule, count: number, now = Date.now()): Promise<boolean> {
+export async function hasReached(store: Store, key: string, rule: LimitRule, count: number, now = currentTimeMs()): Promise<boolean> {
   if (count <= 0) return true;
   const prefix = `${hashKey(key)}|${windowOf(rule, now).index}`;
   return (await store.rateLimits.findOne({ _id: `${prefix}|${count - 1}` })) !== null;

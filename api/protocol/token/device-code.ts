@@ -13,6 +13,7 @@ import { isDisabled } from '../../../lib/domain/users.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
 import { issueGrantTokens, prepareRefreshFamily } from '../../../lib/grants/issuance.js';
 import type { GrantContext } from './context.js';
+import { currentDate } from '../../../lib/runtime/clock.js';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -34,7 +35,7 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
   if (doc.status === 'denied') return sendOAuthError(res, 400, 'access_denied', 'the user denied the request');
   if (doc.status === 'redeemed') return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   // expiresAt decides, not only the projection: the workflow's timer may lag a little.
-  if (doc.status === 'expired' || doc.expiresAt <= new Date()) return sendOAuthError(res, 400, 'expired_token', 'the device_code has expired');
+  if (doc.status === 'expired' || doc.expiresAt <= currentDate()) return sendOAuthError(res, 400, 'expired_token', 'the device_code has expired');
   if (doc.status === 'pending') {
     if (await recordPoll(deps.store, hash)) return sendOAuthError(res, 400, 'slow_down', 'polling too often: wait 5 seconds longer between requests');
     return sendOAuthError(res, 400, 'authorization_pending', 'the user has not answered yet');

@@ -14,6 +14,7 @@ import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
 import { revokeFamilyThenGrant } from '../../../lib/grants/revocation.js';
 import { issueAccessToken } from '../../../lib/grants/tokens.js';
 import type { GrantContext } from './context.js';
+import { currentDate } from '../../../lib/runtime/clock.js';
 
 const INVALID = 'refresh token expired, revoked or invalid';
 
@@ -27,7 +28,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   const doc = await findRefreshToken(deps.store, presentedHash);
   // Another client's token is as good as unknown: nothing is revealed about it.
   if (!doc || doc.clientId !== client._id) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
-  if (doc.status === 'revoked' || doc.status === 'expired' || doc.expiresAt <= new Date()) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  if (doc.status === 'revoked' || doc.status === 'expired' || doc.expiresAt <= currentDate()) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   // A DPoP-bound family (RFC 9449 §5): the refresh proves the same key, before the token is rotated.
   if (doc.jkt !== undefined) {
     if (!dpopJkt) return sendOAuthError(res, 400, 'invalid_dpop_proof', 'this refresh token is DPoP-bound: a DPoP proof of its key is required');

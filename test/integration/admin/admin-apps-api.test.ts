@@ -18,6 +18,7 @@ import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { eventually, type Json, sleep, startTestApi } from '../../support/harness.js';
+import { skipTime } from '../../support/clock.js';
 import { FLOW_PASSWORD, FLOW_REDIRECT, flowAuthorizeUrl, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 import { expectApiError, jwtClaims, postForm, requestJson } from '../../support/http.js';
 import { addHook, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
@@ -179,7 +180,7 @@ describe('a deactivated app', () => {
     expect((await call(token, 'PATCH', `${BASE}/${registered._id}`, { active: false })).res.status).toBe(200);
     // Twice is not an error.
     expect((await call(token, 'PATCH', `${BASE}/${rp.id}`, { active: false })).body).toMatchObject({ is_active: false });
-    await sleep(LOOKUP_TTL_MS);
+    skipTime(LOOKUP_TTL_MS);
 
     // Its access token: refused at UserInfo.
     const info = await fetch(`${api.url}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
@@ -230,7 +231,7 @@ describe('a deactivated app', () => {
     // Reactivated: a new code flow works; the old tokens stay revoked.
     const on = await call(token, 'PATCH', `${BASE}/${rp.id}`, { active: true });
     expect(on.body).toMatchObject({ is_active: true, grants_revoked: 0 });
-    await sleep(LOOKUP_TTL_MS);
+    skipTime(LOOKUP_TTL_MS);
     const again = await runCodeFlow(api, rp, 'openid offline_access', { user: { email, doc: user } });
     expect((await introspect(again.tokens.access_token)).body.active).toBe(true);
     expect((await introspect(tokens.access_token)).body.active).toBe(false);

@@ -12,7 +12,8 @@ import { findInvite } from '../../../lib/store/invites.js';
 import { getSiteSettings, setSiteSetting, siteSecret } from '../../../lib/store/settings.js';
 import { findUserByEmail, findUserById } from '../../../lib/store/users.js';
 import { useBrowser } from '../../support/browser.js';
-import { sleep, startLocalhostApi } from '../../support/harness.js';
+import { startLocalhostApi } from '../../support/harness.js';
+import { skipTime } from '../../support/clock.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 import { newUser, uniqueEmail, type FixtureUser } from '../../../tools/fixtures/users.js';
 import { testDatabase } from '../../support/database.js';
@@ -202,12 +203,12 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     await page.getByLabel(/to deactivate the app/).fill(rp.id);
     await page.getByRole('button', { name: 'Deactivate app' }).click();
     expect(await page.locator('p [data-active]').textContent()).toBe('deactivated');
-    await sleep(CLIENT_CACHE_MS);
+    skipTime(CLIENT_CACHE_MS);
     expect(await tokenError(rp)).toEqual({ status: 401, error: 'invalid_client' });
 
     await page.getByRole('button', { name: 'Reactivate app' }).click();
     expect(await status(page).textContent()).toContain('active again');
-    await sleep(CLIENT_CACHE_MS);
+    skipTime(CLIENT_CACHE_MS);
     expect(await tokenError(rp)).toEqual({ status: 400, error: 'invalid_grant' });
     const events = await findAuditRecords(api.deps.store, { name: 'admin.app.update', actorUserId: admin.id }, 10);
     expect(events.map((e) => e.data.changed)).toEqual([['active'], ['active'], ['is_verified']]);

@@ -7,7 +7,8 @@ import type { Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { addVirtualAuthenticator, type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
-import { type Json, sleep, startLocalhostApi } from '../../support/harness.js';
+import { startLocalhostApi, type Json } from '../../support/harness.js';
+import { skipTime } from '../../support/clock.js';
 import { jwtClaims } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
@@ -293,7 +294,7 @@ describe('sign-in, consent and code in a browser', () => {
       await signInWithPassword(page, email);
       codeFrom(await rp.nextCallback(), relogin);
 
-      await sleep(1100);
+      skipTime(1100);
       const aged = await startAuthorize(page, { client_id: client.id, max_age: '1' });
       expect(pathOf(page)).toBe('/login');
       await signInWithPassword(page, email);

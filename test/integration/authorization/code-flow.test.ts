@@ -8,7 +8,8 @@ import { createClient } from '../../../lib/store/clients.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
 import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
-import { eventually, type Json, sleep, startTestApi } from '../../support/harness.js';
+import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { skipTime } from '../../support/clock.js';
 import { authorizeAs } from '../../support/token-flow.js';
 import { basicAuthEncoded } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -193,7 +194,7 @@ describe('authorization code flow', () => {
     expect(login.url).toContain('/login');
     const back = await authorize(agent, { ...params, prompt: 'login' }, { email });
     expect(back.searchParams.get('code')).toBeTruthy();
-    await sleep(1100);
+    skipTime(1100);
     expect((await agent.get(authorizeUrl({ ...params, max_age: '1' }))).url).toContain('/login');
     expect((await agent.get(authorizeUrl({ ...params, max_age: '3600' }))).external?.searchParams.get('code')).toBeTruthy();
     // max_age=0 is satisfied by the sign-in made for the request itself.

@@ -14,7 +14,8 @@ import { auditLog } from '../../../lib/store/audit-log.js';
 import { findClient } from '../../../lib/store/clients.js';
 import { findGrant } from '../../../lib/store/grants.js';
 import { createWebhook } from '../../../lib/store/webhooks.js';
-import { eventually, sleep, startTestApi, type Json } from '../../support/harness.js';
+import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { skipTime } from '../../support/clock.js';
 import { cliOn, expectRefused, runCli } from '../../support/cli.js';
 import { testDatabase } from '../../support/database.js';
 import { jwtClaims, postForm } from '../../support/http.js';
@@ -25,6 +26,8 @@ import { basicAuth, newRp } from '../../../tools/fixtures/clients.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 
 const database = testDatabase('cli_apps');
+/** The api's client lookups are cached this long (cachedClientLookup), plus a margin: a change reaches them once it has passed. */
+const CLIENT_CACHE_MS = 2_100;
 const env = database.env;
 let api: RunningApi;
 let receiver: WebhookReceiver;
@@ -72,14 +75,14 @@ it('verifies, deactivates and reactivates an app, with admin.app.update from the
   expect(off).toMatchObject({ is_active: false, grants_revoked: 1 });
   expect((await findGrant(api.deps.store, jwtClaims(tokens.access_token).grant_id))!.revokedAt).not.toBeNull();
   expect(await ok('deactivate', rp.id)).toMatchObject({ is_active: false, grants_revoked: 0 });
-  await sleep(2_100);
+  skipTime(CLIENT_CACHE_MS);
   const refresh = await postForm(api, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, rp.auth);
   expect({ status: refresh.res.status, error: refresh.body.error }).toEqual({ status: 401, error: 'invalid_client' });
 
   const on = await ok('reactivate', rp.id);
   expect(on).toEqual(await answered(0));
   expect(on).toMatchObject({ is_active: true });
-  await sleep(2_100);
+  skipTime(CLIENT_CACHE_MS);
   expect((await runCodeFlow(api, rp, 'openid')).tokens.access_token).toEqual(expect.any(String));
 
   const records = await auditLog(api.deps.store).find({ name: 'admin.app.update' }).sort({ createdAt: 1 }).toArray();
@@ -177,7 +180,8 @@ describe('clients update', () => {
       updated_at: expect.any(String),
     });
     // The app's own client lookup is cached for a moment.
-    await eventually(async () => expect((await authorize(rp.id, FLOW_REDIRECT)).status).toBe(400), 10_000);
+    skipTime(CLIENT_CACHE_MS);
+    expect((await authorize(rp.id, FLOW_REDIRECT)).status).toBe(400);
     expect((await authorize(rp.id, 'https://renamed.example/cb')).status).toBe(303);
     expect((await told(owner.path, 1))[0]).toEqual({
       event: 'app.updated',
@@ -207,7 +211,8 @@ describe('clients rotate-secret', () => {
     const { tokens } = await runCodeFlow(api, rp, 'openid offline_access');
     const rotated = await clients('rotate-secret', rp.id);
     expect(rotated).toEqual({ client_id: rp.id, client_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
-    await eventually(async () => expect(await refresh(tokens.refresh_token, rp.auth)).toEqual({ status: 401, error: 'invalid_client' }), 10_000);
+    skipTime(CLIENT_CACHE_MS);
+    expect(await refresh(tokens.refresh_token, rp.auth)).toEqual({ status: 401, error: 'invalid_client' });
     expect(await refresh(tokens.refresh_token, basic(rp.id, rotated.client_secret))).toEqual({ status: 200, error: undefined });
     expect((await told(owner.path, 1))[0]).toMatchObject({ event: 'app.updated', data: { app_id: rp.id, changed: ['client_secret'] } });
   });
@@ -250,7 +255,8 @@ describe('clients delete', () => {
     expect(await api.deps.store.consents.findOne({ clientId: rp.id })).toBeNull();
     expect((await userinfo()).status).toBe(401);
     await expectFamilyRevoked(api, tokens.access_token);
-    await eventually(async () => expect(await refresh(tokens.refresh_token, rp.auth)).toEqual({ status: 401, error: 'invalid_client' }), 10_000);
+    skipTime(CLIENT_CACHE_MS);
+    expect(await refresh(tokens.refresh_token, rp.auth)).toEqual({ status: 401, error: 'invalid_client' });
     const page = await authorize(rp.id, FLOW_REDIRECT);
     expect([page.status, await page.text()]).toEqual([400, expect.stringContaining('Unknown application')]);
     expect((await told(owner.path, 1))[0]).toEqual({ event: 'app.deleted', timestamp: expect.any(Number), data: { app_id: rp.id, name: 'Token flow RP' } });

@@ -13,7 +13,8 @@ import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
 import { deviceWorkflowId } from '../../../lib/domain/device-authorization.js';
 import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
-import { eventually, type Json, sleep, startTestApi } from '../../support/harness.js';
+import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { skipTime } from '../../support/clock.js';
 import { postForm } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
@@ -354,7 +355,7 @@ describe('expiry', () => {
     );
     expect(unanswered.expires_in).toBe(2);
     await answer(approved.device_code, approved.user_code, email, 'allow', agent);
-    await sleep(Math.max(0, started + 2_500 - Date.now()));
+    skipTime(Math.max(0, started + 2_500 - Date.now()));
     for (const { device_code } of [unanswered, approved]) {
       expect((await poll(rp, device_code)).body).toEqual({ error: 'expired_token', error_description: expect.any(String) });
       await eventually(async () => expect((await handleFor(device_code).describe()).typedSearchAttributes.get(SearchAttributes.state)).toBe('expired'));

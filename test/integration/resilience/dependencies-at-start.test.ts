@@ -11,7 +11,7 @@ import type { ManagedProcess } from '../../../tools/embedded/process.js';
 import { startFerretDb, startTemporalDevServer } from '../../../tools/embedded/servers.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { openStore } from '../../../lib/store/db.js';
-import { eventually, type Json, sleep, testConfig } from '../../support/harness.js';
+import { eventually, testConfig, type Json } from '../../support/harness.js';
 import { processGroup } from '../../support/keyflow-process.js';
 
 const TIMEOUT = 180_000;
@@ -46,10 +46,14 @@ function waitingLines(output: string, what: string): number[] {
 }
 const isPowerOfTwo = (n: number) => n > 0 && (n & (n - 1)) === 0;
 
-/** Waits `ms`, failing at once if `p` exits meanwhile (it must wait for its dependency, not give up). */
-async function stillRunningAfter(p: Started, ms: number): Promise<void> {
-  await sleep(ms);
+/** `p` is still running (it must wait for its dependency, not give up). */
+function stillRunning(p: Started): void {
   expect([p.child.exitCode, p.child.signalCode, p.output()]).toEqual([null, null, p.output()]);
+}
+
+/** Resolves once `p` has said it is waiting for `what` at attempt 4 or later: several attempts, 3.5 s of backoff at least. */
+async function severalAttempts(p: Started, what: string): Promise<void> {
+  await eventually(() => expect(Math.max(0, ...waitingLines(p.output(), what))).toBeGreaterThanOrEqual(4), 60_000, 250);
 }
 
 it(
@@ -86,9 +90,10 @@ it(
       expect.stringMatching(/^\d+$/),
     ]);
 
-    // Long enough for several attempts; neither process gives up.
-    await stillRunningAfter(api, 8_000);
-    await stillRunningAfter(worker, 0);
+    // Several attempts; neither process gives up.
+    await Promise.all([severalAttempts(api, 'MongoDB'), severalAttempts(worker, 'MongoDB')]);
+    stillRunning(api);
+    stillRunning(worker);
 
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyflow-start-down-'));
     dirs.push(dataDir);
@@ -127,8 +132,9 @@ it(
     const worker = start('worker', env);
     await eventually(async () => expect((await readyz(base)).body.checks?.temporal).toMatch(/^unavailable: /), 60_000, 250);
     expect((await readyz(base)).status).toBe(503);
-    await stillRunningAfter(worker, 8_000);
-    await stillRunningAfter(api, 0);
+    await severalAttempts(worker, 'Temporal');
+    stillRunning(worker);
+    stillRunning(api);
 
     servers.push(await startTemporalDevServer({ port: temporalPort, namespace: 'default', output: 'ignore' }));
     await eventually(() => expect(worker.output()).toMatch(/worker running/), 90_000, 500);

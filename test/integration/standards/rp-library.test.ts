@@ -12,7 +12,8 @@ import type { RunningApi } from '../../../api/server.js';
 import type { IdTokenAlg } from '../../../lib/domain/clients.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { createUser } from '../../../lib/store/users.js';
-import { type Json, sleep, startTestApi } from '../../support/harness.js';
+import { startTestApi, type Json } from '../../support/harness.js';
+import { skipTime } from '../../support/clock.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { formPostOf } from '../../support/form-post.js';
@@ -215,7 +216,7 @@ describe('oauth4webapi: device authorization', () => {
     // Polling honours the interval (slow_down otherwise); wait it out, then redeem.
     let result: oauth.TokenEndpointResponse | undefined;
     for (let i = 0; i < 10 && !result; i++) {
-      await sleep((device.interval ?? 5) * 1000 + 200);
+      skipTime((device.interval ?? 5) * 1000 + 200);
       try {
         result = await oauth.processDeviceCodeResponse(as, client, await oauth.deviceCodeGrantRequest(as, client, clientAuth, device.device_code, insecure));
       } catch (err) {

@@ -8,7 +8,8 @@ import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { revokeGrant } from '../../../lib/store/grants.js';
 import { findRefreshToken } from '../../../lib/store/refresh-tokens.js';
 import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
-import { eventually, type Json, sleep, startTestApi } from '../../support/harness.js';
+import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { skipTime } from '../../support/clock.js';
 import { codeFlowTokens } from '../../support/token-flow.js';
 import { getUserinfo, jwtClaims, postForm } from '../../support/http.js';
 import { runCli } from '../../support/cli.js';
@@ -169,7 +170,7 @@ describe('refresh families', () => {
     try {
       const rp = await newRp(api.deps, RP);
       const { tokens } = await tokensFor(rp, 'openid offline_access', shortApi.url);
-      await sleep(2500);
+      skipTime(2500);
       const res = await fetch(`${shortApi.url}/api/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.headers },
