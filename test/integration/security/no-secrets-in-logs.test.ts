@@ -41,7 +41,17 @@ let processes: ProcessGroup | undefined;
 beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  processes = processGroup({ ...process.env, PORT: String(port), ISSUER: base, TEMPORAL_TASK_QUEUE: taskQueue, ...database.env, LOG_LEVEL: 'debug' });
+  // A loaded machine (the whole suite on two cores) can take more than the
+  // default 5 s over a step-up update; this test is about logs, not outages.
+  processes = processGroup({
+    ...process.env,
+    PORT: String(port),
+    ISSUER: base,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    ...database.env,
+    LOG_LEVEL: 'debug',
+    DEPENDENCY_TIMEOUT_MS: '30000',
+  });
   store = openTestStore(database);
   // A captcha provider's verify endpoint: one token passes.
   fake = http.createServer((req, res) => {
