@@ -1,39 +1,34 @@
 // RefreshFamily (workflow id `grant:<grant id>`): one per grant that has
-// refresh tokens. Rotation is an update, so rotations of one family are
-// serial: the presented token is current (rotate), superseded (reuse: the
-// whole grant is revoked), or unknown. Only SHA-256 hashes of tokens ever
-// enter the workflow. The family ends at its absolute expiry or on revocation.
+// refresh tokens. It holds what a workflow is for: the family's absolute
+// expiry (a timer), its revocation (an update or a signal) and the cascade
+// that follows (the grant revoked, the family's tokens deleted), search
+// attributes and a state query an SRE reads. Only SHA-256 hashes of tokens
+// ever enter the workflow.
 //
-// A retry: a rotation whose answer was lost (a killed api, a client's timeout)
-// is retried with the same token. The token superseded by the newest rotation
-// of a current token, presented again within the window the api names in the
-// update (REFRESH_RETRY_WINDOW_SECONDS, counted from that rotation), gets a
-// fresh successor, and the successor issued moments before is superseded: of
-// the two answers, whichever is used later is reuse. Any older token, or that
-// one after the window, is reuse as before. The client and DPoP key are the
-// api's checks, made before any rotation.
+// Rotation is not here any more: the api decides it in MongoDB with a unique
+// insert per presented token (lib/store/refresh-rotations.ts: single use,
+// retries within REFRESH_RETRY_WINDOW_SECONDS, reuse), with no Temporal call on
+// the client's path; the family does not need to hear of rotations. A `rotate`
+// update still comes from an api of an earlier version during a rolling
+// upgrade: the family answers it from the same claims (the rotateInStore
+// activity), so old and new apis never both rotate one token.
 //
-// The rotate update changes workflow state only (no activity): the api writes
-// the MongoDB projection of the new token itself before answering the client.
-// That keeps a rotation to one workflow task, which is what the refresh
-// benchmark is bound by on the embedded Temporal.
-//
-// Every `rotationsPerRun` rotations (REFRESH_FAMILY_ROTATIONS_PER_RUN) the
-// family continues as new, so a long-lived family never nears Temporal's
-// history limits. The next run gets the current hash, the absolute expiry, the
-// newest rotation (for a retry) and the newest superseded hashes (at most
-// MAX_CARRIED_SUPERSEDED; a token superseded longer ago is still known as such
-// from the MongoDB projection, and the refresh grant treats it as reuse).
-// Revocation and queries address the workflow id, so they reach whichever run
-// is current.
+// Before that change (histories without the ROTATIONS_IN_STORE marker),
+// rotation was this update: serial, the presented token current (rotate),
+// superseded (reuse: the whole grant is revoked), retried within the window
+// the api named, or unknown; every `rotationsPerRun` rotations
+// (REFRESH_FAMILY_ROTATIONS_PER_RUN) the family continued as new, carrying the
+// current hash, the count, the newest rotation and the newest superseded
+// hashes (at most MAX_CARRIED_SUPERSEDED). Those histories replay with this
+// code as they ran, and families started then keep working: their tokens'
+// documents are where the api now rotates them.
 //
 // When the family ends (revoked or expired), its last activity deletes the
-// tokens it knows by hash: the current one and the newest superseded ones (at
-// most MAX_CARRIED_SUPERSEDED), each a lookup by `_id`, where a write by grant
-// would scan every family's tokens on FerretDB v1. A token it no longer knows,
-// or one the api records just after the end (a rotation accepted just before
-// it), is refused all the same: the grant is revoked first, and past the
-// family's expiry every token is; the daily housekeeping pass deletes those.
+// tokens it knows by hash and every successor their rotation claims lead to,
+// each a lookup by `_id` (a write by grant would scan every family's tokens on
+// FerretDB v1). What a crash leaves is refused all the same: the grant is
+// revoked first, and past the family's expiry every token is; the daily
+// housekeeping pass deletes those.
 import {
   allHandlersFinished,
   condition,
@@ -69,10 +64,12 @@ const CONTINUE_AS_NEW = 'refresh-family-continue-as-new';
 const OWN_TOKENS = 'refresh-family-deletes-own-tokens';
 /** Versioning: histories from before the retry window replay a retry of the token just superseded as the reuse it was. */
 const RETRY_WINDOW = 'refresh-family-retry-window';
+/** Versioning: from this marker on, a `rotate` update (from an api of an earlier version) is decided by the rotation claims in MongoDB. */
+const ROTATIONS_IN_STORE = 'refresh-family-rotations-in-store';
 /** Most superseded hashes a run hands to the next (each 43 characters): bounds the input. */
 export const MAX_CARRIED_SUPERSEDED = 1000;
 
-const { endFamily, revokeFamily, expireFamily } = proxyActivities<RefreshFamilyActivities>({
+const { endFamily, revokeFamily, expireFamily, rotateInStore } = proxyActivities<RefreshFamilyActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { maximumAttempts: 10 },
 });
@@ -126,6 +123,11 @@ export async function refreshFamily(input: RefreshFamilyInput): Promise<FamilySt
   setHandler(rotateUpdate, async ({ presentedHash, newHash, retryWindowMs }) => {
     if (state !== 'active') return { status: 'invalid', reason: state };
     if (Date.now() >= input.expiresAt) return { status: 'invalid', reason: 'expired' };
+    if (patched(ROTATIONS_IN_STORE)) {
+      const result = await rotateInStore({ grantId: input.grantId, presentedHash, newHash, retryWindowMs });
+      if (result.status === 'reused') await revoke('refresh token reused');
+      return result;
+    }
     if (presentedHash === current) {
       lastRotation = { presentedHash, at: Date.now() };
       supersedeCurrent(newHash);

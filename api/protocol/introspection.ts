@@ -4,6 +4,7 @@ import express, { Router } from 'express';
 import { hashSecret } from '../../lib/security/secrets.js';
 import { findGrant, isGrantUsable } from '../../lib/store/grants.js';
 import { findRefreshToken, type RefreshTokenDoc } from '../../lib/store/refresh-tokens.js';
+import { isUnrotated } from '../../lib/store/refresh-rotations.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { verifyAccessToken } from './shared/bearer.js';
 import { authenticateClient, sendClientAuthError } from './shared/client-auth.js';
@@ -16,10 +17,10 @@ export type IntrospectionDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' 
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
-/** Refresh token projection, if it is usable now (its grant too, and its client and user still exist). */
+/** Refresh token projection, if it is usable now (never rotated, its grant live, and its client and user still exist). */
 async function activeRefreshToken(deps: IntrospectionDeps, token: string): Promise<RefreshTokenDoc | null> {
   const doc = await findRefreshToken(deps.store, hashSecret(token));
-  if (!doc || doc.status !== 'current' || doc.expiresAt <= new Date()) return null;
+  if (!doc || !(await isUnrotated(deps.store, doc, new Date()))) return null;
   return (await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId })) ? doc : null;
 }
 

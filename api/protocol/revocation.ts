@@ -5,6 +5,7 @@ import { verifyOwnJwt } from '../../lib/keys/verifier.js';
 import { hashSecret } from '../../lib/security/secrets.js';
 import { revokeAccessToken } from '../../lib/store/grants.js';
 import { findRefreshToken } from '../../lib/store/refresh-tokens.js';
+import { findRotation } from '../../lib/store/refresh-rotations.js';
 import { revokeFamilyThenGrant } from '../../lib/grants/revocation.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { authenticateClient, sendClientAuthError } from './shared/client-auth.js';
@@ -37,11 +38,8 @@ export function revocationRoutes(deps: RevocationDeps): Router {
       if (!doc) return false;
       if (doc.clientId !== clientId || doc.status === 'revoked' || doc.status === 'expired') return true;
       // RFC 7009 §2.1: revoking a refresh token revokes its grant; a superseded one shows reuse.
-      await revokeFamilyThenGrant(
-        deps,
-        doc.grantId,
-        doc.status === 'superseded' ? 'superseded refresh token presented for revocation' : 'refresh token revoked',
-      );
+      const superseded = doc.status === 'superseded' || (await findRotation(deps.store, doc._id)) !== null;
+      await revokeFamilyThenGrant(deps, doc.grantId, superseded ? 'superseded refresh token presented for revocation' : 'refresh token revoked');
       deps.log.info('grant revoked', { client: clientId, grant: doc.grantId });
       return true;
     };

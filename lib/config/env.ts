@@ -280,7 +280,7 @@ const lifetimes = {
     'How long after a rotation the token it superseded may be presented again by the same client for a fresh successor, instead of counting as reuse (`0`: never)',
   ),
   REFRESH_FAMILY_ROTATIONS_PER_RUN: positiveInt(1000, 100_000).describe(
-    'Rotations a `RefreshFamily` workflow run takes before it continues as new (a bounded history)',
+    'Rotations a `RefreshFamily` run decides through its own update before it continues as new (a bounded history): only runs from before rotation moved to MongoDB, or updates from an api of that version, still count them',
   ),
   DEVICE_CODE_TTL_SECONDS: positiveInt(600, 24 * 3600).describe("Lifetime of a device flow's `device_code` and user code (`expires_in`)"),
   STEP_UP_CHALLENGE_TTL_SECONDS: positiveInt(600, 3600).describe('How long a step-up 2FA challenge waits for the user (its 2FA code then lives 5 minutes)'),

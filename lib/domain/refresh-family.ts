@@ -70,6 +70,7 @@ export type FamilyEnd = { grantId: string; hashes: string[] } & ({ outcome: 'rev
 export interface FamilyState {
   grantId: string;
   state: 'active' | 'revoked' | 'expired';
+  /** Rotations the family itself decided: those of its runs from before rotation moved to MongoDB (0 for a family started since). */
   rotations: number;
   expiresAt: number;
 }
@@ -101,3 +102,32 @@ export interface RefreshTokenDoc {
   /** The family's absolute expiry: rotation never extends it. */
   expiresAt: Date;
 }
+
+/**
+ * A rotation as MongoDB records it: the presented token's claim, inserted
+ * with `_id` `rotated:<its hash>` into `refresh_tokens` before its successor
+ * exists. The unique `_id` makes each token rotate once (the first insert
+ * wins); every later presentation finds the claim and is either a retry (the
+ * same token, within the window of its rotation) or reuse.
+ */
+export interface RefreshRotationDoc {
+  _id: string;
+  grantId: string;
+  /** The successor's hash. */
+  successor: string;
+  /** When the presented token was first rotated: a retry's window runs from there and is never extended. */
+  rotatedAt: Date;
+  /** Set when this token was superseded by a retry of an older one (that one's hash), not by its own use. */
+  retryOf?: string;
+  /** The family's absolute expiry (housekeeping's daily pass purges the claim with the tokens). */
+  expiresAt: Date;
+}
+
+/** The `_id` of a token's rotation claim. */
+export const rotationClaimId = (hash: string) => `rotated:${hash}`;
+
+/** A retry chain longer than this is treated as reuse: a client retrying that often holds more than one copy. */
+export const MAX_RETRIES_PER_ROTATION = 16;
+
+/** What a refresh token's presentation did: rotated it (a retry names the successor it replaced), or reuse. */
+export type StoreRotation = { status: 'rotated'; replacedHash?: string } | { status: 'reused' };

@@ -1,14 +1,8 @@
 // The client of RefreshFamily workflows (one per grant with refresh tokens):
-// the only code that starts a family, rotates in it or revokes it. A family
-// that has ended (expired, revoked) answers `{ ended: true }`.
-import {
-  RefreshFamilyMessages,
-  familyWorkflowId,
-  type RefreshFamilyInput,
-  type Revocation,
-  type RotateResult,
-  type Rotation,
-} from '../domain/refresh-family.js';
+// the only code that starts a family or revokes it (rotation is decided in
+// MongoDB: lib/store/refresh-rotations.ts). A family that has ended (expired,
+// revoked) answers `{ ended: true }`.
+import { RefreshFamilyMessages, familyWorkflowId, type RefreshFamilyInput, type Revocation } from '../domain/refresh-family.js';
 import type { refreshFamily } from '../../workflows/refresh-family.js';
 import { startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';
 
@@ -23,12 +17,7 @@ export async function startRefreshFamily(flows: FlowClient, family: RefreshFamil
 
 const family = (flows: FlowClient, grantId: string) => flows.client.workflow.getHandle<typeof refreshFamily>(familyWorkflowId(grantId));
 
-/** Asks the family to rotate: the presented token's hash for a new one (serial with every other rotation of the family). */
-export function rotateRefreshToken(flows: FlowClient, grantId: string, rotation: Rotation): Promise<WhileRunning<RotateResult>> {
-  return whileRunning(flows, () => family(flows, grantId).executeUpdate<RotateResult, [Rotation]>(RefreshFamilyMessages.rotate, { args: [rotation] }));
-}
-
-/** Revokes the family through its update, serial with rotations: it has revoked the grant and deleted the tokens it knows when this resolves. */
+/** Revokes the family through its update: it has revoked the grant and deleted its tokens when this resolves. */
 export function revokeRefreshFamily(flows: FlowClient, grantId: string, revocation: Revocation): Promise<WhileRunning<{ revoked: boolean }>> {
   return whileRunning(flows, () =>
     family(flows, grantId).executeUpdate<{ revoked: boolean }, [Revocation]>(RefreshFamilyMessages.revoke, { args: [revocation] }),

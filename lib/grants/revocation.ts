@@ -26,6 +26,18 @@ export async function revokeGrantAndFamily(deps: GrantRevocationDeps, grantId: s
   await endRefreshFamily(deps.flows, grantId, reason);
 }
 
+/**
+ * A refresh token came back after its rotation: the grant is revoked in
+ * MongoDB (durable: every token of it is refused from then on, whatever
+ * happens next), then its family is told. A family Temporal cannot reach now
+ * is told by the next refresh of the grant (refused, as the grant is revoked),
+ * and ends at its expiry regardless; the client's answer does not wait for it.
+ */
+export async function revokeReusedGrant(deps: GrantRevocationDeps, grantId: string): Promise<void> {
+  await revokeGrant(deps.store, grantId, 'refresh token reused');
+  await endRefreshFamily(deps.flows, grantId, 'refresh token reused').catch(() => undefined);
+}
+
 /** Grants handled at once when a client or user goes (each a MongoDB update, then a Temporal signal). */
 const PARALLEL_REVOCATIONS = 8;
 

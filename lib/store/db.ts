@@ -35,7 +35,7 @@ import type { UserDoc, UserKeyDoc } from '../domain/users.js';
 import type { DeviceCodeDoc, DevicePollDoc, DeviceUserCodeDoc } from '../domain/device-authorization.js';
 import type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc } from '../domain/step-up-challenge.js';
 import type { SudoWindowDoc } from '../domain/sudo-window.js';
-import type { RefreshTokenDoc } from '../domain/refresh-family.js';
+import type { RefreshRotationDoc, RefreshTokenDoc } from '../domain/refresh-family.js';
 import type { WebhookDeliveryDoc, WebhookDeliveryHeadDoc, WebhookDeliveryIdDoc, WebhookDeliveryRecordDoc } from '../domain/webhook-delivery.js';
 import type { WebhookDoc, WebhookSlotDoc } from '../domain/webhooks.js';
 import type { AuditRecord, WebhookEventDoc } from '../domain/webhook-events.js';
@@ -85,6 +85,8 @@ export interface Store {
   /** One per user with passkeys (`_id` the user id): store/passkeys.ts. */
   passkeyHolders: Collection<{ _id: string }>;
   refreshTokens: Collection<RefreshTokenDoc>;
+  /** The same collection's rotation claims (`_id` `rotated:<hash>`, store/refresh-rotations.ts): purged with the tokens. */
+  refreshRotations: Collection<RefreshRotationDoc>;
   webhooks: Collection<WebhookDoc>;
   /** Each webhook holds one of its owner's numbered slots: a user's webhooks found by `_id` (store/webhook-slots.ts). */
   webhookSlots: Collection<WebhookSlotDoc>;
@@ -207,6 +209,7 @@ function storeOn(client: MongoClient, db: Db): Store {
     passkeys: db.collection<PasskeyDoc>('passkeys'),
     passkeyHolders: db.collection<{ _id: string }>('passkey_holders'),
     refreshTokens: db.collection<RefreshTokenDoc>('refresh_tokens'),
+    refreshRotations: db.collection<RefreshRotationDoc>('refresh_tokens'),
     webhooks: db.collection<WebhookDoc>('webhooks'),
     webhookSlots: db.collection<WebhookSlotDoc>('webhook_slots'),
     webhookDeliveries: db.collection<WebhookDeliveryRecordDoc>('webhook_deliveries'),

@@ -1,12 +1,12 @@
-// The projection of refresh families that the api reads without asking
-// Temporal: one document per refresh token (by hash), written by the
-// RefreshFamily workflow's activities (and by the api for a family's first token).
-import type { RefreshTokenDoc, RefreshTokenStatus } from '../domain/refresh-family.js';
+// Refresh token documents: one per token (by hash), which the api reads
+// without asking Temporal. The api writes a family's first token and each
+// successor (refresh-rotations.ts, where rotation is decided); the
+// RefreshFamily workflow's activities delete them when the family ends.
+// `status` stays `current` through a rotation: a token is superseded when its
+// rotation claim exists (tokens superseded by a family workflow, before
+// rotation moved to MongoDB, say `superseded` in their own document).
+import { rotationClaimId, type RefreshRotationDoc, type RefreshTokenDoc, type RefreshTokenStatus } from '../domain/refresh-family.js';
 import { insertManyIfAbsent, type Store } from './db.js';
-import { inChunks } from './in-chunks.js';
-
-/** Updates or deletes in flight at once: a thousand concurrent updates left FerretDB v1 (SQLite) hanging, every one waiting. */
-const PARALLEL_WRITES = 16;
 
 export type { RefreshTokenDoc, RefreshTokenStatus };
 
@@ -19,46 +19,31 @@ export async function recordFirstRefreshToken(store: Store, doc: RefreshTokenDoc
   await store.refreshTokens.insertOne(doc);
 }
 
-/** The token a rotation makes current: the presented one's family, a new hash. */
-const rotated = (previous: RefreshTokenDoc, newHash: string): RefreshTokenDoc => ({ ...previous, _id: newHash, status: 'current', issuedAt: new Date() });
-
-/**
- * Records a rotation the family workflow accepted: the new token is current,
- * the presented one superseded. A retry also names the successor it replaced
- * (`replacedHash`): superseded too, so that its later use is reuse wherever
- * the projection is read, even when the family no longer knows it.
- */
-export async function recordRotation(store: Store, previous: RefreshTokenDoc, newHash: string, replacedHash?: string): Promise<void> {
-  await store.refreshTokens.insertOne(rotated(previous, newHash));
-  const superseded = replacedHash === undefined ? [previous._id] : [previous._id, replacedHash];
-  await Promise.all(superseded.map((_id) => store.refreshTokens.updateOne({ _id }, { $set: { status: 'superseded' } })));
-}
-
 /** recordFirstRefreshToken for many families at once (bulk loads); tokens already recorded are left as they are. */
 export async function recordFirstRefreshTokens(store: Store, docs: RefreshTokenDoc[]): Promise<void> {
   await insertManyIfAbsent(store.refreshTokens, docs);
 }
 
 /**
- * recordRotation for many families at once (bulk loads): the new tokens in one
- * insertMany, the superseded ones updated by `_id` one by one (FerretDB v1
- * would scan the whole collection for an `_id: {$in}` filter).
+ * Rotations of many families at once (bulk loads, such as the scale
+ * benchmark's filler): each presented token's rotation claim and its
+ * successor, as the token endpoint writes them, in two insertMany.
  */
-export async function recordRotations(store: Store, rotations: { previous: RefreshTokenDoc; newHash: string }[]): Promise<void> {
+export async function recordRotations(store: Store, rotations: { previous: RefreshTokenDoc; newHash: string }[], now = new Date()): Promise<void> {
+  await insertManyIfAbsent(
+    store.refreshRotations,
+    rotations.map(({ previous, newHash }): RefreshRotationDoc => ({
+      _id: rotationClaimId(previous._id),
+      grantId: previous.grantId,
+      successor: newHash,
+      rotatedAt: now,
+      expiresAt: previous.expiresAt,
+    })),
+  );
   await insertManyIfAbsent(
     store.refreshTokens,
-    rotations.map((r) => rotated(r.previous, r.newHash)),
+    rotations.map(({ previous, newHash }) => ({ ...previous, _id: newHash, status: 'current' as const, issuedAt: now })),
   );
-  await inChunks(rotations, PARALLEL_WRITES, (r) => store.refreshTokens.updateOne({ _id: r.previous._id }, { $set: { status: 'superseded' } }));
-}
-
-/**
- * Deletes tokens by hash, one `_id` lookup each (FerretDB v1 scans the whole
- * collection for any other filter). A deleted token is unknown to the api:
- * refused like any wrong value.
- */
-export async function deleteRefreshTokens(store: Store, hashes: string[]): Promise<void> {
-  await inChunks(hashes, PARALLEL_WRITES, (_id) => store.refreshTokens.deleteOne({ _id }));
 }
 
 /**

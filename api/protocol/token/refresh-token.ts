@@ -1,17 +1,21 @@
-// grant_type=refresh_token (RFC 6749 §6) with rotation in the grant's
-// RefreshFamily workflow: one update, which is where reuse is detected. The
-// update names the retry window (REFRESH_RETRY_WINDOW_SECONDS): a refresh
-// whose answer was lost, retried with the same token by the same client (and
-// DPoP key: both checked below, before any rotation), gets a fresh successor.
+// grant_type=refresh_token (RFC 6749 §6). Rotation is decided in MongoDB
+// (lib/store/refresh-rotations.ts): the presented token's rotation claim, a
+// unique insert, makes it single use with no Temporal call on the request
+// path. A second presentation is a retry within REFRESH_RETRY_WINDOW_SECONDS
+// (the same client and DPoP key: both checked below, before any rotation) or
+// reuse, which revokes the grant in MongoDB first, then tells its
+// RefreshFamily workflow (the family's timer, revocation cascade and what an
+// SRE reads).
 import type { Request, Response } from 'express';
 import { parseScopeParam } from '../../../lib/domain/scopes.js';
 import { narrowResources } from '../../../lib/domain/resources.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
 import { isGrantUsable } from '../../../lib/store/grants.js';
-import { findRefreshToken, recordRotation } from '../../../lib/store/refresh-tokens.js';
-import { endRefreshFamily, rotateRefreshToken } from '../../../lib/flows/refresh-family.js';
+import { findRefreshToken } from '../../../lib/store/refresh-tokens.js';
+import { claimRotation, recordSuccessor } from '../../../lib/store/refresh-rotations.js';
+import { endRefreshFamily } from '../../../lib/flows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
-import { revokeFamilyThenGrant } from '../../../lib/grants/revocation.js';
+import { revokeReusedGrant } from '../../../lib/grants/revocation.js';
 import { issueAccessToken } from '../../../lib/grants/tokens.js';
 import type { GrantContext } from './context.js';
 import { currentDate } from '../../../lib/runtime/clock.js';
@@ -59,20 +63,14 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
 
   const next = newSecret();
   const nextHash = hashSecret(next);
-  const rotation = await rotateRefreshToken(deps.flows, doc.grantId, { presentedHash, newHash: nextHash, retryWindowMs: deps.refreshRetryWindowMs });
-  // The family has ended (expired or revoked) or never existed.
-  if (rotation.ended) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
-  const result = rotation.value;
-  // A family remembers the newest superseded hashes across its runs; one superseded
-  // longer ago is unknown to it, but the projection still says so: reuse all the same.
-  const reusedLongAgo = result.status === 'invalid' && result.reason === 'unknown' && doc.status === 'superseded';
-  if (reusedLongAgo) await revokeFamilyThenGrant(deps, doc.grantId, 'refresh token reused');
-  if (result.status === 'reused' || reusedLongAgo) {
+  const now = currentDate();
+  const rotation = await claimRotation(deps.store, doc, { newHash: nextHash, retryWindowMs: deps.refreshRetryWindowMs, now });
+  if (rotation.status === 'reused') {
+    await revokeReusedGrant(deps, doc.grantId);
     deps.log.warn('refresh token reused; grant revoked', { client: client._id, grant: doc.grantId });
     return sendOAuthError(res, 400, 'invalid_grant', 'refresh token was already used; the grant is revoked');
   }
-  if (result.status !== 'rotated') return sendOAuthError(res, 400, 'invalid_grant', INVALID);
-  if (result.replacedHash)
+  if (rotation.replacedHash)
     deps.log.info('refresh token retried within the window; the answer it replaces is superseded', { client: client._id, grant: doc.grantId });
 
   // No ID token on refresh (OIDC Core §12.2 makes it optional): the access token
@@ -82,7 +80,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
       { issuer: deps.issuer, signer: deps.signer },
       { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth, jkt: dpopJkt, resources: target.resources },
     ),
-    recordRotation(deps.store, doc, nextHash, result.replacedHash),
+    recordSuccessor(deps.store, doc, nextHash, now),
   ]);
   sendOAuthJson(res, 200, { ...accessToken, refresh_token: next });
 }
