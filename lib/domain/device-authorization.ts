@@ -76,8 +76,29 @@ export interface DeviceUserCodeDoc {
 
 export interface DevicePollDoc {
   _id: string; // SHA-256 of the device_code
-  /** Seconds the client must wait between polls; grows by SLOW_DOWN_STEP_SECONDS on each slow_down. */
+  /** The interval the client was given (seconds between polls); polls issued before pacing by budget grew it on each slow_down. */
   interval: number;
   lastPollAt: Date | null;
   expiresAt: Date;
+  /** The client the code was issued to: a poll by another finds nothing (absent in codes issued before pacing by budget). */
+  clientId?: string;
+  /** When the polling budget starts: the code's issue. */
+  pollsFrom?: Date;
+  /** Polls so far, early ones included: the budget spent is `interval` seconds each, so each slow_down pushes the next allowed poll one interval further. */
+  polls?: number;
+}
+
+/**
+ * Whether a poll at `now` comes too early (RFC 8628 §3.5 slow_down), from the
+ * pacing document as it was before this poll: sooner than `interval` after the
+ * previous poll, or ahead of the budget (one interval per poll since the code
+ * was issued, early polls counted too). A client that adds 5 seconds after
+ * each slow_down, as the RFC tells it to, stays within the budget; one that
+ * keeps polling early keeps pushing its next allowed poll away.
+ */
+export function isEarlyPoll(before: Pick<DevicePollDoc, 'interval' | 'lastPollAt' | 'pollsFrom' | 'polls'>, now: Date): boolean {
+  if (!before.lastPollAt) return false;
+  const intervalMs = before.interval * 1000;
+  if (now.getTime() - before.lastPollAt.getTime() < intervalMs) return true;
+  return before.pollsFrom !== undefined && now.getTime() < before.pollsFrom.getTime() + (before.polls ?? 0) * intervalMs;
 }

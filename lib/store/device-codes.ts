@@ -6,9 +6,13 @@
 //   workflow's activities (state, approval).
 // - device_user_codes: `user:<normalized user code>` → the device code's hash,
 //   for the /device page. A duplicate user code fails the insert (unique _id).
-// - device_polls: pacing of the token endpoint's polls (interval, lastPollAt),
-//   written by the api on every pending poll; approximate under races, which
-//   is all slow_down needs.
+// - device_polls: pacing of the token endpoint's polls, while the code is
+//   pending. A pending poll is one command on it (recordPendingPoll: the
+//   client checked by the filter, the pacing read and written at once);
+//   approximate under races, which is all slow_down needs. The workflow's
+//   activity deletes it once the code is answered or expired (after writing
+//   that state into device_codes), so a poll that finds none reads the state
+//   from device_codes.
 // All three carry expiresAt (the device code's) and are purged by housekeeping.
 import { newUserCode } from '../domain/user-code.js';
 import type { DeviceApproval, DeviceCodeDoc, DevicePollDoc, DeviceState, DeviceUserCodeDoc } from '../domain/device-authorization.js';
@@ -44,7 +48,15 @@ export async function createDeviceAuthorization(
     }
   }
   if (!userCodeKey) throw new Error('no free user code after 5 attempts');
-  await polls(store).insertOne({ _id: deviceCodeHash, interval: fields.interval, lastPollAt: null, expiresAt });
+  await polls(store).insertOne({
+    _id: deviceCodeHash,
+    clientId: fields.clientId,
+    interval: fields.interval,
+    lastPollAt: null,
+    pollsFrom: currentDate(),
+    polls: 0,
+    expiresAt,
+  });
   await deviceCodes(store).insertOne({
     _id: deviceCodeHash,
     clientId: fields.clientId,
@@ -82,8 +94,20 @@ export async function findPendingByUserCode(store: Store, userCodeKey: string): 
 }
 
 /**
- * Records a poll of a pending device code; true when it came sooner than the
- * interval (slow_down), which then grows. Two _id-only operations.
+ * A poll of `clientId`'s device code while it waits for the user, in one
+ * command: the pacing document as it was before this poll (isEarlyPoll says
+ * whether to answer slow_down). Null when there is none for this client: the
+ * code was answered or expired, is another client's or unknown, or was issued
+ * before pacing by budget (device_codes says which).
+ */
+export function recordPendingPoll(store: Store, deviceCodeHash: string, clientId: string, now = currentDate()): Promise<DevicePollDoc | null> {
+  return polls(store).findOneAndUpdate({ _id: deviceCodeHash, clientId }, { $set: { lastPollAt: now }, $inc: { polls: 1 } }, { returnDocument: 'before' });
+}
+
+/**
+ * Records a poll of a pending device code issued before pacing by budget; true
+ * when it came sooner than the interval (slow_down), which then grows. Two
+ * _id-only operations.
  */
 export async function recordPoll(store: Store, deviceCodeHash: string, now = currentDate()): Promise<boolean> {
   const before = await polls(store).findOneAndUpdate({ _id: deviceCodeHash }, { $set: { lastPollAt: now } }, { returnDocument: 'before' });
@@ -101,6 +125,9 @@ export async function recordDeviceState(store: Store, deviceCodeHash: string, st
   const set: Partial<DeviceCodeDoc> = { status: state };
   if (approval) Object.assign(set, { userId: approval.userId, authTime: new Date(approval.authTime), amr: approval.amr, acr: approval.acr, sid: approval.sid });
   const doc = await deviceCodes(store).findOneAndUpdate({ _id: deviceCodeHash }, { $set: set }, { returnDocument: 'after' });
+  if (state === 'pending') return;
+  // No longer pending (the state is in device_codes now): polls read it there.
+  await polls(store).deleteOne({ _id: deviceCodeHash });
   // Once answered for good, the user code leads nowhere: its lookup goes.
-  if (doc && state !== 'pending' && state !== 'approved') await userCodes(store).deleteOne({ _id: userCodeId(doc.userCodeKey) });
+  if (doc && state !== 'approved') await userCodes(store).deleteOne({ _id: userCodeId(doc.userCodeKey) });
 }

@@ -1,15 +1,18 @@
 // grant_type=urn:ietf:params:oauth:grant-type:device_code (RFC 8628 §3.4-3.5).
-// Polls are answered from the MongoDB projection (no Temporal call while the
-// code is pending); an approved code is redeemed through the workflow's
-// `redeem` update, which succeeds once: that is the single-use guarantee.
+// A pending poll is one MongoDB command (the pacing document, which exists
+// only while the code is pending); any other answer comes from the MongoDB
+// projection of the flow. No Temporal call until an approved code is redeemed
+// through the workflow's `redeem` update, which succeeds once: that is the
+// single-use guarantee.
 import type { Request, Response } from 'express';
 import { verifierFormatProblem, verifierMismatch } from '../../../lib/domain/pkce.js';
 import { narrowResources } from '../../../lib/domain/resources.js';
 import { redeemDeviceFlow } from '../../../lib/flows/device-authorization.js';
 import { hashSecret, newId } from '../../../lib/security/secrets.js';
-import { findDeviceCode, recordPoll } from '../../../lib/store/device-codes.js';
+import { findDeviceCode, recordPendingPoll, recordPoll } from '../../../lib/store/device-codes.js';
 import { findUserById } from '../../../lib/store/users.js';
 import { isDisabled } from '../../../lib/domain/users.js';
+import { isEarlyPoll } from '../../../lib/domain/device-authorization.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
 import { issueGrantTokens, prepareRefreshFamily } from '../../../lib/grants/issuance.js';
 import type { GrantContext } from './context.js';
@@ -18,6 +21,8 @@ import { currentDate } from '../../../lib/runtime/clock.js';
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 const INVALID = 'device_code expired, used or invalid';
+const SLOW_DOWN = 'polling too often: wait 5 seconds longer between requests';
+const PENDING = 'the user has not answered yet';
 
 export async function deviceCodeGrant(req: Request, res: Response, { client, deps, dpopJkt, params }: GrantContext): Promise<void> {
   const body = params.fields;
@@ -29,6 +34,15 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
   if (malformed) return sendOAuthError(res, 400, 'invalid_request', malformed);
 
   const hash = hashSecret(deviceCode);
+  const now = currentDate();
+  const pending = await recordPendingPoll(deps.store, hash, client._id, now);
+  if (pending) {
+    if (pending.expiresAt <= now) return sendOAuthError(res, 400, 'expired_token', 'the device_code has expired');
+    if (isEarlyPoll(pending, now)) return sendOAuthError(res, 400, 'slow_down', SLOW_DOWN);
+    return sendOAuthError(res, 400, 'authorization_pending', PENDING);
+  }
+
+  // Answered, expired, another client's, unknown, or issued before pacing by budget: the flow's projection says which.
   const doc = await findDeviceCode(deps.store, hash);
   // Another client's code is as good as unknown: nothing is revealed about it.
   if (!doc || doc.clientId !== client._id) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
@@ -37,8 +51,8 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
   // expiresAt decides, not only the projection: the workflow's timer may lag a little.
   if (doc.status === 'expired' || doc.expiresAt <= currentDate()) return sendOAuthError(res, 400, 'expired_token', 'the device_code has expired');
   if (doc.status === 'pending') {
-    if (await recordPoll(deps.store, hash)) return sendOAuthError(res, 400, 'slow_down', 'polling too often: wait 5 seconds longer between requests');
-    return sendOAuthError(res, 400, 'authorization_pending', 'the user has not answered yet');
+    if (await recordPoll(deps.store, hash)) return sendOAuthError(res, 400, 'slow_down', SLOW_DOWN);
+    return sendOAuthError(res, 400, 'authorization_pending', PENDING);
   }
 
   // Approved. PKCE before redeeming, so a wrong verifier does not use the approval up.

@@ -8,7 +8,7 @@ import type { RunningApi } from '../../../api/server.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
 import { findConsent } from '../../../lib/store/consents.js';
-import { findDeviceCode, findDevicePoll } from '../../../lib/store/device-codes.js';
+import { findDeviceCode } from '../../../lib/store/device-codes.js';
 import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
 import { deviceWorkflowId } from '../../../lib/domain/device-authorization.js';
 import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
@@ -173,9 +173,23 @@ describe('polling the token endpoint', () => {
     expect(first.res.headers.get('cache-control')).toBe('no-store');
     expect(first.body).toEqual({ error: 'authorization_pending', error_description: expect.any(String) });
     expect((await poll(rp, device_code)).body.error).toBe('slow_down');
-    expect((await findDevicePoll(api.deps.store, hashSecret(device_code)))!.interval).toBe(10);
     expect((await poll(rp, device_code)).body.error).toBe('slow_down');
-    expect((await findDevicePoll(api.deps.store, hashSecret(device_code)))!.interval).toBe(15);
+    // Two slow_downs: the interval is 15 s now (RFC 8628 §3.5), so a poll 10 s on is early again (a third slow_down: 20 s)…
+    skipTime(10_100);
+    expect((await poll(rp, device_code)).body.error).toBe('slow_down');
+    // …and one 20 s after the first is in time.
+    skipTime(10_100);
+    expect((await poll(rp, device_code)).body.error).toBe('authorization_pending');
+  });
+
+  it('paces a code issued before polls were paced by budget (no client in its pacing document) by its interval', async () => {
+    const rp = await newRp(api.deps, RP);
+    const { device_code } = await startDevice(rp);
+    await api.deps.store.devicePolls.updateOne({ _id: hashSecret(device_code) }, { $unset: { clientId: '', pollsFrom: '', polls: '' } });
+    expect((await poll(rp, device_code)).body.error).toBe('authorization_pending');
+    expect((await poll(rp, device_code)).body.error).toBe('slow_down');
+    skipTime(10_100);
+    expect((await poll(rp, device_code)).body.error).toBe('authorization_pending');
   });
 
   it("refuses unknown device codes, another client's, and requests without one", async () => {
