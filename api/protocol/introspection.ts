@@ -17,11 +17,12 @@ export type IntrospectionDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' 
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
-/** Refresh token projection, if it is usable now (never rotated, its grant live, and its client and user still exist). */
-async function activeRefreshToken(deps: IntrospectionDeps, token: string): Promise<RefreshTokenDoc | null> {
+/** The calling client's refresh token, if it is usable now (never rotated, its grant live, its user still there). */
+async function activeRefreshToken(deps: IntrospectionDeps, token: string, clientId: string): Promise<RefreshTokenDoc | null> {
   const doc = await findRefreshToken(deps.store, hashSecret(token));
-  if (!doc || !(await isUnrotated(deps.store, doc, new Date()))) return null;
-  return (await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId })) ? doc : null;
+  if (!doc || doc.clientId !== clientId || !(await isUnrotated(deps.store, doc, new Date()))) return null;
+  // The token's client is the caller, which just authenticated (an active client): not read again.
+  return (await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId }, 'known-active')) ? doc : null;
 }
 
 export function introspectionRoutes(deps: IntrospectionDeps): Router {
@@ -37,8 +38,8 @@ export function introspectionRoutes(deps: IntrospectionDeps): Router {
 
     const asAccess = async () => {
       // Any audience: the client asks about its own token, wherever it is meant to be used.
-      const access = await verifyAccessToken(deps, params.token);
-      if (!access || access.clientId !== clientId) return null;
+      const access = await verifyAccessToken(deps, params.token, clientId);
+      if (!access) return null;
       const c = access.claims;
       // A DPoP-bound token (RFC 9449 §6.2): token_type DPoP and its cnf.
       const bound = typeof (c.cnf as { jkt?: unknown } | undefined)?.jkt === 'string';
@@ -60,8 +61,8 @@ export function introspectionRoutes(deps: IntrospectionDeps): Router {
       };
     };
     const asRefresh = async () => {
-      const doc = await activeRefreshToken(deps, params.token);
-      if (!doc || doc.clientId !== clientId) return null;
+      const doc = await activeRefreshToken(deps, params.token, clientId);
+      if (!doc) return null;
       const grant = await findGrant(deps.store, doc.grantId);
       return {
         active: true,

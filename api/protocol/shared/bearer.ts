@@ -3,7 +3,7 @@
 // RFC 9728 `resource_metadata` in every challenge.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { verifyOwnJwt } from '../../../lib/keys/verifier.js';
-import { usableGrant } from '../../../lib/store/grants.js';
+import { usableGrant, type ClientCheck } from '../../../lib/store/grants.js';
 import type { UserDoc } from '../../../lib/domain/users.js';
 import { PAT_PREFIX } from '../../../lib/domain/personal-access-tokens.js';
 import { personalAccessTokenContext } from '../../../lib/store/personal-access-tokens.js';
@@ -33,16 +33,18 @@ declare module 'express-serve-static-core' {
   }
 }
 
-export type BearerDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store'>;
+export type BearerDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store'> & Partial<Pick<ApiContext, 'findClient'>>;
 
 /**
  * A live access token of any audience: a Keyflow JWT access token (signature,
  * issuer, expiry, grant and jti not revoked, client and user still there) or a
  * personal access token. For introspection and token exchange, which answer
- * about any token of the calling client; Keyflow's own API uses
- * authenticateAccessToken.
+ * about any token of the calling client (`callerId`: a token of another
+ * client is null); Keyflow's own API uses authenticateAccessToken. The token's
+ * client is known active without a read when it is the caller (it just
+ * authenticated) or when the cached client lookup says so.
  */
-export async function verifyAccessToken(deps: BearerDeps, token: string): Promise<AccessContext | null> {
+export async function verifyAccessToken(deps: BearerDeps, token: string, callerId?: string): Promise<AccessContext | null> {
   // Personal access tokens (kfpat_…): looked up by hash; not expired, not revoked.
   if (token.startsWith(PAT_PREFIX)) return personalAccessTokenContext(deps.store, token);
   const jwt = await verifyOwnJwt(deps.keyring, token);
@@ -52,7 +54,13 @@ export async function verifyAccessToken(deps: BearerDeps, token: string): Promis
   if (c.iss !== deps.issuer || typeof c.exp !== 'number' || c.exp <= now) return null;
   if (typeof c.sub !== 'string' || typeof c.client_id !== 'string' || typeof c.grant_id !== 'string' || typeof c.scope !== 'string') return null;
   if (typeof c.jti !== 'string') return null;
-  const usable = await usableGrant(deps.store, { grantId: c.grant_id, clientId: c.client_id, userId: c.sub, jti: c.jti });
+  if (callerId !== undefined && c.client_id !== callerId) return null;
+  let clientCheck: ClientCheck = callerId !== undefined ? 'known-active' : 'read';
+  if (clientCheck === 'read' && deps.findClient) {
+    if (!(await deps.findClient(c.client_id))) return null;
+    clientCheck = 'known-active';
+  }
+  const usable = await usableGrant(deps.store, { grantId: c.grant_id, clientId: c.client_id, userId: c.sub, jti: c.jti }, clientCheck);
   if (!usable) return null;
   const scope = c.scope.split(' ').filter(Boolean);
   return { userId: c.sub, clientId: c.client_id, scope, grantId: c.grant_id, claims: c, user: usable.user, userinfoClaims: usable.userinfoClaims };

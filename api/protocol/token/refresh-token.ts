@@ -42,7 +42,8 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   // The grant decides too: one revoked in MongoDB (a replayed code, a deleted client or
   // user), or whose client or user is gone, refuses its refresh tokens even if its
   // family missed the revocation, which is then told again.
-  if (!(await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId }))) {
+  // The token's client is the one that just authenticated (an active one): not read again.
+  if (!(await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId }, 'known-active'))) {
     await endRefreshFamily(deps.flows, doc.grantId, 'grant revoked');
     return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   }
