@@ -29,7 +29,7 @@ import { AUTHORIZATION_RESUME, PAGES } from '../paths.js';
 import { currentTimeMs } from '../../lib/runtime/clock.js';
 
 /** `signer` and `config` (ID_TOKEN_CLAIMS): the implicit flow signs its tokens here. */
-export type FlowDeps = Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'log' | 'secureCookies' | 'events' | 'signer' | 'config'>;
+export type FlowDeps = Pick<ApiContext, 'issuer' | 'store' | 'kek' | 'findClient' | 'log' | 'secureCookies' | 'events' | 'signer' | 'config'>;
 
 export function resumeUrl(requestId: string): string {
   return `${AUTHORIZATION_RESUME}?request=${encodeURIComponent(requestId)}`;
@@ -126,7 +126,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
       },
     );
   } else {
-    const code = await issueAuthorizationCode(deps.store, {
+    const code = issueAuthorizationCode(deps, {
       clientId: request.clientId,
       userId: userId,
       redirectUri: request.redirectUri,

@@ -1,29 +1,72 @@
-// Authorization codes in MongoDB (the model: domain/authorization-code.ts),
-// used once through store/single-use.ts.
+// Authorization codes (the model: domain/authorization-code.ts), used once
+// through store/single-use.ts. A code carries its own record, sealed
+// (AES-256-GCM, under a key derived from the KEK for codes alone): issuing one
+// writes nothing, and redeeming one reads nothing but its single-use claim,
+// which also remembers a used code long enough to recognise its reuse. Nothing
+// about the authorization is readable from the code, and a code altered by a
+// single bit fails to open. Codes issued before codes were sealed (short
+// lived: 60 s) are still found by hash in `authorization_codes`.
+import { hkdfSync } from 'node:crypto';
 import { AUTHORIZATION_CODE_TTL_MS, CODE_REUSE_MEMORY_MS, type AuthorizationCodeDoc } from '../domain/authorization-code.js';
-import { hashSecret, newSecret } from '../security/secrets.js';
+import { open, seal, type Kek } from '../security/kek.js';
+import { hashSecret } from '../security/secrets.js';
 import type { Store } from './db.js';
 import { claimOnce } from './single-use.js';
 
-export async function issueAuthorizationCode(store: Store, fields: Omit<AuthorizationCodeDoc, '_id' | 'createdAt' | 'expiresAt'>): Promise<string> {
-  const code = newSecret();
-  const now = new Date();
-  await store.authorizationCodes.insertOne({
-    ...fields,
-    _id: hashSecret(code),
-    createdAt: now,
-    expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_MS),
-  });
-  return code;
+/** The prefix of a sealed code, and the version of its format. */
+const SEALED = 'kfc1.';
+const AAD = 'keyflow authorization code v1';
+
+/** What issuing and redeeming a code need: the store for the single-use claim, the KEK for the seal. */
+export interface CodeDeps {
+  store: Store;
+  kek: Kek;
+}
+
+const codeKeys = new WeakMap<Kek, Kek>();
+
+/** The sealing key of codes: derived from the KEK (HKDF-SHA-256), so no other sealed value shares its key. */
+function codeKey(kek: Kek): Kek {
+  let key = codeKeys.get(kek);
+  if (!key) {
+    key = { ...kek, key: Buffer.from(hkdfSync('sha256', kek.key, Buffer.alloc(0), 'keyflow authorization codes', 32)) };
+    codeKeys.set(kek, key);
+  }
+  return key;
+}
+
+type CodeFields = Omit<AuthorizationCodeDoc, '_id' | 'createdAt' | 'expiresAt'>;
+
+export function issueAuthorizationCode(deps: CodeDeps, fields: CodeFields): string {
+  const now = Date.now();
+  const record = { ...fields, authTime: fields.authTime.getTime(), createdAt: now, expiresAt: now + AUTHORIZATION_CODE_TTL_MS };
+  const sealed = seal(codeKey(deps.kek), Buffer.from(JSON.stringify(record), 'utf8'), AAD);
+  return `${SEALED}${sealed.iv}.${sealed.ct}.${sealed.tag}`;
+}
+
+/** The record a sealed code carries; null for anything that is not a code this KEK sealed. */
+function openCode(kek: Kek, code: string): Omit<AuthorizationCodeDoc, '_id'> | null {
+  const [iv, ct, tag, extra] = code.slice(SEALED.length).split('.');
+  if (!iv || !ct || !tag || extra !== undefined) return null;
+  const key = codeKey(kek);
+  let plain: Buffer;
+  try {
+    plain = open(key, { alg: 'A256GCM', kekId: key.id, iv, ct, tag }, AAD);
+  } catch {
+    return null;
+  }
+  const r = JSON.parse(plain.toString('utf8')) as CodeFields & { authTime: number; createdAt: number; expiresAt: number };
+  return { ...r, authTime: new Date(r.authTime), createdAt: new Date(r.createdAt), expiresAt: new Date(r.expiresAt) };
 }
 
 export type ConsumeResult = { status: 'ok'; code: AuthorizationCodeDoc } | { status: 'invalid' } | { status: 'reused'; code: AuthorizationCodeDoc };
 
 /** Uses the code, once. A second use is reported with the first use's grant so it can be revoked. */
-export async function consumeAuthorizationCode(store: Store, code: string): Promise<ConsumeResult> {
+export async function consumeAuthorizationCode(deps: CodeDeps, code: string): Promise<ConsumeResult> {
   const id = hashSecret(code);
-  const doc = await store.authorizationCodes.findOne({ _id: id });
-  if (!doc) return { status: 'invalid' };
-  if (!(await claimOnce(store, `code:${id}`, AUTHORIZATION_CODE_TTL_MS + CODE_REUSE_MEMORY_MS))) return { status: 'reused', code: doc };
+  const record = code.startsWith(SEALED) ? openCode(deps.kek, code) : await deps.store.authorizationCodes.findOne({ _id: id });
+  if (!record) return { status: 'invalid' };
+  const doc: AuthorizationCodeDoc = { ...record, _id: id };
+  if (!(await claimOnce(deps.store, `code:${id}`, AUTHORIZATION_CODE_TTL_MS + CODE_REUSE_MEMORY_MS))) return { status: 'reused', code: doc };
   return doc.expiresAt > new Date() ? { status: 'ok', code: doc } : { status: 'invalid' };
 }

@@ -16,6 +16,8 @@ import { newRp } from '../../tools/fixtures/clients.js';
 
 export const FLOW_PASSWORD = 'token flow password';
 export const FLOW_REDIRECT = 'https://token-flow-rp.example/cb';
+/** What an authorization code looks like: a sealed record (version, IV, ciphertext, tag), opaque to its holder. */
+export const AUTHORIZATION_CODE_FORMAT = /^kfc1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/;
 
 export interface TestRp {
   id: string;

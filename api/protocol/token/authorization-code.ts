@@ -11,6 +11,8 @@ import { revokeGrantAndFamily } from '../../../lib/grants/revocation.js';
 import type { GrantContext } from './context.js';
 
 const INVALID_CODE = 'code expired or invalid';
+/** Longer than any code Keyflow issues (a sealed record: its scope, nonce and claims request are bounded at the authorization endpoint). */
+const MAX_CODE_LENGTH = 8192;
 
 export async function authorizationCodeGrant(req: Request, res: Response, ctx: GrantContext): Promise<void> {
   const { client, deps } = ctx;
@@ -19,7 +21,7 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
   const code = body.code;
   const redirectUri = body.redirect_uri;
   const verifier = body.code_verifier;
-  if (typeof code !== 'string' || code.length === 0 || code.length > 100) return sendOAuthError(res, 400, 'invalid_request', 'code is required');
+  if (typeof code !== 'string' || code.length === 0 || code.length > MAX_CODE_LENGTH) return sendOAuthError(res, 400, 'invalid_request', 'code is required');
   if (typeof redirectUri !== 'string') return sendOAuthError(res, 400, 'invalid_request', 'redirect_uri is required');
   const malformed = verifierFormatProblem(verifier);
   if (malformed) return sendOAuthError(res, 400, 'invalid_request', malformed);
@@ -28,7 +30,7 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
   const requested = parseResources(params.resource);
   if (!requested.ok) return sendOAuthError(res, 400, requested.error, requested.description);
 
-  const consumed = await consumeAuthorizationCode(deps.store, code);
+  const consumed = await consumeAuthorizationCode(deps, code);
   if (consumed.status === 'reused') {
     // A code used twice may have been stolen: what the first use issued is revoked (RFC 6749 §4.1.2),
     // its refresh family included.

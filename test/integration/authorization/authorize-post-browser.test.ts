@@ -3,6 +3,7 @@
 // site, so its auto-posting page sends the request as an RP really would,
 // cross-site, without Keyflow's SameSite=Lax cookies. Its redirect endpoint
 // records what comes back: a GET (query) or a POSTed form (form_post).
+import { AUTHORIZATION_CODE_FORMAT } from '../../support/token-flow.js';
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
@@ -105,7 +106,7 @@ async function redeem(client: FixtureRp, code: string, verifier: string): Promis
   return body;
 }
 
-const code = expect.stringMatching(/^[A-Za-z0-9_-]{43}$/);
+const code = expect.stringMatching(AUTHORIZATION_CODE_FORMAT);
 
 describe('authorization requests by POST from another site', () => {
   it(

@@ -3,6 +3,7 @@
 // session cookie (what a cross-site POST from an RP's page looks like:
 // SameSite=Lax) goes on as the same request by GET, so a signed-in browser is
 // never taken for a signed-out one.
+import { AUTHORIZATION_CODE_FORMAT } from '../../support/token-flow.js';
 import type { RunningApi } from '../../../api/server.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
@@ -108,7 +109,7 @@ describe('POST /api/oauth/authorize', () => {
 
     const back = await toClient(new HttpUser(issuer), res, email);
     expect(back.origin + back.pathname).toBe(REDIRECT);
-    expect(Object.fromEntries(back.searchParams)).toEqual({ code: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), state: params.state, iss: issuer });
+    expect(Object.fromEntries(back.searchParams)).toEqual({ code: expect.stringMatching(AUTHORIZATION_CODE_FORMAT), state: params.state, iss: issuer });
     const tokens = await redeem(rp, back.searchParams.get('code')!, verifier);
     expect(tokens.status).toBe(200);
     expect(JSON.parse(Buffer.from(tokens.body.id_token.split('.')[1], 'base64url').toString())).toMatchObject({ sub: user._id, nonce: params.nonce });

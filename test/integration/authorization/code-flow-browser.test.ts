@@ -1,6 +1,7 @@
 // The sign-in / consent / code flow in headless Chromium: password, TOTP,
 // backup codes and passkeys (a virtual authenticator), prompt, max_age and
 // acr_values, each ending at a real relying-party callback and token exchange.
+import { AUTHORIZATION_CODE_FORMAT } from '../../support/token-flow.js';
 import { randomBytes } from 'node:crypto';
 import { generate } from 'otplib';
 import type { Page } from 'playwright-core';
@@ -111,7 +112,7 @@ function codeFrom(query: URLSearchParams, auth: Authorization): string {
   expect(query.get('state')).toBe(auth.state);
   expect(query.get('iss')).toBe(issuer);
   const code = query.get('code');
-  expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  expect(code).toMatch(AUTHORIZATION_CODE_FORMAT);
   return code!;
 }
 

@@ -3,14 +3,14 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { RunningApi } from '../../../api/server.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
-import { newSecret } from '../../../lib/security/secrets.js';
+import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
 import { createClient } from '../../../lib/store/clients.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
 import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
 import { eventually, startTestApi, type Json } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';
-import { authorizeAs } from '../../support/token-flow.js';
+import { AUTHORIZATION_CODE_FORMAT, authorizeAs } from '../../support/token-flow.js';
 import { basicAuthEncoded } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
@@ -86,7 +86,7 @@ describe('authorization code flow', () => {
     expect(back.searchParams.get('state')).toBe(state);
     expect(back.searchParams.get('iss')).toBe(issuer);
     const code = back.searchParams.get('code')!;
-    expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(code).toMatch(AUTHORIZATION_CODE_FORMAT);
 
     const { res, body } = await token(
       { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
@@ -394,6 +394,57 @@ describe('token endpoint errors', () => {
       const info = await fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${winner.body.access_token}` } });
       expect(info.status).toBe(401);
     }
+  });
+
+  it('issues codes that reveal nothing of the authorization and fail when altered in any part', async () => {
+    const { client, secret: clientSecret } = await newRp(api.deps, RP);
+    const { verifier, params } = pkce();
+    const nonce = `nonce-${newSecret()}`;
+    const code = await codeFor(client._id, { ...params, nonce });
+    // Sealed: none of what the code stands for is readable from it.
+    const opened = code
+      .split('.')
+      .map((part) => Buffer.from(part, 'base64url').toString('latin1'))
+      .join(' ');
+    for (const secret of [client._id, nonce, REDIRECT, 'openid']) expect([secret, opened.includes(secret)]).toEqual([secret, false]);
+    const auth = { authorization: basicAuthEncoded(client._id, clientSecret!) };
+    const exchange = (c: string) => token({ grant_type: 'authorization_code', code: c, redirect_uri: REDIRECT, code_verifier: verifier }, auth);
+    const [, iv, ct, tag] = code.split('.') as [string, string, string, string];
+    const flip = (part: string) => (part[0] === 'A' ? 'B' : 'A') + part.slice(1);
+    for (const altered of [`kfc1.${flip(iv)}.${ct}.${tag}`, `kfc1.${iv}.${flip(ct)}.${tag}`, `kfc1.${iv}.${ct}.${flip(tag)}`, `kfc1.${iv}.${ct}`]) {
+      const r = await exchange(altered);
+      expect([r.res.status, r.body.error]).toEqual([400, 'invalid_grant']);
+    }
+    // The altered copies used nothing up: the code itself still works, once.
+    expect((await exchange(code)).res.status).toBe(200);
+    expect((await exchange(code)).body.error).toBe('invalid_grant');
+  });
+
+  it('still redeems a code issued before codes were sealed (a stored record found by hash)', async () => {
+    const { client, secret: clientSecret } = await newRp(api.deps, RP);
+    const { user } = await newUser(api.deps, { prefix: 'legacy-code', password: PASSWORD });
+    const { verifier, params } = pkce();
+    const code = newSecret();
+    const now = new Date();
+    await api.deps.store.authorizationCodes.insertOne({
+      _id: hashSecret(code),
+      clientId: client._id,
+      userId: user._id,
+      redirectUri: REDIRECT,
+      scope: ['openid'],
+      nonce: null,
+      codeChallenge: params.code_challenge,
+      authTime: now,
+      amr: ['pwd'],
+      acr: 'pwd',
+      sid: newSecret(),
+      grantId: newSecret(),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + 60_000),
+    });
+    const auth = { authorization: basicAuthEncoded(client._id, clientSecret!) };
+    const r = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth);
+    expect([r.res.status, r.body.error]).toEqual([200, undefined]);
   });
 
   it('answers 401 with a Basic challenge for wrong Basic credentials, 400 for wrong body credentials', async () => {

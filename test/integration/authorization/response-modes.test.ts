@@ -3,6 +3,7 @@
 // redirect URI is trusted; the form_post page's CSP, headers and escaping;
 // fragment and unknown modes refused. (authorize-post-browser.test.ts
 // runs form_post in Chromium.)
+import { AUTHORIZATION_CODE_FORMAT } from '../../support/token-flow.js';
 import { createHash } from 'node:crypto';
 import type { RunningApi } from '../../../api/server.js';
 import type { RedirectUriEntry } from '../../../lib/domain/clients.js';
@@ -113,7 +114,7 @@ describe('response_mode=form_post', () => {
     expect(page).toContain('<button type="submit">Continue</button>');
 
     const form = await formPostOf(res);
-    expect(form).toEqual({ action: REDIRECT, fields: { code: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), state: params.state, iss: issuer } });
+    expect(form).toEqual({ action: REDIRECT, fields: { code: expect.stringMatching(AUTHORIZATION_CODE_FORMAT), state: params.state, iss: issuer } });
     expect(Object.keys(form.fields)).toEqual(['code', 'state', 'iss']);
     expect((await redeem(rp, form.fields.code!, verifier)).status).toBe(200);
   });
