@@ -9,6 +9,7 @@ import type { Logger } from '../lib/runtime/log.js';
 import type { Kek } from '../lib/security/kek.js';
 import { cachedClientLookup, type ClientLookup } from '../lib/store/clients.js';
 import type { Store } from '../lib/store/db.js';
+import { cachedUserStatus, type UserStatusLookup } from '../lib/store/users.js';
 import type { TemporalHandle } from '../lib/temporal/connection.js';
 import type { EventPipeline } from '../lib/webhooks/event-pipeline.js';
 import { clientAssertionVerifier, type ClientAssertionVerifier } from './protocol/shared/client-assertion.js';
@@ -36,6 +37,8 @@ export interface ApiContext extends ApiDeps {
   flows: FlowClient;
   /** Client lookups by id, cached briefly (every client-authenticated request reads one). */
   findClient: ClientLookup;
+  /** Whether a user is active, cached briefly (refresh and introspection need no more of the user). */
+  userActive: UserStatusLookup;
   /** private_key_jwt at every client-authenticated endpoint; it caches clients' jwks_uri keys. */
   clientAssertions: ClientAssertionVerifier;
   /** Request objects (`request`, `request_uri`) at the authorization endpoint and PAR; on the same client keys. */
@@ -56,6 +59,7 @@ export function createApiContext(deps: ApiDeps): ApiContext {
     secureCookies: issuer.startsWith('https:'),
     flows: { client: deps.temporal.client, taskQueue: config.temporal.taskQueue, callTimeoutMs: config.dependencyTimeoutMs },
     findClient: cachedClientLookup(store),
+    userActive: cachedUserStatus(store),
     clientAssertions: clientAssertionVerifier({ issuer, store, keys, audience: config.clientAssertionAudience }),
     requestObjects: requestObjectVerifier({ issuer, store, keys, outbound: config.outbound }),
     limits: config.limits,

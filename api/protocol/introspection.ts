@@ -2,18 +2,18 @@
 // only about tokens issued to itself; revocation, its sibling, is revocation.ts.
 import express, { Router } from 'express';
 import { hashSecret } from '../../lib/security/secrets.js';
-import { findGrant, isGrantUsable } from '../../lib/store/grants.js';
+import { findGrant, isGrantLive } from '../../lib/store/grants.js';
 import { findRefreshToken, type RefreshTokenDoc } from '../../lib/store/refresh-tokens.js';
 import { isUnrotated } from '../../lib/store/refresh-rotations.js';
 import { methodNotAllowed } from '../http/errors.js';
-import { verifyAccessToken } from './shared/bearer.js';
+import { liveAccessTokenClaims } from './shared/bearer.js';
 import { authenticateClient, sendClientAuthError } from './shared/client-auth.js';
 import { sendOAuthJson } from './shared/errors.js';
 import { tokenParams } from './shared/token-and-hint.js';
 import type { ApiContext } from '../context.js';
 import { ENDPOINTS } from '../paths.js';
 
-export type IntrospectionDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'findClient' | 'clientAssertions'>;
+export type IntrospectionDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'findClient' | 'userActive' | 'clientAssertions'>;
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
@@ -22,7 +22,7 @@ async function activeRefreshToken(deps: IntrospectionDeps, token: string, client
   const doc = await findRefreshToken(deps.store, hashSecret(token));
   if (!doc || doc.clientId !== clientId || !(await isUnrotated(deps.store, doc, new Date()))) return null;
   // The token's client is the caller, which just authenticated (an active client): not read again.
-  return (await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId }, 'known-active')) ? doc : null;
+  return (await isGrantLive(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId }, deps.userActive)) ? doc : null;
 }
 
 export function introspectionRoutes(deps: IntrospectionDeps): Router {
@@ -38,9 +38,8 @@ export function introspectionRoutes(deps: IntrospectionDeps): Router {
 
     const asAccess = async () => {
       // Any audience: the client asks about its own token, wherever it is meant to be used.
-      const access = await verifyAccessToken(deps, params.token, clientId);
-      if (!access) return null;
-      const c = access.claims;
+      const c = await liveAccessTokenClaims(deps, params.token, clientId);
+      if (!c) return null;
       // A DPoP-bound token (RFC 9449 §6.2): token_type DPoP and its cnf.
       const bound = typeof (c.cnf as { jkt?: unknown } | undefined)?.jkt === 'string';
       return {

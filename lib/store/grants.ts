@@ -4,8 +4,9 @@
 import { insertManyIfAbsent, isDuplicateKeyError, type Store } from './db.js';
 
 import type { GrantDoc } from '../domain/grants.js';
-import { isClientActive, type ClientDoc } from '../domain/clients.js';
+import { isClientActive } from '../domain/clients.js';
 import { isDisabled, type UserDoc } from '../domain/users.js';
+import type { UserStatusLookup } from './users.js';
 
 /** What openGrant is given: the grant before it is recorded. */
 export type NewGrant = Omit<GrantDoc, 'createdAt' | 'revokedAt' | 'revokedReason'>;
@@ -75,40 +76,46 @@ export interface TokenHolder {
  * Deleting a client or user revokes their grants; the existence checks refuse
  * their tokens even where that revocation did not finish; a deactivated client's
  * tokens are refused too (deactivation also revokes its grants), and so are a disabled
- * user's (a grant opened while they were being disabled included). Lookups by `_id`,
- * in parallel: the grant, the user, and the client unless the caller has just
- * found it active (`client: 'known-active'`: it authenticated as the token's
- * client, or its cached lookup answered, which follows a change within 2 s).
+ * user's (a grant opened while they were being disabled included). Three lookups by `_id`,
+ * in parallel.
  */
-export async function isGrantUsable(store: Store, holder: TokenHolder, client: ClientCheck = 'read'): Promise<boolean> {
-  return (await usableGrantUser(store, holder, client)) !== null;
+export async function isGrantUsable(store: Store, holder: TokenHolder): Promise<boolean> {
+  return (await usableGrantUser(store, holder)) !== null;
 }
-
-/** How usableGrant learns that the token's client is active: a read, or the caller already knows. */
-export type ClientCheck = 'read' | 'known-active';
 
 /** isGrantUsable's check, answering with the token's user when usable (UserInfo needs it: no second read). */
-export async function usableGrantUser(store: Store, holder: TokenHolder, client: ClientCheck = 'read'): Promise<UserDoc | null> {
-  return (await usableGrant(store, holder, client))?.user ?? null;
+export async function usableGrantUser(store: Store, holder: TokenHolder): Promise<UserDoc | null> {
+  return (await usableGrant(store, holder))?.user ?? null;
 }
 
-const knownActive = Promise.resolve({ _id: '', deactivatedAt: null } as Pick<ClientDoc, '_id' | 'deactivatedAt'>);
-
 /** The same check, with what UserInfo needs of the grant besides: the claims asked for there with the `claims` parameter. */
-export async function usableGrant(
-  store: Store,
-  holder: TokenHolder,
-  clientCheck: ClientCheck = 'read',
-): Promise<{ user: UserDoc; userinfoClaims: string[] } | null> {
+export async function usableGrant(store: Store, holder: TokenHolder): Promise<{ user: UserDoc; userinfoClaims: string[] } | null> {
   const [grant, client, user] = await Promise.all([
     store.grants.findOne({ _id: holder.grantId }, { projection: { revokedAt: 1, clientId: 1, revokedJtis: 1, userinfoClaims: 1 } }),
-    clientCheck === 'known-active' ? knownActive : store.clients.findOne({ _id: holder.clientId }, { projection: { _id: 1, deactivatedAt: 1 } }),
+    store.clients.findOne({ _id: holder.clientId }, { projection: { _id: 1, deactivatedAt: 1 } }),
     store.users.findOne({ _id: holder.userId }),
   ]);
-  if (grant === null || !isLive(grant) || grant.clientId !== holder.clientId) return null;
-  if (client === null || !isClientActive(client) || user === null || isDisabled(user)) return null;
+  if (grant === null || !isLive(grant) || client === null || !isClientActive(client) || user === null || isDisabled(user)) return null;
   if (holder.jti !== undefined && grant.revokedJtis?.includes(holder.jti)) return null;
   return { user, userinfoClaims: grant.userinfoClaims ?? [] };
+}
+
+/**
+ * The grant check of the refresh grant and introspection, which need nothing of
+ * the client and user but that they are active: one read, the grant. The
+ * client is the caller, which just authenticated (through the client lookup,
+ * cached 2 s); the user's status comes from `userActive`, cached as long.
+ * Every path that disables or deletes a user, or deactivates or deletes a
+ * client, revokes the grants before it answers, so a token is refused at once;
+ * the 2 s bound only matters where such a revocation did not finish.
+ */
+export async function isGrantLive(store: Store, holder: TokenHolder, userActive: UserStatusLookup): Promise<boolean> {
+  const [grant, active] = await Promise.all([
+    store.grants.findOne({ _id: holder.grantId }, { projection: { revokedAt: 1, clientId: 1, revokedJtis: 1 } }),
+    userActive(holder.userId),
+  ]);
+  if (grant === null || !isLive(grant) || grant.clientId !== holder.clientId || !active) return false;
+  return holder.jti === undefined || !grant.revokedJtis?.includes(holder.jti);
 }
 
 /** The grants of a client or of a user not yet revoked (a scan: deletions only, not a hot path). */

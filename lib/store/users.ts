@@ -1,6 +1,7 @@
 // User accounts in MongoDB.
 import { ConflictError } from '../domain/errors.js';
-import { newUserAccount, profileChanges, type NewUserInput, type ProfileUpdate, type UserDoc } from '../domain/users.js';
+import { isDisabled, newUserAccount, profileChanges, type NewUserInput, type ProfileUpdate, type UserDoc } from '../domain/users.js';
+import { currentTimeMs } from '../runtime/clock.js';
 import { deleteConsents } from './consents.js';
 import { deleteUserPasskeys } from './passkeys.js';
 import { deleteMembershipsOf } from './teams.js';
@@ -127,6 +128,29 @@ export async function findUserByEmail(store: Store, email: string): Promise<User
 
 export async function findUserById(store: Store, id: string): Promise<UserDoc | null> {
   return store.users.findOne({ _id: id });
+}
+
+/** Whether a user exists and is not disabled (token checks that need nothing else of the user). */
+export type UserStatusLookup = (userId: string) => Promise<boolean>;
+
+/**
+ * UserStatusLookup for the hot paths (refresh, introspection), remembered for
+ * `ttlMs`, as client lookups are: disabling or deleting a user revokes their
+ * grants before it is acknowledged, which every grant check reads fresh; this
+ * only bounds how long a process may still take a user for active when that
+ * revocation did not finish (a crash in between).
+ */
+export function cachedUserStatus(store: Store, ttlMs = 2_000): UserStatusLookup {
+  const cache = new Map<string, { active: boolean; until: number }>();
+  return async (userId) => {
+    const hit = cache.get(userId);
+    if (hit && hit.until > currentTimeMs()) return hit.active;
+    const user = await store.users.findOne({ _id: userId }, { projection: { _id: 1, disabled: 1 } });
+    const active = user !== null && !isDisabled(user);
+    if (cache.size > 10_000) cache.clear();
+    cache.set(userId, { active, until: currentTimeMs() + ttlMs });
+    return active;
+  };
 }
 
 /** A user named by id, email or username (what people type to name someone). */

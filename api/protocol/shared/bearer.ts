@@ -3,7 +3,7 @@
 // RFC 9728 `resource_metadata` in every challenge.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { verifyOwnJwt } from '../../../lib/keys/verifier.js';
-import { usableGrant, type ClientCheck } from '../../../lib/store/grants.js';
+import { isGrantLive, usableGrant } from '../../../lib/store/grants.js';
 import type { UserDoc } from '../../../lib/domain/users.js';
 import { PAT_PREFIX } from '../../../lib/domain/personal-access-tokens.js';
 import { personalAccessTokenContext } from '../../../lib/store/personal-access-tokens.js';
@@ -33,20 +33,12 @@ declare module 'express-serve-static-core' {
   }
 }
 
-export type BearerDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store'> & Partial<Pick<ApiContext, 'findClient'>>;
+export type BearerDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store'>;
 
-/**
- * A live access token of any audience: a Keyflow JWT access token (signature,
- * issuer, expiry, grant and jti not revoked, client and user still there) or a
- * personal access token. For introspection and token exchange, which answer
- * about any token of the calling client (`callerId`: a token of another
- * client is null); Keyflow's own API uses authenticateAccessToken. The token's
- * client is known active without a read when it is the caller (it just
- * authenticated) or when the cached client lookup says so.
- */
-export async function verifyAccessToken(deps: BearerDeps, token: string, callerId?: string): Promise<AccessContext | null> {
-  // Personal access tokens (kfpat_…): looked up by hash; not expired, not revoked.
-  if (token.startsWith(PAT_PREFIX)) return personalAccessTokenContext(deps.store, token);
+type AccessTokenClaims = Record<string, unknown> & { sub: string; client_id: string; grant_id: string; scope: string; jti: string };
+
+/** The claims of a Keyflow JWT access token that verifies (signature, issuer, expiry, the claims every one carries); null otherwise. */
+async function accessTokenClaims(deps: Pick<BearerDeps, 'issuer' | 'keyring'>, token: string): Promise<AccessTokenClaims | null> {
   const jwt = await verifyOwnJwt(deps.keyring, token);
   if (!jwt || jwt.header.typ !== 'at+jwt') return null;
   const c = jwt.claims;
@@ -54,16 +46,46 @@ export async function verifyAccessToken(deps: BearerDeps, token: string, callerI
   if (c.iss !== deps.issuer || typeof c.exp !== 'number' || c.exp <= now) return null;
   if (typeof c.sub !== 'string' || typeof c.client_id !== 'string' || typeof c.grant_id !== 'string' || typeof c.scope !== 'string') return null;
   if (typeof c.jti !== 'string') return null;
-  if (callerId !== undefined && c.client_id !== callerId) return null;
-  let clientCheck: ClientCheck = callerId !== undefined ? 'known-active' : 'read';
-  if (clientCheck === 'read' && deps.findClient) {
-    if (!(await deps.findClient(c.client_id))) return null;
-    clientCheck = 'known-active';
-  }
-  const usable = await usableGrant(deps.store, { grantId: c.grant_id, clientId: c.client_id, userId: c.sub, jti: c.jti }, clientCheck);
+  return { ...c, sub: c.sub, client_id: c.client_id, grant_id: c.grant_id, scope: c.scope, jti: c.jti };
+}
+
+/**
+ * A live access token of any audience: a Keyflow JWT access token (signature,
+ * issuer, expiry, grant and jti not revoked, client and user still there) or a
+ * personal access token. For token exchange, which answers about any token of
+ * the calling client; Keyflow's own API uses authenticateAccessToken. The
+ * grant, the client and the user are read fresh: a client or user whose
+ * deletion stopped half-way is refused at once.
+ */
+export async function verifyAccessToken(deps: BearerDeps, token: string): Promise<AccessContext | null> {
+  // Personal access tokens (kfpat_…): looked up by hash; not expired, not revoked.
+  if (token.startsWith(PAT_PREFIX)) return personalAccessTokenContext(deps.store, token);
+  const c = await accessTokenClaims(deps, token);
+  if (!c) return null;
+  const usable = await usableGrant(deps.store, { grantId: c.grant_id, clientId: c.client_id, userId: c.sub, jti: c.jti });
   if (!usable) return null;
   const scope = c.scope.split(' ').filter(Boolean);
   return { userId: c.sub, clientId: c.client_id, scope, grantId: c.grant_id, claims: c, user: usable.user, userinfoClaims: usable.userinfoClaims };
+}
+
+/**
+ * Introspection's check of an access token of the calling client (`callerId`:
+ * a token of another client is null): its claims if it is live. For a JWT one
+ * read, the grant: the client is the caller (it just authenticated), and the
+ * user's status comes from the cached lookup.
+ */
+export async function liveAccessTokenClaims(
+  deps: BearerDeps & Pick<ApiContext, 'userActive'>,
+  token: string,
+  callerId: string,
+): Promise<Record<string, unknown> | null> {
+  if (token.startsWith(PAT_PREFIX)) {
+    const access = await verifyAccessToken(deps, token);
+    return access && access.clientId === callerId ? access.claims : null;
+  }
+  const c = await accessTokenClaims(deps, token);
+  if (!c || c.client_id !== callerId) return null;
+  return (await isGrantLive(deps.store, { grantId: c.grant_id, clientId: c.client_id, userId: c.sub, jti: c.jti }, deps.userActive)) ? c : null;
 }
 
 /**

@@ -14,7 +14,7 @@ export interface TokenParams {
 }
 
 /** What issuing a grant's tokens needs, and `keyring`, which verifies Keyflow's own access tokens (token exchange's subject_token). */
-export interface TokenDeps extends GrantIssuanceDeps, Pick<ApiContext, 'findClient' | 'keyring' | 'kek' | 'log' | 'clientAssertions'> {
+export interface TokenDeps extends GrantIssuanceDeps, Pick<ApiContext, 'findClient' | 'userActive' | 'keyring' | 'kek' | 'log' | 'clientAssertions'> {
   /** How long the token a rotation superseded may be retried (REFRESH_RETRY_WINDOW_SECONDS; 0: never). */
   refreshRetryWindowMs: number;
 }

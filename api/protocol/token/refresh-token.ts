@@ -10,7 +10,7 @@ import type { Request, Response } from 'express';
 import { parseScopeParam } from '../../../lib/domain/scopes.js';
 import { narrowResources } from '../../../lib/domain/resources.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
-import { isGrantUsable } from '../../../lib/store/grants.js';
+import { isGrantLive } from '../../../lib/store/grants.js';
 import { findRefreshToken } from '../../../lib/store/refresh-tokens.js';
 import { claimRotation, recordSuccessor } from '../../../lib/store/refresh-rotations.js';
 import { endRefreshFamily } from '../../../lib/flows/refresh-family.js';
@@ -43,7 +43,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   // user), or whose client or user is gone, refuses its refresh tokens even if its
   // family missed the revocation, which is then told again.
   // The token's client is the one that just authenticated (an active one): not read again.
-  if (!(await isGrantUsable(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId }, 'known-active'))) {
+  if (!(await isGrantLive(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId }, deps.userActive))) {
     await endRefreshFamily(deps.flows, doc.grantId, 'grant revoked');
     return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   }
