@@ -28,7 +28,7 @@ export function createRefreshFamilyActivities(store: Store) {
     async rotateInStore({ grantId, presentedHash, newHash, retryWindowMs }: Rotation & { grantId: string }): Promise<RotateResult> {
       const presented = await findRefreshToken(store, presentedHash);
       if (!presented || presented.grantId !== grantId) return { status: 'invalid', reason: 'unknown' };
-      return claimRotation(store, presented, { newHash, retryWindowMs: retryWindowMs ?? 0, now: new Date() });
+      return claimRotation(store, presented, { newHash, retryWindowMs: retryWindowMs ?? 0, now: new Date(), withSuccessor: false });
     },
 
     /** A revocation scheduled by a family from before endFamily (its history asks for it). */

@@ -6,6 +6,9 @@ import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } 
 const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 
+/** The parameters new hashes use, as the benchmark reports them: cost N, block size r, parallelism p and the memory that takes. */
+export const PASSWORD_HASH_PARAMS = `scrypt N=${PARAMS.N} r=${PARAMS.r} p=${PARAMS.p} (${(128 * PARAMS.N * PARAMS.r) / 2 ** 20} MiB)`;
+
 function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
     scryptCb(password.normalize('NFKC'), salt, KEY_LENGTH, { ...options, maxmem: 128 * options.N! * options.r! * 2 }, (err, key) =>

@@ -13,7 +13,8 @@
 // expiry: the daily housekeeping pass purges both, and a family's end walks
 // from the hashes it knows along the claims to delete every token it had.
 import { MAX_RETRIES_PER_ROTATION, rotationClaimId, type RefreshRotationDoc, type RefreshTokenDoc, type StoreRotation } from '../domain/refresh-family.js';
-import { insertIfAbsent, type Store } from './db.js';
+import type { Collection } from 'mongodb';
+import { insertIfAbsent, isDuplicateKeyError, type Store } from './db.js';
 import { inChunks } from './in-chunks.js';
 
 /** Deletes in flight at once (FerretDB v1 hangs on a thousand concurrent writes). */
@@ -29,23 +30,48 @@ export interface RotationRequest {
   /** REFRESH_RETRY_WINDOW_SECONDS in ms; 0: every second presentation is reuse. */
   retryWindowMs: number;
   now: Date;
+  /**
+   * Whether the winning claim also writes the successor's document (the
+   * token endpoint); an api of the earlier version, rotating through the
+   * family's update, writes it itself.
+   */
+  withSuccessor: boolean;
+}
+
+/**
+ * Inserts a claim and, when given, the successor's document after it in the
+ * same ordered insert: one command, and the successor is written only if the
+ * claim won (an ordered insert stops at its first failure). False when the
+ * claim was taken.
+ */
+async function insertClaim(store: Store, claim: RefreshRotationDoc, successor: RefreshTokenDoc | null): Promise<boolean> {
+  if (!successor) return insertIfAbsent(store.refreshRotations, claim);
+  try {
+    await (store.refreshTokens as unknown as Collection<{ _id: string }>).insertMany([claim, successor], { ordered: true });
+    return true;
+  } catch (err) {
+    const first = (err as { writeErrors?: { index?: number }[] }).writeErrors?.[0];
+    if (first?.index === 0 && isDuplicateKeyError(first)) return false;
+    if (first === undefined && isDuplicateKeyError(err)) return false;
+    throw err;
+  }
 }
 
 /**
  * Decides a presentation of `presented` (a token of a live grant, checked by
- * the caller): rotated to `newHash`, or reuse. The successor's document is not
- * written here (recordSuccessor): the claim comes first, so a crash between the
- * two leaves a rotation whose answer was lost, which a retry repairs.
+ * the caller): rotated to `newHash`, or reuse. The claim comes before the
+ * successor's document (with `withSuccessor`, in the same ordered insert), so
+ * a crash between the two leaves a rotation whose answer was lost, which a
+ * retry repairs.
  */
-export async function claimRotation(store: Store, presented: RefreshTokenDoc, { newHash, retryWindowMs, now }: RotationRequest): Promise<StoreRotation> {
+export async function claimRotation(
+  store: Store,
+  presented: RefreshTokenDoc,
+  { newHash, retryWindowMs, now, withSuccessor }: RotationRequest,
+): Promise<StoreRotation> {
+  const successorDoc: RefreshTokenDoc | null = withSuccessor ? { ...presented, _id: newHash, status: 'current', issuedAt: now } : null;
   const claim = (hash: string, fields: Pick<RefreshRotationDoc, 'rotatedAt' | 'retryOf'>) =>
-    insertIfAbsent(store.refreshRotations, {
-      _id: rotationClaimId(hash),
-      grantId: presented.grantId,
-      successor: newHash,
-      expiresAt: presented.expiresAt,
-      ...fields,
-    });
+    insertClaim(store, { _id: rotationClaimId(hash), grantId: presented.grantId, successor: newHash, expiresAt: presented.expiresAt, ...fields }, successorDoc);
   // A token a family workflow superseded before rotations moved here has no claim: any presentation is reuse.
   if (presented.status === 'current' && (await claim(presented._id, { rotatedAt: now }))) return { status: 'rotated' };
 
@@ -63,11 +89,6 @@ export async function claimRotation(store: Store, presented: RefreshTokenDoc, { 
     successor = next.successor;
   }
   return { status: 'reused' };
-}
-
-/** The successor's document: the presented token's family under a new hash. */
-export async function recordSuccessor(store: Store, presented: RefreshTokenDoc, newHash: string, now: Date): Promise<void> {
-  await store.refreshTokens.insertOne({ ...presented, _id: newHash, status: 'current', issuedAt: now });
 }
 
 /** Whether `doc` may be used now: current in its document and never rotated (its claim absent). */

@@ -6,6 +6,8 @@
 // child processes on 127.0.0.1:3720 (memory) and :3721 (store), killed when
 // the benchmark ends, fails or is interrupted; their database is dropped.
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { PASSWORD_HASH_PARAMS } from '../../lib/security/password.js';
 import { createRequire } from 'node:module';
 import { parseConfig } from '../../lib/config/env.js';
 import { benchSetup } from './common.js';
@@ -93,6 +95,16 @@ function table(rows: Row[]): string {
   return [fmt(head), widths.map((w) => '-'.repeat(w)).join('-|-'), ...lines.map(fmt)].join('\n');
 }
 
+/** Cores of this machine: sign-ins per core, for sizing beside Keycloak's published figure. */
+const CORES = availableParallelism();
+
+/** The password sign-in row read for sizing: hash parameters, sign-ins per second and per core, beside Keycloak's published figure. */
+function passwordSizing(r: Measured): string {
+  const perCore = Math.round((r.opsPerSecond / CORES) * 10) / 10;
+  const cpu = r.cost ? `, ${cpuOf(r.cost)} ms of CPU each across Keyflow's processes` : '';
+  return `password sign-in: ${PASSWORD_HASH_PARAMS}; ${r.opsPerSecond} sign-ins/s on ${CORES} cores = ${perCore} per core${cpu} (Keycloak publishes about 15 per vCPU with Argon2)`;
+}
+
 export async function compareBench(argv: string[]): Promise<void> {
   const { count: rps, seconds, base, store } = await benchSetup(argv, 'rps', { count: 16, seconds: 10 });
   const parsed = parseConfig(process.env);
@@ -132,10 +144,11 @@ export async function compareBench(argv: string[]): Promise<void> {
         scenario: scenario.name,
         op: scenario.op,
         keyflow: (await runOn(keyflow, scenario, rps, seconds, costTargets))!,
-        peerMemory: await runOn(peerMemory, scenario, rps, seconds, null),
-        peerStore: await runOn(peerStore, scenario, rps, seconds, null),
+        peerMemory: scenario.keyflowOnly ? null : await runOn(peerMemory, scenario, rps, seconds, null),
+        peerStore: scenario.keyflowOnly ? null : await runOn(peerStore, scenario, rps, seconds, null),
       };
-      if (!row.peerMemory) {
+      if (scenario.keyflowOnly) row.peerNote = 'Keyflow only';
+      else if (!row.peerMemory) {
         // The peer cannot sign with this algorithm: compare with its RS256 code flow.
         const rs256 = rows.find((r) => r.scenario === 'code-flow RS256');
         Object.assign(row, { peerMemory: rs256?.peerMemory ?? null, peerStore: rs256?.peerStore ?? null, peerNote: 'peer figures: its RS256 code flow' });
@@ -148,6 +161,8 @@ export async function compareBench(argv: string[]): Promise<void> {
     out.write(`\nops: ${rows.map((r) => `${r.scenario} = ${r.op}`).join('; ')}\n`);
     out.write(`ratio = Keyflow ops/s ÷ peer ops/s; p99 of one op; ${rps} virtual RPs (devices), ${seconds} s each, one machine\n`);
     for (const note of PEER_NOTES) out.write(`* ${note}\n`);
+    const signIn = rows.find((r) => r.scenario === 'password sign-in');
+    if (signIn) out.write(`${passwordSizing(signIn.keyflow)}\n`);
     out.write(
       JSON.stringify({
         bench: 'compare',

@@ -23,6 +23,19 @@ export class KeyflowAgent {
     return new KeyflowAgent(base, email);
   }
 
+  /**
+   * A sign-in from scratch, as a new browser makes it: the sign-in page (its
+   * CSRF token and cookie), then the email and password; throws unless it
+   * ends signed in (the sign-in page not shown again).
+   */
+  async signInFresh(): Promise<void> {
+    const browser = new HttpUser(this.http.base);
+    const page = await browser.get('/login');
+    const done = await browser.submit(await page.res.text(), '/login', { email: this.email, password: PASSWORD });
+    const html = await done.res.text();
+    if (done.res.status !== 200 || html.includes('action="/login"')) throw new Error(`sign-in ended at ${done.url} (${done.res.status})`);
+  }
+
   /** One request with the session's cookies, redirects not followed. */
   request(url: string): Promise<Response> {
     return this.http.request(url);

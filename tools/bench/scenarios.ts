@@ -26,6 +26,8 @@ export interface Scenario {
   /** What one operation is, for the table's legend. */
   op: string;
   idTokenAlg: IdTokenAlg;
+  /** Measured on Keyflow alone: the peer has nothing to compare (its sign-in is a test handler). */
+  keyflowOnly?: boolean;
   run(target: BenchTarget, client: BenchClient, workers: number, seconds: number): Promise<ScenarioResult>;
 }
 
@@ -225,4 +227,23 @@ const devicePolling: Scenario = {
   },
 };
 
-export const SCENARIOS: Scenario[] = [codeFlow('RS256'), codeFlow('ML-DSA-65'), refresh, introspection, devicePolling];
+/**
+ * Password sign-ins from new browsers (the sign-in page, then email and
+ * password), each virtual user again and again: what a login storm costs. The
+ * password hash dominates (PASSWORD_HASH_PARAMS), on libuv's thread pool.
+ */
+const passwordSignIn: Scenario = {
+  name: 'password sign-in',
+  op: 'sign-in page + password (a new browser)',
+  idTokenAlg: 'RS256',
+  keyflowOnly: true,
+  async run(target, _client, workers, seconds) {
+    const agents = await target.agents(workers);
+    return loop(agents, seconds, async (agent) => {
+      if (!agent.signInFresh) throw new Error(`${target.label} has no password sign-in`);
+      await agent.signInFresh();
+    });
+  },
+};
+
+export const SCENARIOS: Scenario[] = [codeFlow('RS256'), codeFlow('ML-DSA-65'), refresh, introspection, devicePolling, passwordSignIn];

@@ -30,6 +30,8 @@ export interface BenchAgent {
   request(url: string): Promise<Response>;
   /** A client's first authorization for this user: signs in if needed and consents; the redirect to the RP. */
   authorizeFirst(authorizeUrl: string): Promise<URL>;
+  /** A password sign-in from a new browser (Keyflow's agents only: the peer's sign-in is a test handler without passwords). */
+  signInFresh?(): Promise<void>;
 }
 
 export interface BenchTarget {

@@ -12,7 +12,7 @@ import { narrowResources } from '../../../lib/domain/resources.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
 import { isGrantLive } from '../../../lib/store/grants.js';
 import { findRefreshToken } from '../../../lib/store/refresh-tokens.js';
-import { claimRotation, recordSuccessor } from '../../../lib/store/refresh-rotations.js';
+import { claimRotation } from '../../../lib/store/refresh-rotations.js';
 import { endRefreshFamily } from '../../../lib/flows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
 import { revokeReusedGrant } from '../../../lib/grants/revocation.js';
@@ -65,7 +65,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   const next = newSecret();
   const nextHash = hashSecret(next);
   const now = currentDate();
-  const rotation = await claimRotation(deps.store, doc, { newHash: nextHash, retryWindowMs: deps.refreshRetryWindowMs, now });
+  const rotation = await claimRotation(deps.store, doc, { newHash: nextHash, retryWindowMs: deps.refreshRetryWindowMs, now, withSuccessor: true });
   if (rotation.status === 'reused') {
     await revokeReusedGrant(deps, doc.grantId);
     deps.log.warn('refresh token reused; grant revoked', { client: client._id, grant: doc.grantId });
@@ -76,12 +76,9 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
 
   // No ID token on refresh (OIDC Core §12.2 makes it optional): the access token
   // needs only what the projection carries.
-  const [accessToken] = await Promise.all([
-    issueAccessToken(
-      { issuer: deps.issuer, signer: deps.signer },
-      { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth, jkt: dpopJkt, resources: target.resources },
-    ),
-    recordSuccessor(deps.store, doc, nextHash, now),
-  ]);
+  const accessToken = await issueAccessToken(
+    { issuer: deps.issuer, signer: deps.signer },
+    { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth, jkt: dpopJkt, resources: target.resources },
+  );
   sendOAuthJson(res, 200, { ...accessToken, refresh_token: next });
 }
