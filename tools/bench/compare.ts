@@ -5,6 +5,7 @@
 // the same FerretDB Keyflow uses (database oidc_peer_bench). The peers are
 // child processes on 127.0.0.1:3720 (memory) and :3721 (store), killed when
 // the benchmark ends, fails or is interrupted; their database is dropped.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { PASSWORD_HASH_PARAMS } from '../../lib/security/password.js';
@@ -95,6 +96,18 @@ function table(rows: Row[]): string {
   return [fmt(head), widths.map((w) => '-'.repeat(w)).join('-|-'), ...lines.map(fmt)].join('\n');
 }
 
+/** When and on what this run measured: the date (UTC) and the commit checked out (with `+` if the tree had changes). */
+function runStamp(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  let commit = 'unknown commit';
+  try {
+    commit = git('rev-parse', '--short', 'HEAD') + (git('status', '--porcelain', '--untracked-files=no') ? '+' : '');
+  } catch {
+    // not a git checkout
+  }
+  return `run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, commit ${commit}, ${CORES} cores`;
+}
+
 /** Cores of this machine: sign-ins per core, for sizing beside Keycloak's published figure. */
 const CORES = availableParallelism();
 
@@ -157,7 +170,7 @@ export async function compareBench(argv: string[]): Promise<void> {
     }
 
     const out = process.stdout;
-    out.write(`\n${table(rows)}\n`);
+    out.write(`\n${runStamp()}\n\n${table(rows)}\n`);
     out.write(`\nops: ${rows.map((r) => `${r.scenario} = ${r.op}`).join('; ')}\n`);
     out.write(`ratio = Keyflow ops/s ÷ peer ops/s; p99 of one op; ${rps} virtual RPs (devices), ${seconds} s each, one machine\n`);
     for (const note of PEER_NOTES) out.write(`* ${note}\n`);
