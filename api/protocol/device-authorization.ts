@@ -90,7 +90,7 @@ export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
         await startDeviceFlow(deps.flows, { deviceCodeHash, clientId: client._id, expiresAt });
       } catch (err) {
         // Without its workflow the code could never be approved: it must not exist.
-        await deleteDeviceAuthorization(deps.store, deviceCodeHash, userCodeKey);
+        await deleteDeviceAuthorization(deps.store, deviceCodeHash, userCodeKey, client._id);
         throw err;
       }
       const userCode = formatUserCode(userCodeKey);

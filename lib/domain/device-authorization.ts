@@ -75,7 +75,7 @@ export interface DeviceUserCodeDoc {
 }
 
 export interface DevicePollDoc {
-  _id: string; // SHA-256 of the device_code
+  _id: string; // `<SHA-256 of the device_code>:<client id>` (codes issued before pacing by budget: the hash alone)
   /** The interval the client was given (seconds between polls); polls issued before pacing by budget grew it on each slow_down. */
   interval: number;
   lastPollAt: Date | null;

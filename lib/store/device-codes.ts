@@ -30,6 +30,13 @@ const userCodes = (store: Store) => store.deviceUserCodes;
 const polls = (store: Store) => store.devicePolls;
 
 const userCodeId = (key: string) => `user:${key}`;
+/**
+ * A pacing document's `_id`: the device code's hash and its client, so that a
+ * poll finds it by `_id` alone (the one filter FerretDB v1 answers from an
+ * index; `{_id, clientId}` scans the collection) and another client's poll
+ * finds nothing. Codes issued before pacing by budget used the hash alone.
+ */
+const pacingId = (deviceCodeHash: string, clientId: string) => `${deviceCodeHash}:${clientId}`;
 
 /** Stores a new device authorization; returns its normalized user code (a fresh one on the rare collision). */
 export async function createDeviceAuthorization(
@@ -49,7 +56,7 @@ export async function createDeviceAuthorization(
   }
   if (!userCodeKey) throw new Error('no free user code after 5 attempts');
   await polls(store).insertOne({
-    _id: deviceCodeHash,
+    _id: pacingId(deviceCodeHash, fields.clientId),
     clientId: fields.clientId,
     interval: fields.interval,
     lastPollAt: null,
@@ -72,10 +79,11 @@ export async function createDeviceAuthorization(
 }
 
 /** Undoes createDeviceAuthorization when the workflow could not be started. */
-export async function deleteDeviceAuthorization(store: Store, deviceCodeHash: string, userCodeKey: string): Promise<void> {
+export async function deleteDeviceAuthorization(store: Store, deviceCodeHash: string, userCodeKey: string, clientId?: string): Promise<void> {
   await Promise.allSettled([
     deviceCodes(store).deleteOne({ _id: deviceCodeHash }),
     polls(store).deleteOne({ _id: deviceCodeHash }),
+    ...(clientId ? [polls(store).deleteOne({ _id: pacingId(deviceCodeHash, clientId) })] : []),
     userCodes(store).deleteOne({ _id: userCodeId(userCodeKey) }),
   ]);
 }
@@ -101,7 +109,11 @@ export async function findPendingByUserCode(store: Store, userCodeKey: string): 
  * before pacing by budget (device_codes says which).
  */
 export function recordPendingPoll(store: Store, deviceCodeHash: string, clientId: string, now = currentDate()): Promise<DevicePollDoc | null> {
-  return polls(store).findOneAndUpdate({ _id: deviceCodeHash, clientId }, { $set: { lastPollAt: now }, $inc: { polls: 1 } }, { returnDocument: 'before' });
+  return polls(store).findOneAndUpdate(
+    { _id: pacingId(deviceCodeHash, clientId) },
+    { $set: { lastPollAt: now }, $inc: { polls: 1 } },
+    { returnDocument: 'before' },
+  );
 }
 
 /**
@@ -116,6 +128,7 @@ export async function recordPoll(store: Store, deviceCodeHash: string, now = cur
   return true;
 }
 
+/** The pacing document of a code issued before pacing by budget (by the hash alone). */
 export function findDevicePoll(store: Store, deviceCodeHash: string): Promise<DevicePollDoc | null> {
   return polls(store).findOne({ _id: deviceCodeHash });
 }
@@ -127,7 +140,10 @@ export async function recordDeviceState(store: Store, deviceCodeHash: string, st
   const doc = await deviceCodes(store).findOneAndUpdate({ _id: deviceCodeHash }, { $set: set }, { returnDocument: 'after' });
   if (state === 'pending') return;
   // No longer pending (the state is in device_codes now): polls read it there.
-  await polls(store).deleteOne({ _id: deviceCodeHash });
+  await Promise.all([
+    polls(store).deleteOne({ _id: deviceCodeHash }),
+    ...(doc ? [polls(store).deleteOne({ _id: pacingId(deviceCodeHash, doc.clientId) })] : []),
+  ]);
   // Once answered for good, the user code leads nowhere: its lookup goes.
   if (doc && state !== 'approved') await userCodes(store).deleteOne({ _id: userCodeId(doc.userCodeKey) });
 }

@@ -182,10 +182,12 @@ describe('polling the token endpoint', () => {
     expect((await poll(rp, device_code)).body.error).toBe('authorization_pending');
   });
 
-  it('paces a code issued before polls were paced by budget (no client in its pacing document) by its interval', async () => {
+  it('paces a code issued before polls were paced by budget (its pacing document under the hash alone) by its interval', async () => {
     const rp = await newRp(api.deps, RP);
     const { device_code } = await startDevice(rp);
-    await api.deps.store.devicePolls.updateOne({ _id: hashSecret(device_code) }, { $unset: { clientId: '', pollsFrom: '', polls: '' } });
+    const hash = hashSecret(device_code);
+    await api.deps.store.devicePolls.deleteOne({ _id: `${hash}:${rp.client._id}` });
+    await api.deps.store.devicePolls.insertOne({ _id: hash, interval: 5, lastPollAt: null, expiresAt: new Date(Date.now() + 600_000) });
     expect((await poll(rp, device_code)).body.error).toBe('authorization_pending');
     expect((await poll(rp, device_code)).body.error).toBe('slow_down');
     skipTime(10_100);
