@@ -6,7 +6,7 @@
 // while an address keeps running out (backoff).
 import express, { Router, type Request, type Response } from 'express';
 import type { DeviceApproval, DeviceCodeDoc } from '../../lib/domain/device-authorization.js';
-import { SCOPES } from '../../lib/domain/scopes.js';
+import { catalogued } from '../../lib/domain/scopes.js';
 import { formatUserCode, normalizeUserCode } from '../../lib/domain/user-code.js';
 import { approveDeviceFlow, denyDeviceFlow } from '../../lib/flows/device-authorization.js';
 import type { ClientDoc } from '../../lib/store/clients.js';
@@ -56,7 +56,7 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
 
   /** Admin-only scopes are for admins: nobody else can allow them (as on the consent page of the code flow). */
   async function mayAllow(req: Request, device: DeviceCodeDoc): Promise<boolean> {
-    if (!device.scope.some((s) => SCOPES[s]?.adminOnly)) return true;
+    if (!device.scope.some((s) => catalogued(s)?.adminOnly)) return true;
     return (await sessionUser(deps, req))?.role === 'admin';
   }
   const adminOnly = (res: Response) => sendErrorPage(res, 403, 'Admin access', 'This device asks for admin permissions, which only an admin can allow.');

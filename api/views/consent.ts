@@ -3,7 +3,7 @@
 // words, the team picker for single-team scopes, the site-access
 // gate for site scopes, Allow and Deny.
 import type { Response } from 'express';
-import { crossAppClientId, isSiteScope, parseBoundTeamScope, SCOPES, SITE_CONFIRMATION_PHRASE, singleTeamPermission } from '../../lib/domain/scopes.js';
+import { catalogued, crossAppClientId, isSiteScope, parseBoundTeamScope, SITE_CONFIRMATION_PHRASE, singleTeamPermission } from '../../lib/domain/scopes.js';
 import type { SingleTeamPermission } from '../../lib/domain/team-roles.js';
 import { STANDARD_CLAIM_WORDS, type StandardClaim } from '../../lib/domain/claims.js';
 import { claimsBeyondScopes } from '../../lib/domain/claims-request.js';
@@ -29,7 +29,7 @@ const TEAM_PERMISSION_WORDS: Record<SingleTeamPermission, string> = {
 
 /** A scope in plain words (the scope itself when it has none). */
 export function describeScope(scope: string): string {
-  const known = SCOPES[scope];
+  const known = catalogued(scope);
   if (known) return known.description;
   const unbound = singleTeamPermission(scope);
   if (unbound) return TEAM_PERMISSION_WORDS[unbound];

@@ -1,7 +1,7 @@
 // The personal access tokens page (the user's tokens and the new-token form)
 // and the page that shows a new token once.
 import type { Response } from 'express';
-import { SCOPES } from '../../lib/domain/scopes.js';
+import { catalogued } from '../../lib/domain/scopes.js';
 import { patScopesFor, type PersonalAccessTokenDoc } from '../../lib/domain/personal-access-tokens.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
@@ -39,7 +39,8 @@ ${csrfField(session.csrf)}
 <input id="token-name" name="name" type="text" maxlength="100" required>
 <fieldset><legend>Scopes</legend>
 ${patScopesFor(user.role).map(
-  (s) => html`<label><input type="checkbox" name="scope" value="${s}"> <code>${s}</code> <span class="muted">${SCOPES[s]?.description ?? ''}</span></label>`,
+  (s) =>
+    html`<label><input type="checkbox" name="scope" value="${s}"> <code>${s}</code> <span class="muted">${catalogued(s)?.description ?? ''}</span></label>`,
 )}
 </fieldset>
 <label for="token-days">Expires after (days, at most ${String(maxDays)})</label>

@@ -4,7 +4,7 @@
 // team), and the scopes (and claims asked for one by one) consented before.
 // Used right before a code is issued, which auditScopeGrants then records.
 import type { PendingAuthorization } from '../domain/pending-authorization.js';
-import { isSiteScope, SCOPES } from '../domain/scopes.js';
+import { catalogued, isSiteScope } from '../domain/scopes.js';
 import { claimsBeyondScopes } from '../domain/claims-request.js';
 import { bindTeamScopes, boundTeamGrants, previouslyBoundTeams, requestedTeamPermissions } from '../domain/team-binding.js';
 import type { UserDoc } from '../domain/users.js';
@@ -30,7 +30,7 @@ export async function consentDecision(
 ): Promise<ConsentDecision> {
   // Admin-only and site scopes are for admins: nobody else can consent to them.
   const site = request.scope.some(isSiteScope);
-  if (site || request.scope.some((s) => SCOPES[s]?.adminOnly)) {
+  if (site || request.scope.some((s) => catalogued(s)?.adminOnly)) {
     const user = known ?? (await findUserById(deps.store, userId));
     if (user?.role !== 'admin')
       return { kind: 'refuse', error: 'invalid_scope', description: `${site ? 'site' : 'admin'} scopes can only be granted by an admin` };
