@@ -3,9 +3,16 @@
 // that `--help` loads nothing heavy and a command that needs MongoDB alone
 // does not load Temporal's SDK (a third of a second, more on a busy machine).
 import '../runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
+import { enableCompileCache } from 'node:module';
 import type { Config } from '../config/env.js';
 import type { Store } from '../store/db.js';
 import { UsageError, USAGE } from './usage.js';
+
+// Every command runs in a new process that compiles the same modules (the
+// MongoDB driver, Temporal's client…) again: Node's on-disk compile cache (in
+// the system's temporary folder, checked against each source) saves about a
+// tenth of a command's time from its second run on.
+enableCompileCache();
 
 type Command = (store: Store, cfg: Config, sub: string | undefined, argv: string[]) => Promise<void>;
 
