@@ -7,8 +7,8 @@
 // - device_user_codes: `user:<normalized user code>` → the device code's hash,
 //   for the /device page. A duplicate user code fails the insert (unique _id).
 // - device_polls: pacing of the token endpoint's polls, while the code is
-//   pending. A pending poll is one command on it (recordPendingPoll: the
-//   client checked by the filter, the pacing read and written at once);
+//   pending. A pending poll is one command on it (recordPendingPoll: found by
+//   an `_id` naming the client, the pacing read and written at once);
 //   approximate under races, which is all slow_down needs. The workflow's
 //   activity deletes it once the code is answered or expired (after writing
 //   that state into device_codes), so a poll that finds none reads the state

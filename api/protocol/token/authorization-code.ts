@@ -11,8 +11,13 @@ import { revokeGrantAndFamily } from '../../../lib/grants/revocation.js';
 import type { GrantContext } from './context.js';
 
 const INVALID_CODE = 'code expired or invalid';
-/** Longer than any code Keyflow issues (a sealed record: its scope, nonce and claims request are bounded at the authorization endpoint). */
-const MAX_CODE_LENGTH = 8192;
+/**
+ * Longer than any code Keyflow issues: a sealed record, largest with ten
+ * resource indicators of 2,048 characters each (about 30,000 characters), its
+ * nonce and claims bounded at the authorization endpoint; within the token
+ * endpoint's 64 kB body.
+ */
+const MAX_CODE_LENGTH = 48_000;
 
 export async function authorizationCodeGrant(req: Request, res: Response, ctx: GrantContext): Promise<void> {
   const { client, deps } = ctx;
