@@ -3,7 +3,9 @@
 // that `--help` loads nothing heavy and a command that needs MongoDB alone
 // does not load Temporal's SDK (a third of a second, more on a busy machine).
 import '../runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads
-import { enableCompileCache } from 'node:module';
+// The default export, not a named one: on a Node.js too old to have it, a missing named export fails at link time,
+// before supported-node.js can refuse that Node.js in one line.
+import nodeModule from 'node:module';
 import type { Config } from '../config/env.js';
 import type { Store } from '../store/db.js';
 import { UsageError, USAGE } from './usage.js';
@@ -12,7 +14,7 @@ import { UsageError, USAGE } from './usage.js';
 // MongoDB driver, Temporal's client…) again: Node's on-disk compile cache (in
 // the system's temporary folder, checked against each source) saves about a
 // tenth of a command's time from its second run on.
-enableCompileCache();
+nodeModule.enableCompileCache?.();
 
 type Command = (store: Store, cfg: Config, sub: string | undefined, argv: string[]) => Promise<void>;
 
