@@ -4,7 +4,7 @@
 import { newClient, replacedClient, withNewClientSecret, type ClientWithSecret } from '../domain/client-secrets.js';
 import { isClientActive, type ClientDoc, type ClientExtras, type NewClientInput } from '../domain/clients.js';
 import { insertManyIfAbsent, type Store } from './db.js';
-import { currentTimeMs } from '../runtime/clock.js';
+import { remembered } from './remembered.js';
 
 // Re-exported for modules that still import it from the store.
 export type { ClientDoc };
@@ -108,15 +108,13 @@ export type ClientLookup = (clientId: string) => Promise<ClientDoc | null>;
  * ids are not remembered. A deactivated client is answered as unknown.
  */
 export function cachedClientLookup(store: Store, ttlMs = 2_000): ClientLookup {
-  const cache = new Map<string, { client: ClientDoc; until: number }>();
+  const lookup = remembered(
+    ttlMs,
+    (clientId) => findClient(store, clientId),
+    (client) => client !== null,
+  );
   return async (clientId) => {
-    const hit = cache.get(clientId);
-    if (hit && hit.until > currentTimeMs()) return isClientActive(hit.client) ? hit.client : null;
-    const client = await findClient(store, clientId);
-    if (client) {
-      if (cache.size > 10_000) cache.clear();
-      cache.set(clientId, { client, until: Date.now() + ttlMs });
-    } else cache.delete(clientId);
+    const client = await lookup(clientId);
     return client && isClientActive(client) ? client : null;
   };
 }

@@ -79,11 +79,10 @@ export async function createDeviceAuthorization(
 }
 
 /** Undoes createDeviceAuthorization when the workflow could not be started. */
-export async function deleteDeviceAuthorization(store: Store, deviceCodeHash: string, userCodeKey: string, clientId?: string): Promise<void> {
+export async function deleteDeviceAuthorization(store: Store, deviceCodeHash: string, userCodeKey: string, clientId: string): Promise<void> {
   await Promise.allSettled([
     deviceCodes(store).deleteOne({ _id: deviceCodeHash }),
-    polls(store).deleteOne({ _id: deviceCodeHash }),
-    ...(clientId ? [polls(store).deleteOne({ _id: pacingId(deviceCodeHash, clientId) })] : []),
+    polls(store).deleteOne({ _id: pacingId(deviceCodeHash, clientId) }),
     userCodes(store).deleteOne({ _id: userCodeId(userCodeKey) }),
   ]);
 }
@@ -126,11 +125,6 @@ export async function recordPoll(store: Store, deviceCodeHash: string, now = cur
   if (!before?.lastPollAt || now.getTime() - before.lastPollAt.getTime() >= before.interval * 1000) return false;
   await polls(store).updateOne({ _id: deviceCodeHash }, { $set: { interval: before.interval + SLOW_DOWN_STEP_SECONDS } });
   return true;
-}
-
-/** The pacing document of a code issued before pacing by budget (by the hash alone). */
-export function findDevicePoll(store: Store, deviceCodeHash: string): Promise<DevicePollDoc | null> {
-  return polls(store).findOne({ _id: deviceCodeHash });
 }
 
 /** Writes a state of the workflow into the projection; idempotent (activities may be retried). */

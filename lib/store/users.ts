@@ -1,7 +1,7 @@
 // User accounts in MongoDB.
 import { ConflictError } from '../domain/errors.js';
 import { isDisabled, newUserAccount, profileChanges, type NewUserInput, type ProfileUpdate, type UserDoc } from '../domain/users.js';
-import { currentTimeMs } from '../runtime/clock.js';
+import { remembered } from './remembered.js';
 import { deleteConsents } from './consents.js';
 import { deleteUserPasskeys } from './passkeys.js';
 import { deleteMembershipsOf } from './teams.js';
@@ -141,16 +141,10 @@ export type UserStatusLookup = (userId: string) => Promise<boolean>;
  * revocation did not finish (a crash in between).
  */
 export function cachedUserStatus(store: Store, ttlMs = 2_000): UserStatusLookup {
-  const cache = new Map<string, { active: boolean; until: number }>();
-  return async (userId) => {
-    const hit = cache.get(userId);
-    if (hit && hit.until > currentTimeMs()) return hit.active;
+  return remembered(ttlMs, async (userId) => {
     const user = await store.users.findOne({ _id: userId }, { projection: { _id: 1, disabled: 1 } });
-    const active = user !== null && !isDisabled(user);
-    if (cache.size > 10_000) cache.clear();
-    cache.set(userId, { active, until: currentTimeMs() + ttlMs });
-    return active;
-  };
+    return user !== null && !isDisabled(user);
+  });
 }
 
 /** A user named by id, email or username (what people type to name someone). */
