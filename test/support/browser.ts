@@ -134,6 +134,28 @@ export async function startRpCallback(): Promise<RpCallback> {
   };
 }
 
+/** startRpCallback for the tests of the calling file: started in beforeAll, closed in afterAll. */
+export function useRpCallback(): RpCallback {
+  let rp: RpCallback | undefined;
+  beforeAll(async () => {
+    rp = await startRpCallback();
+  });
+  afterAll(async () => {
+    await rp?.close();
+  });
+  const started = () => {
+    if (!rp) throw new Error('the RP callback starts in beforeAll: use it inside a test or hook');
+    return rp;
+  };
+  return {
+    get redirectUri() {
+      return started().redirectUri;
+    },
+    nextCallback: (timeoutMs) => started().nextCallback(timeoutMs),
+    close: () => started().close(),
+  };
+}
+
 /** Signs `email` in at the issuer's /login page with a password, and waits for the account page. */
 export async function signInAtAccount(page: Page, issuer: string, email: string, password: string): Promise<void> {
   await page.goto(`${issuer}/login`);

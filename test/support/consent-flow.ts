@@ -1,11 +1,10 @@
 // A code flow stopped at the consent page, over HTTP: the user signs in, the
 // test reads and answers the page (team picker, site gate), then the RP
 // redeems the code. For tests of what consent grants.
-import type { RunningApi } from '../../api/server.js';
 import { newSecret } from '../../lib/security/secrets.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
 import type { FixtureUser } from '../../tools/fixtures/users.js';
-import type { Json } from './harness.js';
+import { type Json, type ApiUnderTest } from './harness.js';
 import { FLOW_PASSWORD, FLOW_REDIRECT, flowAuthorizeUrl, type TestRp } from './token-flow.js';
 import { postForm } from './http.js';
 
@@ -17,7 +16,7 @@ export interface StartedFlow {
 
 /** Starts an authorization for `user` (FLOW_PASSWORD) and signs in if asked to; returns where the flow stands (a page or the RP). */
 export async function startFlow(
-  api: RunningApi,
+  api: ApiUnderTest,
   rp: TestRp,
   user: FixtureUser,
   scope: string,
@@ -31,7 +30,7 @@ export async function startFlow(
 }
 
 /** Redeems the code the RP got; expects 200 and returns the token response. */
-export async function redeemCode(api: RunningApi, rp: TestRp, flow: StartedFlow, external: URL): Promise<Json> {
+export async function redeemCode(api: ApiUnderTest, rp: TestRp, flow: StartedFlow, external: URL): Promise<Json> {
   const code = external.searchParams.get('code');
   if (!code) throw new Error(`no code: ${external.href}`);
   const { res, body } = await postForm(
@@ -45,7 +44,7 @@ export async function redeemCode(api: RunningApi, rp: TestRp, flow: StartedFlow,
 }
 
 /** Runs the whole flow, picking `teamId` at consent (prompt=consent: a team remembered from an earlier consent is not reused): the token response. */
-export async function tokensForTeam(api: RunningApi, rp: TestRp, user: FixtureUser, scope: string, teamId: string): Promise<Json> {
+export async function tokensForTeam(api: ApiUnderTest, rp: TestRp, user: FixtureUser, scope: string, teamId: string): Promise<Json> {
   const flow = await startFlow(api, rp, user, scope, { prompt: 'consent' });
   const done = await flow.agent.submit(await flow.step.res.text(), '/consent', { decision: 'allow', team: teamId });
   return redeemCode(api, rp, flow, done.external!);

@@ -4,6 +4,7 @@
 import { parseConfig, type Config } from '../../lib/config/env.js';
 import { freePort } from '../../tools/embedded/ports.js';
 import { startApi, type RunningApi } from '../../api/server.js';
+import type { ApiDeps } from '../../api/context.js';
 import { createLogger } from '../../lib/runtime/log.js';
 import { isolatedEnv, startTestWorker } from './test-worker.js';
 
@@ -37,6 +38,68 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
 export async function startLocalhostApi(overrides: Record<string, string> = {}): Promise<RunningApi> {
   const port = await freePort();
   return startTestApi({ PORT: String(port), ISSUER: `http://localhost:${port}`, ...overrides });
+}
+
+type Overrides = Record<string, string>;
+
+/** What the helpers read of an api under test: a RunningApi or a TestApi. */
+export type ApiUnderTest = Pick<RunningApi, 'deps' | 'url'>;
+
+/** A test file's api, readable once its beforeAll hook has started it. */
+export interface TestApi {
+  readonly deps: ApiDeps;
+  /** The base URL it listens on. */
+  readonly url: string;
+  /** The issuer it was configured with (its own URL unless overridden). */
+  readonly issuer: string;
+  readonly app: RunningApi['app'];
+  readonly server: RunningApi['server'];
+}
+
+/**
+ * An api (startTestApi) for the tests of the calling file: started in a
+ * beforeAll hook, stopped in an afterAll hook. Call it at the top level of the
+ * test file, before hooks that use it. Overrides given as a function are read
+ * in the hook (for a port or a database chosen then).
+ */
+export function useTestApi(overrides: Overrides | (() => Overrides | Promise<Overrides>) = {}): TestApi {
+  return runningInHooks(startTestApi, overrides);
+}
+
+/** useTestApi on http://localhost:<port>, for browser tests (startLocalhostApi). */
+export function useLocalhostApi(overrides: Overrides | (() => Overrides | Promise<Overrides>) = {}): TestApi {
+  return runningInHooks(startLocalhostApi, overrides);
+}
+
+function runningInHooks(start: (overrides: Overrides) => Promise<RunningApi>, overrides: Overrides | (() => Overrides | Promise<Overrides>)): TestApi {
+  let api: RunningApi | undefined;
+  beforeAll(async () => {
+    api = await start(typeof overrides === 'function' ? await overrides() : overrides);
+  });
+  afterAll(async () => {
+    await api?.stop();
+  });
+  const running = () => {
+    if (!api) throw new Error('the api starts in beforeAll: use it inside a test or hook');
+    return api;
+  };
+  return {
+    get deps() {
+      return running().deps;
+    },
+    get url() {
+      return running().url;
+    },
+    get issuer() {
+      return running().deps.config.issuer;
+    },
+    get app() {
+      return running().app;
+    },
+    get server() {
+      return running().server;
+    },
+  };
 }
 
 /** Parsed JSON of a response under test: shape is what the assertions check. */

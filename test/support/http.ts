@@ -1,11 +1,10 @@
 // HTTP as the tests' clients speak it to an api: forms and JSON sent, answers
 // parsed, and the few values tests read off pages and tokens. Each file binds
 // these to its api and paths in a line (`const post = (…) => postForm(api, …)`).
-import type { RunningApi } from '../../api/server.js';
-import type { Json } from './harness.js';
+import { type Json, type ApiUnderTest } from './harness.js';
 
 /** An api, or its base URL. */
-export type Base = RunningApi | string;
+export type Base = ApiUnderTest | string;
 
 const urlOf = (base: Base, path: string) => `${typeof base === 'string' ? base : base.url}${path}`;
 

@@ -2,7 +2,7 @@
 // scope, whatever the user's role. For resource-server tests whose point is
 // that the API itself refuses (a non-admin holding admin scopes, a demoted
 // admin), which a real consent would never hand out.
-import type { RunningApi } from '../../api/server.js';
+import type { ApiUnderTest } from './harness.js';
 import { issueAccessToken } from '../../lib/grants/tokens.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import { newId } from '../../lib/security/secrets.js';
@@ -10,7 +10,7 @@ import { createClient } from '../../lib/store/clients.js';
 import { openGrant } from '../../lib/store/grants.js';
 
 /** A token of `client` (a fresh RS256 client when none is given) for `userId` with `scope`. */
-export async function mintAccessToken(api: RunningApi, userId: string, scope: string[], client?: ClientDoc): Promise<string> {
+export async function mintAccessToken(api: ApiUnderTest, userId: string, scope: string[], client?: ClientDoc): Promise<string> {
   const holder =
     client ??
     (

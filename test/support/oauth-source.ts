@@ -1,6 +1,6 @@
 // OAuth sources for tests, inserted straight into the store as the admin API
 // would (the client secret sealed with the KEK).
-import type { RunningApi } from '../../api/server.js';
+import type { ApiUnderTest } from './harness.js';
 import { DEFAULT_CLAIM_MAPPING, type OAuthSourceDoc } from '../../lib/domain/oauth-sources.js';
 import { seal } from '../../lib/security/kek.js';
 import { newId } from '../../lib/security/secrets.js';
@@ -11,7 +11,7 @@ export const UPSTREAM_CLIENT_SECRET = 'upstream client secret for keyflow tests'
 
 /** An `oidc` source of `issuer`, or (with `kind: 'oauth2'` and the three endpoints in `opts`) an `oauth2` one. */
 export async function newSource(
-  api: RunningApi,
+  api: ApiUnderTest,
   issuer: string | null,
   opts: Partial<
     Pick<

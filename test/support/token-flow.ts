@@ -1,14 +1,13 @@
 // The code flow as an RP and a person run it, over HTTP: a new user signs in
 // and allows, the client redeems the code (PKCE S256) with its secret. For
 // tests about what happens to the tokens afterwards.
-import type { RunningApi } from '../../api/server.js';
 import type { NewClientInput } from '../../lib/domain/clients.js';
 import { s256Challenge } from '../../lib/domain/pkce.js';
 import { newSecret } from '../../lib/security/secrets.js';
 import type { UserDoc } from '../../lib/store/users.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { familyWorkflowId } from '../../lib/domain/refresh-family.js';
-import { eventually, type Json } from './harness.js';
+import { eventually, type Json, type ApiUnderTest } from './harness.js';
 import { jwtClaims, postForm, type Answer } from './http.js';
 import { newUser } from '../../tools/fixtures/users.js';
 import { HttpUser } from '../../tools/fixtures/http-user.js';
@@ -26,7 +25,7 @@ export interface TestRp {
 }
 
 /** A confidential client (RS256 tokens) redirecting to FLOW_REDIRECT. */
-export async function newTestRp(api: RunningApi, overrides: Partial<NewClientInput> = {}): Promise<TestRp> {
+export async function newTestRp(api: ApiUnderTest, overrides: Partial<NewClientInput> = {}): Promise<TestRp> {
   const rp = await newRp(api.deps, {
     name: 'Token flow RP',
     redirectUris: [{ type: 'equals', value: FLOW_REDIRECT }],
@@ -82,7 +81,7 @@ export async function codeFlowTokens(
  * `verifier`; `extra` parameters override (an object) or are added (pairs).
  */
 export function flowAuthorizeUrl(
-  api: RunningApi,
+  api: ApiUnderTest,
   rp: { id: string },
   scope: string,
   verifier: string,
@@ -108,7 +107,7 @@ export function flowAuthorizeUrl(
  * user and the agent (signed in).
  */
 export async function runCodeFlow(
-  api: RunningApi,
+  api: ApiUnderTest,
   rp: TestRp,
   scope: string,
   opts: { user?: { email: string; doc: UserDoc }; agent?: HttpUser; extra?: [string, string][] } = {},
@@ -130,7 +129,7 @@ export async function runCodeFlow(
 }
 
 /** Waits until the RefreshFamily workflow of an access token's grant has ended as revoked. */
-export async function expectFamilyRevoked(api: RunningApi, accessToken: string): Promise<void> {
+export async function expectFamilyRevoked(api: ApiUnderTest, accessToken: string): Promise<void> {
   const handle = api.deps.temporal.client.workflow.getHandle(familyWorkflowId(jwtClaims(accessToken).grant_id));
   await eventually(async () => {
     const d = await handle.describe();

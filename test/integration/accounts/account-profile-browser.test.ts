@@ -2,31 +2,22 @@
 // standard claims and the address, saves, sees them again (normalised); a bad
 // value is refused on the page naming the field, what was typed kept; emptied
 // fields are cleared from the account.
-import type { RunningApi } from '../../../api/server.js';
 import { createUser } from '../../../lib/store/users.js';
 import { useBrowser } from '../../support/browser.js';
-import { startLocalhostApi } from '../../support/harness.js';
+import { useLocalhostApi } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 
 const PASSWORD = 'account profile browser password';
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
 
-beforeAll(async () => {
-  api = await startLocalhostApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useLocalhostApi();
 
 describe('the profile form in a browser', () => {
   it('sets and clears standard claims and the address, and refuses a bad value naming the field', async () => {
     const email = uniqueEmail('profile-browser');
     const user = await createUser(api.deps.store, { email, password: PASSWORD });
-    const page = await browser.signedIn(issuer, email, PASSWORD);
+    const page = await browser.signedIn(api.issuer, email, PASSWORD);
     const save = () => page.getByRole('button', { name: 'Save' }).click();
     const stored = async () => (await api.deps.store.users.findOne({ _id: user._id }))!;
 

@@ -2,25 +2,16 @@
 // key pasted into the textarea is listed with its fingerprint, a revoked one
 // is refused on the page (the pasted text kept), and Delete removes the key.
 import { generateKey, readKey, revokeKey } from 'openpgp';
-import type { RunningApi } from '../../../api/server.js';
 import { createUser } from '../../../lib/store/users.js';
 import { useBrowser } from '../../support/browser.js';
-import { startLocalhostApi } from '../../support/harness.js';
+import { useLocalhostApi } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 
 const PASSWORD = 'gpg keys browser password';
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
 
-beforeAll(async () => {
-  api = await startLocalhostApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useLocalhostApi();
 
 describe('the GPG keys page in a browser', () => {
   it('adds a key, refuses a revoked one in words, and deletes the key', async () => {
@@ -31,14 +22,14 @@ describe('the GPG keys page in a browser', () => {
     const revoked = (await revokeKey({ key: toRevoke.privateKey, format: 'armored' })).publicKey;
     const fingerprint = (await readKey({ armoredKey: good.publicKey })).getFingerprint().toUpperCase();
 
-    const page = await browser.signedIn(issuer, email, PASSWORD);
+    const page = await browser.signedIn(api.issuer, email, PASSWORD);
     await page.getByRole('link', { name: 'GPG keys' }).click();
     await page.getByRole('heading', { name: 'GPG keys', level: 1 }).waitFor();
     await page.getByText('No GPG keys yet.').waitFor();
 
     await page.getByLabel(/Public key/).fill(good.publicKey);
     await page.getByRole('button', { name: 'Add key' }).click();
-    await page.waitForURL(`${issuer}/account/gpg-keys`);
+    await page.waitForURL(`${api.issuer}/account/gpg-keys`);
     const item = page.getByRole('listitem').filter({ hasText: 'Browser Key <bk@example.com>' });
     expect(await item.count()).toBe(1);
     expect((await item.locator('code').innerText()).replaceAll(' ', '')).toBe(fingerprint);

@@ -4,22 +4,20 @@
 // scopes, another user's key (404) and bad input on every endpoint (JSON 4xx).
 import { armor, enums, generateKey, readKey, revokeKey, type Key } from 'openpgp';
 import { createHash } from 'node:crypto';
-import type { RunningApi } from '../../../api/server.js';
 import { addGpgKey } from '../../../lib/store/gpg-keys.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { requestJson } from '../../support/http.js';
 import { newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 import type { HttpUser } from '../../../tools/fixtures/http-user.js';
 
 const BASE = '/api/oauth/me/gpg_keys';
-let api: RunningApi;
 let rp: TestRp;
 
 /** Armored keys made once for the file. */
 const keys = {} as Record<'rsa' | 'ed' | 'other' | 'expired' | 'revoked' | 'rsaPrivate', string>;
 
+const api = useTestApi();
 beforeAll(async () => {
-  api = await startTestApi();
   rp = await newTestRp(api, { allowedScopes: ['openid', 'gpg:read', 'gpg:write'] });
   const [rsa, ed, other, expired, toRevoke] = await Promise.all([
     generateKey({ type: 'rsa', rsaBits: 2048, userIDs: [{ name: 'Rita RSA', email: 'rita@example.com' }] }),
@@ -39,7 +37,6 @@ beforeAll(async () => {
     rsaPrivate: rsa.privateKey,
   });
 }, 60_000);
-afterAll(() => api.stop());
 
 async function tokenFor(scope: string) {
   const flow = await runCodeFlow(api, rp, scope);

@@ -1,28 +1,21 @@
 // Personal access tokens: created, listed and revoked at /account/tokens,
 // shown once, stored hashed, accepted as Bearer tokens at /api/oauth/me/*,
 // refused after revocation or expiry and without the scope.
-import type { RunningApi } from '../../../api/server.js';
 import { hashSecret } from '../../../lib/security/secrets.js';
 import { PAT_COLLECTION, personalAccessTokenContext } from '../../../lib/store/personal-access-tokens.js';
 import { createUser } from '../../../lib/store/users.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { csrfOf } from '../../support/http.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'pat test password';
-let api: RunningApi;
-let issuer: string;
-beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 async function signedInAgent(admin = false) {
   const email = uniqueEmail('pat');
   const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'PAT User', admin });
-  const agent = new HttpUser(issuer);
+  const agent = new HttpUser(api.issuer);
   await agent.signIn(await agent.get('/login'), email, PASSWORD);
   return { agent, user };
 }
@@ -37,7 +30,7 @@ async function createPat(agent: HttpUser, name: string, scopes: string[], days =
 }
 
 const patch = (token: string, body: unknown) =>
-  fetch(`${issuer}/api/oauth/me/profile`, {
+  fetch(`${api.issuer}/api/oauth/me/profile`, {
     method: 'PATCH',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -64,7 +57,7 @@ describe('personal access tokens', () => {
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as Json).name).toBe('Renamed by PAT');
     expect((await api.deps.store.users.findOne({ _id: user._id }))!.name).toBe('Renamed by PAT');
-    const apps = await fetch(`${issuer}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${token}` } });
+    const apps = await fetch(`${api.issuer}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${token}` } });
     expect(apps.status).toBe(200);
     expect((await apps.json()) as Json).toEqual({ apps: [] });
     // Every token expires: no lifetime is refused.
@@ -76,9 +69,9 @@ describe('personal access tokens', () => {
     expect(((await denied.json()) as Json).error).toBe('insufficient_scope');
     expect(denied.headers.get('www-authenticate')).toMatch(/^Bearer .*error="insufficient_scope"/);
     // UserInfo needs openid, which this token does not carry.
-    expect((await fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${readOnly}` } })).status).toBe(403);
+    expect((await fetch(`${api.issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${readOnly}` } })).status).toBe(403);
     const { token: withOpenid } = await createPat(agent, 'oidc', ['openid', 'profile']);
-    const info = await fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${withOpenid}` } });
+    const info = await fetch(`${api.issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${withOpenid}` } });
     expect(info.status).toBe(200);
     expect(((await info.json()) as Json).sub).toBe(user._id);
   });
@@ -143,7 +136,7 @@ describe('personal access tokens', () => {
   });
 
   it('sends a signed-out browser to sign-in and refuses a create form without CSRF', async () => {
-    const anon = new HttpUser(issuer);
+    const anon = new HttpUser(api.issuer);
     expect((await anon.request('/account/tokens')).headers.get('location')).toBe('/login');
     const { agent } = await signedInAgent();
     const res = await agent.request('/account/tokens', {

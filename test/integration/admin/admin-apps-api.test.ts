@@ -7,7 +7,6 @@
 // while what deactivation revoked stays revoked. is_verified reaches the
 // `apps` claim. Guards: admin:* and site:* scopes, a non-admin 403
 // not_found (404), a missing scope 403 insufficient_scope, 404, bad input 400.
-import type { RunningApi } from '../../../api/server.js';
 import type { ClientDoc } from '../../../lib/domain/clients.js';
 import { hashSecret, newId, newSecret } from '../../../lib/security/secrets.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
@@ -17,7 +16,7 @@ import type { UserDoc } from '../../../lib/store/users.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser } from '../../../tools/fixtures/users.js';
-import { eventually, type Json, sleep, startTestApi } from '../../support/harness.js';
+import { useTestApi, eventually, type Json, sleep } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';
 import { FLOW_PASSWORD, FLOW_REDIRECT, flowAuthorizeUrl, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 import { expectApiError, jwtClaims, postForm, requestJson } from '../../support/http.js';
@@ -28,20 +27,18 @@ import { testDatabase } from '../../support/database.js';
 const BASE = '/api/oauth/me/admin/apps';
 /** How long a change to a client takes to reach the api's cached client lookups. */
 const LOOKUP_TTL_MS = 2_100;
-let api: RunningApi;
 let receiver: WebhookReceiver;
 let admin: UserDoc;
 const HOOK = '/admin-apps';
 
+const api = useTestApi(testDatabase('admin_apps_api').env);
 beforeAll(async () => {
-  api = await startTestApi(testDatabase('admin_apps_api').env);
   receiver = await startWebhookReceiver();
   admin = (await newUser(api.deps, { prefix: 'apps-admin', password: FLOW_PASSWORD, admin: true })).user;
   await addHook(api.deps, receiver, HOOK, { name: 'app changes', events: ['admin.app.update'] });
 }, 60_000);
 afterAll(async () => {
   await api.deps.events.idle();
-  await api.stop();
   await receiver.close();
 });
 

@@ -6,9 +6,8 @@
 // token), the same 404 as an unknown path. A current admin still gets each
 // route's own answers: 403 insufficient_scope without its scope, 405 with
 // Allow for a method the route does not take.
-import type { RunningApi } from '../../../api/server.js';
 import { ADMIN_SCOPES } from '../../../lib/domain/admin-access.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { mintAccessToken } from '../../support/minted-token.js';
 import { FLOW_PASSWORD } from '../../support/token-flow.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -25,11 +24,7 @@ const EVERY_SCOPE = [
   ]),
 ];
 
-let api: RunningApi;
-beforeAll(async () => {
-  api = await startTestApi(testDatabase('admin_area').env);
-}, 60_000);
-afterAll(() => api.stop());
+const api = useTestApi(testDatabase('admin_area').env);
 
 interface Layer {
   route?: { path: unknown };

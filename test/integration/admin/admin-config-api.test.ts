@@ -5,13 +5,12 @@
 // admin.config.update (actor in the audit log, a secret's value never in it).
 // Guards: admin:* and site:* scopes, a non-admin 404 not_found, a missing
 // scope 403 insufficient_scope, bad input a JSON 400 naming the key.
-import type { RunningApi } from '../../../api/server.js';
 import { newId } from '../../../lib/security/secrets.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { getSiteSettings, siteSecret } from '../../../lib/store/settings.js';
 import type { UserDoc } from '../../../lib/store/users.js';
 import { newUser } from '../../../tools/fixtures/users.js';
-import { eventually, startTestApi } from '../../support/harness.js';
+import { useTestApi, eventually } from '../../support/harness.js';
 import { expectApiError, requestJson } from '../../support/http.js';
 import { addHook, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 import { mintAccessToken } from '../../support/minted-token.js';
@@ -20,19 +19,17 @@ import { testDatabase } from '../../support/database.js';
 const BASE = '/api/oauth/me/admin/config';
 const PASSWORD = 'admin config test password';
 const HOOK = '/admin-config';
-let api: RunningApi;
 let receiver: WebhookReceiver;
 let admin: UserDoc;
 
+const api = useTestApi(testDatabase('admin_config').env);
 beforeAll(async () => {
-  api = await startTestApi(testDatabase('admin_config').env);
   receiver = await startWebhookReceiver();
   admin = (await newUser(api.deps, { prefix: 'config-admin', password: PASSWORD, admin: true })).user;
   await addHook(api.deps, receiver, HOOK, { name: 'config changes', events: ['admin.config.update'] });
 }, 60_000);
 afterAll(async () => {
   await api.deps.events.idle();
-  await api.stop();
   await receiver.close();
 });
 

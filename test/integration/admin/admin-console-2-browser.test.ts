@@ -5,14 +5,13 @@
 // an invitation link shown once and refused once revoked, the settings form
 // (a secret never in a page), and a form used by keyboard alone.
 import type { Page } from 'playwright-core';
-import type { RunningApi } from '../../../api/server.js';
 import { findAuditRecords } from '../../../lib/store/audit-query.js';
 import { findClient } from '../../../lib/store/clients.js';
 import { findInvite } from '../../../lib/store/invites.js';
 import { getSiteSettings, setSiteSetting, siteSecret } from '../../../lib/store/settings.js';
 import { findUserByEmail, findUserById } from '../../../lib/store/users.js';
 import { useBrowser } from '../../support/browser.js';
-import { startLocalhostApi } from '../../support/harness.js';
+import { useLocalhostApi } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 import { newUser, uniqueEmail, type FixtureUser } from '../../../tools/fixtures/users.js';
@@ -22,17 +21,9 @@ const PASSWORD = 'admin console two password';
 /** The api's client lookups are cached this long (cachedClientLookup), plus a margin. */
 const CLIENT_CACHE_MS = 2100;
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
 
-beforeAll(async () => {
-  api = await startLocalhostApi(testDatabase('admin_console_2_browser').env);
-  issuer = api.deps.config.issuer;
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useLocalhostApi(testDatabase('admin_console_2_browser').env);
 afterEach(async () => {
   await browser.closeAll();
 });
@@ -41,14 +32,14 @@ const user = (prefix: string, admin = false) => newUser(api.deps, { password: PA
 
 const newPage = browser.newPage;
 
-const signedIn = (u: FixtureUser) => browser.signedIn(issuer, u.email, PASSWORD);
+const signedIn = (u: FixtureUser) => browser.signedIn(api.issuer, u.email, PASSWORD);
 
 const app = (name: string) =>
   newRp(api.deps, { name, redirectUris: [{ type: 'equals', value: 'https://rp.example.com/cb' }], allowedScopes: ['openid'], isVerified: false });
 
 /** The token endpoint's answer to the app's credentials with a made-up code. */
 async function tokenError(rp: FixtureRp): Promise<{ status: number; error: unknown }> {
-  const r = await fetch(`${issuer}/api/oauth/token`, {
+  const r = await fetch(`${api.issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { ...rp.headers, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'authorization_code', code: 'no-such-code', redirect_uri: 'https://rp.example.com/cb' }).toString(),
@@ -70,7 +61,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     const u = `/admin/users/${target.id}`;
     const a = `/admin/apps/${rp.id}`;
     for (const path of ['/admin/users', '/admin/users?q=x', u, '/admin/apps', a, '/admin/invitations', '/admin/settings']) {
-      const r = await page.request.get(`${issuer}${path}`, { maxRedirects: 0 });
+      const r = await page.request.get(`${api.issuer}${path}`, { maxRedirects: 0 });
       expect([path, r.status()]).toEqual([path, 404]);
     }
     const posts = [
@@ -86,7 +77,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     ];
     const form = { csrf, disabled: '1', confirm: target.email, verified: '1', role: 'admin', registration: 'open' };
     for (const path of posts) {
-      const r = await page.request.post(`${issuer}${path}`, { form, maxRedirects: 0 });
+      const r = await page.request.post(`${api.issuer}${path}`, { form, maxRedirects: 0 });
       expect([path, r.status()]).toEqual([path, 404]);
     }
 
@@ -96,7 +87,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
         { ...form, csrf: undefined },
         { ...form, csrf: 'x'.repeat(43) },
       ]) {
-        const r = await adminPage.request.post(`${issuer}${path}`, { form: forged as Record<string, string>, maxRedirects: 0 });
+        const r = await adminPage.request.post(`${api.issuer}${path}`, { form: forged as Record<string, string>, maxRedirects: 0 });
         expect([path, r.status()]).toEqual([path, 403]);
       }
     }
@@ -125,11 +116,11 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     expect(await rows.first().textContent()).toContain('authenticator app');
 
     // Disabling the other user ends their session.
-    await page.goto(`${issuer}/admin/users/${other.id}`);
+    await page.goto(`${api.issuer}/admin/users/${other.id}`);
     await page.getByRole('button', { name: 'Disable account' }).click();
     expect(await status(page).textContent()).toContain('The account is disabled');
     expect(await page.locator('[data-state]').textContent()).toBe('disabled');
-    await targetPage.goto(`${issuer}/account`);
+    await targetPage.goto(`${api.issuer}/account`);
     expect(new URL(targetPage.url()).pathname).toBe('/login');
     await page.getByRole('button', { name: 'Enable account' }).click();
     expect(await page.locator('[data-state]').textContent()).toBe('enabled');
@@ -137,7 +128,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     await signedIn(other);
 
     // A taken email is refused on the page, what was typed kept.
-    await page.goto(`${issuer}/admin/users/${target.id}`);
+    await page.goto(`${api.issuer}/admin/users/${target.id}`);
     await page.getByLabel('Email', { exact: true }).fill(admin.email);
     await page.getByRole('button', { name: 'Save user' }).click();
     expect(await alert(page).textContent()).toContain(`a user with email ${admin.email} already exists`);
@@ -148,7 +139,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     await page.getByRole('button', { name: 'Save user' }).click();
     expect(await alert(page).textContent()).toContain('username:');
 
-    await page.goto(`${issuer}/admin/users/${target.id}`);
+    await page.goto(`${api.issuer}/admin/users/${target.id}`);
     await page.getByRole('button', { name: 'Reset second factors' }).click();
     expect(await status(page).textContent()).toContain('Second factors removed');
     expect((await findUserById(api.deps.store, target.id))?.totp ?? null).toBeNull();
@@ -161,7 +152,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     expect(await findUserById(api.deps.store, target.id)).not.toBeNull();
     await page.getByLabel(/to delete the account/).fill(target.email);
     await page.getByRole('button', { name: 'Delete user' }).click();
-    await page.waitForURL(`${issuer}/admin/users`);
+    await page.waitForURL(`${api.issuer}/admin/users`);
     expect(await findUserById(api.deps.store, target.id)).toBeNull();
     const [event] = await findAuditRecords(api.deps.store, { name: 'admin.user.delete', actorUserId: admin.id }, 1);
     expect(event?.data).toEqual({ user_id: target.id });
@@ -172,7 +163,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     // The other admins this database holds become users: this one is the last.
     await api.deps.store.users.updateMany({ role: 'admin', _id: { $ne: admin.id } }, { $set: { role: 'user' } });
     const page = await signedIn(admin);
-    await page.goto(`${issuer}/admin/users/${admin.id}`);
+    await page.goto(`${api.issuer}/admin/users/${admin.id}`);
     await page.getByLabel('Role', { exact: true }).selectOption('user');
     await page.getByRole('button', { name: 'Save user' }).click();
     expect(await alert(page).textContent()).toContain('last enabled administrator');
@@ -184,7 +175,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     const rp = await app('<i>Listed</i> app');
     expect(await tokenError(rp)).toEqual({ status: 400, error: 'invalid_grant' });
     const page = await signedIn(admin);
-    await page.goto(`${issuer}/admin/apps`);
+    await page.goto(`${api.issuer}/admin/apps`);
     await page.getByLabel(/^Search by name/).fill(rp.id);
     await page.getByRole('button', { name: 'Search' }).click();
     const row = page.locator(`tr[data-app="${rp.id}"]`);
@@ -195,7 +186,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     await page.getByRole('link', { name: 'All apps' }).click();
     expect(await page.locator(`tr[data-app="${rp.id}"] [data-verified]`).textContent()).toBe('verified');
 
-    await page.goto(`${issuer}/admin/apps/${rp.id}`);
+    await page.goto(`${api.issuer}/admin/apps/${rp.id}`);
     await page.getByLabel(/to deactivate the app/).fill('not-the-id');
     await page.getByRole('button', { name: 'Deactivate app' }).click();
     expect(await alert(page).textContent()).toContain(`type the client id ${rp.id}`);
@@ -219,7 +210,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     const invitee = uniqueEmail('console2-invitee');
     const page = await signedIn(admin);
     const invitesBefore = await api.deps.store.invites.countDocuments({});
-    await page.goto(`${issuer}/admin/invitations`);
+    await page.goto(`${api.issuer}/admin/invitations`);
     await page.getByLabel(/^Valid for/).fill('0');
     await page.getByRole('button', { name: 'Create invitation' }).evaluate((b) => b.closest('form')?.setAttribute('novalidate', ''));
     await page.getByRole('button', { name: 'Create invitation' }).click();
@@ -231,13 +222,13 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     await page.getByLabel(/^Valid for/).fill('3');
     await page.getByRole('button', { name: 'Create invitation' }).click();
     const link = await page.getByLabel('Invitation link').inputValue();
-    expect(link).toMatch(new RegExp(`^${issuer}/signup\\?invite=[A-Za-z0-9_-]{43}$`));
+    expect(link).toMatch(new RegExp(`^${api.issuer}/signup\\?invite=[A-Za-z0-9_-]{43}$`));
     expect(await page.getByLabel('Invitation link').getAttribute('readonly')).not.toBeNull();
     const row = page.locator('table.invites tbody tr').filter({ hasText: invitee });
     expect(await row.locator('[data-state]').textContent()).toBe('pending');
     const inviteId = (await row.getAttribute('data-invite'))!;
 
-    await page.goto(`${issuer}/admin/invitations`);
+    await page.goto(`${api.issuer}/admin/invitations`);
     expect(await page.getByLabel('Invitation link').count()).toBe(0);
     expect(await page.content()).not.toContain(link.split('invite=')[1]);
 
@@ -259,7 +250,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     const secret = 'console-two-captcha-secret-42';
     const page = await signedIn(await user('console2-settings', true));
     try {
-      await page.goto(`${issuer}/admin/settings`);
+      await page.goto(`${api.issuer}/admin/settings`);
       await page.getByLabel(/^Registration/).selectOption('open');
       await page.getByLabel(/^Captcha secret key/).fill(secret);
       await page.getByRole('button', { name: 'Save settings' }).click();
@@ -297,7 +288,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
 
   it('creates an invitation with the keyboard alone', async () => {
     const page = await signedIn(await user('console2-keys', true));
-    await page.goto(`${issuer}/admin/invitations`);
+    await page.goto(`${api.issuer}/admin/invitations`);
     let tabs = 0;
     while ((await focusedId(page)) !== 'invite-email') {
       expect(++tabs).toBeLessThan(200);

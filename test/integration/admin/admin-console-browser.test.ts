@@ -5,7 +5,6 @@
 // the admin webhooks list, a forged form, and a form used by keyboard alone.
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import type { RunningApi } from '../../../api/server.js';
 import { findAuditRecords } from '../../../lib/store/audit-query.js';
 import { findSourceBySlug } from '../../../lib/store/oauth-sources.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
@@ -15,24 +14,18 @@ import { createWebhook, deleteWebhook } from '../../../lib/store/webhooks.js';
 import { createTeam, userActor, type TeamDeps } from '../../../lib/teams/team-changes.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';
 import { useBrowser } from '../../support/browser.js';
-import { startLocalhostApi } from '../../support/harness.js';
+import { useLocalhostApi } from '../../support/harness.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
 import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'admin console password';
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
 let deps: TeamDeps;
 
+const api = useLocalhostApi(testDatabase('admin_console_browser').env);
 beforeAll(async () => {
-  api = await startLocalhostApi(testDatabase('admin_console_browser').env);
-  issuer = api.deps.config.issuer;
   deps = { store: api.deps.store, events: api.deps.events };
-});
-afterAll(async () => {
-  await api?.stop();
 });
 afterEach(async () => {
   await browser.closeAll();
@@ -44,7 +37,7 @@ const slug = (prefix: string) => `0${prefix}-${Date.now().toString(36)}-${Math.r
 
 const newPage = browser.newPage;
 
-const signedIn = (u: FixtureUser) => browser.signedIn(issuer, u.email, PASSWORD);
+const signedIn = (u: FixtureUser) => browser.signedIn(api.issuer, u.email, PASSWORD);
 
 async function teamOf(owner: FixtureUser, name: string): Promise<{ id: string; slug: string }> {
   const s = slug('t');
@@ -69,7 +62,7 @@ describe('the admin console in a browser', () => {
     const page = await signedIn(member);
     expect(await page.getByRole('link', { name: 'Administration' }).count()).toBe(0);
     const csrf = await page.locator('input[name=csrf]').first().inputValue();
-    const unknown = await page.request.get(`${issuer}/no-such-page`);
+    const unknown = await page.request.get(`${api.issuer}/no-such-page`);
     expect(unknown.status()).toBe(404);
 
     const gets = [
@@ -85,20 +78,20 @@ describe('the admin console in a browser', () => {
       '/ADMIN/teams',
     ];
     for (const path of gets) {
-      const r = await page.request.get(`${issuer}${path}`, { maxRedirects: 0 });
+      const r = await page.request.get(`${api.issuer}${path}`, { maxRedirects: 0 });
       expect([path, r.status()]).toEqual([path, 404]);
       expect(await r.json()).toEqual({ error: 'not_found', error_description: `no resource at GET ${path}` });
     }
     const posts = [`/admin/teams/${team.id}/delete`, '/admin/sources', '/admin/sources/x', '/admin/sources/x/delete', '/admin/settings', '/admin'];
     for (const path of posts) {
-      const r = await page.request.post(`${issuer}${path}`, { form: { csrf, confirm: team.slug }, maxRedirects: 0 });
+      const r = await page.request.post(`${api.issuer}${path}`, { form: { csrf, confirm: team.slug }, maxRedirects: 0 });
       expect([path, r.status()]).toEqual([path, 404]);
     }
     expect(await findTeam(api.deps.store, team.id)).not.toBeNull();
 
     const signedOut = await newPage();
     for (const path of ['/admin', '/admin/teams']) {
-      const r = await signedOut.request.get(`${issuer}${path}`, { maxRedirects: 0 });
+      const r = await signedOut.request.get(`${api.issuer}${path}`, { maxRedirects: 0 });
       expect([path, r.status(), r.headers().location]).toEqual([path, 303, '/login']);
     }
   });
@@ -108,7 +101,7 @@ describe('the admin console in a browser', () => {
     const doomed = await teamOf(owner, '<img src=x onerror=alert(1)> Doomed');
     const page = await signedIn(admin);
     await page.getByRole('link', { name: 'Administration' }).click();
-    await page.waitForURL(`${issuer}/admin`);
+    await page.waitForURL(`${api.issuer}/admin`);
     const count = async (what: string) => Number(await page.locator(`[data-count="${what}"]`).textContent());
     expect(await count('users')).toBe(await api.deps.store.users.countDocuments({}));
     expect(await count('teams')).toBe(await api.deps.store.teams.countDocuments({}));
@@ -133,7 +126,7 @@ describe('the admin console in a browser', () => {
       .locator(`li[data-team="${doomed.id}"]`)
       .getByRole('button', { name: `Delete ${doomed.slug}` })
       .click();
-    await page.waitForURL(`${issuer}/admin/teams`);
+    await page.waitForURL(`${api.issuer}/admin/teams`);
     expect(await page.locator(`li[data-team="${doomed.id}"]`).count()).toBe(0);
     expect(await findTeam(api.deps.store, doomed.id)).toBeNull();
 
@@ -152,7 +145,7 @@ describe('the admin console in a browser', () => {
     expect(await page.locator('ol.audit img').count()).toBe(0);
     expect(await page.content()).toContain('&lt;img src=x onerror=alert(1)&gt; Doomed');
 
-    await page.goto(`${issuer}/admin/audit?from=yesterday`);
+    await page.goto(`${api.issuer}/admin/audit?from=yesterday`);
     expect(await alert(page).textContent()).toContain('from: must be a date');
   });
 
@@ -161,7 +154,7 @@ describe('the admin console in a browser', () => {
     const page = await signedIn(admin);
     const sourceSlug = `src-${Date.now().toString(36)}`;
     const secrets = ['first-secret-value-1234', 'second-secret-value-5678'];
-    await page.goto(`${issuer}/admin/sources`);
+    await page.goto(`${api.issuer}/admin/sources`);
     await page.getByLabel('Name', { exact: true }).fill('Example IdP');
     await page.getByLabel(/^Slug/).fill(sourceSlug);
     await page.getByLabel(/^Issuer/).fill('http://idp.example.com');
@@ -175,7 +168,7 @@ describe('the admin console in a browser', () => {
     await page.getByLabel(/^Issuer/).fill('https://idp.example.com');
     await page.getByLabel(/^Client secret/).fill(secrets[0]!);
     await page.getByRole('button', { name: 'Add source' }).click();
-    await page.waitForURL(`${issuer}/admin/sources`);
+    await page.waitForURL(`${api.issuer}/admin/sources`);
     const created = await findSourceBySlug(api.deps.store, sourceSlug);
     expect(created?.clientSecret).not.toBeNull();
     expect(created?.issuer).toBe('https://idp.example.com');
@@ -199,7 +192,7 @@ describe('the admin console in a browser', () => {
 
     await page.getByLabel(/to remove the source/).fill(sourceSlug);
     await page.getByRole('button', { name: 'Remove source' }).click();
-    await page.waitForURL(`${issuer}/admin/sources`);
+    await page.waitForURL(`${api.issuer}/admin/sources`);
     expect(await page.locator(`li[data-source="${sourceSlug}"]`).count()).toBe(0);
     expect(await findSourceBySlug(api.deps.store, sourceSlug)).toBeNull();
   });
@@ -227,7 +220,7 @@ describe('the admin console in a browser', () => {
     });
     try {
       const page = await signedIn(await user('console-settings', true));
-      await page.goto(`${issuer}/admin/settings`);
+      await page.goto(`${api.issuer}/admin/settings`);
       expect(await page.locator('[data-setting="captcha_secret_key"]').textContent()).toBe('********');
       expect(await page.locator('[data-setting="pow_difficulty"]').textContent()).toBe('18');
       expect(await page.content()).not.toContain(captchaSecret);
@@ -249,10 +242,10 @@ describe('the admin console in a browser', () => {
     const team = await teamOf(owner, 'Forged target');
     const page = await signedIn(admin);
     for (const form of [{ confirm: team.slug }, { confirm: team.slug, csrf: 'x'.repeat(43) }] as Record<string, string>[]) {
-      const r = await page.request.post(`${issuer}/admin/teams/${team.id}/delete`, { form, maxRedirects: 0 });
+      const r = await page.request.post(`${api.issuer}/admin/teams/${team.id}/delete`, { form, maxRedirects: 0 });
       expect(r.status()).toBe(403);
     }
-    const source = await page.request.post(`${issuer}/admin/sources`, {
+    const source = await page.request.post(`${api.issuer}/admin/sources`, {
       form: { name: 'Forged', slug: 'forged', issuer: 'https://x.example', client_id: 'x' },
       maxRedirects: 0,
     });
@@ -265,7 +258,7 @@ describe('the admin console in a browser', () => {
     const [admin, owner] = await Promise.all([user('console-keys', true), user('console-owner')]);
     const team = await teamOf(owner, 'Keyboard target');
     const page = await signedIn(admin);
-    await page.goto(`${issuer}/admin/teams`);
+    await page.goto(`${api.issuer}/admin/teams`);
     const target = `confirm-${team.id}`;
     let tabs = 0;
     while ((await focusedId(page)) !== target) {
@@ -277,7 +270,7 @@ describe('the admin console in a browser', () => {
     await page.keyboard.press('Tab'); // the button
     expect(await page.locator(':focus').evaluate((e) => e.tagName)).toBe('BUTTON');
     await page.keyboard.press('Enter');
-    await page.waitForURL(`${issuer}/admin/teams`);
+    await page.waitForURL(`${api.issuer}/admin/teams`);
     await page.locator(`li[data-team="${team.id}"]`).waitFor({ state: 'detached' });
     expect(await findTeam(api.deps.store, team.id)).toBeNull();
   });

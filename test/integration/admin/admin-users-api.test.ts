@@ -9,11 +9,10 @@
 // audit log names the actor.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RunningApi } from '../../../api/server.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import type { UserDoc } from '../../../lib/store/users.js';
-import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, eventually, type Json } from '../../support/harness.js';
 import { FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, runCodeFlow } from '../../support/token-flow.js';
 import { expectApiError, postForm, requestJson } from '../../support/http.js';
 import { startFlow } from '../../support/consent-flow.js';
@@ -26,14 +25,13 @@ import { testDatabase } from '../../support/database.js';
 const BASE = '/api/oauth/me/admin/users';
 const ADMIN_SCOPES = ['admin:users:read', 'admin:users:write', 'admin:users:delete'];
 const SITE_SCOPES = ['site:user:read', 'site:user:write', 'site:user:delete', 'site:token:revoke'];
-let api: RunningApi;
 let receiver: WebhookReceiver;
 let bcl: http.Server;
 let bclBase: string;
 const logouts: string[] = [];
 
+const api = useTestApi(testDatabase('admin_users').env);
 beforeAll(async () => {
-  api = await startTestApi(testDatabase('admin_users').env);
   receiver = await startWebhookReceiver();
   await addHook(api.deps, receiver, '/admin', { name: 'admin user events', events: ['admin.user.update', 'admin.user.delete'] });
   bcl = http.createServer((req, res) => {
@@ -50,7 +48,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api.deps.events.idle();
   await Promise.allSettled([receiver.close(), new Promise((r) => bcl.close(r))]);
-  await api.stop();
 });
 
 const mintedToken = (user: UserDoc, scope: string[]) => mintAccessToken(api, user._id, scope);

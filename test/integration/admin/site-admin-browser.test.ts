@@ -9,31 +9,27 @@ import * as oauth from 'oauth4webapi';
 import { authorization as libraryAuthorization, discover, redeemAtCallback, type Authorization } from '../../support/library-rp.js';
 import { generate, generateSecret } from 'otplib';
 import type { Page } from 'playwright-core';
-import type { RunningApi } from '../../../api/server.js';
 import { ADMIN_API } from '../../../lib/domain/admin-access.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
 import { type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
-import { startLocalhostApi, type Json } from '../../support/harness.js';
+import { useLocalhostApi, type Json } from '../../support/harness.js';
 import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
 import { postForm } from '../../support/http.js';
 
 const TIMEOUT = 90_000;
 const SITE_SCOPES = 'openid site:user:read site:token:revoke';
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
 let rpCallback: RpCallback;
 let as: oauth.AuthorizationServer;
 let client: oauth.Client;
 let clientAuth: oauth.ClientAuth;
 
+const api = useLocalhostApi();
 beforeAll(async () => {
-  api = await startLocalhostApi();
-  issuer = api.deps.config.issuer;
   rpCallback = await startRpCallback();
-  as = await discover(issuer);
+  as = await discover(api.issuer);
   const rp = await newRp(api.deps, {
     name: 'Site console app',
     redirectUris: [{ type: 'equals', value: rpCallback.redirectUri }],
@@ -45,7 +41,6 @@ beforeAll(async () => {
 }, TIMEOUT);
 afterAll(async () => {
   await rpCallback?.close();
-  await api?.stop();
 });
 afterEach(async () => {
   await browser.closeAll();
@@ -69,7 +64,7 @@ async function signInFor(page: Page, a: Authorization, u: FixtureUser): Promise<
 }
 
 const adminApi = (token: string, path: string, method = 'GET') =>
-  fetch(`${issuer}${ADMIN_API}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+  fetch(`${api.issuer}${ADMIN_API}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
 
 describe('an app with site scopes', () => {
   it(
@@ -98,7 +93,7 @@ describe('an app with site scopes', () => {
       const users = ((await found.json()) as Json).users as Json[];
       expect(users.map((u) => [u.id, u.email])).toEqual([[victim.user._id, victim.email]]);
       // …may not change them (no site:user:write)…
-      const patch = await fetch(`${issuer}${ADMIN_API}/users/${victim.user._id}`, {
+      const patch = await fetch(`${api.issuer}${ADMIN_API}/users/${victim.user._id}`, {
         method: 'PATCH',
         headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ name: 'Changed' }),
@@ -116,7 +111,7 @@ describe('an app with site scopes', () => {
         other.auth,
       );
       expect([refresh.res.status, refresh.body?.error]).toEqual([400, 'invalid_grant']);
-      const userinfo = await fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${victim.tokens.access_token as string}` } });
+      const userinfo = await fetch(`${api.issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${victim.tokens.access_token as string}` } });
       expect(userinfo.status).toBe(401);
     },
     TIMEOUT,

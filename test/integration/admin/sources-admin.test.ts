@@ -6,13 +6,12 @@
 // not_found, a missing scope is 403 insufficient_scope; bad input is a
 // JSON 4xx naming the field on every route, never a 500; deleting a source
 // unlinks its social accounts.
-import type { RunningApi } from '../../../api/server.js';
 import { newId } from '../../../lib/security/secrets.js';
 import { open } from '../../../lib/security/kek.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { findSocialAccount, insertSocialAccount } from '../../../lib/store/oauth-sources.js';
 import type { UserDoc } from '../../../lib/store/users.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { requestJson } from '../../support/http.js';
 import { FLOW_PASSWORD, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -22,16 +21,14 @@ import { testDatabase } from '../../support/database.js';
 const BASE = '/api/oauth/me/admin/oauth_sources';
 const SECRET = 'upstream-client-secret-d41d8cd98f00b204';
 const RUN = Date.now().toString(36);
-let api: RunningApi;
 let rp: TestRp;
 
+const api = useTestApi(testDatabase('sources_admin').env);
 beforeAll(async () => {
-  api = await startTestApi(testDatabase('sources_admin').env);
   rp = await newTestRp(api, { allowedScopes: ['openid', 'admin:config:read', 'admin:config:write'] });
 });
 afterAll(async () => {
   await api.deps.events.idle();
-  await api.stop();
 });
 
 /** An admin (new unless given) and an access token from the code flow with `scope`. */

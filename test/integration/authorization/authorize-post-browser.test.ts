@@ -6,10 +6,9 @@
 import { AUTHORIZATION_CODE_FORMAT } from '../../support/token-flow.js';
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import type { RunningApi } from '../../../api/server.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { useBrowser } from '../../support/browser.js';
-import { startLocalhostApi, type Json } from '../../support/harness.js';
+import { useLocalhostApi, type Json } from '../../support/harness.js';
 import { startRpSite, type RpHit, type RpSite } from '../../support/rp-site.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
@@ -18,19 +17,13 @@ const PASSWORD = 'authorize post browser password';
 const RP_NAME = 'Posting RP';
 const TIMEOUT = 60_000;
 
-let api: RunningApi;
-let issuer: string;
 let authorizeEndpoint: string;
 const browser = useBrowser();
 let site: RpSite;
 
+const api = useLocalhostApi();
 beforeAll(async () => {
-  api = await startLocalhostApi();
-  issuer = api.deps.config.issuer;
-  authorizeEndpoint = `${issuer}/api/oauth/authorize`;
-});
-afterAll(async () => {
-  await api?.stop();
+  authorizeEndpoint = `${api.issuer}/api/oauth/authorize`;
 });
 beforeEach(async () => {
   site = await startRpSite();
@@ -96,7 +89,7 @@ function answerOf(hit: RpHit): { how: 'query' | 'form_post'; params: Record<stri
 }
 
 async function redeem(client: FixtureRp, code: string, verifier: string): Promise<Json> {
-  const res = await fetch(`${issuer}/api/oauth/token`, {
+  const res = await fetch(`${api.issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: client.basic },
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: site.redirectUri, code_verifier: verifier }),
@@ -127,13 +120,13 @@ describe('authorization requests by POST from another site', () => {
       await page.goto(site.autoPostPage(authorizeEndpoint, silent.params));
       expect((await (await posted).allHeaders()).cookie).toBeUndefined();
       const answer = answerOf(await site.nextHit());
-      expect(answer).toEqual({ how: 'query', params: { code, state: silent.params.state, iss: issuer } });
+      expect(answer).toEqual({ how: 'query', params: { code, state: silent.params.state, iss: api.issuer } });
       await redeem(client, answer.params.code!, silent.verifier);
 
       const silentFormPost = request(client, { prompt: 'none', response_mode: 'form_post' });
       await page.goto(site.autoPostPage(authorizeEndpoint, silentFormPost.params));
       const formAnswer = answerOf(await site.nextHit());
-      expect(formAnswer).toEqual({ how: 'form_post', params: { code, state: silentFormPost.params.state, iss: issuer } });
+      expect(formAnswer).toEqual({ how: 'form_post', params: { code, state: silentFormPost.params.state, iss: api.issuer } });
       await redeem(client, formAnswer.params.code!, silentFormPost.verifier);
     },
     TIMEOUT,
@@ -159,13 +152,13 @@ describe('authorization requests by POST from another site', () => {
       await signIn(started, email);
       await consent(started, 'Allow');
       const first = answerOf(await site.nextHit());
-      expect(first.params).toEqual({ code, state: before.params.state, iss: issuer });
+      expect(first.params).toEqual({ code, state: before.params.state, iss: api.issuer });
       await redeem(client, first.params.code!, before.verifier);
 
       await other.reload();
       await signIn(other, email);
       const second = answerOf(await site.nextHit());
-      expect(second.params).toEqual({ code, state: posted.params.state, iss: issuer });
+      expect(second.params).toEqual({ code, state: posted.params.state, iss: api.issuer });
       await redeem(client, second.params.code!, posted.verifier);
     },
     TIMEOUT,
@@ -193,7 +186,7 @@ describe('response_mode=form_post in a browser', () => {
       expect(hit.method).toBe('POST');
       expect([...hit.form!.keys()]).toEqual(['code', 'state', 'iss']);
       const answer = answerOf(hit);
-      expect(answer.params).toEqual({ code, state: auth.params.state, iss: issuer });
+      expect(answer.params).toEqual({ code, state: auth.params.state, iss: api.issuer });
       await page.waitForURL(site.redirectUri);
       expect(await page.textContent('body')).toBe('ok');
       const tokens = await redeem(client, answer.params.code!, auth.verifier);
@@ -203,7 +196,7 @@ describe('response_mode=form_post in a browser', () => {
       const marked = request(client, { response_mode: 'form_post', state });
       await page.goto(byGet(marked.params));
       const markedAnswer = answerOf(await site.nextHit());
-      expect(markedAnswer).toEqual({ how: 'form_post', params: { code, state, iss: issuer } });
+      expect(markedAnswer).toEqual({ how: 'form_post', params: { code, state, iss: api.issuer } });
       await redeem(client, markedAnswer.params.code!, marked.verifier);
       expect(dialogs).toEqual([]);
     },
@@ -222,10 +215,10 @@ describe('response_mode=form_post in a browser', () => {
       await consent(page, 'Deny');
       expect(answerOf(await site.nextHit())).toEqual({
         how: 'form_post',
-        params: { error: 'access_denied', error_description: expect.any(String), state: denied.params.state, iss: issuer },
+        params: { error: 'access_denied', error_description: expect.any(String), state: denied.params.state, iss: api.issuer },
       });
 
-      const loginRequired = { error: 'login_required', error_description: expect.any(String), iss: issuer };
+      const loginRequired = { error: 'login_required', error_description: expect.any(String), iss: api.issuer };
       const silent = request(client, { response_mode: 'form_post', prompt: 'none' });
       await (await newPage()).goto(byGet(silent.params));
       expect(answerOf(await site.nextHit())).toEqual({ how: 'form_post', params: { ...loginRequired, state: silent.params.state } });

@@ -4,26 +4,19 @@
 // SameSite=Lax) goes on as the same request by GET, so a signed-in browser is
 // never taken for a signed-out one.
 import { AUTHORIZATION_CODE_FORMAT } from '../../support/token-flow.js';
-import type { RunningApi } from '../../../api/server.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 
-let api: RunningApi;
-let issuer: string;
 const PASSWORD = 'authorization by post password';
 const REDIRECT = 'https://post-rp.example/callback';
 const AUTHORIZE = '/api/oauth/authorize';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 const newClient = (extra: { requirePushedAuthorizationRequests?: boolean } = {}) =>
   newRp(api.deps, {
@@ -56,7 +49,7 @@ function request(rp: FixtureRp, extra: Record<string, string> = {}) {
 /** A POST of `body` as a form to the authorization endpoint: by `agent` (its cookies), or cookie-less as a cross-site POST arrives. */
 function post(body: Record<string, string> | [string, string][], agent?: HttpUser, path = AUTHORIZE): Promise<Response> {
   const init = { method: 'POST', headers: FORM, body: new URLSearchParams(body) };
-  return agent ? agent.request(path, init) : fetch(`${issuer}${path}`, { ...init, redirect: 'manual' });
+  return agent ? agent.request(path, init) : fetch(`${api.issuer}${path}`, { ...init, redirect: 'manual' });
 }
 
 /** Follows the flow in `agent` from `res` to the redirect back to the client: sign-in and consent (allow) when asked. */
@@ -69,7 +62,7 @@ async function toClient(agent: HttpUser, res: Response, email: string): Promise<
 }
 
 async function redeem(rp: FixtureRp, code: string, verifier: string): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${issuer}/api/oauth/token`, {
+  const res = await fetch(`${api.issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { ...FORM, ...rp.headers },
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }),
@@ -80,15 +73,15 @@ async function redeem(rp: FixtureRp, code: string, verifier: string): Promise<{ 
 /** The same request as a GET, which the answer to a cookie-less POST must name. */
 function expectSentOnAsGet(res: Response, body: [string, string][]) {
   expect(res.status).toBe(303);
-  const next = new URL(res.headers.get('location')!, issuer);
-  expect(next.origin + next.pathname).toBe(`${issuer}${AUTHORIZE}`);
+  const next = new URL(res.headers.get('location')!, api.issuer);
+  expect(next.origin + next.pathname).toBe(`${api.issuer}${AUTHORIZE}`);
   expect([...next.searchParams]).toEqual(body);
 }
 
 /** A signed-in agent that has allowed `rp` the request's scopes before. */
 async function consentedAgent(rp: FixtureRp) {
   const { email, user } = await newPerson();
-  const agent = new HttpUser(issuer);
+  const agent = new HttpUser(api.issuer);
   const { params } = request(rp);
   await toClient(agent, await agent.request(`${AUTHORIZE}?${new URLSearchParams(params)}`), email);
   return { agent, email, user };
@@ -107,9 +100,9 @@ describe('POST /api/oauth/authorize', () => {
     expect(res.headers.getSetCookie()).toEqual([]);
     expect(await api.deps.store.authorizationRequests.countDocuments({})).toBe(requestsBefore);
 
-    const back = await toClient(new HttpUser(issuer), res, email);
+    const back = await toClient(new HttpUser(api.issuer), res, email);
     expect(back.origin + back.pathname).toBe(REDIRECT);
-    expect(Object.fromEntries(back.searchParams)).toEqual({ code: expect.stringMatching(AUTHORIZATION_CODE_FORMAT), state: params.state, iss: issuer });
+    expect(Object.fromEntries(back.searchParams)).toEqual({ code: expect.stringMatching(AUTHORIZATION_CODE_FORMAT), state: params.state, iss: api.issuer });
     const tokens = await redeem(rp, back.searchParams.get('code')!, verifier);
     expect(tokens.status).toBe(200);
     expect(JSON.parse(Buffer.from(tokens.body.id_token.split('.')[1], 'base64url').toString())).toMatchObject({ sub: user._id, nonce: params.nonce });
@@ -118,14 +111,14 @@ describe('POST /api/oauth/authorize', () => {
   it('answers the POST of a signed-in browser (its session cookie came along) at once: consent, then the code', async () => {
     const rp = await newClient();
     const { email } = await newPerson();
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     await agent.signIn(await agent.get('/login'), email, PASSWORD);
     const { params, verifier } = request(rp);
     const res = await post(params, agent);
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toMatch(/^\/consent\?request=/);
     const back = await toClient(agent, res, email);
-    expect([back.searchParams.get('state'), back.searchParams.get('iss')]).toEqual([params.state, issuer]);
+    expect([back.searchParams.get('state'), back.searchParams.get('iss')]).toEqual([params.state, api.issuer]);
     expect((await redeem(rp, back.searchParams.get('code')!, verifier)).status).toBe(200);
     // Consented: the next POST gets its code straight away.
     const again = request(rp);
@@ -157,13 +150,13 @@ describe('POST /api/oauth/authorize', () => {
 
     // A browser that is signed out: login_required, after the same hop.
     const signedOut = request(rp, { prompt: 'none', state: 'nobody-here' });
-    const stranger = new HttpUser(issuer);
+    const stranger = new HttpUser(api.issuer);
     const answer = (await stranger.follow(await post(signedOut.params, stranger))).external!;
     expect(Object.fromEntries(answer.searchParams)).toEqual({
       error: 'login_required',
       error_description: expect.any(String),
       state: 'nobody-here',
-      iss: issuer,
+      iss: api.issuer,
     });
   });
 
@@ -207,7 +200,7 @@ describe('POST /api/oauth/authorize', () => {
       error: 'invalid_scope',
       error_description: 'scope is required',
       state: 'from-the-form',
-      iss: issuer,
+      iss: api.issuer,
     });
   });
 
@@ -224,7 +217,7 @@ describe('POST /api/oauth/authorize', () => {
     ['a form with an unsupported charset', () => ({ headers: { 'content-type': `${FORM['content-type']}; charset=latin1` }, body: 'a=b' }), 415],
     ['a form over the size limit', () => ({ headers: FORM, body: `state=${'x'.repeat(9000)}` }), 413],
   ])('refuses %s on the error page, never redirecting', async (_name, init, status) => {
-    const res = await fetch(`${issuer}${AUTHORIZE}`, { method: 'POST', ...init(), redirect: 'manual' });
+    const res = await fetch(`${api.issuer}${AUTHORIZE}`, { method: 'POST', ...init(), redirect: 'manual' });
     expect(res.status).toBe(status);
     expect(res.headers.get('location')).toBeNull();
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
@@ -235,12 +228,12 @@ describe('POST /api/oauth/authorize', () => {
   it('takes a pushed request by POST (client_id + request_uri), and does not use it up before the GET it may send on to', async () => {
     const rp = await newClient({ requirePushedAuthorizationRequests: true });
     const { email } = await newPerson();
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     await agent.signIn(await agent.get('/login'), email, PASSWORD);
     const push = async (state: string) => {
       const { params, verifier } = request(rp, { state });
       const { client_id: _id, ...pushed } = params;
-      const res = await fetch(`${issuer}/api/oauth/par`, { method: 'POST', headers: { ...FORM, ...rp.headers }, body: new URLSearchParams(pushed) });
+      const res = await fetch(`${api.issuer}/api/oauth/par`, { method: 'POST', headers: { ...FORM, ...rp.headers }, body: new URLSearchParams(pushed) });
       expect(res.status).toBe(201);
       return { requestUri: ((await res.json()) as Json).request_uri as string, verifier };
     };

@@ -5,10 +5,9 @@ import { AUTHORIZATION_CODE_FORMAT } from '../../support/token-flow.js';
 import { randomBytes } from 'node:crypto';
 import { generate } from 'otplib';
 import type { Page } from 'playwright-core';
-import type { RunningApi } from '../../../api/server.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { addVirtualAuthenticator, type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
-import { startLocalhostApi, type Json } from '../../support/harness.js';
+import { useLocalhostApi, type Json } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';
 import { jwtClaims } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -18,18 +17,10 @@ const PASSWORD = 'correct horse battery staple';
 const RP_NAME = 'Browser RP';
 const TIMEOUT = 60_000;
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
 let rp: RpCallback;
 
-beforeAll(async () => {
-  api = await startLocalhostApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useLocalhostApi();
 beforeEach(async () => {
   rp = await startRpCallback();
 });
@@ -68,7 +59,7 @@ const random = () => randomBytes(12).toString('base64url');
 /** Opens the authorization endpoint with PKCE, a fresh state and nonce; `params` add to or override the defaults. */
 async function startAuthorize(page: Page, params: Record<string, string> & { client_id: string }): Promise<Authorization> {
   const auth = { state: `st-${random()}`, nonce: `n-${random()}`, verifier: randomBytes(32).toString('base64url') };
-  const url = new URL('/api/oauth/authorize', issuer);
+  const url = new URL('/api/oauth/authorize', api.issuer);
   const query = {
     response_type: 'code',
     redirect_uri: rp.redirectUri,
@@ -110,7 +101,7 @@ async function consent(page: Page, decision: 'Allow' | 'Deny', clientName = RP_N
 function codeFrom(query: URLSearchParams, auth: Authorization): string {
   expect(query.get('error')).toBeNull();
   expect(query.get('state')).toBe(auth.state);
-  expect(query.get('iss')).toBe(issuer);
+  expect(query.get('iss')).toBe(api.issuer);
   const code = query.get('code');
   expect(code).toMatch(AUTHORIZATION_CODE_FORMAT);
   return code!;
@@ -118,7 +109,7 @@ function codeFrom(query: URLSearchParams, auth: Authorization): string {
 
 /** The token response for a code (asserted 200). */
 async function exchange(client: FixtureRp, code: string, verifier: string): Promise<Json> {
-  const res = await fetch(`${issuer}/api/oauth/token`, {
+  const res = await fetch(`${api.issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: client.basic },
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: rp.redirectUri, code_verifier: verifier }),
@@ -136,20 +127,20 @@ async function finishFlow(client: FixtureRp, auth: Authorization): Promise<Json>
   const code = codeFrom(await rp.nextCallback(), auth);
   const tokens = await exchange(client, code, auth.verifier);
   const claims = jwtClaims(tokens.id_token);
-  expect(claims).toMatchObject({ iss: issuer, aud: client.id, nonce: auth.nonce });
+  expect(claims).toMatchObject({ iss: api.issuer, aud: client.id, nonce: auth.nonce });
   return claims;
 }
 
 // --- Account pages --------------------------------------------------------------
 
 async function signInToAccount(page: Page, email: string): Promise<void> {
-  await page.goto(`${issuer}/login`);
+  await page.goto(`${api.issuer}/login`);
   await signInWithPassword(page, email);
-  await page.waitForURL(`${issuer}/account`);
+  await page.waitForURL(`${api.issuer}/account`);
 }
 
 async function signOut(page: Page): Promise<void> {
-  await page.goto(`${issuer}/account`);
+  await page.goto(`${api.issuer}/account`);
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
 }
@@ -159,7 +150,7 @@ const totp = (secret: string, next = false) => generate({ secret, epoch: Math.fl
 
 /** Enrolls an authenticator app at /account/security; returns its secret and the backup codes shown. */
 async function enrollTotp(page: Page): Promise<{ secret: string; backupCodes: string[] }> {
-  await page.goto(`${issuer}/account/security`);
+  await page.goto(`${api.issuer}/account/security`);
   await page.getByRole('button', { name: 'Set up authenticator app' }).click();
   await page.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor();
   const secret = (await page.getByLabel('Secret key').textContent())!.trim();
@@ -172,7 +163,7 @@ async function enrollTotp(page: Page): Promise<{ secret: string; backupCodes: st
 }
 
 async function addPasskey(page: Page, name: string): Promise<void> {
-  await page.goto(`${issuer}/account/security`);
+  await page.goto(`${api.issuer}/account/security`);
   await page.getByLabel('Passkey name').fill(name);
   await page.getByRole('button', { name: 'Add a passkey' }).click();
   await page.getByRole('listitem').filter({ hasText: name }).waitFor();
@@ -209,9 +200,9 @@ describe('sign-in, consent and code in a browser', () => {
 
       const tokens = await exchange(client, code, auth.verifier);
       const claims = jwtClaims(tokens.id_token);
-      expect(claims).toMatchObject({ iss: issuer, aud: client.id, sub: user._id, nonce: auth.nonce, acr: 'pwd', amr: ['pwd'] });
+      expect(claims).toMatchObject({ iss: api.issuer, aud: client.id, sub: user._id, nonce: auth.nonce, acr: 'pwd', amr: ['pwd'] });
 
-      const info = await fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      const info = await fetch(`${api.issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
       expect(info.status).toBe(200);
       expect(await info.json()).toMatchObject({ sub: user._id, email, email_verified: true, name: 'Browser User' });
     },
@@ -251,7 +242,7 @@ describe('sign-in, consent and code in a browser', () => {
       await signInWithPassword(page, email);
       await consent(page, 'Deny');
       const query = await rp.nextCallback();
-      expect(Object.fromEntries(query)).toEqual({ error: 'access_denied', error_description: expect.any(String), state: auth.state, iss: issuer });
+      expect(Object.fromEntries(query)).toEqual({ error: 'access_denied', error_description: expect.any(String), state: auth.state, iss: api.issuer });
     },
     TIMEOUT,
   );
@@ -264,7 +255,7 @@ describe('sign-in, consent and code in a browser', () => {
       const page = await newPage();
 
       const anonymous = await startAuthorize(page, { client_id: client.id, prompt: 'none' });
-      expect(Object.fromEntries(await rp.nextCallback())).toMatchObject({ error: 'login_required', state: anonymous.state, iss: issuer });
+      expect(Object.fromEntries(await rp.nextCallback())).toMatchObject({ error: 'login_required', state: anonymous.state, iss: api.issuer });
 
       // Sign in (and consent) through another application's flow only.
       const other = await newClient('Other RP');
@@ -274,7 +265,7 @@ describe('sign-in, consent and code in a browser', () => {
       codeFrom(await rp.nextCallback(), viaOther);
 
       const signedIn = await startAuthorize(page, { client_id: client.id, prompt: 'none' });
-      expect(Object.fromEntries(await rp.nextCallback())).toMatchObject({ error: 'consent_required', state: signedIn.state, iss: issuer });
+      expect(Object.fromEntries(await rp.nextCallback())).toMatchObject({ error: 'consent_required', state: signedIn.state, iss: api.issuer });
     },
     TIMEOUT,
   );
@@ -317,7 +308,7 @@ describe('second factors in a browser', () => {
       const { secret, backupCodes } = await enrollTotp(page);
       expect(backupCodes).toHaveLength(10);
       expect(new Set(backupCodes).size).toBe(10);
-      await page.goto(`${issuer}/account/security`);
+      await page.goto(`${api.issuer}/account/security`);
       await page.getByText('Authenticator app: on').waitFor();
       await signOut(page);
 

@@ -1,14 +1,13 @@
 // The authorization code flow over HTTP: authorize → sign-in → consent → code
 // → token → UserInfo, and every error these endpoints document.
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import type { RunningApi } from '../../../api/server.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
 import { createClient } from '../../../lib/store/clients.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
 import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
-import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, eventually, type Json } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';
 import { AUTHORIZATION_CODE_FORMAT, authorizeAs } from '../../support/token-flow.js';
 import { basicAuthEncoded } from '../../support/http.js';
@@ -18,16 +17,10 @@ import { newRp } from '../../../tools/fixtures/clients.js';
 import { withPkce, withVerifier } from '../../../tools/fixtures/pkce.js';
 import { ValidationError } from '../../../lib/domain/errors.js';
 
-let api: RunningApi;
-let issuer: string;
 const PASSWORD = 'correct horse battery staple';
 const REDIRECT = 'https://rp.example/callback';
 
-beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 const USER = { prefix: 'flow', password: PASSWORD, name: 'Flow User' };
 
@@ -40,14 +33,14 @@ const RP: NewClientInput = {
 
 /** The authorization URL; with the tests' PKCE challenge unless `pkce` is false or the params name one. */
 function authorizeUrl(params: Record<string, string>, pkce = true) {
-  const url = new URL('/api/oauth/authorize', issuer);
+  const url = new URL('/api/oauth/authorize', api.issuer);
   for (const [k, v] of Object.entries(pkce ? withPkce(params) : params)) url.searchParams.set(k, v);
   return url.href;
 }
 
 /** A token request; an authorization_code grant without code_verifier gets the tests' verifier unless `asIs`. */
 async function token(body: Record<string, string>, headers: Record<string, string> = {}, asIs = false) {
-  const res = await fetch(`${issuer}/api/oauth/token`, {
+  const res = await fetch(`${api.issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(asIs ? body : withVerifier(body)),
@@ -64,7 +57,7 @@ describe('authorization code flow', () => {
   it('signs a user in, asks consent, and issues a code, tokens and UserInfo', async () => {
     const { email, user } = await newUser(api.deps, USER);
     const { client, secret: clientSecret } = await newRp(api.deps, RP);
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     const verifier = newSecret() + 'abc';
     const state = 'st-' + newSecret().slice(0, 8);
     const nonce = 'n-' + newSecret().slice(0, 8);
@@ -84,7 +77,7 @@ describe('authorization code flow', () => {
     );
     expect(back.origin + back.pathname).toBe(REDIRECT);
     expect(back.searchParams.get('state')).toBe(state);
-    expect(back.searchParams.get('iss')).toBe(issuer);
+    expect(back.searchParams.get('iss')).toBe(api.issuer);
     const code = back.searchParams.get('code')!;
     expect(code).toMatch(AUTHORIZATION_CODE_FORMAT);
 
@@ -102,8 +95,8 @@ describe('authorization code flow', () => {
       scope: 'openid profile email',
     });
 
-    const jwks = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
-    const id = await jwtVerify(body.id_token, jwks, { issuer, audience: client._id, algorithms: ['RS256'] });
+    const jwks = createRemoteJWKSet(new URL(`${api.issuer}/.well-known/jwks.json`));
+    const id = await jwtVerify(body.id_token, jwks, { issuer: api.issuer, audience: client._id, algorithms: ['RS256'] });
     expect(id.payload).toMatchObject({
       sub: user._id,
       nonce,
@@ -117,7 +110,7 @@ describe('authorization code flow', () => {
       sid: expect.any(String),
       auth_time: expect.any(Number),
     });
-    const at = await jwtVerify(body.access_token, jwks, { issuer, typ: 'at+jwt', audience: issuer });
+    const at = await jwtVerify(body.access_token, jwks, { issuer: api.issuer, typ: 'at+jwt', audience: api.issuer });
     expect(at.payload).toMatchObject({
       sub: user._id,
       client_id: client._id,
@@ -129,7 +122,7 @@ describe('authorization code flow', () => {
     });
 
     for (const method of ['GET', 'POST']) {
-      const info = await fetch(`${issuer}/api/oauth/userinfo`, { method, headers: { authorization: `Bearer ${body.access_token}` } });
+      const info = await fetch(`${api.issuer}/api/oauth/userinfo`, { method, headers: { authorization: `Bearer ${body.access_token}` } });
       expect(info.status).toBe(200);
       expect(await info.json()).toEqual({
         sub: user._id,
@@ -145,7 +138,7 @@ describe('authorization code flow', () => {
   it('remembers consent, and asks again with prompt=consent', async () => {
     const { email } = await newUser(api.deps, USER);
     const { client } = await newRp(api.deps, RP);
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     const params = { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid profile', state: 's1' };
     await authorize(agent, params, { email });
     // Same scopes again: straight back with a code, no consent page.
@@ -162,32 +155,32 @@ describe('authorization code flow', () => {
     const { email } = await newUser(api.deps, USER);
     const { client } = await newRp(api.deps, RP);
     const back = await authorize(
-      new HttpUser(issuer),
+      new HttpUser(api.issuer),
       { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid', state: 'deny-me' },
       { email },
       false,
     );
-    expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'access_denied', error_description: expect.any(String), state: 'deny-me', iss: issuer });
+    expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'access_denied', error_description: expect.any(String), state: 'deny-me', iss: api.issuer });
   });
 
   it('answers prompt=none with login_required, then consent_required', async () => {
     const { email } = await newUser(api.deps, USER);
     const { client } = await newRp(api.deps, RP);
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     const params = { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid', state: 'pn', prompt: 'none' };
     const anonymous = await agent.get(authorizeUrl(params));
-    expect(Object.fromEntries(anonymous.external!.searchParams)).toMatchObject({ error: 'login_required', state: 'pn', iss: issuer });
+    expect(Object.fromEntries(anonymous.external!.searchParams)).toMatchObject({ error: 'login_required', state: 'pn', iss: api.issuer });
     // Sign in through another client's flow, then prompt=none for this one: consent is missing.
     const other = await newRp(api.deps, RP);
     await authorize(agent, { response_type: 'code', client_id: other.client._id, redirect_uri: REDIRECT, scope: 'openid' }, { email });
     const signedIn = await agent.get(authorizeUrl(params));
-    expect(Object.fromEntries(signedIn.external!.searchParams)).toMatchObject({ error: 'consent_required', state: 'pn', iss: issuer });
+    expect(Object.fromEntries(signedIn.external!.searchParams)).toMatchObject({ error: 'consent_required', state: 'pn', iss: api.issuer });
   });
 
   it('re-authenticates for prompt=login and an exceeded max_age', async () => {
     const { email } = await newUser(api.deps, USER);
     const { client } = await newRp(api.deps, RP);
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     const params = { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid' };
     await authorize(agent, params, { email });
     const login = await agent.get(authorizeUrl({ ...params, prompt: 'login' }));
@@ -207,7 +200,7 @@ describe('authorization code flow', () => {
     const { email } = await newUser(api.deps, USER);
     const { client } = await newRp(api.deps, RP);
     await api.deps.store.clients.updateOne({ _id: client._id }, { $set: { redirectUris: [] } });
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     await agent.signIn(await agent.get('/login'), email, PASSWORD);
     const first = await agent.get(authorizeUrl({ response_type: 'code', client_id: client._id, redirect_uri: 'https://learned.example/cb', scope: 'openid' }));
     expect(first.res.status).toBe(400);
@@ -258,20 +251,20 @@ describe('authorization endpoint errors', () => {
     expect(res.status).toBe(303);
     const back = new URL(res.headers.get('location')!);
     expect(back.origin + back.pathname).toBe(REDIRECT);
-    expect(Object.fromEntries(back.searchParams)).toEqual({ error, error_description: expect.any(String), state: 'keep-me', iss: issuer });
+    expect(Object.fromEntries(back.searchParams)).toEqual({ error, error_description: expect.any(String), state: 'keep-me', iss: api.issuer });
   });
 
   it('lets only admins consent to admin scopes', async () => {
     const { email } = await newUser(api.deps, USER);
     const back = await authorize(
-      new HttpUser(issuer),
+      new HttpUser(api.issuer),
       { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid admin:users:read', state: 'adm' },
       { email },
     );
-    expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'invalid_scope', state: 'adm', iss: issuer });
+    expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'invalid_scope', state: 'adm', iss: api.issuer });
     const { email: adminEmail } = await newUser(api.deps, { prefix: 'admin', password: PASSWORD, admin: true });
     const ok = await authorize(
-      new HttpUser(issuer),
+      new HttpUser(api.issuer),
       { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid admin:users:read', state: 'adm' },
       { email: adminEmail },
     );
@@ -296,17 +289,17 @@ describe('authorization endpoint errors', () => {
       error: 'invalid_request',
       error_description: expect.stringMatching(/PKCE/),
       state: 's',
-      iss: issuer,
+      iss: api.issuer,
     });
     // The explicit opt-out: a code without PKCE, redeemed with the secret alone.
     const { email } = await newUser(api.deps, USER);
     const optedOut = await newRp(api.deps, { ...RP, requirePkce: false });
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     let step = await agent.get(authorizeUrl({ response_type: 'code', client_id: optedOut.client._id, redirect_uri: REDIRECT, scope: 'openid' }, false));
     step = await agent.signIn(step, email, PASSWORD);
     step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
     const code = step.external!.searchParams.get('code')!;
-    const tokenRes = await fetch(`${issuer}/api/oauth/token`, {
+    const tokenRes = await fetch(`${api.issuer}/api/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuthEncoded(optedOut.client._id, optedOut.secret!) },
       body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }),
@@ -323,7 +316,7 @@ describe('token endpoint errors', () => {
 
   async function codeFor(clientId: string, extra: Record<string, string> = {}) {
     const back = await authorize(
-      new HttpUser(issuer),
+      new HttpUser(api.issuer),
       { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid', ...extra },
       { email },
     );
@@ -343,7 +336,7 @@ describe('token endpoint errors', () => {
     const auth = { authorization: basicAuthEncoded(client._id, clientSecret!) };
     const first = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth);
     expect(first.res.status).toBe(200);
-    const userinfo = () => fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${first.body.access_token}` } });
+    const userinfo = () => fetch(`${api.issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${first.body.access_token}` } });
     expect((await userinfo()).status).toBe(200);
     const second = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth);
     expect(second.res.status).toBe(400);
@@ -391,7 +384,7 @@ describe('token endpoint errors', () => {
     for (const r of results.filter((x) => x.res.status !== 200)) expect(r.body.error).toBe('invalid_grant');
     const winner = results.find((r) => r.res.status === 200);
     if (winner) {
-      const info = await fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${winner.body.access_token}` } });
+      const info = await fetch(`${api.issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${winner.body.access_token}` } });
       expect(info.status).toBe(401);
     }
   });
@@ -520,10 +513,10 @@ describe('token endpoint errors', () => {
 
 describe('UserInfo and profile API errors', () => {
   it('answers 401 with resource_metadata without a token, and invalid_token for a bad one', async () => {
-    const none = await fetch(`${issuer}/api/oauth/userinfo`);
+    const none = await fetch(`${api.issuer}/api/oauth/userinfo`);
     expect(none.status).toBe(401);
-    expect(none.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${issuer}/.well-known/oauth-protected-resource"`);
-    const bad = await fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: 'Bearer abc.def.ghi' } });
+    expect(none.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${api.issuer}/.well-known/oauth-protected-resource"`);
+    const bad = await fetch(`${api.issuer}/api/oauth/userinfo`, { headers: { authorization: 'Bearer abc.def.ghi' } });
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="/);
   });
@@ -532,7 +525,7 @@ describe('UserInfo and profile API errors', () => {
     const { email, user } = await newUser(api.deps, USER);
     const { client, secret: clientSecret } = await newRp(api.deps, RP);
     const back = await authorize(
-      new HttpUser(issuer),
+      new HttpUser(api.issuer),
       { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'profile profile:write' },
       { email },
     );
@@ -541,13 +534,13 @@ describe('UserInfo and profile API errors', () => {
       { authorization: basicAuthEncoded(client._id, clientSecret!) },
     );
     expect(body.id_token).toBeUndefined();
-    const info = await fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${body.access_token}` } });
+    const info = await fetch(`${api.issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${body.access_token}` } });
     expect(info.status).toBe(403);
     expect(info.headers.get('www-authenticate')).toMatch(/^Bearer error="insufficient_scope", error_description="[^"]+", scope="openid", resource_metadata="/);
     expect(((await info.json()) as Json).error).toBe('insufficient_scope');
 
     const patch = (payload: unknown) =>
-      fetch(`${issuer}/api/oauth/me/profile`, {
+      fetch(`${api.issuer}/api/oauth/me/profile`, {
         method: 'PATCH',
         headers: { authorization: `Bearer ${body.access_token}`, 'content-type': 'application/json' },
         body: JSON.stringify(payload),
@@ -593,14 +586,14 @@ describe('the apps claim (apps:read + oidc_fields "apps")', () => {
       ).client,
     ];
     const { client, secret: clientSecret } = await newRp(api.deps, { ...RP, allowedScopes: ['openid', 'apps:read'], ...overrides });
-    const back = await authorize(new HttpUser(issuer), { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope }, { email });
+    const back = await authorize(new HttpUser(api.issuer), { response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope }, { email });
     const t = await token(
       { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT },
       { authorization: basicAuthEncoded(client._id, clientSecret!) },
     );
     expect(t.res.status).toBe(200);
-    const jwks = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
-    return { claims: (await jwtVerify(t.body.id_token, jwks, { issuer, audience: client._id })).payload, mine };
+    const jwks = createRemoteJWKSet(new URL(`${api.issuer}/.well-known/jwks.json`));
+    return { claims: (await jwtVerify(t.body.id_token, jwks, { issuer: api.issuer, audience: client._id })).payload, mine };
   }
 
   it("lists the user's apps {id, name, client_id, is_verified} when the client opted in and apps:read was granted", async () => {

@@ -6,10 +6,9 @@
 // binding, the victim's sign-in finished the request and their code went to
 // the attacker's redirect URI without the victim ever seeing a consent page.
 import type { Page } from 'playwright-core';
-import type { RunningApi } from '../../../api/server.js';
 import { createClient } from '../../../lib/store/clients.js';
-import { type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
-import { startLocalhostApi } from '../../support/harness.js';
+import { useRpCallback, useBrowser } from '../../support/browser.js';
+import { useLocalhostApi } from '../../support/harness.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { withPkce } from '../../../tools/fixtures/pkce.js';
@@ -17,18 +16,8 @@ import { withPkce } from '../../../tools/fixtures/pkce.js';
 const PASSWORD = 'consent binding password';
 const TIMEOUT = 60_000;
 
-let api: RunningApi;
-let issuer: string;
-let rp: RpCallback;
-beforeAll(async () => {
-  api = await startLocalhostApi();
-  issuer = api.deps.config.issuer;
-  rp = await startRpCallback();
-});
-afterAll(async () => {
-  await rp?.close();
-  await api?.stop();
-});
+const rp = useRpCallback();
+const api = useLocalhostApi();
 
 /** The attacker's own client, redirecting to a callback the attacker reads. */
 async function attackerClient() {
@@ -68,10 +57,10 @@ describe('authorization requests bound to their browser', () => {
     const attacker = await newUser(api.deps, { prefix: 'attacker', password: PASSWORD, name: 'attacker' });
     const victim = await newUser(api.deps, { prefix: 'victim', password: PASSWORD, name: 'victim' });
     const clientId = await attackerClient();
-    const attackerAgent = new HttpUser(issuer);
+    const attackerAgent = new HttpUser(api.issuer);
     const requestId = await preparedRequest(attackerAgent, clientId, attacker.email);
 
-    const victimAgent = new HttpUser(issuer);
+    const victimAgent = new HttpUser(api.issuer);
     const link = await victimAgent.get(`/login?request=${encodeURIComponent(requestId)}`);
     const outcome = await victimAgent.signIn(link, victim.email, PASSWORD);
     expect(outcome.external).toBeUndefined();
@@ -91,7 +80,7 @@ describe('authorization requests bound to their browser', () => {
     const first = await newUser(api.deps, { prefix: 'first', password: PASSWORD, name: 'first' });
     const second = await newUser(api.deps, { prefix: 'second', password: PASSWORD, name: 'second' });
     const clientId = await attackerClient();
-    const browser = new HttpUser(issuer);
+    const browser = new HttpUser(api.issuer);
     const requestId = await preparedRequest(browser, clientId, first.email);
     // The same browser, another user: sign-in replaces the session; the earlier consent is not theirs.
     const relogin = await browser.get(`/login?request=${encodeURIComponent(requestId)}`);
@@ -122,14 +111,14 @@ describe('authorization requests bound to their browser, in Chromium', () => {
 
       // The attacker, in their own browser: signed in, a prompt=login request, consent given.
       const attackerPage = await newPage();
-      await attackerPage.goto(`${issuer}/login`);
+      await attackerPage.goto(`${api.issuer}/login`);
       await signIn(attackerPage, attacker.email);
-      await attackerPage.waitForURL(`${issuer}/account`);
-      await attackerPage.goto(`${issuer}${authorizePath(clientId, { prompt: 'login' })}`);
+      await attackerPage.waitForURL(`${api.issuer}/account`);
+      await attackerPage.goto(`${api.issuer}${authorizePath(clientId, { prompt: 'login' })}`);
       await attackerPage.waitForURL(/\/login\?request=/);
       const link = attackerPage.url();
       const requestId = new URL(link).searchParams.get('request')!;
-      await attackerPage.goto(`${issuer}/consent?request=${encodeURIComponent(requestId)}`);
+      await attackerPage.goto(`${api.issuer}/consent?request=${encodeURIComponent(requestId)}`);
       await attackerPage.getByRole('button', { name: 'Allow' }).click();
       await attackerPage.waitForURL(/\/login\?request=/);
 
@@ -138,7 +127,7 @@ describe('authorization requests bound to their browser, in Chromium', () => {
       await victimPage.goto(link);
       await signIn(victimPage, victim.email);
       await victimPage.waitForLoadState('load');
-      expect(victimPage.url().startsWith(issuer)).toBe(true);
+      expect(victimPage.url().startsWith(api.issuer)).toBe(true);
       await expect(victimPage.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Request started elsewhere');
       // Nothing reached the attacker's redirect URI.
       await expect(rp.nextCallback(1_500)).rejects.toThrow(/no request to the RP callback/);

@@ -3,10 +3,9 @@
 // where the page's script reads them; the RP's server never sees them (the
 // fragment is not sent), and nothing is in the query.
 import { randomBytes } from 'node:crypto';
-import type { RunningApi } from '../../../api/server.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { useBrowser } from '../../support/browser.js';
-import { startLocalhostApi } from '../../support/harness.js';
+import { useLocalhostApi } from '../../support/harness.js';
 import { startRpSite, type RpSite } from '../../support/rp-site.js';
 import { jwtClaims } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -15,19 +14,15 @@ const PASSWORD = 'implicit browser password';
 const RP_NAME = 'Implicit browser RP';
 const TIMEOUT = 60_000;
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
 let site: RpSite;
 
+const api = useLocalhostApi();
 beforeAll(async () => {
-  api = await startLocalhostApi();
-  issuer = api.deps.config.issuer;
   site = await startRpSite();
 });
 afterAll(async () => {
   await site?.close();
-  await api?.stop();
 });
 
 const newPage = browser.newPage;
@@ -61,7 +56,7 @@ describe('the implicit flow in a browser', () => {
         nonce: `n-${random()}`,
       };
       const page = await newPage();
-      await page.goto(`${issuer}/api/oauth/authorize?${new URLSearchParams(params)}`);
+      await page.goto(`${api.issuer}/api/oauth/authorize?${new URLSearchParams(params)}`);
       await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password').fill(PASSWORD);
@@ -83,10 +78,10 @@ describe('the implicit flow in a browser', () => {
         scope: 'openid profile',
         id_token: expect.any(String),
         state: params.state,
-        iss: issuer,
+        iss: api.issuer,
       });
       expect(jwtClaims(fromScript.get('id_token')!)).toMatchObject({ sub: user._id, aud: client._id, nonce: params.nonce });
-      const info = await fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${fromScript.get('access_token')}` } });
+      const info = await fetch(`${api.issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${fromScript.get('access_token')}` } });
       expect(info.status).toBe(200);
     },
     TIMEOUT,

@@ -9,11 +9,10 @@
 // the fragment; implicit-browser.test.ts runs it in Chromium.)
 import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
-import type { RunningApi } from '../../../api/server.js';
 import { revokeGrantAndFamily } from '../../../lib/grants/revocation.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { formPostOf } from '../../support/form-post.js';
 import { getUserinfo, jwtClaims } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -26,22 +25,18 @@ const REDIRECT = 'https://implicit-rp.example/cb';
 const AUTHORIZE = '/api/oauth/authorize';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-let api: RunningApi;
-let issuer: string;
 let registrationToken: string;
 let jwks: ReturnType<typeof createRemoteJWKSet>;
 
+const api = useTestApi({ ID_TOKEN_CLAIMS: 'requested' });
 beforeAll(async () => {
-  api = await startTestApi({ ID_TOKEN_CLAIMS: 'requested' });
-  issuer = api.deps.config.issuer;
-  jwks = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
+  jwks = createRemoteJWKSet(new URL(`${api.issuer}/.well-known/jwks.json`));
   const { user } = await newUser(api.deps, { prefix: 'implicit-owner', password: PASSWORD });
   registrationToken = (await createPersonalAccessToken(api.deps.store, user._id, { name: 'registration', scope: ['apps:write'], expiresInDays: 1 })).token;
 });
-afterAll(() => api.stop());
 
 async function register(metadata: Record<string, unknown>): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${issuer}/api/oauth/register`, {
+  const res = await fetch(`${api.issuer}/api/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${registrationToken}` },
     body: JSON.stringify(metadata),
@@ -88,7 +83,7 @@ const authorizePath = (params: Record<string, string>) => `${AUTHORIZE}?${new UR
 /** A new user signs in and allows the request; returns the agent (signed in, consented), the user and Keyflow's last answer. */
 async function signInAndAllow(params: Record<string, string>) {
   const { email, user } = await newUser(api.deps, { prefix: 'implicit', password: PASSWORD, name: NAME });
-  const agent = new HttpUser(issuer);
+  const agent = new HttpUser(api.issuer);
   let step = await agent.get(authorizePath(params));
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
@@ -107,19 +102,19 @@ function fragmentAnswer(res: Response): Record<string, string> {
 }
 
 /** A fresh, signed-out request's answer (no redirect followed). */
-const unsignedAnswer = (params: Record<string, string>) => fetch(`${issuer}${authorizePath(params)}`, { redirect: 'manual' });
+const unsignedAnswer = (params: Record<string, string>) => fetch(`${api.issuer}${authorizePath(params)}`, { redirect: 'manual' });
 
 async function verifiedIdToken(idToken: string, clientId: string): Promise<JWTPayload> {
   expect(decodeProtectedHeader(idToken).alg).toBe('RS256');
-  return (await jwtVerify(idToken, jwks, { issuer, audience: clientId, algorithms: ['RS256'] })).payload;
+  return (await jwtVerify(idToken, jwks, { issuer: api.issuer, audience: clientId, algorithms: ['RS256'] })).payload;
 }
 
 /** OIDC Core §3.2.2.9: the left half of the access token's SHA-256 (RS256), base64url. */
 const atHash = (accessToken: string) => createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
 
-const userinfo = (accessToken: string) => getUserinfo(issuer, accessToken);
+const userinfo = (accessToken: string) => getUserinfo(api.issuer, accessToken);
 
-const errorFields = (error: string, state: string) => ({ error, error_description: expect.any(String), state, iss: issuer });
+const errorFields = (error: string, state: string) => ({ error, error_description: expect.any(String), state, iss: api.issuer });
 
 describe('response_type=id_token', () => {
   it('answers in the fragment with an ID token alone: signed, with the nonce, no at_hash, and the scopes’ claims in it (there is no UserInfo to ask)', async () => {
@@ -127,11 +122,11 @@ describe('response_type=id_token', () => {
     const params = request(rp.client_id);
     const { user, email, step } = await signInAndAllow(params);
     const fields = fragmentAnswer(step.res);
-    expect(fields).toEqual({ id_token: expect.any(String), state: params.state, iss: issuer });
+    expect(fields).toEqual({ id_token: expect.any(String), state: params.state, iss: api.issuer });
 
     const claims = await verifiedIdToken(fields.id_token!, rp.client_id);
     expect(claims).toMatchObject({
-      iss: issuer,
+      iss: api.issuer,
       aud: rp.client_id,
       sub: user._id,
       nonce: params.nonce,
@@ -165,7 +160,7 @@ describe('response_type=id_token', () => {
     const res = await first.agent.request(authorizePath(params));
     expect(res.headers.get('cache-control')).toBe('no-store');
     const form = await formPostOf(res);
-    expect(form).toEqual({ action: REDIRECT, fields: { id_token: expect.any(String), state: params.state, iss: issuer } });
+    expect(form).toEqual({ action: REDIRECT, fields: { id_token: expect.any(String), state: params.state, iss: api.issuer } });
     expect(await verifiedIdToken(form.fields.id_token!, rp.client_id)).toMatchObject({ sub: first.user._id, nonce: params.nonce });
   });
 
@@ -173,7 +168,7 @@ describe('response_type=id_token', () => {
     const rp = await implicitClient(['id_token']);
     const first = await signInAndAllow(request(rp.client_id));
     const params = request(rp.client_id);
-    const pushed = await fetch(`${issuer}/api/oauth/par`, {
+    const pushed = await fetch(`${api.issuer}/api/oauth/par`, {
       method: 'POST',
       headers: { ...FORM, authorization: basicAuth(rp.client_id, rp.client_secret!) },
       body: new URLSearchParams(params),
@@ -200,7 +195,7 @@ describe('response_type=id_token token', () => {
       scope: 'openid profile email',
       id_token: expect.any(String),
       state: params.state,
-      iss: issuer,
+      iss: api.issuer,
     });
 
     const claims = await verifiedIdToken(fields.id_token!, rp.client_id);
@@ -212,14 +207,14 @@ describe('response_type=id_token token', () => {
     // An RFC 9068 access token of a grant, bound to nothing (no DPoP in the front channel).
     expect(decodeProtectedHeader(fields.access_token!).typ).toBe('at+jwt');
     const access = jwtClaims(fields.access_token!);
-    expect(access).toMatchObject({ iss: issuer, sub: user._id, client_id: rp.client_id, scope: 'openid profile email', grant_id: expect.any(String) });
+    expect(access).toMatchObject({ iss: api.issuer, sub: user._id, client_id: rp.client_id, scope: 'openid profile email', grant_id: expect.any(String) });
     expect(access.cnf).toBeUndefined();
     const info = await userinfo(fields.access_token!);
     expect(info.status).toBe(200);
     expect(await info.json()).toMatchObject({ sub: user._id, email, name: NAME });
 
     // The token endpoint has no implicit grant: there is nothing to redeem.
-    const token = await fetch(`${issuer}/api/oauth/token`, {
+    const token = await fetch(`${api.issuer}/api/oauth/token`, {
       method: 'POST',
       headers: FORM,
       body: new URLSearchParams({ grant_type: 'implicit', client_id: rp.client_id }),
@@ -247,7 +242,7 @@ describe('response_type=id_token token', () => {
 
     // RFC 7009: the client revokes the other one.
     expect((await userinfo(firstFields.access_token!)).status).toBe(200);
-    const revoked = await fetch(`${issuer}/api/oauth/revoke`, {
+    const revoked = await fetch(`${api.issuer}/api/oauth/revoke`, {
       method: 'POST',
       headers: { ...FORM, authorization: basicAuth(rp.client_id, rp.client_secret!) },
       body: new URLSearchParams({ token: firstFields.access_token!, token_type_hint: 'access_token' }),
@@ -308,7 +303,7 @@ describe('refusals', () => {
     }
     const twice = new URLSearchParams(request(rp.client_id, { response_mode: 'form_post' }));
     twice.append('response_mode', 'form_post');
-    const repeated = fragmentAnswer(await fetch(`${issuer}${AUTHORIZE}?${twice}`, { redirect: 'manual' }));
+    const repeated = fragmentAnswer(await fetch(`${api.issuer}${AUTHORIZE}?${twice}`, { redirect: 'manual' }));
     expect(repeated).toEqual(errorFields('invalid_request', twice.get('state')!));
   });
 
@@ -355,7 +350,7 @@ describe('registration and discovery', () => {
   });
 
   it('advertises the implicit response types, the fragment mode and the implicit grant type', async () => {
-    const doc = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Json;
+    const doc = (await (await fetch(`${api.issuer}/.well-known/openid-configuration`)).json()) as Json;
     expect(doc.response_types_supported).toEqual(['code', 'id_token', 'id_token token']);
     expect(doc.response_modes_supported).toEqual(['query', 'fragment', 'form_post']);
     expect(doc.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'implicit']));

@@ -3,12 +3,11 @@
 // and clients that must use PAR.
 import * as oauth from 'oauth4webapi';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import type { RunningApi } from '../../../api/server.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
 import { createClient } from '../../../lib/store/clients.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { authorizeAs } from '../../support/token-flow.js';
 import { postForm } from '../../support/http.js';
 import { runCli } from '../../support/cli.js';
@@ -17,17 +16,11 @@ import { withPkce } from '../../../tools/fixtures/pkce.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 
-let api: RunningApi;
-let issuer: string;
 const PASSWORD = 'pushed request password';
 const REDIRECT = 'https://par-rp.example/callback';
 const URN = 'urn:ietf:params:oauth:request_uri:';
 
-beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 const RP: NewClientInput = {
   name: 'PAR RP',
@@ -37,13 +30,13 @@ const RP: NewClientInput = {
 };
 const USER = { prefix: 'par', password: PASSWORD, name: 'Par User' };
 
-const post = (path: string, body: Record<string, string> | URLSearchParams, headers: Record<string, string> = {}) => postForm(issuer, path, body, headers);
+const post = (path: string, body: Record<string, string> | URLSearchParams, headers: Record<string, string> = {}) => postForm(api.issuer, path, body, headers);
 
 /** A push with the tests' PKCE challenge unless `params` names one. */
 const push = (rp: FixtureRp, params: Record<string, string>) => post('/api/oauth/par', withPkce({ ...rp.body, ...params }), rp.headers);
 
 function authorizeUrl(params: Record<string, string>) {
-  const url = new URL('/api/oauth/authorize', issuer);
+  const url = new URL('/api/oauth/authorize', api.issuer);
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   return url.href;
 }
@@ -81,19 +74,19 @@ describe('pushed authorization requests', () => {
     expect(pushed.body).toEqual({ request_uri: expect.stringMatching(/^urn:ietf:params:oauth:request_uri:[A-Za-z0-9_-]{43}$/), expires_in: 90 });
 
     // Other parameters next to client_id + request_uri are ignored (RFC 9126 §4): the pushed ones apply.
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     const back = await authorize(agent, { client_id: rp.id, request_uri: pushed.body.request_uri, state: 'not-this-one', scope: 'openid email' }, email);
     expect(back.origin + back.pathname).toBe(REDIRECT);
     expect(back.searchParams.get('state')).toBe('pushed-state');
-    expect(back.searchParams.get('iss')).toBe(issuer);
+    expect(back.searchParams.get('iss')).toBe(api.issuer);
     const code = back.searchParams.get('code')!;
     expect(code).toBeTruthy();
 
     const tokens = await post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, rp.headers);
     expect(tokens.res.status).toBe(200);
     expect(tokens.body.scope).toBe('openid profile');
-    const jwks = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
-    const id = await jwtVerify(tokens.body.id_token, jwks, { issuer, audience: rp.id });
+    const jwks = createRemoteJWKSet(new URL(`${api.issuer}/.well-known/jwks.json`));
+    const id = await jwtVerify(tokens.body.id_token, jwks, { issuer: api.issuer, audience: rp.id });
     expect(id.payload).toMatchObject({ sub: user._id, nonce: 'pushed-nonce' });
   });
 
@@ -101,7 +94,7 @@ describe('pushed authorization requests', () => {
     const rp = await newRp(api.deps, RP);
     const { email } = await newUser(api.deps, USER);
     const pushed = await push(rp, { response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', state: 's' });
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     expect((await authorize(agent, { client_id: rp.id, request_uri: pushed.body.request_uri }, email)).searchParams.get('code')).toBeTruthy();
     await expectErrorPage({ client_id: rp.id, request_uri: pushed.body.request_uri }, 'request_uri');
     // Even for the same, signed-in browser.
@@ -125,7 +118,7 @@ describe('pushed authorization requests', () => {
     const { email } = await newUser(api.deps, USER);
     const pushed = await push(owner, { response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', state: 'mine' });
     await expectErrorPage({ client_id: other.id, request_uri: pushed.body.request_uri }, 'not pushed by this application');
-    const back = await authorize(new HttpUser(issuer), { client_id: owner.id, request_uri: pushed.body.request_uri }, email);
+    const back = await authorize(new HttpUser(api.issuer), { client_id: owner.id, request_uri: pushed.body.request_uri }, email);
     expect(back.searchParams.get('state')).toBe('mine');
     expect(back.searchParams.get('code')).toBeTruthy();
   });
@@ -150,14 +143,14 @@ describe('pushed authorization requests', () => {
       error: 'invalid_request',
       error_description: expect.stringContaining('pushed'),
       state: 'plain',
-      iss: issuer,
+      iss: api.issuer,
     });
     // An unregistered redirect URI still gets the error page, never a redirect.
     await expectErrorPage({ response_type: 'code', client_id: rp.id, redirect_uri: 'https://evil.example/cb', scope: 'openid' }, 'Invalid redirect URI');
     // Through PAR it works.
     const pushed = await push(rp, { response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', state: 'pushed' });
     expect(pushed.res.status).toBe(201);
-    const ok = await authorize(new HttpUser(issuer), { client_id: rp.id, request_uri: pushed.body.request_uri }, email);
+    const ok = await authorize(new HttpUser(api.issuer), { client_id: rp.id, request_uri: pushed.body.request_uri }, email);
     expect(ok.searchParams.get('code')).toBeTruthy();
   });
 
@@ -201,13 +194,13 @@ describe('pushed authorization requests', () => {
     expect(wrong.body.error).toBe('invalid_client');
     const none = await post('/api/oauth/par', { client_id: rp.id, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' });
     expect([none.res.status, none.body.error]).toEqual([400, 'invalid_client']);
-    const get = await fetch(`${issuer}/api/oauth/par`);
+    const get = await fetch(`${api.issuer}/api/oauth/par`);
     expect(get.status).toBe(405);
   });
 
   it('is advertised in discovery; the CLI sets require_pushed_authorization_requests', async () => {
-    const doc = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Json;
-    expect(doc.pushed_authorization_request_endpoint).toBe(`${issuer}/api/oauth/par`);
+    const doc = (await (await fetch(`${api.issuer}/.well-known/openid-configuration`)).json()) as Json;
+    expect(doc.pushed_authorization_request_endpoint).toBe(`${api.issuer}/api/oauth/par`);
     expect(doc.require_pushed_authorization_requests).toBe(false);
     const created = await runCli(['clients', 'create', '--name', 'Strict RP', '--redirect-uri', REDIRECT, '--require-par']);
     expect(created.code).toBe(0);
@@ -217,7 +210,7 @@ describe('pushed authorization requests', () => {
   });
 
   it('works with oauth4webapi: PAR with a resource, the code flow, then token exchange', async () => {
-    const issuerUrl = new URL(issuer);
+    const issuerUrl = new URL(api.issuer);
     const insecure = { [oauth.allowInsecureRequests]: true };
     const as = await oauth.processDiscoveryResponse(issuerUrl, await oauth.discoveryRequest(issuerUrl, { algorithm: 'oidc', ...insecure }));
     const callbackUri = 'http://127.0.0.1:9/callback';
@@ -247,14 +240,14 @@ describe('pushed authorization requests', () => {
     expect(pushed.expires_in).toBe(90);
 
     const { email } = await newUser(api.deps, USER);
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     const authorizationUrl = new URL(as.authorization_endpoint!);
     authorizationUrl.search = new URLSearchParams({ client_id: client.client_id, request_uri: pushed.request_uri }).toString();
     const callback = await authorize(agent, Object.fromEntries(authorizationUrl.searchParams), email);
     const callbackParams = oauth.validateAuthResponse(as, client, callback, state);
     const tokenResponse = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, callbackParams, callbackUri, verifier, insecure);
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, tokenResponse, { requireIdToken: true });
-    expect(JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString()).aud).toEqual([issuer, 'https://api.example/']);
+    expect(JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString()).aud).toEqual([api.issuer, 'https://api.example/']);
 
     const exchangeResponse = await oauth.genericTokenEndpointRequest(
       as,

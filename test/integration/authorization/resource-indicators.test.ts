@@ -4,31 +4,24 @@
 // issuer when a scope of Keyflow's API is granted, so Keyflow's API accepts the
 // token; without such a scope, Keyflow's API refuses it), narrowed at the token
 // request and preserved across refreshes while the client still lists them.
-import type { RunningApi } from '../../../api/server.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { accessTokenAudience, narrowResources, parseResources } from '../../../lib/domain/resources.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { hashSecret } from '../../../lib/security/secrets.js';
 import { findDeviceCode } from '../../../lib/store/device-codes.js';
-import { eventually, startTestApi } from '../../support/harness.js';
+import { useTestApi, eventually } from '../../support/harness.js';
 import { getUserinfo, jwtClaims, postForm } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 
-let api: RunningApi;
-let issuer: string;
 const PASSWORD = 'resource indicator password';
 const REDIRECT = 'https://resource-rp.example/cb';
 const API_A = 'https://api-a.example/';
 const API_B = 'urn:example:api-b';
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
-beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 const RP: NewClientInput = {
   name: 'Resource RP',
@@ -40,15 +33,16 @@ const RP: NewClientInput = {
 };
 const USER = { prefix: 'resource', password: PASSWORD };
 
-const post = (path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) => postForm(issuer, path, body, headers);
+const post = (path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) =>
+  postForm(api.issuer, path, body, headers);
 
 function authorizeUrl(params: [string, string][]) {
-  const url = new URL('/api/oauth/authorize', issuer);
+  const url = new URL('/api/oauth/authorize', api.issuer);
   for (const [k, v] of params) url.searchParams.append(k, v);
   return url.href;
 }
 
-const userinfo = (accessToken: string) => getUserinfo(issuer, accessToken);
+const userinfo = (accessToken: string) => getUserinfo(api.issuer, accessToken);
 
 /** The PKCE verifier of every authorization request here, and the parameters that send its challenge. */
 const VERIFIER = 'resource-indicators-test-verifier-0123456789-abcdef';
@@ -60,7 +54,7 @@ const PKCE: [string, string][] = [
 /** Signs a new user in and returns the code for an authorization request with these parameters. */
 async function codeFor(rp: FixtureRp, params: [string, string][]) {
   const { email } = await newUser(api.deps, USER);
-  const agent = new HttpUser(issuer);
+  const agent = new HttpUser(api.issuer);
   let step = await agent.get(authorizeUrl([['response_type', 'code'], ['client_id', rp.id], ['redirect_uri', REDIRECT], ...PKCE, ...params]));
   if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
   if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
@@ -160,7 +154,7 @@ describe('resource indicators: validation', () => {
     expect(res.status).toBe(303);
     const back = new URL(res.headers.get('location')!);
     expect(back.origin + back.pathname).toBe(REDIRECT);
-    expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'invalid_target', error_description: expect.any(String), state: 'rs', iss: issuer });
+    expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'invalid_target', error_description: expect.any(String), state: 'rs', iss: api.issuer });
 
     const par = await post(
       '/api/oauth/par',
@@ -284,7 +278,7 @@ describe('resource indicators: audience', () => {
   it('keeps aud the issuer alone without resources', async () => {
     const rp = await newRp(api.deps, RP);
     const { body } = await redeem(rp, await codeFor(rp, [['scope', 'openid']]));
-    expect(jwtClaims(body.access_token).aud).toBe(issuer);
+    expect(jwtClaims(body.access_token).aud).toBe(api.issuer);
   });
 
   it('adds every granted resource to aud after the issuer; Keyflow still accepts the token', async () => {
@@ -298,10 +292,10 @@ describe('resource indicators: audience', () => {
       ]),
     );
     expect(res.status).toBe(200);
-    expect(jwtClaims(body.access_token).aud).toEqual([issuer, API_A, API_B]);
+    expect(jwtClaims(body.access_token).aud).toEqual([api.issuer, API_A, API_B]);
     expect((await userinfo(body.access_token)).status).toBe(200);
     const introspection = await post('/api/oauth/introspect', { token: body.access_token }, rp.headers);
-    expect(introspection.body).toMatchObject({ active: true, aud: [issuer, API_A, API_B] });
+    expect(introspection.body).toMatchObject({ active: true, aud: [api.issuer, API_A, API_B] });
   });
 
   it('narrows at the token request, and keeps every granted resource across refreshes', async () => {
@@ -313,16 +307,16 @@ describe('resource indicators: audience', () => {
     ]);
     const first = await redeem(rp, code, [['resource', API_A]]);
     expect(first.res.status).toBe(200);
-    expect(jwtClaims(first.body.access_token).aud).toEqual([issuer, API_A]);
+    expect(jwtClaims(first.body.access_token).aud).toEqual([api.issuer, API_A]);
 
     // A refresh without resource: every resource of the grant.
     const r1 = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: first.body.refresh_token }, rp.headers);
     expect(r1.res.status).toBe(200);
-    expect(jwtClaims(r1.body.access_token).aud).toEqual([issuer, API_A, API_B]);
+    expect(jwtClaims(r1.body.access_token).aud).toEqual([api.issuer, API_A, API_B]);
     // A refresh may narrow too, and the next one still has them all.
     const r2 = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: r1.body.refresh_token, resource: API_B }, rp.headers);
     expect(r2.res.status).toBe(200);
-    expect(jwtClaims(r2.body.access_token).aud).toEqual([issuer, API_B]);
+    expect(jwtClaims(r2.body.access_token).aud).toEqual([api.issuer, API_B]);
     // An ungranted resource is refused before the rotation: the token stays current.
     const bad = await post(
       '/api/oauth/token',
@@ -332,7 +326,7 @@ describe('resource indicators: audience', () => {
     expect([bad.res.status, bad.body.error]).toEqual([400, 'invalid_target']);
     const r3 = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: r2.body.refresh_token }, rp.headers);
     expect(r3.res.status).toBe(200);
-    expect(jwtClaims(r3.body.access_token).aud).toEqual([issuer, API_A, API_B]);
+    expect(jwtClaims(r3.body.access_token).aud).toEqual([api.issuer, API_A, API_B]);
   });
 
   it("leaves the issuer out of aud without a Keyflow API scope: Keyflow's API refuses the token, introspection, refresh and revocation still work", async () => {
@@ -352,7 +346,7 @@ describe('resource indicators: audience', () => {
     expect(info.status).toBe(401);
     expect(info.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
     // Even where any scope would do (the sudo window revocation takes a session's token of any scope).
-    const sudo = await fetch(`${issuer}/api/oauth/2fa/sudo/revoke`, {
+    const sudo = await fetch(`${api.issuer}/api/oauth/2fa/sudo/revoke`, {
       method: 'POST',
       headers: { authorization: `Bearer ${body.access_token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ client_id: rp.id }),
@@ -377,7 +371,7 @@ describe('resource indicators: audience', () => {
         ['resource', API_B],
       ]),
     );
-    expect(jwtClaims(first.body.access_token).aud).toEqual([issuer, API_A, API_B]);
+    expect(jwtClaims(first.body.access_token).aud).toEqual([api.issuer, API_A, API_B]);
     const pendingCode = await codeFor(rp, [
       ['scope', 'openid'],
       ['resource', API_A],
@@ -395,7 +389,7 @@ describe('resource indicators: audience', () => {
     });
 
     const redeemed = await redeem(rp, pendingCode);
-    expect(jwtClaims(redeemed.body.access_token).aud).toEqual([issuer, API_A]);
+    expect(jwtClaims(redeemed.body.access_token).aud).toEqual([api.issuer, API_A]);
     const asked = await post(
       '/api/oauth/token',
       [
@@ -408,7 +402,7 @@ describe('resource indicators: audience', () => {
     expect([asked.res.status, asked.body.error]).toEqual([400, 'invalid_target']);
     const refreshed = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: first.body.refresh_token }, rp.headers);
     expect(refreshed.res.status).toBe(200);
-    expect(jwtClaims(refreshed.body.access_token).aud).toEqual([issuer, API_A]);
+    expect(jwtClaims(refreshed.body.access_token).aud).toEqual([api.issuer, API_A]);
   });
 
   it('takes resources from a pushed authorization request', async () => {
@@ -420,12 +414,12 @@ describe('resource indicators: audience', () => {
     );
     expect(pushed.res.status).toBe(201);
     const { email } = await newUser(api.deps, USER);
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     let step = await agent.get(`/api/oauth/authorize?${new URLSearchParams({ client_id: rp.id, request_uri: pushed.body.request_uri })}`);
     step = await agent.signIn(step, email, PASSWORD);
     step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
     const { body } = await redeem(rp, step.external!.searchParams.get('code')!);
-    expect(jwtClaims(body.access_token).aud).toEqual([issuer, API_A]);
+    expect(jwtClaims(body.access_token).aud).toEqual([api.issuer, API_A]);
   });
 
   it('keeps the resources of a device authorization through approval and redemption', async () => {
@@ -444,7 +438,7 @@ describe('resource indicators: audience', () => {
     expect((await findDeviceCode(api.deps.store, hashSecret(deviceCode)))?.resources).toEqual([API_A, API_B]);
 
     const { email } = await newUser(api.deps, USER);
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     const entry = await agent.get('/device');
     let step = await agent.submit(await entry.res.text(), '/device', { user_code: userCode });
     if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
@@ -474,6 +468,6 @@ describe('resource indicators: audience', () => {
       rp.headers,
     );
     expect(ok.res.status).toBe(200);
-    expect(jwtClaims(ok.body.access_token).aud).toEqual([issuer, API_B]);
+    expect(jwtClaims(ok.body.access_token).aud).toEqual([api.issuer, API_B]);
   });
 });

@@ -5,28 +5,21 @@
 // runs form_post in Chromium.)
 import { AUTHORIZATION_CODE_FORMAT } from '../../support/token-flow.js';
 import { createHash } from 'node:crypto';
-import type { RunningApi } from '../../../api/server.js';
 import type { RedirectUriEntry } from '../../../lib/domain/clients.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { formPostOf } from '../../support/form-post.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 
-let api: RunningApi;
-let issuer: string;
 const PASSWORD = 'response modes password';
 const REDIRECT = 'https://modes-rp.example/callback';
 const AUTHORIZE = '/api/oauth/authorize';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 const newClient = (redirectUris: string[] = [REDIRECT], extra: { requirePushedAuthorizationRequests?: boolean } = {}) =>
   newRp(api.deps, {
@@ -57,7 +50,7 @@ const authorizePath = (params: Record<string, string>) => `${AUTHORIZE}?${new UR
 
 async function signedIn() {
   const { email } = await newUser(api.deps, { prefix: 'modes', password: PASSWORD });
-  const agent = new HttpUser(issuer);
+  const agent = new HttpUser(api.issuer);
   await agent.signIn(await agent.get('/login'), email, PASSWORD);
   return agent;
 }
@@ -72,7 +65,7 @@ async function consentedAgent(rp: FixtureRp, redirectUri = REDIRECT) {
 }
 
 async function redeem(rp: FixtureRp, code: string, verifier: string, redirectUri = REDIRECT) {
-  const res = await fetch(`${issuer}/api/oauth/token`, {
+  const res = await fetch(`${api.issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { ...FORM, ...rp.headers },
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier }),
@@ -88,7 +81,7 @@ function queryAnswer(res: Response, redirectUri = REDIRECT): Record<string, stri
   return Object.fromEntries(back.searchParams);
 }
 
-const errorFields = (error: string, state: string) => ({ error, error_description: expect.any(String), state, iss: issuer });
+const errorFields = (error: string, state: string) => ({ error, error_description: expect.any(String), state, iss: api.issuer });
 
 describe('response_mode=form_post', () => {
   it('answers with a page whose form posts code, state and iss to the redirect URI and submits itself, under a CSP that allows only that', async () => {
@@ -114,7 +107,7 @@ describe('response_mode=form_post', () => {
     expect(page).toContain('<button type="submit">Continue</button>');
 
     const form = await formPostOf(res);
-    expect(form).toEqual({ action: REDIRECT, fields: { code: expect.stringMatching(AUTHORIZATION_CODE_FORMAT), state: params.state, iss: issuer } });
+    expect(form).toEqual({ action: REDIRECT, fields: { code: expect.stringMatching(AUTHORIZATION_CODE_FORMAT), state: params.state, iss: api.issuer } });
     expect(Object.keys(form.fields)).toEqual(['code', 'state', 'iss']);
     expect((await redeem(rp, form.fields.code!, verifier)).status).toBe(200);
   });
@@ -140,10 +133,10 @@ describe('response_mode=form_post', () => {
     const rp = await newClient();
     const formPost = (extra: Record<string, string>) => request(rp, { response_mode: 'form_post', ...extra }).params;
 
-    const invalid = await formPostOf(await fetch(`${issuer}${authorizePath(formPost({ scope: 'openid launch', state: 'bad-scope' }))}`));
+    const invalid = await formPostOf(await fetch(`${api.issuer}${authorizePath(formPost({ scope: 'openid launch', state: 'bad-scope' }))}`));
     expect(invalid).toEqual({ action: REDIRECT, fields: errorFields('invalid_scope', 'bad-scope') });
 
-    const signedOut = await formPostOf(await fetch(`${issuer}${authorizePath(formPost({ prompt: 'none', state: 'nobody' }))}`));
+    const signedOut = await formPostOf(await fetch(`${api.issuer}${authorizePath(formPost({ prompt: 'none', state: 'nobody' }))}`));
     expect(signedOut.fields).toEqual(errorFields('login_required', 'nobody'));
 
     const agent = await signedIn();
@@ -156,11 +149,11 @@ describe('response_mode=form_post', () => {
     expect(await formPostOf(denied.res)).toEqual({ action: REDIRECT, fields: errorFields('access_denied', 'deny-me') });
 
     const parOnly = await newClient([REDIRECT], { requirePushedAuthorizationRequests: true });
-    const refused = await fetch(`${issuer}${authorizePath(request(parOnly, { response_mode: 'form_post', state: 'push-it' }).params)}`);
+    const refused = await fetch(`${api.issuer}${authorizePath(request(parOnly, { response_mode: 'form_post', state: 'push-it' }).params)}`);
     expect((await formPostOf(refused)).fields).toEqual(errorFields('invalid_request', 'push-it'));
 
     // The client and redirect URI themselves are still never answered at the redirect URI.
-    const untrusted = await fetch(`${issuer}${authorizePath(formPost({ redirect_uri: 'https://evil.example/cb' }))}`, { redirect: 'manual' });
+    const untrusted = await fetch(`${api.issuer}${authorizePath(formPost({ redirect_uri: 'https://evil.example/cb' }))}`, { redirect: 'manual' });
     expect(untrusted.status).toBe(400);
     expect(await untrusted.text()).not.toContain('<form method="post" action="https://evil.example');
   });
@@ -173,36 +166,36 @@ describe('response_mode=form_post', () => {
     const { params } = request(rp);
     const { state: _state, ...withoutState } = params;
     const inner = object({ response_mode: 'form_post', state: 'inside', redirect_uri: REDIRECT });
-    const form = await formPostOf(await fetch(`${issuer}${authorizePath({ client_id: rp.id, request: inner })}`, { redirect: 'manual' }));
+    const form = await formPostOf(await fetch(`${api.issuer}${authorizePath({ client_id: rp.id, request: inner })}`, { redirect: 'manual' }));
     expect(form).toEqual({
       action: REDIRECT,
-      fields: { error: 'invalid_request_object', error_description: expect.any(String), state: 'inside', iss: issuer },
+      fields: { error: 'invalid_request_object', error_description: expect.any(String), state: 'inside', iss: api.issuer },
     });
     // The object's parameters win over the plain ones, for the refusal too.
-    const plain = await fetch(`${issuer}${authorizePath({ ...params, response_mode: 'query', request: inner })}`, { redirect: 'manual' });
+    const plain = await fetch(`${api.issuer}${authorizePath({ ...params, response_mode: 'query', request: inner })}`, { redirect: 'manual' });
     expect((await formPostOf(plain)).fields.state).toBe('inside');
     // A redirect URI inside that the client did not register is never answered, even with a registered one outside.
     const evil = object({ response_mode: 'form_post', redirect_uri: 'https://evil.example/cb' });
-    const untrusted = await fetch(`${issuer}${authorizePath({ ...params, request: evil })}`, { redirect: 'manual' });
+    const untrusted = await fetch(`${api.issuer}${authorizePath({ ...params, request: evil })}`, { redirect: 'manual' });
     expect(untrusted.status).toBe(400);
     expect(await untrusted.text()).not.toContain('evil.example');
     // Not a JWT at all: by the plain parameters, without a state it cannot find.
-    const garbled = await fetch(`${issuer}${authorizePath({ ...withoutState, request: 'not-a-jwt' })}`, { redirect: 'manual' });
-    expect(queryAnswer(garbled)).toEqual({ error: 'invalid_request_object', error_description: expect.any(String), iss: issuer });
+    const garbled = await fetch(`${api.issuer}${authorizePath({ ...withoutState, request: 'not-a-jwt' })}`, { redirect: 'manual' });
+    expect(queryAnswer(garbled)).toEqual({ error: 'invalid_request_object', error_description: expect.any(String), iss: api.issuer });
   });
 
   it('is kept with a pushed request; fragment is refused at the push', async () => {
     const rp = await newClient();
     const agent = await consentedAgent(rp);
     const push = (params: Record<string, string>) =>
-      fetch(`${issuer}/api/oauth/par`, { method: 'POST', headers: { ...FORM, ...rp.headers }, body: new URLSearchParams(params) });
+      fetch(`${api.issuer}/api/oauth/par`, { method: 'POST', headers: { ...FORM, ...rp.headers }, body: new URLSearchParams(params) });
     const { params, verifier } = request(rp, { response_mode: 'form_post', state: 'pushed' });
     const pushed = await push(params);
     expect(pushed.status).toBe(201);
     const { request_uri: requestUri } = (await pushed.json()) as Json;
     // The pushed mode applies, whatever the front channel says.
     const form = await formPostOf(await agent.request(authorizePath({ client_id: rp.id, request_uri: requestUri, response_mode: 'query' })));
-    expect(form.fields).toEqual({ code: expect.any(String), state: 'pushed', iss: issuer });
+    expect(form.fields).toEqual({ code: expect.any(String), state: 'pushed', iss: api.issuer });
     expect((await redeem(rp, form.fields.code!, verifier)).status).toBe(200);
 
     const fragment = await push(request(rp, { response_mode: 'fragment' }).params);
@@ -218,7 +211,7 @@ describe('response_mode=query and the rest', () => {
     const rp = await newClient();
     const agent = await consentedAgent(rp);
     const { params } = request(rp, { response_mode: 'query', state: 'q' });
-    expect(queryAnswer(await agent.request(authorizePath(params)))).toEqual({ code: expect.any(String), state: 'q', iss: issuer });
+    expect(queryAnswer(await agent.request(authorizePath(params)))).toEqual({ code: expect.any(String), state: 'q', iss: api.issuer });
   });
 
   it.each([
@@ -227,7 +220,7 @@ describe('response_mode=query and the rest', () => {
     ['an empty one', ''],
   ])('refuses %s with invalid_request, by query', async (_name, mode) => {
     const rp = await newClient();
-    const res = await fetch(`${issuer}${authorizePath(request(rp, { response_mode: mode, state: 'm' }).params)}`, { redirect: 'manual' });
+    const res = await fetch(`${api.issuer}${authorizePath(request(rp, { response_mode: mode, state: 'm' }).params)}`, { redirect: 'manual' });
     expect(queryAnswer(res)).toEqual(errorFields('invalid_request', 'm'));
   });
 
@@ -235,7 +228,7 @@ describe('response_mode=query and the rest', () => {
     const rp = await newClient();
     const query = new URLSearchParams(request(rp, { response_mode: 'form_post', state: 'twice' }).params);
     query.append('response_mode', 'form_post');
-    const res = await fetch(`${issuer}${AUTHORIZE}?${query}`, { redirect: 'manual' });
+    const res = await fetch(`${api.issuer}${AUTHORIZE}?${query}`, { redirect: 'manual' });
     expect(queryAnswer(res)).toEqual(errorFields('invalid_request', 'twice'));
   });
 });

@@ -2,7 +2,6 @@
 // `social_accounts` in the ID token when the scope is granted AND the client
 // opted in with oidc_fields, never otherwise; UserInfo carries the same.
 import { generateKey } from 'openpgp';
-import type { RunningApi } from '../../../api/server.js';
 import { DEFAULT_CLAIM_MAPPING } from '../../../lib/domain/oauth-sources.js';
 import { parsePublicKey } from '../../../lib/gpg/public-key.js';
 import { newId } from '../../../lib/security/secrets.js';
@@ -10,15 +9,11 @@ import { addDomain } from '../../../lib/store/domains.js';
 import { addGpgKey } from '../../../lib/store/gpg-keys.js';
 import { insertSocialAccount, insertSource } from '../../../lib/store/oauth-sources.js';
 import { newUser } from '../../../tools/fixtures/users.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
 import { jwtClaims } from '../../support/http.js';
 
-let api: RunningApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 const SCOPES = ['openid', 'domains:read', 'gpg:read', 'social:read'];
 

@@ -2,18 +2,13 @@
 // `profile` (like name and username), not with `openid` alone; and `at_hash`,
 // the hash of the access token issued with it, by the ID token's algorithm.
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
-import type { RunningApi } from '../../../api/server.js';
 import { createUser } from '../../../lib/store/users.js';
-import { startTestApi } from '../../support/harness.js';
+import { useTestApi } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
 import { postForm } from '../../support/http.js';
 
-let api: RunningApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 async function idToken(scope: string, admin = false) {
   const rp = await newTestRp(api);

@@ -4,24 +4,17 @@
 // their types, none of the unset ones (no null, no ""); bad values refused
 // with 400 invalid_request naming the field, never a 500; the phone number
 // verified only by an administrator, and no longer once the user changes it.
-import type { RunningApi } from '../../../api/server.js';
 import { updateUser } from '../../../lib/admin/user-changes.js';
 import { SCOPE_CLAIMS } from '../../../lib/domain/claims.js';
 import { ConflictError } from '../../../lib/domain/errors.js';
 import { PROFILE_CLAIM_FIELDS, type ProfileClaim } from '../../../lib/domain/profile-fields.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { mintAccessToken } from '../../support/minted-token.js';
 import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
 import { getUserinfo, jwtClaims } from '../../support/http.js';
 
-let api: RunningApi;
-let issuer: string;
-beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 const SCOPE = 'openid profile email address phone';
 const OPTIONAL = [
@@ -75,7 +68,7 @@ const EVERY_CLAIM = {
 };
 
 const patchProfile = async (token: string, body: unknown, contentType = 'application/json') => {
-  const res = await fetch(`${issuer}/api/oauth/me/profile`, {
+  const res = await fetch(`${api.issuer}/api/oauth/me/profile`, {
     method: 'PATCH',
     headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
     body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -84,7 +77,7 @@ const patchProfile = async (token: string, body: unknown, contentType = 'applica
 };
 
 const userinfo = async (accessToken: string): Promise<Json> => {
-  const res = await getUserinfo(issuer, accessToken);
+  const res = await getUserinfo(api.issuer, accessToken);
   expect(res.status).toBe(200);
   return res.json();
 };
@@ -255,7 +248,7 @@ describe('phone_number_verified', () => {
     return mintAccessToken(api, admin.id, ['admin:users:read', 'admin:users:write']);
   }
   const adminPatch = async (token: string, userId: string, body: unknown) => {
-    const res = await fetch(`${issuer}/api/oauth/me/admin/users/${userId}`, {
+    const res = await fetch(`${api.issuer}/api/oauth/me/admin/users/${userId}`, {
       method: 'PATCH',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),

@@ -4,28 +4,23 @@
 // other client gets JSON as before. Set through dynamic registration (RFC 7591)
 // and the app API; advertised in discovery; bad values refused.
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import type { RunningApi } from '../../../api/server.js';
 import { ProfileUpdate } from '../../../lib/domain/users.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { updateProfile } from '../../../lib/store/users.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { getUserinfo } from '../../support/http.js';
 import { FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 
-let api: RunningApi;
-let issuer: string;
 let token: string;
+const api = useTestApi();
 beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
   const { user } = await newUser(api.deps, { prefix: 'signed-ui', password: FLOW_PASSWORD });
   token = (await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope: ['apps:write'], expiresInDays: 1 })).token;
 });
-afterAll(() => api.stop());
 
 async function postJson(path: string, body: unknown, method = 'POST') {
-  const res = await fetch(`${issuer}${path}`, {
+  const res = await fetch(`${api.issuer}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -41,7 +36,7 @@ async function registeredRp(metadata: Record<string, unknown>): Promise<{ rp: Te
   return { rp: { id: body.client_id, auth: { authorization: basic } }, doc: body };
 }
 
-const userinfo = (accessToken: string, init: RequestInit = {}) => getUserinfo(issuer, accessToken, init);
+const userinfo = (accessToken: string, init: RequestInit = {}) => getUserinfo(api.issuer, accessToken, init);
 
 const SCOPE = 'openid profile email address phone';
 
@@ -61,8 +56,8 @@ describe('signed UserInfo', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     const jwt = await res.text();
     expect(decodeProtectedHeader(jwt)).toMatchObject({ alg: 'RS256', kid: expect.any(String) });
-    const { payload } = await jwtVerify(jwt, createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`)), {
-      issuer,
+    const { payload } = await jwtVerify(jwt, createRemoteJWKSet(new URL(`${api.issuer}/.well-known/jwks.json`)), {
+      issuer: api.issuer,
       audience: rp.id,
       algorithms: ['RS256'],
     });
@@ -74,7 +69,7 @@ describe('signed UserInfo', () => {
     const json = await userinfo(plainTokens.access_token);
     expect(json.headers.get('content-type')).toMatch(/^application\/json/);
     const { iss, aud, ...claims } = payload;
-    expect([iss, aud]).toEqual([issuer, rp.id]);
+    expect([iss, aud]).toEqual([api.issuer, rp.id]);
     expect(claims).toEqual(await json.json());
     expect(Object.keys(claims)).toEqual(expect.arrayContaining(['sub', 'name', 'email', 'address', 'phone_number']));
 
@@ -86,7 +81,8 @@ describe('signed UserInfo', () => {
     });
     expect(posted.headers.get('content-type')).toBe('application/jwt');
     expect(
-      (await jwtVerify(await posted.text(), createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`)), { issuer, audience: rp.id })).payload.sub,
+      (await jwtVerify(await posted.text(), createRemoteJWKSet(new URL(`${api.issuer}/.well-known/jwks.json`)), { issuer: api.issuer, audience: rp.id }))
+        .payload.sub,
     ).toBe(user._id);
   });
 
@@ -98,9 +94,9 @@ describe('signed UserInfo', () => {
     const jwt = await res.text();
     const header = decodeProtectedHeader(jwt);
     expect(header.alg).toBe('ML-DSA-65');
-    const jwks = (await (await fetch(`${issuer}/.well-known/jwks.json`)).json()) as Json;
+    const jwks = (await (await fetch(`${api.issuer}/.well-known/jwks.json`)).json()) as Json;
     expect(jwks.keys.find((k: Json) => k.kid === header.kid)).toMatchObject({ kty: 'AKP', alg: 'ML-DSA-65' });
-    expect(JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString())).toMatchObject({ iss: issuer, aud: rp.id });
+    expect(JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString())).toMatchObject({ iss: api.issuer, aud: rp.id });
   });
 
   it('answers JSON to a client registered without it or with none', async () => {
@@ -142,7 +138,7 @@ describe('signed UserInfo', () => {
   });
 
   it('is advertised in discovery: the algorithms Keyflow signs with', async () => {
-    const doc = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Json;
+    const doc = (await (await fetch(`${api.issuer}/.well-known/openid-configuration`)).json()) as Json;
     expect(doc.userinfo_signing_alg_values_supported).toEqual(doc.id_token_signing_alg_values_supported);
     expect(doc.userinfo_signing_alg_values_supported).toEqual(['ML-DSA-65', 'RS256']);
   });

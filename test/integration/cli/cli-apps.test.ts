@@ -9,12 +9,11 @@
 // tokens dead, its refresh family ended, its consents gone, nothing without
 // --yes or without Temporal); the owner's webhooks told; and usage errors
 // (exit 2, nothing on stdout, no stack trace).
-import type { RunningApi } from '../../../api/server.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { findClient } from '../../../lib/store/clients.js';
 import { findGrant } from '../../../lib/store/grants.js';
 import { createWebhook } from '../../../lib/store/webhooks.js';
-import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, eventually, type Json } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';
 import { cliOn, expectRefused, runCli } from '../../support/cli.js';
 import { testDatabase } from '../../support/database.js';
@@ -29,16 +28,14 @@ const database = testDatabase('cli_apps');
 /** The api's client lookups are cached this long (cachedClientLookup), plus a margin: a change reaches them once it has passed. */
 const CLIENT_CACHE_MS = 2_100;
 const env = database.env;
-let api: RunningApi;
 let receiver: WebhookReceiver;
 
+const api = useTestApi(env);
 beforeAll(async () => {
-  api = await startTestApi(env);
   receiver = await startWebhookReceiver();
 }, 60_000);
 afterAll(async () => {
   await receiver.close();
-  await api.stop();
 });
 
 let adminToken: string | undefined;

@@ -4,20 +4,15 @@
 // the operator as actor and no token, and refusals: invalid values, usage
 // errors and unknown invitations exit 2, revoking a used invitation exits 1;
 // never a stack trace.
-import type { RunningApi } from '../../../api/server.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { cliOn, expectRefused } from '../../support/cli.js';
 import { testDatabase } from '../../support/database.js';
 
 const database = testDatabase('cli_invites');
-let api: RunningApi;
 
-beforeAll(async () => {
-  api = await startTestApi(database.env);
-}, 60_000);
-afterAll(() => api.stop());
+const api = useTestApi(database.env);
 
 const { run: cli, ok } = cliOn(database.env);
 

@@ -5,24 +5,19 @@
 // with the source's social accounts, the audit log with the operator as actor
 // and no secret, and refusals: invalid input, usage and unknown sources exit 2,
 // a taken slug exits 1; never a stack trace.
-import type { RunningApi } from '../../../api/server.js';
 import { open } from '../../../lib/security/kek.js';
 import { newId } from '../../../lib/security/secrets.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { findSocialAccount, insertSocialAccount } from '../../../lib/store/oauth-sources.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { cliOn, expectRefused } from '../../support/cli.js';
 import { testDatabase } from '../../support/database.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 
 const database = testDatabase('cli_sources');
 const SECRET = 'cli-upstream-secret-9e107d9d372bb682';
-let api: RunningApi;
 
-beforeAll(async () => {
-  api = await startTestApi(database.env);
-}, 60_000);
-afterAll(() => api.stop());
+const api = useTestApi(database.env);
 
 const { run: cli, ok, withInput: cliWithStdin } = cliOn(database.env, 'sources');
 

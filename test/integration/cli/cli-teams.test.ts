@@ -5,11 +5,10 @@
 // --user` (inherited roles), the audit log with the operator as actor, refusals
 // (a team with child teams, the last owner) and usage errors (exit 2, message
 // on stderr, nothing on stdout, no stack trace).
-import type { RunningApi } from '../../../api/server.js';
 import { freePort } from '../../../tools/embedded/ports.js';
 import { webhookOutbox } from '../../../lib/store/webhook-outbox.js';
 import { updateTeam } from '../../../lib/store/teams.js';
-import { eventually, STACK_FRAME, startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, eventually, STACK_FRAME, type Json } from '../../support/harness.js';
 import { cliOn, runCli } from '../../support/cli.js';
 import { testDatabase } from '../../support/database.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
@@ -17,16 +16,14 @@ import { addHook, startWebhookReceiver, type WebhookReceiver } from '../../suppo
 
 const database = testDatabase('cli_teams');
 const PASSWORD = 'cli teams test password';
-let api: RunningApi;
 let receiver: WebhookReceiver;
 
+const api = useTestApi(database.env);
 beforeAll(async () => {
-  api = await startTestApi(database.env);
   receiver = await startWebhookReceiver();
 }, 60_000);
 afterAll(async () => {
   await receiver.close();
-  await api.stop();
 });
 
 const { run: cli, ok } = cliOn(database.env, 'teams');

@@ -4,10 +4,9 @@
 // refused and allowed again), the audit log with the operator as actor, the
 // last enabled admin kept (exit 1), and refusals: an unknown user or bad
 // input exits 2, a taken email exits 1; never a stack trace.
-import type { RunningApi } from '../../../api/server.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { cliOn, expectRefused } from '../../support/cli.js';
 import { testDatabase } from '../../support/database.js';
 import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
@@ -18,12 +17,8 @@ import { addTestPasskey } from '../../support/passkeys.js';
 import { mintAccessToken } from '../../support/minted-token.js';
 
 const database = testDatabase('cli_users');
-let api: RunningApi;
 
-beforeAll(async () => {
-  api = await startTestApi(database.env);
-}, 60_000);
-afterAll(() => api.stop());
+const api = useTestApi(database.env);
 
 const { run: cli, ok } = cliOn(database.env);
 

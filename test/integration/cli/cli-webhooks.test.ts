@@ -3,9 +3,8 @@
 // usage errors (exit 2) for an unknown id and bad arguments. One delivery is
 // real (event pipeline → WebhookDelivery workflow → a verifying receiver);
 // the others are written into the history directly.
-import type { RunningApi } from '../../../api/server.js';
 import { recentDeliveries, recordDelivery, type WebhookDeliveryDoc } from '../../../lib/store/webhook-history.js';
-import { eventually, startTestApi } from '../../support/harness.js';
+import { useTestApi, eventually } from '../../support/harness.js';
 import { CLI_ENTRY, expectRefused, runCli, startEntry } from '../../support/cli.js';
 import { testDatabase } from '../../support/database.js';
 import { addHook, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
@@ -21,15 +20,13 @@ const fields = (line: string): string[] => {
   return [...parts.slice(0, 4), parts[4]!.replace(/ ms$/, ''), parts[5]!];
 };
 
-let api: RunningApi;
 let receiver: WebhookReceiver;
+const api = useTestApi(env);
 beforeAll(async () => {
-  api = await startTestApi(env);
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
   await receiver.close();
-  await api.stop();
 });
 
 const hook = async (path: string) => (await addHook(api.deps, receiver, path, { ownerUserId: USER, events: ['*'] })).webhook;

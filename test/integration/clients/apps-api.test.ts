@@ -1,26 +1,19 @@
 // The app API (/api/oauth/me/apps) and the /account/apps page: CRUD of the
 // user's own apps with every field of the Application table, secret shown
 // once and rotated (the old one stops working), other users' apps 404, scopes.
-import type { RunningApi } from '../../../api/server.js';
 import { generate, generateSecret } from 'otplib';
 import { seal } from '../../../lib/security/kek.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 import { createClient, findClient } from '../../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, eventually, type Json } from '../../support/harness.js';
 import { basicAuthEncoded, requestJson } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { withPkce, withVerifier } from '../../../tools/fixtures/pkce.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'apps api test password';
-let api: RunningApi;
-let issuer: string;
-beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 /** A user with personal access tokens: read-write, read-only, write-only. */
 async function userWithTokens() {
@@ -29,7 +22,8 @@ async function userWithTokens() {
   return { email, user, rw: await token(['apps:read', 'apps:write']), ro: await token(['apps:read']), wo: await token(['apps:write']) };
 }
 
-const call = (token: string | null, method: string, path = '', body?: unknown) => requestJson(`${issuer}/api/oauth/me/apps${path}`, method, { token, body });
+const call = (token: string | null, method: string, path = '', body?: unknown) =>
+  requestJson(`${api.issuer}/api/oauth/me/apps${path}`, method, { token, body });
 
 /**
  * An OAuth access token (apps:read apps:write) from a browser-like sign-in: with
@@ -42,7 +36,7 @@ async function oauthToken(email: string, extra: Record<string, string>, totpSecr
     allowedScopes: ['openid', 'apps:read', 'apps:write'],
     idTokenSignedResponseAlg: 'RS256',
   });
-  const agent = new HttpUser(issuer);
+  const agent = new HttpUser(api.issuer);
   let step = await agent.get(
     `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT_UP, scope: 'openid apps:read apps:write', ...extra }))}`,
   );
@@ -50,7 +44,7 @@ async function oauthToken(email: string, extra: Record<string, string>, totpSecr
   if (step.url.includes('/login/second-factor'))
     step = await agent.submit(await step.res.text(), '/login/second-factor', { code: await generate({ secret: totpSecret! }) });
   if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
-  const res = await fetch(`${issuer}/api/oauth/token`, {
+  const res = await fetch(`${api.issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuthEncoded(client._id, clientSecret!) },
     body: new URLSearchParams(withVerifier({ grant_type: 'authorization_code', code: step.external!.searchParams.get('code')!, redirect_uri: REDIRECT_UP })),
@@ -71,7 +65,7 @@ async function mfaToken(user: { _id: string }, email: string): Promise<string> {
 
 /** The token endpoint's verdict on a client secret: invalid_grant (bogus code) when the secret is right, invalid_client when not. */
 async function secretVerdict(clientId: string, secret: string): Promise<string> {
-  const res = await fetch(`${issuer}/api/oauth/token`, {
+  const res = await fetch(`${api.issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuthEncoded(clientId, secret) },
     body: new URLSearchParams(withVerifier({ grant_type: 'authorization_code', code: newSecret(), redirect_uri: 'https://app.example/cb' })),
@@ -337,7 +331,7 @@ describe('app API', () => {
 describe('/account/apps page', () => {
   it('lists, creates (secret shown once), rotates and deletes apps, with CSRF on every form', async () => {
     const { email, user, rw } = await userWithTokens();
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     await agent.signIn(await agent.get('/login'), email, PASSWORD);
     const account = await (await agent.get('/account')).res.text();
     expect(account).toContain('href="/account/apps"');
@@ -388,7 +382,7 @@ describe('/account/apps page', () => {
       secretHash: stored.secretHash,
     });
     const stranger = await userWithTokens();
-    const strangerAgent = new HttpUser(issuer);
+    const strangerAgent = new HttpUser(api.issuer);
     await strangerAgent.signIn(await strangerAgent.get('/login'), stranger.email, PASSWORD);
     expect((await strangerAgent.get(`/account/apps/${clientId}/edit`)).res.status).toBe(404);
 
@@ -420,7 +414,7 @@ describe('/account/apps page', () => {
 
     // Another user cannot delete it from their page.
     const other = await userWithTokens();
-    const otherAgent = new HttpUser(issuer);
+    const otherAgent = new HttpUser(api.issuer);
     await otherAgent.signIn(await otherAgent.get('/login'), other.email, PASSWORD);
     const otherPage = await (await otherAgent.get('/account/apps')).res.text();
     const csrf = /name="csrf" value="([^"]+)"/.exec(otherPage)![1]!;
@@ -439,7 +433,7 @@ describe('/account/apps page', () => {
 
   it('asks for a recent sign-in before an app’s redirect URIs, logout URIs or secret change, and comes back to the page', async () => {
     const { email, user } = await userWithTokens();
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     await agent.signIn(await agent.get('/login'), email, PASSWORD);
     const page = await (await agent.get('/account/apps')).res.text();
     const created = await (await agent.submit(page, '/account/apps', { name: 'Aging app', redirect_uris: 'https://aging.example/cb' })).res.text();
@@ -453,10 +447,10 @@ describe('/account/apps page', () => {
     const editAgain = await agent.request(`/account/apps/${clientId}/edit`);
     expect([editAgain.status, editAgain.headers.get('location')]).toEqual([303, reauth]);
     const changed = await agent.submit(edit, `/account/apps/${clientId}/edit`, { name: 'Aging app', redirect_uris: 'https://attacker.example/cb' });
-    expect(changed.url).toBe(`${issuer}${reauth}`);
+    expect(changed.url).toBe(`${api.issuer}${reauth}`);
     const listed = await (await agent.get('/account/apps')).res.text();
     const rotate = await agent.submit(listed, `/account/apps/${clientId}/secret`, {});
-    expect(rotate.url).toBe(`${issuer}/login?reauth=1&next=${encodeURIComponent('/account/apps')}`);
+    expect(rotate.url).toBe(`${api.issuer}/login?reauth=1&next=${encodeURIComponent('/account/apps')}`);
     expect(await findClient(api.deps.store, clientId)).toMatchObject({ redirectUris: before.redirectUris, secretHash: before.secretHash });
     // A name is not a credential: no sign-in needed.
     await agent.submit(edit, `/account/apps/${clientId}/edit`, { name: 'Renamed aging app', redirect_uris: 'https://aging.example/cb' });
@@ -464,7 +458,7 @@ describe('/account/apps page', () => {
 
     // Signing in again returns to the edit page, where the change now goes through.
     const back = await agent.signIn(await agent.get(reauth), email, PASSWORD);
-    expect(back.url).toBe(`${issuer}/account/apps/${clientId}/edit`);
+    expect(back.url).toBe(`${api.issuer}/account/apps/${clientId}/edit`);
     await agent.submit(await back.res.text(), `/account/apps/${clientId}/edit`, { name: 'Renamed aging app', redirect_uris: 'https://aging.example/new' });
     expect((await findClient(api.deps.store, clientId))!.redirectUris).toEqual([{ type: 'equals', value: 'https://aging.example/new' }]);
   });

@@ -4,11 +4,10 @@
 // client_uri, its privacy policy and terms of service links; everything
 // escaped; a logo that is not https neither shown nor admitted.
 import type { Page, Response as PageResponse } from 'playwright-core';
-import type { RunningApi } from '../../../api/server.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import { type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
-import { startLocalhostApi, type Json } from '../../support/harness.js';
+import { useRpCallback, useBrowser } from '../../support/browser.js';
+import { useLocalhostApi, type Json } from '../../support/harness.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { withPkce } from '../../../tools/fixtures/pkce.js';
@@ -20,20 +19,10 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 const LOGO_ORIGIN = 'https://logo.card-rp.example:8443';
 const CSP_WITHOUT_LOGO = "img-src 'self' data:;";
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
-let rp: RpCallback;
+const rp = useRpCallback();
 
-beforeAll(async () => {
-  api = await startLocalhostApi();
-  issuer = api.deps.config.issuer;
-  rp = await startRpCallback();
-});
-afterAll(async () => {
-  await rp?.close();
-  await api?.stop();
-});
+const api = useLocalhostApi();
 
 /** A page in a fresh context whose requests to the logo's origin are answered with PNG; `logoHits` counts them. */
 async function newPage(): Promise<{ page: Page; logoHits: string[] }> {
@@ -50,7 +39,7 @@ async function newPage(): Promise<{ page: Page; logoHits: string[] }> {
 async function registered(metadata: Record<string, unknown>): Promise<{ doc: Json; email: string }> {
   const { email, user } = await newUser(api.deps, { prefix: 'card', password: PASSWORD, name: 'Card User' });
   const { token } = await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope: ['apps:write'], expiresInDays: 1 });
-  const res = await fetch(`${issuer}/api/oauth/register`, {
+  const res = await fetch(`${api.issuer}/api/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify({ redirect_uris: [rp.redirectUri], scope: 'openid profile', ...metadata }),
@@ -60,7 +49,7 @@ async function registered(metadata: Record<string, unknown>): Promise<{ doc: Jso
 }
 
 const authorizeUrl = (clientId: string) =>
-  `${issuer}/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: clientId, redirect_uri: rp.redirectUri, scope: 'openid profile', state: 'st' }))}`;
+  `${api.issuer}/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: clientId, redirect_uri: rp.redirectUri, scope: 'openid profile', state: 'st' }))}`;
 
 const cspOf = (response: PageResponse | null) => response?.headers()['content-security-policy'] ?? '';
 
@@ -156,18 +145,18 @@ describe('the client card on the sign-in and consent pages', () => {
 
   it('shows no card on a sign-in link to a request started in another browser, nor on a sign-in of its own', async () => {
     const { doc } = await registered({ client_name: 'Elsewhere RP', logo_uri: `${LOGO_ORIGIN}/logo.png` });
-    const starter = new HttpUser(issuer);
+    const starter = new HttpUser(api.issuer);
     const waiting = await starter.get(authorizeUrl(doc.client_id));
     const requestId = new URL(waiting.url).searchParams.get('request')!;
     const mine = await waiting.res.text();
     expect(mine).toContain('class="client-card"');
     expect(waiting.res.headers.get('content-security-policy')).toContain(LOGO_ORIGIN);
 
-    const other = await new HttpUser(issuer).get(`/login?request=${encodeURIComponent(requestId)}`);
+    const other = await new HttpUser(api.issuer).get(`/login?request=${encodeURIComponent(requestId)}`);
     expect(other.res.status).toBe(200);
     expect(await other.res.text()).not.toContain('client-card');
     expect(other.res.headers.get('content-security-policy')).toContain(CSP_WITHOUT_LOGO);
-    const plain = await new HttpUser(issuer).get('/login');
+    const plain = await new HttpUser(api.issuer).get('/login');
     expect(await plain.res.text()).not.toContain('client-card');
   });
 });

@@ -2,24 +2,17 @@
 // ends their refresh families; and whatever a deletion did or did not finish,
 // the bearer check, introspection and refresh refuse the tokens of a client or
 // a user that no longer exists.
-import type { RunningApi } from '../../../api/server.js';
 import { deleteClient } from '../../../lib/store/clients.js';
 import { createUser } from '../../../lib/store/users.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { expectFamilyRevoked, FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 import { getUserinfo, postForm } from '../../support/http.js';
 
-let api: RunningApi;
-let issuer: string;
-beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
-const userinfo = (accessToken: string) => getUserinfo(issuer, accessToken);
+const userinfo = (accessToken: string) => getUserinfo(api.issuer, accessToken);
 
 /** An app owner, signed in, with an access token of a dashboard client carrying apps:read and apps:write. */
 async function owner() {
@@ -49,16 +42,16 @@ describe('deleting a client', () => {
   it("through the app API revokes its grants and ends their refresh families, and no other client's", async () => {
     const me = await owner();
     const { app, tokens } = await ownedAppWithTokens(me.user._id);
-    const res = await fetch(`${issuer}/api/oauth/me/apps/${app.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${me.token}` } });
+    const res = await fetch(`${api.issuer}/api/oauth/me/apps/${app.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${me.token}` } });
     expect(res.status).toBe(204);
     await expectRevoked(tokens);
     // The owner's token from another client still works.
-    expect((await fetch(`${issuer}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${me.token}` } })).status).toBe(200);
+    expect((await fetch(`${api.issuer}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${me.token}` } })).status).toBe(200);
   });
 
   it('through RFC 7592 DELETE revokes its grants and ends their refresh families', async () => {
     const me = await owner();
-    const registered = await fetch(`${issuer}/api/oauth/register`, {
+    const registered = await fetch(`${api.issuer}/api/oauth/register`, {
       method: 'POST',
       headers: { authorization: `Bearer ${me.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ client_name: 'Registered RP', redirect_uris: [FLOW_REDIRECT], scope: 'openid profile offline_access' }),
@@ -95,7 +88,7 @@ describe('tokens of a user who no longer exists', () => {
   it("are refused by Keyflow's API, introspection and refresh, even when only the user document went", async () => {
     const rp = await newTestRp(api, { allowedScopes: ['openid', 'apps:read', 'offline_access'] });
     const { tokens, user } = await runCodeFlow(api, rp, 'openid apps:read offline_access');
-    const apps = () => fetch(`${issuer}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const apps = () => fetch(`${api.issuer}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect((await apps()).status).toBe(200);
     expect((await postForm(api, '/api/oauth/introspect', { token: tokens.refresh_token }, rp.auth)).body.active).toBe(true);
 

@@ -8,23 +8,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import type { RunningApi } from '../../../api/server.js';
 import { JWT_BEARER_ASSERTION_TYPE } from '../../../api/protocol/shared/client-assertion.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { createUser } from '../../../lib/store/users.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type ApiUnderTest, startTestApi, type Json } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { testDatabase } from '../../support/database.js';
 
 const REDIRECT = 'https://outbound-uris-rp.example/cb';
-let api: RunningApi;
-let issuer: string;
-beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 async function json(res: Response): Promise<{ status: number; body: Json }> {
   const text = await res.text();
@@ -54,7 +47,7 @@ const ACCEPTED = [
 describe('jwks_uri and backchannel_logout_uri', () => {
   it('the app API refuses http:// except on a loopback host, at creation and on PATCH', async () => {
     const token = await patFor(['apps:read', 'apps:write']);
-    const apps = `${issuer}/api/oauth/me/apps`;
+    const apps = `${api.issuer}/api/oauth/me/apps`;
     for (const fields of PLAIN_HTTP) {
       const r = await send('POST', apps, token, { name: 'plain', redirect_uris: [REDIRECT], ...fields });
       expect([fields, r.status, r.body.error]).toEqual([fields, 400, 'invalid_request']);
@@ -72,7 +65,7 @@ describe('jwks_uri and backchannel_logout_uri', () => {
 
   it('dynamic registration refuses http:// except on a loopback host, at registration and on PUT', async () => {
     const token = await patFor(['apps:write']);
-    const register = `${issuer}/api/oauth/register`;
+    const register = `${api.issuer}/api/oauth/register`;
     for (const fields of PLAIN_HTTP) {
       const r = await send('POST', register, token, { client_name: 'plain', redirect_uris: [REDIRECT], ...fields });
       expect([fields, r.status, r.body.error]).toEqual([fields, 400, 'invalid_client_metadata']);
@@ -112,7 +105,7 @@ describe('the jwks_uri fetch', () => {
   afterAll(() => Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())))));
 
   /** Introspection of an unknown token, authenticated with a private_key_jwt assertion checked against `jwksUri`. */
-  async function authenticate(target: RunningApi, jwksUri: string): Promise<{ status: number; body: Json }> {
+  async function authenticate(target: ApiUnderTest, jwksUri: string): Promise<{ status: number; body: Json }> {
     const { client } = await createClient(target.deps.store, {
       name: 'jwks_uri RP',
       redirectUris: [{ type: 'equals', value: REDIRECT }],

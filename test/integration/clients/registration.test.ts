@@ -2,25 +2,18 @@
 // initial access token, field-by-field metadata validation, the client
 // information document, a registered client running the code flow, and
 // GET / PUT / DELETE at the registration_client_uri with its token.
-import type { RunningApi } from '../../../api/server.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 import { createClient, findClient } from '../../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, eventually, startTestApi, type Json } from '../../support/harness.js';
 import { basicAuthEncoded } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 
 const PASSWORD = 'registration test password';
 const REDIRECT = 'https://registered-rp.example/cb';
-let api: RunningApi;
-let issuer: string;
-beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 const USER = { prefix: 'reg', password: PASSWORD, name: 'Reg User' };
 
@@ -29,7 +22,7 @@ async function pat(userId: string, scope: string[]) {
 }
 
 async function register(body: unknown, token?: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${issuer}/api/oauth/register`, {
+  const res = await fetch(`${api.issuer}/api/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
     body: JSON.stringify(body),
@@ -38,7 +31,7 @@ async function register(body: unknown, token?: string, headers: Record<string, s
 }
 
 async function tokenRequest(body: Record<string, string>, headers: Record<string, string> = {}) {
-  const res = await fetch(`${issuer}/api/oauth/token`, {
+  const res = await fetch(`${api.issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(body),
@@ -55,8 +48,8 @@ async function codeFlow(
   clientSecret: string | null,
   email: string,
   scope: string,
-  agent = new HttpUser(issuer),
-  { pkce = true, on = issuer }: { pkce?: boolean; on?: string } = {},
+  agent = new HttpUser(api.issuer),
+  { pkce = true, on = api.issuer }: { pkce?: boolean; on?: string } = {},
 ) {
   const verifier = newSecret() + 'xyz';
   const url = new URL('/api/oauth/authorize', on);
@@ -87,7 +80,7 @@ async function codeFlow(
 }
 
 /** The authorization endpoint's answer to a request without PKCE, before any sign-in: the redirect's query. */
-async function authorizeWithoutPkce(clientId: string, on = issuer): Promise<URLSearchParams> {
+async function authorizeWithoutPkce(clientId: string, on = api.issuer): Promise<URLSearchParams> {
   const query = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid', state: 's' });
   const res = await fetch(`${on}/api/oauth/authorize?${query}`, { redirect: 'manual' });
   const location = new URL(res.headers.get('location') ?? '/', on);
@@ -134,7 +127,7 @@ describe('dynamic client registration', () => {
       require_pkce: true,
       logo_uri: 'https://registered-rp.example/logo.png',
       registration_access_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
-      registration_client_uri: `${issuer}/api/oauth/register/${body.client_id}`,
+      registration_client_uri: `${api.issuer}/api/oauth/register/${body.client_id}`,
     });
     const stored = (await findClient(api.deps.store, body.client_id))!;
     expect(stored).toMatchObject({ ownerUserId: user._id, isVerified: false, public: false });
@@ -155,7 +148,7 @@ describe('dynamic client registration', () => {
       allowedScopes: ['openid', 'apps:write'],
       idTokenSignedResponseAlg: 'RS256',
     });
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     const at = await codeFlow(client._id, clientSecret, email, 'openid apps:write', agent);
     expect(at.res.status).toBe(200);
     const { res, body } = await register(
@@ -245,7 +238,7 @@ describe('dynamic client registration', () => {
     const unsignedOnly = await register({ client_name: 'none', redirect_uris: [REDIRECT], request_object_signing_alg: 'none' }, token);
     expect([unsignedOnly.res.status, unsignedOnly.body.request_object_signing_alg, unsignedOnly.body.request_uris]).toEqual([201, 'none', undefined]);
     // Not JSON.
-    const form = await fetch(`${issuer}/api/oauth/register`, {
+    const form = await fetch(`${api.issuer}/api/oauth/register`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
       body: 'client_name=x',
@@ -365,19 +358,19 @@ describe('client registration management', () => {
       expect(missing.status).toBe(401);
       expect(missing.headers.get('www-authenticate')).toBe('Bearer');
     }
-    const unknown = await manage(`${issuer}/api/oauth/register/${newSecret()}`, doc.registration_access_token);
+    const unknown = await manage(`${api.issuer}/api/oauth/register/${newSecret()}`, doc.registration_access_token);
     expect(unknown.status).toBe(401);
     expect(((await unknown.json()) as Json).error).toBe('invalid_token');
     // An operator-made client (no registration token) cannot be managed either.
     const { client } = await createClient(api.deps.store, { name: 'cli', redirectUris: [{ type: 'equals', value: REDIRECT }] });
-    expect((await manage(`${issuer}/api/oauth/register/${client._id}`, doc.registration_access_token)).status).toBe(401);
+    expect((await manage(`${api.issuer}/api/oauth/register/${client._id}`, doc.registration_access_token)).status).toBe(401);
     // Nothing changed.
     expect((await findClient(api.deps.store, doc.client_id))!.name).toBe('Managed');
   });
 
   it('is advertised in discovery', async () => {
-    const doc = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Json;
-    expect(doc.registration_endpoint).toBe(`${issuer}/api/oauth/register`);
+    const doc = (await (await fetch(`${api.issuer}/.well-known/openid-configuration`)).json()) as Json;
+    expect(doc.registration_endpoint).toBe(`${api.issuer}/api/oauth/register`);
   });
 });
 
@@ -390,7 +383,7 @@ describe('PKCE of registered clients (require_pkce, REGISTRATION_REQUIRE_PKCE)',
     expect(res.status).toBe(201);
     expect(body.require_pkce).toBe(false);
     expect((await findClient(api.deps.store, body.client_id))!.requirePkce).toBe(false);
-    const tokens = await codeFlow(body.client_id, body.client_secret, email, 'openid', new HttpUser(issuer), { pkce: false });
+    const tokens = await codeFlow(body.client_id, body.client_secret, email, 'openid', new HttpUser(api.issuer), { pkce: false });
     expect(tokens.res.status).toBe(200);
     expect(tokens.body.id_token).toEqual(expect.any(String));
     // It is read back, and a PUT that leaves it out goes back to the default (required).

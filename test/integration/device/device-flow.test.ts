@@ -13,7 +13,7 @@ import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
 import { deviceWorkflowId } from '../../../lib/domain/device-authorization.js';
 import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
-import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, eventually, startTestApi, type Json } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';
 import { postForm } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -25,18 +25,12 @@ const PASSWORD = 'device flow password';
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const USER_CODE = /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/;
 
-let api: RunningApi;
-let issuer: string;
 let temporal: Client;
 
+const api = useTestApi();
 beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
   // The api's own Temporal client (closed by api.stop()).
   temporal = api.deps.temporal.client;
-});
-afterAll(async () => {
-  await api.stop();
 });
 
 const RP: NewClientInput = {
@@ -59,12 +53,12 @@ const RP: NewClientInput = {
 };
 const USER = { prefix: 'device', password: PASSWORD, name: 'Device User' };
 
-const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}, base = issuer) => postForm(base, path, body, headers);
+const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}, base = api.issuer) => postForm(base, path, body, headers);
 
-const authorizeDevice = (rp: FixtureRp, params: Record<string, string>, base = issuer) =>
+const authorizeDevice = (rp: FixtureRp, params: Record<string, string>, base = api.issuer) =>
   post('/api/oauth/device_authorization', { ...rp.body, ...params }, rp.headers, base);
 
-async function startDevice(rp: FixtureRp, params: Record<string, string> = { scope: 'openid profile' }, base = issuer) {
+async function startDevice(rp: FixtureRp, params: Record<string, string> = { scope: 'openid profile' }, base = api.issuer) {
   const r = await authorizeDevice(rp, params, base);
   expect(r.res.status).toBe(200);
   return r.body as { device_code: string; user_code: string; verification_uri_complete: string };
@@ -83,7 +77,7 @@ async function openConsent(agent: HttpUser, typed: string, email: string) {
 }
 
 /** The whole answer at /device; resolves once the workflow's projection shows it. */
-async function answer(deviceCode: string, userCode: string, email: string, decision: 'allow' | 'deny', agent = new HttpUser(issuer)) {
+async function answer(deviceCode: string, userCode: string, email: string, decision: 'allow' | 'deny', agent = new HttpUser(api.issuer)) {
   const consent = await openConsent(agent, userCode, email);
   const done = await agent.submit(consent, '/device/consent', { decision });
   expect(done.res.status).toBe(200);
@@ -104,16 +98,16 @@ describe('device authorization endpoint', () => {
     expect(body).toEqual({
       device_code: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       user_code: expect.stringMatching(USER_CODE),
-      verification_uri: `${issuer}/device`,
-      verification_uri_complete: `${issuer}/device?user_code=${body.user_code}`,
+      verification_uri: `${api.issuer}/device`,
+      verification_uri_complete: `${api.issuer}/device?user_code=${body.user_code}`,
       expires_in: 600,
       interval: 5,
     });
     const doc = (await findDeviceCode(api.deps.store, hashSecret(body.device_code)))!;
     expect(doc).toMatchObject({ clientId: rp.id, scope: ['openid', 'profile'], status: 'pending', userCodeKey: body.user_code.replace('-', '') });
 
-    const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Json;
-    expect(discovery.device_authorization_endpoint).toBe(`${issuer}/api/oauth/device_authorization`);
+    const discovery = (await (await fetch(`${api.issuer}/.well-known/openid-configuration`)).json()) as Json;
+    expect(discovery.device_authorization_endpoint).toBe(`${api.issuer}/api/oauth/device_authorization`);
     expect(discovery.grant_types_supported).toContain(GRANT);
   });
 
@@ -153,9 +147,9 @@ describe('device authorization endpoint', () => {
     expect(wrongBasic.res.headers.get('www-authenticate')).toMatch(/^Basic realm="keyflow"/);
     const publicRp = await newRp(api.deps, { ...RP, public: true });
     expect((await authorizeDevice(publicRp, { scope: 'openid' })).res.status).toBe(200);
-    const get = await fetch(`${issuer}/api/oauth/device_authorization`);
+    const get = await fetch(`${api.issuer}/api/oauth/device_authorization`);
     expect(get.status).toBe(405);
-    const json = await fetch(`${issuer}/api/oauth/device_authorization`, {
+    const json = await fetch(`${api.issuer}/api/oauth/device_authorization`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...rp.headers },
       body: '{"scope":"openid"}',
@@ -231,11 +225,11 @@ describe('approval on the /device page', () => {
       refresh_token: expect.any(String),
       scope: 'openid profile offline_access',
     });
-    const jwks = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
-    const id = await jwtVerify(body.id_token, jwks, { issuer, audience: rp.id, algorithms: ['RS256'] });
+    const jwks = createRemoteJWKSet(new URL(`${api.issuer}/.well-known/jwks.json`));
+    const id = await jwtVerify(body.id_token, jwks, { issuer: api.issuer, audience: rp.id, algorithms: ['RS256'] });
     expect(id.payload).toMatchObject({ sub: user._id, acr: 'pwd', amr: ['pwd'], name: 'Device User', sid: expect.any(String), auth_time: expect.any(Number) });
     expect(id.payload.nonce).toBeUndefined();
-    const info = await fetch(`${issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${body.access_token}` } });
+    const info = await fetch(`${api.issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${body.access_token}` } });
     expect(info.status).toBe(200);
 
     expect((await poll(rp, device_code)).body).toEqual({ error: 'invalid_grant', error_description: expect.any(String) });
@@ -249,7 +243,7 @@ describe('approval on the /device page', () => {
     expect(family.parentExecution?.workflowId).toBe(deviceWorkflowId(hashSecret(device_code)));
     expect(family.typedSearchAttributes.get(SearchAttributes.userId)).toBe(user._id);
     // The flow is over: the code no longer opens the consent page.
-    const page = await new HttpUser(issuer).get(`/device/consent?user_code=${user_code}`);
+    const page = await new HttpUser(api.issuer).get(`/device/consent?user_code=${user_code}`);
     expect(page.res.status).toBe(400);
   });
 
@@ -277,7 +271,7 @@ describe('approval on the /device page', () => {
   it('matches the user code whatever its case, dashes and spaces', async () => {
     const rp = await newRp(api.deps, RP);
     const { email } = await newUser(api.deps, USER);
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     const first = await startDevice(rp);
     const lower = first.user_code.toLowerCase().replace('-', '');
     expect(await openConsent(agent, lower, email)).toContain(first.user_code);
@@ -289,7 +283,7 @@ describe('approval on the /device page', () => {
   it('prefills the code from verification_uri_complete and shows the page again for a wrong code', async () => {
     const rp = await newRp(api.deps, RP);
     const { user_code, verification_uri_complete } = await startDevice(rp);
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     const prefilled = await agent.get(verification_uri_complete);
     const html = await prefilled.res.text();
     expect(html).toContain('<label for="user_code">Code</label>');
@@ -308,7 +302,7 @@ describe('approval on the /device page', () => {
   it('refuses a form without its CSRF token', async () => {
     const rp = await newRp(api.deps, RP);
     const { user_code } = await startDevice(rp);
-    const res = await new HttpUser(issuer).request('/device', {
+    const res = await new HttpUser(api.issuer).request('/device', {
       method: 'POST',
       body: new URLSearchParams({ user_code }),
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -320,7 +314,7 @@ describe('approval on the /device page', () => {
     const rp = await newRp(api.deps, RP);
     const { email } = await newUser(api.deps, USER);
     const { user_code } = await startDevice(rp, { scope: 'openid admin:users:read' });
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     const entry = await agent.get('/device');
     let step = await agent.submit(await entry.res.text(), '/device', { user_code });
     step = await agent.signIn(step, email, PASSWORD);
@@ -329,7 +323,7 @@ describe('approval on the /device page', () => {
 
   it('returns from sign-in only to a /device path', async () => {
     const { email } = await newUser(api.deps, USER);
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     const login = await agent.get(`/login?next=${encodeURIComponent('https://evil.example/device')}`);
     const after = await agent.signIn(login, email, PASSWORD);
     expect(after.external).toBeUndefined();
@@ -363,7 +357,7 @@ describe('expiry', () => {
     const rp = await newRp(api.deps, RP);
     const { email } = await newUser(api.deps, USER);
     // Signed in beforehand, so that the approval fits easily into the 2 seconds.
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     await agent.signIn(await agent.get('/login'), email, PASSWORD);
     const started = Date.now();
     const [unanswered, approved] = await Promise.all(
@@ -377,7 +371,7 @@ describe('expiry', () => {
       await eventually(async () => expect((await handleFor(device_code).describe()).typedSearchAttributes.get(SearchAttributes.state)).toBe('expired'));
       expect((await poll(rp, device_code)).body.error).toBe('expired_token');
     }
-    const page = await new HttpUser(issuer).get(`/device/consent?user_code=${unanswered.user_code}`);
+    const page = await new HttpUser(api.issuer).get(`/device/consent?user_code=${unanswered.user_code}`);
     expect(page.res.status).toBe(400);
   });
 });

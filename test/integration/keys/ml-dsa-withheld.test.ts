@@ -5,20 +5,15 @@
 // chosen, and a client registered for ML-DSA-65 before gets RS256 tokens (and
 // signed UserInfo) that verify against the published JWKS.
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import type { RunningApi } from '../../../api/server.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { runCli } from '../../support/cli.js';
 import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { testDatabase } from '../../support/database.js';
 
 const database = testDatabase('ml_dsa_off');
-let api: RunningApi;
-beforeAll(async () => {
-  api = await startTestApi({ ML_DSA_SIGNING: 'off', ...database.env });
-}, 60_000);
-afterAll(() => api?.stop());
+const api = useTestApi({ ML_DSA_SIGNING: 'off', ...database.env });
 
 async function postJson(path: string, token: string, body: unknown) {
   const res = await fetch(`${api.url}${path}`, {

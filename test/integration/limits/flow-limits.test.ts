@@ -6,12 +6,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'otplib';
-import type { RunningApi } from '../../../api/server.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { findStepUpChallenge } from '../../../lib/store/step-up.js';
 import { createUser } from '../../../lib/store/users.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { csrfOf } from '../../support/http.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { enrollFactors } from '../../../tools/fixtures/factors.js';
@@ -24,14 +23,9 @@ const REDIRECT = 'https://limits-rp.example/cb';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-let api: RunningApi;
-
-beforeAll(async () => {
-  api = await startTestApi(testDatabase('flow_limits').env);
-});
+const api = useTestApi(testDatabase('flow_limits').env);
 afterAll(async () => {
   await api.deps.store.db.dropDatabase();
-  await api.stop();
 });
 
 /** A syntactically valid user code that names no device request. */

@@ -6,12 +6,11 @@
 // created. An api of its own with small limits (5 per address, 3 per client,
 // per minute) and a database of its own; each test plays its own addresses
 // with X-Forwarded-For (the api trusts it from loopback).
-import type { RunningApi } from '../../../api/server.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { awayFromWindowEdge, countStatuses } from '../../support/limits.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
 import { testDatabase } from '../../support/database.js';
@@ -20,18 +19,13 @@ const PER_IP = 5;
 const PER_CLIENT = 3;
 const REDIRECT = 'https://limited-rp.example/cb';
 
-let api: RunningApi;
-
-beforeAll(async () => {
-  api = await startTestApi({
-    ...testDatabase('unauth_limits').env,
-    REQUEST_LIMIT_PER_IP: String(PER_IP),
-    REQUEST_LIMIT_PER_CLIENT: String(PER_CLIENT),
-  });
+const api = useTestApi({
+  ...testDatabase('unauth_limits').env,
+  REQUEST_LIMIT_PER_IP: String(PER_IP),
+  REQUEST_LIMIT_PER_CLIENT: String(PER_CLIENT),
 });
 afterAll(async () => {
   await api.deps.store.db.dropDatabase();
-  await api.stop();
 });
 
 let nextAddress = 1;

@@ -6,13 +6,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import type { RunningApi } from '../../../api/server.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { createUser } from '../../../lib/store/users.js';
 import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
-import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, eventually, type Json } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { startRawReceiver } from '../../support/raw-receiver.js';
@@ -21,16 +20,13 @@ const PASSWORD = 'logout test password';
 const REDIRECT = 'https://logout-rp.example/cb';
 const AFTER_LOGOUT = 'https://logout-rp.example/bye';
 
-let api: RunningApi;
-let issuer: string;
 let receiver: http.Server;
 let receiverBase: string;
 let received: { path: string; contentType: string | undefined; body: string }[] = [];
 let temporal: Client;
 
+const api = useTestApi();
 beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
   receiver = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
@@ -46,7 +42,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await new Promise((r) => receiver.close(r));
-  await api.stop();
 });
 beforeEach(() => {
   received = [];
@@ -62,7 +57,7 @@ async function signedIn(backchannelPath = '/bcl', backchannelBase = receiverBase
   });
   const email = uniqueEmail('logout');
   const user = await createUser(api.deps.store, { email, password: PASSWORD });
-  const agent = new HttpUser(issuer);
+  const agent = new HttpUser(api.issuer);
   const verifier = newSecret();
   let step = await agent.get(
     `/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client._id, redirect_uri: REDIRECT, scope: 'openid', code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' })}`,
@@ -70,7 +65,7 @@ async function signedIn(backchannelPath = '/bcl', backchannelBase = receiverBase
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const code = step.external!.searchParams.get('code')!;
-  const tokenRes = await fetch(`${issuer}/api/oauth/token`, {
+  const tokenRes = await fetch(`${api.issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` },
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }),
@@ -105,8 +100,8 @@ describe('RP-initiated logout', () => {
     expect(delivery.path).toBe('/bcl');
     expect(delivery.contentType).toBe('application/x-www-form-urlencoded');
     const logoutToken = new URLSearchParams(delivery.body).get('logout_token')!;
-    const { payload, protectedHeader } = await jwtVerify(logoutToken, createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`)), {
-      issuer,
+    const { payload, protectedHeader } = await jwtVerify(logoutToken, createRemoteJWKSet(new URL(`${api.issuer}/.well-known/jwks.json`)), {
+      issuer: api.issuer,
       audience: client._id,
       typ: 'logout+jwt',
       algorithms: ['RS256'],
@@ -148,10 +143,10 @@ describe('RP-initiated logout', () => {
   it("sends a POST without the session cookie (an RP's page: cross-site, SameSite=Lax) on as a GET, which asks the user to confirm", async () => {
     const { agent, tokens } = await signedIn();
     const fields = { id_token_hint: tokens.id_token, post_logout_redirect_uri: AFTER_LOGOUT, state: 'cross-site' };
-    const crossSite = await fetch(`${issuer}/api/oauth/end_session`, { method: 'POST', body: new URLSearchParams(fields), redirect: 'manual' });
+    const crossSite = await fetch(`${api.issuer}/api/oauth/end_session`, { method: 'POST', body: new URLSearchParams(fields), redirect: 'manual' });
     expect(crossSite.status).toBe(303);
-    const next = new URL(crossSite.headers.get('location')!, issuer);
-    expect([next.origin + next.pathname, Object.fromEntries(next.searchParams)]).toEqual([`${issuer}/api/oauth/end_session`, fields]);
+    const next = new URL(crossSite.headers.get('location')!, api.issuer);
+    expect([next.origin + next.pathname, Object.fromEntries(next.searchParams)]).toEqual([`${api.issuer}/api/oauth/end_session`, fields]);
     expect(await isSignedIn(agent)).toBe(true);
     // The browser follows with its cookie: the confirmation page, then signed out.
     const page = await (await agent.get(next.href)).res.text();
@@ -164,12 +159,12 @@ describe('RP-initiated logout', () => {
   it('refuses an id_token_hint that is not an ID token of an existing client, and signs no one out', async () => {
     const { client, user, agent, tokens, sid } = await signedIn();
     const now = Math.floor(Date.now() / 1000);
-    const idLike = { iss: issuer, sub: user._id, aud: client._id, iat: now, exp: now + 3600, auth_time: now, amr: ['pwd'], acr: 'pwd', sid };
+    const idLike = { iss: api.issuer, sub: user._id, aud: client._id, iat: now, exp: now + 3600, auth_time: now, amr: ['pwd'], acr: 'pwd', sid };
     const hints: Record<string, string> = {
       'an access token': tokens.access_token,
       'a logout token': await api.deps.signer.sign(
         {
-          iss: issuer,
+          iss: api.issuer,
           aud: client._id,
           sub: user._id,
           iat: now,
@@ -184,7 +179,10 @@ describe('RP-initiated logout', () => {
         { ...idLike, client_id: client._id, scope: 'openid', jti: 'j2', grant_id: 'g' },
         { alg: 'RS256' },
       ),
-      'a JWT without auth_time': await api.deps.signer.sign({ iss: issuer, sub: user._id, aud: client._id, iat: now, exp: now + 3600, sid }, { alg: 'RS256' }),
+      'a JWT without auth_time': await api.deps.signer.sign(
+        { iss: api.issuer, sub: user._id, aud: client._id, iat: now, exp: now + 3600, sid },
+        { alg: 'RS256' },
+      ),
       'an ID token with several audiences': await api.deps.signer.sign({ ...idLike, aud: [client._id, 'another'] }, { alg: 'RS256' }),
       'an ID token of a client that does not exist': await api.deps.signer.sign({ ...idLike, aud: 'no-such-client' }, { alg: 'RS256' }),
       'an ID token of another issuer': await api.deps.signer.sign({ ...idLike, iss: 'https://elsewhere.example' }, { alg: 'RS256' }),
@@ -224,7 +222,7 @@ describe('RP-initiated logout', () => {
     const { client, user, agent, sid } = await signedIn();
     const past = Math.floor(Date.now() / 1000) - 7200;
     const expired = await api.deps.signer.sign(
-      { iss: issuer, aud: client._id, sub: user._id, sid, iat: past, exp: past + 3600, auth_time: past, amr: ['pwd'], acr: 'pwd' },
+      { iss: api.issuer, aud: client._id, sub: user._id, sid, iat: past, exp: past + 3600, auth_time: past, amr: ['pwd'], acr: 'pwd' },
       { alg: 'RS256' },
     );
     const forged = expired.slice(0, -4) + (expired.endsWith('AAAA') ? 'BBBB' : 'AAAA');
@@ -245,8 +243,8 @@ describe('RP-initiated logout', () => {
       expect(got.headers['transfer-encoding']).toBeUndefined();
       expect(got.headers['content-length']).toBe(String(Buffer.byteLength(got.body)));
       const logoutToken = new URLSearchParams(got.body).get('logout_token')!;
-      const { payload } = await jwtVerify(logoutToken, createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`)), {
-        issuer,
+      const { payload } = await jwtVerify(logoutToken, createRemoteJWKSet(new URL(`${api.issuer}/.well-known/jwks.json`)), {
+        issuer: api.issuer,
         audience: client._id,
         typ: 'logout+jwt',
       });

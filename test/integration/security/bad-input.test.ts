@@ -4,16 +4,13 @@
 // seen, one by one.)
 import http from 'node:http';
 import zlib from 'node:zlib';
-import type { RunningApi } from '../../../api/server.js';
-import { STACK_FRAME, startTestApi } from '../../support/harness.js';
+import { useTestApi, STACK_FRAME } from '../../support/harness.js';
 
-let api: RunningApi;
 let base: URL;
+const api = useTestApi();
 beforeAll(async () => {
-  api = await startTestApi();
   base = new URL(api.url);
 });
-afterAll(() => api.stop());
 
 interface Answer {
   status: number;

@@ -8,8 +8,7 @@
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import zlib from 'node:zlib';
-import type { RunningApi } from '../../../api/server.js';
-import { STACK_FRAME, startTestApi } from '../../support/harness.js';
+import { useTestApi, STACK_FRAME } from '../../support/harness.js';
 import { testDatabase } from '../../support/database.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
@@ -17,13 +16,11 @@ const CASES = Number(process.env.FUZZ_CASES ?? 600);
 const CONCURRENCY = 4;
 const REQUEST_TIMEOUT_MS = 30_000;
 
-let api: RunningApi;
 let base: URL;
+const api = useTestApi(testDatabase('fuzz').env);
 beforeAll(async () => {
-  api = await startTestApi(testDatabase('fuzz').env);
   base = new URL(api.url);
 });
-afterAll(() => api?.stop());
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same cases. */
 function prng(seed: number) {

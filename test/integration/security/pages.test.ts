@@ -1,11 +1,10 @@
 // Browser-facing safety of the pages: session cookie attributes, sid rotation,
 // CSRF on every form, CSP, escaping, and sign-in attempt limits.
-import type { RunningApi } from '../../../api/server.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { hashSecret } from '../../../lib/security/secrets.js';
 import { createUser } from '../../../lib/store/users.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type ApiUnderTest, startTestApi, type Json } from '../../support/harness.js';
 import { csrfOf } from '../../support/http.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
@@ -15,27 +14,21 @@ const REDIRECT = 'https://pages-rp.example/cb';
 const VERIFIER = 'pages-test-code-verifier-0123456789-abcdefghijklmnop';
 const PKCE = `&code_challenge=${s256Challenge(VERIFIER)}&code_challenge_method=S256`;
 
-let api: RunningApi;
-let issuer: string;
-beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 const sessionCookie = (res: Response) => res.headers.getSetCookie().find((c) => /^(__Host-)?kf_session=/.test(c));
 
 async function signedInAgent() {
   const email = uniqueEmail('pages');
   await createUser(api.deps.store, { email, password: PASSWORD });
-  const agent = new HttpUser(issuer);
+  const agent = new HttpUser(api.issuer);
   const login = await agent.get('/login');
   const after = await agent.signIn(login, email, PASSWORD);
   return { agent, email, after };
 }
 
 /** The response to a password sign-in at `base` (the user is created in `target`'s database). */
-async function signInResponse(target: RunningApi, base: string) {
+async function signInResponse(target: ApiUnderTest, base: string) {
   const email = uniqueEmail('cookie');
   await createUser(target.deps.store, { email, password: PASSWORD });
   const agent = new HttpUser(base);
@@ -50,7 +43,7 @@ async function signInResponse(target: RunningApi, base: string) {
 
 describe('session cookie', () => {
   it('is HttpOnly, SameSite=Lax, not Secure on an http issuer', async () => {
-    const cookie = sessionCookie((await signInResponse(api, issuer)).res)!;
+    const cookie = sessionCookie((await signInResponse(api, api.issuer)).res)!;
     expect(cookie).toMatch(/^kf_session=/);
     expect(cookie).toMatch(/; HttpOnly/);
     expect(cookie).toMatch(/; SameSite=Lax/);
@@ -70,7 +63,7 @@ describe('session cookie', () => {
   it('rotates the session (and sid) at sign-in and ends it at sign-out', async () => {
     const email = uniqueEmail('rotate');
     await createUser(api.deps.store, { email, password: PASSWORD });
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     const signInOnce = async () => {
       const page = await (await agent.get('/login')).res.text();
       return agent.request('/login', {
@@ -109,14 +102,14 @@ describe('session cookie', () => {
     await createUser(api.deps.store, { email, password: PASSWORD });
     const sids: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const agent = new HttpUser(issuer);
+      const agent = new HttpUser(api.issuer);
       let step = await agent.get(
         `/api/oauth/authorize?response_type=code&client_id=${client._id}&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=openid${PKCE}`,
       );
       step = await agent.signIn(step, email, PASSWORD);
       if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
       const code = step.external!.searchParams.get('code')!;
-      const res = await fetch(`${issuer}/api/oauth/token`, {
+      const res = await fetch(`${api.issuer}/api/oauth/token`, {
         method: 'POST',
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
@@ -135,7 +128,7 @@ describe('CSRF', () => {
   it('refuses a sign-in form without the CSRF token', async () => {
     const email = uniqueEmail('csrf');
     await createUser(api.deps.store, { email, password: PASSWORD });
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     await agent.get('/login');
     const res = await agent.request('/login', {
       method: 'POST',
@@ -169,7 +162,7 @@ describe('CSRF', () => {
 
 describe('pages', () => {
   it('send a strict CSP without inline script, and refuse framing', async () => {
-    const res = await fetch(`${issuer}/login`);
+    const res = await fetch(`${api.issuer}/login`);
     const csp = res.headers.get('content-security-policy')!;
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("script-src 'self'");
@@ -203,7 +196,7 @@ describe('pages', () => {
   it('say "Incorrect email or password" and pause after 10 failures for an email', async () => {
     const email = uniqueEmail('limit');
     await createUser(api.deps.store, { email, password: PASSWORD });
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     let last: Response | undefined;
     for (let i = 0; i < 11; i++) {
       const login = await agent.get('/login');

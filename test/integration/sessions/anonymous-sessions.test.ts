@@ -3,9 +3,8 @@
 // appears only when a form needs server state (sign-in, a pending second
 // factor, a WebAuthn ceremony), and anonymous ones are limited per address.
 import { randomUUID } from 'node:crypto';
-import type { RunningApi } from '../../../api/server.js';
 import { createUser } from '../../../lib/store/users.js';
-import { startTestApi } from '../../support/harness.js';
+import { useTestApi } from '../../support/harness.js';
 import { csrfOf } from '../../support/http.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
@@ -14,13 +13,7 @@ import { testDatabase } from '../../support/database.js';
 const PASSWORD = 'anonymous sessions password';
 const PER_IP = 3;
 
-let api: RunningApi;
-let issuer: string;
-beforeAll(async () => {
-  api = await startTestApi({ ...testDatabase('anon_sessions').env, REQUEST_LIMIT_PER_IP: String(PER_IP) });
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi({ ...testDatabase('anon_sessions').env, REQUEST_LIMIT_PER_IP: String(PER_IP) });
 
 const sessionCount = () => api.deps.store.sessions.countDocuments({});
 const form = (fields: Record<string, string>, headers: Record<string, string> = {}) => ({
@@ -43,7 +36,7 @@ describe('anonymous pages', () => {
       '/api/oauth/end_session',
     ];
     for (const path of paths) {
-      const res = await fetch(`${issuer}${path}`, { redirect: 'manual' });
+      const res = await fetch(`${api.issuer}${path}`, { redirect: 'manual' });
       expect({ path, status: res.status < 500 }).toEqual({ path, status: true });
       expect(res.headers.getSetCookie().some((c) => c.startsWith('kf_session='))).toBe(false);
     }
@@ -53,12 +46,12 @@ describe('anonymous pages', () => {
   it('keep their forms working with the anonymous CSRF token, and refuse a missing cookie or a wrong token', async () => {
     const email = uniqueEmail('anon');
     await createUser(api.deps.store, { email, password: PASSWORD });
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     const page = await (await agent.get('/login')).res.text();
     const csrf = csrfOf(page);
 
     // The token without its cookie (another browser), and the cookie with a wrong token: refused, nothing signed in.
-    const stranger = new HttpUser(issuer);
+    const stranger = new HttpUser(api.issuer);
     expect((await stranger.request('/login', form({ email, password: PASSWORD, csrf }))).status).toBe(400);
     expect((await agent.request('/login', form({ email, password: PASSWORD, csrf: csrf.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')) }))).status).toBe(400);
     expect((await agent.request('/device', form({ user_code: 'BCDF-GHJK', csrf: 'forged' }))).status).toBe(400);
@@ -71,14 +64,14 @@ describe('anonymous pages', () => {
     // ... and the sign-in form signs in: the first session document of this browser.
     const before = await sessionCount();
     const signedIn = await agent.submit(page, '/login', { email, password: PASSWORD });
-    expect(signedIn.url).toBe(`${issuer}/account`);
+    expect(signedIn.url).toBe(`${api.issuer}/account`);
     expect(signedIn.res.status).toBe(200);
     expect(await sessionCount()).toBe(before + 1);
   });
 
   it('limit the anonymous sessions a WebAuthn ceremony starts, per client address', async () => {
     const options = async (address: string) => {
-      const agent = new HttpUser(issuer);
+      const agent = new HttpUser(api.issuer);
       const csrf = csrfOf(await (await agent.get('/login')).res.text());
       return agent.request('/login/passkey/options', {
         method: 'POST',

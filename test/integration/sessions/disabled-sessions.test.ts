@@ -5,10 +5,9 @@
 // admin) or an authorization request; it is ended at its next request (it
 // stays ended when the account is enabled again), and signing in again is
 // refused as disabled.
-import type { RunningApi } from '../../../api/server.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
-import { startTestApi } from '../../support/harness.js';
+import { useTestApi } from '../../support/harness.js';
 import { FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -27,13 +26,11 @@ const ACCOUNT_PAGES = [
   '/account/tokens',
 ];
 
-let api: RunningApi;
 let rp: TestRp;
+const api = useTestApi(testDatabase('disabled_sessions').env);
 beforeAll(async () => {
-  api = await startTestApi(testDatabase('disabled_sessions').env);
   rp = await newTestRp(api);
 }, 60_000);
-afterAll(() => api.stop());
 
 /** A new user (an admin if asked) signed in with a browser of their own. */
 async function signedIn(admin = false) {

@@ -6,7 +6,6 @@
 // observe: every client gets its logout token, every window ends, every
 // session is found; parallel and repeated listings lose nothing and repeat
 // nothing; what earlier versions stored is carried over at start.
-import type { RunningApi } from '../../../api/server.js';
 import { activeSudoWindow, openSudoWindow, type SudoDeps } from '../../../lib/step-up/sudo-windows.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { SESSION_TTL_MS, type LegacySessionClientDoc } from '../../../lib/domain/sessions.js';
@@ -24,26 +23,24 @@ import { userSessions } from '../../../lib/store/user-sessions.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { commandFilters } from '../../support/command-filters.js';
-import { eventually, startTestApi } from '../../support/harness.js';
+import { useTestApi, eventually } from '../../support/harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
 const PASSWORD = 'session lists test password';
 const REDIRECT = 'https://session-lists-rp.example/cb';
 
-let api: RunningApi;
 let deps: SudoDeps;
 /** The RPs' back-channel logout endpoints (it records every request's raw body). */
 let receiver: WebhookReceiver;
 
+const api = useTestApi();
 beforeAll(async () => {
-  api = await startTestApi();
   deps = { store: api.deps.store, flows: { client: api.deps.temporal.client, taskQueue: api.deps.config.temporal.taskQueue } };
   await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', 10);
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
   await receiver.close();
-  await api.stop();
 });
 
 /** When a session signed in now would end (its lists expire with it). */

@@ -4,12 +4,11 @@
 // every response and `__Host-` cookies.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RunningApi } from '../../../api/server.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { addSessionClient } from '../../../lib/store/sessions.js';
 import { createUser } from '../../../lib/store/users.js';
 import { commandFilters } from '../../support/command-filters.js';
-import { eventually, startTestApi } from '../../support/harness.js';
+import { useTestApi, eventually, startTestApi } from '../../support/harness.js';
 import { csrfOf, jwtClaims } from '../../support/http.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
@@ -17,16 +16,13 @@ import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'sessions test password';
 
-let api: RunningApi;
-let issuer: string;
 let receiver: http.Server;
 let receiverUrl: string;
 const logoutTokens: string[] = [];
 
+const api = useTestApi();
 beforeAll(async () => {
   // The shared database: the BackchannelLogout workflow's activities (shared worker) read the clients there.
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
   receiver = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString()));
@@ -41,7 +37,6 @@ beforeAll(async () => {
 afterAll(async () => {
   receiver.closeAllConnections();
   await new Promise((r) => receiver.close(r));
-  await api.stop();
 });
 
 /** `count` browsers signed in as one new user; each with its session's sid. */
@@ -175,6 +170,6 @@ describe('with an https issuer', () => {
     } finally {
       await secure.stop();
     }
-    expect((await fetch(`${issuer}/healthz`)).headers.get('strict-transport-security')).toBeNull();
+    expect((await fetch(`${api.issuer}/healthz`)).headers.get('strict-transport-security')).toBeNull();
   });
 });

@@ -3,25 +3,16 @@
 // the passkey button's JSON call), the sign-in page with the email fixed, and
 // back to the page, where the change now goes through.
 import type { Page } from 'playwright-core';
-import type { RunningApi } from '../../../api/server.js';
 import { createUser } from '../../../lib/store/users.js';
 import { addVirtualAuthenticator, useBrowser } from '../../support/browser.js';
-import { startLocalhostApi } from '../../support/harness.js';
+import { useLocalhostApi } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 
 const PASSWORD = 'account re-auth browser password';
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
 
-beforeAll(async () => {
-  api = await startLocalhostApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useLocalhostApi();
 afterEach(async () => {
   await browser.closeAll();
 });
@@ -29,7 +20,7 @@ afterEach(async () => {
 async function signedInPage(): Promise<{ page: Page; email: string; userId: string }> {
   const email = uniqueEmail('reauth-browser');
   const user = await createUser(api.deps.store, { email, password: PASSWORD });
-  const page = await browser.signedIn(issuer, email, PASSWORD);
+  const page = await browser.signedIn(api.issuer, email, PASSWORD);
   return { page, email, userId: user._id };
 }
 
@@ -45,14 +36,14 @@ async function signInAgain(page: Page, email: string): Promise<void> {
   expect(await emailField.getAttribute('readonly')).not.toBeNull();
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${issuer}/account/security`);
+  await page.waitForURL(`${api.issuer}/account/security`);
 }
 
 describe('re-authentication in a browser', () => {
   it('asks an old sign-in to sign in again before new backup codes, then returns to the page', async () => {
     const { page, email, userId } = await signedInPage();
     await age(userId, 20);
-    await page.goto(`${issuer}/account/security`);
+    await page.goto(`${api.issuer}/account/security`);
     await page.getByRole('button', { name: 'Generate new backup codes' }).click();
     await signInAgain(page, email);
     await page.getByRole('button', { name: 'Generate new backup codes' }).click();
@@ -64,7 +55,7 @@ describe('re-authentication in a browser', () => {
     const { page, email, userId } = await signedInPage();
     await addVirtualAuthenticator(page);
     await age(userId, 20);
-    await page.goto(`${issuer}/account/security`);
+    await page.goto(`${api.issuer}/account/security`);
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await signInAgain(page, email);
     await page.getByLabel('Passkey name').fill('Re-auth key');

@@ -2,9 +2,8 @@
 // wherever one is set: `keyflow users create` and the change-password page.
 // Changing it needs the current password (limited like a sign-in) and signs
 // the user's other sessions out.
-import type { RunningApi } from '../../../api/server.js';
 import { createUser } from '../../../lib/store/users.js';
-import { startTestApi } from '../../support/harness.js';
+import { useTestApi } from '../../support/harness.js';
 import { csrfOf } from '../../support/http.js';
 import { runCli } from '../../support/cli.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
@@ -13,19 +12,13 @@ import { HttpUser } from '../../../tools/fixtures/http-user.js';
 const PASSWORD = 'passwords test passphrase';
 const NEW_PASSWORD = 'violet tractor umbrella';
 
-let api: RunningApi;
-let issuer: string;
-beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: `passwords_${Date.now()}`, SIGNIN_LIMIT_PER_ACCOUNT: '4' });
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi({ MONGODB_DATABASE: `passwords_${Date.now()}`, SIGNIN_LIMIT_PER_ACCOUNT: '4' });
 
 const post = (agent: HttpUser, path: string, fields: Record<string, string>) =>
   agent.request(path, { method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
 
 async function signIn(email: string, password = PASSWORD) {
-  const agent = new HttpUser(issuer);
+  const agent = new HttpUser(api.issuer);
   const page = await (await agent.get('/login')).res.text();
   const res = await post(agent, '/login', { email, password, csrf: csrfOf(page) });
   return { agent, res };

@@ -4,29 +4,20 @@
 // REAUTH_MAX_AGE_SECONDS) is sent to sign in again and sets nothing; an
 // account with a password still has to give the current one.
 import type { Page } from 'playwright-core';
-import type { RunningApi } from '../../../api/server.js';
 import { createPasswordlessUser, NO_PASSWORD } from '../../../lib/store/passwordless-users.js';
 import { createSession, findSession } from '../../../lib/store/sessions.js';
 import { createUser, findUserById } from '../../../lib/store/users.js';
 import { useBrowser } from '../../support/browser.js';
-import { startLocalhostApi } from '../../support/harness.js';
+import { useLocalhostApi } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 
 const PASSWORD = 'sign-in ways browser password';
 const NEW_PASSWORD = 'lantern orchard velvet basin';
 const REAUTH_SECONDS = 60;
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
 
-beforeAll(async () => {
-  api = await startLocalhostApi({ REAUTH_MAX_AGE_SECONDS: String(REAUTH_SECONDS) });
-  issuer = api.deps.config.issuer;
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useLocalhostApi({ REAUTH_MAX_AGE_SECONDS: String(REAUTH_SECONDS) });
 afterEach(async () => {
   await browser.closeAll();
 });
@@ -40,7 +31,7 @@ async function passwordlessPage(ageSeconds = 0): Promise<{ page: Page; email: st
   const { token, session } = await createSession(api.deps.store, { userId: user!._id, amr: ['fed'], acr: 'pwd' });
   await api.deps.store.sessions.updateOne({ _id: session._id }, { $set: { authTime: new Date(Date.now() - ageSeconds * 1000) } });
   const page = await newPage();
-  await page.context().addCookies([{ name: 'kf_session', value: token, url: issuer }]);
+  await page.context().addCookies([{ name: 'kf_session', value: token, url: api.issuer }]);
   return { page, email, userId: user!._id };
 }
 
@@ -53,7 +44,7 @@ describe('setting a password on an account created by "Sign in with …"', () =>
   it('sets a password without a current one, signs out the other sessions, and signs in with it at /login', async () => {
     const { page, email, userId } = await passwordlessPage();
     const other = await createSession(api.deps.store, { userId, amr: ['fed'], acr: 'pwd' });
-    await page.goto(`${issuer}/account`);
+    await page.goto(`${api.issuer}/account`);
     await page.getByRole('link', { name: 'Set a password' }).click();
     await page.getByRole('heading', { name: 'Set a password' }).waitFor();
     expect(await page.getByLabel('Current password').count()).toBe(0);
@@ -75,19 +66,19 @@ describe('setting a password on an account created by "Sign in with …"', () =>
     await page.getByText('Your other session was signed out.').waitFor();
     expect(await findSession(api.deps.store, other.token)).toBeNull();
 
-    await page.goto(`${issuer}/account`);
+    await page.goto(`${api.issuer}/account`);
     await page.getByRole('link', { name: 'Change your password' }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.goto(`${issuer}/login`);
+    await page.goto(`${api.issuer}/login`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL(`${issuer}/account`);
+    await page.waitForURL(`${api.issuer}/account`);
   });
 
   it('sends a sign-in older than the re-authentication window to sign in again, and sets nothing', async () => {
     const { page, userId } = await passwordlessPage(REAUTH_SECONDS * 3);
-    await page.goto(`${issuer}/account/password`);
+    await page.goto(`${api.issuer}/account/password`);
     await fillNewPassword(page, NEW_PASSWORD);
     await page.getByRole('button', { name: 'Set password' }).click();
     await page.waitForURL(/\/login\?reauth=1&next=%2Faccount%2Fpassword$/);
@@ -101,11 +92,11 @@ describe('changing the password of an account with one', () => {
     const email = uniqueEmail('ways-browser-pwd');
     const user = await createUser(api.deps.store, { email, password: PASSWORD });
     const page = await newPage();
-    await page.goto(`${issuer}/login`);
+    await page.goto(`${api.issuer}/login`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL(`${issuer}/account`);
+    await page.waitForURL(`${api.issuer}/account`);
 
     await page.getByRole('link', { name: 'Change your password' }).click();
     await page.getByRole('heading', { name: 'Change your password' }).waitFor();
@@ -113,7 +104,7 @@ describe('changing the password of an account with one', () => {
     expect(await current.count()).toBe(1);
     await current.evaluate((el) => el.remove());
     await fillNewPassword(page, NEW_PASSWORD);
-    const answer = page.waitForResponse((r) => r.url() === `${issuer}/account/password` && r.request().method() === 'POST');
+    const answer = page.waitForResponse((r) => r.url() === `${api.issuer}/account/password` && r.request().method() === 'POST');
     await page.getByRole('button', { name: 'Change password' }).click();
     expect((await answer).status()).toBe(400);
     await page.getByText('Fill in every field.').waitFor();

@@ -3,39 +3,34 @@
 // (and the entries kept), then the account created, signed in, on /account.
 // The login page's "Create an account" link leads there with the invitation.
 import type { BrowserContext } from 'playwright-core';
-import type { RunningApi } from '../../../api/server.js';
 import { createInvite } from '../../../lib/admin/invite-changes.js';
 import { OPERATOR } from '../../../lib/cli/events.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { findUserByEmail } from '../../../lib/store/users.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { useBrowser } from '../../support/browser.js';
-import { startLocalhostApi } from '../../support/harness.js';
+import { useLocalhostApi } from '../../support/harness.js';
 
 const PASSWORD = 'a browser signup passphrase 5521';
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
 let context: BrowserContext;
 
+const api = useLocalhostApi();
 beforeAll(async () => {
-  api = await startLocalhostApi();
-  issuer = api.deps.config.issuer;
   await setSiteSetting(api.deps.store, 'registration', 'invite');
   context = await browser.newContext();
 });
 afterAll(async () => {
   await api?.deps.events.idle();
-  await api?.stop();
 });
 
 describe('the sign-up page in a browser', () => {
   it('with an invitation link: keyboard only, errors shown, then signed in on /account', async () => {
-    const { link } = await createInvite({ store: api.deps.store, issuer, events: api.deps.events }, { role: 'user' }, OPERATOR);
+    const { link } = await createInvite({ store: api.deps.store, issuer: api.issuer, events: api.deps.events }, { role: 'user' }, OPERATOR);
     const page = await context.newPage();
     const focused = () => page.locator(':focus').getAttribute('id');
     // From the login page's link, which carries the invitation on.
-    await page.goto(`${issuer}/login?invite=${new URL(link).searchParams.get('invite')}`);
+    await page.goto(`${api.issuer}/login?invite=${new URL(link).searchParams.get('invite')}`);
     await page.getByRole('link', { name: 'Create an account' }).click();
     await page.getByRole('heading', { name: 'Create an account' }).waitFor();
     expect(page.url()).toBe(link);
@@ -66,7 +61,7 @@ describe('the sign-up page in a browser', () => {
     await page.keyboard.press('Tab');
     expect(await page.locator(':focus').textContent()).toBe('Create account');
     await page.keyboard.press('Enter');
-    await page.waitForURL(`${issuer}/account`);
+    await page.waitForURL(`${api.issuer}/account`);
     expect(await findUserByEmail(api.deps.store, email)).toMatchObject({ name: 'Browser Person', role: 'user' });
 
     // The link is used now: a second browser is told so in plain words.

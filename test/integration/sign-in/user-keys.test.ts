@@ -5,7 +5,6 @@
 // and a new account may take it), and again after a key was lost; deleting an
 // account leaves no key naming its email; passkeys are found (and the last one
 // removed) as before.
-import type { RunningApi } from '../../../api/server.js';
 import { newId } from '../../../lib/security/secrets.js';
 import { hasPasskey, indexPasskeyHolders, insertPasskey, listPasskeys } from '../../../lib/store/passkeys.js';
 import { removePasskey } from '../../../lib/store/sign-in-ways.js';
@@ -14,15 +13,11 @@ import { createUser, deleteUserAccount, findUserByEmail, findUserByRef, findUser
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser, uniqueEmail } from '../../../tools/fixtures/users.js';
 import { commandFilters } from '../../support/command-filters.js';
-import { startTestApi } from '../../support/harness.js';
+import { useTestApi } from '../../support/harness.js';
 import { passkeyDoc } from '../../support/passkeys.js';
 
 const PASSWORD = 'user keys test password';
-let api: RunningApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 /** Signs in at /login; where the browser ends up (an account page when it worked). */
 async function signIn(email: string, password = PASSWORD): Promise<{ status: number; url: string }> {

@@ -3,23 +3,18 @@
 // way to sign in 409, a missing scope 403, bad input 4xx JSON. Parallel
 // unlinks of the last two accounts leave at least one; deleting the last
 // passkey of a passwordless account is refused too (409 page).
-import type { RunningApi } from '../../../api/server.js';
 import { newId } from '../../../lib/security/secrets.js';
 import { insertSocialAccount, socialAccountsOf } from '../../../lib/store/oauth-sources.js';
 import { insertPasskey, listPasskeys } from '../../../lib/store/passkeys.js';
 import { createSession } from '../../../lib/store/sessions.js';
 import { createPasswordlessUser } from '../../../lib/store/passwordless-users.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { newUser, uniqueEmail } from '../../../tools/fixtures/users.js';
 
 const PASSWORD = 'social accounts api password';
 const BASE = '/api/oauth/me/social_accounts';
-let api: RunningApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 async function link(userId: string, provider = 'upstream') {
   const account = { _id: newId(), userId, sourceId: newId(), provider, providerUserId: newId(), email: null, linkedAt: new Date(), lastSignInAt: null };

@@ -6,12 +6,11 @@
 // email, and its way forward (sign in another way, then link from the account
 // page) works. An account whose email is verified still links as before.
 import type { Page } from 'playwright-core';
-import type { RunningApi } from '../../../api/server.js';
 import { socialAccountsOf } from '../../../lib/store/oauth-sources.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { findUserByEmail } from '../../../lib/store/users.js';
 import { expectSignedOut, useBrowser } from '../../support/browser.js';
-import { startLocalhostApi } from '../../support/harness.js';
+import { useLocalhostApi } from '../../support/harness.js';
 import { newSource, UPSTREAM_CLIENT_ID, UPSTREAM_CLIENT_SECRET } from '../../support/oauth-source.js';
 import { forgetUpstream, signInUpstream, startUpstreamIdp, type UpstreamIdp, upstreamPages } from '../../support/upstream-idp.js';
 import { newUser, uniqueEmail } from '../../../tools/fixtures/users.js';
@@ -19,25 +18,21 @@ import { testDatabase } from '../../support/database.js';
 
 const database = testDatabase('social_email');
 const PASSWORD = 'an attacker chose this passphrase 7310';
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
 let upstream: UpstreamIdp;
 const run = Date.now().toString(36);
 const slugs = Array.from({ length: 3 }, (_, i) => `mail-${run}-${i}`);
 let nextSlug = 0;
 
+const api = useLocalhostApi(database.env);
 beforeAll(async () => {
-  api = await startLocalhostApi(database.env);
-  issuer = api.deps.config.issuer;
   await setSiteSetting(api.deps.store, 'registration', 'open');
   upstream = await startUpstreamIdp([
-    { clientId: UPSTREAM_CLIENT_ID, clientSecret: UPSTREAM_CLIENT_SECRET, redirectUris: slugs.map((slug) => `${issuer}/login/source/${slug}/callback`) },
+    { clientId: UPSTREAM_CLIENT_ID, clientSecret: UPSTREAM_CLIENT_SECRET, redirectUris: slugs.map((slug) => `${api.issuer}/login/source/${slug}/callback`) },
   ]);
 }, 120_000);
 afterAll(async () => {
   await upstream?.close();
-  await api?.stop();
 });
 
 const newPage = browser.newPage;
@@ -48,13 +43,13 @@ const source = (opts: Parameters<typeof newSource>[2] = {}) =>
 
 /** Open sign-up at /signup, as anyone may: the address is whatever was typed. */
 async function signUp(page: Page, email: string): Promise<void> {
-  await page.goto(`${issuer}/signup`);
+  await page.goto(`${api.issuer}/signup`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Name', { exact: true }).fill('Somebody');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
   await page.getByLabel('Password again').fill(PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
-  await page.waitForURL(`${issuer}/account`);
+  await page.waitForURL(`${api.issuer}/account`);
 }
 
 describe('Linking an upstream sign-in by email', () => {
@@ -70,16 +65,16 @@ describe('Linking an upstream sign-in by email', () => {
     const sub = `victim-${Date.now()}`;
     upstream.accounts.set(sub, { email, email_verified: true });
     const page = await newPage();
-    await signInUpstream(page, issuer, s.name, sub);
+    await signInUpstream(page, api.issuer, s.name, sub);
     // Back from the upstream: the callback's refusal page, not the account page of whoever signed up.
-    await page.waitForURL((url) => url.origin === issuer);
+    await page.waitForURL((url) => url.origin === api.issuer);
     expect(new URL(page.url()).pathname).toBe(`/login/source/${s.slug}/callback`);
     const alert = page.getByRole('alert');
     const refusal = await alert.textContent();
     expect(refusal).toBe(`An account with this email already exists. Sign in to it another way, then link ${s.name} from your account page (Sign-in methods).`);
     const forward = page.getByRole('link', { name: 'Sign in another way' });
     expect(await forward.getAttribute('href')).toBe('/login?next=%2Faccount%2Fsocial');
-    await expectSignedOut(page, issuer);
+    await expectSignedOut(page, api.issuer);
     expect(await socialAccountsOf(api.deps.store, squatted!._id)).toHaveLength(0);
 
     // Nothing more is said than for a verified account the source may not link to.
@@ -87,19 +82,19 @@ describe('Linking an upstream sign-in by email', () => {
     const optedOut = await source({ linkByVerifiedEmail: false });
     const otherSub = `opted-out-${Date.now()}`;
     upstream.accounts.set(otherSub, { email: otherEmail, email_verified: true });
-    await signInUpstream(page, issuer, optedOut.name, otherSub);
+    await signInUpstream(page, api.issuer, optedOut.name, otherSub);
     await page.getByRole('alert').waitFor();
     expect((await page.getByRole('alert').textContent())?.replace(optedOut.name, s.name)).toBe(refusal);
-    await expectSignedOut(page, issuer);
+    await expectSignedOut(page, api.issuer);
 
     // The way forward, for whoever holds the account's password: sign in, then link from Sign-in methods.
-    await signInUpstream(page, issuer, s.name, sub);
+    await signInUpstream(page, api.issuer, s.name, sub);
     await page.getByRole('link', { name: 'Sign in another way' }).click();
     await page.waitForURL(/\/login\?next=/);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL(`${issuer}/account/social`);
+    await page.waitForURL(`${api.issuer}/account/social`);
     await forgetUpstream(page);
     await page.getByRole('button', { name: `Link ${s.name}` }).click();
     await upstreamPages(page, sub);
@@ -114,8 +109,8 @@ describe('Linking an upstream sign-in by email', () => {
     const sub = `verified-${Date.now()}`;
     upstream.accounts.set(sub, { email, email_verified: true });
     const page = await newPage();
-    await signInUpstream(page, issuer, s.name, sub);
-    await page.waitForURL(`${issuer}/account`);
+    await signInUpstream(page, api.issuer, s.name, sub);
+    await page.waitForURL(`${api.issuer}/account`);
     expect(await socialAccountsOf(api.deps.store, user._id)).toEqual([expect.objectContaining({ sourceId: s._id, providerUserId: sub })]);
   });
 });

@@ -4,20 +4,17 @@
 // last-way refusal, and refusals with no sign-in for a wrong state, a
 // replayed callback and an answer from another issuer.
 import { generate } from 'otplib';
-import type { RunningApi } from '../../../api/server.js';
 import { socialAccountsOf } from '../../../lib/store/oauth-sources.js';
 import { findUserByEmail } from '../../../lib/store/users.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { expectSignedOut, useBrowser } from '../../support/browser.js';
-import { startLocalhostApi, type Json } from '../../support/harness.js';
+import { useLocalhostApi, type Json } from '../../support/harness.js';
 import { newSource, UPSTREAM_CLIENT_ID, UPSTREAM_CLIENT_SECRET } from '../../support/oauth-source.js';
 import { forgetUpstream, signInUpstream, startUpstreamIdp, type UpstreamIdp, upstreamPages } from '../../support/upstream-idp.js';
 import { newUser, uniqueEmail } from '../../../tools/fixtures/users.js';
 
 const PASSWORD = 'social browser password';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
 let upstream: UpstreamIdp;
 let elsewhere: UpstreamIdp;
@@ -25,14 +22,13 @@ const run = Date.now().toString(36);
 const slugs = Array.from({ length: 6 }, (_, i) => `up-${run}-${i}`);
 let nextSlug = 0;
 
+const api = useLocalhostApi();
 beforeAll(async () => {
-  api = await startLocalhostApi();
-  issuer = api.deps.config.issuer;
   // The upstreams' client knows every callback this file's sources will use.
   const client = {
     clientId: UPSTREAM_CLIENT_ID,
     clientSecret: UPSTREAM_CLIENT_SECRET,
-    redirectUris: slugs.map((slug) => `${issuer}/login/source/${slug}/callback`),
+    redirectUris: slugs.map((slug) => `${api.issuer}/login/source/${slug}/callback`),
   };
   upstream = await startUpstreamIdp([client]);
   elsewhere = await startUpstreamIdp([client]);
@@ -40,7 +36,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await upstream?.close();
   await elsewhere?.close();
-  await api?.stop();
 });
 
 const newPage = browser.newPage;
@@ -50,7 +45,7 @@ const source = (opts: Parameters<typeof newSource>[2] = {}) => newSource(api, up
 
 const apiGet = async (userId: string): Promise<Json> => {
   const { token } = await createPersonalAccessToken(api.deps.store, userId, { name: 't', scope: ['social:read'], expiresInDays: 1 });
-  const res = await fetch(`${issuer}/api/oauth/me/social_accounts`, { headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(`${api.issuer}/api/oauth/me/social_accounts`, { headers: { authorization: `Bearer ${token}` } });
   expect(res.status).toBe(200);
   return res.json();
 };
@@ -62,14 +57,14 @@ describe('Sign in with an upstream provider', () => {
     const email = uniqueEmail('social-signup');
     upstream.accounts.set(sub, { email, email_verified: true, name: 'Social Person' });
     const page = await newPage();
-    await signInUpstream(page, issuer, s.name, sub);
-    await page.waitForURL(`${issuer}/account`);
+    await signInUpstream(page, api.issuer, s.name, sub);
+    await page.waitForURL(`${api.issuer}/account`);
     const user = await findUserByEmail(api.deps.store, email);
     expect(user?.name).toBe('Social Person');
     const listed = await apiGet(user!._id);
     expect(listed.social_accounts).toEqual([{ id: expect.any(String), provider: s.slug, provider_user_id: sub, linked_at: expect.any(String) }]);
 
-    await page.goto(`${issuer}/account/social`);
+    await page.goto(`${api.issuer}/account/social`);
     await page.getByRole('button', { name: `Unlink ${s.name}` }).click();
     await page.getByText('only way to sign in').waitFor();
     expect(await socialAccountsOf(api.deps.store, user!._id)).toHaveLength(1);
@@ -81,8 +76,8 @@ describe('Sign in with an upstream provider', () => {
       .click()
       .catch(() => undefined);
     await page.context().clearCookies();
-    await signInUpstream(page, issuer, s.name, sub);
-    await page.waitForURL(`${issuer}/account`);
+    await signInUpstream(page, api.issuer, s.name, sub);
+    await page.waitForURL(`${api.issuer}/account`);
     expect(await socialAccountsOf(api.deps.store, user!._id)).toHaveLength(1);
   });
 
@@ -96,20 +91,20 @@ describe('Sign in with an upstream provider', () => {
     upstream.accounts.set(unverified, { email, email_verified: false });
 
     const page = await newPage();
-    await signInUpstream(page, issuer, optedOut.name, verified);
+    await signInUpstream(page, api.issuer, optedOut.name, verified);
     await page.getByText('An account with this email already exists').waitFor();
-    await expectSignedOut(page, issuer);
+    await expectSignedOut(page, api.issuer);
 
-    await signInUpstream(page, issuer, optedIn.name, unverified);
+    await signInUpstream(page, api.issuer, optedIn.name, unverified);
     await page.getByText('An account with this email already exists').waitFor();
-    await expectSignedOut(page, issuer);
+    await expectSignedOut(page, api.issuer);
     expect(await socialAccountsOf(api.deps.store, user._id)).toHaveLength(0);
 
-    await signInUpstream(page, issuer, optedIn.name, verified);
-    await page.waitForURL(`${issuer}/account`);
+    await signInUpstream(page, api.issuer, optedIn.name, verified);
+    await page.waitForURL(`${api.issuer}/account`);
     expect((await apiGet(user._id)).social_accounts).toEqual([expect.objectContaining({ provider: optedIn.slug, provider_user_id: verified })]);
 
-    await page.goto(`${issuer}/account/social`);
+    await page.goto(`${api.issuer}/account/social`);
     await page.getByRole('button', { name: `Unlink ${optedIn.name}` }).click();
     await page.getByText('The account is unlinked.').waitFor();
     expect((await apiGet(user._id)).social_accounts).toEqual([]);
@@ -121,14 +116,14 @@ describe('Sign in with an upstream provider', () => {
     const sub = `totp-${Date.now()}`;
     upstream.accounts.set(sub, { email: uniqueEmail('other-address'), email_verified: true });
     const page = await newPage();
-    await page.goto(`${issuer}/login`);
+    await page.goto(`${api.issuer}/login`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByLabel('Authentication code').fill(await generate({ secret: TOTP_SECRET }));
     await page.getByRole('button', { name: 'Verify' }).click();
-    await page.waitForURL(`${issuer}/account`);
-    await page.goto(`${issuer}/account/social`);
+    await page.waitForURL(`${api.issuer}/account`);
+    await page.goto(`${api.issuer}/account/social`);
     await forgetUpstream(page);
     await page.getByRole('button', { name: `Link ${s.name}` }).click();
     await upstreamPages(page, sub);
@@ -136,14 +131,14 @@ describe('Sign in with an upstream provider', () => {
     expect(await socialAccountsOf(api.deps.store, user._id)).toHaveLength(1);
 
     await page.context().clearCookies();
-    await signInUpstream(page, issuer, s.name, sub);
+    await signInUpstream(page, api.issuer, s.name, sub);
     await page.waitForURL(/\/login\/second-factor/);
-    await expectSignedOut(page, issuer);
-    await signInUpstream(page, issuer, s.name, sub);
+    await expectSignedOut(page, api.issuer);
+    await signInUpstream(page, api.issuer, s.name, sub);
     // The TOTP code of this window was used above: a backup code is the second factor now.
     await page.getByLabel('Authentication code').fill(backupCodes[0]!);
     await page.getByRole('button', { name: 'Verify' }).click();
-    await page.waitForURL(`${issuer}/account`);
+    await page.waitForURL(`${api.issuer}/account`);
   });
 
   it('refuses a wrong state, a replayed callback and an answer from another issuer, without signing in', async () => {
@@ -152,34 +147,34 @@ describe('Sign in with an upstream provider', () => {
     upstream.accounts.set(sub, { email: uniqueEmail('social-replay'), email_verified: true });
     const page = await newPage();
 
-    const wrongState = await page.goto(`${issuer}/login/source/${s.slug}/callback?code=abc&state=wrong&iss=${encodeURIComponent(upstream.issuer)}`);
+    const wrongState = await page.goto(`${api.issuer}/login/source/${s.slug}/callback?code=abc&state=wrong&iss=${encodeURIComponent(upstream.issuer)}`);
     expect(wrongState?.status()).toBe(400);
-    await expectSignedOut(page, issuer);
+    await expectSignedOut(page, api.issuer);
 
     let callback = '';
     page.on('request', (r) => {
-      if (r.url().startsWith(`${issuer}/login/source/${s.slug}/callback`)) callback = r.url();
+      if (r.url().startsWith(`${api.issuer}/login/source/${s.slug}/callback`)) callback = r.url();
     });
-    await signInUpstream(page, issuer, s.name, sub);
-    await page.waitForURL(`${issuer}/account`);
+    await signInUpstream(page, api.issuer, s.name, sub);
+    await page.waitForURL(`${api.issuer}/account`);
     await page.context().clearCookies({ name: 'kf_session' });
     const replay = await page.goto(callback);
     expect(replay?.status()).toBe(400);
-    await expectSignedOut(page, issuer);
+    await expectSignedOut(page, api.issuer);
 
     // The authorization request goes to another provider holding the same client: its answer names another issuer.
     // (Keyflow's redirect is rewritten: Playwright routes a navigation's first request, not the ones it is redirected to.)
-    await page.route(`${issuer}/login/source/${s.slug}`, async (route) => {
+    await page.route(`${api.issuer}/login/source/${s.slug}`, async (route) => {
       const response = await route.fetch({ maxRedirects: 0 });
       const location = response.headers()['location']!.replace(upstream.issuer, elsewhere.issuer);
       await route.fulfill({ response, headers: { ...response.headers(), location } });
     });
     await forgetUpstream(page);
-    await page.goto(`${issuer}/login`);
+    await page.goto(`${api.issuer}/login`);
     await page.getByRole('link', { name: `Sign in with ${s.name}` }).click();
     await page.waitForURL(`${elsewhere.issuer}/**`);
     await upstreamPages(page, sub);
     await page.getByText('could not be verified').waitFor();
-    await expectSignedOut(page, issuer);
+    await expectSignedOut(page, api.issuer);
   });
 });

@@ -1,16 +1,11 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
-import type { RunningApi } from '../../../api/server.js';
 import { createUser } from '../../../lib/store/users.js';
-import { startTestApi } from '../../support/harness.js';
+import { useTestApi } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import type { Json } from '../../support/harness.js';
 
-let api: RunningApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 const get = (path: string, init?: RequestInit) => fetch(`${api.url}${path}`, init);
 

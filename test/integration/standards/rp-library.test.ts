@@ -8,29 +8,22 @@ import * as oauth from 'oauth4webapi';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
-import type { RunningApi } from '../../../api/server.js';
 import type { IdTokenAlg } from '../../../lib/domain/clients.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { createUser } from '../../../lib/store/users.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { formPostOf } from '../../support/form-post.js';
 
-let api: RunningApi;
-let issuer: string;
 const PASSWORD = 'an rp library password';
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
-beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 async function discover(): Promise<oauth.AuthorizationServer> {
-  const issuerUrl = new URL(issuer);
+  const issuerUrl = new URL(api.issuer);
   const response = await oauth.discoveryRequest(issuerUrl, { algorithm: 'oidc', [oauth.allowInsecureRequests]: true });
   return oauth.processDiscoveryResponse(issuerUrl, response);
 }
@@ -68,7 +61,7 @@ describe.each<IdTokenAlg>(['RS256', 'ML-DSA-65'])('oauth4webapi with a %s client
     }).toString();
 
     // The user's part, over HTTP: sign in and allow.
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     let step = await agent.get(authorizationUrl.href);
     step = await agent.signIn(step, email, PASSWORD);
     step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
@@ -84,7 +77,7 @@ describe.each<IdTokenAlg>(['RS256', 'ML-DSA-65'])('oauth4webapi with a %s client
     const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, REDIRECT, verifier, { [oauth.allowInsecureRequests]: true });
     const result = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: nonce, requireIdToken: true });
     const claims = oauth.getValidatedIdTokenClaims(result)!;
-    expect(claims).toMatchObject({ iss: issuer, aud: client.client_id, sub: user._id, nonce, email });
+    expect(claims).toMatchObject({ iss: api.issuer, aud: client.client_id, sub: user._id, nonce, email });
 
     // The ID token signature, checked against the published JWKS by an independent verifier.
     const idToken = result.id_token!;
@@ -92,7 +85,11 @@ describe.each<IdTokenAlg>(['RS256', 'ML-DSA-65'])('oauth4webapi with a %s client
     const header = JSON.parse(Buffer.from(h, 'base64url').toString());
     expect(header.alg).toBe(alg);
     if (alg === 'RS256') {
-      const verified = await jwtVerify(idToken, createRemoteJWKSet(new URL(as.jwks_uri!)), { issuer, audience: client.client_id, algorithms: ['RS256'] });
+      const verified = await jwtVerify(idToken, createRemoteJWKSet(new URL(as.jwks_uri!)), {
+        issuer: api.issuer,
+        audience: client.client_id,
+        algorithms: ['RS256'],
+      });
       expect(verified.payload.sub).toBe(user._id);
     } else {
       const { keys } = (await (await fetch(as.jwks_uri!)).json()) as Json;
@@ -110,8 +107,8 @@ describe.each<IdTokenAlg>(['RS256', 'ML-DSA-65'])('oauth4webapi with a %s client
 describe('oauth4webapi: refresh rotation, introspection and revocation', () => {
   it('rotates a refresh token, introspects both token kinds, and revokes', async () => {
     const as = await discover();
-    expect(as.introspection_endpoint).toBe(`${issuer}/api/oauth/introspect`);
-    expect(as.revocation_endpoint).toBe(`${issuer}/api/oauth/revoke`);
+    expect(as.introspection_endpoint).toBe(`${api.issuer}/api/oauth/introspect`);
+    expect(as.revocation_endpoint).toBe(`${api.issuer}/api/oauth/revoke`);
     const email = uniqueEmail('rp-life');
     const user = await createUser(api.deps.store, { email, password: PASSWORD });
     const { client: registered, clientSecret } = await createClient(api.deps.store, {
@@ -134,7 +131,7 @@ describe('oauth4webapi: refresh rotation, introspection and revocation', () => {
       code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
     }).toString();
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     let step = await agent.get(url.href);
     step = await agent.signIn(step, email, PASSWORD);
     step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
@@ -182,7 +179,7 @@ describe('oauth4webapi: refresh rotation, introspection and revocation', () => {
 describe('oauth4webapi: device authorization', () => {
   it('runs the device flow: pending, approval at /device, then tokens', async () => {
     const as = await discover();
-    expect(as.device_authorization_endpoint).toBe(`${issuer}/api/oauth/device_authorization`);
+    expect(as.device_authorization_endpoint).toBe(`${api.issuer}/api/oauth/device_authorization`);
     const email = uniqueEmail('rp-device');
     const user = await createUser(api.deps.store, { email, password: PASSWORD });
     const { client: registered, clientSecret } = await createClient(api.deps.store, {
@@ -200,12 +197,12 @@ describe('oauth4webapi: device authorization', () => {
       client,
       await oauth.deviceAuthorizationRequest(as, client, clientAuth, { scope: 'openid offline_access' }, insecure),
     );
-    expect(device).toMatchObject({ verification_uri: `${issuer}/device`, expires_in: 600, interval: 5 });
+    expect(device).toMatchObject({ verification_uri: `${api.issuer}/device`, expires_in: 600, interval: 5 });
     const pending = oauth.processDeviceCodeResponse(as, client, await oauth.deviceCodeGrantRequest(as, client, clientAuth, device.device_code, insecure));
     await expect(pending).rejects.toMatchObject({ error: 'authorization_pending' });
 
     // The person: opens verification_uri_complete, signs in, allows.
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     let step = await agent.get(device.verification_uri_complete!);
     // The page shows the code prefilled; the person presses Continue.
     if (new URL(step.url).pathname === '/device') step = await agent.submit(await step.res.text(), '/device', { user_code: device.user_code });
@@ -231,7 +228,7 @@ describe('oauth4webapi: device authorization', () => {
 describe('oauth4webapi: PAR + private_key_jwt + DPoP, end to end', () => {
   it('pushes the request, authenticates with a key, binds every token to a DPoP key, refreshes, reads UserInfo, introspects and revokes', async () => {
     const as = await discover();
-    expect(as.pushed_authorization_request_endpoint).toBe(`${issuer}/api/oauth/par`);
+    expect(as.pushed_authorization_request_endpoint).toBe(`${api.issuer}/api/oauth/par`);
     expect(as.dpop_signing_alg_values_supported).toEqual(expect.arrayContaining(['ES256']));
     expect(as.token_endpoint_auth_methods_supported).toContain('private_key_jwt');
 
@@ -276,7 +273,7 @@ describe('oauth4webapi: PAR + private_key_jwt + DPoP, end to end', () => {
       ),
     );
     expect(par.request_uri).toMatch(/^urn:ietf:params:oauth:request_uri:/);
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     let step = await agent.get(`${as.authorization_endpoint}?${new URLSearchParams({ client_id: client.client_id, request_uri: par.request_uri })}`);
     step = await agent.signIn(step, email, PASSWORD);
     step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
@@ -332,12 +329,12 @@ describe('openid-client: the request by POST, the answer by query and by form_po
       allowedScopes: ['openid', 'profile', 'email'],
       idTokenSignedResponseAlg: 'RS256',
     });
-    const config = await oidc.discovery(new URL(issuer), registered._id, { id_token_signed_response_alg: 'RS256' }, oidc.ClientSecretBasic(clientSecret!), {
+    const config = await oidc.discovery(new URL(api.issuer), registered._id, { id_token_signed_response_alg: 'RS256' }, oidc.ClientSecretBasic(clientSecret!), {
       execute: [oidc.allowInsecureRequests],
     });
     expect(config.serverMetadata().response_modes_supported).toEqual(['query', 'fragment', 'form_post']);
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
 
     /** openid-client's authorization request, its parameters sent as a form to the authorization endpoint (OIDC Core §3.1.2.1). */
     async function postAuthorization(extra: Record<string, string>) {
@@ -366,7 +363,7 @@ describe('openid-client: the request by POST, the answer by query and by form_po
     step = await agent.signIn(step, email, PASSWORD);
     step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
     const tokens = await oidc.authorizationCodeGrant(config, step.external!, byQuery.checks);
-    expect(tokens.claims()).toMatchObject({ iss: issuer, sub: user._id, email, nonce: byQuery.checks.expectedNonce });
+    expect(tokens.claims()).toMatchObject({ iss: api.issuer, sub: user._id, email, nonce: byQuery.checks.expectedNonce });
 
     // By form_post, signed in and consented: the code at once, in the page's form. openid-client
     // reads the POSTed callback, checks state and iss (forged ones are refused before the code is used), and redeems it.
@@ -381,7 +378,7 @@ describe('openid-client: the request by POST, the answer by query and by form_po
     expect(await refusal({ iss: 'https://evil.example' })).toMatch(/"iss"/);
     expect(await refusal({ state: 'another' })).toMatch(/"state"/);
     const formTokens = await oidc.authorizationCodeGrant(config, postedCallback(action, fields), byForm.checks);
-    expect(formTokens.claims()).toMatchObject({ iss: issuer, sub: user._id, nonce: byForm.checks.expectedNonce });
+    expect(formTokens.claims()).toMatchObject({ iss: api.issuer, sub: user._id, nonce: byForm.checks.expectedNonce });
 
     // An error by form_post reaches openid-client as the authorization server's error.
     const unconsented = await postAuthorization({ response_mode: 'form_post', scope: 'openid profile', prompt: 'none' });
@@ -406,7 +403,7 @@ describe('openid-client: the request as a signed request object (RFC 9101)', () 
       jwks: { keys: [publicJwk] },
       requestObjectSigningAlg: 'PS256',
     });
-    const config = await oidc.discovery(new URL(issuer), registered._id, { id_token_signed_response_alg: 'RS256' }, oidc.ClientSecretBasic(clientSecret!), {
+    const config = await oidc.discovery(new URL(api.issuer), registered._id, { id_token_signed_response_alg: 'RS256' }, oidc.ClientSecretBasic(clientSecret!), {
       execute: [oidc.allowInsecureRequests],
     });
     expect(config.serverMetadata()).toMatchObject({
@@ -432,13 +429,13 @@ describe('openid-client: the request as a signed request object (RFC 9101)', () 
     // Everything is inside the object: the URL carries client_id and request alone (RFC 9101 §5).
     expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request']);
 
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     let step = await agent.get(url.href);
     step = await agent.signIn(step, email, PASSWORD);
     step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
     const tokens = await oidc.authorizationCodeGrant(config, step.external!, checks);
     expect(tokens.scope).toBe('openid email');
-    expect(tokens.claims()).toMatchObject({ iss: issuer, sub: user._id, email, nonce: checks.expectedNonce });
+    expect(tokens.claims()).toMatchObject({ iss: api.issuer, sub: user._id, email, nonce: checks.expectedNonce });
   });
 });
 
@@ -458,11 +455,11 @@ describe('openid-client: the implicit flow (response_type=id_token)', () => {
       },
       { grantTypes: ['implicit'], responseTypes: ['id_token'] },
     );
-    const config = await oidc.discovery(new URL(issuer), registered._id, { id_token_signed_response_alg: 'RS256' }, oidc.None(), {
+    const config = await oidc.discovery(new URL(api.issuer), registered._id, { id_token_signed_response_alg: 'RS256' }, oidc.None(), {
       execute: [oidc.allowInsecureRequests, oidc.useIdTokenResponseType],
     });
     expect(config.serverMetadata().response_types_supported).toContain('id_token');
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
 
     /** openid-client's request (response_type=id_token, its nonce and state); Keyflow's answer. */
     async function authorize(extra: Record<string, string>) {
@@ -486,7 +483,7 @@ describe('openid-client: the implicit flow (response_type=id_token)', () => {
     expect(callback.search).toBe('');
     const { expectedNonce, expectedState } = first.checks;
     const claims = await oidc.implicitAuthentication(config, callback, expectedNonce, { expectedState });
-    expect(claims).toMatchObject({ iss: issuer, aud: registered._id, sub: user._id, nonce: expectedNonce, email });
+    expect(claims).toMatchObject({ iss: api.issuer, aud: registered._id, sub: user._id, nonce: expectedNonce, email });
 
     // Tampering is caught: another nonce, another state, another iss, a changed signature.
     const refused = (url: URL, nonce = expectedNonce, state = expectedState) =>

@@ -8,12 +8,11 @@
 // database), with provider `pow`, difficulty 8, the site gate off and the
 // challenge asking `require_captcha: true`.
 import { generate } from 'otplib';
-import type { RunningApi } from '../../../api/server.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { createUser } from '../../../lib/store/users.js';
 import { type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { enrollFactors } from '../../../tools/fixtures/factors.js';
 import { testDatabase } from '../../support/database.js';
@@ -23,21 +22,17 @@ const TIMEOUT = 90_000;
 const ACTION = 'Rotate the production keys';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
 let rp: RpCallback;
 
+const api = useTestApi(testDatabase('captcha_browser').env);
 beforeAll(async () => {
-  api = await startTestApi(testDatabase('captcha_browser').env);
-  issuer = api.deps.config.issuer;
   await setSiteSetting(api.deps.store, 'captcha_provider', 'pow');
   await setSiteSetting(api.deps.store, 'pow_difficulty', 8);
   rp = await startRpCallback();
 });
 afterAll(async () => {
   await rp?.close();
-  await api?.stop();
 });
 
 it(
@@ -53,7 +48,7 @@ it(
       isVerified: true,
     });
     const basic = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;
-    const created = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
+    const created = await fetch(`${api.issuer}/api/oauth/2fa/challenges`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: basic },
       body: JSON.stringify({ redirect_uri: rp.redirectUri, action: ACTION, nonce: 'pow-nonce', state: 'pow-state', require_captcha: true }),
@@ -86,7 +81,7 @@ it(
     const code = query.get('code')!;
     expect(code).toEqual(expect.any(String));
 
-    const verified = await fetch(`${issuer}/api/oauth/2fa/verify`, {
+    const verified = await fetch(`${api.issuer}/api/oauth/2fa/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
       body: new URLSearchParams({ code, redirect_uri: rp.redirectUri }),

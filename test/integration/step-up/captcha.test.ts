@@ -10,13 +10,12 @@
 // authentication code" (the factor check, which consumes nothing); one test
 // goes on to confirm with TOTP. A failed captcha leaves the challenge `created`.
 import { generate } from 'otplib';
-import type { RunningApi } from '../../../api/server.js';
 import { checkPow, solvePow } from '../../../lib/domain/captcha.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import type { SiteSettings } from '../../../lib/domain/site-settings.js';
 import { getSiteSettings, SECRET_IS_SET, siteSecret } from '../../../lib/store/settings.js';
 import { findStepUpChallenge } from '../../../lib/store/step-up.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, startTestApi, type Json } from '../../support/harness.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
@@ -27,16 +26,13 @@ const PASSWORD = 'captcha test password';
 const REDIRECT = 'https://rp.example/2fa/callback';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 
-let api: RunningApi;
-let issuer: string;
 let fake: FakeCaptchaProvider;
 let fakeUrl: string;
 /** Requests the fake verify server received (form fields). */
 let verifyCalls: URLSearchParams[];
 
+const api = useTestApi(testDatabase('captcha').env);
 beforeAll(async () => {
-  api = await startTestApi(testDatabase('captcha').env);
-  issuer = api.deps.config.issuer;
   // A provider's verify endpoint: token "good" passes, anything else fails.
   fake = await startFakeCaptchaProvider('shh-secret', 'good');
   fakeUrl = fake.url;
@@ -44,7 +40,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await fake.close();
-  await api.stop();
 });
 
 const settings = (values: Partial<SiteSettings>) => setCaptchaSettings(api.deps, values);
@@ -52,7 +47,7 @@ const settings = (values: Partial<SiteSettings>) => setCaptchaSettings(api.deps,
 const RP: NewClientInput = { name: 'Captcha RP', allowedScopes: ['openid'], redirectUris: [{ type: 'equals', value: REDIRECT }], isVerified: true };
 
 async function createChallenge(fields: Record<string, unknown> = {}) {
-  const res = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
+  const res = await fetch(`${api.issuer}/api/oauth/2fa/challenges`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(await newRp(api.deps, RP)).headers },
     body: JSON.stringify({ redirect_uri: REDIRECT, action: 'Delete the repository', nonce: 'n', state: 's', ...fields }),
@@ -66,7 +61,7 @@ const USER = { prefix: 'captcha', password: PASSWORD, name: 'Captcha', totpSecre
 /** Signs in (password, then a backup code) on the way to the confirmation page. */
 async function openPage(url: string) {
   const who = await newUser(api.deps, USER);
-  const agent = new HttpUser(issuer);
+  const agent = new HttpUser(api.issuer);
   let step = await agent.get(url);
   step = await agent.signIn(step, who.email, PASSWORD);
   if (new URL(step.url).pathname === '/login/second-factor')
@@ -81,7 +76,7 @@ const totpNow = () => generate({ secret: TOTP_SECRET, epoch: Math.floor(Date.now
 /** Submits the confirm form with a current TOTP code (each test uses one new user, so the code confirms once). */
 const answer = async (agent: HttpUser, page: string, fields: Record<string, string>) =>
   agent.submit(page, '/api/oauth/2fa/authorize', { confirm_action: 'yes', code: await totpNow(), ...fields });
-const info = async (id: string) => (await (await fetch(`${issuer}/api/oauth/2fa/info?challenge_id=${id}`)).json()) as Json;
+const info = async (id: string) => (await (await fetch(`${api.issuer}/api/oauth/2fa/info?challenge_id=${id}`)).json()) as Json;
 
 describe('when the captcha gate applies', () => {
   it('site gate on while the challenge asks none: required; a missing or failed answer shows the page again without consuming the challenge', async () => {

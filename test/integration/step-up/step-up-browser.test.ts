@@ -4,32 +4,22 @@
 // action; the relying party's callback gets code and state, and verify answers
 // method passkey.
 import { generate } from 'otplib';
-import type { RunningApi } from '../../../api/server.js';
 import { seal } from '../../../lib/security/kek.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { createUser } from '../../../lib/store/users.js';
-import { addVirtualAuthenticator, type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
-import { startLocalhostApi, type Json } from '../../support/harness.js';
+import { addVirtualAuthenticator, useRpCallback, useBrowser } from '../../support/browser.js';
+import { useLocalhostApi, type Json } from '../../support/harness.js';
+import { newStepUpRp } from '../../support/step-up-rp.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 
 const PASSWORD = 'step-up browser password';
 const TIMEOUT = 60_000;
 const ACTION = 'Delete the project "apollo" <for good>';
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
-let rp: RpCallback;
+const rp = useRpCallback();
 
-beforeAll(async () => {
-  api = await startLocalhostApi();
-  issuer = api.deps.config.issuer;
-  rp = await startRpCallback();
-});
-afterAll(async () => {
-  await rp?.close();
-  await api?.stop();
-});
+const api = useLocalhostApi();
 
 const newPage = browser.newPage;
 
@@ -48,17 +38,17 @@ it(
 
     const page = await newPage();
     await addVirtualAuthenticator(page);
-    await page.goto(`${issuer}/login`);
+    await page.goto(`${api.issuer}/login`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL(`${issuer}/account`);
-    await page.goto(`${issuer}/account/security`);
+    await page.waitForURL(`${api.issuer}/account`);
+    await page.goto(`${api.issuer}/account/security`);
     await page.getByLabel('Passkey name').fill('Laptop');
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.getByRole('listitem').filter({ hasText: 'Laptop' }).waitFor();
 
-    const created = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
+    const created = await fetch(`${api.issuer}/api/oauth/2fa/challenges`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: basic },
       body: JSON.stringify({ redirect_uri: rp.redirectUri, action: ACTION, nonce: 'browser-nonce', state: 'browser-state' }),
@@ -81,7 +71,7 @@ it(
     expect(callback.get('state')).toBe('browser-state');
     const code = callback.get('code')!;
     expect(code).toBeTruthy();
-    const verified = await fetch(`${issuer}/api/oauth/2fa/verify`, {
+    const verified = await fetch(`${api.issuer}/api/oauth/2fa/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
       body: new URLSearchParams({ code, redirect_uri: rp.redirectUri }),
@@ -110,21 +100,7 @@ it(
       { _id: user._id },
       { $set: { totp: { secret: seal(api.deps.kek, Buffer.from(secret), `totp:${user._id}`), lastTimeStep: null, enabledAt: new Date() } } },
     );
-    const { client, clientSecret } = await createClient(api.deps.store, {
-      name: 'TOTP RP',
-      redirectUris: [{ type: 'equals', value: rp.redirectUri }],
-      allowedScopes: ['openid'],
-    });
-    const basic = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;
-    const challenge = async (state: string) => {
-      const res = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: basic },
-        body: JSON.stringify({ redirect_uri: rp.redirectUri, action: ACTION, state }),
-      });
-      expect(res.status).toBe(201);
-      return ((await res.json()) as Json).url as string;
-    };
+    const { challenge, verify } = await newStepUpRp(api, rp, ACTION, { name: 'TOTP RP' });
 
     const page = await newPage();
     await page.goto(await challenge('s1'));
@@ -144,12 +120,7 @@ it(
     await confirm.click();
     const confirmed = await rp.nextCallback();
     expect(confirmed.get('state')).toBe('s1');
-    const verified = await fetch(`${issuer}/api/oauth/2fa/verify`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
-      body: new URLSearchParams({ code: confirmed.get('code')!, redirect_uri: rp.redirectUri }),
-    });
-    expect(((await verified.json()) as Json).method).toBe('totp');
+    expect((await verify(confirmed.get('code')!)).method).toBe('totp');
 
     await page.goto(await challenge('s2'));
     await page.getByRole('button', { name: 'Deny' }).click();

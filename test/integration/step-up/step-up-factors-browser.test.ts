@@ -12,10 +12,9 @@
 // test files (the StepUpChallenge workflow writes its projection there too).
 import { generate } from 'otplib';
 import type { Page } from 'playwright-core';
-import type { RunningApi } from '../../../api/server.js';
 import type { SiteSettings } from '../../../lib/domain/site-settings.js';
 import { type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
-import { eventually, startLocalhostApi, type Json } from '../../support/harness.js';
+import { useLocalhostApi, eventually, type Json } from '../../support/harness.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
 import { testDatabase } from '../../support/database.js';
@@ -29,8 +28,6 @@ const GONE = 'This confirmation request has expired or was already answered. Go 
 const CAPTCHA_SECRET = 'fake-captcha-secret';
 const GOOD_TOKEN = 'good-captcha-token';
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
 let fake: FakeCaptchaProvider | undefined;
 let fakeUrl: string;
@@ -41,9 +38,8 @@ const rps: RpCallback[] = [];
 /** Sets the captcha settings: everything off unless given (sudo mode too). */
 const settings = (values: Partial<SiteSettings> = {}) => setCaptchaSettings(api.deps, { sudo_mode_ttl_minutes: 0, ...values });
 
+const api = useLocalhostApi(testDatabase('stepup_factors_browser').env);
 beforeAll(async () => {
-  api = await startLocalhostApi(testDatabase('stepup_factors_browser').env);
-  issuer = api.deps.config.issuer;
   await settings();
   // A captcha provider's verify endpoint: GOOD_TOKEN with the right secret passes, anything else fails.
   fake = await startFakeCaptchaProvider(CAPTCHA_SECRET, GOOD_TOKEN);
@@ -54,7 +50,6 @@ afterAll(async () => {
   if (api) await settings();
   await Promise.all(rps.splice(0).map((r) => r.close()));
   await fake?.close();
-  await api?.stop();
 });
 
 /** A relying party of its own per test (its callback queue is not shared), registered with Keyflow. */
@@ -72,7 +67,7 @@ async function newCallbackRp() {
 type Rp = Awaited<ReturnType<typeof newCallbackRp>>;
 
 async function createChallenge(rp: Rp, fields: Record<string, unknown> = {}): Promise<{ challenge_id: string; url: string }> {
-  const res = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
+  const res = await fetch(`${api.issuer}/api/oauth/2fa/challenges`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: rp.basic },
     body: JSON.stringify({ redirect_uri: rp.callback.redirectUri, action: ACTION, nonce: 'factors-nonce', ...fields }),
@@ -82,7 +77,7 @@ async function createChallenge(rp: Rp, fields: Record<string, unknown> = {}): Pr
 }
 
 async function verify(rp: Rp, code: string): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${issuer}/api/oauth/2fa/verify`, {
+  const res = await fetch(`${api.issuer}/api/oauth/2fa/verify`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: rp.basic },
     body: new URLSearchParams({ code, redirect_uri: rp.callback.redirectUri }),
@@ -287,9 +282,9 @@ it(
     await field.waitFor();
     await expect(field.getAttribute('data-provider')).resolves.toBe('hcaptcha');
     await expect(field.getAttribute('data-sitekey')).resolves.toBe('browser-site-key');
-    const scripts = await Promise.all((await page.locator('script[src]').all()).map(async (el) => new URL((await el.getAttribute('src'))!, issuer).href));
+    const scripts = await Promise.all((await page.locator('script[src]').all()).map(async (el) => new URL((await el.getAttribute('src'))!, api.issuer).href));
     expect(scripts.length).toBeGreaterThan(0);
-    for (const src of scripts) expect(new URL(src).origin).toBe(issuer);
+    for (const src of scripts) expect(new URL(src).origin).toBe(api.issuer);
 
     const before = verifyCalls.length;
     await page.getByLabel(`I confirm: ${ACTION}`).check();
@@ -318,7 +313,7 @@ it(
     const verified = await verify(rp, confirmed.get('code')!);
     expect(verified.status).toBe(200);
     expect(verified.body).toMatchObject({ method: 'totp', user_id: who.id, nonce: 'factors-nonce' });
-    expect([...origins].filter((o) => o !== issuer && o !== new URL(rp.callback.redirectUri).origin)).toEqual([]);
+    expect([...origins].filter((o) => o !== api.issuer && o !== new URL(rp.callback.redirectUri).origin)).toEqual([]);
   },
   TIMEOUT,
 );
@@ -331,7 +326,7 @@ it(
     const who = await newUser(api.deps, USER);
     const page = await newPage();
     const created = await createChallenge(rp, { state: 'site-gate' });
-    const info = (await (await fetch(`${issuer}/api/oauth/2fa/info?challenge_id=${created.challenge_id}`)).json()) as Json;
+    const info = (await (await fetch(`${api.issuer}/api/oauth/2fa/info?challenge_id=${created.challenge_id}`)).json()) as Json;
     expect(info).toMatchObject({ captcha_required: true, captcha_provider: 'pow', pow_difficulty: 8 });
     await signInTo(page, created.url, who);
 

@@ -6,12 +6,11 @@
 //
 // `sudo_mode_ttl_minutes` is a global site setting: this file's api uses a
 // database of its own (the workflows write their projections into the api's).
-import type { RunningApi } from '../../../api/server.js';
-import { createClient } from '../../../lib/store/clients.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { createUser } from '../../../lib/store/users.js';
-import { addVirtualAuthenticator, type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
-import { startLocalhostApi, type Json } from '../../support/harness.js';
+import { addVirtualAuthenticator, useRpCallback, useBrowser } from '../../support/browser.js';
+import { useLocalhostApi } from '../../support/harness.js';
+import { newStepUpRp } from '../../support/step-up-rp.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { testDatabase } from '../../support/database.js';
 
@@ -19,20 +18,10 @@ const PASSWORD = 'step-up sudo browser password';
 const TIMEOUT = 60_000;
 const ACTION = 'Remove the member "bob" <admin>';
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
-let rp: RpCallback;
+const rp = useRpCallback();
 
-beforeAll(async () => {
-  api = await startLocalhostApi(testDatabase('stepup_sudo_browser').env);
-  issuer = api.deps.config.issuer;
-  rp = await startRpCallback();
-});
-afterAll(async () => {
-  await rp?.close();
-  await api?.stop();
-});
+const api = useLocalhostApi(testDatabase('stepup_sudo_browser').env);
 
 const newPage = browser.newPage;
 
@@ -41,39 +30,16 @@ it(
   async () => {
     const email = uniqueEmail('stepup-sudo-browser');
     const user = await createUser(api.deps.store, { email, password: PASSWORD, name: 'Sudo Browser' });
-    const { client, clientSecret } = await createClient(api.deps.store, {
-      name: 'Sudo browser RP',
-      redirectUris: [{ type: 'equals', value: rp.redirectUri }],
-      allowedScopes: ['openid'],
-    });
-    const basic = `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}`;
-    const challenge = async (state: string) => {
-      const res = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: basic },
-        body: JSON.stringify({ redirect_uri: rp.redirectUri, action: ACTION, state }),
-      });
-      expect(res.status).toBe(201);
-      return ((await res.json()) as Json).url as string;
-    };
-    const verify = async (code: string) => {
-      const res = await fetch(`${issuer}/api/oauth/2fa/verify`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
-        body: new URLSearchParams({ code, redirect_uri: rp.redirectUri }),
-      });
-      expect(res.status).toBe(200);
-      return (await res.json()) as Json;
-    };
+    const { id: clientId, challenge, verify } = await newStepUpRp(api, rp, ACTION, { name: 'Sudo browser RP' });
 
     const page = await newPage();
     await addVirtualAuthenticator(page);
-    await page.goto(`${issuer}/login`);
+    await page.goto(`${api.issuer}/login`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL(`${issuer}/account`);
-    await page.goto(`${issuer}/account/security`);
+    await page.waitForURL(`${api.issuer}/account`);
+    await page.goto(`${api.issuer}/account/security`);
     await page.getByLabel('Passkey name').fill('Laptop');
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.getByRole('listitem').filter({ hasText: 'Laptop' }).waitFor();
@@ -106,7 +72,7 @@ it(
     expect(bySudo.get('state')).toBe('s2');
     expect(await verify(bySudo.get('code')!)).toEqual({
       user_id: user._id,
-      client_id: client._id,
+      client_id: clientId,
       verified_at: expect.any(Number),
       action: ACTION,
       nonce: '',

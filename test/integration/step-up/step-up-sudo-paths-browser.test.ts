@@ -20,13 +20,12 @@
 // backup codes (the sign-in's second factor, and the other confirmations).
 import { generate } from 'otplib';
 import type { Page } from 'playwright-core';
-import type { RunningApi } from '../../../api/server.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { sudoWindows } from '../../../lib/store/sudo-windows.js';
-import { type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
-import { type Json, sleep, startLocalhostApi } from '../../support/harness.js';
+import { useRpCallback, useBrowser } from '../../support/browser.js';
+import { useLocalhostApi, type Json, sleep } from '../../support/harness.js';
+import { newStepUpRp, type StepUpRp } from '../../support/step-up-rp.js';
 import { newUser } from '../../../tools/fixtures/users.js';
-import { newRp } from '../../../tools/fixtures/clients.js';
 import { withPkce, withVerifier } from '../../../tools/fixtures/pkce.js';
 import { testDatabase } from '../../support/database.js';
 
@@ -36,20 +35,10 @@ const TIMEOUT = 90_000;
 const ACTION = 'Rotate the signing key of "prod" <now>';
 const database = testDatabase('stepup_sudo_paths_browser');
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
-let rp: RpCallback;
+const rp = useRpCallback();
 
-beforeAll(async () => {
-  api = await startLocalhostApi(database.env);
-  issuer = api.deps.config.issuer;
-  rp = await startRpCallback();
-});
-afterAll(async () => {
-  await rp?.close();
-  await api?.stop();
-});
+const api = useLocalhostApi(database.env);
 
 const newPage = browser.newPage;
 
@@ -74,45 +63,19 @@ async function userWithTotp() {
 type User = Awaited<ReturnType<typeof userWithTotp>>;
 
 /** A confidential client registered at the RP callback, with challenge/verify helpers. */
-async function rpWithChallenges(name: string) {
-  const { id, basic } = await newRp(api.deps, {
-    name,
-    redirectUris: [{ type: 'equals', value: rp.redirectUri }],
-    allowedScopes: ['openid'],
-    idTokenSignedResponseAlg: 'RS256',
-  });
-  const challenge = async (state: string): Promise<string> => {
-    const res = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: basic },
-      body: JSON.stringify({ redirect_uri: rp.redirectUri, action: ACTION, state }),
-    });
-    expect(res.status).toBe(201);
-    return ((await res.json()) as Json).url as string;
-  };
-  const verify = async (code: string): Promise<Json> => {
-    const res = await fetch(`${issuer}/api/oauth/2fa/verify`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
-      body: new URLSearchParams({ code, redirect_uri: rp.redirectUri }),
-    });
-    expect(res.status).toBe(200);
-    return res.json();
-  };
-  return { id, name, basic, challenge, verify };
-}
-type Rp = Awaited<ReturnType<typeof rpWithChallenges>>;
+const rpWithChallenges = (name: string) => newStepUpRp(api, rp, ACTION, { name, idTokenSignedResponseAlg: 'RS256' });
+type Rp = StepUpRp;
 
 /** Signs in on /login: password, then a backup code as the second factor (no TOTP time step used). */
 async function signIn(page: Page, who: User): Promise<void> {
-  await page.goto(`${issuer}/login`);
+  await page.goto(`${api.issuer}/login`);
   await page.getByLabel('Email').fill(who.email);
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('heading', { name: 'Two-step verification' }).waitFor();
   await page.getByLabel('Authentication code').fill(who.backupCodes.pop()!);
   await page.getByRole('button', { name: 'Verify', exact: true }).click();
-  await page.waitForURL(`${issuer}/account`);
+  await page.waitForURL(`${api.issuer}/account`);
 }
 
 const confirmBox = (page: Page) => page.getByLabel(`I confirm: ${ACTION}`);
@@ -171,7 +134,7 @@ async function confirmWithSudo(page: Page, client: Rp, who: User, state: string)
 /** An access token of the browser's session (its `sid` claim): an authorization-code flow in the same browser. */
 async function sessionAccessToken(page: Page, client: Rp): Promise<string> {
   await page.goto(
-    `${issuer}/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client.id, redirect_uri: rp.redirectUri, scope: 'openid', state: 'authz' }))}`,
+    `${api.issuer}/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client.id, redirect_uri: rp.redirectUri, scope: 'openid', state: 'authz' }))}`,
   );
   if (!page.url().startsWith(rp.redirectUri)) {
     await page.getByRole('heading', { name: `Allow ${client.name}?` }).waitFor();
@@ -179,7 +142,7 @@ async function sessionAccessToken(page: Page, client: Rp): Promise<string> {
   }
   const callback = await rp.nextCallback();
   expect(callback.get('state')).toBe('authz');
-  const res = await fetch(`${issuer}/api/oauth/token`, {
+  const res = await fetch(`${api.issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: client.basic },
     body: new URLSearchParams(withVerifier({ grant_type: 'authorization_code', code: callback.get('code')!, redirect_uri: rp.redirectUri })),
@@ -209,7 +172,7 @@ describe('sudo mode paths of the step-up page in a browser', () => {
 
       // The app ends the window with an access token of this browser session.
       const accessToken = await sessionAccessToken(page, client);
-      const revoke = await fetch(`${issuer}/api/oauth/2fa/sudo/revoke`, {
+      const revoke = await fetch(`${api.issuer}/api/oauth/2fa/sudo/revoke`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
         body: JSON.stringify({ client_id: client.id }),
@@ -293,7 +256,7 @@ describe('sudo mode paths of the step-up page in a browser', () => {
       await openSudoPage(page, await client.challenge('s2'));
       await confirmWithSudo(page, client, who, 's2');
 
-      await page.goto(`${issuer}/account`);
+      await page.goto(`${api.issuer}/account`);
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
       await signIn(page, who);

@@ -12,11 +12,10 @@
 //
 // Factors here are backup codes (single use; TOTP codes of one time step cannot
 // be used twice).
-import type { RunningApi } from '../../../api/server.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { sudoWindows } from '../../../lib/store/sudo-windows.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { withPkce, withVerifier } from '../../../tools/fixtures/pkce.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
@@ -28,18 +27,9 @@ const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 const OPT_IN =
   /<input type="checkbox" name="sudo" value="yes" data-step-up-sudo> Don&#39;t ask again for (\d+) minutes|<input type="checkbox" name="sudo" value="yes" data-step-up-sudo> Don't ask again for (\d+) minutes/;
 
-let api: RunningApi;
-let issuer: string;
-
-beforeAll(async () => {
-  api = await startTestApi({ MONGODB_DATABASE: 'keyflow_test_stepup_sudo' });
-  issuer = api.deps.config.issuer;
-});
+const api = useTestApi({ MONGODB_DATABASE: 'keyflow_test_stepup_sudo' });
 beforeEach(async () => {
   await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', 10);
-});
-afterAll(async () => {
-  await api.stop();
 });
 
 const RP: NewClientInput = {
@@ -50,7 +40,7 @@ const RP: NewClientInput = {
 };
 
 async function createChallenge(rp: FixtureRp, action = 'Delete the repository') {
-  const res = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
+  const res = await fetch(`${api.issuer}/api/oauth/2fa/challenges`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: rp.basic },
     body: JSON.stringify({ redirect_uri: REDIRECT, action, nonce: 'n-1', state: 's-1' }),
@@ -60,7 +50,7 @@ async function createChallenge(rp: FixtureRp, action = 'Delete the repository') 
 }
 
 async function verify(rp: FixtureRp, code: string) {
-  const res = await fetch(`${issuer}/api/oauth/2fa/verify`, {
+  const res = await fetch(`${api.issuer}/api/oauth/2fa/verify`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: rp.basic },
     body: new URLSearchParams({ code, redirect_uri: REDIRECT }),
@@ -71,7 +61,7 @@ async function verify(rp: FixtureRp, code: string) {
 /** A user with an authenticator app and backup codes, signed in over HTTP (a backup code as the sign-in's second factor). */
 async function signedInUser() {
   const { email, id, backupCodes } = await newUser(api.deps, { prefix: 'stepup-sudo', password: PASSWORD, totpSecret: TOTP_SECRET });
-  return { email, userId: id, backupCodes, agent: new HttpUser(issuer) };
+  return { email, userId: id, backupCodes, agent: new HttpUser(api.issuer) };
 }
 type Who = Awaited<ReturnType<typeof signedInUser>>;
 
@@ -172,7 +162,7 @@ describe('sudo mode on the confirmation page', () => {
       `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope: 'openid' }))}`,
     );
     const consented = authz.external ? authz : await who.agent.submit(await authz.res.text(), '/consent', { decision: 'allow' });
-    const tokenRes = await fetch(`${issuer}/api/oauth/token`, {
+    const tokenRes = await fetch(`${api.issuer}/api/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: rp.basic },
       body: new URLSearchParams(
@@ -184,7 +174,7 @@ describe('sudo mode on the confirmation page', () => {
     // The sudo page is loaded, then the window is revoked before the submit.
     const page = await openPage(await createChallenge(rp), who);
     expect(isSudoPage(page)).toBe(true);
-    const revoke = await fetch(`${issuer}/api/oauth/2fa/sudo/revoke`, {
+    const revoke = await fetch(`${api.issuer}/api/oauth/2fa/sudo/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
       body: JSON.stringify({ client_id: rp.id }),

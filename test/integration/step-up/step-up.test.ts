@@ -5,7 +5,6 @@
 // the StepUpChallenge workflow keeps in its history.
 import type { Client } from '@temporalio/client';
 import { generate } from 'otplib';
-import type { RunningApi } from '../../../api/server.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
@@ -13,7 +12,7 @@ import { createClient } from '../../../lib/store/clients.js';
 import { findStepUpChallenge, insertStepUpChallenge, stepUpAudit, stepUpChallenges, stepUpCodes } from '../../../lib/store/step-up.js';
 import { stepUpWorkflowId } from '../../../lib/domain/step-up-challenge.js';
 import { confirmUpdate, type stepUpChallenge } from '../../../workflows/step-up-challenge.js';
-import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, eventually, startTestApi, type Json } from '../../support/harness.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
@@ -23,18 +22,12 @@ const PASSWORD = 'step-up test password';
 const REDIRECT = 'https://rp.example/2fa/callback';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 
-let api: RunningApi;
-let issuer: string;
 let temporal: Client;
 
+const api = useTestApi();
 beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
   // The api's own Temporal client (closed by api.stop()).
   temporal = api.deps.temporal.client;
-});
-afterAll(async () => {
-  await api.stop();
 });
 
 type Rp = Pick<FixtureRp, 'id' | 'body' | 'headers'>;
@@ -47,7 +40,7 @@ const RP: NewClientInput = {
 };
 
 async function createChallenge(rp: Rp, fields: Record<string, unknown> = {}) {
-  const res = await fetch(`${issuer}/api/oauth/2fa/challenges`, {
+  const res = await fetch(`${api.issuer}/api/oauth/2fa/challenges`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...rp.headers },
     body: JSON.stringify({ ...rp.body, redirect_uri: REDIRECT, action: 'Transfer 100 EUR to <Mallory> & co', nonce: 'n-123', state: 'st/1', ...fields }),
@@ -56,7 +49,7 @@ async function createChallenge(rp: Rp, fields: Record<string, unknown> = {}) {
 }
 
 async function verify(rp: Rp, fields: Record<string, string>) {
-  const res = await fetch(`${issuer}/api/oauth/2fa/verify`, {
+  const res = await fetch(`${api.issuer}/api/oauth/2fa/verify`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...rp.headers },
     body: new URLSearchParams({ ...rp.body, redirect_uri: REDIRECT, ...fields }),
@@ -68,7 +61,7 @@ async function verify(rp: Rp, fields: Record<string, string>) {
 const USER = { prefix: 'stepup', password: PASSWORD, name: 'Step Up', totpSecret: TOTP_SECRET };
 
 /** Opens the challenge's url, signing in on the way (password, then a backup code as the second factor). */
-async function openPage(url: string, who: { email: string; backupCodes: string[] }, agent = new HttpUser(issuer)) {
+async function openPage(url: string, who: { email: string; backupCodes: string[] }, agent = new HttpUser(api.issuer)) {
   let step = await agent.get(url);
   if (new URL(step.url).pathname === '/login') {
     step = await agent.signIn(step, who.email, PASSWORD);
@@ -102,7 +95,7 @@ describe('POST /api/oauth/2fa/challenges', () => {
     expect(body).toEqual({
       challenge_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       expires_at: expect.any(Number),
-      url: `${issuer}/oauth/2fa?challenge_id=${body.challenge_id}&state=st%2F1`,
+      url: `${api.issuer}/oauth/2fa?challenge_id=${body.challenge_id}&state=st%2F1`,
     });
     expect(body.expires_at).toBeGreaterThanOrEqual(before + 600);
     expect(body.expires_at).toBeLessThanOrEqual(before + 602);
@@ -116,7 +109,7 @@ describe('POST /api/oauth/2fa/challenges', () => {
       requireCaptcha: false,
       status: 'created',
     });
-    const info = await (await fetch(`${issuer}/api/oauth/2fa/info?challenge_id=${body.challenge_id}`)).json();
+    const info = await (await fetch(`${api.issuer}/api/oauth/2fa/info?challenge_id=${body.challenge_id}`)).json();
     expect(info).toEqual({
       captcha_required: false,
       captcha_provider: 'none',
@@ -126,7 +119,7 @@ describe('POST /api/oauth/2fa/challenges', () => {
     });
     // Without state, the url carries none.
     const { body: noState } = await createChallenge(rp, { state: undefined, require_captcha: true });
-    expect(noState.url).toBe(`${issuer}/oauth/2fa?challenge_id=${noState.challenge_id}`);
+    expect(noState.url).toBe(`${api.issuer}/oauth/2fa?challenge_id=${noState.challenge_id}`);
     expect((await findStepUpChallenge(api.deps.store, noState.challenge_id))!.requireCaptcha).toBe(true);
   });
 
@@ -191,7 +184,7 @@ describe('the confirmation page and verify', () => {
     const who = await newUser(api.deps, USER);
     const backupCodes = [...who.backupCodes];
     const created = await createChallenge(rp);
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     const first = await agent.get(created.body.url);
     expect(new URL(first.url).pathname).toBe('/login');
     const { page } = await openPage(created.body.url, who, agent);
@@ -312,7 +305,7 @@ describe('the confirmation page and verify', () => {
     const rp = await newRp(api.deps, RP);
     const who = await newUser(api.deps, { ...USER, totpSecret: undefined });
     const created = await createChallenge(rp);
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     const step = await agent.signIn(await agent.get(created.body.url), who.email, PASSWORD);
     expect(new URL(step.url).pathname).toBe('/oauth/2fa');
     const page = await step.res.text();
@@ -343,7 +336,7 @@ describe('the confirmation page and verify', () => {
       const wrongUri = await verify(rp, { code, redirect_uri: 'https://rp.example/2fa/other' });
       expect(wrongUri.res.status).toBe(400);
       expect(wrongUri.body.error).toBe('invalid_grant');
-      const badClient = await fetch(`${issuer}/api/oauth/2fa/verify`, {
+      const badClient = await fetch(`${api.issuer}/api/oauth/2fa/verify`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${rp.id}:wrong`).toString('base64')}` },
         body: new URLSearchParams({ code, redirect_uri: REDIRECT }),
@@ -382,7 +375,7 @@ describe('limits and the passkey endpoint', () => {
   it('limits code attempts to 8 per 5 minutes per user: the 9th is 429 and consumes nothing', async () => {
     const rp = await newRp(api.deps, RP);
     const who = await newUser(api.deps, USER);
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     for (let i = 0; i < 8; i++) {
       const created = await createChallenge(rp);
       const { page } = await openPage(created.body.url, who, agent);

@@ -10,7 +10,6 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { activeSudoWindow, openSudoWindow, revokeSudoWindow, type SudoDeps } from '../../../lib/step-up/sudo-windows.js';
 import { sudoWindowId } from '../../../lib/domain/sudo-window-id.js';
 import type { SudoWindowKey } from '../../../lib/domain/sudo-window.js';
-import type { RunningApi } from '../../../api/server.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { SESSION_TTL_MS } from '../../../lib/domain/sessions.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
@@ -20,7 +19,7 @@ import { recordSudoWindowEnded, sudoWindows } from '../../../lib/store/sudo-wind
 import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
 import { sudoActiveQuery } from '../../../workflows/sudo-window.js';
 import { commandFilters } from '../../support/command-filters.js';
-import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, eventually, type Json } from '../../support/harness.js';
 import { runCli } from '../../support/cli.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { withPkce, withVerifier } from '../../../tools/fixtures/pkce.js';
@@ -34,21 +33,15 @@ const REDIRECT = 'https://sudo-rp.example/cb';
 const sessionEnd = () => new Date(Date.now() + SESSION_TTL_MS);
 const database = testDatabase('sudo');
 
-let api: RunningApi;
-let issuer: string;
 let temporal: Client;
 let deps: SudoDeps;
 
+const api = useTestApi(database.env);
 beforeAll(async () => {
-  api = await startTestApi(database.env);
-  issuer = api.deps.config.issuer;
   // The api's own Temporal client (closed by api.stop()).
   temporal = api.deps.temporal.client;
   deps = { store: api.deps.store, flows: { client: api.deps.temporal.client, taskQueue: api.deps.config.temporal.taskQueue } };
   await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', 10);
-});
-afterAll(async () => {
-  await api.stop();
 });
 
 const RP: NewClientInput = {
@@ -62,14 +55,14 @@ const RP: NewClientInput = {
 async function signedIn() {
   const rp = await newRp(api.deps, RP);
   const { email, user } = await newUser(api.deps, { prefix: 'sudo', password: PASSWORD });
-  const agent = new HttpUser(issuer);
+  const agent = new HttpUser(api.issuer);
   let step = await agent.get(
     `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope: 'openid' }))}`,
   );
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
   const code = step.external!.searchParams.get('code')!;
-  const tokenRes = await fetch(`${issuer}/api/oauth/token`, {
+  const tokenRes = await fetch(`${api.issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: rp.basic },
     body: new URLSearchParams(withVerifier({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT })),
@@ -81,7 +74,7 @@ async function signedIn() {
 }
 
 const revokeRequest = (body: unknown, accessToken?: string) =>
-  fetch(`${issuer}/api/oauth/2fa/sudo/revoke`, {
+  fetch(`${api.issuer}/api/oauth/2fa/sudo/revoke`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}) },
     body: JSON.stringify(body),
@@ -189,7 +182,7 @@ describe('sudo windows', () => {
     const bad = await revokeRequest({ client: rp.id }, accessToken);
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: 'invalid_request', error_description: expect.any(String) });
-    const badJson = await fetch(`${issuer}/api/oauth/2fa/sudo/revoke`, {
+    const badJson = await fetch(`${api.issuer}/api/oauth/2fa/sudo/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
       body: '{',

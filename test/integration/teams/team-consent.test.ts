@@ -3,7 +3,6 @@
 // the union with aggregate scopes, the per-grant audit records, the team claims
 // in the ID token and UserInfo, and the site-scope gate.
 import { generate, generateSecret } from 'otplib';
-import type { RunningApi } from '../../../api/server.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { findConsent } from '../../../lib/store/consents.js';
 import { createTeam, userActor, type TeamDeps } from '../../../lib/teams/team-changes.js';
@@ -12,14 +11,13 @@ import { joinTeam } from '../../support/teams.js';
 import type { TeamDoc } from '../../../lib/domain/teams.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { redeemCode, startFlow, teamPicker, type StartedFlow } from '../../support/consent-flow.js';
 import { FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, type TestRp } from '../../support/token-flow.js';
 import { jwtClaims, postForm } from '../../support/http.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 
-let api: RunningApi;
 let deps: TeamDeps;
 let owner: FixtureUser;
 let admin: FixtureUser; // admin of the grandparent only
@@ -33,8 +31,8 @@ const slug = (p: string) =>
     .toLowerCase()
     .replace(/[^a-z0-9]/g, 'x')}`;
 
+const api = useTestApi();
 beforeAll(async () => {
-  api = await startTestApi();
   deps = api.deps;
   owner = await newUser(api.deps, { prefix: 'team-owner', password: FLOW_PASSWORD });
   admin = await newUser(api.deps, { prefix: 'team-admin', password: FLOW_PASSWORD });
@@ -47,7 +45,6 @@ beforeAll(async () => {
     oidcFields: ['teams'],
   });
 });
-afterAll(() => api.stop());
 
 const start = (user: FixtureUser, scope: string, extra: Record<string, string> = {}, agent?: HttpUser) => startFlow(api, rp, user, scope, extra, agent);
 const redeem = (flow: StartedFlow, external: URL) => redeemCode(api, rp, flow, external);

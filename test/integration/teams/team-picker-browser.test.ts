@@ -7,7 +7,6 @@
 import * as oauth from 'oauth4webapi';
 import { authorization as libraryAuthorization, discover, redeemAtCallback, type Authorization } from '../../support/library-rp.js';
 import type { Page } from 'playwright-core';
-import type { RunningApi } from '../../../api/server.js';
 import type { TeamDoc } from '../../../lib/domain/teams.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { findMember } from '../../../lib/store/teams.js';
@@ -17,15 +16,13 @@ import { acceptInvitation } from '../../../lib/teams/invitations.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
 import { addVirtualAuthenticator, type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
-import { startLocalhostApi, type Json } from '../../support/harness.js';
+import { useLocalhostApi, type Json } from '../../support/harness.js';
 import { jwtClaims } from '../../support/http.js';
 
 const PASSWORD = 'team picker browser password';
 const TIMEOUT = 90_000;
 const TEAM_SCOPES = 'openid team:read team:member:read team:member:write';
 
-let api: RunningApi;
-let issuer: string;
 let deps: TeamDeps;
 const browser = useBrowser();
 let rpCallback: RpCallback;
@@ -36,16 +33,14 @@ const slug = (p: string) => `${p}-${Date.now().toString(36)}-${Math.random().toS
 const newTeam = (owner: FixtureUser, name: string, parent: TeamDoc | null = null) =>
   createTeam(deps, actor(owner), { name, slug: slug('t'), description: '', parent_id: parent?._id ?? null, member_groups_enabled: false });
 
+const api = useLocalhostApi();
 beforeAll(async () => {
-  api = await startLocalhostApi();
-  issuer = api.deps.config.issuer;
   deps = api.deps;
   rpCallback = await startRpCallback();
-  as = await discover(issuer);
+  as = await discover(api.issuer);
 });
 afterAll(async () => {
   await rpCallback?.close();
-  await api?.stop();
 });
 afterEach(async () => {
   await browser.closeAll();
@@ -117,7 +112,7 @@ describe('the team picker in a browser', () => {
       expect(idClaims[`role_in_team_${b._id}`]).toBe('admin');
 
       const call = (path: string, init: RequestInit = {}) =>
-        fetch(`${issuer}/api/oauth/me/team/${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${tokens.access_token}` } });
+        fetch(`${api.issuer}/api/oauth/me/team/${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${tokens.access_token}` } });
       const team = await call(b._id);
       expect(team.status).toBe(200);
       expect(await team.json()).toMatchObject({ id: b._id, name: 'Bravo', parent_id: a._id, role: 'admin', inherited: true });
@@ -200,7 +195,7 @@ describe('the team picker in a browser', () => {
       const back = await rpCallback.nextCallback();
       expect(back.get('error')).toBe('access_denied');
       expect(back.get('state')).toBe(req.state);
-      expect(back.get('iss')).toBe(issuer);
+      expect(back.get('iss')).toBe(api.issuer);
       expect(back.has('code')).toBe(false);
     },
     TIMEOUT,
@@ -218,10 +213,10 @@ describe('the site-scope gate in a browser', () => {
 
       const page = await newPage();
       await addVirtualAuthenticator(page);
-      await page.goto(`${issuer}/login`);
+      await page.goto(`${api.issuer}/login`);
       await signIn(page, siteAdmin);
-      await page.waitForURL(`${issuer}/account`);
-      await page.goto(`${issuer}/account/security`);
+      await page.waitForURL(`${api.issuer}/account`);
+      await page.goto(`${api.issuer}/account/security`);
       await page.getByLabel('Passkey name').fill('Laptop');
       await page.getByRole('button', { name: 'Add a passkey' }).click();
       await page.getByRole('listitem').filter({ hasText: 'Laptop' }).waitFor();
@@ -264,7 +259,7 @@ describe('the site-scope gate in a browser', () => {
       const { tokens } = await redeem(client, auth, req);
       expect(tokens.scope).toBe('openid site:team:read');
 
-      const listed = await fetch(`${issuer}/api/oauth/site/teams?limit=500`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      const listed = await fetch(`${api.issuer}/api/oauth/site/teams?limit=500`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
       expect(listed.status).toBe(200);
       expect(((await listed.json()) as Json).teams).toEqual(expect.arrayContaining([expect.objectContaining({ id: foreign._id, name: foreign.name })]));
 

@@ -3,7 +3,6 @@
 // granted through the site gate: what each token reaches, the member-write cap
 // on every change, and the role re-checked on every request.
 import { generate, generateSecret } from 'otplib';
-import type { RunningApi } from '../../../api/server.js';
 import type { TeamDoc } from '../../../lib/domain/teams.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { createTeam, userActor, type TeamDeps } from '../../../lib/teams/team-changes.js';
@@ -14,12 +13,11 @@ import { findMember, findTeam } from '../../../lib/store/teams.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
 import { redeemCode, startFlow, tokensForTeam } from '../../support/consent-flow.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { requestJson } from '../../support/http.js';
 import { FLOW_PASSWORD, newTestRp, type TestRp } from '../../support/token-flow.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 
-let api: RunningApi;
 let deps: TeamDeps;
 let rp: TestRp;
 let owner: FixtureUser;
@@ -40,8 +38,8 @@ const call = async (token: string, method: string, path: string, body?: unknown)
   return { ...answer, challenge: answer.res.headers.get('www-authenticate') };
 };
 
+const api = useTestApi();
 beforeAll(async () => {
-  api = await startTestApi();
   deps = api.deps;
   rp = await newTestRp(api, {
     allowedScopes: [
@@ -65,7 +63,6 @@ beforeAll(async () => {
   await joinTeam(deps, owner, top._id, admin, 'admin');
   await joinTeam(deps, owner, other._id, admin, 'admin');
 });
-afterAll(() => api.stop());
 
 describe('a token bound to one team', () => {
   it('reaches that team and answers 403 insufficient_scope for any other', async () => {

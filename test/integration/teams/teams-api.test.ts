@@ -4,22 +4,19 @@
 // depth, cascading deletes, groups, strangers, the audit log, and bad input on
 // every endpoint. The single-team and site tiers' tokens come from consent;
 // here only their refusals of a token without their scopes.
-import type { RunningApi } from '../../../api/server.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import type { UserDoc } from '../../../lib/store/users.js';
-import { STACK_FRAME, startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, STACK_FRAME, type Json } from '../../support/harness.js';
 import { newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 import { jwtClaims, requestJson } from '../../support/http.js';
 import { joinTeam } from '../../support/teams.js';
 
 const ALL = ['teams:read', 'teams:write', 'teams:create', 'teams:delete'];
-let api: RunningApi;
 let rp: TestRp;
+const api = useTestApi();
 beforeAll(async () => {
-  api = await startTestApi();
   rp = await newTestRp(api, { allowedScopes: ['openid', ...ALL] });
 });
-afterAll(() => api.stop());
 
 interface Caller {
   token: string;

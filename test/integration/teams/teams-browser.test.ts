@@ -3,29 +3,22 @@
 // tree, the member-write cap against a forged form, deletion with its typed
 // confirmation, escaping, CSRF and what a stranger sees.
 import type { Locator, Page } from 'playwright-core';
-import type { RunningApi } from '../../../api/server.js';
 import { findMember, findTeam, findTeamBySlug } from '../../../lib/store/teams.js';
 import { createTeam, userActor, type TeamDeps } from '../../../lib/teams/team-changes.js';
 import { joinTeam } from '../../support/teams.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';
 import { useBrowser } from '../../support/browser.js';
-import { startLocalhostApi } from '../../support/harness.js';
+import { useLocalhostApi } from '../../support/harness.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
 
 const PASSWORD = 'teams browser password';
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
 let deps: TeamDeps;
 
+const api = useLocalhostApi();
 beforeAll(async () => {
-  api = await startLocalhostApi();
-  issuer = api.deps.config.issuer;
   deps = { store: api.deps.store, events: api.deps.events };
-});
-afterAll(async () => {
-  await api?.stop();
 });
 afterEach(async () => {
   await browser.closeAll();
@@ -33,9 +26,9 @@ afterEach(async () => {
 
 const user = (prefix: string) => newUser(api.deps, { password: PASSWORD, prefix });
 const slug = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
-const teamUrl = (id: string) => `${issuer}/account/teams/${id}`;
+const teamUrl = (id: string) => `${api.issuer}/account/teams/${id}`;
 
-const signedIn = (u: FixtureUser) => browser.signedIn(issuer, u.email, PASSWORD);
+const signedIn = (u: FixtureUser) => browser.signedIn(api.issuer, u.email, PASSWORD);
 
 /** Fills the new-team form on the page it is on; returns the new team's id (from the page it lands on). */
 async function createOnPage(page: Page, name: string, teamSlug: string): Promise<string> {
@@ -70,7 +63,7 @@ async function invite(page: Page, who: string, role = 'member'): Promise<void> {
 /** `u` signs in, accepts the invitation to `teamName` on their teams page, and lands on the team's page. */
 async function acceptOnPage(u: FixtureUser, teamName: string): Promise<Page> {
   const page = await signedIn(u);
-  await page.goto(`${issuer}/account/teams`);
+  await page.goto(`${api.issuer}/account/teams`);
   await page.getByRole('button', { name: `Accept and join ${teamName}` }).click();
   await page.waitForURL(/\/account\/teams\/[0-9a-f-]{36}$/);
   expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(teamName);
@@ -142,7 +135,7 @@ describe('the teams pages in a browser', () => {
     await joinTeam(deps, owner, a.id, admin, 'admin');
 
     const page = await signedIn(admin);
-    await page.goto(`${issuer}/account/teams`);
+    await page.goto(`${api.issuer}/account/teams`);
     const item = page.getByRole('listitem').filter({ hasText: c.slug });
     expect(await item.textContent()).toContain('inherited from a parent team');
     expect(await item.locator('.badge').textContent()).toBe('admin');
@@ -156,7 +149,7 @@ describe('the teams pages in a browser', () => {
     await memberItem(readOnly, newcomer).waitFor();
     expect(await readOnly.locator('main form').count()).toBe(1); // "Leave team" only
     await readOnly.getByRole('button', { name: 'Leave team' }).click();
-    await readOnly.waitForURL(`${issuer}/account/teams`);
+    await readOnly.waitForURL(`${api.issuer}/account/teams`);
     expect(await findMember(api.deps.store, c.id, newcomer.id)).toBeNull();
   });
 
@@ -209,7 +202,7 @@ describe('the teams pages in a browser', () => {
     expect(await findTeam(api.deps.store, leaf.id)).not.toBeNull();
     await page.getByLabel(/Type the team's slug/).fill(leaf.slug);
     await page.getByRole('button', { name: 'Delete team' }).click();
-    await page.waitForURL(`${issuer}/account/teams`);
+    await page.waitForURL(`${api.issuer}/account/teams`);
     expect(await page.getByText(leaf.slug).count()).toBe(0);
     expect(await findTeam(api.deps.store, leaf.id)).toBeNull();
 
@@ -221,7 +214,7 @@ describe('the teams pages in a browser', () => {
     await page.getByLabel(/Type the team's slug/).fill(parent.slug);
     await page.getByLabel('Also delete its 1 child team ').check();
     await page.getByRole('button', { name: 'Delete team' }).click();
-    await page.waitForURL(`${issuer}/account/teams`);
+    await page.waitForURL(`${api.issuer}/account/teams`);
     expect(await findTeam(api.deps.store, parent.id)).toBeNull();
     expect(await findTeam(api.deps.store, child.id)).toBeNull();
   });
@@ -290,12 +283,12 @@ describe('the teams pages in a browser', () => {
     await invite(asAdmin, invited.email);
     const page = await signedIn(invited);
     expect((await page.goto(teamUrl(team.id)))?.status()).toBe(404);
-    await page.goto(`${issuer}/account/teams`);
+    await page.goto(`${api.issuer}/account/teams`);
     const item = page.locator('ul.invitations li');
     expect(await item.textContent()).toContain(`Team ${team.slug}`);
     expect(await page.getByText('You are not in any team yet.').count()).toBe(1);
     await item.getByRole('button', { name: 'Decline' }).click();
-    await page.waitForURL(`${issuer}/account/teams`);
+    await page.waitForURL(`${api.issuer}/account/teams`);
     expect(await page.locator('ul.invitations').count()).toBe(0);
     expect(await findMember(api.deps.store, team.id, invited.id)).toBeNull();
     await asAdmin.reload();
@@ -348,10 +341,10 @@ describe('the teams pages in a browser', () => {
       void d.dismiss();
     });
     const name = '<img src=x onerror=alert(1)>';
-    await page.goto(`${issuer}/account/teams`);
+    await page.goto(`${api.issuer}/account/teams`);
     const id = await createOnPage(page, name, slug('xss'));
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(name);
-    await page.goto(`${issuer}/account/teams`);
+    await page.goto(`${api.issuer}/account/teams`);
     await page.getByRole('link', { name }).waitFor();
     expect(await page.locator('main img').count()).toBe(0);
     await page.goto(teamUrl(id));
@@ -364,7 +357,7 @@ describe('the teams pages in a browser', () => {
     const team = await teamOf(owner);
     const page = await signedIn(owner);
     const forgedSlug = slug('forged');
-    const response = await page.request.post(`${issuer}/account/teams`, { form: { name: 'Forged', slug: forgedSlug } });
+    const response = await page.request.post(`${api.issuer}/account/teams`, { form: { name: 'Forged', slug: forgedSlug } });
     expect(response.status()).toBe(400);
     expect(await findTeamBySlug(api.deps.store, forgedSlug)).toBeNull();
 
@@ -387,18 +380,18 @@ describe('the teams pages in a browser', () => {
     const csrf = await page.locator('input[name=csrf]').first().inputValue();
     const base = teamUrl(team.id);
     const cases: [string, string, number][] = [
-      [`${issuer}/account/teams`, '', 400],
-      [`${issuer}/account/teams`, 'name=a&name=b&slug=UPPER&parent_id=not%20an%20id', 400],
-      [`${issuer}/account/teams`, `name=x&slug=${slug('p')}&parent_id=00000000-0000-0000-0000-000000000000`, 404],
+      [`${api.issuer}/account/teams`, '', 400],
+      [`${api.issuer}/account/teams`, 'name=a&name=b&slug=UPPER&parent_id=not%20an%20id', 400],
+      [`${api.issuer}/account/teams`, `name=x&slug=${slug('p')}&parent_id=00000000-0000-0000-0000-000000000000`, 404],
       [`${base}/settings`, `name=x&slug=${team.slug}&parent_id=${team.id}`, 400],
       [`${base}/settings`, 'description=' + 'd'.repeat(600), 400],
       [`${base}/members`, 'user=&role=emperor', 400],
       [`${base}/members`, `user=${'x'.repeat(400)}&role=member`, 400],
       [`${base}/invitations/bad$id/revoke`, '', 400],
       [`${base}/invitations/no-such-invitation/revoke`, '', 404],
-      [`${issuer}/account/teams/invitations/bad$id/accept`, '', 400],
-      [`${issuer}/account/teams/invitations/no-such-invitation/accept`, '', 404],
-      [`${issuer}/account/teams/invitations/no-such-invitation/decline`, '', 404],
+      [`${api.issuer}/account/teams/invitations/bad$id/accept`, '', 400],
+      [`${api.issuer}/account/teams/invitations/no-such-invitation/accept`, '', 404],
+      [`${api.issuer}/account/teams/invitations/no-such-invitation/decline`, '', 404],
       [`${base}/members/${owner.id}`, 'set_groups=1&groups=Not%20A%20Slug', 400],
       [`${base}/members/${owner.id}`, 'set_groups=1&groups=missing', 400],
       [`${base}/members/someone-else`, 'role=admin', 404],

@@ -4,10 +4,9 @@
 // missing proof). Unbound Bearer tokens keep working.
 import { createHash, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import type { RunningApi } from '../../../api/server.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { createUser } from '../../../lib/store/users.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { jwtClaims, postForm } from '../../support/http.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { withPkce, withVerifier } from '../../../tools/fixtures/pkce.js';
@@ -17,13 +16,10 @@ const PASSWORD = 'dpop test password';
 const REDIRECT = 'https://dpop-rp.example/cb';
 type Alg = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
 
-let api: RunningApi;
-let issuer: string;
 let rp: { id: string; auth: { authorization: string } };
 
+const api = useTestApi();
 beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
   const { client, clientSecret } = await createClient(api.deps.store, {
     name: 'DPoP RP',
     redirectUris: [{ type: 'equals', value: REDIRECT }],
@@ -32,7 +28,6 @@ beforeAll(async () => {
   });
   rp = { id: client._id, auth: { authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` } };
 });
-afterAll(() => api.stop());
 
 interface DpopKey {
   alg: Alg;
@@ -55,15 +50,15 @@ function proof(key: DpopKey, htm: string, htu: string, o: { accessToken?: string
   return new SignJWT(claims).setProtectedHeader({ alg: key.alg, typ: o.typ ?? 'dpop+jwt', jwk: key.jwk }).sign(key.privateKey);
 }
 
-const tokenUrl = () => `${issuer}/api/oauth/token`;
-const userinfoUrl = () => `${issuer}/api/oauth/userinfo`;
+const tokenUrl = () => `${api.issuer}/api/oauth/token`;
+const userinfoUrl = () => `${api.issuer}/api/oauth/userinfo`;
 
-const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}) => postForm(issuer, path, body, { ...rp.auth, ...headers });
+const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}) => postForm(api.issuer, path, body, { ...rp.auth, ...headers });
 
 async function authorizationCode(scope = 'openid profile offline_access'): Promise<string> {
   const email = uniqueEmail('dpop');
   await createUser(api.deps.store, { email, password: PASSWORD });
-  const agent = new HttpUser(issuer);
+  const agent = new HttpUser(api.issuer);
   let step = await agent.get(
     `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope }))}`,
   );
@@ -97,7 +92,7 @@ function expectDpopChallenge(r: { res: Response; challenge: string; body: Json }
   if (description) expect(r.body.error_description).toMatch(description);
   expect(r.challenge).toMatch(new RegExp(`^DPoP error="${error}"`));
   expect(r.challenge).toContain('algs="RS256 PS256 ES256 EdDSA"');
-  expect(r.challenge).toContain(`resource_metadata="${issuer}/.well-known/oauth-protected-resource"`);
+  expect(r.challenge).toContain(`resource_metadata="${api.issuer}/.well-known/oauth-protected-resource"`);
 }
 
 describe.each<Alg>(['ES256', 'RS256', 'PS256', 'EdDSA'])('DPoP with a %s key', (alg) => {
@@ -130,7 +125,7 @@ describe('DPoP at resources', () => {
     const withQuery = await dpopUserinfo(key, accessToken, { htu: `${userinfoUrl()}?x=1` });
     expect(withQuery.res.status).toBe(200);
     // /api/oauth/me/*: the token lacks profile:write, so the proof passes and the scope check answers 403.
-    const url = `${issuer}/api/oauth/me/profile`;
+    const url = `${api.issuer}/api/oauth/me/profile`;
     const me = await fetch(url, {
       method: 'PATCH',
       headers: { 'content-type': 'application/json', authorization: `DPoP ${accessToken}`, dpop: await proof(key, 'PATCH', url, { accessToken }) },
@@ -146,7 +141,7 @@ describe('DPoP at resources', () => {
   });
 
   it('refuses a wrong htu', async () => {
-    expectDpopChallenge(await dpopUserinfo(key, accessToken, { htu: `${issuer}/api/oauth/token` }), 'invalid_dpop_proof', /htu/);
+    expectDpopChallenge(await dpopUserinfo(key, accessToken, { htu: `${api.issuer}/api/oauth/token` }), 'invalid_dpop_proof', /htu/);
     expectDpopChallenge(await dpopUserinfo(key, accessToken, { htu: 'https://elsewhere.example/api/oauth/userinfo' }), 'invalid_dpop_proof', /htu/);
   });
 
@@ -212,7 +207,7 @@ describe('DPoP at the token endpoint', () => {
     const key = await newKey();
     for (const bad of [
       await proof(key, 'GET', tokenUrl()),
-      await proof(key, 'POST', `${issuer}/api/oauth/userinfo`),
+      await proof(key, 'POST', `${api.issuer}/api/oauth/userinfo`),
       await proof(key, 'POST', tokenUrl(), { iat: Math.floor(Date.now() / 1000) - 120 }),
       'not-a-jwt',
     ]) {
@@ -283,11 +278,11 @@ describe('DPoP at the token endpoint', () => {
   });
 
   it('advertises DPoP in the discovery documents', async () => {
-    const as = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Json;
+    const as = (await (await fetch(`${api.issuer}/.well-known/openid-configuration`)).json()) as Json;
     expect(as.dpop_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA']);
     expect(as.token_endpoint_auth_methods_supported).toContain('private_key_jwt');
     expect(as.token_endpoint_auth_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA']);
-    const pr = (await (await fetch(`${issuer}/.well-known/oauth-protected-resource`)).json()) as Json;
+    const pr = (await (await fetch(`${api.issuer}/.well-known/oauth-protected-resource`)).json()) as Json;
     expect(pr).toMatchObject({ dpop_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA'], dpop_bound_access_tokens_required: false });
   });
 });

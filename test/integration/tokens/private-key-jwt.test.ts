@@ -6,12 +6,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { SignJWT, type JWK } from 'jose';
-import type { RunningApi } from '../../../api/server.js';
 import { JWT_BEARER_ASSERTION_TYPE } from '../../../api/protocol/shared/client-assertion.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { createClient } from '../../../lib/store/clients.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { newClientKey, type ClientKey, type ClientKeyAlg } from '../../support/client-keys.js';
 import { epochSeconds, postForm } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -21,14 +20,7 @@ import { newRp } from '../../../tools/fixtures/clients.js';
 const PASSWORD = 'private key jwt password';
 const REDIRECT = 'https://pkjwt-rp.example/cb';
 
-let api: RunningApi;
-let issuer: string;
-
-beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 const RP: NewClientInput = {
   name: 'private_key_jwt RP',
@@ -49,12 +41,12 @@ function assertion(
   o: { aud?: string | string[]; iat?: number; exp?: number; jti?: string | null; iss?: string; kid?: string } = {},
 ) {
   const iat = o.iat ?? epochSeconds();
-  const claims: Record<string, unknown> = { iss: o.iss ?? clientId, sub: clientId, aud: o.aud ?? issuer, iat, exp: o.exp ?? iat + 60 };
+  const claims: Record<string, unknown> = { iss: o.iss ?? clientId, sub: clientId, aud: o.aud ?? api.issuer, iat, exp: o.exp ?? iat + 60 };
   if (o.jti !== null) claims.jti = o.jti ?? randomUUID();
   return new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: o.kid ?? key.kid }).sign(key.privateKey);
 }
 
-const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}) => postForm(issuer, path, body, headers);
+const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}) => postForm(api.issuer, path, body, headers);
 
 const withAssertion = (jwt: string) => ({ client_assertion_type: JWT_BEARER_ASSERTION_TYPE, client_assertion: jwt });
 /** Introspection of an unknown token: 200 {active:false} exactly when the client authenticated. */
@@ -72,7 +64,7 @@ const VERIFIER = 'private-key-jwt-test-verifier-0123456789-abcdefghij';
 
 async function authorizationCode(clientId: string, scope = 'openid profile offline_access'): Promise<string> {
   const { email } = await newUser(api.deps, { prefix: 'pkjwt', password: PASSWORD });
-  const agent = new HttpUser(issuer);
+  const agent = new HttpUser(api.issuer);
   let step = await agent.get(
     `/api/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope, code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S256' })}`,
   );
@@ -134,8 +126,8 @@ describe('private_key_jwt at the PAR endpoint', () => {
     const r = await push();
     expect(r.res.status).toBe(201);
     expect(r.body.request_uri).toMatch(/^urn:ietf:params:oauth:request_uri:/);
-    await expectInvalidClient(await push(`${issuer}/api/oauth/par`), /aud/);
-    await expectInvalidClient(await push(`${issuer}/api/oauth/token`), /aud/);
+    await expectInvalidClient(await push(`${api.issuer}/api/oauth/par`), /aud/);
+    await expectInvalidClient(await push(`${api.issuer}/api/oauth/token`), /aud/);
     const jwt = await assertion(key, clientId);
     expect((await push(undefined, jwt)).res.status).toBe(201);
     await expectInvalidClient(await push(undefined, jwt), /already used/);
@@ -181,17 +173,17 @@ describe('private_key_jwt refusals', () => {
   it('refuses a wrong audience', async () => {
     await expectInvalidClient(await introspectWith(await assertion(key, clientId, { aud: 'https://elsewhere.example' })), /aud/);
     // The URL of another endpoint than the one called is not the audience either.
-    await expectInvalidClient(await introspectWith(await assertion(key, clientId, { aud: `${issuer}/api/oauth/revoke` })), /aud/);
+    await expectInvalidClient(await introspectWith(await assertion(key, clientId, { aud: `${api.issuer}/api/oauth/revoke` })), /aud/);
   });
 
   // Audience injection: only the issuer, as a single string, is the audience, at every endpoint.
   const notTheIssuerAlone = (): [string, string | string[]][] => [
-    ['the token endpoint URL', `${issuer}/api/oauth/token`],
-    ['the introspection endpoint URL', `${issuer}/api/oauth/introspect`],
-    ['the revocation endpoint URL', `${issuer}/api/oauth/revoke`],
-    ['the issuer inside an array', [issuer]],
-    ['an array of the issuer and another audience', [issuer, 'https://elsewhere.example']],
-    ['the issuer with a trailing slash', `${issuer}/`],
+    ['the token endpoint URL', `${api.issuer}/api/oauth/token`],
+    ['the introspection endpoint URL', `${api.issuer}/api/oauth/introspect`],
+    ['the revocation endpoint URL', `${api.issuer}/api/oauth/revoke`],
+    ['the issuer inside an array', [api.issuer]],
+    ['an array of the issuer and another audience', [api.issuer, 'https://elsewhere.example']],
+    ['the issuer with a trailing slash', `${api.issuer}/`],
   ];
 
   it('refuses every audience but the issuer as a single string, at every endpoint', async () => {
@@ -242,7 +234,7 @@ describe('private_key_jwt refusals', () => {
   it('refuses a wrong assertion type, HS256 and mixing with Basic', async () => {
     const jwt = await assertion(key, clientId);
     await expectInvalidClient(await post('/api/oauth/introspect', { token: 't', client_assertion_type: 'urn:other', client_assertion: jwt }));
-    const hs = await new SignJWT({ iss: clientId, sub: clientId, aud: issuer, jti: randomUUID() })
+    const hs = await new SignJWT({ iss: clientId, sub: clientId, aud: api.issuer, jti: randomUUID() })
       .setProtectedHeader({ alg: 'HS256' })
       .setIssuedAt()
       .setExpirationTime('1m')

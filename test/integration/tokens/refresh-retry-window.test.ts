@@ -3,48 +3,44 @@
 // gets a fresh successor; the successor it replaces is then superseded, so
 // whichever copy is used later is reuse and revokes the grant. Checked only
 // by what the client sees over HTTP: the token endpoint's answers and UserInfo.
-import type { RunningApi } from '../../../api/server.js';
-import { type Json, sleep, startTestApi } from '../../support/harness.js';
+import { useTestApi, type ApiUnderTest, type Json, sleep, startTestApi } from '../../support/harness.js';
 import { newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 import { getUserinfo, postForm } from '../../support/http.js';
 
 /** The window of every api here but the ones a test starts with another. */
 const WINDOW_SECONDS = '30';
 
-let api: RunningApi;
-beforeAll(async () => {
-  api = await startTestApi({ REFRESH_RETRY_WINDOW_SECONDS: WINDOW_SECONDS });
-});
-afterAll(() => api.stop());
+const api = useTestApi({ REFRESH_RETRY_WINDOW_SECONDS: WINDOW_SECONDS });
 
-const refresh = (on: RunningApi, rp: TestRp, token: string) => postForm(on, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: token }, rp.auth);
-const introspect = async (on: RunningApi, rp: TestRp, token: string) =>
+const refresh = (on: ApiUnderTest, rp: TestRp, token: string) =>
+  postForm(on, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: token }, rp.auth);
+const introspect = async (on: ApiUnderTest, rp: TestRp, token: string) =>
   (await postForm(on, '/api/oauth/introspect', { token, token_type_hint: 'refresh_token' }, rp.auth)).body;
-const userinfo = (on: RunningApi, accessToken: string) => getUserinfo(on, accessToken);
+const userinfo = (on: ApiUnderTest, accessToken: string) => getUserinfo(on, accessToken);
 
 /** A new grant with offline_access: its first token response. */
-async function grant(on: RunningApi = api) {
+async function grant(on: ApiUnderTest = api) {
   const rp = await newTestRp(on);
   const { tokens } = await runCodeFlow(on, rp, 'openid offline_access');
   return { rp, tokens };
 }
 
 /** A refresh that must succeed: its token response. */
-async function refreshed(on: RunningApi, rp: TestRp, token: string): Promise<Json> {
+async function refreshed(on: ApiUnderTest, rp: TestRp, token: string): Promise<Json> {
   const r = await refresh(on, rp, token);
   expect([r.res.status, r.body.error]).toEqual([200, undefined]);
   return r.body;
 }
 
 /** A refresh answered as reuse: invalid_grant, saying the grant is revoked. */
-async function expectReuse(on: RunningApi, rp: TestRp, token: string) {
+async function expectReuse(on: ApiUnderTest, rp: TestRp, token: string) {
   const r = await refresh(on, rp, token);
   expect([r.res.status, r.body.error]).toEqual([400, 'invalid_grant']);
   expect(r.body.error_description).toMatch(/already used; the grant is revoked/);
 }
 
 /** The grant is gone: its refresh tokens refused, its access tokens refused at UserInfo. */
-async function expectGrantRevoked(on: RunningApi, rp: TestRp, refreshTokens: string[], accessTokens: string[]) {
+async function expectGrantRevoked(on: ApiUnderTest, rp: TestRp, refreshTokens: string[], accessTokens: string[]) {
   for (const token of refreshTokens) expect((await refresh(on, rp, token)).body.error).toBe('invalid_grant');
   for (const token of accessTokens) expect((await userinfo(on, token)).status).toBe(401);
 }

@@ -9,7 +9,6 @@
 // (those rotated since included), and an api of the earlier version still
 // sending `rotate` updates is answered from the same rotation claims, so that
 // no token rotates twice.
-import type { RunningApi } from '../../../api/server.js';
 import { familyWorkflowId, type RefreshFamilyInput, type RefreshTokenDoc } from '../../../lib/domain/refresh-family.js';
 import { startRefreshFamily } from '../../../lib/flows/refresh-family.js';
 import { hashSecret, newId, newSecret } from '../../../lib/security/secrets.js';
@@ -17,16 +16,11 @@ import { openGrant } from '../../../lib/store/grants.js';
 import { findRefreshToken, recordFirstRefreshTokens } from '../../../lib/store/refresh-tokens.js';
 import { familyStateQuery } from '../../../workflows/refresh-family.js';
 import { newUser } from '../../../tools/fixtures/users.js';
-import { eventually, startTestApi } from '../../support/harness.js';
+import { useTestApi, eventually } from '../../support/harness.js';
 import { newTestRp, type TestRp } from '../../support/token-flow.js';
 import { getUserinfo, postForm } from '../../support/http.js';
 
-let api: RunningApi;
-beforeAll(async () => {
-  // No retry window: every second presentation of a token is reuse, which is what is asserted here.
-  api = await startTestApi({ REFRESH_RETRY_WINDOW_SECONDS: '0' });
-});
-afterAll(() => api.stop());
+const api = useTestApi({ REFRESH_RETRY_WINDOW_SECONDS: '0' });
 
 const refresh = (rp: TestRp, token: string) => postForm(api, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: token }, rp.auth);
 const DAY = 86_400_000;

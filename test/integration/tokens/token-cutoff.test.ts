@@ -7,9 +7,8 @@
 // a refresh is invalid_grant (or invalid_client, for a deactivated client),
 // UserInfo is 401. And where a revocation did not finish (simulated by a write
 // to the store alone), the cached status bounds the delay to 2 s.
-import type { RunningApi } from '../../../api/server.js';
 import type { UserDoc } from '../../../lib/domain/users.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';
 import { cliOn } from '../../support/cli.js';
 import { testDatabase } from '../../support/database.js';
@@ -19,13 +18,11 @@ import { FLOW_PASSWORD, newTestRp, runCodeFlow, type TestRp } from '../../suppor
 import { newUser } from '../../../tools/fixtures/users.js';
 
 const database = testDatabase('token_cutoff');
-let api: RunningApi;
 let admin: UserDoc;
+const api = useTestApi(database.env);
 beforeAll(async () => {
-  api = await startTestApi(database.env);
   ({ user: admin } = await newUser(api.deps, { prefix: 'cutoff-admin', password: FLOW_PASSWORD, admin: true }));
 }, 60_000);
-afterAll(() => api.stop());
 
 const cli = cliOn(database.env);
 

@@ -2,17 +2,14 @@
 // the requester or carrying app:<requester>:*; scope a subset; audience limited
 // by resource/audience, each one the requester lists in allowedResources;
 // never refreshable; issued_token_type.
-import type { RunningApi } from '../../../api/server.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { createUser } from '../../../lib/store/users.js';
-import { startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { codeFlowTokens } from '../../support/token-flow.js';
 import { getUserinfo, jwtClaims, postForm } from '../../support/http.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 
-let api: RunningApi;
-let issuer: string;
 const PASSWORD = 'token exchange password';
 const REDIRECT = 'https://exchange-rp.example/cb';
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -20,11 +17,7 @@ const API = 'https://api.example/';
 const BILLING = 'https://billing.example/';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
 
-beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
-});
-afterAll(() => api.stop());
+const api = useTestApi();
 
 const RP: NewClientInput = {
   name: 'Exchange RP',
@@ -34,15 +27,16 @@ const RP: NewClientInput = {
   idTokenSignedResponseAlg: 'RS256',
 };
 
-const post = (path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) => postForm(issuer, path, body, headers);
+const post = (path: string, body: Record<string, string> | [string, string][], headers: Record<string, string> = {}) =>
+  postForm(api.issuer, path, body, headers);
 
-const userinfo = (accessToken: string) => getUserinfo(issuer, accessToken);
+const userinfo = (accessToken: string) => getUserinfo(api.issuer, accessToken);
 
 /** A new user authorizes `rp` for `scope`; returns the token response. */
 async function tokensFor(rp: FixtureRp, scope: string) {
   const email = uniqueEmail('exchange');
   const user = await createUser(api.deps.store, { email, password: PASSWORD });
-  const { res, body } = await codeFlowTokens(issuer, rp, REDIRECT, scope, email, PASSWORD);
+  const { res, body } = await codeFlowTokens(api.issuer, rp, REDIRECT, scope, email, PASSWORD);
   expect(res.status).toBe(200);
   return { tokens: body, userId: user._id };
 }
@@ -70,7 +64,7 @@ describe('token exchange', () => {
     expect(body).toEqual({ access_token: expect.any(String), issued_token_type: ACCESS_TOKEN, token_type: 'Bearer', expires_in: 3600, scope: 'openid' });
     const claims = jwtClaims(body.access_token);
     const original = jwtClaims(subject.access_token);
-    expect(claims).toMatchObject({ sub: userId, client_id: rp.id, scope: 'openid', grant_id: original.grant_id, aud: [issuer, API, BILLING] });
+    expect(claims).toMatchObject({ sub: userId, client_id: rp.id, scope: 'openid', grant_id: original.grant_id, aud: [api.issuer, API, BILLING] });
     expect(claims.jti).not.toBe(original.jti);
     expect(claims).not.toHaveProperty('act');
     // Still a Keyflow access token: UserInfo (openid) accepts it.
@@ -82,7 +76,7 @@ describe('token exchange', () => {
     expect(res.status).toBe(200);
     expect(body.scope).toBe('openid profile');
     expect(body).not.toHaveProperty('refresh_token');
-    expect(jwtClaims(body.access_token).aud).toBe(issuer);
+    expect(jwtClaims(body.access_token).aud).toBe(api.issuer);
     // Asking for offline_access explicitly still yields no refresh token.
     const offline = await exchange(rp, subject.access_token, [['scope', 'openid offline_access']]);
     expect(offline.res.status).toBe(200);
@@ -120,7 +114,7 @@ describe('token exchange', () => {
     // What it lists is accepted, as resource or audience.
     const ok = await exchange(listsApi, tokens.access_token, [['audience', API]]);
     expect(ok.res.status).toBe(200);
-    expect(jwtClaims(ok.body.access_token).aud).toEqual([issuer, API]);
+    expect(jwtClaims(ok.body.access_token).aud).toEqual([api.issuer, API]);
   });
 
   it('refuses a scope wider than the subject token: invalid_scope', async () => {
@@ -217,7 +211,7 @@ describe('token exchange', () => {
   });
 
   it('is advertised in grant_types_supported', async () => {
-    const doc = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Json;
+    const doc = (await (await fetch(`${api.issuer}/.well-known/openid-configuration`)).json()) as Json;
     expect(doc.grant_types_supported).toContain(GRANT);
   });
 });

@@ -1,14 +1,13 @@
 // Refresh families (rotation, reuse, narrowing, expiry), introspection and
 // revocation, end to end over HTTP with the real worker running RefreshFamily.
 import type { Client } from '@temporalio/client';
-import type { RunningApi } from '../../../api/server.js';
 import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
 import { hashSecret } from '../../../lib/security/secrets.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { revokeGrant } from '../../../lib/store/grants.js';
 import { findRefreshToken } from '../../../lib/store/refresh-tokens.js';
 import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
-import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, eventually, startTestApi, type Json } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';
 import { codeFlowTokens } from '../../support/token-flow.js';
 import { getUserinfo, jwtClaims, postForm } from '../../support/http.js';
@@ -19,18 +18,12 @@ import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 const PASSWORD = 'lifecycle password 1';
 const REDIRECT = 'https://lifecycle-rp.example/cb';
 
-let api: RunningApi;
-let issuer: string;
 let temporal: Client;
 
+const api = useTestApi();
 beforeAll(async () => {
-  api = await startTestApi();
-  issuer = api.deps.config.issuer;
   // The api's own Temporal client (closed by api.stop()).
   temporal = api.deps.temporal.client;
-});
-afterAll(async () => {
-  await api.stop();
 });
 
 const RP: NewClientInput = {
@@ -40,10 +33,10 @@ const RP: NewClientInput = {
   idTokenSignedResponseAlg: 'RS256',
 };
 
-const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}) => postForm(issuer, path, body, headers);
+const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}) => postForm(api.issuer, path, body, headers);
 
 /** Signs a new user in and returns the first token response (with offline_access). */
-async function tokensFor(rp: FixtureRp, scope = 'openid profile offline_access', base = issuer) {
+async function tokensFor(rp: FixtureRp, scope = 'openid profile offline_access', base = api.issuer) {
   const { email, user } = await newUser(api.deps, { prefix: 'life', password: PASSWORD });
   const { body } = await codeFlowTokens(base, rp, REDIRECT, scope, email, PASSWORD);
   return { tokens: body, userId: user._id };
@@ -53,7 +46,7 @@ const refresh = (rp: FixtureRp, token: string, extra: Record<string, string> = {
   post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: token, ...extra }, rp.headers);
 const introspect = (rp: FixtureRp, token: string, hint?: string) =>
   post('/api/oauth/introspect', { token, ...(hint ? { token_type_hint: hint } : {}) }, rp.headers);
-const userinfo = (accessToken: string) => getUserinfo(issuer, accessToken);
+const userinfo = (accessToken: string) => getUserinfo(api.issuer, accessToken);
 const grantIdOf = (accessToken: string) => jwtClaims(accessToken).grant_id as string;
 
 describe('refresh families', () => {
@@ -200,8 +193,8 @@ describe('introspection', () => {
       scope: 'openid profile offline_access',
       client_id: rp.id,
       token_type: 'Bearer',
-      iss: issuer,
-      aud: issuer,
+      iss: api.issuer,
+      aud: api.issuer,
       acr: 'pwd',
       amr: ['pwd'],
     });
@@ -209,7 +202,7 @@ describe('introspection', () => {
     // The hint is honoured for order but not trusted.
     expect((await introspect(rp, tokens.access_token, 'refresh_token')).body.active).toBe(true);
     const rt = await introspect(rp, tokens.refresh_token, 'access_token');
-    expect(rt.body).toMatchObject({ active: true, sub: userId, client_id: rp.id, token_type: 'refresh_token', iss: issuer, acr: 'pwd' });
+    expect(rt.body).toMatchObject({ active: true, sub: userId, client_id: rp.id, token_type: 'refresh_token', iss: api.issuer, acr: 'pwd' });
   });
 
   it('says {active:false} for unknown tokens and tokens of another client', async () => {

@@ -4,31 +4,26 @@
 // not admitted is refused on the page; editing changes the events; deleting
 // needs the name typed; a non-admin gets 404 and a forged form 403.
 import type { Page } from 'playwright-core';
-import type { RunningApi } from '../../../api/server.js';
 import { findAuditRecords } from '../../../lib/store/audit-query.js';
 import { findWebhook, listWebhooks, type WebhookDoc } from '../../../lib/store/webhooks.js';
 import { useBrowser } from '../../support/browser.js';
-import { startLocalhostApi } from '../../support/harness.js';
+import { useLocalhostApi } from '../../support/harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
 import { testDatabase } from '../../support/database.js';
 
 const PASSWORD = 'admin webhooks browser password';
 
-let api: RunningApi;
-let issuer: string;
 const browser = useBrowser();
 let receiver: WebhookReceiver;
 
+const api = useLocalhostApi({ ...testDatabase('admin_webhooks_browser').env, OUTBOUND_ALLOWLIST: 'webhooks=127.0.0.1:*' });
 beforeAll(async () => {
   // The receiver listens on 127.0.0.1 over http: admitted only because the allow-list names it for webhooks.
-  api = await startLocalhostApi({ ...testDatabase('admin_webhooks_browser').env, OUTBOUND_ALLOWLIST: 'webhooks=127.0.0.1:*' });
-  issuer = api.deps.config.issuer;
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
   await receiver?.close();
-  await api?.stop();
 });
 afterEach(async () => {
   await browser.closeAll();
@@ -36,13 +31,13 @@ afterEach(async () => {
 
 const user = (prefix: string, admin = false) => newUser(api.deps, { password: PASSWORD, prefix, admin });
 
-const signedIn = (u: FixtureUser) => browser.signedIn(issuer, u.email, PASSWORD);
+const signedIn = (u: FixtureUser) => browser.signedIn(api.issuer, u.email, PASSWORD);
 
 const byName = async (name: string): Promise<WebhookDoc | undefined> => (await listWebhooks(api.deps.store, 'admin')).find((w) => w.name === name);
 
 /** Fills and sends the create form; `events` are the boxes ticked (the default `*` is unticked first). */
 async function create(page: Page, name: string, url: string, events: string[] = ['*']): Promise<void> {
-  await page.goto(`${issuer}/admin/webhooks`);
+  await page.goto(`${api.issuer}/admin/webhooks`);
   const form = page.locator('#new-webhook');
   await form.getByLabel('Name').fill(name);
   await form.getByLabel('URL (https)').fill(url);
@@ -59,7 +54,7 @@ describe('the admin console Webhooks page', () => {
     const page = await signedIn(admin);
     const name = `Audit feed ${admin.id.slice(0, 6)}`;
     const path = `/feed-${admin.id}`;
-    const answer = page.waitForResponse((r) => r.url() === `${issuer}/admin/webhooks` && r.request().method() === 'POST');
+    const answer = page.waitForResponse((r) => r.url() === `${api.issuer}/admin/webhooks` && r.request().method() === 'POST');
     await create(page, name, `${receiver.url}${path}`);
     expect((await answer).headers()['cache-control']).toBe('no-store');
 
@@ -70,7 +65,7 @@ describe('the admin console Webhooks page', () => {
     expect(hook).toMatchObject({ scope: 'admin', ownerUserId: admin.id, events: ['*'], isActive: true });
     // Stored sealed, never in clear; the answer is not cached; the list opened again does not show it.
     expect(JSON.stringify(hook)).not.toContain(secret);
-    await page.goto(`${issuer}/admin/webhooks`);
+    await page.goto(`${api.issuer}/admin/webhooks`);
     await expect(page.locator('#webhook-secret').count()).resolves.toBe(0);
     expect(await page.content()).not.toContain(secret);
     const [audit] = await findAuditRecords(api.deps.store, { name: 'webhook.create', actorUserId: admin.id }, 1);
@@ -110,7 +105,7 @@ describe('the admin console Webhooks page', () => {
     const hook = (await byName(name))!;
     expect(hook.events).toEqual(['invite.create']);
 
-    await page.goto(`${issuer}/admin/webhooks`);
+    await page.goto(`${api.issuer}/admin/webhooks`);
     // The URL's path (often a secret) is not in the page: the edit form's URL is empty, and empty keeps it.
     expect(await page.content()).not.toContain(`/edit-${admin.id}`);
     const s = section(page, hook._id);
@@ -120,7 +115,7 @@ describe('the admin console Webhooks page', () => {
     await s.getByLabel('webhook.delete', { exact: true }).check();
     await s.getByLabel('Active (gets deliveries)').uncheck();
     await s.getByRole('button', { name: `Save ${name}` }).click();
-    await page.waitForURL(`${issuer}/admin/webhooks?done=saved`);
+    await page.waitForURL(`${api.issuer}/admin/webhooks?done=saved`);
     expect(await findWebhook(api.deps.store, hook._id)).toMatchObject({
       events: ['invite.revoke', 'webhook.delete'],
       isActive: false,
@@ -153,7 +148,7 @@ describe('the admin console Webhooks page', () => {
     await section(page, hook._id)
       .getByRole('button', { name: `Delete ${name}` })
       .click();
-    await page.waitForURL(`${issuer}/admin/webhooks?done=deleted`);
+    await page.waitForURL(`${api.issuer}/admin/webhooks?done=deleted`);
     expect(await findWebhook(api.deps.store, hook._id)).toBeNull();
     await expect(section(page, hook._id).count()).resolves.toBe(0);
   });
@@ -170,15 +165,15 @@ describe('the admin console Webhooks page', () => {
 
     const page = await signedIn(member);
     const csrf = await page.locator('input[name=csrf]').first().inputValue();
-    expect((await page.request.get(`${issuer}/admin/webhooks`, { maxRedirects: 0 })).status()).toBe(404);
+    expect((await page.request.get(`${api.issuer}/admin/webhooks`, { maxRedirects: 0 })).status()).toBe(404);
     for (const path of posts) {
-      const r = await page.request.post(`${issuer}${path}`, { form: { ...form, csrf }, maxRedirects: 0 });
+      const r = await page.request.post(`${api.issuer}${path}`, { form: { ...form, csrf }, maxRedirects: 0 });
       expect([path, r.status()]).toEqual([path, 404]);
     }
     for (const path of posts) {
       for (const csrfValue of [undefined, 'x'.repeat(43)]) {
         const forged = csrfValue === undefined ? form : { ...form, csrf: csrfValue };
-        const r = await adminPage.request.post(`${issuer}${path}`, { form: forged, maxRedirects: 0 });
+        const r = await adminPage.request.post(`${api.issuer}${path}`, { form: forged, maxRedirects: 0 });
         expect([path, r.status()]).toEqual([path, 403]);
       }
     }

@@ -6,37 +6,34 @@
 // public host refused, what a test ping shows of the answer, a redirect not
 // followed, the 50-entry cap,
 // wildcard and specific subscriptions, inactive webhooks, and secret rotation.
-// The api runs on a database of its own; its own worker (startTestApi) writes
+// The api runs on a database of its own; its own worker (useTestApi) writes
 // the delivery history there.
 import type { Client } from '@temporalio/client';
 import { shownResponseBody } from '../../../activities/webhook-delivery.js';
-import type { RunningApi } from '../../../api/server.js';
 import { recentDeliveries, storedHistory } from '../../../lib/store/webhook-history.js';
 import { createWebhook, findWebhook, updateWebhook, type WebhookDoc } from '../../../lib/store/webhooks.js';
 import { webhookOutbox } from '../../../lib/store/webhook-outbox.js';
 import { deliveryIdFor } from '../../../lib/webhooks/event-pipeline.js';
 import { webhookDeliveryWorkflowId } from '../../../lib/domain/webhook-delivery.js';
 import type { webhookDelivery } from '../../../workflows/webhook-delivery.js';
-import { eventually, sleep, startTestApi } from '../../support/harness.js';
+import { useTestApi, eventually, sleep } from '../../support/harness.js';
 import { signatureMatches, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 import { startRawReceiver } from '../../support/raw-receiver.js';
 import { testDatabase } from '../../support/database.js';
 
-let api: RunningApi;
 let receiver: WebhookReceiver;
 let temporal: Client;
 const USER = 'user-webhook-delivery';
 const actor = { type: 'user' as const, userId: USER };
 
+const api = useTestApi({ ...testDatabase('webhook_delivery').env, WEBHOOK_TIMEOUT_MS: '1500' });
 beforeAll(async () => {
-  api = await startTestApi({ ...testDatabase('webhook_delivery').env, WEBHOOK_TIMEOUT_MS: '1500' });
   receiver = await startWebhookReceiver();
   // The api's own Temporal client (closed by api.stop()).
   temporal = api.deps.temporal.client;
 });
 afterAll(async () => {
   await receiver.close();
-  await api.stop();
 });
 
 let n = 0;

@@ -7,7 +7,6 @@
 // changed, the audit log of admin events, and that the dispatcher finds a
 // user's webhooks by `_id` lookups only.
 import { generate, generateSecret } from 'otplib';
-import type { RunningApi } from '../../../api/server.js';
 import { freePort } from '../../../tools/embedded/ports.js';
 import { WEBHOOK_LIMITS } from '../../../lib/domain/webhooks.js';
 import { seal } from '../../../lib/security/kek.js';
@@ -17,7 +16,7 @@ import { getSiteSettings } from '../../../lib/store/settings.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { webhookOutbox } from '../../../lib/store/webhook-outbox.js';
 import { commandFilters } from '../../support/command-filters.js';
-import { eventually, type Json, sleep, startTestApi } from '../../support/harness.js';
+import { useTestApi, eventually, type Json, sleep } from '../../support/harness.js';
 import { requestJson } from '../../support/http.js';
 import { runCli } from '../../support/cli.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -28,18 +27,14 @@ import { testDatabase } from '../../support/database.js';
 
 const database = testDatabase('webhook_events');
 const PASSWORD = 'webhook events test password';
-let api: RunningApi;
-let issuer: string;
 let receiver: WebhookReceiver;
 
+const api = useTestApi(database.env);
 beforeAll(async () => {
-  api = await startTestApi(database.env);
-  issuer = api.deps.config.issuer;
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
   await receiver.close();
-  await api.stop();
 });
 
 let n = 0;
@@ -69,7 +64,7 @@ async function userWithHooks(events = ['app.created', 'app.updated', 'app.delete
   return { email, user, pat, specific: await hook(events, user._id), wildcard: await hook(['*'], user._id), stranger: await hook(['*'], stranger._id) };
 }
 
-const call = (token: string, method: string, path: string, body?: unknown) => requestJson(`${issuer}${path}`, method, { token, body });
+const call = (token: string, method: string, path: string, body?: unknown) => requestJson(`${api.issuer}${path}`, method, { token, body });
 
 const events = (got: ReceivedDelivery[]) => got.map((d) => d.body.event);
 /** Lets stray deliveries (that must not happen) arrive before asserting their absence. */
@@ -127,7 +122,7 @@ describe('app events from the app API', () => {
 describe('app events from the /account/apps pages', () => {
   it('create, edit, rotate and delete each emit their event; no secret in any body', async () => {
     const u = await userWithHooks(['app.created', 'app.updated', 'app.deleted']);
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     await agent.signIn(await agent.get('/login'), u.email, PASSWORD);
     let page = await (await agent.get('/account/apps')).res.text();
     const created = await (await agent.submit(page, '/account/apps', { name: 'Page app', redirect_uris: 'https://page-events.example/cb' })).res.text();
@@ -242,7 +237,7 @@ describe('profile.updated', () => {
 
   it('comes from the account page form', async () => {
     const u = await userWithHooks(['profile.updated']);
-    const agent = new HttpUser(issuer);
+    const agent = new HttpUser(api.issuer);
     await agent.signIn(await agent.get('/login'), u.email, PASSWORD);
     let page = await (await agent.get('/account')).res.text();
     page = await (await agent.submit(page, '/account/profile', { name: 'Form Name', picture: 'https://pics.example/me.png' })).res.text();
@@ -329,7 +324,7 @@ async function oauthToken(email: string, totpSecret: string): Promise<string> {
     allowedScopes: ['openid', 'apps:read', 'apps:write'],
     idTokenSignedResponseAlg: 'RS256',
   });
-  const agent = new HttpUser(issuer);
+  const agent = new HttpUser(api.issuer);
   let step = await agent.get(
     `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client._id, redirect_uri: redirect, scope: 'openid apps:read apps:write', acr_values: 'mfa' }))}`,
   );
@@ -337,7 +332,7 @@ async function oauthToken(email: string, totpSecret: string): Promise<string> {
   if (step.url.includes('/login/second-factor'))
     step = await agent.submit(await step.res.text(), '/login/second-factor', { code: await generate({ secret: totpSecret }) });
   if (step.url.includes('/consent')) step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
-  const res = await fetch(`${issuer}/api/oauth/token`, {
+  const res = await fetch(`${api.issuer}/api/oauth/token`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',

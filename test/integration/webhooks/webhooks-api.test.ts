@@ -8,27 +8,23 @@
 // inactive webhooks, the 50-entry history, scopes, the admin gate (404 to
 // regular users, even with admin scopes), other users' webhooks (404), and the
 // webhook.create/update/delete admin events (audit log + admin webhooks).
-import type { RunningApi } from '../../../api/server.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import type { UserDoc } from '../../../lib/store/users.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { recordDeliveries, storedHistory, type WebhookDeliveryDoc } from '../../../lib/store/webhook-history.js';
 import { deleteWebhook, listWebhooks } from '../../../lib/store/webhooks.js';
 import { webhookDeliveryWorkflowId } from '../../../lib/domain/webhook-delivery.js';
-import { eventually, type Json, sleep, startTestApi } from '../../support/harness.js';
+import { useTestApi, eventually, type Json, sleep, startTestApi } from '../../support/harness.js';
 import { requestJson } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 import { mintAccessToken } from '../../support/minted-token.js';
 import { testDatabase } from '../../support/database.js';
 
-let api: RunningApi;
-let issuer: string;
 let receiver: WebhookReceiver;
 
+const api = useTestApi(testDatabase('webhooks_api').env);
 beforeAll(async () => {
-  api = await startTestApi(testDatabase('webhooks_api').env);
-  issuer = api.deps.config.issuer;
   receiver = await startWebhookReceiver();
   // Admin webhooks of earlier runs (dead receiver ports) would get this run's events.
   for (const hook of await listWebhooks(api.deps.store, 'admin')) await deleteWebhook(api.deps.store, hook._id);
@@ -36,7 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api.deps.events.idle();
   await receiver.close();
-  await api.stop();
 });
 
 const USER_SCOPES = ['webhooks:read', 'webhooks:write'];
@@ -57,7 +52,7 @@ interface Call {
 }
 
 const call = (token: string | null, method: string, path: string, body?: unknown, init: { raw?: string; contentType?: string } = {}): Promise<Call> =>
-  requestJson(`${issuer}${path}`, method, { token, body: init.raw ?? body, contentType: init.contentType });
+  requestJson(`${api.issuer}${path}`, method, { token, body: init.raw ?? body, contentType: init.contentType });
 
 let n = 0;
 /** Creates a webhook pointing at its own receiver path; the receiver learns the secret from the answer. */
@@ -95,7 +90,7 @@ describe('user webhooks', () => {
     expect(w).toMatchObject({ name: `hook ${n}`, url: expect.stringContaining(created.path), events: ['app.created', 'profile.updated'], is_active: 1 });
     expect(w.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(Math.abs(w.created_at - Date.now() / 1000)).toBeLessThan(60);
-    expect(created.res.headers.get('location')).toBe(`${issuer}${USER_BASE}/${created.id}`);
+    expect(created.res.headers.get('location')).toBe(`${api.issuer}${USER_BASE}/${created.id}`);
     expect(created.res.headers.get('cache-control')).toBe('no-store');
 
     const got = await call(token, 'GET', `${USER_BASE}/${created.id}`);
@@ -525,7 +520,7 @@ describe('admin webhooks', () => {
     const t2 = await accessToken(a2, ADMIN_SCOPES);
     const hook = await create(t1, { base: ADMIN_BASE, events: ['admin.config.update', 'invite.create'] });
     expect(hook.body.webhook.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(hook.res.headers.get('location')).toBe(`${issuer}${ADMIN_BASE}/${hook.id}`);
+    expect(hook.res.headers.get('location')).toBe(`${api.issuer}${ADMIN_BASE}/${hook.id}`);
     // The other admin sees, changes, pings and reads it.
     expect((await call(t2, 'GET', ADMIN_BASE)).body.webhooks.map((w: Json) => w.id)).toContain(hook.id);
     expect((await call(t2, 'PATCH', `${ADMIN_BASE}/${hook.id}`, { name: 'site hook' })).body.webhook.name).toBe('site hook');
