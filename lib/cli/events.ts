@@ -8,6 +8,7 @@ import type { Config } from '../config/env.js';
 import type { AdminEvent, AuditEvent, EventActor, UserEvent } from '../domain/webhook-events.js';
 import type { Store } from '../store/db.js';
 import type { EventPipeline } from '../webhooks/event-pipeline.js';
+import { cliIo } from './io.js';
 
 export const OPERATOR: EventActor = { type: 'operator' };
 
@@ -48,14 +49,14 @@ async function openPipeline(cfg: Config, store: Store): Promise<CliPipeline> {
   const events = createEventPipeline({
     store,
     flows: { client: temporal.client, taskQueue: cfg.temporal.taskQueue },
-    log: createLogger('warn'),
+    log: createLogger('warn', (line) => cliIo().stderr(line + '\n')),
     deliveryTimeoutMs: cfg.webhookTimeoutMs,
   });
   return { events, reachable: true, close: () => events.idle().finally(() => temporal.close()) };
 }
 
 const unreachableNote = (cfg: Config, name: AdminEvent | UserEvent) =>
-  process.stderr.write(`keyflow: note: Temporal is not reachable at ${cfg.temporal.address}; webhooks get this change (${name}) once Keyflow is running\n`);
+  cliIo().stderr(`keyflow: note: Temporal is not reachable at ${cfg.temporal.address}; webhooks get this change (${name}) once Keyflow is running\n`);
 
 /**
  * Events for a command that may emit several (team changes): audit-only events

@@ -13,6 +13,7 @@ import { listSources } from '../store/oauth-sources.js';
 import { createSource, findSourceByRef, removeSource, updateSource, type SourceDeps } from '../sources/source-changes.js';
 import { cliEvents, OPERATOR } from './events.js';
 import { print, UsageError, parseOrUsage } from './usage.js';
+import { cliIo } from './io.js';
 
 /** The options of `add` and `update`; `--no-X` turns a flag off (update). */
 const SOURCE_OPTIONS = {
@@ -45,7 +46,7 @@ type Values = ReturnType<typeof commandLine>['values'];
 /** The whole of stdin, without its final line break (`echo secret | keyflow sources add … --client-secret-stdin`). */
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of cliIo().stdin()) chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks)
     .toString('utf8')
     .replace(/\r?\n$/, '');

@@ -2,6 +2,7 @@
 // strict reading of a command's own arguments. Light on purpose: `keyflow
 // --help` loads this module and nothing heavier.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { cliIo } from './io.js';
 
 /**
  * A command line the CLI refuses (exit 2). `showUsage: false` for a refusal
@@ -123,4 +124,4 @@ option, invalid value, unknown webhook id, team, user, source or invitation) exi
 (conflict, MongoDB unreachable) with 1.`;
 
 /** A command's result: JSON on stdout. */
-export const print = (value: unknown): void => void process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+export const print = (value: unknown): void => cliIo().stdout(JSON.stringify(value, null, 2) + '\n');

@@ -8,6 +8,7 @@ import type { Store } from '../store/db.js';
 import { HISTORY_LIMIT, recentDeliveries, type WebhookDeliveryDoc } from '../store/webhook-history.js';
 import { findWebhook } from '../store/webhooks.js';
 import { UsageError, parseOrUsage } from './usage.js';
+import { cliIo } from './io.js';
 
 /** How often `--follow` looks for new records. */
 export const FOLLOW_INTERVAL_MS = 1_000;
@@ -35,10 +36,10 @@ export async function webhooksCommand(store: Store, sub: string | undefined, arg
 
   const first = await recentDeliveries(store, id, limit);
   const write = (records: WebhookDeliveryDoc[]) => {
-    if (records.length) process.stdout.write(records.map(deliveryLine).join('\n') + '\n');
+    if (records.length) cliIo().stdout(records.map(deliveryLine).join('\n') + '\n');
   };
   if (!parsed.values.follow) {
-    if (first.length === 0) process.stderr.write(`keyflow: no deliveries recorded for webhook ${id}\n`);
+    if (first.length === 0) cliIo().stderr(`keyflow: no deliveries recorded for webhook ${id}\n`);
     return write(first);
   }
   write([...first].reverse());
@@ -59,7 +60,7 @@ async function follow(store: Store, id: string, seen: Set<string>): Promise<void
       if (!running) break;
       const window = await recentDeliveries(store, id, HISTORY_LIMIT);
       const fresh = window.filter((d) => !seen.has(d._id)).reverse();
-      for (const d of fresh) process.stdout.write(deliveryLine(d) + '\n');
+      for (const d of fresh) cliIo().stdout(deliveryLine(d) + '\n');
       // Only ids still in the kept window can come back: forget the rest.
       seen.clear();
       for (const d of window) seen.add(d._id);

@@ -1,9 +1,12 @@
 // Keyflow's entry points run as real processes by a test (the operator CLI
-// above all), with the test environment: what they print, how they exit; and
-// the checks every CLI test makes of a command that must succeed or be refused.
+// above all), with the test environment: what they print, how they exit; the
+// CLI's commands run in the test's own process, as its entry point runs them;
+// and the checks every CLI test makes of a command that must succeed or be refused.
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { withCliIo } from '../../lib/cli/io.js';
+import { runKeyflow } from '../../lib/cli/run.js';
 import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
 import { STACK_FRAME, type Json } from './harness.js';
 import { isolatedEnv } from './test-worker.js';
@@ -65,7 +68,28 @@ export async function runEntry(
   }
 }
 
-export const runCli = (args: string[], env: Record<string, string | undefined> = {}) => runEntry(CLI_ENTRY, args, env);
+/** `keyflow <args…>` as a process of its own: what its entry point does (exit codes, flushing, refusing an old Node.js). */
+export const runCliProcess = (args: string[], env: Record<string, string | undefined> = {}) => runEntry(CLI_ENTRY, args, env);
+
+/**
+ * `keyflow <args…>` run in this process by the dispatch the entry point runs
+ * (lib/cli/run.ts), with the test environment and `input` on its stdin: the
+ * same output and exit code as runCli, without a new Node.js per command.
+ */
+export async function runCli(args: string[], env: Record<string, string | undefined> = {}, input = ''): Promise<ProcessResult> {
+  let stdout = '';
+  let stderr = '';
+  const io = {
+    env: { ...process.env, ...isolatedEnv(env) },
+    stdout: (text: string) => void (stdout += text),
+    stderr: (text: string) => void (stderr += text),
+    stdin: async function* () {
+      if (input) yield input;
+    },
+  };
+  const code = await withCliIo(io, () => runKeyflow(args));
+  return { code, stdout, stderr };
+}
 
 export interface Cli {
   /** Runs `keyflow <prefix…> <args…>`. */
@@ -76,12 +100,12 @@ export interface Cli {
   ok: (...args: string[]) => Promise<Json>;
 }
 
-/** The CLI on `env` (e.g. a database of the test's own), each command after `prefix` (e.g. `sources`). */
+/** The CLI's commands on `env` (e.g. a database of the test's own), each after `prefix` (e.g. `sources`), run in this process. */
 export function cliOn(env: Record<string, string | undefined>, ...prefix: string[]): Cli {
   const run = (...args: string[]) => runCli([...prefix, ...args], env);
   return {
     run,
-    withInput: (input, ...args) => runEntry(CLI_ENTRY, [...prefix, ...args], env, 30_000, input),
+    withInput: (input, ...args) => runCli([...prefix, ...args], env, input),
     ok: async (...args) => {
       const r = await run(...args);
       expect(r.stderr).toBe('');

@@ -15,7 +15,7 @@ import { addDomain } from '../../../lib/store/domains.js';
 import { insertSocialAccount } from '../../../lib/store/oauth-sources.js';
 import { createTeam, userActor } from '../../../lib/teams/team-changes.js';
 import { eventually, startTestApi, testConfig } from '../../support/harness.js';
-import { expectRefused, runCli, runCli as runCliShared } from '../../support/cli.js';
+import { expectRefused, runCli, runCli as runCliShared, runCliProcess } from '../../support/cli.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { expectFamilyRevoked, newTestRp, runCodeFlow } from '../../support/token-flow.js';
 import { postForm } from '../../support/http.js';
@@ -305,7 +305,7 @@ describe('keyflow output through a pipe', () => {
   it('prints every client of a long list as one valid JSON document', async () => {
     const names = Array.from({ length: 400 }, (_, i) => `Piped RP ${i}`);
     for (const name of names) await createClient(own, { name, redirectUris: [{ type: 'equals', value: 'https://rp.example/cb' }] });
-    const r = await runCliShared(['clients', 'list'], env);
+    const r = await runCliProcess(['clients', 'list'], env);
     expect(r.code).toBe(0);
     expect(r.stdout.length).toBeGreaterThan(128 * 1024);
     expect(
