@@ -56,31 +56,51 @@ export interface TestApi {
   readonly server: RunningApi['server'];
 }
 
+export interface TestApiOptions {
+  /**
+   * What the file does with the api before it stops (drop its database, wait
+   * for event deliveries). The file's own afterAll hooks, declared after
+   * useTestApi, run after the stop: jest runs them in their order.
+   */
+  beforeStop?: (api: RunningApi) => Promise<unknown>;
+}
+
 /**
  * An api (startTestApi) for the tests of the calling file: started in a
  * beforeAll hook, stopped in an afterAll hook. Call it at the top level of the
  * test file, before hooks that use it. Overrides given as a function are read
  * in the hook (for a port or a database chosen then).
  */
-export function useTestApi(overrides: Overrides | (() => Overrides | Promise<Overrides>) = {}): TestApi {
-  return runningInHooks(startTestApi, overrides);
+export function useTestApi(overrides: Overrides | (() => Overrides | Promise<Overrides>) = {}, options: TestApiOptions = {}): TestApi {
+  return runningInHooks(startTestApi, overrides, options);
 }
 
 /** useTestApi on http://localhost:<port>, for browser tests (startLocalhostApi). */
-export function useLocalhostApi(overrides: Overrides | (() => Overrides | Promise<Overrides>) = {}): TestApi {
-  return runningInHooks(startLocalhostApi, overrides);
+export function useLocalhostApi(overrides: Overrides | (() => Overrides | Promise<Overrides>) = {}, options: TestApiOptions = {}): TestApi {
+  return runningInHooks(startLocalhostApi, overrides, options);
 }
 
-function runningInHooks(start: (overrides: Overrides) => Promise<RunningApi>, overrides: Overrides | (() => Overrides | Promise<Overrides>)): TestApi {
+function runningInHooks(
+  start: (overrides: Overrides) => Promise<RunningApi>,
+  overrides: Overrides | (() => Overrides | Promise<Overrides>),
+  { beforeStop }: TestApiOptions,
+): TestApi {
   let api: RunningApi | undefined;
   beforeAll(async () => {
     api = await start(typeof overrides === 'function' ? await overrides() : overrides);
   });
   afterAll(async () => {
-    await api?.stop();
+    if (!api) return;
+    const stopping = api;
+    try {
+      await beforeStop?.(stopping);
+    } finally {
+      api = undefined;
+      await stopping.stop();
+    }
   });
   const running = () => {
-    if (!api) throw new Error('the api starts in beforeAll: use it inside a test or hook');
+    if (!api) throw new Error('the api runs from its beforeAll hook to its afterAll hook: use it in a test or a hook between them');
     return api;
   };
   return {

@@ -31,14 +31,13 @@ let receiver: WebhookReceiver;
 let admin: UserDoc;
 const HOOK = '/admin-apps';
 
-const api = useTestApi(testDatabase('admin_apps_api').env);
+const api = useTestApi(testDatabase('admin_apps_api').env, { beforeStop: (running) => running.deps.events.idle() });
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   admin = (await newUser(api.deps, { prefix: 'apps-admin', password: FLOW_PASSWORD, admin: true })).user;
   await addHook(api.deps, receiver, HOOK, { name: 'app changes', events: ['admin.app.update'] });
 }, 60_000);
 afterAll(async () => {
-  await api.deps.events.idle();
   await receiver.close();
 });
 

@@ -22,14 +22,13 @@ const HOOK = '/admin-config';
 let receiver: WebhookReceiver;
 let admin: UserDoc;
 
-const api = useTestApi(testDatabase('admin_config').env);
+const api = useTestApi(testDatabase('admin_config').env, { beforeStop: (running) => running.deps.events.idle() });
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   admin = (await newUser(api.deps, { prefix: 'config-admin', password: PASSWORD, admin: true })).user;
   await addHook(api.deps, receiver, HOOK, { name: 'config changes', events: ['admin.config.update'] });
 }, 60_000);
 afterAll(async () => {
-  await api.deps.events.idle();
   await receiver.close();
 });
 

@@ -30,7 +30,7 @@ let bcl: http.Server;
 let bclBase: string;
 const logouts: string[] = [];
 
-const api = useTestApi(testDatabase('admin_users').env);
+const api = useTestApi(testDatabase('admin_users').env, { beforeStop: (running) => running.deps.events.idle() });
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   await addHook(api.deps, receiver, '/admin', { name: 'admin user events', events: ['admin.user.update', 'admin.user.delete'] });
@@ -46,7 +46,6 @@ beforeAll(async () => {
   bclBase = `http://127.0.0.1:${(bcl.address() as AddressInfo).port}`;
 }, 60_000);
 afterAll(async () => {
-  await api.deps.events.idle();
   await Promise.allSettled([receiver.close(), new Promise((r) => bcl.close(r))]);
 });
 

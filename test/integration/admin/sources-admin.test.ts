@@ -23,12 +23,9 @@ const SECRET = 'upstream-client-secret-d41d8cd98f00b204';
 const RUN = Date.now().toString(36);
 let rp: TestRp;
 
-const api = useTestApi(testDatabase('sources_admin').env);
+const api = useTestApi(testDatabase('sources_admin').env, { beforeStop: (running) => running.deps.events.idle() });
 beforeAll(async () => {
   rp = await newTestRp(api, { allowedScopes: ['openid', 'admin:config:read', 'admin:config:write'] });
-});
-afterAll(async () => {
-  await api.deps.events.idle();
 });
 
 /** An admin (new unless given) and an access token from the code flow with `scope`. */

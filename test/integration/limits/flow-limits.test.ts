@@ -23,10 +23,7 @@ const REDIRECT = 'https://limits-rp.example/cb';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-const api = useTestApi(testDatabase('flow_limits').env);
-afterAll(async () => {
-  await api.deps.store.db.dropDatabase();
-});
+const api = useTestApi(testDatabase('flow_limits').env, { beforeStop: (running) => running.deps.store.db.dropDatabase() });
 
 /** A syntactically valid user code that names no device request. */
 const wrongUserCode = (i: number) => `BBBB-${'BCDFGHJKLMNPQRSTVWXZ'[i % 20]!.repeat(4)}`;

@@ -19,14 +19,14 @@ const PER_IP = 5;
 const PER_CLIENT = 3;
 const REDIRECT = 'https://limited-rp.example/cb';
 
-const api = useTestApi({
-  ...testDatabase('unauth_limits').env,
-  REQUEST_LIMIT_PER_IP: String(PER_IP),
-  REQUEST_LIMIT_PER_CLIENT: String(PER_CLIENT),
-});
-afterAll(async () => {
-  await api.deps.store.db.dropDatabase();
-});
+const api = useTestApi(
+  {
+    ...testDatabase('unauth_limits').env,
+    REQUEST_LIMIT_PER_IP: String(PER_IP),
+    REQUEST_LIMIT_PER_CLIENT: String(PER_CLIENT),
+  },
+  { beforeStop: (running) => running.deps.store.db.dropDatabase() },
+);
 
 let nextAddress = 1;
 /** A documentation address (TEST-NET-3) no other test uses. */

@@ -15,13 +15,10 @@ const PASSWORD = 'a browser signup passphrase 5521';
 const browser = useBrowser();
 let context: BrowserContext;
 
-const api = useLocalhostApi();
+const api = useLocalhostApi({}, { beforeStop: (running) => running.deps.events.idle() });
 beforeAll(async () => {
   await setSiteSetting(api.deps.store, 'registration', 'invite');
   context = await browser.newContext();
-});
-afterAll(async () => {
-  await api?.deps.events.idle();
 });
 
 describe('the sign-up page in a browser', () => {

@@ -38,7 +38,7 @@ const rps: RpCallback[] = [];
 /** Sets the captcha settings: everything off unless given (sudo mode too). */
 const settings = (values: Partial<SiteSettings> = {}) => setCaptchaSettings(api.deps, { sudo_mode_ttl_minutes: 0, ...values });
 
-const api = useLocalhostApi(testDatabase('stepup_factors_browser').env);
+const api = useLocalhostApi(testDatabase('stepup_factors_browser').env, { beforeStop: () => settings() });
 beforeAll(async () => {
   await settings();
   // A captcha provider's verify endpoint: GOOD_TOKEN with the right secret passes, anything else fails.
@@ -47,7 +47,6 @@ beforeAll(async () => {
   verifyCalls = fake.calls;
 });
 afterAll(async () => {
-  if (api) await settings();
   await Promise.all(rps.splice(0).map((r) => r.close()));
   await fake?.close();
 });
@@ -241,7 +240,9 @@ it(
     await expect(confirmButton(page).isDisabled()).resolves.toBe(true);
     const totp = await totpAt();
     await page.getByLabel('Authentication code').fill(totp);
-    // Force it: enable the button behind the page's back and submit with the box unticked.
+    // Force it: enable the button behind the page's back and submit with the box unticked. After the page's
+    // scripts have run: step-up.js disables the button again when it starts.
+    await page.waitForLoadState('load');
     await page.evaluate(`document.querySelector('button[data-step-up-enable][value="confirm"]').disabled = false`);
     await expect(confirmButton(page).isEnabled()).resolves.toBe(true);
     const status = await postStatus(page, () => confirmButton(page).click());

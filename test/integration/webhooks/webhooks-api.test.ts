@@ -23,14 +23,13 @@ import { testDatabase } from '../../support/database.js';
 
 let receiver: WebhookReceiver;
 
-const api = useTestApi(testDatabase('webhooks_api').env);
+const api = useTestApi(testDatabase('webhooks_api').env, { beforeStop: (running) => running.deps.events.idle() });
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   // Admin webhooks of earlier runs (dead receiver ports) would get this run's events.
   for (const hook of await listWebhooks(api.deps.store, 'admin')) await deleteWebhook(api.deps.store, hook._id);
 });
 afterAll(async () => {
-  await api.deps.events.idle();
   await receiver.close();
 });
 
