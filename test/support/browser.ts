@@ -156,6 +156,14 @@ export function useRpCallback(): RpCallback {
   };
 }
 
+/** Registers a passkey named `name` on /account/security (the page's user signed in, a virtual authenticator added). */
+export async function addPasskey(page: Page, issuer: string, name: string): Promise<void> {
+  await page.goto(`${issuer}/account/security`);
+  await page.getByLabel('Passkey name').fill(name);
+  await page.getByRole('button', { name: 'Add a passkey' }).click();
+  await page.getByRole('listitem').filter({ hasText: name }).waitFor();
+}
+
 /** Signs `email` in at the issuer's /login page with a password, and waits for the account page. */
 export async function signInAtAccount(page: Page, issuer: string, email: string, password: string): Promise<void> {
   await page.goto(`${issuer}/login`);

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { generate } from 'otplib';
 import type { Page } from 'playwright-core';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
-import { addVirtualAuthenticator, type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
+import { addPasskey, addVirtualAuthenticator, type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
 import { useLocalhostApi, type Json } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';
 import { jwtClaims } from '../../support/http.js';
@@ -160,13 +160,6 @@ async function enrollTotp(page: Page): Promise<{ secret: string; backupCodes: st
   const codes = page.getByRole('list', { name: 'Backup codes' }).locator('code');
   await codes.first().waitFor();
   return { secret, backupCodes: await codes.allTextContents() };
-}
-
-async function addPasskey(page: Page, name: string): Promise<void> {
-  await page.goto(`${api.issuer}/account/security`);
-  await page.getByLabel('Passkey name').fill(name);
-  await page.getByRole('button', { name: 'Add a passkey' }).click();
-  await page.getByRole('listitem').filter({ hasText: name }).waitFor();
 }
 
 // --- Tests ------------------------------------------------------------------------
@@ -390,7 +383,7 @@ describe('passkeys in a browser', () => {
       const page = await newPage();
       await addVirtualAuthenticator(page);
       await signInToAccount(page, email);
-      await addPasskey(page, 'Test laptop');
+      await addPasskey(page, api.issuer, 'Test laptop');
       await signOut(page);
 
       const auth = await startAuthorize(page, { client_id: client.id });
@@ -414,7 +407,7 @@ describe('passkeys in a browser', () => {
       const page = await newPage();
       await addVirtualAuthenticator(page);
       await signInToAccount(page, email);
-      await addPasskey(page, 'Security key');
+      await addPasskey(page, api.issuer, 'Security key');
       await signOut(page);
 
       const auth = await startAuthorize(page, { client_id: client.id });

@@ -7,7 +7,7 @@ import { generate } from 'otplib';
 import { seal } from '../../../lib/security/kek.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { createUser } from '../../../lib/store/users.js';
-import { addVirtualAuthenticator, useRpCallback, useBrowser } from '../../support/browser.js';
+import { addPasskey, addVirtualAuthenticator, signInAtAccount, useRpCallback, useBrowser } from '../../support/browser.js';
 import { useLocalhostApi, type Json } from '../../support/harness.js';
 import { newStepUpRp } from '../../support/step-up-rp.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
@@ -38,15 +38,8 @@ it(
 
     const page = await newPage();
     await addVirtualAuthenticator(page);
-    await page.goto(`${api.issuer}/login`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL(`${api.issuer}/account`);
-    await page.goto(`${api.issuer}/account/security`);
-    await page.getByLabel('Passkey name').fill('Laptop');
-    await page.getByRole('button', { name: 'Add a passkey' }).click();
-    await page.getByRole('listitem').filter({ hasText: 'Laptop' }).waitFor();
+    await signInAtAccount(page, api.issuer, email, PASSWORD);
+    await addPasskey(page, api.issuer, 'Laptop');
 
     const created = await fetch(`${api.issuer}/api/oauth/2fa/challenges`, {
       method: 'POST',

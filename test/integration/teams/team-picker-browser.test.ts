@@ -15,7 +15,7 @@ import { joinTeam } from '../../support/teams.js';
 import { acceptInvitation } from '../../../lib/teams/invitations.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
-import { addVirtualAuthenticator, type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
+import { addPasskey, addVirtualAuthenticator, type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
 import { useLocalhostApi, type Json } from '../../support/harness.js';
 import { jwtClaims } from '../../support/http.js';
 
@@ -216,10 +216,7 @@ describe('the site-scope gate in a browser', () => {
       await page.goto(`${api.issuer}/login`);
       await signIn(page, siteAdmin);
       await page.waitForURL(`${api.issuer}/account`);
-      await page.goto(`${api.issuer}/account/security`);
-      await page.getByLabel('Passkey name').fill('Laptop');
-      await page.getByRole('button', { name: 'Add a passkey' }).click();
-      await page.getByRole('listitem').filter({ hasText: 'Laptop' }).waitFor();
+      await addPasskey(page, api.issuer, 'Laptop');
 
       const req = await authorization(client, 'openid site:team:read');
       await page.goto(req.url);
