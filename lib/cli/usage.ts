@@ -64,7 +64,7 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
                  [--redirect-uri-wildcard GLOB]... [--redirect-uri-regex REGEX]...
                  [--description D] [--post-logout-redirect-uri URI]... [--backchannel-logout-uri URI]
                  [--oidc-field teams|apps|domains|gpg_keys|social_accounts]... [--jwks JSON | --jwks-uri URI]
-                 [--id-token-alg ML-DSA-65|RS256] [--userinfo-alg ML-DSA-65|RS256|none] [--verified] [--require-par]
+                 [--id-token-alg ML-DSA-65|RS256|PS256|ES256] [--userinfo-alg ML-DSA-65|RS256|PS256|ES256|none] [--verified] [--require-par]
   clients list
   clients show CLIENT_ID                  (one app, as the admin API shows it; \`clients\` is also \`apps\`)
   clients update CLIENT_ID [--name N] [--description D] [--redirect-uri URI]... [--redirect-uri-wildcard GLOB]...
@@ -83,7 +83,7 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
   config set KEY VALUE
 
   keys list                               (each key's phase: published, signing, previous, retiring, removed)
-  keys rotate [--alg ML-DSA-65|RS256]     (default: both; the new key is published at once, signs from signs_from)
+  keys rotate [--alg ML-DSA-65|RS256|PS256|ES256]  (default: all; the new key is published at once, signs from signs_from)
   keys retire KID                         (not the signing key; published until published_until)
 
   flows list [--client ID] [--user ID] [--all]   (open flows; --all includes finished ones)

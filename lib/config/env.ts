@@ -256,7 +256,9 @@ const keys = {
   ML_DSA_SIGNING: z
     .enum(['on', 'off'], { error: 'must be on or off' })
     .default('on')
-    .describe('`off` withholds ML-DSA-65 (JWKS, discovery and tokens: RS256 only) for relying parties that refuse a JWK Set with an `AKP` key'),
+    .describe(
+      '`off` withholds ML-DSA-65 (JWKS, discovery and tokens: RS256, PS256 and ES256 only) for relying parties that refuse a JWK Set with an `AKP` key',
+    ),
 };
 
 const protocol = {

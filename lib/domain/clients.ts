@@ -6,6 +6,7 @@ import { redirectUriEntryProblem, isLoopbackHost, REDIRECT_URI_TYPES } from './r
 import { REQUEST_OBJECT_SIGNING_ALG_VALUES, requestUriProblem } from './request-object.js';
 import { resourceProblem } from './resources.js';
 import { isKnownScope } from './scopes.js';
+import { SIGNING_ALGS, type SigningAlg } from './signing-keys.js';
 
 export { REDIRECT_URI_TYPES, type RedirectUriEntry, type RedirectUriType } from './redirect-uri.js';
 
@@ -15,8 +16,8 @@ export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[numbe
 export const OIDC_FIELDS = ['teams', 'apps', 'domains', 'gpg_keys', 'social_accounts'] as const;
 export type OidcField = (typeof OIDC_FIELDS)[number];
 
-export const ID_TOKEN_ALGS = ['ML-DSA-65', 'RS256'] as const;
-export type IdTokenAlg = (typeof ID_TOKEN_ALGS)[number];
+export const ID_TOKEN_ALGS = SIGNING_ALGS;
+export type IdTokenAlg = SigningAlg;
 
 /**
  * The ID token algorithms a deployment offers, the first the default of a new
@@ -24,7 +25,7 @@ export type IdTokenAlg = (typeof ID_TOKEN_ALGS)[number];
  * for relying parties whose JOSE library refuses a JWKS with a key type it
  * does not know.
  */
-export const offeredIdTokenAlgs = (mlDsa: boolean): readonly IdTokenAlg[] => (mlDsa ? ID_TOKEN_ALGS : ['RS256']);
+export const offeredIdTokenAlgs = (mlDsa: boolean): readonly IdTokenAlg[] => (mlDsa ? ID_TOKEN_ALGS : ID_TOKEN_ALGS.filter((a) => a !== 'ML-DSA-65'));
 
 const DEFAULT_SCOPES = ['openid', 'profile', 'email'];
 /** Regex redirect URI entries per client. */

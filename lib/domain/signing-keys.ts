@@ -2,7 +2,14 @@
 // when a key is published and signs: domain/key-phases.ts.
 import type { Sealed } from '../security/kek.js';
 
-export type SigningAlg = 'ML-DSA-65' | 'RS256';
+/**
+ * The algorithms Keyflow signs with, one key (and rotation line) each: ML-DSA-65
+ * (post-quantum), RS256 (what every relying party reads), and PS256 and ES256,
+ * the ones FAPI 2.0 allows (RSASSA-PSS and ECDSA P-256; a key is never shared
+ * between two algorithms).
+ */
+export const SIGNING_ALGS = ['ML-DSA-65', 'RS256', 'PS256', 'ES256'] as const;
+export type SigningAlg = (typeof SIGNING_ALGS)[number];
 
 export interface SigningKeyDoc {
   _id: string; // kid: the RFC 7638 thumbprint of the public key
@@ -12,7 +19,7 @@ export interface SigningKeyDoc {
   /** The operator's intent: `retired` by `keys retire`. What the key does now is its phase (key-phases.ts). */
   status: 'active' | 'retired';
   publicJwk: Record<string, string>;
-  /** ML-DSA-65: the 32-byte seed; RS256: PKCS#8 DER. */
+  /** ML-DSA-65: the 32-byte seed; RS256, PS256, ES256: PKCS#8 DER. */
   privateKey: Sealed;
   createdAt: Date;
   /** When it starts signing (published from createdAt). Absent on keys from before staged keys: they signed from createdAt. */

@@ -4,16 +4,16 @@
 // key does at a given moment (its phase) follows from the cached documents and
 // the clock (domain/key-phases.ts), so a staged key starts signing on time
 // without a reload.
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign as nodeSign } from 'node:crypto';
+import { constants, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign as nodeSign } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { isPublished, KEY_CACHE_SECONDS, keyPhase, keyTimes, publishedUntilFor, signingKeyAt, signsFromFor, type KeyPhase } from '../domain/key-phases.js';
-import type { SigningAlg, SigningKeyDoc } from '../domain/signing-keys.js';
+import { SIGNING_ALGS, type SigningAlg, type SigningKeyDoc } from '../domain/signing-keys.js';
 import type { Store } from '../store/db.js';
 import { hasSigningKeyGeneration, insertSigningKey, listSigningKeys, newestSigningKey, retireSigningKey } from '../store/signing-keys.js';
 import { open, seal, type Kek } from '../security/kek.js';
 import type { MlDsa65, SignFn } from './mldsa.js';
 
-export const SIGNING_ALGS: readonly SigningAlg[] = ['ML-DSA-65', 'RS256'];
+export { SIGNING_ALGS };
 
 export interface SigningKey {
   kid: string;
@@ -165,8 +165,9 @@ export class Keyring {
     const secret = open(this.kek, doc.privateKey, doc._id, `signing key ${doc._id}`);
     if (doc.alg === 'ML-DSA-65') return this.mldsa.signer(secret, Buffer.from(doc.publicJwk.pub!, 'base64url'));
     const key: KeyObject = createPrivateKey({ key: secret, format: 'der', type: 'pkcs8' });
-    // RSASSA-PKCS1-v1_5 with SHA-256; the callback form runs off the event loop.
-    return (data) => new Promise((resolve, reject) => nodeSign('sha256', data, key, (err, sig) => (err ? reject(err) : resolve(sig))));
+    const options = SIGNATURE_OPTIONS[doc.alg];
+    // SHA-256 for all three; the callback form runs off the event loop.
+    return (data) => new Promise((resolve, reject) => nodeSign('sha256', data, { key, ...options }, (err, sig) => (err ? reject(err) : resolve(sig))));
   }
 
   private async insertKey(alg: SigningAlg, generation: number): Promise<SigningKeyDoc | null> {
@@ -193,11 +194,24 @@ export class Keyring {
       const { seed, publicKey } = this.mldsa.generate();
       return { publicJwk: { kty: 'AKP', alg, pub: Buffer.from(publicKey).toString('base64url') }, secret: seed };
     }
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const { kty, n, e } = createPublicKey(privateKey).export({ format: 'jwk' }) as Record<string, string>;
-    return { publicJwk: { kty: kty!, n: n!, e: e! }, secret: privateKey.export({ format: 'der', type: 'pkcs8' }) };
+    const { privateKey } = alg === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const jwk = createPublicKey(privateKey).export({ format: 'jwk' }) as Record<string, string>;
+    // The public members only, in the RFC 7638 thumbprint's members (the kid is its thumbprint).
+    const publicJwk: Record<string, string> =
+      alg === 'ES256' ? { kty: jwk.kty!, crv: jwk.crv!, x: jwk.x!, y: jwk.y! } : { kty: jwk.kty!, n: jwk.n!, e: jwk.e! };
+    return { publicJwk, secret: privateKey.export({ format: 'der', type: 'pkcs8' }) };
   }
 }
+
+/**
+ * How each non-ML-DSA algorithm signs with SHA-256 (RFC 7518 §3.3–3.5): PKCS#1
+ * v1.5, PSS with a salt as long as the hash, ECDSA as the JWS's fixed-length r‖s.
+ */
+const SIGNATURE_OPTIONS: Record<Exclude<SigningAlg, 'ML-DSA-65'>, { padding?: number; saltLength?: number; dsaEncoding?: 'ieee-p1363' }> = {
+  RS256: {},
+  PS256: { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 },
+  ES256: { dsaEncoding: 'ieee-p1363' },
+};
 
 /** Why the signing key cannot be retired, and when it can be: once a newer key signs. */
 function signingKeyRefusal(doc: SigningKeyDoc, docs: SigningKeyDoc[], now: Date): string {

@@ -1,10 +1,10 @@
 // Every JWT Keyflow issues goes through here: JWS compact serialization
-// (RFC 7515 §7.1) with `alg` ML-DSA-65 or RS256 and the signing key's `kid`.
-// The signature itself comes from the keyring (native ML-DSA, noble ML-DSA or
-// RSA); one serializer serves all of them, because jose cannot sign with the
+// (RFC 7515 §7.1) with the `alg` asked for (ML-DSA-65, RS256, PS256, ES256) and the signing key's `kid`.
+// The signature itself comes from the keyring (native ML-DSA, noble ML-DSA,
+// RSA or ECDSA); one serializer serves all of them, because jose cannot sign with the
 // noble fallback.
 import { base64url } from 'jose';
-import type { SigningAlg } from '../domain/signing-keys.js';
+import { SIGNING_ALGS, type SigningAlg } from '../domain/signing-keys.js';
 import type { Keyring } from './keyring.js';
 
 export interface SignOptions {
@@ -17,7 +17,7 @@ export class Signer {
   /** `offered`: the algorithms this deployment signs with; another asked for (a client registered for ML-DSA-65 while it is withheld) gets RS256. */
   constructor(
     private readonly keyring: Keyring,
-    private readonly offered: readonly SigningAlg[] = ['ML-DSA-65', 'RS256'],
+    private readonly offered: readonly SigningAlg[] = SIGNING_ALGS,
   ) {}
 
   /** The algorithm a token asked to be signed with `alg` is signed with. */

@@ -9,6 +9,8 @@ import type { SigningAlg } from '../domain/signing-keys.js';
 
 const HASH_OF: Record<SigningAlg, () => ReturnType<typeof createHash>> = {
   RS256: () => createHash('sha256'),
+  PS256: () => createHash('sha256'),
+  ES256: () => createHash('sha256'),
   'ML-DSA-65': () => createHash('shake256', { outputLength: 64 }),
 };
 

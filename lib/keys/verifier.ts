@@ -1,7 +1,8 @@
 // Verification of JWTs Keyflow itself issued (access tokens at UserInfo and
 // /api/oauth/me, ID token hints at logout), against the keys the keyring publishes.
-import { createPublicKey, verify as nodeVerify } from 'node:crypto';
+import { constants, createPublicKey, verify as nodeVerify } from 'node:crypto';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
+import { SIGNING_ALGS, type SigningAlg } from '../domain/signing-keys.js';
 import type { Keyring } from './keyring.js';
 import { nativeMlDsaAvailable } from './mldsa.js';
 
@@ -26,14 +27,17 @@ export async function verifyOwnJwt(keyring: Keyring, token: string): Promise<Ver
   if (parts.length !== 3) return null;
   const [h, p, s] = parts as [string, string, string];
   const header = decodeJson(h);
-  if (!header || typeof header.kid !== 'string' || (header.alg !== 'RS256' && header.alg !== 'ML-DSA-65')) return null;
+  if (!header || typeof header.kid !== 'string' || !SIGNING_ALGS.includes(header.alg as SigningAlg)) return null;
   const jwk = await keyring.publicJwk(header.kid);
   if (!jwk || jwk.alg !== header.alg) return null;
   const input = Buffer.from(`${h}.${p}`, 'ascii');
   const signature = Buffer.from(s, 'base64url');
   let valid: boolean;
-  if (header.alg === 'RS256') {
-    valid = nodeVerify('sha256', input, createPublicKey({ key: jwk, format: 'jwk' }), signature);
+  if (header.alg !== 'ML-DSA-65') {
+    const key = createPublicKey({ key: jwk, format: 'jwk' });
+    if (header.alg === 'PS256') valid = nodeVerify('sha256', input, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }, signature);
+    else if (header.alg === 'ES256') valid = nodeVerify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature);
+    else valid = nodeVerify('sha256', input, key, signature);
   } else if (nativeMlDsaAvailable()) {
     valid = nodeVerify(null, input, createPublicKey({ key: jwk, format: 'jwk' }), signature);
   } else {

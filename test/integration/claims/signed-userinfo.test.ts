@@ -124,7 +124,7 @@ describe('signed UserInfo', () => {
   });
 
   it('refuses an algorithm Keyflow does not offer', async () => {
-    for (const alg of ['HS256', 'ES256', 'RS512', 42, null]) {
+    for (const alg of ['HS256', 'ES384', 'RS512', 42, null]) {
       const { status, body } = await postJson('/api/oauth/register', {
         client_name: 'Bad',
         redirect_uris: [FLOW_REDIRECT],
@@ -140,6 +140,6 @@ describe('signed UserInfo', () => {
   it('is advertised in discovery: the algorithms Keyflow signs with', async () => {
     const doc = (await (await fetch(`${api.issuer}/.well-known/openid-configuration`)).json()) as Json;
     expect(doc.userinfo_signing_alg_values_supported).toEqual(doc.id_token_signing_alg_values_supported);
-    expect(doc.userinfo_signing_alg_values_supported).toEqual(['ML-DSA-65', 'RS256']);
+    expect(doc.userinfo_signing_alg_values_supported).toEqual(['ML-DSA-65', 'RS256', 'PS256', 'ES256']);
   });
 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { compactVerify, importJWK } from 'jose';
+import { calculateJwkThumbprint, compactVerify, importJWK } from 'jose';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 import { CLOCK_SKEW_SECONDS, KEY_CACHE_SECONDS, RETIRED_KEY_RETENTION_SECONDS, SIGNING_LEAD_SECONDS } from '../../../lib/domain/key-phases.js';
 import type { SigningKeyDoc } from '../../../lib/domain/signing-keys.js';
@@ -57,13 +57,13 @@ describe('keyring', () => {
     await store.close();
   });
 
-  it('creates exactly one ML-DSA-65 and one RS256 key even when processes race', async () => {
+  it('creates exactly one key of each algorithm (ML-DSA-65, RS256, PS256, ES256) even when processes race', async () => {
     const rings = [1, 2, 3].map(() => new Keyring(store, kek, createMlDsa65('auto')));
     await Promise.all(rings.map((r) => r.ensureInitialKeys()));
     const docs = await store.signingKeys.find().toArray();
-    expect(docs.map((d) => d.alg).sort()).toEqual(['ML-DSA-65', 'RS256']);
+    expect(docs.map((d) => d.alg).sort()).toEqual(['ES256', 'ML-DSA-65', 'PS256', 'RS256']);
     const jwks = await rings[0]!.jwks();
-    expect(jwks.keys).toHaveLength(2);
+    expect(jwks.keys).toHaveLength(4);
     const mldsa = jwks.keys.find((k) => k.alg === 'ML-DSA-65')!;
     expect(Object.keys(mldsa).sort()).toEqual(['alg', 'kid', 'kty', 'pub', 'use']);
     expect(mldsa).toMatchObject({ kty: 'AKP', use: 'sig' });
@@ -71,6 +71,14 @@ describe('keyring', () => {
     const rsa = jwks.keys.find((k) => k.alg === 'RS256')!;
     expect(rsa).toMatchObject({ kty: 'RSA', e: 'AQAB', use: 'sig' });
     expect(Buffer.from(rsa.n!, 'base64url')).toHaveLength(256);
+    // PSS gets an RSA key of its own; ES256 a P-256 key: public members only, the kid their RFC 7638 thumbprint.
+    const pss = jwks.keys.find((k) => k.alg === 'PS256')!;
+    expect(pss).toMatchObject({ kty: 'RSA', e: 'AQAB', use: 'sig' });
+    expect(pss.n).not.toBe(rsa.n);
+    const ec = jwks.keys.find((k) => k.alg === 'ES256')!;
+    expect(Object.keys(ec).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y']);
+    expect(ec).toMatchObject({ kty: 'EC', crv: 'P-256', use: 'sig' });
+    for (const key of [pss, ec]) expect(key.kid).toBe(await calculateJwkThumbprint(key));
   });
 
   it('stores private keys only encrypted', async () => {
@@ -96,11 +104,13 @@ describe('keyring', () => {
     await ring.ensureInitialKeys();
     const keys = await ring.list();
     expect(keys.map((k) => [k.alg, k.phase])).toEqual([
+      ['ES256', 'signing'],
       ['ML-DSA-65', 'signing'],
+      ['PS256', 'signing'],
       ['RS256', 'signing'],
     ]);
     for (const k of keys) expect(k.signsFrom).toEqual(k.createdAt);
-    expect((await ring.signingKey('RS256')).kid).toBe(keys[1]!.kid);
+    for (const k of keys) expect((await ring.signingKey(k.alg)).kid).toBe(k.kid);
   });
 
   /** The clock the keyrings compute phases and cache ages with; each keyring stands for a process, all on one clock. */

@@ -28,10 +28,11 @@ describe('with ML-DSA-65 withheld', () => {
   it('publishes only classical keys and algorithms', async () => {
     const jwks = (await (await fetch(`${api.url}/.well-known/jwks.json`)).json()) as Json;
     expect(jwks.keys.length).toBeGreaterThan(0);
-    expect(jwks.keys.map((k: Json) => [k.kty, k.alg])).toEqual(jwks.keys.map(() => ['RSA', 'RS256']));
+    expect(jwks.keys.map((k: Json) => k.kty).sort()).toEqual(['EC', 'RSA', 'RSA']);
+    expect(jwks.keys.map((k: Json) => k.alg).sort()).toEqual(['ES256', 'PS256', 'RS256']);
     const discovery = (await (await fetch(`${api.url}/.well-known/openid-configuration`)).json()) as Json;
-    expect(discovery.id_token_signing_alg_values_supported).toEqual(['RS256']);
-    expect(discovery.userinfo_signing_alg_values_supported).toEqual(['RS256']);
+    expect(discovery.id_token_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256']);
+    expect(discovery.userinfo_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256']);
   });
 
   it('gives new clients RS256 and refuses ML-DSA-65 on the app API, at dynamic registration and in the CLI', async () => {

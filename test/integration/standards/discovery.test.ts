@@ -38,7 +38,7 @@ describe('discovery documents', () => {
         'implicit',
       ],
       subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: ['ML-DSA-65', 'RS256'],
+      id_token_signing_alg_values_supported: ['ML-DSA-65', 'RS256', 'PS256', 'ES256'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
       token_endpoint_auth_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA'],
       dpop_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA'],

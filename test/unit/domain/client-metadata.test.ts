@@ -15,7 +15,7 @@ import {
   userinfoAlgOf,
 } from '../../../lib/domain/client-metadata.js';
 import { newClient } from '../../../lib/domain/client-secrets.js';
-import { ID_TOKEN_ALGS, type ClientDoc, type NewClientInput } from '../../../lib/domain/clients.js';
+import { ID_TOKEN_ALGS, type ClientDoc, type IdTokenAlg, type NewClientInput } from '../../../lib/domain/clients.js';
 
 const GRANTS = ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code', 'implicit'];
 const ALGS = ID_TOKEN_ALGS;
@@ -38,7 +38,7 @@ describe('idTokenAlgOf and userinfoAlgOf', () => {
     expect(idTokenAlgOf(undefined, RS256_ONLY)).toEqual({ ok: true, alg: 'RS256' });
     expect(idTokenAlgOf('RS256', ALGS)).toEqual({ ok: true, alg: 'RS256' });
     expect(idTokenAlgOf('ML-DSA-65', RS256_ONLY)).toEqual({ ok: false, description: 'id_token_signed_response_alg must be one of RS256' });
-    expect(idTokenAlgOf('HS256', ALGS)).toEqual({ ok: false, description: 'id_token_signed_response_alg must be one of ML-DSA-65, RS256' });
+    expect(idTokenAlgOf('HS256', ALGS)).toEqual({ ok: false, description: 'id_token_signed_response_alg must be one of ML-DSA-65, RS256, PS256, ES256' });
     expect(idTokenAlgOf('none', ALGS).ok).toBe(false);
   });
 
@@ -46,7 +46,8 @@ describe('idTokenAlgOf and userinfoAlgOf', () => {
     for (const asked of [undefined, null, 'none']) expect(userinfoAlgOf(asked, ALGS)).toEqual({ ok: true, alg: null });
     expect(userinfoAlgOf('RS256', ALGS)).toEqual({ ok: true, alg: 'RS256' });
     expect(userinfoAlgOf('ML-DSA-65', RS256_ONLY)).toEqual({ ok: false, description: 'userinfo_signed_response_alg must be one of RS256 or none' });
-    expect(userinfoAlgOf('ES256', ALGS).ok).toBe(false);
+    expect(userinfoAlgOf('ES256', ALGS)).toEqual({ ok: true, alg: 'ES256' });
+    expect(userinfoAlgOf('ES384', ALGS).ok).toBe(false);
   });
 });
 
@@ -291,13 +292,13 @@ describe('registrationToClient: refusals', () => {
       'an ID token algorithm not offered',
       { ...base, id_token_signed_response_alg: 'HS256' },
       METADATA,
-      'id_token_signed_response_alg must be one of ML-DSA-65, RS256',
+      'id_token_signed_response_alg must be one of ML-DSA-65, RS256, PS256, ES256',
     ],
     [
       'a UserInfo algorithm not offered',
-      { ...base, userinfo_signed_response_alg: 'ES256' },
+      { ...base, userinfo_signed_response_alg: 'ES384' },
       METADATA,
-      'userinfo_signed_response_alg must be one of ML-DSA-65, RS256 or none',
+      'userinfo_signed_response_alg must be one of ML-DSA-65, RS256, PS256, ES256 or none',
     ],
     [
       'a shared-secret request object algorithm',
@@ -467,7 +468,7 @@ describe('clientInformation (RFC 7591 section 3.2.1)', () => {
 
 describe('appToClient: the app API', () => {
   const app = { name: 'App', redirect_uris: [CB] };
-  const ok = (body: unknown, current?: ClientDoc, algs: readonly ('ML-DSA-65' | 'RS256')[] = ALGS) => {
+  const ok = (body: unknown, current?: ClientDoc, algs: readonly IdTokenAlg[] = ALGS) => {
     const r = appToClient(body, 'owner-1', algs, current);
     if (!r.ok) throw new Error(`refused: ${r.description}`);
     return r.input;
@@ -600,11 +601,15 @@ describe('appToClient: the app API', () => {
     ['a public app without PKCE', { ...app, public: true, require_pkce: false }, 'public clients always use PKCE (require_pkce cannot be false)'],
     ['private_key_jwt without keys', { ...app, token_endpoint_auth_method: 'private_key_jwt' }, 'private_key_jwt needs jwks or jwks_uri'],
     ['both jwks and jwks_uri', { ...app, jwks: JWKS, jwks_uri: 'https://rp.example/jwks' }, 'jwks and jwks_uri are mutually exclusive'],
-    ['an ID token algorithm not offered', { ...app, id_token_signed_response_alg: 'none' }, 'id_token_signed_response_alg must be one of ML-DSA-65, RS256'],
+    [
+      'an ID token algorithm not offered',
+      { ...app, id_token_signed_response_alg: 'none' },
+      'id_token_signed_response_alg must be one of ML-DSA-65, RS256, PS256, ES256',
+    ],
     [
       'a UserInfo algorithm not offered',
       { ...app, userinfo_signed_response_alg: 'HS256' },
-      'userinfo_signed_response_alg must be one of ML-DSA-65, RS256 or none',
+      'userinfo_signed_response_alg must be one of ML-DSA-65, RS256, PS256, ES256 or none',
     ],
     [
       'a request object algorithm not offered',

@@ -10,7 +10,7 @@ const ISSUER = 'https://id.example';
 const capabilities = {
   grantTypes: ['authorization_code', 'refresh_token', 'implicit'],
   tokenEndpointAuthMethods: ['client_secret_basic', 'private_key_jwt'],
-  idTokenAlgs: ['ML-DSA-65', 'RS256'],
+  idTokenAlgs: ['ML-DSA-65', 'RS256', 'PS256', 'ES256'],
 };
 const metadata = authorizationServerMetadata(ISSUER, capabilities);
 
@@ -40,8 +40,8 @@ describe('authorizationServerMetadata', () => {
       token_endpoint_auth_methods_supported: capabilities.tokenEndpointAuthMethods,
       introspection_endpoint_auth_methods_supported: capabilities.tokenEndpointAuthMethods,
       revocation_endpoint_auth_methods_supported: capabilities.tokenEndpointAuthMethods,
-      id_token_signing_alg_values_supported: ['ML-DSA-65', 'RS256'],
-      userinfo_signing_alg_values_supported: ['ML-DSA-65', 'RS256'],
+      id_token_signing_alg_values_supported: ['ML-DSA-65', 'RS256', 'PS256', 'ES256'],
+      userinfo_signing_alg_values_supported: ['ML-DSA-65', 'RS256', 'PS256', 'ES256'],
     });
     expect(authorizationServerMetadata(ISSUER, { ...capabilities, idTokenAlgs: ['RS256'] })).toMatchObject({
       id_token_signing_alg_values_supported: ['RS256'],
