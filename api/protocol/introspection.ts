@@ -1,6 +1,10 @@
 // POST /api/oauth/introspect: token introspection (RFC 7662). A client learns
 // only about tokens issued to itself; revocation, its sibling, is revocation.ts.
-import express, { Router } from 'express';
+// A caller that asks for `application/token-introspection+jwt` (RFC 9701) gets
+// the same answer as a JWT Keyflow signs, so that a resource server can keep
+// it as evidence or receive it through an intermediary.
+import express, { Router, type Request, type Response } from 'express';
+import type { ClientDoc } from '../../lib/domain/clients.js';
 import { hashSecret } from '../../lib/security/secrets.js';
 import { findGrant, isGrantLive } from '../../lib/store/grants.js';
 import { findRefreshToken, type RefreshTokenDoc } from '../../lib/store/refresh-tokens.js';
@@ -13,7 +17,24 @@ import { tokenParams } from './shared/token-and-hint.js';
 import type { ApiContext } from '../context.js';
 import { ENDPOINTS } from '../paths.js';
 
-export type IntrospectionDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'findClient' | 'userActive' | 'clientAssertions'>;
+export type IntrospectionDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'signer' | 'store' | 'findClient' | 'userActive' | 'clientAssertions'>;
+
+/** RFC 9701 §4: the media type (and §5 the JWT `typ`) of a signed introspection response. */
+const INTROSPECTION_JWT = 'application/token-introspection+jwt';
+
+/**
+ * Sends the introspection `result`: JSON, or the signed JWT when the caller
+ * prefers it by its Accept header (a plain `*\/*` or none keeps JSON). The
+ * JWT carries the response under `token_introspection` (RFC 9701 §5), never
+ * at the top level, so that it cannot pass for an access token.
+ */
+async function sendIntrospection(deps: IntrospectionDeps, req: Request, res: Response, client: ClientDoc, result: Record<string, unknown>): Promise<void> {
+  if (req.accepts(['application/json', INTROSPECTION_JWT]) !== INTROSPECTION_JWT) return sendOAuthJson(res, 200, result);
+  const claims = { iss: deps.issuer, aud: client._id, iat: Math.floor(Date.now() / 1000), token_introspection: result };
+  const jwt = await deps.signer.sign(claims, { alg: client.introspectionSignedResponseAlg ?? 'RS256', typ: 'token-introspection+jwt' });
+  // A Buffer, so that Express adds no charset to the media type.
+  res.status(200).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).type(INTROSPECTION_JWT).send(Buffer.from(jwt));
+}
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
@@ -82,9 +103,9 @@ export function introspectionRoutes(deps: IntrospectionDeps): Router {
     const order = params.hint === 'refresh_token' ? [asRefresh, asAccess] : [asAccess, asRefresh];
     for (const check of order) {
       const result = await check();
-      if (result) return sendOAuthJson(res, 200, result);
+      if (result) return sendIntrospection(deps, req, res, auth.client, result);
     }
-    sendOAuthJson(res, 200, { active: false });
+    await sendIntrospection(deps, req, res, auth.client, { active: false });
   });
   router.all(ENDPOINTS.introspection, methodNotAllowed(['POST']));
   return router;

@@ -36,6 +36,7 @@ const SNAKE: Record<string, string> = {
   jwksUri: 'jwks_uri',
   idTokenSignedResponseAlg: 'id_token_signed_response_alg',
   userinfoSignedResponseAlg: 'userinfo_signed_response_alg',
+  introspectionSignedResponseAlg: 'introspection_signed_response_alg',
   requirePushedAuthorizationRequests: 'require_pushed_authorization_requests',
   allowedResources: 'allowed_resources',
   requirePkce: 'require_pkce',
@@ -93,6 +94,20 @@ export function userinfoAlgOf(
   return alg ? { ok: true, alg } : { ok: false, description: `userinfo_signed_response_alg must be one of ${offered.join(', ')} or none` };
 }
 
+/**
+ * The introspection response algorithm of a client that asked for `asked`
+ * (RFC 9701 §6): one this deployment signs with, or null — RS256, the RFC's
+ * default — for nothing named.
+ */
+export function introspectionAlgOf(
+  asked: string | null | undefined,
+  offered: readonly IdTokenAlg[],
+): { ok: true; alg: IdTokenAlg | null } | { ok: false; description: string } {
+  if (asked === undefined || asked === null) return { ok: true, alg: null };
+  const alg = offered.find((a) => a === asked);
+  return alg ? { ok: true, alg } : { ok: false, description: `introspection_signed_response_alg must be one of ${offered.join(', ')}` };
+}
+
 const uri = z.string().max(2048);
 const RegistrationMetadata = z.object({
   client_name: z.string({ error: 'is required' }),
@@ -107,6 +122,7 @@ const RegistrationMetadata = z.object({
   backchannel_logout_uri: uri.optional(),
   id_token_signed_response_alg: z.string().optional(),
   userinfo_signed_response_alg: z.string().optional(),
+  introspection_signed_response_alg: z.string().optional(),
   request_object_signing_alg: z.string().optional(),
   request_uris: z.array(z.string()).max(20).optional(),
   client_uri: uri.optional(),
@@ -226,6 +242,8 @@ export function registrationToClient(
   if (!alg.ok) return bad(alg.description);
   const userinfoAlg = userinfoAlgOf(m.userinfo_signed_response_alg, idTokenAlgs);
   if (!userinfoAlg.ok) return bad(userinfoAlg.description);
+  const introspectionAlg = introspectionAlgOf(m.introspection_signed_response_alg, idTokenAlgs);
+  if (!introspectionAlg.ok) return bad(introspectionAlg.description);
   const requestObjectAlg = requestObjectAlgOf(m.request_object_signing_alg);
   if (!requestObjectAlg.ok) return bad(requestObjectAlg.description);
   // OIDC Dynamic Registration §2: pages link to these.
@@ -247,6 +265,7 @@ export function registrationToClient(
     jwksUri: m.jwks_uri ?? null,
     idTokenSignedResponseAlg: alg.alg,
     userinfoSignedResponseAlg: userinfoAlg.alg,
+    introspectionSignedResponseAlg: introspectionAlg.alg,
     requestObjectSigningAlg: requestObjectAlg.alg,
     requestUris: m.request_uris ?? [],
     requirePushedAuthorizationRequests: m.require_pushed_authorization_requests ?? false,
@@ -287,6 +306,7 @@ export function clientInformation(client: ClientDoc): Record<string, unknown> {
     require_pkce: client.requirePkce ?? true,
   };
   if (client.userinfoSignedResponseAlg) doc.userinfo_signed_response_alg = client.userinfoSignedResponseAlg;
+  if (client.introspectionSignedResponseAlg) doc.introspection_signed_response_alg = client.introspectionSignedResponseAlg;
   if (client.requestObjectSigningAlg) doc.request_object_signing_alg = client.requestObjectSigningAlg;
   if (client.requestUris?.length) doc.request_uris = client.requestUris;
   if (!client.public) doc.client_secret_expires_at = 0;
@@ -325,6 +345,7 @@ const AppFields = z
     jwks_uri: z.string().nullable(),
     id_token_signed_response_alg: z.string(),
     userinfo_signed_response_alg: z.string().nullable(),
+    introspection_signed_response_alg: z.string().nullable(),
     request_object_signing_alg: z.string().nullable(),
     request_uris: z.array(z.string()).max(20),
     require_pushed_authorization_requests: z.boolean(),
@@ -397,6 +418,11 @@ export function appToClient(body: unknown, ownerUserId: string, idTokenAlgs: rea
     if (!alg.ok) return bad(alg.description);
     input.userinfoSignedResponseAlg = alg.alg;
   }
+  if (a.introspection_signed_response_alg !== undefined) {
+    const alg = introspectionAlgOf(a.introspection_signed_response_alg, idTokenAlgs);
+    if (!alg.ok) return bad(alg.description);
+    input.introspectionSignedResponseAlg = alg.alg;
+  }
   if (a.request_object_signing_alg !== undefined) {
     const alg = requestObjectAlgOf(a.request_object_signing_alg);
     if (!alg.ok) return bad(alg.description);
@@ -460,6 +486,7 @@ export function appJson(c: ClientDoc): Record<string, unknown> {
     jwks_uri: c.jwksUri,
     id_token_signed_response_alg: c.idTokenSignedResponseAlg,
     userinfo_signed_response_alg: c.userinfoSignedResponseAlg ?? null,
+    introspection_signed_response_alg: c.introspectionSignedResponseAlg ?? null,
     request_object_signing_alg: c.requestObjectSigningAlg ?? null,
     request_uris: c.requestUris ?? [],
     require_pushed_authorization_requests: c.requirePushedAuthorizationRequests ?? false,

@@ -113,6 +113,11 @@ export const NewClientInput = z
     idTokenSignedResponseAlg: z.enum(ID_TOKEN_ALGS).default('ML-DSA-65'),
     /** OIDC Core §5.3.2: UserInfo answers this client with a JWT signed with this algorithm; null, plain JSON. */
     userinfoSignedResponseAlg: z.enum(ID_TOKEN_ALGS).nullable().default(null),
+    /**
+     * RFC 9701 §6: the algorithm of this client's signed introspection responses
+     * (asked for with Accept: application/token-introspection+jwt); null: RS256.
+     */
+    introspectionSignedResponseAlg: z.enum(ID_TOKEN_ALGS).nullable().default(null),
     /** RFC 9126 §5: the authorization endpoint accepts this client's requests only through PAR. */
     requirePushedAuthorizationRequests: z.boolean().default(false),
     /**

@@ -54,6 +54,8 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
     introspection_endpoint: `${issuer}${ENDPOINTS.introspection}`,
     introspection_endpoint_auth_methods_supported: capabilities.tokenEndpointAuthMethods,
     introspection_endpoint_auth_signing_alg_values_supported: [...CLIENT_KEY_ALGS],
+    // RFC 9701 §7: signed introspection responses, with the algorithms of ID tokens.
+    introspection_signing_alg_values_supported: [...capabilities.idTokenAlgs],
     revocation_endpoint: `${issuer}${ENDPOINTS.revocation}`,
     revocation_endpoint_auth_methods_supported: capabilities.tokenEndpointAuthMethods,
     revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_KEY_ALGS],

@@ -106,6 +106,7 @@ describe('app API', () => {
       jwks_uri: null,
       id_token_signed_response_alg: 'RS256',
       userinfo_signed_response_alg: null,
+      introspection_signed_response_alg: null,
       request_object_signing_alg: null,
       request_uris: [],
       require_pushed_authorization_requests: false,
