@@ -3,6 +3,7 @@
 // name a pushed authorization request (RFC 9126 §4): client_id + request_uri;
 // or carry its parameters in a request object (OIDC Core §6, RFC 9101):
 // `request`, or a `request_uri` of the client's (shared/request-object.ts).
+import { allowedResponseTypes, mustPushRequests } from '../../lib/domain/fapi2.js';
 import express, { Router, type Request, type Response } from 'express';
 import { isPushedRequestReference, refusalTarget, validateAuthorizationRequest } from '../../lib/domain/authorization-request.js';
 import { checkRedirectUri } from '../../lib/domain/redirect-uri.js';
@@ -75,7 +76,7 @@ function refuseRequestObject(
   error: RequestObjectError,
   description: string,
 ) {
-  const to = refusalTarget(reply, { ...client, clientId: client._id });
+  const to = refusalTarget(reply, { ...client, clientId: client._id, responseTypes: allowedResponseTypes(client) });
   if (!to)
     return sendErrorPage(res, 400, 'Invalid request', `The application's request cannot be used: ${description}. Return to the application and start again.`);
   sendAuthorizationResponse(res, deps.issuer, to, { error, error_description: description });
@@ -89,14 +90,14 @@ async function authorize(req: Request, res: Response, deps: AuthorizeDeps, query
   // A request object's parameters replace the query's (lib/domain/request-object.ts). Not for a
   // client that must use PAR: it is refused below without Keyflow fetching anything.
   let params = query;
-  if (client && !client.requirePushedAuthorizationRequests) {
+  if (client && !mustPushRequests(client)) {
     const resolved = await resolveRequestObject(deps.requestObjects, client, query);
     if (resolved.kind === 'error') return refuseRequestObject(res, deps, client, resolved.reply, resolved.error, resolved.description);
     if (resolved.kind === 'ok') params = resolved.params;
   }
-  const result = validateAuthorizationRequest(params, client && { ...client, clientId: client._id });
+  const result = validateAuthorizationRequest(params, client && { ...client, clientId: client._id, responseTypes: allowedResponseTypes(client) });
   if (result.kind === 'error-page') return sendErrorPage(res, 400, result.title, result.message);
-  if (client?.requirePushedAuthorizationRequests) {
+  if (client && mustPushRequests(client)) {
     // RFC 9126 §5: this client's requests must be pushed. The redirect URI passed the
     // client's registered entries, so the refusal goes back to it like any other error.
     const description = 'this application must use pushed authorization requests (request_uri from the PAR endpoint)';

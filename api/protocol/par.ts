@@ -5,6 +5,7 @@
 // error is JSON 400 {error, error_description} (no redirect). The request may
 // be pushed as a request object (`request`, RFC 9126 §3), verified like one
 // sent to the authorization endpoint.
+import { allowedResponseTypes } from '../../lib/domain/fapi2.js';
 import express, { Router } from 'express';
 import { validatePushedAuthorizationRequest } from '../../lib/domain/authorization-request.js';
 import { savePushedRequest } from '../../lib/store/par-requests.js';
@@ -45,7 +46,7 @@ export function parRoutes(deps: ParDeps): Router {
       if (resolved.kind === 'error') return sendOAuthError(res, 400, resolved.error, resolved.description);
       if (resolved.kind === 'ok') params = resolved.params;
     }
-    const checked = validatePushedAuthorizationRequest(params, { ...client, clientId: client._id });
+    const checked = validatePushedAuthorizationRequest(params, { ...client, clientId: client._id, responseTypes: allowedResponseTypes(client) });
     if (checked.kind === 'error') return sendOAuthError(res, 400, checked.error, checked.description);
     const { requestUri, expiresIn } = await savePushedRequest(deps.store, checked.params);
     deps.log.debug('authorization request pushed', { client: client._id });

@@ -5,7 +5,9 @@
 // reactivate) are in apps.ts, loaded only for them: they load Temporal's SDK.
 import type { Config } from '../config/env.js';
 import { adminAppJson } from '../admin/app-json.js';
-import { idTokenAlgOf, userinfoAlgOf } from '../domain/client-metadata.js';
+import { fapiProfileOf, idTokenAlgOf, introspectionAlgOf, userinfoAlgOf } from '../domain/client-metadata.js';
+import { FAPI2_DEFAULT_SIGNING_ALG } from '../domain/fapi2.js';
+import { requestObjectAlgOf } from '../domain/request-object.js';
 import type { NewClientInput } from '../domain/clients.js';
 import { parseScopeParam } from '../domain/scopes.js';
 import { createClient, listClients } from '../store/clients.js';
@@ -32,6 +34,9 @@ async function create(store: Store, cfg: Config, argv: string[]): Promise<void> 
     'require-par': { type: 'boolean' },
     'allowed-resource': { type: 'string', multiple: true },
     'no-pkce': { type: 'boolean' },
+    'fapi-profile': { type: 'string' },
+    'request-object-alg': { type: 'string' },
+    'introspection-alg': { type: 'string' },
   });
   const list = (key: string) => (v[key] as string[] | undefined) ?? [];
   let jwks: unknown = null;
@@ -42,10 +47,17 @@ async function create(store: Store, cfg: Config, argv: string[]): Promise<void> 
       throw new UsageError('--jwks must be a JSON Web Key Set, e.g. {"keys":[...]}');
     }
   }
-  const idTokenAlg = idTokenAlgOf(v['id-token-alg'] as string | undefined, cfg.idTokenAlgs);
+  const fapiProfile = fapiProfileOf(v['fapi-profile'] as string | undefined);
+  if (!fapiProfile.ok) throw new UsageError(`--fapi-profile: ${fapiProfile.description}`);
+  // A FAPI 2.0 client signs with the profile's algorithm unless it names another.
+  const idTokenAlg = idTokenAlgOf((v['id-token-alg'] as string | undefined) ?? (fapiProfile.profile ? FAPI2_DEFAULT_SIGNING_ALG : undefined), cfg.idTokenAlgs);
   if (!idTokenAlg.ok) throw new UsageError(`--id-token-alg: ${idTokenAlg.description}`);
   const userinfoAlg = userinfoAlgOf(v['userinfo-alg'] as string | undefined, cfg.idTokenAlgs);
   if (!userinfoAlg.ok) throw new UsageError(`--userinfo-alg: ${userinfoAlg.description}`);
+  const introspectionAlg = introspectionAlgOf(v['introspection-alg'] as string | undefined, cfg.idTokenAlgs);
+  if (!introspectionAlg.ok) throw new UsageError(`--introspection-alg: ${introspectionAlg.description}`);
+  const requestObjectAlg = requestObjectAlgOf(v['request-object-alg'] as string | undefined);
+  if (!requestObjectAlg.ok) throw new UsageError(`--request-object-alg: ${requestObjectAlg.description}`);
   const input = {
     name: required(v.name as string | undefined, '--name'),
     description: v.description,
@@ -60,6 +72,9 @@ async function create(store: Store, cfg: Config, argv: string[]): Promise<void> 
     jwksUri: v['jwks-uri'] ?? null,
     idTokenSignedResponseAlg: idTokenAlg.alg,
     userinfoSignedResponseAlg: userinfoAlg.alg,
+    introspectionSignedResponseAlg: introspectionAlg.alg,
+    requestObjectSigningAlg: requestObjectAlg.alg,
+    fapiProfile: fapiProfile.profile,
     isVerified: Boolean(v.verified),
     requirePushedAuthorizationRequests: Boolean(v['require-par']),
     allowedResources: list('allowed-resource'),

@@ -17,6 +17,7 @@ import {
   type TokenEndpointAuthMethod,
 } from './clients.js';
 import { zodProblems } from './errors.js';
+import { FAPI_PROFILES, FAPI2_DEFAULT_SIGNING_ALG, type FapiProfile } from './fapi2.js';
 import { requestObjectAlgOf } from './request-object.js';
 import { IMPLICIT_GRANT_TYPE, isImplicit, parseResponseType, RESPONSE_TYPES } from './response-type.js';
 import { parseScopeParam } from './scopes.js';
@@ -38,6 +39,7 @@ const SNAKE: Record<string, string> = {
   userinfoSignedResponseAlg: 'userinfo_signed_response_alg',
   introspectionSignedResponseAlg: 'introspection_signed_response_alg',
   requirePushedAuthorizationRequests: 'require_pushed_authorization_requests',
+  fapiProfile: 'fapi_profile',
   allowedResources: 'allowed_resources',
   requirePkce: 'require_pkce',
   requestObjectSigningAlg: 'request_object_signing_alg',
@@ -108,6 +110,13 @@ export function introspectionAlgOf(
   return alg ? { ok: true, alg } : { ok: false, description: `introspection_signed_response_alg must be one of ${offered.join(', ')}` };
 }
 
+/** The security profile a client asked for (`fapi2`), or null for none. */
+export function fapiProfileOf(asked: string | null | undefined): { ok: true; profile: FapiProfile | null } | { ok: false; description: string } {
+  if (asked === undefined || asked === null) return { ok: true, profile: null };
+  const profile = FAPI_PROFILES.find((p) => p === asked);
+  return profile ? { ok: true, profile } : { ok: false, description: `fapi_profile must be ${FAPI_PROFILES.join(' or ')} (or null)` };
+}
+
 const uri = z.string().max(2048);
 const RegistrationMetadata = z.object({
   client_name: z.string({ error: 'is required' }),
@@ -130,6 +139,8 @@ const RegistrationMetadata = z.object({
   policy_uri: uri.optional(),
   tos_uri: uri.optional(),
   require_pushed_authorization_requests: z.boolean().optional(),
+  // A Keyflow extension: the security profile the client is held to ("fapi2").
+  fapi_profile: z.string().nullable().optional(),
   // A Keyflow extension, like RFC 9126's require_pushed_authorization_requests: a confidential client may opt out of PKCE.
   require_pkce: z.boolean().optional(),
   // RFC 7592 §2.2: sent back on update; checked by the route.
@@ -238,7 +249,11 @@ export function registrationToClient(
   if (responseTypes.some(isImplicit) !== grantTypes.includes(IMPLICIT_GRANT_TYPE)) {
     return bad('response_types id_token and id_token token go together with grant_types implicit (OpenID Connect Dynamic Registration section 2)');
   }
-  const alg = idTokenAlgOf(m.id_token_signed_response_alg, idTokenAlgs);
+  const fapiProfile = fapiProfileOf(m.fapi_profile);
+  if (!fapiProfile.ok) return bad(fapiProfile.description);
+  // FAPI 2.0 (fapi2.ts): code only, and the profile's algorithm unless the client names another.
+  if (fapiProfile.profile && responseTypes.some(isImplicit)) return bad('a FAPI 2.0 client uses response_type code only');
+  const alg = idTokenAlgOf(m.id_token_signed_response_alg ?? (fapiProfile.profile ? FAPI2_DEFAULT_SIGNING_ALG : undefined), idTokenAlgs);
   if (!alg.ok) return bad(alg.description);
   const userinfoAlg = userinfoAlgOf(m.userinfo_signed_response_alg, idTokenAlgs);
   if (!userinfoAlg.ok) return bad(userinfoAlg.description);
@@ -269,6 +284,7 @@ export function registrationToClient(
     requestObjectSigningAlg: requestObjectAlg.alg,
     requestUris: m.request_uris ?? [],
     requirePushedAuthorizationRequests: m.require_pushed_authorization_requests ?? false,
+    fapiProfile: fapiProfile.profile,
     // A public client asking for false is refused by the model; one that does not say uses PKCE.
     requirePkce: m.require_pkce ?? (method === 'none' || requirePkce),
     isVerified: false,
@@ -319,6 +335,7 @@ export function clientInformation(client: ClientDoc): Record<string, unknown> {
   if (client.policyUri) doc.policy_uri = client.policyUri;
   if (client.tosUri) doc.tos_uri = client.tosUri;
   if (client.requirePushedAuthorizationRequests) doc.require_pushed_authorization_requests = true;
+  if (client.fapiProfile) doc.fapi_profile = client.fapiProfile;
   return doc;
 }
 
@@ -349,6 +366,7 @@ const AppFields = z
     request_object_signing_alg: z.string().nullable(),
     request_uris: z.array(z.string()).max(20),
     require_pushed_authorization_requests: z.boolean(),
+    fapi_profile: z.string().nullable(),
     allowed_resources: z.array(z.string()).max(50),
     require_pkce: z.boolean(),
   })
@@ -430,6 +448,13 @@ export function appToClient(body: unknown, ownerUserId: string, idTokenAlgs: rea
   }
   if (a.request_uris !== undefined) input.requestUris = a.request_uris;
   if (a.require_pushed_authorization_requests !== undefined) input.requirePushedAuthorizationRequests = a.require_pushed_authorization_requests;
+  if (a.fapi_profile !== undefined) {
+    const profile = fapiProfileOf(a.fapi_profile);
+    if (!profile.ok) return bad(profile.description);
+    input.fapiProfile = profile.profile;
+    // A new FAPI 2.0 app signs with the profile's algorithm unless it names another.
+    if (!current && profile.profile && a.id_token_signed_response_alg === undefined) input.idTokenSignedResponseAlg = FAPI2_DEFAULT_SIGNING_ALG;
+  }
   if (a.allowed_resources !== undefined) input.allowedResources = a.allowed_resources;
   if (a.require_pkce !== undefined) input.requirePkce = a.require_pkce;
   if (a.public !== undefined) {
@@ -490,6 +515,7 @@ export function appJson(c: ClientDoc): Record<string, unknown> {
     request_object_signing_alg: c.requestObjectSigningAlg ?? null,
     request_uris: c.requestUris ?? [],
     require_pushed_authorization_requests: c.requirePushedAuthorizationRequests ?? false,
+    fapi_profile: c.fapiProfile ?? null,
     allowed_resources: c.allowedResources ?? [],
     require_pkce: c.requirePkce ?? true,
     is_verified: c.isVerified,

@@ -7,6 +7,7 @@ import { REQUEST_OBJECT_SIGNING_ALG_VALUES, requestUriProblem } from './request-
 import { resourceProblem } from './resources.js';
 import { isKnownScope } from './scopes.js';
 import { SIGNING_ALGS, type SigningAlg } from './signing-keys.js';
+import { FAPI_PROFILES, fapi2ClientProblems } from './fapi2.js';
 
 export { REDIRECT_URI_TYPES, type RedirectUriEntry, type RedirectUriType } from './redirect-uri.js';
 
@@ -120,6 +121,8 @@ export const NewClientInput = z
     introspectionSignedResponseAlg: z.enum(ID_TOKEN_ALGS).nullable().default(null),
     /** RFC 9126 §5: the authorization endpoint accepts this client's requests only through PAR. */
     requirePushedAuthorizationRequests: z.boolean().default(false),
+    /** The security profile this client is held to (fapi2.ts): `fapi2`, FAPI 2.0 Security Profile; null, none. */
+    fapiProfile: z.enum(FAPI_PROFILES).nullable().default(null),
     /**
      * OIDC Dynamic Registration §2: the only algorithm this client's request objects
      * may use (`none`: unsigned only). Null: any signing algorithm offered, or unsigned.
@@ -138,6 +141,7 @@ export const NewClientInput = z
     if (method === 'private_key_jwt' && !c.jwks && !c.jwksUri) {
       ctx.addIssue({ code: 'custom', message: 'private_key_jwt needs jwks or jwks_uri' });
     }
+    for (const problem of fapi2ClientProblems({ ...c, tokenEndpointAuthMethod: method })) ctx.addIssue({ code: 'custom', message: problem });
     return { ...c, tokenEndpointAuthMethod: method };
   });
 export type NewClientInput = z.input<typeof NewClientInput>;

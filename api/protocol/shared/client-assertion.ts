@@ -2,6 +2,7 @@
 // signed with the client's own key, verified against its inline `jwks` or its
 // `jwks_uri` (client-keys.ts). Its `aud` is the issuer, a single string, at
 // every endpoint. Each assertion is single use (its `jti`).
+import { FAPI2_CLIENT_ALGS, isFapi2 } from '../../../lib/domain/fapi2.js';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import { CLIENT_KEY_ALGS } from '../../../lib/domain/client-key-algs.js';
 import { ENDPOINTS } from '../../../lib/domain/discovery.js';
@@ -60,12 +61,16 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
       const keys = deps.keys.resolver(client);
       if (!keys) return { ok: false, description: 'the client has no jwks or jwks_uri' };
       let payload: Record<string, unknown>;
+      // FAPI 2.0 §5.3.2.1 and §5.4.1: the issuer alone as audience, whatever CLIENT_ASSERTION_AUDIENCE says, and the profile's algorithms.
+      const fapi = isFapi2(client);
+      const audience = fapi ? 'issuer' : deps.audience;
+      const algorithms = fapi ? [...FAPI2_CLIENT_ALGS] : CLIENT_ASSERTION_ALGS;
       try {
         ({ payload } = await jwtVerify(assertion, keys, {
-          algorithms: CLIENT_ASSERTION_ALGS,
+          algorithms,
           issuer: client._id,
           subject: client._id,
-          audience: acceptedAudiences(deps.issuer, deps.audience),
+          audience: acceptedAudiences(deps.issuer, audience),
           requiredClaims: ['exp', 'jti'],
           clockTolerance: CLOCK_TOLERANCE_S,
         }));
@@ -74,16 +79,16 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
         if (isNoMatchingKey(err)) return { ok: false, description: 'no key of the client matches the client_assertion (kid)' };
         if (err instanceof joseErrors.JWTExpired) return { ok: false, description: 'the client_assertion has expired' };
         if (err instanceof joseErrors.JWTClaimValidationFailed) return { ok: false, description: `client_assertion claim ${err.claim} is invalid` };
-        if (err instanceof joseErrors.JOSEAlgNotAllowed) return { ok: false, description: `client_assertion algorithms: ${CLIENT_ASSERTION_ALGS.join(', ')}` };
+        if (err instanceof joseErrors.JOSEAlgNotAllowed) return { ok: false, description: `client_assertion algorithms: ${algorithms.join(', ')}` };
         return { ok: false, description: 'the client_assertion is invalid' };
       }
       // The issuer as the single audience, at every endpoint: an endpoint URL, or an array
       // that also names something else, would let an assertion made for another party
       // (or another server that shares the client's key) be played here.
-      if (!isAcceptedAudience(payload.aud, acceptedAudiences(deps.issuer, deps.audience)))
+      if (!isAcceptedAudience(payload.aud, acceptedAudiences(deps.issuer, audience)))
         return {
           ok: false,
-          description: `client_assertion aud must be ${deps.audience === 'issuer' ? 'the issuer' : 'the issuer or the token endpoint URL'}, as a single string`,
+          description: `client_assertion aud must be ${audience === 'issuer' ? 'the issuer' : 'the issuer or the token endpoint URL'}, as a single string`,
         };
       const now = Math.floor(Date.now() / 1000);
       const { exp, iat, jti } = payload as { exp: number; iat?: unknown; jti: unknown };

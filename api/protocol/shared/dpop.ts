@@ -55,17 +55,23 @@ function normalisedUrl(value: string): string | null {
 /**
  * Verifies a proof for the request `method` `url` (and `accessToken` at a
  * resource) and uses up its jti. Returns the key's RFC 7638 thumbprint.
+ * `algorithms`: fewer than DPOP_ALGS for a client held to a profile (FAPI 2.0).
  */
-export async function verifyDpopProof(store: Store, proof: string, request: { method: string; url: string; accessToken?: string }): Promise<DpopResult> {
+export async function verifyDpopProof(
+  store: Store,
+  proof: string,
+  request: { method: string; url: string; accessToken?: string; algorithms?: readonly string[] },
+): Promise<DpopResult> {
   let payload: Record<string, unknown>;
   let jwk: JWK;
+  const algorithms = [...(request.algorithms ?? DPOP_ALGS)];
   try {
-    const verified = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: DPOP_ALGS });
+    const verified = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms });
     payload = verified.payload;
     jwk = verified.protectedHeader.jwk as JWK;
   } catch (err) {
     const code = (err as { code?: string }).code;
-    return { ok: false, description: code === 'ERR_JOSE_ALG_NOT_ALLOWED' ? `DPoP proof algorithms: ${DPOP_ALGS.join(', ')}` : 'the DPoP proof is invalid' };
+    return { ok: false, description: code === 'ERR_JOSE_ALG_NOT_ALLOWED' ? `DPoP proof algorithms: ${algorithms.join(', ')}` : 'the DPoP proof is invalid' };
   }
   if (!jwk || PRIVATE_MEMBERS.some((m) => m in jwk)) return { ok: false, description: 'the DPoP proof jwk must be a public key' };
   const { htm, htu, iat, jti, ath } = payload;

@@ -110,6 +110,7 @@ describe('app API', () => {
       request_object_signing_alg: null,
       request_uris: [],
       require_pushed_authorization_requests: false,
+      fapi_profile: null,
       allowed_resources: [],
       require_pkce: true,
       is_verified: false,

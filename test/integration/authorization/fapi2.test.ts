@@ -1,0 +1,165 @@
+// The FAPI 2.0 Security Profile for a client in its mode (fapi_profile
+// "fapi2"): what such a client must be when it is registered (private_key_jwt,
+// exact https redirect URIs, the profile's algorithms, code only), and what
+// its requests must be — pushed (PAR), PKCE S256, a DPoP proof at the token
+// endpoint, client assertions for the issuer alone with the profile's
+// algorithms — each refused with the spec's error; and the whole flow, ending
+// in DPoP-bound tokens and a PS256 ID token. The api accepts the token
+// endpoint as an assertion audience for other clients
+// (CLIENT_ASSERTION_AUDIENCE=issuer-or-token-endpoint), so the FAPI rule shows.
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
+import { newClientKey } from '../../support/client-keys.js';
+import { dpopProof, FAPI_REDIRECT, newDpopKey, newFapiClient, type FapiClient } from '../../support/fapi-client.js';
+import { useTestApi, type Json } from '../../support/harness.js';
+import { authorizeAs, FLOW_PASSWORD } from '../../support/token-flow.js';
+import { TEST_VERIFIER, withPkce } from '../../../tools/fixtures/pkce.js';
+import { newUser } from '../../../tools/fixtures/users.js';
+import { HttpUser } from '../../../tools/fixtures/http-user.js';
+
+const api = useTestApi({ CLIENT_ASSERTION_AUDIENCE: 'issuer-or-token-endpoint' });
+const tokenUrl = () => `${api.issuer}/api/oauth/token`;
+
+/** A PAR request of `client` (PKCE S256 unless `params` replace it): the answer. */
+const push = (client: FapiClient, params: Record<string, string>) =>
+  client.post('/api/oauth/par', { response_type: 'code', redirect_uri: FAPI_REDIRECT, scope: 'openid offline_access', ...params });
+
+/** A pushed, signed-in, consented request: the code and its verifier. */
+async function authorizedCode(client: FapiClient): Promise<{ code: string; verifier: string }> {
+  const pushed = await push(client, withPkce({ state: 'fapi-state' }));
+  expect([pushed.res.status, pushed.body.error]).toEqual([201, undefined]);
+  const { email } = await newUser(api.deps, { prefix: 'fapi', password: FLOW_PASSWORD });
+  const url = `${api.issuer}/api/oauth/authorize?${new URLSearchParams({ client_id: client.id, request_uri: pushed.body.request_uri })}`;
+  const back = await authorizeAs(new HttpUser(api.issuer), url, email, FLOW_PASSWORD);
+  expect([back.origin + back.pathname, back.searchParams.get('state'), back.searchParams.get('iss')]).toEqual([FAPI_REDIRECT, 'fapi-state', api.issuer]);
+  return { code: back.searchParams.get('code')!, verifier: TEST_VERIFIER };
+}
+
+const redeem = async (client: FapiClient, code: string, verifier: string, headers: Record<string, string>) =>
+  client.post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: FAPI_REDIRECT, code_verifier: verifier }, headers);
+
+describe('a FAPI 2.0 client', () => {
+  it('completes a pushed code flow with PKCE, private_key_jwt and DPoP: DPoP-bound tokens, a PS256 ID token, refresh bound too', async () => {
+    const client = await newFapiClient(api);
+    const { code, verifier } = await authorizedCode(client);
+    const tokens = await redeem(client, code, verifier, { dpop: await dpopProof(client.dpop, 'POST', tokenUrl()) });
+    expect([tokens.res.status, tokens.body.error, tokens.body.token_type]).toEqual([200, undefined, 'DPoP']);
+    const jwks = createRemoteJWKSet(new URL(`${api.issuer}/.well-known/jwks.json`));
+    const id = await jwtVerify(tokens.body.id_token, jwks, { issuer: api.issuer, audience: client.id, algorithms: ['PS256'] });
+    expect(id.payload.sub).toEqual(expect.any(String));
+    const access = await jwtVerify(tokens.body.access_token, jwks, { algorithms: ['PS256'] });
+    expect(access.payload.cnf).toEqual({ jkt: client.dpop.jkt });
+
+    // A refresh needs the proof of the same key as well.
+    const bare = await client.post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token });
+    expect([bare.res.status, bare.body.error]).toEqual([400, 'invalid_request']);
+    const refreshed = await client.post(
+      '/api/oauth/token',
+      { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token },
+      { dpop: await dpopProof(client.dpop, 'POST', tokenUrl()) },
+    );
+    expect([refreshed.res.status, refreshed.body.token_type]).toEqual([200, 'DPoP']);
+  });
+
+  it('must push its requests: a request by the query is refused back at the redirect URI', async () => {
+    const client = await newFapiClient(api);
+    const query = new URLSearchParams(withPkce({ response_type: 'code', client_id: client.id, redirect_uri: FAPI_REDIRECT, scope: 'openid', state: 's' }));
+    const res = await fetch(`${api.issuer}/api/oauth/authorize?${query}`, { redirect: 'manual' });
+    const to = new URL(res.headers.get('location')!);
+    expect([res.status, to.origin + to.pathname, to.searchParams.get('error'), to.searchParams.get('state')]).toEqual([
+      303,
+      FAPI_REDIRECT,
+      'invalid_request',
+      's',
+    ]);
+    expect(to.searchParams.get('error_description')).toMatch(/pushed authorization requests/);
+  });
+
+  it('may push only response_type=code with PKCE S256', async () => {
+    const client = await newFapiClient(api, { allowedScopes: ['openid'] });
+    const noPkce = await push(client, { scope: 'openid' });
+    expect([noPkce.res.status, noPkce.body.error]).toEqual([400, 'invalid_request']);
+    expect(noPkce.body.error_description).toMatch(/PKCE/);
+    const implicit = await push(client, { ...withPkce({}), response_type: 'id_token', nonce: 'n', scope: 'openid' });
+    // RFC 6749 §4.1.2.1: a response type this client may not use.
+    expect([implicit.res.status, implicit.body.error]).toEqual([400, 'unauthorized_client']);
+  });
+
+  it('gets no token without a DPoP proof, nor with a proof of an algorithm outside the profile', async () => {
+    const client = await newFapiClient(api);
+    const first = await authorizedCode(client);
+    const bare = await redeem(client, first.code, first.verifier, {});
+    expect([bare.res.status, bare.body.error]).toEqual([400, 'invalid_request']);
+    expect(bare.body.error_description).toMatch(/DPoP proof/);
+    const rsaKey = await newDpopKey('RS256');
+    const second = await authorizedCode(client);
+    const rs256 = await redeem(client, second.code, second.verifier, { dpop: await dpopProof(rsaKey, 'POST', tokenUrl()) });
+    expect([rs256.res.status, rs256.body.error]).toEqual([400, 'invalid_dpop_proof']);
+  });
+
+  it('authenticates only with an assertion for the issuer, signed with PS256, ES256 or EdDSA', async () => {
+    const introspect = (auth: Record<string, string>) =>
+      fetch(`${api.issuer}/api/oauth/introspect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: 'unknown', ...auth }),
+      });
+    const client = await newFapiClient(api);
+    expect((await introspect(await client.authentication())).status).toBe(200);
+    // The token endpoint as audience: accepted for other clients on this api, not for a FAPI 2.0 client.
+    const tokenAud = await introspect(await client.authentication({ aud: tokenUrl() }));
+    expect([tokenAud.status, ((await tokenAud.json()) as Json).error]).toEqual([400, 'invalid_client']);
+    const plain = await newFapiClient(api, { fapiProfile: null, idTokenSignedResponseAlg: 'RS256' });
+    expect((await introspect(await plain.authentication({ aud: tokenUrl() }))).status).toBe(200);
+    // An RS256 key: registered, but not an algorithm of the profile.
+    const rsa = await newClientKey('RS256');
+    const withRsa = await newFapiClient(api, { jwks: { keys: [rsa.jwk] } });
+    const rs256 = await introspect(await withRsa.authentication({ key: rsa }));
+    const body = (await rs256.json()) as Json;
+    expect([rs256.status, body.error, body.error_description]).toEqual([400, 'invalid_client', 'client_assertion algorithms: PS256, ES256, EdDSA']);
+  });
+});
+
+describe('registering a FAPI 2.0 client', () => {
+  let token: string;
+  beforeAll(async () => {
+    const { user } = await newUser(api.deps, { prefix: 'fapi-owner', password: FLOW_PASSWORD });
+    token = (await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope: ['apps:write'], expiresInDays: 1 })).token;
+  });
+  const register = async (metadata: Record<string, unknown>) => {
+    const res = await fetch(`${api.issuer}/api/oauth/register`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'FAPI', redirect_uris: [FAPI_REDIRECT], ...metadata }),
+    });
+    return { status: res.status, body: (await res.json()) as Json };
+  };
+
+  it('gives it PS256 unless it names another of the profile, and shows the profile', async () => {
+    const key = await newClientKey('ES256');
+    const ok = await register({ fapi_profile: 'fapi2', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [key.jwk] } });
+    expect([ok.status, ok.body.fapi_profile, ok.body.id_token_signed_response_alg]).toEqual([201, 'fapi2', 'PS256']);
+    const pq = await register({
+      fapi_profile: 'fapi2',
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: { keys: [key.jwk] },
+      id_token_signed_response_alg: 'ML-DSA-65',
+    });
+    expect([pq.status, pq.body.id_token_signed_response_alg]).toEqual([201, 'ML-DSA-65']);
+  });
+
+  it.each([
+    ['a client secret', { token_endpoint_auth_method: 'client_secret_basic' }, /a FAPI 2\.0 client authenticates with private_key_jwt/],
+    ['an http redirect URI', { redirect_uris: ['http://127.0.0.1/cb'] }, /redirect URIs are exact https URIs/],
+    ['RS256 ID tokens', { id_token_signed_response_alg: 'RS256' }, /id_token_signed_response_alg is one of PS256, ES256, ML-DSA-65/],
+    ['RS256 request objects', { request_object_signing_alg: 'RS256' }, /request_object_signing_alg is one of PS256, ES256, EdDSA/],
+    ['the implicit flow', { response_types: ['code', 'id_token'], grant_types: ['authorization_code', 'implicit'] }, /response_type code only/],
+    ['an unknown profile', { fapi_profile: 'fapi1' }, /fapi_profile must be fapi2/],
+  ])('refuses %s with invalid_client_metadata or invalid_redirect_uri, naming the rule', async (_what, metadata, message) => {
+    const key = await newClientKey('ES256');
+    const r = await register({ fapi_profile: 'fapi2', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [key.jwk] }, ...metadata });
+    expect(r.status).toBe(400);
+    expect(['invalid_client_metadata', 'invalid_redirect_uri']).toContain(r.body.error);
+    expect(r.body.error_description).toMatch(message);
+  });
+});
