@@ -41,6 +41,7 @@ const SNAKE: Record<string, string> = {
   requirePkce: 'require_pkce',
   requestObjectSigningAlg: 'request_object_signing_alg',
   requestUris: 'request_uris',
+  authorizationSignedResponseAlg: 'authorization_signed_response_alg',
 };
 
 type Issue = { path: ReadonlyArray<PropertyKey>; message: string };
@@ -93,6 +94,21 @@ export function userinfoAlgOf(
   return alg ? { ok: true, alg } : { ok: false, description: `userinfo_signed_response_alg must be one of ${offered.join(', ')} or none` };
 }
 
+/**
+ * The JWT authorization response algorithm (JARM) of a client that asked for
+ * `asked`: one this deployment offers (those of ID tokens), or null for
+ * nothing named: RS256 then, JARM's default, applied when signing. `none` is
+ * not allowed (JARM): a response must be signed.
+ */
+export function authorizationAlgOf(
+  asked: string | null | undefined,
+  offered: readonly IdTokenAlg[],
+): { ok: true; alg: IdTokenAlg | null } | { ok: false; description: string } {
+  if (asked === undefined || asked === null) return { ok: true, alg: null };
+  const alg = offered.find((a) => a === asked);
+  return alg ? { ok: true, alg } : { ok: false, description: `authorization_signed_response_alg must be one of ${offered.join(', ')}` };
+}
+
 const uri = z.string().max(2048);
 const RegistrationMetadata = z.object({
   client_name: z.string({ error: 'is required' }),
@@ -116,6 +132,7 @@ const RegistrationMetadata = z.object({
   require_pushed_authorization_requests: z.boolean().optional(),
   // A Keyflow extension, like RFC 9126's require_pushed_authorization_requests: a confidential client may opt out of PKCE.
   require_pkce: z.boolean().optional(),
+  authorization_signed_response_alg: z.string().optional(),
   // RFC 7592 §2.2: sent back on update; checked by the route.
   client_id: z.string().optional(),
   client_secret: z.string().optional(),
@@ -228,6 +245,8 @@ export function registrationToClient(
   if (!userinfoAlg.ok) return bad(userinfoAlg.description);
   const requestObjectAlg = requestObjectAlgOf(m.request_object_signing_alg);
   if (!requestObjectAlg.ok) return bad(requestObjectAlg.description);
+  const authorizationAlg = authorizationAlgOf(m.authorization_signed_response_alg, idTokenAlgs);
+  if (!authorizationAlg.ok) return bad(authorizationAlg.description);
   // OIDC Dynamic Registration §2: pages link to these.
   for (const field of ['client_uri', 'policy_uri', 'tos_uri'] as const) {
     if (m[field] !== undefined && !isHttpUri(m[field])) return bad(`${field}: must be an absolute http(s) URI without fragment`);
@@ -249,6 +268,7 @@ export function registrationToClient(
     userinfoSignedResponseAlg: userinfoAlg.alg,
     requestObjectSigningAlg: requestObjectAlg.alg,
     requestUris: m.request_uris ?? [],
+    authorizationSignedResponseAlg: authorizationAlg.alg,
     requirePushedAuthorizationRequests: m.require_pushed_authorization_requests ?? false,
     // A public client asking for false is refused by the model; one that does not say uses PKCE.
     requirePkce: m.require_pkce ?? (method === 'none' || requirePkce),
@@ -299,6 +319,8 @@ export function clientInformation(client: ClientDoc): Record<string, unknown> {
   if (client.policyUri) doc.policy_uri = client.policyUri;
   if (client.tosUri) doc.tos_uri = client.tosUri;
   if (client.requirePushedAuthorizationRequests) doc.require_pushed_authorization_requests = true;
+  // Only when registered: JARM's RS256 default is applied when signing, and listing it would say the client asked for JWT responses.
+  if (client.authorizationSignedResponseAlg) doc.authorization_signed_response_alg = client.authorizationSignedResponseAlg;
   return doc;
 }
 
@@ -330,6 +352,7 @@ const AppFields = z
     require_pushed_authorization_requests: z.boolean(),
     allowed_resources: z.array(z.string()).max(50),
     require_pkce: z.boolean(),
+    authorization_signed_response_alg: z.string().nullable(),
   })
   .partial()
   .strict();
@@ -406,6 +429,11 @@ export function appToClient(body: unknown, ownerUserId: string, idTokenAlgs: rea
   if (a.require_pushed_authorization_requests !== undefined) input.requirePushedAuthorizationRequests = a.require_pushed_authorization_requests;
   if (a.allowed_resources !== undefined) input.allowedResources = a.allowed_resources;
   if (a.require_pkce !== undefined) input.requirePkce = a.require_pkce;
+  if (a.authorization_signed_response_alg !== undefined) {
+    const alg = authorizationAlgOf(a.authorization_signed_response_alg, idTokenAlgs);
+    if (!alg.ok) return bad(alg.description);
+    input.authorizationSignedResponseAlg = alg.alg;
+  }
   if (a.public !== undefined) {
     input.public = a.public;
     // Switching public/confidential without naming a method picks the matching default.
@@ -465,6 +493,7 @@ export function appJson(c: ClientDoc): Record<string, unknown> {
     require_pushed_authorization_requests: c.requirePushedAuthorizationRequests ?? false,
     allowed_resources: c.allowedResources ?? [],
     require_pkce: c.requirePkce ?? true,
+    authorization_signed_response_alg: c.authorizationSignedResponseAlg ?? null,
     is_verified: c.isVerified,
     is_active: isClientActive(c),
     created_at: c.createdAt.toISOString(),
