@@ -332,7 +332,7 @@ describe('openid-client: the request by POST, the answer by query and by form_po
     const config = await oidc.discovery(new URL(api.issuer), registered._id, { id_token_signed_response_alg: 'RS256' }, oidc.ClientSecretBasic(clientSecret!), {
       execute: [oidc.allowInsecureRequests],
     });
-    expect(config.serverMetadata().response_modes_supported).toEqual(['query', 'fragment', 'form_post']);
+    expect(config.serverMetadata().response_modes_supported).toEqual(expect.arrayContaining(['query', 'fragment', 'form_post']));
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     const agent = new HttpUser(api.issuer);
 
