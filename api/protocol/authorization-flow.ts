@@ -38,7 +38,7 @@ export function resumeUrl(requestId: string): string {
 /** Answers the client with an error, in the request's response mode (and ends the request). */
 export async function respondWithError(res: Response, deps: FlowDeps, request: PendingAuthorization, error: string, description: string): Promise<void> {
   await finishAuthorizationRequest(deps.store, request);
-  sendAuthorizationResponse(res, deps.issuer, request, { error, error_description: description });
+  await sendAuthorizationResponse(res, deps, request, { error, error_description: description });
 }
 
 /** The id under which the request waits for the user: stored only now, when a page is needed, and bound to this browser. */
@@ -151,5 +151,5 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   await addSessionClient(deps.store, session!, request.clientId);
   await finishAuthorizationRequest(deps.store, request);
   deps.log.debug(`authorization ${'code' in answer ? 'code' : 'tokens (implicit)'} issued`, { client: request.clientId, user: userId });
-  sendAuthorizationResponse(res, deps.issuer, request, answer);
+  await sendAuthorizationResponse(res, deps, request, answer);
 }

@@ -40,7 +40,7 @@ async function proceed(req: Request, res: Response, deps: FlowDeps, request: Pen
   } catch (err) {
     if (res.headersSent || !isDependencyUnavailable(err)) throw err;
     deps.log.warn('dependency unavailable: temporarily_unavailable to the client', { client: request.clientId, error: (err as Error).message.split('\n')[0] });
-    sendAuthorizationResponse(res, deps.issuer, request, {
+    await sendAuthorizationResponse(res, deps, request, {
       error: 'temporarily_unavailable',
       error_description: 'the authorization server cannot answer right now; try again shortly',
     });
@@ -68,18 +68,18 @@ async function authorizePushed(req: Request, res: Response, deps: FlowDeps, clie
  * A request object that cannot be used: back to the client at the redirect URI
  * it names (when registered: refusalTarget), else Keyflow's error page.
  */
-function refuseRequestObject(
+async function refuseRequestObject(
   res: Response,
   deps: AuthorizeDeps,
   client: ClientDoc,
   reply: Record<string, unknown>,
   error: RequestObjectError,
   description: string,
-) {
+): Promise<void> {
   const to = refusalTarget(reply, { ...client, clientId: client._id, responseTypes: allowedResponseTypes(client) });
   if (!to)
     return sendErrorPage(res, 400, 'Invalid request', `The application's request cannot be used: ${description}. Return to the application and start again.`);
-  sendAuthorizationResponse(res, deps.issuer, to, { error, error_description: description });
+  await sendAuthorizationResponse(res, deps, to, { error, error_description: description });
 }
 
 /** The request's parameters (a GET's query or a POST's form): the same checks and the same flow either way. */
@@ -101,13 +101,12 @@ async function authorize(req: Request, res: Response, deps: AuthorizeDeps, query
     // RFC 9126 §5: this client's requests must be pushed. The redirect URI passed the
     // client's registered entries, so the refusal goes back to it like any other error.
     const description = 'this application must use pushed authorization requests (request_uri from the PAR endpoint)';
-    return sendAuthorizationResponse(res, deps.issuer, result.kind === 'ok' ? result.params : result, {
+    return sendAuthorizationResponse(res, deps, result.kind === 'ok' ? result.params : result, {
       error: 'invalid_request',
       error_description: description,
     });
   }
-  if (result.kind === 'redirect-error')
-    return sendAuthorizationResponse(res, deps.issuer, result, { error: result.error, error_description: result.description });
+  if (result.kind === 'redirect-error') return sendAuthorizationResponse(res, deps, result, { error: result.error, error_description: result.description });
   // Stored only if the user must see a page; a signed-in, consented user gets the code at once.
   await proceed(req, res, deps, { ...result.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
 }

@@ -5,7 +5,7 @@
 // it as evidence or receive it through an intermediary.
 import express, { Router, type Request, type Response } from 'express';
 import type { ClientDoc } from '../../lib/domain/clients.js';
-import { FAPI2_DEFAULT_SIGNING_ALG, isFapi2 } from '../../lib/domain/fapi2.js';
+import { defaultSignedResponseAlg } from '../../lib/domain/fapi2.js';
 import { hashSecret } from '../../lib/security/secrets.js';
 import { findGrant, isGrantLive } from '../../lib/store/grants.js';
 import { findRefreshToken, type RefreshTokenDoc } from '../../lib/store/refresh-tokens.js';
@@ -32,7 +32,7 @@ const INTROSPECTION_JWT = 'application/token-introspection+jwt';
 async function sendIntrospection(deps: IntrospectionDeps, req: Request, res: Response, client: ClientDoc, result: Record<string, unknown>): Promise<void> {
   if (req.accepts(['application/json', INTROSPECTION_JWT]) !== INTROSPECTION_JWT) return sendOAuthJson(res, 200, result);
   const claims = { iss: deps.issuer, aud: client._id, iat: Math.floor(Date.now() / 1000), token_introspection: result };
-  const alg = client.introspectionSignedResponseAlg ?? (isFapi2(client) ? FAPI2_DEFAULT_SIGNING_ALG : 'RS256');
+  const alg = client.introspectionSignedResponseAlg ?? defaultSignedResponseAlg(client);
   const jwt = await deps.signer.sign(claims, { alg, typ: 'token-introspection+jwt' });
   // A Buffer, so that Express adds no charset to the media type.
   res.status(200).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).type(INTROSPECTION_JWT).send(Buffer.from(jwt));

@@ -7,7 +7,7 @@ import type { RedirectUriEntry } from './clients.js';
 import { challengeProblem } from './pkce.js';
 import { checkRedirectUri } from './redirect-uri.js';
 import { parseResources } from './resources.js';
-import { defaultResponseMode, parseResponseMode, type ResponseMode, type ResponseTarget } from './response-mode.js';
+import { parseResponseMode, refusalResponseMode, type ResponseMode, type ResponseTarget } from './response-mode.js';
 import { clientMayUse, isImplicit, parseResponseType, type ResponseType } from './response-type.js';
 import { parseClaimsParameter, type RequestedClaims } from './claims-request.js';
 import { isKnownScope, parseBoundTeamScope, parseScopeParam } from './scopes.js';
@@ -39,7 +39,7 @@ export interface ValidAuthorization {
   acrValues: string[];
   /** RFC 8707 resource indicators: added to the access token's `aud` next to the issuer. */
   resources: string[];
-  /** How the response goes back: query, fragment or form_post (response-mode.ts). */
+  /** How the response goes back: query, fragment or form_post, or their JWT forms (response-mode.ts). */
   responseMode: ResponseMode;
   /** Individual claims asked for with the `claims` parameter (claims-request.ts); null when none. Absent on requests stored before. */
   claims?: RequestedClaims | null;
@@ -50,7 +50,7 @@ export type AuthorizationValidation =
   /** Shown on Keyflow's error page: the client or redirect URI cannot be trusted with a redirect. */
   | { kind: 'error-page'; title: string; message: string }
   /** Sent back to the (validated) redirect URI, in the request's response mode when that was valid. */
-  | { kind: 'redirect-error'; redirectUri: string; responseMode: ResponseMode; state: string | null; error: string; description: string };
+  | { kind: 'redirect-error'; clientId: string; redirectUri: string; responseMode: ResponseMode; state: string | null; error: string; description: string };
 
 export const SUPPORTED_PROMPTS = ['none', 'login', 'consent'] as const;
 export const SUPPORTED_ACR_VALUES = ['pwd', 'mfa'] as const;
@@ -87,10 +87,11 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
   const rawType = single(query, 'response_type');
   const responseType = typeof rawType === 'string' ? parseResponseType(rawType) : null;
   const modeType = responseType ?? 'code';
-  // First, so that every later error goes back the way the client asked for; an error about the mode itself goes the type's default way.
+  // First, so that every later error goes back the way the client asked for; an error about the mode itself goes the
+  // type's default way (its JWT form when a JWT mode was asked for: response-mode.ts).
   const rawMode = single(query, 'response_mode');
   const mode = rawMode === null ? { ok: false as const, description: 'response_mode must appear at most once' } : parseResponseMode(rawMode, modeType);
-  if (!mode.ok) return { ok: false, error: 'invalid_request', description: mode.description, responseMode: defaultResponseMode(modeType) };
+  if (!mode.ok) return { ok: false, error: 'invalid_request', description: mode.description, responseMode: refusalResponseMode(rawMode, modeType) };
   const responseMode = mode.mode;
   const fail = (error: string, description: string): ParamsCheck => ({ ok: false, error, description, responseMode });
   const rawState = single(query, 'state');
@@ -204,23 +205,33 @@ export function validateAuthorizationRequest(query: Query, client: ClientForAuth
   const state = parseState(query);
   const checked = validateParams(query, client, redirectUri, state);
   if (!checked.ok)
-    return { kind: 'redirect-error', redirectUri, responseMode: checked.responseMode, state, error: checked.error, description: checked.description };
+    return {
+      kind: 'redirect-error',
+      clientId: client.clientId,
+      redirectUri,
+      responseMode: checked.responseMode,
+      state,
+      error: checked.error,
+      description: checked.description,
+    };
   return { kind: 'ok', params: checked.params };
 }
 
 /**
  * Where a refusal decided before these checks goes (a request object that
  * cannot be used): the redirect URI named in `reply` when it is one of the
- * client's, in its response mode (else by query) and with its state; null when
- * there is none the client registered (the caller shows its error page).
+ * client's, in its response mode (else the default one: refusalResponseMode)
+ * and with its state; null when there is none the client registered (the
+ * caller shows its error page).
  */
 export function refusalTarget(reply: Query, client: ClientForAuthorization): ResponseTarget | null {
   const redirectUri = single(reply, 'redirect_uri');
   if (!redirectUri || !checkRedirectUri(client.redirectUris, redirectUri).ok) return null;
   const rawType = single(reply, 'response_type');
   const type = (rawType && parseResponseType(rawType)) || 'code';
-  const mode = parseResponseMode(single(reply, 'response_mode') ?? undefined, type);
-  return { redirectUri, responseMode: mode.ok ? mode.mode : defaultResponseMode(type), state: parseState(reply) };
+  const rawMode = single(reply, 'response_mode') ?? undefined;
+  const mode = parseResponseMode(rawMode, type);
+  return { clientId: client.clientId, redirectUri, responseMode: mode.ok ? mode.mode : refusalResponseMode(rawMode, type), state: parseState(reply) };
 }
 
 export type PushedValidation = { kind: 'ok'; params: ValidAuthorization } | { kind: 'error'; error: string; description: string };

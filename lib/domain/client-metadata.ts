@@ -44,6 +44,7 @@ const SNAKE: Record<string, string> = {
   requirePkce: 'require_pkce',
   requestObjectSigningAlg: 'request_object_signing_alg',
   requestUris: 'request_uris',
+  authorizationSignedResponseAlg: 'authorization_signed_response_alg',
 };
 
 type Issue = { path: ReadonlyArray<PropertyKey>; message: string };
@@ -96,19 +97,28 @@ export function userinfoAlgOf(
   return alg ? { ok: true, alg } : { ok: false, description: `userinfo_signed_response_alg must be one of ${offered.join(', ')} or none` };
 }
 
+type SignedResponseAlg = { ok: true; alg: IdTokenAlg | null } | { ok: false; description: string };
+
 /**
- * The introspection response algorithm of a client that asked for `asked`
- * (RFC 9701 §6): one this deployment signs with, or null — RS256, the RFC's
- * default — for nothing named.
+ * The algorithm of a signed response a client asked for with metadata `field`:
+ * one this deployment signs with (those of ID tokens), or null for nothing
+ * named — the response's own default (RS256) then applies when signing, and
+ * is not stored as if the client had asked for it. `none` is refused: these
+ * responses are signed or not JWTs at all.
  */
-export function introspectionAlgOf(
-  asked: string | null | undefined,
-  offered: readonly IdTokenAlg[],
-): { ok: true; alg: IdTokenAlg | null } | { ok: false; description: string } {
+function signedResponseAlgOf(field: string, asked: string | null | undefined, offered: readonly IdTokenAlg[]): SignedResponseAlg {
   if (asked === undefined || asked === null) return { ok: true, alg: null };
   const alg = offered.find((a) => a === asked);
-  return alg ? { ok: true, alg } : { ok: false, description: `introspection_signed_response_alg must be one of ${offered.join(', ')}` };
+  return alg ? { ok: true, alg } : { ok: false, description: `${field} must be one of ${offered.join(', ')}` };
 }
+
+/** RFC 9701 §6: the algorithm of the client's signed introspection responses. */
+export const introspectionAlgOf = (asked: string | null | undefined, offered: readonly IdTokenAlg[]) =>
+  signedResponseAlgOf('introspection_signed_response_alg', asked, offered);
+
+/** JARM: the algorithm of the client's JWT authorization responses. */
+export const authorizationAlgOf = (asked: string | null | undefined, offered: readonly IdTokenAlg[]) =>
+  signedResponseAlgOf('authorization_signed_response_alg', asked, offered);
 
 /** The security profile a client asked for (`fapi2`), or null for none. */
 export function fapiProfileOf(asked: string | null | undefined): { ok: true; profile: FapiProfile | null } | { ok: false; description: string } {
@@ -143,6 +153,7 @@ const RegistrationMetadata = z.object({
   fapi_profile: z.string().nullable().optional(),
   // A Keyflow extension, like RFC 9126's require_pushed_authorization_requests: a confidential client may opt out of PKCE.
   require_pkce: z.boolean().optional(),
+  authorization_signed_response_alg: z.string().optional(),
   // RFC 7592 §2.2: sent back on update; checked by the route.
   client_id: z.string().optional(),
   client_secret: z.string().optional(),
@@ -261,6 +272,8 @@ export function registrationToClient(
   if (!introspectionAlg.ok) return bad(introspectionAlg.description);
   const requestObjectAlg = requestObjectAlgOf(m.request_object_signing_alg);
   if (!requestObjectAlg.ok) return bad(requestObjectAlg.description);
+  const authorizationAlg = authorizationAlgOf(m.authorization_signed_response_alg, idTokenAlgs);
+  if (!authorizationAlg.ok) return bad(authorizationAlg.description);
   // OIDC Dynamic Registration §2: pages link to these.
   for (const field of ['client_uri', 'policy_uri', 'tos_uri'] as const) {
     if (m[field] !== undefined && !isHttpUri(m[field])) return bad(`${field}: must be an absolute http(s) URI without fragment`);
@@ -283,6 +296,7 @@ export function registrationToClient(
     introspectionSignedResponseAlg: introspectionAlg.alg,
     requestObjectSigningAlg: requestObjectAlg.alg,
     requestUris: m.request_uris ?? [],
+    authorizationSignedResponseAlg: authorizationAlg.alg,
     requirePushedAuthorizationRequests: m.require_pushed_authorization_requests ?? false,
     fapiProfile: fapiProfile.profile,
     // A public client asking for false is refused by the model; one that does not say uses PKCE.
@@ -336,6 +350,8 @@ export function clientInformation(client: ClientDoc): Record<string, unknown> {
   if (client.tosUri) doc.tos_uri = client.tosUri;
   if (client.requirePushedAuthorizationRequests) doc.require_pushed_authorization_requests = true;
   if (client.fapiProfile) doc.fapi_profile = client.fapiProfile;
+  // Only when registered: JARM's RS256 default is applied when signing, and listing it would say the client asked for JWT responses.
+  if (client.authorizationSignedResponseAlg) doc.authorization_signed_response_alg = client.authorizationSignedResponseAlg;
   return doc;
 }
 
@@ -369,6 +385,7 @@ const AppFields = z
     fapi_profile: z.string().nullable(),
     allowed_resources: z.array(z.string()).max(50),
     require_pkce: z.boolean(),
+    authorization_signed_response_alg: z.string().nullable(),
   })
   .partial()
   .strict();
@@ -457,6 +474,11 @@ export function appToClient(body: unknown, ownerUserId: string, idTokenAlgs: rea
   }
   if (a.allowed_resources !== undefined) input.allowedResources = a.allowed_resources;
   if (a.require_pkce !== undefined) input.requirePkce = a.require_pkce;
+  if (a.authorization_signed_response_alg !== undefined) {
+    const alg = authorizationAlgOf(a.authorization_signed_response_alg, idTokenAlgs);
+    if (!alg.ok) return bad(alg.description);
+    input.authorizationSignedResponseAlg = alg.alg;
+  }
   if (a.public !== undefined) {
     input.public = a.public;
     // Switching public/confidential without naming a method picks the matching default.
@@ -518,6 +540,7 @@ export function appJson(c: ClientDoc): Record<string, unknown> {
     fapi_profile: c.fapiProfile ?? null,
     allowed_resources: c.allowedResources ?? [],
     require_pkce: c.requirePkce ?? true,
+    authorization_signed_response_alg: c.authorizationSignedResponseAlg ?? null,
     is_verified: c.isVerified,
     is_active: isClientActive(c),
     created_at: c.createdAt.toISOString(),

@@ -130,6 +130,11 @@ export const NewClientInput = z
     requestObjectSigningAlg: z.enum(REQUEST_OBJECT_SIGNING_ALG_VALUES).nullable().default(null),
     /** OIDC Dynamic Registration §2: the request_uris Keyflow may fetch this client's request objects from (none: no request_uri). */
     requestUris: z.array(requestUri).max(20).default([]),
+    /**
+     * JARM: the algorithm of this client's JWT authorization responses (response_mode jwt,
+     * query.jwt, …). Null: none registered, so RS256 (JARM's default) when signing.
+     */
+    authorizationSignedResponseAlg: z.enum(ID_TOKEN_ALGS).nullable().default(null),
     ownerUserId: z.string().nullable().default(null),
   })
   .transform((c, ctx) => {

@@ -62,7 +62,9 @@ export function authorizationServerMetadata(issuer: string, capabilities: Capabi
     scopes_supported: Object.keys(SCOPES),
     // The implicit ones only for the clients registered for them (response-type.ts).
     response_types_supported: [...RESPONSE_TYPES],
+    // With JARM's jwt, query.jwt, fragment.jwt and form_post.jwt (response-mode.ts): the responses are signed, never encrypted.
     response_modes_supported: [...RESPONSE_MODES],
+    authorization_signing_alg_values_supported: [...capabilities.idTokenAlgs],
     grant_types_supported: capabilities.grantTypes,
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [...capabilities.idTokenAlgs],

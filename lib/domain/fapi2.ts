@@ -28,6 +28,13 @@ export const FAPI2_DEFAULT_SIGNING_ALG: SigningAlg = 'PS256';
 
 export const isFapi2 = (client: { fapiProfile?: FapiProfile | null }): boolean => client.fapiProfile === 'fapi2';
 
+/**
+ * The algorithm of a signed response (JARM, introspection) for a client that
+ * registered none: RS256, those specifications' default, or the profile's
+ * algorithm for a FAPI 2.0 client. Applied when signing; nothing is stored.
+ */
+export const defaultSignedResponseAlg = (client: { fapiProfile?: FapiProfile | null }): SigningAlg => (isFapi2(client) ? FAPI2_DEFAULT_SIGNING_ALG : 'RS256');
+
 /** §5.3.2.2: a FAPI 2.0 client's authorization requests arrive only through PAR (RFC 9126), as for a client that requires it. */
 export const mustPushRequests = (client: { fapiProfile?: FapiProfile | null; requirePushedAuthorizationRequests?: boolean }): boolean =>
   isFapi2(client) || client.requirePushedAuthorizationRequests === true;
@@ -45,6 +52,7 @@ interface FapiClientFields {
   idTokenSignedResponseAlg: SigningAlg;
   userinfoSignedResponseAlg: SigningAlg | null;
   introspectionSignedResponseAlg: SigningAlg | null;
+  authorizationSignedResponseAlg: SigningAlg | null;
   requestObjectSigningAlg: string | null;
 }
 
@@ -65,6 +73,7 @@ export function fapi2ClientProblems(c: FapiClientFields): string[] {
   for (const [name, alg] of [
     ['userinfo_signed_response_alg', c.userinfoSignedResponseAlg],
     ['introspection_signed_response_alg', c.introspectionSignedResponseAlg],
+    ['authorization_signed_response_alg', c.authorizationSignedResponseAlg],
   ] as const) {
     if (alg !== null && !FAPI2_SIGNING_ALGS.includes(alg)) problems.push(`a FAPI 2.0 client's ${name} is one of ${allowed}`);
   }

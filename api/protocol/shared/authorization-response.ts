@@ -5,7 +5,11 @@
 // Practices §2.1): a 303 to the redirect URI with the parameters in its
 // fragment, which the browser keeps and never sends to the client's server.
 // `form_post` (OAuth 2.0 Form Post Response Mode): a page whose form posts the
-// parameters to the redirect URI and submits itself.
+// parameters to the redirect URI and submits itself. In a JWT mode (JARM:
+// `query.jwt`, `fragment.jwt`, `form_post.jwt`) the parameters, `iss` among
+// them, go inside a JWT signed with the client's
+// authorization_signed_response_alg (lib/domain/jwt-response.ts), which
+// travels the same way as the one parameter `response`.
 //
 // `iss` goes with the implicit flow's answers too: the ID token names the
 // issuer as well, but an error has no ID token, and discovery's
@@ -13,9 +17,12 @@
 import { createHash } from 'node:crypto';
 import type { Response } from 'express';
 import { buildRedirect } from '../../../lib/domain/authorization-request.js';
-import type { ResponseTarget } from '../../../lib/domain/response-mode.js';
+import { authorizationResponseAlg, jwtResponseClaims } from '../../../lib/domain/jwt-response.js';
+import { isJwtResponseMode, type ResponseMode, type ResponseTarget } from '../../../lib/domain/response-mode.js';
+import { currentTimeMs } from '../../../lib/runtime/clock.js';
 import { html, raw } from '../../html/html.js';
 import type { ImplicitResponse } from '../../../lib/grants/implicit-issuance.js';
+import type { ApiContext } from '../../context.js';
 
 export type AuthorizationResponse = { code: string } | ImplicitResponse | { error: string; error_description: string };
 
@@ -67,14 +74,40 @@ function fragmentRedirect(redirectUri: string, params: Params): string {
   return url.href;
 }
 
+/** The issuer (`iss`); for a JWT mode, the client (its registered algorithm) and the signer. */
+export type ResponseDeps = Pick<ApiContext, 'issuer' | 'signer' | 'findClient'>;
+
+/** The way a JWT mode's `response` parameter travels. */
+const CARRIER: Record<ResponseMode, 'query' | 'fragment' | 'form_post'> = {
+  query: 'query',
+  fragment: 'fragment',
+  form_post: 'form_post',
+  'query.jwt': 'query',
+  'fragment.jwt': 'fragment',
+  'form_post.jwt': 'form_post',
+};
+
+/**
+ * The response JWT of `params` for the client `clientId`, with the algorithm it
+ * registered; a client no longer found (deactivated while its user was on a
+ * page) gets the default one.
+ */
+async function responseJwt(deps: ResponseDeps, clientId: string, params: Params): Promise<string> {
+  const alg = authorizationResponseAlg(await deps.findClient(clientId));
+  return deps.signer.sign(jwtResponseClaims(deps.issuer, clientId, params, currentTimeMs()), { alg });
+}
+
 /**
  * Answers the client at `to.redirectUri`: `code`, the implicit flow's tokens,
- * or `error` + `error_description`; then `state` (when the request had one) and `iss`.
+ * or `error` + `error_description`; then `state` (when the request had one) and
+ * `iss`; in a JWT mode, all of them in the one parameter `response`.
  */
-export function sendAuthorizationResponse(res: Response, issuer: string, to: ResponseTarget, response: AuthorizationResponse): void {
-  const params: Params = { ...response, state: to.state, iss: issuer };
-  if (to.responseMode === 'form_post') return sendFormPost(res, to.redirectUri, params);
+export async function sendAuthorizationResponse(res: Response, deps: ResponseDeps, to: ResponseTarget, response: AuthorizationResponse): Promise<void> {
+  const plain: Params = { ...response, state: to.state, iss: deps.issuer };
+  const params: Params = isJwtResponseMode(to.responseMode) ? { response: await responseJwt(deps, to.clientId, plain) } : plain;
+  const carrier = CARRIER[to.responseMode ?? 'query'];
+  if (carrier === 'form_post') return sendFormPost(res, to.redirectUri, params);
   // Its Location may carry tokens: no cache keeps it.
-  if (to.responseMode === 'fragment') return void res.set('Cache-Control', 'no-store').redirect(303, fragmentRedirect(to.redirectUri, params));
+  if (carrier === 'fragment') return void res.set('Cache-Control', 'no-store').redirect(303, fragmentRedirect(to.redirectUri, params));
   res.redirect(303, buildRedirect(to.redirectUri, params));
 }

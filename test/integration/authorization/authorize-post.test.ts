@@ -169,7 +169,7 @@ describe('POST /api/oauth/authorize', () => {
     ['PKCE plain', (rp) => Object.entries(request(rp, { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }).params)],
     ['a repeated scope', (rp) => [...Object.entries(request(rp).params), ['scope', 'email']]],
     ['response_mode=fragment', (rp) => Object.entries(request(rp, { response_mode: 'fragment' }).params)],
-    ['an unknown response_mode', (rp) => Object.entries(request(rp, { response_mode: 'jwt' }).params)],
+    ['an unknown response_mode', (rp) => Object.entries(request(rp, { response_mode: 'web_message' }).params)],
     ['a request_uri without PAR', (rp) => Object.entries(request(rp, { request_uri: 'urn:x' }).params)],
   ])('answers %s exactly as the GET does', async (_name, paramsOf) => {
     const rp = await newClient();

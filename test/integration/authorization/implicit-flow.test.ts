@@ -294,7 +294,7 @@ describe('refusals', () => {
     for (const [responseType, mode] of [
       ['id_token', 'query'],
       ['id_token token', 'query'],
-      ['id_token', 'jwt'],
+      ['id_token', 'web_message'],
     ]) {
       const params = request(rp.client_id, { response_type: responseType, response_mode: mode });
       const fields = fragmentAnswer(await unsignedAnswer(params));
@@ -352,7 +352,7 @@ describe('registration and discovery', () => {
   it('advertises the implicit response types, the fragment mode and the implicit grant type', async () => {
     const doc = (await (await fetch(`${api.issuer}/.well-known/openid-configuration`)).json()) as Json;
     expect(doc.response_types_supported).toEqual(['code', 'id_token', 'id_token token']);
-    expect(doc.response_modes_supported).toEqual(['query', 'fragment', 'form_post']);
+    expect(doc.response_modes_supported).toEqual(['query', 'fragment', 'form_post', 'jwt', 'query.jwt', 'fragment.jwt', 'form_post.jwt']);
     expect(doc.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'implicit']));
   });
 });

@@ -216,7 +216,7 @@ describe('response_mode=query and the rest', () => {
 
   it.each([
     ['fragment (a code is never put where redirects carry it on)', 'fragment'],
-    ['an unknown mode', 'jwt'],
+    ['an unknown mode', 'web_message'],
     ['an empty one', ''],
   ])('refuses %s with invalid_request, by query', async (_name, mode) => {
     const rp = await newClient();

@@ -113,6 +113,7 @@ describe('app API', () => {
       fapi_profile: null,
       allowed_resources: [],
       require_pkce: true,
+      authorization_signed_response_alg: null,
       is_verified: false,
       is_active: true,
       created_at: expect.any(String),
@@ -269,6 +270,8 @@ describe('app API', () => {
       { name: 'x', redirect_uris: ['https://app.example/cb'], userinfo_signed_response_alg: 'HS256' },
       { name: 'x', redirect_uris: ['https://app.example/cb'], userinfo_signed_response_alg: 42 },
       { name: 'x', redirect_uris: ['https://app.example/cb'], request_object_signing_alg: 'HS256' },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], authorization_signed_response_alg: 'none' },
+      { name: 'x', redirect_uris: ['https://app.example/cb'], authorization_signed_response_alg: 'HS256' },
       { name: 'x', redirect_uris: ['https://app.example/cb'], request_uris: ['http://app.example/request.jwt'] },
       { name: 'x', redirect_uris: ['https://app.example/cb'], request_uris: ['https://app.example/' + 'r'.repeat(600)] },
       [],
@@ -288,6 +291,12 @@ describe('app API', () => {
     expect([jar.res.status, jar.body.request_object_signing_alg, jar.body.request_uris]).toEqual([200, 'ES256', ['https://app.example/request.jwt#hash']]);
     const cleared = await call(rw, 'PATCH', `/${app.client_id}`, { request_object_signing_alg: null, request_uris: [] });
     expect([cleared.res.status, cleared.body.request_object_signing_alg, cleared.body.request_uris]).toEqual([200, null, []]);
+    // JWT authorization responses (JARM): the algorithm they are signed with; null, RS256 when signing.
+    const jarm = await call(rw, 'PATCH', `/${app.client_id}`, { authorization_signed_response_alg: 'ML-DSA-65' });
+    expect([jarm.res.status, jarm.body.authorization_signed_response_alg]).toEqual([200, 'ML-DSA-65']);
+    expect((await findClient(api.deps.store, app.client_id))!.authorizationSignedResponseAlg).toBe('ML-DSA-65');
+    const unsetJarm = await call(rw, 'PATCH', `/${app.client_id}`, { authorization_signed_response_alg: null });
+    expect([unsetJarm.res.status, unsetJarm.body.authorization_signed_response_alg]).toEqual([200, null]);
   });
 
   it('shows only the user’s own apps: another user’s app is 404 for every operation', async () => {

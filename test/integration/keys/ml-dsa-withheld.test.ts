@@ -3,12 +3,14 @@
 // and discovery carry classical keys and algorithms only, new clients get
 // RS256 ID tokens (app API, dynamic registration, the CLI), ML-DSA-65 cannot be
 // chosen, and a client registered for ML-DSA-65 before gets RS256 tokens (and
-// signed UserInfo) that verify against the published JWKS.
+// signed UserInfo and JWT authorization responses) that verify against the
+// published JWKS.
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { useTestApi, type Json } from '../../support/harness.js';
 import { runCli } from '../../support/cli.js';
-import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
+import { authorizeAs, FLOW_PASSWORD, flowAuthorizeUrl, newTestRp, runCodeFlow } from '../../support/token-flow.js';
+import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { testDatabase } from '../../support/database.js';
 
@@ -33,6 +35,7 @@ describe('with ML-DSA-65 withheld', () => {
     const discovery = (await (await fetch(`${api.url}/.well-known/openid-configuration`)).json()) as Json;
     expect(discovery.id_token_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256']);
     expect(discovery.userinfo_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256']);
+    expect(discovery.authorization_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256']);
   });
 
   it('gives new clients RS256 and refuses ML-DSA-65 on the app API, at dynamic registration and in the CLI', async () => {
@@ -62,6 +65,16 @@ describe('with ML-DSA-65 withheld', () => {
       userinfo_signed_response_alg: 'ML-DSA-65',
     });
     expect([pqUserinfo.status, pqUserinfo.body.error_description]).toEqual([400, expect.stringContaining('userinfo_signed_response_alg must be one of RS256')]);
+    const pqResponses = await postJson('/api/oauth/register', token, {
+      client_name: 'Dynamic PQ responses',
+      redirect_uris: ['https://dynamic.example/cb'],
+      authorization_signed_response_alg: 'ML-DSA-65',
+    });
+    expect([pqResponses.status, pqResponses.body.error, pqResponses.body.error_description]).toEqual([
+      400,
+      'invalid_client_metadata',
+      'authorization_signed_response_alg must be one of RS256, PS256, ES256',
+    ]);
 
     const env = { ML_DSA_SIGNING: 'off', ...database.env };
     const cli = await runCli(['clients', 'create', '--name', 'CLI', '--redirect-uri', 'https://cli.example/cb', '--id-token-alg', 'ML-DSA-65'], env);
@@ -81,5 +94,16 @@ describe('with ML-DSA-65 withheld', () => {
       expect(decodeProtectedHeader(jwt).alg).toBe('RS256');
       await expect(jwtVerify(jwt, jwks, { issuer: api.deps.config.issuer })).resolves.toBeDefined();
     }
+  });
+
+  it('signs a JWT authorization response RS256 for a client registered for ML-DSA-65 responses before', async () => {
+    const rp = await newTestRp(api, { authorizationSignedResponseAlg: 'ML-DSA-65' });
+    const { email } = await newUser(api.deps, { prefix: 'no-mldsa-jarm', password: FLOW_PASSWORD });
+    const url = flowAuthorizeUrl(api, rp, 'openid', 'v'.repeat(43), { response_mode: 'jwt' });
+    const response = (await authorizeAs(new HttpUser(api.url), url, email, FLOW_PASSWORD)).searchParams.get('response')!;
+    expect(decodeProtectedHeader(response).alg).toBe('RS256');
+    const jwks = createRemoteJWKSet(new URL(`${api.url}/.well-known/jwks.json`));
+    const { payload } = await jwtVerify(response, jwks, { issuer: api.deps.config.issuer, audience: rp.id });
+    expect(payload.code).toEqual(expect.any(String));
   });
 });

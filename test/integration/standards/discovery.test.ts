@@ -29,7 +29,8 @@ describe('discovery documents', () => {
       token_endpoint: `${issuer}/api/oauth/token`,
       userinfo_endpoint: `${issuer}/api/oauth/userinfo`,
       response_types_supported: ['code', 'id_token', 'id_token token'],
-      response_modes_supported: ['query', 'fragment', 'form_post'],
+      response_modes_supported: ['query', 'fragment', 'form_post', 'jwt', 'query.jwt', 'fragment.jwt', 'form_post.jwt'],
+      authorization_signing_alg_values_supported: ['ML-DSA-65', 'RS256', 'PS256', 'ES256'],
       grant_types_supported: [
         'authorization_code',
         'refresh_token',

@@ -168,9 +168,14 @@ describe('validateAuthorizationRequest: refusals sent back to the client', () =>
       'a fragment response mode for a code',
       request({ response_mode: 'fragment' }),
       'invalid_request',
-      'response_mode=fragment is not supported: Keyflow answers with a code, by query or form_post',
+      'response_mode=fragment is not supported: Keyflow answers with a code by query or form_post, or their .jwt forms',
     ],
-    ['an unknown response mode', request({ response_mode: 'web_message' }), 'invalid_request', 'response_mode must be query or form_post'],
+    [
+      'an unknown response mode',
+      request({ response_mode: 'web_message' }),
+      'invalid_request',
+      'response_mode must be query, form_post, jwt, query.jwt or form_post.jwt',
+    ],
     ['a repeated response_type', request({ response_type: ['code', 'code'] }), 'invalid_request', 'response_type must appear at most once'],
     ['a repeated scope', request({ scope: ['openid', 'email'] }), 'invalid_request', 'scope must appear at most once'],
     ['a repeated state', request({ state: ['a', 'b'] }), 'invalid_request', 'state must appear at most once'],
@@ -228,7 +233,7 @@ describe('validateAuthorizationRequest: refusals sent back to the client', () =>
     ['claims that are not JSON', request({ claims: '{id_token' }), 'invalid_request', 'claims must be a JSON object (OIDC Core section 5.5)'],
   ])('refuses %s', (_name, query, error, description) => {
     const v = validateAuthorizationRequest(query, client);
-    expect(v).toEqual({ kind: 'redirect-error', redirectUri: CB, responseMode: expect.any(String), state: null, error, description });
+    expect(v).toEqual({ kind: 'redirect-error', clientId: 'rp', redirectUri: CB, responseMode: expect.any(String), state: null, error, description });
   });
 
   it('refuses a team scope the client bound itself, even one it lists: the user picks the team at consent', () => {
@@ -293,6 +298,29 @@ describe('validateAuthorizationRequest: refusals sent back to the client', () =>
     });
   });
 
+  it('reads the JWT modes (JARM), jwt resolved for the response type; a refused one answers in the JWT form of the default', () => {
+    expect(accepted(request({ response_mode: 'jwt' })).responseMode).toBe('query.jwt');
+    expect(accepted(request({ response_mode: 'form_post.jwt' })).responseMode).toBe('form_post.jwt');
+    expect(accepted(implicit({ response_mode: 'jwt' })).responseMode).toBe('fragment.jwt');
+    expect(validateAuthorizationRequest(request({ response_mode: 'jwt', scope: 'bogus', state: 'st' }), client)).toEqual({
+      kind: 'redirect-error',
+      clientId: 'rp',
+      redirectUri: CB,
+      responseMode: 'query.jwt',
+      state: 'st',
+      error: 'invalid_scope',
+      description: 'unknown scope: bogus',
+    });
+    expect(validateAuthorizationRequest(request({ response_mode: 'fragment.jwt' }), client)).toMatchObject({
+      error: 'invalid_request',
+      responseMode: 'query.jwt',
+    });
+    expect(validateAuthorizationRequest(implicit({ response_mode: 'query.jwt' }), client)).toMatchObject({
+      error: 'invalid_request',
+      responseMode: 'fragment.jwt',
+    });
+  });
+
   it('sends the state back with a refusal, cut to 2048 characters', () => {
     expect(validateAuthorizationRequest(request({ state: 'st', scope: 'bogus' }), client)).toMatchObject({ state: 'st' });
     const long = validateAuthorizationRequest(request({ state: 's'.repeat(3000) }), client);
@@ -308,6 +336,15 @@ describe('validatePushedAuthorizationRequest (RFC 9126)', () => {
     const v = validatePushedAuthorizationRequest(pushed({ state: 's' }), client);
     expect(v).toEqual({ kind: 'ok', params: accepted(request({ state: 's' })) });
     expect(validatePushedAuthorizationRequest({ ...pushed(), client_id: 'rp' }, client).kind).toBe('ok');
+  });
+
+  it('takes the JWT modes (JARM) as the authorization endpoint does', () => {
+    expect(validatePushedAuthorizationRequest(pushed({ response_mode: 'jwt' }), client)).toMatchObject({ kind: 'ok', params: { responseMode: 'query.jwt' } });
+    expect(validatePushedAuthorizationRequest(pushed({ response_mode: 'fragment.jwt' }), client)).toEqual({
+      kind: 'error',
+      error: 'invalid_request',
+      description: expect.stringContaining('fragment.jwt'),
+    });
   });
 
   it.each<[string, Record<string, unknown>, string, string]>([
@@ -331,11 +368,12 @@ describe('validatePushedAuthorizationRequest (RFC 9126)', () => {
 describe('refusalTarget', () => {
   it('sends a refusal to a registered redirect URI, in its mode and with its state', () => {
     expect(refusalTarget({ redirect_uri: CB, state: 's', response_mode: 'form_post' }, client)).toEqual({
+      clientId: 'rp',
       redirectUri: CB,
       responseMode: 'form_post',
       state: 's',
     });
-    expect(refusalTarget({ redirect_uri: CB }, client)).toEqual({ redirectUri: CB, responseMode: 'query', state: null });
+    expect(refusalTarget({ redirect_uri: CB }, client)).toEqual({ clientId: 'rp', redirectUri: CB, responseMode: 'query', state: null });
     expect(refusalTarget({ redirect_uri: CB, response_type: 'id_token' }, client)).toMatchObject({ responseMode: 'fragment' });
   });
 
@@ -343,6 +381,9 @@ describe('refusalTarget', () => {
     expect(refusalTarget({ redirect_uri: CB, response_mode: 'fragment' }, client)).toMatchObject({ responseMode: 'query' });
     expect(refusalTarget({ redirect_uri: CB, response_type: 'id_token', response_mode: 'query' }, client)).toMatchObject({ responseMode: 'fragment' });
     expect(refusalTarget({ redirect_uri: CB, response_type: 'bogus' }, client)).toMatchObject({ responseMode: 'query' });
+    // A JWT mode that cannot be used: the JWT form of the default (JARM).
+    expect(refusalTarget({ redirect_uri: CB, response_mode: 'fragment.jwt' }, client)).toMatchObject({ responseMode: 'query.jwt' });
+    expect(refusalTarget({ redirect_uri: CB, response_mode: 'jwt' }, client)).toMatchObject({ responseMode: 'query.jwt' });
   });
 
   it('has no target for a redirect URI the client did not register', () => {

@@ -5,6 +5,7 @@
 import {
   appJson,
   appToClient,
+  authorizationAlgOf,
   clientInformation,
   idTokenAlgOf,
   isHttpUri,
@@ -48,6 +49,20 @@ describe('idTokenAlgOf and userinfoAlgOf', () => {
     expect(userinfoAlgOf('ML-DSA-65', RS256_ONLY)).toEqual({ ok: false, description: 'userinfo_signed_response_alg must be one of RS256 or none' });
     expect(userinfoAlgOf('ES256', ALGS)).toEqual({ ok: true, alg: 'ES256' });
     expect(userinfoAlgOf('ES384', ALGS).ok).toBe(false);
+  });
+});
+
+describe('authorizationAlgOf (JARM)', () => {
+  it('registers nothing when nothing is named (RS256 applies when signing), an offered algorithm as asked, and refuses none and the others', () => {
+    for (const asked of [undefined, null]) expect(authorizationAlgOf(asked, ALGS)).toEqual({ ok: true, alg: null });
+    expect(authorizationAlgOf('RS256', ALGS)).toEqual({ ok: true, alg: 'RS256' });
+    expect(authorizationAlgOf('ML-DSA-65', ALGS)).toEqual({ ok: true, alg: 'ML-DSA-65' });
+    expect(authorizationAlgOf('ML-DSA-65', RS256_ONLY)).toEqual({ ok: false, description: 'authorization_signed_response_alg must be one of RS256' });
+    for (const asked of ['none', 'HS256', 'ES384', ''])
+      expect(authorizationAlgOf(asked, ALGS)).toEqual({
+        ok: false,
+        description: 'authorization_signed_response_alg must be one of ML-DSA-65, RS256, PS256, ES256',
+      });
   });
 });
 
@@ -107,6 +122,7 @@ describe('registrationToClient: what a registration becomes', () => {
       introspectionSignedResponseAlg: null,
       requestObjectSigningAlg: null,
       requestUris: [],
+      authorizationSignedResponseAlg: null,
       requirePushedAuthorizationRequests: false,
       fapiProfile: null,
       requirePkce: false,
@@ -165,6 +181,7 @@ describe('registrationToClient: what a registration becomes', () => {
       userinfo_signed_response_alg: 'ML-DSA-65',
       request_object_signing_alg: 'ES256',
       request_uris: ['https://rp.example/request.jwt#hash'],
+      authorization_signed_response_alg: 'ML-DSA-65',
       post_logout_redirect_uris: ['https://rp.example/bye'],
       backchannel_logout_uri: 'https://rp.example/backchannel',
       require_pushed_authorization_requests: true,
@@ -179,6 +196,7 @@ describe('registrationToClient: what a registration becomes', () => {
       userinfoSignedResponseAlg: 'ML-DSA-65',
       requestObjectSigningAlg: 'ES256',
       requestUris: ['https://rp.example/request.jwt#hash'],
+      authorizationSignedResponseAlg: 'ML-DSA-65',
       postLogoutRedirectUris: ['https://rp.example/bye'],
       backchannelLogoutUri: 'https://rp.example/backchannel',
       requirePushedAuthorizationRequests: true,
@@ -303,6 +321,18 @@ describe('registrationToClient: refusals', () => {
       'userinfo_signed_response_alg must be one of ML-DSA-65, RS256, PS256, ES256 or none',
     ],
     [
+      'an unsigned JWT authorization response (JARM)',
+      { ...base, authorization_signed_response_alg: 'none' },
+      METADATA,
+      'authorization_signed_response_alg must be one of ML-DSA-65, RS256, PS256, ES256',
+    ],
+    [
+      'a JWT authorization response algorithm not offered',
+      { ...base, authorization_signed_response_alg: 'HS256' },
+      METADATA,
+      'authorization_signed_response_alg must be one of ML-DSA-65, RS256, PS256, ES256',
+    ],
+    [
       'a shared-secret request object algorithm',
       { ...base, request_object_signing_alg: 'HS256' },
       METADATA,
@@ -420,6 +450,7 @@ describe('clientInformation (RFC 7591 section 3.2.1)', () => {
         requestObjectSigningAlg: 'none',
         requestUris: ['https://rp.example/r.jwt'],
         requirePushedAuthorizationRequests: true,
+        authorizationSignedResponseAlg: 'RS256',
       },
       {
         grantTypes: ['authorization_code', 'implicit'],
@@ -447,6 +478,7 @@ describe('clientInformation (RFC 7591 section 3.2.1)', () => {
       policy_uri: 'https://rp.example/privacy',
       tos_uri: 'https://rp.example/tos',
       require_pushed_authorization_requests: true,
+      authorization_signed_response_alg: 'RS256',
     });
     // A public client has no secret, so nothing about its expiry.
     expect(doc).not.toHaveProperty('client_secret_expires_at');
@@ -540,6 +572,7 @@ describe('appToClient: the app API', () => {
       request_uris: ['https://rp.example/r.jwt'],
       require_pushed_authorization_requests: true,
       allowed_resources: ['https://api.rp.example'],
+      authorization_signed_response_alg: 'RS256',
     });
     expect(input).toMatchObject({
       description: 'd',
@@ -555,6 +588,7 @@ describe('appToClient: the app API', () => {
       requestUris: ['https://rp.example/r.jwt'],
       requirePushedAuthorizationRequests: true,
       allowedResources: ['https://api.rp.example'],
+      authorizationSignedResponseAlg: 'RS256',
     });
   });
 
@@ -617,6 +651,16 @@ describe('appToClient: the app API', () => {
       'a request object algorithm not offered',
       { ...app, request_object_signing_alg: 'HS256' },
       'request_object_signing_alg must be one of RS256, PS256, ES256, EdDSA, none',
+    ],
+    [
+      'an unsigned JWT authorization response',
+      { ...app, authorization_signed_response_alg: 'none' },
+      'authorization_signed_response_alg must be one of ML-DSA-65, RS256, PS256, ES256',
+    ],
+    [
+      'a JWT authorization response algorithm that is not text',
+      { ...app, authorization_signed_response_alg: 256 },
+      'authorization_signed_response_alg: Invalid input: expected string, received number',
     ],
     [
       'a resource with whitespace',
@@ -691,6 +735,7 @@ describe('appJson', () => {
       'requirePushedAuthorizationRequests',
       'allowedResources',
       'requirePkce',
+      'authorizationSignedResponseAlg',
     ] as const)
       delete legacy[key];
     expect(appJson(legacy as ClientDoc)).toEqual({
@@ -715,6 +760,7 @@ describe('appJson', () => {
       fapi_profile: null,
       allowed_resources: [],
       require_pkce: true,
+      authorization_signed_response_alg: null,
       is_verified: false,
       is_active: true,
       created_at: '2025-02-03T04:05:06.789Z',

@@ -42,17 +42,19 @@ describe('authorizationServerMetadata', () => {
       revocation_endpoint_auth_methods_supported: capabilities.tokenEndpointAuthMethods,
       id_token_signing_alg_values_supported: ['ML-DSA-65', 'RS256', 'PS256', 'ES256'],
       userinfo_signing_alg_values_supported: ['ML-DSA-65', 'RS256', 'PS256', 'ES256'],
+      authorization_signing_alg_values_supported: ['ML-DSA-65', 'RS256', 'PS256', 'ES256'],
     });
     expect(authorizationServerMetadata(ISSUER, { ...capabilities, idTokenAlgs: ['RS256'] })).toMatchObject({
       id_token_signing_alg_values_supported: ['RS256'],
       userinfo_signing_alg_values_supported: ['RS256'],
+      authorization_signing_alg_values_supported: ['RS256'],
     });
   });
 
   it('advertises what the authorization endpoint accepts, and nothing it refuses', () => {
     expect(metadata).toMatchObject({
       response_types_supported: ['code', 'id_token', 'id_token token'],
-      response_modes_supported: ['query', 'fragment', 'form_post'],
+      response_modes_supported: ['query', 'fragment', 'form_post', 'jwt', 'query.jwt', 'fragment.jwt', 'form_post.jwt'],
       code_challenge_methods_supported: ['S256'],
       prompt_values_supported: [...SUPPORTED_PROMPTS],
       acr_values_supported: [...SUPPORTED_ACR_VALUES],
@@ -67,6 +69,8 @@ describe('authorizationServerMetadata', () => {
       backchannel_logout_session_supported: true,
     });
     expect(metadata.request_object_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA', 'none']);
+    // JWT responses (JARM) are signed only.
+    expect(Object.keys(metadata).filter((k) => k.startsWith('authorization_encryption_'))).toEqual([]);
     // Client-held keys never use a shared-secret algorithm.
     for (const key of [
       'token_endpoint_auth_signing_alg_values_supported',

@@ -1,7 +1,15 @@
 // response_type and response_mode: the response types Keyflow supports in
 // their canonical spelling, which clients may use the implicit ones, and how
-// each response travels back (query, fragment, form_post) with the refusals.
-import { defaultResponseMode, parseResponseMode, RESPONSE_MODES } from '../../../lib/domain/response-mode.js';
+// each response travels back (query, fragment, form_post, and their JWT forms)
+// with the refusals.
+import {
+  defaultJwtResponseMode,
+  defaultResponseMode,
+  isJwtResponseMode,
+  parseResponseMode,
+  refusalResponseMode,
+  RESPONSE_MODES,
+} from '../../../lib/domain/response-mode.js';
 import { clientMayUse, isImplicit, issuesAccessToken, parseResponseType, RESPONSE_TYPES } from '../../../lib/domain/response-type.js';
 
 describe('parseResponseType', () => {
@@ -45,7 +53,7 @@ describe('parseResponseMode', () => {
     expect(defaultResponseMode('id_token')).toBe('fragment');
     expect(parseResponseMode(undefined, 'code')).toEqual({ ok: true, mode: 'query' });
     expect(parseResponseMode(undefined, 'id_token token')).toEqual({ ok: true, mode: 'fragment' });
-    expect(RESPONSE_MODES).toEqual(['query', 'fragment', 'form_post']);
+    expect(RESPONSE_MODES).toEqual(['query', 'fragment', 'form_post', 'jwt', 'query.jwt', 'fragment.jwt', 'form_post.jwt']);
   });
 
   it('takes form_post for every type, query only for a code, fragment only for the implicit types', () => {
@@ -55,14 +63,65 @@ describe('parseResponseMode', () => {
   });
 
   it.each([
-    ['fragment', 'code', 'response_mode=fragment is not supported: Keyflow answers with a code, by query or form_post'],
-    ['web_message', 'code', 'response_mode must be query or form_post'],
-    ['', 'code', 'response_mode must be query or form_post'],
-    ['query.jwt', 'code', 'response_mode must be query or form_post'],
+    ['fragment', 'code', 'response_mode=fragment is not supported: Keyflow answers with a code by query or form_post, or their .jwt forms'],
+    ['web_message', 'code', 'response_mode must be query, form_post, jwt, query.jwt or form_post.jwt'],
+    ['', 'code', 'response_mode must be query, form_post, jwt, query.jwt or form_post.jwt'],
+    ['jwt.query', 'code', 'response_mode must be query, form_post, jwt, query.jwt or form_post.jwt'],
     ['query', 'id_token', 'response_mode=query is not allowed for response_type id_token: its tokens must not be in a query string'],
     ['query', 'id_token token', 'response_mode=query is not allowed for response_type id_token token: its tokens must not be in a query string'],
-    ['FORM_POST', 'id_token', 'response_mode must be fragment or form_post for response_type id_token'],
+    ['FORM_POST', 'id_token', 'response_mode must be fragment, form_post, jwt, fragment.jwt or form_post.jwt for response_type id_token'],
   ] as const)('refuses %j for %s', (mode, type, description) => {
     expect(parseResponseMode(mode, type)).toEqual({ ok: false, description });
+  });
+});
+
+describe('parseResponseMode: the JWT modes (JARM)', () => {
+  it('reads jwt as query.jwt for a code and fragment.jwt for the implicit types, stored resolved', () => {
+    expect(parseResponseMode('jwt', 'code')).toEqual({ ok: true, mode: 'query.jwt' });
+    expect(parseResponseMode('jwt', 'id_token')).toEqual({ ok: true, mode: 'fragment.jwt' });
+    expect(parseResponseMode('jwt', 'id_token token')).toEqual({ ok: true, mode: 'fragment.jwt' });
+    expect(defaultJwtResponseMode('code')).toBe('query.jwt');
+    expect(defaultJwtResponseMode('id_token')).toBe('fragment.jwt');
+  });
+
+  it('takes form_post.jwt for every type, query.jwt only for a code, fragment.jwt only for the implicit types', () => {
+    for (const type of RESPONSE_TYPES) expect(parseResponseMode('form_post.jwt', type)).toEqual({ ok: true, mode: 'form_post.jwt' });
+    expect(parseResponseMode('query.jwt', 'code')).toEqual({ ok: true, mode: 'query.jwt' });
+    expect(parseResponseMode('fragment.jwt', 'id_token')).toEqual({ ok: true, mode: 'fragment.jwt' });
+    expect(parseResponseMode('fragment.jwt', 'id_token token')).toEqual({ ok: true, mode: 'fragment.jwt' });
+  });
+
+  it.each([
+    // A signed code is as readable as a plain one: never in a fragment that later redirects carry on.
+    ['fragment.jwt', 'code', 'response_mode=fragment.jwt is not supported: Keyflow answers with a code by query or form_post, or their .jwt forms'],
+    // JARM §2.3.1: not with token or id_token unless encrypted; Keyflow signs only.
+    ['query.jwt', 'id_token', 'response_mode=query.jwt is not allowed for response_type id_token: its tokens must not be in a query string'],
+    ['query.jwt', 'id_token token', 'response_mode=query.jwt is not allowed for response_type id_token token: its tokens must not be in a query string'],
+    ['JWT', 'code', 'response_mode must be query, form_post, jwt, query.jwt or form_post.jwt'],
+    ['form_post.JWT', 'id_token', 'response_mode must be fragment, form_post, jwt, fragment.jwt or form_post.jwt for response_type id_token'],
+  ] as const)('refuses %j for %s', (mode, type, description) => {
+    expect(parseResponseMode(mode, type)).toEqual({ ok: false, description });
+  });
+
+  it('answers a refused JWT mode in the JWT form of the default, any other refusal in the default', () => {
+    expect(refusalResponseMode('fragment.jwt', 'code')).toBe('query.jwt');
+    expect(refusalResponseMode('query.jwt', 'id_token')).toBe('fragment.jwt');
+    expect(refusalResponseMode('fragment', 'code')).toBe('query');
+    expect(refusalResponseMode('query', 'id_token token')).toBe('fragment');
+    expect(refusalResponseMode('JWT', 'code')).toBe('query');
+    expect(refusalResponseMode(null, 'code')).toBe('query');
+    expect(refusalResponseMode(undefined, 'id_token')).toBe('fragment');
+  });
+
+  it('marks the JWT modes', () => {
+    expect(['query', 'fragment', 'form_post', 'query.jwt', 'fragment.jwt', 'form_post.jwt', undefined].map((m) => isJwtResponseMode(m as never))).toEqual([
+      false,
+      false,
+      false,
+      true,
+      true,
+      true,
+      false,
+    ]);
   });
 });
