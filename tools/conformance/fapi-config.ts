@@ -22,6 +22,8 @@ export interface FapiConfigInput {
   /** The `openid` variant: openid_connect, or plain_oauth (no ID tokens, RFC 8414 metadata). */
   openid: boolean;
   clients: [FapiClient, FapiClient];
+  /** The suite's callback (the clients' redirect URI, without the second client's query). */
+  callback: string;
   /** The protected resource: GET with the (DPoP-bound) access token must answer 200. */
   resourceUrl: string;
 }
@@ -66,7 +68,11 @@ const MODULE_PREFIX = 'fapi2-security-profile-final-';
 
 export function fapiSuiteConfig(input: FapiConfigInput): Record<string, unknown> {
   const { issuer, user } = input;
-  const { authorize, login, consent, callback } = signInSteps(issuer, user);
+  const steps = signInSteps(issuer, user);
+  const { authorize, login, consent } = steps;
+  // The callback by its own URL: the OIDC plans' `*/test/*/callback*` also matches an authorization
+  // URL (its redirect_uri), which the error-page modules below stay on.
+  const callback: Task = { ...steps.callback, match: `${input.callback}*` };
   const signIn = { match: authorize, tasks: [login(), consent, callback] };
 
   // Keyflow's error page (api/html/layout.ts): the message in p.error; no redirect.
@@ -80,7 +86,8 @@ export function fapiSuiteConfig(input: FapiConfigInput): Record<string, unknown>
   const deny: Task = { task: 'Deny', optional: true, match: `${issuer}/consent*`, commands: [['click', 'css', "button[name='decision'][value='deny']"]] };
 
   const override: Record<string, unknown> = Object.fromEntries(ERROR_PAGE_OR_CALLBACK.map((m) => [`${MODULE_PREFIX}${m}`, errorPageOrSignIn]));
-  // The user says no: Keyflow's consent page has a Deny button (the sign-in page has no cancel).
+  // The user says no: Keyflow's consent page has a Deny button (the sign-in page has no cancel);
+  // it shows only when the user has not consented to the client already (an earlier module has).
   override[`${MODULE_PREFIX}user-rejects-authentication`] = { browser: [{ match: authorize, tasks: [login(), deny, callback] }] };
   // The same request_uri twice: the first visit only loads the sign-in page, the second signs in
   // (or shows the error page when the request_uri was spent by the first visit).

@@ -181,10 +181,12 @@ const suiteBase = (kf: Keyflow) => `https://${new URL(kf.issuer).hostname}:${pro
  */
 async function fapiConfig(kf: Keyflow, run: PlanRun, user: { email: string; password: string }): Promise<Record<string, unknown>> {
   const openid = variantOf(run).openid !== 'plain_oauth';
-  const scope = await scopesFor(kf, openid ? ['openid', 'profile', 'email', 'offline_access'] : ['profile', 'email', 'gpg:read', 'offline_access']);
-  const clients = await fapiClients({ callback: `${suiteBase(kf)}/callback`, scope, cli: (args) => cli(kf.env, args) });
+  // The OIDC plans' scopes (the claims-parameter module asks for address and phone claims too).
+  const scope = await scopesFor(kf, openid ? WANTED_SCOPES : ['profile', 'email', 'address', 'phone', 'gpg:read', 'offline_access']);
+  const callback = `${suiteBase(kf)}/callback`;
+  const clients = await fapiClients({ callback, scope, cli: (args) => cli(kf.env, args) });
   const resourceUrl = `${kf.issuer}${openid ? '/api/oauth/userinfo' : '/api/oauth/me/gpg_keys'}`;
-  return fapiSuiteConfig({ issuer: kf.issuer, alias: ALIAS, user, scope, openid, clients, resourceUrl });
+  return fapiSuiteConfig({ issuer: kf.issuer, alias: ALIAS, user, scope, openid, clients, resourceUrl, callback });
 }
 
 /** Two confidential clients (client_secret_basic, RS256, no PKCE: most OIDCC modules send none) for the suite's callbacks. */
