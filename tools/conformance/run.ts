@@ -6,6 +6,8 @@
 // makes the test user and each plan's clients through the CLI, runs the plans
 // (every default plan without arguments), prints each plan's modules, and
 // writes the results into docs/conformance.md. Exit 1 when a module FAILED.
+// Plans that need Keyflow with other settings (FAPI 2.0: plans.ts) run with a
+// Keyflow, and a suite (its database is that Keyflow's), of their own.
 import { spawn, spawnSync } from 'node:child_process';
 import https from 'node:https';
 import fs from 'node:fs';
@@ -14,9 +16,11 @@ import { randomBytes } from 'node:crypto';
 import { spawnManaged, type ManagedProcess } from '../embedded/process.js';
 import { PROJECT_ROOT } from '../embedded/servers.js';
 import { findKit, keyflowEnv, kitCommand, type Kit } from './kit.js';
-import { DEFAULT_PLANS, planName, plansNamed, type ConfigKind, type PlanRun } from './plans.js';
+import { DEFAULT_PLANS, planName, plansNamed, variantOf, type ConfigKind, type KeyflowProfile, type PlanRun } from './plans.js';
 import { failed, markdown, readSummary, totals, writeDocs, type ModuleResult, type PlanResult } from './report.js';
 import { suiteConfig, type SuiteClient } from './suite-config.js';
+import { fapiSuiteConfig } from './fapi-config.js';
+import { fapiClients } from './fapi-clients.js';
 
 const say = (line: string) => process.stderr.write(`[conformance] ${line}\n`);
 const ALIAS = 'keyflow';
@@ -37,6 +41,15 @@ const KEYFLOW_SETTINGS = {
   REGISTRATION_REQUIRE_PKCE: 'false',
   CLIENT_ASSERTION_AUDIENCE: 'issuer-or-token-endpoint',
   DATA_DIR: path.join('data', 'conformance'),
+};
+/**
+ * The FAPI 2.0 plans' Keyflow: the same, but client assertions name the issuer
+ * alone (Keyflow's default), as FAPI 2.0 requires: its plans send the token
+ * and PAR endpoints' URLs as audience and expect invalid_client.
+ */
+const SETTINGS: Record<KeyflowProfile, typeof KEYFLOW_SETTINGS> = {
+  oidc: KEYFLOW_SETTINGS,
+  fapi: { ...KEYFLOW_SETTINGS, CLIENT_ASSERTION_AUDIENCE: 'issuer' },
 };
 /** A profile with every standard claim, so that the scope modules find each (the suite checks every one). */
 const PROFILE = {
@@ -95,19 +108,19 @@ async function waitFor(url: string, what: string, proc: ManagedProcess, timeoutM
   }
 }
 
-async function startKeyflow(kit: Kit): Promise<Keyflow> {
+async function startKeyflow(kit: Kit, settings: typeof KEYFLOW_SETTINGS): Promise<Keyflow> {
   const kitEnv = await keyflowEnv(kit);
   // The suite serves the jwks_uri and request_uri of the clients it registers, as it receives back-channel logout tokens.
   const suiteHost = `${new URL(kitEnv.ISSUER!).hostname}:${process.env.OIDF_HTTPS_PORT ?? '8443'}`;
   const outbound = [kitEnv.OUTBOUND_ALLOWLIST, `jwks_uri=${suiteHost}`, `request_uri=${suiteHost}`].filter(Boolean).join(',');
-  const env: NodeJS.ProcessEnv = { ...process.env, ...kitEnv, OUTBOUND_ALLOWLIST: outbound, ...KEYFLOW_SETTINGS };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...kitEnv, OUTBOUND_ALLOWLIST: outbound, ...settings };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-  const dataDir = path.join(PROJECT_ROOT, KEYFLOW_SETTINGS.DATA_DIR);
+  const dataDir = path.join(PROJECT_ROOT, settings.DATA_DIR);
   fs.rmSync(dataDir, { recursive: true, force: true });
   // A clean clone has no data/ yet: the log beside the data folder needs its parent.
   fs.mkdirSync(path.dirname(dataDir), { recursive: true });
   say(
-    `starting Keyflow for the suite: ${env.ISSUER} (${Object.entries(KEYFLOW_SETTINGS)
+    `starting Keyflow for the suite: ${env.ISSUER} (${Object.entries(settings)
       .map(([k, v]) => `${k}=${v}`)
       .join(' ')})`,
   );
@@ -151,14 +164,34 @@ async function provisionUser(kf: Keyflow): Promise<{ email: string; password: st
   return { email: USER_EMAIL, password };
 }
 
-async function scopesFor(kf: Keyflow): Promise<string> {
+async function scopesFor(kf: Keyflow, wanted: readonly string[] = WANTED_SCOPES): Promise<string> {
   const discovery = (await (await fetch(`http://127.0.0.1:${kf.env.PORT}/.well-known/openid-configuration`)).json()) as { scopes_supported: string[] };
-  return WANTED_SCOPES.filter((s) => discovery.scopes_supported.includes(s)).join(' ');
+  return wanted.filter((s) => discovery.scopes_supported.includes(s)).join(' ');
+}
+
+/** The suite's base for this alias: the callback and the other URIs the clients register are under it. */
+const suiteBase = (kf: Keyflow) => `https://${new URL(kf.issuer).hostname}:${process.env.OIDF_HTTPS_PORT ?? '8443'}/test/a/${ALIAS}`;
+
+/**
+ * A FAPI 2.0 plan's configuration: two clients of its own (fapi-clients.ts)
+ * and the resource the suite calls with their access tokens. With OpenID
+ * Connect, UserInfo; plain OAuth tokens carry no `openid`, which UserInfo
+ * requires, so they call another resource of Keyflow's API: the user's GPG
+ * keys (`gpg:read`, a list, empty for the test user).
+ */
+async function fapiConfig(kf: Keyflow, run: PlanRun, user: { email: string; password: string }): Promise<Record<string, unknown>> {
+  const openid = variantOf(run).openid !== 'plain_oauth';
+  // The OIDC plans' scopes (the claims-parameter module asks for address and phone claims too).
+  const scope = await scopesFor(kf, openid ? WANTED_SCOPES : ['profile', 'email', 'address', 'phone', 'gpg:read', 'offline_access']);
+  const callback = `${suiteBase(kf)}/callback`;
+  const clients = await fapiClients({ callback, scope, cli: (args) => cli(kf.env, args) });
+  const resourceUrl = `${kf.issuer}${openid ? '/api/oauth/userinfo' : '/api/oauth/me/gpg_keys'}`;
+  return fapiSuiteConfig({ issuer: kf.issuer, alias: ALIAS, user, scope, openid, clients, resourceUrl, callback });
 }
 
 /** Two confidential clients (client_secret_basic, RS256, no PKCE: most OIDCC modules send none) for the suite's callbacks. */
 async function staticClients(kf: Keyflow, scope: string, backchannel: boolean): Promise<[SuiteClient, SuiteClient]> {
-  const base = `https://${new URL(kf.issuer).hostname}:${process.env.OIDF_HTTPS_PORT ?? '8443'}/test/a/${ALIAS}`;
+  const base = suiteBase(kf);
   const make = async (n: number) =>
     (await cli(kf.env, [
       'clients',
@@ -291,13 +324,16 @@ async function runPlan(kit: Kit, kf: Keyflow, run: PlanRun, user: { email: strin
   const started = Date.now();
   const kind: ConfigKind = run.config;
   const dynamic = kind === 'dynamic' || kind === 'dynamic-backchannel';
-  const config = suiteConfig(kind, {
-    issuer: kf.issuer,
-    alias: ALIAS,
-    user,
-    scope,
-    ...(dynamic ? { initialAccessToken: await initialAccessToken(kf) } : { clients: await staticClients(kf, scope, kind === 'backchannel') }),
-  });
+  const config =
+    kind === 'fapi'
+      ? await fapiConfig(kf, run, user)
+      : suiteConfig(kind, {
+          issuer: kf.issuer,
+          alias: ALIAS,
+          user,
+          scope,
+          ...(dynamic ? { initialAccessToken: await initialAccessToken(kf) } : { clients: await staticClients(kf, scope, kind === 'backchannel') }),
+        });
   // The kit runs a plan with suite-config.json (suite-config-backchannel.json for a back-channel plan).
   const configDir = path.join(kit.work, 'config');
   fs.mkdirSync(configDir, { recursive: true });
@@ -328,17 +364,23 @@ function spawnSyncText(cmd: string, args: string[]): string {
   return spawnSync(cmd, args, { cwd: PROJECT_ROOT, encoding: 'utf8' }).stdout.trim();
 }
 
-async function main(): Promise<number> {
-  const args = process.argv.slice(2);
-  const keep = args.includes('--keep');
-  const docs = !args.includes('--no-docs');
-  const names = args.filter((a) => !a.startsWith('--'));
-  const plans = names.length ? plansNamed(names) : DEFAULT_PLANS;
-  const kit = findKit();
-  say(`plans: ${plans.map((p) => p.name).join(', ')}`);
-  await kitCommand(kit, ['build']);
-  await kitCommand(kit, ['tls']);
-  const kf = await startKeyflow(kit);
+/** The settings of a set of Keyflows, as the results name them. */
+function settingsText(profiles: KeyflowProfile[]): string {
+  const text = (p: KeyflowProfile) =>
+    Object.entries(SETTINGS[p])
+      .filter(([k]) => k !== 'DATA_DIR')
+      .map(([k, v]) => `\`${k}=${v}\``)
+      .join(', ');
+  return profiles.length === 1 ? text(profiles[0]!) : profiles.map((p) => `${p.toUpperCase()} plans: ${text(p)}`).join('; ');
+}
+
+/**
+ * The plans of one Keyflow profile, in order: a Keyflow with its settings, the
+ * suite (its database is in that Keyflow's FerretDB), the test user, the
+ * plans; then both stopped, unless `keep` (the last group of a run).
+ */
+async function runGroup(kit: Kit, profile: KeyflowProfile, plans: PlanRun[], keep: boolean): Promise<PlanResult[]> {
+  const kf = await startKeyflow(kit, SETTINGS[profile]);
   const results: PlanResult[] = [];
   try {
     await kitCommand(kit, ['start']);
@@ -361,6 +403,31 @@ async function main(): Promise<number> {
       await kf.process.stop();
     }
   }
+  return results;
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const keep = args.includes('--keep');
+  const docs = !args.includes('--no-docs');
+  const names = args.filter((a) => !a.startsWith('--'));
+  const plans = names.length ? plansNamed(names) : DEFAULT_PLANS;
+  const kit = findKit();
+  say(`plans: ${plans.map((p) => p.name).join(', ')}`);
+  await kitCommand(kit, ['build']);
+  await kitCommand(kit, ['tls']);
+  // One Keyflow (and suite) per profile, in the order the plans first name them.
+  const profiles = [...new Set(plans.map((p) => p.keyflow))];
+  const results: PlanResult[] = [];
+  for (const [i, profile] of profiles.entries())
+    results.push(
+      ...(await runGroup(
+        kit,
+        profile,
+        plans.filter((p) => p.keyflow === profile),
+        keep && i === profiles.length - 1,
+      )),
+    );
   const section = markdown(results, {
     date: new Date().toISOString().slice(0, 10),
     suite:
@@ -369,10 +436,7 @@ async function main(): Promise<number> {
         .find((f) => f.startsWith('conformance-suite-'))
         ?.replace(/^conformance-suite-|\.tar\.gz$/g, '') ?? 'unknown',
     commit: gitCommit(),
-    settings: `${Object.entries(KEYFLOW_SETTINGS)
-      .filter(([k]) => k !== 'DATA_DIR')
-      .map(([k, v]) => `\`${k}=${v}\``)
-      .join(', ')}, the suite's JWKS check ${kit.env.OIDF_AKP_PATCH === '1' ? 'patched to skip AKP keys' : 'unpatched'}`,
+    settings: `${settingsText(profiles)}, the suite's JWKS check ${kit.env.OIDF_AKP_PATCH === '1' ? 'patched to skip AKP keys' : 'unpatched'}`,
   });
   process.stdout.write(`\n${section}\n`);
   if (docs && !names.length) say(`results written to ${writeDocs(section)}`);

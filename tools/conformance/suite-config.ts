@@ -22,19 +22,20 @@ export interface SuiteConfigInput {
   initialAccessToken?: string;
 }
 
-type Command = (string | number)[];
-interface Task {
+export type Command = (string | number)[];
+export interface Task {
   task: string;
   match: string;
   optional?: boolean;
   commands?: Command[];
 }
 
-export function suiteConfig(kind: ConfigKind, input: SuiteConfigInput): Record<string, unknown> {
-  const { issuer, user, scope } = input;
-  const authorize = `${issuer}/api/oauth/authorize*`;
-  const endSession = `${issuer}/api/oauth/end_session*`;
-
+/**
+ * The browser's steps through Keyflow's own pages, shared by every plan's
+ * configuration: sign in (the sign-in page shown again is the screenshot a
+ * reviewer checks with `screenshot`), consent, and the suite's callback page.
+ */
+export function signInSteps(issuer: string, user: { email: string; password: string }) {
   const login = (screenshot = false): Task => ({
     task: 'Login',
     optional: true,
@@ -54,6 +55,13 @@ export function suiteConfig(kind: ConfigKind, input: SuiteConfigInput): Record<s
     commands: [['click', 'css', "button[name='decision'][value='allow']"]],
   };
   const callback: Task = { task: 'Verify Complete', match: '*/test/*/callback*', commands: [['wait', 'id', 'submission_complete', 10]] };
+  return { authorize: `${issuer}/api/oauth/authorize*`, login, consent, callback };
+}
+
+export function suiteConfig(kind: ConfigKind, input: SuiteConfigInput): Record<string, unknown> {
+  const { issuer, user, scope } = input;
+  const { authorize, login, consent, callback } = signInSteps(issuer, user);
+  const endSession = `${issuer}/api/oauth/end_session*`;
   const signIn = (screenshot = false) => ({ match: authorize, tasks: [login(screenshot), consent, callback] });
 
   // end_session: "Sign out of Keyflow?" (a form whose button signs out), then the post-logout redirect or the signed-out page.
