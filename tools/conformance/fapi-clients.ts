@@ -1,8 +1,8 @@
 // The two clients of a FAPI 2.0 plan run, made through the CLI like the OIDC
 // plans' clients: a fresh PS256 key pair each (jose, at run time: the suite
-// needs the private half, Keyflow the public one), private_key_jwt, PAR
-// required, PKCE required (the default), and the suite's callback as redirect
-// URI; the second client also with the query the suite adds to its redirect
+// needs the private half, Keyflow the public one), in Keyflow's FAPI 2.0 mode
+// (`--fapi-profile fapi2`: private_key_jwt, PAR, PKCE, DPoP, PS256 tokens),
+// and the suite's callback as redirect URI; the second client also with the query the suite adds to its redirect
 // URI (`?dummy1=lorem&dummy2=ipsum`, RFC 6749 §3.1.2: kept in the response).
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { FapiClient } from './fapi-config.js';
@@ -40,7 +40,8 @@ export async function fapiClients(input: FapiClientsInput): Promise<[FapiClient,
       'private_key_jwt',
       '--jwks',
       JSON.stringify({ keys: [publicJwk] }),
-      '--require-par',
+      '--fapi-profile',
+      'fapi2',
     ])) as { client_id: string };
     return { client_id: made.client_id, jwks: { keys: [privateJwk] } };
   };
