@@ -140,6 +140,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
       grantId,
       resources: request.resources ?? [],
       ...(request.claims ? { claims: { idToken: request.claims.idToken, userinfo: request.claims.userinfo } } : {}),
+      ...(request.dpopJkt ? { dpopJkt: request.dpopJkt } : {}),
     });
     answer = { code };
   }

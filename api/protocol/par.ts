@@ -5,6 +5,7 @@
 // error is JSON 400 {error, error_description} (no redirect). The request may
 // be pushed as a request object (`request`, RFC 9126 §3), verified like one
 // sent to the authorization endpoint.
+import { dpopHeader, dpopRequestUrl, verifyDpopProof } from './shared/dpop.js';
 import { allowedResponseTypes } from '../../lib/domain/fapi2.js';
 import express, { Router } from 'express';
 import { validatePushedAuthorizationRequest } from '../../lib/domain/authorization-request.js';
@@ -18,7 +19,7 @@ import { FormValues } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 import { ENDPOINTS } from '../paths.js';
 
-export type ParDeps = Pick<ApiContext, 'store' | 'findClient' | 'clientAssertions' | 'requestObjects' | 'log' | 'limits'>;
+export type ParDeps = Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'clientAssertions' | 'requestObjects' | 'log' | 'limits'>;
 
 /** Parameters of client authentication: not part of the authorization request. */
 const AUTH_FIELDS = ['client_secret', 'client_assertion', 'client_assertion_type'];
@@ -48,6 +49,16 @@ export function parRoutes(deps: ParDeps): Router {
     }
     const checked = validatePushedAuthorizationRequest(params, { ...client, clientId: client._id, responseTypes: allowedResponseTypes(client) });
     if (checked.kind === 'error') return sendOAuthError(res, 400, checked.error, checked.description);
+    // RFC 9449 §10.1: a DPoP proof with the push binds the code to its key, as dpop_jkt would; both must agree.
+    const dpop = dpopHeader(req);
+    if (dpop.problem) return sendOAuthError(res, 400, 'invalid_dpop_proof', dpop.problem);
+    if (dpop.proof) {
+      const proof = await verifyDpopProof(deps.store, dpop.proof, { method: 'POST', url: dpopRequestUrl(deps.issuer, req) });
+      if (!proof.ok) return sendOAuthError(res, 400, 'invalid_dpop_proof', proof.description);
+      if (checked.params.dpopJkt && checked.params.dpopJkt !== proof.jkt)
+        return sendOAuthError(res, 400, 'invalid_dpop_proof', 'dpop_jkt does not match the key of the DPoP proof');
+      checked.params.dpopJkt = proof.jkt;
+    }
     const { requestUri, expiresIn } = await savePushedRequest(deps.store, checked.params);
     deps.log.debug('authorization request pushed', { client: client._id });
     sendOAuthJson(res, 201, { request_uri: requestUri, expires_in: expiresIn });

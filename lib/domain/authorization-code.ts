@@ -21,6 +21,8 @@ export interface AuthorizationCodeDoc {
   resources?: string[];
   /** Individual claims asked for with the `claims` parameter and allowed. */
   claims?: GrantedClaims;
+  /** RFC 9449 §10: the DPoP key (thumbprint) the token request must prove; absent or null: any or none. */
+  dpopJkt?: string | null;
   createdAt: Date;
   expiresAt: Date;
 }

@@ -43,6 +43,11 @@ export interface ValidAuthorization {
   responseMode: ResponseMode;
   /** Individual claims asked for with the `claims` parameter (claims-request.ts); null when none. Absent on requests stored before. */
   claims?: RequestedClaims | null;
+  /**
+   * RFC 9449 §10: the thumbprint of the DPoP key the code is bound to (`dpop_jkt`,
+   * or the key of a DPoP proof sent with the pushed request); null or absent: none.
+   */
+  dpopJkt?: string | null;
 }
 
 export type AuthorizationValidation =
@@ -159,6 +164,11 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
   const claims = parseClaimsParameter(single(query, 'claims') ?? undefined, client.allowedScopes, SUPPORTED_ACR_VALUES);
   if (!claims.ok) return fail('invalid_request', claims.description);
 
+  // RFC 9449 §10: a JWK SHA-256 thumbprint (RFC 7638), base64url.
+  const dpopJkt = single(query, 'dpop_jkt');
+  if (dpopJkt === null || (dpopJkt !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(dpopJkt)))
+    return fail('invalid_request', 'dpop_jkt must be a JWK SHA-256 thumbprint (43 base64url characters), once');
+
   // acr_values are voluntary (OIDC Core §3.1.2.1): unknown values are ignored. An acr asked for in `claims` joins them.
   const acrValues = [
     ...new Set([
@@ -183,6 +193,7 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
       resources: resources.resources,
       responseMode,
       claims: claims.claims,
+      dpopJkt: dpopJkt ?? null,
     },
   };
 }

@@ -90,7 +90,10 @@ export async function issueGrantTokens(
     status: 'current',
     resources,
     auth: { authTime: auth.authTime, amr: auth.amr, acr: auth.acr, sid: auth.sid },
-    ...(jkt ? { jkt } : {}), // a DPoP-bound family: each refresh proves this key
+    // A public client's family is DPoP-bound: each refresh proves this key. A confidential client's refresh
+    // tokens are sender-constrained by its authentication already and stay unbound (RFC 9449 §5); the access
+    // tokens of each refresh are bound to the proof that comes with it.
+    ...(jkt && client.public ? { jkt } : {}),
     issuedAt: new Date(),
     expiresAt: new Date(family.expiresAt),
   });

@@ -49,6 +49,9 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
   if (c.redirectUri !== redirectUri) return sendOAuthError(res, 400, 'invalid_grant', 'redirect_uri does not match the authorization request');
   const mismatch = verifierMismatch(c.codeChallenge, verifier, 'the authorization request');
   if (mismatch) return sendOAuthError(res, 400, 'invalid_grant', mismatch);
+  // RFC 9449 §10: a code bound to a DPoP key is redeemed only with a proof of that key.
+  if (c.dpopJkt && ctx.dpopJkt !== c.dpopJkt)
+    return sendOAuthError(res, 400, 'invalid_grant', 'the DPoP proof is not of the key the authorization request named (dpop_jkt)');
 
   // RFC 8707 §2.2: the token request may narrow the granted resources, never add one.
   const target = narrowResources(c.resources ?? [], params.resource, client.allowedResources ?? []);

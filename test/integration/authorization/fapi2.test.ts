@@ -97,6 +97,44 @@ describe('a FAPI 2.0 client', () => {
     expect([rs256.res.status, rs256.body.error]).toEqual([400, 'invalid_dpop_proof']);
   });
 
+  it("binds the code to the DPoP key of the push (RFC 9449 §10): another key's proof gets no token; dpop_jkt must agree", async () => {
+    const client = await newFapiClient(api);
+    const parUrl = `${api.issuer}/api/oauth/par`;
+    // dpop_jkt alone binds (no proof needed at the push); with a proof of another key it is refused.
+    const other = await newDpopKey();
+    const alone = await push(client, withPkce({ dpop_jkt: other.jkt }));
+    expect([alone.res.status, alone.body.error]).toEqual([201, undefined]);
+    const both = await client.post('/api/oauth/par', withPkce({ response_type: 'code', redirect_uri: FAPI_REDIRECT, scope: 'openid', dpop_jkt: other.jkt }), {
+      dpop: await dpopProof(client.dpop, 'POST', parUrl),
+    });
+    expect([both.res.status, both.body.error]).toEqual([400, 'invalid_dpop_proof']);
+    const malformed = await push(client, withPkce({ dpop_jkt: 'not-a-thumbprint' }));
+    expect([malformed.res.status, malformed.body.error]).toEqual([400, 'invalid_request']);
+
+    // Pushed with a proof of the client's key: a code the token endpoint redeems only with that key.
+    const pushed = await client.post('/api/oauth/par', withPkce({ response_type: 'code', redirect_uri: FAPI_REDIRECT, scope: 'openid' }), {
+      dpop: await dpopProof(client.dpop, 'POST', parUrl),
+    });
+    expect(pushed.res.status).toBe(201);
+    const { email } = await newUser(api.deps, { prefix: 'fapi-jkt', password: FLOW_PASSWORD });
+    const url = `${api.issuer}/api/oauth/authorize?${new URLSearchParams({ client_id: client.id, request_uri: pushed.body.request_uri })}`;
+    const back = await authorizeAs(new HttpUser(api.issuer), url, email, FLOW_PASSWORD);
+    const wrongKey = await redeem(client, back.searchParams.get('code')!, TEST_VERIFIER, { dpop: await dpopProof(other, 'POST', tokenUrl()) });
+    expect([wrongKey.res.status, wrongKey.body.error]).toEqual([400, 'invalid_grant']);
+    expect(wrongKey.body.error_description).toMatch(/dpop_jkt/);
+
+    // dpop_jkt alone (no proof at the push) binds the same way; the right key redeems.
+    const bound = await push(client, withPkce({ dpop_jkt: client.dpop.jkt }));
+    const again = await authorizeAs(
+      new HttpUser(api.issuer),
+      `${api.issuer}/api/oauth/authorize?${new URLSearchParams({ client_id: client.id, request_uri: bound.body.request_uri })}`,
+      email,
+      FLOW_PASSWORD,
+    );
+    const redeemed = await redeem(client, again.searchParams.get('code')!, TEST_VERIFIER, { dpop: await dpopProof(client.dpop, 'POST', tokenUrl()) });
+    expect([redeemed.res.status, redeemed.body.token_type]).toEqual([200, 'DPoP']);
+  });
+
   it('authenticates only with an assertion for the issuer, signed with PS256, ES256 or EdDSA', async () => {
     const introspect = (auth: Record<string, string>) =>
       fetch(`${api.issuer}/api/oauth/introspect`, {

@@ -1,5 +1,6 @@
 // DPoP (RFC 9449): binding at the token endpoint (token_type DPoP, cnf.jkt),
-// DPoP-bound refresh, DPoP at UserInfo and /api/oauth/me, introspection, and
+// DPoP-bound refresh for public clients (a confidential client's refresh
+// tokens stay unbound, §5), DPoP at UserInfo and /api/oauth/me, introspection, and
 // the refusals (htu, htm, ath, replayed jti, other key, bound token as Bearer,
 // missing proof). Unbound Bearer tokens keep working.
 import { createHash, randomUUID } from 'node:crypto';
@@ -16,7 +17,10 @@ const PASSWORD = 'dpop test password';
 const REDIRECT = 'https://dpop-rp.example/cb';
 type Alg = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
 
-let rp: { id: string; auth: { authorization: string } };
+type TestClient = { id: string; auth: Record<string, string>; body: Record<string, string> };
+/** A confidential client (client_secret_basic), and a public one (RFC 9449 §5: only its refresh tokens are DPoP-bound). */
+let rp: TestClient;
+let publicRp: TestClient;
 
 const api = useTestApi();
 beforeAll(async () => {
@@ -26,7 +30,15 @@ beforeAll(async () => {
     allowedScopes: ['openid', 'profile', 'email', 'offline_access', 'profile:write'],
     idTokenSignedResponseAlg: 'RS256',
   });
-  rp = { id: client._id, auth: { authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` } };
+  rp = { id: client._id, auth: { authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` }, body: {} };
+  const { client: pub } = await createClient(api.deps.store, {
+    name: 'DPoP public RP',
+    public: true,
+    redirectUris: [{ type: 'equals', value: REDIRECT }],
+    allowedScopes: ['openid', 'offline_access'],
+    idTokenSignedResponseAlg: 'RS256',
+  });
+  publicRp = { id: pub._id, auth: {}, body: { client_id: pub._id } };
 });
 
 interface DpopKey {
@@ -53,14 +65,15 @@ function proof(key: DpopKey, htm: string, htu: string, o: { accessToken?: string
 const tokenUrl = () => `${api.issuer}/api/oauth/token`;
 const userinfoUrl = () => `${api.issuer}/api/oauth/userinfo`;
 
-const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}) => postForm(api.issuer, path, body, { ...rp.auth, ...headers });
+const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}, client = rp) =>
+  postForm(api.issuer, path, { ...client.body, ...body }, { ...client.auth, ...headers });
 
-async function authorizationCode(scope = 'openid profile offline_access'): Promise<string> {
+async function authorizationCode(scope = 'openid profile offline_access', client = rp): Promise<string> {
   const email = uniqueEmail('dpop');
   await createUser(api.deps.store, { email, password: PASSWORD });
   const agent = new HttpUser(api.issuer);
   let step = await agent.get(
-    `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: rp.id, redirect_uri: REDIRECT, scope }))}`,
+    `/api/oauth/authorize?${new URLSearchParams(withPkce({ response_type: 'code', client_id: client.id, redirect_uri: REDIRECT, scope }))}`,
   );
   step = await agent.signIn(step, email, PASSWORD);
   step = await agent.submit(await step.res.text(), '/consent', { decision: 'allow' });
@@ -68,10 +81,10 @@ async function authorizationCode(scope = 'openid profile offline_access'): Promi
 }
 
 /** A code exchanged with a DPoP proof of `key` (or without DPoP when key is null). */
-async function tokens(key: DpopKey | null, scope?: string) {
-  const code = await authorizationCode(scope);
+async function tokens(key: DpopKey | null, scope?: string, client = rp) {
+  const code = await authorizationCode(scope ?? (client === rp ? undefined : 'openid offline_access'), client);
   const headers: Record<string, string> = key ? { dpop: await proof(key, 'POST', tokenUrl()) } : {};
-  const r = await post('/api/oauth/token', withVerifier({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }), headers);
+  const r = await post('/api/oauth/token', withVerifier({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }), headers, client);
   expect(r.res.status).toBe(200);
   return r.body;
 }
@@ -218,18 +231,19 @@ describe('DPoP at the token endpoint', () => {
     }
   });
 
-  it('binds the refresh family: a refresh needs a proof of the same key', async () => {
+  it("binds a public client's refresh family: a refresh needs a proof of the same key", async () => {
     const key = await newKey();
-    const first = await tokens(key);
+    const first = await tokens(key, undefined, publicRp);
     expect(first.refresh_token).toEqual(expect.any(String));
     // Without a proof, and with another key: refused, and the token is not used up.
-    const none = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token });
+    const none = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token }, {}, publicRp);
     expect(none.res.status).toBe(400);
     expect(none.body.error).toBe('invalid_dpop_proof');
     const other = await post(
       '/api/oauth/token',
       { grant_type: 'refresh_token', refresh_token: first.refresh_token },
       { dpop: await proof(await newKey(), 'POST', tokenUrl()) },
+      publicRp,
     );
     expect(other.res.status).toBe(400);
     expect(other.body.error).toBe('invalid_grant');
@@ -238,27 +252,45 @@ describe('DPoP at the token endpoint', () => {
       '/api/oauth/token',
       { grant_type: 'refresh_token', refresh_token: first.refresh_token },
       { dpop: await proof(key, 'POST', tokenUrl()) },
+      publicRp,
     );
     expect(ok.res.status).toBe(200);
     expect(ok.body.token_type).toBe('DPoP');
     expect(jwtClaims(ok.body.access_token).cnf).toEqual({ jkt: key.jkt });
     expect((await dpopUserinfo(key, ok.body.access_token)).res.status).toBe(200);
     // The rotated token stays bound.
-    const again = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: ok.body.refresh_token });
+    const again = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: ok.body.refresh_token }, {}, publicRp);
     expect(again.body.error).toBe('invalid_dpop_proof');
     const again2 = await post(
       '/api/oauth/token',
       { grant_type: 'refresh_token', refresh_token: ok.body.refresh_token },
       { dpop: await proof(key, 'POST', tokenUrl()) },
+      publicRp,
     );
     expect(again2.res.status).toBe(200);
   });
 
-  it("retries a bound family's refresh within the window only with a proof of the same key", async () => {
+  it("leaves a confidential client's refresh tokens unbound (RFC 9449 §5): each refresh binds its access token to the proof it brings", async () => {
     const key = await newKey();
     const first = await tokens(key);
+    const next = await newKey();
+    const rotated = await post(
+      '/api/oauth/token',
+      { grant_type: 'refresh_token', refresh_token: first.refresh_token },
+      { dpop: await proof(next, 'POST', tokenUrl()) },
+    );
+    expect([rotated.res.status, rotated.body.token_type]).toEqual([200, 'DPoP']);
+    expect(jwtClaims(rotated.body.access_token).cnf).toEqual({ jkt: next.jkt });
+    // Without a proof: a Bearer access token, as for a client that never used DPoP.
+    const bare = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token });
+    expect([bare.res.status, bare.body.token_type]).toEqual([200, 'Bearer']);
+  });
+
+  it("retries a bound family's refresh within the window only with a proof of the same key", async () => {
+    const key = await newKey();
+    const first = await tokens(key, undefined, publicRp);
     const refresh = async (token: string, k: DpopKey | null) =>
-      post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: token }, k ? { dpop: await proof(k, 'POST', tokenUrl()) } : {});
+      post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: token }, k ? { dpop: await proof(k, 'POST', tokenUrl()) } : {}, publicRp);
     const lost = await refresh(first.refresh_token, key);
     expect(lost.res.status).toBe(200);
     // The retry: another key's proof, or none, is refused and supersedes nothing.
