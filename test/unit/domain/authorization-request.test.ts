@@ -97,6 +97,7 @@ describe('validateAuthorizationRequest: what passes', () => {
       resources: [],
       responseMode: 'query',
       claims: null,
+      dpopJkt: null,
     });
   });
 
@@ -406,5 +407,26 @@ describe('isPushedRequestReference and buildRedirect', () => {
       'https://rp.example/cb?tenant=a&code=c+1&iss=https%3A%2F%2Fid.example',
     );
     expect(buildRedirect('https://rp.example/cb?state=theirs', { state: 'ours' })).toBe('https://rp.example/cb?state=theirs&state=ours');
+  });
+});
+
+describe('dpop_jkt (RFC 9449 §10)', () => {
+  const client = { clientId: 'c', public: false, redirectUris: [{ type: 'equals' as const, value: 'https://rp.example/cb' }], allowedScopes: ['openid'] };
+  const base = {
+    client_id: 'c',
+    response_type: 'code',
+    redirect_uri: 'https://rp.example/cb',
+    scope: 'openid',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+  };
+  it('keeps a thumbprint, and refuses anything else', () => {
+    const jkt = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
+    const ok = validateAuthorizationRequest({ ...base, dpop_jkt: jkt }, client);
+    expect(ok.kind === 'ok' && ok.params.dpopJkt).toBe(jkt);
+    for (const bad of ['short', `${jkt}=`, [jkt, jkt]]) {
+      const r = validateAuthorizationRequest({ ...base, dpop_jkt: bad }, client);
+      expect(r.kind === 'redirect-error' && r.error).toBe('invalid_request');
+    }
   });
 });
