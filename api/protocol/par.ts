@@ -41,7 +41,7 @@ export function parRoutes(deps: ParDeps): Router {
     for (const field of AUTH_FIELDS) if (Array.isArray(body[field])) return sendOAuthError(res, 400, 'invalid_request', `${field} must appear once`);
     let params: Record<string, unknown> = Object.fromEntries(Object.entries(body).filter(([k]) => !AUTH_FIELDS.includes(k)));
     // Only a `request`: a pushed request_uri is refused by the validation, never fetched.
-    if (params.request !== undefined) {
+    if (params.request !== undefined || client.requireSignedRequestObject) {
       // The authenticated client is the client_id outside the object when the form names none (client_secret_basic).
       const resolved = await resolveRequestObject(deps.requestObjects, client, { client_id: client._id, ...params });
       if (resolved.kind === 'error') return sendOAuthError(res, 400, resolved.error, resolved.description);

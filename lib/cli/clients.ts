@@ -35,6 +35,7 @@ async function create(store: Store, cfg: Config, argv: string[]): Promise<void> 
     'allowed-resource': { type: 'string', multiple: true },
     'no-pkce': { type: 'boolean' },
     'fapi-profile': { type: 'string' },
+    'require-signed-request-object': { type: 'boolean' },
     'request-object-alg': { type: 'string' },
     'introspection-alg': { type: 'string' },
   });
@@ -75,6 +76,7 @@ async function create(store: Store, cfg: Config, argv: string[]): Promise<void> 
     introspectionSignedResponseAlg: introspectionAlg.alg,
     requestObjectSigningAlg: requestObjectAlg.alg,
     fapiProfile: fapiProfile.profile,
+    requireSignedRequestObject: Boolean(v['require-signed-request-object']),
     isVerified: Boolean(v.verified),
     requirePushedAuthorizationRequests: Boolean(v['require-par']),
     allowedResources: list('allowed-resource'),

@@ -40,6 +40,7 @@ const SNAKE: Record<string, string> = {
   introspectionSignedResponseAlg: 'introspection_signed_response_alg',
   requirePushedAuthorizationRequests: 'require_pushed_authorization_requests',
   fapiProfile: 'fapi_profile',
+  requireSignedRequestObject: 'require_signed_request_object',
   allowedResources: 'allowed_resources',
   requirePkce: 'require_pkce',
   requestObjectSigningAlg: 'request_object_signing_alg',
@@ -149,6 +150,7 @@ const RegistrationMetadata = z.object({
   policy_uri: uri.optional(),
   tos_uri: uri.optional(),
   require_pushed_authorization_requests: z.boolean().optional(),
+  require_signed_request_object: z.boolean().optional(),
   // A Keyflow extension: the security profile the client is held to ("fapi2").
   fapi_profile: z.string().nullable().optional(),
   // A Keyflow extension, like RFC 9126's require_pushed_authorization_requests: a confidential client may opt out of PKCE.
@@ -299,6 +301,7 @@ export function registrationToClient(
     authorizationSignedResponseAlg: authorizationAlg.alg,
     requirePushedAuthorizationRequests: m.require_pushed_authorization_requests ?? false,
     fapiProfile: fapiProfile.profile,
+    requireSignedRequestObject: m.require_signed_request_object ?? false,
     // A public client asking for false is refused by the model; one that does not say uses PKCE.
     requirePkce: m.require_pkce ?? (method === 'none' || requirePkce),
     isVerified: false,
@@ -350,6 +353,7 @@ export function clientInformation(client: ClientDoc): Record<string, unknown> {
   if (client.tosUri) doc.tos_uri = client.tosUri;
   if (client.requirePushedAuthorizationRequests) doc.require_pushed_authorization_requests = true;
   if (client.fapiProfile) doc.fapi_profile = client.fapiProfile;
+  if (client.requireSignedRequestObject) doc.require_signed_request_object = true;
   // Only when registered: JARM's RS256 default is applied when signing, and listing it would say the client asked for JWT responses.
   if (client.authorizationSignedResponseAlg) doc.authorization_signed_response_alg = client.authorizationSignedResponseAlg;
   return doc;
@@ -383,6 +387,7 @@ const AppFields = z
     request_uris: z.array(z.string()).max(20),
     require_pushed_authorization_requests: z.boolean(),
     fapi_profile: z.string().nullable(),
+    require_signed_request_object: z.boolean(),
     allowed_resources: z.array(z.string()).max(50),
     require_pkce: z.boolean(),
     authorization_signed_response_alg: z.string().nullable(),
@@ -465,6 +470,7 @@ export function appToClient(body: unknown, ownerUserId: string, idTokenAlgs: rea
   }
   if (a.request_uris !== undefined) input.requestUris = a.request_uris;
   if (a.require_pushed_authorization_requests !== undefined) input.requirePushedAuthorizationRequests = a.require_pushed_authorization_requests;
+  if (a.require_signed_request_object !== undefined) input.requireSignedRequestObject = a.require_signed_request_object;
   if (a.fapi_profile !== undefined) {
     const profile = fapiProfileOf(a.fapi_profile);
     if (!profile.ok) return bad(profile.description);
@@ -538,6 +544,7 @@ export function appJson(c: ClientDoc): Record<string, unknown> {
     request_uris: c.requestUris ?? [],
     require_pushed_authorization_requests: c.requirePushedAuthorizationRequests ?? false,
     fapi_profile: c.fapiProfile ?? null,
+    require_signed_request_object: c.requireSignedRequestObject ?? false,
     allowed_resources: c.allowedResources ?? [],
     require_pkce: c.requirePkce ?? true,
     authorization_signed_response_alg: c.authorizationSignedResponseAlg ?? null,

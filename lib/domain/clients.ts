@@ -121,6 +121,8 @@ export const NewClientInput = z
     introspectionSignedResponseAlg: z.enum(ID_TOKEN_ALGS).nullable().default(null),
     /** RFC 9126 §5: the authorization endpoint accepts this client's requests only through PAR. */
     requirePushedAuthorizationRequests: z.boolean().default(false),
+    /** RFC 9101 §10.5: this client's authorization requests come only as signed request objects (by value, by reference or pushed). */
+    requireSignedRequestObject: z.boolean().default(false),
     /** The security profile this client is held to (fapi2.ts): `fapi2`, FAPI 2.0 Security Profile; null, none. */
     fapiProfile: z.enum(FAPI_PROFILES).nullable().default(null),
     /**

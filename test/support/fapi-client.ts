@@ -42,15 +42,15 @@ export interface FapiClient {
   post: (path: string, body: Record<string, string>, headers?: Record<string, string>) => Promise<Answer>;
 }
 
-/** A FAPI 2.0 client: private_key_jwt with an ES256 key, PS256 tokens, https redirect URI; `overrides` on top. */
-export async function newFapiClient(api: ApiUnderTest, overrides: Partial<NewClientInput> = {}): Promise<FapiClient> {
+/** A FAPI 2.0 client: private_key_jwt with an ES256 key (and the public `extraKeys`), PS256 tokens, https redirect URI; `overrides` on top. */
+export async function newFapiClient(api: ApiUnderTest, overrides: Partial<NewClientInput> = {}, extraKeys: ClientKey[] = []): Promise<FapiClient> {
   const key = await newClientKey('ES256');
   const rp = await newRp(api.deps, {
     name: 'FAPI RP',
     redirectUris: [{ type: 'equals', value: FAPI_REDIRECT }],
     allowedScopes: ['openid', 'profile', 'offline_access'],
     tokenEndpointAuthMethod: 'private_key_jwt',
-    jwks: { keys: [key.jwk] },
+    jwks: { keys: [key.jwk, ...extraKeys.map((k) => k.jwk)] },
     idTokenSignedResponseAlg: 'PS256',
     fapiProfile: 'fapi2',
     ...overrides,

@@ -27,7 +27,13 @@
 //   either, an hour): a signed object without exp and iat can be played again
 //   after that hour, which only a client that leaves both out risks.
 // - `typ`, when present, is `oauth-authz-req+jwt` (RFC 9101 §10.8) or `JWT`.
+// - A client registered with `require_signed_request_object` (RFC 9101 §10.5)
+//   sends every request as a signed object. A FAPI 2.0 client's objects are
+//   signed with PS256, ES256 or EdDSA and carry `exp` and `nbf`, `nbf` at most
+//   an hour old and `exp` at most an hour after it (FAPI 2.0 Message Signing
+//   §5.3.1).
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, UnsecuredJWT, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import { FAPI2_CLIENT_ALGS, isFapi2 } from '../../../lib/domain/fapi2.js';
 import type { ClientDoc } from '../../../lib/domain/clients.js';
 import {
   authorizationParamsOf,
@@ -132,8 +138,13 @@ export function requestObjectVerifier(deps: RequestObjectDeps): RequestObjectVer
       const registered = client.requestObjectSigningAlg ?? null;
       if (registered !== null && alg !== registered) return objectError(`this client's request objects must use ${registered} (request_object_signing_alg)`);
       const signed = alg !== 'none';
+      const fapi = isFapi2(client);
+      if (!signed && (fapi || client.requireSignedRequestObject))
+        return objectError("this client's request objects must be signed (require_signed_request_object)");
       if (signed && !REQUEST_OBJECT_ALGS.some((a) => a === alg))
         return objectError(`request objects are signed with ${REQUEST_OBJECT_ALGS.join(', ')}, or unsigned (none)`);
+      if (fapi && !FAPI2_CLIENT_ALGS.some((a) => a === alg))
+        return objectError(`a FAPI 2.0 client's request objects are signed with ${FAPI2_CLIENT_ALGS.join(', ')}`);
 
       // iss and aud are required of a signed object, and checked in an unsigned one that has them.
       const options: JWTVerifyOptions = {
@@ -141,6 +152,7 @@ export function requestObjectVerifier(deps: RequestObjectDeps): RequestObjectVer
         ...(signed || unverified.iss !== undefined ? { issuer: client._id } : {}),
         ...(signed || unverified.aud !== undefined ? { audience: deps.issuer } : {}),
         ...(unverified.iat !== undefined ? { maxTokenAge: MAX_LIFETIME_S } : {}),
+        ...(fapi ? { requiredClaims: ['exp', 'nbf'] } : {}),
       };
       let payload: JWTPayload;
       try {
@@ -155,6 +167,8 @@ export function requestObjectVerifier(deps: RequestObjectDeps): RequestObjectVer
       }
       if (payload.exp !== undefined && payload.exp - Date.now() / 1000 > MAX_LIFETIME_S + CLOCK_TOLERANCE_S)
         return objectError(`a request object may live at most ${MAX_LIFETIME_S} seconds (exp)`);
+      if (fapi && (payload.exp! - payload.nbf! > MAX_LIFETIME_S || Date.now() / 1000 - payload.nbf! > MAX_LIFETIME_S + CLOCK_TOLERANCE_S))
+        return objectError(`a FAPI 2.0 request object's nbf is at most ${MAX_LIFETIME_S} seconds old, and its exp at most ${MAX_LIFETIME_S} seconds after it`);
       // Replay matters only for a signed object: anyone can make a new unsigned one.
       const replayed = signed ? await claimJti(client, payload) : null;
       return replayed ?? { ok: true, claims: payload };
@@ -219,9 +233,14 @@ function replyOf(query: Record<string, unknown>, jwt: string | undefined): Recor
  */
 export async function resolveRequestObject(verifier: RequestObjectVerifier, client: ClientDoc, query: Record<string, unknown>): Promise<Resolution> {
   const { request, request_uri: requestUri } = query;
-  if (request === undefined && requestUri === undefined) return { kind: 'none' };
   let jwt = typeof request === 'string' ? request : undefined;
   const fail = (error: RequestObjectError, description: string): Resolution => ({ kind: 'error', error, description, reply: replyOf(query, jwt) });
+  if (request === undefined && requestUri === undefined) {
+    // RFC 9101 §10.5: this client's parameters come only inside a signed object.
+    if (client.requireSignedRequestObject)
+      return fail('invalid_request', 'this client sends its authorization requests as signed request objects (require_signed_request_object)');
+    return { kind: 'none' };
+  }
   if (request !== undefined && requestUri !== undefined) return fail('invalid_request', 'request and request_uri cannot both be sent');
   if (request !== undefined && typeof request !== 'string') return fail('invalid_request', 'request must appear once');
   if (requestUri !== undefined) {

@@ -7,9 +7,9 @@
 // in DPoP-bound tokens and a PS256 ID token. The api accepts the token
 // endpoint as an assertion audience for other clients
 // (CLIENT_ASSERTION_AUDIENCE=issuer-or-token-endpoint), so the FAPI rule shows.
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createRemoteJWKSet, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import { newClientKey } from '../../support/client-keys.js';
+import { newClientKey, type ClientKey } from '../../support/client-keys.js';
 import { dpopProof, FAPI_REDIRECT, newDpopKey, newFapiClient, type FapiClient } from '../../support/fapi-client.js';
 import { useTestApi, type Json } from '../../support/harness.js';
 import { authorizeAs, FLOW_PASSWORD } from '../../support/token-flow.js';
@@ -151,10 +151,75 @@ describe('a FAPI 2.0 client', () => {
     expect((await introspect(await plain.authentication({ aud: tokenUrl() }))).status).toBe(200);
     // An RS256 key: registered, but not an algorithm of the profile.
     const rsa = await newClientKey('RS256');
-    const withRsa = await newFapiClient(api, { jwks: { keys: [rsa.jwk] } });
+    const withRsa = await newFapiClient(api, {}, [rsa]);
     const rs256 = await introspect(await withRsa.authentication({ key: rsa }));
     const body = (await rs256.json()) as Json;
     expect([rs256.status, body.error, body.error_description]).toEqual([400, 'invalid_client', 'client_assertion algorithms: PS256, ES256, EdDSA']);
+  });
+});
+
+describe('signed request objects (FAPI 2.0 Message Signing, RFC 9101)', () => {
+  const now = () => Math.floor(Date.now() / 1000);
+  /** A request object of `client` pushed through PAR, signed with `key` (the client's own unless given), with these claims over the defaults. */
+  async function pushObject(client: FapiClient, claims: Record<string, unknown> = {}, key: ClientKey = client.key) {
+    const body = {
+      iss: client.id,
+      aud: api.issuer,
+      client_id: client.id,
+      response_type: 'code',
+      redirect_uri: FAPI_REDIRECT,
+      scope: 'openid',
+      ...withPkce({}),
+      nbf: now(),
+      exp: now() + 300,
+      ...claims,
+    };
+    const defined = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+    const jwt = await new SignJWT(defined).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'oauth-authz-req+jwt' }).sign(key.privateKey);
+    return client.post('/api/oauth/par', { request: jwt });
+  }
+
+  it("accepts one signed with the profile's algorithms, with exp and nbf", async () => {
+    const client = await newFapiClient(api, { requireSignedRequestObject: true });
+    const pushed = await pushObject(client);
+    expect([pushed.res.status, pushed.body.error]).toEqual([201, undefined]);
+  });
+
+  it.each([
+    ['without nbf', { nbf: undefined }, /nbf/],
+    ['without exp', { exp: undefined }, /exp/],
+    [
+      'with an nbf more than an hour old',
+      { nbf: Math.floor(Date.now() / 1000) - 3700, exp: Math.floor(Date.now() / 1000) + 60 },
+      /nbf is at most 3600 seconds old/,
+    ],
+  ])('refuses one %s (invalid_request_object)', async (_what, claims, message) => {
+    const client = await newFapiClient(api);
+    const pushed = await pushObject(client, claims);
+    expect([pushed.res.status, pushed.body.error]).toEqual([400, 'invalid_request_object']);
+    expect(pushed.body.error_description).toMatch(message);
+  });
+
+  it('refuses one signed with RS256 (a key the client registered, an algorithm outside the profile) and an unsigned one', async () => {
+    const rsa = await newClientKey('RS256');
+    const client = await newFapiClient(api);
+    const withRsa = await newFapiClient(api, {}, [rsa]);
+    const rs256 = await pushObject(withRsa, {}, rsa);
+    expect([rs256.res.status, rs256.body.error, rs256.body.error_description]).toEqual([
+      400,
+      'invalid_request_object',
+      "a FAPI 2.0 client's request objects are signed with PS256, ES256, EdDSA",
+    ]);
+    const unsigned = new UnsecuredJWT({ iss: client.id, aud: api.issuer, response_type: 'code', redirect_uri: FAPI_REDIRECT, scope: 'openid' }).encode();
+    const refused = await client.post('/api/oauth/par', { request: unsigned });
+    expect([refused.res.status, refused.body.error]).toEqual([400, 'invalid_request_object']);
+  });
+
+  it('with require_signed_request_object, refuses a push of plain parameters', async () => {
+    const client = await newFapiClient(api, { requireSignedRequestObject: true });
+    const plain = await push(client, withPkce({}));
+    expect([plain.res.status, plain.body.error]).toEqual([400, 'invalid_request']);
+    expect(plain.body.error_description).toMatch(/require_signed_request_object/);
   });
 });
 

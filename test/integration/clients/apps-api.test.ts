@@ -111,6 +111,7 @@ describe('app API', () => {
       request_uris: [],
       require_pushed_authorization_requests: false,
       fapi_profile: null,
+      require_signed_request_object: false,
       allowed_resources: [],
       require_pkce: true,
       authorization_signed_response_alg: null,
