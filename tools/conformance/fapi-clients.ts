@@ -20,6 +20,8 @@ export interface FapiClientsInput {
   /** The suite's callback for this alias: `https://…/test/a/<alias>/callback`. */
   callback: string;
   scope: string;
+  /** Message Signing: the clients must send signed request objects (`--require-signed-request-object`, PS256). */
+  signedRequests: boolean;
   /** `keyflow clients create …`: the CLI on the conformance Keyflow's database, its JSON output. */
   cli: (args: string[]) => Promise<unknown>;
 }
@@ -42,6 +44,7 @@ export async function fapiClients(input: FapiClientsInput): Promise<[FapiClient,
       JSON.stringify({ keys: [publicJwk] }),
       '--fapi-profile',
       'fapi2',
+      ...(input.signedRequests ? ['--require-signed-request-object', '--request-object-alg', 'PS256'] : []),
     ])) as { client_id: string };
     return { client_id: made.client_id, jwks: { keys: [privateJwk] } };
   };

@@ -2,8 +2,8 @@
 // certification plan Keyflow's features reach, each with static clients
 // (made through the CLI) and, where the plan offers it, dynamic registration
 // (the suite registers its own clients with an initial access token). The
-// FAPI 2.0 plans run only when named: Keyflow has no FAPI mode yet, so they
-// are a list of what is missing rather than part of the default run.
+// FAPI 2.0 plans, run against clients in Keyflow's FAPI 2.0 mode, run only
+// when named (docs/conformance.md has their state).
 
 /** Which suite configuration a plan runs with (suite-config.ts; fapi-config.ts for `fapi`). */
 export type ConfigKind = 'static' | 'backchannel' | 'dynamic' | 'dynamic-backchannel' | 'fapi';

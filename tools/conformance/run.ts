@@ -184,7 +184,9 @@ async function fapiConfig(kf: Keyflow, run: PlanRun, user: { email: string; pass
   // The OIDC plans' scopes (the claims-parameter module asks for address and phone claims too).
   const scope = await scopesFor(kf, openid ? WANTED_SCOPES : ['profile', 'email', 'address', 'phone', 'gpg:read', 'offline_access']);
   const callback = `${suiteBase(kf)}/callback`;
-  const clients = await fapiClients({ callback, scope, cli: (args) => cli(kf.env, args) });
+  // Message Signing: the clients' requests come only as signed request objects (the plan checks that a plain one is refused).
+  const signedRequests = run.name.startsWith('fapi2-message-signing');
+  const clients = await fapiClients({ callback, scope, signedRequests, cli: (args) => cli(kf.env, args) });
   const resourceUrl = `${kf.issuer}${openid ? '/api/oauth/userinfo' : '/api/oauth/me/gpg_keys'}`;
   return fapiSuiteConfig({ issuer: kf.issuer, alias: ALIAS, user, scope, openid, clients, resourceUrl, callback });
 }
