@@ -58,6 +58,8 @@ export const ADMIN_RESOURCES = {
 export const PAGES = {
   home: '/',
   login: '/login',
+  /** Cancels the sign-in of an authorization request: the client gets access_denied. */
+  loginCancel: '/login/cancel',
   /** The sign-in form's proof-of-work challenges (the captcha gate). */
   loginCaptcha: '/login/captcha',
   loginPasskey: '/login/passkey',

@@ -20,7 +20,7 @@ import { loginPage, secondFactorPage, type LoginPageOptions } from '../views/log
 import { signupHref } from '../views/signup.js';
 import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
-import { resumeUrl, startedInThisBrowser } from '../protocol/authorization-flow.js';
+import { respondWithError, resumeUrl, startedInThisBrowser, type FlowDeps } from '../protocol/authorization-flow.js';
 import { hasSecondFactor } from '../../lib/verification/second-factor.js';
 import { findAuthorizationRequest } from '../../lib/store/authorization-requests.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
@@ -28,7 +28,7 @@ import { fieldsOf, raw, text } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 import { PAGES, STEP_UP_PATHS } from '../paths.js';
 
-export type LoginDeps = Pick<ApiContext, 'issuer' | 'store' | 'log' | 'secureCookies' | 'kek' | 'limits' | 'outbound' | 'findClient'>;
+export type LoginDeps = Pick<ApiContext, 'issuer' | 'store' | 'log' | 'secureCookies' | 'kek' | 'limits' | 'outbound' | 'findClient'> & FlowDeps;
 
 const TOO_MANY_REQUESTS = 'Too many requests from your network. Wait a minute and try again.';
 
@@ -117,6 +117,18 @@ export function loginRoutes(deps: LoginDeps): Router {
   router.get(PAGES.loginCaptcha, async (req, res) => {
     const { status, body } = await limits.powChallenge(req);
     res.status(status).set('Cache-Control', 'no-store').json(body);
+  });
+
+  // The user gives up signing in to an authorization request: the client is answered
+  // access_denied at its redirect URI (OIDC Core §3.1.2.6), as when consent is denied.
+  router.post(PAGES.loginCancel, form, async (req, res) => {
+    const requestId = requestParam(req);
+    if (!hasValidCsrf(req, req.kfSession)) return sendErrorPage(res, 400, 'Session expired', 'Your session expired. Go back and try again.');
+    const request = requestId && !NEXT_PATH.test(requestId) ? await findAuthorizationRequest(deps.store, requestId) : null;
+    if (!request) return sendErrorPage(res, 400, 'Request expired', 'This sign-in is no longer waiting. Return to the application and start again.');
+    if (!startedInThisBrowser(req, deps, request)) return sendErrorPage(res, 403, 'Another browser', 'This sign-in was started in another browser.');
+    deps.log.info('sign-in cancelled', { client: request.clientId });
+    await respondWithError(res, deps, request, 'access_denied', 'the user cancelled the sign-in');
   });
 
   router.post(PAGES.login, form, async (req, res) => {

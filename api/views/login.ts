@@ -54,8 +54,18 @@ ${opts.captcha ?? ''}
 <p><button type="button" class="secondary" data-webauthn="login" data-csrf="${csrf}" data-options="${PAGES.loginPasskeyOptions}" data-verify="${PAGES.loginPasskey}" data-request="${requestId ?? ''}">Sign in with a passkey</button></p>
 <p class="error" role="alert" data-webauthn-error hidden></p>
 ${sourceButtons(opts.sources ?? [], requestId)}
-${opts.signup ? html`<p><a href="${opts.signup}">Create an account</a></p>` : ''}`,
+${opts.signup ? html`<p><a href="${opts.signup}">Create an account</a></p>` : ''}
+${opts.client && requestId ? cancelForm(csrf, requestId, opts.client.name) : ''}`,
   });
+}
+
+/** For an authorization request: give up signing in, and the application is told the user refused (access_denied). */
+function cancelForm(csrf: string, requestId: string, clientName: string): SafeHtml {
+  return html`<form method="post" action="${PAGES.loginCancel}">
+${csrfField(csrf)}
+<input type="hidden" name="request" value="${requestId}">
+<button type="submit" class="secondary">Cancel and return to ${clientName}</button>
+</form>`;
 }
 
 /** The second step of a sign-in: an authentication code, or a passkey when the user has one. */

@@ -83,12 +83,12 @@ export function fapiSuiteConfig(input: FapiConfigInput): Record<string, unknown>
     commands: [['wait', 'css', "p.error[role='alert']", 10, '.', 'update-image-placeholder']],
   };
   const errorPageOrSignIn = { browser: [{ match: authorize, tasks: [errorPage, login(), consent, { ...callback, optional: true }] }] };
-  const deny: Task = { task: 'Deny', optional: true, match: `${issuer}/consent*`, commands: [['click', 'css', "button[name='decision'][value='deny']"]] };
 
   const override: Record<string, unknown> = Object.fromEntries(ERROR_PAGE_OR_CALLBACK.map((m) => [`${MODULE_PREFIX}${m}`, errorPageOrSignIn]));
-  // The user says no: Keyflow's consent page has a Deny button (the sign-in page has no cancel);
-  // it shows only when the user has not consented to the client already (an earlier module has).
-  override[`${MODULE_PREFIX}user-rejects-authentication`] = { browser: [{ match: authorize, tasks: [login(), deny, callback] }] };
+  // The user says no: "Cancel and return to …" on the sign-in page (the consent page's Deny shows only
+  // when the user has not consented to the client already, which an earlier module has).
+  const cancel: Task = { task: 'Cancel', match: `${issuer}/login*`, commands: [['click', 'css', "form[action='/login/cancel'] button[type='submit']"]] };
+  override[`${MODULE_PREFIX}user-rejects-authentication`] = { browser: [{ match: authorize, tasks: [cancel, callback] }] };
   // The same request_uri twice: the first visit only loads the sign-in page, the second signs in
   // (or shows the error page when the request_uri was spent by the first visit).
   override[`${MODULE_PREFIX}par-ensure-reused-request-uri-prior-to-auth-completion-succeeds`] = {
