@@ -136,3 +136,19 @@ export async function expectFamilyRevoked(api: ApiUnderTest, accessToken: string
     expect([d.status.name, d.typedSearchAttributes.get(SearchAttributes.state)]).toEqual(['COMPLETED', 'revoked']);
   }, 15_000);
 }
+
+/** The parameters of a code request of `rp` with a fresh PKCE pair and state (the verifier returned); `extra` adds or overrides. */
+export function pkceCodeRequest(rp: { id: string }, redirectUri: string, extra: Record<string, string> = {}) {
+  const verifier = newSecret();
+  const params: Record<string, string> = {
+    response_type: 'code',
+    client_id: rp.id,
+    redirect_uri: redirectUri,
+    scope: 'openid profile',
+    state: `st-${newSecret().slice(0, 8)}`,
+    code_challenge: s256Challenge(verifier),
+    code_challenge_method: 'S256',
+    ...extra,
+  };
+  return { params, verifier };
+}

@@ -8,10 +8,10 @@
 // endpoint as an assertion audience for other clients
 // (CLIENT_ASSERTION_AUDIENCE=issuer-or-token-endpoint), so the FAPI rule shows.
 import { createRemoteJWKSet, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
-import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { newClientKey, type ClientKey } from '../../support/client-keys.js';
 import { dpopProof, FAPI_REDIRECT, newDpopKey, newFapiClient, type FapiClient } from '../../support/fapi-client.js';
 import { useTestApi, type Json } from '../../support/harness.js';
+import { useRegistration } from '../../support/registration.js';
 import { authorizeAs, FLOW_PASSWORD } from '../../support/token-flow.js';
 import { TEST_VERIFIER, withPkce } from '../../../tools/fixtures/pkce.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -224,19 +224,8 @@ describe('signed request objects (FAPI 2.0 Message Signing, RFC 9101)', () => {
 });
 
 describe('registering a FAPI 2.0 client', () => {
-  let token: string;
-  beforeAll(async () => {
-    const { user } = await newUser(api.deps, { prefix: 'fapi-owner', password: FLOW_PASSWORD });
-    token = (await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope: ['apps:write'], expiresInDays: 1 })).token;
-  });
-  const register = async (metadata: Record<string, unknown>) => {
-    const res = await fetch(`${api.issuer}/api/oauth/register`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'FAPI', redirect_uris: [FAPI_REDIRECT], ...metadata }),
-    });
-    return { status: res.status, body: (await res.json()) as Json };
-  };
+  const registration = useRegistration(api, 'fapi-owner');
+  const register = (metadata: Record<string, unknown>) => registration.register({ client_name: 'FAPI', redirect_uris: [FAPI_REDIRECT], ...metadata });
 
   it('gives it PS256 unless it names another of the profile, and shows the profile', async () => {
     const key = await newClientKey('ES256');

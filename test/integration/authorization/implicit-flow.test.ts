@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { revokeGrantAndFamily } from '../../../lib/grants/revocation.js';
 import { newSecret } from '../../../lib/security/secrets.js';
-import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { useTestApi, type Json } from '../../support/harness.js';
+import { useRegistration } from '../../support/registration.js';
 import { formPostOf } from '../../support/form-post.js';
 import { getUserinfo, jwtClaims } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -25,24 +25,13 @@ const REDIRECT = 'https://implicit-rp.example/cb';
 const AUTHORIZE = '/api/oauth/authorize';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-let registrationToken: string;
 let jwks: ReturnType<typeof createRemoteJWKSet>;
 
 const api = useTestApi({ ID_TOKEN_CLAIMS: 'requested' });
-beforeAll(async () => {
+const { register } = useRegistration(api, 'implicit-owner');
+beforeAll(() => {
   jwks = createRemoteJWKSet(new URL(`${api.issuer}/.well-known/jwks.json`));
-  const { user } = await newUser(api.deps, { prefix: 'implicit-owner', password: PASSWORD });
-  registrationToken = (await createPersonalAccessToken(api.deps.store, user._id, { name: 'registration', scope: ['apps:write'], expiresInDays: 1 })).token;
 });
-
-async function register(metadata: Record<string, unknown>): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${api.issuer}/api/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${registrationToken}` },
-    body: JSON.stringify(metadata),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
 
 interface Registered {
   client_id: string;

@@ -9,12 +9,11 @@
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
-import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { formPostOf } from '../../support/form-post.js';
 import { useTestApi, type Json } from '../../support/harness.js';
-import { AUTHORIZATION_CODE_FORMAT } from '../../support/token-flow.js';
+import { useRegistration } from '../../support/registration.js';
+import { AUTHORIZATION_CODE_FORMAT, pkceCodeRequest } from '../../support/token-flow.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -27,11 +26,9 @@ const TTL_SECONDS = 300;
 
 const api = useTestApi();
 let jwks: ReturnType<typeof createRemoteJWKSet>;
-let registrationToken: string;
-beforeAll(async () => {
+const { register } = useRegistration(api, 'jarm-owner');
+beforeAll(() => {
   jwks = createRemoteJWKSet(new URL(`${api.issuer}/.well-known/jwks.json`));
-  const { user } = await newUser(api.deps, { prefix: 'jarm-owner', password: PASSWORD });
-  registrationToken = (await createPersonalAccessToken(api.deps.store, user._id, { name: 'registration', scope: ['apps:write'], expiresInDays: 1 })).token;
 });
 
 const newClient = (extra: Partial<NewClientInput> = {}) =>
@@ -45,20 +42,7 @@ const newClient = (extra: Partial<NewClientInput> = {}) =>
   });
 
 /** Parameters of a code request with PKCE (the verifier returned); `extra` adds or overrides. */
-function request(rp: FixtureRp, extra: Record<string, string> = {}) {
-  const verifier = newSecret();
-  const params: Record<string, string> = {
-    response_type: 'code',
-    client_id: rp.id,
-    redirect_uri: REDIRECT,
-    scope: 'openid profile',
-    state: `st-${newSecret().slice(0, 8)}`,
-    code_challenge: s256Challenge(verifier),
-    code_challenge_method: 'S256',
-    ...extra,
-  };
-  return { params, verifier };
-}
+const request = (rp: FixtureRp, extra: Record<string, string> = {}) => pkceCodeRequest(rp, REDIRECT, extra);
 
 const authorizePath = (params: Record<string, string>) => `${AUTHORIZE}?${new URLSearchParams(params)}`;
 const unsignedAnswer = (params: Record<string, string>) => fetch(`${api.issuer}${authorizePath(params)}`, { redirect: 'manual' });
@@ -233,16 +217,6 @@ describe('errors in a JWT response mode', () => {
     expect(await res.text()).not.toContain('evil.example');
   });
 });
-
-/** Dynamic registration (RFC 7591) with the test's access token. */
-async function register(metadata: Record<string, unknown>): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${api.issuer}/api/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${registrationToken}` },
-    body: JSON.stringify(metadata),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
 
 describe('the implicit flow in a JWT response mode', () => {
   const implicitClient = async () => {

@@ -3,11 +3,9 @@
 // redirect URI is trusted; the form_post page's CSP, headers and escaping;
 // fragment and unknown modes refused. (authorize-post-browser.test.ts
 // runs form_post in Chromium.)
-import { AUTHORIZATION_CODE_FORMAT } from '../../support/token-flow.js';
+import { AUTHORIZATION_CODE_FORMAT, pkceCodeRequest } from '../../support/token-flow.js';
 import { createHash } from 'node:crypto';
 import type { RedirectUriEntry } from '../../../lib/domain/clients.js';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
-import { newSecret } from '../../../lib/security/secrets.js';
 import { useTestApi, type Json } from '../../support/harness.js';
 import { formPostOf } from '../../support/form-post.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -30,21 +28,8 @@ const newClient = (redirectUris: string[] = [REDIRECT], extra: { requirePushedAu
     ...extra,
   });
 
-/** Parameters of a request with PKCE (the verifier returned); `extra` adds or overrides. */
-function request(rp: FixtureRp, extra: Record<string, string> = {}) {
-  const verifier = newSecret();
-  const params: Record<string, string> = {
-    response_type: 'code',
-    client_id: rp.id,
-    redirect_uri: REDIRECT,
-    scope: 'openid profile',
-    state: `st-${newSecret().slice(0, 8)}`,
-    code_challenge: s256Challenge(verifier),
-    code_challenge_method: 'S256',
-    ...extra,
-  };
-  return { params, verifier };
-}
+/** Parameters of a code request with PKCE (the verifier returned); `extra` adds or overrides. */
+const request = (rp: FixtureRp, extra: Record<string, string> = {}) => pkceCodeRequest(rp, REDIRECT, extra);
 
 const authorizePath = (params: Record<string, string>) => `${AUTHORIZE}?${new URLSearchParams(params)}`;
 

@@ -6,25 +6,15 @@
 // and the app API and dynamic registration accept the algorithms.
 import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { useTestApi, type Json } from '../../support/harness.js';
+import { useRegistration } from '../../support/registration.js';
 import { getUserinfo, postForm } from '../../support/http.js';
-import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
-import { newUser } from '../../../tools/fixtures/users.js';
+import { newTestRp, runCodeFlow } from '../../support/token-flow.js';
 
 const api = useTestApi();
-/** An apps:write token, which dynamic registration asks for here. */
-let token: string;
-beforeAll(async () => {
-  const { user } = await newUser(api.deps, { prefix: 'algs', password: FLOW_PASSWORD });
-  token = (await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope: ['apps:write'], expiresInDays: 1 })).token;
-});
+const registration = useRegistration(api, 'algs');
 const register = (metadata: Record<string, unknown>) =>
-  fetch(`${api.issuer}/api/oauth/register`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Algorithms RP', redirect_uris: ['https://algs.example/cb'], ...metadata }),
-  });
+  registration.register({ client_name: 'Algorithms RP', redirect_uris: ['https://algs.example/cb'], ...metadata });
 const jwks = () => createRemoteJWKSet(new URL(`${api.issuer}/.well-known/jwks.json`));
 
 describe.each(['PS256', 'ES256'] as const)('a client registered for %s', (alg) => {
@@ -55,9 +45,8 @@ describe.each(['PS256', 'ES256'] as const)('a client registered for %s', (alg) =
   });
 
   it('can be chosen at dynamic registration, and discovery lists it', async () => {
-    const registered = await register({ id_token_signed_response_alg: alg, userinfo_signed_response_alg: alg });
-    const body = (await registered.json()) as Json;
-    expect([registered.status, body.id_token_signed_response_alg, body.userinfo_signed_response_alg]).toEqual([201, alg, alg]);
+    const { status, body } = await register({ id_token_signed_response_alg: alg, userinfo_signed_response_alg: alg });
+    expect([status, body.id_token_signed_response_alg, body.userinfo_signed_response_alg]).toEqual([201, alg, alg]);
     const discovery = (await (await fetch(`${api.issuer}/.well-known/openid-configuration`)).json()) as Json;
     expect(discovery.id_token_signing_alg_values_supported).toContain(alg);
     expect(discovery.userinfo_signing_alg_values_supported).toContain(alg);
@@ -66,7 +55,7 @@ describe.each(['PS256', 'ES256'] as const)('a client registered for %s', (alg) =
 
 it('refuses an algorithm it does not sign with, naming those it does', async () => {
   const registered = await register({ id_token_signed_response_alg: 'ES384' });
-  expect([registered.status, await registered.json()]).toEqual([
+  expect([registered.status, registered.body]).toEqual([
     400,
     { error: 'invalid_client_metadata', error_description: 'id_token_signed_response_alg must be one of ML-DSA-65, RS256, PS256, ES256' },
   ]);
