@@ -5,9 +5,9 @@
 // error is JSON 400 {error, error_description} (no redirect). The request may
 // be pushed as a request object (`request`, RFC 9126 §3), verified like one
 // sent to the authorization endpoint.
-import { dpopHeader, dpopRequestUrl, verifyDpopProof } from './shared/dpop.js';
-import { allowedResponseTypes } from '../../lib/domain/fapi2.js';
 import express, { Router } from 'express';
+import { allowedResponseTypes, FAPI2_CLIENT_ALGS, isFapi2 } from '../../lib/domain/fapi2.js';
+import { dpopHeader, dpopRequestUrl, verifyDpopProof } from './shared/dpop.js';
 import { validatePushedAuthorizationRequest } from '../../lib/domain/authorization-request.js';
 import { savePushedRequest } from '../../lib/store/par-requests.js';
 import { methodNotAllowed } from '../http/errors.js';
@@ -53,7 +53,8 @@ export function parRoutes(deps: ParDeps): Router {
     const dpop = dpopHeader(req);
     if (dpop.problem) return sendOAuthError(res, 400, 'invalid_dpop_proof', dpop.problem);
     if (dpop.proof) {
-      const proof = await verifyDpopProof(deps.store, dpop.proof, { method: 'POST', url: dpopRequestUrl(deps.issuer, req) });
+      const algorithms = isFapi2(client) ? FAPI2_CLIENT_ALGS : undefined;
+      const proof = await verifyDpopProof(deps.store, dpop.proof, { method: 'POST', url: dpopRequestUrl(deps.issuer, req), algorithms });
       if (!proof.ok) return sendOAuthError(res, 400, 'invalid_dpop_proof', proof.description);
       if (checked.params.dpopJkt && checked.params.dpopJkt !== proof.jkt)
         return sendOAuthError(res, 400, 'invalid_dpop_proof', 'dpop_jkt does not match the key of the DPoP proof');
