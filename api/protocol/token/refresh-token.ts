@@ -5,14 +5,18 @@
 // (the same client and DPoP key: both checked below, before any rotation) or
 // reuse, which revokes the grant in MongoDB first, then tells its
 // RefreshFamily workflow (the family's timer, revocation cascade and what an
-// SRE reads).
+// SRE reads). A FAPI 2.0 client's refresh token is not rotated (FAPI 2.0
+// §5.3.2.1: no rotation but in extraordinary circumstances): the same token
+// serves until its family ends, as the client authenticates with its key and
+// each access token is bound to a DPoP key.
 import type { Request, Response } from 'express';
 import { parseScopeParam } from '../../../lib/domain/scopes.js';
 import { narrowResources } from '../../../lib/domain/resources.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
 import { isGrantLive } from '../../../lib/store/grants.js';
 import { findRefreshToken } from '../../../lib/store/refresh-tokens.js';
-import { claimRotation } from '../../../lib/store/refresh-rotations.js';
+import { claimRotation, isUnrotated } from '../../../lib/store/refresh-rotations.js';
+import { isFapi2 } from '../../../lib/domain/fapi2.js';
 import { endRefreshFamily } from '../../../lib/flows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
 import { revokeReusedGrant } from '../../../lib/grants/revocation.js';
@@ -62,23 +66,30 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   const target = narrowResources(doc.resources ?? [], params.resource, client.allowedResources ?? []);
   if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
 
-  const next = newSecret();
-  const nextHash = hashSecret(next);
   const now = currentDate();
-  const rotation = await claimRotation(deps.store, doc, { newHash: nextHash, retryWindowMs: deps.refreshRetryWindowMs, now, withSuccessor: true });
-  if (rotation.status === 'reused') {
+  // No ID token on refresh (OIDC Core §12.2 makes it optional): the access token
+  // needs only what the projection carries.
+  const issue = () =>
+    issueAccessToken(
+      { issuer: deps.issuer, signer: deps.signer },
+      { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth, jkt: dpopJkt, resources: target.resources },
+    );
+  const refuseReuse = async () => {
     await revokeReusedGrant(deps, doc.grantId);
     deps.log.warn('refresh token reused; grant revoked', { client: client._id, grant: doc.grantId });
-    return sendOAuthError(res, 400, 'invalid_grant', 'refresh token was already used; the grant is revoked');
+    sendOAuthError(res, 400, 'invalid_grant', 'refresh token was already used; the grant is revoked');
+  };
+  if (isFapi2(client)) {
+    // Not rotated; a token rotated before the client was in the mode is still a superseded one: reuse.
+    return (await isUnrotated(deps.store, doc, now)) ? sendOAuthJson(res, 200, await issue()) : refuseReuse();
   }
+
+  const next = newSecret();
+  const nextHash = hashSecret(next);
+  const rotation = await claimRotation(deps.store, doc, { newHash: nextHash, retryWindowMs: deps.refreshRetryWindowMs, now, withSuccessor: true });
+  if (rotation.status === 'reused') return refuseReuse();
   if (rotation.replacedHash)
     deps.log.info('refresh token retried within the window; the answer it replaces is superseded', { client: client._id, grant: doc.grantId });
 
-  // No ID token on refresh (OIDC Core §12.2 makes it optional): the access token
-  // needs only what the projection carries.
-  const accessToken = await issueAccessToken(
-    { issuer: deps.issuer, signer: deps.signer },
-    { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth, jkt: dpopJkt, resources: target.resources },
-  );
-  sendOAuthJson(res, 200, { ...accessToken, refresh_token: next });
+  sendOAuthJson(res, 200, { ...(await issue()), refresh_token: next });
 }

@@ -39,7 +39,7 @@ const redeem = async (client: FapiClient, code: string, verifier: string, header
   client.post('/api/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: FAPI_REDIRECT, code_verifier: verifier }, headers);
 
 describe('a FAPI 2.0 client', () => {
-  it('completes a pushed code flow with PKCE, private_key_jwt and DPoP: DPoP-bound tokens, a PS256 ID token, refresh bound too', async () => {
+  it('completes a pushed code flow with PKCE, private_key_jwt and DPoP: DPoP-bound tokens, a PS256 ID token, a refresh token not rotated', async () => {
     const client = await newFapiClient(api);
     const { code, verifier } = await authorizedCode(client);
     const tokens = await redeem(client, code, verifier, { dpop: await dpopProof(client.dpop, 'POST', tokenUrl()) });
@@ -58,7 +58,14 @@ describe('a FAPI 2.0 client', () => {
       { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token },
       { dpop: await dpopProof(client.dpop, 'POST', tokenUrl()) },
     );
-    expect([refreshed.res.status, refreshed.body.token_type]).toEqual([200, 'DPoP']);
+    expect([refreshed.res.status, refreshed.body.token_type, refreshed.body.refresh_token]).toEqual([200, 'DPoP', undefined]);
+    // Not rotated (FAPI 2.0 §5.3.2.1): the same refresh token serves again, with a proof of any key of the client's.
+    const again = await client.post(
+      '/api/oauth/token',
+      { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token },
+      { dpop: await dpopProof(await newDpopKey(), 'POST', tokenUrl()) },
+    );
+    expect([again.res.status, again.body.token_type]).toEqual([200, 'DPoP']);
   });
 
   it('must push its requests: a request by the query is refused back at the redirect URI', async () => {
