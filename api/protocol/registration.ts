@@ -56,7 +56,14 @@ export function registrationRoutes(deps: RegistrationDeps): Router {
 
   router.post(ENDPOINTS.registration, requireAccessToken(deps, ['apps:write']), json, async (req, res) => {
     if (!requireJson(req, res)) return;
-    const mapped = registrationToClient(req.body, req.access!.userId, deps.grantTypes, deps.config.idTokenAlgs, deps.config.registrationRequirePkce);
+    const mapped = registrationToClient(
+      req.body,
+      req.access!.userId,
+      deps.grantTypes,
+      deps.config.idTokenAlgs,
+      deps.config.registrationRequirePkce,
+      deps.config.fapiProfileDefault,
+    );
     if (!mapped.ok) return sendError(res, 400, mapped.error, mapped.description);
     const registrationToken = newSecret();
     const { client, clientSecret } = await createClient(deps.store, mapped.input, { ...mapped.extras, registrationTokenHash: hashSecret(registrationToken) });
@@ -99,7 +106,14 @@ export function registrationRoutes(deps: RegistrationDeps): Router {
     ) {
       return sendError(res, 400, 'invalid_client_metadata', 'client_secret cannot be changed by the client');
     }
-    const mapped = registrationToClient(body, client.ownerUserId ?? '', deps.grantTypes, deps.config.idTokenAlgs, deps.config.registrationRequirePkce);
+    const mapped = registrationToClient(
+      body,
+      client.ownerUserId ?? '',
+      deps.grantTypes,
+      deps.config.idTokenAlgs,
+      deps.config.registrationRequirePkce,
+      deps.config.fapiProfileDefault,
+    );
     if (!mapped.ok) return sendError(res, 400, mapped.error, mapped.description);
     try {
       // Fields RFC 7591 has no name for (set through the app API or by operators) are kept, as are wildcard and regex redirect URIs.

@@ -62,7 +62,7 @@ export function appsApiRoutes(deps: AppsApiDeps): Router {
   router.post(BASE, write, json, async (req, res) => {
     const body = jsonBody(req, res);
     if (body === undefined) return;
-    const mapped = appToClient(body, req.access!.userId, deps.config.idTokenAlgs);
+    const mapped = appToClient(body, req.access!.userId, deps.config.idTokenAlgs, undefined, deps.config.fapiProfileDefault);
     if (!mapped.ok) return sendError(res, 400, mapped.error, mapped.description);
     try {
       const { client, clientSecret } = await createClient(deps.store, mapped.input);

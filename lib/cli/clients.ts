@@ -48,7 +48,9 @@ async function create(store: Store, cfg: Config, argv: string[]): Promise<void> 
       throw new UsageError('--jwks must be a JSON Web Key Set, e.g. {"keys":[...]}');
     }
   }
-  const fapiProfile = fapiProfileOf(v['fapi-profile'] as string | undefined);
+  // Without --fapi-profile, the site's default (FAPI_PROFILE_DEFAULT); `none` for none.
+  const asked = v['fapi-profile'] as string | undefined;
+  const fapiProfile = asked === undefined ? ({ ok: true, profile: cfg.fapiProfileDefault } as const) : fapiProfileOf(asked === 'none' ? null : asked);
   if (!fapiProfile.ok) throw new UsageError(`--fapi-profile: ${fapiProfile.description}`);
   // A FAPI 2.0 client signs with the profile's algorithm unless it names another.
   const idTokenAlg = idTokenAlgOf((v['id-token-alg'] as string | undefined) ?? (fapiProfile.profile ? FAPI2_DEFAULT_SIGNING_ALG : undefined), cfg.idTokenAlgs);

@@ -65,7 +65,7 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
                  [--description D] [--post-logout-redirect-uri URI]... [--backchannel-logout-uri URI]
                  [--oidc-field teams|apps|domains|gpg_keys|social_accounts]... [--jwks JSON | --jwks-uri URI]
                  [--id-token-alg ML-DSA-65|RS256|PS256|ES256] [--userinfo-alg ML-DSA-65|RS256|PS256|ES256|none]
-                 [--introspection-alg ALG] [--request-object-alg RS256|PS256|ES256|EdDSA|none] [--fapi-profile fapi2]
+                 [--introspection-alg ALG] [--request-object-alg RS256|PS256|ES256|EdDSA|none] [--fapi-profile fapi2|none]
                  [--require-signed-request-object] [--verified] [--require-par]
   clients list
   clients show CLIENT_ID                  (one app, as the admin API shows it; \`clients\` is also \`apps\`)

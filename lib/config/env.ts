@@ -1,6 +1,7 @@
 // Process configuration from environment variables, validated with zod at start.
 // Each variable is declared once, below, with its default and a one-line
 // description; docs/configuration-reference.md is generated from them.
+import type { FapiProfile } from '../domain/fapi2.js';
 import { offeredIdTokenAlgs, type IdTokenAlg } from '../domain/clients.js';
 import { ID_TOKEN_CLAIMS_PLACEMENTS, type IdTokenClaimsPlacement } from '../domain/claims.js';
 import fs from 'node:fs';
@@ -274,6 +275,10 @@ const protocol = {
     .enum(['true', 'false'], { error: 'must be true or false' })
     .default('true')
     .describe('Whether a confidential client registered dynamically without `require_pkce` must use PKCE (public clients always must)'),
+  FAPI_PROFILE_DEFAULT: z
+    .enum(['none', 'fapi2'], { error: 'must be none or fapi2' })
+    .default('none')
+    .describe('The security profile of a client registered or created without `fapi_profile`: `fapi2` holds every new client to the FAPI 2.0 Security Profile'),
 };
 
 const lifetimes = {
@@ -428,6 +433,8 @@ export interface Config {
    * must use PKCE (REGISTRATION_REQUIRE_PKCE). Public clients always must.
    */
   registrationRequirePkce: boolean;
+  /** FAPI_PROFILE_DEFAULT: the profile of a new client that names none. */
+  fapiProfileDefault: FapiProfile | null;
   logLevel: LogLevel;
   housekeeping: { intervalMinutes: number; batchSize: number };
   outbound: { allow: OutboundAllowEntry[]; timeoutMs: number; maxResponseBytes: number };
@@ -528,6 +535,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       idTokenClaims: e.ID_TOKEN_CLAIMS,
       clientAssertionAudience: e.CLIENT_ASSERTION_AUDIENCE,
       registrationRequirePkce: e.REGISTRATION_REQUIRE_PKCE === 'true',
+      fapiProfileDefault: e.FAPI_PROFILE_DEFAULT === 'fapi2' ? 'fapi2' : null,
       logLevel: e.LOG_LEVEL,
       housekeeping: { intervalMinutes: e.HOUSEKEEPING_INTERVAL_MINUTES, batchSize: e.HOUSEKEEPING_BATCH_SIZE },
       refreshTokenTtlMs: e.REFRESH_TOKEN_TTL_SECONDS * 1000,

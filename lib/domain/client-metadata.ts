@@ -228,6 +228,8 @@ export function registrationToClient(
   supportedGrantTypes: readonly string[],
   idTokenAlgs: readonly IdTokenAlg[],
   requirePkce: boolean,
+  /** FAPI_PROFILE_DEFAULT: the profile when the metadata names none (`fapi_profile: null` is none). */
+  fapiDefault: FapiProfile | null = null,
 ): RegistrationMapping {
   const bad = (description: string): RegistrationMapping => ({ ok: false, error: 'invalid_client_metadata', description });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('the body must be a JSON object of client metadata');
@@ -262,7 +264,7 @@ export function registrationToClient(
   if (responseTypes.some(isImplicit) !== grantTypes.includes(IMPLICIT_GRANT_TYPE)) {
     return bad('response_types id_token and id_token token go together with grant_types implicit (OpenID Connect Dynamic Registration section 2)');
   }
-  const fapiProfile = fapiProfileOf(m.fapi_profile);
+  const fapiProfile = m.fapi_profile === undefined ? ({ ok: true, profile: fapiDefault } as const) : fapiProfileOf(m.fapi_profile);
   if (!fapiProfile.ok) return bad(fapiProfile.description);
   // FAPI 2.0 (fapi2.ts): code only, and the profile's algorithm unless the client names another.
   if (fapiProfile.profile && responseTypes.some(isImplicit)) return bad('a FAPI 2.0 client uses response_type code only');
@@ -426,7 +428,14 @@ function currentInput(c: ClientDoc): NewClientInput {
  * undefined) or the current app with the given fields changed. Errors are
  * `invalid_request` with a description naming the fields.
  */
-export function appToClient(body: unknown, ownerUserId: string, idTokenAlgs: readonly IdTokenAlg[], current?: ClientDoc): MappingResult {
+export function appToClient(
+  body: unknown,
+  ownerUserId: string,
+  idTokenAlgs: readonly IdTokenAlg[],
+  current?: ClientDoc,
+  /** FAPI_PROFILE_DEFAULT: the profile of a new app that names none. */
+  fapiDefault: FapiProfile | null = null,
+): MappingResult {
   const bad = (description: string): MappingResult => ({ ok: false, error: 'invalid_request', description });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('the body must be a JSON object');
   const readOnly = READ_ONLY.filter((k) => k in body);
@@ -471,8 +480,9 @@ export function appToClient(body: unknown, ownerUserId: string, idTokenAlgs: rea
   if (a.request_uris !== undefined) input.requestUris = a.request_uris;
   if (a.require_pushed_authorization_requests !== undefined) input.requirePushedAuthorizationRequests = a.require_pushed_authorization_requests;
   if (a.require_signed_request_object !== undefined) input.requireSignedRequestObject = a.require_signed_request_object;
-  if (a.fapi_profile !== undefined) {
-    const profile = fapiProfileOf(a.fapi_profile);
+  // A new app without fapi_profile gets the site's default (FAPI_PROFILE_DEFAULT); a change keeps what it had.
+  if (a.fapi_profile !== undefined || (!current && fapiDefault)) {
+    const profile = a.fapi_profile === undefined ? ({ ok: true, profile: fapiDefault } as const) : fapiProfileOf(a.fapi_profile);
     if (!profile.ok) return bad(profile.description);
     input.fapiProfile = profile.profile;
     // A new FAPI 2.0 app signs with the profile's algorithm unless it names another.
