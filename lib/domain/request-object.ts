@@ -102,6 +102,8 @@ const ParameterClaims = z.object({
   max_age: z.union([z.number().int().min(0), text]).optional(),
   claims: z.union([text, z.record(z.string(), z.unknown())]).optional(),
   resource: z.union([text, z.array(text).max(20)]).optional(),
+  // RFC 9449 §10: the DPoP key the code is bound to, inside a signed request as outside.
+  dpop_jkt: text.optional(),
   request: mustNotBeInside,
   request_uri: mustNotBeInside,
 });

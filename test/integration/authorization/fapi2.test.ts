@@ -222,6 +222,28 @@ describe('signed request objects (FAPI 2.0 Message Signing, RFC 9101)', () => {
     expect([refused.res.status, refused.body.error]).toEqual([400, 'invalid_request_object']);
   });
 
+  it('takes dpop_jkt from inside the object: a push whose DPoP proof is of another key is refused', async () => {
+    const client = await newFapiClient(api);
+    const other = await newDpopKey();
+    const iat = now();
+    const jwt = await new SignJWT({
+      iss: client.id,
+      aud: api.issuer,
+      client_id: client.id,
+      response_type: 'code',
+      redirect_uri: FAPI_REDIRECT,
+      scope: 'openid',
+      ...withPkce({}),
+      nbf: iat,
+      exp: iat + 300,
+      dpop_jkt: other.jkt,
+    })
+      .setProtectedHeader({ alg: client.key.alg, kid: client.key.kid })
+      .sign(client.key.privateKey);
+    const pushed = await client.post('/api/oauth/par', { request: jwt }, { dpop: await dpopProof(client.dpop, 'POST', `${api.issuer}/api/oauth/par`) });
+    expect([pushed.res.status, pushed.body.error]).toEqual([400, 'invalid_dpop_proof']);
+  });
+
   it('with require_signed_request_object, refuses a push of plain parameters', async () => {
     const client = await newFapiClient(api, { requireSignedRequestObject: true });
     const plain = await push(client, withPkce({}));

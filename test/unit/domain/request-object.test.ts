@@ -86,6 +86,7 @@ describe('authorizationParamsOf', () => {
       acr_values: 'mfa',
       response_mode: 'form_post',
       resource: ['https://api.rp.example'],
+      dpop_jkt: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
       unknown_parameter: 'dropped',
     };
     expect(authorizationParamsOf(claims, query)).toEqual({
@@ -103,6 +104,7 @@ describe('authorizationParamsOf', () => {
         acr_values: 'mfa',
         response_mode: 'form_post',
         resource: ['https://api.rp.example'],
+        dpop_jkt: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
       },
     });
   });
