@@ -144,7 +144,7 @@ describe('npm start (the launcher)', () => {
       const user = JSON.parse((await runCli(['users', 'create', '--email', 'restart@example.com', '--password', 'survives restarts'], cliEnv())).stdout);
       const client = JSON.parse((await runCli(['clients', 'create', '--name', 'Kept', '--redirect-uri', 'https://kept.example/cb'], cliEnv())).stdout);
       const kids = await jwksKids();
-      expect(kids).toHaveLength(2);
+      expect(kids).toHaveLength(4); // one key per algorithm: ML-DSA-65, RS256, PS256, ES256
 
       first.child.kill('SIGTERM');
       expect(await first.exited).toBe(0);
