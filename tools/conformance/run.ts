@@ -15,6 +15,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { spawnManaged, type ManagedProcess } from '../embedded/process.js';
 import { PROJECT_ROOT } from '../embedded/servers.js';
+import { startTlsFront, type TlsFront } from './tls-front.js';
 import { findKit, keyflowEnv, kitCommand, type Kit } from './kit.js';
 import { DEFAULT_PLANS, planName, plansNamed, variantOf, type ConfigKind, type KeyflowProfile, type PlanRun } from './plans.js';
 import { failed, markdown, readSummary, totals, writeDocs, type ModuleResult, type PlanResult } from './report.js';
@@ -72,7 +73,12 @@ interface Keyflow {
   env: NodeJS.ProcessEnv;
   issuer: string;
   process: ManagedProcess;
+  /** The FAPI plans' own TLS front (tls-front.ts), stopped with Keyflow. */
+  front?: TlsFront;
 }
+
+/** Where the FAPI plans' TLS front listens (the kit's nginx fronts the OIDC plans' Keyflow). */
+const FAPI_TLS_PORT = Number(process.env.OIDF_FAPI_TLS_PORT ?? '3845');
 
 /** A Keyflow CLI command on the conformance Keyflow's database; its JSON output. */
 function cli(env: NodeJS.ProcessEnv, args: string[]): Promise<unknown> {
@@ -108,8 +114,10 @@ async function waitFor(url: string, what: string, proc: ManagedProcess, timeoutM
   }
 }
 
-async function startKeyflow(kit: Kit, settings: typeof KEYFLOW_SETTINGS): Promise<Keyflow> {
+async function startKeyflow(kit: Kit, settings: typeof KEYFLOW_SETTINGS, ownTlsFront: boolean): Promise<Keyflow> {
   const kitEnv = await keyflowEnv(kit);
+  // FAPI 2.0 checks the TLS front's cipher suites: this Keyflow is reached through one of the runner's own.
+  if (ownTlsFront) kitEnv.ISSUER = `https://${new URL(kitEnv.ISSUER!).hostname}:${FAPI_TLS_PORT}`;
   // The suite serves the jwks_uri and request_uri of the clients it registers, as it receives back-channel logout tokens.
   const suiteHost = `${new URL(kitEnv.ISSUER!).hostname}:${process.env.OIDF_HTTPS_PORT ?? '8443'}`;
   const outbound = [kitEnv.OUTBOUND_ALLOWLIST, `jwks_uri=${suiteHost}`, `request_uri=${suiteHost}`].filter(Boolean).join(',');
@@ -130,7 +138,9 @@ async function startKeyflow(kit: Kit, settings: typeof KEYFLOW_SETTINGS): Promis
     output: (line) => log.write(line + '\n'),
   });
   await waitFor(`http://127.0.0.1:${env.PORT}/readyz`, 'Keyflow', proc);
-  return { env, issuer: env.ISSUER!, process: proc };
+  const front = ownTlsFront ? await startTlsFront(path.dirname(env.NODE_EXTRA_CA_CERTS!), FAPI_TLS_PORT, Number(env.PORT)) : undefined;
+  if (front) say(`TLS front (TLS 1.2 with the BCP 195 suites only, TLS 1.3): ${env.ISSUER} -> 127.0.0.1:${env.PORT}`);
+  return { env, issuer: env.ISSUER!, process: proc, front };
 }
 
 /**
@@ -382,7 +392,7 @@ function settingsText(profiles: KeyflowProfile[]): string {
  * plans; then both stopped, unless `keep` (the last group of a run).
  */
 async function runGroup(kit: Kit, profile: KeyflowProfile, plans: PlanRun[], keep: boolean): Promise<PlanResult[]> {
-  const kf = await startKeyflow(kit, SETTINGS[profile]);
+  const kf = await startKeyflow(kit, SETTINGS[profile], profile === 'fapi');
   const results: PlanResult[] = [];
   try {
     await kitCommand(kit, ['start']);
@@ -402,6 +412,7 @@ async function runGroup(kit: Kit, profile: KeyflowProfile, plans: PlanRun[], kee
     if (keep) say('--keep: the suite, nginx and Keyflow keep running (stop them with oidf.sh stop and Ctrl-C)');
     else {
       await kitCommand(kit, ['stop', '--keep-keyflow'], { allowFailure: true });
+      await kf.front?.close();
       await kf.process.stop();
     }
   }
