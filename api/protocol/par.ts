@@ -6,8 +6,8 @@
 // be pushed as a request object (`request`, RFC 9126 §3), verified like one
 // sent to the authorization endpoint.
 import express, { Router } from 'express';
-import { allowedResponseTypes, FAPI2_CLIENT_ALGS, isFapi2 } from '../../lib/domain/fapi2.js';
-import { dpopHeader, dpopRequestUrl, verifyDpopProof } from './shared/dpop.js';
+import { allowedResponseTypes } from '../../lib/domain/fapi2.js';
+import { clientDpopProof } from './shared/dpop.js';
 import { validatePushedAuthorizationRequest } from '../../lib/domain/authorization-request.js';
 import { savePushedRequest } from '../../lib/store/par-requests.js';
 import { methodNotAllowed } from '../http/errors.js';
@@ -50,15 +50,12 @@ export function parRoutes(deps: ParDeps): Router {
     const checked = validatePushedAuthorizationRequest(params, { ...client, clientId: client._id, responseTypes: allowedResponseTypes(client) });
     if (checked.kind === 'error') return sendOAuthError(res, 400, checked.error, checked.description);
     // RFC 9449 §10.1: a DPoP proof with the push binds the code to its key, as dpop_jkt would; both must agree.
-    const dpop = dpopHeader(req);
-    if (dpop.problem) return sendOAuthError(res, 400, 'invalid_dpop_proof', dpop.problem);
-    if (dpop.proof) {
-      const algorithms = isFapi2(client) ? FAPI2_CLIENT_ALGS : undefined;
-      const proof = await verifyDpopProof(deps.store, dpop.proof, { method: 'POST', url: dpopRequestUrl(deps.issuer, req), algorithms });
-      if (!proof.ok) return sendOAuthError(res, 400, 'invalid_dpop_proof', proof.description);
-      if (checked.params.dpopJkt && checked.params.dpopJkt !== proof.jkt)
+    const dpop = await clientDpopProof(deps, req, client);
+    if (dpop.kind === 'error') return sendOAuthError(res, 400, 'invalid_dpop_proof', dpop.description);
+    if (dpop.kind === 'ok') {
+      if (checked.params.dpopJkt && checked.params.dpopJkt !== dpop.jkt)
         return sendOAuthError(res, 400, 'invalid_dpop_proof', 'dpop_jkt does not match the key of the DPoP proof');
-      checked.params.dpopJkt = proof.jkt;
+      checked.params.dpopJkt = dpop.jkt;
     }
     const { requestUri, expiresIn } = await savePushedRequest(deps.store, checked.params);
     deps.log.debug('authorization request pushed', { client: client._id });

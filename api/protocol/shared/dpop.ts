@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
 import { CLIENT_KEY_ALGS } from '../../../lib/domain/client-key-algs.js';
+import { FAPI2_CLIENT_ALGS, isFapi2, type FapiProfile } from '../../../lib/domain/fapi2.js';
 import type { Store } from '../../../lib/store/db.js';
 import { claimOnce } from '../../../lib/store/single-use.js';
 
@@ -89,4 +90,26 @@ export async function verifyDpopProof(
   const ttlMs = (iat + MAX_SKEW_S + 5) * 1000 - Date.now();
   if (!(await claimOnce(store, `dpop:${jkt}:${jti}`, Math.max(ttlMs, 1_000)))) return { ok: false, description: 'the DPoP proof was already used (jti)' };
   return { ok: true, jkt };
+}
+
+/**
+ * The DPoP proof a client sent to a back-channel endpoint (token, PAR), if
+ * any, verified for a POST to it: none, the key's thumbprint, or why it is
+ * refused (`invalid_dpop_proof`). A FAPI 2.0 client's proof is held to the
+ * profile's algorithms (FAPI 2.0 §5.4.1), as every other JWS it signs.
+ */
+export async function clientDpopProof(
+  deps: { store: Store; issuer: string },
+  req: Request,
+  client: { fapiProfile?: FapiProfile | null },
+): Promise<{ kind: 'none' } | { kind: 'ok'; jkt: string } | { kind: 'error'; description: string }> {
+  const { proof, problem } = dpopHeader(req);
+  if (problem) return { kind: 'error', description: problem };
+  if (!proof) return { kind: 'none' };
+  const verified = await verifyDpopProof(deps.store, proof, {
+    method: 'POST',
+    url: dpopRequestUrl(deps.issuer, req),
+    algorithms: isFapi2(client) ? FAPI2_CLIENT_ALGS : undefined,
+  });
+  return verified.ok ? { kind: 'ok', jkt: verified.jkt } : { kind: 'error', description: verified.description };
 }

@@ -2,7 +2,7 @@
 // then the grant type's handler (one module per grant type beside this one).
 import express, { Router } from 'express';
 import { authenticateClient, sendClientAuthError } from '../shared/client-auth.js';
-import { dpopHeader, dpopRequestUrl, verifyDpopProof } from '../shared/dpop.js';
+import { clientDpopProof } from '../shared/dpop.js';
 import { methodNotAllowed } from '../../http/errors.js';
 import { FormValues, singleValues } from '../../http/input.js';
 import { sendOAuthError } from '../shared/errors.js';
@@ -12,7 +12,7 @@ import { refreshTokenGrant } from './refresh-token.js';
 import { DEVICE_CODE_GRANT, deviceCodeGrant } from './device-code.js';
 import { TOKEN_EXCHANGE_GRANT, tokenExchangeGrant } from './token-exchange.js';
 import { ENDPOINTS } from '../../paths.js';
-import { FAPI2_CLIENT_ALGS, isFapi2 } from '../../../lib/domain/fapi2.js';
+import { isFapi2 } from '../../../lib/domain/fapi2.js';
 
 /** The grants that issue access tokens to the client itself, which a FAPI 2.0 client must bind to a DPoP key. */
 const SENDER_CONSTRAINED_GRANTS = new Set(['authorization_code', 'refresh_token']);
@@ -47,23 +47,13 @@ export function tokenRoutes(deps: TokenDeps): Router {
     const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendClientAuthError(res, auth);
     // DPoP (RFC 9449 §5): a valid proof binds the issued tokens to its key.
-    let dpopJkt: string | undefined;
-    const dpop = dpopHeader(req);
-    if (dpop.problem) return sendOAuthError(res, 400, 'invalid_dpop_proof', dpop.problem);
-    const fapi = isFapi2(auth.client);
-    if (dpop.proof) {
-      // FAPI 2.0 §5.4.1: the profile's algorithms only, for proofs as for every other JWS.
-      const proof = await verifyDpopProof(deps.store, dpop.proof, {
-        method: 'POST',
-        url: dpopRequestUrl(deps.issuer, req),
-        algorithms: fapi ? FAPI2_CLIENT_ALGS : undefined,
-      });
-      if (!proof.ok) return sendOAuthError(res, 400, 'invalid_dpop_proof', proof.description);
-      dpopJkt = proof.jkt;
-    } else if (fapi && SENDER_CONSTRAINED_GRANTS.has(grantType)) {
+    const dpop = await clientDpopProof(deps, req, auth.client);
+    if (dpop.kind === 'error') return sendOAuthError(res, 400, 'invalid_dpop_proof', dpop.description);
+    if (dpop.kind === 'none' && isFapi2(auth.client) && SENDER_CONSTRAINED_GRANTS.has(grantType)) {
       // FAPI 2.0 §5.3.2.1: sender-constrained access tokens only (DPoP is the way Keyflow offers; RFC 9449 §5.2).
       return sendOAuthError(res, 400, 'invalid_request', 'a FAPI 2.0 client must send a DPoP proof: its access tokens are sender-constrained');
     }
+    const dpopJkt = dpop.kind === 'ok' ? dpop.jkt : undefined;
     await handler(req, res, { client: auth.client, deps, dpopJkt, params });
   });
   router.all(ENDPOINTS.token, methodNotAllowed(['POST']));

@@ -9,7 +9,7 @@
 // (CLIENT_ASSERTION_AUDIENCE=issuer-or-token-endpoint), so the FAPI rule shows.
 import { createRemoteJWKSet, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
 import { newClientKey, type ClientKey } from '../../support/client-keys.js';
-import { dpopProof, FAPI_REDIRECT, newDpopKey, newFapiClient, type FapiClient } from '../../support/fapi-client.js';
+import { dpopProof, FAPI_REDIRECT, type DpopKey, newDpopKey, newFapiClient, type FapiClient } from '../../support/fapi-client.js';
 import { useTestApi, type Json } from '../../support/harness.js';
 import { useRegistration } from '../../support/registration.js';
 import { authorizeAs, FLOW_PASSWORD } from '../../support/token-flow.js';
@@ -167,8 +167,11 @@ describe('a FAPI 2.0 client', () => {
 
 describe('signed request objects (FAPI 2.0 Message Signing, RFC 9101)', () => {
   const now = () => Math.floor(Date.now() / 1000);
-  /** A request object of `client` pushed through PAR, signed with `key` (the client's own unless given), with these claims over the defaults. */
-  async function pushObject(client: FapiClient, claims: Record<string, unknown> = {}, key: ClientKey = client.key) {
+  /**
+   * A request object of `client` pushed through PAR, signed with `key` (the client's own unless given), with these
+   * claims over the defaults; `dpop`: with a DPoP proof of that key.
+   */
+  async function pushObject(client: FapiClient, claims: Record<string, unknown> = {}, { key = client.key, dpop }: { key?: ClientKey; dpop?: DpopKey } = {}) {
     const body = {
       iss: client.id,
       aud: api.issuer,
@@ -183,7 +186,7 @@ describe('signed request objects (FAPI 2.0 Message Signing, RFC 9101)', () => {
     };
     const defined = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
     const jwt = await new SignJWT(defined).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'oauth-authz-req+jwt' }).sign(key.privateKey);
-    return client.post('/api/oauth/par', { request: jwt });
+    return client.post('/api/oauth/par', { request: jwt }, dpop ? { dpop: await dpopProof(dpop, 'POST', `${api.issuer}/api/oauth/par`) } : undefined);
   }
 
   it("accepts one signed with the profile's algorithms, with exp and nbf", async () => {
@@ -211,7 +214,7 @@ describe('signed request objects (FAPI 2.0 Message Signing, RFC 9101)', () => {
     const rsa = await newClientKey('RS256');
     const client = await newFapiClient(api);
     const withRsa = await newFapiClient(api, {}, [rsa]);
-    const rs256 = await pushObject(withRsa, {}, rsa);
+    const rs256 = await pushObject(withRsa, {}, { key: rsa });
     expect([rs256.res.status, rs256.body.error, rs256.body.error_description]).toEqual([
       400,
       'invalid_request_object',
@@ -225,22 +228,7 @@ describe('signed request objects (FAPI 2.0 Message Signing, RFC 9101)', () => {
   it('takes dpop_jkt from inside the object: a push whose DPoP proof is of another key is refused', async () => {
     const client = await newFapiClient(api);
     const other = await newDpopKey();
-    const iat = now();
-    const jwt = await new SignJWT({
-      iss: client.id,
-      aud: api.issuer,
-      client_id: client.id,
-      response_type: 'code',
-      redirect_uri: FAPI_REDIRECT,
-      scope: 'openid',
-      ...withPkce({}),
-      nbf: iat,
-      exp: iat + 300,
-      dpop_jkt: other.jkt,
-    })
-      .setProtectedHeader({ alg: client.key.alg, kid: client.key.kid })
-      .sign(client.key.privateKey);
-    const pushed = await client.post('/api/oauth/par', { request: jwt }, { dpop: await dpopProof(client.dpop, 'POST', `${api.issuer}/api/oauth/par`) });
+    const pushed = await pushObject(client, { dpop_jkt: other.jkt }, { dpop: client.dpop });
     expect([pushed.res.status, pushed.body.error]).toEqual([400, 'invalid_dpop_proof']);
   });
 

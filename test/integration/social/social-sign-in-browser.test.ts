@@ -69,13 +69,12 @@ describe('Sign in with an upstream provider', () => {
     await page.getByText('only way to sign in').waitFor();
     expect(await socialAccountsOf(api.deps.store, user!._id)).toHaveLength(1);
 
-    // Signed out, the same upstream account signs in to the same Keyflow account.
-    await page
-      .getByRole('button', { name: 'Sign out' })
-      .first()
-      .click()
-      .catch(() => undefined);
-    await page.context().clearCookies();
+    // Signed out (Keyflow's "Sign out"), the same upstream account signs in to the same Keyflow account.
+    await page.goto(`${api.issuer}/account`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${api.issuer}/logout`);
+    await expectSignedOut(page, api.issuer);
+    await page.context().clearCookies(); // and the upstream's session: its sign-in form again
     await signInUpstream(page, api.issuer, s.name, sub);
     await page.waitForURL(`${api.issuer}/account`);
     expect(await socialAccountsOf(api.deps.store, user!._id)).toHaveLength(1);
@@ -134,6 +133,7 @@ describe('Sign in with an upstream provider', () => {
     await signInUpstream(page, api.issuer, s.name, sub);
     await page.waitForURL(/\/login\/second-factor/);
     await expectSignedOut(page, api.issuer);
+    await page.context().clearCookies(); // and the upstream's session: its sign-in form again
     await signInUpstream(page, api.issuer, s.name, sub);
     // The TOTP code of this window was used above: a backup code is the second factor now.
     await page.getByLabel('Authentication code').fill(backupCodes[0]!);
