@@ -16,8 +16,12 @@ import { LOGOUT_TOKEN_TTL_SECONDS } from './backchannel-logout.js';
 import { TOKEN_TTL_SECONDS } from './claims.js';
 import type { SigningAlg, SigningKeyDoc } from './signing-keys.js';
 
-/** How long a process keeps the keys it read (the keyring's cache): how far its JWKS and signing key lag the database. */
-export const KEY_CACHE_SECONDS = 30;
+/**
+ * How long a process keeps the keys it read (the keyring's cache): how far its
+ * JWKS and signing key lag the database. Short, as a read of the few key
+ * documents costs little, so a rotation or retirement reaches every process soon.
+ */
+export const KEY_CACHE_SECONDS = 10;
 /** The JWKS response's max-age: RPs and shared HTTP caches may serve their copy this long without asking again. */
 export const JWKS_MAX_AGE_SECONDS = 300;
 /** For clocks that differ: Keyflow's hosts among themselves, and RPs, which commonly accept an `exp` up to 5 minutes late. */
@@ -27,7 +31,7 @@ const LONGEST_TOKEN_SECONDS = Math.max(TOKEN_TTL_SECONDS, LOGOUT_TOKEN_TTL_SECON
 
 /**
  * From publication to the first signature: every process has read the new key
- * (30 s), then every JWKS an RP or HTTP cache fetched before that has expired
+ * (10 s), then every JWKS an RP or HTTP cache fetched before that has expired
  * (300 s); an RP that refetches on an unknown `kid` may be answered from a
  * shared cache, and some never refetch. Rotation is never urgent (a
  * compromised key is retired, not rotated away), so waiting costs little.
@@ -35,7 +39,7 @@ const LONGEST_TOKEN_SECONDS = Math.max(TOKEN_TTL_SECONDS, LOGOUT_TOKEN_TTL_SECON
 export const SIGNING_LEAD_SECONDS = KEY_CACHE_SECONDS + JWKS_MAX_AGE_SECONDS + CLOCK_SKEW_SECONDS;
 /**
  * From retirement to removal: a process that read the keys just before the
- * retirement may sign with the key up to 30 s later (with a clock behind the
+ * retirement may sign with the key up to 10 s later (with a clock behind the
  * retiring one's), that token lives an hour, and RPs accept it a little past
  * its `exp`.
  */

@@ -150,7 +150,7 @@ describe('keyring', () => {
     const rings = processes(clock);
     await rings[0]!.ensureInitialKeys();
     const old = (await rings[0]!.signingKey('RS256')).kid;
-    // Every process has read the keys, and keeps them up to 30 s.
+    // Every process has read the keys, and keeps them up to KEY_CACHE_SECONDS.
     for (const ring of rings) expect((await ring.signingKey('RS256')).kid).toBe(old);
     const start = clock.now();
     clock.set(start + 10_000);

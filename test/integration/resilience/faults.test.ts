@@ -12,6 +12,7 @@ import type { FixtureRp } from '../../../tools/fixtures/clients.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser } from '../../../tools/fixtures/users.js';
+import { KEY_CACHE_SECONDS } from '../../../lib/domain/key-phases.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 import { type Json } from '../../support/harness.js';
@@ -267,7 +268,7 @@ describe('two apis and two workers on one Temporal and one FerretDB', () => {
       expect(rotated.code).toBe(0);
       const newKid = (JSON.parse(rotated.stdout) as Json[]).find((k) => k.alg === 'RS256').kid as string;
       // Published first: both JWKS carry it within their cache time, while both processes still sign with the old key.
-      const deadline = Date.now() + 45_000;
+      const deadline = Date.now() + KEY_CACHE_SECONDS * 1000 + 15_000;
       while (!(await Promise.all(cluster.nodes.map(jwksOf))).every((j) => j.keys.some((k) => k.kid === newKid))) {
         expect(await verifiedEverywhere(second())).toBe(before);
         if (Date.now() > deadline) throw new Error('the new key was not published by both processes');
@@ -277,7 +278,7 @@ describe('two apis and two workers on one Temporal and one FerretDB', () => {
       // moment of the switch a token of either verifies through either JWKS.
       await cluster.store.signingKeys.updateOne({ _id: newKid }, { $set: { signsFrom: new Date(Date.now() - 1_000) } });
       const kids = new Set<string>();
-      const until = Date.now() + 40_000;
+      const until = Date.now() + KEY_CACHE_SECONDS * 1000 + 10_000;
       while (Date.now() < until && !(kids.has(newKid) && (await verifiedEverywhere(first())) === newKid && (await verifiedEverywhere(second())) === newKid)) {
         for (const node of cluster.nodes) kids.add(await verifiedEverywhere(node));
       }

@@ -28,8 +28,8 @@ describe('signing key phases', () => {
   it('signs with the first key of an algorithm at once, a rotated one after the lead time', () => {
     expect(signsFromFor(T0, true)).toEqual(T0);
     expect(signsFromFor(T0, false)).toEqual(at(SIGNING_LEAD_SECONDS));
-    // Every process's cache (30 s), then every cached JWKS response (max-age 300 s), with a margin.
-    expect(SIGNING_LEAD_SECONDS).toBe(630);
+    // Every process's cache (10 s), then every cached JWKS response (max-age 300 s), with a margin.
+    expect(SIGNING_LEAD_SECONDS).toBe(610);
   });
 
   it('publishes a rotated key, then hands signing over at its time', () => {
@@ -42,7 +42,7 @@ describe('signing key phases', () => {
   });
 
   it('keeps a retired key published until the tokens it signed have expired, with margins', () => {
-    expect(RETIRED_KEY_RETENTION_SECONDS).toBe(3600 + 30 + 300);
+    expect(RETIRED_KEY_RETENTION_SECONDS).toBe(3600 + 10 + 300);
     const retiredAt = at(1000);
     const docs = [key(1, { status: 'retired', retiredAt, publishedUntil: publishedUntilFor(retiredAt) }), key(2, { signsFrom: T0 })];
     expect(phases(docs, at(1000 + RETIRED_KEY_RETENTION_SECONDS - 1))).toEqual(['retiring', 'signing']);
