@@ -3,6 +3,7 @@
 // terminations), so every connection presents the operator's TLS client
 // certificate and API key when they are configured.
 import fs from 'node:fs';
+import net from 'node:net';
 import {
   Client,
   Connection,
@@ -125,6 +126,38 @@ export async function ensureSearchAttributes(handle: TemporalHandle, namespace: 
 
 /** A client connected now, one attempt bounded by `connectTimeoutMs`, for a short-lived process (a CLI command); rejects when Temporal does not answer. */
 export async function connectTemporalClient(config: Pick<Config, 'temporal'>, connectTimeoutMs: number): Promise<{ client: Client; close(): Promise<void> }> {
-  const connection = await Connection.connect({ ...temporalConnectionOptions(config.temporal), connectTimeout: connectTimeoutMs });
+  const deadline = Date.now() + connectTimeoutMs;
+  await listening(config.temporal.address, connectTimeoutMs);
+  const connectTimeout = Math.max(deadline - Date.now(), 1);
+  const connection = await Connection.connect({ ...temporalConnectionOptions(config.temporal), connectTimeout });
   return { client: new Client({ connection, namespace: config.temporal.namespace }), close: () => connection.close() };
+}
+
+/**
+ * Rejects at once when the host refuses a TCP connection to `address`
+ * (host:port): nothing listens there, and the SDK would retry until its
+ * timeout to say so. Anything else (an answer, silence) is the SDK's to judge.
+ */
+function listening(address: string, timeoutMs: number): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(`tcp://${address}`);
+  } catch {
+    url = new URL('tcp://unparsed');
+  }
+  // An address without a port, or one that does not parse: the SDK's to refuse in its own words.
+  if (!url.port) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) });
+    const done = (err?: Error) => {
+      socket.destroy();
+      if (err) reject(err);
+      else resolve();
+    };
+    socket.setTimeout(timeoutMs, () => done());
+    socket.once('connect', () => done());
+    socket.once('error', (err: NodeJS.ErrnoException) =>
+      done(err.code === 'ECONNREFUSED' ? new Error(`Temporal refused the connection at ${address}`, { cause: err }) : undefined),
+    );
+  });
 }
