@@ -4,7 +4,7 @@
 // stops the suite, and runs one plan with the suite's own runner. Keyflow's
 // side (its process, user, clients and the suite's configuration) is this
 // folder's.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../embedded/servers.js';
@@ -28,10 +28,35 @@ export function findKit(): Kit {
   return { script, env, work: process.env.OIDF_WORK ?? path.join(process.env.HOME ?? '/tmp', '.cache', 'oidf') };
 }
 
-/** Runs `oidf.sh <command> …`, its output passed through (and `onLine` shown each line); rejects on a non-zero exit unless `allowFailure`. */
+/** The kit commands running now, and those an interruption stopped. */
+const running = new Set<ChildProcess>();
+const interrupted = new WeakSet<ChildProcess>();
+
+/**
+ * Stops the kit commands running now (`oidf.sh run` and the suite's runner it
+ * starts, a process group each): their kitCommand rejects, whatever
+ * `allowFailure` says, so the run goes on to its clean-up (stopping the suite
+ * and Keyflow) instead of to the next plan.
+ */
+export function interruptKitCommands(): void {
+  for (const child of running) {
+    interrupted.add(child);
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/**
+ * Runs `oidf.sh <command> …`, its output passed through (and `onLine` shown each line); rejects on a non-zero exit
+ * unless `allowFailure`, and when interrupted. In a process group of its own, so an interruption stops all of it.
+ */
 export function kitCommand(kit: Kit, args: string[], opts: { allowFailure?: boolean; onLine?: (line: string) => void } = {}): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [kit.script, ...args], { env: kit.env, cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', [kit.script, ...args], { env: kit.env, cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    running.add(child);
     for (const [stream, out] of [
       [child.stdout, process.stdout],
       [child.stderr, process.stderr],
@@ -47,7 +72,9 @@ export function kitCommand(kit: Kit, args: string[], opts: { allowFailure?: bool
     }
     child.on('error', reject);
     child.on('close', (code) => {
-      if (code === 0 || opts.allowFailure) resolve(code ?? 1);
+      running.delete(child);
+      if (interrupted.has(child)) reject(new Error(`oidf.sh ${args[0]} interrupted`));
+      else if (code === 0 || opts.allowFailure) resolve(code ?? 1);
       else reject(new Error(`oidf.sh ${args.join(' ')} exited with ${code}`));
     });
   });

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { spawnManaged, type ManagedProcess } from '../embedded/process.js';
 import { PROJECT_ROOT } from '../embedded/servers.js';
 import { startTlsFront, type TlsFront } from './tls-front.js';
-import { findKit, keyflowEnv, kitCommand, type Kit } from './kit.js';
+import { findKit, interruptKitCommands, keyflowEnv, kitCommand, type Kit } from './kit.js';
 import { DEFAULT_PLANS, planName, plansNamed, variantOf, type ConfigKind, type KeyflowProfile, type PlanRun } from './plans.js';
 import { failed, markdown, readSummary, totals, writeDocs, type ModuleResult, type PlanResult } from './report.js';
 import { suiteConfig, type SuiteClient } from './suite-config.js';
@@ -420,6 +420,12 @@ async function runGroup(kit: Kit, profile: KeyflowProfile, plans: PlanRun[], kee
 }
 
 async function main(): Promise<number> {
+  // Ctrl-C or a SIGTERM: the plan running stops, then the suite and this run's Keyflow (a second signal ends at once).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      say(`${signal}: stopping the plan running, then the suite and Keyflow…`);
+      interruptKitCommands();
+    });
   const args = process.argv.slice(2);
   const keep = args.includes('--keep');
   const docs = !args.includes('--no-docs');
