@@ -139,14 +139,9 @@ export async function connectTemporalClient(config: Pick<Config, 'temporal'>, co
  * timeout to say so. Anything else (an answer, silence) is the SDK's to judge.
  */
 function listening(address: string, timeoutMs: number): Promise<void> {
-  let url: URL;
-  try {
-    url = new URL(`tcp://${address}`);
-  } catch {
-    url = new URL('tcp://unparsed');
-  }
   // An address without a port, or one that does not parse: the SDK's to refuse in its own words.
-  if (!url.port) return Promise.resolve();
+  const url = URL.parse(`tcp://${address}`);
+  if (!url?.port) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) });
     const done = (err?: Error) => {
