@@ -93,7 +93,7 @@ export function createApp(deps: ApiDeps): express.Express {
       ...ctx,
       refreshTokenTtlMs: config.refreshTokenTtlMs,
       refreshFamilyRotationsPerRun: config.refreshFamilyRotationsPerRun,
-      refreshRetryWindowMs: config.refreshRetryWindowMs,
+      refreshRetryWindows: { defaultMs: config.refreshRetryWindowMs, publicUnboundMs: config.refreshRetryWindowPublicMs },
       idTokenClaims: config.idTokenClaims,
     }),
   );

@@ -4,6 +4,7 @@
 // of the DeviceAuthorization workflow. Limited per client address and per
 // client (REQUEST_LIMIT_PER_IP, REQUEST_LIMIT_PER_CLIENT per minute).
 import express, { Router } from 'express';
+import { mayUseGrant } from '../../lib/domain/fapi2.js';
 import { challengeProblem } from '../../lib/domain/pkce.js';
 import { parseAllowedResources } from '../../lib/domain/resources.js';
 import { isKnownScope, isSiteScope, isTeamScope, parseScopeParam } from '../../lib/domain/scopes.js';
@@ -18,6 +19,7 @@ import { sendOAuthError, sendOAuthJson } from './shared/errors.js';
 import { FormValues } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 import { ENDPOINTS, PAGES } from '../paths.js';
+import { DEVICE_CODE_GRANT } from './token/device-code.js';
 
 export interface DeviceFlowDeps extends Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'clientAssertions' | 'log' | 'flows' | 'limits'> {
   deviceCodeTtlMs: number;
@@ -68,6 +70,8 @@ export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
       if (!auth.ok) return sendClientAuthError(res, auth);
       const client = auth.client;
       if (!(await admitClient(deps, res, 'device_authorization', client._id))) return;
+      if (!mayUseGrant(client, DEVICE_CODE_GRANT))
+        return sendOAuthError(res, 400, 'unauthorized_client', 'a FAPI 2.0 client authorizes through pushed authorization requests, not the device flow');
       const checked = checkParams(body, client.allowedScopes);
       if (!checked.ok) return sendOAuthError(res, 400, checked.error, checked.description);
       // RFC 8707 resource indicators (repeatable): kept with the code, added to the tokens' aud.

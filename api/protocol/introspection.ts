@@ -33,7 +33,7 @@ async function sendIntrospection(deps: IntrospectionDeps, req: Request, res: Res
   if (req.accepts(['application/json', INTROSPECTION_JWT]) !== INTROSPECTION_JWT) return sendOAuthJson(res, 200, result);
   const claims = { iss: deps.issuer, aud: client._id, iat: Math.floor(Date.now() / 1000), token_introspection: result };
   const alg = client.introspectionSignedResponseAlg ?? defaultSignedResponseAlg(client);
-  const jwt = await deps.signer.sign(claims, { alg, typ: 'token-introspection+jwt' });
+  const jwt = await deps.signer.sign(claims, { alg, typ: 'token-introspection+jwt', client });
   // A Buffer, so that Express adds no charset to the media type.
   res.status(200).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).type(INTROSPECTION_JWT).send(Buffer.from(jwt));
 }

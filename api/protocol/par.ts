@@ -8,7 +8,7 @@
 import express, { Router } from 'express';
 import { allowedResponseTypes } from '../../lib/domain/fapi2.js';
 import { clientDpopProof } from './shared/dpop.js';
-import { validatePushedAuthorizationRequest } from '../../lib/domain/authorization-request.js';
+import { pushedRequestUriProblem, validatePushedAuthorizationRequest } from '../../lib/domain/authorization-request.js';
 import { savePushedRequest } from '../../lib/store/par-requests.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { admitClient, limitPerIp } from '../http/request-limits.js';
@@ -40,7 +40,9 @@ export function parRoutes(deps: ParDeps): Router {
     if (!(await admitClient(deps, res, 'par', client._id))) return;
     for (const field of AUTH_FIELDS) if (Array.isArray(body[field])) return sendOAuthError(res, 400, 'invalid_request', `${field} must appear once`);
     let params: Record<string, unknown> = Object.fromEntries(Object.entries(body).filter(([k]) => !AUTH_FIELDS.includes(k)));
-    // Only a `request`: a pushed request_uri is refused by the validation, never fetched.
+    // Only a `request`: a pushed request_uri is refused before anything could fetch it.
+    const pushedUri = pushedRequestUriProblem(params);
+    if (pushedUri) return sendOAuthError(res, 400, 'invalid_request', pushedUri);
     if (params.request !== undefined || client.requireSignedRequestObject) {
       // The authenticated client is the client_id outside the object when the form names none (client_secret_basic).
       const resolved = await resolveRequestObject(deps.requestObjects, client, { client_id: client._id, ...params });

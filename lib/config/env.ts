@@ -284,7 +284,10 @@ const protocol = {
 const lifetimes = {
   REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600, 10 * 365 * 24 * 3600).describe('Absolute lifetime of a refresh family; rotation never extends it'),
   REFRESH_RETRY_WINDOW_SECONDS: nonNegativeInt(30, 300).describe(
-    'How long after a rotation the token it superseded may be presented again by the same client for a fresh successor, instead of counting as reuse (`0`: never)',
+    'How long after a rotation the token it superseded may be presented again by the same client for a fresh successor, instead of counting as reuse (`0`: never); confidential clients and DPoP-bound tokens',
+  ),
+  REFRESH_RETRY_WINDOW_PUBLIC_SECONDS: nonNegativeInt(0, 300).describe(
+    "The retry window of a public client's refresh token that is not DPoP-bound, which nothing but its possession protects (`0`: never, every superseded token is reuse)",
   ),
   REFRESH_FAMILY_ROTATIONS_PER_RUN: positiveInt(1000, 100_000).describe(
     'Rotations a `RefreshFamily` run decides through its own update before it continues as new (a bounded history): only runs from before rotation moved to MongoDB, or updates from an api of that version, still count them',
@@ -470,6 +473,8 @@ export interface Config {
    * reuse; 0: never.
    */
   refreshRetryWindowMs: number;
+  /** The same for a public client's refresh token that is not DPoP-bound; 0 (never) by default. */
+  refreshRetryWindowPublicMs: number;
   /** Lifetime of a device_code and its user code (RFC 8628 expires_in). */
   deviceCodeTtlMs: number;
   /** How long a step-up 2FA challenge waits for the user. */
@@ -565,6 +570,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       patMaxLifetimeMs: e.PAT_MAX_LIFETIME_DAYS * 24 * 3600_000,
       refreshFamilyRotationsPerRun: e.REFRESH_FAMILY_ROTATIONS_PER_RUN,
       refreshRetryWindowMs: e.REFRESH_RETRY_WINDOW_SECONDS * 1000,
+      refreshRetryWindowPublicMs: e.REFRESH_RETRY_WINDOW_PUBLIC_SECONDS * 1000,
     },
   };
 }

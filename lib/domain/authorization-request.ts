@@ -247,6 +247,10 @@ export function refusalTarget(reply: Query, client: ClientForAuthorization): Res
 
 export type PushedValidation = { kind: 'ok'; params: ValidAuthorization } | { kind: 'error'; error: string; description: string };
 
+/** RFC 9126 §2.1: `request_uri` is never pushed (nor fetched to be): the refusal, or null. */
+export const pushedRequestUriProblem = (body: Query): string | null =>
+  body.request_uri !== undefined ? 'request_uri must not be pushed (RFC 9126 section 2.1)' : null;
+
 /**
  * A pushed authorization request (RFC 9126 §2.1) of an authenticated client:
  * the same checks as the authorization endpoint, every failure a JSON error.
@@ -256,7 +260,8 @@ export function validatePushedAuthorizationRequest(body: Query, client: ClientFo
   const clientId = single(body, 'client_id');
   if (clientId === null) return fail('invalid_request', 'client_id must appear at most once');
   if (clientId !== undefined && clientId !== client.clientId) return fail('invalid_request', 'client_id does not match the authenticated client');
-  if (body.request_uri !== undefined) return fail('invalid_request', 'request_uri must not be pushed (RFC 9126 section 2.1)');
+  const pushedUri = pushedRequestUriProblem(body);
+  if (pushedUri) return fail('invalid_request', pushedUri);
   const redirectUri = single(body, 'redirect_uri');
   if (!redirectUri) return fail('invalid_request', 'redirect_uri is required');
   const decision = checkRedirectUri(client.redirectUris, redirectUri);

@@ -17,7 +17,7 @@ import {
   type TokenEndpointAuthMethod,
 } from './clients.js';
 import { zodProblems } from './errors.js';
-import { FAPI_PROFILES, FAPI2_DEFAULT_SIGNING_ALG, type FapiProfile } from './fapi2.js';
+import { FAPI_PROFILES, FAPI2_DEFAULT_SIGNING_ALG, FAPI2_GRANT_TYPES, mayUseGrant, type FapiProfile } from './fapi2.js';
 import { requestObjectAlgOf } from './request-object.js';
 import { IMPLICIT_GRANT_TYPE, isImplicit, parseResponseType, RESPONSE_TYPES } from './response-type.js';
 import { parseScopeParam } from './scopes.js';
@@ -268,6 +268,8 @@ export function registrationToClient(
   if (!fapiProfile.ok) return bad(fapiProfile.description);
   // FAPI 2.0 (fapi2.ts): code only, and the profile's algorithm unless the client names another.
   if (fapiProfile.profile && responseTypes.some(isImplicit)) return bad('a FAPI 2.0 client uses response_type code only');
+  const outsideProfile = grantTypes.find((g) => !mayUseGrant({ fapiProfile: fapiProfile.profile }, g));
+  if (outsideProfile) return bad(`a FAPI 2.0 client uses only the grant types ${FAPI2_GRANT_TYPES.join(' and ')}, not ${outsideProfile}`);
   const alg = idTokenAlgOf(m.id_token_signed_response_alg ?? (fapiProfile.profile ? FAPI2_DEFAULT_SIGNING_ALG : undefined), idTokenAlgs);
   if (!alg.ok) return bad(alg.description);
   const userinfoAlg = userinfoAlgOf(m.userinfo_signed_response_alg, idTokenAlgs);

@@ -35,6 +35,19 @@ export const isFapi2 = (client: { fapiProfile?: FapiProfile | null }): boolean =
  */
 export const defaultSignedResponseAlg = (client: { fapiProfile?: FapiProfile | null }): SigningAlg => (isFapi2(client) ? FAPI2_DEFAULT_SIGNING_ALG : 'RS256');
 
+/**
+ * The grants a FAPI 2.0 client may use: the profile's authorization code flow
+ * (§5.3.2.2: pushed, PKCE) and the refresh of what it issued, each access
+ * token bound to a DPoP key (§5.3.2.1). The device grant (no PAR, no PKCE)
+ * and token exchange lie outside the profile: refused at registration, at the
+ * device authorization endpoint and at the token endpoint (unauthorized_client).
+ */
+export const FAPI2_GRANT_TYPES: readonly string[] = ['authorization_code', 'refresh_token'];
+
+/** Whether `client` may use the grant `grantType` at all: any grant outside FAPI 2.0, the profile's inside. */
+export const mayUseGrant = (client: { fapiProfile?: FapiProfile | null }, grantType: string): boolean =>
+  !isFapi2(client) || FAPI2_GRANT_TYPES.includes(grantType);
+
 /** §5.3.2.2: a FAPI 2.0 client's authorization requests arrive only through PAR (RFC 9126), as for a client that requires it. */
 export const mustPushRequests = (client: { fapiProfile?: FapiProfile | null; requirePushedAuthorizationRequests?: boolean }): boolean =>
   isFapi2(client) || client.requirePushedAuthorizationRequests === true;

@@ -5,6 +5,7 @@
 // as the device flow's redeem update does). Only the refresh token's hash
 // leaves this module.
 import type { RefreshFamilyInput } from '../domain/refresh-family.js';
+import { refreshTokenJkt } from '../domain/refresh-binding.js';
 import { endRefreshFamily, startRefreshFamily } from '../flows/refresh-family.js';
 import { hashSecret, newSecret } from '../security/secrets.js';
 import { isGrantUsable, openGrant } from '../store/grants.js';
@@ -80,6 +81,7 @@ export async function issueGrantTokens(
   );
   if (!scope.includes('offline_access')) return tokens;
 
+  const boundTo = refreshTokenJkt(client, jkt);
   const { refreshToken, family } = prepared ?? prepareRefreshFamily(deps, { grantId, clientId: client._id, userId: user._id, scope, resources });
   await recordFirstRefreshToken(deps.store, {
     _id: family.currentHash,
@@ -90,10 +92,8 @@ export async function issueGrantTokens(
     status: 'current',
     resources,
     auth: { authTime: auth.authTime, amr: auth.amr, acr: auth.acr, sid: auth.sid },
-    // A public client's family is DPoP-bound: each refresh proves this key. A confidential client's refresh
-    // tokens are sender-constrained by its authentication already and stay unbound (RFC 9449 §5); the access
-    // tokens of each refresh are bound to the proof that comes with it.
-    ...(jkt && client.public ? { jkt } : {}),
+    // Bound to the key of the request's DPoP proof, outside FAPI 2.0: each refresh proves it (refresh-binding.ts).
+    ...(boundTo !== undefined ? { jkt: boundTo } : {}),
     issuedAt: new Date(),
     expiresAt: new Date(family.expiresAt),
   });

@@ -47,7 +47,7 @@ export async function issueAccessToken(
     auth,
     now: Date.now(),
   });
-  const accessToken = await deps.signer.sign(jkt ? { ...claims, cnf: { jkt } } : claims, { alg: client.idTokenSignedResponseAlg, typ: 'at+jwt' });
+  const accessToken = await deps.signer.sign(jkt ? { ...claims, cnf: { jkt } } : claims, { alg: client.idTokenSignedResponseAlg, typ: 'at+jwt', client });
   return { access_token: accessToken, token_type: jkt ? 'DPoP' : 'Bearer', expires_in: TOKEN_TTL_SECONDS, scope: scope.join(' ') };
 }
 
@@ -94,7 +94,7 @@ export async function signIdToken(
   },
 ): Promise<string> {
   const { client, user, scope, claimNames, nonce, auth, extra, accessToken } = input;
-  const alg = deps.signer.algFor(client.idTokenSignedResponseAlg);
+  const alg = deps.signer.algFor(client.idTokenSignedResponseAlg, client);
   const claims = idTokenClaims({ issuer: deps.issuer, clientId: client._id, user, scope, claimNames, nonce, auth, now: Date.now(), extra });
   return deps.signer.sign(accessToken ? { ...claims, at_hash: leftHalfHash(accessToken, alg) } : claims, { alg });
 }

@@ -5,6 +5,7 @@ import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 import { SIGNING_ALGS, type SigningAlg } from '../domain/signing-keys.js';
 import type { Keyring } from './keyring.js';
 import { nativeMlDsaAvailable } from './mldsa.js';
+import { decodeBase64urlStrict } from '../security/base64url.js';
 
 export interface VerifiedJwt {
   header: { alg: string; kid: string; typ?: string };
@@ -31,7 +32,9 @@ export async function verifyOwnJwt(keyring: Keyring, token: string): Promise<Ver
   const jwk = await keyring.publicJwk(header.kid);
   if (!jwk || jwk.alg !== header.alg) return null;
   const input = Buffer.from(`${h}.${p}`, 'ascii');
-  const signature = Buffer.from(s, 'base64url');
+  // One spelling per signature: a token is accepted exactly as it was issued.
+  const signature = decodeBase64urlStrict(s);
+  if (!signature) return null;
   let valid: boolean;
   if (header.alg !== 'ML-DSA-65') {
     const key = createPublicKey({ key: jwk, format: 'jwk' });

@@ -4,6 +4,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { decodeBase64urlStrict } from './base64url.js';
 
 export interface Kek {
   key: Buffer;
@@ -57,14 +58,24 @@ export function seal(kek: Kek, plaintext: Buffer, aad: string): Sealed {
   return { alg: 'A256GCM', kekId: kek.id, iv: iv.toString('base64url'), tag: cipher.getAuthTag().toString('base64url'), ct: ct.toString('base64url') };
 }
 
+/**
+ * The plaintext of `sealed`. Its parts are read in their canonical spelling
+ * only (base64url.ts): a sealed value has exactly one spelling that opens, so
+ * one that is single use by its spelling (an authorization code) cannot be
+ * used again re-spelled.
+ */
 export function open(kek: Kek, sealed: Sealed, aad: string, what = 'a sealed value'): Buffer {
   if (sealed.kekId !== kek.id) throw new KekMismatchError(what);
-  const decipher = createDecipheriv('aes-256-gcm', kek.key, Buffer.from(sealed.iv, 'base64url'));
+  const altered = () => new Error(`${what} failed authentication: the stored ciphertext was altered`);
+  const [iv, tag, ct] = [sealed.iv, sealed.tag, sealed.ct].map(decodeBase64urlStrict);
+  // A GCM tag is 16 bytes: a shorter one would be checked on its prefix only.
+  if (!iv || iv.length !== 12 || !tag || tag.length !== 16 || !ct) throw altered();
+  const decipher = createDecipheriv('aes-256-gcm', kek.key, iv, { authTagLength: 16 });
   decipher.setAAD(Buffer.from(aad, 'utf8'));
-  decipher.setAuthTag(Buffer.from(sealed.tag, 'base64url'));
+  decipher.setAuthTag(tag);
   try {
-    return Buffer.concat([decipher.update(Buffer.from(sealed.ct, 'base64url')), decipher.final()]);
+    return Buffer.concat([decipher.update(ct), decipher.final()]);
   } catch {
-    throw new Error(`${what} failed authentication: the stored ciphertext was altered`);
+    throw altered();
   }
 }

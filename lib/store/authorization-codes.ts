@@ -59,14 +59,28 @@ function openCode(kek: Kek, code: string): Omit<AuthorizationCodeDoc, '_id'> | n
   return { ...r, authTime: new Date(r.authTime), createdAt: new Date(r.createdAt), expiresAt: new Date(r.expiresAt) };
 }
 
-export type ConsumeResult = { status: 'ok'; code: AuthorizationCodeDoc } | { status: 'invalid' } | { status: 'reused'; code: AuthorizationCodeDoc };
-
-/** Uses the code, once. A second use is reported with the first use's grant so it can be revoked. */
-export async function consumeAuthorizationCode(deps: CodeDeps, code: string): Promise<ConsumeResult> {
+/**
+ * The record `code` stands for, without using it up: null for anything that is
+ * not a code Keyflow issued. A sealed code opens from its one canonical
+ * spelling only (security/kek.ts), so its hash names it whatever way it was
+ * sent, and its single-use claim (useAuthorizationCode) is one per code.
+ */
+export async function readAuthorizationCode(deps: CodeDeps, code: string): Promise<AuthorizationCodeDoc | null> {
   const id = hashSecret(code);
   const record = code.startsWith(SEALED) ? openCode(deps.kek, code) : await deps.store.authorizationCodes.findOne({ _id: id });
-  if (!record) return { status: 'invalid' };
-  const doc: AuthorizationCodeDoc = { ...record, _id: id };
-  if (!(await claimOnce(deps.store, `code:${id}`, AUTHORIZATION_CODE_TTL_MS + CODE_REUSE_MEMORY_MS))) return { status: 'reused', code: doc };
-  return doc.expiresAt > new Date() ? { status: 'ok', code: doc } : { status: 'invalid' };
+  return record ? { ...record, _id: id } : null;
+}
+
+export type CodeUse = 'ok' | 'reused' | 'expired';
+
+/**
+ * Uses a code read by readAuthorizationCode, once: the caller has checked
+ * that the request presenting it would succeed (its client, redirect URI,
+ * PKCE verifier, DPoP key), so that nobody else holding the code can use it
+ * up. A second use is `reused`, remembered past the code's expiry so that
+ * the grant the first use opened can be revoked.
+ */
+export async function useAuthorizationCode(deps: CodeDeps, code: AuthorizationCodeDoc): Promise<CodeUse> {
+  if (!(await claimOnce(deps.store, `code:${code._id}`, AUTHORIZATION_CODE_TTL_MS + CODE_REUSE_MEMORY_MS))) return 'reused';
+  return code.expiresAt > new Date() ? 'ok' : 'expired';
 }

@@ -43,6 +43,8 @@ export interface RotationRequest {
    * family's update, writes it itself.
    */
   withSuccessor: boolean;
+  /** The DPoP key the successor is bound to (refresh-binding.ts); undefined: unbound. */
+  jkt?: string;
 }
 
 /**
@@ -74,9 +76,12 @@ async function insertClaim(store: Store, claim: RefreshRotationDoc, successor: R
 export async function claimRotation(
   store: Store,
   presented: RefreshTokenDoc,
-  { newHash, retryWindowMs, now, withSuccessor }: RotationRequest,
+  { newHash, retryWindowMs, now, withSuccessor, jkt }: RotationRequest,
 ): Promise<StoreRotation> {
-  const successorDoc: RefreshTokenDoc | null = withSuccessor ? { ...presented, _id: newHash, status: 'current', issuedAt: now } : null;
+  const { jkt: _presentedJkt, ...unbound } = presented;
+  const successorDoc: RefreshTokenDoc | null = withSuccessor
+    ? { ...unbound, ...(jkt !== undefined ? { jkt } : {}), _id: newHash, status: 'current', issuedAt: now }
+    : null;
   const claim = (hash: string, fields: Pick<RefreshRotationDoc, 'rotatedAt' | 'retryOf'>) =>
     insertClaim(store, { _id: rotationClaimId(hash), grantId: presented.grantId, successor: newHash, expiresAt: presented.expiresAt, ...fields }, successorDoc);
   // A token a family workflow superseded before rotations moved here has no claim: any presentation is reuse.

@@ -93,8 +93,8 @@ const CARRIER: Record<ResponseMode, 'query' | 'fragment' | 'form_post'> = {
  * page) gets the default one.
  */
 async function responseJwt(deps: ResponseDeps, clientId: string, params: Params): Promise<string> {
-  const alg = authorizationResponseAlg(await deps.findClient(clientId));
-  return deps.signer.sign(jwtResponseClaims(deps.issuer, clientId, params, currentTimeMs()), { alg });
+  const client = await deps.findClient(clientId);
+  return deps.signer.sign(jwtResponseClaims(deps.issuer, clientId, params, currentTimeMs()), { alg: authorizationResponseAlg(client), client: client ?? {} });
 }
 
 /**

@@ -16,8 +16,8 @@ export async function sendUserinfo(res: Response, deps: UserinfoResponseDeps, cl
     res.json(claims);
     return;
   }
-  // iss and aud last: no claim can stand in for them. A withheld ML-DSA-65 is signed RS256 (signer.algFor).
-  const jwt = await deps.signer.sign({ ...claims, iss: deps.issuer, aud: client._id }, { alg });
+  // iss and aud last: no claim can stand in for them. A withheld ML-DSA-65 falls back to the client's default (signer.algFor).
+  const jwt = await deps.signer.sign({ ...claims, iss: deps.issuer, aud: client._id }, { alg, client });
   // A Buffer, so that Express adds no charset to the media type.
   res.type('application/jwt').send(Buffer.from(jwt, 'ascii'));
 }

@@ -2,7 +2,7 @@
 import type { Request, Response } from 'express';
 import { verifierFormatProblem, verifierMismatch } from '../../../lib/domain/pkce.js';
 import { narrowResources, parseResources } from '../../../lib/domain/resources.js';
-import { consumeAuthorizationCode } from '../../../lib/store/authorization-codes.js';
+import { readAuthorizationCode, useAuthorizationCode } from '../../../lib/store/authorization-codes.js';
 import { findUserById } from '../../../lib/store/users.js';
 import { isDisabled } from '../../../lib/domain/users.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
@@ -31,20 +31,14 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
   const malformed = verifierFormatProblem(verifier);
   if (malformed) return sendOAuthError(res, 400, 'invalid_request', malformed);
 
-  // A malformed resource is refused before the code is used up.
+  // A malformed resource is refused before the code is read.
   const requested = parseResources(params.resource);
   if (!requested.ok) return sendOAuthError(res, 400, requested.error, requested.description);
 
-  const consumed = await consumeAuthorizationCode(deps, code);
-  if (consumed.status === 'reused') {
-    // A code used twice may have been stolen: what the first use issued is revoked (RFC 6749 §4.1.2),
-    // its refresh family included.
-    await revokeGrantAndFamily(deps, consumed.code.grantId, 'authorization code reused');
-    deps.log.warn('authorization code reused; grant revoked', { client: consumed.code.clientId, grant: consumed.code.grantId });
-    return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
-  }
-  if (consumed.status === 'invalid') return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
-  const c = consumed.code;
+  const c = await readAuthorizationCode(deps, code);
+  if (!c) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+  // Only a request that would succeed uses the code up (and a second such request is reuse):
+  // another client, a wrong redirect URI, verifier or DPoP key leaves it to its rightful client.
   if (c.clientId !== client._id) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
   if (c.redirectUri !== redirectUri) return sendOAuthError(res, 400, 'invalid_grant', 'redirect_uri does not match the authorization request');
   const mismatch = verifierMismatch(c.codeChallenge, verifier, 'the authorization request');
@@ -52,10 +46,19 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
   // RFC 9449 §10: a code bound to a DPoP key is redeemed only with a proof of that key.
   if (c.dpopJkt && ctx.dpopJkt !== c.dpopJkt)
     return sendOAuthError(res, 400, 'invalid_grant', 'the DPoP proof is not of the key the authorization request named (dpop_jkt)');
-
   // RFC 8707 §2.2: the token request may narrow the granted resources, never add one.
   const target = narrowResources(c.resources ?? [], params.resource, client.allowedResources ?? []);
   if (!target.ok) return sendOAuthError(res, 400, target.error, target.description);
+
+  const use = await useAuthorizationCode(deps, c);
+  if (use === 'reused') {
+    // A code used twice may have been stolen: what the first use issued is revoked (RFC 6749 §4.1.2),
+    // its refresh family included.
+    await revokeGrantAndFamily(deps, c.grantId, 'authorization code reused');
+    deps.log.warn('authorization code reused; grant revoked', { client: c.clientId, grant: c.grantId });
+    return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
+  }
+  if (use === 'expired') return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
 
   const user = await findUserById(deps.store, c.userId);
   // A user disabled after the approval gets nothing (their grants were revoked; this one is not opened).

@@ -2,6 +2,7 @@
 import type { ClientDoc } from '../../../lib/store/clients.js';
 import type { ApiContext } from '../../context.js';
 import type { GrantIssuanceDeps } from '../../../lib/grants/issuance.js';
+import type { RetryWindows } from '../../../lib/domain/refresh-binding.js';
 
 /**
  * A token request's fields, as the token endpoint parsed them: `fields` each
@@ -15,8 +16,8 @@ export interface TokenParams {
 
 /** What issuing a grant's tokens needs, and `keyring`, which verifies Keyflow's own access tokens (token exchange's subject_token). */
 export interface TokenDeps extends GrantIssuanceDeps, Pick<ApiContext, 'findClient' | 'userActive' | 'keyring' | 'kek' | 'log' | 'clientAssertions'> {
-  /** How long the token a rotation superseded may be retried (REFRESH_RETRY_WINDOW_SECONDS; 0: never). */
-  refreshRetryWindowMs: number;
+  /** How long the token a rotation superseded may be retried (REFRESH_RETRY_WINDOW_SECONDS, …_PUBLIC_SECONDS; 0: never). */
+  refreshRetryWindows: RetryWindows;
 }
 
 export interface GrantContext {

@@ -12,10 +12,7 @@ import { refreshTokenGrant } from './refresh-token.js';
 import { DEVICE_CODE_GRANT, deviceCodeGrant } from './device-code.js';
 import { TOKEN_EXCHANGE_GRANT, tokenExchangeGrant } from './token-exchange.js';
 import { ENDPOINTS } from '../../paths.js';
-import { isFapi2 } from '../../../lib/domain/fapi2.js';
-
-/** The grants that issue access tokens to the client itself, which a FAPI 2.0 client must bind to a DPoP key. */
-const SENDER_CONSTRAINED_GRANTS = new Set(['authorization_code', 'refresh_token']);
+import { FAPI2_GRANT_TYPES, isFapi2, mayUseGrant } from '../../../lib/domain/fapi2.js';
 
 type GrantHandler = (req: express.Request, res: express.Response, ctx: GrantContext) => Promise<void>;
 
@@ -46,10 +43,12 @@ export function tokenRoutes(deps: TokenDeps): Router {
     if (!handler) return sendOAuthError(res, 400, 'unsupported_grant_type', `grant_type ${grantType} is not supported`);
     const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendClientAuthError(res, auth);
+    if (!mayUseGrant(auth.client, grantType))
+      return sendOAuthError(res, 400, 'unauthorized_client', `a FAPI 2.0 client may use only the grant types ${FAPI2_GRANT_TYPES.join(' and ')}`);
     // DPoP (RFC 9449 §5): a valid proof binds the issued tokens to its key.
     const dpop = await clientDpopProof(deps, req, auth.client);
     if (dpop.kind === 'error') return sendOAuthError(res, 400, 'invalid_dpop_proof', dpop.description);
-    if (dpop.kind === 'none' && isFapi2(auth.client) && SENDER_CONSTRAINED_GRANTS.has(grantType)) {
+    if (dpop.kind === 'none' && isFapi2(auth.client)) {
       // FAPI 2.0 §5.3.2.1: sender-constrained access tokens only (DPoP is the way Keyflow offers; RFC 9449 §5.2).
       return sendOAuthError(res, 400, 'invalid_request', 'a FAPI 2.0 client must send a DPoP proof: its access tokens are sender-constrained');
     }

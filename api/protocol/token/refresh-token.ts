@@ -1,8 +1,10 @@
 // grant_type=refresh_token (RFC 6749 §6). Rotation is decided in MongoDB
 // (lib/store/refresh-rotations.ts): the presented token's rotation claim, a
 // unique insert, makes it single use with no Temporal call on the request
-// path. A second presentation is a retry within REFRESH_RETRY_WINDOW_SECONDS
-// (the same client and DPoP key: both checked below, before any rotation) or
+// path. A second presentation is a retry within the retry window
+// (REFRESH_RETRY_WINDOW_SECONDS; a public client's unbound token
+// …_PUBLIC_SECONDS, 0 by default), by the same client and DPoP key (both
+// checked below, before any rotation), or
 // reuse, which revokes the grant in MongoDB first, then tells its
 // RefreshFamily workflow (the family's timer, revocation cascade and what an
 // SRE reads). A FAPI 2.0 client's refresh token is not rotated (FAPI 2.0
@@ -17,6 +19,7 @@ import { isGrantLive } from '../../../lib/store/grants.js';
 import { findRefreshToken } from '../../../lib/store/refresh-tokens.js';
 import { claimRotation, isUnrotated } from '../../../lib/store/refresh-rotations.js';
 import { isFapi2 } from '../../../lib/domain/fapi2.js';
+import { refreshRetryWindowMs, refreshTokenJkt } from '../../../lib/domain/refresh-binding.js';
 import { endRefreshFamily } from '../../../lib/flows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
 import { revokeReusedGrant } from '../../../lib/grants/revocation.js';
@@ -86,7 +89,14 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
 
   const next = newSecret();
   const nextHash = hashSecret(next);
-  const rotation = await claimRotation(deps.store, doc, { newHash: nextHash, retryWindowMs: deps.refreshRetryWindowMs, now, withSuccessor: true });
+  const rotation = await claimRotation(deps.store, doc, {
+    newHash: nextHash,
+    retryWindowMs: refreshRetryWindowMs(client, doc.jkt, deps.refreshRetryWindows),
+    now,
+    withSuccessor: true,
+    // A family begun without DPoP is bound from the first refresh with a proof on (refresh-binding.ts).
+    jkt: refreshTokenJkt(client, dpopJkt, doc.jkt),
+  });
   if (rotation.status === 'reused') return refuseReuse();
   if (rotation.replacedHash)
     deps.log.info('refresh token retried within the window; the answer it replaces is superseded', { client: client._id, grant: doc.grantId });

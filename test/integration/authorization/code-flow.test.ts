@@ -413,6 +413,54 @@ describe('token endpoint errors', () => {
     expect((await exchange(code)).body.error).toBe('invalid_grant');
   });
 
+  it('redeems a code under its one spelling only: padding, stray characters and unused bits make no second code', async () => {
+    const { client, secret: clientSecret } = await newRp(api.deps, RP);
+    const { verifier, params } = pkce();
+    const code = await codeFor(client._id, { ...params, scope: 'openid offline_access' });
+    const auth = { authorization: basicAuthEncoded(client._id, clientSecret!) };
+    const exchange = (c: string) => token({ grant_type: 'authorization_code', code: c, redirect_uri: REDIRECT, code_verifier: verifier }, auth);
+    // The tag is 16 bytes: its last character carries 4 bits and 2 unused ones, which a lenient decoder ignores.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(code.at(-1)!);
+    const unusedBitFlipped = code.slice(0, -1) + alphabet[last ^ 1];
+    // `=` travels as %3D in the form; Node's base64url decoder stops at it or skips the others.
+    const respellings = [`${code}=`, `${code}==`, `${code}!`, `${code} `, `${code.slice(0, 20)}*${code.slice(20)}`, unusedBitFlipped];
+    for (const r of respellings) expect([r, (await exchange(r)).body.error]).toEqual([r, 'invalid_grant']);
+    const first = await exchange(code);
+    expect([first.res.status, first.body.error]).toEqual([200, undefined]);
+    for (const r of respellings) expect([r, (await exchange(r)).res.status]).toEqual([r, 400]);
+    // The first redemption's tokens still work: no spelling was a new code, and none counted as its reuse.
+    const userinfo = () => fetch(`${api.issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${first.body.access_token}` } });
+    expect((await userinfo()).status).toBe(200);
+    // The code itself, again, is reuse: the grant is revoked.
+    expect((await exchange(code)).body.error).toBe('invalid_grant');
+    expect((await userinfo()).status).toBe(401);
+  });
+
+  it('lets no request that would fail use a leaked code up: its rightful client still redeems it, once', async () => {
+    const { client, secret: clientSecret } = await newRp(api.deps, RP);
+    const other = await newRp(api.deps, RP);
+    const publicOther = await newRp(api.deps, { ...RP, public: true });
+    const { verifier, params } = pkce();
+    const code = await codeFor(client._id, params);
+    const auth = { authorization: basicAuthEncoded(client._id, clientSecret!) };
+    const grant = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier };
+    const attempts = [
+      token(grant, { authorization: basicAuthEncoded(other.client._id, other.secret!) }),
+      token({ ...grant, client_id: publicOther.client._id }),
+      token({ ...grant, code_verifier: newSecret() + 'wrong' }, auth),
+      token({ ...grant, redirect_uri: 'https://rp.example/elsewhere' }, auth),
+      token({ ...grant, resource: 'https://api.not-granted.example/' }, auth),
+    ];
+    for (const a of await Promise.all(attempts)) expect([a.res.status, a.body.error]).toEqual([400, expect.stringMatching(/^invalid_(grant|target)$/)]);
+    const rightful = await token(grant, auth);
+    expect([rightful.res.status, rightful.body.error]).toEqual([200, undefined]);
+    const info = await fetch(`${api.issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${rightful.body.access_token}` } });
+    expect(info.status).toBe(200);
+    // A second valid request is reuse.
+    expect((await token(grant, auth)).body.error).toBe('invalid_grant');
+  });
+
   it('still redeems a code issued before codes were sealed (a stored record found by hash)', async () => {
     const { client, secret: clientSecret } = await newRp(api.deps, RP);
     const { user } = await newUser(api.deps, { prefix: 'legacy-code', password: PASSWORD });

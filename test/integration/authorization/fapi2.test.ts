@@ -16,6 +16,8 @@ import { authorizeAs, FLOW_PASSWORD } from '../../support/token-flow.js';
 import { TEST_VERIFIER, withPkce } from '../../../tools/fixtures/pkce.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
+import { skipTime } from '../../support/clock.js';
+import { jwtClaims } from '../../support/http.js';
 
 const api = useTestApi({ CLIENT_ASSERTION_AUDIENCE: 'issuer-or-token-endpoint' });
 const tokenUrl = () => `${api.issuer}/api/oauth/token`;
@@ -165,6 +167,63 @@ describe('a FAPI 2.0 client', () => {
   });
 });
 
+/** Puts a client into a profile (or out of it), as an operator would, past every api's client cache. */
+async function setFapiProfile(clientId: string, fapiProfile: 'fapi2' | null) {
+  await api.deps.store.clients.updateOne({ _id: clientId }, { $set: { fapiProfile } });
+  skipTime(2_100);
+}
+
+describe("a FAPI 2.0 client and the grants outside the profile's", () => {
+  const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
+  const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
+  it('cannot start the device flow: unauthorized_client, and no device code exists', async () => {
+    const client = await newFapiClient(api);
+    const r = await client.post('/api/oauth/device_authorization', { scope: 'openid' });
+    expect([r.res.status, r.body.error, r.body.device_code]).toEqual([400, 'unauthorized_client', undefined]);
+  });
+
+  it('gets no token through the device grant or token exchange, with a DPoP proof or without: unauthorized_client', async () => {
+    // A device code started while the client was outside the profile is refused once it is in it.
+    const client = await newFapiClient(api, { fapiProfile: null, idTokenSignedResponseAlg: 'RS256' });
+    const started = await client.post('/api/oauth/device_authorization', { scope: 'openid' });
+    expect([started.res.status, started.body.device_code]).toEqual([200, expect.any(String)]);
+    await setFapiProfile(client.id, 'fapi2');
+    const { code, verifier } = await authorizedCode(client);
+    const tokens = await redeem(client, code, verifier, { dpop: await dpopProof(client.dpop, 'POST', tokenUrl()) });
+    expect([tokens.res.status, tokens.body.token_type]).toEqual([200, 'DPoP']);
+    const attempts: Record<string, string>[] = [
+      { grant_type: DEVICE, device_code: started.body.device_code },
+      { grant_type: EXCHANGE, subject_token: tokens.body.access_token, subject_token_type: 'urn:ietf:params:oauth:token-type:access_token' },
+    ];
+    for (const body of attempts) {
+      for (const headers of [{}, { dpop: await dpopProof(client.dpop, 'POST', tokenUrl()) }] as Record<string, string>[]) {
+        const r = await client.post('/api/oauth/token', body, headers);
+        expect([body.grant_type, r.res.status, r.body.error, r.body.access_token]).toEqual([body.grant_type, 400, 'unauthorized_client', undefined]);
+      }
+    }
+  });
+
+  it('refreshes a family begun outside the profile only with a DPoP proof, into DPoP-bound access tokens', async () => {
+    const client = await newFapiClient(api, { fapiProfile: null, idTokenSignedResponseAlg: 'RS256' });
+    const { email } = await newUser(api.deps, { prefix: 'fapi-switch', password: FLOW_PASSWORD });
+    const url = `${api.issuer}/api/oauth/authorize?${new URLSearchParams(
+      withPkce({ response_type: 'code', client_id: client.id, redirect_uri: FAPI_REDIRECT, scope: 'openid offline_access' }),
+    )}`;
+    const back = await authorizeAs(new HttpUser(api.issuer), url, email, FLOW_PASSWORD);
+    const plain = await redeem(client, back.searchParams.get('code')!, TEST_VERIFIER, {});
+    expect([plain.res.status, plain.body.token_type]).toEqual([200, 'Bearer']);
+    await setFapiProfile(client.id, 'fapi2');
+    const refresh = async (headers: Record<string, string>) =>
+      client.post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: plain.body.refresh_token }, headers);
+    const bare = await refresh({});
+    expect([bare.res.status, bare.body.error, bare.body.access_token]).toEqual([400, 'invalid_request', undefined]);
+    const bound = await refresh({ dpop: await dpopProof(client.dpop, 'POST', tokenUrl()) });
+    expect([bound.res.status, bound.body.token_type]).toEqual([200, 'DPoP']);
+    expect(jwtClaims(bound.body.access_token).cnf).toEqual({ jkt: client.dpop.jkt });
+  });
+});
+
 describe('signed request objects (FAPI 2.0 Message Signing, RFC 9101)', () => {
   const now = () => Math.floor(Date.now() / 1000);
   /**
@@ -264,6 +323,12 @@ describe('registering a FAPI 2.0 client', () => {
     ['RS256 request objects', { request_object_signing_alg: 'RS256' }, /request_object_signing_alg is one of PS256, ES256, EdDSA/],
     ['the implicit flow', { response_types: ['code', 'id_token'], grant_types: ['authorization_code', 'implicit'] }, /response_type code only/],
     ['an unknown profile', { fapi_profile: 'fapi1' }, /fapi_profile must be fapi2/],
+    [
+      'the device grant',
+      { grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'] },
+      /only the grant types authorization_code and refresh_token, not urn:ietf:params:oauth:grant-type:device_code/,
+    ],
+    ['token exchange', { grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange'] }, /token-exchange/],
   ])('refuses %s with invalid_client_metadata or invalid_redirect_uri, naming the rule', async (_what, metadata, message) => {
     const key = await newClientKey('ES256');
     const r = await register({ fapi_profile: 'fapi2', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [key.jwk] }, ...metadata });

@@ -412,6 +412,18 @@ describe('request objects pushed at PAR (RFC 9126 §3)', () => {
       expect(r.body.error_description).toMatch(description);
     }
   });
+
+  it('never fetches a request_uri pushed by reference, not even for a client that must sign every request (RFC 9126 §2.1)', async () => {
+    const key = await newClientKey('PS256');
+    const requestUri = newRequestUri();
+    const rp = await jarRp([key], { requestObjectSigningAlg: 'PS256', requireSignedRequestObject: true, requestUris: [requestUri] });
+    serve(await sign(key, claimsOf(rp)), requestUri);
+    const before = accepts.length;
+    const r = await push(rp, { request_uri: requestUri });
+    expect([r.status, r.body.error]).toEqual([400, 'invalid_request']);
+    expect(r.body.error_description).toMatch(/request_uri must not be pushed/);
+    expect(accepts.length).toBe(before);
+  });
 });
 
 describe('registration and discovery', () => {

@@ -4,7 +4,7 @@
 // RS256 ID tokens (app API, dynamic registration, the CLI), ML-DSA-65 cannot be
 // chosen, and a client registered for ML-DSA-65 before gets RS256 tokens (and
 // signed UserInfo and JWT authorization responses) that verify against the
-// published JWKS.
+// published JWKS; a FAPI 2.0 client registered for it gets the profile's PS256.
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { useTestApi, type Json } from '../../support/harness.js';
@@ -13,6 +13,9 @@ import { authorizeAs, FLOW_PASSWORD, flowAuthorizeUrl, newTestRp, runCodeFlow } 
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { testDatabase } from '../../support/database.js';
+import { dpopProof, FAPI_REDIRECT, newFapiClient } from '../../support/fapi-client.js';
+import { s256Challenge } from '../../../lib/domain/pkce.js';
+import { newSecret } from '../../../lib/security/secrets.js';
 
 const database = testDatabase('ml_dsa_off');
 const api = useTestApi({ ML_DSA_SIGNING: 'off', ...database.env });
@@ -105,5 +108,43 @@ describe('with ML-DSA-65 withheld', () => {
     const jwks = createRemoteJWKSet(new URL(`${api.url}/.well-known/jwks.json`));
     const { payload } = await jwtVerify(response, jwks, { issuer: api.deps.config.issuer, audience: rp.id });
     expect(payload.code).toEqual(expect.any(String));
+  });
+
+  it("signs a FAPI 2.0 client's ML-DSA-65 tokens and answers with the profile's PS256, never RS256 (FAPI 2.0 §5.4.1)", async () => {
+    const pqAlgs = { idTokenSignedResponseAlg: 'ML-DSA-65', userinfoSignedResponseAlg: 'ML-DSA-65', introspectionSignedResponseAlg: 'ML-DSA-65' } as const;
+    const client = await newFapiClient(api, pqAlgs);
+    const verifier = newSecret();
+    const pushed = await client.post('/api/oauth/par', {
+      response_type: 'code',
+      redirect_uri: FAPI_REDIRECT,
+      scope: 'openid profile',
+      code_challenge: s256Challenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    expect([pushed.res.status, pushed.body.error]).toEqual([201, undefined]);
+    const { email } = await newUser(api.deps, { prefix: 'no-mldsa-fapi', password: FLOW_PASSWORD });
+    const url = `${api.url}/api/oauth/authorize?${new URLSearchParams({ client_id: client.id, request_uri: pushed.body.request_uri })}`;
+    const code = (await authorizeAs(new HttpUser(api.url), url, email, FLOW_PASSWORD)).searchParams.get('code')!;
+    const tokenUrl = `${api.url}/api/oauth/token`;
+    const tokens = await client.post(
+      '/api/oauth/token',
+      { grant_type: 'authorization_code', code, redirect_uri: FAPI_REDIRECT, code_verifier: verifier },
+      { dpop: await dpopProof(client.dpop, 'POST', tokenUrl) },
+    );
+    expect([tokens.res.status, tokens.body.error]).toEqual([200, undefined]);
+    const access = tokens.body.access_token as string;
+    const userinfoUrl = `${api.url}/api/oauth/userinfo`;
+    const userinfo = await fetch(userinfoUrl, { headers: { authorization: `DPoP ${access}`, dpop: await dpopProof(client.dpop, 'GET', userinfoUrl, access) } });
+    const introspection = await fetch(`${api.url}/api/oauth/introspect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/token-introspection+jwt' },
+      body: new URLSearchParams({ ...(await client.authentication()), token: access }),
+    });
+    expect([userinfo.status, introspection.status]).toEqual([200, 200]);
+    const jwks = createRemoteJWKSet(new URL(`${api.url}/.well-known/jwks.json`));
+    for (const jwt of [tokens.body.id_token as string, access, await userinfo.text(), await introspection.text()]) {
+      expect(decodeProtectedHeader(jwt).alg).toBe('PS256');
+      await expect(jwtVerify(jwt, jwks, { issuer: api.deps.config.issuer })).resolves.toBeDefined();
+    }
   });
 });

@@ -18,8 +18,10 @@ describe('configuration', () => {
       temporal: { address: '127.0.0.1:7233', embedded: true, namespace: 'default', uiPort: 8233 },
       mongo: { uri: 'mongodb://127.0.0.1:27017/', embedded: true, database: 'keyflow' },
       kek: undefined,
-      // A refresh token just superseded may be retried for 30 s (docs/tokens.md, refresh families).
+      // A refresh token just superseded may be retried for 30 s (docs/tokens.md, refresh families);
+      // a public client's unbound one never.
       refreshRetryWindowMs: 30_000,
+      refreshRetryWindowPublicMs: 0,
     });
   });
 

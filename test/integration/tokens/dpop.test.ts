@@ -1,6 +1,7 @@
 // DPoP (RFC 9449): binding at the token endpoint (token_type DPoP, cnf.jkt),
-// DPoP-bound refresh for public clients (a confidential client's refresh
-// tokens stay unbound, §5), DPoP at UserInfo and /api/oauth/me, introspection, and
+// DPoP-bound refresh tokens for every client outside FAPI 2.0 (the same key's
+// proof with each refresh; a family begun without DPoP is bound from its first
+// proof on), DPoP at UserInfo and /api/oauth/me, introspection, and
 // the refusals (htu, htm, ath, replayed jti, other key, bound token as Bearer,
 // missing proof). Unbound Bearer tokens keep working.
 import { createHash, randomUUID } from 'node:crypto';
@@ -18,7 +19,7 @@ const REDIRECT = 'https://dpop-rp.example/cb';
 type Alg = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
 
 type TestClient = { id: string; auth: Record<string, string>; body: Record<string, string> };
-/** A confidential client (client_secret_basic), and a public one (RFC 9449 §5: only its refresh tokens are DPoP-bound). */
+/** A confidential client (client_secret_basic), and a public one. */
 let rp: TestClient;
 let publicRp: TestClient;
 
@@ -270,20 +271,41 @@ describe('DPoP at the token endpoint', () => {
     expect(again2.res.status).toBe(200);
   });
 
-  it("leaves a confidential client's refresh tokens unbound (RFC 9449 §5): each refresh binds its access token to the proof it brings", async () => {
+  it("binds a confidential client's refresh tokens too: a stolen refresh token and secret are useless without the key", async () => {
     const key = await newKey();
     const first = await tokens(key);
-    const next = await newKey();
-    const rotated = await post(
-      '/api/oauth/token',
-      { grant_type: 'refresh_token', refresh_token: first.refresh_token },
-      { dpop: await proof(next, 'POST', tokenUrl()) },
-    );
+    const refresh = async (token: string, k: DpopKey | null) =>
+      post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: token }, k ? { dpop: await proof(k, 'POST', tokenUrl()) } : {});
+    // With the client's secret but another key's proof, or none: refused, and nothing used up.
+    expect((await refresh(first.refresh_token, await newKey())).body).toEqual({
+      error: 'invalid_grant',
+      error_description: expect.stringMatching(/DPoP proof/),
+    });
+    expect((await refresh(first.refresh_token, null)).body.error).toBe('invalid_dpop_proof');
+    const rotated = await refresh(first.refresh_token, key);
     expect([rotated.res.status, rotated.body.token_type]).toEqual([200, 'DPoP']);
-    expect(jwtClaims(rotated.body.access_token).cnf).toEqual({ jkt: next.jkt });
-    // Without a proof: a Bearer access token, as for a client that never used DPoP.
-    const bare = await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token });
-    expect([bare.res.status, bare.body.token_type]).toEqual([200, 'Bearer']);
+    expect(jwtClaims(rotated.body.access_token).cnf).toEqual({ jkt: key.jkt });
+    // Its successor is bound to the same key.
+    expect((await refresh(rotated.body.refresh_token, await newKey())).body.error).toBe('invalid_grant');
+    expect((await refresh(rotated.body.refresh_token, key)).res.status).toBe(200);
+  });
+
+  it.each([
+    ['public', () => publicRp],
+    ['confidential', () => rp],
+  ])("binds a %s client's family begun without DPoP from its first refresh with a proof on", async (_kind, client) => {
+    const first = await tokens(null, 'openid offline_access', client());
+    expect(first.token_type).toBe('Bearer');
+    const refresh = async (token: string, k: DpopKey | null) =>
+      post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: token }, k ? { dpop: await proof(k, 'POST', tokenUrl()) } : {}, client());
+    const key = await newKey();
+    const upgraded = await refresh(first.refresh_token, key);
+    expect([upgraded.res.status, upgraded.body.token_type]).toEqual([200, 'DPoP']);
+    // RFC 9449 §5: the successor is bound to the proof's key; no proof, or another key's, gets nothing.
+    expect((await refresh(upgraded.body.refresh_token, null)).body.error).toBe('invalid_dpop_proof');
+    expect((await refresh(upgraded.body.refresh_token, await newKey())).body.error).toBe('invalid_grant');
+    const next = await refresh(upgraded.body.refresh_token, key);
+    expect([next.res.status, next.body.token_type]).toEqual([200, 'DPoP']);
   });
 
   it("retries a bound family's refresh within the window only with a proof of the same key", async () => {

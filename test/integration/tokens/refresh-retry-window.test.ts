@@ -1,11 +1,17 @@
 // The refresh retry window (REFRESH_RETRY_WINDOW_SECONDS): a refresh whose
 // answer was lost can be retried with the same token for a short while and
 // gets a fresh successor; the successor it replaces is then superseded, so
-// whichever copy is used later is reuse and revokes the grant. Checked only
+// whichever copy is used later is reuse and revokes the grant; a public
+// client's token without DPoP has a window of its own
+// (REFRESH_RETRY_WINDOW_PUBLIC_SECONDS), closed by default. Checked only
 // by what the client sees over HTTP: the token endpoint's answers and UserInfo.
 import { useTestApi, type ApiUnderTest, type Json, sleep, startTestApi } from '../../support/harness.js';
-import { newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
+import { authorizeAs, FLOW_PASSWORD, FLOW_REDIRECT, flowAuthorizeUrl, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 import { getUserinfo, postForm } from '../../support/http.js';
+import { newSecret } from '../../../lib/security/secrets.js';
+import { newRp } from '../../../tools/fixtures/clients.js';
+import { newUser } from '../../../tools/fixtures/users.js';
+import { HttpUser } from '../../../tools/fixtures/http-user.js';
 
 /** The window of every api here but the ones a test starts with another. */
 const WINDOW_SECONDS = '30';
@@ -124,6 +130,58 @@ describe('outside the window', () => {
       await expectGrantRevoked(off, rp, [t1.refresh_token], [t1.access_token]);
     } finally {
       await off.stop();
+    }
+  });
+});
+
+describe("a public client's refresh token without DPoP", () => {
+  /** A grant of a new public client (no secret, no DPoP) on `on`: its first tokens, and its refresh request. */
+  async function publicGrant(on: ApiUnderTest) {
+    const rp = await newRp(on.deps, {
+      name: 'Public RP',
+      public: true,
+      redirectUris: [{ type: 'equals', value: FLOW_REDIRECT }],
+      allowedScopes: ['openid', 'offline_access'],
+      idTokenSignedResponseAlg: 'RS256',
+    });
+    const { email } = await newUser(on.deps, { prefix: 'public-window', password: FLOW_PASSWORD });
+    const verifier = newSecret();
+    const back = await authorizeAs(new HttpUser(on.url), flowAuthorizeUrl(on, rp, 'openid offline_access', verifier), email, FLOW_PASSWORD);
+    const code = back.searchParams.get('code')!;
+    const first = await postForm(on, '/api/oauth/token', {
+      ...rp.body,
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: FLOW_REDIRECT,
+      code_verifier: verifier,
+    });
+    expect([first.status, first.body.token_type]).toEqual([200, 'Bearer']);
+    const refreshPublic = (token: string) => postForm(on, '/api/oauth/token', { ...rp.body, grant_type: 'refresh_token', refresh_token: token });
+    return { tokens: first.body, refreshPublic };
+  }
+
+  it('has no retry window by default: nothing but its possession protects it, so presenting it again at once is reuse', async () => {
+    const { tokens: t0, refreshPublic } = await publicGrant(api);
+    const t1 = await refreshPublic(t0.refresh_token);
+    expect(t1.status).toBe(200);
+    // What a retry after a lost answer sends, and what a thief who captured the token sends alike.
+    const replay = await refreshPublic(t0.refresh_token);
+    expect([replay.status, replay.body.error]).toEqual([400, 'invalid_grant']);
+    expect(replay.body.error_description).toMatch(/already used; the grant is revoked/);
+    expect((await refreshPublic(t1.body.refresh_token)).body.error).toBe('invalid_grant');
+    expect((await userinfo(api, t1.body.access_token)).status).toBe(401);
+  });
+
+  it('gets the window REFRESH_RETRY_WINDOW_PUBLIC_SECONDS opens for it', async () => {
+    const open = await startTestApi({ REFRESH_RETRY_WINDOW_PUBLIC_SECONDS: WINDOW_SECONDS });
+    try {
+      const { tokens: t0, refreshPublic } = await publicGrant(open);
+      expect((await refreshPublic(t0.refresh_token)).status).toBe(200);
+      const retry = await refreshPublic(t0.refresh_token);
+      expect([retry.status, retry.body.error]).toEqual([200, undefined]);
+      expect((await userinfo(open, retry.body.access_token)).status).toBe(200);
+    } finally {
+      await open.stop();
     }
   });
 });
