@@ -80,18 +80,25 @@ export function kitCommand(kit: Kit, args: string[], opts: { allowFailure?: bool
   });
 }
 
-/** The environment the kit expects of Keyflow (`oidf.sh env`: issuer, ports, proxies, outbound allowlist, CA file). */
+/**
+ * The environment the kit expects of Keyflow (`oidf.sh env`: issuer, ports,
+ * proxies, outbound allowlist, CA file). Its `export NAME=value` lines are
+ * quoted for bash (`printf %q`: a comma may come as `\,`), so bash itself
+ * evaluates them and prints each value as it is; `unset NAME` lines remove one.
+ */
 export async function keyflowEnv(kit: Kit): Promise<Record<string, string | undefined>> {
-  const lines: string[] = [];
-  const child = spawn('bash', [kit.script, 'env'], { env: kit.env, stdio: ['ignore', 'pipe', 'inherit'] });
-  child.stdout.on('data', (d: Buffer) => lines.push(...d.toString().split('\n')));
+  const evaluate =
+    'out=$(bash "$1" env) || exit 1; eval "$out"; printf "%s\\n" "$out" | while read -r verb rest; do ' +
+    'case $verb in export) name=${rest%%=*}; printf "%s=%s\\0" "$name" "${!name}";; unset) printf "%s\\0" "$rest";; esac; done';
+  const chunks: Buffer[] = [];
+  const child = spawn('bash', ['-c', evaluate, 'bash', kit.script], { env: kit.env, stdio: ['ignore', 'pipe', 'inherit'] });
+  child.stdout.on('data', (d: Buffer) => chunks.push(d));
   await new Promise((resolve) => child.on('close', resolve));
   const env: Record<string, string | undefined> = {};
-  for (const line of lines) {
-    const set = /^export ([A-Z_]+)=(.*)$/.exec(line);
-    if (set) env[set[1]!] = set[2]!.replace(/^'(.*)'$/, '$1');
-    const unset = /^unset ([A-Z_]+)$/.exec(line);
-    if (unset) env[unset[1]!] = undefined;
+  for (const entry of Buffer.concat(chunks).toString('utf8').split('\0').filter(Boolean)) {
+    const at = entry.indexOf('=');
+    if (at > 0) env[entry.slice(0, at)] = entry.slice(at + 1);
+    else env[entry] = undefined;
   }
   if (!env.ISSUER) throw new Error('oidf.sh env named no ISSUER');
   return env;
