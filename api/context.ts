@@ -47,6 +47,8 @@ export interface ApiContext extends ApiDeps {
   outbound: Config['outbound'];
   /** How recent a sign-in must be for a sensitive account or app change (REAUTH_MAX_AGE_SECONDS). */
   reauthMaxAgeMs: number;
+  /** Resources that verify ML-DSA-65 access tokens (ACCESS_TOKEN_ML_DSA_RESOURCES). */
+  mlDsaResources: readonly string[];
 }
 
 export function createApiContext(deps: ApiDeps): ApiContext {
@@ -65,5 +67,6 @@ export function createApiContext(deps: ApiDeps): ApiContext {
     limits: config.limits,
     outbound: config.outbound,
     reauthMaxAgeMs: config.reauthMaxAgeMs,
+    mlDsaResources: config.mlDsaResources,
   };
 }

@@ -4,9 +4,11 @@
 // Editing an app (its redirect URIs, logout URIs) and a new secret need a
 // recent sign-in: a browser left signed in must not be enough to hand an app over.
 import express, { Router, type Request, type Response } from 'express';
-import { sensitiveChanges } from '../../lib/domain/client-metadata.js';
 import { ValidationError } from '../../lib/domain/errors.js';
-import type { RedirectUriEntry } from '../../lib/domain/clients.js';
+import type { ClientDoc, RedirectUriEntry } from '../../lib/domain/clients.js';
+import { accessTokenAlgOf, idTokenAlgOf, sensitiveChanges } from '../../lib/domain/client-metadata.js';
+import { signingNotes } from '../../lib/domain/algorithm-notes.js';
+import type { SigningAlg } from '../../lib/domain/signing-keys.js';
 import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret } from '../../lib/store/clients.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { appsPage as appsPageView, editPage, secretPage } from '../views/apps.js';
@@ -19,7 +21,7 @@ import type { ApiContext } from '../context.js';
 import { PAGES } from '../paths.js';
 
 /** `events`: app.created / app.updated / app.deleted go to the owner's webhooks. */
-export type AppsPageDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'flows' | 'events' | 'reauthMaxAgeMs'>;
+export type AppsPageDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'flows' | 'events' | 'reauthMaxAgeMs' | 'config'>;
 
 /** The app forms (create and edit): createClient and replaceClient check the values. */
 const AppForm = fieldsOf({
@@ -29,7 +31,18 @@ const AppForm = fieldsOf({
   post_logout_redirect_uris: formText,
   backchannel_logout_uri: formText,
   public: raw,
+  id_token_alg: formText,
+  access_token_alg: formText,
 });
+
+/** The algorithms the form chose, each one this deployment offers; a ValidationError names a wrong one. */
+function chosenAlgs(body: { id_token_alg: string; access_token_alg: string }, offered: readonly SigningAlg[], current?: ClientDoc) {
+  const idToken = idTokenAlgOf(body.id_token_alg || current?.idTokenSignedResponseAlg, offered);
+  const accessToken = accessTokenAlgOf(body.access_token_alg || null, offered);
+  const problems = [idToken, accessToken].flatMap((r) => (r.ok ? [] : [r.description]));
+  if (!idToken.ok || !accessToken.ok) throw new ValidationError(problems);
+  return { idTokenSignedResponseAlg: idToken.alg, accessTokenSignedResponseAlg: accessToken.alg };
+}
 
 export function appsPageRoutes(deps: AppsPageDeps): Router {
   const router = Router();
@@ -42,8 +55,9 @@ export function appsPageRoutes(deps: AppsPageDeps): Router {
     return false;
   }
 
+  const offered = deps.config.idTokenAlgs;
   async function appsPage(res: Response, s: SignedIn, notice?: SafeHtml, status = 200): Promise<void> {
-    appsPageView(res, s, await listClientsByOwner(deps.store, s.user._id), notice, status);
+    appsPageView(res, s, await listClientsByOwner(deps.store, s.user._id), offered, notice, status);
   }
 
   router.get(PAGES.apps, async (req, res) => {
@@ -63,9 +77,10 @@ export function appsPageRoutes(deps: AppsPageDeps): Router {
         redirectUris: redirects.map((value) => ({ type: 'equals' as const, value })),
         public: isPublic,
         ownerUserId: s.user._id,
+        ...chosenAlgs(body, offered),
       });
       await deps.events.user('app.created', s.user._id, appEventData(client), sessionActor(s.user._id));
-      secretPage(res, client.name, client._id, clientSecret, 'App created');
+      secretPage(res, client.name, client._id, clientSecret, 'App created', signingNotes(client.idTokenSignedResponseAlg, 'page'));
     } catch (err) {
       if (err instanceof ValidationError) return appsPage(res, s, html`<p class="error" role="alert">${err.message}</p>`, 400);
       throw err;
@@ -91,7 +106,7 @@ export function appsPageRoutes(deps: AppsPageDeps): Router {
     const client = await ownApp(String(req.params.clientId), s.user._id);
     if (!client) return appsPage(res, s, html`<p class="error" role="alert">No such app.</p>`, 404);
     if (!recentOrReauth(req, res, s, `${PAGES.apps}/${client._id}/edit`)) return;
-    editPage(res, s, client);
+    editPage(res, s, client, offered);
   });
 
   router.post(`${PAGES.apps}/:clientId/edit`, form, async (req, res) => {
@@ -115,14 +130,21 @@ export function appsPageRoutes(deps: AppsPageDeps): Router {
       tosUri: _tos,
       ...kept
     } = client;
-    const input = {
-      ...kept,
-      name: body.name,
-      description: body.description,
-      redirectUris: parseEntries(body.redirect_uris),
-      postLogoutRedirectUris: lines(body.post_logout_redirect_uris),
-      backchannelLogoutUri: body.backchannel_logout_uri.trim() || null,
-    };
+    let input;
+    try {
+      input = {
+        ...kept,
+        name: body.name,
+        description: body.description,
+        redirectUris: parseEntries(body.redirect_uris),
+        postLogoutRedirectUris: lines(body.post_logout_redirect_uris),
+        backchannelLogoutUri: body.backchannel_logout_uri.trim() || null,
+        ...chosenAlgs(body, offered, client),
+      };
+    } catch (err) {
+      if (err instanceof ValidationError) return editPage(res, s, client, offered, html`<p class="error" role="alert">${err.message}</p>`, 400);
+      throw err;
+    }
     if (sensitiveChanges(client, input).length > 0 && !recentOrReauth(req, res, s, `${PAGES.apps}/${client._id}/edit`)) return;
     try {
       const updated = await replaceClient(deps.store, client, input);
@@ -130,7 +152,7 @@ export function appsPageRoutes(deps: AppsPageDeps): Router {
       if (updated && changed.length) await deps.events.user('app.updated', s.user._id, appUpdatedData(updated.client, changed), sessionActor(s.user._id));
       res.redirect(303, PAGES.apps);
     } catch (err) {
-      if (err instanceof ValidationError) return editPage(res, s, client, html`<p class="error" role="alert">${err.message}</p>`, 400);
+      if (err instanceof ValidationError) return editPage(res, s, client, offered, html`<p class="error" role="alert">${err.message}</p>`, 400);
       throw err;
     }
   });

@@ -29,7 +29,10 @@ import { AUTHORIZATION_RESUME, PAGES } from '../paths.js';
 import { currentTimeMs } from '../../lib/runtime/clock.js';
 
 /** `signer` and `config` (ID_TOKEN_CLAIMS): the implicit flow signs its tokens here. */
-export type FlowDeps = Pick<ApiContext, 'issuer' | 'store' | 'kek' | 'findClient' | 'log' | 'secureCookies' | 'events' | 'signer' | 'config'>;
+export type FlowDeps = Pick<
+  ApiContext,
+  'issuer' | 'store' | 'kek' | 'findClient' | 'log' | 'secureCookies' | 'events' | 'signer' | 'config' | 'mlDsaResources'
+>;
 
 export function resumeUrl(requestId: string): string {
   return `${AUTHORIZATION_RESUME}?request=${encodeURIComponent(requestId)}`;

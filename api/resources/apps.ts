@@ -5,6 +5,7 @@
 import express, { Router, type Request, type Response } from 'express';
 import { appJson, appToClient, sensitiveChanges } from '../../lib/domain/client-metadata.js';
 import { ValidationError } from '../../lib/domain/errors.js';
+import { signingNotes } from '../../lib/domain/algorithm-notes.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
 import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret } from '../../lib/store/clients.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
@@ -68,7 +69,9 @@ export function appsApiRoutes(deps: AppsApiDeps): Router {
       const { client, clientSecret } = await createClient(deps.store, mapped.input);
       await deps.events.user('app.created', req.access!.userId, appEventData(client), tokenActor(req));
       res.set('Location', `${deps.issuer}${BASE}/${encodeURIComponent(client._id)}`);
-      send(res, 201, { ...appJson(client), ...(clientSecret ? { client_secret: clientSecret } : {}) });
+      // What the app's algorithms mean for its relying party, and the field that changes them.
+      const notes = signingNotes(client.idTokenSignedResponseAlg, 'api');
+      send(res, 201, { ...appJson(client), ...(clientSecret ? { client_secret: clientSecret } : {}), ...(notes.length ? { notes } : {}) });
     } catch (err) {
       if (err instanceof ValidationError) return sendError(res, 400, 'invalid_request', err.message);
       throw err;

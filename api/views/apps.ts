@@ -2,15 +2,35 @@
 // and a new client secret shown once.
 import type { Response } from 'express';
 import type { ClientDoc, RedirectUriEntry } from '../../lib/domain/clients.js';
+import { ACCESS_TOKEN_ALG_HINT, ID_TOKEN_ALG_HINT } from '../../lib/domain/algorithm-notes.js';
+import type { SigningAlg } from '../../lib/domain/signing-keys.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';
 import { PAGES } from '../paths.js';
 
+/** A select of signing algorithms (`offered`), `chosen` selected; `none` names the empty choice (the default) when given. */
+function algSelect(id: string, name: string, offered: readonly SigningAlg[], chosen: string, none?: string): SafeHtml {
+  return html`<select id="${id}" name="${name}" aria-describedby="${id}-hint">
+${none ? html`<option value=""${chosen === '' ? ' selected' : ''}>${none}</option>` : ''}
+${offered.map((a) => html`<option value="${a}"${a === chosen ? ' selected' : ''}>${a}</option>`)}
+</select>`;
+}
+
+/** The ID token and access token signature fields of the app forms, with what each choice means. */
+function algFields(prefix: string, offered: readonly SigningAlg[], idToken: string, accessToken: string): SafeHtml {
+  return html`<label for="${prefix}-id-alg">ID token signature</label>
+${algSelect(`${prefix}-id-alg`, 'id_token_alg', offered, idToken)}
+<p class="muted" id="${prefix}-id-alg-hint">${ID_TOKEN_ALG_HINT}</p>
+<label for="${prefix}-at-alg">Access token signature</label>
+${algSelect(`${prefix}-at-alg`, 'access_token_alg', offered, accessToken, 'Default (RS256)')}
+<p class="muted" id="${prefix}-at-alg-hint">${ACCESS_TOKEN_ALG_HINT}</p>`;
+}
+
 /** A redirect URI entry as the edit form shows it: `wildcard: …` and `regex: …` name their match type. */
 const entryLine = (e: RedirectUriEntry) => (e.type === 'equals' ? e.value : `${e.type}: ${e.value}`);
 
-export function appsPage(res: Response, { session }: SignedIn, apps: ClientDoc[], notice?: SafeHtml, status = 200): void {
+export function appsPage(res: Response, { session }: SignedIn, apps: ClientDoc[], offered: readonly SigningAlg[], notice?: SafeHtml, status = 200): void {
   sendPage(res, {
     title: 'Your apps',
     status,
@@ -34,6 +54,7 @@ ${csrfField(session.csrf)}
 <label for="app-redirects">Redirect URIs (one per line)</label>
 <textarea id="app-redirects" name="redirect_uris" rows="3" placeholder="https://app.example/callback"></textarea>
 <label><input type="checkbox" name="public" value="1"> Public client (no secret; PKCE)</label>
+${algFields('app', offered, offered[0] ?? 'RS256', '')}
 <button type="submit">Create app</button>
 </form>
 </section>
@@ -41,18 +62,19 @@ ${csrfField(session.csrf)}
   });
 }
 
-export function secretPage(res: Response, name: string, clientId: string, secret: string | null, title: string): void {
+export function secretPage(res: Response, name: string, clientId: string, secret: string | null, title: string, notes: string[] = []): void {
   sendPage(res, {
     title,
     body: html`<h1>${title}</h1>
 <p><strong>${name}</strong></p>
 <p><span class="muted">client_id</span> <code data-client-id>${clientId}</code></p>
 ${secret ? html`<p>Client secret — copy it now, it is shown only once:</p><p><code class="secret" data-client-secret>${secret}</code></p>` : html`<p>A public client has no secret.</p>`}
+${notes.map((n) => html`<p class="notice" data-note>${n} <a href="${PAGES.apps}/${clientId}/edit">Change it</a>.</p>`)}
 <p><a href="${PAGES.apps}">Done</a></p>`,
   });
 }
 
-export function editPage(res: Response, { session }: SignedIn, app: ClientDoc, notice?: SafeHtml, status = 200): void {
+export function editPage(res: Response, { session }: SignedIn, app: ClientDoc, offered: readonly SigningAlg[], notice?: SafeHtml, status = 200): void {
   sendPage(res, {
     title: `Edit ${app.name}`,
     status,
@@ -70,6 +92,7 @@ ${csrfField(session.csrf)}
 <textarea id="edit-logout" name="post_logout_redirect_uris" rows="2">${app.postLogoutRedirectUris.join('\n')}</textarea>
 <label for="edit-bcl">Back-channel logout URI</label>
 <input id="edit-bcl" name="backchannel_logout_uri" type="url" maxlength="2048" value="${app.backchannelLogoutUri ?? ''}">
+${algFields('edit', offered, app.idTokenSignedResponseAlg, app.accessTokenSignedResponseAlg ?? '')}
 <button type="submit">Save</button>
 </form>
 <p><a href="${PAGES.apps}">Back to your apps</a></p>`,

@@ -1,6 +1,8 @@
-// A site admin's changes to any app on the instance, for the admin API and the
-// operator CLI alike: marking it verified by the site (shown on consent pages
-// and in the `apps` claim), and deactivating or reactivating it. Each change
+// A site admin's changes to any app on the instance, for the admin API, the
+// console and the operator CLI alike: marking it verified by the site (shown
+// on consent pages and in the `apps` claim), deactivating or reactivating it,
+// and what it may get for itself with client_credentials (its machine access:
+// a change revokes the machine tokens it holds). Each change
 // that changes something emits `admin.app.update` with the actor.
 //
 // Deactivation refuses the client at every OAuth endpoint (the shared client
@@ -8,13 +10,14 @@
 // holds, and the consents given to it. Reactivation lets it work again; what
 // deactivation revoked stays revoked: users sign in to it afresh.
 import { z } from 'zod';
-import { isClientActive, type ClientDoc } from '../domain/clients.js';
-import { NotFoundError, parseOrRefuse } from '../domain/errors.js';
+import { isClientActive, NewClientInput, type ClientDoc } from '../domain/clients.js';
+import { NotFoundError, parseOrRefuse, ValidationError, zodProblems } from '../domain/errors.js';
+import type { MachineAccessEntry } from '../domain/machine-access.js';
 import type { AdminEvent, EventActor } from '../domain/webhook-events.js';
 import type { FlowClient } from '../flows/flow-client.js';
-import { revokeClientGrants } from '../grants/revocation.js';
+import { revokeClientGrants, revokeMachineGrants } from '../grants/revocation.js';
 import type { Store } from '../store/db.js';
-import { setClientDeactivated, setClientVerified } from '../store/clients.js';
+import { setClientDeactivated, setClientMachineAccess, setClientVerified } from '../store/clients.js';
 
 export interface AppChangeDeps {
   store: Store;
@@ -24,10 +27,14 @@ export interface AppChangeDeps {
 
 /** What a site admin may change on an app (admin API JSON). */
 export const AppAdminInput = z
-  .object({ is_verified: z.boolean(), active: z.boolean() })
+  .object({
+    is_verified: z.boolean(),
+    active: z.boolean(),
+    machine_access: z.array(z.object({ resource: z.string(), scopes: z.array(z.string()).max(50) }).strict()).max(20),
+  })
   .partial()
   .strict()
-  .refine((v) => v.is_verified !== undefined || v.active !== undefined, 'name is_verified or active');
+  .refine((v) => v.is_verified !== undefined || v.active !== undefined || v.machine_access !== undefined, 'name is_verified, active or machine_access');
 export type AppAdminInput = z.output<typeof AppAdminInput>;
 
 /** The app after a change, what changed (`is_verified`, `active`) and how many grants deactivation revoked. */
@@ -61,13 +68,59 @@ export async function changeApp(deps: AppChangeDeps, client: ClientDoc, body: un
     current = (await setClientDeactivated(deps.store, current._id, input.active ? null : new Date())) ?? gone();
     if (!input.active) grantsRevoked = (await revokeClientGrants(deps, current._id, 'client deactivated')).grants;
   }
+  if (input.machine_access !== undefined) {
+    const access = validMachineAccess(current, input.machine_access);
+    if (JSON.stringify(current.machineAccess ?? []) !== JSON.stringify(access)) {
+      changed.push('machine_access');
+      current = (await setClientMachineAccess(deps.store, current._id, access)) ?? gone();
+      // What the app may get changed: the machine tokens it holds are revoked, the next request gets what it may now.
+      grantsRevoked += (await revokeMachineGrants(deps, current._id)).grants;
+    }
+  }
   if (changed.length) await deps.events.admin('admin.app.update', appUpdateData(current, changed), actor);
   return { client: current, changed, grantsRevoked };
 }
 
+/** The machine access asked for, checked by the client model with the app's other settings: a ValidationError names each problem. */
+function validMachineAccess(client: ClientDoc, access: MachineAccessEntry[]): MachineAccessEntry[] {
+  const {
+    _id,
+    secretHash,
+    createdAt,
+    updatedAt,
+    deactivatedAt,
+    registrationTokenHash,
+    grantTypes,
+    responseTypes,
+    clientUri,
+    logoUri,
+    policyUri,
+    tosUri,
+    ...model
+  } = client;
+  void [_id, secretHash, createdAt, updatedAt, deactivatedAt, registrationTokenHash, grantTypes, responseTypes, clientUri, logoUri, policyUri, tosUri];
+  const parsed = NewClientInput.safeParse({ ...model, machineAccess: access });
+  if (!parsed.success) {
+    if (access.length === 0 && client.redirectUris.length === 0)
+      throw new ValidationError([
+        'machine_access: this app has no redirect URI, so without machine access it could do nothing: give it a redirect URI first, or delete it',
+      ]);
+    const problems = parsed.error.issues.filter((i) => i.path[0] === 'machineAccess' || i.path.length === 0);
+    throw new ValidationError(zodProblems(problems.length ? problems : parsed.error.issues).map((p) => p.replace(/^machineAccess/, 'machine_access')));
+  }
+  return parsed.data.machineAccess;
+}
+
 /** `admin.app.update`'s data: which app, what changed, and the state after. */
 export function appUpdateData(client: ClientDoc, changed: string[]): Record<string, unknown> {
-  return { app_id: client._id, name: client.name, changed, is_verified: client.isVerified, is_active: isClientActive(client) };
+  return {
+    app_id: client._id,
+    name: client.name,
+    changed,
+    is_verified: client.isVerified,
+    is_active: isClientActive(client),
+    machine_access: client.machineAccess ?? [],
+  };
 }
 
 export const setAppVerified = (deps: AppChangeDeps, client: ClientDoc, isVerified: boolean, actor: EventActor) =>

@@ -2,8 +2,9 @@
 // app, each through the module the APIs use, with the operator as the events'
 // actor. An unknown client id is a usage error (exit 2).
 //
-// - verify, deactivate, reactivate: a site admin's changes (admin/app-changes.ts):
-//   the same grant revocation on deactivation and the same admin.app.update
+// - verify, deactivate, reactivate, machine-access: a site admin's changes
+//   (admin/app-changes.ts): the same grant revocation on deactivation (and of
+//   machine tokens when machine access changes) and the same admin.app.update
 //   event; the admin API's answer is printed (admin/app-json.ts).
 // - update, rotate-secret, delete: what the app API does for the app's owner
 //   (apps/app-lifecycle.ts): the owner's webhooks hear app.updated or
@@ -18,15 +19,16 @@ import { appToClient } from '../domain/client-metadata.js';
 import type { ClientDoc } from '../domain/clients.js';
 import { ConflictError, ValidationError } from '../domain/errors.js';
 import { parseScopeParam } from '../domain/scopes.js';
+import { parseMachineAccessArgs, type MachineAccessEntry } from '../domain/machine-access.js';
 import type { Store } from '../store/db.js';
 import { liveGrantIds } from '../store/grants.js';
 import { lazyTemporalClient } from '../temporal/connection.js';
 import { clientById, REDIRECT_URI_OPTIONS, redirectUrisOf } from './client-args.js';
 import { cliEvents, OPERATOR } from './events.js';
 import { connectTemporal, reportUnreachedFamilies } from './temporal.js';
-import { parseCommand, print, required, UsageError } from './usage.js';
+import { parseCommand, print, required, UsageError, type Options } from './usage.js';
 
-const ADMIN_CHANGES = ['verify', 'deactivate', 'reactivate'] as const;
+const ADMIN_CHANGES = ['verify', 'deactivate', 'reactivate', 'machine-access'] as const;
 export const APP_CHANGES = [...ADMIN_CHANGES, 'update', 'rotate-secret', 'delete'] as const;
 type AppChangeCommand = (typeof APP_CHANGES)[number];
 type AdminChangeCommand = (typeof ADMIN_CHANGES)[number];
@@ -34,13 +36,34 @@ type AdminChangeCommand = (typeof ADMIN_CHANGES)[number];
 export const isAppChange = (sub: string | undefined): sub is AppChangeCommand => (APP_CHANGES as readonly (string | undefined)[]).includes(sub);
 const isAdminChange = (sub: AppChangeCommand): sub is AdminChangeCommand => (ADMIN_CHANGES as readonly string[]).includes(sub);
 
-/** The command line of an admin change: CLIENT_ID, and --unverify for `verify`. */
+const ADMIN_OPTIONS: Record<AdminChangeCommand, Options> = {
+  verify: { unverify: { type: 'boolean' } },
+  deactivate: {},
+  reactivate: {},
+  'machine-access': { allow: { type: 'string', multiple: true }, none: { type: 'boolean' } },
+};
+
+/** The command line of an admin change: CLIENT_ID, --unverify for `verify`, --allow or --none for `machine-access`. */
 function adminChangeLine(sub: AdminChangeCommand, argv: string[]): { clientId: string; input: AppAdminInput } {
-  const { positionals, values } = parseCommand(argv, sub === 'verify' ? { unverify: { type: 'boolean' } } : {}, 1);
+  const { positionals, values } = parseCommand(argv, ADMIN_OPTIONS[sub], 1);
   const clientId = positionals[0];
   if (clientId === undefined) throw new UsageError(`apps ${sub} needs CLIENT_ID`);
+  if (sub === 'machine-access') return { clientId, input: { machine_access: machineAccessLine(values) } };
   const input = sub === 'verify' ? { is_verified: values.unverify !== true } : { active: sub === 'reactivate' };
   return { clientId, input };
+}
+
+/** `machine-access`'s resources and scopes: every `--allow RESOURCE=SCOPE,…` (replacing what the app had), or `--none`. */
+function machineAccessLine(values: Record<string, unknown>): MachineAccessEntry[] {
+  const allow = (values.allow as string[] | undefined) ?? [];
+  if (values.none === true) {
+    if (allow.length) throw new UsageError('apps machine-access takes --allow or --none, not both');
+    return [];
+  }
+  if (allow.length === 0) throw new UsageError('apps machine-access needs --allow RESOURCE=SCOPE[,SCOPE…] (repeatable), or --none to remove it');
+  const parsed = parseMachineAccessArgs(allow);
+  if (!parsed.ok) throw new UsageError(`--allow: ${parsed.description}`);
+  return parsed.access;
 }
 
 async function adminChange(store: Store, cfg: Config, sub: AdminChangeCommand, argv: string[]): Promise<void> {
@@ -67,6 +90,8 @@ const UPDATE_OPTIONS = {
   'post-logout-redirect-uri': { type: 'string', multiple: true },
   'backchannel-logout-uri': { type: 'string' },
   'allowed-resource': { type: 'string', multiple: true },
+  'id-token-alg': { type: 'string' },
+  'access-token-alg': { type: 'string' },
 } as const;
 
 /** The app API's PATCH body for `update`'s options (only those given), checked and applied as the app API does. */
@@ -81,6 +106,9 @@ function updatedInput(client: ClientDoc, cfg: Config, values: Record<string, unk
   // An empty value removes the back-channel logout URI.
   if (values['backchannel-logout-uri'] !== undefined) body.backchannel_logout_uri = values['backchannel-logout-uri'] || null;
   if (values['allowed-resource'] !== undefined) body.allowed_resources = values['allowed-resource'];
+  if (values['id-token-alg'] !== undefined) body.id_token_signed_response_alg = values['id-token-alg'];
+  // An empty value goes back to the default (RS256; PS256 for FAPI 2.0).
+  if (values['access-token-alg'] !== undefined) body.access_token_signed_response_alg = values['access-token-alg'] || null;
   if (Object.keys(body).length === 0)
     throw new UsageError(
       `clients update needs at least one of ${Object.keys(UPDATE_OPTIONS)

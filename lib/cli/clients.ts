@@ -5,7 +5,9 @@
 // reactivate) are in apps.ts, loaded only for them: they load Temporal's SDK.
 import type { Config } from '../config/env.js';
 import { adminAppJson } from '../admin/app-json.js';
-import { fapiProfileOf, idTokenAlgOf, introspectionAlgOf, userinfoAlgOf } from '../domain/client-metadata.js';
+import { accessTokenAlgOf, fapiProfileOf, idTokenAlgOf, introspectionAlgOf, userinfoAlgOf } from '../domain/client-metadata.js';
+import { signingNotes } from '../domain/algorithm-notes.js';
+import { parseMachineAccessArgs } from '../domain/machine-access.js';
 import { FAPI2_DEFAULT_SIGNING_ALG } from '../domain/fapi2.js';
 import { requestObjectAlgOf } from '../domain/request-object.js';
 import type { NewClientInput } from '../domain/clients.js';
@@ -14,6 +16,7 @@ import { createClient, listClients } from '../store/clients.js';
 import type { Store } from '../store/db.js';
 import { clientById, REDIRECT_URI_OPTIONS, redirectUrisOf } from './client-args.js';
 import { parseCommand, print, required, UsageError } from './usage.js';
+import { cliIo } from './io.js';
 
 async function create(store: Store, cfg: Config, argv: string[]): Promise<void> {
   const { values: v } = parseCommand(argv, {
@@ -38,6 +41,8 @@ async function create(store: Store, cfg: Config, argv: string[]): Promise<void> 
     'require-signed-request-object': { type: 'boolean' },
     'request-object-alg': { type: 'string' },
     'introspection-alg': { type: 'string' },
+    'access-token-alg': { type: 'string' },
+    'machine-access': { type: 'string', multiple: true },
   });
   const list = (key: string) => (v[key] as string[] | undefined) ?? [];
   let jwks: unknown = null;
@@ -61,6 +66,10 @@ async function create(store: Store, cfg: Config, argv: string[]): Promise<void> 
   if (!introspectionAlg.ok) throw new UsageError(`--introspection-alg: ${introspectionAlg.description}`);
   const requestObjectAlg = requestObjectAlgOf(v['request-object-alg'] as string | undefined);
   if (!requestObjectAlg.ok) throw new UsageError(`--request-object-alg: ${requestObjectAlg.description}`);
+  const accessTokenAlg = accessTokenAlgOf(v['access-token-alg'] as string | undefined, cfg.idTokenAlgs);
+  if (!accessTokenAlg.ok) throw new UsageError(`--access-token-alg: ${accessTokenAlg.description}`);
+  const machineAccess = parseMachineAccessArgs(list('machine-access'));
+  if (!machineAccess.ok) throw new UsageError(`--machine-access: ${machineAccess.description}`);
   const input = {
     name: required(v.name as string | undefined, '--name'),
     description: v.description,
@@ -77,6 +86,8 @@ async function create(store: Store, cfg: Config, argv: string[]): Promise<void> 
     userinfoSignedResponseAlg: userinfoAlg.alg,
     introspectionSignedResponseAlg: introspectionAlg.alg,
     requestObjectSigningAlg: requestObjectAlg.alg,
+    accessTokenSignedResponseAlg: accessTokenAlg.alg,
+    machineAccess: machineAccess.access,
     fapiProfile: fapiProfile.profile,
     requireSignedRequestObject: Boolean(v['require-signed-request-object']),
     isVerified: Boolean(v.verified),
@@ -87,6 +98,8 @@ async function create(store: Store, cfg: Config, argv: string[]): Promise<void> 
   const { client, clientSecret } = await createClient(store, input);
   // The app as the admin API shows it; the secret as the app API shows it on create, this once.
   print({ ...adminAppJson(client), ...(clientSecret ? { client_secret: clientSecret } : {}) });
+  // What its algorithms mean for its relying party: on stderr, so that the JSON on stdout stays clean.
+  for (const note of signingNotes(client.idTokenSignedResponseAlg, 'cli')) cliIo().stderr(`note: ${note}\n`);
 }
 
 export async function clientsCommand(store: Store, cfg: Config, sub: string | undefined, argv: string[]): Promise<void> {

@@ -66,12 +66,17 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
                  [--oidc-field teams|apps|domains|gpg_keys|social_accounts]... [--jwks JSON | --jwks-uri URI]
                  [--id-token-alg ML-DSA-65|RS256|PS256|ES256] [--userinfo-alg ML-DSA-65|RS256|PS256|ES256|none]
                  [--introspection-alg ALG] [--request-object-alg RS256|PS256|ES256|EdDSA|none] [--fapi-profile fapi2|none]
-                 [--require-signed-request-object] [--verified] [--require-par]
+                 [--require-signed-request-object] [--verified] [--require-par] [--allowed-resource URI]... [--no-pkce]
+                 [--access-token-alg ML-DSA-65|RS256|PS256|ES256]   (default RS256: what resource servers verify)
+                 [--machine-access RESOURCE=SCOPE[,SCOPE…]]...   (client_credentials: what it may get for itself;
+                 a client with machine access needs no redirect URI)
+                 (an app with ML-DSA-65 ID tokens, the default, gets a note on stderr: most RP libraries need RS256)
   clients list
   clients show CLIENT_ID                  (one app, as the admin API shows it; \`clients\` is also \`apps\`)
   clients update CLIENT_ID [--name N] [--description D] [--redirect-uri URI]... [--redirect-uri-wildcard GLOB]...
                  [--redirect-uri-regex REGEX]... [--scope "openid profile ..."] [--post-logout-redirect-uri URI]...
                  [--backchannel-logout-uri URI (empty: none)] [--allowed-resource URI]...
+                 [--id-token-alg ALG] [--access-token-alg ALG (empty: the default)]
                                           (as the app API changes it: a list given replaces the app's list)
   clients rotate-secret CLIENT_ID         (a new client secret, printed once; the old one stops working at once)
   clients delete CLIENT_ID --yes          (deletes the app and revokes its grants, refresh tokens and consents:
@@ -80,6 +85,9 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
   apps verify CLIENT_ID [--unverify]      (marks the app verified by this site, or not)
   apps deactivate CLIENT_ID               (refused at every OAuth endpoint; its grants, refresh tokens and consents are revoked)
   apps reactivate CLIENT_ID               (it works again; what deactivation revoked stays revoked)
+  apps machine-access CLIENT_ID (--allow RESOURCE=SCOPE[,SCOPE…]... | --none)
+                                          (what the app may get for itself with client_credentials, replacing what
+                 it had; its machine tokens are revoked when this changes)
 
   config get [KEY]
   config set KEY VALUE
@@ -94,7 +102,8 @@ export const USAGE = `usage: keyflow <command> [options]        (npm run cli -- 
                  success|failure, status or error kind, duration, delivery id; N ≤ 50;
                  --follow: oldest first, then new ones every second until Ctrl-C)
 
-  audit list [--limit N] [--event NAME]     (the audit log: admin events, team changes, scope grants; newest first; N ≤ 1000, default 100)
+  audit list [--limit N] [--event NAME]     (the audit log: admin events, team changes, scope grants, client_credentials tokens;
+                 newest first; N ≤ 1000, default 100)
 
   teams list [--user USER] [--limit N]      (every team by slug, or USER's teams nearest first with role and
                  inherited; N ≤ 1000, default 100)

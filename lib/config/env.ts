@@ -4,6 +4,7 @@
 import type { FapiProfile } from '../domain/fapi2.js';
 import { offeredIdTokenAlgs, type IdTokenAlg } from '../domain/clients.js';
 import { ID_TOKEN_CLAIMS_PLACEMENTS, type IdTokenClaimsPlacement } from '../domain/claims.js';
+import { resourceProblem } from '../domain/resources.js';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -104,6 +105,19 @@ const dnsResolvers = z
       const host = m ? m[1]! : entry;
       const portOk = !m || (Number(m[2]) >= 1 && Number(m[2]) <= 65535);
       if (net.isIP(host) === 0 || !portOk) ctx.addIssue({ code: 'custom', message: `"${entry}" must be an IP address, IPv4:port or [IPv6]:port` });
+    }
+    return entries;
+  });
+
+/** Resource indicators (RFC 8707), comma- or space-separated, each an absolute URI without fragment. */
+const resourceList = z
+  .string()
+  .default('')
+  .transform((value, ctx) => {
+    const entries = [...new Set(value.split(/[\s,]+/).filter(Boolean))];
+    for (const entry of entries) {
+      const problem = resourceProblem(entry);
+      if (problem) ctx.addIssue({ code: 'custom', message: `"${entry}" ${problem}` });
     }
     return entries;
   });
@@ -275,6 +289,9 @@ const protocol = {
     .enum(['true', 'false'], { error: 'must be true or false' })
     .default('true')
     .describe('Whether a confidential client registered dynamically without `require_pkce` must use PKCE (public clients always must)'),
+  ACCESS_TOKEN_ML_DSA_RESOURCES: resourceList.describe(
+    'Resources (RFC 8707 resource indicators) whose servers verify ML-DSA-65: an access token for such resources alone is signed ML-DSA-65 (RS256 otherwise, unless the client names an `access_token_signed_response_alg`)',
+  ),
   FAPI_PROFILE_DEFAULT: z
     .enum(['none', 'fapi2'], { error: 'must be none or fapi2' })
     .default('none')
@@ -427,6 +444,8 @@ export interface Config {
   mldsa: MlDsaMode;
   /** ID token (and access token) algorithms offered, the default of new clients first (ML_DSA_SIGNING). */
   idTokenAlgs: readonly IdTokenAlg[];
+  /** Resources that verify ML-DSA-65 access tokens (ACCESS_TOKEN_ML_DSA_RESOURCES): a token for these alone is ML-DSA-65. */
+  mlDsaResources: readonly string[];
   /** Where the scopes' standard claims go: the ID token too, or UserInfo only (ID_TOKEN_CLAIMS). */
   idTokenClaims: IdTokenClaimsPlacement;
   /** The `aud` a private_key_jwt assertion may name: the issuer alone, or also the token endpoint URL (CLIENT_ASSERTION_AUDIENCE). */
@@ -537,6 +556,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       kek: e.KEYFLOW_KEK,
       mldsa: e.KEYFLOW_MLDSA,
       idTokenAlgs: offeredIdTokenAlgs(e.ML_DSA_SIGNING === 'on'),
+      mlDsaResources: e.ACCESS_TOKEN_ML_DSA_RESOURCES,
       idTokenClaims: e.ID_TOKEN_CLAIMS,
       clientAssertionAudience: e.CLIENT_ASSERTION_AUDIENCE,
       registrationRequirePkce: e.REGISTRATION_REQUIRE_PKCE === 'true',

@@ -72,6 +72,15 @@ function single(query: Query, name: string): string | undefined | null {
   return typeof v === 'string' ? v : null;
 }
 
+/**
+ * How the common relying-party libraries send PKCE, for the refusal of a
+ * request without it (the recipes: docs/relying-parties.md). Characters an
+ * error_description may hold (RFC 6749 §4.1.2.1: no quote, no backslash).
+ */
+export const PKCE_HINT =
+  'Spring Security: OAuth2AuthorizationRequestCustomizers.withPkce() (Spring Boot 3; Boot 4 sends it); Keycloak: PKCE on in the identity provider; ' +
+  'authlib: code_challenge_method S256; golang.org/x/oauth2: S256ChallengeOption; see the relying-party recipes of Keyflow (docs/relying-parties.md)';
+
 /** The `request_uri` prefix of pushed authorization requests (RFC 9126 §2.2). */
 export const PAR_REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 
@@ -140,8 +149,9 @@ function validateParams(query: Query, client: ClientForAuthorization, redirectUr
   if (!implicit) {
     const pkce = challengeProblem(challenge, single(query, 'code_challenge_method'));
     if (pkce) return fail('invalid_request', pkce);
-    if (challenge === undefined && client.public) return fail('invalid_request', 'public clients must use PKCE (code_challenge with S256)');
-    if (challenge === undefined && client.requirePkce !== false) return fail('invalid_request', 'this application must use PKCE (code_challenge with S256)');
+    if (challenge === undefined && client.public) return fail('invalid_request', `public clients must use PKCE (code_challenge with S256). ${PKCE_HINT}`);
+    if (challenge === undefined && client.requirePkce !== false)
+      return fail('invalid_request', `this application must use PKCE (code_challenge with S256). ${PKCE_HINT}`);
   }
 
   const nonce = single(query, 'nonce');

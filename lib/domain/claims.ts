@@ -250,7 +250,8 @@ export function accessTokenClaims(args: {
   scope: readonly string[];
   grantId: string;
   jti: string;
-  auth: AuthContext;
+  /** How the user authenticated; none for a machine token (client credentials: `sub` is the client). */
+  auth?: AuthContext;
   now: number;
 }): Record<string, unknown> {
   const { issuer, audience, clientId, userId, scope, grantId, jti, auth, now } = args;
@@ -263,10 +264,8 @@ export function accessTokenClaims(args: {
     jti,
     iat: seconds(now),
     exp: seconds(now) + TOKEN_TTL_SECONDS,
-    auth_time: seconds(auth.authTime),
-    acr: auth.acr,
-    amr: auth.amr,
+    ...(auth ? { auth_time: seconds(auth.authTime), acr: auth.acr, amr: auth.amr } : {}),
     grant_id: grantId,
-    ...(auth.sid ? { sid: auth.sid } : {}),
+    ...(auth?.sid ? { sid: auth.sid } : {}),
   };
 }

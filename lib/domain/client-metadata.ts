@@ -17,7 +17,7 @@ import {
   type TokenEndpointAuthMethod,
 } from './clients.js';
 import { zodProblems } from './errors.js';
-import { FAPI_PROFILES, FAPI2_DEFAULT_SIGNING_ALG, FAPI2_GRANT_TYPES, mayUseGrant, type FapiProfile } from './fapi2.js';
+import { FAPI_PROFILES, FAPI2_DEFAULT_SIGNING_ALG, fapi2GrantRefusal, mayUseGrant, type FapiProfile } from './fapi2.js';
 import { requestObjectAlgOf } from './request-object.js';
 import { IMPLICIT_GRANT_TYPE, isImplicit, parseResponseType, RESPONSE_TYPES } from './response-type.js';
 import { parseScopeParam } from './scopes.js';
@@ -46,6 +46,8 @@ const SNAKE: Record<string, string> = {
   requestObjectSigningAlg: 'request_object_signing_alg',
   requestUris: 'request_uris',
   authorizationSignedResponseAlg: 'authorization_signed_response_alg',
+  accessTokenSignedResponseAlg: 'access_token_signed_response_alg',
+  machineAccess: 'machine_access',
 };
 
 type Issue = { path: ReadonlyArray<PropertyKey>; message: string };
@@ -65,10 +67,9 @@ function validated(input: NewClientInput, classify: (issues: ReadonlyArray<Issue
 
 /**
  * The ID token algorithm of a client that asked for `asked` (or named none):
- * one this deployment offers, or the first it offers. A client registered
- * through dynamic registration without one gets it too, rather than RS256 as
- * OIDC Dynamic Registration's own default would have it: the product's
- * default is ML-DSA-65 wherever it is offered.
+ * one this deployment offers, or the first it offers (ML-DSA-65 where it is
+ * offered: the default of apps made in Keyflow). Dynamic registration passes
+ * RS256 for a client that names none (registrationToClient).
  */
 export function idTokenAlgOf(asked: string | undefined, offered: readonly IdTokenAlg[]): { ok: true; alg: IdTokenAlg } | { ok: false; description: string } {
   if (asked === undefined) return { ok: true, alg: offered[0]! };
@@ -117,6 +118,10 @@ function signedResponseAlgOf(field: string, asked: string | null | undefined, of
 export const introspectionAlgOf = (asked: string | null | undefined, offered: readonly IdTokenAlg[]) =>
   signedResponseAlgOf('introspection_signed_response_alg', asked, offered);
 
+/** The algorithm of the client's access tokens (access-token-alg.ts): null, the resource servers' default (RS256; PS256 for FAPI 2.0). */
+export const accessTokenAlgOf = (asked: string | null | undefined, offered: readonly IdTokenAlg[]) =>
+  signedResponseAlgOf('access_token_signed_response_alg', asked, offered);
+
 /** JARM: the algorithm of the client's JWT authorization responses. */
 export const authorizationAlgOf = (asked: string | null | undefined, offered: readonly IdTokenAlg[]) =>
   signedResponseAlgOf('authorization_signed_response_alg', asked, offered);
@@ -156,6 +161,8 @@ const RegistrationMetadata = z.object({
   // A Keyflow extension, like RFC 9126's require_pushed_authorization_requests: a confidential client may opt out of PKCE.
   require_pkce: z.boolean().optional(),
   authorization_signed_response_alg: z.string().optional(),
+  // A Keyflow extension: the algorithm of the client's access tokens (RS256 when none is named).
+  access_token_signed_response_alg: z.string().optional(),
   // RFC 7592 §2.2: sent back on update; checked by the route.
   client_id: z.string().optional(),
   client_secret: z.string().optional(),
@@ -269,8 +276,10 @@ export function registrationToClient(
   // FAPI 2.0 (fapi2.ts): code only, and the profile's algorithm unless the client names another.
   if (fapiProfile.profile && responseTypes.some(isImplicit)) return bad('a FAPI 2.0 client uses response_type code only');
   const outsideProfile = grantTypes.find((g) => !mayUseGrant({ fapiProfile: fapiProfile.profile }, g));
-  if (outsideProfile) return bad(`a FAPI 2.0 client uses only the grant types ${FAPI2_GRANT_TYPES.join(' and ')}, not ${outsideProfile}`);
-  const alg = idTokenAlgOf(m.id_token_signed_response_alg ?? (fapiProfile.profile ? FAPI2_DEFAULT_SIGNING_ALG : undefined), idTokenAlgs);
+  if (outsideProfile) return bad(fapi2GrantRefusal(outsideProfile));
+  // OIDC Dynamic Registration §2: a client that names no ID token algorithm gets RS256 (the spec's
+  // path for legacy relying parties; apps made in Keyflow get ML-DSA-65); FAPI 2.0 the profile's.
+  const alg = idTokenAlgOf(m.id_token_signed_response_alg ?? (fapiProfile.profile ? FAPI2_DEFAULT_SIGNING_ALG : 'RS256'), idTokenAlgs);
   if (!alg.ok) return bad(alg.description);
   const userinfoAlg = userinfoAlgOf(m.userinfo_signed_response_alg, idTokenAlgs);
   if (!userinfoAlg.ok) return bad(userinfoAlg.description);
@@ -280,6 +289,8 @@ export function registrationToClient(
   if (!requestObjectAlg.ok) return bad(requestObjectAlg.description);
   const authorizationAlg = authorizationAlgOf(m.authorization_signed_response_alg, idTokenAlgs);
   if (!authorizationAlg.ok) return bad(authorizationAlg.description);
+  const accessTokenAlg = accessTokenAlgOf(m.access_token_signed_response_alg, idTokenAlgs);
+  if (!accessTokenAlg.ok) return bad(accessTokenAlg.description);
   // OIDC Dynamic Registration §2: pages link to these.
   for (const field of ['client_uri', 'policy_uri', 'tos_uri'] as const) {
     if (m[field] !== undefined && !isHttpUri(m[field])) return bad(`${field}: must be an absolute http(s) URI without fragment`);
@@ -303,6 +314,7 @@ export function registrationToClient(
     requestObjectSigningAlg: requestObjectAlg.alg,
     requestUris: m.request_uris ?? [],
     authorizationSignedResponseAlg: authorizationAlg.alg,
+    accessTokenSignedResponseAlg: accessTokenAlg.alg,
     requirePushedAuthorizationRequests: m.require_pushed_authorization_requests ?? false,
     fapiProfile: fapiProfile.profile,
     requireSignedRequestObject: m.require_signed_request_object ?? false,
@@ -360,6 +372,7 @@ export function clientInformation(client: ClientDoc): Record<string, unknown> {
   if (client.requireSignedRequestObject) doc.require_signed_request_object = true;
   // Only when registered: JARM's RS256 default is applied when signing, and listing it would say the client asked for JWT responses.
   if (client.authorizationSignedResponseAlg) doc.authorization_signed_response_alg = client.authorizationSignedResponseAlg;
+  if (client.accessTokenSignedResponseAlg) doc.access_token_signed_response_alg = client.accessTokenSignedResponseAlg;
   return doc;
 }
 
@@ -395,6 +408,9 @@ const AppFields = z
     allowed_resources: z.array(z.string()).max(50),
     require_pkce: z.boolean(),
     authorization_signed_response_alg: z.string().nullable(),
+    access_token_signed_response_alg: z.string().nullable(),
+    // Read-only: accepted unchanged only (appToClient).
+    machine_access: z.unknown(),
   })
   .partial()
   .strict();
@@ -442,6 +458,9 @@ export function appToClient(
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('the body must be a JSON object');
   const readOnly = READ_ONLY.filter((k) => k in body);
   if (readOnly.length) return bad(`${readOnly.join(', ')} cannot be set here${readOnly.includes('is_verified') ? ' (only operators verify apps)' : ''}`);
+  // Shown by the API, so it may come back as it is; only operators change it.
+  if ('machine_access' in body && JSON.stringify(body.machine_access) !== JSON.stringify(current?.machineAccess ?? []))
+    return bad('machine_access cannot be set here (only operators allow an app machine access, for client_credentials)');
   const parsed = AppFields.safeParse(body);
   if (!parsed.success) return bad(describe(parsed.error.issues, {}));
   const a = parsed.data;
@@ -496,6 +515,11 @@ export function appToClient(
     const alg = authorizationAlgOf(a.authorization_signed_response_alg, idTokenAlgs);
     if (!alg.ok) return bad(alg.description);
     input.authorizationSignedResponseAlg = alg.alg;
+  }
+  if (a.access_token_signed_response_alg !== undefined) {
+    const alg = accessTokenAlgOf(a.access_token_signed_response_alg, idTokenAlgs);
+    if (!alg.ok) return bad(alg.description);
+    input.accessTokenSignedResponseAlg = alg.alg;
   }
   if (a.public !== undefined) {
     input.public = a.public;
@@ -560,6 +584,8 @@ export function appJson(c: ClientDoc): Record<string, unknown> {
     allowed_resources: c.allowedResources ?? [],
     require_pkce: c.requirePkce ?? true,
     authorization_signed_response_alg: c.authorizationSignedResponseAlg ?? null,
+    access_token_signed_response_alg: c.accessTokenSignedResponseAlg ?? null,
+    machine_access: c.machineAccess ?? [],
     is_verified: c.isVerified,
     is_active: isClientActive(c),
     created_at: c.createdAt.toISOString(),

@@ -28,11 +28,12 @@ export function newClient(input: NewClientInput, extras: Partial<ClientExtras> =
 
 /**
  * `current` with new settings (the whole document is rewritten). The id,
- * creation time, registration metadata and active state stay; the secret stays while the
+ * creation time, registration metadata, machine access and active state stay; the secret stays while the
  * client keeps using one, is dropped when it stops, and is made when it starts.
  */
 export function replacedClient(current: ClientDoc, input: NewClientInput, extras: Partial<ClientExtras> = {}, now = new Date()): ClientWithSecret {
-  const valid = validClient(input);
+  // Machine access is an operator's alone (setClientMachineAccess): kept whatever the input, and checked with the new settings.
+  const valid = validClient({ ...input, machineAccess: current.machineAccess ?? [] });
   const needsSecret = usesClientSecret(valid.tokenEndpointAuthMethod);
   const clientSecret = needsSecret && !current.secretHash ? newSecret() : null;
   const client: ClientDoc = {

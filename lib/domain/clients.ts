@@ -6,6 +6,7 @@ import { redirectUriEntryProblem, isLoopbackHost, REDIRECT_URI_TYPES } from './r
 import { REQUEST_OBJECT_SIGNING_ALG_VALUES, requestUriProblem } from './request-object.js';
 import { resourceProblem } from './resources.js';
 import { isKnownScope } from './scopes.js';
+import { machineScopeProblem } from './machine-access.js';
 import { SIGNING_ALGS, type SigningAlg } from './signing-keys.js';
 import { FAPI_PROFILES, fapi2ClientProblems } from './fapi2.js';
 
@@ -67,6 +68,11 @@ export const outboundUri = z
     }
   }, 'must be an absolute https URI without credentials or fragment (http only for loopback hosts)');
 
+const machineScope = z.string().superRefine((v, ctx) => {
+  const problem = machineScopeProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 const requestUri = z.string().superRefine((v, ctx) => {
   const problem = requestUriProblem(v);
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
@@ -80,14 +86,16 @@ const resourceUri = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
+const machineAccessEntry = z.object({ resource: resourceUri, scopes: z.array(machineScope).min(1, 'names no scope').max(50) }).strict();
+
 export const NewClientInput = z
   .object({
     name: z.string().trim().min(1, 'is required').max(200),
     description: z.string().max(2000).default(''),
     // RFC 9700 §2.1: every client pre-registers its redirect URIs; none is ever learned.
+    // At least one, unless the client only acts for itself (machine access): checked below.
     redirectUris: z
       .array(redirectUriEntry)
-      .min(1, 'at least one redirect URI is required')
       .max(50)
       // Each Regex entry may cost up to a few tens of milliseconds on a crafted candidate (linear, but
       // candidate length × pattern size): a cap per client bounds what one request can cost.
@@ -137,13 +145,32 @@ export const NewClientInput = z
      * query.jwt, …). Null: none registered, so RS256 (JARM's default) when signing.
      */
     authorizationSignedResponseAlg: z.enum(ID_TOKEN_ALGS).nullable().default(null),
+    /** The algorithm of this client's access tokens (access-token-alg.ts); null: RS256 (PS256 for FAPI 2.0), or ML-DSA-65 for resources that opted in. */
+    accessTokenSignedResponseAlg: z.enum(ID_TOKEN_ALGS).nullable().default(null),
+    /** client_credentials (machine-access.ts): the resources this client may get tokens for, acting for itself, and its scopes at each. Operators only. */
+    machineAccess: z
+      .array(machineAccessEntry)
+      .max(20)
+      .refine((entries) => new Set(entries.map((e) => e.resource)).size === entries.length, 'names a resource twice')
+      .default([]),
     ownerUserId: z.string().nullable().default(null),
   })
+  // Also when other fields have problems, so that every problem is named at once.
+  .superRefine(
+    (c, ctx) => {
+      const machine = Array.isArray(c.machineAccess) && c.machineAccess.length > 0;
+      if (Array.isArray(c.redirectUris) && c.redirectUris.length === 0 && !machine)
+        ctx.addIssue({ code: 'custom', path: ['redirectUris'], message: 'at least one redirect URI is required' });
+    },
+    { when: () => true },
+  )
   .transform((c, ctx) => {
     const method = c.tokenEndpointAuthMethod ?? (c.public ? 'none' : 'client_secret_basic');
     if (c.public && method !== 'none') ctx.addIssue({ code: 'custom', message: 'a public client uses token_endpoint_auth_method none' });
     if (!c.public && method === 'none') ctx.addIssue({ code: 'custom', message: 'token_endpoint_auth_method none is only for public clients' });
     if (c.public && !c.requirePkce) ctx.addIssue({ code: 'custom', message: 'public clients always use PKCE (require_pkce cannot be false)' });
+    if (c.public && c.machineAccess.length > 0)
+      ctx.addIssue({ code: 'custom', message: 'a public client cannot act for itself (machine access needs a confidential client)' });
     if (c.jwks && c.jwksUri) ctx.addIssue({ code: 'custom', message: 'jwks and jwks_uri are mutually exclusive' });
     if (method === 'private_key_jwt' && !c.jwks && !c.jwksUri) {
       ctx.addIssue({ code: 'custom', message: 'private_key_jwt needs jwks or jwks_uri' });

@@ -37,12 +37,17 @@ export const defaultSignedResponseAlg = (client: { fapiProfile?: FapiProfile | n
 
 /**
  * The grants a FAPI 2.0 client may use: the profile's authorization code flow
- * (§5.3.2.2: pushed, PKCE) and the refresh of what it issued, each access
- * token bound to a DPoP key (§5.3.2.1). The device grant (no PAR, no PKCE)
+ * (§5.3.2.2: pushed, PKCE), the refresh of what it issued, and client
+ * credentials for what it does for itself (its private_key_jwt
+ * authentication), each access token bound to a DPoP key (§5.3.2.1). The
+ * device grant (no PAR, no PKCE)
  * and token exchange lie outside the profile: refused at registration, at the
  * device authorization endpoint and at the token endpoint (unauthorized_client).
  */
-export const FAPI2_GRANT_TYPES: readonly string[] = ['authorization_code', 'refresh_token'];
+export const FAPI2_GRANT_TYPES: readonly string[] = ['authorization_code', 'refresh_token', 'client_credentials'];
+
+/** Why a FAPI 2.0 client may not use `grantType` (the one wording of the registration and the endpoints). */
+export const fapi2GrantRefusal = (grantType: string): string => `a FAPI 2.0 client uses only the grant types ${FAPI2_GRANT_TYPES.join(', ')}, not ${grantType}`;
 
 /** Whether `client` may use the grant `grantType` at all: any grant outside FAPI 2.0, the profile's inside. */
 export const mayUseGrant = (client: { fapiProfile?: FapiProfile | null }, grantType: string): boolean =>
@@ -66,6 +71,7 @@ interface FapiClientFields {
   userinfoSignedResponseAlg: SigningAlg | null;
   introspectionSignedResponseAlg: SigningAlg | null;
   authorizationSignedResponseAlg: SigningAlg | null;
+  accessTokenSignedResponseAlg: SigningAlg | null;
   requestObjectSigningAlg: string | null;
 }
 
@@ -87,6 +93,7 @@ export function fapi2ClientProblems(c: FapiClientFields): string[] {
     ['userinfo_signed_response_alg', c.userinfoSignedResponseAlg],
     ['introspection_signed_response_alg', c.introspectionSignedResponseAlg],
     ['authorization_signed_response_alg', c.authorizationSignedResponseAlg],
+    ['access_token_signed_response_alg', c.accessTokenSignedResponseAlg],
   ] as const) {
     if (alg !== null && !FAPI2_SIGNING_ALGS.includes(alg)) problems.push(`a FAPI 2.0 client's ${name} is one of ${allowed}`);
   }

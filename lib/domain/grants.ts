@@ -14,6 +14,12 @@ export interface GrantDoc {
   acr?: string;
   /** Standard claims asked for at UserInfo with the `claims` parameter and allowed (none: absent). */
   userinfoClaims?: string[];
+  /**
+   * A client_credentials grant (machine-access.ts): the client acting for
+   * itself, its `userId` the client's own id (the tokens' `sub`, RFC 9068 §2.2),
+   * one grant per token, no refresh family. Absent on user grants.
+   */
+  machine?: true;
   /** Access tokens revoked one by one (RFC 7009), by jti. */
   revokedJtis?: string[];
   createdAt: Date;

@@ -24,7 +24,8 @@ export const ADMIN_EVENTS = [
 
 /**
  * Events only the audit log records (no webhook subscribes to them): team
- * changes, and each grant of a team or site scope, apart from the consent.
+ * changes, each grant of a team or site scope, apart from the consent, and
+ * tokens a client got for itself (client_credentials).
  */
 export const AUDIT_EVENTS = [
   'team.create',
@@ -40,6 +41,7 @@ export const AUDIT_EVENTS = [
   'team.group.remove',
   'team.scope.grant',
   'site.scope.grant',
+  'token.issued',
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
@@ -53,9 +55,9 @@ export type WebhookScope = 'user' | 'admin';
 
 export const WILDCARD = '*';
 
-/** Who caused an event: a user (through a session or a token), the operator CLI, or Keyflow itself. */
+/** Who caused an event: a user (through a session or a token), the operator CLI, a client acting for itself, or Keyflow itself. */
 export interface EventActor {
-  type: 'user' | 'operator' | 'system';
+  type: 'user' | 'operator' | 'client' | 'system';
   userId?: string;
   /** The OAuth client whose token made the request, if any. */
   clientId?: string;

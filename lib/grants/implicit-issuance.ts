@@ -9,16 +9,13 @@ import type { GrantedClaims } from '../domain/claims-request.js';
 import type { ClientDoc } from '../domain/clients.js';
 import { issuesAccessToken, type ResponseType } from '../domain/response-type.js';
 import type { UserDoc } from '../domain/users.js';
-import type { Signer } from '../keys/signer.js';
 import type { Store } from '../store/db.js';
 import { openGrant } from '../store/grants.js';
 import { relatedClaims } from '../claims/claim-sources.js';
-import { issueAccessToken, signIdToken } from './tokens.js';
+import { issueAccessToken, signIdToken, type AccessTokenDeps } from './tokens.js';
 
 /** `idTokenClaims`: where the scopes' claims go when an access token comes with the ID token (ID_TOKEN_CLAIMS). */
-export interface ImplicitDeps {
-  issuer: string;
-  signer: Signer;
+export interface ImplicitDeps extends AccessTokenDeps {
   store: Store;
   idTokenClaims: IdTokenClaimsPlacement;
 }

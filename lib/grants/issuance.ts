@@ -19,6 +19,8 @@ import { issueTokens, type TokenIssue, type TokenResponse } from './tokens.js';
 export interface GrantIssuanceDeps {
   issuer: string;
   signer: Signer;
+  /** Resources that verify ML-DSA-65 access tokens (ACCESS_TOKEN_ML_DSA_RESOURCES). */
+  mlDsaResources: readonly string[];
   store: Store;
   flows: FlowClient;
   /** Where the scopes' standard claims go (ID_TOKEN_CLAIMS). */
@@ -76,7 +78,7 @@ export async function issueGrantTokens(
   if (grant.revokedAt) throw new GrantRevokedError('the grant was revoked');
   const resources = input.resources ?? [];
   const tokens = await issueTokens(
-    { issuer: deps.issuer, signer: deps.signer, store: deps.store, idTokenClaims: deps.idTokenClaims },
+    { issuer: deps.issuer, signer: deps.signer, mlDsaResources: deps.mlDsaResources, store: deps.store, idTokenClaims: deps.idTokenClaims },
     { ...input, resources: input.tokenResources ?? resources },
   );
   if (!scope.includes('offline_access')) return tokens;

@@ -80,6 +80,17 @@ export async function revokeClientGrants(deps: GrantRevocationDeps, clientId: st
   return revoked;
 }
 
+/**
+ * A client's machine access changed: the grants of its client_credentials
+ * tokens are revoked (they have no refresh family), so that its tokens stop
+ * at once; its users' grants are left alone.
+ */
+export async function revokeMachineGrants(deps: GrantRevocationDeps, clientId: string): Promise<BulkRevocation> {
+  const ids = await liveGrantIds(deps.store, { clientId, machine: true });
+  await Promise.all(ids.map((id) => revokeGrant(deps.store, id, 'machine access changed')));
+  return { grants: ids.length, familiesUnreached: 0 };
+}
+
 /** A user was deleted (deleteUserAccount), disabled or had their tokens revoked: every grant of the user is revoked with its refresh family. */
 export function revokeUserGrants(deps: GrantRevocationDeps, userId: string, reason = 'user deleted'): Promise<BulkRevocation> {
   return revokeGrantsOf(deps, { userId }, reason);

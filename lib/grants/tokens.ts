@@ -1,6 +1,8 @@
 // Building and signing the tokens of a token response. Access tokens are
-// RFC 9068 JWTs; both they and ID tokens use the client's algorithm
-// (ML-DSA-65 by default, RS256 on request).
+// RFC 9068 JWTs, signed for the resource servers that verify them
+// (access-token-alg.ts: RS256 unless the client or its resources opt into
+// ML-DSA-65); ID tokens use the client's ID token algorithm (ML-DSA-65 by
+// default for apps made in Keyflow).
 import { accessTokenClaims, idTokenClaimNames, idTokenClaims, TOKEN_TTL_SECONDS, type AuthContext, type IdTokenClaimsPlacement } from '../domain/claims.js';
 import type { GrantedClaims } from '../domain/claims-request.js';
 import { relatedClaims } from '../claims/claim-sources.js';
@@ -8,6 +10,7 @@ import type { ClientDoc } from '../domain/clients.js';
 import type { Signer } from '../keys/signer.js';
 import { leftHalfHash } from '../keys/token-hash.js';
 import { accessTokenAudience } from '../domain/resources.js';
+import { accessTokenAlg } from '../domain/access-token-alg.js';
 import { newId } from '../security/secrets.js';
 import type { UserDoc } from '../domain/users.js';
 import type { Store } from '../store/db.js';
@@ -22,20 +25,33 @@ export interface TokenResponse {
   scope: string;
 }
 
-/** An access token alone (refresh), without ID token. With `jkt` it is DPoP-bound (`cnf.jkt`, RFC 9449 §6.1). */
+/** What signing an access token needs: the issuer, the signer, and the resources that verify ML-DSA-65 (access-token-alg.ts). */
+export interface AccessTokenDeps {
+  issuer: string;
+  signer: Signer;
+  /** ACCESS_TOKEN_ML_DSA_RESOURCES. */
+  mlDsaResources: readonly string[];
+}
+
+/**
+ * An access token alone (refresh, token exchange, client credentials), without
+ * ID token. With `jkt` it is DPoP-bound (`cnf.jkt`, RFC 9449 §6.1). Without
+ * `auth` it is a machine token: `sub` is the client, no authentication claims.
+ */
 export async function issueAccessToken(
-  deps: { issuer: string; signer: Signer },
+  deps: AccessTokenDeps,
   input: {
     client: ClientDoc;
     userId: string;
     scope: string[];
     grantId: string;
-    auth: AuthContext;
+    auth?: AuthContext;
     jkt?: string;
     /** RFC 8707: added to `aud` (after the issuer, when a Keyflow API scope is granted). */ resources?: readonly string[];
   },
 ): Promise<TokenResponse> {
   const { client, userId, scope, grantId, auth, jkt } = input;
+  const alg = accessTokenAlg(client, input.resources ?? [], deps.mlDsaResources);
   const claims = accessTokenClaims({
     issuer: deps.issuer,
     audience: accessTokenAudience(deps.issuer, input.resources, { scope, clientId: client._id }),
@@ -47,7 +63,7 @@ export async function issueAccessToken(
     auth,
     now: Date.now(),
   });
-  const accessToken = await deps.signer.sign(jkt ? { ...claims, cnf: { jkt } } : claims, { alg: client.idTokenSignedResponseAlg, typ: 'at+jwt', client });
+  const accessToken = await deps.signer.sign(jkt ? { ...claims, cnf: { jkt } } : claims, { alg, typ: 'at+jwt', client });
   return { access_token: accessToken, token_type: jkt ? 'DPoP' : 'Bearer', expires_in: TOKEN_TTL_SECONDS, scope: scope.join(' ') };
 }
 
@@ -65,7 +81,7 @@ export interface TokenIssue {
 }
 
 export async function issueTokens(
-  deps: { issuer: string; signer: Signer; store: Store; idTokenClaims: IdTokenClaimsPlacement },
+  deps: AccessTokenDeps & { store: Store; idTokenClaims: IdTokenClaimsPlacement },
   input: TokenIssue & { resources?: readonly string[] },
 ): Promise<TokenResponse> {
   const { client, user, scope, grantId, auth, nonce, jkt } = input;

@@ -5,6 +5,7 @@ import { newClient, replacedClient, withNewClientSecret, type ClientWithSecret }
 import { isClientActive, type ClientDoc, type ClientExtras, type NewClientInput } from '../domain/clients.js';
 import { insertManyIfAbsent, type Store } from './db.js';
 import { remembered } from './remembered.js';
+import type { MachineAccessEntry } from '../domain/machine-access.js';
 
 // Re-exported for modules that still import it from the store.
 export type { ClientDoc };
@@ -83,6 +84,12 @@ export async function setClientDeactivated(store: Store, clientId: string, deact
 /** Marks a client verified by the site or not; the client as stored after, or null when it is gone. */
 export async function setClientVerified(store: Store, clientId: string, isVerified: boolean): Promise<ClientDoc | null> {
   await store.clients.updateOne({ _id: clientId, isVerified: { $ne: isVerified } }, { $set: { isVerified, updatedAt: new Date() } });
+  return findClient(store, clientId);
+}
+
+/** Sets what a client may get with client_credentials (already validated); the client as stored after, or null when it is gone. */
+export async function setClientMachineAccess(store: Store, clientId: string, machineAccess: MachineAccessEntry[]): Promise<ClientDoc | null> {
+  await store.clients.updateOne({ _id: clientId }, { $set: { machineAccess, updatedAt: new Date() } });
   return findClient(store, clientId);
 }
 

@@ -91,11 +91,13 @@ export async function usableGrantUser(store: Store, holder: TokenHolder): Promis
 /** The same check, with what UserInfo needs of the grant besides: the claims asked for there with the `claims` parameter. */
 export async function usableGrant(store: Store, holder: TokenHolder): Promise<{ user: UserDoc; userinfoClaims: string[] } | null> {
   const [grant, client, user] = await Promise.all([
-    store.grants.findOne({ _id: holder.grantId }, { projection: { revokedAt: 1, clientId: 1, revokedJtis: 1, userinfoClaims: 1 } }),
+    store.grants.findOne({ _id: holder.grantId }, { projection: { revokedAt: 1, clientId: 1, revokedJtis: 1, userinfoClaims: 1, machine: 1 } }),
     store.clients.findOne({ _id: holder.clientId }, { projection: { _id: 1, deactivatedAt: 1 } }),
     store.users.findOne({ _id: holder.userId }),
   ]);
   if (grant === null || !isLive(grant) || client === null || !isClientActive(client) || user === null || isDisabled(user)) return null;
+  // A machine grant has no user: its tokens are for resource servers, not for a user's data here.
+  if (grant.machine === true) return null;
   if (holder.jti !== undefined && grant.revokedJtis?.includes(holder.jti)) return null;
   return { user, userinfoClaims: grant.userinfoClaims ?? [] };
 }
@@ -111,15 +113,18 @@ export async function usableGrant(store: Store, holder: TokenHolder): Promise<{ 
  */
 export async function isGrantLive(store: Store, holder: TokenHolder, userActive: UserStatusLookup): Promise<boolean> {
   const [grant, active] = await Promise.all([
-    store.grants.findOne({ _id: holder.grantId }, { projection: { revokedAt: 1, clientId: 1, revokedJtis: 1 } }),
-    userActive(holder.userId),
+    store.grants.findOne({ _id: holder.grantId }, { projection: { revokedAt: 1, clientId: 1, revokedJtis: 1, machine: 1 } }),
+    // A machine grant's token names its client as `sub`: there is no user to ask about.
+    holder.userId === holder.clientId ? true : userActive(holder.userId),
   ]);
   if (grant === null || !isLive(grant) || grant.clientId !== holder.clientId || !active) return false;
+  // A user grant's token whose `sub` is its client, or a machine grant's whose is not, is no token Keyflow issued.
+  if ((grant.machine === true) !== (holder.userId === holder.clientId)) return false;
   return holder.jti === undefined || !grant.revokedJtis?.includes(holder.jti);
 }
 
-/** The grants of a client or of a user not yet revoked (a scan: deletions only, not a hot path). */
-export async function liveGrantIds(store: Store, owner: { clientId: string } | { userId: string }): Promise<string[]> {
+/** The grants of a client (its machine grants alone, with `machine`) or of a user not yet revoked (a scan: not a hot path). */
+export async function liveGrantIds(store: Store, owner: { clientId: string; machine?: true } | { userId: string }): Promise<string[]> {
   const grants = await store.grants.find(owner, { projection: { _id: 1, revokedAt: 1 } }).toArray();
   return grants.filter((g) => !g.revokedAt).map((g) => g._id);
 }

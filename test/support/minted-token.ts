@@ -24,6 +24,9 @@ export async function mintAccessToken(api: ApiUnderTest, userId: string, scope: 
   const grantId = newId();
   await openGrant(api.deps.store, { _id: grantId, clientId: holder._id, userId, scope, sid: null });
   const auth = { authTime: new Date(), amr: ['pwd'], acr: 'urn:keyflow:acr:pwd', sid: null };
-  const issued = await issueAccessToken({ issuer: api.deps.config.issuer, signer: api.deps.signer }, { client: holder, userId, scope, grantId, auth });
+  const issued = await issueAccessToken(
+    { issuer: api.deps.config.issuer, signer: api.deps.signer, mlDsaResources: [] },
+    { client: holder, userId, scope, grantId, auth },
+  );
   return issued.access_token;
 }

@@ -1,8 +1,10 @@
 // /admin/apps: every app on the instance; a site admin marks one verified or
-// not, deactivates it (typing its client id) or reactivates it, through
+// not, deactivates it (typing its client id) or reactivates it, and sets what
+// it may get for itself with client_credentials (its machine access), through
 // lib/admin/app-changes.ts (the admin API's and CLI's changes and events).
 import { Router, type Request, type Response } from 'express';
-import { deactivateApp, reactivateApp, setAppVerified } from '../../../lib/admin/app-changes.js';
+import { changeApp, deactivateApp, reactivateApp, setAppVerified } from '../../../lib/admin/app-changes.js';
+import type { MachineAccessEntry } from '../../../lib/domain/machine-access.js';
 import type { ClientDoc } from '../../../lib/domain/clients.js';
 import { NotFoundError, ValidationError } from '../../../lib/domain/errors.js';
 import { findClient, pageClients } from '../../../lib/store/clients.js';
@@ -22,6 +24,7 @@ export type AdminAppsPageDeps = AdminConsoleDeps & Pick<ApiContext, 'flows'>;
 const MAX_SEARCH = 200;
 const Search = fieldsOf({ q: formText });
 const AppForm = fieldsOf({ verified: formText, confirm: formText });
+const MachineForm = fieldsOf({ machine_access: formText });
 
 export function adminAppsRoutes(deps: AdminAppsPageDeps): Router {
   const router = Router();
@@ -81,5 +84,18 @@ export function adminAppsRoutes(deps: AdminAppsPageDeps): Router {
     await reactivateApp(deps, app, actor(req));
     return 'reactivated';
   });
+  action('machine-access', async (req, app) => {
+    await changeApp(deps, app, { machine_access: machineAccessLines(MachineForm.parse(req.body).machine_access) }, actor(req));
+    return 'machine-access';
+  });
   return router;
+}
+
+/** The machine access form's lines, `RESOURCE SCOPE SCOPE…` each (changeApp checks the values). */
+function machineAccessLines(text: string): MachineAccessEntry[] {
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim().split(/\s+/).filter(Boolean))
+    .filter((words) => words.length > 0)
+    .map(([resource, ...scopes]) => ({ resource: resource!, scopes }));
 }

@@ -11,8 +11,9 @@ import type { GrantContext, TokenDeps } from './context.js';
 import { refreshTokenGrant } from './refresh-token.js';
 import { DEVICE_CODE_GRANT, deviceCodeGrant } from './device-code.js';
 import { TOKEN_EXCHANGE_GRANT, tokenExchangeGrant } from './token-exchange.js';
+import { CLIENT_CREDENTIALS_GRANT, clientCredentialsGrant } from './client-credentials.js';
 import { ENDPOINTS } from '../../paths.js';
-import { FAPI2_GRANT_TYPES, isFapi2, mayUseGrant } from '../../../lib/domain/fapi2.js';
+import { fapi2GrantRefusal, isFapi2, mayUseGrant } from '../../../lib/domain/fapi2.js';
 
 type GrantHandler = (req: express.Request, res: express.Response, ctx: GrantContext) => Promise<void>;
 
@@ -22,6 +23,7 @@ export const GRANT_HANDLERS: Record<string, GrantHandler> = {
   refresh_token: refreshTokenGrant,
   [DEVICE_CODE_GRANT]: deviceCodeGrant,
   [TOKEN_EXCHANGE_GRANT]: tokenExchangeGrant,
+  [CLIENT_CREDENTIALS_GRANT]: clientCredentialsGrant,
 };
 
 export function tokenRoutes(deps: TokenDeps): Router {
@@ -43,8 +45,7 @@ export function tokenRoutes(deps: TokenDeps): Router {
     if (!handler) return sendOAuthError(res, 400, 'unsupported_grant_type', `grant_type ${grantType} is not supported`);
     const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendClientAuthError(res, auth);
-    if (!mayUseGrant(auth.client, grantType))
-      return sendOAuthError(res, 400, 'unauthorized_client', `a FAPI 2.0 client may use only the grant types ${FAPI2_GRANT_TYPES.join(' and ')}`);
+    if (!mayUseGrant(auth.client, grantType)) return sendOAuthError(res, 400, 'unauthorized_client', fapi2GrantRefusal(grantType));
     // DPoP (RFC 9449 §5): a valid proof binds the issued tokens to its key.
     const dpop = await clientDpopProof(deps, req, auth.client);
     if (dpop.kind === 'error') return sendOAuthError(res, 400, 'invalid_dpop_proof', dpop.description);

@@ -73,10 +73,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   // No ID token on refresh (OIDC Core §12.2 makes it optional): the access token
   // needs only what the projection carries.
   const issue = () =>
-    issueAccessToken(
-      { issuer: deps.issuer, signer: deps.signer },
-      { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth, jkt: dpopJkt, resources: target.resources },
-    );
+    issueAccessToken(deps, { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth, jkt: dpopJkt, resources: target.resources });
   const refuseReuse = async () => {
     await revokeReusedGrant(deps, doc.grantId);
     deps.log.warn('refresh token reused; grant revoked', { client: client._id, grant: doc.grantId });

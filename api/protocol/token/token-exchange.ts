@@ -109,10 +109,7 @@ export async function tokenExchangeGrant(req: Request, res: Response, { client, 
     sid: typeof c.sid === 'string' ? c.sid : null,
   };
   const audience = [...resources.resources, ...audiences.audiences.filter((a) => !resources.resources.includes(a))];
-  const token = await issueAccessToken(
-    { issuer: deps.issuer, signer: deps.signer },
-    { client, userId: subject.userId, scope, grantId: subject.grantId, auth, jkt: dpopJkt, resources: audience },
-  );
+  const token = await issueAccessToken(deps, { client, userId: subject.userId, scope, grantId: subject.grantId, auth, jkt: dpopJkt, resources: audience });
   deps.log.debug('token exchanged', { client: client._id, subjectClient: subject.clientId });
   // Never refreshable: no refresh_token, whatever the scope.
   sendOAuthJson(res, 200, { ...token, issued_token_type: ACCESS_TOKEN_TYPE });

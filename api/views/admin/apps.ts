@@ -1,6 +1,7 @@
 // /admin/apps: every app on the instance (search, a page at a time) and one
-// app's forms: verified by the site or not, deactivated or active (deactivating
-// asks for the client id typed, as it revokes every grant of the app).
+// app's forms: verified by the site or not, its machine access
+// (client_credentials), deactivated or active (deactivating asks for the
+// client id typed, as it revokes every grant of the app).
 import type { Response } from 'express';
 import { isClientActive, type ClientDoc } from '../../../lib/domain/clients.js';
 import { html, type SafeHtml } from '../../html/html.js';
@@ -54,6 +55,7 @@ export const APP_DONE: Readonly<Record<string, string>> = {
   unverified: 'The app is no longer marked verified.',
   deactivated: 'The app is deactivated: its grants and consents were revoked and every OAuth endpoint refuses it.',
   reactivated: 'The app is active again. Its users sign in to it afresh.',
+  'machine-access': "The app's machine access is saved; the machine tokens it held were revoked.",
 };
 
 export function adminAppPage(res: Response, csrf: string, app: ClientDoc, notice?: SafeHtml, status = 200): void {
@@ -79,6 +81,16 @@ ${csrfField(csrf)}
 <form method="post" action="${path}/verify">
 ${csrfField(csrf)}<input type="hidden" name="verified" value="${app.isVerified ? '0' : '1'}">
 <button type="submit">${app.isVerified ? 'Mark as not verified' : 'Mark as verified'}</button>
+</form></section>
+<section><h2>Machine access</h2>
+<p>What the app may get for itself with the <code>client_credentials</code> grant: one resource (RFC 8707 resource indicator) per line, then the scopes it may hold there, e.g. <code>https://api.example/ orders:read orders:write</code>. Empty: none. ${
+      app.public ? html`<strong>A public app cannot have machine access.</strong>` : ''
+    }</p>
+<form method="post" action="${path}/machine-access">
+${csrfField(csrf)}
+<label for="machine-access">Resources and scopes</label>
+<textarea id="machine-access" name="machine_access" rows="3" spellcheck="false">${(app.machineAccess ?? []).map((e) => `${e.resource} ${e.scopes.join(' ')}`).join('\n')}</textarea>
+<button type="submit">Save machine access</button>
 </form></section>
 <section><h2>${active ? 'Deactivate' : 'Reactivate'}</h2>
 <p>A deactivated app is refused at every OAuth endpoint, and its grants, refresh tokens and consents are revoked. Reactivating does not bring them back.</p>

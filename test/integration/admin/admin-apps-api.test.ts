@@ -124,7 +124,7 @@ describe('admin apps API', () => {
     expectApiError(await call(token, 'PATCH', `${BASE}/no-such-app`, { active: false }), 404, 'not_found');
     expectApiError(await call(token, 'PATCH', `${BASE}/${client._id}`, { is_verified: 'yes' }), 400, 'invalid_request', /is_verified/);
     expectApiError(await call(token, 'PATCH', `${BASE}/${client._id}`, { name: 'x' }), 400, 'invalid_request', /name/);
-    expectApiError(await call(token, 'PATCH', `${BASE}/${client._id}`, {}), 400, 'invalid_request', /is_verified or active/);
+    expectApiError(await call(token, 'PATCH', `${BASE}/${client._id}`, {}), 400, 'invalid_request', /is_verified, active or machine_access/);
     expectApiError(await call(token, 'PATCH', `${BASE}/${client._id}`, '{"active": fal'), 400, 'invalid_request');
     expectApiError(await call(token, 'PATCH', `${BASE}/${client._id}`, 'active=false', 'application/x-www-form-urlencoded'), 400, 'invalid_request', /json/);
     expectApiError(await call(token, 'GET', `${BASE}?limit=0`), 400, 'invalid_request', /limit/);

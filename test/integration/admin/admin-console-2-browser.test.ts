@@ -205,6 +205,34 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     expect(events.map((e) => e.data.changed)).toEqual([['active'], ['active'], ['is_verified']]);
   });
 
+  it("sets an app's machine access: the client then gets client_credentials tokens for it alone; a user scope is refused on the page", async () => {
+    const admin = await user('console2-machine', true);
+    const rp = await app('Machine app');
+    const clientCredentials = async () => {
+      const r = await fetch(`${api.issuer}/api/oauth/token`, {
+        method: 'POST',
+        headers: { ...rp.headers, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials' }).toString(),
+      });
+      return (await r.json()) as { error?: string; scope?: string };
+    };
+    expect((await clientCredentials()).error).toBe('unauthorized_client');
+    const page = await signedIn(admin);
+    await page.goto(`${api.issuer}/admin/apps/${rp.id}`);
+    await page.getByLabel('Resources and scopes').fill('https://orders.example/ orders:read email');
+    await page.getByRole('button', { name: 'Save machine access' }).click();
+    expect(await alert(page).textContent()).toContain("email is a scope of Keyflow's users");
+    expect((await findClient(api.deps.store, rp.id))?.machineAccess).toEqual([]);
+    await page.getByLabel('Resources and scopes').fill('https://orders.example/ orders:read orders:write');
+    await page.getByRole('button', { name: 'Save machine access' }).click();
+    expect(await status(page).textContent()).toContain('machine access is saved');
+    expect(await page.getByLabel('Resources and scopes').inputValue()).toBe('https://orders.example/ orders:read orders:write');
+    skipTime(CLIENT_CACHE_MS);
+    expect((await clientCredentials()).scope).toBe('orders:read orders:write');
+    const events = await findAuditRecords(api.deps.store, { name: 'admin.app.update', actorUserId: admin.id }, 10);
+    expect(events.map((e) => e.data.changed)).toEqual([['machine_access']]);
+  });
+
   it('creates an invitation whose link is shown once and opens /signup, and revokes it: the link is then refused', async () => {
     const admin = await user('console2-invites', true);
     const invitee = uniqueEmail('console2-invitee');

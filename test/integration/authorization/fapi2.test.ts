@@ -326,7 +326,7 @@ describe('registering a FAPI 2.0 client', () => {
     [
       'the device grant',
       { grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'] },
-      /only the grant types authorization_code and refresh_token, not urn:ietf:params:oauth:grant-type:device_code/,
+      /only the grant types authorization_code, refresh_token, client_credentials, not urn:ietf:params:oauth:grant-type:device_code/,
     ],
     ['token exchange', { grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange'] }, /token-exchange/],
   ])('refuses %s with invalid_client_metadata or invalid_redirect_uri, naming the rule', async (_what, metadata, message) => {

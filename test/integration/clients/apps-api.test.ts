@@ -115,6 +115,8 @@ describe('app API', () => {
       allowed_resources: [],
       require_pkce: true,
       authorization_signed_response_alg: null,
+      access_token_signed_response_alg: null,
+      machine_access: [],
       is_verified: false,
       is_active: true,
       created_at: expect.any(String),

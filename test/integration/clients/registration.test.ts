@@ -206,7 +206,7 @@ describe('dynamic client registration', () => {
       ],
       [{ client_name: 'x', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'private_key_jwt' }, 'invalid_client_metadata'],
       [{ client_name: 'x', redirect_uris: [REDIRECT], grant_types: ['implicit'] }, 'invalid_client_metadata'],
-      [{ client_name: 'x', redirect_uris: [REDIRECT], grant_types: ['client_credentials'] }, 'invalid_client_metadata'],
+      [{ client_name: 'x', redirect_uris: [REDIRECT], grant_types: ['password'] }, 'invalid_client_metadata'],
       [{ client_name: 'x', redirect_uris: [REDIRECT], response_types: ['token'] }, 'invalid_client_metadata'],
       [{ client_name: 'x', redirect_uris: [REDIRECT], scope: 'openid no-such-scope' }, 'invalid_client_metadata'],
       [{ client_name: 'x', redirect_uris: [REDIRECT], id_token_signed_response_alg: 'none' }, 'invalid_client_metadata'],

@@ -1,6 +1,6 @@
 // PS256 and ES256, the signing algorithms FAPI 2.0 allows, beside RS256 and
-// ML-DSA-65: a client registered for one gets its ID token, access token and
-// signed UserInfo with it, each verifiable against the JWKS by a relying
+// ML-DSA-65: a client registered for one gets its ID token, access token (when
+// it names the algorithm for them too) and signed UserInfo with it, each verifiable against the JWKS by a relying
 // party's JOSE library (jose) with that algorithm alone; at_hash is SHA-256's
 // left half; Keyflow's own checks (UserInfo, introspection) accept its tokens;
 // and the app API and dynamic registration accept the algorithms.
@@ -19,7 +19,7 @@ const jwks = () => createRemoteJWKSet(new URL(`${api.issuer}/.well-known/jwks.js
 
 describe.each(['PS256', 'ES256'] as const)('a client registered for %s', (alg) => {
   it('gets ID token, access token and signed UserInfo with it, each verifying against the JWKS', async () => {
-    const rp = await newTestRp(api, { idTokenSignedResponseAlg: alg, userinfoSignedResponseAlg: alg });
+    const rp = await newTestRp(api, { idTokenSignedResponseAlg: alg, userinfoSignedResponseAlg: alg, accessTokenSignedResponseAlg: alg });
     const { tokens, user } = await runCodeFlow(api, rp, 'openid profile');
 
     const id = await jwtVerify(tokens.id_token, jwks(), { issuer: api.issuer, audience: rp.id, algorithms: [alg] });

@@ -36,6 +36,7 @@ describe('discovery documents', () => {
         'refresh_token',
         'urn:ietf:params:oauth:grant-type:device_code',
         'urn:ietf:params:oauth:grant-type:token-exchange',
+        'client_credentials',
         'implicit',
       ],
       subject_types_supported: ['public'],

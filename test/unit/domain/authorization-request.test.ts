@@ -4,6 +4,7 @@
 // the response mode the request asked for; what passes is the request as
 // Keyflow stores it.
 import {
+  PKCE_HINT,
   buildRedirect,
   isPushedRequestReference,
   refusalTarget,
@@ -220,7 +221,7 @@ describe('validateAuthorizationRequest: refusals sent back to the client', () =>
       'no challenge from a client that must use PKCE',
       without('code_challenge', 'code_challenge_method'),
       'invalid_request',
-      'this application must use PKCE (code_challenge with S256)',
+      `this application must use PKCE (code_challenge with S256). ${PKCE_HINT}`,
     ],
     ['a challenge without its method', without('code_challenge_method'), 'invalid_request', 'code_challenge_method=S256 is required with code_challenge'],
     ['a challenge that is not S256-shaped', request({ code_challenge: 'short' }), 'invalid_request', 'code_challenge must be 43 base64url characters'],
@@ -247,7 +248,7 @@ describe('validateAuthorizationRequest: refusals sent back to the client', () =>
   });
 
   it('refuses a public client without PKCE, even one whose settings say PKCE is not required', () => {
-    const description = 'public clients must use PKCE (code_challenge with S256)';
+    const description = `public clients must use PKCE (code_challenge with S256). ${PKCE_HINT}`;
     expect(validateAuthorizationRequest(without('code_challenge', 'code_challenge_method'), publicClient)).toMatchObject({
       error: 'invalid_request',
       description,

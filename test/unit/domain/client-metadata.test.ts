@@ -117,12 +117,14 @@ describe('registrationToClient: what a registration becomes', () => {
       backchannelLogoutUri: null,
       jwks: null,
       jwksUri: null,
-      idTokenSignedResponseAlg: 'ML-DSA-65',
+      // OIDC Dynamic Client Registration §2's default, not the ML-DSA-65 of apps made in Keyflow.
+      idTokenSignedResponseAlg: 'RS256',
       userinfoSignedResponseAlg: null,
       introspectionSignedResponseAlg: null,
       requestObjectSigningAlg: null,
       requestUris: [],
       authorizationSignedResponseAlg: null,
+      accessTokenSignedResponseAlg: null,
       requirePushedAuthorizationRequests: false,
       fapiProfile: null,
       requireSignedRequestObject: false,
@@ -737,6 +739,8 @@ describe('appJson', () => {
       'allowedResources',
       'requirePkce',
       'authorizationSignedResponseAlg',
+      'accessTokenSignedResponseAlg',
+      'machineAccess',
     ] as const)
       delete legacy[key];
     expect(appJson(legacy as ClientDoc)).toEqual({
@@ -763,6 +767,8 @@ describe('appJson', () => {
       allowed_resources: [],
       require_pkce: true,
       authorization_signed_response_alg: null,
+      access_token_signed_response_alg: null,
+      machine_access: [],
       is_verified: false,
       is_active: true,
       created_at: '2025-02-03T04:05:06.789Z',
@@ -776,7 +782,12 @@ describe('appJson', () => {
   });
 
   it('reads back through appToClient unchanged (what the API shows, a client can send back)', () => {
-    const current = storedClient({ allowedResources: ['https://api.rp.example'], requestUris: ['https://rp.example/r.jwt'], oidcFields: ['apps'] });
+    const current = storedClient({
+      allowedResources: ['https://api.rp.example'],
+      requestUris: ['https://rp.example/r.jwt'],
+      oidcFields: ['apps'],
+      machineAccess: [{ resource: 'https://api.rp.example', scopes: ['orders:read'] }],
+    });
     const { client_id: _i, is_verified: _v, is_active: _a, created_at: _c, updated_at: _u, ...settable } = appJson(current);
     const r = appToClient(settable, 'owner-1', ALGS, current);
     expect(r.ok).toBe(true);
