@@ -61,6 +61,8 @@ export async function codeFlowTokens(
   scope: string,
   email: string,
   password: string,
+  /** More authorization parameters (e.g. `resource`). */
+  extra: Record<string, string> = {},
 ): Promise<Answer> {
   const verifier = newSecret();
   const params = {
@@ -70,6 +72,7 @@ export async function codeFlowTokens(
     scope,
     code_challenge: s256Challenge(verifier),
     code_challenge_method: 'S256',
+    ...extra,
   };
   const back = await authorizeAs(new HttpUser(base), `${base}/api/oauth/authorize?${new URLSearchParams(params)}`, email, password);
   const grant = { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirectUri, code_verifier: verifier };

@@ -7,6 +7,7 @@
 //   start  deps + the embedded servers that the environment does not replace
 //          (TEMPORAL_ADDRESS set: no Temporal CLI; MONGODB_URI set: no FerretDB)
 //   test   deps + both embedded servers + Debian's chromium for browser tests
+//          + the Python and Go relying-party recipes
 //
 // Each install or build is a step (steps.mjs): said before it starts with how
 // long it usually takes, with a progress line every 15 s, and its time at the
@@ -154,11 +155,44 @@ async function ensureChromium() {
   });
 }
 
+/** sha256 of some files of the project: a stamp that changes when one of them does. */
+function filesHash(files) {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(file).update(fs.readFileSync(path.join(root, file)));
+  return hash.digest('hex');
+}
+
+// The relying-party recipes that `npm test` runs against Keyflow (docs/relying-parties.md):
+// the Python ones in a virtualenv of their own, with their pinned requirements from PyPI;
+// the Go one built from the Go module proxy. Each again only when its files changed.
+async function ensureRelyingPartyRecipes() {
+  const { python, go } = toolchain.relyingParties;
+  const pythonStamp = filesHash([python.requirements]);
+  if (readStamps().rpPython !== pythonStamp || !fs.existsSync(path.join(root, python.venv, 'bin/python'))) {
+    await step(`installing the Python relying-party recipes' packages (${python.requirements}) into ${python.venv}`, '20 s–1 min', async () => {
+      await run('python3', ['-m', 'venv', '--clear', path.join(root, python.venv)]);
+      await run(path.join(root, python.venv, 'bin/pip'), ['install', '--quiet', '--disable-pip-version-check', '-r', path.join(root, python.requirements)]);
+    });
+    writeStamp('rpPython', pythonStamp);
+  }
+  const goStamp = filesHash(go.sources.map((f) => path.join(go.dir, f)));
+  if (readStamps().rpGo !== goStamp || !fs.existsSync(path.join(root, go.binary))) {
+    await step(`building the Go relying-party recipe (${go.dir}) into ${go.binary}`, '20 s–1 min', () =>
+      run('go', ['build', '-trimpath', '-buildvcs=false', '-o', path.join(root, go.binary), '.'], {
+        cwd: path.join(root, go.dir),
+        env: { ...process.env, CGO_ENABLED: '0' },
+      }),
+    );
+    writeStamp('rpGo', goStamp);
+  }
+}
+
 try {
   await ensureNpmDependencies();
   if (mode === 'test' || (mode === 'start' && !process.env.TEMPORAL_ADDRESS)) await ensureTemporalCli();
   if (mode === 'test' || (mode === 'start' && !process.env.MONGODB_URI)) await ensureFerretDb();
   if (mode === 'test' && toolchain.chromium.requiredForTests) await ensureChromium();
+  if (mode === 'test') await ensureRelyingPartyRecipes();
 } catch (err) {
   // A step that failed said so (and after how long); this says why.
   fail(err.message);
