@@ -31,7 +31,7 @@ afterAll(async () => {
 async function createApp(args: string[]): Promise<{ clientId: string; secret: string }> {
   const r = await runCli(['clients', 'create', '--name', 'Recipe app', ...args], database.env);
   if (r.code !== 0) throw new Error(r.stderr);
-  const app = JSON.parse(r.stdout) as Json;
+  const app = JSON.parse(r.stdout);
   return { clientId: app.client_id, secret: app.client_secret };
 }
 
@@ -53,7 +53,7 @@ async function signInThrough(app: RunningRecipe): Promise<Json> {
   await page.waitForURL(`${app.url}/callback?**`);
   const text = (await page.locator('body').textContent()) ?? '';
   try {
-    return { ...(JSON.parse(text) as Json), email };
+    return { ...JSON.parse(text), email };
   } catch {
     throw new Error(`the app answered: ${text}\n${app.output()}`);
   }
