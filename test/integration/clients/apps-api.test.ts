@@ -408,8 +408,20 @@ describe('/account/apps page', () => {
     expect(newSecretValue).not.toBe(secret);
     await eventually(async () => expect(await secretVerdict(clientId, secret)).toBe('invalid_client'), 5_000);
 
-    // Public app: no secret; bad redirect URI: error on the page.
+    // The signatures: the form says what ML-DSA-65 means; the default app is told so after it is made, one made RS256 is not.
     page = await (await agent.get('/account/apps')).res.text();
+    expect(page).toMatch(/<label for="app-id-alg">ID token signature<\/label>/);
+    expect(page).toContain('Spring Security, Keycloak, PyJWT, authlib and go-oidc need RS256');
+    expect(shown).toMatch(/data-note>ID tokens of this app are signed with ML-DSA-65/);
+    const classic = await agent.submit(page, '/account/apps', { name: 'Classic', redirect_uris: 'https://page.example/cb', id_token_alg: 'RS256' });
+    const classicPage = await classic.res.text();
+    expect(classicPage).not.toContain('data-note');
+    const classicId = /data-client-id>([^<]+)</.exec(classicPage)![1]!;
+    expect(await findClient(api.deps.store, classicId)).toMatchObject({ idTokenSignedResponseAlg: 'RS256', accessTokenSignedResponseAlg: null });
+    const wrongAlg = await agent.submit(page, '/account/apps', { name: 'Wrong', redirect_uris: 'https://page.example/cb', id_token_alg: 'HS256' });
+    expect([wrongAlg.res.status, (await wrongAlg.res.text()).includes('id_token_signed_response_alg must be one of')]).toEqual([400, true]);
+
+    // Public app: no secret; bad redirect URI: error on the page.
     const pub = await agent.submit(page, '/account/apps', { name: 'Public page app', redirect_uris: 'https://page.example/cb', public: '1' });
     expect(await pub.res.text()).toContain('A public client has no secret');
     const bad = await agent.submit(page, '/account/apps', { name: 'Bad', redirect_uris: 'http://evil.example/cb' });
