@@ -445,19 +445,21 @@ describe('resource indicators: audience', () => {
     expect(new URL(step.url).pathname).toBe('/device/consent');
     const done = await agent.submit(await step.res.text(), '/device/consent', { decision: 'allow' });
     expect(done.res.status).toBe(200);
-    await eventually(async () => expect((await findDeviceCode(api.deps.store, hashSecret(deviceCode)))?.status).toBe('approved'));
-
-    // Narrowing to an ungranted resource is refused without using the approval up.
-    const bad = await post(
-      '/api/oauth/token',
-      [
-        ['grant_type', DEVICE_GRANT],
-        ['device_code', deviceCode],
-        ['resource', 'https://other.example/'],
-      ],
-      rp.headers,
-    );
-    expect([bad.res.status, bad.body.error]).toEqual([400, 'invalid_target']);
+    // Narrowing to an ungranted resource is refused without using the approval up. Polled until the
+    // approval reaches the token endpoint (the projection's status, then the end of its pacing document).
+    await eventually(async () => {
+      const bad = await post(
+        '/api/oauth/token',
+        [
+          ['grant_type', DEVICE_GRANT],
+          ['device_code', deviceCode],
+          ['resource', 'https://other.example/'],
+        ],
+        rp.headers,
+      );
+      expect([bad.res.status, bad.body.error]).toEqual([400, 'invalid_target']);
+    });
+    expect((await findDeviceCode(api.deps.store, hashSecret(deviceCode)))?.status).toBe('approved');
     const ok = await post(
       '/api/oauth/token',
       [
