@@ -81,8 +81,8 @@ export default tseslint.config(
     ['workflows/**/*.ts'],
     [
       refuse(
-        '^(?!@temporalio/(workflow|common)$|\\./|\\.\\./lib/domain/|\\.\\./lib/temporal/search-attributes\\.js$)',
-        'workflow code imports only @temporalio/workflow, pure lib/domain modules and search attribute keys (types from anywhere)',
+        '^(?!@temporalio/(workflow|common)$|\\./|\\.\\./lib/domain/|\\.\\./lib/temporal/(search-attributes|flow-messages)\\.js$)',
+        'workflow code imports only @temporalio/workflow, pure lib/domain modules, search attribute keys and flow messages (types from anywhere)',
         true,
       ),
     ],

@@ -1,6 +1,5 @@
 // Activities of the housekeeping workflow.
 import { Context } from '@temporalio/activity';
-import type { ExpiringCollection } from '../lib/domain/expiring.js';
 import type { PurgeRequest } from '../lib/domain/housekeeping.js';
 import type { Store } from '../lib/store/db.js';
 import { purgeExpired } from '../lib/store/expiring.js';
@@ -16,11 +15,6 @@ export function createHousekeepingActivities(store: Store) {
     async purgeExpiredCollection(request: PurgeRequest): Promise<number> {
       const context = Context.current();
       return purgeExpired(store, request.collection, request, (p) => context.heartbeat(p));
-    },
-
-    /** Runs that started before the one-pass purge (their history asks for it): at most `batchSize` documents. */
-    async purgeExpiredBatch({ collection, batchSize }: { collection: ExpiringCollection; batchSize: number }): Promise<number> {
-      return purgeExpired(store, collection, { batchSize, maxBatches: 1 });
     },
   };
 }

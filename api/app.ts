@@ -92,7 +92,6 @@ export function createApp(deps: ApiDeps): express.Express {
     tokenRoutes({
       ...ctx,
       refreshTokenTtlMs: config.refreshTokenTtlMs,
-      refreshFamilyRotationsPerRun: config.refreshFamilyRotationsPerRun,
       refreshRetryWindows: { defaultMs: config.refreshRetryWindowMs, publicUnboundMs: config.refreshRetryWindowPublicMs },
       idTokenClaims: config.idTokenClaims,
     }),

@@ -11,7 +11,7 @@
 // `redeem`, and the workflow starts the RefreshFamily as an abandoned child:
 // the token request then makes one Temporal call, not two. `familyStarted:
 // false` tells the api to start it itself (no input, a user mismatch, a
-// history from before this change, a failed start).
+// failed start).
 import {
   allHandlersFinished,
   condition,
@@ -19,7 +19,6 @@ import {
   defineSignal,
   defineUpdate,
   ParentClosePolicy,
-  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -43,9 +42,6 @@ export const approveSignal = defineSignal<[DeviceApproval]>(DeviceFlowMessages.a
 export const denySignal = defineSignal(DeviceFlowMessages.deny);
 export const redeemUpdate = defineUpdate<RedeemResult, [RedeemInput]>(DeviceFlowMessages.redeem);
 export const deviceStateQuery = defineQuery<DeviceFlowState>(DeviceFlowMessages.state);
-
-/** Versioning: histories from before the redeem update started the refresh family replay without it. */
-const FAMILY_FROM_REDEEM = 'redeem-starts-refresh-family';
 
 const TERMINAL: readonly DeviceState[] = ['denied', 'expired', 'redeemed'];
 
@@ -76,7 +72,7 @@ export async function deviceAuthorization(input: DeviceAuthorizationInput): Prom
     flow.state = 'redeemed';
     const approval = flow.approval;
     const family = arg?.family;
-    if (!family || family.userId !== approval.userId || !patched(FAMILY_FROM_REDEEM)) return { status: 'redeemed', approval, familyStarted: false };
+    if (!family || family.userId !== approval.userId) return { status: 'redeemed', approval, familyStarted: false };
     try {
       await startChild<typeof refreshFamily>('refreshFamily', {
         workflowId: familyWorkflowId(family.grantId),

@@ -11,7 +11,7 @@
 // (lib/store/step-up.ts) and recorded in the audit collection by activities. Only
 // the code's SHA-256 enters the history: never the 2FA code, a TOTP code or a
 // backup code.
-import { allHandlersFinished, condition, defineQuery, defineUpdate, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, condition, defineQuery, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { StepUpChallengeActivities } from '../activities/step-up-challenge.js';
 import {
   StepUpFlowMessages,
@@ -45,8 +45,6 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
     state: StepUpState;
     /** A confirm whose code is being projected: the challenge is taken, not yet issued. */
     confirming: boolean;
-    /** Confirmed under the patch 'step-up-issued-after-code-projection'. */
-    issuedAfterProjection: boolean;
     userId: string | null;
     method: StepUpMethod | null;
     codeHash: string | null;
@@ -54,7 +52,6 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
   } = {
     state: 'created',
     confirming: false,
-    issuedAfterProjection: false,
     userId: null,
     method: null,
     codeHash: null,
@@ -68,12 +65,9 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
   setHandler(confirmUpdate, async (c): Promise<StepUpTransition> => {
     if (!open()) return refused() as StepUpTransition;
     const verifiedAt = Date.now();
-    // Histories from before it set `issued` before the projection, so that a
-    // projection that failed was audited as `issued` and never as `error`.
-    const issueAfterProjection = patched('step-up-issued-after-code-projection');
+    // `issued` only once the code's projection is written: a projection that fails is `error`, never an issued code.
     const issued = { userId: c.userId, method: c.method, codeHash: c.codeHash, codeExpiresAt: verifiedAt + input.codeTtlMs };
-    if (issueAfterProjection) Object.assign(flow, { confirming: true, issuedAfterProjection: true, userId: c.userId, method: c.method });
-    else Object.assign(flow, { state: 'issued', ...issued });
+    Object.assign(flow, { confirming: true, userId: c.userId, method: c.method });
     try {
       // The projection holds the code's hash before the browser gets the code, so verify finds it.
       await recordStepUpCode({
@@ -123,9 +117,9 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
   // `issued` was projected by the confirm handler itself (before the browser got the code).
   const answered = flow.state;
   await record(answered, answered !== 'issued');
-  // Under the patch the code is issued only once confirm answers, so a redeem
-  // may arrive while `issued` is being recorded: it is recorded next, not lost.
-  if (flow.issuedAfterProjection ? answered === 'issued' : flow.state === 'issued') {
+  // The code is issued only once confirm answers, so a redeem may arrive while
+  // `issued` is being recorded: it is recorded next, not lost.
+  if (answered === 'issued') {
     // The code: redeemed once, or expired.
     if (!(await condition(() => flow.state !== 'issued', Math.max(1, flow.codeExpiresAt - Date.now())))) flow.state = 'code_expired';
     await record(flow.state, true);

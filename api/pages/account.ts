@@ -12,7 +12,7 @@ import { generateBackupCodes, hashBackupCode } from '../../lib/security/backup-c
 import { listPasskeys } from '../../lib/store/passkeys.js';
 import { removePasskey } from '../../lib/store/sign-in-ways.js';
 import { enableTotp, removeTotp, replaceBackupCodes, startTotpEnrollment } from '../../lib/store/second-factors.js';
-import { updateProfile } from '../../lib/store/users.js';
+import { changeProfile } from '../../lib/accounts/profile-changes.js';
 import { checkTotpCode, totpSecret } from '../../lib/verification/second-factor.js';
 import { registerPasskey, registrationOptions, relyingParty } from '../verification/webauthn.js';
 import { html, type SafeHtml } from '../html/html.js';
@@ -117,9 +117,7 @@ export function accountRoutes(deps: AccountDeps): Router {
       const typed: ProfileFormValues = Object.fromEntries(Object.entries(sent).map(([k, v]) => [k, typeof v === 'string' ? v : '']));
       return accountPage(res, s, html`<p class="error" role="alert">${problems.join('; ')}</p>`, 400, typed);
     }
-    const result = await updateProfile(deps.store, s.user._id, parsed.data);
-    if (result?.changed.length)
-      await deps.events.user('profile.updated', s.user._id, { user_id: s.user._id, changed: result.changed }, sessionActor(s.user._id));
+    const result = await changeProfile(deps, s.user._id, parsed.data, sessionActor(s.user._id));
     accountPage(res, { ...s, user: result?.user ?? s.user }, html`<p role="status">Saved.</p>`);
   });
 

@@ -1,6 +1,7 @@
 // /account/apps: the signed-in user's own applications in the browser — list,
-// create (name, redirect URIs, public flag), edit, delete, rotate the secret. A
-// new secret is shown once. CSRF on every form. Same store operations as the app API.
+// create (name, redirect URIs, public flag, signatures), edit, delete, rotate
+// the secret. A new secret is shown once. CSRF on every form. The same app
+// lifecycle as the app API (lib/apps/app-lifecycle.ts).
 // Editing an app (its redirect URIs, logout URIs) and a new secret need a
 // recent sign-in: a browser left signed in must not be enough to hand an app over.
 import express, { Router, type Request, type Response } from 'express';
@@ -9,13 +10,13 @@ import type { ClientDoc, RedirectUriEntry } from '../../lib/domain/clients.js';
 import { accessTokenAlgOf, idTokenAlgOf, sensitiveChanges } from '../../lib/domain/client-metadata.js';
 import { signingNotes } from '../../lib/domain/algorithm-notes.js';
 import type { SigningAlg } from '../../lib/domain/signing-keys.js';
-import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret } from '../../lib/store/clients.js';
+import { findClient, listClientsByOwner } from '../../lib/store/clients.js';
+import { createApp, deleteApp, rotateAppSecret, updateApp } from '../../lib/apps/app-lifecycle.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { appsPage as appsPageView, editPage, secretPage } from '../views/apps.js';
 import { reauthUrl, signedInRecently } from '../http/recent-sign-in.js';
-import { appChanges, appEventData, appUpdatedData, sessionActor } from '../../lib/webhooks/event-sources.js';
+import { sessionActor } from '../../lib/webhooks/event-sources.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
-import { revokeClientGrants } from '../../lib/grants/revocation.js';
 import { fieldsOf, formText, raw } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 import { PAGES } from '../paths.js';
@@ -72,14 +73,17 @@ export function appsPageRoutes(deps: AppsPageDeps): Router {
     const redirects = lines(body.redirect_uris);
     const isPublic = body.public === '1';
     try {
-      const { client, clientSecret } = await createClient(deps.store, {
-        name: body.name,
-        redirectUris: redirects.map((value) => ({ type: 'equals' as const, value })),
-        public: isPublic,
-        ownerUserId: s.user._id,
-        ...chosenAlgs(body, offered),
-      });
-      await deps.events.user('app.created', s.user._id, appEventData(client), sessionActor(s.user._id));
+      const { client, clientSecret } = await createApp(
+        deps,
+        {
+          name: body.name,
+          redirectUris: redirects.map((value) => ({ type: 'equals' as const, value })),
+          public: isPublic,
+          ownerUserId: s.user._id,
+          ...chosenAlgs(body, offered),
+        },
+        sessionActor(s.user._id),
+      );
       secretPage(res, client.name, client._id, clientSecret, 'App created', signingNotes(client.idTokenSignedResponseAlg, 'page'));
     } catch (err) {
       if (err instanceof ValidationError) return appsPage(res, s, html`<p class="error" role="alert">${err.message}</p>`, 400);
@@ -147,9 +151,7 @@ export function appsPageRoutes(deps: AppsPageDeps): Router {
     }
     if (sensitiveChanges(client, input).length > 0 && !recentOrReauth(req, res, s, `${PAGES.apps}/${client._id}/edit`)) return;
     try {
-      const updated = await replaceClient(deps.store, client, input);
-      const changed = updated ? appChanges(client, updated.client) : [];
-      if (updated && changed.length) await deps.events.user('app.updated', s.user._id, appUpdatedData(updated.client, changed), sessionActor(s.user._id));
+      await updateApp(deps, client, input, sessionActor(s.user._id));
       res.redirect(303, PAGES.apps);
     } catch (err) {
       if (err instanceof ValidationError) return editPage(res, s, client, offered, html`<p class="error" role="alert">${err.message}</p>`, 400);
@@ -162,8 +164,7 @@ export function appsPageRoutes(deps: AppsPageDeps): Router {
     if (!s || !csrfGuard(req, res, s)) return;
     const client = await ownApp(String(req.params.clientId), s.user._id);
     if (!client) return appsPage(res, s, html`<p class="error" role="alert">No such app.</p>`, 404);
-    if (await deleteClient(deps.store, client._id)) await deps.events.user('app.deleted', s.user._id, appEventData(client), sessionActor(s.user._id));
-    await revokeClientGrants(deps, client._id);
+    await deleteApp(deps, client, sessionActor(s.user._id));
     res.redirect(303, PAGES.apps);
   });
 
@@ -173,9 +174,8 @@ export function appsPageRoutes(deps: AppsPageDeps): Router {
     const client = await ownApp(String(req.params.clientId), s.user._id);
     if (!client) return appsPage(res, s, html`<p class="error" role="alert">No such app.</p>`, 404);
     if (!recentOrReauth(req, res, s, PAGES.apps)) return;
-    const secret = await rotateClientSecret(deps.store, client);
+    const secret = await rotateAppSecret(deps, client, sessionActor(s.user._id));
     if (!secret) return appsPage(res, s, html`<p class="error" role="alert">This app does not use a client secret.</p>`, 400);
-    await deps.events.user('app.updated', s.user._id, appUpdatedData(client, ['client_secret']), sessionActor(s.user._id));
     secretPage(res, client.name, client._id, secret, 'New client secret');
   });
 

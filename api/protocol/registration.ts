@@ -9,12 +9,12 @@ import { clientInformation, registrationToClient } from '../../lib/domain/client
 import { ValidationError } from '../../lib/domain/errors.js';
 import { hashSecret, newSecret, verifySecret } from '../../lib/security/secrets.js';
 import { isClientActive, type ClientDoc } from '../../lib/domain/clients.js';
-import { createClient, deleteClient, findClient, replaceClient } from '../../lib/store/clients.js';
+import { findClient } from '../../lib/store/clients.js';
+import { createApp, deleteApp, updateApp } from '../../lib/apps/app-lifecycle.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken } from './shared/bearer.js';
-import { revokeClientGrants } from '../../lib/grants/revocation.js';
 import type { EventActor } from '../../lib/webhooks/event-pipeline.js';
-import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../lib/webhooks/event-sources.js';
+import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { AllFields } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 import { ENDPOINTS } from '../paths.js';
@@ -66,9 +66,11 @@ export function registrationRoutes(deps: RegistrationDeps): Router {
     );
     if (!mapped.ok) return sendError(res, 400, mapped.error, mapped.description);
     const registrationToken = newSecret();
-    const { client, clientSecret } = await createClient(deps.store, mapped.input, { ...mapped.extras, registrationTokenHash: hashSecret(registrationToken) });
-    // The initial access token's user owns the client; a client without an owner would emit nothing.
-    if (client.ownerUserId) await deps.events.user('app.created', client.ownerUserId, appEventData(client), tokenActor(req));
+    // The initial access token's user owns the client.
+    const { client, clientSecret } = await createApp(deps, mapped.input, tokenActor(req), {
+      ...mapped.extras,
+      registrationTokenHash: hashSecret(registrationToken),
+    });
     res.set('Location', clientUri(client._id));
     sendDocument(res, 201, client, { clientSecret, registrationToken });
   });
@@ -124,14 +126,11 @@ export function registrationRoutes(deps: RegistrationDeps): Router {
         oidcFields: client.oidcFields,
         redirectUris: [...(mapped.input.redirectUris ?? []), ...client.redirectUris.filter((r) => r.type !== 'equals')],
       };
-      const updated = await replaceClient(deps.store, client, { ...mapped.input, ...kept }, mapped.extras);
+      const updated = await updateApp(deps, client, { ...mapped.input, ...kept }, registrationActor(client), mapped.extras);
       if (!updated)
         return sendError(res, 401, 'invalid_token', 'a valid registration access token for this client is required', {
           'WWW-Authenticate': 'Bearer error="invalid_token"',
         });
-      const changed = appChanges(client, updated.client);
-      if (client.ownerUserId && changed.length)
-        await deps.events.user('app.updated', client.ownerUserId, appUpdatedData(updated.client, changed), registrationActor(client));
       sendDocument(res, 200, updated.client, { clientSecret: updated.clientSecret });
     } catch (err) {
       if (err instanceof ValidationError) return sendError(res, 400, 'invalid_client_metadata', err.message);
@@ -142,9 +141,7 @@ export function registrationRoutes(deps: RegistrationDeps): Router {
   router.delete(managed, async (req, res) => {
     const client = await authorizedClient(req, res);
     if (!client) return;
-    const deleted = await deleteClient(deps.store, client._id);
-    if (deleted && client.ownerUserId) await deps.events.user('app.deleted', client.ownerUserId, appEventData(client), registrationActor(client));
-    await revokeClientGrants(deps, client._id);
+    await deleteApp(deps, client, registrationActor(client));
     res.status(204).set('Cache-Control', 'no-store').end();
   });
   router.all(managed, methodNotAllowed(['GET', 'PUT', 'DELETE']));

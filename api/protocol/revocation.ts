@@ -36,9 +36,9 @@ export function revocationRoutes(deps: RevocationDeps): Router {
     const revokeAsRefresh = async () => {
       const doc = await findRefreshToken(deps.store, hashSecret(params.token));
       if (!doc) return false;
-      if (doc.clientId !== clientId || doc.status === 'revoked' || doc.status === 'expired') return true;
+      if (doc.clientId !== clientId) return true;
       // RFC 7009 §2.1: revoking a refresh token revokes its grant; a superseded one shows reuse.
-      const superseded = doc.status === 'superseded' || (await findRotation(deps.store, doc._id)) !== null;
+      const superseded = (await findRotation(deps.store, doc._id)) !== null;
       await revokeFamilyThenGrant(deps, doc.grantId, superseded ? 'superseded refresh token presented for revocation' : 'refresh token revoked');
       deps.log.info('grant revoked', { client: clientId, grant: doc.grantId });
       return true;

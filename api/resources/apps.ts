@@ -7,12 +7,12 @@ import { appJson, appToClient, sensitiveChanges } from '../../lib/domain/client-
 import { ValidationError } from '../../lib/domain/errors.js';
 import { signingNotes } from '../../lib/domain/algorithm-notes.js';
 import type { ClientDoc } from '../../lib/domain/clients.js';
-import { createClient, deleteClient, findClient, listClientsByOwner, replaceClient, rotateClientSecret } from '../../lib/store/clients.js';
+import { findClient, listClientsByOwner } from '../../lib/store/clients.js';
+import { createApp, deleteApp, rotateAppSecret, updateApp } from '../../lib/apps/app-lifecycle.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken } from '../protocol/shared/bearer.js';
-import { revokeClientGrants } from '../../lib/grants/revocation.js';
 import { sendStepUpChallenge, stepUpShortfall, type StepUpRequirement } from '../protocol/shared/acr-signalling.js';
-import { appChanges, appEventData, appUpdatedData, tokenActor } from '../../lib/webhooks/event-sources.js';
+import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import type { ApiContext } from '../context.js';
 import { RESOURCES } from '../paths.js';
 
@@ -66,8 +66,7 @@ export function appsApiRoutes(deps: AppsApiDeps): Router {
     const mapped = appToClient(body, req.access!.userId, deps.config.idTokenAlgs, undefined, deps.config.fapiProfileDefault);
     if (!mapped.ok) return sendError(res, 400, mapped.error, mapped.description);
     try {
-      const { client, clientSecret } = await createClient(deps.store, mapped.input);
-      await deps.events.user('app.created', req.access!.userId, appEventData(client), tokenActor(req));
+      const { client, clientSecret } = await createApp(deps, mapped.input, tokenActor(req));
       res.set('Location', `${deps.issuer}${BASE}/${encodeURIComponent(client._id)}`);
       // What the app's algorithms mean for its relying party, and the field that changes them.
       const notes = signingNotes(client.idTokenSignedResponseAlg, 'api');
@@ -94,10 +93,8 @@ export function appsApiRoutes(deps: AppsApiDeps): Router {
     if (!mapped.ok) return sendError(res, 400, mapped.error, mapped.description);
     if (sensitiveChanges(client, mapped.input).length > 0 && !steppedUp(req, res)) return;
     try {
-      const updated = await replaceClient(deps.store, client, mapped.input);
+      const updated = await updateApp(deps, client, mapped.input, tokenActor(req));
       if (!updated) return sendError(res, 404, 'not_found', 'no such app');
-      const changed = appChanges(client, updated.client);
-      if (changed.length) await deps.events.user('app.updated', req.access!.userId, appUpdatedData(updated.client, changed), tokenActor(req));
       // A client that starts using a secret gets one, shown this once.
       send(res, 200, { ...appJson(updated.client), ...(updated.clientSecret ? { client_secret: updated.clientSecret } : {}) });
     } catch (err) {
@@ -109,8 +106,7 @@ export function appsApiRoutes(deps: AppsApiDeps): Router {
   router.delete(one, write, async (req, res) => {
     const client = await ownApp(req, res);
     if (!client) return;
-    if (await deleteClient(deps.store, client._id)) await deps.events.user('app.deleted', req.access!.userId, appEventData(client), tokenActor(req));
-    await revokeClientGrants(deps, client._id);
+    await deleteApp(deps, client, tokenActor(req));
     res.status(204).set('Cache-Control', 'no-store').end();
   });
   router.all(one, methodNotAllowed(['GET', 'PATCH', 'DELETE']));
@@ -119,9 +115,8 @@ export function appsApiRoutes(deps: AppsApiDeps): Router {
     const client = await ownApp(req, res);
     if (!client) return;
     if (!steppedUp(req, res)) return;
-    const clientSecret = await rotateClientSecret(deps.store, client);
+    const clientSecret = await rotateAppSecret(deps, client, tokenActor(req));
     if (!clientSecret) return sendError(res, 400, 'invalid_request', 'this app does not use a client secret');
-    await deps.events.user('app.updated', req.access!.userId, appUpdatedData(client, ['client_secret']), tokenActor(req));
     send(res, 200, { client_id: client._id, client_secret: clientSecret });
   });
   router.all(`${one}/secret`, methodNotAllowed(['POST']));

@@ -5,7 +5,7 @@ import express, { Router } from 'express';
 import { SCOPE_CLAIMS, standardClaims } from '../../lib/domain/claims.js';
 import { zodProblems } from '../../lib/domain/errors.js';
 import { ProfileUpdate } from '../../lib/domain/users.js';
-import { updateProfile } from '../../lib/store/users.js';
+import { changeProfile } from '../../lib/accounts/profile-changes.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { sendError } from '../http/errors.js';
 import { requireAccessToken } from '../protocol/shared/bearer.js';
@@ -23,10 +23,8 @@ export function profileRoutes(deps: ProfileDeps): Router {
   router.patch(RESOURCES.profile, express.json({ limit: '16kb' }), requireAccessToken(deps, ['profile:write']), async (req, res) => {
     const parsed = ProfileUpdate.safeParse(req.body ?? {});
     if (!parsed.success) return sendError(res, 400, 'invalid_request', zodProblems(parsed.error.issues).join('; '));
-    const result = await updateProfile(deps.store, req.access!.userId, parsed.data);
+    const result = await changeProfile(deps, req.access!.userId, parsed.data, tokenActor(req));
     if (!result) return sendError(res, 401, 'invalid_token', 'the user no longer exists');
-    if (result.changed.length)
-      await deps.events.user('profile.updated', result.user._id, { user_id: result.user._id, changed: result.changed }, tokenActor(req));
     res.set('Cache-Control', 'no-store').json({ sub: result.user._id, ...standardClaims(result.user, PROFILE_ANSWER) });
   });
   return router;

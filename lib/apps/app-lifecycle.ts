@@ -1,19 +1,22 @@
-// Changing, re-keying and deleting an app, whoever does it: its owner (app
-// API, account pages, dynamic registration's management endpoint) or the
-// operator (CLI). One place for what each does besides the store write: the
-// owner's webhooks hear of it (app.updated, app.deleted; an app an operator
-// created has no owner and no such webhooks), and a deleted app's grants go.
+// Making, changing, re-keying and deleting an app, whoever does it: its owner
+// (the app API, the account pages, dynamic registration and its management
+// endpoint) or the operator (the CLI). The one place for what each does
+// besides the store write: the owner's webhooks hear of it (app.created,
+// app.updated, app.deleted; an app an operator created has no owner and no
+// such webhooks), and a deleted app's grants go. (What only a site admin
+// changes — verification, deactivation, machine access — is
+// lib/admin/app-changes.ts.)
 //
 // Deleting an app revokes every grant it held with its refresh family and
 // forgets the consents given to it: its access tokens stop introspecting
 // active and its refresh tokens are refused at once (the bearer, introspection
 // and refresh checks also refuse the tokens of a client that no longer exists).
-import type { ClientDoc, NewClientInput } from '../domain/clients.js';
+import type { ClientDoc, ClientExtras, NewClientInput } from '../domain/clients.js';
 import type { EventActor, UserEvent } from '../domain/webhook-events.js';
 import type { FlowClient } from '../flows/flow-client.js';
 import { revokeClientGrants, type BulkRevocation } from '../grants/revocation.js';
 import type { ClientWithSecret } from '../domain/client-secrets.js';
-import { deleteClient, replaceClient, rotateClientSecret } from '../store/clients.js';
+import { createClient, deleteClient, replaceClient, rotateClientSecret } from '../store/clients.js';
 import type { Store } from '../store/db.js';
 import { appChanges, appEventData, appUpdatedData } from '../webhooks/event-sources.js';
 
@@ -30,14 +33,27 @@ export interface AppDeletionDeps extends AppLifecycleDeps {
 const tellOwner = (deps: AppLifecycleDeps, client: ClientDoc, name: UserEvent, data: Record<string, unknown>, actor: EventActor) =>
   client.ownerUserId ? deps.events.user(name, client.ownerUserId, data, actor) : Promise.resolve();
 
+/** A new app (its secret, when it uses one, shown once by the caller); a ValidationError for settings the model refuses. */
+export async function createApp(
+  deps: AppLifecycleDeps,
+  input: NewClientInput,
+  actor: EventActor,
+  extras: Partial<ClientExtras> = {},
+): Promise<ClientWithSecret> {
+  const created = await createClient(deps.store, input, extras);
+  await tellOwner(deps, created.client, 'app.created', appEventData(created.client), actor);
+  return created;
+}
+
 /** The app with `input` as its settings (a new secret when it starts using one), what changed; null when it is gone. */
 export async function updateApp(
   deps: AppLifecycleDeps,
   client: ClientDoc,
   input: NewClientInput,
   actor: EventActor,
+  extras: Partial<ClientExtras> = {},
 ): Promise<(ClientWithSecret & { changed: string[] }) | null> {
-  const updated = await replaceClient(deps.store, client, input);
+  const updated = await replaceClient(deps.store, client, input, extras);
   if (!updated) return null;
   const changed = appChanges(client, updated.client);
   if (changed.length) await tellOwner(deps, client, 'app.updated', appUpdatedData(updated.client, changed), actor);

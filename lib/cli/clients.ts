@@ -12,7 +12,9 @@ import { FAPI2_DEFAULT_SIGNING_ALG } from '../domain/fapi2.js';
 import { requestObjectAlgOf } from '../domain/request-object.js';
 import type { NewClientInput } from '../domain/clients.js';
 import { parseScopeParam } from '../domain/scopes.js';
-import { createClient, listClients } from '../store/clients.js';
+import { listClients } from '../store/clients.js';
+import { createApp } from '../apps/app-lifecycle.js';
+import { cliEvents, OPERATOR } from './events.js';
 import type { Store } from '../store/db.js';
 import { clientById, REDIRECT_URI_OPTIONS, redirectUrisOf } from './client-args.js';
 import { parseCommand, print, required, UsageError } from './usage.js';
@@ -95,7 +97,14 @@ async function create(store: Store, cfg: Config, argv: string[]): Promise<void> 
     allowedResources: list('allowed-resource'),
     requirePkce: !v['no-pkce'],
   } as NewClientInput;
-  const { client, clientSecret } = await createClient(store, input);
+  const events = cliEvents(cfg, store);
+  let created;
+  try {
+    created = await createApp({ store, events }, input, OPERATOR);
+  } finally {
+    await events.finish();
+  }
+  const { client, clientSecret } = created;
   // The app as the admin API shows it; the secret as the app API shows it on create, this once.
   print({ ...adminAppJson(client), ...(clientSecret ? { client_secret: clientSecret } : {}) });
   // What its algorithms mean for its relying party: on stderr, so that the JSON on stdout stays clean.

@@ -48,21 +48,14 @@ const READS: Record<string, readonly string[]> = {
   invites: ['list'],
 };
 
-/** MongoDB for one command, with the stored data this version expects, and its indexes unless the command only reads. */
+/** MongoDB for one command, reached, with its indexes unless the command only reads. */
 async function openCliStore(cfg: Config, readOnly: boolean): Promise<Store> {
-  const [{ ensureIndexes, openStore }, { upgradeStoredData }, { createLogger }] = await Promise.all([
-    import('../store/db.js'),
-    import('../runtime/stored-data-upgrades.js'),
-    import('../runtime/log.js'),
-  ]);
+  const { ensureIndexes, openStore, pingStore } = await import('../store/db.js');
   const store = openStore(cfg, { serverSelectionTimeoutMS: 5_000 });
   try {
+    // Reached before the command runs, so that an unreachable MongoDB is one clear line.
     if (!readOnly) await ensureIndexes(store);
-    // Before the api or worker ever started on this version, the CLI's own lookups (a user by email) need the upgraded data too.
-    await upgradeStoredData(
-      store,
-      createLogger('warn', (line) => cliIo().stderr(line + '\n')),
-    );
+    else await pingStore(store);
     return store;
   } catch (err) {
     await store.close();

@@ -306,9 +306,6 @@ const lifetimes = {
   REFRESH_RETRY_WINDOW_PUBLIC_SECONDS: nonNegativeInt(0, 300).describe(
     "The retry window of a public client's refresh token that is not DPoP-bound, which nothing but its possession protects (`0`: never, every superseded token is reuse)",
   ),
-  REFRESH_FAMILY_ROTATIONS_PER_RUN: positiveInt(1000, 100_000).describe(
-    'Rotations a `RefreshFamily` run decides through its own update before it continues as new (a bounded history): only runs from before rotation moved to MongoDB, or updates from an api of that version, still count them',
-  ),
   DEVICE_CODE_TTL_SECONDS: positiveInt(600, 24 * 3600).describe("Lifetime of a device flow's `device_code` and user code (`expires_in`)"),
   STEP_UP_CHALLENGE_TTL_SECONDS: positiveInt(600, 3600).describe('How long a step-up 2FA challenge waits for the user (its 2FA code then lives 5 minutes)'),
   SESSION_IDLE_MINUTES: positiveInt(12 * 60, 14 * 24 * 60).describe(
@@ -482,8 +479,6 @@ export interface Config {
   reauthMaxAgeMs: number;
   /** Longest lifetime of a personal access token. */
   patMaxLifetimeMs: number;
-  /** Refresh rotations a RefreshFamily run takes before it continues as new (bounded history). */
-  refreshFamilyRotationsPerRun: number;
   /** Absolute lifetime of a refresh family; rotation never extends it. */
   refreshTokenTtlMs: number;
   /**
@@ -588,7 +583,6 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
       sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
       reauthMaxAgeMs: e.REAUTH_MAX_AGE_SECONDS * 1000,
       patMaxLifetimeMs: e.PAT_MAX_LIFETIME_DAYS * 24 * 3600_000,
-      refreshFamilyRotationsPerRun: e.REFRESH_FAMILY_ROTATIONS_PER_RUN,
       refreshRetryWindowMs: e.REFRESH_RETRY_WINDOW_SECONDS * 1000,
       refreshRetryWindowPublicMs: e.REFRESH_RETRY_WINDOW_PUBLIC_SECONDS * 1000,
     },

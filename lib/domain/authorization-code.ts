@@ -1,10 +1,11 @@
-// Authorization codes: stored as hashes, single use, short-lived, bound to
-// client, redirect URI and PKCE challenge.
+// Authorization codes: the record a code carries sealed inside it (nothing is
+// stored but its single-use claim), single use, short-lived, bound to client,
+// redirect URI and PKCE challenge.
 import type { GrantedClaims } from './claims-request.js';
 import type { Acr } from './sessions.js';
 
 export interface AuthorizationCodeDoc {
-  _id: string; // hash of the code
+  _id: string; // hash of the code: its single-use claim's key
   clientId: string;
   userId: string;
   redirectUri: string;
@@ -17,8 +18,8 @@ export interface AuthorizationCodeDoc {
   sid: string;
   /** The grant the tokens of this code belong to (revoked if the code is used twice). */
   grantId: string;
-  /** RFC 8707 resource indicators granted with the code (absent on codes issued before they existed). */
-  resources?: string[];
+  /** RFC 8707 resource indicators granted with the code. */
+  resources: string[];
   /** Individual claims asked for with the `claims` parameter and allowed. */
   claims?: GrantedClaims;
   /** RFC 9449 §10: the DPoP key (thumbprint) the token request must prove; absent or null: any or none. */

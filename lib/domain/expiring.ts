@@ -13,11 +13,9 @@
 export const EXPIRING_COLLECTIONS = [
   'sessions',
   // A session's lists (its clients, its sudo windows), expiring with their session, and each user's
-  // sessions, by day, expiring after that day's last session. In the place of earlier versions'
-  // `session_clients`, so a housekeeping run started before replays unchanged.
+  // sessions, by day, expiring after that day's last session.
   'session_lists',
   'authorization_requests',
-  'authorization_codes',
   'par_requests',
   // Written again: claimOnce re-claims a key whose guard has expired (delete, insert). Every guard
   // outlives what it guards, and a put-back guard only ever refuses.

@@ -1,89 +1,41 @@
 // What the RefreshFamily workflow, its activities, its client (lib/flows) and
-// the token endpoint share: the family's input, its workflow id, the names of
-// its handlers and what they answer. Pure: imported by the workflow too.
+// the token endpoint share: the family's input, its workflow id and what its
+// messages (lib/temporal/flow-messages.ts) carry and answer. Pure: imported by
+// the workflow too.
 
 export interface RefreshFamilyInput {
   grantId: string;
   clientId: string;
   userId: string;
   scope: string[];
-  /** RFC 8707 resources granted with the family (input only; absent in families started before). */
-  resources?: string[];
+  /** RFC 8707 resources granted with the family. */
+  resources: string[];
+  /** The hash of the family's first refresh token: its end deletes it and every successor along the rotation claims. */
   currentHash: string;
   /** Absolute expiry, epoch milliseconds. */
   expiresAt: number;
-  /** Rotations after which a run continues as new (config); absent in families started before: no limit. */
-  rotationsPerRun?: number;
-  /** Hashes superseded in earlier runs, newest last (carried by continue-as-new). */
-  superseded?: string[];
-  /** Rotations of the earlier runs (carried by continue-as-new). */
-  rotations?: number;
-  /** The newest rotation of the current token, which a retry may repeat (carried by continue-as-new). */
-  lastRotation?: LastRotation;
-}
-
-/**
- * The newest rotation of the family's current token: the hash presented for
- * it (now superseded) and when, in workflow time (epoch milliseconds). Only
- * that hash may be retried, and only within the window of the retry.
- */
-export interface LastRotation {
-  presentedHash: string;
-  at: number;
 }
 
 /** The family's workflow id: one per grant. */
 export const familyWorkflowId = (grantId: string) => `grant:${grantId}`;
 
-/** The `rotate` update's argument: hashes only, never a token. */
-export interface Rotation {
-  presentedHash: string;
-  newHash: string;
-  /**
-   * How long after its rotation the token just superseded may be presented
-   * again for a fresh successor (REFRESH_RETRY_WINDOW_SECONDS, from the api's
-   * config); absent or 0: never, any superseded token is reuse.
-   */
-  retryWindowMs?: number;
-}
-
-/**
- * `replacedHash`: the rotation was a retry, and the successor issued moments
- * before it (its hash) is superseded now, so that a later use of it is reuse.
- */
-export type RotateResult =
-  { status: 'rotated'; replacedHash?: string } | { status: 'reused' } | { status: 'invalid'; reason: 'unknown' | 'revoked' | 'expired' };
-
-/** The `revoke` update's argument. */
+/** The `revoke` update's and signal's argument. */
 export interface Revocation {
-  presentedHash?: string;
   reason: string;
 }
 
 /**
  * A family's end as its last activity writes it: the grant revoked (for a
- * revocation), then the tokens the family knows deleted by hash (its current
- * one and at most MAX_CARRIED_SUPERSEDED superseded ones).
+ * revocation), then the tokens the family knows deleted by hash, with every
+ * successor their rotation claims lead to.
  */
 export type FamilyEnd = { grantId: string; hashes: string[] } & ({ outcome: 'revoked'; reason: string } | { outcome: 'expired' });
 
 export interface FamilyState {
   grantId: string;
   state: 'active' | 'revoked' | 'expired';
-  /** Rotations the family itself decided: those of its runs from before rotation moved to MongoDB (0 for a family started since). */
-  rotations: number;
   expiresAt: number;
 }
-
-/** Names of the family's update, signal and query handlers (part of running histories: never renamed). */
-export const RefreshFamilyMessages = {
-  rotate: 'rotate',
-  revoke: 'revoke',
-  revokeSignal: 'revokeGrant',
-  state: 'state',
-} as const;
-
-export type RefreshTokenStatus = 'current' | 'superseded' | 'revoked' | 'expired';
 
 export interface RefreshTokenDoc {
   _id: string; // SHA-256 of the refresh token
@@ -92,8 +44,7 @@ export interface RefreshTokenDoc {
   userId: string;
   scope: string[];
   /** RFC 8707 resources of the grant, added to every refreshed access token's aud (copied on rotation). */
-  resources?: string[];
-  status: RefreshTokenStatus;
+  resources: string[];
   /** How the user authenticated for the grant, carried into refreshed access tokens. */
   auth: { authTime: Date; amr: string[]; acr: string; sid: string | null };
   issuedAt: Date;

@@ -46,14 +46,6 @@ export interface SessionListDoc {
   expiresAt: Date;
 }
 
-/** Earlier versions' record of a client that received tokens for a session (moved into the session's lists at start). */
-export interface LegacySessionClientDoc {
-  _id: string; // `<sid>|<client id>`
-  sid: string;
-  clientId: string;
-  expiresAt: Date;
-}
-
 /** What a step before sign-in keeps in a session. */
 export type SessionState = Partial<Pick<SessionDoc, 'pending' | 'webauthnChallenge'>>;
 

@@ -2,7 +2,8 @@
 // the only code that starts a family or revokes it (rotation is decided in
 // MongoDB: lib/store/refresh-rotations.ts). A family that has ended (expired,
 // revoked) answers `{ ended: true }`.
-import { RefreshFamilyMessages, familyWorkflowId, type RefreshFamilyInput, type Revocation } from '../domain/refresh-family.js';
+import { familyWorkflowId, type RefreshFamilyInput, type Revocation } from '../domain/refresh-family.js';
+import { revokeFamilySignal, revokeFamilyUpdate } from '../temporal/flow-messages.js';
 import type { refreshFamily } from '../../workflows/refresh-family.js';
 import { startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';
 
@@ -19,9 +20,7 @@ const family = (flows: FlowClient, grantId: string) => flows.client.workflow.get
 
 /** Revokes the family through its update: it has revoked the grant and deleted its tokens when this resolves. */
 export function revokeRefreshFamily(flows: FlowClient, grantId: string, revocation: Revocation): Promise<WhileRunning<{ revoked: boolean }>> {
-  return whileRunning(flows, () =>
-    family(flows, grantId).executeUpdate<{ revoked: boolean }, [Revocation]>(RefreshFamilyMessages.revoke, { args: [revocation] }),
-  );
+  return whileRunning(flows, () => family(flows, grantId).executeUpdate(revokeFamilyUpdate, { args: [revocation] }));
 }
 
 /**
@@ -29,5 +28,5 @@ export function revokeRefreshFamily(flows: FlowClient, grantId: string, revocati
  * does not wait for the worker, so a revocation never hangs on it.
  */
 export function endRefreshFamily(flows: FlowClient, grantId: string, reason: string): Promise<WhileRunning<void>> {
-  return whileRunning(flows, () => family(flows, grantId).signal<[{ reason: string }]>(RefreshFamilyMessages.revokeSignal, { reason }));
+  return whileRunning(flows, () => family(flows, grantId).signal(revokeFamilySignal, { reason }));
 }

@@ -26,8 +26,6 @@ export interface GrantIssuanceDeps {
   /** Where the scopes' standard claims go (ID_TOKEN_CLAIMS). */
   idTokenClaims: IdTokenClaimsPlacement;
   refreshTokenTtlMs: number;
-  /** Rotations after which a RefreshFamily run continues as new (REFRESH_FAMILY_ROTATIONS_PER_RUN). */
-  refreshFamilyRotationsPerRun: number;
 }
 
 /** A refresh token and the input of its family, made before the family is started. */
@@ -37,7 +35,7 @@ export interface PreparedFamily {
 }
 
 export function prepareRefreshFamily(
-  deps: Pick<GrantIssuanceDeps, 'refreshTokenTtlMs' | 'refreshFamilyRotationsPerRun'>,
+  deps: Pick<GrantIssuanceDeps, 'refreshTokenTtlMs'>,
   f: { grantId: string; clientId: string; userId: string; scope: string[]; resources: string[] },
 ): PreparedFamily {
   const refreshToken = newSecret();
@@ -45,8 +43,6 @@ export function prepareRefreshFamily(
     ...f,
     currentHash: hashSecret(refreshToken),
     expiresAt: Date.now() + deps.refreshTokenTtlMs,
-    rotationsPerRun: deps.refreshFamilyRotationsPerRun,
-    // The family's activities write this api's projection (one worker may serve apis on several databases).
   };
   return { refreshToken, family };
 }
@@ -91,7 +87,6 @@ export async function issueGrantTokens(
     clientId: client._id,
     userId: user._id,
     scope,
-    status: 'current',
     resources,
     auth: { authTime: auth.authTime, amr: auth.amr, acr: auth.acr, sid: auth.sid },
     // Bound to the key of the request's DPoP proof, outside FAPI 2.0: each refresh proves it (refresh-binding.ts).

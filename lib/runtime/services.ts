@@ -1,6 +1,6 @@
 // What api and worker both need at start: configuration checked, MongoDB
-// reachable (waited for as long as it takes) with its indexes (and data of
-// earlier versions upgraded), the KEK, and signing keys that exist.
+// reachable (waited for as long as it takes) with its indexes, the KEK, and
+// signing keys that exist.
 import type { Config } from '../config/env.js';
 import { loadKek, type Kek } from '../security/kek.js';
 import { Keyring } from '../keys/keyring.js';
@@ -8,9 +8,7 @@ import { createMlDsa65 } from '../keys/mldsa.js';
 import { Signer } from '../keys/signer.js';
 import { connectStore, ensureIndexes, openStore, type SlowCommand, type Store } from '../store/db.js';
 import { countClientsWithIdTokenAlg } from '../store/clients.js';
-import { sealClearSecretSettings } from '../store/settings.js';
 import type { Logger } from './log.js';
-import { upgradeStoredData } from './stored-data-upgrades.js';
 import { waitFor } from './wait-for.js';
 
 export interface CoreServices {
@@ -49,17 +47,14 @@ export async function startCoreServices(config: Config, log: Logger, options: St
 }
 
 async function prepare(config: Config, log: Logger, store: Store, boundedCalls: boolean): Promise<CoreServices> {
-  // Index builds and upgrades of a large database may take longer than a call's bound: a client without it does them.
+  // Index builds on a large database may take longer than a call's bound: a client without it does them.
   const maintenance = boundedCalls ? openStore(config) : store;
   try {
     await ensureIndexes(maintenance);
-    await upgradeStoredData(maintenance, log);
   } finally {
     if (maintenance !== store) await maintenance.close();
   }
   const kek = loadKek(config.kek, config.dataDir);
-  const sealed = await sealClearSecretSettings(store, kek);
-  if (sealed.length) log.info('sealed site settings stored in clear by an earlier version', { settings: sealed.join(',') });
   const mldsa = createMlDsa65(config.mldsa);
   const keyring = new Keyring(store, kek, mldsa, config.idTokenAlgs);
   await keyring.ensureInitialKeys();

@@ -4,8 +4,7 @@
 // writes nothing, and redeeming one reads nothing but its single-use claim,
 // which also remembers a used code long enough to recognise its reuse. Nothing
 // about the authorization is readable from the code, and a code altered by a
-// single bit fails to open. Codes issued before codes were sealed (short
-// lived: 60 s) are still found by hash in `authorization_codes`.
+// single bit fails to open.
 import { hkdfSync } from 'node:crypto';
 import { AUTHORIZATION_CODE_TTL_MS, CODE_REUSE_MEMORY_MS, type AuthorizationCodeDoc } from '../domain/authorization-code.js';
 import { open, seal, type Kek } from '../security/kek.js';
@@ -65,10 +64,9 @@ function openCode(kek: Kek, code: string): Omit<AuthorizationCodeDoc, '_id'> | n
  * spelling only (security/kek.ts), so its hash names it whatever way it was
  * sent, and its single-use claim (useAuthorizationCode) is one per code.
  */
-export async function readAuthorizationCode(deps: CodeDeps, code: string): Promise<AuthorizationCodeDoc | null> {
-  const id = hashSecret(code);
-  const record = code.startsWith(SEALED) ? openCode(deps.kek, code) : await deps.store.authorizationCodes.findOne({ _id: id });
-  return record ? { ...record, _id: id } : null;
+export function readAuthorizationCode(deps: CodeDeps, code: string): AuthorizationCodeDoc | null {
+  const record = code.startsWith(SEALED) ? openCode(deps.kek, code) : null;
+  return record ? { ...record, _id: hashSecret(code) } : null;
 }
 
 export type CodeUse = 'ok' | 'reused' | 'expired';

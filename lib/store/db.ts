@@ -17,7 +17,6 @@ import {
 } from 'mongodb';
 import type { Config } from '../config/env.js';
 import { countMongoCommand } from '../runtime/metrics.js';
-import type { AuthorizationCodeDoc } from '../domain/authorization-code.js';
 import type { ClientDoc } from '../domain/clients.js';
 import type { ConsentDoc } from '../domain/consents.js';
 import { EXPIRING_COLLECTIONS, type ExpiringCollection, type ExpiringDoc } from '../domain/expiring.js';
@@ -27,7 +26,7 @@ import type { AuthorizationRequestDoc } from '../domain/pending-authorization.js
 import type { PersonalAccessTokenDoc } from '../domain/personal-access-tokens.js';
 import type { ParRequestDoc } from '../domain/pushed-request.js';
 import type { RateLimitDoc } from '../domain/rate-limits.js';
-import type { LegacySessionClientDoc, SessionDoc, SessionListDoc } from '../domain/sessions.js';
+import type { SessionDoc, SessionListDoc } from '../domain/sessions.js';
 import type { SigningKeyDoc } from '../domain/signing-keys.js';
 import type { SettingsDoc } from '../domain/site-settings.js';
 import type { UserDoc, UserKeyDoc } from '../domain/users.js';
@@ -36,7 +35,7 @@ import type { DeviceCodeDoc, DevicePollDoc, DeviceUserCodeDoc } from '../domain/
 import type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc } from '../domain/step-up-challenge.js';
 import type { SudoWindowDoc } from '../domain/sudo-window.js';
 import type { RefreshRotationDoc, RefreshTokenDoc } from '../domain/refresh-family.js';
-import type { WebhookDeliveryDoc, WebhookDeliveryHeadDoc, WebhookDeliveryIdDoc, WebhookDeliveryRecordDoc } from '../domain/webhook-delivery.js';
+import type { WebhookDeliveryHeadDoc, WebhookDeliveryIdDoc, WebhookDeliveryRecordDoc } from '../domain/webhook-delivery.js';
 import type { WebhookDoc, WebhookSlotDoc } from '../domain/webhooks.js';
 import type { AuditRecord, WebhookEventDoc } from '../domain/webhook-events.js';
 import type { LogoutDeliveryDoc } from '../domain/backchannel-logout.js';
@@ -63,10 +62,7 @@ export interface Store {
   sessions: Collection<SessionDoc>;
   /** A session's lists, the clients it signed into and its sudo windows (session-lists.ts), and each user's sessions (user-sessions.ts). */
   sessionLists: Collection<SessionListDoc>;
-  /** Earlier versions' session clients, if any are left (session-lists-upgrade.ts). */
-  legacySessionClients(): Promise<Collection<LegacySessionClientDoc> | null>;
   authorizationRequests: Collection<AuthorizationRequestDoc>;
-  authorizationCodes: Collection<AuthorizationCodeDoc>;
   parRequests: Collection<ParRequestDoc>;
   consents: Collection<ConsentDoc>;
   grants: Collection<GrantDoc>;
@@ -96,10 +92,6 @@ export interface Store {
   webhookDeliveryHeads: Collection<WebhookDeliveryHeadDoc>;
   /** One per recorded delivery: its record's seq. */
   webhookDeliveryIds: Collection<WebhookDeliveryIdDoc>;
-  /** Earlier versions kept a collection per webhook; the one of a webhook (tests of the upgrade write it). */
-  legacyWebhookHistory(webhookId: string): Collection<WebhookDeliveryDoc>;
-  /** Every per-webhook history collection still there, for the upgrade to move. */
-  legacyWebhookHistories(): Promise<Collection<WebhookDeliveryDoc>[]>;
   webhookOutbox: Collection<WebhookEventDoc>;
   auditLog: Collection<AuditRecord>;
   logoutDeliveries: Collection<LogoutDeliveryDoc>;
@@ -173,9 +165,6 @@ export function openStore(config: Pick<Config, 'mongo'>, options: StoreOptions =
   return storeOn(client, client.db(config.mongo.database));
 }
 
-const LEGACY_HISTORY_PREFIX = 'webhook_deliveries_';
-const LEGACY_SESSION_CLIENTS = 'session_clients';
-
 function storeOn(client: MongoClient, db: Db): Store {
   return {
     client,
@@ -187,12 +176,7 @@ function storeOn(client: MongoClient, db: Db): Store {
     settings: db.collection<SettingsDoc>('settings'),
     sessions: db.collection<SessionDoc>('sessions'),
     sessionLists: db.collection<SessionListDoc>('session_lists'),
-    legacySessionClients: async () =>
-      (await db.listCollections({ name: LEGACY_SESSION_CLIENTS }, { nameOnly: true }).toArray()).length
-        ? db.collection<LegacySessionClientDoc>(LEGACY_SESSION_CLIENTS)
-        : null,
     authorizationRequests: db.collection<AuthorizationRequestDoc>('authorization_requests'),
-    authorizationCodes: db.collection<AuthorizationCodeDoc>('authorization_codes'),
     parRequests: db.collection<ParRequestDoc>('par_requests'),
     consents: db.collection<ConsentDoc>('consents'),
     grants: db.collection<GrantDoc>('grants'),
@@ -215,12 +199,6 @@ function storeOn(client: MongoClient, db: Db): Store {
     webhookDeliveries: db.collection<WebhookDeliveryRecordDoc>('webhook_deliveries'),
     webhookDeliveryHeads: db.collection<WebhookDeliveryHeadDoc>('webhook_delivery_heads'),
     webhookDeliveryIds: db.collection<WebhookDeliveryIdDoc>('webhook_delivery_ids'),
-    legacyWebhookHistory: (webhookId) => db.collection<WebhookDeliveryDoc>(`${LEGACY_HISTORY_PREFIX}${webhookId.replace(/[^A-Za-z0-9]/g, '')}`),
-    legacyWebhookHistories: async () =>
-      (await db.listCollections({}, { nameOnly: true }).toArray())
-        .map((c) => c.name)
-        .filter((name) => name.startsWith(LEGACY_HISTORY_PREFIX))
-        .map((name) => db.collection<WebhookDeliveryDoc>(name)),
     webhookOutbox: db.collection<WebhookEventDoc>('webhook_events'),
     auditLog: db.collection<AuditRecord>('audit_log'),
     logoutDeliveries: db.collection<LogoutDeliveryDoc>('logout_deliveries'),

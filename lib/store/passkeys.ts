@@ -7,7 +7,7 @@
 // id): a user without one has none, in one `_id` lookup, and only users with
 // passkeys pay for the scan (holders.ts: the order of writes that keeps it right).
 import type { PasskeyDoc } from '../domain/passkeys.js';
-import { insertIfAbsent, insertManyIfAbsent, type Store } from './db.js';
+import type { Store } from './db.js';
 import { isHolder as holderThere, markHolder, settleHolder } from './holders.js';
 
 const isHolder = (store: Store, userId: string) => holderThere(store.passkeyHolders, userId);
@@ -50,22 +50,6 @@ export async function deleteUserPasskeys(store: Store, userId: string): Promise<
   const { deletedCount } = await store.passkeys.deleteMany({ userId });
   await settlePasskeyHolder(store, userId);
   return deletedCount;
-}
-
-/** Marks that every user with passkeys has its holder document. */
-const INDEXED_MARK = 'indexed:v1';
-
-/** Writes the holders of users who had passkeys before holders existed: once, at the first start of this version. */
-export async function indexPasskeyHolders(store: Store): Promise<number> {
-  if (await isHolder(store, INDEXED_MARK)) return 0;
-  const users = new Set<string>();
-  for await (const p of store.passkeys.find({}, { projection: { userId: 1 } })) users.add(p.userId);
-  await insertManyIfAbsent(
-    store.passkeyHolders,
-    [...users].map((_id) => ({ _id })),
-  );
-  await insertIfAbsent(store.passkeyHolders, { _id: INDEXED_MARK });
-  return users.size;
 }
 
 // A passkey is removed through sign-in-ways.ts, which refuses removing the last way to sign in.

@@ -14,7 +14,7 @@
 // from the hashes it knows along the claims to delete every token it had.
 import { MAX_RETRIES_PER_ROTATION, rotationClaimId, type RefreshRotationDoc, type RefreshTokenDoc, type StoreRotation } from '../domain/refresh-family.js';
 import type { Collection } from 'mongodb';
-import { insertIfAbsent, isDuplicateKeyError, type Store } from './db.js';
+import { isDuplicateKeyError, type Store } from './db.js';
 import { inChunks } from './in-chunks.js';
 
 /** Lookups and deletes in flight at once (FerretDB v1 hangs on a thousand concurrent writes). */
@@ -37,24 +37,16 @@ export interface RotationRequest {
   /** REFRESH_RETRY_WINDOW_SECONDS in ms; 0: every second presentation is reuse. */
   retryWindowMs: number;
   now: Date;
-  /**
-   * Whether the winning claim also writes the successor's document (the
-   * token endpoint); an api of the earlier version, rotating through the
-   * family's update, writes it itself.
-   */
-  withSuccessor: boolean;
   /** The DPoP key the successor is bound to (refresh-binding.ts); undefined: unbound. */
   jkt?: string;
 }
 
 /**
- * Inserts a claim and, when given, the successor's document after it in the
- * same ordered insert: one command, and the successor is written only if the
- * claim won (an ordered insert stops at its first failure). False when the
- * claim was taken.
+ * Inserts a claim and the successor's document after it in the same ordered
+ * insert: one command, and the successor is written only if the claim won (an
+ * ordered insert stops at its first failure). False when the claim was taken.
  */
-async function insertClaim(store: Store, claim: RefreshRotationDoc, successor: RefreshTokenDoc | null): Promise<boolean> {
-  if (!successor) return insertIfAbsent(store.refreshRotations, claim);
+async function insertClaim(store: Store, claim: RefreshRotationDoc, successor: RefreshTokenDoc): Promise<boolean> {
   try {
     await (store.refreshTokens as unknown as Collection<{ _id: string }>).insertMany([claim, successor], { ordered: true });
     return true;
@@ -69,26 +61,18 @@ async function insertClaim(store: Store, claim: RefreshRotationDoc, successor: R
 /**
  * Decides a presentation of `presented` (a token of a live grant, checked by
  * the caller): rotated to `newHash`, or reuse. The claim comes before the
- * successor's document (with `withSuccessor`, in the same ordered insert), so
- * a crash between the two leaves a rotation whose answer was lost, which a
- * retry repairs.
+ * successor's document (in the same ordered insert), so a crash between the
+ * two leaves a rotation whose answer was lost, which a retry repairs.
  */
-export async function claimRotation(
-  store: Store,
-  presented: RefreshTokenDoc,
-  { newHash, retryWindowMs, now, withSuccessor, jkt }: RotationRequest,
-): Promise<StoreRotation> {
+export async function claimRotation(store: Store, presented: RefreshTokenDoc, { newHash, retryWindowMs, now, jkt }: RotationRequest): Promise<StoreRotation> {
   const { jkt: _presentedJkt, ...unbound } = presented;
-  const successorDoc: RefreshTokenDoc | null = withSuccessor
-    ? { ...unbound, ...(jkt !== undefined ? { jkt } : {}), _id: newHash, status: 'current', issuedAt: now }
-    : null;
+  const successorDoc: RefreshTokenDoc = { ...unbound, ...(jkt !== undefined ? { jkt } : {}), _id: newHash, issuedAt: now };
   const claim = (hash: string, fields: Pick<RefreshRotationDoc, 'rotatedAt' | 'retryOf'>) =>
     insertClaim(store, { _id: rotationClaimId(hash), grantId: presented.grantId, successor: newHash, expiresAt: presented.expiresAt, ...fields }, successorDoc);
-  // A token a family workflow superseded before rotations moved here has no claim: any presentation is reuse.
-  if (presented.status === 'current' && (await claim(presented._id, { rotatedAt: now }))) return { status: 'rotated' };
+  if (await claim(presented._id, { rotatedAt: now })) return { status: 'rotated' };
 
   const first = await findRotation(store, presented._id);
-  // No claim (superseded by a family workflow), or superseded by a retry of an older token: reuse.
+  // No claim (a claim purged meanwhile), or superseded by a retry of an older token: reuse.
   if (!first || first.retryOf !== undefined) return { status: 'reused' };
   if (!(retryWindowMs > 0 && now.getTime() - first.rotatedAt.getTime() < retryWindowMs)) return { status: 'reused' };
   // A retry: the newest successor of this token (earlier retries of it may have replaced the first) is claimed
@@ -103,9 +87,9 @@ export async function claimRotation(
   return { status: 'reused' };
 }
 
-/** Whether `doc` may be used now: current in its document and never rotated (its claim absent). */
+/** Whether `doc` may be used now: unexpired and never rotated (its claim absent). */
 export async function isUnrotated(store: Store, doc: RefreshTokenDoc, now: Date): Promise<boolean> {
-  return doc.status === 'current' && doc.expiresAt > now && (await findRotation(store, doc._id)) === null;
+  return doc.expiresAt > now && (await findRotation(store, doc._id)) === null;
 }
 
 /**

@@ -2,13 +2,11 @@
 // without asking Temporal. The api writes a family's first token and each
 // successor (refresh-rotations.ts, where rotation is decided); the
 // RefreshFamily workflow's activities delete them when the family ends.
-// `status` stays `current` through a rotation: a token is superseded when its
-// rotation claim exists (tokens superseded by a family workflow, before
-// rotation moved to MongoDB, say `superseded` in their own document).
-import { rotationClaimId, type RefreshRotationDoc, type RefreshTokenDoc, type RefreshTokenStatus } from '../domain/refresh-family.js';
+// A token is superseded when its rotation claim exists.
+import { rotationClaimId, type RefreshRotationDoc, type RefreshTokenDoc } from '../domain/refresh-family.js';
 import { insertManyIfAbsent, type Store } from './db.js';
 
-export type { RefreshTokenDoc, RefreshTokenStatus };
+export type { RefreshTokenDoc };
 
 export function findRefreshToken(store: Store, hash: string): Promise<RefreshTokenDoc | null> {
   return store.refreshTokens.findOne({ _id: hash });
@@ -42,20 +40,6 @@ export async function recordRotations(store: Store, rotations: { previous: Refre
   );
   await insertManyIfAbsent(
     store.refreshTokens,
-    rotations.map(({ previous, newHash }) => ({ ...previous, _id: newHash, status: 'current' as const, issuedAt: now })),
+    rotations.map(({ previous, newHash }) => ({ ...previous, _id: newHash, issuedAt: now })),
   );
-}
-
-/**
- * The family was revoked: every token of the grant is. Only for a revocation
- * a family scheduled before families deleted their own tokens: a scan on
- * FerretDB v1.
- */
-export async function revokeFamilyTokens(store: Store, grantId: string): Promise<void> {
-  await store.refreshTokens.updateMany({ grantId }, { $set: { status: 'revoked' } });
-}
-
-/** The family reached its absolute expiry: its current token expires. Only for an expiry scheduled before families deleted their own tokens (a scan). */
-export async function expireFamilyTokens(store: Store, grantId: string): Promise<void> {
-  await store.refreshTokens.updateMany({ grantId, status: 'current' }, { $set: { status: 'expired' } });
 }

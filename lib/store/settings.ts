@@ -57,14 +57,3 @@ export async function setSiteSetting<K extends SiteSettingKey>(store: Store, key
   await writeValue(store, key, stored);
   return { changed: previous !== value };
 }
-
-/** Seals secret settings stored in clear by an earlier version (at start; idempotent). */
-export async function sealClearSecretSettings(store: Store, kek: Kek): Promise<string[]> {
-  const done: string[] = [];
-  for (const [key, value] of Object.entries(await storedValues(store))) {
-    if (!isSecretSetting(key as SiteSettingKey) || typeof value !== 'string' || value === '') continue;
-    await writeValue(store, key as SiteSettingKey, sealed(kek, key as SiteSettingKey, value));
-    done.push(key);
-  }
-  return done;
-}

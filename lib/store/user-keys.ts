@@ -71,28 +71,3 @@ export async function insertUserKeys(store: Store, users: Pick<UserDoc, '_id' | 
     users.flatMap((u) => KEYED.map((field) => ({ _id: keyId(field, u[field]), userId: u._id }))),
   );
 }
-
-/** Marks that every user has its keys (the first start of a version with keys wrote them). */
-const INDEXED_MARK = 'indexed:v1';
-
-/**
- * Writes the keys of every user once, on the first start after an upgrade from
- * a version without them: one scan of the users, then bulk inserts; later
- * starts read one document. Idempotent, and safe when processes start together.
- */
-export async function indexUserKeys(store: Store): Promise<number> {
-  if (await store.userKeys.findOne({ _id: INDEXED_MARK })) return 0;
-  let written = 0;
-  const batch: Pick<UserDoc, '_id' | KeyedField>[] = [];
-  const flush = async () => {
-    await insertUserKeys(store, batch.splice(0));
-  };
-  for await (const user of store.users.find({}, { projection: { _id: 1, email: 1, username: 1 } })) {
-    batch.push(user);
-    written++;
-    if (batch.length >= 1000) await flush();
-  }
-  await flush();
-  await insertManyIfAbsent(store.userKeys, [{ _id: INDEXED_MARK, userId: '' }]);
-  return written;
-}

@@ -13,7 +13,7 @@ import { newId, newSecret } from '../security/secrets.js';
 import { WEBHOOK_LIMITS } from '../domain/webhooks.js';
 import { insertManyIfAbsent, type Store } from './db.js';
 import { deleteHistory } from './webhook-history.js';
-import { claimSlot, freeSlot, markSlotHolder, markSlotHolders, settleSlotHolder, slotId, slottedWebhooks, slotOf, WebhookSlotsFull } from './webhook-slots.js';
+import { claimSlot, freeSlot, markSlotHolder, markSlotHolders, settleSlotHolder, slotId, slottedWebhooks, WebhookSlotsFull } from './webhook-slots.js';
 
 export type { WebhookDeliveryDoc, WebhookDoc };
 export { WebhookSlotsFull };
@@ -133,8 +133,7 @@ export async function deleteWebhook(store: Store, id: string): Promise<boolean> 
   if (!hook) return false;
   const { deletedCount } = await webhooks(store).deleteOne({ _id: id });
   if (!deletedCount) return false;
-  const slot = await slotOf(store, hook);
-  if (slot) await freeSlot(store, slot, id);
+  if (hook.slot) await freeSlot(store, hook.slot, id);
   await settleSlotHolder(store, hook);
   await deleteHistory(store, id);
   return true;

@@ -6,11 +6,15 @@
 // asked of the outside world. Timers run in real time: tests give short
 // lifetimes in the inputs.
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { Context } from '@temporalio/activity';
+import proto from '@temporalio/proto';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
+import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
 
 /** One stub activity call: Keyflow's activities take one object argument. */
 export interface ActivityCall {
@@ -142,4 +146,21 @@ export function latch(): Latch {
 /** The KeyflowState search attribute of a workflow (what an operator filters on in the UI). */
 export async function flowState(handle: WorkflowHandle): Promise<string | undefined> {
   return (await handle.describe()).typedSearchAttributes.get(SearchAttributes.state);
+}
+
+/**
+ * Writes the history of a finished workflow into test/fixtures/histories/<name>.json
+ * when KEYFLOW_RECORD_HISTORIES=1 (the replay test then replays it against
+ * every later version of the workflow); otherwise does nothing. How to record:
+ * test/fixtures/histories/README.md.
+ */
+export async function recordHistory(handle: WorkflowHandle, name: string): Promise<void> {
+  if (process.env.KEYFLOW_RECORD_HISTORIES !== '1') return;
+  const history = await handle.fetchHistory();
+  const json = proto.temporal.api.history.v1.History.toObject(proto.temporal.api.history.v1.History.fromObject(history), {
+    longs: String,
+    enums: String,
+    bytes: String,
+  });
+  fs.writeFileSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'histories', `${name}.json`), JSON.stringify(json, null, 1) + '\n');
 }

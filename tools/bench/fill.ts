@@ -135,7 +135,6 @@ function firstRefreshToken(plan: FillPlan, i: number): RefreshTokenDoc {
     clientId: fillId('client', i % plan.clients),
     userId: fillId('user', i % plan.users),
     scope: ['openid', 'profile', 'offline_access'],
-    status: 'current',
     resources: [],
     auth: { authTime, amr: ['pwd'], acr: 'pwd', sid: null },
     issuedAt: authTime,

@@ -35,7 +35,7 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
   const requested = parseResources(params.resource);
   if (!requested.ok) return sendOAuthError(res, 400, requested.error, requested.description);
 
-  const c = await readAuthorizationCode(deps, code);
+  const c = readAuthorizationCode(deps, code);
   if (!c) return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
   // Only a request that would succeed uses the code up (and a second such request is reuse):
   // another client, a wrong redirect URI, verifier or DPoP key leaves it to its rightful client.

@@ -39,7 +39,7 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   const doc = await findRefreshToken(deps.store, presentedHash);
   // Another client's token is as good as unknown: nothing is revealed about it.
   if (!doc || doc.clientId !== client._id) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
-  if (doc.status === 'revoked' || doc.status === 'expired' || doc.expiresAt <= currentDate()) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
+  if (doc.expiresAt <= currentDate()) return sendOAuthError(res, 400, 'invalid_grant', INVALID);
   // A DPoP-bound family (RFC 9449 §5): the refresh proves the same key, before the token is rotated.
   if (doc.jkt !== undefined) {
     if (!dpopJkt) return sendOAuthError(res, 400, 'invalid_dpop_proof', 'this refresh token is DPoP-bound: a DPoP proof of its key is required');
@@ -90,7 +90,6 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
     newHash: nextHash,
     retryWindowMs: refreshRetryWindowMs(client, doc.jkt, deps.refreshRetryWindows),
     now,
-    withSuccessor: true,
     // A family begun without DPoP is bound from the first refresh with a proof on (refresh-binding.ts).
     jkt: refreshTokenJkt(client, dpopJkt, doc.jkt),
   });

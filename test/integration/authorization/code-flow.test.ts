@@ -2,7 +2,7 @@
 // → token → UserInfo, and every error these endpoints document.
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
-import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
+import { newSecret } from '../../../lib/security/secrets.js';
 import { createClient } from '../../../lib/store/clients.js';
 import type { NewClientInput } from '../../../lib/domain/clients.js';
 import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
@@ -459,33 +459,6 @@ describe('token endpoint errors', () => {
     expect(info.status).toBe(200);
     // A second valid request is reuse.
     expect((await token(grant, auth)).body.error).toBe('invalid_grant');
-  });
-
-  it('still redeems a code issued before codes were sealed (a stored record found by hash)', async () => {
-    const { client, secret: clientSecret } = await newRp(api.deps, RP);
-    const { user } = await newUser(api.deps, { prefix: 'legacy-code', password: PASSWORD });
-    const { verifier, params } = pkce();
-    const code = newSecret();
-    const now = new Date();
-    await api.deps.store.authorizationCodes.insertOne({
-      _id: hashSecret(code),
-      clientId: client._id,
-      userId: user._id,
-      redirectUri: REDIRECT,
-      scope: ['openid'],
-      nonce: null,
-      codeChallenge: params.code_challenge,
-      authTime: now,
-      amr: ['pwd'],
-      acr: 'pwd',
-      sid: newSecret(),
-      grantId: newSecret(),
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + 60_000),
-    });
-    const auth = { authorization: basicAuthEncoded(client._id, clientSecret!) };
-    const r = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth);
-    expect([r.res.status, r.body.error]).toEqual([200, undefined]);
   });
 
   it('answers 401 with a Basic challenge for wrong Basic credentials, 400 for wrong body credentials', async () => {

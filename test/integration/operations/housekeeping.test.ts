@@ -25,7 +25,7 @@ const minutes = (n: number) => new Date(Date.now() + n * 60_000);
 
 async function seed(tag: string, expired: number, fresh: number) {
   const sessions = store.expiring('sessions');
-  const codes = store.expiring('authorization_codes');
+  const codes = store.expiring('par_requests');
   const docs = (n: number, at: Date, kind: string) => Array.from({ length: n }, (_, i) => ({ _id: `${tag}-${kind}-${i}`, expiresAt: at }));
   await sessions.insertMany([...docs(expired, minutes(-5), 'old'), ...docs(fresh, minutes(60), 'new')]);
   await codes.insertMany([...docs(expired, minutes(-1), 'old'), ...docs(fresh, minutes(5), 'new')]);
@@ -124,7 +124,7 @@ describe('housekeeping', () => {
     });
     const result = (await handle.result()) as Record<string, number>;
     expect(result.sessions).toBeGreaterThanOrEqual(7);
-    expect(result.authorization_codes).toBeGreaterThanOrEqual(7);
+    expect(result.par_requests).toBeGreaterThanOrEqual(7);
     const expectedNew = ['new-0', 'new-1', 'new-2'].map((s) => `${tag}-${s}`);
     expect(await data.remaining()).toEqual({ sessions: expectedNew, codes: expectedNew });
     const description = await handle.describe();

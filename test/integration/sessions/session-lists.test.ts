@@ -8,15 +8,14 @@
 // nothing; what earlier versions stored is carried over at start.
 import { activeSudoWindow, openSudoWindow, type SudoDeps } from '../../../lib/step-up/sudo-windows.js';
 import { s256Challenge } from '../../../lib/domain/pkce.js';
-import { SESSION_TTL_MS, type LegacySessionClientDoc } from '../../../lib/domain/sessions.js';
-import { upgradeStoredData } from '../../../lib/runtime/stored-data-upgrades.js';
+import { SESSION_TTL_MS } from '../../../lib/domain/sessions.js';
 import { newId, newSecret } from '../../../lib/security/secrets.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { openStore } from '../../../lib/store/db.js';
 import { addToSessionList, readSessionList } from '../../../lib/store/session-lists.js';
-import { clientsOfSession, createSession } from '../../../lib/store/sessions.js';
+import { createSession } from '../../../lib/store/sessions.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
-import { recordSudoWindowOpened, sudoWindows } from '../../../lib/store/sudo-windows.js';
+import { sudoWindows } from '../../../lib/store/sudo-windows.js';
 import { sudoWindowId } from '../../../lib/domain/sudo-window-id.js';
 import { createUser } from '../../../lib/store/users.js';
 import { userSessions } from '../../../lib/store/user-sessions.js';
@@ -160,38 +159,6 @@ describe('session lists', () => {
     }
   });
 
-  it("carries earlier versions' session clients and open sudo windows over at start", async () => {
-    const [live, ended] = [newId(), newId()];
-    const db = api.deps.store.db;
-    // What earlier versions stored: one document per session and client in `session_clients`.
-    await db.collection<LegacySessionClientDoc>('session_clients').insertMany([
-      { _id: `${live}|rp-1`, sid: live, clientId: 'rp-1', expiresAt: sessionEnd() },
-      { _id: `${live}|rp-2`, sid: live, clientId: 'rp-2', expiresAt: sessionEnd() },
-      { _id: `${ended}|rp-1`, sid: ended, clientId: 'rp-1', expiresAt: new Date(Date.now() - 1000) },
-    ]);
-    // And a sudo window opened by an earlier version: its projection, in no list.
-    const key = { userId: `user-${newId()}`, sid: live, clientId: 'rp-3' };
-    const openedAt = new Date();
-    await recordSudoWindowOpened(api.deps.store, {
-      _id: sudoWindowId(key),
-      ...key,
-      openingId: newId(),
-      status: 'active',
-      openedAt,
-      expiresAt: new Date(openedAt.getTime() + 600_000),
-    });
-    await api.deps.store.sessionLists.deleteOne({ _id: 'upgraded:sudo:v1' });
-
-    await upgradeStoredData(api.deps.store, api.deps.log);
-    expect((await clientsOfSession(api.deps.store, { sid: live })).sort()).toEqual(['rp-1', 'rp-2']);
-    expect(await clientsOfSession(api.deps.store, { sid: ended })).toEqual([]);
-    expect(await readSessionList(api.deps.store, 'sudo', live)).toEqual(['rp-3']);
-    expect((await db.listCollections({ name: 'session_clients' }).toArray()).length).toBe(0);
-    // A second start finds nothing left to do.
-    await upgradeStoredData(api.deps.store, api.deps.log);
-    expect((await clientsOfSession(api.deps.store, { sid: live })).sort()).toEqual(['rp-1', 'rp-2']);
-  });
-
   it("finds every session of a user's parallel sign-ins from two processes, while any can be live, and no other user's", async () => {
     const userId = `user-${newId()}`;
     const other = openStore(api.deps.config);
@@ -209,29 +176,5 @@ describe('session lists', () => {
     } finally {
       await other.client.close();
     }
-  });
-
-  it('lists at start the signed-in sessions an earlier version wrote, so signing out everywhere still ends them', async () => {
-    const user = await createUser(api.deps.store, { email: uniqueEmail('session-lists-upgrade'), password: PASSWORD });
-    const { session } = await createSession(api.deps.store, { userId: user._id, amr: ['pwd'], acr: 'pwd' });
-    // An earlier version wrote the session and no list entry.
-    const day = Math.floor(session.createdAt.getTime() / 86_400_000);
-    expect((await api.deps.store.sessionLists.deleteOne({ _id: `user:${user._id}:${day}:0` })).deletedCount).toBe(1);
-    expect(await userSessions(api.deps.store, user._id)).toEqual([]);
-    await api.deps.store.sessionLists.deleteOne({ _id: 'upgraded:user-sessions:v1' });
-
-    // The first start of this version: a process of its own.
-    const started = openStore(api.deps.config);
-    try {
-      await upgradeStoredData(started, api.deps.log);
-    } finally {
-      await started.client.close();
-    }
-    expect((await userSessions(api.deps.store, user._id)).map((s) => s.sid)).toEqual([session.sid]);
-    const agent = new HttpUser(api.url);
-    await agent.signIn(await agent.get('/login'), user.email, PASSWORD);
-    const page = await (await agent.get('/account/sessions')).res.text();
-    await agent.submit(page, '/account/sessions/sign-out-everywhere', {});
-    expect(await api.deps.store.sessions.findOne({ _id: session._id })).toBeNull();
   });
 });

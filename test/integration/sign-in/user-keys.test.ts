@@ -6,9 +6,8 @@
 // account leaves no key naming its email; passkeys are found (and the last one
 // removed) as before.
 import { newId } from '../../../lib/security/secrets.js';
-import { hasPasskey, indexPasskeyHolders, insertPasskey, listPasskeys } from '../../../lib/store/passkeys.js';
+import { hasPasskey, insertPasskey, listPasskeys } from '../../../lib/store/passkeys.js';
 import { removePasskey } from '../../../lib/store/sign-in-ways.js';
-import { indexUserKeys } from '../../../lib/store/user-keys.js';
 import { createUser, deleteUserAccount, findUserByEmail, findUserByRef, findUserByUsername, setUserFields } from '../../../lib/store/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser, uniqueEmail } from '../../../tools/fixtures/users.js';
@@ -75,17 +74,6 @@ describe('email and username keys', () => {
     expect(signedIn(await signIn(email))).toBe(true);
   });
 
-  it('writes the keys of users that had none once, at start (an upgraded database)', async () => {
-    const { user, email } = await newUser(api.deps, { prefix: 'keys-upgrade', password: PASSWORD });
-    await api.deps.store.userKeys.deleteMany({ _id: { $in: [`email:${email}`, `username:${user.username}`, 'indexed:v1'] } });
-    expect(await findUserByEmail(api.deps.store, email)).toBeNull();
-    expect(await indexUserKeys(api.deps.store)).toBeGreaterThan(0);
-    expect((await findUserByEmail(api.deps.store, email))?._id).toBe(user._id);
-    expect((await findUserByUsername(api.deps.store, user.username))?._id).toBe(user._id);
-    // Marked done: the next start reads one document.
-    expect(await indexUserKeys(api.deps.store)).toBe(0);
-  });
-
   it('leaves no key naming a deleted account’s email or username', async () => {
     const { user, email } = await newUser(api.deps, { prefix: 'keys-deleted', password: PASSWORD });
     expect(await deleteUserAccount(api.deps.store, user._id)).not.toBeNull();
@@ -121,15 +109,5 @@ describe('passkey holders', () => {
       expect(await hasPasskey(api.deps.store, user._id)).toBe(true);
       expect((await listPasskeys(api.deps.store, user._id)).map((p) => p._id)).toEqual([added._id]);
     }
-  });
-
-  it('marks the users who had passkeys before holders existed, once', async () => {
-    const { user } = await newUser(api.deps, { prefix: 'keys-passkey-upgrade', password: PASSWORD });
-    await insertPasskey(api.deps.store, passkeyDoc(user._id));
-    await api.deps.store.passkeyHolders.deleteMany({ _id: { $in: [user._id, 'indexed:v1'] } });
-    expect(await hasPasskey(api.deps.store, user._id)).toBe(false);
-    expect(await indexPasskeyHolders(api.deps.store)).toBeGreaterThan(0);
-    expect(await hasPasskey(api.deps.store, user._id)).toBe(true);
-    expect(await indexPasskeyHolders(api.deps.store)).toBe(0);
   });
 });

@@ -7,7 +7,6 @@ import os from 'node:os';
 import { loadKek } from '../../../lib/security/kek.js';
 import { dropDatabase } from '../../../lib/store/db.js';
 import { HISTORY_LIMIT, recentDeliveries, recordDelivery, storedHistory, type WebhookDeliveryDoc } from '../../../lib/store/webhook-history.js';
-import { moveLegacyHistories } from '../../../lib/store/webhook-history-upgrade.js';
 import { createWebhook, deleteWebhook } from '../../../lib/store/webhooks.js';
 import { openTestStore, testDatabase } from '../../support/database.js';
 
@@ -87,37 +86,5 @@ describe('webhook delivery history', () => {
     expect(await deleteWebhook(store, id)).toBe(true);
     expect(await recentDeliveries(store, id)).toEqual([]);
     expect(await storedHistory(store, id)).toEqual({ records: 0, deliveryIds: 0, head: false });
-  });
-});
-
-describe('upgrade from a collection per webhook', () => {
-  it('moves each history into the one history and drops its collection, once', async () => {
-    const plain = await newWebhookId();
-    const recording = await newWebhookId();
-    const deleted = 'a-deleted-webhook';
-    // Earlier versions kept a little over 50 when deliveries raced their trim.
-    const legacy = Array.from({ length: 52 }, (_, i) => delivery(plain, i));
-    await store.legacyWebhookHistory(plain).insertMany([...legacy].reverse());
-    await store.legacyWebhookHistory(recording).insertMany([delivery(recording, 1), delivery(recording, 2)]);
-    await store.legacyWebhookHistory(deleted).insertOne(delivery(deleted, 1));
-    // A delivery recorded by an upgraded process before the upgrade reached this webhook.
-    await recordDelivery(store, delivery(recording, 3));
-
-    expect(await moveLegacyHistories(store)).toBe(3);
-    expect(await store.legacyWebhookHistories()).toEqual([]);
-    expect(ids(await recentDeliveries(store, plain))).toEqual(shown(plain, 2, 51));
-    expect(await recentDeliveries(store, plain, 1)).toEqual([legacy[51]]);
-    expect(ids(await recentDeliveries(store, recording))).toEqual(shown(recording, 1, 3));
-    expect(await recentDeliveries(store, deleted)).toEqual([]);
-
-    // A start that copied but died before dropping: the next one copies again, adding nothing.
-    await store.legacyWebhookHistory(plain).insertMany(legacy);
-    expect(await moveLegacyHistories(store)).toBe(1);
-    expect(await moveLegacyHistories(store)).toBe(0);
-    expect(ids(await recentDeliveries(store, plain))).toEqual(shown(plain, 2, 51));
-    expect(await storedHistory(store, plain)).toEqual({ records: HISTORY_LIMIT, deliveryIds: HISTORY_LIMIT, head: true });
-    // Recording goes on after the moved history.
-    await recordDelivery(store, delivery(plain, 52));
-    expect(ids(await recentDeliveries(store, plain))).toEqual(shown(plain, 3, 52));
   });
 });

@@ -8,17 +8,7 @@ import { WEBHOOK_LIMITS } from '../../../lib/domain/webhooks.js';
 import { newId } from '../../../lib/security/secrets.js';
 import { loadKek } from '../../../lib/security/kek.js';
 import { dropDatabase } from '../../../lib/store/db.js';
-import { indexWebhookSlots } from '../../../lib/store/webhook-slots.js';
-import {
-  createWebhook,
-  createWebhooks,
-  deleteWebhook,
-  findWebhook,
-  listWebhooks,
-  WebhookSlotsFull,
-  type NewWebhook,
-  type WebhookDoc,
-} from '../../../lib/store/webhooks.js';
+import { createWebhook, createWebhooks, deleteWebhook, listWebhooks, WebhookSlotsFull, type NewWebhook, type WebhookDoc } from '../../../lib/store/webhooks.js';
 import { commandFilters } from '../../support/command-filters.js';
 import { openTestStore, testDatabase } from '../../support/database.js';
 
@@ -110,42 +100,5 @@ describe('webhook slots', () => {
     expect(webhook.slot).toBe(`user:${owner}:3`);
     expect(await listWebhooks(store, 'user', owner)).toHaveLength(4);
     await expect(createWebhooks(store, kek, [{ ...input(owner), id: `bulk-${owner}-x`, slot: MAX }])).rejects.toThrow(RangeError);
-  });
-});
-
-describe('the upgrade from webhooks without slots', () => {
-  /** A webhook as an earlier version stored it: no slot, none claimed. */
-  async function legacy(ownerUserId: string, name: string, createdAt: Date): Promise<WebhookDoc> {
-    const { webhook } = await createWebhook(store, kek, input(ownerUserId, name));
-    await store.webhookSlots.deleteOne({ _id: webhook.slot! });
-    const { slot: _slot, ...old } = webhook;
-    const doc = { ...old, _id: newId(), createdAt };
-    await store.webhooks.deleteOne({ _id: webhook._id });
-    await store.webhooks.insertOne(doc);
-    return doc;
-  }
-
-  it('gives them slots once, oldest first; those beyond the limit wait for a deletion', async () => {
-    await store.webhookSlots.deleteOne({ _id: 'slotted:v1' });
-    const [owner, crowded] = [newId(), newId()];
-    const t0 = Date.UTC(2020, 0, 1);
-    const two = [await legacy(owner, 'second', new Date(t0 + 1000)), await legacy(owner, 'first', new Date(t0))];
-    const many: WebhookDoc[] = [];
-    for (let i = 0; i <= MAX; i++) many.push(await legacy(crowded, `c${String(i).padStart(2, '0')}`, new Date(t0 + i * 1000)));
-    expect(await listWebhooks(store, 'user', owner)).toEqual([]);
-
-    expect(await indexWebhookSlots(store)).toEqual({ slotted: 2 + MAX, over: 1 });
-    expect(names(await listWebhooks(store, 'user', owner))).toEqual(['first', 'second']);
-    expect(names(await listWebhooks(store, 'user', crowded))).toEqual(names(many.slice(0, MAX)));
-    expect((await findWebhook(store, two[0]!._id))?.slot).toEqual(expect.stringMatching(new RegExp(`^user:${owner}:[01]$`)));
-
-    // Not done while one waits; after a deletion the next start gives it the freed slot, and marks it done.
-    expect(await deleteWebhook(store, many[0]!._id)).toBe(true);
-    expect(await indexWebhookSlots(store)).toEqual({ slotted: 1, over: 0 });
-    expect(names(await listWebhooks(store, 'user', crowded))).toEqual(names(many.slice(1)));
-    expect(await indexWebhookSlots(store)).toEqual({ slotted: 0, over: 0 });
-    // Deleting an upgraded webhook frees its slot.
-    expect(await deleteWebhook(store, two[1]!._id)).toBe(true);
-    expect(names(await listWebhooks(store, 'user', owner))).toEqual(['second']);
   });
 });

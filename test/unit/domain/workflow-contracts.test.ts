@@ -5,7 +5,8 @@
 // strand every flow started before it.
 import { logoutWorkflowId } from '../../../lib/domain/backchannel-logout.js';
 import { DeviceFlowMessages, deviceWorkflowId } from '../../../lib/domain/device-authorization.js';
-import { RefreshFamilyMessages, familyWorkflowId } from '../../../lib/domain/refresh-family.js';
+import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
+import { familyStateQuery, revokeFamilySignal, revokeFamilyUpdate } from '../../../lib/temporal/flow-messages.js';
 import { StepUpFlowMessages, stepUpWorkflowId } from '../../../lib/domain/step-up-challenge.js';
 import { SudoWindowMessages } from '../../../lib/domain/sudo-window.js';
 import { webhookDeliveryWorkflowId } from '../../../lib/domain/webhook-delivery.js';
@@ -28,7 +29,7 @@ describe('workflow ids', () => {
 describe('message names', () => {
   it('stay as running flows and recorded histories know them', () => {
     expect(DeviceFlowMessages).toEqual({ approve: 'approve', deny: 'deny', redeem: 'redeem', state: 'state' });
-    expect(RefreshFamilyMessages).toEqual({ rotate: 'rotate', revoke: 'revoke', revokeSignal: 'revokeGrant', state: 'state' });
+    expect([revokeFamilyUpdate.name, revokeFamilySignal.name, familyStateQuery.name]).toEqual(['revoke', 'revokeGrant', 'state']);
     expect(StepUpFlowMessages).toEqual({ confirm: 'confirm', deny: 'deny', fail: 'fail', redeem: 'redeem', state: 'state' });
     expect(SudoWindowMessages).toEqual({ revoke: 'revoke', revokeWindow: 'revokeWindow', active: 'active' });
   });

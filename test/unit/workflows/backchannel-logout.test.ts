@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { LogoutDelivery } from '../../../lib/domain/backchannel-logout.js';
 import { backchannelLogout } from '../../../workflows/backchannel-logout.js';
-import { flowState, startWorkflowWorker, type WorkflowWorker } from '../../support/workflow-env.js';
+import { flowState, startWorkflowWorker, type WorkflowWorker, recordHistory } from '../../support/workflow-env.js';
 
 let w: WorkflowWorker;
 
@@ -40,6 +40,7 @@ it('sends to every client once, with the session and user, and returns each outc
     ['ok-1', 'none-2', 'ok-3'].map((clientId) => [{ issuer: i.issuer, sid: i.sid, userId: 'u1', clientId }, 1]).sort(),
   );
   expect(await flowState(handle)).toBe('delivered');
+  await recordHistory(handle, 'backchannel-logout-delivered-to-each-client');
 });
 
 it('a refusal or a failed attempt is that client failure only, not retried, and the flow is failed', async () => {
@@ -51,6 +52,7 @@ it('a refusal or a failed attempt is that client failure only, not retried, and 
   ]);
   expect(calls.filter((c) => (c.arg as { clientId: string }).clientId === 'broken-3').map((c) => c.attempt)).toEqual([1]);
   expect(await flowState(handle)).toBe('failed');
+  await recordHistory(handle, 'backchannel-logout-one-refused-one-attempt-failed');
 });
 
 it('a session without clients is delivered at once', async () => {
@@ -58,4 +60,5 @@ it('a session without clients is delivered at once', async () => {
   expect(outcomes).toEqual([]);
   expect(calls).toEqual([]);
   expect(await flowState(handle)).toBe('delivered');
+  await recordHistory(handle, 'backchannel-logout-no-clients');
 });

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { deviceAuthorization } from '../../../workflows/device-authorization.js';
 import { refreshFamily } from '../../../workflows/refresh-family.js';
-import { flowState, latch, startWorkflowWorker, type Latch, type WorkflowWorker } from '../../support/workflow-env.js';
+import { flowState, latch, startWorkflowWorker, type Latch, type WorkflowWorker, recordHistory } from '../../support/workflow-env.js';
 
 let w: WorkflowWorker;
 /** Flows whose projection of `redeemed` waits for the test (the workflow is still running then). */
@@ -18,8 +18,6 @@ beforeAll(async () => {
     },
     // The child RefreshFamily's activities.
     async endFamily() {},
-    async revokeFamily() {},
-    async expireFamily() {},
   });
 });
 afterAll(() => w?.stop());
@@ -56,6 +54,7 @@ it('approve then redeem: the approval is handed out once, each state projected i
     { deviceCodeHash: input.deviceCodeHash, state: 'redeemed', approval: approval('u1') },
   ]);
   expect(await flowState(handle)).toBe('redeemed');
+  await recordHistory(handle, 'device-authorization-approved-then-redeemed');
 });
 
 it('a late answer changes nothing: a second approval or a denial after the first approval', async () => {
@@ -73,6 +72,7 @@ it('deny ends the flow as denied, with no approval projected', async () => {
   await flow.handle.signal('deny');
   expect(await flow.handle.result()).toBe('denied');
   expect(flow.projected()).toEqual([{ deviceCodeHash: flow.input.deviceCodeHash, state: 'denied', approval: null }]);
+  await recordHistory(flow.handle, 'device-authorization-denied');
 });
 
 it('expires at expiresAt when nobody answers', async () => {
@@ -80,6 +80,7 @@ it('expires at expiresAt when nobody answers', async () => {
   expect(await flow.handle.result()).toBe('expired');
   expect(flow.projected()).toEqual([{ deviceCodeHash: flow.input.deviceCodeHash, state: 'expired', approval: null }]);
   expect(await flowState(flow.handle)).toBe('expired');
+  await recordHistory(flow.handle, 'device-authorization-expired');
 });
 
 it('an approval not redeemed before expiresAt expires too (the timer runs from the start)', async () => {
@@ -98,9 +99,9 @@ function familyInput(userId: string) {
     clientId: 'device-client',
     userId,
     scope: ['openid', 'offline_access'],
+    resources: [],
     currentHash: 'h0',
     expiresAt: Date.now() + 60_000,
-    rotationsPerRun: 100,
   };
 }
 
@@ -114,10 +115,11 @@ it('redeem with a refresh family of the approving user starts it as an abandoned
   const child = w.client.workflow.getHandle<typeof refreshFamily>(`grant:${family.grantId}`);
   const described = await child.describe();
   expect([described.type, described.status.name, described.taskQueue]).toEqual(['refreshFamily', 'RUNNING', w.taskQueue]);
-  expect(await child.query('state')).toEqual({ grantId: family.grantId, state: 'active', rotations: 0, expiresAt: family.expiresAt });
+  expect(await child.query('state')).toEqual({ grantId: family.grantId, state: 'active', expiresAt: family.expiresAt });
   expect(await flowState(child)).toBe('active');
   await child.signal('revokeGrant', { reason: 'test over' });
   expect(await child.result()).toBe('revoked');
+  await recordHistory(flow.handle, 'device-authorization-redeem-starts-refresh-family');
 });
 
 it('redeem with a family of another user, or one whose workflow already runs, leaves the start to the api', async () => {

@@ -2,7 +2,7 @@
 // checks at once; cancel ends it; at the deadline it expires unverified.
 import { randomUUID } from 'node:crypto';
 import { domainVerification } from '../../../workflows/domain-verification.js';
-import { flowState, startWorkflowWorker, type WorkflowWorker } from '../../support/workflow-env.js';
+import { flowState, startWorkflowWorker, type WorkflowWorker, recordHistory } from '../../support/workflow-env.js';
 
 let w: WorkflowWorker;
 /** TXT names whose record is "published". */
@@ -40,6 +40,7 @@ it('checks until the record appears, then records the domain verified once', asy
   expect(await handle.result()).toBe('verified');
   expect(names(i.domainId).filter((n) => n === 'recordDomainVerified')).toHaveLength(1);
   expect(await flowState(handle)).toBe('verified');
+  await recordHistory(handle, 'domain-verification-verified');
 });
 
 it('expires at the deadline with the domain unverified, the waits doubling', async () => {
@@ -52,6 +53,7 @@ it('expires at the deadline with the domain unverified, the waits doubling', asy
   expect(checks.length).toBeGreaterThanOrEqual(3);
   expect(checks.length).toBeLessThanOrEqual(6);
   expect(await flowState(handle)).toBe('expired');
+  await recordHistory(handle, 'domain-verification-expired');
 });
 
 it('verifyNow checks at once; cancel ends the flow without verifying', async () => {
@@ -64,6 +66,7 @@ it('verifyNow checks at once; cancel ends the flow without verifying', async () 
   await handle.signal('cancel');
   expect(await handle.result()).toBe('cancelled');
   expect(names(i.domainId)).toEqual(['checkDomainTxt', 'checkDomainTxt']);
+  await recordHistory(handle, 'domain-verification-cancelled');
 });
 
 it('a domain deleted while its record is found ends cancelled', async () => {

@@ -5,7 +5,7 @@
 import { Context } from '@temporalio/activity';
 import { EXPIRING_COLLECTIONS } from '../../../lib/domain/expiring.js';
 import { housekeeping } from '../../../workflows/housekeeping.js';
-import { flowState, startWorkflowWorker, type WorkflowWorker } from '../../support/workflow-env.js';
+import { flowState, startWorkflowWorker, type WorkflowWorker, recordHistory } from '../../support/workflow-env.js';
 
 let w: WorkflowWorker;
 /** Expired documents per collection, per run (workflow id). */
@@ -44,6 +44,7 @@ it('the frequent pass purges every collection but refresh_tokens, each in one bo
   expect(purged(handle.workflowId)).toEqual(frequent.map((collection) => ['purgeExpiredCollection', { collection, batchSize: 3, maxBatches: 2 }]));
   expect(expired.get('housekeeping-frequent')!.get('refresh_tokens')).toBe(12);
   expect(await flowState(handle)).toBe('done');
+  await recordHistory(handle, 'housekeeping-frequent-pass');
 });
 
 it('the daily pass purges refresh_tokens', async () => {
@@ -51,6 +52,7 @@ it('the daily pass purges refresh_tokens', async () => {
   const handle = await w.start(housekeeping, { batchSize: 5, maxBatches: 100, pass: 'daily' }, 'housekeeping-daily');
   expect(await handle.result()).toEqual({ refresh_tokens: 12 });
   expect(purged(handle.workflowId)).toEqual([['purgeExpiredCollection', { collection: 'refresh_tokens', batchSize: 5, maxBatches: 100 }]]);
+  await recordHistory(handle, 'housekeeping-daily-pass');
 });
 
 it('without a pass, every collection is purged', async () => {

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { stepUpChallenge } from '../../../workflows/step-up-challenge.js';
-import { flowState, latch, startWorkflowWorker, type Latch, type WorkflowWorker } from '../../support/workflow-env.js';
+import { flowState, latch, startWorkflowWorker, type Latch, type WorkflowWorker, recordHistory } from '../../support/workflow-env.js';
 
 let w: WorkflowWorker;
 /** Challenges whose audit records wait for the test (the workflow is still running then). */
@@ -63,6 +63,7 @@ it('confirm issues the code (projected first), redeem succeeds once with the rig
     ['recordStepUpAudit', { ...recorded, result: 'redeemed', at: expect.any(Number) }],
   ]);
   expect(await flowState(handle)).toBe('redeemed');
+  await recordHistory(handle, 'step-up-challenge-confirmed-then-redeemed');
 });
 
 it('a code redeemed while its issue is still being audited is recorded as redeemed', async () => {
@@ -79,6 +80,7 @@ it('a code redeemed while its issue is still being audited is recorded as redeem
   expect(of('recordStepUpAudit', 'result')).toEqual(['issued', 'redeemed']);
   expect(of('recordStepUpState', 'state')).toEqual(['redeemed']);
   expect(await flowState(handle)).toBe('redeemed');
+  await recordHistory(handle, 'step-up-challenge-redeemed-while-issue-audited');
 });
 
 it('deny, deny for an error, and fail are terminal answers, and the first answer wins', async () => {
@@ -110,6 +112,7 @@ it('a challenge nobody answers expires', async () => {
     ['recordStepUpState', { challengeId: input.challengeId, state: 'expired', userId: null, method: null, codeHash: null }],
     ['recordStepUpAudit', { challengeId: input.challengeId, userId: null, method: null, result: 'expired', at: expect.any(Number) }],
   ]);
+  await recordHistory(handle, 'step-up-challenge-expired');
 });
 
 it('an issued code nobody redeems expires after its own lifetime', async () => {
@@ -120,6 +123,7 @@ it('an issued code nobody redeems expires after its own lifetime', async () => {
     ['recordStepUpState', { challengeId: input.challengeId, state: 'code_expired', userId: 'u1', method: 'passkey', codeHash: 'code-hash' }],
     ['recordStepUpAudit', { challengeId: input.challengeId, userId: 'u1', method: 'passkey', result: 'code_expired', at: expect.any(Number) }],
   ]);
+  await recordHistory(handle, 'step-up-challenge-code-expired');
 });
 
 it('a code whose projection cannot be written is an error, never a code', async () => {
@@ -136,10 +140,8 @@ it('a code whose projection cannot be written is an error, never a code', async 
   expect(states.filter((s) => s === 'issued' || s === 'redeemed')).toEqual([]);
 });
 
-// Before the patch 'step-up-issued-after-code-projection' the confirm handler
-// set `issued` before the code's projection was written: the audit recorded
-// `issued` for a code no browser ever got, and `error` was neither projected
-// nor audited (step-up-challenge-code-projection-failed.json replays that).
+// `issued` is set only once the code's projection is written: the audit never
+// records `issued` for a code no browser got, and `error` is projected and audited.
 it('a code whose projection cannot be written is projected and audited as an error, never as issued', async () => {
   const { input, handle } = await startChallenge();
   failingCode.add(input.challengeId);
@@ -149,4 +151,5 @@ it('a code whose projection cannot be written is projected and audited as an err
   const of = (name: string, field: string) => calls.filter((c) => c.name === name).map((c) => (c.arg as Record<string, unknown>)[field]);
   expect(of('recordStepUpAudit', 'result')).toEqual(['error']);
   expect(of('recordStepUpState', 'state')).toEqual(['error']);
+  await recordHistory(handle, 'step-up-challenge-code-projection-failed');
 });

@@ -2,7 +2,7 @@
 // or signal); the end is written once, by the endSudoWindow activity.
 import { randomUUID } from 'node:crypto';
 import { sudoWindow } from '../../../workflows/sudo-window.js';
-import { flowState, latch, startWorkflowWorker, type Latch, type WorkflowWorker } from '../../support/workflow-env.js';
+import { flowState, latch, startWorkflowWorker, type Latch, type WorkflowWorker, recordHistory } from '../../support/workflow-env.js';
 
 let w: WorkflowWorker;
 /** Windows whose end write waits for the test. */
@@ -29,6 +29,7 @@ it('is active until its TTL, then ends and writes the end once', async () => {
   expect(await handle.result()).toBe('ended');
   expect(w.callsOf(i.windowId).map((c) => [c.name, c.arg])).toEqual([['endSudoWindow', { windowId: i.windowId, openingId: i.openingId, status: 'ended' }]]);
   expect(await flowState(handle)).toBe('ended');
+  await recordHistory(handle, 'sudo-window-ended-at-ttl');
 });
 
 it('a revoke update ends it at once; a second revocation changes nothing', async () => {
@@ -46,6 +47,7 @@ it('a revoke update ends it at once; a second revocation changes nothing', async
   expect(await handle.result()).toBe('revoked');
   expect(w.callsOf(i.windowId).map((c) => c.arg)).toEqual([{ windowId: i.windowId, openingId: i.openingId, status: 'revoked' }]);
   expect(await flowState(handle)).toBe('revoked');
+  await recordHistory(handle, 'sudo-window-revoked-by-update');
 });
 
 it('the revokeWindow signal ends it, and the end is written before the workflow completes', async () => {
@@ -59,4 +61,5 @@ it('the revokeWindow signal ends it, and the end is written before the workflow 
   gate.open();
   expect(await handle.result()).toBe('revoked');
   expect(w.callsOf(i.windowId).map((c) => (c.arg as { status: string }).status)).toEqual(['revoked']);
+  await recordHistory(handle, 'sudo-window-revoked-by-signal');
 });

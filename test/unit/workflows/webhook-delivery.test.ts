@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DeliveryOutcome } from '../../../lib/domain/webhook-delivery.js';
 import { webhookDelivery } from '../../../workflows/webhook-delivery.js';
-import { flowState, startWorkflowWorker, type WorkflowWorker } from '../../support/workflow-env.js';
+import { flowState, startWorkflowWorker, type WorkflowWorker, recordHistory } from '../../support/workflow-env.js';
 
 let w: WorkflowWorker;
 /** What deliverWebhook answers per delivery id (absent: it throws, as when the worker dies mid-attempt). */
@@ -52,6 +52,7 @@ it('one attempt with the receiver timeout, the outcome recorded (locally) and re
   ]);
   expect(calls[0]!.startToCloseTimeoutMs).toBe(i.timeoutMs + 5_000);
   expect(await flowState(handle)).toBe('success');
+  await recordHistory(handle, 'webhook-delivery-delivered');
 });
 
 it('a failure answer (status or error kind) is recorded as it is', async () => {
@@ -60,6 +61,7 @@ it('a failure answer (status or error kind) is recorded as it is', async () => {
   expect(result).toEqual(failure);
   expect(calls.map((c) => c.name)).toEqual(['deliverWebhook', 'recordWebhookDelivery']);
   expect(await flowState(handle)).toBe('failure');
+  await recordHistory(handle, 'webhook-delivery-refused-by-receiver');
 });
 
 it('a webhook deleted or switched off before its delivery is skipped: nothing recorded', async () => {
@@ -68,6 +70,7 @@ it('a webhook deleted or switched off before its delivery is skipped: nothing re
   expect(result).toEqual(skipped);
   expect(calls.map((c) => c.name)).toEqual(['deliverWebhook']);
   expect(await flowState(handle)).toBe('skipped');
+  await recordHistory(handle, 'webhook-delivery-skipped');
 });
 
 it('an attempt that fails is not retried: the delivery is a failure, `interrupted`', async () => {
@@ -80,4 +83,5 @@ it('an attempt that fails is not retried: the delivery is a failure, `interrupte
   ]);
   expect(calls[1]!.arg).toEqual(expect.objectContaining({ outcome: interrupted }));
   expect(await flowState(handle)).toBe('failure');
+  await recordHistory(handle, 'webhook-delivery-attempt-lost');
 });
