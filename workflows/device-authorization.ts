@@ -12,36 +12,13 @@
 // the token request then makes one Temporal call, not two. `familyStarted:
 // false` tells the api to start it itself (no input, a user mismatch, a
 // failed start).
-import {
-  allHandlersFinished,
-  condition,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
-  ParentClosePolicy,
-  proxyActivities,
-  setHandler,
-  startChild,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+import { allHandlersFinished, condition, ParentClosePolicy, proxyActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DeviceAuthorizationActivities } from '../activities/device-authorization.js';
-import {
-  DeviceFlowMessages,
-  type DeviceApproval,
-  type DeviceAuthorizationInput,
-  type DeviceFlowState,
-  type DeviceState,
-  type RedeemInput,
-  type RedeemResult,
-} from '../lib/domain/device-authorization.js';
+import type { DeviceApproval, DeviceAuthorizationInput, DeviceState, RedeemInput, RedeemResult } from '../lib/domain/device-authorization.js';
+import { approveDeviceSignal, denyDeviceSignal, deviceStateQuery, redeemDeviceUpdate } from '../lib/temporal/flow-messages.js';
 import { flowSearchAttributes, SearchAttributes } from '../lib/temporal/search-attributes.js';
 import { familyWorkflowId } from '../lib/domain/refresh-family.js';
 import type { refreshFamily } from './refresh-family.js';
-
-export const approveSignal = defineSignal<[DeviceApproval]>(DeviceFlowMessages.approve);
-export const denySignal = defineSignal(DeviceFlowMessages.deny);
-export const redeemUpdate = defineUpdate<RedeemResult, [RedeemInput]>(DeviceFlowMessages.redeem);
-export const deviceStateQuery = defineQuery<DeviceFlowState>(DeviceFlowMessages.state);
 
 const TERMINAL: readonly DeviceState[] = ['denied', 'expired', 'redeemed'];
 
@@ -57,15 +34,15 @@ export async function deviceAuthorization(input: DeviceAuthorizationInput): Prom
 
   setHandler(deviceStateQuery, () => ({ state: flow.state, clientId: input.clientId, userId: flow.approval?.userId ?? null, expiresAt: input.expiresAt }));
   // A late answer (after expiry or another answer) changes nothing.
-  setHandler(approveSignal, (approval) => {
+  setHandler(approveDeviceSignal, (approval) => {
     if (flow.state !== 'pending' || expired()) return;
     flow.state = 'approved';
     flow.approval = approval;
   });
-  setHandler(denySignal, () => {
+  setHandler(denyDeviceSignal, () => {
     if (flow.state === 'pending' && !expired()) flow.state = 'denied';
   });
-  setHandler(redeemUpdate, async (arg?: RedeemInput): Promise<RedeemResult> => {
+  setHandler(redeemDeviceUpdate, async (arg?: RedeemInput): Promise<RedeemResult> => {
     if (flow.state !== 'approved' || !flow.approval) return { status: 'refused', state: flow.state };
     if (expired()) return { status: 'refused', state: 'expired' };
     // Decided before any await: a second redeem, however close, is refused.

@@ -6,20 +6,11 @@
 // record found, an activity marks the domain verified and emits
 // `domain.verified`. At the deadline the domain stays unverified (`expired`).
 // The input holds the published TXT value, which is no secret.
-import { ActivityFailure, condition, defineQuery, defineSignal, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DomainVerificationActivities } from '../activities/domain-verification.js';
-import {
-  DomainVerificationMessages,
-  nextInterval,
-  txtRecordName,
-  type DomainVerificationInput,
-  type DomainVerificationState,
-} from '../lib/domain/custom-domains.js';
+import { nextInterval, txtRecordName, type DomainVerificationInput, type DomainVerificationState } from '../lib/domain/custom-domains.js';
+import { cancelDomainSignal, domainStateQuery, verifyDomainNowSignal } from '../lib/temporal/flow-messages.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
-
-export const verifyNowSignal = defineSignal(DomainVerificationMessages.verifyNow);
-export const cancelDomainSignal = defineSignal(DomainVerificationMessages.cancel);
-export const domainStateQuery = defineQuery<DomainVerificationState>(DomainVerificationMessages.state);
 
 // A DNS server that does not answer is retried a little, then counts as "not found yet".
 const { checkDomainTxt, recordDomainVerified } = proxyActivities<DomainVerificationActivities>({
@@ -39,7 +30,7 @@ export async function domainVerification(input: DomainVerificationInput): Promis
     { key: SearchAttributes.userId, value: input.userId },
     { key: SearchAttributes.state, value: 'pending' },
   ]);
-  setHandler(verifyNowSignal, () => void (checkNow = true));
+  setHandler(verifyDomainNowSignal, () => void (checkNow = true));
   setHandler(cancelDomainSignal, () => void (cancelled = true));
   setHandler(domainStateQuery, () => state);
 

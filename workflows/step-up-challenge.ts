@@ -11,29 +11,11 @@
 // (lib/store/step-up.ts) and recorded in the audit collection by activities. Only
 // the code's SHA-256 enters the history: never the 2FA code, a TOTP code or a
 // backup code.
-import { allHandlersFinished, condition, defineQuery, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { StepUpChallengeActivities } from '../activities/step-up-challenge.js';
-import {
-  StepUpFlowMessages,
-  type StepUpAnswer,
-  type StepUpChallengeInput,
-  type StepUpConfirmation,
-  type StepUpDenial,
-  type StepUpFailure,
-  type StepUpFlowState,
-  type StepUpMethod,
-  type StepUpRedeemResult,
-  type StepUpRedemption,
-  type StepUpState,
-  type StepUpTransition,
-} from '../lib/domain/step-up-challenge.js';
+import type { StepUpAnswer, StepUpChallengeInput, StepUpMethod, StepUpRedeemResult, StepUpState, StepUpTransition } from '../lib/domain/step-up-challenge.js';
+import { confirmStepUpUpdate, denyStepUpUpdate, failStepUpUpdate, redeemStepUpUpdate, stepUpStateQuery } from '../lib/temporal/flow-messages.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
-
-export const confirmUpdate = defineUpdate<StepUpTransition, [StepUpConfirmation]>(StepUpFlowMessages.confirm);
-export const denyUpdate = defineUpdate<StepUpAnswer, [StepUpDenial]>(StepUpFlowMessages.deny);
-export const failUpdate = defineUpdate<StepUpAnswer, [StepUpFailure]>(StepUpFlowMessages.fail);
-export const redeemUpdate = defineUpdate<StepUpRedeemResult, [StepUpRedemption]>(StepUpFlowMessages.redeem);
-export const stepUpStateQuery = defineQuery<StepUpFlowState>(StepUpFlowMessages.state);
 
 const { recordStepUpState, recordStepUpCode, recordStepUpAudit } = proxyActivities<StepUpChallengeActivities>({
   startToCloseTimeout: '20 seconds',
@@ -62,7 +44,7 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
 
   setHandler(stepUpStateQuery, () => ({ state: flow.state, clientId: input.clientId, userId: flow.userId, method: flow.method }));
 
-  setHandler(confirmUpdate, async (c): Promise<StepUpTransition> => {
+  setHandler(confirmStepUpUpdate, async (c): Promise<StepUpTransition> => {
     if (!open()) return refused() as StepUpTransition;
     const verifiedAt = Date.now();
     // `issued` only once the code's projection is written: a projection that fails is `error`, never an issued code.
@@ -85,17 +67,17 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
     Object.assign(flow, { state: 'issued', confirming: false, ...issued });
     return { ok: true, verifiedAt, codeExpiresAt: flow.codeExpiresAt };
   });
-  setHandler(denyUpdate, ({ userId, reason }): StepUpAnswer => {
+  setHandler(denyStepUpUpdate, ({ userId, reason }): StepUpAnswer => {
     if (!open()) return refused();
     Object.assign(flow, { state: reason === 'error' ? 'error' : 'denied', userId: userId ?? flow.userId });
     return { ok: true };
   });
-  setHandler(failUpdate, ({ userId }): StepUpAnswer => {
+  setHandler(failStepUpUpdate, ({ userId }): StepUpAnswer => {
     if (!open()) return refused();
     Object.assign(flow, { state: 'failed', userId });
     return { ok: true };
   });
-  setHandler(redeemUpdate, ({ codeHash }): StepUpRedeemResult => {
+  setHandler(redeemStepUpUpdate, ({ codeHash }): StepUpRedeemResult => {
     if (flow.state !== 'issued' || codeHash !== flow.codeHash) return { status: 'refused', state: flow.state };
     if (Date.now() >= flow.codeExpiresAt) return { status: 'refused', state: 'code_expired' };
     flow.state = 'redeemed';

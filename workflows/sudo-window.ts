@@ -6,23 +6,11 @@
 // is still open. The api writes the MongoDB projection when it opens the window
 // (the hot path reads it, not Temporal); the activities here write its end.
 // No secret enters the input: ids, the sid and times only.
-import {
-  allHandlersFinished,
-  condition,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
-  proxyActivities,
-  setHandler,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+import { allHandlersFinished, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { SudoWindowActivities } from '../activities/sudo-window.js';
-import { SudoWindowMessages, type SudoRevocation, type SudoRevokeResult, type SudoWindowInput, type SudoWindowState } from '../lib/domain/sudo-window.js';
+import type { SudoWindowInput, SudoWindowState } from '../lib/domain/sudo-window.js';
+import { revokeSudoSignal, revokeSudoUpdate, sudoActiveQuery } from '../lib/temporal/flow-messages.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
-
-export const sudoRevokeUpdate = defineUpdate<SudoRevokeResult, [SudoRevocation]>(SudoWindowMessages.revoke);
-export const sudoRevokeSignal = defineSignal<[SudoRevocation]>(SudoWindowMessages.revokeWindow);
-export const sudoActiveQuery = defineQuery<boolean>(SudoWindowMessages.active);
 
 const { endSudoWindow } = proxyActivities<SudoWindowActivities>({
   startToCloseTimeout: '20 seconds',
@@ -48,8 +36,8 @@ export async function sudoWindow(input: SudoWindowInput): Promise<SudoWindowStat
   ]);
 
   setHandler(sudoActiveQuery, () => state === 'active' && Date.now() < input.expiresAt);
-  setHandler(sudoRevokeUpdate, async () => ({ revoked: await end('revoked') }));
-  setHandler(sudoRevokeSignal, () => void end('revoked'));
+  setHandler(revokeSudoUpdate, async () => ({ revoked: await end('revoked') }));
+  setHandler(revokeSudoSignal, () => void end('revoked'));
 
   // The TTL timer: revocation or the end of the window, whichever comes first.
   const revoked = await condition(() => state !== 'active', Math.max(0, input.expiresAt - Date.now()));

@@ -36,16 +36,6 @@ export interface DomainVerificationInput {
   deadline: number;
 }
 
-/** Names of the workflow's signal and query: running flows and recorded histories use them, never rename. */
-export const DomainVerificationMessages = {
-  /** Signal: check the TXT record at once. */
-  verifyNow: 'verifyNow',
-  /** Signal: the domain was deleted; end without verifying. */
-  cancel: 'cancel',
-  /** Query: the flow's state. */
-  state: 'state',
-} as const;
-
 export const domainWorkflowId = (domainId: string) => `domain:${domainId}`;
 export const txtRecordName = (domain: string) => `${CHALLENGE_LABEL}.${domain}`;
 export const txtRecordValue = (token: string) => `${VERIFICATION_PREFIX}${token}`;

@@ -37,14 +37,6 @@ export interface DeviceFlowState {
   expiresAt: number;
 }
 
-/** Names of the workflow's signals, update and query: running flows and recorded histories use them, never rename. */
-export const DeviceFlowMessages = {
-  approve: 'approve',
-  deny: 'deny',
-  redeem: 'redeem',
-  state: 'state',
-} as const;
-
 /** The workflow id: derived from the hash, never the code, and short enough to read in the UI. */
 export const deviceWorkflowId = (deviceCodeHash: string) => `device:${deviceCodeHash.slice(0, 32)}`;
 

@@ -46,15 +46,6 @@ export interface StepUpFlowState {
   method: StepUpMethod | null;
 }
 
-/** Names of the workflow's updates and query: running flows and recorded histories use them, never rename. */
-export const StepUpFlowMessages = {
-  confirm: 'confirm',
-  deny: 'deny',
-  fail: 'fail',
-  redeem: 'redeem',
-  state: 'state',
-} as const;
-
 export const stepUpWorkflowId = (challengeId: string) => `challenge:${challengeId}`;
 
 /** A challenge id is a UUID (random, not a secret). */

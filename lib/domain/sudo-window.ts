@@ -36,16 +36,6 @@ export interface SudoRevokeResult {
   revoked: boolean;
 }
 
-/** Names of the workflow's update, signal and query: running flows and recorded histories use them, never rename. */
-export const SudoWindowMessages = {
-  /** Update: ends the window and answers once the projection says so. */
-  revoke: 'revoke',
-  /** Signal: ends the window without waiting (sign-out). */
-  revokeWindow: 'revokeWindow',
-  /** Query: is the window still open? */
-  active: 'active',
-} as const;
-
 export interface SudoWindowDoc {
   _id: string; // the workflow id, sudoWindowId(key)
   userId: string;

@@ -1,15 +1,8 @@
 // The DeviceAuthorization flow's client: the only code that starts it, answers
-// it (approve, deny) and redeems its approval. Messages go by name, so the api
-// loads no workflow code; the types come from the domain module the workflow
-// defines its messages with.
-import {
-  DeviceFlowMessages,
-  deviceWorkflowId,
-  type DeviceApproval,
-  type DeviceAuthorizationInput,
-  type RedeemInput,
-  type RedeemResult,
-} from '../domain/device-authorization.js';
+// it (approve, deny) and redeems its approval, with the messages the workflow
+// handles (lib/temporal/flow-messages.ts).
+import { deviceWorkflowId, type DeviceApproval, type DeviceAuthorizationInput, type RedeemInput, type RedeemResult } from '../domain/device-authorization.js';
+import { approveDeviceSignal, denyDeviceSignal, redeemDeviceUpdate } from '../temporal/flow-messages.js';
 import type { deviceAuthorization } from '../../workflows/device-authorization.js';
 import { startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';
 
@@ -25,17 +18,17 @@ export async function startDeviceFlow(flows: FlowClient, input: DeviceAuthorizat
 
 /** The person allowed the device (a late answer changes nothing in the flow). */
 export function approveDeviceFlow(flows: FlowClient, deviceCodeHash: string, approval: DeviceApproval): Promise<WhileRunning<void>> {
-  return whileRunning(flows, () => handle(flows, deviceCodeHash).signal<[DeviceApproval]>(DeviceFlowMessages.approve, approval));
+  return whileRunning(flows, () => handle(flows, deviceCodeHash).signal(approveDeviceSignal, approval));
 }
 
 /** The person denied the device. */
 export function denyDeviceFlow(flows: FlowClient, deviceCodeHash: string): Promise<WhileRunning<void>> {
-  return whileRunning(flows, () => handle(flows, deviceCodeHash).signal(DeviceFlowMessages.deny));
+  return whileRunning(flows, () => handle(flows, deviceCodeHash).signal(denyDeviceSignal));
 }
 
 /** Hands the approval out, once (with offline_access the flow also starts the refresh family). */
 export function redeemDeviceFlow(flows: FlowClient, deviceCodeHash: string, input: RedeemInput): Promise<WhileRunning<RedeemResult>> {
-  return whileRunning(flows, () => handle(flows, deviceCodeHash).executeUpdate<RedeemResult, [RedeemInput]>(DeviceFlowMessages.redeem, { args: [input] }));
+  return whileRunning(flows, () => handle(flows, deviceCodeHash).executeUpdate(redeemDeviceUpdate, { args: [input] }));
 }
 
 const handle = (flows: FlowClient, deviceCodeHash: string) => flows.client.workflow.getHandle(deviceWorkflowId(deviceCodeHash));

@@ -1,7 +1,8 @@
 // The DomainVerification flow's client: the only code that starts a domain's
 // flow, asks it to check now, and cancels it when the domain is deleted.
-// Messages go by name, so the api loads no workflow code.
-import { DomainVerificationMessages, domainWorkflowId, type DomainVerificationInput } from '../domain/custom-domains.js';
+// The messages are those the workflow handles (lib/temporal/flow-messages.ts).
+import { domainWorkflowId, type DomainVerificationInput } from '../domain/custom-domains.js';
+import { cancelDomainSignal, verifyDomainNowSignal } from '../temporal/flow-messages.js';
 import type { domainVerification } from '../../workflows/domain-verification.js';
 import { flowSearchAttributes } from '../temporal/search-attributes.js';
 import { bounded, startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';
@@ -25,7 +26,7 @@ export async function verifyDomainNow(flows: FlowClient, input: DomainVerificati
       workflowId: domainWorkflowId(input.domainId),
       taskQueue: flows.taskQueue,
       args: [input],
-      signal: DomainVerificationMessages.verifyNow,
+      signal: verifyDomainNowSignal,
       signalArgs: [],
       typedSearchAttributes: flowSearchAttributes({ userId: input.userId, state: 'pending' }),
     }),
@@ -34,5 +35,5 @@ export async function verifyDomainNow(flows: FlowClient, input: DomainVerificati
 
 /** Ends the domain's flow (the domain was deleted); `{ended: true}` when it had already ended. */
 export function cancelDomainVerification(flows: FlowClient, domainId: string): Promise<WhileRunning<void>> {
-  return whileRunning(flows, () => flows.client.workflow.getHandle(domainWorkflowId(domainId)).signal(DomainVerificationMessages.cancel));
+  return whileRunning(flows, () => flows.client.workflow.getHandle(domainWorkflowId(domainId)).signal(cancelDomainSignal));
 }

@@ -1,9 +1,10 @@
 // The StepUpChallenge flow's client: the only code that starts a challenge's
 // flow and drives its transitions (confirm, deny, fail, redeem). Every
 // transition is an update the flow decides; an ended flow (expired, answered)
-// is `{ ended: true }`. Messages go by name, so the api loads no workflow code.
+// is `{ ended: true }`. The messages are those the workflow handles
+// (lib/temporal/flow-messages.ts).
+import type { UpdateDefinition } from '@temporalio/common';
 import {
-  StepUpFlowMessages,
   stepUpWorkflowId,
   type StepUpAnswer,
   type StepUpChallengeInput,
@@ -15,6 +16,7 @@ import {
   type StepUpTransition,
 } from '../domain/step-up-challenge.js';
 import type { stepUpChallenge } from '../../workflows/step-up-challenge.js';
+import { confirmStepUpUpdate, denyStepUpUpdate, failStepUpUpdate, redeemStepUpUpdate } from '../temporal/flow-messages.js';
 import { startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';
 
 /** Starts the flow of a new challenge. Its id is fresh, so a flow already running under it is an error. */
@@ -29,24 +31,24 @@ export async function startStepUpFlow(flows: FlowClient, input: StepUpChallengeI
 
 /** A valid factor: the challenge is consumed and the code (its hash) issued. */
 export function confirmStepUpFlow(flows: FlowClient, challengeId: string, confirmation: StepUpConfirmation): Promise<WhileRunning<StepUpTransition>> {
-  return update<StepUpTransition, StepUpConfirmation>(flows, challengeId, StepUpFlowMessages.confirm, confirmation);
+  return update(flows, challengeId, confirmStepUpUpdate, confirmation);
 }
 
 /** The user denied, has no factor, or an error occurred: the challenge ends. */
 export function denyStepUpFlow(flows: FlowClient, challengeId: string, denial: StepUpDenial): Promise<WhileRunning<StepUpAnswer>> {
-  return update<StepUpAnswer, StepUpDenial>(flows, challengeId, StepUpFlowMessages.deny, denial);
+  return update(flows, challengeId, denyStepUpUpdate, denial);
 }
 
 /** A failed factor attempt: the challenge ends. */
 export function failStepUpFlow(flows: FlowClient, challengeId: string, failure: StepUpFailure): Promise<WhileRunning<StepUpAnswer>> {
-  return update<StepUpAnswer, StepUpFailure>(flows, challengeId, StepUpFlowMessages.fail, failure);
+  return update(flows, challengeId, failStepUpUpdate, failure);
 }
 
 /** The verify endpoint: the issued code is redeemed once. */
 export function redeemStepUpFlow(flows: FlowClient, challengeId: string, redemption: StepUpRedemption): Promise<WhileRunning<StepUpRedeemResult>> {
-  return update<StepUpRedeemResult, StepUpRedemption>(flows, challengeId, StepUpFlowMessages.redeem, redemption);
+  return update(flows, challengeId, redeemStepUpUpdate, redemption);
 }
 
-function update<R, A>(flows: FlowClient, challengeId: string, name: string, arg: A): Promise<WhileRunning<R>> {
-  return whileRunning(flows, () => flows.client.workflow.getHandle(stepUpWorkflowId(challengeId)).executeUpdate<R, [A]>(name, { args: [arg] }));
+function update<R, A>(flows: FlowClient, challengeId: string, definition: UpdateDefinition<R, [A]>, arg: A): Promise<WhileRunning<R>> {
+  return whileRunning(flows, () => flows.client.workflow.getHandle(stepUpWorkflowId(challengeId)).executeUpdate(definition, { args: [arg] }));
 }

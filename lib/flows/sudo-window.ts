@@ -1,7 +1,8 @@
 // The SudoWindow flow's client: the only code that starts a window's flow and
-// revokes it (an update, or a signal at sign-out). Messages go by name, so the
-// api loads no workflow code.
-import { SudoWindowMessages, type SudoRevocation, type SudoRevokeResult, type SudoWindowInput } from '../domain/sudo-window.js';
+// revokes it (an update, or a signal at sign-out), with the messages the
+// workflow handles (lib/temporal/flow-messages.ts).
+import type { SudoRevocation, SudoRevokeResult, SudoWindowInput } from '../domain/sudo-window.js';
+import { revokeSudoSignal, revokeSudoUpdate } from '../temporal/flow-messages.js';
 import type { sudoWindow } from '../../workflows/sudo-window.js';
 import { startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';
 
@@ -17,12 +18,10 @@ export async function startSudoWindowFlow(flows: FlowClient, input: SudoWindowIn
 
 /** Ends the window; answers once the flow has written the end into the projection. */
 export function revokeSudoWindowFlow(flows: FlowClient, windowId: string, revocation: SudoRevocation): Promise<WhileRunning<SudoRevokeResult>> {
-  return whileRunning(flows, () =>
-    flows.client.workflow.getHandle(windowId).executeUpdate<SudoRevokeResult, [SudoRevocation]>(SudoWindowMessages.revoke, { args: [revocation] }),
-  );
+  return whileRunning(flows, () => flows.client.workflow.getHandle(windowId).executeUpdate(revokeSudoUpdate, { args: [revocation] }));
 }
 
 /** Ends the window without waiting for it (sign-out ends many at once). */
 export function signalSudoWindowRevocation(flows: FlowClient, windowId: string, revocation: SudoRevocation): Promise<WhileRunning<void>> {
-  return whileRunning(flows, () => flows.client.workflow.getHandle(windowId).signal<[SudoRevocation]>(SudoWindowMessages.revokeWindow, revocation));
+  return whileRunning(flows, () => flows.client.workflow.getHandle(windowId).signal(revokeSudoSignal, revocation));
 }

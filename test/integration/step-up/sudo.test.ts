@@ -17,7 +17,7 @@ import { findSessionBySid } from '../../../lib/store/sessions.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { recordSudoWindowEnded, sudoWindows } from '../../../lib/store/sudo-windows.js';
 import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
-import { sudoActiveQuery } from '../../../workflows/sudo-window.js';
+import { sudoActiveQuery } from '../../../lib/temporal/flow-messages.js';
 import { commandFilters } from '../../support/command-filters.js';
 import { useTestApi, eventually, type Json } from '../../support/harness.js';
 import { runCli } from '../../support/cli.js';

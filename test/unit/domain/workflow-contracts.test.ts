@@ -4,11 +4,10 @@
 // histories carry these names, so they never change: a rename here would
 // strand every flow started before it.
 import { logoutWorkflowId } from '../../../lib/domain/backchannel-logout.js';
-import { DeviceFlowMessages, deviceWorkflowId } from '../../../lib/domain/device-authorization.js';
+import { deviceWorkflowId } from '../../../lib/domain/device-authorization.js';
 import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
-import { familyStateQuery, revokeFamilySignal, revokeFamilyUpdate } from '../../../lib/temporal/flow-messages.js';
-import { StepUpFlowMessages, stepUpWorkflowId } from '../../../lib/domain/step-up-challenge.js';
-import { SudoWindowMessages } from '../../../lib/domain/sudo-window.js';
+import * as messages from '../../../lib/temporal/flow-messages.js';
+import { stepUpWorkflowId } from '../../../lib/domain/step-up-challenge.js';
 import { webhookDeliveryWorkflowId } from '../../../lib/domain/webhook-delivery.js';
 
 describe('workflow ids', () => {
@@ -28,9 +27,25 @@ describe('workflow ids', () => {
 
 describe('message names', () => {
   it('stay as running flows and recorded histories know them', () => {
-    expect(DeviceFlowMessages).toEqual({ approve: 'approve', deny: 'deny', redeem: 'redeem', state: 'state' });
-    expect([revokeFamilyUpdate.name, revokeFamilySignal.name, familyStateQuery.name]).toEqual(['revoke', 'revokeGrant', 'state']);
-    expect(StepUpFlowMessages).toEqual({ confirm: 'confirm', deny: 'deny', fail: 'fail', redeem: 'redeem', state: 'state' });
-    expect(SudoWindowMessages).toEqual({ revoke: 'revoke', revokeWindow: 'revokeWindow', active: 'active' });
+    expect(Object.fromEntries(Object.entries(messages).map(([key, definition]) => [key, definition.name]))).toEqual({
+      revokeFamilyUpdate: 'revoke',
+      revokeFamilySignal: 'revokeGrant',
+      familyStateQuery: 'state',
+      approveDeviceSignal: 'approve',
+      denyDeviceSignal: 'deny',
+      redeemDeviceUpdate: 'redeem',
+      deviceStateQuery: 'state',
+      confirmStepUpUpdate: 'confirm',
+      denyStepUpUpdate: 'deny',
+      failStepUpUpdate: 'fail',
+      redeemStepUpUpdate: 'redeem',
+      stepUpStateQuery: 'state',
+      revokeSudoUpdate: 'revoke',
+      revokeSudoSignal: 'revokeWindow',
+      sudoActiveQuery: 'active',
+      verifyDomainNowSignal: 'verifyNow',
+      cancelDomainSignal: 'cancel',
+      domainStateQuery: 'state',
+    });
   });
 });
