@@ -1,9 +1,9 @@
 // Process configuration from environment variables, validated with zod at start.
 // Each variable is declared once, below, with its default and a one-line
-// description; docs/configuration-reference.md is generated from them.
-import type { FapiProfile } from '../domain/fapi2.js';
-import { offeredIdTokenAlgs, type IdTokenAlg } from '../domain/clients.js';
-import { ID_TOKEN_CLAIMS_PLACEMENTS, type IdTokenClaimsPlacement } from '../domain/claims.js';
+// description; docs/configuration-reference.md is generated from them, and the
+// `Config` the processes read is the type of the mapping from them (configFrom).
+import { offeredIdTokenAlgs } from '../domain/clients.js';
+import { ID_TOKEN_CLAIMS_PLACEMENTS } from '../domain/claims.js';
 import { resourceProblem } from '../domain/resources.js';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -408,102 +408,92 @@ const EnvSchema = z.object({
 /** Every variable the configuration reads from the environment. */
 export const ENV_VARIABLE_NAMES: readonly string[] = Object.keys(EnvSchema.shape);
 
-export type MlDsaMode = 'auto' | 'native' | 'noble';
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+type Env = z.infer<typeof EnvSchema>;
 
-export interface Config {
-  issuer: string;
-  port: number;
-  bindAddress: string;
-  dataDir: string;
-  temporal: {
-    address: string;
-    /** true when TEMPORAL_ADDRESS is unset: `npm start` runs the embedded dev server. */
-    embedded: boolean;
-    port: number;
-    uiPort: number;
-    namespace: string;
-    taskQueue: string;
-    /** TLS (a CA, a client certificate for mTLS) for a Temporal that asks for it: absolute paths of readable files. */
-    tls: { certFile?: string; keyFile?: string; caFile?: string; serverName?: string } | null;
-    /** Sent as `Authorization: Bearer …` on every call (over TLS); never logged or echoed. */
-    apiKey?: string;
-  };
-  mongo: {
-    uri: string;
-    /** true when MONGODB_URI is unset: `npm start` runs the embedded FerretDB. */
-    embedded: boolean;
-    port: number;
-    database: string;
-  };
-  /** Key-encryption key from KEYFLOW_KEK; undefined means "use the generated file under DATA_DIR". */
-  kek: Buffer | undefined;
-  mldsa: MlDsaMode;
-  /** ID token (and access token) algorithms offered, the default of new clients first (ML_DSA_SIGNING). */
-  idTokenAlgs: readonly IdTokenAlg[];
-  /** Resources that verify ML-DSA-65 access tokens (ACCESS_TOKEN_ML_DSA_RESOURCES): a token for these alone is ML-DSA-65. */
-  mlDsaResources: readonly string[];
-  /** Where the scopes' standard claims go: the ID token too, or UserInfo only (ID_TOKEN_CLAIMS). */
-  idTokenClaims: IdTokenClaimsPlacement;
-  /** The `aud` a private_key_jwt assertion may name: the issuer alone, or also the token endpoint URL (CLIENT_ASSERTION_AUDIENCE). */
-  clientAssertionAudience: 'issuer' | 'issuer-or-token-endpoint';
-  /**
-   * Whether a confidential client registered dynamically without `require_pkce`
-   * must use PKCE (REGISTRATION_REQUIRE_PKCE). Public clients always must.
-   */
-  registrationRequirePkce: boolean;
-  /** FAPI_PROFILE_DEFAULT: the profile of a new client that names none. */
-  fapiProfileDefault: FapiProfile | null;
-  logLevel: LogLevel;
-  housekeeping: { intervalMinutes: number; batchSize: number };
-  outbound: { allow: OutboundAllowEntry[]; timeoutMs: number; maxResponseBytes: number };
-  /** Express `trust proxy`: the proxies whose X-Forwarded-For names the client (empty: none). */
-  trustedProxies: string[];
-  limits: {
-    /** Failed sign-ins (password, then second factor) per account per 15 minutes. */
-    signInPerAccount: number;
-    /** Failed sign-ins per client IP per 15 minutes. */
-    signInPerIp: number;
-    /** Failed sign-ins on the whole site per 15 minutes; beyond, every sign-in needs the captcha. */
-    signInGlobal: number;
-    /** Failed sign-ins of an account or IP after which the captcha is asked (0: always, when a provider is set). */
-    signInCaptchaAfter: number;
-    /** Unauthenticated creations (device authorizations, pushed requests, sessions, lookups) per client IP per minute. */
-    requestsPerIp: number;
-    /** Device authorizations and pushed requests per client per minute. */
-    requestsPerClient: number;
-  };
-  /** A signed-in session ends after this long without a request (beside its absolute 14 days). */
-  sessionIdleMs: number;
-  /** How recent a sign-in must be for sensitive account changes. */
-  reauthMaxAgeMs: number;
-  /** Longest lifetime of a personal access token. */
-  patMaxLifetimeMs: number;
-  /** Absolute lifetime of a refresh family; rotation never extends it. */
-  refreshTokenTtlMs: number;
-  /**
-   * How long after a rotation the token it superseded may be presented again
-   * (a retry after a lost answer) for a fresh successor instead of counting as
-   * reuse; 0: never.
-   */
-  refreshRetryWindowMs: number;
-  /** The same for a public client's refresh token that is not DPoP-bound; 0 (never) by default. */
-  refreshRetryWindowPublicMs: number;
-  /** Lifetime of a device_code and its user code (RFC 8628 expires_in). */
-  deviceCodeTtlMs: number;
-  /** How long a step-up 2FA challenge waits for the user. */
-  stepUpChallengeTtlMs: number;
-  /** How long a webhook receiver has to answer a delivery. */
-  webhookTimeoutMs: number;
-  /** How long the api gives one MongoDB or Temporal call on a request's path before answering 503. */
-  dependencyTimeoutMs: number;
-  /** DNS servers the worker asks for domain verification TXT records (empty: the system's). */
-  dnsResolvers: string[];
-  /** A domain's checks: the first wait, doubling up to the longest, until the deadline (after adding). */
-  domainVerification: { firstIntervalMs: number; maxIntervalMs: number; deadlineMs: number };
-  /** Where the api and the worker serve Prometheus /metrics (null: not served). */
-  metrics: { api: MetricsAddress | null; worker: MetricsAddress | null };
+/** Temporal's TLS settings (a CA, a client certificate for mTLS): absolute paths of readable files. */
+interface TemporalTls {
+  certFile?: string;
+  keyFile?: string;
+  caFile?: string;
+  serverName?: string;
 }
+
+/**
+ * The configuration the processes read, from the parsed variables: the one
+ * place each field is defined (its variable's meaning and default are in the
+ * schema above; `Config` is this function's type).
+ */
+function configFrom(e: Env, cwd: string, tls: TemporalTls | null) {
+  return {
+    issuer: e.ISSUER,
+    port: e.PORT,
+    bindAddress: e.BIND_ADDRESS,
+    dataDir: path.resolve(cwd, e.DATA_DIR),
+    temporal: {
+      address: e.TEMPORAL_ADDRESS ?? `127.0.0.1:${e.TEMPORAL_PORT}`,
+      /** TEMPORAL_ADDRESS unset: `npm start` runs the embedded dev server. */
+      embedded: e.TEMPORAL_ADDRESS === undefined,
+      port: e.TEMPORAL_PORT,
+      uiPort: e.TEMPORAL_UI_PORT,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      tls,
+      /** Sent as `Authorization: Bearer …` on every call (over TLS); never logged or echoed. */
+      apiKey: e.TEMPORAL_API_KEY,
+    },
+    mongo: {
+      uri: e.MONGODB_URI ?? `mongodb://127.0.0.1:${e.MONGODB_PORT}/`,
+      /** MONGODB_URI unset: `npm start` runs the embedded FerretDB. */
+      embedded: e.MONGODB_URI === undefined,
+      port: e.MONGODB_PORT,
+      database: e.MONGODB_DATABASE,
+    },
+    /** undefined: the generated key file under DATA_DIR. */
+    kek: e.KEYFLOW_KEK,
+    mldsa: e.KEYFLOW_MLDSA,
+    /** ID token algorithms offered, the default of new clients first. */
+    idTokenAlgs: offeredIdTokenAlgs(e.ML_DSA_SIGNING === 'on'),
+    mlDsaResources: e.ACCESS_TOKEN_ML_DSA_RESOURCES as readonly string[],
+    idTokenClaims: e.ID_TOKEN_CLAIMS,
+    clientAssertionAudience: e.CLIENT_ASSERTION_AUDIENCE,
+    registrationRequirePkce: e.REGISTRATION_REQUIRE_PKCE === 'true',
+    fapiProfileDefault: e.FAPI_PROFILE_DEFAULT === 'fapi2' ? ('fapi2' as const) : null,
+    logLevel: e.LOG_LEVEL,
+    housekeeping: { intervalMinutes: e.HOUSEKEEPING_INTERVAL_MINUTES, batchSize: e.HOUSEKEEPING_BATCH_SIZE },
+    refreshTokenTtlMs: e.REFRESH_TOKEN_TTL_SECONDS * 1000,
+    deviceCodeTtlMs: e.DEVICE_CODE_TTL_SECONDS * 1000,
+    stepUpChallengeTtlMs: e.STEP_UP_CHALLENGE_TTL_SECONDS * 1000,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    dependencyTimeoutMs: e.DEPENDENCY_TIMEOUT_MS,
+    dnsResolvers: e.DNS_RESOLVERS,
+    domainVerification: {
+      firstIntervalMs: e.DOMAIN_VERIFICATION_FIRST_INTERVAL_SECONDS * 1000,
+      maxIntervalMs: Math.max(e.DOMAIN_VERIFICATION_FIRST_INTERVAL_SECONDS, e.DOMAIN_VERIFICATION_MAX_INTERVAL_SECONDS) * 1000,
+      deadlineMs: e.DOMAIN_VERIFICATION_DEADLINE_SECONDS * 1000,
+    },
+    metrics: { api: e.METRICS_ADDR, worker: e.WORKER_METRICS_ADDR },
+    outbound: { allow: e.OUTBOUND_ALLOWLIST, timeoutMs: e.OUTBOUND_TIMEOUT_MS, maxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES },
+    trustedProxies: e.TRUSTED_PROXIES,
+    limits: {
+      signInPerAccount: e.SIGNIN_LIMIT_PER_ACCOUNT,
+      signInPerIp: e.SIGNIN_LIMIT_PER_IP,
+      signInGlobal: e.SIGNIN_LIMIT_GLOBAL,
+      signInCaptchaAfter: e.SIGNIN_CAPTCHA_AFTER,
+      requestsPerIp: e.REQUEST_LIMIT_PER_IP,
+      requestsPerClient: e.REQUEST_LIMIT_PER_CLIENT,
+    },
+    sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
+    reauthMaxAgeMs: e.REAUTH_MAX_AGE_SECONDS * 1000,
+    patMaxLifetimeMs: e.PAT_MAX_LIFETIME_DAYS * 24 * 3600_000,
+    refreshRetryWindowMs: e.REFRESH_RETRY_WINDOW_SECONDS * 1000,
+    refreshRetryWindowPublicMs: e.REFRESH_RETRY_WINDOW_PUBLIC_SECONDS * 1000,
+  };
+}
+
+/** What every process is configured with: derived from the schema, through configFrom. */
+export type Config = ReturnType<typeof configFrom>;
+export type MlDsaMode = Config['mldsa'];
+export type LogLevel = Config['logLevel'];
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
 
@@ -525,78 +515,15 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
   const e = parsed.data;
   const temporalTls = temporalTlsFiles(e, cwd);
   if (!temporalTls.ok) return { ok: false, errors: temporalTls.errors };
-  return {
-    ok: true,
-    config: {
-      issuer: e.ISSUER,
-      port: e.PORT,
-      bindAddress: e.BIND_ADDRESS,
-      dataDir: path.resolve(cwd, e.DATA_DIR),
-      temporal: {
-        address: e.TEMPORAL_ADDRESS ?? `127.0.0.1:${e.TEMPORAL_PORT}`,
-        embedded: e.TEMPORAL_ADDRESS === undefined,
-        port: e.TEMPORAL_PORT,
-        uiPort: e.TEMPORAL_UI_PORT,
-        namespace: e.TEMPORAL_NAMESPACE,
-        taskQueue: e.TEMPORAL_TASK_QUEUE,
-        tls: temporalTls.tls,
-        apiKey: e.TEMPORAL_API_KEY,
-      },
-      mongo: {
-        uri: e.MONGODB_URI ?? `mongodb://127.0.0.1:${e.MONGODB_PORT}/`,
-        embedded: e.MONGODB_URI === undefined,
-        port: e.MONGODB_PORT,
-        database: e.MONGODB_DATABASE,
-      },
-      kek: e.KEYFLOW_KEK,
-      mldsa: e.KEYFLOW_MLDSA,
-      idTokenAlgs: offeredIdTokenAlgs(e.ML_DSA_SIGNING === 'on'),
-      mlDsaResources: e.ACCESS_TOKEN_ML_DSA_RESOURCES,
-      idTokenClaims: e.ID_TOKEN_CLAIMS,
-      clientAssertionAudience: e.CLIENT_ASSERTION_AUDIENCE,
-      registrationRequirePkce: e.REGISTRATION_REQUIRE_PKCE === 'true',
-      fapiProfileDefault: e.FAPI_PROFILE_DEFAULT === 'fapi2' ? 'fapi2' : null,
-      logLevel: e.LOG_LEVEL,
-      housekeeping: { intervalMinutes: e.HOUSEKEEPING_INTERVAL_MINUTES, batchSize: e.HOUSEKEEPING_BATCH_SIZE },
-      refreshTokenTtlMs: e.REFRESH_TOKEN_TTL_SECONDS * 1000,
-      deviceCodeTtlMs: e.DEVICE_CODE_TTL_SECONDS * 1000,
-      stepUpChallengeTtlMs: e.STEP_UP_CHALLENGE_TTL_SECONDS * 1000,
-      webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
-      dependencyTimeoutMs: e.DEPENDENCY_TIMEOUT_MS,
-      dnsResolvers: e.DNS_RESOLVERS,
-      domainVerification: {
-        firstIntervalMs: e.DOMAIN_VERIFICATION_FIRST_INTERVAL_SECONDS * 1000,
-        maxIntervalMs: Math.max(e.DOMAIN_VERIFICATION_FIRST_INTERVAL_SECONDS, e.DOMAIN_VERIFICATION_MAX_INTERVAL_SECONDS) * 1000,
-        deadlineMs: e.DOMAIN_VERIFICATION_DEADLINE_SECONDS * 1000,
-      },
-      metrics: { api: e.METRICS_ADDR, worker: e.WORKER_METRICS_ADDR },
-      outbound: { allow: e.OUTBOUND_ALLOWLIST, timeoutMs: e.OUTBOUND_TIMEOUT_MS, maxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES },
-      trustedProxies: e.TRUSTED_PROXIES,
-      limits: {
-        signInPerAccount: e.SIGNIN_LIMIT_PER_ACCOUNT,
-        signInPerIp: e.SIGNIN_LIMIT_PER_IP,
-        signInGlobal: e.SIGNIN_LIMIT_GLOBAL,
-        signInCaptchaAfter: e.SIGNIN_CAPTCHA_AFTER,
-        requestsPerIp: e.REQUEST_LIMIT_PER_IP,
-        requestsPerClient: e.REQUEST_LIMIT_PER_CLIENT,
-      },
-      sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
-      reauthMaxAgeMs: e.REAUTH_MAX_AGE_SECONDS * 1000,
-      patMaxLifetimeMs: e.PAT_MAX_LIFETIME_DAYS * 24 * 3600_000,
-      refreshRetryWindowMs: e.REFRESH_RETRY_WINDOW_SECONDS * 1000,
-      refreshRetryWindowPublicMs: e.REFRESH_RETRY_WINDOW_PUBLIC_SECONDS * 1000,
-    },
-  };
+  return { ok: true, config: configFrom(e, cwd, temporalTls.tls) };
 }
-
-type TemporalTls = NonNullable<Config['temporal']['tls']>;
 
 /**
  * The Temporal TLS settings, their files resolved against `cwd` and checked
  * readable now, so a wrong path stops a process at start with one line rather
  * than at its first connection.
  */
-function temporalTlsFiles(e: z.infer<typeof EnvSchema>, cwd: string): { ok: true; tls: TemporalTls | null } | { ok: false; errors: string[] } {
+function temporalTlsFiles(e: Env, cwd: string): { ok: true; tls: TemporalTls | null } | { ok: false; errors: string[] } {
   const errors: string[] = [];
   const file = (name: 'TEMPORAL_TLS_CERT' | 'TEMPORAL_TLS_KEY' | 'TEMPORAL_TLS_CA'): string | undefined => {
     const value = e[name];

@@ -187,6 +187,7 @@ describe('Temporal TLS and API key', () => {
       namespace: 'default',
       taskQueue: 'keyflow',
       tls: { caFile: path.join(dir, 'gone.pem') },
+      apiKey: undefined,
     };
     expect(() => temporalConnectionOptions(temporal)).toThrow(/^TEMPORAL_TLS_CA: cannot read .*gone\.pem \(ENOENT\)$/);
   });
