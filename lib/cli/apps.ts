@@ -23,10 +23,11 @@ import { parseMachineAccessArgs, type MachineAccessEntry } from '../domain/machi
 import type { Store } from '../store/db.js';
 import { liveGrantIds } from '../store/grants.js';
 import { lazyTemporalClient } from '../temporal/connection.js';
-import { clientById, REDIRECT_URI_OPTIONS, redirectUrisOf } from './client-args.js';
+import { clientById, redirectUrisOf } from './client-args.js';
+import { optionsOf } from './commands.js';
 import { cliEvents, OPERATOR } from './events.js';
 import { connectTemporal, reportUnreachedFamilies } from './temporal.js';
-import { parseCommand, print, required, UsageError, type Options } from './usage.js';
+import { parseCommand, print, required, UsageError } from './usage.js';
 
 const ADMIN_CHANGES = ['verify', 'deactivate', 'reactivate', 'machine-access'] as const;
 export const APP_CHANGES = [...ADMIN_CHANGES, 'update', 'rotate-secret', 'delete'] as const;
@@ -36,16 +37,9 @@ type AdminChangeCommand = (typeof ADMIN_CHANGES)[number];
 export const isAppChange = (sub: string | undefined): sub is AppChangeCommand => (APP_CHANGES as readonly (string | undefined)[]).includes(sub);
 const isAdminChange = (sub: AppChangeCommand): sub is AdminChangeCommand => (ADMIN_CHANGES as readonly string[]).includes(sub);
 
-const ADMIN_OPTIONS: Record<AdminChangeCommand, Options> = {
-  verify: { unverify: { type: 'boolean' } },
-  deactivate: {},
-  reactivate: {},
-  'machine-access': { allow: { type: 'string', multiple: true }, none: { type: 'boolean' } },
-};
-
 /** The command line of an admin change: CLIENT_ID, --unverify for `verify`, --allow or --none for `machine-access`. */
 function adminChangeLine(sub: AdminChangeCommand, argv: string[]): { clientId: string; input: AppAdminInput } {
-  const { positionals, values } = parseCommand(argv, ADMIN_OPTIONS[sub], 1);
+  const { positionals, values } = parseCommand(argv, optionsOf(`apps ${sub}`), 1);
   const clientId = positionals[0];
   if (clientId === undefined) throw new UsageError(`apps ${sub} needs CLIENT_ID`);
   if (sub === 'machine-access') return { clientId, input: { machine_access: machineAccessLine(values) } };
@@ -81,19 +75,6 @@ async function adminChange(store: Store, cfg: Config, sub: AdminChangeCommand, a
   }
 }
 
-/** `update`'s options: those of `create` that name a setting by text, each optional; lists replace the app's list. */
-const UPDATE_OPTIONS = {
-  name: { type: 'string' },
-  description: { type: 'string' },
-  ...REDIRECT_URI_OPTIONS,
-  scope: { type: 'string' },
-  'post-logout-redirect-uri': { type: 'string', multiple: true },
-  'backchannel-logout-uri': { type: 'string' },
-  'allowed-resource': { type: 'string', multiple: true },
-  'id-token-alg': { type: 'string' },
-  'access-token-alg': { type: 'string' },
-} as const;
-
 /** The app API's PATCH body for `update`'s options (only those given), checked and applied as the app API does. */
 function updatedInput(client: ClientDoc, cfg: Config, values: Record<string, unknown>) {
   const body: Record<string, unknown> = {};
@@ -111,7 +92,7 @@ function updatedInput(client: ClientDoc, cfg: Config, values: Record<string, unk
   if (values['access-token-alg'] !== undefined) body.access_token_signed_response_alg = values['access-token-alg'] || null;
   if (Object.keys(body).length === 0)
     throw new UsageError(
-      `clients update needs at least one of ${Object.keys(UPDATE_OPTIONS)
+      `clients update needs at least one of ${Object.keys(optionsOf('clients update'))
         .map((k) => `--${k}`)
         .join(', ')}`,
     );
@@ -122,7 +103,7 @@ function updatedInput(client: ClientDoc, cfg: Config, values: Record<string, unk
 }
 
 async function update(store: Store, cfg: Config, argv: string[]): Promise<void> {
-  const { positionals, values } = parseCommand(argv, UPDATE_OPTIONS, 1);
+  const { positionals, values } = parseCommand(argv, optionsOf('clients update'), 1);
   const client = await clientById(store, required(positionals[0], 'CLIENT_ID'));
   const input = updatedInput(client, cfg, values);
   const events = cliEvents(cfg, store);
@@ -137,7 +118,7 @@ async function update(store: Store, cfg: Config, argv: string[]): Promise<void> 
 }
 
 async function rotateSecret(store: Store, cfg: Config, argv: string[]): Promise<void> {
-  const client = await clientById(store, required(parseCommand(argv, {}, 1).positionals[0], 'CLIENT_ID'));
+  const client = await clientById(store, required(parseCommand(argv, optionsOf('clients rotate-secret'), 1).positionals[0], 'CLIENT_ID'));
   const events = cliEvents(cfg, store);
   try {
     const secret = await rotateAppSecret({ store, events }, client, OPERATOR);
@@ -150,7 +131,7 @@ async function rotateSecret(store: Store, cfg: Config, argv: string[]): Promise<
 }
 
 async function remove(store: Store, cfg: Config, argv: string[]): Promise<void> {
-  const { positionals, values } = parseCommand(argv, { yes: { type: 'boolean' } }, 1);
+  const { positionals, values } = parseCommand(argv, optionsOf('clients delete'), 1);
   const client = await clientById(store, required(positionals[0], 'CLIENT_ID'));
   if (values.yes !== true) {
     const grants = (await liveGrantIds(store, { clientId: client._id })).length;

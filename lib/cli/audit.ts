@@ -4,10 +4,11 @@ import { actorPayload, ADMIN_EVENTS, AUDIT_EVENTS, isAdminEvent } from '../domai
 import { recentAuditRecords } from '../store/audit-log.js';
 import type { Store } from '../store/db.js';
 import { parseCommand, print, UsageError } from './usage.js';
+import { optionsOf } from './commands.js';
 
 export async function auditCommand(store: Store, sub: string | undefined, argv: string[]): Promise<void> {
   if (sub !== 'list') throw new UsageError(`unknown command: audit ${sub ?? ''}`.trim());
-  const { values } = parseCommand(argv, { limit: { type: 'string' }, event: { type: 'string' } });
+  const { values } = parseCommand(argv, optionsOf('audit list'));
   const limit = values.limit === undefined ? 100 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be an integer from 1 to 1000');
   const event = values.event as string | undefined;

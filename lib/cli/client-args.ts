@@ -5,7 +5,6 @@ import type { ClientDoc, RedirectUriEntry } from '../domain/clients.js';
 import { ValidationError } from '../domain/errors.js';
 import { findClient } from '../store/clients.js';
 import type { Store } from '../store/db.js';
-import type { Options } from './usage.js';
 
 /** The client a command names; an unknown client id is a usage error (exit 2). */
 export async function clientById(store: Store, clientId: string): Promise<ClientDoc> {
@@ -14,17 +13,13 @@ export async function clientById(store: Store, clientId: string): Promise<Client
   return client;
 }
 
-/** The options that set a client's redirect URIs: exact, wildcard, regex. */
-export const REDIRECT_URI_OPTIONS = {
-  'redirect-uri': { type: 'string', multiple: true },
-  'redirect-uri-wildcard': { type: 'string', multiple: true },
-  'redirect-uri-regex': { type: 'string', multiple: true },
-} as const satisfies Options;
+/** The options that set a client's redirect URIs (commands.ts): exact, wildcard, regex. */
+const REDIRECT_URI_OPTIONS = ['redirect-uri', 'redirect-uri-wildcard', 'redirect-uri-regex'];
 
 /** The redirect URIs the options name, or undefined when none is named. */
 export function redirectUrisOf(values: Record<string, unknown>): RedirectUriEntry[] | undefined {
   const list = (key: string) => (values[key] as string[] | undefined) ?? [];
-  if (Object.keys(REDIRECT_URI_OPTIONS).every((key) => values[key] === undefined)) return undefined;
+  if (REDIRECT_URI_OPTIONS.every((key) => values[key] === undefined)) return undefined;
   return [
     ...list('redirect-uri').map((value) => ({ type: 'equals' as const, value })),
     ...list('redirect-uri-wildcard').map((value) => ({ type: 'wildcard' as const, value })),

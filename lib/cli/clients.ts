@@ -16,36 +16,13 @@ import { listClients } from '../store/clients.js';
 import { createApp } from '../apps/app-lifecycle.js';
 import { cliEvents, OPERATOR } from './events.js';
 import type { Store } from '../store/db.js';
-import { clientById, REDIRECT_URI_OPTIONS, redirectUrisOf } from './client-args.js';
+import { clientById, redirectUrisOf } from './client-args.js';
+import { optionsOf } from './commands.js';
 import { parseCommand, print, required, UsageError } from './usage.js';
 import { cliIo } from './io.js';
 
 async function create(store: Store, cfg: Config, argv: string[]): Promise<void> {
-  const { values: v } = parseCommand(argv, {
-    name: { type: 'string' },
-    description: { type: 'string' },
-    ...REDIRECT_URI_OPTIONS,
-    scope: { type: 'string' },
-    public: { type: 'boolean' },
-    'auth-method': { type: 'string' },
-    'post-logout-redirect-uri': { type: 'string', multiple: true },
-    'backchannel-logout-uri': { type: 'string' },
-    'oidc-field': { type: 'string', multiple: true },
-    jwks: { type: 'string' },
-    'jwks-uri': { type: 'string' },
-    'id-token-alg': { type: 'string' },
-    'userinfo-alg': { type: 'string' },
-    verified: { type: 'boolean' },
-    'require-par': { type: 'boolean' },
-    'allowed-resource': { type: 'string', multiple: true },
-    'no-pkce': { type: 'boolean' },
-    'fapi-profile': { type: 'string' },
-    'require-signed-request-object': { type: 'boolean' },
-    'request-object-alg': { type: 'string' },
-    'introspection-alg': { type: 'string' },
-    'access-token-alg': { type: 'string' },
-    'machine-access': { type: 'string', multiple: true },
-  });
+  const { values: v } = parseCommand(argv, optionsOf('clients create'));
   const list = (key: string) => (v[key] as string[] | undefined) ?? [];
   let jwks: unknown = null;
   if (v.jwks !== undefined) {
@@ -113,11 +90,11 @@ async function create(store: Store, cfg: Config, argv: string[]): Promise<void> 
 
 export async function clientsCommand(store: Store, cfg: Config, sub: string | undefined, argv: string[]): Promise<void> {
   if (sub === 'list') {
-    parseCommand(argv, {});
+    parseCommand(argv, optionsOf('clients list'));
     return print((await listClients(store)).map(adminAppJson));
   }
   if (sub === 'show') {
-    const { positionals } = parseCommand(argv, {}, 1);
+    const { positionals } = parseCommand(argv, optionsOf('clients show'), 1);
     return print(adminAppJson(await clientById(store, required(positionals[0], 'CLIENT_ID'))));
   }
   if (sub === 'create') return create(store, cfg, argv);

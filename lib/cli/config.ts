@@ -9,11 +9,12 @@ import type { Store } from '../store/db.js';
 import { getSiteSettings } from '../store/settings.js';
 import { cliEvents, OPERATOR } from './events.js';
 import { parseCommand, print, UsageError } from './usage.js';
+import { optionsOf } from './commands.js';
 
 export async function configCommand(store: Store, cfg: Config, sub: string | undefined, argv: string[]): Promise<void> {
   const keys = Object.keys(SITE_SETTINGS).join(', ');
   if (sub === 'get') {
-    const { positionals } = parseCommand(argv, {}, 1);
+    const { positionals } = parseCommand(argv, optionsOf('config get'), 1);
     const settings = redactSiteSettings(await getSiteSettings(store));
     const key = positionals[0];
     if (key === undefined) return print(settings);
@@ -21,7 +22,7 @@ export async function configCommand(store: Store, cfg: Config, sub: string | und
     return print({ [key]: settings[key] });
   }
   if (sub === 'set') {
-    const { positionals } = parseCommand(argv, {}, 2);
+    const { positionals } = parseCommand(argv, optionsOf('config set'), 2);
     const [key, raw] = positionals;
     if (key === undefined || raw === undefined) throw new UsageError('config set needs KEY and VALUE');
     if (!isSiteSettingKey(key)) throw new UsageError(`unknown setting ${key} (known: ${keys})`);

@@ -5,10 +5,11 @@ import type { Config } from '../config/env.js';
 import { flowJson, listFlows } from '../flows/flow-list.js';
 import { connectTemporal } from './temporal.js';
 import { parseCommand, print, UsageError } from './usage.js';
+import { optionsOf } from './commands.js';
 
 export async function flowsCommand(cfg: Config, sub: string | undefined, argv: string[]): Promise<void> {
   if (sub !== 'list') throw new UsageError(`unknown command: flows ${sub ?? ''}`.trim());
-  const { values } = parseCommand(argv, { client: { type: 'string' }, user: { type: 'string' }, all: { type: 'boolean' } });
+  const { values } = parseCommand(argv, optionsOf('flows list'));
   const temporal = await connectTemporal(cfg);
   try {
     const filter = { clientId: values.client as string | undefined, userId: values.user as string | undefined, all: Boolean(values.all) };

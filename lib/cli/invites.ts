@@ -11,17 +11,13 @@ import { findInvite, listInvites } from '../store/invites.js';
 import { createInvite, revokeInvite, type InviteDeps } from '../admin/invite-changes.js';
 import { cliEvents, OPERATOR } from './events.js';
 import { print, UsageError, parseOrUsage } from './usage.js';
+import { optionsOf } from './commands.js';
 
-const OPTIONS = {
-  email: { type: 'string' },
-  role: { type: 'string' },
-  'expires-in-days': { type: 'string' },
-  limit: { type: 'string' },
-} as const;
+const OPTIONS = { ...optionsOf('invites create'), ...optionsOf('invites list') };
 
-function commandLine(argv: string[], allowed: (keyof typeof OPTIONS)[], positionals: number) {
+function commandLine(argv: string[], allowed: string[], positionals: number) {
   const parsed = parseOrUsage({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  const extra = Object.keys(parsed.values).find((k) => !allowed.includes(k as keyof typeof OPTIONS));
+  const extra = Object.keys(parsed.values).find((k) => !allowed.includes(k));
   if (extra) throw new UsageError(`unknown option --${extra}`);
   if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument: ${parsed.positionals[positionals]}`);
   return parsed;
@@ -39,7 +35,7 @@ export async function invitesCommand(store: Store, cfg: Config, sub: string | un
   if (sub === 'list') {
     const { values } = commandLine(argv, ['limit'], 0);
     const now = new Date();
-    print((await listInvites(store, whole('limit', values.limit, 1, 1000) ?? 100, 0)).map((i) => inviteJson(i, now)));
+    print((await listInvites(store, whole('limit', values.limit as string | undefined, 1, 1000) ?? 100, 0)).map((i) => inviteJson(i, now)));
     return;
   }
   if (sub !== 'create' && sub !== 'revoke') throw new UsageError(`unknown command: invites ${sub ?? ''}`.trim());
@@ -49,7 +45,11 @@ export async function invitesCommand(store: Store, cfg: Config, sub: string | un
   const deps: InviteDeps = { store, issuer: cfg.issuer, events };
   try {
     if (sub === 'create') {
-      const input = { email: values.email, role: values.role, expires_in_days: whole('expires-in-days', values['expires-in-days'], 1, 90) };
+      const input = {
+        email: values.email,
+        role: values.role,
+        expires_in_days: whole('expires-in-days', values['expires-in-days'] as string | undefined, 1, 90),
+      };
       const { invite, link } = await createInvite(deps, Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)), OPERATOR);
       print({ ...inviteJson(invite), link });
       return;

@@ -8,15 +8,16 @@ import { loadKek } from '../security/kek.js';
 import type { Store } from '../store/db.js';
 import type { SigningAlg } from '../store/signing-keys.js';
 import { parseCommand, print, required, UsageError } from './usage.js';
+import { optionsOf } from './commands.js';
 
 export async function keysCommand(store: Store, cfg: Config, sub: string | undefined, argv: string[]): Promise<void> {
   const keyring = () => new Keyring(store, loadKek(cfg.kek, cfg.dataDir), createMlDsa65(cfg.mldsa));
   if (sub === 'list') {
-    parseCommand(argv, {});
+    parseCommand(argv, optionsOf('keys list'));
     return print((await keyring().list()).map(keyInfoJson));
   }
   if (sub === 'rotate') {
-    const { values } = parseCommand(argv, { alg: { type: 'string' } });
+    const { values } = parseCommand(argv, optionsOf('keys rotate'));
     const alg = values.alg as string | undefined;
     if (alg !== undefined && !SIGNING_ALGS.includes(alg as SigningAlg)) throw new UsageError(`--alg must be one of ${SIGNING_ALGS.join(', ')}`);
     const ring = keyring();

@@ -6,6 +6,7 @@ import type { Config } from '../config/env.js';
 import type { Store } from '../store/db.js';
 import { cliIo } from './io.js';
 import { UsageError, USAGE } from './usage.js';
+import { COMMANDS, commandHelp, synopsis, type CommandDef } from './commands.js';
 
 type Command = (store: Store, cfg: Config, sub: string | undefined, argv: string[]) => Promise<void>;
 
@@ -70,6 +71,13 @@ async function dispatch(argv: string[]): Promise<number> {
     return group === undefined ? 2 : 0;
   }
   if (group !== 'flows' && !Object.hasOwn(GROUPS, group)) throw new UsageError(`unknown command: ${group}`);
+  // `keyflow <group> [<sub>] --help`: that command's help, or the group's commands; nothing else runs.
+  if ([sub, ...rest].some((a) => a === '--help' || a === '-h')) {
+    const help = helpOf(group, sub === '--help' || sub === '-h' ? undefined : sub);
+    if (help === null) throw new UsageError(`unknown command: ${[group, sub].join(' ')}`);
+    cliIo().stdout(help);
+    return 0;
+  }
   const { parseConfig } = await import('../config/env.js');
   const parsed = parseConfig(cliIo().env);
   if (!parsed.ok) {
@@ -88,6 +96,15 @@ async function dispatch(argv: string[]): Promise<number> {
   } finally {
     await store.close();
   }
+}
+
+/** The help of `group sub`, or the synopses of the group's commands without `sub`; null for an unknown command. */
+function helpOf(group: string, sub: string | undefined): string | null {
+  const name = (def: CommandDef) => def.name.split(' ');
+  const inGroup = COMMANDS.filter((def) => name(def)[0] === group || def.alias === group);
+  if (sub === undefined) return inGroup.length ? inGroup.map((def) => `keyflow ${synopsis(def)}\n    ${def.summary}\n`).join('') : null;
+  const def = inGroup.find((d) => name(d)[1] === sub);
+  return def ? commandHelp(def) : null;
 }
 
 /** Runs one command line; its exit code (2: a wrong command line, 1: a command that could not be carried out). */

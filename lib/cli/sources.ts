@@ -13,27 +13,11 @@ import { listSources } from '../store/oauth-sources.js';
 import { createSource, findSourceByRef, removeSource, updateSource, type SourceDeps } from '../sources/source-changes.js';
 import { cliEvents, OPERATOR } from './events.js';
 import { print, UsageError, parseOrUsage } from './usage.js';
+import { optionsOf } from './commands.js';
 import { cliIo } from './io.js';
 
-/** The options of `add` and `update`; `--no-X` turns a flag off (update). */
-const SOURCE_OPTIONS = {
-  name: { type: 'string' },
-  slug: { type: 'string' },
-  issuer: { type: 'string' },
-  'authorization-endpoint': { type: 'string' },
-  'token-endpoint': { type: 'string' },
-  'userinfo-endpoint': { type: 'string' },
-  'client-id': { type: 'string' },
-  'client-secret': { type: 'string' },
-  'client-secret-stdin': { type: 'boolean' },
-  'no-client-secret': { type: 'boolean' },
-  scope: { type: 'string' },
-  'allow-sign-up': { type: 'boolean' },
-  'link-by-verified-email': { type: 'boolean' },
-  claim: { type: 'string', multiple: true },
-  disabled: { type: 'boolean' },
-  enabled: { type: 'boolean' },
-} as const;
+/** The options of `add` and `update` (update's are the more); `--no-X` turns a flag off. */
+const SOURCE_OPTIONS = optionsOf('sources update');
 
 function commandLine(argv: string[], positionals: number) {
   const parsed = parseOrUsage({ args: argv, options: SOURCE_OPTIONS, allowPositionals: true, allowNegative: true, strict: true });
@@ -97,10 +81,10 @@ async function fields(v: Values): Promise<Record<string, unknown>> {
     userinfo_endpoint: v['userinfo-endpoint'],
     client_id: v['client-id'],
     client_secret: v['client-secret-stdin'] ? await readStdin() : noSecret ? null : v['client-secret'],
-    scopes: v.scope?.split(' ').filter((s) => s !== ''),
+    scopes: (v.scope as string | undefined)?.split(' ').filter((s) => s !== ''),
     allow_sign_up: v['allow-sign-up'],
     link_by_verified_email: v['link-by-verified-email'],
-    claim_mapping: claims(v.claim),
+    claim_mapping: claims(v.claim as string[] | undefined),
     enabled: v.disabled !== undefined ? !v.disabled : v.enabled,
   };
   return Object.fromEntries(Object.entries(out).filter(([, value]) => value !== undefined));

@@ -18,6 +18,7 @@ import { createTeam, deleteTeam, type TeamActor, type TeamDeps } from '../teams/
 import { addMember, removeTeamMember } from '../teams/member-changes.js';
 import { cliEvents, OPERATOR } from './events.js';
 import { print, UsageError, parseOrUsage } from './usage.js';
+import { optionsOf } from './commands.js';
 
 const ACTOR: TeamActor = { userId: null, instanceWide: true, event: OPERATOR };
 
@@ -60,7 +61,7 @@ function listLimit(raw: string | undefined): number {
 }
 
 async function list(store: Store, argv: string[]) {
-  const cl = commandLine(argv, { user: { type: 'string' }, limit: { type: 'string' } });
+  const cl = commandLine(argv, optionsOf('teams list'));
   const limit = listLimit(cl.text('limit'));
   const ref = cl.text('user');
   if (ref === undefined) {
@@ -72,7 +73,7 @@ async function list(store: Store, argv: string[]) {
 }
 
 async function show(store: Store, argv: string[]) {
-  const team = await teamByRef(store, commandLine(argv, {}, ['the team (id or slug)']).positionals[0]!);
+  const team = await teamByRef(store, commandLine(argv, optionsOf('teams show'), ['the team (id or slug)']).positionals[0]!);
   const members = await membersOf(store, team._id);
   const emails = await emailsByUserId(
     store,
@@ -82,14 +83,7 @@ async function show(store: Store, argv: string[]) {
 }
 
 async function create(deps: TeamDeps, argv: string[]) {
-  const cl = commandLine(argv, {
-    name: { type: 'string' },
-    slug: { type: 'string' },
-    owner: { type: 'string' },
-    description: { type: 'string' },
-    parent: { type: 'string' },
-    'member-groups': { type: 'boolean' },
-  });
+  const cl = commandLine(argv, optionsOf('teams create'));
   const fields = { name: cl.needed('name'), slug: cl.needed('slug'), description: cl.text('description'), member_groups_enabled: cl.flag('member-groups') };
   const ownerRef = cl.needed('owner');
   const parentRef = cl.text('parent');
@@ -101,7 +95,7 @@ async function create(deps: TeamDeps, argv: string[]) {
 }
 
 async function addMemberCommand(deps: TeamDeps, argv: string[]) {
-  const cl = commandLine(argv, { user: { type: 'string' }, role: { type: 'string' }, group: { type: 'string', multiple: true } }, ['the team (id or slug)']);
+  const cl = commandLine(argv, optionsOf('teams add-member'), ['the team (id or slug)']);
   const team = await teamByRef(deps.store, cl.positionals[0]!);
   const member = parseOrRefuse(NewMemberInput, { user: cl.needed('user'), role: cl.text('role'), groups: cl.list('group') });
   const user = await userByRef(deps.store, member.user);
@@ -110,7 +104,7 @@ async function addMemberCommand(deps: TeamDeps, argv: string[]) {
 }
 
 async function removeMemberCommand(deps: TeamDeps, argv: string[]) {
-  const cl = commandLine(argv, { user: { type: 'string' } }, ['the team (id or slug)']);
+  const cl = commandLine(argv, optionsOf('teams remove-member'), ['the team (id or slug)']);
   const team = await teamByRef(deps.store, cl.positionals[0]!);
   const user = await userByRef(deps.store, cl.needed('user'));
   if (!(await findMember(deps.store, team._id, user._id))) throw new ValidationError([`${user.email} is not a member of team ${team.slug}`]);
@@ -119,7 +113,7 @@ async function removeMemberCommand(deps: TeamDeps, argv: string[]) {
 }
 
 async function deleteCommand(deps: TeamDeps, argv: string[]) {
-  const cl = commandLine(argv, { cascade: { type: 'boolean' } }, ['the team (id or slug)']);
+  const cl = commandLine(argv, optionsOf('teams delete'), ['the team (id or slug)']);
   const team = await teamByRef(deps.store, cl.positionals[0]!);
   const cascade = cl.flag('cascade');
   // Said here in the CLI's words; the change itself refuses it all the same.

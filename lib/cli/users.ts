@@ -23,6 +23,7 @@ import { parseScopeParam } from '../domain/scopes.js';
 import { cliEvents, OPERATOR } from './events.js';
 import { connectTemporal, reportUnreachedFamilies } from './temporal.js';
 import { print, UsageError, parseOrUsage } from './usage.js';
+import { optionsOf } from './commands.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -45,7 +46,7 @@ function required<T>(value: T | undefined, what: string): T {
  * provisioning, e.g. the initial access token of dynamic client registration.
  */
 async function createToken(store: Store, cfg: Config, argv: string[]): Promise<void> {
-  const cl = commandLine(argv, { user: { type: 'string' }, name: { type: 'string' }, scope: { type: 'string' }, 'expires-in-days': { type: 'string' } });
+  const cl = commandLine(argv, optionsOf('tokens create'));
   const user = await userByRef(store, required(cl.text('user'), '--user'));
   const days = required(cl.text('expires-in-days'), '--expires-in-days');
   const checked = checkedNewToken(user.role, patMaxDays(cfg.patMaxLifetimeMs), {
@@ -95,17 +96,11 @@ async function withChanges<T>(
 
 export async function usersCommand(store: Store, cfg: Config, sub: string | undefined, argv: string[]): Promise<void> {
   if (sub === 'list') {
-    commandLine(argv, {});
+    commandLine(argv, optionsOf('users list'));
     return print(await adminUsersJson(store, await listUsers(store), true));
   }
   if (sub === 'create') {
-    const cl = commandLine(argv, {
-      email: { type: 'string' },
-      password: { type: 'string' },
-      name: { type: 'string' },
-      username: { type: 'string' },
-      admin: { type: 'boolean' },
-    });
+    const cl = commandLine(argv, optionsOf('users create'));
     const user = await createUser(store, {
       email: required(cl.text('email'), '--email'),
       password: required(cl.text('password'), '--password'),
@@ -116,9 +111,9 @@ export async function usersCommand(store: Store, cfg: Config, sub: string | unde
     return print(await adminUserJsonOf(store, user));
   }
   if (sub === 'update') {
-    const options: Options = { name: { type: 'string' }, email: { type: 'string' }, username: { type: 'string' }, role: { type: 'string' } };
-    const cl = commandLine(argv, { ...options, 'phone-number-verified': { type: 'string' } }, 1);
-    const body: Record<string, unknown> = Object.fromEntries(Object.keys(options).flatMap((k) => (cl.text(k) === undefined ? [] : [[k, cl.text(k)]])));
+    const cl = commandLine(argv, optionsOf('users update'), 1);
+    const fields = ['name', 'email', 'username', 'role'];
+    const body: Record<string, unknown> = Object.fromEntries(fields.flatMap((k) => (cl.text(k) === undefined ? [] : [[k, cl.text(k)]])));
     const phoneVerified = cl.text('phone-number-verified');
     if (phoneVerified !== undefined) {
       if (phoneVerified !== 'true' && phoneVerified !== 'false') throw new UsageError('--phone-number-verified must be true or false');
@@ -129,16 +124,16 @@ export async function usersCommand(store: Store, cfg: Config, sub: string | unde
     return print(await adminUserJsonOf(store, await withChanges(store, cfg, false, (deps, c) => c.updateUser(deps, target, body, OPERATOR))));
   }
   if (sub === 'disable' || sub === 'enable') {
-    const target = await userByRef(store, required(commandLine(argv, {}, 1).positionals[0], 'the user (id or email)'));
+    const target = await userByRef(store, required(commandLine(argv, optionsOf(`users ${sub}`), 1).positionals[0], 'the user (id or email)'));
     const disabled = sub === 'disable';
     return print(await adminUserJsonOf(store, await withChanges(store, cfg, disabled, (deps, c) => c.updateUser(deps, target, { disabled }, OPERATOR))));
   }
   if (sub === 'reset-2fa') {
-    const target = await userByRef(store, required(commandLine(argv, {}, 1).positionals[0], 'the user (id or email)'));
+    const target = await userByRef(store, required(commandLine(argv, optionsOf('users reset-2fa'), 1).positionals[0], 'the user (id or email)'));
     return print(await adminUserJsonOf(store, await withChanges(store, cfg, false, (deps, c) => c.resetSecondFactors(deps, target, OPERATOR))));
   }
   if (sub === 'delete') {
-    const user = await userByRef(store, required(commandLine(argv, {}, 1).positionals[0], 'the user (id or email)'));
+    const user = await userByRef(store, required(commandLine(argv, optionsOf('users delete'), 1).positionals[0], 'the user (id or email)'));
     const removed = await withChanges(store, cfg, true, (deps, c) => c.deleteUser(deps, user, OPERATOR));
     print(deletedUserJson(user, removed));
     return reportUnreachedFamilies(removed.familiesUnreached);
@@ -150,7 +145,7 @@ export async function usersCommand(store: Store, cfg: Config, sub: string | unde
 export async function tokensCommand(store: Store, cfg: Config, sub: string | undefined, argv: string[]): Promise<void> {
   if (sub === 'create') return createToken(store, cfg, argv);
   if (sub !== 'revoke') throw new UsageError(`unknown command: tokens ${sub ?? ''}`.trim());
-  const target = await userByRef(store, required(commandLine(argv, { user: { type: 'string' } }).text('user'), '--user'));
+  const target = await userByRef(store, required(commandLine(argv, optionsOf('tokens revoke')).text('user'), '--user'));
   const revoked = await withChanges(store, cfg, true, (deps, c) => c.revokeUserTokens(deps, target, OPERATOR));
   print({ user_id: target._id, ...revokedTokensJson(revoked) });
   reportUnreachedFamilies(revoked.familiesUnreached);

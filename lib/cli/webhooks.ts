@@ -8,6 +8,7 @@ import type { Store } from '../store/db.js';
 import { HISTORY_LIMIT, recentDeliveries, type WebhookDeliveryDoc } from '../store/webhook-history.js';
 import { findWebhook } from '../store/webhooks.js';
 import { UsageError, parseOrUsage } from './usage.js';
+import { optionsOf } from './commands.js';
 import { cliIo } from './io.js';
 
 /** How often `--follow` looks for new records. */
@@ -23,14 +24,15 @@ export function deliveryLine(d: WebhookDeliveryDoc): string {
 
 export async function webhooksCommand(store: Store, sub: string | undefined, argv: string[]): Promise<void> {
   if (sub !== 'tail') throw new UsageError(`unknown command: webhooks ${sub ?? ''}`.trim());
-  const parsed = parseOrUsage({ args: argv, options: { limit: { type: 'string' }, follow: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  const parsed = parseOrUsage({ args: argv, options: optionsOf('webhooks tail'), allowPositionals: true, strict: true });
   const [id, extra] = parsed.positionals;
   if (id === undefined) throw new UsageError('webhooks tail needs a webhook ID');
   if (extra !== undefined) throw new UsageError(`unexpected argument: ${extra}`);
   let limit = HISTORY_LIMIT;
-  if (parsed.values.limit !== undefined) {
-    limit = Number(parsed.values.limit);
-    if (!/^\d+$/.test(parsed.values.limit) || limit < 1 || limit > HISTORY_LIMIT) throw new UsageError(`--limit must be an integer from 1 to ${HISTORY_LIMIT}`);
+  const asked = parsed.values.limit as string | undefined;
+  if (asked !== undefined) {
+    limit = Number(asked);
+    if (!/^\d+$/.test(asked) || limit < 1 || limit > HISTORY_LIMIT) throw new UsageError(`--limit must be an integer from 1 to ${HISTORY_LIMIT}`);
   }
   if (!(await findWebhook(store, id))) throw new ValidationError([`no webhook with id ${id}`]);
 

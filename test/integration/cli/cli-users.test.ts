@@ -118,13 +118,6 @@ describe('keyflow users', () => {
     ]);
   });
 
-  it('finds a user by email on a database from before email keys (the CLI runs the start-up upgrade itself)', async () => {
-    const { user, email } = await newUser(api.deps, { prefix: 'cli-upgrade', password: FLOW_PASSWORD });
-    await api.deps.store.userKeys.deleteMany({ _id: { $in: [`email:${email}`, `username:${user.username}`, 'indexed:v1'] } });
-    expect(await ok('users', 'disable', email)).toMatchObject({ id: user._id, disabled: true });
-    expect(await ok('users', 'enable', email)).toMatchObject({ id: user._id, disabled: false });
-  });
-
   it('reset-2fa removes TOTP, backup codes and passkeys', async () => {
     const { user, email } = await newUser(api.deps, { prefix: 'cli-2fa', password: FLOW_PASSWORD, totpSecret: 'JBSWY3DPEHPK3PXP' });
     await addTestPasskey(api.deps.store, user._id);

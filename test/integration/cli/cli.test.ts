@@ -72,6 +72,17 @@ describe('keyflow users', () => {
   ])('%j is a usage error: exit 2, message on stderr, nothing on stdout', async (args, message) => {
     expectRefused(await runCli(args), 2, message);
   });
+
+  it("answers `--help` of a command with that command's help, and of a group with its commands, exit 0 (no MongoDB asked)", async () => {
+    const create = await runCli(['clients', 'create', '--help'], { MONGODB_URI: 'mongodb://127.0.0.1:9/' });
+    expect([create.code, create.stderr]).toEqual([0, '']);
+    expect(create.stdout).toMatch(/^usage: keyflow clients create --name N /);
+    expect(create.stdout).toMatch(/--machine-access RESOURCE=SCOPE\[,SCOPE…\]\n {6}what it may get for itself with client_credentials/);
+    const users = await runCli(['users', '--help']);
+    expect([users.code, users.stdout.split('\n').filter((l) => l.startsWith('keyflow users ')).length]).toEqual([0, 7]);
+    expect((await runCli(['apps', 'update', '--help'])).stdout).toMatch(/^usage: keyflow clients update CLIENT_ID/);
+    expectRefused(await runCli(['users', 'frobnicate', '--help']), 2, /unknown command: users frobnicate/);
+  });
 });
 
 describe('keyflow users delete', () => {
