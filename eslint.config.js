@@ -155,8 +155,8 @@ export default tseslint.config(
     ['lib/store/**/*.ts'],
     [
       refuse(
-        '^(?!\\./|\\.\\./(domain|security)/|\\.\\./runtime/(metrics|clock)\\.js$|\\.\\./config/env\\.js$|mongodb$|node:crypto$)',
-        'lib/store reads and writes documents: it imports lib/domain, lib/security, the metrics, clock and configuration modules, mongodb and node:crypto only',
+        '^(?!\\./|\\.\\./(domain|security)/|\\.\\./runtime/(metrics|clock)\\.js$|\\.\\./config/env\\.js$|mongodb$|node:crypto$|p-limit$)',
+        'lib/store reads and writes documents: it imports lib/domain, lib/security, the metrics, clock and configuration modules, mongodb, node:crypto and p-limit only',
       ),
     ],
   ),

@@ -4,6 +4,7 @@
 // refresh tokens of a grant the projection says is revoked. One grant (a
 // replayed code, a revoked refresh token), or every grant of a deleted client
 // or user.
+import pLimit from 'p-limit';
 import type { Store } from '../store/db.js';
 import { deleteConsents } from '../store/consents.js';
 import { liveGrantIds, revokeGrant } from '../store/grants.js';
@@ -41,10 +42,10 @@ export async function revokeReusedGrant(deps: GrantRevocationDeps, grantId: stri
 /** Grants handled at once when a client or user goes (each a MongoDB update, then a Temporal signal). */
 const PARALLEL_REVOCATIONS = 8;
 
-async function inChunks(ids: string[], each: (id: string) => Promise<unknown>): Promise<PromiseSettledResult<unknown>[]> {
-  const results: PromiseSettledResult<unknown>[] = [];
-  for (let i = 0; i < ids.length; i += PARALLEL_REVOCATIONS) results.push(...(await Promise.allSettled(ids.slice(i, i + PARALLEL_REVOCATIONS).map(each))));
-  return results;
+/** `each` over `ids`, at most PARALLEL_REVOCATIONS in flight (p-limit); every outcome, failures included. */
+function eachSettled(ids: string[], each: (id: string) => Promise<unknown>): Promise<PromiseSettledResult<unknown>[]> {
+  const limit = pLimit(PARALLEL_REVOCATIONS);
+  return Promise.allSettled(ids.map((id) => limit(() => each(id))));
 }
 
 /** What a bulk revocation did: grants revoked, and families Temporal could not be told about (their refresh tokens are refused all the same). */
@@ -61,10 +62,10 @@ export interface BulkRevocation {
  */
 async function revokeGrantsOf(deps: GrantRevocationDeps, owner: { clientId: string } | { userId: string }, reason: string): Promise<BulkRevocation> {
   const ids = await liveGrantIds(deps.store, owner);
-  const stored = await inChunks(ids, (id) => revokeGrant(deps.store, id, reason));
+  const stored = await eachSettled(ids, (id) => revokeGrant(deps.store, id, reason));
   const failed = stored.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
-  const told = await inChunks(ids, (id) => endRefreshFamily(deps.flows, id, reason));
+  const told = await eachSettled(ids, (id) => endRefreshFamily(deps.flows, id, reason));
   return { grants: ids.length, familiesUnreached: told.filter((r) => r.status === 'rejected').length };
 }
 

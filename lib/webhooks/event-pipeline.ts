@@ -17,6 +17,7 @@
 // Later sources (domains, admin user and team actions, invites, OAuth sources)
 // call `events.user(...)` or `events.admin(...)` with their event name; the
 // names and the `data` of each event are listed in docs/webhooks.md, "Events".
+import pLimit from 'p-limit';
 import { createHash } from 'node:crypto';
 import type { WebhookDeliveryInput } from '../domain/webhook-delivery.js';
 import {
@@ -108,20 +109,8 @@ function auditRecord(name: AuditEvent, data: Record<string, unknown>, actor: Eve
 
 export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   const inFlight = new Set<Promise<void>>();
-  const waiting: (() => void)[] = [];
-  let running = 0;
-
-  /** A small semaphore: dispatches beyond DISPATCH_CONCURRENCY wait their turn. */
-  async function slot<T>(run: () => Promise<T>): Promise<T> {
-    if (running >= DISPATCH_CONCURRENCY) await new Promise<void>((r) => waiting.push(r));
-    running++;
-    try {
-      return await run();
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  }
+  /** Dispatches beyond DISPATCH_CONCURRENCY wait their turn (p-limit). */
+  const slot = pLimit(DISPATCH_CONCURRENCY);
 
   async function matchingWebhooks(event: WebhookEventDoc): Promise<WebhookDoc[]> {
     const hooks = event.scope === 'user' ? await listWebhooks(deps.store, 'user', event.userId ?? '') : await listWebhooks(deps.store, 'admin');
