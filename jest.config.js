@@ -2,7 +2,7 @@
 // which is also the type check), as native ES modules: no transform step.
 //
 // Two projects by cost: `unit` needs no database, api or Keyflow worker
-// (domain modules, replays of recorded histories, workflows with stub
+// (model modules, replays of recorded histories, workflows with stub
 // activities on one in-memory Temporal dev server that its global setup
 // starts); `integration` runs against a real Temporal dev server, FerretDB and
 // a worker that the global setup starts. Its tests live in one folder a feature

@@ -1,13 +1,14 @@
 // Back-channel logout delivery (OIDC Back-Channel Logout 1.0 §2.4-2.5): a
 // logout token (RS256, typ logout+jwt) POSTed as a form to the client's
 // backchannel_logout_uri through the outbound client; the outcome is recorded.
-import { LOGOUT_TOKEN_TTL_SECONDS, type LogoutDelivery } from '../lib/domain/backchannel-logout.js';
+import { LOGOUT_TOKEN_TTL_SECONDS, type LogoutDelivery } from '../lib/model/backchannel-logout.js';
 import type { Signer } from '../lib/keys/signer.js';
-import { outboundRequest, OutboundError, type OutboundPolicy } from '../lib/outbound/http-client.js';
+import { outboundRequest, OutboundError, type OutboundPolicy } from '../lib/runtime/http-client.js';
 import { newId } from '../lib/security/secrets.js';
 import { findClient } from '../lib/store/clients.js';
 import type { Store } from '../lib/store/db.js';
 import { recordLogoutDelivery } from '../lib/store/logout-deliveries.js';
+import { currentTimeMs } from '../lib/runtime/clock.js';
 
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
@@ -16,7 +17,7 @@ export function createBackchannelLogoutActivities(deps: { store: Store; signer: 
     async deliverLogoutToken({ issuer, sid, userId, clientId }: { issuer: string; sid: string; userId: string; clientId: string }): Promise<LogoutDelivery> {
       const client = await findClient(deps.store, clientId);
       if (!client?.backchannelLogoutUri) return { clientId, sent: false, ok: true, status: null, error: null, durationMs: null };
-      const now = Math.floor(Date.now() / 1000);
+      const now = Math.floor(currentTimeMs() / 1000);
       const logoutToken = await deps.signer.sign(
         {
           iss: issuer,

@@ -1,6 +1,6 @@
 // Activities of the DeviceAuthorization workflow: the MongoDB projection that
 // the token endpoint's polls and the /device page read without asking Temporal.
-import type { DeviceApproval, DeviceState } from '../lib/domain/device-authorization.js';
+import type { DeviceApproval, DeviceState } from '../lib/model/device-authorization.js';
 import type { Store } from '../lib/store/db.js';
 import { recordDeviceState } from '../lib/store/device-codes.js';
 

@@ -3,12 +3,13 @@
 // `domain.verified` event (to the owner's webhooks, dispatched from here
 // through the worker's own Temporal client).
 import { Context } from '@temporalio/activity';
-import { domainEventData } from '../lib/domain/custom-domains.js';
-import { txtLookup, type TxtLookup } from '../lib/dns/txt-lookup.js';
+import { domainEventData } from '../lib/model/custom-domains.js';
+import { txtLookup, type TxtLookup } from '../lib/accounts/dns-txt-lookup.js';
 import { createLogger } from '../lib/runtime/log.js';
 import type { Store } from '../lib/store/db.js';
-import { findDomain, markDomainVerified } from '../lib/store/domains.js';
+import { findDomain, markDomainVerified } from '../lib/store/custom-domains.js';
 import { createEventPipeline, derivedUuid } from '../lib/webhooks/event-pipeline.js';
+import { currentDate } from '../lib/runtime/clock.js';
 
 export interface DomainVerificationDeps {
   store: Store;
@@ -33,7 +34,7 @@ export function createDomainVerificationActivities(deps: DomainVerificationDeps,
      * lost nor delivered twice.
      */
     async recordDomainVerified(input: { domainId: string }): Promise<boolean> {
-      await markDomainVerified(deps.store, input.domainId, new Date());
+      await markDomainVerified(deps.store, input.domainId, currentDate());
       const domain = await findDomain(deps.store, input.domainId);
       if (!domain?.verified) return false;
       const { client, info } = Context.current();

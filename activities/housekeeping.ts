@@ -1,6 +1,6 @@
 // Activities of the housekeeping workflow.
 import { Context } from '@temporalio/activity';
-import type { PurgeRequest } from '../lib/domain/housekeeping.js';
+import type { PurgeRequest } from '../lib/model/housekeeping.js';
 import type { Store } from '../lib/store/db.js';
 import { purgeExpired } from '../lib/store/expiring.js';
 

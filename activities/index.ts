@@ -1,6 +1,6 @@
 // The activities the worker registers: all I/O of Keyflow's workflows.
 import type { Signer } from '../lib/keys/signer.js';
-import type { OutboundPolicy } from '../lib/outbound/http-client.js';
+import type { OutboundPolicy } from '../lib/runtime/http-client.js';
 import type { Store } from '../lib/store/db.js';
 import { createBackchannelLogoutActivities } from './backchannel-logout.js';
 import { createDeviceAuthorizationActivities } from './device-authorization.js';

@@ -1,6 +1,6 @@
 // The activity of the RefreshFamily workflow: the family's end in the MongoDB
 // projection that the api reads (the grant's revocation, the tokens deleted).
-import type { FamilyEnd } from '../lib/domain/refresh-family.js';
+import type { FamilyEnd } from '../lib/model/refresh-family.js';
 import type { Store } from '../lib/store/db.js';
 import { revokeGrant } from '../lib/store/grants.js';
 import { deleteFamilyTokens } from '../lib/store/refresh-rotations.js';

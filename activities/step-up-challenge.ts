@@ -1,7 +1,7 @@
 // Activities of the StepUpChallenge workflow: the MongoDB projection the api
 // reads (challenge status, code hash → verify result) and the audit record of
 // every outcome. All idempotent (activities may be retried).
-import type { StepUpMethod, StepUpState } from '../lib/domain/step-up-challenge.js';
+import type { StepUpMethod, StepUpState } from '../lib/model/step-up-challenge.js';
 import type { Store } from '../lib/store/db.js';
 import { recordStepUpAudit, recordStepUpCode, recordStepUpCodeStatus, recordStepUpState } from '../lib/store/step-up.js';
 

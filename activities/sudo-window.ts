@@ -1,6 +1,6 @@
 // Activities of the SudoWindow workflow: the end of a window in its MongoDB
 // projection (collection `sudo_windows`).
-import type { SudoWindowState } from '../lib/domain/sudo-window.js';
+import type { SudoWindowState } from '../lib/model/sudo-window.js';
 import type { Store } from '../lib/store/db.js';
 import { recordSudoWindowEnded } from '../lib/store/sudo-windows.js';
 

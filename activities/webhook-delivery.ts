@@ -2,10 +2,11 @@
 // the outbound client: timeout, size cap, no redirects, internal addresses
 // refused unless allow-listed for webhooks) and the record in the delivery
 // history.
-import { RESPONSE_BODY_LIMIT, type DeliveryOutcome, type WebhookDeliveryInput } from '../lib/domain/webhook-delivery.js';
-import { TEST_EVENT } from '../lib/domain/webhook-events.js';
+import { currentTimeMs } from '../lib/runtime/clock.js';
+import { RESPONSE_BODY_LIMIT, type DeliveryOutcome, type WebhookDeliveryInput } from '../lib/model/webhook-delivery.js';
+import { TEST_EVENT } from '../lib/model/webhook-events.js';
 import type { Kek } from '../lib/security/kek.js';
-import { outboundRequest, OutboundError, type OutboundPolicy, type OutboundResponse } from '../lib/outbound/http-client.js';
+import { outboundRequest, OutboundError, type OutboundPolicy, type OutboundResponse } from '../lib/runtime/http-client.js';
 import type { Store } from '../lib/store/db.js';
 import { recordDelivery } from '../lib/store/webhook-history.js';
 import { findWebhook, webhookSecret } from '../lib/store/webhooks.js';
@@ -28,9 +29,10 @@ export function createWebhookDeliveryActivities(deps: { store: Store; kek: Kek; 
     async deliverWebhook(input: WebhookDeliveryInput): Promise<DeliveryOutcome> {
       const webhook = await findWebhook(deps.store, input.webhookId);
       const test = input.event === TEST_EVENT;
-      if (!webhook || (!webhook.isActive && !test)) return { state: 'skipped', statusCode: null, error: null, durationMs: null, deliveredAt: Date.now() };
+      if (!webhook || (!webhook.isActive && !test)) return { state: 'skipped', statusCode: null, error: null, durationMs: null, deliveredAt: currentTimeMs() };
       const body = webhookBody(input.event, input.timestamp, input.data);
-      const started = Date.now();
+      const started = currentTimeMs();
+      const t0 = performance.now();
       try {
         const res = await outboundRequest({ ...deps.outbound, timeoutMs: input.timeoutMs }, 'webhooks', webhook.url, {
           method: 'POST',
@@ -48,7 +50,7 @@ export function createWebhookDeliveryActivities(deps: { store: Store; kek: Kek; 
         };
       } catch (err) {
         if (!(err instanceof OutboundError)) throw err;
-        return { state: 'failure', statusCode: null, error: err.kind, durationMs: Date.now() - started, deliveredAt: started };
+        return { state: 'failure', statusCode: null, error: err.kind, durationMs: Math.round(performance.now() - t0), deliveredAt: started };
       }
     },
 

@@ -7,7 +7,7 @@ import { healthRoutes } from './health.js';
 import { sessionMiddleware } from './http/session.js';
 import { signedInSession } from './http/signed-in.js';
 import { pingStore } from '../lib/store/db.js';
-import { IMPLICIT_GRANT_TYPE } from '../lib/domain/response-type.js';
+import { IMPLICIT_GRANT_TYPE } from '../lib/model/response-type.js';
 // The protocol: OAuth 2.0 and OpenID Connect endpoints, step-up.
 import { discoveryRoutes } from './protocol/discovery.js';
 import { webfingerRoutes } from './protocol/webfinger.js';

@@ -1,12 +1,12 @@
 // Every path the app mounts, each defined once: the routers mount these, and
 // the views link with them. The endpoints discovery advertises (ENDPOINTS,
-// WELL_KNOWN) are defined in lib/domain/discovery.ts, which builds the metadata
+// WELL_KNOWN) are defined in lib/model/discovery.ts, which builds the metadata
 // from them; the administration API's root (ADMIN_API) in
-// lib/domain/admin-access.ts and the webhook APIs' (WEBHOOK_RULES) in
+// lib/model/admin-access.ts and the webhook APIs' (WEBHOOK_RULES) in
 // lib/webhooks/webhook-rules.ts, whose rules name them. This module names them
 // beside the others, so that the whole HTTP surface reads in one place.
-import { ADMIN_API } from '../lib/domain/admin-access.js';
-import { ENDPOINTS, WELL_KNOWN } from '../lib/domain/discovery.js';
+import { ADMIN_API } from '../lib/model/admin-access.js';
+import { ENDPOINTS, WELL_KNOWN } from '../lib/model/discovery.js';
 import { WEBHOOK_RULES } from '../lib/webhooks/webhook-rules.js';
 
 export { ADMIN_API, ENDPOINTS, WELL_KNOWN };
@@ -102,7 +102,7 @@ export const ADMIN_PAGES = {
   home: '/admin',
   users: '/admin/users',
   apps: '/admin/apps',
-  invitations: '/admin/invitations',
+  invites: '/admin/invites',
   teams: '/admin/teams',
   sources: '/admin/sources',
   settings: '/admin/settings',

@@ -5,7 +5,7 @@
 // the history: the activity signs and sends them.
 import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { BackchannelLogoutActivities } from '../activities/backchannel-logout.js';
-import type { BackchannelLogoutInput, LogoutDelivery } from '../lib/domain/backchannel-logout.js';
+import type { BackchannelLogoutInput, LogoutDelivery } from '../lib/model/backchannel-logout.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
 // One attempt per client: a receiver that is down is recorded as a failure, as with webhooks.

@@ -14,10 +14,10 @@
 // failed start).
 import { allHandlersFinished, condition, ParentClosePolicy, proxyActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DeviceAuthorizationActivities } from '../activities/device-authorization.js';
-import type { DeviceApproval, DeviceAuthorizationInput, DeviceState, RedeemInput, RedeemResult } from '../lib/domain/device-authorization.js';
+import type { DeviceApproval, DeviceAuthorizationInput, DeviceState, RedeemInput, RedeemResult } from '../lib/model/device-authorization.js';
 import { approveDeviceSignal, denyDeviceSignal, deviceStateQuery, redeemDeviceUpdate } from '../lib/temporal/flow-messages.js';
 import { flowSearchAttributes, SearchAttributes } from '../lib/temporal/search-attributes.js';
-import { familyWorkflowId } from '../lib/domain/refresh-family.js';
+import { familyWorkflowId } from '../lib/model/refresh-family.js';
 import type { refreshFamily } from './refresh-family.js';
 
 const TERMINAL: readonly DeviceState[] = ['denied', 'expired', 'redeemed'];

@@ -8,7 +8,7 @@
 // The input holds the published TXT value, which is no secret.
 import { ActivityFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DomainVerificationActivities } from '../activities/domain-verification.js';
-import { nextInterval, txtRecordName, type DomainVerificationInput, type DomainVerificationState } from '../lib/domain/custom-domains.js';
+import { nextInterval, txtRecordName, type DomainVerificationInput, type DomainVerificationState } from '../lib/model/custom-domains.js';
 import { cancelDomainSignal, domainStateQuery, verifyDomainNowSignal } from '../lib/temporal/flow-messages.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 

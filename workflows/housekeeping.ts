@@ -2,11 +2,11 @@
 // Started by two Temporal Schedules: the frequent pass (every
 // HOUSEKEEPING_INTERVAL_MINUTES) over most expiring collections, and a daily
 // pass over the large ones whose owner deletes its own documents
-// (domain/housekeeping.ts). Each collection is one activity that reads it
+// (model/housekeeping.ts). Each collection is one activity that reads it
 // once and heartbeats as it goes (lib/store/expiring.ts).
 import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { HousekeepingActivities } from '../activities/housekeeping.js';
-import { collectionsOfPass, type HousekeepingInput, type HousekeepingResult } from '../lib/domain/housekeeping.js';
+import { collectionsOfPass, type HousekeepingInput, type HousekeepingResult } from '../lib/model/housekeeping.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
 const { purgeExpiredCollection } = proxyActivities<HousekeepingActivities>({

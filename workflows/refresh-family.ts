@@ -17,7 +17,7 @@
 // housekeeping pass deletes those.
 import { allHandlersFinished, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { RefreshFamilyActivities } from '../activities/refresh-family.js';
-import type { FamilyState, RefreshFamilyInput } from '../lib/domain/refresh-family.js';
+import type { FamilyState, RefreshFamilyInput } from '../lib/model/refresh-family.js';
 import { familyStateQuery, revokeFamilySignal, revokeFamilyUpdate } from '../lib/temporal/flow-messages.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 

@@ -13,7 +13,7 @@
 // backup code.
 import { allHandlersFinished, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { StepUpChallengeActivities } from '../activities/step-up-challenge.js';
-import type { StepUpAnswer, StepUpChallengeInput, StepUpMethod, StepUpRedeemResult, StepUpState, StepUpTransition } from '../lib/domain/step-up-challenge.js';
+import type { StepUpAnswer, StepUpChallengeInput, StepUpMethod, StepUpRedeemResult, StepUpState, StepUpTransition } from '../lib/model/step-up-challenge.js';
 import { confirmStepUpUpdate, denyStepUpUpdate, failStepUpUpdate, redeemStepUpUpdate, stepUpStateQuery } from '../lib/temporal/flow-messages.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 

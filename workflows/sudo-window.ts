@@ -8,7 +8,7 @@
 // No secret enters the input: ids, the sid and times only.
 import { allHandlersFinished, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { SudoWindowActivities } from '../activities/sudo-window.js';
-import type { SudoWindowInput, SudoWindowState } from '../lib/domain/sudo-window.js';
+import type { SudoWindowInput, SudoWindowState } from '../lib/model/sudo-window.js';
 import { revokeSudoSignal, revokeSudoUpdate, sudoActiveQuery } from '../lib/temporal/flow-messages.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 

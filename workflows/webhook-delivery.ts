@@ -7,7 +7,7 @@
 // secret; the signing secret is read and used by the activity only.
 import { proxyActivities, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { WebhookDeliveryActivities } from '../activities/webhook-delivery.js';
-import type { DeliveryOutcome, WebhookDeliveryInput } from '../lib/domain/webhook-delivery.js';
+import type { DeliveryOutcome, WebhookDeliveryInput } from '../lib/model/webhook-delivery.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
 
 // Recording is idempotent (keyed by the delivery id), so it may be retried.

@@ -5,7 +5,7 @@
 // answer, never a 500.
 import type { Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
-import { refusalStatus, ValidationError, zodProblems } from '../../lib/domain/errors.js';
+import { refusalStatus, ValidationError, zodProblems } from '../../lib/model/errors.js';
 import { sendError } from './errors.js';
 
 export function send(res: Response, status: number, body?: unknown): void {

@@ -3,11 +3,12 @@
 // a browser left signed in, or a stolen session cookie, must not be enough.
 // The user signs in again (password and second factor, as always) and comes
 // back to the page they were on.
-import type { SessionDoc } from '../../lib/domain/sessions.js';
+import type { SessionDoc } from '../../lib/model/sessions.js';
 import { PAGES } from '../paths.js';
+import { currentTimeMs } from '../../lib/runtime/clock.js';
 
 /** True when the session's sign-in is at most `maxAgeMs` old. */
-export function signedInRecently(session: Pick<SessionDoc, 'userId' | 'authTime'> | null | undefined, maxAgeMs: number, now = Date.now()): boolean {
+export function signedInRecently(session: Pick<SessionDoc, 'userId' | 'authTime'> | null | undefined, maxAgeMs: number, now = currentTimeMs()): boolean {
   return !!session?.userId && !!session.authTime && now - session.authTime.getTime() <= maxAgeMs;
 }
 

@@ -8,7 +8,7 @@ import net from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../../lib/config/env.js';
 import type { Store } from '../../lib/store/db.js';
-import type { LimitRule } from '../../lib/domain/rate-limits.js';
+import type { LimitRule } from '../../lib/model/rate-limits.js';
 import { takeAttempt } from '../../lib/store/rate-limits.js';
 import { sendError } from './errors.js';
 

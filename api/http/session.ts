@@ -10,7 +10,7 @@
 // nor send it with a cross-site POST (SameSite=Lax), nor plant it (`__Host-`).
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { constantTimeEqual, newSecret } from '../../lib/security/secrets.js';
-import { ANONYMOUS_SESSION_TTL_MS, isIdle, lastSeen, SESSION_TTL_MS, type Acr, type SessionDoc, type SessionState } from '../../lib/domain/sessions.js';
+import { ANONYMOUS_SESSION_TTL_MS, isIdle, lastSeen, SESSION_TTL_MS, type Acr, type SessionDoc, type SessionState } from '../../lib/model/sessions.js';
 import type { Store } from '../../lib/store/db.js';
 import { takeAttempt } from '../../lib/store/rate-limits.js';
 import { createSession, deleteSession, findSession, touchSession, updateSession } from '../../lib/store/sessions.js';
@@ -18,6 +18,7 @@ import { readCookie, setCookie, type CookieDeps } from './cookies.js';
 import { clientAddress } from './request-limits.js';
 import { reauthUrl, signedInRecently } from './recent-sign-in.js';
 import { fieldsOf, raw } from './input.js';
+import { currentTimeMs } from '../../lib/runtime/clock.js';
 
 /** The form field carrying the CSRF token (anything but one string is refused below). */
 const CsrfField = fieldsOf({ csrf: raw });
@@ -56,7 +57,7 @@ export function sessionMiddleware(deps: SessionMiddlewareDeps): RequestHandler {
     req.kfAnonymousCsrf = wellFormed(readCookie(req, deps, CSRF_COOKIE));
     const token = wellFormed(readCookie(req, deps, SESSION_COOKIE));
     let session = token ? await findSession(deps.store, token) : null;
-    const now = Date.now();
+    const now = currentTimeMs();
     if (session && isIdle(session, deps.idleMs, now)) {
       await deleteSession(deps.store, session._id);
       session = null;

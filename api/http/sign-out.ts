@@ -6,7 +6,8 @@ import type { Request, Response } from 'express';
 import { startBackchannelLogout } from '../../lib/flows/backchannel-logout.js';
 import { endSession } from './session.js';
 import { revokeSessionSudoWindows } from '../../lib/step-up/sudo-windows.js';
-import { clientsOfSession, deleteSession, listUserSessions, type SessionDoc } from '../../lib/store/sessions.js';
+import { clientsOfSession, deleteSession, listUserSessions } from '../../lib/store/sessions.js';
+import type { SessionDoc } from '../../lib/model/sessions.js';
 import type { ApiContext } from '../context.js';
 
 export type SignOutDeps = Pick<ApiContext, 'issuer' | 'flows' | 'log' | 'store' | 'secureCookies'>;

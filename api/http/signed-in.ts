@@ -2,8 +2,8 @@
 // per request), the check that signs out a session whose user is gone or
 // disabled, and the CSRF check of account forms.
 import type { Request, RequestHandler, Response } from 'express';
-import type { SessionDoc } from '../../lib/domain/sessions.js';
-import { isDisabled, type UserDoc } from '../../lib/domain/users.js';
+import type { SessionDoc } from '../../lib/model/sessions.js';
+import { isDisabled, type UserDoc } from '../../lib/model/users.js';
 import { findUserById } from '../../lib/store/users.js';
 import { sendErrorPage } from '../html/layout.js';
 import { sessionEnded, type SignOutDeps } from './sign-out.js';

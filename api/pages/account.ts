@@ -5,8 +5,8 @@
 import express, { Router, type Request, type Response } from 'express';
 import { generateSecret, generateURI } from 'otplib';
 import QRCode from 'qrcode';
-import { ADDRESS_PARTS } from '../../lib/domain/profile-fields.js';
-import { ProfileUpdate } from '../../lib/domain/users.js';
+import { ADDRESS_PARTS } from '../../lib/model/profile-fields.js';
+import { ProfileUpdate } from '../../lib/model/users.js';
 import { seal } from '../../lib/security/kek.js';
 import { generateBackupCodes, hashBackupCode } from '../../lib/security/backup-codes.js';
 import { listPasskeys } from '../../lib/store/passkeys.js';
@@ -14,7 +14,7 @@ import { removePasskey } from '../../lib/store/sign-in-ways.js';
 import { enableTotp, removeTotp, replaceBackupCodes, startTotpEnrollment } from '../../lib/store/second-factors.js';
 import { changeProfile } from '../../lib/accounts/profile-changes.js';
 import { checkTotpCode, totpSecret } from '../../lib/verification/second-factor.js';
-import { registerPasskey, registrationOptions, relyingParty } from '../verification/webauthn.js';
+import { registerPasskey, registrationOptions, relyingParty } from '../sign-in-checks/webauthn.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { sendErrorPage } from '../html/layout.js';
 import {
@@ -33,6 +33,7 @@ import { sessionActor } from '../../lib/webhooks/event-sources.js';
 import { fieldsOf, formText, raw, text } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 import { PAGES } from '../paths.js';
+import { currentDate } from '../../lib/runtime/clock.js';
 
 /** `events`: profile.updated goes to the user's webhooks. */
 export type AccountDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'issuer' | 'reauthMaxAgeMs' | 'kek' | 'log' | 'events'>;
@@ -143,7 +144,7 @@ export function accountRoutes(deps: AccountDeps): Router {
     const s = await sensitiveForm(req, res);
     if (!s) return;
     const secret = generateSecret();
-    await startTotpEnrollment(deps.store, s.user._id, { secret: seal(deps.kek, Buffer.from(secret), `totp:${s.user._id}`), createdAt: new Date() });
+    await startTotpEnrollment(deps.store, s.user._id, { secret: seal(deps.kek, Buffer.from(secret), `totp:${s.user._id}`), createdAt: currentDate() });
     res.redirect(303, PAGES.security);
   });
 
@@ -159,7 +160,7 @@ export function accountRoutes(deps: AccountDeps): Router {
     await enableTotp(
       deps.store,
       s.user._id,
-      { secret: pending.secret, lastTimeStep: probe, enabledAt: new Date() },
+      { secret: pending.secret, lastTimeStep: probe, enabledAt: currentDate() },
       s.user.backupCodes.length === 0 ? codes.map((c) => hashBackupCode(deps.kek, c)) : undefined,
     );
     deps.log.info('totp enabled', { user: s.user._id });

@@ -1,17 +1,18 @@
 // /account/apps: the signed-in user's own applications in the browser — list,
 // create (name, redirect URIs, public flag, signatures), edit, delete, rotate
 // the secret. A new secret is shown once. CSRF on every form. The same app
-// lifecycle as the app API (lib/apps/app-lifecycle.ts).
+// lifecycle as the app API (lib/accounts/app-lifecycle.ts).
 // Editing an app (its redirect URIs, logout URIs) and a new secret need a
 // recent sign-in: a browser left signed in must not be enough to hand an app over.
 import express, { Router, type Request, type Response } from 'express';
-import { ValidationError } from '../../lib/domain/errors.js';
-import type { ClientDoc, RedirectUriEntry } from '../../lib/domain/clients.js';
-import { accessTokenAlgOf, idTokenAlgOf, sensitiveChanges } from '../../lib/domain/client-metadata.js';
-import { signingNotes } from '../../lib/domain/algorithm-notes.js';
-import type { SigningAlg } from '../../lib/domain/signing-keys.js';
+import { ValidationError } from '../../lib/model/errors.js';
+import type { ClientDoc } from '../../lib/model/clients.js';
+import type { RedirectUriEntry } from '../../lib/model/redirect-uri.js';
+import { accessTokenAlgOf, idTokenAlgOf, sensitiveChanges } from '../../lib/model/client-metadata.js';
+import { signingNotes } from '../../lib/model/algorithm-notes.js';
+import type { SigningAlg } from '../../lib/model/signing-keys.js';
 import { findClient, listClientsByOwner } from '../../lib/store/clients.js';
-import { createApp, deleteApp, rotateAppSecret, updateApp } from '../../lib/apps/app-lifecycle.js';
+import { createApp, deleteApp, rotateAppSecret, updateApp } from '../../lib/accounts/app-lifecycle.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { appsPage as appsPageView, editPage, secretPage } from '../views/apps.js';
 import { reauthUrl, signedInRecently } from '../http/recent-sign-in.js';

@@ -3,28 +3,29 @@
 // and Deny. A passkey for the gate is verified by two JSON endpoints driven by
 // /assets/webauthn.js, then the page is shown again.
 import express, { Router, type Request, type Response } from 'express';
-import type { AuthorizationRequestDoc } from '../../lib/domain/pending-authorization.js';
-import { isSiteScope } from '../../lib/domain/scopes.js';
-import { bindTeamScopes, requestedTeamPermissions } from '../../lib/domain/team-binding.js';
-import type { UserDoc } from '../../lib/domain/users.js';
-import { isClientActive } from '../../lib/domain/clients.js';
+import type { AuthorizationRequestDoc } from '../../lib/model/pending-authorization.js';
+import { isSiteScope } from '../../lib/model/scopes.js';
+import { bindTeamScopes, requestedTeamPermissions } from '../../lib/model/team-binding.js';
+import type { UserDoc } from '../../lib/model/users.js';
+import { isClientActive, type ClientDoc } from '../../lib/model/clients.js';
 import { findAuthorizationRequest, markConsented, markSiteFactor } from '../../lib/store/authorization-requests.js';
-import { findClient, type ClientDoc } from '../../lib/store/clients.js';
+import { findClient } from '../../lib/store/clients.js';
 import { recordConsent } from '../../lib/store/consents.js';
-import { claimsBeyondScopes } from '../../lib/domain/claims-request.js';
-import type { SessionDoc } from '../../lib/store/sessions.js';
+import { claimsBeyondScopes } from '../../lib/model/claims-request.js';
+import type { SessionDoc } from '../../lib/model/sessions.js';
 import { sendErrorPage } from '../html/layout.js';
 import { consentPage, type ConsentExtras } from '../views/consent.js';
 import { hasValidCsrf } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
 import { OTHER_BROWSER, proceedWithAuthorization, respondWithError, startedInThisBrowser, type FlowDeps } from '../protocol/authorization-flow.js';
 import { teamChoices, teamGrantRefusal } from '../../lib/authorization/team-consent.js';
-import { passkeyProvedHere, passSiteGate, siteGateStanding } from '../verification/site-gate.js';
-import { signInLimits } from '../verification/sign-in-limits.js';
-import { authenticationOptions, relyingParty, verifyPasskey } from '../verification/webauthn.js';
+import { passkeyProvedHere, passSiteGate, siteGateStanding } from '../sign-in-checks/site-gate.js';
+import { signInLimits } from '../sign-in-checks/sign-in-limits.js';
+import { authenticationOptions, relyingParty, verifyPasskey } from '../sign-in-checks/webauthn.js';
 import { fieldsOf, formText, raw } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 import { PAGES } from '../paths.js';
+import { currentDate } from '../../lib/runtime/clock.js';
 
 const EXPIRED = ['Request expired', 'This sign-in request has expired or was already answered. Return to the application and start again.'] as const;
 
@@ -111,7 +112,7 @@ export function consentRoutes(deps: ConsentDeps): Router {
       claimsBeyondScopes(request.claims, request.scope),
     );
     await markConsented(deps.store, request._id, user._id, teamId, siteGateMethod);
-    await proceedWithAuthorization(req, res, deps, { ...request, consentedAt: new Date(), consentedBy: user._id, teamId, siteGateMethod });
+    await proceedWithAuthorization(req, res, deps, { ...request, consentedAt: currentDate(), consentedBy: user._id, teamId, siteGateMethod });
   });
 
   // The site gate's passkey: options for the signed-in user's passkeys, then the answer, remembered on the request.

@@ -5,11 +5,11 @@
 // (RFC 8628 §5.1): a user code has only ~34 bits, so the allowance shrinks
 // while an address keeps running out (backoff).
 import express, { Router, type Request, type Response } from 'express';
-import type { DeviceApproval, DeviceCodeDoc } from '../../lib/domain/device-authorization.js';
-import { catalogued } from '../../lib/domain/scopes.js';
-import { formatUserCode, normalizeUserCode } from '../../lib/domain/user-code.js';
+import type { DeviceApproval, DeviceCodeDoc } from '../../lib/model/device-authorization.js';
+import { catalogued } from '../../lib/model/scopes.js';
+import { formatUserCode, normalizeUserCode } from '../../lib/model/user-code.js';
 import { approveDeviceFlow, denyDeviceFlow } from '../../lib/flows/device-authorization.js';
-import type { ClientDoc } from '../../lib/store/clients.js';
+import type { ClientDoc } from '../../lib/model/clients.js';
 import { recordConsent } from '../../lib/store/consents.js';
 import { findPendingByUserCode } from '../../lib/store/device-codes.js';
 import { takeAttempt } from '../../lib/store/rate-limits.js';
@@ -21,6 +21,7 @@ import { sessionUser } from '../http/signed-in.js';
 import type { DeviceFlowDeps } from '../protocol/device-authorization.js';
 import { fieldsOf, raw } from '../http/input.js';
 import { PAGES } from '../paths.js';
+import { currentTimeMs } from '../../lib/runtime/clock.js';
 
 export type DevicePageDeps = DeviceFlowDeps & SessionDeps;
 
@@ -101,7 +102,7 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
 
     const approval: DeviceApproval = {
       userId: session.userId,
-      authTime: session.authTime?.getTime() ?? Date.now(),
+      authTime: session.authTime?.getTime() ?? currentTimeMs(),
       amr: session.amr,
       acr: session.acr ?? 'pwd',
       sid: session.sid,

@@ -1,14 +1,14 @@
 // /account/domains: the signed-in user's custom domains in the browser — the
 // list with each TXT record to publish, adding one, "Check now" and removing
-// one. Every change goes through lib/custom-domains/domain-changes.ts with the user as
+// one. Every change goes through lib/accounts/custom-domain-changes.ts with the user as
 // the actor, so the flow and events are the ones the API gets. CSRF on every
 // form; a refusal is shown on the page with its status, a success redirects
 // back to the list (Post/Redirect/Get).
 import express, { Router, type Request, type Response } from 'express';
-import { AddDomainInput } from '../../lib/domain/custom-domains.js';
-import { parseOrRefuse, refusalStatus } from '../../lib/domain/errors.js';
-import { addUserDomain, removeUserDomain, verifyUserDomain } from '../../lib/custom-domains/domain-changes.js';
-import { listDomains } from '../../lib/store/domains.js';
+import { AddDomainInput } from '../../lib/model/custom-domains.js';
+import { parseOrRefuse, refusalStatus } from '../../lib/model/errors.js';
+import { addUserDomain, removeUserDomain, verifyUserDomain } from '../../lib/accounts/custom-domain-changes.js';
+import { listDomains } from '../../lib/store/custom-domains.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
 import type { SafeHtml } from '../html/html.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';

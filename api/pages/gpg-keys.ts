@@ -3,9 +3,9 @@
 // form; a refusal is shown on the page with what was pasted, a success
 // redirects back to the list (Post/Redirect/Get). Same checks as the API.
 import express, { Router, type Response } from 'express';
-import { parseOrRefuse, refusalStatus } from '../../lib/domain/errors.js';
-import { GpgKeyId, MAX_ARMORED_KEY_LENGTH, NewGpgKeyInput } from '../../lib/domain/gpg-keys.js';
-import { parsePublicKey } from '../../lib/gpg/public-key.js';
+import { parseOrRefuse, refusalStatus } from '../../lib/model/errors.js';
+import { GpgKeyId, MAX_ARMORED_KEY_LENGTH, NewGpgKeyInput } from '../../lib/model/gpg-keys.js';
+import { parsePublicKey } from '../../lib/accounts/gpg-public-key.js';
 import { addGpgKey, deleteGpgKey, listGpgKeys } from '../../lib/store/gpg-keys.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';

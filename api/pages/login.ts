@@ -2,31 +2,31 @@
 // (TOTP, backup code or passkey). After sign-in the browser returns to
 // the authorization request it came from, or to /account. Every path is
 // limited (per account or user, per address, site-wide) and may ask for the
-// captcha: api/verification/sign-in-limits.ts.
+// captcha: api/sign-in-checks/sign-in-limits.ts.
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { verifyPassword } from '../../lib/security/password.js';
-import type { SessionDoc } from '../../lib/domain/sessions.js';
-import { ACCOUNT_DISABLED, isDisabled, type UserDoc } from '../../lib/domain/users.js';
+import type { SessionDoc } from '../../lib/model/sessions.js';
+import { ACCOUNT_DISABLED, isDisabled, type UserDoc } from '../../lib/model/users.js';
 import { hasPasskey } from '../../lib/store/passkeys.js';
 import { findUserByEmail, findUserById } from '../../lib/store/users.js';
 import { enabledSources } from '../../lib/store/oauth-sources.js';
-import { verifySecondFactorCode } from '../../lib/verification/second-factor.js';
-import { authenticationOptions, relyingParty, verifyPasskey } from '../verification/webauthn.js';
-import { captchaFormFields } from '../verification/captcha.js';
-import { signInLimits } from '../verification/sign-in-limits.js';
+import { verifySecondFactorCode, hasSecondFactor } from '../../lib/verification/second-factor.js';
+import { authenticationOptions, relyingParty, verifyPasskey } from '../sign-in-checks/webauthn.js';
+import { captchaFormFields } from '../sign-in-checks/captcha.js';
+import { signInLimits } from '../sign-in-checks/sign-in-limits.js';
 import { sendErrorPage } from '../html/layout.js';
 import { loginPage, secondFactorPage, type LoginPageOptions } from '../views/login.js';
 import { signupHref } from '../views/signup.js';
 import { formCsrf, hasValidCsrf, sessionForState, startSignedInSession } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
 import { respondWithError, resumeUrl, startedInThisBrowser, type FlowDeps } from '../protocol/authorization-flow.js';
-import { hasSecondFactor } from '../../lib/verification/second-factor.js';
 import { findAuthorizationRequest } from '../../lib/store/authorization-requests.js';
-import type { ClientDoc } from '../../lib/domain/clients.js';
+import type { ClientDoc } from '../../lib/model/clients.js';
 import { fieldsOf, raw, text } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 import { PAGES, STEP_UP_PATHS } from '../paths.js';
+import { currentDate, currentTimeMs } from '../../lib/runtime/clock.js';
 
 export type LoginDeps = Pick<ApiContext, 'issuer' | 'store' | 'log' | 'secureCookies' | 'kek' | 'limits' | 'outbound' | 'findClient'> & FlowDeps;
 
@@ -74,7 +74,7 @@ export function loginRoutes(deps: LoginDeps): Router {
   const limits = signInLimits(deps);
 
   async function pendingUser(session: SessionDoc | null | undefined): Promise<UserDoc | null> {
-    if (!session?.pending || Date.now() - session.pending.at.getTime() > 10 * 60_000) return null;
+    if (!session?.pending || currentTimeMs() - session.pending.at.getTime() > 10 * 60_000) return null;
     return findUserById(deps.store, session.pending.userId);
   }
 
@@ -152,7 +152,7 @@ export function loginRoutes(deps: LoginDeps): Router {
     if (isDisabled(user)) return showForm(req, res, { email, error: ACCOUNT_DISABLED, status: 403 });
     if (await hasSecondFactor(deps.store, user)) {
       // The pending second factor is the first state this browser needs kept.
-      const pending = await sessionForState(req, res, deps, deps.limits.requestsPerIp, { pending: { userId: user._id, amr: ['pwd'], at: new Date() } });
+      const pending = await sessionForState(req, res, deps, deps.limits.requestsPerIp, { pending: { userId: user._id, amr: ['pwd'], at: currentDate() } });
       if (!pending) return loginPage(res, formCsrf(req, res, deps), requestId, { email, error: TOO_MANY_REQUESTS, status: 429 });
       return res.redirect(303, `${PAGES.secondFactor}${requestId ? `?request=${encodeURIComponent(requestId)}` : ''}`);
     }

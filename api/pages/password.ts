@@ -1,6 +1,6 @@
 // /account/password: the signed-in user changes their password (current
 // password, the new one twice; CSRF). A wrong current password is a failed
-// sign-in: the same limits and captcha as /login (api/verification/sign-in-limits.ts).
+// sign-in: the same limits and captcha as /login (api/sign-in-checks/sign-in-limits.ts).
 // The new password follows the password policy (security/password-policy.ts);
 // once changed, the user's other sessions end as at sign-out.
 // An account without a usable password (created by "Sign in with …") sets
@@ -13,8 +13,8 @@ import { passwordProblem } from '../../lib/security/password-policy.js';
 import { hasUsablePassword } from '../../lib/store/passwordless-users.js';
 import { setFirstPassword } from '../../lib/store/sign-in-ways.js';
 import { setPasswordHash } from '../../lib/store/users.js';
-import { captchaFormFields } from '../verification/captcha.js';
-import { signInLimits, type SignInLimitDeps } from '../verification/sign-in-limits.js';
+import { captchaFormFields } from '../sign-in-checks/captcha.js';
+import { signInLimits, type SignInLimitDeps } from '../sign-in-checks/sign-in-limits.js';
 import { passwordChangedPage, passwordPage as passwordPageView, type PasswordPageOptions } from '../views/password.js';
 import { endUserSessions, type SignOutDeps } from '../http/sign-out.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';

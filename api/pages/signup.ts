@@ -13,10 +13,10 @@
 // that address); other sign-ups start unverified.
 import express, { Router, type Request, type Response } from 'express';
 import { inviteRefusal, storeSignUp } from '../../lib/admin/invite-changes.js';
-import { looksLikeInviteToken, type InviteDoc } from '../../lib/domain/invites.js';
-import { ValidationError } from '../../lib/domain/errors.js';
-import { newUserAccount, type UserDoc } from '../../lib/domain/users.js';
-import type { SiteSettings } from '../../lib/domain/site-settings.js';
+import { looksLikeInviteToken, type InviteDoc } from '../../lib/model/invites.js';
+import { ValidationError } from '../../lib/model/errors.js';
+import { newUserAccount, type UserDoc } from '../../lib/model/users.js';
+import type { SiteSettings } from '../../lib/model/site-settings.js';
 import { passwordProblem } from '../../lib/security/password-policy.js';
 import { findInviteByToken } from '../../lib/store/invites.js';
 import { takeAttempts } from '../../lib/store/rate-limits.js';

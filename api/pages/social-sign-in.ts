@@ -5,8 +5,8 @@
 // second factor still passes it, on /login/second-factor. Linking from the
 // account page starts here too, through POST /account/social/link/:slug.
 import express, { Router, type Request, type Response } from 'express';
-import type { OAuthSourceDoc } from '../../lib/domain/oauth-sources.js';
-import { ACCOUNT_DISABLED, isDisabled } from '../../lib/domain/users.js';
+import type { OAuthSourceDoc } from '../../lib/model/oauth-sources.js';
+import { ACCOUNT_DISABLED, isDisabled } from '../../lib/model/users.js';
 import { findSourceBySlug, markSocialSignIn } from '../../lib/store/oauth-sources.js';
 import { saveUpstreamLogin, takeUpstreamLogin } from '../../lib/store/upstream-logins.js';
 import { resolveUpstreamAccount } from '../../lib/sources/linking.js';
@@ -22,6 +22,7 @@ import { hasSecondFactor } from '../../lib/verification/second-factor.js';
 import { afterSignIn, requestParam } from './login.js';
 import type { ApiContext } from '../context.js';
 import { PAGES } from '../paths.js';
+import { currentDate } from '../../lib/runtime/clock.js';
 
 export type SocialSignInDeps = Pick<ApiContext, 'store' | 'kek' | 'issuer' | 'secureCookies' | 'log' | 'limits' | 'outbound'>;
 
@@ -103,7 +104,7 @@ export function socialSignInRoutes(deps: SocialSignInDeps): Router {
     if (isDisabled(user)) return sendErrorPage(res, 403, FAILED, ACCOUNT_DISABLED);
     await markSocialSignIn(deps.store, outcome.account._id);
     if (await hasSecondFactor(deps.store, user)) {
-      const pending = await sessionForState(req, res, deps, deps.limits.requestsPerIp, { pending: { userId: user._id, amr: ['fed'], at: new Date() } });
+      const pending = await sessionForState(req, res, deps, deps.limits.requestsPerIp, { pending: { userId: user._id, amr: ['fed'], at: currentDate() } });
       if (!pending) return sendErrorPage(res, 429, FAILED, TOO_MANY_REQUESTS);
       return res.redirect(303, `${PAGES.secondFactor}${login.resume ? `?request=${encodeURIComponent(login.resume)}` : ''}`);
     }

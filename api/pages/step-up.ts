@@ -9,15 +9,15 @@
 import express, { Router, type Request, type Response } from 'express';
 import { hasPasskey } from '../../lib/store/passkeys.js';
 import { takeAttempt } from '../../lib/store/rate-limits.js';
-import type { SessionDoc } from '../../lib/store/sessions.js';
-import type { UserDoc } from '../../lib/store/users.js';
-import { captchaAnswerFrom, captchaFormFields } from '../verification/captcha.js';
-import { captchaRequired } from '../../lib/domain/captcha.js';
-import type { StepUpChallengeDoc } from '../../lib/domain/step-up-challenge.js';
+import type { SessionDoc } from '../../lib/model/sessions.js';
+import type { UserDoc } from '../../lib/model/users.js';
+import { captchaAnswerFrom, captchaFormFields } from '../sign-in-checks/captcha.js';
+import { captchaRequired } from '../../lib/model/captcha.js';
+import type { StepUpChallengeDoc } from '../../lib/model/step-up-challenge.js';
 import { getSiteSettings } from '../../lib/store/settings.js';
-import { verifySecondFactorCode } from '../../lib/verification/second-factor.js';
+import { verifySecondFactorCode, hasSecondFactor } from '../../lib/verification/second-factor.js';
 import { activeSudoWindow } from '../../lib/step-up/sudo-windows.js';
-import { authenticationOptions, relyingParty, verifyPasskey } from '../verification/webauthn.js';
+import { authenticationOptions, relyingParty, verifyPasskey } from '../sign-in-checks/webauthn.js';
 import {
   CODE_LIMIT,
   codeLimitKey,
@@ -32,7 +32,6 @@ import { sendErrorPage } from '../html/layout.js';
 import { hasValidCsrf, type SessionDeps } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
 import { fieldsOf, raw } from '../http/input.js';
-import { hasSecondFactor } from '../../lib/verification/second-factor.js';
 import { ChallengeQuery } from '../protocol/step-up.js';
 import { confirmPage as confirmPageView, enrollPage, sudoConfirmPage, type ConfirmPageOptions } from '../views/step-up.js';
 import { PAGES, STEP_UP_PATHS } from '../paths.js';

@@ -2,12 +2,12 @@
 // username or user id (and revoke a pending invitation), change a member's
 // role or groups, remove a member; add and remove the team's groups. The member-write cap is checked by team-changes.ts, so a
 // forged form giving a role the select did not offer is refused there.
-import { parseOrRefuse } from '../../lib/domain/errors.js';
+import { parseOrRefuse } from '../../lib/model/errors.js';
 import { Router } from 'express';
-import { MemberChanges, NewGroupInput, NewMemberInput } from '../../lib/domain/teams.js';
+import { MemberChanges, NewGroupInput, NewMemberInput } from '../../lib/model/teams.js';
 import { addGroup, changeMember, removeGroup, removeTeamMember } from '../../lib/teams/member-changes.js';
 import { inviteMember, revokeInvitation } from '../../lib/teams/invitations.js';
-import { InvitationId } from '../../lib/domain/team-invitations.js';
+import { InvitationId } from '../../lib/model/team-invitations.js';
 import { fieldsOf, formList, formText } from '../http/input.js';
 import { actorOf, teamFormRoute, type TeamsPageDeps } from './team-page.js';
 

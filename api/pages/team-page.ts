@@ -2,9 +2,9 @@
 // form input parsed into the core's inputs, the team page's data, and the
 // answer to a change (a redirect, or the page again with the refusal).
 import express, { type Request, type Response, type Router } from 'express';
-import { NotFoundError, refusalStatus } from '../../lib/domain/errors.js';
-import { MAX_LISTED_TEAMS } from '../../lib/domain/teams.js';
-import { canManage, may } from '../../lib/domain/team-roles.js';
+import { NotFoundError, refusalStatus } from '../../lib/model/errors.js';
+import { MAX_LISTED_TEAMS } from '../../lib/model/teams.js';
+import { canManage, may } from '../../lib/model/team-roles.js';
 import type { Store } from '../../lib/store/db.js';
 import { childTeams, findMember, findTeam, membersOf } from '../../lib/store/teams.js';
 import { findUsersByIds } from '../../lib/store/users-by-id.js';

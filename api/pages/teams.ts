@@ -4,12 +4,12 @@
 // lib/teams/team-changes.ts with the user as the actor, so the role rules and
 // audit records are the ones the team APIs get. CSRF on every form.
 import { Router, type Response } from 'express';
-import { ConflictError, parseOrRefuse, refusalStatus, ValidationError } from '../../lib/domain/errors.js';
-import { MAX_LISTED_TEAMS, NewTeamInput, TeamChanges, TeamId } from '../../lib/domain/teams.js';
+import { ConflictError, parseOrRefuse, refusalStatus, ValidationError } from '../../lib/model/errors.js';
+import { MAX_LISTED_TEAMS, NewTeamInput, TeamChanges, TeamId } from '../../lib/model/teams.js';
 import { userTeams } from '../../lib/teams/membership.js';
 import { createTeam, changeTeam, deleteTeam, teamFor } from '../../lib/teams/team-changes.js';
 import { removeTeamMember } from '../../lib/teams/member-changes.js';
-import { InvitationId } from '../../lib/domain/team-invitations.js';
+import { InvitationId } from '../../lib/model/team-invitations.js';
 import { acceptInvitation, declineInvitation, receivedInvitations } from '../../lib/teams/invitations.js';
 import { findUsersByIds } from '../../lib/store/users-by-id.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
@@ -20,8 +20,6 @@ import { EMPTY_DRAFT, errorNotice, teamPath, teamsPage, type TeamDraft } from '.
 import { actorOf, parentChoices, showTeam, teamForm, teamFormRoute, type TeamsPageDeps } from './team-page.js';
 import { teamMemberRoutes } from './team-members.js';
 import { PAGES } from '../paths.js';
-
-export type { TeamsPageDeps };
 
 const NewTeamForm = fieldsOf({ name: formText, slug: formText, description: formText, parent_id: formText, member_groups: formText });
 /** `parent_id` is absent when the form has no parent select (a role that may not move the team). */

@@ -3,7 +3,7 @@
 // PAT_MAX_LIFETIME_DAYS; the token is shown once; a recent sign-in needed),
 // list, revoke (deletes it). CSRF on every form.
 import express, { Router, type Response } from 'express';
-import { checkedNewToken, patMaxDays } from '../../lib/domain/personal-access-tokens.js';
+import { checkedNewToken, patMaxDays } from '../../lib/model/personal-access-tokens.js';
 import {
   capPersonalAccessTokenLifetimes,
   createPersonalAccessToken,

@@ -6,10 +6,9 @@
 // lib/grants'; this module reads the session, stores the request when a page
 // is needed, and answers.
 import type { Request, Response } from 'express';
-import { newId } from '../../lib/security/secrets.js';
-import { issueAuthorizationCode } from '../../lib/store/authorization-codes.js';
-import { constantTimeEqual } from '../../lib/security/secrets.js';
-import type { AuthorizationRequestDoc, PendingAuthorization } from '../../lib/domain/pending-authorization.js';
+import { newId, constantTimeEqual } from '../../lib/security/secrets.js';
+import { issueAuthorizationCode } from '../../lib/grants/authorization-codes.js';
+import type { AuthorizationRequestDoc, PendingAuthorization } from '../../lib/model/pending-authorization.js';
 import { finishAuthorizationRequest, saveAuthorizationRequest } from '../../lib/store/authorization-requests.js';
 import { hasSecondFactor } from '../../lib/verification/second-factor.js';
 import { addSessionClient, updateSession } from '../../lib/store/sessions.js';
@@ -22,11 +21,11 @@ import { essentialAcrShortfall, signInDecision, wantsSecondFactor } from '../../
 import { auditScopeGrants, consentDecision } from '../../lib/authorization/consent-decision.js';
 import { sessionActor } from '../../lib/webhooks/event-sources.js';
 import { sendAuthorizationResponse, type AuthorizationResponse } from './shared/authorization-response.js';
-import { isImplicit } from '../../lib/domain/response-type.js';
-import type { AuthContext } from '../../lib/domain/claims.js';
+import { isImplicit } from '../../lib/model/response-type.js';
+import type { AuthContext } from '../../lib/model/claims.js';
 import { issueImplicitResponse } from '../../lib/grants/implicit-issuance.js';
 import { AUTHORIZATION_RESUME, PAGES } from '../paths.js';
-import { currentTimeMs } from '../../lib/runtime/clock.js';
+import { currentDate, currentTimeMs } from '../../lib/runtime/clock.js';
 
 /** `signer` and `config` (ID_TOKEN_CLAIMS): the implicit flow signs its tokens here. */
 export type FlowDeps = Pick<
@@ -88,7 +87,7 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
   const user = needsMfa ? await sessionUser(deps, req) : null;
   if (needsMfa && user && (await hasSecondFactor(deps.store, user))) {
     if (noPrompt) return respondWithError(res, deps, request, 'login_required', 'the user must authenticate with a second factor');
-    await updateSession(deps.store, session!._id, { pending: { userId: user._id, amr: session!.amr, at: new Date() } });
+    await updateSession(deps.store, session!._id, { pending: { userId: user._id, amr: session!.amr, at: currentDate() } });
     return void res.redirect(303, `${PAGES.secondFactor}?request=${await storedId(req, res, deps, request)}`);
   }
 

@@ -3,13 +3,13 @@
 // name a pushed authorization request (RFC 9126 §4): client_id + request_uri;
 // or carry its parameters in a request object (OIDC Core §6, RFC 9101):
 // `request`, or a `request_uri` of the client's (shared/request-object.ts).
-import { allowedResponseTypes, mustPushRequests } from '../../lib/domain/fapi2.js';
+import { allowedResponseTypes, mustPushRequests } from '../../lib/model/fapi2.js';
 import express, { Router, type Request, type Response } from 'express';
-import { isPushedRequestReference, refusalTarget, validateAuthorizationRequest } from '../../lib/domain/authorization-request.js';
-import { checkRedirectUri } from '../../lib/domain/redirect-uri.js';
+import { isPushedRequestReference, refusalTarget, validateAuthorizationRequest } from '../../lib/model/authorization-request.js';
+import { checkRedirectUri } from '../../lib/model/redirect-uri.js';
 import { findAuthorizationRequest } from '../../lib/store/authorization-requests.js';
-import type { ClientDoc } from '../../lib/domain/clients.js';
-import type { PendingAuthorization } from '../../lib/domain/pending-authorization.js';
+import type { ClientDoc } from '../../lib/model/clients.js';
+import type { PendingAuthorization } from '../../lib/model/pending-authorization.js';
 import { isDependencyUnavailable } from '../../lib/runtime/unavailable.js';
 import { usePushedRequest } from '../../lib/store/par-requests.js';
 import { sendErrorPage } from '../html/layout.js';
@@ -19,6 +19,7 @@ import { resolveRequestObject, type RequestObjectError } from './shared/request-
 import { AllFields, fieldsOf, FormValues, raw } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 import { AUTHORIZATION_RESUME, ENDPOINTS } from '../paths.js';
+import { currentDate } from '../../lib/runtime/clock.js';
 
 export type AuthorizeDeps = FlowDeps & Pick<ApiContext, 'requestObjects'>;
 
@@ -61,7 +62,7 @@ async function authorizePushed(req: Request, res: Response, deps: FlowDeps, clie
   // The client's redirect URIs may have changed since the push (at most 90 seconds ago).
   const decision = checkRedirectUri(client.redirectUris, used.params.redirectUri);
   if (!decision.ok) return sendErrorPage(res, 400, 'Invalid redirect URI', `The redirect_uri cannot be used: ${decision.reason}.`);
-  await proceed(req, res, deps, { ...used.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
+  await proceed(req, res, deps, { ...used.params, createdAt: currentDate(), consentedAt: null, consentedBy: null });
 }
 
 /**
@@ -87,7 +88,7 @@ async function authorize(req: Request, res: Response, deps: AuthorizeDeps, query
   const clientId = typeof query.client_id === 'string' && query.client_id.length <= 200 ? query.client_id : null;
   const client = clientId ? await deps.findClient(clientId) : null;
   if (clientId && isPushedRequestReference(query) && typeof query.request_uri === 'string') return authorizePushed(req, res, deps, client, query.request_uri);
-  // A request object's parameters replace the query's (lib/domain/request-object.ts). Not for a
+  // A request object's parameters replace the query's (lib/model/request-object.ts). Not for a
   // client that must use PAR: it is refused below without Keyflow fetching anything.
   let params = query;
   if (client && !mustPushRequests(client)) {
@@ -108,7 +109,7 @@ async function authorize(req: Request, res: Response, deps: AuthorizeDeps, query
   }
   if (result.kind === 'redirect-error') return sendAuthorizationResponse(res, deps, result, { error: result.error, error_description: result.description });
   // Stored only if the user must see a page; a signed-in, consented user gets the code at once.
-  await proceed(req, res, deps, { ...result.params, createdAt: new Date(), consentedAt: null, consentedBy: null });
+  await proceed(req, res, deps, { ...result.params, createdAt: currentDate(), consentedAt: null, consentedBy: null });
 }
 
 /**

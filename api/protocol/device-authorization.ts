@@ -4,11 +4,11 @@
 // of the DeviceAuthorization workflow. Limited per client address and per
 // client (REQUEST_LIMIT_PER_IP, REQUEST_LIMIT_PER_CLIENT per minute).
 import express, { Router } from 'express';
-import { mayUseGrant } from '../../lib/domain/fapi2.js';
-import { challengeProblem } from '../../lib/domain/pkce.js';
-import { parseAllowedResources } from '../../lib/domain/resources.js';
-import { isKnownScope, isSiteScope, isTeamScope, parseScopeParam } from '../../lib/domain/scopes.js';
-import { formatUserCode } from '../../lib/domain/user-code.js';
+import { mayUseGrant } from '../../lib/model/fapi2.js';
+import { challengeProblem } from '../../lib/model/pkce.js';
+import { parseAllowedResources } from '../../lib/model/resources.js';
+import { isKnownScope, isSiteScope, isTeamScope, parseScopeParam } from '../../lib/model/scopes.js';
+import { formatUserCode } from '../../lib/model/user-code.js';
 import { startDeviceFlow } from '../../lib/flows/device-authorization.js';
 import { hashSecret, newSecret } from '../../lib/security/secrets.js';
 import { createDeviceAuthorization, deleteDeviceAuthorization } from '../../lib/store/device-codes.js';
@@ -20,6 +20,7 @@ import { FormValues } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 import { ENDPOINTS, PAGES } from '../paths.js';
 import { DEVICE_CODE_GRANT } from './token/device-code.js';
+import { currentTimeMs } from '../../lib/runtime/clock.js';
 
 export interface DeviceFlowDeps extends Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'clientAssertions' | 'log' | 'flows' | 'limits'> {
   deviceCodeTtlMs: number;
@@ -80,7 +81,7 @@ export function deviceAuthorizationRoutes(deps: DeviceFlowDeps): Router {
 
       const deviceCode = newSecret();
       const deviceCodeHash = hashSecret(deviceCode);
-      const expiresAt = Date.now() + deps.deviceCodeTtlMs;
+      const expiresAt = currentTimeMs() + deps.deviceCodeTtlMs;
       const userCodeKey = await createDeviceAuthorization(deps.store, {
         deviceCodeHash,
         clientId: client._id,

@@ -1,13 +1,13 @@
 // Discovery documents and the JWKS. Public, cacheable, and readable from
 // browsers (CORS), as RPs written for the browser fetch them directly.
 import { Router, type Response } from 'express';
-import { authorizationServerMetadata, protectedResourceMetadata, type Capabilities } from '../../lib/domain/discovery.js';
-import { JWKS_MAX_AGE_SECONDS } from '../../lib/domain/key-phases.js';
+import { authorizationServerMetadata, protectedResourceMetadata, type Capabilities } from '../../lib/model/discovery.js';
+import { JWKS_MAX_AGE_SECONDS } from '../../lib/model/key-phases.js';
 import type { Keyring } from '../../lib/keys/keyring.js';
 import { WELL_KNOWN } from '../paths.js';
 
 // Metadata changes only with a deployment. A new key is published longer than
-// the JWKS's max-age before it signs (domain/key-phases.ts), so no cached copy lacks it.
+// the JWKS's max-age before it signs (model/key-phases.ts), so no cached copy lacks it.
 const METADATA_CACHE = 'public, max-age=3600';
 const JWKS_CACHE = `public, max-age=${JWKS_MAX_AGE_SECONDS}`;
 

@@ -8,8 +8,8 @@
 // `state`, or Keyflow's signed-out page.
 import express, { Router, type Request, type Response } from 'express';
 import { verifyOwnJwt } from '../../lib/keys/verifier.js';
-import { buildRedirect } from '../../lib/domain/authorization-request.js';
-import { isIdToken } from '../../lib/domain/claims.js';
+import { buildRedirect } from '../../lib/model/authorization-request.js';
+import { isIdToken } from '../../lib/model/claims.js';
 import { html } from '../html/html.js';
 import { csrfField, sendErrorPage, sendPage } from '../html/layout.js';
 import { hasValidCsrf } from '../http/session.js';

@@ -4,11 +4,12 @@
 // the same answer as a JWT Keyflow signs, so that a resource server can keep
 // it as evidence or receive it through an intermediary.
 import express, { Router, type Request, type Response } from 'express';
-import type { ClientDoc } from '../../lib/domain/clients.js';
-import { defaultSignedResponseAlg } from '../../lib/domain/fapi2.js';
+import type { ClientDoc } from '../../lib/model/clients.js';
+import { defaultSignedResponseAlg } from '../../lib/model/fapi2.js';
 import { hashSecret } from '../../lib/security/secrets.js';
 import { findGrant, isGrantLive } from '../../lib/store/grants.js';
-import { findRefreshToken, type RefreshTokenDoc } from '../../lib/store/refresh-tokens.js';
+import { findRefreshToken } from '../../lib/store/refresh-tokens.js';
+import type { RefreshTokenDoc } from '../../lib/model/refresh-family.js';
 import { isUnrotated } from '../../lib/store/refresh-rotations.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { liveAccessTokenClaims } from './shared/bearer.js';
@@ -17,6 +18,7 @@ import { sendOAuthJson } from './shared/errors.js';
 import { tokenParams } from './shared/token-and-hint.js';
 import type { ApiContext } from '../context.js';
 import { ENDPOINTS } from '../paths.js';
+import { currentDate, currentTimeMs } from '../../lib/runtime/clock.js';
 
 export type IntrospectionDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'signer' | 'store' | 'findClient' | 'userActive' | 'clientAssertions'>;
 
@@ -31,7 +33,7 @@ const INTROSPECTION_JWT = 'application/token-introspection+jwt';
  */
 async function sendIntrospection(deps: IntrospectionDeps, req: Request, res: Response, client: ClientDoc, result: Record<string, unknown>): Promise<void> {
   if (req.accepts(['application/json', INTROSPECTION_JWT]) !== INTROSPECTION_JWT) return sendOAuthJson(res, 200, result);
-  const claims = { iss: deps.issuer, aud: client._id, iat: Math.floor(Date.now() / 1000), token_introspection: result };
+  const claims = { iss: deps.issuer, aud: client._id, iat: Math.floor(currentTimeMs() / 1000), token_introspection: result };
   const alg = client.introspectionSignedResponseAlg ?? defaultSignedResponseAlg(client);
   const jwt = await deps.signer.sign(claims, { alg, typ: 'token-introspection+jwt', client });
   // A Buffer, so that Express adds no charset to the media type.
@@ -43,7 +45,7 @@ const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 /** The calling client's refresh token, if it is usable now (never rotated, its grant live, its user still there). */
 async function activeRefreshToken(deps: IntrospectionDeps, token: string, clientId: string): Promise<RefreshTokenDoc | null> {
   const doc = await findRefreshToken(deps.store, hashSecret(token));
-  if (!doc || doc.clientId !== clientId || !(await isUnrotated(deps.store, doc, new Date()))) return null;
+  if (!doc || doc.clientId !== clientId || !(await isUnrotated(deps.store, doc, currentDate()))) return null;
   // The token's client is the caller, which just authenticated (an active client): not read again.
   return (await isGrantLive(deps.store, { grantId: doc.grantId, clientId: doc.clientId, userId: doc.userId }, deps.userActive)) ? doc : null;
 }

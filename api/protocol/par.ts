@@ -6,9 +6,9 @@
 // be pushed as a request object (`request`, RFC 9126 §3), verified like one
 // sent to the authorization endpoint.
 import express, { Router } from 'express';
-import { allowedResponseTypes } from '../../lib/domain/fapi2.js';
+import { allowedResponseTypes } from '../../lib/model/fapi2.js';
 import { clientDpopProof } from './shared/dpop.js';
-import { pushedRequestUriProblem, validatePushedAuthorizationRequest } from '../../lib/domain/authorization-request.js';
+import { pushedRequestUriProblem, validatePushedAuthorizationRequest } from '../../lib/model/authorization-request.js';
 import { savePushedRequest } from '../../lib/store/par-requests.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { admitClient, limitPerIp } from '../http/request-limits.js';

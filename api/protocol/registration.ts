@@ -5,15 +5,15 @@
 // registration_client_uri answers GET / PUT / DELETE to the registration access
 // token returned once at registration (stored as a SHA-256 hash).
 import express, { Router, type Request, type Response } from 'express';
-import { clientInformation, registrationToClient } from '../../lib/domain/client-metadata.js';
-import { ValidationError } from '../../lib/domain/errors.js';
+import { clientInformation, registrationToClient } from '../../lib/model/client-metadata.js';
+import { ValidationError } from '../../lib/model/errors.js';
 import { hashSecret, newSecret, verifySecret } from '../../lib/security/secrets.js';
-import { isClientActive, type ClientDoc } from '../../lib/domain/clients.js';
+import { isClientActive, type ClientDoc } from '../../lib/model/clients.js';
 import { findClient } from '../../lib/store/clients.js';
-import { createApp, deleteApp, updateApp } from '../../lib/apps/app-lifecycle.js';
+import { createApp, deleteApp, updateApp } from '../../lib/accounts/app-lifecycle.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken } from './shared/bearer.js';
-import type { EventActor } from '../../lib/webhooks/event-pipeline.js';
+import type { EventActor } from '../../lib/model/webhook-events.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { AllFields } from '../http/input.js';
 import type { ApiContext } from '../context.js';

@@ -11,9 +11,9 @@
 // The confirmation page and /api/oauth/2fa/authorize are in api/pages/step-up.ts.
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { isValidS256Challenge, verifierMismatch } from '../../lib/domain/pkce.js';
-import { checkRedirectUri } from '../../lib/domain/redirect-uri.js';
-import { isChallengeId } from '../../lib/domain/step-up-challenge.js';
+import { isValidS256Challenge, verifierMismatch } from '../../lib/model/pkce.js';
+import { checkRedirectUri } from '../../lib/model/redirect-uri.js';
+import { isChallengeId } from '../../lib/model/step-up-challenge.js';
 import { redeemStepUpFlow, startStepUpFlow } from '../../lib/flows/step-up-challenge.js';
 import { hashSecret, newId } from '../../lib/security/secrets.js';
 import { getSiteSettings } from '../../lib/store/settings.js';
@@ -26,6 +26,7 @@ import { sendOAuthError, sendOAuthJson } from './shared/errors.js';
 import { fieldsOf, FormValues, JsonObject, raw, singleValues } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 import { STEP_UP_PATHS } from '../paths.js';
+import { currentDate, currentTimeMs } from '../../lib/runtime/clock.js';
 
 /** `outbound` is the policy for captcha providers' verify URLs. */
 export interface StepUpDeps extends Pick<ApiContext, 'issuer' | 'store' | 'findClient' | 'clientAssertions' | 'log' | 'flows' | 'outbound' | 'limits'> {
@@ -90,7 +91,7 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
       return sendOAuthError(res, 400, 'invalid_request', 'public clients must send code_challenge with code_challenge_method=S256');
 
     const challengeId = newId();
-    const now = Date.now();
+    const now = currentTimeMs();
     const expiresAt = now + deps.challengeTtlMs;
     const state = p.state ?? null;
     await insertStepUpChallenge(deps.store, {
@@ -130,7 +131,7 @@ export function stepUpRoutes(deps: StepUpDeps): Router {
     if (!redirectUri) return sendOAuthError(res, 400, 'invalid_request', 'redirect_uri is required');
     const codeHash = code.length <= 100 ? hashSecret(code) : null;
     const doc = codeHash ? await findStepUpCode(deps.store, codeHash) : null;
-    if (!doc || doc.status !== 'issued' || doc.expiresAt <= new Date() || doc.clientId !== auth.client._id || doc.redirectUri !== redirectUri) {
+    if (!doc || doc.status !== 'issued' || doc.expiresAt <= currentDate() || doc.clientId !== auth.client._id || doc.redirectUri !== redirectUri) {
       return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
     }
     const mismatch = verifierMismatch(doc.codeChallenge, verifier, 'the challenge');

@@ -1,9 +1,9 @@
 // UserInfo (OIDC Core §5.3), GET and POST /api/oauth/userinfo: the claims of
 // the access token's grant, as JSON or signed (shared/userinfo-response.ts).
 import express, { Router, type Request, type Response } from 'express';
-import { userinfoClaims } from '../../lib/domain/claims.js';
+import { userinfoClaims } from '../../lib/model/claims.js';
 import { findUserById } from '../../lib/store/users.js';
-import { relatedClaims } from '../../lib/claims/claim-sources.js';
+import { relatedClaims } from '../../lib/grants/claim-sources.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken } from './shared/bearer.js';
 import { sendUserinfo, type UserinfoResponseDeps } from './shared/userinfo-response.js';

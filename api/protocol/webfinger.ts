@@ -1,9 +1,9 @@
 // WebFinger (RFC 7033) issuer discovery: the same answer for every account of
-// this issuer's host, without a lookup (see domain/webfinger.ts), limited per
+// this issuer's host, without a lookup (see model/webfinger.ts), limited per
 // client address.
 import { Router } from 'express';
 import { z } from 'zod';
-import { parseAcctResource, webfingerDocument } from '../../lib/domain/webfinger.js';
+import { parseAcctResource, webfingerDocument } from '../../lib/model/webfinger.js';
 import { sendError } from '../http/errors.js';
 import { limitPerIp, type RequestLimitDeps } from '../http/request-limits.js';
 import { sendPublicJson } from './discovery.js';

@@ -3,12 +3,12 @@
 // rotates secrets. Only apps whose owner is the token's user exist here
 // (another user's app is 404). A secret is shown once: on create and rotate.
 import express, { Router, type Request, type Response } from 'express';
-import { appJson, appToClient, sensitiveChanges } from '../../lib/domain/client-metadata.js';
-import { ValidationError } from '../../lib/domain/errors.js';
-import { signingNotes } from '../../lib/domain/algorithm-notes.js';
-import type { ClientDoc } from '../../lib/domain/clients.js';
+import { appJson, appToClient, sensitiveChanges } from '../../lib/model/client-metadata.js';
+import { ValidationError } from '../../lib/model/errors.js';
+import { signingNotes } from '../../lib/model/algorithm-notes.js';
+import type { ClientDoc } from '../../lib/model/clients.js';
 import { findClient, listClientsByOwner } from '../../lib/store/clients.js';
-import { createApp, deleteApp, rotateAppSecret, updateApp } from '../../lib/apps/app-lifecycle.js';
+import { createApp, deleteApp, rotateAppSecret, updateApp } from '../../lib/accounts/app-lifecycle.js';
 import { methodNotAllowed, sendError } from '../http/errors.js';
 import { requireAccessToken } from '../protocol/shared/bearer.js';
 import { sendStepUpChallenge, stepUpShortfall, type StepUpRequirement } from '../protocol/shared/acr-signalling.js';

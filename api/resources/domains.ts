@@ -3,9 +3,9 @@
 // and deletes. Another user's domain is 404. A domain is verified by its
 // DomainVerification flow once the TXT record it names is published.
 import express, { Router, type Request } from 'express';
-import { AddDomainInput, domainJson } from '../../lib/domain/custom-domains.js';
-import { addUserDomain, removeUserDomain, userDomain, verifyUserDomain } from '../../lib/custom-domains/domain-changes.js';
-import { listDomains } from '../../lib/store/domains.js';
+import { AddDomainInput, domainJson } from '../../lib/model/custom-domains.js';
+import { addUserDomain, removeUserDomain, userDomain, verifyUserDomain } from '../../lib/accounts/custom-domain-changes.js';
+import { listDomains } from '../../lib/store/custom-domains.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { requireAccessToken } from '../protocol/shared/bearer.js';

@@ -2,9 +2,9 @@
 // reads, `gpg:write` adds and deletes. Only the token user's keys exist here
 // (another user's key is 404). Every refusal is JSON (api/http/json-api.ts).
 import express, { Router, type Request } from 'express';
-import { NotFoundError } from '../../lib/domain/errors.js';
-import { GpgKeyId, gpgKeyJson, MAX_ARMORED_KEY_LENGTH, NewGpgKeyInput } from '../../lib/domain/gpg-keys.js';
-import { parsePublicKey } from '../../lib/gpg/public-key.js';
+import { NotFoundError } from '../../lib/model/errors.js';
+import { GpgKeyId, gpgKeyJson, MAX_ARMORED_KEY_LENGTH, NewGpgKeyInput } from '../../lib/model/gpg-keys.js';
+import { parsePublicKey } from '../../lib/accounts/gpg-public-key.js';
 import { addGpgKey, deleteGpgKey, findGpgKey, listGpgKeys } from '../../lib/store/gpg-keys.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { requireAccessToken } from '../protocol/shared/bearer.js';

@@ -2,9 +2,9 @@
 // token user's profile (name, picture and the standard claims by claim name)
 // and answers with the claims a profile change can touch.
 import express, { Router } from 'express';
-import { SCOPE_CLAIMS, standardClaims } from '../../lib/domain/claims.js';
-import { zodProblems } from '../../lib/domain/errors.js';
-import { ProfileUpdate } from '../../lib/domain/users.js';
+import { SCOPE_CLAIMS, standardClaims } from '../../lib/model/claims.js';
+import { zodProblems } from '../../lib/model/errors.js';
+import { ProfileUpdate } from '../../lib/model/users.js';
 import { changeProfile } from '../../lib/accounts/profile-changes.js';
 import { tokenActor } from '../../lib/webhooks/event-sources.js';
 import { sendError } from '../http/errors.js';

@@ -3,7 +3,7 @@
 // unlinks one. Another user's account is 404; unlinking the last way to sign
 // in is 409.
 import { Router } from 'express';
-import { socialAccountJson, type SocialAccountDoc } from '../../lib/domain/oauth-sources.js';
+import { socialAccountJson, type SocialAccountDoc } from '../../lib/model/oauth-sources.js';
 import { LAST_WAY, unlinkSocialAccount } from '../../lib/sources/linking.js';
 import { socialAccountsOf } from '../../lib/store/oauth-sources.js';
 import { findUserById } from '../../lib/store/users.js';

@@ -16,8 +16,8 @@
 // creation response) is lib/webhooks/webhook-changes.ts, shared with the admin
 // console: this route reads HTTP and answers JSON.
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
-import { TEST_EVENT, type WebhookScope } from '../../lib/domain/webhook-events.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../lib/domain/errors.js';
+import { TEST_EVENT, type WebhookScope } from '../../lib/model/webhook-events.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../lib/model/errors.js';
 import { recentDeliveries } from '../../lib/store/webhook-history.js';
 import { listWebhooks } from '../../lib/store/webhooks.js';
 import {

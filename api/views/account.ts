@@ -1,10 +1,10 @@
 // The account pages: the profile, the security page (authenticator app,
 // passkeys, backup codes) and the backup codes shown once.
 import type { Response } from 'express';
-import type { SessionDoc } from '../../lib/domain/sessions.js';
-import { ADDRESS_MAX_LENGTH, ADDRESS_PARTS, PROFILE_MAX_LENGTH, timeZoneNames, type AddressPart } from '../../lib/domain/profile-fields.js';
-import type { UserDoc } from '../../lib/domain/users.js';
-import type { PasskeyDoc } from '../../lib/domain/passkeys.js';
+import type { SessionDoc } from '../../lib/model/sessions.js';
+import { ADDRESS_MAX_LENGTH, ADDRESS_PARTS, PROFILE_MAX_LENGTH, timeZoneNames, type AddressPart } from '../../lib/model/profile-fields.js';
+import type { UserDoc } from '../../lib/model/users.js';
+import type { PasskeyDoc } from '../../lib/model/passkeys.js';
 import { hasUsablePassword } from '../../lib/store/passwordless-users.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';

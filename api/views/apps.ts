@@ -1,9 +1,10 @@
 // The "your apps" pages: the list with the new-app form, an app's edit form,
 // and a new client secret shown once.
 import type { Response } from 'express';
-import type { ClientDoc, RedirectUriEntry } from '../../lib/domain/clients.js';
-import { ACCESS_TOKEN_ALG_HINT, ID_TOKEN_ALG_HINT } from '../../lib/domain/algorithm-notes.js';
-import type { SigningAlg } from '../../lib/domain/signing-keys.js';
+import type { ClientDoc } from '../../lib/model/clients.js';
+import type { RedirectUriEntry } from '../../lib/model/redirect-uri.js';
+import { ACCESS_TOKEN_ALG_HINT, ID_TOKEN_ALG_HINT } from '../../lib/model/algorithm-notes.js';
+import type { SigningAlg } from '../../lib/model/signing-keys.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';

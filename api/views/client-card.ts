@@ -8,8 +8,8 @@
 // Loading it tells the client's server that its page here is being viewed, from
 // which address and when; it knows that already, having just sent the browser
 // here. No Referer goes with it (the page's Referrer-Policy is no-referrer).
-import { isHttpUri, logoOrigin } from '../../lib/domain/client-metadata.js';
-import type { ClientDoc } from '../../lib/domain/clients.js';
+import { isHttpUri, logoOrigin } from '../../lib/model/client-metadata.js';
+import type { ClientDoc } from '../../lib/model/clients.js';
 import { html, type SafeHtml } from '../html/html.js';
 
 export type ClientBranding = Pick<ClientDoc, 'name' | 'clientUri' | 'logoUri' | 'policyUri' | 'tosUri'>;

@@ -3,18 +3,18 @@
 // words, the team picker for single-team scopes, the site-access
 // gate for site scopes, Allow and Deny.
 import type { Response } from 'express';
-import { catalogued, crossAppClientId, isSiteScope, parseBoundTeamScope, SITE_CONFIRMATION_PHRASE, singleTeamPermission } from '../../lib/domain/scopes.js';
-import type { SingleTeamPermission } from '../../lib/domain/team-roles.js';
-import { STANDARD_CLAIM_WORDS, type StandardClaim } from '../../lib/domain/claims.js';
-import { claimsBeyondScopes } from '../../lib/domain/claims-request.js';
-import type { AuthorizationRequestDoc } from '../../lib/domain/pending-authorization.js';
-import type { ClientDoc } from '../../lib/store/clients.js';
-import type { SessionDoc } from '../../lib/store/sessions.js';
+import { catalogued, crossAppClientId, isSiteScope, parseBoundTeamScope, SITE_CONFIRMATION_PHRASE, singleTeamPermission } from '../../lib/model/scopes.js';
+import type { SingleTeamPermission } from '../../lib/model/team-roles.js';
+import { STANDARD_CLAIM_WORDS, type StandardClaim } from '../../lib/model/claims.js';
+import { claimsBeyondScopes } from '../../lib/model/claims-request.js';
+import type { AuthorizationRequestDoc } from '../../lib/model/pending-authorization.js';
+import type { ClientDoc } from '../../lib/model/clients.js';
+import type { SessionDoc } from '../../lib/model/sessions.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { TeamChoice } from '../../lib/authorization/team-consent.js';
 import { clientCard } from './client-card.js';
-import { canPassSiteGate, type SiteGateStanding } from '../verification/site-gate.js';
+import { canPassSiteGate, type SiteGateStanding } from '../sign-in-checks/site-gate.js';
 import { PAGES } from '../paths.js';
 
 /** What each single-team permission lets the app do on the team the user picks. */

@@ -1,9 +1,9 @@
 // The device pages: the user code form, the consent page for the device's
 // request, and the answer page.
 import type { Response } from 'express';
-import type { DeviceCodeDoc } from '../../lib/domain/device-authorization.js';
-import type { ClientDoc } from '../../lib/store/clients.js';
-import type { SessionDoc } from '../../lib/store/sessions.js';
+import type { DeviceCodeDoc } from '../../lib/model/device-authorization.js';
+import type { ClientDoc } from '../../lib/model/clients.js';
+import type { SessionDoc } from '../../lib/model/sessions.js';
 import { html } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import { allowOrDenyForm, appStanding, scopeList } from './consent.js';

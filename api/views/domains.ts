@@ -2,7 +2,7 @@
 // TXT record to publish (in read-only fields, so it copies without stray
 // markup) with "Check now" and "Remove", and the form to add a domain.
 import type { Response } from 'express';
-import { txtRecordName, txtRecordValue, type DomainDoc } from '../../lib/domain/custom-domains.js';
+import { txtRecordName, txtRecordValue, type DomainDoc } from '../../lib/model/custom-domains.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';

@@ -1,7 +1,7 @@
 // The "GPG keys" page: the user's public keys with their fingerprints and
 // subkeys, a delete button each, and the form to add one (an armored block).
 import type { Response } from 'express';
-import type { GpgKeyDoc } from '../../lib/domain/gpg-keys.js';
+import type { GpgKeyDoc } from '../../lib/model/gpg-keys.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';

@@ -1,7 +1,7 @@
 // The sessions page: where the user is signed in, with "Sign out" per session
 // and "Sign out everywhere"; and the page a signed-out browser sees.
 import type { Response } from 'express';
-import type { SessionDoc } from '../../lib/domain/sessions.js';
+import type { SessionDoc } from '../../lib/model/sessions.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';

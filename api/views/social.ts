@@ -2,7 +2,7 @@
 // Unlink, and a Link button per enabled source not linked yet; and the
 // refusal of an upstream sign-in that only a link from there can settle.
 import type { Response } from 'express';
-import type { OAuthSourceDoc, SocialAccountDoc } from '../../lib/domain/oauth-sources.js';
+import type { OAuthSourceDoc, SocialAccountDoc } from '../../lib/model/oauth-sources.js';
 import { html } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';

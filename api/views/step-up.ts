@@ -1,7 +1,7 @@
 // The step-up confirmation pages: the factors form, the sudo path's form (the
 // checkbox alone), and the page for a user with no second factor to confirm with.
 import type { Response } from 'express';
-import type { SessionDoc } from '../../lib/store/sessions.js';
+import type { SessionDoc } from '../../lib/model/sessions.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { Loaded } from '../../lib/step-up/confirmation.js';

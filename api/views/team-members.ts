@@ -3,10 +3,10 @@
 // forms to invite, change and remove members. A
 // role select offers only the roles the signed-in user may give, and a member
 // whose role is beyond that reach gets no forms at all.
-import type { TeamDoc, TeamMemberDoc } from '../../lib/domain/teams.js';
-import { assignableRoles, canManage, may, type TeamRole } from '../../lib/domain/team-roles.js';
-import { INVITATION_TTL_MS, type TeamInvitationDoc } from '../../lib/domain/team-invitations.js';
-import type { UserDoc } from '../../lib/domain/users.js';
+import type { TeamDoc, TeamMemberDoc } from '../../lib/model/teams.js';
+import { assignableRoles, canManage, may, type TeamRole } from '../../lib/model/team-roles.js';
+import { INVITATION_TTL_MS, type TeamInvitationDoc } from '../../lib/model/team-invitations.js';
+import type { UserDoc } from '../../lib/model/users.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField } from '../html/layout.js';
 import { checked, roleOptions, teamPath } from './teams.js';

@@ -1,10 +1,10 @@
 // One team's page: its settings, members, groups and child teams, and the
 // delete and leave forms. Each form is there only for a role that may use it
-// (domain/team-roles.ts); a member sees the same page read only.
+// (model/team-roles.ts); a member sees the same page read only.
 import type { Response } from 'express';
-import type { TeamDoc, TeamMemberDoc } from '../../lib/domain/teams.js';
-import type { TeamInvitationDoc } from '../../lib/domain/team-invitations.js';
-import { may, type TeamRole } from '../../lib/domain/team-roles.js';
+import type { TeamDoc, TeamMemberDoc } from '../../lib/model/teams.js';
+import type { TeamInvitationDoc } from '../../lib/model/team-invitations.js';
+import { may, type TeamRole } from '../../lib/model/team-roles.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';
@@ -16,7 +16,7 @@ export interface TeamPageData {
   team: TeamDoc;
   /** The signed-in user's effective role. */
   role: TeamRole;
-  /** Whether the user may move the team (the move rule: lib/domain/team-roles.ts). */
+  /** Whether the user may move the team (the move rule: lib/model/team-roles.ts). */
   canMove: boolean;
   /** The user's own membership of this team; null when the role comes from a parent team. */
   own: TeamMemberDoc | null;

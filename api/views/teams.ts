@@ -3,10 +3,10 @@
 // new-team form; plus the small pieces the team page
 // shares (paths, option lists, the error notice).
 import type { Response } from 'express';
-import type { TeamDoc, UserTeam } from '../../lib/domain/teams.js';
-import type { TeamInvitationDoc } from '../../lib/domain/team-invitations.js';
-import type { UserDoc } from '../../lib/domain/users.js';
-import type { TeamRole } from '../../lib/domain/team-roles.js';
+import type { TeamDoc, UserTeam } from '../../lib/model/teams.js';
+import type { TeamInvitationDoc } from '../../lib/model/team-invitations.js';
+import type { UserDoc } from '../../lib/model/users.js';
+import type { TeamRole } from '../../lib/model/team-roles.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';

@@ -1,12 +1,13 @@
 // The personal access tokens page (the user's tokens and the new-token form)
 // and the page that shows a new token once.
 import type { Response } from 'express';
-import { catalogued } from '../../lib/domain/scopes.js';
-import { patScopesFor, type PersonalAccessTokenDoc } from '../../lib/domain/personal-access-tokens.js';
+import { catalogued } from '../../lib/model/scopes.js';
+import { patScopesFor, type PersonalAccessTokenDoc } from '../../lib/model/personal-access-tokens.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
 import type { SignedIn } from '../http/signed-in.js';
 import { PAGES } from '../paths.js';
+import { currentTimeMs } from '../../lib/runtime/clock.js';
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
@@ -17,7 +18,7 @@ export function tokensPage(
   notice?: SafeHtml,
   status = 200,
 ): void {
-  const now = Date.now();
+  const now = currentTimeMs();
   sendPage(res, {
     title: 'Personal access tokens',
     status,

@@ -1,7 +1,7 @@
 // The webhook API's JSON answers: a webhook (never its secret), a delivery, a
 // test ping's delivery.
-import type { DeliveryOutcome } from '../../lib/domain/webhook-delivery.js';
-import type { WebhookDeliveryDoc, WebhookDoc } from '../../lib/store/webhooks.js';
+import type { DeliveryOutcome, WebhookDeliveryDoc } from '../../lib/model/webhook-delivery.js';
+import type { WebhookDoc } from '../../lib/model/webhooks.js';
 
 export const unix = (d: Date | number) => Math.floor((typeof d === 'number' ? d : d.getTime()) / 1000);
 

@@ -1,10 +1,10 @@
 // A user's own profile change, through the profile API or the account page:
 // the store write, and `profile.updated` to the user's webhooks when something
 // changed. The one place both surfaces go through.
-import type { EventActor, UserEvent } from '../domain/webhook-events.js';
-import type { ProfileUpdate } from '../domain/users.js';
+import type { EventActor, UserEvent } from '../model/webhook-events.js';
+import type { ProfileUpdate, UserDoc } from '../model/users.js';
 import type { Store } from '../store/db.js';
-import { updateProfile, type UserDoc } from '../store/users.js';
+import { updateProfile } from '../store/users.js';
 
 export interface ProfileChangeDeps {
   store: Store;

@@ -10,14 +10,15 @@
 // holds, and the consents given to it. Reactivation lets it work again; what
 // deactivation revoked stays revoked: users sign in to it afresh.
 import { z } from 'zod';
-import { isClientActive, NewClientInput, type ClientDoc } from '../domain/clients.js';
-import { NotFoundError, parseOrRefuse, ValidationError, zodProblems } from '../domain/errors.js';
-import type { MachineAccessEntry } from '../domain/machine-access.js';
-import type { AdminEvent, EventActor } from '../domain/webhook-events.js';
+import { isClientActive, NewClientInput, type ClientDoc } from '../model/clients.js';
+import { NotFoundError, parseOrRefuse, ValidationError, zodProblems } from '../model/errors.js';
+import type { MachineAccessEntry } from '../model/machine-access.js';
+import type { AdminEvent, EventActor } from '../model/webhook-events.js';
 import type { FlowClient } from '../flows/flow-client.js';
 import { revokeClientGrants, revokeMachineGrants } from '../grants/revocation.js';
 import type { Store } from '../store/db.js';
 import { setClientDeactivated, setClientMachineAccess, setClientVerified } from '../store/clients.js';
+import { currentDate } from '../runtime/clock.js';
 
 export interface AppChangeDeps {
   store: Store;
@@ -65,7 +66,7 @@ export async function changeApp(deps: AppChangeDeps, client: ClientDoc, body: un
   }
   if (input.active !== undefined) {
     if (isClientActive(current) !== input.active) changed.push('active');
-    current = (await setClientDeactivated(deps.store, current._id, input.active ? null : new Date())) ?? gone();
+    current = (await setClientDeactivated(deps.store, current._id, input.active ? null : currentDate())) ?? gone();
     if (!input.active) grantsRevoked = (await revokeClientGrants(deps, current._id, 'client deactivated')).grants;
   }
   if (input.machine_access !== undefined) {

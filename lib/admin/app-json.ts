@@ -1,8 +1,8 @@
 // An app as a site admin sees it, for the admin API and the operator CLI
 // alike: the app API's fields (appJson) and its owner, null for an app an
 // operator created; after a change, how many grants deactivation revoked.
-import { appJson } from '../domain/client-metadata.js';
-import type { ClientDoc } from '../domain/clients.js';
+import { appJson } from '../model/client-metadata.js';
+import type { ClientDoc } from '../model/clients.js';
 import type { AppChange } from './app-changes.js';
 
 export const adminAppJson = (c: ClientDoc) => ({ ...appJson(c), owner_user_id: c.ownerUserId ?? null });

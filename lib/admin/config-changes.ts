@@ -3,9 +3,9 @@
 // and nothing is written), secret settings sealed with the KEK as they are
 // stored, and one `admin.config.update` naming the settings that changed
 // (a secret's value never in it).
-import { ValidationError } from '../domain/errors.js';
-import { isSiteSettingKey, parseSiteSetting, redactSiteSettings, SITE_SETTINGS, type SiteSettingKey } from '../domain/site-settings.js';
-import type { AdminEvent, EventActor } from '../domain/webhook-events.js';
+import { ValidationError } from '../model/errors.js';
+import { isSiteSettingKey, parseSiteSetting, redactSiteSettings, SITE_SETTINGS, type SiteSettingKey } from '../model/site-settings.js';
+import type { AdminEvent, EventActor } from '../model/webhook-events.js';
 import type { Kek } from '../security/kek.js';
 import type { Store } from '../store/db.js';
 import { getSiteSettings, setSiteSetting } from '../store/settings.js';

@@ -8,10 +8,10 @@
 // whose insert succeeded goes on. A sign-up whose account then cannot be
 // created (the email or username is taken) gives the claim back, so the
 // invitee can correct the form and use the same link again.
-import { ConflictError, NotFoundError, parseOrRefuse } from '../domain/errors.js';
-import { INVITE_REFUSALS, inviteCreatedData, inviteLink, inviteState, newInviteDoc, NewInviteInput, type InviteDoc } from '../domain/invites.js';
-import type { UserDoc } from '../domain/users.js';
-import type { AdminEvent, EventActor } from '../domain/webhook-events.js';
+import { ConflictError, NotFoundError, parseOrRefuse } from '../model/errors.js';
+import { INVITE_REFUSALS, inviteCreatedData, inviteLink, inviteState, newInviteDoc, NewInviteInput, type InviteDoc } from '../model/invites.js';
+import type { UserDoc } from '../model/users.js';
+import type { AdminEvent, EventActor } from '../model/webhook-events.js';
 import { hashSecret, newId, newSecret } from '../security/secrets.js';
 import type { Store } from '../store/db.js';
 import {
@@ -24,6 +24,7 @@ import {
   markInviteUsed,
   releaseInviteClaim,
 } from '../store/invites.js';
+import { currentDate } from '../runtime/clock.js';
 
 export interface InviteDeps {
   store: Store;
@@ -60,7 +61,7 @@ export async function revokeInvite(deps: InviteDeps, invite: InviteDoc, actor: E
     if (claim?.kind === 'revoke') return { ...invite, revokedAt: claim.at };
     throw new ConflictError('the invitation has already been used');
   }
-  const revokedAt = new Date();
+  const revokedAt = currentDate();
   await markInviteRevoked(deps.store, invite._id, revokedAt);
   await deps.events.admin('invite.revoke', { invite_id: invite._id }, actor);
   return { ...invite, revokedAt };

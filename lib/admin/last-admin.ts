@@ -5,8 +5,8 @@
 // change is made, the admins counted again, and the change undone when none is
 // left: of concurrent changes at least one is undone, and an admin remains.
 // The residual race: a process that dies between the change and its undo.
-import { ConflictError, NotFoundError } from '../domain/errors.js';
-import { isEnabledAdmin, type UserDoc } from '../domain/users.js';
+import { ConflictError, NotFoundError } from '../model/errors.js';
+import { isEnabledAdmin, type UserDoc } from '../model/users.js';
 import type { Store } from '../store/db.js';
 import { countEnabledAdmins, setUserFields, type AccountFields } from '../store/users.js';
 

@@ -10,9 +10,9 @@
 // families are revoked, and their personal access tokens are refused while
 // disabled (personalAccessTokenContext). Enabling lets them sign in again;
 // what was revoked stays revoked.
-import { ConflictError, NotFoundError, parseOrRefuse, ValidationError } from '../domain/errors.js';
-import { AdminUserUpdate, isDisabled, type UserDoc } from '../domain/users.js';
-import type { AdminEvent, EventActor } from '../domain/webhook-events.js';
+import { ConflictError, NotFoundError, parseOrRefuse, ValidationError } from '../model/errors.js';
+import { AdminUserUpdate, isDisabled, type UserDoc } from '../model/users.js';
+import type { AdminEvent, EventActor } from '../model/webhook-events.js';
 import type { FlowClient } from '../flows/flow-client.js';
 import { revokeUserGrants, type BulkRevocation } from '../grants/revocation.js';
 import type { Store } from '../store/db.js';

@@ -1,7 +1,7 @@
 // A user account as the admin API and the operator CLI show it: what an
 // administrator needs to see, never a password hash, TOTP secret or backup
 // code; and what the changes to an account did, under the same names.
-import { isDisabled, type UserDoc } from '../domain/users.js';
+import { isDisabled, type UserDoc } from '../model/users.js';
 import type { Store } from '../store/db.js';
 import { passkeyCounts } from '../store/users.js';
 import type { DeletedUser, RevokedTokens } from './user-changes.js';

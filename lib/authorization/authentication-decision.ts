@@ -5,8 +5,9 @@
 // (OIDC Core §5.5.1.1). Pure: the authorization flow
 // (api/protocol/authorization-flow.ts) reads the session, asks here, and
 // answers (a page, a redirect, or an error to the client).
-import type { PendingAuthorization } from '../domain/pending-authorization.js';
-import type { SessionDoc } from '../domain/sessions.js';
+import type { PendingAuthorization } from '../model/pending-authorization.js';
+import type { SessionDoc } from '../model/sessions.js';
+import { currentTimeMs } from '../runtime/clock.js';
 
 export type SignInDecision =
   /** Nobody signed in, or a sign-in that does not serve this request: the user signs in (again). */
@@ -23,7 +24,7 @@ type SignIn = Pick<SessionDoc, 'userId' | 'authTime'>;
  * would loop otherwise); `claims` may name the one user the ID token may be
  * about, and anyone else signs in again.
  */
-export function signInDecision(request: PendingAuthorization, session: SignIn | null | undefined, now = Date.now()): SignInDecision {
+export function signInDecision(request: PendingAuthorization, session: SignIn | null | undefined, now = currentTimeMs()): SignInDecision {
   const userId = session?.userId ?? null;
   const authTime = session?.authTime?.getTime() ?? 0;
   const signedInForThisRequest = authTime >= request.createdAt.getTime();

@@ -3,12 +3,12 @@
 // picked at consent (or remembered from an earlier consent to exactly one
 // team), and the scopes (and claims asked for one by one) consented before.
 // Used right before a code is issued, which auditScopeGrants then records.
-import type { PendingAuthorization } from '../domain/pending-authorization.js';
-import { catalogued, isSiteScope } from '../domain/scopes.js';
-import { claimsBeyondScopes } from '../domain/claims-request.js';
-import { bindTeamScopes, boundTeamGrants, previouslyBoundTeams, requestedTeamPermissions } from '../domain/team-binding.js';
-import type { UserDoc } from '../domain/users.js';
-import type { AuditEvent, EventActor } from '../domain/webhook-events.js';
+import type { PendingAuthorization } from '../model/pending-authorization.js';
+import { catalogued, isSiteScope } from '../model/scopes.js';
+import { claimsBeyondScopes } from '../model/claims-request.js';
+import { bindTeamScopes, boundTeamGrants, previouslyBoundTeams, requestedTeamPermissions } from '../model/team-binding.js';
+import type { UserDoc } from '../model/users.js';
+import type { AuditEvent, EventActor } from '../model/webhook-events.js';
 import type { Store } from '../store/db.js';
 import { findConsent } from '../store/consents.js';
 import { findUserById } from '../store/users.js';

@@ -1,8 +1,8 @@
 // The team picker's server side: which teams a user may bind single-team
 // scopes to, and whether a chosen (or remembered) team still allows the grant.
-// The role rules themselves: lib/domain/team-roles.ts.
-import { MAX_LISTED_TEAMS, type TeamDoc } from '../domain/teams.js';
-import { canManage, mayGrant, type SingleTeamPermission, type TeamRole } from '../domain/team-roles.js';
+// The role rules themselves: lib/model/team-roles.ts.
+import { MAX_LISTED_TEAMS, type TeamDoc } from '../model/teams.js';
+import { canManage, mayGrant, type SingleTeamPermission, type TeamRole } from '../model/team-roles.js';
 import type { Store } from '../store/db.js';
 import { findTeam } from '../store/teams.js';
 import { effectiveRole, userTeams } from '../teams/membership.js';

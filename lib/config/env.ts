@@ -2,9 +2,9 @@
 // Each variable is declared once, below, with its default and a one-line
 // description; docs/configuration-reference.md is generated from them, and the
 // `Config` the processes read is the type of the mapping from them (configFrom).
-import { offeredIdTokenAlgs } from '../domain/clients.js';
-import { ID_TOKEN_CLAIMS_PLACEMENTS } from '../domain/claims.js';
-import { resourceProblem } from '../domain/resources.js';
+import { offeredIdTokenAlgs } from '../model/clients.js';
+import { ID_TOKEN_CLAIMS_PLACEMENTS } from '../model/claims.js';
+import { resourceProblem } from '../model/resources.js';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';

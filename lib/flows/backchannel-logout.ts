@@ -1,6 +1,6 @@
 // The client of BackchannelLogout workflows (one per ended session): the only
 // code that starts one.
-import { logoutWorkflowId, type BackchannelLogoutInput } from '../domain/backchannel-logout.js';
+import { logoutWorkflowId, type BackchannelLogoutInput } from '../model/backchannel-logout.js';
 import type { backchannelLogout } from '../../workflows/backchannel-logout.js';
 import { startFlow, type FlowClient } from './flow-client.js';
 

@@ -1,7 +1,7 @@
 // The DeviceAuthorization flow's client: the only code that starts it, answers
 // it (approve, deny) and redeems its approval, with the messages the workflow
 // handles (lib/temporal/flow-messages.ts).
-import { deviceWorkflowId, type DeviceApproval, type DeviceAuthorizationInput, type RedeemInput, type RedeemResult } from '../domain/device-authorization.js';
+import { deviceWorkflowId, type DeviceApproval, type DeviceAuthorizationInput, type RedeemInput, type RedeemResult } from '../model/device-authorization.js';
 import { approveDeviceSignal, denyDeviceSignal, redeemDeviceUpdate } from '../temporal/flow-messages.js';
 import type { deviceAuthorization } from '../../workflows/device-authorization.js';
 import { startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';

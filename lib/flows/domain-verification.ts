@@ -1,7 +1,7 @@
 // The DomainVerification flow's client: the only code that starts a domain's
 // flow, asks it to check now, and cancels it when the domain is deleted.
 // The messages are those the workflow handles (lib/temporal/flow-messages.ts).
-import { domainWorkflowId, type DomainVerificationInput } from '../domain/custom-domains.js';
+import { domainWorkflowId, type DomainVerificationInput } from '../model/custom-domains.js';
 import { cancelDomainSignal, verifyDomainNowSignal } from '../temporal/flow-messages.js';
 import type { domainVerification } from '../../workflows/domain-verification.js';
 import { flowSearchAttributes } from '../temporal/search-attributes.js';

@@ -3,6 +3,7 @@
 // one translation of "this workflow has already ended" into a typed result.
 // Only the modules of lib/flows/ (and the worker, and lib/temporal/) import
 // @temporalio/client; the api, store and CLI call the per-flow functions.
+import { realTimeMs } from '../runtime/clock.js';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import { flowSearchAttributes, type FlowAttributes } from '../temporal/search-attributes.js';
@@ -21,7 +22,7 @@ export interface FlowClient {
 
 /** Runs `call` (every Temporal request it makes, retries included) within the flow client's bound, if it has one. */
 export function bounded<T>(flows: FlowClient, call: () => Promise<T>): Promise<T> {
-  return flows.callTimeoutMs === undefined ? call() : flows.client.withDeadline(Date.now() + flows.callTimeoutMs, call);
+  return flows.callTimeoutMs === undefined ? call() : flows.client.withDeadline(realTimeMs() + flows.callTimeoutMs, call);
 }
 
 /** The answer of a call to a flow that may have ended meanwhile (completed, expired, revoked or purged). */

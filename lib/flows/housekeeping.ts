@@ -1,10 +1,10 @@
 // The housekeeping flow's client: the Temporal Schedules that start the
 // housekeeping workflow, registered (or brought in line) by the worker. The
 // frequent pass runs every HOUSEKEEPING_INTERVAL_MINUTES; the daily pass
-// (domain/housekeeping.ts says which collections) at 03:00 UTC.
+// (model/housekeeping.ts says which collections) at 03:00 UTC.
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type IntervalSpec } from '@temporalio/client';
 import type { Config } from '../config/env.js';
-import type { HousekeepingInput, HousekeepingPass } from '../domain/housekeeping.js';
+import type { HousekeepingInput, HousekeepingPass } from '../model/housekeeping.js';
 import type { FlowClient } from './flow-client.js';
 
 /** One schedule per pass and deployment (task queue), so deployments sharing a namespace do not collide. */

@@ -2,7 +2,7 @@
 // the only code that starts a family or revokes it (rotation is decided in
 // MongoDB: lib/store/refresh-rotations.ts). A family that has ended (expired,
 // revoked) answers `{ ended: true }`.
-import { familyWorkflowId, type RefreshFamilyInput, type Revocation } from '../domain/refresh-family.js';
+import { familyWorkflowId, type RefreshFamilyInput, type Revocation } from '../model/refresh-family.js';
 import { revokeFamilySignal, revokeFamilyUpdate } from '../temporal/flow-messages.js';
 import type { refreshFamily } from '../../workflows/refresh-family.js';
 import { startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';

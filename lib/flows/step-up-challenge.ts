@@ -14,7 +14,7 @@ import {
   type StepUpRedeemResult,
   type StepUpRedemption,
   type StepUpTransition,
-} from '../domain/step-up-challenge.js';
+} from '../model/step-up-challenge.js';
 import type { stepUpChallenge } from '../../workflows/step-up-challenge.js';
 import { confirmStepUpUpdate, denyStepUpUpdate, failStepUpUpdate, redeemStepUpUpdate } from '../temporal/flow-messages.js';
 import { startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';

@@ -1,7 +1,7 @@
 // The SudoWindow flow's client: the only code that starts a window's flow and
 // revokes it (an update, or a signal at sign-out), with the messages the
 // workflow handles (lib/temporal/flow-messages.ts).
-import type { SudoRevocation, SudoRevokeResult, SudoWindowInput } from '../domain/sudo-window.js';
+import type { SudoRevocation, SudoRevokeResult, SudoWindowInput } from '../model/sudo-window.js';
 import { revokeSudoSignal, revokeSudoUpdate } from '../temporal/flow-messages.js';
 import type { sudoWindow } from '../../workflows/sudo-window.js';
 import { startFlow, whileRunning, type FlowClient, type WhileRunning } from './flow-client.js';

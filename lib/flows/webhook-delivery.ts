@@ -1,6 +1,6 @@
 // The client of WebhookDelivery workflows (one per event and webhook, or per
 // test ping): the only code that starts one or waits for its outcome.
-import { webhookDeliveryWorkflowId, type DeliveryOutcome, type WebhookDeliveryInput } from '../domain/webhook-delivery.js';
+import { webhookDeliveryWorkflowId, type DeliveryOutcome, type WebhookDeliveryInput } from '../model/webhook-delivery.js';
 import type { webhookDelivery } from '../../workflows/webhook-delivery.js';
 import { startFlow, type FlowClient } from './flow-client.js';
 

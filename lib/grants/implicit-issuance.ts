@@ -4,14 +4,14 @@
 // UserInfo and revocation check, as for the code flow). Never a refresh token
 // (offline_access was dropped from the request), and never DPoP-bound: there is
 // no token request to carry a proof.
-import { idTokenClaimNames, type AuthContext, type IdTokenClaimsPlacement } from '../domain/claims.js';
-import type { GrantedClaims } from '../domain/claims-request.js';
-import type { ClientDoc } from '../domain/clients.js';
-import { issuesAccessToken, type ResponseType } from '../domain/response-type.js';
-import type { UserDoc } from '../domain/users.js';
+import { idTokenClaimNames, type AuthContext, type IdTokenClaimsPlacement } from '../model/claims.js';
+import type { GrantedClaims } from '../model/claims-request.js';
+import type { ClientDoc } from '../model/clients.js';
+import { issuesAccessToken, type ResponseType } from '../model/response-type.js';
+import type { UserDoc } from '../model/users.js';
 import type { Store } from '../store/db.js';
-import { openGrant } from '../store/grants.js';
-import { relatedClaims } from '../claims/claim-sources.js';
+import { openUserGrant } from './issuance.js';
+import { relatedClaims } from './claim-sources.js';
 import { issueAccessToken, signIdToken, type AccessTokenDeps } from './tokens.js';
 
 /** `idTokenClaims`: where the scopes' claims go when an access token comes with the ID token (ID_TOKEN_CLAIMS). */
@@ -46,16 +46,13 @@ export async function issueImplicitResponse(
   const { responseType, client, user, scope, grantId, nonce, auth, claims } = input;
   const [, extra] = await Promise.all([
     // The record of what this authorization gave the client (its audit names it), and what its access token is checked against.
-    openGrant(deps.store, {
-      _id: grantId,
+    openUserGrant(deps.store, {
+      grantId,
       clientId: client._id,
       userId: user._id,
       scope,
-      sid: auth.sid,
-      authTime: auth.authTime,
-      amr: auth.amr,
-      acr: auth.acr,
-      ...(issuesAccessToken(responseType) && claims.userinfo.length ? { userinfoClaims: claims.userinfo } : {}),
+      auth,
+      userinfoClaims: issuesAccessToken(responseType) ? claims.userinfo : [],
     }),
     relatedClaims(deps.store, client, user._id, scope),
   ]);

@@ -4,17 +4,19 @@
 // call; none when the caller's own Temporal call already started the family,
 // as the device flow's redeem update does). Only the refresh token's hash
 // leaves this module.
-import type { RefreshFamilyInput } from '../domain/refresh-family.js';
-import { refreshTokenJkt } from '../domain/refresh-binding.js';
+import type { RefreshFamilyInput } from '../model/refresh-family.js';
+import { refreshTokenJkt } from '../model/refresh-binding.js';
 import { endRefreshFamily, startRefreshFamily } from '../flows/refresh-family.js';
 import { hashSecret, newSecret } from '../security/secrets.js';
 import { isGrantUsable, openGrant } from '../store/grants.js';
 import { recordFirstRefreshToken } from '../store/refresh-tokens.js';
 import type { FlowClient } from '../flows/flow-client.js';
 import type { Signer } from '../keys/signer.js';
-import type { IdTokenClaimsPlacement } from '../domain/claims.js';
+import type { AuthContext, IdTokenClaimsPlacement } from '../model/claims.js';
+import type { GrantDoc } from '../model/grants.js';
 import type { Store } from '../store/db.js';
 import { issueTokens, type TokenIssue, type TokenResponse } from './tokens.js';
+import { currentDate, currentTimeMs } from '../runtime/clock.js';
 
 export interface GrantIssuanceDeps {
   issuer: string;
@@ -42,12 +44,35 @@ export function prepareRefreshFamily(
   const family: RefreshFamilyInput = {
     ...f,
     currentHash: hashSecret(refreshToken),
-    expiresAt: Date.now() + deps.refreshTokenTtlMs,
+    expiresAt: currentTimeMs() + deps.refreshTokenTtlMs,
   };
   return { refreshToken, family };
 }
 
 export class GrantRevokedError extends Error {}
+
+/**
+ * Records the grant of a user's authorization (code, device approval or
+ * implicit): what it gave the client (its audit names it), and what its
+ * access tokens are checked against.
+ */
+export function openUserGrant(
+  store: Store,
+  g: { grantId: string; clientId: string; userId: string; scope: string[]; auth: AuthContext; userinfoClaims: string[] },
+): Promise<GrantDoc> {
+  const { sid, authTime, amr, acr } = g.auth;
+  return openGrant(store, {
+    _id: g.grantId,
+    clientId: g.clientId,
+    userId: g.userId,
+    scope: g.scope,
+    sid,
+    authTime,
+    amr,
+    acr,
+    ...(g.userinfoClaims.length ? { userinfoClaims: g.userinfoClaims } : {}),
+  });
+}
 
 export async function issueGrantTokens(
   deps: GrantIssuanceDeps,
@@ -60,17 +85,7 @@ export async function issueGrantTokens(
   prepared?: PreparedFamily & { started: boolean },
 ): Promise<TokenResponse> {
   const { client, user, scope, grantId, auth, jkt } = input;
-  const grant = await openGrant(deps.store, {
-    _id: grantId,
-    clientId: client._id,
-    userId: user._id,
-    scope,
-    sid: auth.sid,
-    authTime: auth.authTime,
-    amr: auth.amr,
-    acr: auth.acr,
-    ...(input.claims?.userinfo.length ? { userinfoClaims: input.claims.userinfo } : {}),
-  });
+  const grant = await openUserGrant(deps.store, { grantId, clientId: client._id, userId: user._id, scope, auth, userinfoClaims: input.claims?.userinfo ?? [] });
   if (grant.revokedAt) throw new GrantRevokedError('the grant was revoked');
   const resources = input.resources ?? [];
   const tokens = await issueTokens(
@@ -91,7 +106,7 @@ export async function issueGrantTokens(
     auth: { authTime: auth.authTime, amr: auth.amr, acr: auth.acr, sid: auth.sid },
     // Bound to the key of the request's DPoP proof, outside FAPI 2.0: each refresh proves it (refresh-binding.ts).
     ...(boundTo !== undefined ? { jkt: boundTo } : {}),
-    issuedAt: new Date(),
+    issuedAt: currentDate(),
     expiresAt: new Date(family.expiresAt),
   });
   if (!prepared?.started) await startRefreshFamily(deps.flows, family);

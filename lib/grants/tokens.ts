@@ -3,17 +3,18 @@
 // (access-token-alg.ts: RS256 unless the client or its resources opt into
 // ML-DSA-65); ID tokens use the client's ID token algorithm (ML-DSA-65 by
 // default for apps made in Keyflow).
-import { accessTokenClaims, idTokenClaimNames, idTokenClaims, TOKEN_TTL_SECONDS, type AuthContext, type IdTokenClaimsPlacement } from '../domain/claims.js';
-import type { GrantedClaims } from '../domain/claims-request.js';
-import { relatedClaims } from '../claims/claim-sources.js';
-import type { ClientDoc } from '../domain/clients.js';
+import { accessTokenClaims, idTokenClaimNames, idTokenClaims, TOKEN_TTL_SECONDS, type AuthContext, type IdTokenClaimsPlacement } from '../model/claims.js';
+import type { GrantedClaims } from '../model/claims-request.js';
+import { relatedClaims } from './claim-sources.js';
+import type { ClientDoc } from '../model/clients.js';
 import type { Signer } from '../keys/signer.js';
 import { leftHalfHash } from '../keys/token-hash.js';
-import { accessTokenAudience } from '../domain/resources.js';
-import { accessTokenAlg } from '../domain/access-token-alg.js';
+import { accessTokenAudience } from '../model/resources.js';
+import { accessTokenAlg } from '../model/access-token-alg.js';
 import { newId } from '../security/secrets.js';
-import type { UserDoc } from '../domain/users.js';
+import type { UserDoc } from '../model/users.js';
 import type { Store } from '../store/db.js';
+import { currentTimeMs } from '../runtime/clock.js';
 
 export interface TokenResponse {
   access_token: string;
@@ -61,7 +62,7 @@ export async function issueAccessToken(
     grantId,
     jti: newId(),
     auth,
-    now: Date.now(),
+    now: currentTimeMs(),
   });
   const accessToken = await deps.signer.sign(jkt ? { ...claims, cnf: { jkt } } : claims, { alg, typ: 'at+jwt', client });
   return { access_token: accessToken, token_type: jkt ? 'DPoP' : 'Bearer', expires_in: TOKEN_TTL_SECONDS, scope: scope.join(' ') };
@@ -111,6 +112,6 @@ export async function signIdToken(
 ): Promise<string> {
   const { client, user, scope, claimNames, nonce, auth, extra, accessToken } = input;
   const alg = deps.signer.algFor(client.idTokenSignedResponseAlg, client);
-  const claims = idTokenClaims({ issuer: deps.issuer, clientId: client._id, user, scope, claimNames, nonce, auth, now: Date.now(), extra });
+  const claims = idTokenClaims({ issuer: deps.issuer, clientId: client._id, user, scope, claimNames, nonce, auth, now: currentTimeMs(), extra });
   return deps.signer.sign(accessToken ? { ...claims, at_hash: leftHalfHash(accessToken, alg) } : claims, { alg });
 }

@@ -2,18 +2,16 @@
 // the current key per algorithm. Processes cache what they read for a short
 // time so that JWKS and signing never wait on MongoDB in the hot path; what a
 // key does at a given moment (its phase) follows from the cached documents and
-// the clock (domain/key-phases.ts), so a staged key starts signing on time
+// the clock (model/key-phases.ts), so a staged key starts signing on time
 // without a reload.
 import { constants, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign as nodeSign } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import { isPublished, KEY_CACHE_SECONDS, keyPhase, keyTimes, publishedUntilFor, signingKeyAt, signsFromFor, type KeyPhase } from '../domain/key-phases.js';
-import { SIGNING_ALGS, type SigningAlg, type SigningKeyDoc } from '../domain/signing-keys.js';
+import { isPublished, KEY_CACHE_SECONDS, keyPhase, keyTimes, publishedUntilFor, signingKeyAt, signsFromFor, type KeyPhase } from '../model/key-phases.js';
+import { SIGNING_ALGS, type SigningAlg, type SigningKeyDoc } from '../model/signing-keys.js';
 import type { Store } from '../store/db.js';
 import { hasSigningKeyGeneration, insertSigningKey, listSigningKeys, newestSigningKey, retireSigningKey } from '../store/signing-keys.js';
 import { open, seal, type Kek } from '../security/kek.js';
 import type { MlDsa65, SignFn } from './mldsa.js';
-
-export { SIGNING_ALGS };
 
 export interface SigningKey {
   kid: string;

@@ -4,8 +4,8 @@
 // RSA or ECDSA); one serializer serves all of them, because jose cannot sign with the
 // noble fallback.
 import { base64url } from 'jose';
-import { defaultSignedResponseAlg } from '../domain/fapi2.js';
-import { SIGNING_ALGS, type SigningAlg } from '../domain/signing-keys.js';
+import { defaultSignedResponseAlg } from '../model/fapi2.js';
+import { SIGNING_ALGS, type SigningAlg } from '../model/signing-keys.js';
 import type { Keyring } from './keyring.js';
 
 export interface SignOptions {

@@ -5,7 +5,7 @@
 // a 512-bit output, as the oauth4webapi and openid-client relying-party
 // libraries expect for ML-DSA.
 import { createHash } from 'node:crypto';
-import type { SigningAlg } from '../domain/signing-keys.js';
+import type { SigningAlg } from '../model/signing-keys.js';
 
 const HASH_OF: Record<SigningAlg, () => ReturnType<typeof createHash>> = {
   RS256: () => createHash('sha256'),

@@ -2,7 +2,7 @@
 // /api/oauth/me, ID token hints at logout), against the keys the keyring publishes.
 import { constants, createPublicKey, verify as nodeVerify } from 'node:crypto';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
-import { SIGNING_ALGS, type SigningAlg } from '../domain/signing-keys.js';
+import { SIGNING_ALGS, type SigningAlg } from '../model/signing-keys.js';
 import type { Keyring } from './keyring.js';
 import { nativeMlDsaAvailable } from './mldsa.js';
 import { decodeBase64urlStrict } from '../security/base64url.js';

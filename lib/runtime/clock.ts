@@ -1,5 +1,6 @@
-// The time the api's expiry checks read (client lookups remembered, max_age,
-// device codes, refresh families, attempt windows): the system clock, plus an
+// The time every expiry, lifetime and window of Keyflow reads (client lookups
+// remembered, max_age, device codes, refresh families, attempt windows,
+// timestamps stored with documents): the system clock, plus an
 // offset that only a test can move, so that a test of an expiry skips the wait
 // instead of sleeping through it. Nothing outside test/support/clock.ts calls
 // advanceClock or resetClock (a lint rule says so), and no input reaches the
@@ -15,6 +16,15 @@ export function currentTimeMs(): number {
 /** The current time as a Date. */
 export function currentDate(): Date {
   return new Date(currentTimeMs());
+}
+
+/**
+ * The system clock itself, for what must run on real time whatever a test
+ * skipped: deadlines of calls to other servers (gRPC, connections), which the
+ * other side counts. Durations are measured with performance.now().
+ */
+export function realTimeMs(): number {
+  return Date.now();
 }
 
 /** Tests only (through test/support/clock.ts): moves this process's clock `ms` forward. */

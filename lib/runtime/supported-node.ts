@@ -8,7 +8,7 @@ const NAMES: Record<string, string> = {
   'api/main.js': 'api',
   'worker/main.js': 'worker',
   'tools/scripts/launcher.js': 'keyflow',
-  'lib/cli/keyflow.js': 'keyflow',
+  'cli/keyflow.js': 'keyflow',
 };
 const entry = path.relative(path.join(import.meta.dirname, '..'), process.argv[1] ?? '');
 exitOnUnsupportedNode(NAMES[entry] ?? 'keyflow');

@@ -21,13 +21,13 @@ const isPowerOfTwo = (n: number) => (n & (n - 1)) === 0;
 
 export async function waitFor<T>(what: string, attempt: () => Promise<T>, log: Logger, options: WaitForOptions = {}): Promise<T> {
   const { signal, fields, firstMs = 500, maxMs = 10_000 } = options;
-  const started = Date.now();
+  const started = performance.now();
   let wait = firstMs;
   for (let n = 1; ; n++) {
     signal?.throwIfAborted();
     try {
       const value = await attempt();
-      if (n > 1) log.info(`${what} answered`, { ...fields, attempts: n, waited_ms: Date.now() - started });
+      if (n > 1) log.info(`${what} answered`, { ...fields, attempts: n, waited_ms: Math.round(performance.now() - started) });
       return value;
     } catch (err) {
       signal?.throwIfAborted();

@@ -8,8 +8,8 @@
 // to whoever claimed it, and an address nobody verified here may belong to
 // whoever signed up with it first (open registration), who would then share
 // the real owner's account.
-import type { OAuthSourceDoc, SocialAccountDoc } from '../domain/oauth-sources.js';
-import type { UserDoc } from '../domain/users.js';
+import type { OAuthSourceDoc, SocialAccountDoc } from '../model/oauth-sources.js';
+import type { UserDoc } from '../model/users.js';
 import { newId } from '../security/secrets.js';
 import { findSocialAccount, insertSocialAccount } from '../store/oauth-sources.js';
 import { createPasswordlessUser } from '../store/passwordless-users.js';
@@ -17,6 +17,7 @@ import { removeSocialAccount } from '../store/sign-in-ways.js';
 import { findUserByEmail, findUserById } from '../store/users.js';
 import type { Store } from '../store/db.js';
 import type { UpstreamProfile } from './upstream.js';
+import { currentDate } from '../runtime/clock.js';
 
 export type LinkOutcome =
   | { kind: 'sign-in'; user: UserDoc; account: SocialAccountDoc }
@@ -35,7 +36,7 @@ async function link(store: Store, source: OAuthSourceDoc, profile: UpstreamProfi
     provider: source.slug,
     providerUserId: profile.subject,
     email: profile.email,
-    linkedAt: new Date(),
+    linkedAt: currentDate(),
     lastSignInAt: null,
   };
   // The unique (source, subject) index decides between two concurrent first sign-ins.

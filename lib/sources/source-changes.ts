@@ -6,15 +6,16 @@
 // Deleting a source unlinks every social account made through it: sign-in
 // through the source stops at once, and a user who signed up through it keeps
 // their Keyflow account (and any password or passkey), only not that link.
-import { ConflictError, NotFoundError, parseOrRefuse, ValidationError } from '../domain/errors.js';
-import { claimMappingJson, DEFAULT_CLAIM_MAPPING, NewSourceInput, type ClaimMapping, type OAuthSourceDoc } from '../domain/oauth-sources.js';
-import { isLoopbackHost } from '../domain/redirect-uri.js';
-import type { AdminEvent, EventActor } from '../domain/webhook-events.js';
+import { ConflictError, NotFoundError, parseOrRefuse, ValidationError } from '../model/errors.js';
+import { DEFAULT_CLAIM_MAPPING, NewSourceInput, sourceSettings, type ClaimMapping, type OAuthSourceDoc } from '../model/oauth-sources.js';
+import { isLoopbackHost } from '../model/redirect-uri.js';
+import type { AdminEvent, EventActor } from '../model/webhook-events.js';
 import { seal, type Kek } from '../security/kek.js';
 import { newId } from '../security/secrets.js';
 import type { Store } from '../store/db.js';
 import { deleteSource, findSource, findSourceBySlug, insertSource, replaceSource } from '../store/oauth-sources.js';
 import { deleteSocialAccountsOfSource } from '../store/source-links.js';
+import { currentDate } from '../runtime/clock.js';
 
 export interface SourceDeps {
   store: Store;
@@ -64,25 +65,6 @@ const claimMapping = (m: NewSourceInput['claim_mapping'], base: ClaimMapping = D
   username: m.username ?? base.username,
 });
 
-/** A source's settings as NewSourceInput names them (the secret left out: it is sealed). */
-function settingsOf(s: OAuthSourceDoc): Omit<NewSourceInput, 'client_secret'> {
-  return {
-    name: s.name,
-    slug: s.slug,
-    kind: s.kind,
-    issuer: s.issuer,
-    authorization_endpoint: s.authorizationEndpoint,
-    token_endpoint: s.tokenEndpoint,
-    userinfo_endpoint: s.userinfoEndpoint,
-    client_id: s.clientId,
-    scopes: s.scopes,
-    allow_sign_up: s.allowSignUp,
-    link_by_verified_email: s.linkByVerifiedEmail,
-    claim_mapping: claimMappingJson(s.claimMapping),
-    enabled: s.enabled,
-  };
-}
-
 /** The settings of a document from checked input; identity, secret and timestamps are the caller's. */
 function settingsDoc(input: NewSourceInput) {
   return {
@@ -112,7 +94,7 @@ export async function findSourceByRef(store: Store, ref: string): Promise<OAuthS
 export async function createSource(deps: SourceDeps, body: unknown, actor: EventActor): Promise<OAuthSourceDoc> {
   const input = checkedInput(body);
   const _id = newId();
-  const now = new Date();
+  const now = currentDate();
   const source: OAuthSourceDoc = {
     _id,
     ...settingsDoc(input),
@@ -136,14 +118,14 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export async function updateSource(deps: SourceDeps, source: OAuthSourceDoc, body: unknown, actor: EventActor): Promise<OAuthSourceDoc> {
   if (!isObject(body)) throw new ValidationError(['the body must be a JSON object']);
-  const before = settingsOf(source);
+  const before = sourceSettings(source);
   const { client_secret: secret, ...fields } = body;
   const mapping = isObject(fields.claim_mapping) ? { ...before.claim_mapping, ...fields.claim_mapping } : fields.claim_mapping;
   const merged = { ...before, ...fields, ...('claim_mapping' in fields ? { claim_mapping: mapping } : {}) };
   const input = checkedInput({ ...merged, client_secret: secret === undefined ? null : secret });
-  const after: OAuthSourceDoc = { ...source, ...settingsDoc(input), updatedAt: new Date() };
+  const after: OAuthSourceDoc = { ...source, ...settingsDoc(input), updatedAt: currentDate() };
   if (secret !== undefined) after.clientSecret = input.client_secret === null ? null : sealSecret(deps.kek, source._id, input.client_secret);
-  const now = settingsOf(after);
+  const now = sourceSettings(after);
   const changed: string[] = (Object.keys(now) as (keyof typeof now)[]).filter((k) => JSON.stringify(now[k]) !== JSON.stringify(before[k]));
   if (secret !== undefined && !(secret === null && source.clientSecret === null)) changed.push('client_secret');
   if (changed.length === 0) return source;

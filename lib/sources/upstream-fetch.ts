@@ -5,7 +5,7 @@
 // http unless OUTBOUND_ALLOWLIST admits it. The upstream's answer comes back
 // as a Fetch API Response, which is what openid-client reads.
 import type * as oidc from 'openid-client';
-import { admitsUrl, OutboundError, outboundRequest, type OutboundPolicy, type OutboundResponse } from '../outbound/http-client.js';
+import { admitsUrl, OutboundError, outboundRequest, type OutboundPolicy, type OutboundResponse } from '../runtime/http-client.js';
 
 export const UPSTREAM_FEATURE = 'oauth_sources';
 

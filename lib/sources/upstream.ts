@@ -5,12 +5,13 @@
 // never by hand. Its HTTP calls go through
 // the outbound policy (lib/sources/upstream-fetch.ts): plain http, or an
 // internal address, only where OUTBOUND_ALLOWLIST admits `oauth_sources`.
-import type { UpstreamChecks } from '../domain/upstream-login.js';
+import type { UpstreamChecks } from '../model/upstream-login.js';
 import * as oidc from 'openid-client';
-import type { ClaimMapping, OAuthSourceDoc } from '../domain/oauth-sources.js';
-import type { OutboundPolicy } from '../outbound/http-client.js';
+import type { ClaimMapping, OAuthSourceDoc } from '../model/oauth-sources.js';
+import type { OutboundPolicy } from '../runtime/http-client.js';
 import { open, type Kek } from '../security/kek.js';
 import { plainHttpAdmitted, upstreamFetch } from './upstream-fetch.js';
+import { currentTimeMs } from '../runtime/clock.js';
 
 /** What the upstream said about the account, through the source's claim mapping. */
 export interface UpstreamProfile {
@@ -22,7 +23,6 @@ export interface UpstreamProfile {
 }
 
 /** What a sign-in keeps server-side between the redirect out and the callback. */
-export type { UpstreamChecks };
 
 /**
  * A configuration is kept while the source is unchanged, so a sign-in does not
@@ -75,9 +75,9 @@ export async function upstreamConfiguration(policy: OutboundPolicy, kek: Kek, so
   if (!cache) caches.set(policy, (cache = new Map<string, CacheEntry>()));
   const key = `${source._id}:${source.updatedAt.getTime()}`;
   const hit = cache.get(key);
-  if (hit && Date.now() - hit.at < CACHE_MS) return hit.config;
+  if (hit && currentTimeMs() - hit.at < CACHE_MS) return hit.config;
   const config = await configure(policy, kek, source);
-  cache.set(key, { config, at: Date.now() });
+  cache.set(key, { config, at: currentTimeMs() });
   return config;
 }
 

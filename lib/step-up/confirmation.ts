@@ -5,20 +5,21 @@
 // attempt limit cannot be skipped. The page (api/pages/step-up.ts) parses and
 // renders; this module decides, on plain inputs (the challenge id, the user,
 // the session, the ticked box, a factor's proof, the captcha answer).
-import { captchaRequired } from '../domain/captcha.js';
-import { isChallengeId, type StepUpChallengeDoc, type StepUpMethod } from '../domain/step-up-challenge.js';
+import { captchaRequired } from '../model/captcha.js';
+import { isChallengeId, type StepUpChallengeDoc, type StepUpMethod } from '../model/step-up-challenge.js';
 import type { FlowClient } from '../flows/flow-client.js';
 import { confirmStepUpFlow, denyStepUpFlow, failStepUpFlow } from '../flows/step-up-challenge.js';
 import type { Kek } from '../security/kek.js';
 import { hashSecret, newSecret } from '../security/secrets.js';
-import type { OutboundPolicy } from '../outbound/http-client.js';
+import type { OutboundPolicy } from '../runtime/http-client.js';
 import type { Logger } from '../runtime/log.js';
-import type { ClientDoc, ClientLookup } from '../store/clients.js';
+import type { ClientLookup } from '../store/clients.js';
+import type { ClientDoc } from '../model/clients.js';
 import type { Store } from '../store/db.js';
 import { takeAttempt } from '../store/rate-limits.js';
-import type { SessionDoc } from '../store/sessions.js';
+import type { SessionDoc } from '../model/sessions.js';
 import { findStepUpChallenge, recordStepUpState } from '../store/step-up.js';
-import type { UserDoc } from '../store/users.js';
+import type { UserDoc } from '../model/users.js';
 import { getSiteSettings } from '../store/settings.js';
 import { verifyCaptcha, type CaptchaAnswer } from '../verification/captcha.js';
 import { activeSudoWindow, openSudoWindow } from './sudo-windows.js';

@@ -9,7 +9,7 @@
 // - activeSudoWindow: the hot path; one MongoDB read by `_id`, no Temporal.
 // - revokeSudoWindow: ends the window (an update: the projection says so when it returns).
 // - revokeSessionSudoWindows: sign-out ends every window in the session's list.
-import type { SudoWindowKey } from '../domain/sudo-window.js';
+import type { SudoWindowKey } from '../model/sudo-window.js';
 import type { FlowClient } from '../flows/flow-client.js';
 import { revokeSudoWindowFlow, signalSudoWindowRevocation, startSudoWindowFlow } from '../flows/sudo-window.js';
 import { newId } from '../security/secrets.js';
@@ -17,7 +17,8 @@ import type { Store } from '../store/db.js';
 import { addToSessionList } from '../store/session-lists.js';
 import { getSiteSettings } from '../store/settings.js';
 import { activeSudoWindowsOfSession, findActiveSudoWindow, recordSudoWindowEnded, recordSudoWindowOpened } from '../store/sudo-windows.js';
-import { sudoWindowId } from '../domain/sudo-window-id.js';
+import { sudoWindowId } from '../model/sudo-window-id.js';
+import { currentDate } from '../runtime/clock.js';
 
 export interface SudoDeps {
   store: Store;
@@ -48,7 +49,7 @@ export async function openSudoWindow(
   await addToSessionList(deps.store, 'sudo', { sid: key.sid, expiresAt: sessionExpiresAt }, key.clientId);
   const ttlMs = Math.min(minutes * 60_000, options.ttlMs ?? Infinity);
   const windowId = sudoWindowId(key);
-  const openedAt = new Date();
+  const openedAt = currentDate();
   const expiresAt = new Date(openedAt.getTime() + ttlMs);
   const openingId = newId();
   // A window already open is replaced by this opening (its timer restarts from now).

@@ -1,9 +1,7 @@
 // The audit log (`audit_log`): every admin event and audit-only event, append-only (never
 // updated or deleted by Keyflow), read by the operator CLI.
-import type { AuditRecord } from '../domain/webhook-events.js';
+import type { AuditRecord } from '../model/webhook-events.js';
 import type { Store } from './db.js';
-
-export type { AuditRecord };
 
 export const auditLog = (store: Store) => store.auditLog;
 

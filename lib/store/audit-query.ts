@@ -1,7 +1,7 @@
 // The audit log read with filters (the admin console): event name, the actor's
 // user id, a time range; newest first, a page at a time. A scan on FerretDB v1,
 // bounded by the page size.
-import type { AuditRecord } from '../domain/webhook-events.js';
+import type { AuditRecord } from '../model/webhook-events.js';
 import type { Store } from './db.js';
 
 export interface AuditFilter {

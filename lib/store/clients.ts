@@ -1,14 +1,14 @@
 // Clients (applications) in MongoDB. What a client's document holds, and how
-// it changes on create, replace and secret rotation: domain/clients.ts and
-// domain/client-secrets.ts; here it is read and written.
-import { newClient, replacedClient, withNewClientSecret, type ClientWithSecret } from '../domain/client-secrets.js';
-import { isClientActive, type ClientDoc, type ClientExtras, type NewClientInput } from '../domain/clients.js';
+// it changes on create, replace and secret rotation: model/clients.ts and
+// model/client-secrets.ts; here it is read and written.
+import { newClient, replacedClient, withNewClientSecret, type ClientWithSecret } from '../model/client-secrets.js';
+import { isClientActive, type ClientDoc, type ClientExtras, type NewClientInput } from '../model/clients.js';
 import { insertManyIfAbsent, type Store } from './db.js';
 import { remembered } from './remembered.js';
-import type { MachineAccessEntry } from '../domain/machine-access.js';
+import type { MachineAccessEntry } from '../model/machine-access.js';
+import { currentDate } from '../runtime/clock.js';
 
 // Re-exported for modules that still import it from the store.
-export type { ClientDoc };
 
 /** Creates a client; the returned secret (confidential clients only) is never stored or shown again. */
 export async function createClient(store: Store, input: NewClientInput, extras: Partial<ClientExtras> = {}): Promise<ClientWithSecret> {
@@ -74,7 +74,7 @@ export async function rotateClientSecret(store: Store, client: ClientDoc): Promi
  * after, or null when it is gone. Setting the state it already has changes nothing.
  */
 export async function setClientDeactivated(store: Store, clientId: string, deactivatedAt: Date | null): Promise<ClientDoc | null> {
-  const now = new Date();
+  const now = currentDate();
   await store.clients.updateOne(deactivatedAt ? { _id: clientId, deactivatedAt: null } : { _id: clientId, deactivatedAt: { $ne: null } }, {
     $set: { deactivatedAt, updatedAt: now },
   });
@@ -83,13 +83,13 @@ export async function setClientDeactivated(store: Store, clientId: string, deact
 
 /** Marks a client verified by the site or not; the client as stored after, or null when it is gone. */
 export async function setClientVerified(store: Store, clientId: string, isVerified: boolean): Promise<ClientDoc | null> {
-  await store.clients.updateOne({ _id: clientId, isVerified: { $ne: isVerified } }, { $set: { isVerified, updatedAt: new Date() } });
+  await store.clients.updateOne({ _id: clientId, isVerified: { $ne: isVerified } }, { $set: { isVerified, updatedAt: currentDate() } });
   return findClient(store, clientId);
 }
 
 /** Sets what a client may get with client_credentials (already validated); the client as stored after, or null when it is gone. */
 export async function setClientMachineAccess(store: Store, clientId: string, machineAccess: MachineAccessEntry[]): Promise<ClientDoc | null> {
-  await store.clients.updateOne({ _id: clientId }, { $set: { machineAccess, updatedAt: new Date() } });
+  await store.clients.updateOne({ _id: clientId }, { $set: { machineAccess, updatedAt: currentDate() } });
   return findClient(store, clientId);
 }
 

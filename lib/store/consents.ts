@@ -1,6 +1,7 @@
-// Consents in MongoDB (the model: domain/consents.ts).
-import type { ConsentDoc } from '../domain/consents.js';
+// Consents in MongoDB (the model: model/consents.ts).
+import type { ConsentDoc } from '../model/consents.js';
 import type { Store } from './db.js';
+import { currentDate } from '../runtime/clock.js';
 
 export async function findConsent(store: Store, userId: string, clientId: string): Promise<ConsentDoc | null> {
   return store.consents.findOne({ _id: `${userId}:${clientId}` });
@@ -14,7 +15,7 @@ export async function deleteConsents(store: Store, of: { userId: string } | { cl
 export async function recordConsent(store: Store, userId: string, clientId: string, scopes: string[], claims: string[] = []): Promise<void> {
   await store.consents.updateOne(
     { _id: `${userId}:${clientId}` },
-    { $set: { userId, clientId, updatedAt: new Date() }, $addToSet: { scopes: { $each: scopes }, claims: { $each: claims } } },
+    { $set: { userId, clientId, updatedAt: currentDate() }, $addToSet: { scopes: { $each: scopes }, claims: { $each: claims } } },
     { upsert: true },
   );
 }

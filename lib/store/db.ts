@@ -17,44 +17,42 @@ import {
 } from 'mongodb';
 import type { Config } from '../config/env.js';
 import { countMongoCommand } from '../runtime/metrics.js';
-import type { ClientDoc } from '../domain/clients.js';
-import type { ConsentDoc } from '../domain/consents.js';
-import { EXPIRING_COLLECTIONS, type ExpiringCollection, type ExpiringDoc } from '../domain/expiring.js';
-import type { GrantDoc } from '../domain/grants.js';
-import type { PasskeyDoc } from '../domain/passkeys.js';
-import type { AuthorizationRequestDoc } from '../domain/pending-authorization.js';
-import type { PersonalAccessTokenDoc } from '../domain/personal-access-tokens.js';
-import type { ParRequestDoc } from '../domain/pushed-request.js';
-import type { RateLimitDoc } from '../domain/rate-limits.js';
-import type { SessionDoc, SessionListDoc } from '../domain/sessions.js';
-import type { SigningKeyDoc } from '../domain/signing-keys.js';
-import type { SettingsDoc } from '../domain/site-settings.js';
-import type { UserDoc, UserKeyDoc } from '../domain/users.js';
+import type { ClientDoc } from '../model/clients.js';
+import type { ConsentDoc } from '../model/consents.js';
+import { EXPIRING_COLLECTIONS, type ExpiringCollection, type ExpiringDoc } from '../model/expiring.js';
+import type { GrantDoc } from '../model/grants.js';
+import type { PasskeyDoc } from '../model/passkeys.js';
+import type { AuthorizationRequestDoc } from '../model/pending-authorization.js';
+import type { PersonalAccessTokenDoc } from '../model/personal-access-tokens.js';
+import type { ParRequestDoc } from '../model/pushed-request.js';
+import type { RateLimitDoc } from '../model/rate-limits.js';
+import type { SessionDoc, SessionListDoc } from '../model/sessions.js';
+import type { SigningKeyDoc } from '../model/signing-keys.js';
+import type { SettingsDoc } from '../model/site-settings.js';
+import type { UserDoc, UserKeyDoc } from '../model/users.js';
 // Projections of durable flows.
-import type { DeviceCodeDoc, DevicePollDoc, DeviceUserCodeDoc } from '../domain/device-authorization.js';
-import type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc } from '../domain/step-up-challenge.js';
-import type { SudoWindowDoc } from '../domain/sudo-window.js';
-import type { RefreshRotationDoc, RefreshTokenDoc } from '../domain/refresh-family.js';
-import type { WebhookDeliveryHeadDoc, WebhookDeliveryIdDoc, WebhookDeliveryRecordDoc } from '../domain/webhook-delivery.js';
-import type { WebhookDoc, WebhookSlotDoc } from '../domain/webhooks.js';
-import type { AuditRecord, WebhookEventDoc } from '../domain/webhook-events.js';
-import type { LogoutDeliveryDoc } from '../domain/backchannel-logout.js';
-import type { TeamDoc, TeamMemberDoc } from '../domain/teams.js';
-import type { TeamInvitationDoc } from '../domain/team-invitations.js';
-import type { OAuthSourceDoc, SocialAccountDoc } from '../domain/oauth-sources.js';
-import type { GpgKeyDoc } from '../domain/gpg-keys.js';
-import type { DomainDoc } from '../domain/custom-domains.js';
-import type { UpstreamLoginDoc } from '../domain/upstream-login.js';
-import type { InviteClaimDoc, InviteDoc } from '../domain/invites.js';
-
-export { EXPIRING_COLLECTIONS, type ExpiringCollection };
+import type { DeviceCodeDoc, DevicePollDoc, DeviceUserCodeDoc } from '../model/device-authorization.js';
+import type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc } from '../model/step-up-challenge.js';
+import type { SudoWindowDoc } from '../model/sudo-window.js';
+import type { RefreshRotationDoc, RefreshTokenDoc } from '../model/refresh-family.js';
+import type { WebhookDeliveryHeadDoc, WebhookDeliveryIdDoc, WebhookDeliveryRecordDoc } from '../model/webhook-delivery.js';
+import type { WebhookDoc, WebhookSlotDoc } from '../model/webhooks.js';
+import type { AuditRecord, WebhookEventDoc } from '../model/webhook-events.js';
+import type { LogoutDeliveryDoc } from '../model/backchannel-logout.js';
+import type { TeamDoc, TeamMemberDoc } from '../model/teams.js';
+import type { TeamInvitationDoc } from '../model/team-invitations.js';
+import type { OAuthSourceDoc, SocialAccountDoc } from '../model/oauth-sources.js';
+import type { GpgKeyDoc } from '../model/gpg-keys.js';
+import type { DomainDoc } from '../model/custom-domains.js';
+import type { UpstreamLoginDoc } from '../model/upstream-login.js';
+import type { InviteClaimDoc, InviteDoc } from '../model/invites.js';
 
 /** Every collection Keyflow keeps, by name; no other module names one. */
 export interface Store {
   client: MongoClient;
   db: Db;
   users: Collection<UserDoc>;
-  /** Emails and usernames, each naming its user: lookups by `_id` (store/user-keys.ts). */
+  /** Emails and usernames, each naming its user: lookups by `_id` (store/user-lookups.ts). */
   userKeys: Collection<UserKeyDoc>;
   clients: Collection<ClientDoc>;
   signingKeys: Collection<SigningKeyDoc>;

@@ -14,13 +14,12 @@
 //   that state into device_codes), so a poll that finds none reads the state
 //   from device_codes.
 // All three carry expiresAt (the device code's) and are purged by housekeeping.
-import { newUserCode } from '../domain/user-code.js';
-import type { DeviceApproval, DeviceCodeDoc, DevicePollDoc, DeviceState, DeviceUserCodeDoc } from '../domain/device-authorization.js';
+import { newUserCode } from '../model/user-code.js';
+import type { DeviceApproval, DeviceCodeDoc, DevicePollDoc, DeviceState } from '../model/device-authorization.js';
 import { isDuplicateKeyError, type Store } from './db.js';
 import { currentDate } from '../runtime/clock.js';
 
 /** The documents of these collections, defined with the flow's other types. */
-export type { DeviceCodeDoc, DevicePollDoc, DeviceUserCodeDoc };
 
 /** RFC 8628 §3.5: the interval grows by 5 seconds after every slow_down. */
 export const SLOW_DOWN_STEP_SECONDS = 5;
@@ -72,7 +71,7 @@ export async function createDeviceAuthorization(
     resources: fields.resources ?? [],
     userCodeKey,
     status: 'pending',
-    createdAt: new Date(),
+    createdAt: currentDate(),
     expiresAt,
   });
   return userCodeKey;

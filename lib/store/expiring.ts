@@ -1,4 +1,4 @@
-// Purging expired documents (FerretDB v1 has no TTL indexes: domain/expiring.ts).
+// Purging expired documents (FerretDB v1 has no TTL indexes: model/expiring.ts).
 //
 // FerretDB v1 pushes only a lone `_id` equality down to SQLite: a filter on
 // `expiresAt`, or `_id: {$in}`, decodes every document of the collection, so
@@ -7,9 +7,10 @@
 // `expiresAt` projected), and deletes each expired document by `_id` alone, a
 // few at a time, until the cursor ends or the run's share is deleted.
 import type { Collection } from 'mongodb';
-import type { ExpiringCollection, ExpiringDoc } from '../domain/expiring.js';
+import type { ExpiringCollection, ExpiringDoc } from '../model/expiring.js';
 import { insertIfAbsent, type Store } from './db.js';
 import { inChunks } from './in-chunks.js';
+import { currentDate } from '../runtime/clock.js';
 
 /** Deletes in flight at once: more left FerretDB v1 (SQLite) queuing them all. */
 const PARALLEL_DELETES = 8;
@@ -33,7 +34,7 @@ export async function purgeExpired(
   progress: (p: PurgeProgress) => void | Promise<void> = () => {},
 ): Promise<number> {
   const coll = store.expiring(collection);
-  const now = new Date();
+  const now = currentDate();
   const done: PurgeProgress = { read: 0, deleted: 0 };
   let batch: string[] = [];
   let batches = 0;
@@ -66,9 +67,9 @@ async function deleteExpired(coll: Collection<ExpiringDoc>, ids: string[]): Prom
   let deleted = 0;
   for (const doc of await inChunks(ids, PARALLEL_DELETES, (_id) => coll.findOneAndDelete({ _id }))) {
     if (!doc) continue;
-    // Written again under the same `_id` since it was read (domain/expiring.ts): it goes back,
+    // Written again under the same `_id` since it was read (model/expiring.ts): it goes back,
     // unless something was written there meanwhile, which then stands.
-    if (doc.expiresAt > new Date()) await insertIfAbsent(coll, doc);
+    if (doc.expiresAt > currentDate()) await insertIfAbsent(coll, doc);
     else deleted++;
   }
   return deleted;

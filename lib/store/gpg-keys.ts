@@ -1,8 +1,8 @@
-// The users' GPG public keys in MongoDB (the model: domain/gpg-keys.ts). One
+// The users' GPG public keys in MongoDB (the model: model/gpg-keys.ts). One
 // document per (user, fingerprint), enforced by a unique index: the same
 // public key may belong to several users, once each.
-import { ConflictError } from '../domain/errors.js';
-import { MAX_GPG_KEYS_PER_USER, newGpgKey, type GpgKeyDoc, type ParsedGpgKey } from '../domain/gpg-keys.js';
+import { ConflictError } from '../model/errors.js';
+import { MAX_GPG_KEYS_PER_USER, newGpgKey, type GpgKeyDoc, type ParsedGpgKey } from '../model/gpg-keys.js';
 import { insertIfAbsent, type Store } from './db.js';
 
 /** The user's keys, oldest first (what the pages, the API and the claims list). */

@@ -3,15 +3,16 @@
 // of them unusable. This document is the projection resource endpoints read.
 import { insertManyIfAbsent, isDuplicateKeyError, type Store } from './db.js';
 
-import type { GrantDoc } from '../domain/grants.js';
-import { isClientActive } from '../domain/clients.js';
-import { isDisabled, type UserDoc } from '../domain/users.js';
+import type { GrantDoc } from '../model/grants.js';
+import { isClientActive } from '../model/clients.js';
+import { isDisabled, type UserDoc } from '../model/users.js';
 import type { UserStatusLookup } from './users.js';
+import { currentDate } from '../runtime/clock.js';
 
 /** What openGrant is given: the grant before it is recorded. */
 export type NewGrant = Omit<GrantDoc, 'createdAt' | 'revokedAt' | 'revokedReason'>;
 
-const grantDoc = (grant: NewGrant): GrantDoc => ({ ...grant, createdAt: new Date(), revokedAt: null, revokedReason: null });
+const grantDoc = (grant: NewGrant): GrantDoc => ({ ...grant, createdAt: currentDate(), revokedAt: null, revokedReason: null });
 
 /** Records the grant unless it exists (a reused code may have revoked it first). */
 export async function openGrant(store: Store, grant: NewGrant): Promise<GrantDoc> {
@@ -39,7 +40,7 @@ export function findGrant(store: Store, grantId: string): Promise<GrantDoc | nul
 
 /** Revokes a grant; works before the grant exists too (the code-reuse race). */
 export async function revokeGrant(store: Store, grantId: string, reason: string): Promise<void> {
-  const revoked = { revokedAt: new Date(), revokedReason: reason };
+  const revoked = { revokedAt: currentDate(), revokedReason: reason };
   const existing = await store.grants.findOne({ _id: grantId }, { projection: { revokedAt: 1 } });
   if (existing?.revokedAt) return;
   if (existing) {

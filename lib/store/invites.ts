@@ -1,10 +1,11 @@
 // Invitations in MongoDB, their claims (the single-use guard), and the
 // account a sign-up creates.
-import type { InviteClaimDoc, InviteDoc } from '../domain/invites.js';
-import type { UserDoc } from '../domain/users.js';
+import type { InviteClaimDoc, InviteDoc } from '../model/invites.js';
+import type { UserDoc } from '../model/users.js';
 import { hashSecret } from '../security/secrets.js';
 import { insertIfAbsent, type Store } from './db.js';
-import { repairUserKey, writeUserKeys } from './user-keys.js';
+import { repairUserKey, writeUserKeys } from './user-lookups.js';
+import { currentDate } from '../runtime/clock.js';
 
 export async function insertInvite(store: Store, invite: InviteDoc): Promise<void> {
   await store.invites.insertOne(invite);
@@ -26,7 +27,7 @@ export async function listInvites(store: Store, limit: number, offset: number): 
 
 /** True for the one caller whose claim was inserted first; every other caller (a use or a revocation) gets false. */
 export async function claimInvite(store: Store, inviteId: string, kind: InviteClaimDoc['kind'], holder: string): Promise<boolean> {
-  return insertIfAbsent(store.inviteClaims, { _id: inviteId, kind, holder, at: new Date() });
+  return insertIfAbsent(store.inviteClaims, { _id: inviteId, kind, holder, at: currentDate() });
 }
 
 export async function inviteClaim(store: Store, inviteId: string): Promise<InviteClaimDoc | null> {
@@ -38,11 +39,11 @@ export async function releaseInviteClaim(store: Store, inviteId: string, holder:
   await store.inviteClaims.deleteOne({ _id: inviteId, holder });
 }
 
-export async function markInviteUsed(store: Store, inviteId: string, userId: string, at = new Date()): Promise<void> {
+export async function markInviteUsed(store: Store, inviteId: string, userId: string, at = currentDate()): Promise<void> {
   await store.invites.updateOne({ _id: inviteId }, { $set: { usedBy: userId, usedAt: at } });
 }
 
-export async function markInviteRevoked(store: Store, inviteId: string, at = new Date()): Promise<void> {
+export async function markInviteRevoked(store: Store, inviteId: string, at = currentDate()): Promise<void> {
   await store.invites.updateOne({ _id: inviteId }, { $set: { revokedAt: at } });
 }
 

@@ -1,10 +1,11 @@
 // OAuth sources and the social accounts linked through them, in MongoDB (the
-// model: domain/oauth-sources.ts). A source's slug and a (source, upstream
+// model: model/oauth-sources.ts). A source's slug and a (source, upstream
 // user) link are unique by index, so two concurrent first sign-ins cannot
 // link one upstream account twice.
-import { ConflictError } from '../domain/errors.js';
-import type { OAuthSourceDoc, SocialAccountDoc } from '../domain/oauth-sources.js';
+import { ConflictError } from '../model/errors.js';
+import type { OAuthSourceDoc, SocialAccountDoc } from '../model/oauth-sources.js';
 import { isDuplicateKeyError, type Store } from './db.js';
+import { currentDate } from '../runtime/clock.js';
 
 export async function insertSource(store: Store, source: OAuthSourceDoc): Promise<void> {
   try {
@@ -49,7 +50,5 @@ export const findSocialAccount = (store: Store, sourceId: string, providerUserId
 export const socialAccountsOf = (store: Store, userId: string) => store.socialAccounts.find({ userId }).sort({ linkedAt: 1 }).limit(100).toArray();
 
 export async function markSocialSignIn(store: Store, id: string): Promise<void> {
-  await store.socialAccounts.updateOne({ _id: id }, { $set: { lastSignInAt: new Date() } });
+  await store.socialAccounts.updateOne({ _id: id }, { $set: { lastSignInAt: currentDate() } });
 }
-
-export type { OAuthSourceDoc, SocialAccountDoc };

@@ -1,6 +1,6 @@
-// Pushed authorization requests in MongoDB (the model: domain/pushed-request.ts),
+// Pushed authorization requests in MongoDB (the model: model/pushed-request.ts),
 // looked up by `_id` only and used once (store/single-use.ts).
-import type { ValidAuthorization } from '../domain/authorization-request.js';
+import type { ValidAuthorization } from '../model/authorization-request.js';
 import {
   PAR_REQUEST_TTL_SECONDS,
   PAR_REUSE_MEMORY_MS,
@@ -8,10 +8,11 @@ import {
   requestUriFor,
   requestUriOpaque,
   type PushedRequestRefusal,
-} from '../domain/pushed-request.js';
+} from '../model/pushed-request.js';
 import { hashSecret, newSecret } from '../security/secrets.js';
 import type { Store } from './db.js';
 import { claimOnce } from './single-use.js';
+import { currentDate } from '../runtime/clock.js';
 
 export async function savePushedRequest(
   store: Store,
@@ -19,7 +20,7 @@ export async function savePushedRequest(
   ttlSeconds = PAR_REQUEST_TTL_SECONDS,
 ): Promise<{ requestUri: string; expiresIn: number }> {
   const opaque = newSecret();
-  const now = new Date();
+  const now = currentDate();
   await store.parRequests.insertOne({
     _id: hashSecret(opaque),
     clientId: params.clientId,
@@ -43,7 +44,7 @@ export async function usePushedRequest(store: Store, requestUri: string, clientI
   const id = hashSecret(opaque);
   const doc = await store.parRequests.findOne({ _id: id });
   if (!doc) return { status: 'invalid', reason: 'unknown' };
-  const refusal = pushedRequestRefusal(doc, clientId, new Date());
+  const refusal = pushedRequestRefusal(doc, clientId, currentDate());
   if (refusal) return { status: 'invalid', reason: refusal };
   if (!(await claimOnce(store, `par:${id}`, PAR_REQUEST_TTL_SECONDS * 1000 + PAR_REUSE_MEMORY_MS))) return { status: 'invalid', reason: 'used' };
   await store.parRequests.deleteOne({ _id: id });

@@ -1,4 +1,4 @@
-// Passkeys in MongoDB (the model: domain/passkeys.ts). A passkey's `_id` is
+// Passkeys in MongoDB (the model: model/passkeys.ts). A passkey's `_id` is
 // its credential id (the sign-in ceremony's lookup).
 //
 // A user's passkeys are found by `userId`, which FerretDB v1 answers by
@@ -6,9 +6,10 @@
 // has passkeys also has a holder document (`passkey_holders`, `_id` the user
 // id): a user without one has none, in one `_id` lookup, and only users with
 // passkeys pay for the scan (holders.ts: the order of writes that keeps it right).
-import type { PasskeyDoc } from '../domain/passkeys.js';
+import type { PasskeyDoc } from '../model/passkeys.js';
 import type { Store } from './db.js';
 import { isHolder as holderThere, markHolder, settleHolder } from './holders.js';
+import { currentDate } from '../runtime/clock.js';
 
 const isHolder = (store: Store, userId: string) => holderThere(store.passkeyHolders, userId);
 
@@ -36,7 +37,7 @@ export async function insertPasskey(store: Store, doc: PasskeyDoc): Promise<void
 
 /** Records a sign-in with the passkey: its new signature counter and the time. */
 export async function recordPasskeyUse(store: Store, credentialId: string, counter: number): Promise<void> {
-  await store.passkeys.updateOne({ _id: credentialId }, { $set: { counter, lastUsedAt: new Date() } });
+  await store.passkeys.updateOne({ _id: credentialId }, { $set: { counter, lastUsedAt: currentDate() } });
 }
 
 /** After passkeys of the user were removed: the holder goes, and comes back if any remain. */

@@ -2,10 +2,11 @@
 // Such an account has no usable password: its passwordHash is NO_PASSWORD,
 // which verifyPassword never accepts, so the account signs in only through
 // its linked upstream account (or a passkey added later).
-import { usernameFromEmail, type UserDoc } from '../domain/users.js';
+import { usernameFromEmail, type UserDoc } from '../model/users.js';
 import { newId } from '../security/secrets.js';
 import { isDuplicateKeyError, type Store } from './db.js';
-import { repairUserKey, writeUserKeys } from './user-keys.js';
+import { repairUserKey, writeUserKeys } from './user-lookups.js';
+import { currentDate } from '../runtime/clock.js';
 
 /** The passwordHash of an account without a usable password (never a valid hash). */
 export const NO_PASSWORD = '';
@@ -22,7 +23,7 @@ export async function createPasswordlessUser(
 ): Promise<UserDoc | null> {
   const base = usernameFromEmail(profile.username && /^[a-z0-9][a-z0-9._-]{0,62}$/.test(profile.username) ? `${profile.username}@x` : profile.email);
   for (let attempt = 0; attempt < 3; attempt++) {
-    const now = new Date();
+    const now = currentDate();
     const user: UserDoc = {
       _id: newId(),
       email: profile.email,

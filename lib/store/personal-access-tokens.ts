@@ -1,21 +1,19 @@
 // Personal access tokens in MongoDB (the model and its rules:
-// domain/personal-access-tokens.ts), looked up by `_id` (the token's hash).
+// model/personal-access-tokens.ts), looked up by `_id` (the token's hash).
 import {
   cappedPatExpiry,
   isLivePat,
   isPatCandidate,
   newPersonalAccessToken,
   patAccess,
-  PAT_PREFIX,
   type NewPersonalAccessToken,
   type PatAccess,
   type PersonalAccessTokenDoc,
-} from '../domain/personal-access-tokens.js';
+} from '../model/personal-access-tokens.js';
 import { hashSecret } from '../security/secrets.js';
 import type { Store } from './db.js';
 
 // Re-exported for modules that still import these from the store.
-export { PAT_PREFIX };
 
 /** The collection's name (Store.personalAccessTokens), for tests that look at it directly. */
 export const PAT_COLLECTION = 'personal_access_tokens';

@@ -6,7 +6,7 @@
 // parallel requests were all counted under a limit of 10). Callers take the
 // slot *before* verifying anything, and may give it back afterwards (a correct
 // password does not count as a failure). The rules themselves (windows,
-// backoff): domain/rate-limits.ts.
+// backoff): model/rate-limits.ts.
 import { createHash } from 'node:crypto';
 import {
   backoffCapacity,
@@ -16,12 +16,11 @@ import {
   windowRecordsExpireAt,
   type LimitRule,
   type RateLimitDoc,
-} from '../domain/rate-limits.js';
+} from '../model/rate-limits.js';
 import { insertIfAbsent, isDuplicateKeyError, type Store } from './db.js';
 import { currentTimeMs } from '../runtime/clock.js';
 
 // Re-exported for modules that still import these from the store.
-export type { LimitRule };
 
 export interface Attempt {
   /** Gives the slot back (e.g. the attempt succeeded and should not count as a failure). */

@@ -12,7 +12,7 @@
 // Claims live in `refresh_tokens` beside the tokens, with the family's
 // expiry: the daily housekeeping pass purges both, and a family's end walks
 // from the hashes it knows along the claims to delete every token it had.
-import { MAX_RETRIES_PER_ROTATION, rotationClaimId, type RefreshRotationDoc, type RefreshTokenDoc, type StoreRotation } from '../domain/refresh-family.js';
+import { MAX_RETRIES_PER_ROTATION, rotationClaimId, type RefreshRotationDoc, type RefreshTokenDoc, type StoreRotation } from '../model/refresh-family.js';
 import type { Collection } from 'mongodb';
 import { isDuplicateKeyError, type Store } from './db.js';
 import { inChunks } from './in-chunks.js';

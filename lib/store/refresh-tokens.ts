@@ -3,10 +3,9 @@
 // successor (refresh-rotations.ts, where rotation is decided); the
 // RefreshFamily workflow's activities delete them when the family ends.
 // A token is superseded when its rotation claim exists.
-import { rotationClaimId, type RefreshRotationDoc, type RefreshTokenDoc } from '../domain/refresh-family.js';
+import { rotationClaimId, type RefreshRotationDoc, type RefreshTokenDoc } from '../model/refresh-family.js';
 import { insertManyIfAbsent, type Store } from './db.js';
-
-export type { RefreshTokenDoc };
+import { currentDate } from '../runtime/clock.js';
 
 export function findRefreshToken(store: Store, hash: string): Promise<RefreshTokenDoc | null> {
   return store.refreshTokens.findOne({ _id: hash });
@@ -27,7 +26,7 @@ export async function recordFirstRefreshTokens(store: Store, docs: RefreshTokenD
  * benchmark's filler): each presented token's rotation claim and its
  * successor, as the token endpoint writes them, in two insertMany.
  */
-export async function recordRotations(store: Store, rotations: { previous: RefreshTokenDoc; newHash: string }[], now = new Date()): Promise<void> {
+export async function recordRotations(store: Store, rotations: { previous: RefreshTokenDoc; newHash: string }[], now = currentDate()): Promise<void> {
   await insertManyIfAbsent(
     store.refreshRotations,
     rotations.map(({ previous, newHash }): RefreshRotationDoc => ({

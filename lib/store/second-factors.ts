@@ -1,6 +1,6 @@
 // A user's TOTP authenticator and backup codes, kept on the user's document.
 // Passkeys have a collection of their own (store/passkeys.ts).
-import type { UserDoc } from '../domain/users.js';
+import type { UserDoc } from '../model/users.js';
 import type { Store } from './db.js';
 
 type Totp = NonNullable<UserDoc['totp']>;

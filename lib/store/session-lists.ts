@@ -15,11 +15,8 @@
 // one that dies between the two has listed its item already, and a retry lists
 // it again (readers drop repeats). Every document of a session's lists expires
 // with the session, so the purge never leaves a gap in a live list.
-import type { SessionListDoc } from '../domain/sessions.js';
 import { insertIfAbsent, type Store } from './db.js';
 import { processMemo } from './process-memo.js';
-
-export type { SessionListDoc };
 
 /** `clients`: got tokens for the session; `sudo`: had a sudo window opened in it. */
 export type SessionListName = 'clients' | 'sudo';

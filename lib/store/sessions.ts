@@ -1,17 +1,17 @@
-// Browser sessions in MongoDB (the session model: domain/sessions.ts).
-import { ANONYMOUS_SESSION_TTL_MS, isIdle, lastSeen, SESSION_TTL_MS, type Acr, type SessionDoc, type SessionState } from '../domain/sessions.js';
+// Browser sessions in MongoDB (the session model: model/sessions.ts).
+import { ANONYMOUS_SESSION_TTL_MS, isIdle, lastSeen, SESSION_TTL_MS, type Acr, type SessionDoc, type SessionState } from '../model/sessions.js';
 import { hashSecret, newId, newSecret } from '../security/secrets.js';
 import type { Store } from './db.js';
 import { addToSessionList, readSessionList } from './session-lists.js';
 import { claimOnce } from './single-use.js';
 import { listUserSession, userSessions } from './user-sessions.js';
+import { currentDate, currentTimeMs } from '../runtime/clock.js';
 
 // Re-exported for modules that still import these from the store.
-export type { SessionDoc };
 
 export async function findSession(store: Store, token: string): Promise<SessionDoc | null> {
   const doc = await store.sessions.findOne({ _id: hashSecret(token) });
-  return doc && doc.expiresAt > new Date() ? doc : null;
+  return doc && doc.expiresAt > currentDate() ? doc : null;
 }
 
 /** A new session; returns the cookie token (shown to the browser only). */
@@ -21,7 +21,7 @@ export async function createSession(
   state: SessionState = {},
 ): Promise<{ token: string; session: SessionDoc }> {
   const token = newSecret();
-  const now = new Date();
+  const now = currentDate();
   const session: SessionDoc = {
     _id: hashSecret(token),
     sid: newId(),
@@ -48,7 +48,7 @@ export async function touchSession(store: Store, id: string, at: Date): Promise<
 
 /** The user's live signed-in sessions, most recently used first (through the user's list: user-sessions.ts). */
 export async function listUserSessions(store: Store, userId: string, idleMs: number): Promise<SessionDoc[]> {
-  const now = Date.now();
+  const now = currentTimeMs();
   const docs = await userSessions(store, userId);
   return docs.filter((d) => !isIdle(d, idleMs, now)).sort((a, b) => lastSeen(b) - lastSeen(a));
 }
@@ -89,5 +89,5 @@ export async function deleteSession(store: Store, id: string): Promise<SessionDo
 /** A session by its sid: a scan on FerretDB v1, for tests and tools only. */
 export async function findSessionBySid(store: Store, sid: string): Promise<SessionDoc | null> {
   const doc = await store.sessions.findOne({ sid });
-  return doc && doc.expiresAt > new Date() ? doc : null;
+  return doc && doc.expiresAt > currentDate() ? doc : null;
 }

@@ -1,22 +1,21 @@
-// Site settings in MongoDB: one document (the model: domain/site-settings.ts).
+// Site settings in MongoDB: one document (the model: model/site-settings.ts).
 // Secret settings (the captcha provider's secret key) are stored sealed with
 // the KEK, bound to their name, like webhook secrets: a copy of the database
 // alone does not give them away. Reading a secret's clear value needs the KEK
 // (siteSecret); getSiteSettings shows only whether one is set.
 import {
   isSecretSetting,
-  SECRET_IS_SET,
   siteSettingsFrom,
   type SiteSettingKey,
   type SiteSettings,
   type StoredSiteValue,
   type StoredSiteValues,
-} from '../domain/site-settings.js';
+} from '../model/site-settings.js';
 import { open, seal, type Kek, type Sealed } from '../security/kek.js';
 import type { Store } from './db.js';
+import { currentDate } from '../runtime/clock.js';
 
 // Re-exported for modules that still import these from the store.
-export { SECRET_IS_SET };
 
 const isSealed = (v: unknown): v is Sealed => typeof v === 'object' && v !== null && (v as Sealed).alg === 'A256GCM';
 const aadOf = (key: SiteSettingKey) => `site-setting:${key}`;
@@ -26,7 +25,7 @@ async function storedValues(store: Store): Promise<StoredSiteValues> {
 }
 
 async function writeValue(store: Store, key: SiteSettingKey, stored: StoredSiteValue): Promise<void> {
-  await store.settings.updateOne({ _id: 'site' }, { $set: { [`values.${key}`]: stored, updatedAt: new Date() } }, { upsert: true });
+  await store.settings.updateOne({ _id: 'site' }, { $set: { [`values.${key}`]: stored, updatedAt: currentDate() } }, { upsert: true });
 }
 
 const sealed = (kek: Kek, key: SiteSettingKey, value: string): Sealed => seal(kek, Buffer.from(value, 'utf8'), aadOf(key));

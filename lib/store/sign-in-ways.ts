@@ -18,6 +18,7 @@ import { isDuplicateKeyError, type Store } from './db.js';
 import { hasPasskey, settlePasskeyHolder } from './passkeys.js';
 import { hasUsablePassword, NO_PASSWORD } from './passwordless-users.js';
 import { findUserById } from './users.js';
+import { currentDate } from '../runtime/clock.js';
 
 export type WayRemoval = 'removed' | 'not_found' | 'last_way';
 
@@ -93,6 +94,6 @@ export function removePasskey(store: Store, userId: string, credentialId: string
  * pass on FerretDB v1: one of the two passwords stays, which is the user's.
  */
 export async function setFirstPassword(store: Store, userId: string, passwordHash: string): Promise<boolean> {
-  const result = await store.users.updateOne({ _id: userId, passwordHash: NO_PASSWORD }, { $set: { passwordHash, updatedAt: new Date() } });
+  const result = await store.users.updateOne({ _id: userId, passwordHash: NO_PASSWORD }, { $set: { passwordHash, updatedAt: currentDate() } });
   return result.matchedCount === 1;
 }

@@ -1,11 +1,10 @@
-// Signing keys in MongoDB (the model: domain/signing-keys.ts). One key per
+// Signing keys in MongoDB (the model: model/signing-keys.ts). One key per
 // (alg, generation), by a unique index: two processes making the same
 // generation race safely, the second insert fails.
-import type { SigningAlg, SigningKeyDoc } from '../domain/signing-keys.js';
+import type { SigningAlg, SigningKeyDoc } from '../model/signing-keys.js';
 import { insertIfAbsent, type Store } from './db.js';
 
 // Re-exported for modules that still import these from the store.
-export type { SigningAlg };
 
 export function listSigningKeys(store: Store, filter: Partial<Pick<SigningKeyDoc, 'status' | 'alg'>> = {}): Promise<SigningKeyDoc[]> {
   return store.signingKeys.find(filter, { sort: { alg: 1, generation: 1 } }).toArray();

@@ -8,11 +8,11 @@
 //   by the workflow's activities; holds the verify result.
 // - step_up_audit: one document per outcome (append only, not expiring).
 // The 2FA code itself is never stored: only its hash.
-import type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc, StepUpMethod, StepUpState } from '../domain/step-up-challenge.js';
+import type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc, StepUpMethod, StepUpState } from '../model/step-up-challenge.js';
 import type { Store } from './db.js';
+import { currentDate } from '../runtime/clock.js';
 
 /** The documents of these collections, defined with the flow's other types. */
-export type { StepUpAuditDoc, StepUpChallengeDoc, StepUpCodeDoc };
 
 export const stepUpChallenges = (store: Store) => store.stepUpChallenges;
 export const stepUpCodes = (store: Store) => store.stepUpCodes;
@@ -29,7 +29,7 @@ export async function deleteStepUpChallenge(store: Store, id: string): Promise<v
 /** The challenge, while it exists and has not expired; else null. */
 export async function findStepUpChallenge(store: Store, id: string): Promise<StepUpChallengeDoc | null> {
   const doc = await stepUpChallenges(store).findOne({ _id: id });
-  return doc && doc.expiresAt > new Date() ? doc : null;
+  return doc && doc.expiresAt > currentDate() ? doc : null;
 }
 
 export function findStepUpCode(store: Store, codeHash: string): Promise<StepUpCodeDoc | null> {

@@ -4,13 +4,13 @@
 // client). The api writes it when it opens a window; the workflow's
 // activities write its end (TTL elapsed, revoked).
 import type { Collection } from 'mongodb';
-import type { SudoWindowDoc, SudoWindowKey, SudoWindowState } from '../domain/sudo-window.js';
-import { sudoWindowId } from '../domain/sudo-window-id.js';
+import type { SudoWindowDoc, SudoWindowKey, SudoWindowState } from '../model/sudo-window.js';
+import { sudoWindowId } from '../model/sudo-window-id.js';
 import type { Store } from './db.js';
 import { readSessionList } from './session-lists.js';
+import { currentDate } from '../runtime/clock.js';
 
 /** The document of this collection, defined with the flow's other types. */
-export type { SudoWindowDoc };
 
 export function sudoWindows(store: Store): Collection<SudoWindowDoc> {
   return store.sudoWindows;
@@ -24,7 +24,7 @@ export async function recordSudoWindowOpened(store: Store, doc: SudoWindowDoc): 
 /** The hot path: a lookup by `_id` only (FerretDB v1), then status and expiry checked here. */
 export async function findActiveSudoWindow(store: Store, key: SudoWindowKey): Promise<SudoWindowDoc | null> {
   const doc = await sudoWindows(store).findOne({ _id: sudoWindowId(key) });
-  return doc && doc.status === 'active' && doc.expiresAt > new Date() ? doc : null;
+  return doc && doc.status === 'active' && doc.expiresAt > currentDate() ? doc : null;
 }
 
 /**
@@ -40,7 +40,7 @@ export async function recordSudoWindowEnded(
 ): Promise<void> {
   const doc = await sudoWindows(store).findOne({ _id: windowId });
   if (doc?.openingId !== openingId || doc.status !== 'active') return;
-  await sudoWindows(store).updateOne({ _id: windowId }, { $set: { status, endedAt: new Date() } });
+  await sudoWindows(store).updateOne({ _id: windowId }, { $set: { status, endedAt: currentDate() } });
 }
 
 /** The active windows of a session: those of the clients in its `sudo` list, each read by `_id`. */

@@ -1,10 +1,11 @@
-// Pending team invitations in MongoDB (the model: domain/team-invitations.ts).
+// Pending team invitations in MongoDB (the model: model/team-invitations.ts).
 // One per team and reference, by the unique `slot`; accepting, declining and
 // revoking each delete the invitation by `_id`, and only the delete that
 // removed it goes on. Expired ones are deleted when a listing meets them
 // (there are few, and nothing else reads them).
-import { isLive, type TeamInvitationDoc } from '../domain/team-invitations.js';
+import { isLive, type TeamInvitationDoc } from '../model/team-invitations.js';
 import { insertIfAbsent, type Store } from './db.js';
+import { currentDate } from '../runtime/clock.js';
 
 /**
  * Stores an invitation; false when its slot holds a live one. An expired
@@ -30,7 +31,7 @@ export async function deleteInvitation(store: Store, id: string): Promise<boolea
 }
 
 async function liveOnly(store: Store, found: TeamInvitationDoc[]): Promise<TeamInvitationDoc[]> {
-  const now = new Date();
+  const now = currentDate();
   const expired = found.filter((i) => !isLive(i, now)).map((i) => i._id);
   if (expired.length) await store.teamInvitations.deleteMany({ _id: { $in: expired } });
   return found.filter((i) => isLive(i, now));

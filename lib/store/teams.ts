@@ -1,11 +1,12 @@
-// Teams and team members in MongoDB (the model: domain/teams.ts). A team's
+// Teams and team members in MongoDB (the model: model/teams.ts). A team's
 // slug and a (team, user) membership are unique by index and _id, so two
 // concurrent creations cannot both win.
-import { memberId, type TeamDoc, type TeamGroup, type TeamMemberDoc } from '../domain/teams.js';
-import type { TeamRole } from '../domain/team-roles.js';
+import { memberId, type TeamDoc, type TeamMemberDoc } from '../model/teams.js';
+import type { TeamRole } from '../model/team-roles.js';
 import { insertIfAbsent, isDuplicateKeyError, type Store } from './db.js';
-import { ConflictError } from '../domain/errors.js';
+import { ConflictError } from '../model/errors.js';
 import { deleteInvitationsForUser, deleteInvitationsOfTeam } from './team-invitations.js';
+import { currentDate } from '../runtime/clock.js';
 
 export async function insertTeam(store: Store, team: TeamDoc): Promise<void> {
   try {
@@ -49,7 +50,7 @@ export async function updateTeam(
   changes: Partial<Pick<TeamDoc, 'name' | 'slug' | 'description' | 'parentId' | 'memberGroupsEnabled' | 'groups'>>,
 ): Promise<boolean> {
   try {
-    const result = await store.teams.updateOne({ _id: id }, { $set: { ...changes, updatedAt: new Date() } });
+    const result = await store.teams.updateOne({ _id: id }, { $set: { ...changes, updatedAt: currentDate() } });
     return result.matchedCount === 1;
   } catch (err) {
     if (isDuplicateKeyError(err)) throw new ConflictError(`the slug ${changes.slug ?? ''} is taken`);
@@ -66,7 +67,7 @@ export async function deleteTeamDocs(store: Store, id: string): Promise<boolean>
 
 /** Adds a membership; false when the user already belongs to the team (a unique insert). */
 export function insertMember(store: Store, teamId: string, userId: string, role: TeamRole, groups: string[]): Promise<boolean> {
-  const now = new Date();
+  const now = currentDate();
   return insertIfAbsent(store.teamMembers, { _id: memberId(teamId, userId), teamId, userId, role, groups, addedAt: now, updatedAt: now });
 }
 
@@ -84,7 +85,7 @@ export function membershipsOf(store: Store, userId: string, teamIds?: string[]):
 }
 
 export async function updateMember(store: Store, teamId: string, userId: string, changes: { role?: TeamRole; groups?: string[] }): Promise<boolean> {
-  const result = await store.teamMembers.updateOne({ _id: memberId(teamId, userId) }, { $set: { ...changes, updatedAt: new Date() } });
+  const result = await store.teamMembers.updateOne({ _id: memberId(teamId, userId) }, { $set: { ...changes, updatedAt: currentDate() } });
   return result.matchedCount === 1;
 }
 
@@ -106,5 +107,3 @@ export async function deleteMembershipsOf(store: Store, userId: string): Promise
   await deleteInvitationsForUser(store, userId);
   return (await store.teamMembers.deleteMany({ userId })).deletedCount;
 }
-
-export type { TeamDoc, TeamGroup, TeamMemberDoc };

@@ -12,11 +12,12 @@
 // clocks that disagree), each read from 0 until the first entry missing. Every
 // entry of a day expires at once, after the last session that day can hold, so
 // the purge never leaves a gap in a day still read.
-import { SESSION_TTL_MS, type SessionDoc } from '../domain/sessions.js';
+import { SESSION_TTL_MS, type SessionDoc } from '../model/sessions.js';
 import { insertIfAbsent, type Store } from './db.js';
 import { inChunks } from './in-chunks.js';
 import { processMemo } from './process-memo.js';
 import { readNumberedEntries } from './session-lists.js';
+import { currentDate } from '../runtime/clock.js';
 
 const DAY_MS = 86_400_000;
 /** The days a live session can have begun on (today and ceil(TTL) days back), plus one on each side for clock skew. */
@@ -44,7 +45,7 @@ export async function listUserSession(store: Store, session: Pick<SessionDoc, '_
 }
 
 /** The user's live sessions (their documents, whatever their idle state), each once. */
-export async function userSessions(store: Store, userId: string, now = new Date()): Promise<SessionDoc[]> {
+export async function userSessions(store: Store, userId: string, now = currentDate()): Promise<SessionDoc[]> {
   const today = dayOf(now);
   const days = Array.from({ length: DAYS_READ }, (_, k) => today + 1 - k);
   const ids = new Set((await Promise.all(days.map((day) => dayEntries(store, userId, day)))).flat());

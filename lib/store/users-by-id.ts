@@ -1,7 +1,7 @@
 // Several users at once by id, for lists that name people (a team's members),
 // reading only the fields each list shows. One `_id` lookup per user, a few
 // dozen at a time: on FerretDB v1 an `_id: {$in}` filter reads every user.
-import type { UserDoc } from '../domain/users.js';
+import type { UserDoc } from '../model/users.js';
 import type { Store } from './db.js';
 import { inChunks } from './in-chunks.js';
 

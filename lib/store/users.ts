@@ -1,15 +1,15 @@
 // User accounts in MongoDB.
-import { ConflictError } from '../domain/errors.js';
-import { isDisabled, newUserAccount, profileChanges, type NewUserInput, type ProfileUpdate, type UserDoc } from '../domain/users.js';
+import { ConflictError } from '../model/errors.js';
+import { isDisabled, newUserAccount, profileChanges, type NewUserInput, type ProfileUpdate, type UserDoc } from '../model/users.js';
 import { remembered } from './remembered.js';
 import { deleteConsents } from './consents.js';
 import { deleteUserPasskeys } from './passkeys.js';
 import { deleteMembershipsOf } from './teams.js';
 import { insertManyIfAbsent, isDuplicateKeyError, type Store } from './db.js';
-import { deleteUserKeys, findUserByKey, insertUserKeys, repairUserKey, writeUserKeys } from './user-keys.js';
+import { deleteUserKeys, findUserByKey, insertUserKeys, repairUserKey, writeUserKeys } from './user-lookups.js';
+import { currentDate } from '../runtime/clock.js';
 
 // Re-exported for modules that still import it from the store.
-export type { UserDoc };
 
 /** Creates an account (built and checked by the domain); a taken email or username is a ConflictError. */
 export async function createUser(store: Store, input: NewUserInput): Promise<UserDoc> {
@@ -36,14 +36,14 @@ export async function insertUsers(store: Store, docs: UserDoc[]): Promise<void> 
 
 /** Stores a new password hash (the password already checked with passwordProblem). */
 export async function setPasswordHash(store: Store, userId: string, passwordHash: string): Promise<void> {
-  await store.users.updateOne({ _id: userId }, { $set: { passwordHash, updatedAt: new Date() } });
+  await store.users.updateOne({ _id: userId }, { $set: { passwordHash, updatedAt: currentDate() } });
 }
 
 export async function listUsers(store: Store): Promise<UserDoc[]> {
   return store.users.find({}, { sort: { createdAt: 1 }, limit: 10_000 }).toArray();
 }
 
-/** At most this long a search text: longer ones are refused, not cut (lib/domain/users.ts). */
+/** At most this long a search text: longer ones are refused, not cut (lib/model/users.ts). */
 export const MAX_USER_SEARCH = 100;
 
 /** `text` as a regular expression that matches it literally (no special character left: linear time). */
@@ -86,7 +86,7 @@ export async function setUserFields(store: Store, userId: string, set: AccountFi
   }
   let user: UserDoc | null;
   try {
-    user = await store.users.findOneAndUpdate({ _id: userId, ...where }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: 'after' });
+    user = await store.users.findOneAndUpdate({ _id: userId, ...where }, { $set: { ...set, updatedAt: currentDate() } }, { returnDocument: 'after' });
   } catch (err) {
     if (isDuplicateKeyError(err)) throw new ConflictError('that email or username is taken');
     throw err;
@@ -103,7 +103,7 @@ export async function setUserFields(store: Store, userId: string, set: AccountFi
 
 /** Removes the user's TOTP (confirmed and pending), backup codes and passkeys; how many passkeys went. */
 export async function clearSecondFactors(store: Store, userId: string): Promise<{ passkeys: number }> {
-  await store.users.updateOne({ _id: userId }, { $set: { totp: null, totpPending: null, backupCodes: [], updatedAt: new Date() } });
+  await store.users.updateOne({ _id: userId }, { $set: { totp: null, totpPending: null, backupCodes: [], updatedAt: currentDate() } });
   return { passkeys: await deleteUserPasskeys(store, userId) };
 }
 
@@ -164,7 +164,7 @@ export async function updateProfile(store: Store, userId: string, update: Profil
   if (changed.length === 0) return { user: before, changed };
   const user = await store.users.findOneAndUpdate(
     { _id: userId },
-    { $set: { ...set, updatedAt: new Date() }, ...(unset.length > 0 ? { $unset: Object.fromEntries(unset.map((f) => [f, ''])) } : {}) },
+    { $set: { ...set, updatedAt: currentDate() }, ...(unset.length > 0 ? { $unset: Object.fromEntries(unset.map((f) => [f, ''])) } : {}) },
     { returnDocument: 'after' },
   );
   return user ? { user, changed } : null;

@@ -19,10 +19,8 @@
 // forward from it to the first free seq (the tip). A claim is tried only once
 // the seq below it is taken, so the records of a webhook are the seqs
 // [tip - HISTORY_LIMIT, tip): claiming seq s deletes record s - HISTORY_LIMIT.
-import type { WebhookDeliveryDoc, WebhookDeliveryRecordDoc } from '../domain/webhook-delivery.js';
+import type { WebhookDeliveryDoc, WebhookDeliveryRecordDoc } from '../model/webhook-delivery.js';
 import { insertIfAbsent, insertManyIfAbsent, isDuplicateKeyError, type Store } from './db.js';
-
-export type { WebhookDeliveryDoc };
 
 export const HISTORY_LIMIT = 50;
 

@@ -1,10 +1,9 @@
 // The outbox of the event pipeline (`webhook_events`): an event is inserted
 // before its source answers and deleted once its deliveries are started; what
 // a crashed process left behind is found by age and dispatched by the sweep.
-import type { WebhookEventDoc } from '../domain/webhook-events.js';
+import type { WebhookEventDoc } from '../model/webhook-events.js';
 import { insertIfAbsent, type Store } from './db.js';
-
-export type { WebhookEventDoc };
+import { currentTimeMs } from '../runtime/clock.js';
 
 export const webhookOutbox = (store: Store) => store.webhookOutbox;
 
@@ -21,7 +20,7 @@ export async function removeFromOutbox(store: Store, eventId: string): Promise<v
 /** Events older than `olderThanMs`, oldest first (a scan on FerretDB v1: the outbox is near empty). */
 export function staleOutboxEvents(store: Store, olderThanMs: number, limit: number): Promise<WebhookEventDoc[]> {
   return store.webhookOutbox
-    .find({ createdAt: { $lt: new Date(Date.now() - olderThanMs) } })
+    .find({ createdAt: { $lt: new Date(currentTimeMs() - olderThanMs) } })
     .sort({ createdAt: 1 })
     .limit(limit)
     .toArray();

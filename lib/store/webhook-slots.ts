@@ -23,11 +23,12 @@
 // all their slots; so an owner with webhooks also has a holder document
 // (`<scope>:<owner>:holder`, holders.ts): an owner without one has no
 // webhook, in one lookup.
-import { WEBHOOK_LIMITS, type WebhookDoc, type WebhookSlotDoc } from '../domain/webhooks.js';
-import type { WebhookScope } from '../domain/webhook-events.js';
+import { WEBHOOK_LIMITS, type WebhookDoc, type WebhookSlotDoc } from '../model/webhooks.js';
+import type { WebhookScope } from '../model/webhook-events.js';
 import { insertIfAbsent, insertManyIfAbsent, type Store } from './db.js';
 import { isHolder, markHolder, settleHolder } from './holders.js';
 import { claimOnce } from './single-use.js';
+import { currentDate, currentTimeMs } from '../runtime/clock.js';
 
 /** How long a slot whose webhook does not exist yet is left to its creator. */
 export const CLAIM_GRACE_MS = 60_000;
@@ -57,7 +58,7 @@ const agrees = (owner: Owner, hook: WebhookDoc | null): hook is WebhookDoc => ho
 const readSlots = (store: Store, owner: Owner) => Promise.all(slotIds(owner).map((_id) => store.webhookSlots.findOne({ _id })));
 
 const holderId = (owner: Owner) => `${owner.scope}:${ownerKey(owner)}:holder`;
-const slotHolder = (owner: Owner): WebhookSlotDoc => ({ _id: holderId(owner), webhookId: '', claimedAt: new Date() });
+const slotHolder = (owner: Owner): WebhookSlotDoc => ({ _id: holderId(owner), webhookId: '', claimedAt: currentDate() });
 
 /** Records that the owner has a webhook (after it was inserted). */
 export async function markSlotHolder(store: Store, owner: Owner): Promise<void> {
@@ -69,7 +70,7 @@ export async function markSlotHolders(store: Store, owners: Owner[]): Promise<vo
   const ids = [...new Set(owners.map(holderId))];
   await insertManyIfAbsent(
     store.webhookSlots,
-    ids.map((_id) => ({ _id, webhookId: '', claimedAt: new Date() })),
+    ids.map((_id) => ({ _id, webhookId: '', claimedAt: currentDate() })),
   );
 }
 
@@ -95,7 +96,7 @@ async function freeIfNaming(store: Store, slot: Pick<WebhookSlotDoc, '_id' | 'we
 
 /** A slot whose webhook is missing (or not the owner's) and old enough not to be a create in progress. */
 async function abandoned(store: Store, owner: Owner, slot: WebhookSlotDoc): Promise<boolean> {
-  if (Date.now() - slot.claimedAt.getTime() < CLAIM_GRACE_MS) return false;
+  if (currentTimeMs() - slot.claimedAt.getTime() < CLAIM_GRACE_MS) return false;
   return !agrees(owner, await store.webhooks.findOne({ _id: slot.webhookId }));
 }
 
@@ -110,7 +111,7 @@ export async function claimSlot(store: Store, owner: Owner, webhookId: string): 
     if (slot && !(await abandoned(store, owner, slot))) continue;
     if (slot) await freeIfNaming(store, slot);
     // Lost to a parallel create (or to another taking over): try the next one.
-    if (await insertIfAbsent(store.webhookSlots, { _id: ids[n]!, webhookId, claimedAt: new Date() })) return ids[n]!;
+    if (await insertIfAbsent(store.webhookSlots, { _id: ids[n]!, webhookId, claimedAt: currentDate() })) return ids[n]!;
   }
   throw new WebhookSlotsFull(owner.scope);
 }

@@ -5,18 +5,14 @@
 // FerretDB v1: every document is inserted or replaced whole, and every lookup
 // is by `_id`: an owner's webhooks are found through the slots each holds
 // (webhook-slots.ts), never by a filter on the owner.
-import type { WebhookDeliveryDoc } from '../domain/webhook-delivery.js';
-import type { WebhookDoc } from '../domain/webhooks.js';
-import type { WebhookScope } from '../domain/webhook-events.js';
+import { type WebhookDoc, WEBHOOK_LIMITS } from '../model/webhooks.js';
+import type { WebhookScope } from '../model/webhook-events.js';
 import { open, seal, type Kek } from '../security/kek.js';
 import { newId, newSecret } from '../security/secrets.js';
-import { WEBHOOK_LIMITS } from '../domain/webhooks.js';
 import { insertManyIfAbsent, type Store } from './db.js';
 import { deleteHistory } from './webhook-history.js';
-import { claimSlot, freeSlot, markSlotHolder, markSlotHolders, settleSlotHolder, slotId, slottedWebhooks, WebhookSlotsFull } from './webhook-slots.js';
-
-export type { WebhookDeliveryDoc, WebhookDoc };
-export { WebhookSlotsFull };
+import { claimSlot, freeSlot, markSlotHolder, markSlotHolders, settleSlotHolder, slotId, slottedWebhooks } from './webhook-slots.js';
+import { currentDate } from '../runtime/clock.js';
 
 export const webhooks = (store: Store) => store.webhooks;
 
@@ -37,7 +33,7 @@ export interface NewWebhook {
 /** A new webhook's document (secret sealed, holding `slot`) and its clear secret. */
 function newWebhook(kek: Kek, input: NewWebhook, id: string, slot: string): { webhook: WebhookDoc; secret: string } {
   const secret = input.secret ?? newWebhookSecret();
-  const now = new Date();
+  const now = currentDate();
   const webhook: WebhookDoc = {
     _id: id,
     scope: input.scope,
@@ -79,7 +75,7 @@ export async function createWebhooks(store: Store, kek: Kek, inputs: (NewWebhook
   for (const input of inputs) {
     if (!(input.slot >= 0 && input.slot < WEBHOOK_LIMITS[input.scope])) throw new RangeError(`webhook ${input.id}: slot ${input.slot} is not below the limit`);
   }
-  const claimedAt = new Date();
+  const claimedAt = currentDate();
   await insertManyIfAbsent(
     store.webhookSlots,
     inputs.map((input) => ({ _id: slotId(input, input.slot), webhookId: input.id, claimedAt })),
@@ -112,7 +108,7 @@ export interface WebhookChanges {
 
 /** Applies changes; returns the new document and the names of the fields that changed (`secret` included when rotated). */
 export async function updateWebhook(store: Store, kek: Kek, webhook: WebhookDoc, changes: WebhookChanges): Promise<{ webhook: WebhookDoc; changed: string[] }> {
-  const next: WebhookDoc = { ...webhook, updatedAt: new Date() };
+  const next: WebhookDoc = { ...webhook, updatedAt: currentDate() };
   const changed: string[] = [];
   const set = <K extends keyof WebhookDoc>(field: K, value: WebhookDoc[K], name: string) => {
     next[field] = value;

@@ -4,12 +4,12 @@
 // accepting, and inviting answers the same whether or not an account exists.
 // Only instance-wide actors (site scopes, the operator CLI) add members
 // directly (member-changes.ts).
-import { ConflictError, ForbiddenError, NotFoundError } from '../domain/errors.js';
-import { INVITATION_TTL_MS, invitationSlot, type TeamInvitationDoc } from '../domain/team-invitations.js';
-import { memberChangeAllowed } from '../domain/team-roles.js';
-import type { NewMemberInput, TeamDoc, TeamMemberDoc } from '../domain/teams.js';
-import type { UserDoc } from '../domain/users.js';
-import type { EventActor } from '../domain/webhook-events.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../model/errors.js';
+import { INVITATION_TTL_MS, invitationSlot, type TeamInvitationDoc } from '../model/team-invitations.js';
+import { memberChangeAllowed } from '../model/team-roles.js';
+import type { NewMemberInput, TeamDoc, TeamMemberDoc } from '../model/teams.js';
+import type { UserDoc } from '../model/users.js';
+import type { EventActor } from '../model/webhook-events.js';
 import { newId } from '../security/secrets.js';
 import type { Store } from '../store/db.js';
 import { deleteInvitation, findInvitation, insertInvitation, invitationsForUser, invitationsOfTeam } from '../store/team-invitations.js';
@@ -18,6 +18,7 @@ import { findUserByRef } from '../store/users.js';
 import { effectiveRole } from './membership.js';
 import { checkCap, checkGroups } from './member-changes.js';
 import { teamData, teamFor, type TeamActor, type TeamDeps } from './team-changes.js';
+import { currentDate } from '../runtime/clock.js';
 
 /** Invitations listed at once, on a team and to a user. */
 export const MAX_LISTED_INVITATIONS = 200;
@@ -45,7 +46,7 @@ export async function inviteMember(deps: TeamDeps, actor: TeamActor, teamId: str
   const reference = input.user.trim();
   const user = await invitee(deps.store, reference);
   const canAccept = user !== null && (await findMember(deps.store, teamId, user._id)) === null;
-  const now = new Date();
+  const now = currentDate();
   const invitation: TeamInvitationDoc = {
     _id: newId(),
     slot: invitationSlot(teamId, reference),

@@ -1,10 +1,10 @@
 // Changes to a team's members and groups, for every caller: the member-write
-// cap (domain/team-roles.ts) on every change, the last-owner rule, and the
+// cap (model/team-roles.ts) on every change, the last-owner rule, and the
 // audit record of each change. Teams themselves: team-changes.ts; joining by
 // invitation: invitations.ts.
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
-import { MAX_TEAM_GROUPS, type MemberChanges, type NewGroupInput, type NewMemberInput, type TeamDoc, type TeamMemberDoc } from '../domain/teams.js';
-import { memberChangeAllowed, type TeamRole } from '../domain/team-roles.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../model/errors.js';
+import { MAX_TEAM_GROUPS, type MemberChanges, type NewGroupInput, type NewMemberInput, type TeamDoc, type TeamMemberDoc } from '../model/teams.js';
+import { memberChangeAllowed, type TeamRole } from '../model/team-roles.js';
 import type { Store } from '../store/db.js';
 import { countOwners, dropGroupFromMembers, findMember, insertMember, removeMember, updateMember, updateTeam } from '../store/teams.js';
 import { findUserByRef } from '../store/users.js';

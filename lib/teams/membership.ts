@@ -1,8 +1,8 @@
 // Who stands where in the team tree: a team's ancestors, a user's effective
 // role on one team, and every team a user belongs to (directly or through an
-// ancestor), nearest first. The rules themselves are in domain/team-roles.ts.
-import { MAX_TEAM_DEPTH, type TeamDoc, type UserTeam } from '../domain/teams.js';
-import { highestRole, type TeamRole } from '../domain/team-roles.js';
+// ancestor), nearest first. The rules themselves are in model/team-roles.ts.
+import { MAX_TEAM_DEPTH, type TeamDoc, type UserTeam } from '../model/teams.js';
+import { highestRole, type TeamRole } from '../model/team-roles.js';
 import type { Store } from '../store/db.js';
 import { childTeams, findTeam, findTeams, membershipsOf } from '../store/teams.js';
 

@@ -1,5 +1,5 @@
 // Every change to teams (members and groups: member-changes.ts), for every caller (the team APIs, /account/teams, the
-// operator CLI): the role checks of domain/team-roles.ts, the tree's limits,
+// operator CLI): the role checks of model/team-roles.ts, the tree's limits,
 // and the audit record of each change. Errors carry what the caller shows:
 // NotFoundError (the team is not there for this actor), ForbiddenError (the
 // actor sees the team but its role does not allow the change), ConflictError,
@@ -8,14 +8,15 @@
 // FerretDB v1 has no transactions: a move checks for cycles before it writes,
 // and two moves racing each other could still close a loop; every walk of the
 // tree stops at the depth limit, so such a loop is bounded, never endless.
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
-import { MAX_TEAM_DEPTH, type NewTeamInput, type TeamChanges, type TeamDoc } from '../domain/teams.js';
-import { may, moveAllowed, type TeamAction, type TeamRole } from '../domain/team-roles.js';
-import type { AdminEvent, AuditEvent, EventActor } from '../domain/webhook-events.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../model/errors.js';
+import { MAX_TEAM_DEPTH, type NewTeamInput, type TeamChanges, type TeamDoc } from '../model/teams.js';
+import { may, moveAllowed, type TeamAction, type TeamRole } from '../model/team-roles.js';
+import type { AdminEvent, AuditEvent, EventActor } from '../model/webhook-events.js';
 import { newId } from '../security/secrets.js';
 import type { Store } from '../store/db.js';
 import { childTeams, deleteTeamDocs, findTeam, insertMember, insertTeam, updateTeam } from '../store/teams.js';
 import { effectiveRole, lineage } from './membership.js';
+import { currentDate } from '../runtime/clock.js';
 
 /**
  * Who makes a change. A user acts with their effective role on the team; an
@@ -77,7 +78,7 @@ export async function createTeam(deps: TeamDeps, actor: TeamActor, input: NewTea
     const { team: parent } = await teamFor(deps.store, actor, input.parent_id, 'create-child');
     if ((await lineage(deps.store, parent)).length >= MAX_TEAM_DEPTH) throw new ValidationError([`teams nest at most ${MAX_TEAM_DEPTH} levels deep`]);
   }
-  const now = new Date();
+  const now = currentDate();
   const team: TeamDoc = {
     _id: newId(),
     name: input.name,
@@ -108,7 +109,7 @@ export async function mayMoveTeam(store: Store, actor: TeamActor, team: TeamDoc)
 
 const MOVE_REFUSAL = 'moving a team needs owner on it and on its current parent team, and admin or above at the new parent';
 
-/** Checks a move of `team` under `parentId` (null: top level): the move rule (domain/team-roles.ts), no cycle, the depth limit. */
+/** Checks a move of `team` under `parentId` (null: top level): the move rule (model/team-roles.ts), no cycle, the depth limit. */
 async function checkMove(deps: TeamDeps, actor: TeamActor, team: TeamDoc, parentId: string | null): Promise<void> {
   if (parentId === team._id) throw new ValidationError(['parent_id: a team cannot be its own parent']);
   const parent = parentId === null ? null : await teamFor(deps.store, actor, parentId, 'read');

@@ -2,6 +2,7 @@
 // Temporal can read every flow's history and drive it (signals, updates,
 // terminations), so every connection presents the operator's TLS client
 // certificate and API key when they are configured.
+import { realTimeMs } from '../runtime/clock.js';
 import fs from 'node:fs';
 import net from 'node:net';
 import {
@@ -101,7 +102,7 @@ export function isTemporalUnavailable(err: unknown): boolean {
 
 /** Health of the Temporal frontend, for /readyz. */
 export async function checkTemporal(handle: TemporalHandle, timeoutMs: number): Promise<void> {
-  await handle.probe.withDeadline(Date.now() + timeoutMs, () => handle.probe.healthService.check({}));
+  await handle.probe.withDeadline(realTimeMs() + timeoutMs, () => handle.probe.healthService.check({}));
 }
 
 /** Registers Keyflow's search attributes on a Temporal server that lacks them (the embedded one has them already). */
@@ -126,9 +127,9 @@ export async function ensureSearchAttributes(handle: TemporalHandle, namespace: 
 
 /** A client connected now, one attempt bounded by `connectTimeoutMs`, for a short-lived process (a CLI command); rejects when Temporal does not answer. */
 export async function connectTemporalClient(config: Pick<Config, 'temporal'>, connectTimeoutMs: number): Promise<{ client: Client; close(): Promise<void> }> {
-  const deadline = Date.now() + connectTimeoutMs;
+  const deadline = realTimeMs() + connectTimeoutMs;
   await listening(config.temporal.address, connectTimeoutMs);
-  const connectTimeout = Math.max(deadline - Date.now(), 1);
+  const connectTimeout = Math.max(deadline - realTimeMs(), 1);
   const connection = await Connection.connect({ ...temporalConnectionOptions(config.temporal), connectTimeout });
   return { client: new Client({ connection, namespace: config.temporal.namespace }), close: () => connection.close() };
 }

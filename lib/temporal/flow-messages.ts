@@ -4,9 +4,9 @@
 // workflows and recorded histories: it is never changed. Pure (definitions
 // only): imported by workflow code too.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { DomainVerificationState } from '../domain/custom-domains.js';
-import type { DeviceApproval, DeviceFlowState, RedeemInput, RedeemResult } from '../domain/device-authorization.js';
-import type { FamilyState, Revocation } from '../domain/refresh-family.js';
+import type { DomainVerificationState } from '../model/custom-domains.js';
+import type { DeviceApproval, DeviceFlowState, RedeemInput, RedeemResult } from '../model/device-authorization.js';
+import type { FamilyState, Revocation } from '../model/refresh-family.js';
 import type {
   StepUpAnswer,
   StepUpConfirmation,
@@ -16,8 +16,8 @@ import type {
   StepUpRedeemResult,
   StepUpRedemption,
   StepUpTransition,
-} from '../domain/step-up-challenge.js';
-import type { SudoRevocation, SudoRevokeResult } from '../domain/sudo-window.js';
+} from '../model/step-up-challenge.js';
+import type { SudoRevocation, SudoRevokeResult } from '../model/sudo-window.js';
 
 // RefreshFamily (workflows/refresh-family.ts).
 /** Revokes the family: answers once the grant is revoked and its tokens deleted. */

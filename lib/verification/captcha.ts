@@ -1,7 +1,7 @@
 // The captcha gate, server side, for step-up 2FA and the sign-in form: the
 // values a page needs (with a fresh proof-of-work challenge for provider
 // `pow`) and the check of the answer the page sends back. The form fields and
-// reading the answer from a request are the api's (api/verification/captcha.ts).
+// reading the answer from a request are the api's (api/sign-in-checks/captcha.ts).
 // - Third-party providers (hCaptcha, Turnstile, reCAPTCHA): the browser field
 //   `captcha_token` is POSTed as a form (`secret`, `response`, `remoteip`) to
 //   the provider's verify URL (or the site setting `captcha_verify_url`)
@@ -13,15 +13,13 @@
 //   pow_challenge is never accepted twice, nor for another purpose.
 // Tokens, challenges and nonces are never logged.
 import { randomBytes } from 'node:crypto';
-import { captchaRequired, CAPTCHA_VERIFY_URLS, checkPow, isThirdPartyProvider } from '../domain/captcha.js';
-import type { SiteSettings } from '../domain/site-settings.js';
+import { captchaRequired, CAPTCHA_VERIFY_URLS, checkPow, isThirdPartyProvider } from '../model/captcha.js';
+import type { SiteSettings } from '../model/site-settings.js';
 import type { Kek } from '../security/kek.js';
-import { outboundRequest, type OutboundPolicy } from '../outbound/http-client.js';
+import { outboundRequest, type OutboundPolicy } from '../runtime/http-client.js';
 import type { Store } from '../store/db.js';
 import { siteSecret } from '../store/settings.js';
 import { claimOnce, rememberIssued, wasIssued } from '../store/single-use.js';
-
-export { captchaRequired } from '../domain/captcha.js';
 
 /** How long a proof-of-work challenge may be answered. */
 export const POW_CHALLENGE_TTL_MS = 10 * 60_000;

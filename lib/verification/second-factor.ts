@@ -5,7 +5,7 @@
 import { verify as verifyTotpCode } from 'otplib';
 import { open, type Kek } from '../security/kek.js';
 import { hashBackupCode, normalizeBackupCode } from '../security/backup-codes.js';
-import type { UserDoc } from '../domain/users.js';
+import type { UserDoc } from '../model/users.js';
 import type { Store } from '../store/db.js';
 import { hasPasskey } from '../store/passkeys.js';
 import { recordTotpTimeStep, removeBackupCode } from '../store/second-factors.js';

@@ -19,7 +19,7 @@
 // names and the `data` of each event are listed in docs/webhooks.md, "Events".
 import pLimit from 'p-limit';
 import { createHash } from 'node:crypto';
-import type { WebhookDeliveryInput } from '../domain/webhook-delivery.js';
+import type { WebhookDeliveryInput } from '../model/webhook-delivery.js';
 import {
   actorPayload,
   subscribes,
@@ -29,17 +29,18 @@ import {
   type EventActor,
   type UserEvent,
   type WebhookEventName,
-} from '../domain/webhook-events.js';
+} from '../model/webhook-events.js';
 import type { FlowClient } from '../flows/flow-client.js';
 import { startWebhookDelivery } from '../flows/webhook-delivery.js';
 import type { Logger } from '../runtime/log.js';
 import { newId } from '../security/secrets.js';
 import { appendAuditRecord } from '../store/audit-log.js';
 import type { Store } from '../store/db.js';
-import { addToOutbox, removeFromOutbox, staleOutboxEvents, type WebhookEventDoc } from '../store/webhook-outbox.js';
-import { listWebhooks, type WebhookDoc } from '../store/webhooks.js';
-
-export type { EventActor };
+import { addToOutbox, removeFromOutbox, staleOutboxEvents } from '../store/webhook-outbox.js';
+import type { WebhookEventDoc } from '../model/webhook-events.js';
+import { listWebhooks } from '../store/webhooks.js';
+import type { WebhookDoc } from '../model/webhooks.js';
+import { currentDate } from '../runtime/clock.js';
 
 export interface EventPipelineDeps {
   store: Store;
@@ -103,7 +104,7 @@ export const deliveryIdFor = (eventId: string, webhookId: string): string => der
 
 /** An audit-only record: the shape of an admin event's record, scope `audit`. */
 function auditRecord(name: AuditEvent, data: Record<string, unknown>, actor: EventActor): AuditRecord {
-  const now = new Date();
+  const now = currentDate();
   return { _id: newId(), name, scope: 'audit', userId: null, timestamp: Math.floor(now.getTime() / 1000), data, actor, createdAt: now };
 }
 
@@ -158,7 +159,7 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
     actor: EventActor,
     eventId = newId(),
   ): WebhookEventDoc => {
-    const now = new Date();
+    const now = currentDate();
     return { _id: eventId, name, scope, userId, timestamp: Math.floor(now.getTime() / 1000), data, actor, createdAt: now };
   };
 

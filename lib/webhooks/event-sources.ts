@@ -1,8 +1,8 @@
 // What the sources of user events put in an event: the app events' data (field
 // names in the app API's terms, never a secret's value), the actor of a request.
-import { appJson } from '../domain/client-metadata.js';
-import type { ClientDoc } from '../store/clients.js';
-import type { EventActor } from '../domain/webhook-events.js';
+import { appJson } from '../model/client-metadata.js';
+import type { ClientDoc } from '../model/clients.js';
+import type { EventActor } from '../model/webhook-events.js';
 
 /** `app.created` and `app.deleted`: `{app_id, name}`. */
 export const appEventData = (client: ClientDoc) => ({ app_id: client._id, name: client.name });

@@ -2,7 +2,7 @@
 // signature and the headers of the request. Pure: no I/O (the delivery
 // activity unseals the secret and sends the request).
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { WebhookEventName } from '../domain/webhook-events.js';
+import type { WebhookEventName } from '../model/webhook-events.js';
 
 export const WEBHOOK_USER_AGENT = 'Keyflow-Webhooks/1.0 (+https://github.com/keyflow/keyflow)';
 

@@ -9,17 +9,20 @@
 // query) and never the signing secret.
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { ConflictError, NotFoundError, ValidationError } from '../domain/errors.js';
-import type { DeliveryOutcome, WebhookDeliveryInput } from '../domain/webhook-delivery.js';
-import { checkSubscription, TEST_EVENT, type AdminEvent, type EventActor, type WebhookScope } from '../domain/webhook-events.js';
+import { ConflictError, NotFoundError, ValidationError } from '../model/errors.js';
+import type { DeliveryOutcome, WebhookDeliveryInput } from '../model/webhook-delivery.js';
+import { checkSubscription, TEST_EVENT, type AdminEvent, type EventActor, type WebhookScope } from '../model/webhook-events.js';
 import type { FlowClient } from '../flows/flow-client.js';
 import { runTestPing } from '../flows/webhook-delivery.js';
-import type { OutboundPolicy } from '../outbound/http-client.js';
+import type { OutboundPolicy } from '../runtime/http-client.js';
 import type { Kek } from '../security/kek.js';
 import type { Store } from '../store/db.js';
-import { createWebhook, deleteWebhook, findWebhook, updateWebhook, WebhookSlotsFull, type WebhookChanges, type WebhookDoc } from '../store/webhooks.js';
+import { createWebhook, deleteWebhook, findWebhook, updateWebhook, type WebhookChanges } from '../store/webhooks.js';
+import { WebhookSlotsFull } from '../store/webhook-slots.js';
+import type { WebhookDoc } from '../model/webhooks.js';
 import { CreateBody, describe, PatchBody } from './webhook-inputs.js';
 import { MAX_ID_LENGTH, undeliverable, WEBHOOK_RULES } from './webhook-rules.js';
+import { currentTimeMs } from '../runtime/clock.js';
 
 export interface WebhookChangeDeps {
   store: Store;
@@ -168,7 +171,7 @@ export async function sendTestPing(deps: WebhookChangeDeps, hook: WebhookDoc): P
     deliveryId,
     webhookId: hook._id,
     event: TEST_EVENT,
-    timestamp: Math.floor(Date.now() / 1000),
+    timestamp: Math.floor(currentTimeMs() / 1000),
     data: { webhook_id: hook._id, message: TEST_MESSAGE },
     timeoutMs: deps.deliveryTimeoutMs,
     test: true,

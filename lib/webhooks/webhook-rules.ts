@@ -1,10 +1,10 @@
 // The rules of the webhook API: user and admin webhooks differ only by this
 // table (base path, limit, who sees them, scopes), and a URL is refused at
 // once when delivery would refuse it anyway.
-import type { WebhookScope } from '../domain/webhook-events.js';
-import { WEBHOOK_LIMITS } from '../domain/webhooks.js';
-import { isLoopbackHost } from '../domain/redirect-uri.js';
-import { admitsUrl, refusedHost, type OutboundPolicy } from '../outbound/http-client.js';
+import type { WebhookScope } from '../model/webhook-events.js';
+import { WEBHOOK_LIMITS } from '../model/webhooks.js';
+import { isLoopbackHost } from '../model/redirect-uri.js';
+import { admitsUrl, refusedHost, type OutboundPolicy } from '../runtime/http-client.js';
 
 export interface Rules {
   base: string;

@@ -10,7 +10,8 @@ import proto from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { spawnManaged } from '../../tools/embedded/process.js';
 import { freePort } from '../../tools/embedded/ports.js';
-import { PROJECT_ROOT, startFerretDb, startTemporalDevServer } from '../../tools/embedded/servers.js';
+import { startFerretDb, startTemporalDevServer } from '../../tools/embedded/servers.js';
+import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 import { WORKFLOW_BUNDLE_ENV } from '../support/test-worker.js';
 import { keepState, TEST_STATE } from './state.js';
 

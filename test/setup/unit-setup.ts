@@ -9,7 +9,8 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { freePort } from '../../tools/embedded/ports.js';
-import { PROJECT_ROOT, startTemporalDevServer } from '../../tools/embedded/servers.js';
+import { startTemporalDevServer } from '../../tools/embedded/servers.js';
+import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 import { keepState, UNIT_TEST_STATE } from './state.js';
 
 export default async function unitSetup(): Promise<void> {

@@ -2,7 +2,7 @@
 // Turnstile and reCAPTCHA answer), and the site's captcha settings set all at
 // once, for tests of the step-up captcha gate.
 import http from 'node:http';
-import type { SiteSettings } from '../../lib/domain/site-settings.js';
+import type { SiteSettings } from '../../lib/model/site-settings.js';
 import type { Kek } from '../../lib/security/kek.js';
 import type { Store } from '../../lib/store/db.js';
 import { setSiteSetting } from '../../lib/store/settings.js';

@@ -5,9 +5,9 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { withCliIo } from '../../lib/cli/io.js';
-import { runKeyflow } from '../../lib/cli/run.js';
-import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
+import { withCliIo } from '../../cli/io.js';
+import { runKeyflow } from '../../cli/run.js';
+import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 import { STACK_FRAME, type Json } from './harness.js';
 import { isolatedEnv } from './test-worker.js';
 
@@ -18,7 +18,7 @@ export interface ProcessResult {
 }
 
 /** The CLI's compiled entry point under dist/. */
-export const CLI_ENTRY = 'lib/cli/keyflow.js';
+export const CLI_ENTRY = 'cli/keyflow.js';
 
 export interface StartedEntry {
   child: ChildProcessByStdio<Writable, Readable, Readable>;
@@ -29,7 +29,7 @@ export interface StartedEntry {
 }
 
 /**
- * Starts a compiled entry point (e.g. `lib/cli/keyflow.js`) with this Node and
+ * Starts a compiled entry point (e.g. `cli/keyflow.js`) with this Node and
  * the test environment (`undefined` unsets a variable), `input` on its stdin.
  */
 export function startEntry(entry: string, args: string[], env: Record<string, string | undefined> = {}, input = ''): StartedEntry {
@@ -73,7 +73,7 @@ export const runCliProcess = (args: string[], env: Record<string, string | undef
 
 /**
  * `keyflow <args…>` run in this process by the dispatch the entry point runs
- * (lib/cli/run.ts), with the test environment and `input` on its stdin: the
+ * (cli/run.ts), with the test environment and `input` on its stdin: the
  * same output and exit code as runCli, without a new Node.js per command.
  */
 export async function runCli(args: string[], env: Record<string, string | undefined> = {}, input = ''): Promise<ProcessResult> {

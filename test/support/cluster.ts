@@ -12,7 +12,8 @@ import { createInterface } from 'node:readline';
 import { openStore, type Store } from '../../lib/store/db.js';
 import { freePort } from '../../tools/embedded/ports.js';
 import type { ManagedProcess } from '../../tools/embedded/process.js';
-import { PROJECT_ROOT, startFerretDb, startTemporalDevServer } from '../../tools/embedded/servers.js';
+import { startFerretDb, startTemporalDevServer } from '../../tools/embedded/servers.js';
+import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 import { untilReady } from './keyflow-process.js';
 
 export interface ClusterNode {

@@ -3,7 +3,7 @@
 // requests it makes (client assertions, DPoP proofs, PAR, the token request).
 import { createHash, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import type { NewClientInput } from '../../lib/domain/clients.js';
+import type { NewClientInput } from '../../lib/model/clients.js';
 import { JWT_BEARER_ASSERTION_TYPE } from '../../api/protocol/shared/client-assertion.js';
 import { newRp } from '../../tools/fixtures/clients.js';
 import { newClientKey, type ClientKey, type ClientKeyAlg } from './client-keys.js';

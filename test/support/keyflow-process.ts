@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
+import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 import { eventually } from './harness.js';
 
 export type Entry = 'api' | 'worker';

@@ -4,7 +4,7 @@
 // admin), which a real consent would never hand out.
 import type { ApiUnderTest } from './harness.js';
 import { issueAccessToken } from '../../lib/grants/tokens.js';
-import type { ClientDoc } from '../../lib/domain/clients.js';
+import type { ClientDoc } from '../../lib/model/clients.js';
 import { newId } from '../../lib/security/secrets.js';
 import { createClient } from '../../lib/store/clients.js';
 import { openGrant } from '../../lib/store/grants.js';

@@ -1,7 +1,7 @@
 // OAuth sources for tests, inserted straight into the store as the admin API
 // would (the client secret sealed with the KEK).
 import type { ApiUnderTest } from './harness.js';
-import { DEFAULT_CLAIM_MAPPING, type OAuthSourceDoc } from '../../lib/domain/oauth-sources.js';
+import { DEFAULT_CLAIM_MAPPING, type OAuthSourceDoc } from '../../lib/model/oauth-sources.js';
 import { seal } from '../../lib/security/kek.js';
 import { newId } from '../../lib/security/secrets.js';
 import { insertSource } from '../../lib/store/oauth-sources.js';

@@ -1,6 +1,6 @@
 // A stored passkey for tests that need a user to have one, without a WebAuthn
 // ceremony (the browser tests do those with Chromium's virtual authenticator).
-import type { PasskeyDoc } from '../../lib/domain/passkeys.js';
+import type { PasskeyDoc } from '../../lib/model/passkeys.js';
 import { newId } from '../../lib/security/secrets.js';
 import { insertPasskey } from '../../lib/store/passkeys.js';
 import type { Store } from '../../lib/store/db.js';

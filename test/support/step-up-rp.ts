@@ -1,7 +1,7 @@
 // A relying party that asks for step-up confirmations: a confidential client
 // redirecting to an RP callback, opening challenges (POST /api/oauth/2fa/challenges)
 // and verifying their codes (POST /api/oauth/2fa/verify), as an RP's server does.
-import type { NewClientInput } from '../../lib/domain/clients.js';
+import type { NewClientInput } from '../../lib/model/clients.js';
 import { newRp } from '../../tools/fixtures/clients.js';
 import type { RpCallback } from './browser.js';
 import type { ApiUnderTest, Json } from './harness.js';

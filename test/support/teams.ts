@@ -1,7 +1,7 @@
 // Team membership for tests about something else: the way a user joins, an
 // invitation from a manager accepted by the invitee, through the core.
-import type { TeamMemberDoc } from '../../lib/domain/teams.js';
-import type { TeamRole } from '../../lib/domain/team-roles.js';
+import type { TeamMemberDoc } from '../../lib/model/teams.js';
+import type { TeamRole } from '../../lib/model/team-roles.js';
 import { acceptInvitation, inviteMember } from '../../lib/teams/invitations.js';
 import { userActor, type TeamDeps } from '../../lib/teams/team-changes.js';
 

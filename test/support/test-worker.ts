@@ -10,7 +10,7 @@ import type { Config } from '../../lib/config/env.js';
 import { createLogger } from '../../lib/runtime/log.js';
 import { startCoreServices } from '../../lib/runtime/services.js';
 import { temporalConnectionOptions } from '../../lib/temporal/connection.js';
-import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
+import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 
 /** Where global setup puts the workflow bundle it builds once per run. */
 export const WORKFLOW_BUNDLE_ENV = 'KEYFLOW_TEST_WORKFLOW_BUNDLE';

@@ -1,12 +1,12 @@
 // The code flow as an RP and a person run it, over HTTP: a new user signs in
 // and allows, the client redeems the code (PKCE S256) with its secret. For
 // tests about what happens to the tokens afterwards.
-import type { NewClientInput } from '../../lib/domain/clients.js';
-import { s256Challenge } from '../../lib/domain/pkce.js';
+import type { NewClientInput } from '../../lib/model/clients.js';
+import { s256Challenge } from '../../lib/model/pkce.js';
 import { newSecret } from '../../lib/security/secrets.js';
-import type { UserDoc } from '../../lib/store/users.js';
+import type { UserDoc } from '../../lib/model/users.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
-import { familyWorkflowId } from '../../lib/domain/refresh-family.js';
+import { familyWorkflowId } from '../../lib/model/refresh-family.js';
 import { eventually, type Json, type ApiUnderTest } from './harness.js';
 import { jwtClaims, postForm, type Answer } from './http.js';
 import { newUser } from '../../tools/fixtures/users.js';

@@ -8,7 +8,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { Kek } from '../../lib/security/kek.js';
 import type { Store } from '../../lib/store/db.js';
-import { createWebhook, type WebhookDoc } from '../../lib/store/webhooks.js';
+import { createWebhook } from '../../lib/store/webhooks.js';
+import type { WebhookDoc } from '../../lib/model/webhooks.js';
 import { listenLocally } from './local-server.js';
 
 export interface ReceivedDelivery {

@@ -14,7 +14,7 @@ import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } fr
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
-import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
+import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 
 /** One stub activity call: Keyflow's activities take one object argument. */
 export interface ActivityCall {

@@ -1,11 +1,11 @@
-// The CLI's commands are defined once (lib/cli/commands.ts): the checked-in
+// The CLI's commands are defined once (cli/commands.ts): the checked-in
 // docs/cli-reference.md must be what `npm run docs:cli` writes now, the usage
 // text lists every command, and every group the dispatch knows has commands.
 import fs from 'node:fs';
 import path from 'node:path';
-import { CLI_REFERENCE_FILE, renderCliReference } from '../../lib/cli/reference.js';
-import { COMMANDS, commandHelp, optionsOf } from '../../lib/cli/commands.js';
-import { USAGE } from '../../lib/cli/usage.js';
+import { CLI_REFERENCE_FILE, renderCliReference } from '../../cli/reference.js';
+import { COMMANDS, commandHelp, optionsOf } from '../../cli/commands.js';
+import { USAGE } from '../../cli/usage.js';
 import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 
 describe('the CLI reference', () => {

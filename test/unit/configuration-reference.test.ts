@@ -9,7 +9,7 @@ import { REFERENCE_FILE, renderConfigurationReference, variableFacts } from '../
 import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 
 /** Product code and the scripts that start it: where a variable read beside lib/config would be configuration too. */
-const READERS = ['api', 'worker', 'activities', 'workflows', 'lib', 'bin', 'tools/scripts'];
+const READERS = ['api', 'cli', 'worker', 'activities', 'workflows', 'lib', 'bin', 'tools/scripts'];
 const ENV_READ = /process\.env(?:\.([A-Z][A-Z0-9_]*)|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g;
 
 function sources(dir: string): string[] {

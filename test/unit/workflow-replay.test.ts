@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { PROJECT_ROOT } from '../../tools/embedded/servers.js';
+import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 import * as workflows from '../../workflows/index.js';
 import { installQuietRuntime } from '../support/workflow-env.js';
 

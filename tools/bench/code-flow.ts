@@ -6,7 +6,7 @@
 // METRICS_ADDR / WORKER_METRICS_ADDR set as for npm start, also what one loop
 // costs: MongoDB commands, Temporal calls, CPU ms per process (costs.ts).
 import fs from 'node:fs';
-import type { IdTokenAlg } from '../../lib/domain/clients.js';
+import type { IdTokenAlg } from '../../lib/model/clients.js';
 import { benchSetup, percentile } from './common.js';
 import { costDiff, costSnapshot, costTargetsFromEnv, formatCost, pidListeningOn } from './costs.js';
 import { benchRp, codeExchange, loopFor, signedInAgent, userinfo } from './rp.js';

@@ -7,10 +7,10 @@
 // (UUID-shaped like the product's), a batch counts as done when its last
 // document is there (one lookup by `_id`), and the bulk inserts skip ids that
 // exist, so an interrupted fill just runs again.
-import type { RefreshTokenDoc } from '../../lib/domain/refresh-family.js';
-import type { WebhookDeliveryDoc } from '../../lib/domain/webhook-delivery.js';
-import { newClient } from '../../lib/domain/client-secrets.js';
-import { NewUserInput, newUserAccount, usernameFromEmail, type UserDoc } from '../../lib/domain/users.js';
+import type { RefreshTokenDoc } from '../../lib/model/refresh-family.js';
+import type { WebhookDeliveryDoc } from '../../lib/model/webhook-delivery.js';
+import { newClient } from '../../lib/model/client-secrets.js';
+import { NewUserInput, newUserAccount, usernameFromEmail, type UserDoc } from '../../lib/model/users.js';
 import type { Kek } from '../../lib/security/kek.js';
 import { hashSecret } from '../../lib/security/secrets.js';
 import { findClient, insertClients } from '../../lib/store/clients.js';

@@ -1,8 +1,8 @@
 // What the HTTP benchmarks do as a relying party: make a confidential client,
 // sign a fresh user in and consent once, then run authorize → token →
 // UserInfo, refresh rotations and introspection against a running Keyflow.
-import type { IdTokenAlg } from '../../lib/domain/clients.js';
-import { s256Challenge } from '../../lib/domain/pkce.js';
+import type { IdTokenAlg } from '../../lib/model/clients.js';
+import { s256Challenge } from '../../lib/model/pkce.js';
 import { newSecret } from '../../lib/security/secrets.js';
 import type { Store } from '../../lib/store/db.js';
 import { createClient } from '../../lib/store/clients.js';

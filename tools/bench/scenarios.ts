@@ -3,8 +3,8 @@
 // scenario prepares N workers (virtual RPs or devices), then loops them for S
 // seconds; one operation's latency is measured from its first request to its
 // last answer.
-import type { IdTokenAlg } from '../../lib/domain/clients.js';
-import { s256Challenge } from '../../lib/domain/pkce.js';
+import type { IdTokenAlg } from '../../lib/model/clients.js';
+import { s256Challenge } from '../../lib/model/pkce.js';
 import { newSecret } from '../../lib/security/secrets.js';
 import { percentile } from './common.js';
 import { REDIRECT_URI, type BenchAgent, type BenchClient, type BenchTarget } from './targets.js';

@@ -6,7 +6,7 @@ import { loadKek } from '../../lib/security/kek.js';
 import { createMlDsa65, nativeMlDsaAvailable } from '../../lib/keys/mldsa.js';
 import { Signer } from '../../lib/keys/signer.js';
 import { parseConfig } from '../../lib/config/env.js';
-import type { SigningAlg } from '../../lib/domain/signing-keys.js';
+import type { SigningAlg } from '../../lib/model/signing-keys.js';
 import { dropDatabase, ensureIndexes, openStore } from '../../lib/store/db.js';
 
 export async function signingBench(args: string[]): Promise<void> {

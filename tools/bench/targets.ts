@@ -2,7 +2,7 @@
 // client code: their endpoints (from discovery), how a client is registered,
 // and how a virtual RP's user signs in and consents. Everything else (the
 // requests of each scenario) is in scenarios.ts.
-import type { IdTokenAlg } from '../../lib/domain/clients.js';
+import type { IdTokenAlg } from '../../lib/model/clients.js';
 import type { Store } from '../../lib/store/db.js';
 import { newRp } from '../fixtures/clients.js';
 import { KeyflowAgent } from './keyflow-agent.js';

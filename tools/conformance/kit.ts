@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../embedded/servers.js';
+import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 
 export interface Kit {
   script: string;

@@ -3,7 +3,7 @@
 // its results markers, with the date, the suite's version and Keyflow's commit.
 import fs from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../embedded/servers.js';
+import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 
 export interface ModuleResult {
   module: string;

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { spawnManaged, type ManagedProcess } from '../embedded/process.js';
-import { PROJECT_ROOT } from '../embedded/servers.js';
+import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 import { startTlsFront, type TlsFront } from './tls-front.js';
 import { findKit, interruptKitCommands, keyflowEnv, kitCommand, type Kit } from './kit.js';
 import { DEFAULT_PLANS, planName, plansNamed, variantOf, type ConfigKind, type KeyflowProfile, type PlanRun } from './plans.js';
@@ -83,7 +83,7 @@ const FAPI_TLS_PORT = Number(process.env.OIDF_FAPI_TLS_PORT ?? '3845');
 /** A Keyflow CLI command on the conformance Keyflow's database; its JSON output. */
 function cli(env: NodeJS.ProcessEnv, args: string[]): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist', 'lib', 'cli', 'keyflow.js'), ...args], {
+    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(PROJECT_ROOT, 'dist', 'cli', 'keyflow.js'), ...args], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

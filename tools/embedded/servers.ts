@@ -9,8 +9,6 @@ import { devServerSearchAttributeFlags } from '../../lib/temporal/search-attribu
 import { spawnManaged, type ManagedProcess, type SpawnOptions } from './process.js';
 import { isPortOpen, waitForPort } from './ports.js';
 
-export { PROJECT_ROOT };
-
 function binary(relative: string, installHint: string): string {
   const file = path.join(PROJECT_ROOT, relative);
   if (!fs.existsSync(file)) throw new Error(`${relative} is missing: ${installHint}`);

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnManaged } from '../embedded/process.js';
 import { freePort } from '../embedded/ports.js';
-import { PROJECT_ROOT } from '../embedded/servers.js';
+import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 import { waitUntilUp } from './keyflow-instance.js';
 
 export const KEYCLOAK_VERSION = '26.7.3';

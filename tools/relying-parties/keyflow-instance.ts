@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnManaged, type ManagedProcess } from '../embedded/process.js';
 import { freePort } from '../embedded/ports.js';
-import { PROJECT_ROOT } from '../embedded/servers.js';
+import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 
 export interface KeyflowInstance {
   issuer: string;
@@ -56,7 +56,7 @@ export async function startKeyflow(): Promise<KeyflowInstance> {
   await waitUntilUp(`${issuer}/readyz`, 'Keyflow', () => exited);
   const cli = (args: string[]) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
-      const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'lib', 'cli', 'keyflow.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'cli', 'keyflow.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       let err = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnManaged } from '../embedded/process.js';
-import { PROJECT_ROOT } from '../embedded/servers.js';
+import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 import { waitUntilUp } from './keyflow-instance.js';
 
 /** The Spring Boot versions checked: the last of 3.5 and of 4.0 that Maven Central serves whole. */

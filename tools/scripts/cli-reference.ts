@@ -1,10 +1,10 @@
 // `npm run docs:cli`: writes docs/cli-reference.md from the command
-// definitions in lib/cli/commands.ts. With --check it writes nothing and exits
+// definitions in cli/commands.ts. With --check it writes nothing and exits
 // 1 when the checked-in file differs (test/unit/cli-reference.test.ts makes
 // the same check in `npm test`).
 import fs from 'node:fs';
 import path from 'node:path';
-import { CLI_REFERENCE_FILE, renderCliReference } from '../../lib/cli/reference.js';
+import { CLI_REFERENCE_FILE, renderCliReference } from '../../cli/reference.js';
 import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 
 const file = path.join(PROJECT_ROOT, CLI_REFERENCE_FILE);

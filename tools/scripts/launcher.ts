@@ -10,7 +10,8 @@ import '../../lib/runtime/supported-node.js'; // first: refuses an old Node.js b
 import path from 'node:path';
 import { loadConfigOrExit } from '../../lib/config/env.js';
 import { spawnManaged, type ManagedProcess } from '../embedded/process.js';
-import { PROJECT_ROOT, startFerretDb, startTemporalDevServer } from '../embedded/servers.js';
+import { startFerretDb, startTemporalDevServer } from '../embedded/servers.js';
+import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 import { supervise, type Supervised } from '../embedded/supervisor.js';
 
 const config = loadConfigOrExit('keyflow');

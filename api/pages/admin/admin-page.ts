@@ -4,7 +4,7 @@
 // refusal) and the paging query.
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { z } from 'zod';
-import { refusalStatus } from '../../../lib/domain/errors.js';
+import { refusalStatus } from '../../../lib/model/errors.js';
 import type { SafeHtml } from '../../html/html.js';
 import { sendErrorPage } from '../../html/layout.js';
 import { notFound } from '../../http/errors.js';

@@ -4,9 +4,9 @@
 // lib/admin/app-changes.ts (the admin API's and CLI's changes and events).
 import { Router, type Request, type Response } from 'express';
 import { changeApp, deactivateApp, reactivateApp, setAppVerified } from '../../../lib/admin/app-changes.js';
-import type { MachineAccessEntry } from '../../../lib/domain/machine-access.js';
-import type { ClientDoc } from '../../../lib/domain/clients.js';
-import { NotFoundError, ValidationError } from '../../../lib/domain/errors.js';
+import type { MachineAccessEntry } from '../../../lib/model/machine-access.js';
+import type { ClientDoc } from '../../../lib/model/clients.js';
+import { NotFoundError, ValidationError } from '../../../lib/model/errors.js';
 import { findClient, pageClients } from '../../../lib/store/clients.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';
 import type { SafeHtml } from '../../html/html.js';

@@ -1,7 +1,7 @@
 // /admin/audit: the audit log with filters (lib/store/audit-query.ts). A
 // filter that cannot be read is named in a 400 page, never guessed at.
 import { Router, type Request, type Response } from 'express';
-import { ADMIN_EVENTS, AUDIT_EVENTS, type AuditRecord } from '../../../lib/domain/webhook-events.js';
+import { ADMIN_EVENTS, AUDIT_EVENTS, type AuditRecord } from '../../../lib/model/webhook-events.js';
 import { findAuditRecords, type AuditFilter } from '../../../lib/store/audit-query.js';
 import { fieldsOf, formText } from '../../http/input.js';
 import { adminAuditPage, type AuditQuery } from '../../views/admin/audit.js';

@@ -14,8 +14,6 @@ import { adminUsersRoutes, type AdminUsersPageDeps } from './users.js';
 import { adminWebhooksRoutes } from './webhooks.js';
 import { ADMIN_PAGES } from '../../paths.js';
 
-export type { AdminConsoleDeps };
-
 /** What the areas together need (the api passes its whole context). */
 type ConsoleDeps = AdminConsoleDeps & AdminUsersPageDeps & AdminAppsPageDeps & AdminInvitesPageDeps;
 

@@ -1,11 +1,11 @@
-// /admin/invitations: a site admin lists invitations, creates one and revokes
+// /admin/invites: a site admin lists sign-up invites, creates one and revokes
 // one through lib/admin/invite-changes.ts (the admin API's and CLI's changes
 // and events). The new link is in the answer to the creating POST only: that
 // page is rendered there (never cached, never redirected to), and the link is
 // kept nowhere, so a reload of the list cannot show it again.
 import express, { Router, type Request, type Response } from 'express';
 import { createInvite, namedInvite, revokeInvite } from '../../../lib/admin/invite-changes.js';
-import { refusalStatus } from '../../../lib/domain/errors.js';
+import { refusalStatus } from '../../../lib/model/errors.js';
 import { listInvites } from '../../../lib/store/invites.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';
 import type { SafeHtml } from '../../html/html.js';
@@ -49,14 +49,14 @@ export function adminInvitesRoutes(deps: AdminInvitesPageDeps): Router {
     adminInvitesPage(res, adminOf(req).session.csrf, { ...data, draft: more.draft ?? NEW_INVITE, createdLink: more.createdLink }, notice, more.status);
   }
 
-  router.get(ADMIN_PAGES.invitations, (req, res) => list(req, res));
+  router.get(ADMIN_PAGES.invites, (req, res) => list(req, res));
 
   // Not adminForm: success shows the link in this answer rather than redirecting.
-  router.post(ADMIN_PAGES.invitations, formBody, async (req, res) => {
+  router.post(ADMIN_PAGES.invites, formBody, async (req, res) => {
     const s = adminOf(req);
     if (!hasValidCsrf(req, s.session))
       return sendErrorPage(res, 403, 'Forbidden', 'This form was sent without its security token. Reload the page and try again.');
-    if (!requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, ADMIN_PAGES.invitations)) return;
+    if (!requireRecentSignIn(res, s.session, deps.reauthMaxAgeMs, ADMIN_PAGES.invites)) return;
     const draft = draftFrom(req);
     const created = await createInvite(deps, bodyOf(draft), actor(req)).catch((err: unknown) => {
       if (refusalStatus(err) === null || !(err instanceof Error)) throw err;
@@ -69,12 +69,12 @@ export function adminInvitesRoutes(deps: AdminInvitesPageDeps): Router {
   adminForm(
     router,
     deps,
-    `${ADMIN_PAGES.invitations}/:id/revoke`,
-    () => ADMIN_PAGES.invitations,
+    `${ADMIN_PAGES.invites}/:id/revoke`,
+    () => ADMIN_PAGES.invites,
     async (req) => {
       const id = String(req.params.id);
       await revokeInvite(deps, await namedInvite(deps.store, id.length <= 100 ? id : ''), actor(req));
-      return doneAt(ADMIN_PAGES.invitations, 'revoked');
+      return doneAt(ADMIN_PAGES.invites, 'revoked');
     },
     (req, res, notice, status) => list(req, res, { notice, status }),
   );

@@ -5,7 +5,7 @@
 // is sent only when typed (or cleared by its checkbox).
 import { Router, type Request, type Response } from 'express';
 import { updateSiteSettings } from '../../../lib/admin/config-changes.js';
-import { redactSiteSettings, SITE_SETTINGS } from '../../../lib/domain/site-settings.js';
+import { redactSiteSettings, SITE_SETTINGS } from '../../../lib/model/site-settings.js';
 import { getSiteSettings } from '../../../lib/store/settings.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';
 import type { SafeHtml } from '../../html/html.js';

@@ -3,8 +3,8 @@
 // events). The form's fields become the API's JSON body; the client secret
 // is sent only when typed (or removed by its checkbox).
 import { Router, type Request, type Response } from 'express';
-import { NotFoundError, ValidationError } from '../../../lib/domain/errors.js';
-import type { OAuthSourceDoc } from '../../../lib/domain/oauth-sources.js';
+import { NotFoundError, ValidationError } from '../../../lib/model/errors.js';
+import type { OAuthSourceDoc } from '../../../lib/model/oauth-sources.js';
 import { createSource, removeSource, updateSource } from '../../../lib/sources/source-changes.js';
 import { findSource, listSources } from '../../../lib/store/oauth-sources.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';

@@ -2,7 +2,7 @@
 // its slug. The deletion is the team APIs' own (lib/teams/team-changes.ts) by
 // an instance-wide actor, so it is audited and emits admin.team.delete.
 import { Router, type Request, type Response } from 'express';
-import { ConflictError, ValidationError } from '../../../lib/domain/errors.js';
+import { ConflictError, ValidationError } from '../../../lib/model/errors.js';
 import { listAllTeams } from '../../../lib/store/teams.js';
 import { deleteTeam, teamFor, type TeamActor } from '../../../lib/teams/team-changes.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';

@@ -4,8 +4,8 @@
 // change ends end here as in the admin API: with back-channel logout.
 import { Router, type Request, type Response } from 'express';
 import { deleteUser, resetSecondFactors, revokeUserTokens, updateUser, type UserChangeDeps } from '../../../lib/admin/user-changes.js';
-import { NotFoundError, ValidationError } from '../../../lib/domain/errors.js';
-import type { UserDoc } from '../../../lib/domain/users.js';
+import { NotFoundError, ValidationError } from '../../../lib/model/errors.js';
+import type { UserDoc } from '../../../lib/model/users.js';
 import { findUserById, MAX_USER_SEARCH, passkeyCounts, searchUsers } from '../../../lib/store/users.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';
 import type { SafeHtml } from '../../html/html.js';

@@ -4,7 +4,7 @@
 // itself: the new signing secret, or the test's outcome, is in that answer
 // only (never cached, never redirected to), so a reload shows neither again.
 import express, { Router, type Request, type Response } from 'express';
-import { refusalStatus, ValidationError } from '../../../lib/domain/errors.js';
+import { refusalStatus, ValidationError } from '../../../lib/model/errors.js';
 import { recentDeliveries } from '../../../lib/store/webhook-history.js';
 import { listWebhooks } from '../../../lib/store/webhooks.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';

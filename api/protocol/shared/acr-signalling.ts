@@ -4,7 +4,8 @@
 // `WWW-Authenticate: Bearer error="insufficient_user_authentication", acr_values="mfa"[, max_age=N]`,
 // and the client repeats the authorization with those acr_values (and max_age).
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { WELL_KNOWN } from '../../../lib/domain/discovery.js';
+import { WELL_KNOWN } from '../../../lib/model/discovery.js';
+import { currentTimeMs } from '../../../lib/runtime/clock.js';
 
 export interface StepUpRequirement {
   acr: 'mfa';
@@ -17,7 +18,7 @@ export function stepUpShortfall(req: Request, need: StepUpRequirement): string |
   const claims = req.access?.claims ?? {};
   if (claims.acr !== need.acr) return 'a second factor is required';
   const authTime = typeof claims.auth_time === 'number' ? claims.auth_time : 0;
-  if (need.maxAge !== undefined && Math.floor(Date.now() / 1000) - authTime > need.maxAge) return 'a more recent authentication is required';
+  if (need.maxAge !== undefined && Math.floor(currentTimeMs() / 1000) - authTime > need.maxAge) return 'a more recent authentication is required';
   return null;
 }
 

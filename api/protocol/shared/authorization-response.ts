@@ -8,7 +8,7 @@
 // parameters to the redirect URI and submits itself. In a JWT mode (JARM:
 // `query.jwt`, `fragment.jwt`, `form_post.jwt`) the parameters, `iss` among
 // them, go inside a JWT signed with the client's
-// authorization_signed_response_alg (lib/domain/jwt-response.ts), which
+// authorization_signed_response_alg (lib/model/jwt-response.ts), which
 // travels the same way as the one parameter `response`.
 //
 // `iss` goes with the implicit flow's answers too: the ID token names the
@@ -16,9 +16,9 @@
 // authorization_response_iss_parameter_supported promises it on every answer.
 import { createHash } from 'node:crypto';
 import type { Response } from 'express';
-import { buildRedirect } from '../../../lib/domain/authorization-request.js';
-import { authorizationResponseAlg, jwtResponseClaims } from '../../../lib/domain/jwt-response.js';
-import { isJwtResponseMode, type ResponseMode, type ResponseTarget } from '../../../lib/domain/response-mode.js';
+import { buildRedirect } from '../../../lib/model/authorization-request.js';
+import { authorizationResponseAlg, jwtResponseClaims } from '../../../lib/model/jwt-response.js';
+import { isJwtResponseMode, type ResponseMode, type ResponseTarget } from '../../../lib/model/response-mode.js';
 import { currentTimeMs } from '../../../lib/runtime/clock.js';
 import { html, raw } from '../../html/html.js';
 import type { ImplicitResponse } from '../../../lib/grants/implicit-issuance.js';

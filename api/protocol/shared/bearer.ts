@@ -4,13 +4,14 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { verifyOwnJwt } from '../../../lib/keys/verifier.js';
 import { isGrantLive, usableGrant } from '../../../lib/store/grants.js';
-import type { UserDoc } from '../../../lib/domain/users.js';
-import { PAT_PREFIX } from '../../../lib/domain/personal-access-tokens.js';
+import type { UserDoc } from '../../../lib/model/users.js';
+import { PAT_PREFIX } from '../../../lib/model/personal-access-tokens.js';
 import { personalAccessTokenContext } from '../../../lib/store/personal-access-tokens.js';
-import { WELL_KNOWN } from '../../../lib/domain/discovery.js';
+import { WELL_KNOWN } from '../../../lib/model/discovery.js';
 import { DPOP_ALGS, dpopHeader, dpopRequestUrl, verifyDpopProof } from './dpop.js';
 import { fieldsOf, raw } from '../../http/input.js';
 import type { ApiContext } from '../../context.js';
+import { currentTimeMs } from '../../../lib/runtime/clock.js';
 
 /** A form POST may carry its token in a field (any value present counts as sent, so a token sent twice is refused). */
 const BearerForm = fieldsOf({ access_token: raw });
@@ -42,7 +43,7 @@ async function accessTokenClaims(deps: Pick<BearerDeps, 'issuer' | 'keyring'>, t
   const jwt = await verifyOwnJwt(deps.keyring, token);
   if (!jwt || jwt.header.typ !== 'at+jwt') return null;
   const c = jwt.claims;
-  const now = Math.floor(Date.now() / 1000);
+  const now = Math.floor(currentTimeMs() / 1000);
   if (c.iss !== deps.issuer || typeof c.exp !== 'number' || c.exp <= now) return null;
   if (typeof c.sub !== 'string' || typeof c.client_id !== 'string' || typeof c.grant_id !== 'string' || typeof c.scope !== 'string') return null;
   if (typeof c.jti !== 'string') return null;

@@ -2,14 +2,15 @@
 // signed with the client's own key, verified against its inline `jwks` or its
 // `jwks_uri` (client-keys.ts). Its `aud` is the issuer, a single string, at
 // every endpoint. Each assertion is single use (its `jti`).
-import { FAPI2_CLIENT_ALGS, isFapi2 } from '../../../lib/domain/fapi2.js';
+import { FAPI2_CLIENT_ALGS, isFapi2 } from '../../../lib/model/fapi2.js';
 import { errors as joseErrors, jwtVerify } from 'jose';
-import { CLIENT_KEY_ALGS } from '../../../lib/domain/client-key-algs.js';
-import { ENDPOINTS } from '../../../lib/domain/discovery.js';
-import type { ClientDoc } from '../../../lib/domain/clients.js';
+import { CLIENT_KEY_ALGS } from '../../../lib/model/client-key-algs.js';
+import { ENDPOINTS } from '../../../lib/model/discovery.js';
+import type { ClientDoc } from '../../../lib/model/clients.js';
 import type { Store } from '../../../lib/store/db.js';
 import { claimOnce } from '../../../lib/store/single-use.js';
 import { isNoMatchingKey, JwksUnavailable, type ClientKeys } from './client-keys.js';
+import { currentTimeMs } from '../../../lib/runtime/clock.js';
 
 export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 export const CLIENT_ASSERTION_ALGS: string[] = [...CLIENT_KEY_ALGS];
@@ -90,14 +91,14 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
           ok: false,
           description: `client_assertion aud must be ${audience === 'issuer' ? 'the issuer' : 'the issuer or the token endpoint URL'}, as a single string`,
         };
-      const now = Math.floor(Date.now() / 1000);
+      const now = Math.floor(currentTimeMs() / 1000);
       const { exp, iat, jti } = payload as { exp: number; iat?: unknown; jti: unknown };
       if (iat !== undefined && (typeof iat !== 'number' || iat > now + CLOCK_TOLERANCE_S)) return { ok: false, description: 'client_assertion iat is invalid' };
       if (exp - (typeof iat === 'number' ? iat : now) > MAX_LIFETIME_S || exp - now > MAX_LIFETIME_S + CLOCK_TOLERANCE_S) {
         return { ok: false, description: `a client_assertion may live at most ${MAX_LIFETIME_S} seconds` };
       }
       if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) return { ok: false, description: 'client_assertion jti is invalid' };
-      const ttlMs = (exp + CLOCK_TOLERANCE_S) * 1000 - Date.now();
+      const ttlMs = (exp + CLOCK_TOLERANCE_S) * 1000 - currentTimeMs();
       if (!(await claimOnce(deps.store, `assertion:${client._id}:${jti}`, Math.max(ttlMs, 1_000)))) {
         return { ok: false, description: 'the client_assertion was already used (jti)' };
       }

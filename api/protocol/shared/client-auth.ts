@@ -4,7 +4,7 @@
 import type { Request, Response } from 'express';
 import { JWT_BEARER_ASSERTION_TYPE, type ClientAssertionVerifier } from './client-assertion.js';
 import { verifySecret } from '../../../lib/security/secrets.js';
-import type { ClientDoc } from '../../../lib/domain/clients.js';
+import type { ClientDoc } from '../../../lib/model/clients.js';
 import type { ClientLookup } from '../../../lib/store/clients.js';
 import { sendOAuthError } from './errors.js';
 import { fieldsOf, raw } from '../../http/input.js';

@@ -3,8 +3,9 @@
 // through the outbound client, cached per client, and refetched on an unknown
 // `kid` (see mayRefetch). One instance per api process: it holds the cache.
 import { createLocalJWKSet, errors as joseErrors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import { outboundRequest, OutboundError, type OutboundPolicy } from '../../../lib/outbound/http-client.js';
-import type { ClientDoc } from '../../../lib/domain/clients.js';
+import { outboundRequest, OutboundError, type OutboundPolicy } from '../../../lib/runtime/http-client.js';
+import type { ClientDoc } from '../../../lib/model/clients.js';
+import { currentTimeMs } from '../../../lib/runtime/clock.js';
 
 const JWKS_CACHE_MS = 5 * 60_000;
 const JWKS_REFETCH_MIN_MS = 30_000;
@@ -64,7 +65,7 @@ export function clientKeys(deps: { outbound: OutboundPolicy }): ClientKeys {
       },
     );
     if (res.status !== 200) throw new JwksUnavailable(`jwks_uri answered ${res.status}`);
-    const entry = { uri, keys: createLocalJWKSet(parseJwks(res.body)), fetchedAt: Date.now(), forUnknownKid };
+    const entry = { uri, keys: createLocalJWKSet(parseJwks(res.body)), fetchedAt: currentTimeMs(), forUnknownKid };
     if (remote.size > 10_000) remote.clear();
     remote.set(clientId, entry);
     return entry;
@@ -72,7 +73,7 @@ export function clientKeys(deps: { outbound: OutboundPolicy }): ClientKeys {
 
   async function remoteKeys(clientId: string, uri: string): Promise<RemoteEntry> {
     const hit = remote.get(clientId);
-    if (hit && hit.uri === uri && Date.now() - hit.fetchedAt < JWKS_CACHE_MS) return hit;
+    if (hit && hit.uri === uri && currentTimeMs() - hit.fetchedAt < JWKS_CACHE_MS) return hit;
     return fetchRemote(clientId, uri, false);
   }
 
@@ -84,7 +85,7 @@ export function clientKeys(deps: { outbound: OutboundPolicy }): ClientKeys {
    * unknown kid is not, for 30 s: kids nobody has cannot make Keyflow fetch
    * the client's jwks_uri in a loop.
    */
-  const mayRefetch = (entry: RemoteEntry) => !entry.forUnknownKid || Date.now() - entry.fetchedAt >= JWKS_REFETCH_MIN_MS;
+  const mayRefetch = (entry: RemoteEntry) => !entry.forUnknownKid || currentTimeMs() - entry.fetchedAt >= JWKS_REFETCH_MIN_MS;
 
   return {
     resolver(client) {

@@ -4,10 +4,11 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
-import { CLIENT_KEY_ALGS } from '../../../lib/domain/client-key-algs.js';
-import { FAPI2_CLIENT_ALGS, isFapi2, type FapiProfile } from '../../../lib/domain/fapi2.js';
+import { CLIENT_KEY_ALGS } from '../../../lib/model/client-key-algs.js';
+import { FAPI2_CLIENT_ALGS, isFapi2, type FapiProfile } from '../../../lib/model/fapi2.js';
 import type { Store } from '../../../lib/store/db.js';
 import { claimOnce } from '../../../lib/store/single-use.js';
+import { currentTimeMs } from '../../../lib/runtime/clock.js';
 
 export const DPOP_ALGS: string[] = [...CLIENT_KEY_ALGS];
 
@@ -79,7 +80,7 @@ export async function verifyDpopProof(
   if (htm !== request.method) return { ok: false, description: 'DPoP proof htm does not match the request method' };
   if (typeof htu !== 'string' || normalisedUrl(htu) !== normalisedUrl(request.url))
     return { ok: false, description: 'DPoP proof htu does not match the request URL' };
-  const now = Math.floor(Date.now() / 1000);
+  const now = Math.floor(currentTimeMs() / 1000);
   if (typeof iat !== 'number' || Math.abs(now - iat) > MAX_SKEW_S) return { ok: false, description: 'DPoP proof iat is missing or not recent' };
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) return { ok: false, description: 'DPoP proof jti is missing or invalid' };
   if (request.accessToken !== undefined) {
@@ -87,7 +88,7 @@ export async function verifyDpopProof(
   }
   const jkt = await calculateJwkThumbprint(jwk, 'sha256');
   // A proof is usable while its iat is within the window: guard it that long.
-  const ttlMs = (iat + MAX_SKEW_S + 5) * 1000 - Date.now();
+  const ttlMs = (iat + MAX_SKEW_S + 5) * 1000 - currentTimeMs();
   if (!(await claimOnce(store, `dpop:${jkt}:${jti}`, Math.max(ttlMs, 1_000)))) return { ok: false, description: 'the DPoP proof was already used (jti)' };
   return { ok: true, jkt };
 }

@@ -2,7 +2,7 @@
 // (`request`) or from the client's `request_uri`, and verifying it — one
 // verifier for the authorization endpoint and for PAR (RFC 9126 §3), where a
 // client may push its request as a request object. The parameters it carries
-// are lib/domain/request-object.ts's business.
+// are lib/model/request-object.ts's business.
 //
 // Verification (RFC 9101 §6, OIDC Core §6.3):
 // - Signed with a key of the client (inline jwks or jwks_uri: client-keys.ts),
@@ -33,8 +33,8 @@
 //   an hour old and `exp` at most an hour after it (FAPI 2.0 Message Signing
 //   §5.3.1).
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, UnsecuredJWT, type JWTPayload, type JWTVerifyOptions } from 'jose';
-import { FAPI2_CLIENT_ALGS, isFapi2 } from '../../../lib/domain/fapi2.js';
-import type { ClientDoc } from '../../../lib/domain/clients.js';
+import { FAPI2_CLIENT_ALGS, isFapi2 } from '../../../lib/model/fapi2.js';
+import type { ClientDoc } from '../../../lib/model/clients.js';
 import {
   authorizationParamsOf,
   isRegisteredRequestUri,
@@ -42,11 +42,12 @@ import {
   MAX_REQUEST_URI_LENGTH,
   REQUEST_OBJECT_ALGS,
   type AuthorizationParams,
-} from '../../../lib/domain/request-object.js';
-import { admitsUrl, outboundRequest, OutboundError, type OutboundErrorKind, type OutboundPolicy } from '../../../lib/outbound/http-client.js';
+} from '../../../lib/model/request-object.js';
+import { admitsUrl, outboundRequest, OutboundError, type OutboundErrorKind, type OutboundPolicy } from '../../../lib/runtime/http-client.js';
 import type { Store } from '../../../lib/store/db.js';
 import { claimOnce } from '../../../lib/store/single-use.js';
 import { isNoMatchingKey, JwksUnavailable, type ClientKeys } from './client-keys.js';
+import { currentTimeMs } from '../../../lib/runtime/clock.js';
 
 /** How long a request object may be accepted: exp at most this far ahead, iat at most this long ago. */
 const MAX_LIFETIME_S = 3600;
@@ -115,8 +116,8 @@ export function requestObjectVerifier(deps: RequestObjectDeps): RequestObjectVer
     const { jti, exp, iat } = payload;
     if (jti === undefined) return null;
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) return objectError('the request object jti is invalid');
-    const until = exp ?? (iat ?? Math.floor(Date.now() / 1000)) + MAX_LIFETIME_S;
-    const ttlMs = (until + CLOCK_TOLERANCE_S) * 1000 - Date.now();
+    const until = exp ?? (iat ?? Math.floor(currentTimeMs() / 1000)) + MAX_LIFETIME_S;
+    const ttlMs = (until + CLOCK_TOLERANCE_S) * 1000 - currentTimeMs();
     const first = await claimOnce(deps.store, `request-object:${client._id}:${jti}`, Math.max(ttlMs, 1_000));
     return first ? null : objectError('the request object was already used (jti)');
   }
@@ -165,9 +166,9 @@ export function requestObjectVerifier(deps: RequestObjectDeps): RequestObjectVer
       } catch (err) {
         return objectError(describeFailure(err));
       }
-      if (payload.exp !== undefined && payload.exp - Date.now() / 1000 > MAX_LIFETIME_S + CLOCK_TOLERANCE_S)
+      if (payload.exp !== undefined && payload.exp - currentTimeMs() / 1000 > MAX_LIFETIME_S + CLOCK_TOLERANCE_S)
         return objectError(`a request object may live at most ${MAX_LIFETIME_S} seconds (exp)`);
-      if (fapi && (payload.exp! - payload.nbf! > MAX_LIFETIME_S || Date.now() / 1000 - payload.nbf! > MAX_LIFETIME_S + CLOCK_TOLERANCE_S))
+      if (fapi && (payload.exp! - payload.nbf! > MAX_LIFETIME_S || currentTimeMs() / 1000 - payload.nbf! > MAX_LIFETIME_S + CLOCK_TOLERANCE_S))
         return objectError(`a FAPI 2.0 request object's nbf is at most ${MAX_LIFETIME_S} seconds old, and its exp at most ${MAX_LIFETIME_S} seconds after it`);
       // Replay matters only for a signed object: anyone can make a new unsigned one.
       const replayed = signed ? await claimJti(client, payload) : null;
@@ -203,7 +204,7 @@ export function requestObjectVerifier(deps: RequestObjectDeps): RequestObjectVer
 export type Resolution =
   /** No request object: the parameters as they are. */
   | { kind: 'none' }
-  /** The object's parameters (lib/domain/request-object.ts). */
+  /** The object's parameters (lib/model/request-object.ts). */
   | { kind: 'ok'; params: AuthorizationParams }
   /** Refused. `reply`: redirect_uri, state and response_mode to answer with, if the client registered that redirect URI. */
   | { kind: 'error'; error: RequestObjectError; description: string; reply: Record<string, unknown> };

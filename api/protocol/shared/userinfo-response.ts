@@ -3,7 +3,7 @@
 // algorithm (the keys of its JWKS), carrying `iss` and `aud` (the client)
 // beside the claims, as application/jwt. Never cached either way.
 import type { Response } from 'express';
-import type { ClientDoc } from '../../../lib/domain/clients.js';
+import type { ClientDoc } from '../../../lib/model/clients.js';
 import type { ApiContext } from '../../context.js';
 
 export type UserinfoResponseDeps = Pick<ApiContext, 'issuer' | 'signer'>;

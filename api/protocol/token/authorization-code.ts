@@ -1,10 +1,10 @@
 // grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.5).
 import type { Request, Response } from 'express';
-import { verifierFormatProblem, verifierMismatch } from '../../../lib/domain/pkce.js';
-import { narrowResources, parseResources } from '../../../lib/domain/resources.js';
-import { readAuthorizationCode, useAuthorizationCode } from '../../../lib/store/authorization-codes.js';
+import { verifierFormatProblem, verifierMismatch } from '../../../lib/model/pkce.js';
+import { narrowResources, parseResources } from '../../../lib/model/resources.js';
+import { readAuthorizationCode, useAuthorizationCode } from '../../../lib/grants/authorization-codes.js';
 import { findUserById } from '../../../lib/store/users.js';
-import { isDisabled } from '../../../lib/domain/users.js';
+import { isDisabled } from '../../../lib/model/users.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
 import { GrantRevokedError, issueGrantTokens } from '../../../lib/grants/issuance.js';
 import { revokeGrantAndFamily } from '../../../lib/grants/revocation.js';

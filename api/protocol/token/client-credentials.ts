@@ -1,13 +1,13 @@
 // grant_type=client_credentials (RFC 6749 §4.4): a confidential client gets an
 // access token for itself, not for a user, at the resources and with the
-// scopes an operator allowed it (machine access: lib/domain/machine-access.ts).
+// scopes an operator allowed it (machine access: lib/model/machine-access.ts).
 // The token is an RFC 9068 JWT whose `sub` is the client (§2.2), without
 // authentication claims; it is DPoP-bound when a proof comes with the request,
 // never refreshable, and under a grant of its own (revocable one by one, and
 // with the client). Each request takes a slot of the client's request limit
 // (REQUEST_LIMIT_PER_CLIENT per minute) and is audited (`token.issued`).
 import type { Request, Response } from 'express';
-import { machineRequest } from '../../../lib/domain/machine-access.js';
+import { machineRequest } from '../../../lib/model/machine-access.js';
 import { issueAccessToken } from '../../../lib/grants/tokens.js';
 import { newId } from '../../../lib/security/secrets.js';
 import { openGrant } from '../../../lib/store/grants.js';

@@ -1,8 +1,8 @@
 // What every grant handler of the token endpoint receives.
-import type { ClientDoc } from '../../../lib/store/clients.js';
+import type { ClientDoc } from '../../../lib/model/clients.js';
 import type { ApiContext } from '../../context.js';
 import type { GrantIssuanceDeps } from '../../../lib/grants/issuance.js';
-import type { RetryWindows } from '../../../lib/domain/refresh-binding.js';
+import type { RetryWindows } from '../../../lib/model/refresh-binding.js';
 
 /**
  * A token request's fields, as the token endpoint parsed them: `fields` each

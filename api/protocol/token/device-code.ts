@@ -5,14 +5,14 @@
 // through the workflow's `redeem` update, which succeeds once: that is the
 // single-use guarantee.
 import type { Request, Response } from 'express';
-import { verifierFormatProblem, verifierMismatch } from '../../../lib/domain/pkce.js';
-import { narrowResources } from '../../../lib/domain/resources.js';
+import { verifierFormatProblem, verifierMismatch } from '../../../lib/model/pkce.js';
+import { narrowResources } from '../../../lib/model/resources.js';
 import { redeemDeviceFlow } from '../../../lib/flows/device-authorization.js';
 import { hashSecret, newId } from '../../../lib/security/secrets.js';
 import { findDeviceCode, recordPendingPoll, recordPoll } from '../../../lib/store/device-codes.js';
 import { findUserById } from '../../../lib/store/users.js';
-import { isDisabled } from '../../../lib/domain/users.js';
-import { isEarlyPoll } from '../../../lib/domain/device-authorization.js';
+import { isDisabled } from '../../../lib/model/users.js';
+import { isEarlyPoll } from '../../../lib/model/device-authorization.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
 import { issueGrantTokens, prepareRefreshFamily } from '../../../lib/grants/issuance.js';
 import type { GrantContext } from './context.js';

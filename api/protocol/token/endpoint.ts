@@ -13,7 +13,7 @@ import { DEVICE_CODE_GRANT, deviceCodeGrant } from './device-code.js';
 import { TOKEN_EXCHANGE_GRANT, tokenExchangeGrant } from './token-exchange.js';
 import { CLIENT_CREDENTIALS_GRANT, clientCredentialsGrant } from './client-credentials.js';
 import { ENDPOINTS } from '../../paths.js';
-import { fapi2GrantRefusal, isFapi2, mayUseGrant } from '../../../lib/domain/fapi2.js';
+import { fapi2GrantRefusal, isFapi2, mayUseGrant } from '../../../lib/model/fapi2.js';
 
 type GrantHandler = (req: express.Request, res: express.Response, ctx: GrantContext) => Promise<void>;
 

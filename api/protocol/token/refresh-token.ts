@@ -12,14 +12,14 @@
 // serves until its family ends, as the client authenticates with its key and
 // each access token is bound to a DPoP key.
 import type { Request, Response } from 'express';
-import { parseScopeParam } from '../../../lib/domain/scopes.js';
-import { narrowResources } from '../../../lib/domain/resources.js';
+import { parseScopeParam } from '../../../lib/model/scopes.js';
+import { narrowResources } from '../../../lib/model/resources.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
 import { isGrantLive } from '../../../lib/store/grants.js';
 import { findRefreshToken } from '../../../lib/store/refresh-tokens.js';
 import { claimRotation, isUnrotated } from '../../../lib/store/refresh-rotations.js';
-import { isFapi2 } from '../../../lib/domain/fapi2.js';
-import { refreshRetryWindowMs, refreshTokenJkt } from '../../../lib/domain/refresh-binding.js';
+import { isFapi2 } from '../../../lib/model/fapi2.js';
+import { refreshRetryWindowMs, refreshTokenJkt } from '../../../lib/model/refresh-binding.js';
 import { endRefreshFamily } from '../../../lib/flows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
 import { revokeReusedGrant } from '../../../lib/grants/revocation.js';

@@ -17,8 +17,8 @@
 // - DPoP: a subject token bound to a key is exchanged only with a proof of that
 //   key; a proof binds the new token (RFC 9449).
 import type { Request, Response } from 'express';
-import { MAX_RESOURCES, parseAllowedResources } from '../../../lib/domain/resources.js';
-import { crossAppClientId, isSiteScope, parseScopeParam } from '../../../lib/domain/scopes.js';
+import { MAX_RESOURCES, parseAllowedResources } from '../../../lib/model/resources.js';
+import { crossAppClientId, isSiteScope, parseScopeParam } from '../../../lib/model/scopes.js';
 import { verifyAccessToken } from '../shared/bearer.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
 import { issueAccessToken } from '../../../lib/grants/tokens.js';

@@ -6,9 +6,9 @@
 // else every such path is 404 not_found, as an unknown path is, before any
 // scope check or 405: a regular user cannot learn that a path, or a method of
 // it, exists. Each route then checks its scopes (adminScopes,
-// lib/domain/admin-access.ts; else 403 insufficient_scope).
+// lib/model/admin-access.ts; else 403 insufficient_scope).
 import { Router, type RequestHandler } from 'express';
-import { ADMIN_SCOPES, type AdminNeed } from '../../../lib/domain/admin-access.js';
+import { ADMIN_SCOPES, type AdminNeed } from '../../../lib/model/admin-access.js';
 import { findUserById } from '../../../lib/store/users.js';
 import { requireAccessToken, requireAnyScope, type BearerDeps } from '../../protocol/shared/bearer.js';
 import { notFound } from '../../http/errors.js';

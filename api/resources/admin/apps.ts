@@ -5,8 +5,8 @@
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
 import { adminAppJson, appChangeJson } from '../../../lib/admin/app-json.js';
-import type { ClientDoc } from '../../../lib/domain/clients.js';
-import { NotFoundError } from '../../../lib/domain/errors.js';
+import type { ClientDoc } from '../../../lib/model/clients.js';
+import { NotFoundError } from '../../../lib/model/errors.js';
 import { changeApp } from '../../../lib/admin/app-changes.js';
 import { findClient, pageClients } from '../../../lib/store/clients.js';
 import { tokenActor } from '../../../lib/webhooks/event-sources.js';

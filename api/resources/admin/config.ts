@@ -6,7 +6,7 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
 import { updateSiteSettings } from '../../../lib/admin/config-changes.js';
-import { redactSiteSettings } from '../../../lib/domain/site-settings.js';
+import { redactSiteSettings } from '../../../lib/model/site-settings.js';
 import { getSiteSettings } from '../../../lib/store/settings.js';
 import { tokenActor } from '../../../lib/webhooks/event-sources.js';
 import { methodNotAllowed } from '../../http/errors.js';

@@ -5,7 +5,7 @@
 // lib/admin/invite-changes.ts.
 import express, { Router } from 'express';
 import { z } from 'zod';
-import { inviteJson } from '../../../lib/domain/invites.js';
+import { inviteJson } from '../../../lib/model/invites.js';
 import { createInvite, namedInvite, revokeInvite } from '../../../lib/admin/invite-changes.js';
 import { listInvites } from '../../../lib/store/invites.js';
 import { tokenActor } from '../../../lib/webhooks/event-sources.js';
@@ -15,6 +15,7 @@ import { fieldsOf } from '../../http/input.js';
 import type { ApiContext } from '../../context.js';
 import { jsonBody, parse, refusalsAnswered, send } from '../../http/json-api.js';
 import { ADMIN_RESOURCES } from '../../paths.js';
+import { currentDate } from '../../../lib/runtime/clock.js';
 
 const BASE = ADMIN_RESOURCES.invites;
 
@@ -39,7 +40,7 @@ export function adminInvitesApiRoutes(deps: AdminInvitesApiDeps): Router {
     adminScopes(deps, 'invites:read'),
     refusalsAnswered(async (req, res) => {
       const { limit, offset } = parse(InvitePage, req.query);
-      const now = new Date();
+      const now = currentDate();
       send(res, 200, { invites: (await listInvites(deps.store, limit, offset)).map((i) => inviteJson(i, now)), limit, offset });
     }),
   );

@@ -8,8 +8,8 @@
 // their checks and admin events are lib/sources/source-changes.ts.
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { NotFoundError } from '../../../lib/domain/errors.js';
-import { sourceJson, type OAuthSourceDoc } from '../../../lib/domain/oauth-sources.js';
+import { NotFoundError } from '../../../lib/model/errors.js';
+import { sourceJson, type OAuthSourceDoc } from '../../../lib/model/oauth-sources.js';
 import { createSource, removeSource, updateSource } from '../../../lib/sources/source-changes.js';
 import { findSource, listSources } from '../../../lib/store/oauth-sources.js';
 import { tokenActor } from '../../../lib/webhooks/event-sources.js';

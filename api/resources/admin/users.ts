@@ -1,6 +1,6 @@
 // User accounts at /api/oauth/me/admin/users, for a site admin's token
 // (adminArea: the user is an admin now; adminScopes: the token carries one of the
-// scopes of lib/domain/admin-access.ts for the request). Search and paging,
+// scopes of lib/model/admin-access.ts for the request). Search and paging,
 // one account, changes (PATCH), reset of second factors, revocation of every
 // token, deletion. The changes, their rules and admin events are
 // lib/admin/user-changes.ts; here the api adds back-channel logout to the
@@ -9,8 +9,8 @@ import express, { Router, type Request } from 'express';
 import { z } from 'zod';
 import { adminUserJsonOf, adminUsersJson, revokedTokensJson } from '../../../lib/admin/user-json.js';
 import { deleteUser, resetSecondFactors, revokeUserTokens, updateUser, type UserChangeDeps } from '../../../lib/admin/user-changes.js';
-import { NotFoundError } from '../../../lib/domain/errors.js';
-import type { UserDoc } from '../../../lib/domain/users.js';
+import { NotFoundError } from '../../../lib/model/errors.js';
+import type { UserDoc } from '../../../lib/model/users.js';
 import { findUserById, MAX_USER_SEARCH, searchUsers } from '../../../lib/store/users.js';
 import { tokenActor } from '../../../lib/webhooks/event-sources.js';
 import { methodNotAllowed } from '../../http/errors.js';

@@ -4,9 +4,9 @@
 // with their current role on the team, checked on every request, and a bound
 // scope never moves the team (that touches a second team).
 import { Router, type Request, type RequestHandler } from 'express';
-import { parseBoundTeamScope, boundTeamScope } from '../../../lib/domain/scopes.js';
-import { TeamId } from '../../../lib/domain/teams.js';
-import type { SingleTeamPermission } from '../../../lib/domain/team-roles.js';
+import { parseBoundTeamScope, boundTeamScope } from '../../../lib/model/scopes.js';
+import { TeamId } from '../../../lib/model/teams.js';
+import type { SingleTeamPermission } from '../../../lib/model/team-roles.js';
 import { sendError } from '../../http/errors.js';
 import { requireAccessToken, requireScopes } from '../../protocol/shared/bearer.js';
 import type { ApiContext } from '../../context.js';

@@ -5,11 +5,11 @@
 // invitations), `teams:delete` deletes. What the user may do
 // on each team is their current effective role's (lib/teams/team-changes.ts).
 import express, { Router } from 'express';
-import { MAX_LISTED_TEAMS, NewTeamInput, userTeamJson } from '../../../lib/domain/teams.js';
+import { MAX_LISTED_TEAMS, NewTeamInput, userTeamJson } from '../../../lib/model/teams.js';
 import { userTeams } from '../../../lib/teams/membership.js';
 import { createTeam } from '../../../lib/teams/team-changes.js';
 import { acceptInvitation, declineInvitation, receivedInvitations } from '../../../lib/teams/invitations.js';
-import { receivedInvitationJson } from '../../../lib/domain/team-invitations.js';
+import { receivedInvitationJson } from '../../../lib/model/team-invitations.js';
 import { tokenActor } from '../../../lib/webhooks/event-sources.js';
 import { invitationIdOf } from './team-input.js';
 import { methodNotAllowed } from '../../http/errors.js';

@@ -14,8 +14,8 @@ import {
   userTeamJson,
   type TeamDoc,
   type TeamMemberDoc,
-} from '../../../lib/domain/teams.js';
-import { ValidationError } from '../../../lib/domain/errors.js';
+} from '../../../lib/model/teams.js';
+import { ValidationError } from '../../../lib/model/errors.js';
 import { membersOf } from '../../../lib/store/teams.js';
 import { profilesOf, type UserProfile } from '../../../lib/store/users-by-id.js';
 import { userTeam } from '../../../lib/teams/membership.js';
@@ -23,7 +23,7 @@ import { tokenActor } from '../../../lib/webhooks/event-sources.js';
 import { changeTeam, deleteTeam, teamFor, userActor, type TeamActor, type TeamDeps } from '../../../lib/teams/team-changes.js';
 import { addGroup, addMember, changeMember, removeGroup, removeTeamMember } from '../../../lib/teams/member-changes.js';
 import { inviteMember, revokeInvitation, teamInvitations } from '../../../lib/teams/invitations.js';
-import { invitationJson } from '../../../lib/domain/team-invitations.js';
+import { invitationJson } from '../../../lib/model/team-invitations.js';
 import { methodNotAllowed } from '../../http/errors.js';
 import { jsonBody, send, refusalsAnswered } from '../../http/json-api.js';
 import { cascadeOf, pathIds } from './team-input.js';

@@ -6,7 +6,7 @@
 // event.
 import { Router } from 'express';
 import { z } from 'zod';
-import { teamJson } from '../../../lib/domain/teams.js';
+import { teamJson } from '../../../lib/model/teams.js';
 import { listAllTeams } from '../../../lib/store/teams.js';
 import { tokenActor } from '../../../lib/webhooks/event-sources.js';
 import { methodNotAllowed } from '../../http/errors.js';

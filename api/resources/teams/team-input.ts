@@ -4,8 +4,8 @@
 // the other APIs are in api/http/json-api.ts.
 import type { Request } from 'express';
 import { z } from 'zod';
-import { TeamId, TeamSlug } from '../../../lib/domain/teams.js';
-import { InvitationId } from '../../../lib/domain/team-invitations.js';
+import { TeamId, TeamSlug } from '../../../lib/model/teams.js';
+import { InvitationId } from '../../../lib/model/team-invitations.js';
 import { fieldsOf } from '../../http/input.js';
 import { parse } from '../../http/json-api.js';
 

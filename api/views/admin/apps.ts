@@ -3,7 +3,7 @@
 // (client_credentials), deactivated or active (deactivating asks for the
 // client id typed, as it revokes every grant of the app).
 import type { Response } from 'express';
-import { isClientActive, type ClientDoc } from '../../../lib/domain/clients.js';
+import { isClientActive, type ClientDoc } from '../../../lib/model/clients.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { adminPage, pager } from './layout.js';

@@ -2,7 +2,7 @@
 // actor's user id, a date range) and paging. A record's data is shown as JSON,
 // escaped like everything else.
 import type { Response } from 'express';
-import { ADMIN_EVENTS, AUDIT_EVENTS, type AuditRecord } from '../../../lib/domain/webhook-events.js';
+import { ADMIN_EVENTS, AUDIT_EVENTS, type AuditRecord } from '../../../lib/model/webhook-events.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { option } from '../teams.js';
 import { adminPage, pager } from './layout.js';

@@ -1,15 +1,16 @@
-// /admin/invitations: the invitations (newest first, a page at a time) with
+// /admin/invites: the sign-up invites (newest first, a page at a time) with
 // their state, the form that creates one, and, once, the link of the one just
 // created (a readonly field to copy; the page is never cached).
 import type { Response } from 'express';
-import { INVITE_DEFAULT_DAYS, INVITE_MAX_DAYS, inviteState, type InviteDoc } from '../../../lib/domain/invites.js';
+import { INVITE_DEFAULT_DAYS, INVITE_MAX_DAYS, inviteState, type InviteDoc } from '../../../lib/model/invites.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { option } from '../teams.js';
 import { adminPage, pager } from './layout.js';
 import { ADMIN_PAGES } from '../../paths.js';
+import { currentDate } from '../../../lib/runtime/clock.js';
 
-export const adminInviteRevoke = (id: string) => `${ADMIN_PAGES.invitations}/${encodeURIComponent(id)}/revoke`;
+export const adminInviteRevoke = (id: string) => `${ADMIN_PAGES.invites}/${encodeURIComponent(id)}/revoke`;
 
 /** The create form's values: the defaults, or what was sent when it was refused. */
 export interface InviteDraft {
@@ -49,15 +50,15 @@ const created = (link: string) => html`<section id="created-invite" aria-labelle
 
 export function adminInvitesPage(res: Response, csrf: string, data: AdminInvitesData, notice?: SafeHtml, status = 200): void {
   const { draft } = data;
-  const now = new Date();
+  const now = currentDate();
   adminPage(res, {
-    title: 'Invitations',
-    area: ADMIN_PAGES.invitations,
+    title: 'Invites',
+    area: ADMIN_PAGES.invites,
     notice,
     status,
     body: html`${data.createdLink ? created(data.createdLink) : ''}
 <section id="new-invite"><h2>Invite someone</h2>
-<form method="post" action="${ADMIN_PAGES.invitations}">
+<form method="post" action="${ADMIN_PAGES.invites}">
 ${csrfField(csrf)}
 <label for="invite-email">Email (optional: the sign-up must then use this address)</label>
 <input id="invite-email" name="email" type="email" maxlength="254" value="${draft.email}">
@@ -67,13 +68,13 @@ ${csrfField(csrf)}
 <input id="invite-days" name="days" type="number" min="1" max="${INVITE_MAX_DAYS}" required value="${draft.days}">
 <button type="submit">Create invitation</button>
 </form></section>
-<section><h2>Invitations</h2>
+<section><h2>Invites</h2>
 ${
   data.invites.length === 0
     ? html`<p class="muted">No invitations${data.offset ? ' on this page' : ''}.</p>`
     : html`<table class="invites"><thead><tr><th>State</th><th>Email</th><th>Role</th><th>Expires (UTC)</th><th></th></tr></thead>
 <tbody>${data.invites.map((i) => inviteRow(csrf, i, now))}</tbody></table>`
 }
-${pager(ADMIN_PAGES.invitations, {}, data.offset, data.size, data.hasMore)}</section>`,
+${pager(ADMIN_PAGES.invites, {}, data.offset, data.size, data.hasMore)}</section>`,
   });
 }

@@ -13,7 +13,7 @@ export const ADMIN_NAV: readonly { label: string; path: string }[] = [
   { label: 'Overview', path: ADMIN_PAGES.home },
   { label: 'Users', path: ADMIN_PAGES.users },
   { label: 'Apps', path: ADMIN_PAGES.apps },
-  { label: 'Invitations', path: ADMIN_PAGES.invitations },
+  { label: 'Invites', path: ADMIN_PAGES.invites },
   { label: 'Teams', path: ADMIN_PAGES.teams },
   { label: 'OAuth sources', path: ADMIN_PAGES.sources },
   { label: 'Settings', path: ADMIN_PAGES.settings },

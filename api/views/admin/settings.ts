@@ -3,7 +3,7 @@
 // keeps it) and a checkbox that clears it; the page shows only whether one is
 // set, never the value.
 import type { Response } from 'express';
-import { CAPTCHA_PROVIDERS, REGISTRATION_MODES, SITE_SETTINGS, type SiteSettingKey } from '../../../lib/domain/site-settings.js';
+import { CAPTCHA_PROVIDERS, REGISTRATION_MODES, SITE_SETTINGS, type SiteSettingKey } from '../../../lib/model/site-settings.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { checked, option } from '../teams.js';

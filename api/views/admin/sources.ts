@@ -2,7 +2,7 @@
 // and one source's edit and remove forms. The client secret is write-only: a
 // field that sets or replaces it, never its value.
 import type { Response } from 'express';
-import type { OAuthSourceDoc } from '../../../lib/domain/oauth-sources.js';
+import type { OAuthSourceDoc } from '../../../lib/model/oauth-sources.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { checked, option } from '../teams.js';

@@ -1,7 +1,7 @@
 // /admin/teams: every team on the instance, a page at a time, each with its
 // delete form (typing the slug to confirm).
 import type { Response } from 'express';
-import type { TeamDoc } from '../../../lib/domain/teams.js';
+import type { TeamDoc } from '../../../lib/model/teams.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { teamLabel } from '../teams.js';

@@ -2,7 +2,7 @@
 // one account's forms: profile and role, disable or enable, reset of second
 // factors, revocation of every token, deletion (typing the email).
 import type { Response } from 'express';
-import { isDisabled, type UserDoc } from '../../../lib/domain/users.js';
+import { isDisabled, type UserDoc } from '../../../lib/model/users.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { option } from '../teams.js';

@@ -3,10 +3,10 @@
 // secret of a webhook just created is on the page answering the form only
 // (never cached; it is stored sealed and cannot be shown again).
 import type { Response } from 'express';
-import { ADMIN_EVENTS, WILDCARD } from '../../../lib/domain/webhook-events.js';
-import type { WebhookDeliveryDoc, WebhookDoc } from '../../../lib/store/webhooks.js';
-import type { TestOutcome } from '../../../lib/webhooks/webhook-changes.js';
-import { urlHost } from '../../../lib/webhooks/webhook-changes.js';
+import { ADMIN_EVENTS, WILDCARD } from '../../../lib/model/webhook-events.js';
+import type { WebhookDeliveryDoc } from '../../../lib/model/webhook-delivery.js';
+import type { WebhookDoc } from '../../../lib/model/webhooks.js';
+import { type TestOutcome, urlHost } from '../../../lib/webhooks/webhook-changes.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { checked } from '../teams.js';

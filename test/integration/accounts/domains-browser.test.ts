@@ -6,7 +6,7 @@
 // status; Remove deletes the domain.
 import type { Locator, Page } from 'playwright-core';
 import type { RunningApi } from '../../../api/server.js';
-import { addDomain } from '../../../lib/store/domains.js';
+import { addDomain } from '../../../lib/store/custom-domains.js';
 import { createUser } from '../../../lib/store/users.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { useBrowser } from '../../support/browser.js';

@@ -8,7 +8,7 @@ import { startApi } from '../../../api/server.js';
 import { createLogger } from '../../../lib/runtime/log.js';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createDomainVerificationActivities } from '../../../activities/domain-verification.js';
-import { addDomain, markDomainVerified } from '../../../lib/store/domains.js';
+import { addDomain, markDomainVerified } from '../../../lib/store/custom-domains.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { freePort } from '../../../tools/embedded/ports.js';
 import { newUser } from '../../../tools/fixtures/users.js';

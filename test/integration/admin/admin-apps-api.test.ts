@@ -7,13 +7,13 @@
 // while what deactivation revoked stays revoked. is_verified reaches the
 // `apps` claim. Guards: admin:* and site:* scopes, a non-admin 403
 // not_found (404), a missing scope 403 insufficient_scope, 404, bad input 400.
-import type { ClientDoc } from '../../../lib/domain/clients.js';
+import type { ClientDoc } from '../../../lib/model/clients.js';
 import { hashSecret, newId, newSecret } from '../../../lib/security/secrets.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { createClient, findClient } from '../../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import type { UserDoc } from '../../../lib/store/users.js';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
+import type { UserDoc } from '../../../lib/model/users.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { useTestApi, eventually, type Json, sleep } from '../../support/harness.js';

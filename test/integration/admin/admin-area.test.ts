@@ -6,7 +6,7 @@
 // token), the same 404 as an unknown path. A current admin still gets each
 // route's own answers: 403 insufficient_scope without its scope, 405 with
 // Allow for a method the route does not take.
-import { ADMIN_SCOPES } from '../../../lib/domain/admin-access.js';
+import { ADMIN_SCOPES } from '../../../lib/model/admin-access.js';
 import { useTestApi, type Json } from '../../support/harness.js';
 import { mintAccessToken } from '../../support/minted-token.js';
 import { FLOW_PASSWORD } from '../../support/token-flow.js';

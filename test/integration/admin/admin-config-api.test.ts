@@ -8,7 +8,7 @@
 import { newId } from '../../../lib/security/secrets.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { getSiteSettings, siteSecret } from '../../../lib/store/settings.js';
-import type { UserDoc } from '../../../lib/store/users.js';
+import type { UserDoc } from '../../../lib/model/users.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { useTestApi, eventually } from '../../support/harness.js';
 import { expectApiError, requestJson } from '../../support/http.js';

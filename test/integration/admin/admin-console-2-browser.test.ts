@@ -1,4 +1,4 @@
-// The admin console's Users, Apps, Invitations and Settings pages in headless
+// The admin console's Users, Apps, Invites and Settings pages in headless
 // Chromium: what a non-admin gets, forged forms, searching and changing
 // accounts (a disabled user's session stops working, the last admin is kept),
 // marking and deactivating apps (the token endpoint then refuses the client),
@@ -51,7 +51,7 @@ const alert = (page: Page) => page.getByRole('alert');
 const status = (page: Page) => page.getByRole('status');
 const focusedId = (page: Page) => page.evaluate<string>("document.activeElement ? document.activeElement.id : ''");
 
-describe('the admin console Users, Apps, Invitations and Settings pages', () => {
+describe('the admin console Users, Apps, Invites and Settings pages', () => {
   it('is the 404 of an unknown path to a non-admin (GET and POST); a forged form without CSRF is 403 and changes nothing', async () => {
     const [member, target, admin] = await Promise.all([user('console2-member'), user('console2-target'), user('console2-csrf', true)]);
     const rp = await app('Kept app');
@@ -60,7 +60,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     const csrf = await page.locator('input[name=csrf]').first().inputValue();
     const u = `/admin/users/${target.id}`;
     const a = `/admin/apps/${rp.id}`;
-    for (const path of ['/admin/users', '/admin/users?q=x', u, '/admin/apps', a, '/admin/invitations', '/admin/settings']) {
+    for (const path of ['/admin/users', '/admin/users?q=x', u, '/admin/apps', a, '/admin/invites', '/admin/settings']) {
       const r = await page.request.get(`${api.issuer}${path}`, { maxRedirects: 0 });
       expect([path, r.status()]).toEqual([path, 404]);
     }
@@ -72,7 +72,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
       `${u}/delete`,
       `${a}/verify`,
       `${a}/deactivate`,
-      '/admin/invitations',
+      '/admin/invites',
       '/admin/settings',
     ];
     const form = { csrf, disabled: '1', confirm: target.email, verified: '1', role: 'admin', registration: 'open' };
@@ -238,7 +238,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     const invitee = uniqueEmail('console2-invitee');
     const page = await signedIn(admin);
     const invitesBefore = await api.deps.store.invites.countDocuments({});
-    await page.goto(`${api.issuer}/admin/invitations`);
+    await page.goto(`${api.issuer}/admin/invites`);
     await page.getByLabel(/^Valid for/).fill('0');
     await page.getByRole('button', { name: 'Create invitation' }).evaluate((b) => b.closest('form')?.setAttribute('novalidate', ''));
     await page.getByRole('button', { name: 'Create invitation' }).click();
@@ -256,7 +256,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
     expect(await row.locator('[data-state]').textContent()).toBe('pending');
     const inviteId = (await row.getAttribute('data-invite'))!;
 
-    await page.goto(`${api.issuer}/admin/invitations`);
+    await page.goto(`${api.issuer}/admin/invites`);
     expect(await page.getByLabel('Invitation link').count()).toBe(0);
     expect(await page.content()).not.toContain(link.split('invite=')[1]);
 
@@ -316,7 +316,7 @@ describe('the admin console Users, Apps, Invitations and Settings pages', () => 
 
   it('creates an invitation with the keyboard alone', async () => {
     const page = await signedIn(await user('console2-keys', true));
-    await page.goto(`${api.issuer}/admin/invitations`);
+    await page.goto(`${api.issuer}/admin/invites`);
     let tabs = 0;
     while ((await focusedId(page)) !== 'invite-email') {
       expect(++tabs).toBeLessThan(200);

@@ -11,7 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import type { UserDoc } from '../../../lib/store/users.js';
+import type { UserDoc } from '../../../lib/model/users.js';
 import { useTestApi, eventually, type Json } from '../../support/harness.js';
 import { FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, runCodeFlow } from '../../support/token-flow.js';
 import { expectApiError, postForm, requestJson } from '../../support/http.js';

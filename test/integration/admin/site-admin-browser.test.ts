@@ -9,7 +9,7 @@ import * as oauth from 'oauth4webapi';
 import { authorization as libraryAuthorization, discover, redeemAtCallback, type Authorization } from '../../support/library-rp.js';
 import { generate, generateSecret } from 'otplib';
 import type { Page } from 'playwright-core';
-import { ADMIN_API } from '../../../lib/domain/admin-access.js';
+import { ADMIN_API } from '../../../lib/model/admin-access.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
 import { type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';

@@ -10,7 +10,7 @@ import { newId } from '../../../lib/security/secrets.js';
 import { open } from '../../../lib/security/kek.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { findSocialAccount, insertSocialAccount } from '../../../lib/store/oauth-sources.js';
-import type { UserDoc } from '../../../lib/store/users.js';
+import type { UserDoc } from '../../../lib/model/users.js';
 import { useTestApi, type Json } from '../../support/harness.js';
 import { requestJson } from '../../support/http.js';
 import { FLOW_PASSWORD, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';

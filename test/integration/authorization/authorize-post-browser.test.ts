@@ -6,7 +6,7 @@
 import { AUTHORIZATION_CODE_FORMAT } from '../../support/token-flow.js';
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
 import { useBrowser } from '../../support/browser.js';
 import { useLocalhostApi, type Json } from '../../support/harness.js';
 import { startRpSite, type RpHit, type RpSite } from '../../support/rp-site.js';

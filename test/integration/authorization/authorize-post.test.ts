@@ -4,7 +4,7 @@
 // SameSite=Lax) goes on as the same request by GET, so a signed-in browser is
 // never taken for a signed-out one.
 import { AUTHORIZATION_CODE_FORMAT } from '../../support/token-flow.js';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 import { useTestApi, type Json } from '../../support/harness.js';
 import { newUser } from '../../../tools/fixtures/users.js';

@@ -5,7 +5,7 @@ import { AUTHORIZATION_CODE_FORMAT } from '../../support/token-flow.js';
 import { randomBytes } from 'node:crypto';
 import { generate } from 'otplib';
 import type { Page } from 'playwright-core';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
 import { addPasskey, addVirtualAuthenticator, type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
 import { useLocalhostApi, type Json } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';

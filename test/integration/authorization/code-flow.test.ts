@@ -1,11 +1,11 @@
 // The authorization code flow over HTTP: authorize → sign-in → consent → code
 // → token → UserInfo, and every error these endpoints document.
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 import { createClient } from '../../../lib/store/clients.js';
-import type { NewClientInput } from '../../../lib/domain/clients.js';
-import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
+import type { NewClientInput } from '../../../lib/model/clients.js';
+import { familyWorkflowId } from '../../../lib/model/refresh-family.js';
 import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
 import { useTestApi, eventually, type Json } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';
@@ -15,7 +15,7 @@ import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
 import { withPkce, withVerifier } from '../../../tools/fixtures/pkce.js';
-import { ValidationError } from '../../../lib/domain/errors.js';
+import { ValidationError } from '../../../lib/model/errors.js';
 
 const PASSWORD = 'correct horse battery staple';
 const REDIRECT = 'https://rp.example/callback';

@@ -8,7 +8,7 @@
 // (standards/rp-library.test.ts has oauth4webapi validate a JWT response.)
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
-import type { NewClientInput } from '../../../lib/domain/clients.js';
+import type { NewClientInput } from '../../../lib/model/clients.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 import { formPostOf } from '../../support/form-post.js';
 import { useTestApi, type Json } from '../../support/harness.js';

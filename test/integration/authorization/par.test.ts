@@ -3,8 +3,8 @@
 // and clients that must use PAR.
 import * as oauth from 'oauth4webapi';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
-import type { NewClientInput } from '../../../lib/domain/clients.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
+import type { NewClientInput } from '../../../lib/model/clients.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { useTestApi, type Json } from '../../support/harness.js';

@@ -4,9 +4,9 @@
 // issuer when a scope of Keyflow's API is granted, so Keyflow's API accepts the
 // token; without such a scope, Keyflow's API refuses it), narrowed at the token
 // request and preserved across refreshes while the client still lists them.
-import type { NewClientInput } from '../../../lib/domain/clients.js';
-import { accessTokenAudience, narrowResources, parseResources } from '../../../lib/domain/resources.js';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
+import type { NewClientInput } from '../../../lib/model/clients.js';
+import { accessTokenAudience, narrowResources, parseResources } from '../../../lib/model/resources.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
 import { hashSecret } from '../../../lib/security/secrets.js';
 import { findDeviceCode } from '../../../lib/store/device-codes.js';
 import { useTestApi, eventually } from '../../support/harness.js';
@@ -69,7 +69,7 @@ const redeem = (rp: FixtureRp, code: string, extra: [string, string][] = []) =>
     rp.headers,
   );
 
-describe('resource values (domain/resources.ts)', () => {
+describe('resource values (model/resources.ts)', () => {
   it('accepts absolute URIs without fragment, repeated, de-duplicated', () => {
     expect(parseResources(undefined)).toEqual({ ok: true, resources: [] });
     expect(parseResources(API_A)).toEqual({ ok: true, resources: [API_A] });

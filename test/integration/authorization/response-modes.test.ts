@@ -5,7 +5,7 @@
 // runs form_post in Chromium.)
 import { AUTHORIZATION_CODE_FORMAT, pkceCodeRequest } from '../../support/token-flow.js';
 import { createHash } from 'node:crypto';
-import type { RedirectUriEntry } from '../../../lib/domain/clients.js';
+import type { RedirectUriEntry } from '../../../lib/model/redirect-uri.js';
 import { useTestApi, type Json } from '../../support/harness.js';
 import { formPostOf } from '../../support/form-post.js';
 import { newUser } from '../../../tools/fixtures/users.js';

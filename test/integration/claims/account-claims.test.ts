@@ -2,10 +2,10 @@
 // `social_accounts` in the ID token when the scope is granted AND the client
 // opted in with oidc_fields, never otherwise; UserInfo carries the same.
 import { generateKey } from 'openpgp';
-import { DEFAULT_CLAIM_MAPPING } from '../../../lib/domain/oauth-sources.js';
-import { parsePublicKey } from '../../../lib/gpg/public-key.js';
+import { DEFAULT_CLAIM_MAPPING } from '../../../lib/model/oauth-sources.js';
+import { parsePublicKey } from '../../../lib/accounts/gpg-public-key.js';
 import { newId } from '../../../lib/security/secrets.js';
-import { addDomain } from '../../../lib/store/domains.js';
+import { addDomain } from '../../../lib/store/custom-domains.js';
 import { addGpgKey } from '../../../lib/store/gpg-keys.js';
 import { insertSocialAccount, insertSource } from '../../../lib/store/oauth-sources.js';
 import { newUser } from '../../../tools/fixtures/users.js';

@@ -12,7 +12,7 @@ import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { startTestApi, type Json } from '../../support/harness.js';
 import { FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 import { getUserinfo, jwtClaims } from '../../support/http.js';
-import type { UserDoc } from '../../../lib/store/users.js';
+import type { UserDoc } from '../../../lib/model/users.js';
 
 let api: RunningApi;
 let conforming: RunningApi;

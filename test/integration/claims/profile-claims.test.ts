@@ -5,9 +5,9 @@
 // with 400 invalid_request naming the field, never a 500; the phone number
 // verified only by an administrator, and no longer once the user changes it.
 import { updateUser } from '../../../lib/admin/user-changes.js';
-import { SCOPE_CLAIMS } from '../../../lib/domain/claims.js';
-import { ConflictError } from '../../../lib/domain/errors.js';
-import { PROFILE_CLAIM_FIELDS, type ProfileClaim } from '../../../lib/domain/profile-fields.js';
+import { SCOPE_CLAIMS } from '../../../lib/model/claims.js';
+import { ConflictError } from '../../../lib/model/errors.js';
+import { PROFILE_CLAIM_FIELDS, type ProfileClaim } from '../../../lib/model/profile-fields.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
 import { useTestApi, type Json } from '../../support/harness.js';
 import { mintAccessToken } from '../../support/minted-token.js';

@@ -4,7 +4,7 @@
 // other client gets JSON as before. Set through dynamic registration (RFC 7591)
 // and the app API; advertised in discovery; bad values refused.
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { ProfileUpdate } from '../../../lib/domain/users.js';
+import { ProfileUpdate } from '../../../lib/model/users.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { updateProfile } from '../../../lib/store/users.js';
 import { useTestApi, type Json } from '../../support/harness.js';

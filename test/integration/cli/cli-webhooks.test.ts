@@ -3,7 +3,8 @@
 // usage errors (exit 2) for an unknown id and bad arguments. One delivery is
 // real (event pipeline → WebhookDelivery workflow → a verifying receiver);
 // the others are written into the history directly.
-import { recentDeliveries, recordDelivery, type WebhookDeliveryDoc } from '../../../lib/store/webhook-history.js';
+import { recentDeliveries, recordDelivery } from '../../../lib/store/webhook-history.js';
+import type { WebhookDeliveryDoc } from '../../../lib/model/webhook-delivery.js';
 import { useTestApi, eventually } from '../../support/harness.js';
 import { CLI_ENTRY, expectRefused, runCli, startEntry } from '../../support/cli.js';
 import { testDatabase } from '../../support/database.js';

@@ -10,8 +10,8 @@ import { createPersonalAccessToken } from '../../../lib/store/personal-access-to
 import { createClient } from '../../../lib/store/clients.js';
 import { generateKey } from 'openpgp';
 import { addGpgKey } from '../../../lib/store/gpg-keys.js';
-import { parsePublicKey } from '../../../lib/gpg/public-key.js';
-import { addDomain } from '../../../lib/store/domains.js';
+import { parsePublicKey } from '../../../lib/accounts/gpg-public-key.js';
+import { addDomain } from '../../../lib/store/custom-domains.js';
 import { insertSocialAccount } from '../../../lib/store/oauth-sources.js';
 import { createTeam, userActor } from '../../../lib/teams/team-changes.js';
 import { eventually, startTestApi, testConfig, type Json } from '../../support/harness.js';
@@ -20,7 +20,7 @@ import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { expectFamilyRevoked, newTestRp, runCodeFlow } from '../../support/token-flow.js';
 import { postForm } from '../../support/http.js';
 import { addTestPasskey } from '../../support/passkeys.js';
-import { RETIRED_KEY_RETENTION_SECONDS, SIGNING_LEAD_SECONDS } from '../../../lib/domain/key-phases.js';
+import { RETIRED_KEY_RETENTION_SECONDS, SIGNING_LEAD_SECONDS } from '../../../lib/model/key-phases.js';
 
 let store: Store;
 beforeAll(() => {

@@ -2,7 +2,7 @@
 // initial access token, field-by-field metadata validation, the client
 // information document, a registered client running the code flow, and
 // GET / PUT / DELETE at the registration_client_uri with its token.
-import { s256Challenge } from '../../../lib/domain/pkce.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 import { createClient, findClient } from '../../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';

@@ -5,14 +5,14 @@
 import type { Client } from '@temporalio/client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { RunningApi } from '../../../api/server.js';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
 import { findConsent } from '../../../lib/store/consents.js';
 import { findDeviceCode } from '../../../lib/store/device-codes.js';
 import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
-import { deviceWorkflowId } from '../../../lib/domain/device-authorization.js';
-import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
-import type { NewClientInput } from '../../../lib/domain/clients.js';
+import { deviceWorkflowId } from '../../../lib/model/device-authorization.js';
+import { familyWorkflowId } from '../../../lib/model/refresh-family.js';
+import type { NewClientInput } from '../../../lib/model/clients.js';
 import { useTestApi, eventually, startTestApi, type Json } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';
 import { postForm } from '../../support/http.js';

@@ -14,7 +14,7 @@ import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { testDatabase } from '../../support/database.js';
 import { dpopProof, FAPI_REDIRECT, newFapiClient } from '../../support/fapi-client.js';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 
 const database = testDatabase('ml_dsa_off');

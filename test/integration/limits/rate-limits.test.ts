@@ -3,7 +3,8 @@
 // 40 of 40 under a limit of 10), released slots come back, backoff halves the
 // next window's capacity, and two databases in one process do not share counts.
 import { type Store } from '../../../lib/store/db.js';
-import { hasReached, takeAttempt, takeAttempts, type LimitRule } from '../../../lib/store/rate-limits.js';
+import { hasReached, takeAttempt, takeAttempts } from '../../../lib/store/rate-limits.js';
+import type { LimitRule } from '../../../lib/model/rate-limits.js';
 import { openTestStore, testDatabase } from '../../support/database.js';
 
 let store: Store;

@@ -6,7 +6,7 @@
 import { generate } from 'otplib';
 import type { RunningApi } from '../../../api/server.js';
 import { startApi } from '../../../api/server.js';
-import { solvePow } from '../../../lib/domain/captcha.js';
+import { solvePow } from '../../../lib/model/captcha.js';
 import { freePort } from '../../../tools/embedded/ports.js';
 import { createLogger } from '../../../lib/runtime/log.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';

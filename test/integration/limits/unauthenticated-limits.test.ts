@@ -6,9 +6,9 @@
 // created. An api of its own with small limits (5 per address, 3 per client,
 // per minute) and a database of its own; each test plays its own addresses
 // with X-Forwarded-For (the api trusts it from loopback).
-import { s256Challenge } from '../../../lib/domain/pkce.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
-import type { NewClientInput } from '../../../lib/domain/clients.js';
+import type { NewClientInput } from '../../../lib/model/clients.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { useTestApi, type Json } from '../../support/harness.js';
 import { awayFromWindowEdge, countStatuses } from '../../support/limits.js';

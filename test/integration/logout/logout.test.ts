@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { createUser } from '../../../lib/store/users.js';

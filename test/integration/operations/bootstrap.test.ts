@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PROJECT_ROOT } from '../../../tools/embedded/servers.js';
+import { PROJECT_ROOT } from '../../../lib/runtime/paths.js';
 
 const scratch: string[] = [];
 afterAll(() => {

@@ -196,7 +196,7 @@ describe('Temporal TLS and API key', () => {
     ['api/main.js', []],
     ['worker/main.js', []],
     ['tools/scripts/launcher.js', []],
-    ['lib/cli/keyflow.js', ['flows', 'list']],
+    ['cli/keyflow.js', ['flows', 'list']],
   ])('%s exits 1 with one line when a TLS file cannot be read, never a stack trace', async (entry, args) => {
     const { code, stdout, stderr } = await runEntry(entry, args, {
       TEMPORAL_TLS_CA: '/no/such/ca.pem',

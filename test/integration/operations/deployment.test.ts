@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { PROJECT_ROOT } from '../../../tools/embedded/servers.js';
+import { PROJECT_ROOT } from '../../../lib/runtime/paths.js';
 
 const read = (f: string) => fs.readFileSync(path.join(PROJECT_ROOT, f), 'utf8');
 

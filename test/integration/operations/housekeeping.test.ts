@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { housekeepingScheduleId } from '../../../lib/flows/housekeeping.js';
-import { EXPIRING_COLLECTIONS } from '../../../lib/domain/expiring.js';
+import { EXPIRING_COLLECTIONS } from '../../../lib/model/expiring.js';
 import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';
 import { openStore, type Store } from '../../../lib/store/db.js';
 import { purgeExpired } from '../../../lib/store/expiring.js';

@@ -6,10 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, isPortOpen } from '../../../tools/embedded/ports.js';
-import { PROJECT_ROOT } from '../../../tools/embedded/servers.js';
-import { eventually } from '../../support/harness.js';
+import { PROJECT_ROOT } from '../../../lib/runtime/paths.js';
+import { eventually, type Json } from '../../support/harness.js';
 import { runCli } from '../../support/cli.js';
-import type { Json } from '../../support/harness.js';
 import { withPkce, withVerifier } from '../../../tools/fixtures/pkce.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 
@@ -327,7 +326,7 @@ describe('npm start (the launcher)', () => {
     expect(faked.status).toBe(1);
     expect(faked.stderr).toMatch(/^api: Keyflow needs Node.js 24 or newer; this is 20\.20\.2 /);
     if (olderNode) {
-      for (const entry of ['api/main.js', 'worker/main.js', 'tools/scripts/launcher.js', 'lib/cli/keyflow.js']) {
+      for (const entry of ['api/main.js', 'worker/main.js', 'tools/scripts/launcher.js', 'cli/keyflow.js']) {
         const real = spawnSync(olderNode, [path.join(PROJECT_ROOT, 'dist', entry), 'users', 'list'], { encoding: 'utf8', env });
         expect([entry, real.status, real.stderr.split('\n').filter(Boolean).length]).toEqual([entry, 1, 1]);
         expect(real.stderr).toMatch(/needs Node\.js 24 or newer/);

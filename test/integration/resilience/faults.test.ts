@@ -8,12 +8,11 @@
 // no token family lost, every token verifiable through either JWKS, and the
 // processes recovering by themselves.
 import { decodeProtectedHeader, jwtVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
-import type { FixtureRp } from '../../../tools/fixtures/clients.js';
-import { newRp } from '../../../tools/fixtures/clients.js';
+import { type FixtureRp, newRp } from '../../../tools/fixtures/clients.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser } from '../../../tools/fixtures/users.js';
-import { KEY_CACHE_SECONDS } from '../../../lib/domain/key-phases.js';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
+import { KEY_CACHE_SECONDS } from '../../../lib/model/key-phases.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 import { type Json } from '../../support/harness.js';
 import { runEntry } from '../../support/cli.js';
@@ -264,7 +263,7 @@ describe('two apis and two workers on one Temporal and one FerretDB', () => {
         return decodeProtectedHeader(idToken).kid!;
       }
       const before = await verifiedEverywhere(first());
-      const rotated = await runEntry('lib/cli/keyflow.js', ['keys', 'rotate', '--alg', 'RS256'], cluster.env);
+      const rotated = await runEntry('cli/keyflow.js', ['keys', 'rotate', '--alg', 'RS256'], cluster.env);
       expect(rotated.code).toBe(0);
       const newKid = (JSON.parse(rotated.stdout) as Json[]).find((k) => k.alg === 'RS256').kid as string;
       // Published first: both JWKS carry it within their cache time, while both processes still sign with the old key.

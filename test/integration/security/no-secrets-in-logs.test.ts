@@ -16,7 +16,7 @@ import { createClient } from '../../../lib/store/clients.js';
 import { type Store } from '../../../lib/store/db.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { createUser } from '../../../lib/store/users.js';
-import { stepUpWorkflowId } from '../../../lib/domain/step-up-challenge.js';
+import { stepUpWorkflowId } from '../../../lib/model/step-up-challenge.js';
 import { type Json } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { enrollFactors } from '../../../tools/fixtures/factors.js';

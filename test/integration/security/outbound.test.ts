@@ -2,7 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OutboundAllowEntry } from '../../../lib/config/env.js';
-import { guardedLookup, isInternalAddress, OutboundError, outboundRequest, type OutboundPolicy } from '../../../lib/outbound/http-client.js';
+import { guardedLookup, isInternalAddress, OutboundError, outboundRequest, type OutboundPolicy } from '../../../lib/runtime/http-client.js';
 import { startRawReceiver } from '../../support/raw-receiver.js';
 
 let server: http.Server;

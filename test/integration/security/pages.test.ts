@@ -1,6 +1,6 @@
 // Browser-facing safety of the pages: session cookie attributes, sid rotation,
 // CSRF on every form, CSP, escaping, and sign-in attempt limits.
-import { s256Challenge } from '../../../lib/domain/pkce.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { hashSecret } from '../../../lib/security/secrets.js';
 import { createUser } from '../../../lib/store/users.js';

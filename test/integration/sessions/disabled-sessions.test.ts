@@ -5,7 +5,7 @@
 // admin) or an authorization request; it is ended at its next request (it
 // stays ended when the account is enabled again), and signing in again is
 // refused as disabled.
-import { s256Challenge } from '../../../lib/domain/pkce.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 import { useTestApi } from '../../support/harness.js';
 import { FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';

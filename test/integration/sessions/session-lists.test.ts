@@ -7,8 +7,8 @@
 // session is found; parallel and repeated listings lose nothing and repeat
 // nothing; what earlier versions stored is carried over at start.
 import { activeSudoWindow, openSudoWindow, type SudoDeps } from '../../../lib/step-up/sudo-windows.js';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
-import { SESSION_TTL_MS } from '../../../lib/domain/sessions.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
+import { SESSION_TTL_MS } from '../../../lib/model/sessions.js';
 import { newId, newSecret } from '../../../lib/security/secrets.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { openStore } from '../../../lib/store/db.js';
@@ -16,7 +16,7 @@ import { addToSessionList, readSessionList } from '../../../lib/store/session-li
 import { createSession } from '../../../lib/store/sessions.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { sudoWindows } from '../../../lib/store/sudo-windows.js';
-import { sudoWindowId } from '../../../lib/domain/sudo-window-id.js';
+import { sudoWindowId } from '../../../lib/model/sudo-window-id.js';
 import { createUser } from '../../../lib/store/users.js';
 import { userSessions } from '../../../lib/store/user-sessions.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';

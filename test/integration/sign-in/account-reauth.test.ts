@@ -7,7 +7,8 @@
 import { generate } from 'otplib';
 import type { RunningApi } from '../../../api/server.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
-import { PAT_COLLECTION, PAT_PREFIX } from '../../../lib/store/personal-access-tokens.js';
+import { PAT_COLLECTION } from '../../../lib/store/personal-access-tokens.js';
+import { PAT_PREFIX } from '../../../lib/model/personal-access-tokens.js';
 import { createUser } from '../../../lib/store/users.js';
 import { enrollFactors } from '../../../tools/fixtures/factors.js';
 import { eventually, startTestApi, type Json } from '../../support/harness.js';

@@ -4,7 +4,7 @@
 // The login page's "Create an account" link leads there with the invitation.
 import type { BrowserContext } from 'playwright-core';
 import { createInvite } from '../../../lib/admin/invite-changes.js';
-import { OPERATOR } from '../../../lib/cli/events.js';
+import { OPERATOR } from '../../../cli/events.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { findUserByEmail } from '../../../lib/store/users.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';

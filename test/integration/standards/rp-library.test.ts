@@ -9,7 +9,7 @@ import * as oauth from 'oauth4webapi';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
-import type { IdTokenAlg } from '../../../lib/domain/clients.js';
+import type { IdTokenAlg } from '../../../lib/model/clients.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { createUser } from '../../../lib/store/users.js';
 import { useTestApi, type Json } from '../../support/harness.js';

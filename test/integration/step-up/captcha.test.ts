@@ -10,16 +10,16 @@
 // authentication code" (the factor check, which consumes nothing); one test
 // goes on to confirm with TOTP. A failed captcha leaves the challenge `created`.
 import { generate } from 'otplib';
-import { checkPow, solvePow } from '../../../lib/domain/captcha.js';
-import type { NewClientInput } from '../../../lib/domain/clients.js';
-import type { SiteSettings } from '../../../lib/domain/site-settings.js';
-import { getSiteSettings, SECRET_IS_SET, siteSecret } from '../../../lib/store/settings.js';
+import { checkPow, solvePow } from '../../../lib/model/captcha.js';
+import type { NewClientInput } from '../../../lib/model/clients.js';
+import { type SiteSettings, SECRET_IS_SET } from '../../../lib/model/site-settings.js';
+import { getSiteSettings, siteSecret } from '../../../lib/store/settings.js';
 import { findStepUpChallenge } from '../../../lib/store/step-up.js';
-import { useTestApi, startTestApi, type Json } from '../../support/harness.js';
+import { useTestApi, type Json } from '../../support/harness.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
-import { openTestStore, testDatabase } from '../../support/database.js';
+import { testDatabase } from '../../support/database.js';
 import { setCaptchaSettings, startFakeCaptchaProvider, type FakeCaptchaProvider } from '../../support/captcha.js';
 
 const PASSWORD = 'captcha test password';
@@ -216,25 +216,12 @@ describe('proof of work', () => {
 });
 
 describe('the captcha secret key at rest', () => {
-  it('is stored sealed with the KEK, and one stored in clear by an earlier version is sealed at start', async () => {
+  it('is stored sealed with the KEK: the stored document never holds it, the settings read it as set', async () => {
     await settings({ captcha_provider: 'hcaptcha', captcha_secret_key: 'shh-secret', captcha_verify_url: fakeUrl });
     const raw = JSON.stringify(await api.deps.store.settings.findOne({ _id: 'site' }));
     expect(raw).toContain('captcha_secret_key');
     expect(raw).not.toContain('shh-secret');
     expect((await getSiteSettings(api.deps.store)).captcha_secret_key).toBe(SECRET_IS_SET);
     expect(await siteSecret(api.deps.store, api.deps.kek, 'captcha_secret_key')).toBe('shh-secret');
-
-    // A database written before sealing: the value in clear, sealed when an api starts on it.
-    const database = testDatabase('captcha_legacy');
-    const legacy = openTestStore(database);
-    try {
-      await legacy.settings.insertOne({ _id: 'site', values: { captcha_secret_key: 'legacy-clear-secret' }, updatedAt: new Date() });
-      const started = await startTestApi(database.env);
-      await started.stop();
-      expect(JSON.stringify(await legacy.settings.findOne({ _id: 'site' }))).not.toContain('legacy-clear-secret');
-      expect(await siteSecret(legacy, api.deps.kek, 'captcha_secret_key')).toBe('legacy-clear-secret');
-    } finally {
-      await legacy.close();
-    }
   });
 });

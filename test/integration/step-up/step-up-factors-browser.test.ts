@@ -12,7 +12,7 @@
 // test files (the StepUpChallenge workflow writes its projection there too).
 import { generate } from 'otplib';
 import type { Page } from 'playwright-core';
-import type { SiteSettings } from '../../../lib/domain/site-settings.js';
+import type { SiteSettings } from '../../../lib/model/site-settings.js';
 import { type RpCallback, startRpCallback, useBrowser } from '../../support/browser.js';
 import { useLocalhostApi, eventually, type Json } from '../../support/harness.js';
 import { newUser } from '../../../tools/fixtures/users.js';

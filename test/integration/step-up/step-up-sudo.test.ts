@@ -12,7 +12,7 @@
 //
 // Factors here are backup codes (single use; TOTP codes of one time step cannot
 // be used twice).
-import type { NewClientInput } from '../../../lib/domain/clients.js';
+import type { NewClientInput } from '../../../lib/model/clients.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { sudoWindows } from '../../../lib/store/sudo-windows.js';
 import { useTestApi, type Json } from '../../support/harness.js';

@@ -5,12 +5,12 @@
 // the StepUpChallenge workflow keeps in its history.
 import type { Client } from '@temporalio/client';
 import { generate } from 'otplib';
-import type { NewClientInput } from '../../../lib/domain/clients.js';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
+import type { NewClientInput } from '../../../lib/model/clients.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
 import { hashSecret, newSecret } from '../../../lib/security/secrets.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { findStepUpChallenge, insertStepUpChallenge, stepUpAudit, stepUpChallenges, stepUpCodes } from '../../../lib/store/step-up.js';
-import { stepUpWorkflowId } from '../../../lib/domain/step-up-challenge.js';
+import { stepUpWorkflowId } from '../../../lib/model/step-up-challenge.js';
 import type { stepUpChallenge } from '../../../workflows/step-up-challenge.js';
 import { confirmStepUpUpdate as confirmUpdate } from '../../../lib/temporal/flow-messages.js';
 import { useTestApi, eventually, startTestApi, type Json } from '../../support/harness.js';

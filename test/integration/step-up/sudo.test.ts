@@ -8,10 +8,10 @@
 // api's database in the workflow input and the activities write there.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { activeSudoWindow, openSudoWindow, revokeSudoWindow, type SudoDeps } from '../../../lib/step-up/sudo-windows.js';
-import { sudoWindowId } from '../../../lib/domain/sudo-window-id.js';
-import type { SudoWindowKey } from '../../../lib/domain/sudo-window.js';
-import type { NewClientInput } from '../../../lib/domain/clients.js';
-import { SESSION_TTL_MS } from '../../../lib/domain/sessions.js';
+import { sudoWindowId } from '../../../lib/model/sudo-window-id.js';
+import type { SudoWindowKey } from '../../../lib/model/sudo-window.js';
+import type { NewClientInput } from '../../../lib/model/clients.js';
+import { SESSION_TTL_MS } from '../../../lib/model/sessions.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { findSessionBySid } from '../../../lib/store/sessions.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';

@@ -8,14 +8,14 @@ import { findConsent } from '../../../lib/store/consents.js';
 import { createTeam, userActor, type TeamDeps } from '../../../lib/teams/team-changes.js';
 import { addGroup, changeMember } from '../../../lib/teams/member-changes.js';
 import { joinTeam } from '../../support/teams.js';
-import type { TeamDoc } from '../../../lib/domain/teams.js';
+import type { TeamDoc } from '../../../lib/model/teams.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
 import { useTestApi, type Json } from '../../support/harness.js';
 import { redeemCode, startFlow, teamPicker, type StartedFlow } from '../../support/consent-flow.js';
 import { FLOW_PASSWORD, FLOW_REDIRECT, newTestRp, type TestRp } from '../../support/token-flow.js';
 import { jwtClaims, postForm } from '../../support/http.js';
-import { s256Challenge } from '../../../lib/domain/pkce.js';
+import { s256Challenge } from '../../../lib/model/pkce.js';
 import { newSecret } from '../../../lib/security/secrets.js';
 
 let deps: TeamDeps;

@@ -7,7 +7,7 @@
 import * as oauth from 'oauth4webapi';
 import { authorization as libraryAuthorization, discover, redeemAtCallback, type Authorization } from '../../support/library-rp.js';
 import type { Page } from 'playwright-core';
-import type { TeamDoc } from '../../../lib/domain/teams.js';
+import type { TeamDoc } from '../../../lib/model/teams.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { findMember } from '../../../lib/store/teams.js';
 import { createTeam, userActor, type TeamDeps } from '../../../lib/teams/team-changes.js';

@@ -3,7 +3,7 @@
 // granted through the site gate: what each token reaches, the member-write cap
 // on every change, and the role re-checked on every request.
 import { generate, generateSecret } from 'otplib';
-import type { TeamDoc } from '../../../lib/domain/teams.js';
+import type { TeamDoc } from '../../../lib/model/teams.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { createTeam, userActor, type TeamDeps } from '../../../lib/teams/team-changes.js';
 import { changeMember } from '../../../lib/teams/member-changes.js';

@@ -5,7 +5,7 @@
 // every endpoint. The single-team and site tiers' tokens come from consent;
 // here only their refusals of a token without their scopes.
 import { auditLog } from '../../../lib/store/audit-log.js';
-import type { UserDoc } from '../../../lib/store/users.js';
+import type { UserDoc } from '../../../lib/model/users.js';
 import { useTestApi, STACK_FRAME, type Json } from '../../support/harness.js';
 import { newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
 import { jwtClaims, requestJson } from '../../support/http.js';

@@ -7,7 +7,7 @@
 // a refresh is invalid_grant (or invalid_client, for a deactivated client),
 // UserInfo is 401. And where a revocation did not finish (simulated by a write
 // to the store alone), the cached status bounds the delay to 2 s.
-import type { UserDoc } from '../../../lib/domain/users.js';
+import type { UserDoc } from '../../../lib/model/users.js';
 import { useTestApi, type Json } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';
 import { cliOn } from '../../support/cli.js';

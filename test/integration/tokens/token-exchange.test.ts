@@ -2,7 +2,7 @@
 // the requester or carrying app:<requester>:*; scope a subset; audience limited
 // by resource/audience, each one the requester lists in allowedResources;
 // never refreshable; issued_token_type.
-import type { NewClientInput } from '../../../lib/domain/clients.js';
+import type { NewClientInput } from '../../../lib/model/clients.js';
 import { createUser } from '../../../lib/store/users.js';
 import { useTestApi, type Json } from '../../support/harness.js';
 import { codeFlowTokens } from '../../support/token-flow.js';

@@ -1,9 +1,9 @@
 // Refresh families (rotation, reuse, narrowing, expiry), introspection and
 // revocation, end to end over HTTP with the real worker running RefreshFamily.
 import type { Client } from '@temporalio/client';
-import { familyWorkflowId } from '../../../lib/domain/refresh-family.js';
+import { familyWorkflowId } from '../../../lib/model/refresh-family.js';
 import { hashSecret } from '../../../lib/security/secrets.js';
-import type { NewClientInput } from '../../../lib/domain/clients.js';
+import type { NewClientInput } from '../../../lib/model/clients.js';
 import { revokeGrant } from '../../../lib/store/grants.js';
 import { findRefreshToken } from '../../../lib/store/refresh-tokens.js';
 import { SearchAttributes } from '../../../lib/temporal/search-attributes.js';

@@ -5,7 +5,8 @@
 // needs the name typed; a non-admin gets 404 and a forged form 403.
 import type { Page } from 'playwright-core';
 import { findAuditRecords } from '../../../lib/store/audit-query.js';
-import { findWebhook, listWebhooks, type WebhookDoc } from '../../../lib/store/webhooks.js';
+import { findWebhook, listWebhooks } from '../../../lib/store/webhooks.js';
+import type { WebhookDoc } from '../../../lib/model/webhooks.js';
 import { useBrowser } from '../../support/browser.js';
 import { useLocalhostApi } from '../../support/harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';

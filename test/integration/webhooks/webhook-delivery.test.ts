@@ -11,10 +11,11 @@
 import type { Client } from '@temporalio/client';
 import { shownResponseBody } from '../../../activities/webhook-delivery.js';
 import { recentDeliveries, storedHistory } from '../../../lib/store/webhook-history.js';
-import { createWebhook, findWebhook, updateWebhook, type WebhookDoc } from '../../../lib/store/webhooks.js';
+import { createWebhook, findWebhook, updateWebhook } from '../../../lib/store/webhooks.js';
+import type { WebhookDoc } from '../../../lib/model/webhooks.js';
 import { webhookOutbox } from '../../../lib/store/webhook-outbox.js';
 import { deliveryIdFor } from '../../../lib/webhooks/event-pipeline.js';
-import { webhookDeliveryWorkflowId } from '../../../lib/domain/webhook-delivery.js';
+import { webhookDeliveryWorkflowId } from '../../../lib/model/webhook-delivery.js';
 import type { webhookDelivery } from '../../../workflows/webhook-delivery.js';
 import { useTestApi, eventually, sleep } from '../../support/harness.js';
 import { signatureMatches, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';

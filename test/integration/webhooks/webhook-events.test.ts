@@ -8,7 +8,7 @@
 // user's webhooks by `_id` lookups only.
 import { generate, generateSecret } from 'otplib';
 import { freePort } from '../../../tools/embedded/ports.js';
-import { WEBHOOK_LIMITS } from '../../../lib/domain/webhooks.js';
+import { WEBHOOK_LIMITS } from '../../../lib/model/webhooks.js';
 import { seal } from '../../../lib/security/kek.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';

@@ -6,7 +6,8 @@
 import os from 'node:os';
 import { loadKek } from '../../../lib/security/kek.js';
 import { dropDatabase } from '../../../lib/store/db.js';
-import { HISTORY_LIMIT, recentDeliveries, recordDelivery, storedHistory, type WebhookDeliveryDoc } from '../../../lib/store/webhook-history.js';
+import { HISTORY_LIMIT, recentDeliveries, recordDelivery, storedHistory } from '../../../lib/store/webhook-history.js';
+import type { WebhookDeliveryDoc } from '../../../lib/model/webhook-delivery.js';
 import { createWebhook, deleteWebhook } from '../../../lib/store/webhooks.js';
 import { openTestStore, testDatabase } from '../../support/database.js';
 

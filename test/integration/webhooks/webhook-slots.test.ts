@@ -4,11 +4,12 @@
 // the upgrade that gives the webhooks of an earlier version their slots once;
 // an owner without webhooks known as such in one lookup.
 import os from 'node:os';
-import { WEBHOOK_LIMITS } from '../../../lib/domain/webhooks.js';
+import { WEBHOOK_LIMITS, type WebhookDoc } from '../../../lib/model/webhooks.js';
 import { newId } from '../../../lib/security/secrets.js';
 import { loadKek } from '../../../lib/security/kek.js';
 import { dropDatabase } from '../../../lib/store/db.js';
-import { createWebhook, createWebhooks, deleteWebhook, listWebhooks, WebhookSlotsFull, type NewWebhook, type WebhookDoc } from '../../../lib/store/webhooks.js';
+import { createWebhook, createWebhooks, deleteWebhook, listWebhooks, type NewWebhook } from '../../../lib/store/webhooks.js';
+import { WebhookSlotsFull } from '../../../lib/store/webhook-slots.js';
 import { commandFilters } from '../../support/command-filters.js';
 import { openTestStore, testDatabase } from '../../support/database.js';
 

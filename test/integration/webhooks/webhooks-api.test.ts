@@ -9,11 +9,11 @@
 // regular users, even with admin scopes), other users' webhooks (404), and the
 // webhook.create/update/delete admin events (audit log + admin webhooks).
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import type { UserDoc } from '../../../lib/store/users.js';
+import type { UserDoc } from '../../../lib/model/users.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
-import { recordDeliveries, storedHistory, type WebhookDeliveryDoc } from '../../../lib/store/webhook-history.js';
+import { recordDeliveries, storedHistory } from '../../../lib/store/webhook-history.js';
+import { type WebhookDeliveryDoc, webhookDeliveryWorkflowId } from '../../../lib/model/webhook-delivery.js';
 import { deleteWebhook, listWebhooks } from '../../../lib/store/webhooks.js';
-import { webhookDeliveryWorkflowId } from '../../../lib/domain/webhook-delivery.js';
 import { useTestApi, eventually, type Json, sleep, startTestApi } from '../../support/harness.js';
 import { requestJson } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';

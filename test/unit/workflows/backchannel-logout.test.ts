@@ -3,7 +3,7 @@
 // the others' outcomes stand.
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import type { LogoutDelivery } from '../../../lib/domain/backchannel-logout.js';
+import type { LogoutDelivery } from '../../../lib/model/backchannel-logout.js';
 import { backchannelLogout } from '../../../workflows/backchannel-logout.js';
 import { flowState, startWorkflowWorker, type WorkflowWorker, recordHistory } from '../../support/workflow-env.js';
 

@@ -3,7 +3,7 @@
 // pass leaves refresh_tokens to the daily one; a run without a pass (a schedule
 // from before the daily pass, a manual run) purges every collection.
 import { Context } from '@temporalio/activity';
-import { EXPIRING_COLLECTIONS } from '../../../lib/domain/expiring.js';
+import { EXPIRING_COLLECTIONS } from '../../../lib/model/expiring.js';
 import { housekeeping } from '../../../workflows/housekeeping.js';
 import { flowState, startWorkflowWorker, type WorkflowWorker, recordHistory } from '../../support/workflow-env.js';
 

@@ -3,7 +3,7 @@
 // unless skipped, and returned; a failed attempt is the outcome `interrupted`.
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import type { DeliveryOutcome } from '../../../lib/domain/webhook-delivery.js';
+import type { DeliveryOutcome } from '../../../lib/model/webhook-delivery.js';
 import { webhookDelivery } from '../../../workflows/webhook-delivery.js';
 import { flowState, startWorkflowWorker, type WorkflowWorker, recordHistory } from '../../support/workflow-env.js';
 

@@ -1,7 +1,7 @@
 // node-oidc-provider as a compare benchmark target: a child process with one
 // static client per scenario, in memory or on the peer's MongoDB database.
 import { randomBytes } from 'node:crypto';
-import type { IdTokenAlg } from '../../../lib/domain/clients.js';
+import type { IdTokenAlg } from '../../../lib/model/clients.js';
 import { basicAuth } from '../../fixtures/clients.js';
 import { HttpUser } from '../../fixtures/http-user.js';
 import { discover, REDIRECT_URI, type BenchAgent, type BenchTarget } from '../targets.js';
