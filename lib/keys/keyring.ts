@@ -6,7 +6,7 @@
 // without a reload.
 import { constants, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign as nodeSign } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import { isPublished, KEY_CACHE_SECONDS, keyPhase, keyTimes, publishedUntilFor, signingKeyAt, signsFromFor, type KeyPhase } from '../model/key-phases.js';
+import { isPublished, KEY_CACHE_SECONDS, keyPhase, publishedUntilFor, signingKeyAt, signsFromFor, type KeyPhase } from '../model/key-phases.js';
 import { SIGNING_ALGS, type SigningAlg, type SigningKeyDoc } from '../model/signing-keys.js';
 import type { Store } from '../store/db.js';
 import { hasSigningKeyGeneration, insertSigningKey, listSigningKeys, newestSigningKey, retireSigningKey } from '../store/signing-keys.js';
@@ -182,6 +182,7 @@ export class Keyring {
       createdAt,
       signsFrom: signsFromFor(createdAt, generation === 1),
       retiredAt: null,
+      publishedUntil: null,
     };
     // Null when another process created this generation first.
     return (await insertSigningKey(this.store, doc)) ? doc : null;
@@ -215,7 +216,7 @@ const SIGNATURE_OPTIONS: Record<Exclude<SigningAlg, 'ML-DSA-65'>, { padding?: nu
 function signingKeyRefusal(doc: SigningKeyDoc, docs: SigningKeyDoc[], now: Date): string {
   const next = docs
     .filter((d) => d.alg === doc.alg && d.generation > doc.generation && keyPhase(d, docs, now) === 'published')
-    .map((d) => keyTimes(d).signsFrom)
+    .map((d) => d.signsFrom)
     .sort((a, b) => a.getTime() - b.getTime())[0];
   return next
     ? `key ${doc._id} signs ${doc.alg} tokens until ${next.toISOString()}, when the newer key takes over: retire it after that`
@@ -223,7 +224,6 @@ function signingKeyRefusal(doc: SigningKeyDoc, docs: SigningKeyDoc[], now: Date)
 }
 
 function toInfo(d: SigningKeyDoc, phase: KeyPhase): KeyInfo {
-  const { signsFrom, publishedUntil } = keyTimes(d);
   return {
     kid: d._id,
     alg: d.alg,
@@ -232,9 +232,9 @@ function toInfo(d: SigningKeyDoc, phase: KeyPhase): KeyInfo {
     phase,
     signing: phase === 'signing',
     createdAt: d.createdAt,
-    signsFrom,
+    signsFrom: d.signsFrom,
     retiredAt: d.retiredAt,
-    publishedUntil,
+    publishedUntil: d.publishedUntil,
   };
 }
 

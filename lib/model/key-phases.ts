@@ -59,13 +59,6 @@ export function publishedUntilFor(retiredAt: Date): Date {
   return new Date(retiredAt.getTime() + RETIRED_KEY_RETENTION_SECONDS * 1000);
 }
 
-/** A key's stored times; a document from before staged keys gets the times it had then (signing from its creation, gone when retired). */
-export function keyTimes(doc: PhaseDoc): { signsFrom: Date; publishedUntil: Date | null } {
-  const signsFrom = doc.signsFrom ?? doc.createdAt;
-  if (doc.status !== 'retired') return { signsFrom, publishedUntil: null };
-  return { signsFrom, publishedUntil: doc.publishedUntil ?? doc.retiredAt ?? doc.createdAt };
-}
-
 /**
  * The key of `alg` that signs at `now`: the newest active key whose time has
  * come. When none has (this clock is behind the one that stored the keys), the
@@ -73,14 +66,14 @@ export function keyTimes(doc: PhaseDoc): { signsFrom: Date; publishedUntil: Date
  */
 export function signingKeyAt<D extends PhaseDoc>(docs: readonly D[], alg: SigningAlg, now: Date): D | undefined {
   const active = docs.filter((d) => d.alg === alg && d.status === 'active');
-  const due = active.filter((d) => keyTimes(d).signsFrom <= now).sort((a, b) => b.generation - a.generation)[0];
-  return due ?? active.sort((a, b) => keyTimes(a).signsFrom.getTime() - keyTimes(b).signsFrom.getTime())[0];
+  const due = active.filter((d) => d.signsFrom <= now).sort((a, b) => b.generation - a.generation)[0];
+  return due ?? active.sort((a, b) => a.signsFrom.getTime() - b.signsFrom.getTime())[0];
 }
 
 /** The phase of `doc` at `now`, among `docs` (the keys of its algorithm at least: which one signs depends on the others). */
 export function keyPhase(doc: PhaseDoc, docs: readonly PhaseDoc[], now: Date): KeyPhase {
-  const { signsFrom, publishedUntil } = keyTimes(doc);
-  if (publishedUntil) return now < publishedUntil ? 'retiring' : 'removed';
+  const { signsFrom, publishedUntil } = doc;
+  if (doc.status === 'retired' && publishedUntil) return now < publishedUntil ? 'retiring' : 'removed';
   if (signingKeyAt(docs, doc.alg, now)?._id === doc._id) return 'signing';
   return now < signsFrom ? 'published' : 'previous';
 }

@@ -22,9 +22,9 @@ export interface SigningKeyDoc {
   /** ML-DSA-65: the 32-byte seed; RS256, PS256, ES256: PKCS#8 DER. */
   privateKey: Sealed;
   createdAt: Date;
-  /** When it starts signing (published from createdAt). Absent on keys from before staged keys: they signed from createdAt. */
-  signsFrom?: Date;
+  /** When it starts signing (published from createdAt). */
+  signsFrom: Date;
   retiredAt: Date | null;
-  /** Set at retirement: when it leaves the JWKS. Absent on keys retired before staged keys: they left at retiredAt. */
-  publishedUntil?: Date;
+  /** Set at retirement: when it leaves the JWKS. */
+  publishedUntil: Date | null;
 }

@@ -14,7 +14,7 @@ export interface WebhookDoc {
   secret: Sealed;
   createdAt: Date;
   updatedAt: Date;
-  /** The `_id` of the owner's slot it holds (store/webhook-slots.ts); webhooks of earlier versions get one at start. */
+  /** The `_id` of the owner's slot it holds (store/webhook-slots.ts). */
   slot?: string;
 }
 

@@ -38,7 +38,7 @@ function asDelivery({ deliveryId, ...record }: WebhookDeliveryRecordDoc): Webhoo
   return { ...record, _id: deliveryId };
 }
 
-/** The order the history is shown in (and was trimmed in by earlier versions): by `deliveredAt`, then id. */
+/** The order the history is shown in: by `deliveredAt`, then id. */
 function newestFirst(a: WebhookDeliveryDoc, b: WebhookDeliveryDoc): number {
   return b.deliveredAt.getTime() - a.deliveredAt.getTime() || (a._id < b._id ? 1 : a._id > b._id ? -1 : 0);
 }

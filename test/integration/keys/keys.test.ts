@@ -4,7 +4,7 @@ import path from 'node:path';
 import { calculateJwkThumbprint, compactVerify, importJWK } from 'jose';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 import { CLOCK_SKEW_SECONDS, KEY_CACHE_SECONDS, RETIRED_KEY_RETENTION_SECONDS, SIGNING_LEAD_SECONDS } from '../../../lib/model/key-phases.js';
-import { type SigningKeyDoc, SIGNING_ALGS } from '../../../lib/model/signing-keys.js';
+import { SIGNING_ALGS } from '../../../lib/model/signing-keys.js';
 import { KekMismatchError, loadKek, open, seal } from '../../../lib/security/kek.js';
 import { Keyring } from '../../../lib/keys/keyring.js';
 import { closeMlDsaWorkers, createMlDsa65, nativeMlDsaAvailable } from '../../../lib/keys/mldsa.js';
@@ -217,35 +217,6 @@ describe('keyring', () => {
         expect((await ring.signingKey('RS256')).kid).toBe(rotated.kid);
       }
     }
-  });
-
-  it('gives keys stored before staged keys the phases they had, and stages the next rotation', async () => {
-    const clock = testClock();
-    const [ring] = processes(clock, 1);
-    await ring!.ensureInitialKeys();
-    // Documents as the earlier version wrote them: no signsFrom, no publishedUntil.
-    const hourAgo = new Date(clock.now() - 3_600_000);
-    const legacy = (await store.signingKeys.find({ alg: 'RS256' }).toArray())[0]!;
-    const { signsFrom: _s, ...bare } = legacy;
-    await store.signingKeys.deleteOne({ _id: legacy._id });
-    const retiredOld: SigningKeyDoc = { ...bare, _id: 'retired-before', generation: 1, status: 'retired', createdAt: hourAgo, retiredAt: hourAgo };
-    const activeOld: SigningKeyDoc = { ...bare, generation: 2, createdAt: hourAgo };
-    await store.signingKeys.insertMany([retiredOld, activeOld]);
-
-    const phases = async () => (await ring!.list()).filter((k) => k.alg === 'RS256').map((k) => [k.kid, k.phase]);
-    expect(await phases()).toEqual([
-      ['retired-before', 'removed'],
-      [legacy._id, 'signing'],
-    ]);
-    const rotated = await ring!.rotate('RS256');
-    expect(rotated).toMatchObject({ generation: 3, phase: 'published' });
-    clock.set(rotated.signsFrom.getTime());
-    expect(await phases()).toEqual([
-      ['retired-before', 'removed'],
-      [legacy._id, 'previous'],
-      [rotated.kid, 'signing'],
-    ]);
-    expect(await ring!.retire(legacy._id)).toMatchObject({ phase: 'retiring', publishedUntil: new Date(clock.now() + RETIRED_KEY_RETENTION_SECONDS * 1000) });
   });
 
   const implementations = nativeMlDsaAvailable() ? (['native', 'noble'] as const) : (['noble'] as const);

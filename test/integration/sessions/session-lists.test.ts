@@ -5,7 +5,7 @@
 // cost the same however many sessions the site has. What an RP and a user
 // observe: every client gets its logout token, every window ends, every
 // session is found; parallel and repeated listings lose nothing and repeat
-// nothing; what earlier versions stored is carried over at start.
+// nothing.
 import { activeSudoWindow, openSudoWindow, type SudoDeps } from '../../../lib/step-up/sudo-windows.js';
 import { s256Challenge } from '../../../lib/model/pkce.js';
 import { SESSION_TTL_MS } from '../../../lib/model/sessions.js';

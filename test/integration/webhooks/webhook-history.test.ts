@@ -1,8 +1,7 @@
 // The webhook delivery history in one collection, against a real FerretDB:
 // concurrent records of one webhook all kept, a delivery recorded twice shown
 // once (the second replacing the first), the newest 50 kept in order, a
-// lagging head, deletion, and the upgrade from the per-webhook collections
-// of earlier versions.
+// lagging head, and deletion.
 import os from 'node:os';
 import { loadKek } from '../../../lib/security/kek.js';
 import { dropDatabase } from '../../../lib/store/db.js';
@@ -11,7 +10,7 @@ import type { WebhookDeliveryDoc } from '../../../lib/model/webhook-delivery.js'
 import { createWebhook, deleteWebhook } from '../../../lib/store/webhooks.js';
 import { openTestStore, testDatabase } from '../../support/database.js';
 
-// A database of its own: the upgrade test counts the old collections there.
+// A database of its own, dropped at the end: nothing of it is left to other tests.
 const store = openTestStore(testDatabase('webhook_history'));
 const kek = loadKek(Buffer.alloc(32, 7), os.tmpdir());
 afterAll(async () => {

@@ -1,7 +1,6 @@
 // An owner's webhooks found through its slots, against a real FerretDB: admin
 // webhooks of every admin in the site's slots, a slot left by a crash ignored
 // and then taken over, bulk loads that write slots (and can run again), and
-// the upgrade that gives the webhooks of an earlier version their slots once;
 // an owner without webhooks known as such in one lookup.
 import os from 'node:os';
 import { WEBHOOK_LIMITS, type WebhookDoc } from '../../../lib/model/webhooks.js';
@@ -13,7 +12,7 @@ import { WebhookSlotsFull } from '../../../lib/store/webhook-slots.js';
 import { commandFilters } from '../../support/command-filters.js';
 import { openTestStore, testDatabase } from '../../support/database.js';
 
-// A database of its own: the upgrade test starts from webhooks without slots.
+// A database of its own: the site's admin slots hold this file's admin webhooks alone.
 const store = openTestStore(testDatabase('webhook_slots'));
 const kek = loadKek(Buffer.alloc(32, 7), os.tmpdir());
 afterAll(async () => {
