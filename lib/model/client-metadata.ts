@@ -13,6 +13,7 @@ import {
   TOKEN_ENDPOINT_AUTH_METHODS,
   isClientActive,
   type ClientDoc,
+  type ClientExtras,
   type TokenEndpointAuthMethod,
 } from './clients.js';
 import { REDIRECT_URI_TYPES } from './redirect-uri.js';
@@ -206,14 +207,8 @@ export function logoOrigin(logoUri: string): string | null {
   }
 }
 
-export interface RegistrationExtras {
-  grantTypes: string[];
-  responseTypes: string[];
-  clientUri: string | null;
-  logoUri: string | null;
-  policyUri: string | null;
-  tosUri: string | null;
-}
+/** What a registration sets beside NewClientInput: the client's extras but its registration access token (the caller makes it). */
+export type RegistrationExtras = Omit<ClientExtras, 'registrationTokenHash'>;
 
 export type RegistrationMapping =
   | { ok: true; input: NewClientInput; extras: RegistrationExtras; metadata: RegistrationMetadata }

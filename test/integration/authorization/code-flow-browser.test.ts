@@ -131,6 +131,14 @@ async function finishFlow(client: FixtureRp, auth: Authorization): Promise<Json>
   return claims;
 }
 
+/** A first authorization of `client`: sign in with the password, allow, and check the code that comes back. */
+async function signInAndAllow(page: Page, client: FixtureRp, email: string): Promise<string> {
+  const auth = await startAuthorize(page, { client_id: client.id });
+  await signInWithPassword(page, email);
+  await consent(page, 'Allow');
+  return codeFrom(await rp.nextCallback(), auth);
+}
+
 // --- Account pages --------------------------------------------------------------
 
 async function signInToAccount(page: Page, email: string): Promise<void> {
@@ -208,10 +216,7 @@ describe('sign-in, consent and code in a browser', () => {
       const { email } = await newUser(api.deps, USER);
       const client = await newClient();
       const page = await newPage();
-      const first = await startAuthorize(page, { client_id: client.id });
-      await signInWithPassword(page, email);
-      await consent(page, 'Allow');
-      codeFrom(await rp.nextCallback(), first);
+      await signInAndAllow(page, client, email);
 
       const visited: string[] = [];
       page.on('request', (r) => visited.push(new URL(r.url()).pathname));
@@ -269,10 +274,7 @@ describe('sign-in, consent and code in a browser', () => {
       const { email } = await newUser(api.deps, USER);
       const client = await newClient();
       const page = await newPage();
-      const first = await startAuthorize(page, { client_id: client.id });
-      await signInWithPassword(page, email);
-      await consent(page, 'Allow');
-      codeFrom(await rp.nextCallback(), first);
+      await signInAndAllow(page, client, email);
 
       const relogin = await startAuthorize(page, { client_id: client.id, prompt: 'login' });
       expect(pathOf(page)).toBe('/login');
@@ -352,10 +354,7 @@ describe('second factors in a browser', () => {
       const { email } = await newUser(api.deps, USER);
       const client = await newClient();
       const page = await newPage();
-      const first = await startAuthorize(page, { client_id: client.id });
-      await signInWithPassword(page, email);
-      await consent(page, 'Allow');
-      codeFrom(await rp.nextCallback(), first);
+      await signInAndAllow(page, client, email);
       // TOTP enrolled during this session: the session itself is still acr=pwd.
       const { secret } = await enrollTotp(page);
 
