@@ -3,6 +3,7 @@
 // sign-in, the authorization request's acr_values=mfa, step-up confirmation
 // and the site-scope gate at consent.
 import { verify as verifyTotpCode } from 'otplib';
+import { currentTimeMs } from '../runtime/clock.js';
 import { open, type Kek } from '../security/kek.js';
 import { hashBackupCode, normalizeBackupCode } from '../security/backup-codes.js';
 import type { UserDoc } from '../model/users.js';
@@ -26,7 +27,13 @@ export function totpSecret(kek: Kek, user: Pick<UserDoc, '_id'>, sealed: NonNull
 export async function checkTotpCode(secret: string, input: string, afterTimeStep: number | null = null): Promise<number | null> {
   const token = input.replace(/\s/g, '');
   if (!/^\d{6}$/.test(token)) return null;
-  const result = await verifyTotpCode({ secret, token, epochTolerance: 30, ...(afterTimeStep !== null ? { afterTimeStep } : {}) }).catch(() => null);
+  const result = await verifyTotpCode({
+    secret,
+    token,
+    epoch: Math.floor(currentTimeMs() / 1000),
+    epochTolerance: 30,
+    ...(afterTimeStep !== null ? { afterTimeStep } : {}),
+  }).catch(() => null);
   return result?.valid && 'timeStep' in result ? result.timeStep : null;
 }
 

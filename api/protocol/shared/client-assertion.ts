@@ -10,7 +10,7 @@ import type { ClientDoc } from '../../../lib/model/clients.js';
 import type { Store } from '../../../lib/store/db.js';
 import { claimOnce } from '../../../lib/store/single-use.js';
 import { isNoMatchingKey, JwksUnavailable, type ClientKeys } from './client-keys.js';
-import { currentTimeMs } from '../../../lib/runtime/clock.js';
+import { currentDate, currentTimeMs } from '../../../lib/runtime/clock.js';
 
 export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 export const CLIENT_ASSERTION_ALGS: string[] = [...CLIENT_KEY_ALGS];
@@ -74,6 +74,7 @@ export function clientAssertionVerifier(deps: ClientAssertionDeps): ClientAssert
           audience: acceptedAudiences(deps.issuer, audience),
           requiredClaims: ['exp', 'jti'],
           clockTolerance: CLOCK_TOLERANCE_S,
+          currentDate: currentDate(),
         }));
       } catch (err) {
         if (err instanceof JwksUnavailable) return { ok: false, description: err.message };

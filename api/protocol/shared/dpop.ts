@@ -8,7 +8,7 @@ import { CLIENT_KEY_ALGS } from '../../../lib/model/client-key-algs.js';
 import { FAPI2_CLIENT_ALGS, isFapi2, type FapiProfile } from '../../../lib/model/fapi2.js';
 import type { Store } from '../../../lib/store/db.js';
 import { claimOnce } from '../../../lib/store/single-use.js';
-import { currentTimeMs } from '../../../lib/runtime/clock.js';
+import { currentDate, currentTimeMs } from '../../../lib/runtime/clock.js';
 
 export const DPOP_ALGS: string[] = [...CLIENT_KEY_ALGS];
 
@@ -68,7 +68,7 @@ export async function verifyDpopProof(
   let jwk: JWK;
   const algorithms = [...(request.algorithms ?? DPOP_ALGS)];
   try {
-    const verified = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms });
+    const verified = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms, currentDate: currentDate() });
     payload = verified.payload;
     jwk = verified.protectedHeader.jwk as JWK;
   } catch (err) {

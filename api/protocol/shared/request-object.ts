@@ -47,7 +47,7 @@ import { admitsUrl, outboundRequest, OutboundError, type OutboundErrorKind, type
 import type { Store } from '../../../lib/store/db.js';
 import { claimOnce } from '../../../lib/store/single-use.js';
 import { isNoMatchingKey, JwksUnavailable, type ClientKeys } from './client-keys.js';
-import { currentTimeMs } from '../../../lib/runtime/clock.js';
+import { currentDate, currentTimeMs } from '../../../lib/runtime/clock.js';
 
 /** How long a request object may be accepted: exp at most this far ahead, iat at most this long ago. */
 const MAX_LIFETIME_S = 3600;
@@ -150,6 +150,7 @@ export function requestObjectVerifier(deps: RequestObjectDeps): RequestObjectVer
       // iss and aud are required of a signed object, and checked in an unsigned one that has them.
       const options: JWTVerifyOptions = {
         clockTolerance: CLOCK_TOLERANCE_S,
+        currentDate: currentDate(),
         ...(signed || unverified.iss !== undefined ? { issuer: client._id } : {}),
         ...(signed || unverified.aud !== undefined ? { audience: deps.issuer } : {}),
         ...(unverified.iat !== undefined ? { maxTokenAge: MAX_LIFETIME_S } : {}),

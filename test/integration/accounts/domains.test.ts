@@ -14,6 +14,7 @@ import { freePort } from '../../../tools/embedded/ports.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { startDnsServer, type TestDnsServer } from '../../support/dns-server.js';
 import { eventually, sleep, STACK_FRAME, testConfig } from '../../support/harness.js';
+import { expectDeliveriesStartedFor } from '../../support/deliveries.js';
 import { requestJson } from '../../support/http.js';
 import { killProcess, processGroup, workerPolling } from '../../support/keyflow-process.js';
 import { isolatedEnv, startTestWorker, taskQueueOf, type TestWorker } from '../../support/test-worker.js';
@@ -217,7 +218,8 @@ describe('durability', () => {
     expect(await record()).toBe(true); // a second retry: nothing delivered twice
     const data = { domain_id: domain._id, domain: domain.domain };
     await eventually(() => expect(receiver.at(u.path).filter((got) => got.body.event === 'domain.verified')).toHaveLength(1), 30_000);
-    await sleep(2_000);
+    // One delivery was ever started to the user's webhook: the retry's event had the same id, and its dispatch was refused.
+    await expectDeliveriesStartedFor(slow.deps.temporal.client, u.user._id, 1);
     expect(
       receiver
         .at(u.path)

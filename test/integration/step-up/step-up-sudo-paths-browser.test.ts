@@ -15,15 +15,16 @@
 // test file; the StepUpChallenge and SudoWindow workflows run on the api's own
 // worker (startTestApi), whose activities write into the api's database.
 //
-// Factors: each user has TOTP (`nextTotp` never reuses a time step, and at most
-// two confirmations per test use it so that no test waits for a time step) and
+// Factors: each user has TOTP (`nextTotp` never reuses a time step, and moves
+// the api's clock on rather than wait when both usable steps are used) and
 // backup codes (the sign-in's second factor, and the other confirmations).
 import { generate } from 'otplib';
 import type { Page } from 'playwright-core';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { sudoWindows } from '../../../lib/store/sudo-windows.js';
 import { useRpCallback, useBrowser } from '../../support/browser.js';
-import { useLocalhostApi, type Json, sleep } from '../../support/harness.js';
+import { useLocalhostApi, type Json } from '../../support/harness.js';
+import { apiNow, skipTime } from '../../support/clock.js';
 import { newStepUpRp, type StepUpRp } from '../../support/step-up-rp.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { withPkce, withVerifier } from '../../../tools/fixtures/pkce.js';
@@ -42,21 +43,20 @@ const api = useLocalhostApi(database.env);
 
 const newPage = browser.newPage;
 
-/** A user with TOTP and backup codes; `nextTotp` gives a code of a time step not used before (now, or the next one). */
+/**
+ * A user with TOTP and backup codes; `nextTotp` gives a code of a time step not
+ * used before: now, or the next one (the server accepts ±30 s); when both are
+ * used, the api's clock moves on a step instead of the test waiting for it.
+ */
 async function userWithTotp() {
   const { id, email, backupCodes } = await newUser(api.deps, { prefix: 'stepup-sudo-paths', password: PASSWORD, name: 'Sudo Paths', totpSecret: TOTP_SECRET });
   let lastStep: number | null = null;
-  const nextTotp = async (): Promise<string> => {
-    for (;;) {
-      const now = Math.floor(Date.now() / 30_000);
-      const step = lastStep === null ? now : Math.max(now, lastStep + 1);
-      // The server accepts ±30 s: the current step or the next one.
-      if (step <= now + 1) {
-        lastStep = step;
-        return generate({ secret: TOTP_SECRET, epoch: step * 30 });
-      }
-      await sleep(1_000);
-    }
+  const nextTotp = (): Promise<string> => {
+    const now = Math.floor(apiNow() / 30_000);
+    const step = lastStep === null ? now : Math.max(now, lastStep + 1);
+    if (step > now + 1) skipTime((step - 1) * 30_000 - apiNow());
+    lastStep = step;
+    return generate({ secret: TOTP_SECRET, epoch: step * 30 });
   };
   return { id, email, backupCodes, nextTotp };
 }

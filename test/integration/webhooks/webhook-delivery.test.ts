@@ -17,7 +17,8 @@ import { webhookOutbox } from '../../../lib/store/webhook-outbox.js';
 import { deliveryIdFor } from '../../../lib/webhooks/event-pipeline.js';
 import { webhookDeliveryWorkflowId } from '../../../lib/model/webhook-delivery.js';
 import type { webhookDelivery } from '../../../workflows/webhook-delivery.js';
-import { useTestApi, eventually, sleep } from '../../support/harness.js';
+import { useTestApi, eventually } from '../../support/harness.js';
+import { deliveryRuns, deliveryStarted } from '../../support/deliveries.js';
 import { signatureMatches, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 import { startRawReceiver } from '../../support/raw-receiver.js';
 import { testDatabase } from '../../support/database.js';
@@ -169,14 +170,23 @@ describe('subscriptions', () => {
     await updateWebhook(api.deps.store, api.deps.kek, inactive.webhook, { isActive: false });
     const someoneElse = await hook(['*'], { userId: 'another-user' });
     const admin = await hook(['*'], { scope: 'admin', userId: 'an-admin' });
-    await api.deps.events.user('app.created', USER, { app_id: 'x', name: 'X' }, actor);
-    await api.deps.events.user('profile.updated', USER, { user_id: USER, changed: ['name'] }, actor);
+    const appCreated = crypto.randomUUID();
+    const profileUpdated = crypto.randomUUID();
+    await api.deps.events.user('app.created', USER, { app_id: 'x', name: 'X' }, actor, { eventId: appCreated });
+    await api.deps.events.user('profile.updated', USER, { user_id: USER, changed: ['name'] }, actor, { eventId: profileUpdated });
     await deliveries(all.webhook._id, 2);
     await deliveries(apps.webhook._id, 1);
     await deliveries(profile.webhook._id, 1);
+    // Every delivery of the two events is started by now: ask Temporal which were, rather than wait for strays.
     await api.deps.events.idle();
-    // Give stray deliveries the time they would need, then check none came.
-    await sleep(1500);
+    const started = async (h: { webhook: WebhookDoc }) => [
+      await deliveryStarted(temporal, appCreated, h.webhook._id),
+      await deliveryStarted(temporal, profileUpdated, h.webhook._id),
+    ];
+    expect(await started(all)).toEqual([true, true]);
+    expect(await started(apps)).toEqual([true, false]);
+    expect(await started(profile)).toEqual([false, true]);
+    for (const stray of [inactive, someoneElse, admin]) expect(await started(stray)).toEqual([false, false]);
     expect(
       receiver
         .at(all.path)
@@ -238,7 +248,9 @@ describe('history and durability', () => {
     // A second dispatch of the same event (two processes sweeping) starts nothing new.
     await api.deps.events.dispatch(event);
     await deliveries(h.webhook._id, 1);
-    await sleep(1500);
+    // The delivery's workflow id ran once: the second dispatch was refused by Temporal, not delivered later.
+    await eventually(async () => expect(await deliveryRuns(temporal, event._id, h.webhook._id)).toBeGreaterThanOrEqual(1), 30_000);
+    expect(await deliveryRuns(temporal, event._id, h.webhook._id)).toBe(1);
     expect(receiver.at(h.path)).toHaveLength(1);
     expect(receiver.at(h.path)[0]!.headers['x-keyflow-delivery']).toBe(deliveryIdFor(event._id, h.webhook._id));
     expect(await webhookOutbox(api.deps.store).findOne({ _id: event._id })).toBeNull();

@@ -16,7 +16,8 @@ import { getSiteSettings } from '../../../lib/store/settings.js';
 import { auditLog } from '../../../lib/store/audit-log.js';
 import { webhookOutbox } from '../../../lib/store/webhook-outbox.js';
 import { commandFilters } from '../../support/command-filters.js';
-import { useTestApi, eventually, type Json, sleep } from '../../support/harness.js';
+import { useTestApi, eventually, type Json } from '../../support/harness.js';
+import { expectDeliveriesStartedFor } from '../../support/deliveries.js';
 import { requestJson } from '../../support/http.js';
 import { runCli } from '../../support/cli.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -61,14 +62,30 @@ async function userWithHooks(events = ['app.created', 'app.updated', 'app.delete
   const { email, user } = await newUser(api.deps, { prefix: 'events', password: PASSWORD, name: 'Events User' });
   const { user: stranger } = await newUser(api.deps, { prefix: 'stranger', password: PASSWORD });
   const pat = async (scope: string[]) => (await createPersonalAccessToken(api.deps.store, user._id, { name: 't', scope, expiresInDays: 1 })).token;
-  return { email, user, pat, specific: await hook(events, user._id), wildcard: await hook(['*'], user._id), stranger: await hook(['*'], stranger._id) };
+  return {
+    email,
+    user,
+    pat,
+    specific: await hook(events, user._id),
+    wildcard: await hook(['*'], user._id),
+    strangerId: stranger._id,
+    stranger: await hook(['*'], stranger._id),
+  };
 }
 
 const call = (token: string, method: string, path: string, body?: unknown) => requestJson(`${api.issuer}${path}`, method, { token, body });
 
 const events = (got: ReceivedDelivery[]) => got.map((d) => d.body.event);
-/** Lets stray deliveries (that must not happen) arrive before asserting their absence. */
-const settle = () => sleep(1500);
+/**
+ * Checks that the user's two webhooks got `expected` deliveries between them
+ * and nothing more was started for them or the stranger (rather than waiting
+ * for deliveries that must not happen).
+ */
+async function expectNoStrayDeliveries(u: { user: { _id: string }; strangerId: string }, expected: number): Promise<void> {
+  await api.deps.events.idle();
+  await expectDeliveriesStartedFor(api.deps.temporal.client, u.user._id, expected);
+  await expectDeliveriesStartedFor(api.deps.temporal.client, u.strangerId, 0);
+}
 
 describe('app events from the app API', () => {
   it('app.created, app.updated (incl. a rotation) and app.deleted reach the owner, with no secret in any body', async () => {
@@ -112,7 +129,7 @@ describe('app events from the app API', () => {
 
     // The wildcard webhook got the same four; the stranger's webhook nothing; no secret anywhere.
     expect(events(await received(u.wildcard, 4))).toEqual(['app.created', 'app.updated', 'app.updated', 'app.deleted']);
-    await settle();
+    await expectNoStrayDeliveries(u, 8);
     expect(receiver.at(u.specific)).toHaveLength(4);
     expect(receiver.at(u.stranger)).toHaveLength(0);
     for (const d of [...receiver.at(u.specific), ...receiver.at(u.wildcard)]) for (const s of secrets) expect(d.raw).not.toContain(s);
@@ -154,7 +171,7 @@ describe('app events from the /account/apps pages', () => {
     expect(got[3]!.body).toMatchObject({ event: 'app.deleted', data: { app_id: id, name: 'Page app' } });
 
     expect(events(await received(u.wildcard, 4))).toEqual(['app.created', 'app.updated', 'app.updated', 'app.deleted']);
-    await settle();
+    await expectNoStrayDeliveries(u, 8);
     expect(receiver.at(u.stranger)).toHaveLength(0);
     for (const d of [...receiver.at(u.specific), ...receiver.at(u.wildcard)]) for (const s of secrets) expect(d.raw).not.toContain(s);
   }, 90_000);
@@ -185,7 +202,7 @@ describe('app events from dynamic registration (RFC 7591/7592)', () => {
     expect(got[2]!.body).toMatchObject({ event: 'app.deleted', data: { app_id: doc.client_id, name: 'Registered v2' } });
 
     await received(u.wildcard, 3);
-    await settle();
+    await expectNoStrayDeliveries(u, 6);
     expect(receiver.at(u.stranger)).toHaveLength(0);
     for (const d of [...receiver.at(u.specific), ...receiver.at(u.wildcard)]) {
       expect(d.raw).not.toContain(doc.client_secret);
@@ -204,7 +221,7 @@ describe('profile.updated', () => {
     // The same name again: nothing changed, nothing sent.
     expect((await call(token, 'PATCH', '/api/oauth/me/profile', { name: 'Renamed User' })).res.status).toBe(200);
     expect(events(await received(u.wildcard, 1))).toEqual(['profile.updated']);
-    await settle();
+    await expectNoStrayDeliveries(u, 2);
     expect(receiver.at(u.specific)).toHaveLength(1);
     expect(receiver.at(u.wildcard)).toHaveLength(1);
     expect(receiver.at(u.stranger)).toHaveLength(0);
@@ -246,7 +263,8 @@ describe('profile.updated', () => {
     expect(got[0]!.body.data).toEqual({ user_id: u.user._id, changed: ['name', 'picture'] });
     // Saving the form unchanged emits nothing.
     await agent.submit(page, '/account/profile', { name: 'Form Name', picture: 'https://pics.example/me.png' });
-    await settle();
+    await received(u.wildcard, 1);
+    await expectNoStrayDeliveries(u, 2);
     expect(receiver.at(u.specific)).toHaveLength(1);
     expect(receiver.at(u.stranger)).toHaveLength(0);
   }, 60_000);
@@ -258,7 +276,7 @@ describe('admin.config.update from the operator CLI', () => {
   it('reaches admin webhooks and the audit log; a secret setting’s value appears in neither', async () => {
     const specific = await hook(['admin.config.update'], null);
     const wildcard = await hook(['*'], null);
-    const userHook = (await userWithHooks()).wildcard;
+    const userHooks = await userWithHooks();
     const before = (await getSiteSettings(api.deps.store)).pow_difficulty;
     const difficulty = before === 20 ? 21 : 20;
     const set = await runCli(['config', 'set', 'pow_difficulty', String(difficulty)], env);
@@ -292,10 +310,10 @@ describe('admin.config.update from the operator CLI', () => {
     const count = await auditLog(api.deps.store).countDocuments({});
     expect((await runCli(['config', 'set', 'pow_difficulty', String(difficulty)], env)).code).toBe(0);
     expect(await auditLog(api.deps.store).countDocuments({})).toBe(count);
-    await settle();
     expect(receiver.at(specific)).toHaveLength(2);
-    // A user's webhook gets no admin event.
-    expect(receiver.at(userHook)).toHaveLength(0);
+    // A user's webhooks get no admin event: none was started for them.
+    await expectDeliveriesStartedFor(api.deps.temporal.client, userHooks.user._id, 0);
+    expect(receiver.at(userHooks.wildcard)).toHaveLength(0);
   }, 90_000);
 
   it('succeeds while Temporal is unreachable: the event waits in the outbox and the sweep delivers it', async () => {

@@ -14,7 +14,8 @@ import { auditLog } from '../../../lib/store/audit-log.js';
 import { recordDeliveries, storedHistory } from '../../../lib/store/webhook-history.js';
 import { type WebhookDeliveryDoc, webhookDeliveryWorkflowId } from '../../../lib/model/webhook-delivery.js';
 import { deleteWebhook, listWebhooks } from '../../../lib/store/webhooks.js';
-import { useTestApi, eventually, type Json, sleep, startTestApi } from '../../support/harness.js';
+import { useTestApi, eventually, type Json, startTestApi } from '../../support/harness.js';
+import { deliveryStarted } from '../../support/deliveries.js';
 import { requestJson } from '../../support/http.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
@@ -387,9 +388,11 @@ describe('user webhooks', () => {
     const created = await create(token, { events: ['*'] });
     await call(token, 'PATCH', `${USER_BASE}/${created.id}`, { is_active: false });
     expectError(await call(token, 'POST', `${USER_BASE}/${created.id}/test`), 409, 'webhook_inactive');
-    await api.deps.events.user('profile.updated', user._id, { user_id: user._id, changed: ['name'] }, { type: 'user', userId: user._id });
+    const eventId = crypto.randomUUID();
+    await api.deps.events.user('profile.updated', user._id, { user_id: user._id, changed: ['name'] }, { type: 'user', userId: user._id }, { eventId });
+    // The event's dispatch is over: no delivery to the webhook was started (Temporal knows it by id at once).
     await api.deps.events.idle();
-    await sleep(1500);
+    expect(await deliveryStarted(api.deps.temporal.client, eventId, created.id)).toBe(false);
     expect(receiver.at(created.path)).toEqual([]);
     expect((await call(token, 'GET', `${USER_BASE}/${created.id}/deliveries`)).body.deliveries).toEqual([]);
   }, 60_000);
