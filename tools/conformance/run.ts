@@ -346,10 +346,11 @@ async function runPlan(kit: Kit, kf: Keyflow, run: PlanRun, user: { email: strin
           scope,
           ...(dynamic ? { initialAccessToken: await initialAccessToken(kf) } : { clients: await staticClients(kf, scope, kind === 'backchannel') }),
         });
-  // The kit runs a plan with suite-config.json (suite-config-backchannel.json for a back-channel plan).
+  // The kit picks the file by the plan's name (suite-config-backchannel.json for a back-channel plan,
+  // suite-config-dynamic.json for dynamic registration); each holds this plan's configuration.
   const configDir = path.join(kit.work, 'config');
   fs.mkdirSync(configDir, { recursive: true });
-  for (const file of ['suite-config.json', 'suite-config-backchannel.json'])
+  for (const file of ['suite-config.json', 'suite-config-backchannel.json', 'suite-config-dynamic.json'])
     fs.writeFileSync(path.join(configDir, file), JSON.stringify(config, null, 2), { mode: 0o600 });
   let results: string | null = null;
   await kitCommand(kit, ['run', run.name], { allowFailure: true, onLine: (line) => (results = /^\[oidf\] results: (.+)$/.exec(line)?.[1] ?? results) });
