@@ -6,6 +6,7 @@ import { Context } from '@temporalio/activity';
 import { domainEventData } from '../lib/model/custom-domains.js';
 import { txtLookup, type TxtLookup } from '../lib/accounts/dns-txt-lookup.js';
 import { createLogger } from '../lib/runtime/log.js';
+import type { AuditTrail } from '../lib/audit/audit-trail.js';
 import type { Store } from '../lib/store/db.js';
 import { findDomain, markDomainVerified } from '../lib/store/custom-domains.js';
 import { createEventPipeline, derivedUuid } from '../lib/webhooks/event-pipeline.js';
@@ -17,6 +18,7 @@ export interface DomainVerificationDeps {
   dnsResolvers: string[];
   /** WEBHOOK_TIMEOUT_MS, carried into the deliveries of `domain.verified`. */
   webhookTimeoutMs: number;
+  audit: AuditTrail;
 }
 
 export function createDomainVerificationActivities(deps: DomainVerificationDeps, lookup: TxtLookup = txtLookup(deps.dnsResolvers)) {
@@ -38,7 +40,13 @@ export function createDomainVerificationActivities(deps: DomainVerificationDeps,
       const domain = await findDomain(deps.store, input.domainId);
       if (!domain?.verified) return false;
       const { client, info } = Context.current();
-      const events = createEventPipeline({ store: deps.store, flows: { client, taskQueue: info.taskQueue }, log, deliveryTimeoutMs: deps.webhookTimeoutMs });
+      const events = createEventPipeline({
+        store: deps.store,
+        audit: deps.audit,
+        flows: { client, taskQueue: info.taskQueue },
+        log,
+        deliveryTimeoutMs: deps.webhookTimeoutMs,
+      });
       await events.user('domain.verified', domain.userId, domainEventData(domain), { type: 'system' }, { eventId: derivedUuid('domain.verified', domain._id) });
       await events.idle();
       return true;

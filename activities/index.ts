@@ -11,6 +11,7 @@ import { createRefreshFamilyActivities } from './refresh-family.js';
 import { createSudoWindowActivities } from './sudo-window.js';
 import { createWebhookDeliveryActivities } from './webhook-delivery.js';
 import type { Kek } from '../lib/security/kek.js';
+import type { AuditTrail } from '../lib/audit/audit-trail.js';
 
 export interface ActivityDeps {
   store: Store;
@@ -23,6 +24,8 @@ export interface ActivityDeps {
   dnsResolvers: string[];
   /** WEBHOOK_TIMEOUT_MS, for events the activities emit. */
   webhookTimeoutMs: number;
+  /** The audit trail's recorder, for what the workflows decide (step-up outcomes, sudo windows ending). */
+  audit: AuditTrail;
 }
 
 export function createActivities(deps: ActivityDeps) {

@@ -7,6 +7,7 @@ import { healthRoutes } from './health.js';
 import { sessionMiddleware } from './http/session.js';
 import { signedInSession } from './http/signed-in.js';
 import { pingStore } from '../lib/store/db.js';
+import { requestContext } from './http/request-id.js';
 import { IMPLICIT_GRANT_TYPE } from '../lib/model/response-type.js';
 // The protocol: OAuth 2.0 and OpenID Connect endpoints, step-up.
 import { discoveryRoutes } from './protocol/discovery.js';
@@ -72,6 +73,8 @@ export function createApp(deps: ApiDeps): express.Express {
   const grantTypes = [...Object.keys(GRANT_HANDLERS), IMPLICIT_GRANT_TYPE];
   const idle = { ...ctx, idleMs: config.sessionIdleMs };
 
+  // The request's id, address and user agent, for the audit records it causes (and X-Request-Id on the response).
+  app.use(requestContext);
   app.use(securityHeaders);
   app.use(strictTransportSecurity(issuer));
   app.use(defaultBody);

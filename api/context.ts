@@ -12,6 +12,7 @@ import type { Store } from '../lib/store/db.js';
 import { cachedUserStatus, type UserStatusLookup } from '../lib/store/users.js';
 import type { TemporalHandle } from '../lib/temporal/connection.js';
 import type { EventPipeline } from '../lib/webhooks/event-pipeline.js';
+import type { AuditTrail } from '../lib/audit/audit-trail.js';
 import { clientAssertionVerifier, type ClientAssertionVerifier } from './protocol/shared/client-assertion.js';
 import { clientKeys } from './protocol/shared/client-keys.js';
 import { requestObjectVerifier, type RequestObjectVerifier } from './protocol/shared/request-object.js';
@@ -27,6 +28,8 @@ export interface ApiDeps {
   temporal: TemporalHandle;
   /** The event pipeline: user events to the user's webhooks, admin events to the audit log and admin webhooks. */
   events: EventPipeline;
+  /** The audit trail's recorder: every security event, with the request that caused it. */
+  audit: AuditTrail;
 }
 
 export interface ApiContext extends ApiDeps {

@@ -10,6 +10,7 @@ import type { Logger } from '../lib/runtime/log.js';
 import { startCoreServices } from '../lib/runtime/services.js';
 import { lazyTemporalClient } from '../lib/temporal/connection.js';
 import { createEventPipeline } from '../lib/webhooks/event-pipeline.js';
+import { createAuditTrail } from '../lib/audit/audit-trail.js';
 import { createApp } from './app.js';
 import type { ApiDeps } from './context.js';
 import { createStartupApp } from './startup-app.js';
@@ -58,13 +59,15 @@ export async function openApi(config: Config, log: Logger): Promise<StartingApi>
     // Every MongoDB and Temporal call on a request's path is bounded: a request answers 503 rather than wait.
     const callTimeoutMs = config.dependencyTimeoutMs;
     const services = await startCoreServices(config, log, { signal: stopping.signal, onProgress: (s) => (state = s), callTimeoutMs });
+    const audit = createAuditTrail({ store: services.store, log });
     const events = createEventPipeline({
       store: services.store,
+      audit,
       flows: { client: temporal.client, taskQueue: config.temporal.taskQueue, callTimeoutMs },
       log,
       deliveryTimeoutMs: config.webhookTimeoutMs,
     });
-    const deps: ApiDeps = { config, log, temporal, events, ...services };
+    const deps: ApiDeps = { config, log, temporal, events, audit, ...services };
     const app = createApp(deps);
     handler = app;
     // Events a crashed process left in the outbox are dispatched by the sweep.
@@ -72,7 +75,7 @@ export async function openApi(config: Config, log: Logger): Promise<StartingApi>
     release = async () => {
       stopSweeping();
       // Dispatches in flight finish (bounded: what does not is still in the outbox, for the next sweep).
-      await Promise.race([events.idle(), new Promise((r) => setTimeout(r, SHUTDOWN_DISPATCH_WAIT_MS).unref())]);
+      await Promise.race([Promise.all([events.idle(), audit.flush()]), new Promise((r) => setTimeout(r, SHUTDOWN_DISPATCH_WAIT_MS).unref())]);
       await services.store.close();
     };
     return { server, app, deps, url, stop };

@@ -1,20 +1,52 @@
-// `keyflow audit list`: the audit log (admin events, team changes, team and
-// site scope grants), newest first, as JSON: what happened, when, by whom.
-import { actorPayload, ADMIN_EVENTS, AUDIT_EVENTS, isAdminEvent } from '../lib/model/webhook-events.js';
-import { recentAuditRecords } from '../lib/store/audit-log.js';
+// `keyflow audit list`: the audit trail, newest first, filtered (user, client,
+// event or prefix, outcome, IP, time range), one JSON record per line; the
+// cursor of the next page on stderr.
+import { AuditFilterError, searchAudit, type AuditFilter } from '../lib/audit/audit-search.js';
 import type { Store } from '../lib/store/db.js';
-import { parseCommand, print, UsageError } from './usage.js';
+import { cliIo } from './io.js';
+import { parseCommand, UsageError } from './usage.js';
 import { optionsOf } from './commands.js';
 
-export async function auditCommand(store: Store, sub: string | undefined, argv: string[]): Promise<void> {
-  if (sub !== 'list') throw new UsageError(`unknown command: audit ${sub ?? ''}`.trim());
+/** An ISO 8601 date or time; a bare date is its UTC midnight. */
+export function parseTime(flag: string, value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const time = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value) : null;
+  if (!time || Number.isNaN(time.getTime())) throw new UsageError(`--${flag} must be an ISO 8601 date or time, e.g. 2026-11-28 or 2026-11-28T10:00:00Z`);
+  return time;
+}
+
+export function parseLimit(value: string | undefined, fallback: number, max: number): number {
+  const limit = value === undefined ? fallback : Number(value);
+  if (!Number.isInteger(limit) || limit < 1 || limit > max) throw new UsageError(`--limit must be an integer from 1 to ${max}`);
+  return limit;
+}
+
+async function list(store: Store, argv: string[]): Promise<void> {
   const { values } = parseCommand(argv, optionsOf('audit list'));
-  const limit = values.limit === undefined ? 100 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be an integer from 1 to 1000');
-  const event = values.event as string | undefined;
-  if (event !== undefined && !isAdminEvent(event) && !(AUDIT_EVENTS as readonly string[]).includes(event))
-    throw new UsageError(`--event must be an admin or audit event: ${[...ADMIN_EVENTS, ...AUDIT_EVENTS].join(', ')}`);
-  const records = await recentAuditRecords(store, limit, event);
-  // The actor as admin webhooks carry it (`data.actor`): snake_case, only what is known.
-  print(records.map((r) => ({ id: r._id, event: r.name, at: r.createdAt, actor: actorPayload(r.actor), data: r.data })));
+  const v = values as Record<string, string | undefined>;
+  const limit = parseLimit(v.limit, 100, 1000);
+  if (v.outcome !== undefined && v.outcome !== 'success' && v.outcome !== 'failure') throw new UsageError('--outcome must be success or failure');
+  const filter: AuditFilter = {
+    ...(v.user ? { userId: v.user } : {}),
+    ...(v.client ? { clientId: v.client } : {}),
+    ...(v.event ? { event: v.event } : {}),
+    ...(v.outcome ? { outcome: v.outcome } : {}),
+    ...(v.ip ? { ip: v.ip } : {}),
+    ...(v.since ? { since: parseTime('since', v.since) } : {}),
+    ...(v.until ? { until: parseTime('until', v.until) } : {}),
+  };
+  try {
+    const page = await searchAudit(store, filter, limit, v.cursor);
+    const io = cliIo();
+    for (const r of page.records) io.stdout(JSON.stringify(r) + '\n');
+    if (page.next) io.stderr(`keyflow: more records: --cursor ${page.next}\n`);
+  } catch (err) {
+    if (err instanceof AuditFilterError) throw new UsageError(err.message.replace(/^no audit event/, '--event: no audit event'));
+    throw err;
+  }
+}
+
+export async function auditCommand(store: Store, sub: string | undefined, argv: string[]): Promise<void> {
+  if (sub === 'list') return list(store, argv);
+  throw new UsageError(`unknown command: audit ${sub ?? ''}`.trim());
 }

@@ -214,8 +214,18 @@ export const COMMANDS: readonly CommandDef[] = [
   },
   {
     name: 'audit list',
-    options: { limit: s('N', 'how many (at most 1000, default 100)'), event: s('NAME', 'one event') },
-    summary: 'The audit log, newest first.',
+    options: {
+      user: s('ID', 'records of one user (who acted or was acted on)'),
+      client: s('ID', 'records of one client (which acted or was acted on)'),
+      event: s('NAME', 'an event, or a prefix such as login.* (docs/audit.md lists them)'),
+      outcome: s('success|failure', 'one outcome'),
+      ip: s('IP', 'records caused from one address'),
+      since: s('TIME', 'at or after (ISO 8601, e.g. 2026-11-28 or 2026-11-28T10:00:00Z)'),
+      until: s('TIME', 'before (ISO 8601)'),
+      limit: s('N', 'how many (at most 1000, default 100)'),
+      cursor: s('C', 'the next page: the cursor the page before printed on stderr'),
+    },
+    summary: 'The audit trail, newest first, one JSON record per line.',
   },
   {
     name: 'teams list',

@@ -5,7 +5,9 @@
 // succeeds. The pipeline and Temporal's SDK are loaded at the first event: a
 // command that emits none does not pay for them.
 import type { Config } from '../lib/config/env.js';
-import type { AdminEvent, AuditEvent, EventActor, UserEvent } from '../lib/model/webhook-events.js';
+import type { AdminEvent, EventActor, UserEvent } from '../lib/model/webhook-events.js';
+import { createAuditTrail, type AuditTrail } from '../lib/audit/audit-trail.js';
+import { createLogger } from '../lib/runtime/log.js';
 import type { Store } from '../lib/store/db.js';
 import type { EventPipeline } from '../lib/webhooks/event-pipeline.js';
 import { cliIo } from './io.js';
@@ -14,6 +16,11 @@ export const OPERATOR: EventActor = { type: 'operator' };
 
 /** How long the CLI waits to reach Temporal before leaving the deliveries to the api's sweep. */
 const CONNECT_TIMEOUT_MS = 3_000;
+
+/** The CLI's audit recorder (actor `operator` in what it records): each record is written before the command goes on. */
+export function cliAudit(store: Store): AuditTrail {
+  return createAuditTrail({ store, log: createLogger('warn', (line) => cliIo().stderr(line + '\n')) });
+}
 
 /** The CLI's pipeline for one command, and whether Temporal answered (else deliveries are left to the api's sweep). */
 interface CliPipeline {
@@ -32,6 +39,7 @@ async function undeliveredPipeline(cfg: Config, store: Store): Promise<EventPipe
   ]);
   return createEventPipeline({
     store,
+    audit: cliAudit(store),
     flows: { client: lazyTemporalClient(cfg).client, taskQueue: cfg.temporal.taskQueue },
     log: createLogger('error', () => {}),
     deliveryTimeoutMs: cfg.webhookTimeoutMs,
@@ -48,6 +56,7 @@ async function openPipeline(cfg: Config, store: Store): Promise<CliPipeline> {
   if (!temporal) return { events: await undeliveredPipeline(cfg, store), reachable: false, close: async () => {} };
   const events = createEventPipeline({
     store,
+    audit: cliAudit(store),
     flows: { client: temporal.client, taskQueue: cfg.temporal.taskQueue },
     log: createLogger('warn', (line) => cliIo().stderr(line + '\n')),
     deliveryTimeoutMs: cfg.webhookTimeoutMs,
@@ -59,17 +68,14 @@ const unreachableNote = (cfg: Config, name: AdminEvent | UserEvent) =>
   cliIo().stderr(`keyflow: note: Temporal is not reachable at ${cfg.temporal.address}; webhooks get this change (${name}) once Keyflow is running\n`);
 
 /**
- * Events for a command that may emit several (team changes): audit-only events
- * go straight to the audit log; Temporal is reached at the first admin or user
- * event, once for the command. `finish()` waits for the deliveries begun.
+ * Events for a command that may emit several (team changes): Temporal is
+ * reached at the first admin or user event, once for the command. `finish()`
+ * waits for the deliveries begun.
  */
 export function cliEvents(cfg: Config, store: Store) {
   let opened: Promise<CliPipeline> | null = null;
-  let auditOnly: Promise<EventPipeline> | null = null;
   const open = () => (opened ??= openPipeline(cfg, store));
   return {
-    audit: async (name: AuditEvent, data: Record<string, unknown>, actor: EventActor) =>
-      (await (auditOnly ??= undeliveredPipeline(cfg, store))).audit(name, data, actor),
     async admin(name: AdminEvent, data: Record<string, unknown>, actor: EventActor): Promise<void> {
       const pipeline = await open();
       await pipeline.events.admin(name, data, actor);

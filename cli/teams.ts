@@ -16,7 +16,7 @@ import { findUserByRef } from '../lib/store/users.js';
 import { userTeams } from '../lib/teams/membership.js';
 import { createTeam, deleteTeam, type TeamActor, type TeamDeps } from '../lib/teams/team-changes.js';
 import { addMember, removeTeamMember } from '../lib/teams/member-changes.js';
-import { cliEvents, OPERATOR } from './events.js';
+import { cliAudit, cliEvents, OPERATOR } from './events.js';
 import { print, UsageError, parseOrUsage } from './usage.js';
 import { optionsOf } from './commands.js';
 
@@ -132,7 +132,7 @@ export async function teamsCommand(store: Store, cfg: Config, sub: string | unde
     if (!isChange(sub)) throw new UsageError(`unknown command: teams ${sub ?? ''}`.trim());
     const events = cliEvents(cfg, store);
     try {
-      await CHANGES[sub]({ store, events }, argv);
+      await CHANGES[sub]({ store, events, audit: cliAudit(store) }, argv);
     } finally {
       await events.finish();
     }

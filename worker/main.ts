@@ -3,6 +3,7 @@ import '../lib/runtime/supported-node.js'; // first: refuses an old Node.js befo
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
+import { createAuditTrail } from '../lib/audit/audit-trail.js';
 import { loadConfigOrExit } from '../lib/config/env.js';
 import { ensureHousekeepingSchedule } from '../lib/flows/housekeeping.js';
 import { createLogger } from '../lib/runtime/log.js';
@@ -28,6 +29,7 @@ runMain(log, async () => {
   const metrics = config.metrics.worker && coreCalls ? await startMetricsListener(config.metrics.worker, log, () => coreCalls.drain()) : null;
   const draining = coreCalls ? setInterval(() => coreCalls.drain(), 1_000) : undefined;
   const services = await startCoreServices(config, log);
+  const audit = createAuditTrail({ store: services.store, log });
   const temporal = lazyTemporalClient(config);
   // A Temporal still coming up (or down) is waited for, as MongoDB is.
   const connection = await waitFor('Temporal', () => NativeConnection.connect(temporalConnectionOptions(config.temporal)), log, {
@@ -43,6 +45,7 @@ runMain(log, async () => {
     workflowsPath: fileURLToPath(new URL('../workflows/index.js', import.meta.url)),
     activities: createActivities({
       ...services,
+      audit,
       issuer: config.issuer,
       outbound: config.outbound,
       dnsResolvers: config.dnsResolvers,
@@ -60,6 +63,7 @@ runMain(log, async () => {
   onShutdown(log, async () => {
     worker.shutdown();
     await running;
+    await audit.flush();
     await Promise.allSettled([connection.close(), temporal.close(), services.store.close()]);
     clearInterval(draining);
     await metrics?.close();

@@ -36,7 +36,7 @@ import { PAGES } from '../paths.js';
 import { currentDate } from '../../lib/runtime/clock.js';
 
 /** `events`: profile.updated goes to the user's webhooks. */
-export type AccountDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'issuer' | 'reauthMaxAgeMs' | 'kek' | 'log' | 'events'>;
+export type AccountDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'issuer' | 'reauthMaxAgeMs' | 'kek' | 'log' | 'events' | 'audit'>;
 
 const LAST_PASSKEY = 'This passkey is your only way to sign in: set a password, add another passkey or link an account before removing it.';
 

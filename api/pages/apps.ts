@@ -23,7 +23,7 @@ import type { ApiContext } from '../context.js';
 import { PAGES } from '../paths.js';
 
 /** `events`: app.created / app.updated / app.deleted go to the owner's webhooks. */
-export type AppsPageDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'flows' | 'events' | 'reauthMaxAgeMs' | 'config'>;
+export type AppsPageDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'flows' | 'events' | 'audit' | 'reauthMaxAgeMs' | 'config'>;
 
 /** The app forms (create and edit): createClient and replaceClient check the values. */
 const AppForm = fieldsOf({

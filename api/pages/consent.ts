@@ -34,7 +34,7 @@ const ConsentQuery = fieldsOf({ request: raw });
 const ConsentForm = fieldsOf({ request: raw, decision: raw, team: formText, confirmation: formText, code: formText });
 const PasskeyAnswer = fieldsOf({ request: raw, response: raw });
 
-export type ConsentDeps = FlowDeps & Pick<ApiContext, 'kek' | 'limits' | 'outbound' | 'events'>;
+export type ConsentDeps = FlowDeps & Pick<ApiContext, 'kek' | 'limits' | 'outbound' | 'events' | 'audit'>;
 
 interface Context {
   request: AuthorizationRequestDoc;

@@ -17,7 +17,7 @@ import { domainsPage, errorNotice, infoNotice } from '../views/domains.js';
 import type { ApiContext } from '../context.js';
 import { PAGES } from '../paths.js';
 
-export type DomainsPageDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'flows' | 'events' | 'config'>;
+export type DomainsPageDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'flows' | 'events' | 'audit' | 'config'>;
 
 const AddForm = fieldsOf({ domain: formText });
 /** After "Check now": the domain checked, so the page can say so. */

@@ -20,7 +20,7 @@ import { errorNotice, teamPath } from '../views/teams.js';
 import type { SafeHtml } from '../html/html.js';
 import { PAGES } from '../paths.js';
 
-export type TeamsPageDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'events'>;
+export type TeamsPageDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'events' | 'audit'>;
 
 /** The team page lists at most this many members. */
 const MAX_MEMBERS_SHOWN = 1_000;

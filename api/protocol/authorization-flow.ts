@@ -30,7 +30,7 @@ import { currentDate, currentTimeMs } from '../../lib/runtime/clock.js';
 /** `signer` and `config` (ID_TOKEN_CLAIMS): the implicit flow signs its tokens here. */
 export type FlowDeps = Pick<
   ApiContext,
-  'issuer' | 'store' | 'kek' | 'findClient' | 'log' | 'secureCookies' | 'events' | 'signer' | 'config' | 'mlDsaResources'
+  'issuer' | 'store' | 'kek' | 'findClient' | 'log' | 'secureCookies' | 'events' | 'audit' | 'signer' | 'config' | 'mlDsaResources'
 >;
 
 export function resumeUrl(requestId: string): string {

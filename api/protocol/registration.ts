@@ -20,7 +20,7 @@ import type { ApiContext } from '../context.js';
 import { ENDPOINTS } from '../paths.js';
 
 /** `events`: app.* events of clients that have an owner user go to the owner's webhooks. */
-export interface RegistrationDeps extends Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events' | 'config'> {
+export interface RegistrationDeps extends Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events' | 'audit' | 'config'> {
   /** Grant types Keyflow serves (the token endpoint's, and `implicit`): the only ones a client may register. */
   grantTypes: readonly string[];
 }

@@ -19,7 +19,7 @@ import { RESOURCES } from '../paths.js';
 const BASE = RESOURCES.apps;
 
 /** `events`: app.created / app.updated / app.deleted go to the owner's webhooks. */
-export type AppsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events' | 'reauthMaxAgeMs' | 'config'>;
+export type AppsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events' | 'audit' | 'reauthMaxAgeMs' | 'config'>;
 
 export function appsApiRoutes(deps: AppsApiDeps): Router {
   const router = Router();

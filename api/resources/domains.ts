@@ -15,7 +15,7 @@ import { RESOURCES } from '../paths.js';
 
 const BASE = RESOURCES.domains;
 
-export type DomainsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events' | 'config'>;
+export type DomainsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events' | 'audit' | 'config'>;
 
 export function domainsApiRoutes(deps: DomainsApiDeps): Router {
   const router = Router();

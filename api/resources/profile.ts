@@ -13,7 +13,7 @@ import type { ApiContext } from '../context.js';
 import { RESOURCES } from '../paths.js';
 
 /** `events`: profile.updated goes to the user's webhooks. */
-export type ProfileDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events'>;
+export type ProfileDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events' | 'audit'>;
 
 /** The claims the profile API answers with: those a profile change can touch (the profile, address and phone scopes' claims). */
 const PROFILE_ANSWER = [...SCOPE_CLAIMS.profile, ...SCOPE_CLAIMS.address, ...SCOPE_CLAIMS.phone];

@@ -39,7 +39,7 @@ import { deliveryJson, testDeliveryJson, webhookJson } from '../views/webhooks.j
 import type { ApiContext } from '../context.js';
 
 /** `flows` runs test pings; `outbound`'s allow-list refuses at once a URL it does not admit for webhooks. */
-export type WebhookRoutesDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'kek' | 'events' | 'flows' | 'outbound'> &
+export type WebhookRoutesDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'kek' | 'events' | 'audit' | 'flows' | 'outbound'> &
   Pick<WebhookChangeDeps, 'deliveryTimeoutMs'>;
 
 /** A handler whose refusals (from the change module) become the webhook API's JSON errors. */

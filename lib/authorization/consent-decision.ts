@@ -9,15 +9,16 @@ import { claimsBeyondScopes } from '../model/claims-request.js';
 import { bindTeamScopes, boundTeamGrants, previouslyBoundTeams, requestedTeamPermissions } from '../model/team-binding.js';
 import type { UserDoc } from '../model/users.js';
 import type { AuditEvent, EventActor } from '../model/webhook-events.js';
+import type { AuditTrail } from '../audit/audit-trail.js';
 import type { Store } from '../store/db.js';
 import { findConsent } from '../store/consents.js';
 import { findUserById } from '../store/users.js';
 import { teamGrantRefusal } from './team-consent.js';
 
-/** `events`: the scope grants' audit records. */
+/** `audit`: the scope grants' audit records. */
 export interface ConsentDecisionDeps {
   store: Store;
-  events: { audit(name: AuditEvent, data: Record<string, unknown>, actor: EventActor): Promise<void> };
+  audit: Pick<AuditTrail, 'record'>;
 }
 
 export type ConsentDecision = { kind: 'grant'; scope: string[] } | { kind: 'ask' } | { kind: 'refuse'; error: string; description: string };
@@ -70,7 +71,16 @@ export async function auditScopeGrants(
 ): Promise<void> {
   const base = { user_id: grant.userId, client_id: grant.clientId, grant_id: grant.grantId };
   for (const { teamId, permissions } of boundTeamGrants(grant.scope))
-    await deps.events.audit('team.scope.grant', { ...base, team_id: teamId, permissions: permissions.map((p) => `team:${teamId}:${p}`) }, actor);
+    await deps.audit.record('team.scope.grant', {
+      actor,
+      subject: { userId: grant.userId, clientId: grant.clientId, teamId },
+      data: { ...base, team_id: teamId, permissions: permissions.map((p) => `team:${teamId}:${p}`) },
+    });
   const siteScopes = grant.scope.filter(isSiteScope);
-  if (siteScopes.length) await deps.events.audit('site.scope.grant', { ...base, scopes: siteScopes, second_factor: grant.siteGateMethod }, actor);
+  if (siteScopes.length)
+    await deps.audit.record('site.scope.grant', {
+      actor,
+      subject: { userId: grant.userId, clientId: grant.clientId },
+      data: { ...base, scopes: siteScopes, second_factor: grant.siteGateMethod },
+    });
 }

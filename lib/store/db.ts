@@ -37,7 +37,8 @@ import type { SudoWindowDoc } from '../model/sudo-window.js';
 import type { RefreshRotationDoc, RefreshTokenDoc } from '../model/refresh-family.js';
 import type { WebhookDeliveryHeadDoc, WebhookDeliveryIdDoc, WebhookDeliveryRecordDoc } from '../model/webhook-delivery.js';
 import type { WebhookDoc, WebhookSlotDoc } from '../model/webhooks.js';
-import type { AuditRecord, WebhookEventDoc } from '../model/webhook-events.js';
+import type { WebhookEventDoc } from '../model/webhook-events.js';
+import type { AuditBatchDoc, AuditIndexDoc, AuditMetaDoc, PendingAuditDoc, SealedAuditDoc } from './audit-records.js';
 import type { LogoutDeliveryDoc } from '../model/backchannel-logout.js';
 import type { TeamDoc, TeamMemberDoc } from '../model/teams.js';
 import type { TeamInvitationDoc } from '../model/team-invitations.js';
@@ -91,7 +92,12 @@ export interface Store {
   /** One per recorded delivery: its record's seq. */
   webhookDeliveryIds: Collection<WebhookDeliveryIdDoc>;
   webhookOutbox: Collection<WebhookEventDoc>;
-  auditLog: Collection<AuditRecord>;
+  /** The audit trail (store/audit-records.ts): the inbox, sealed batches and records, their search index, the chain's head. */
+  auditPending: Collection<PendingAuditDoc>;
+  auditBatches: Collection<AuditBatchDoc>;
+  auditRecords: Collection<SealedAuditDoc>;
+  auditIndex: Collection<AuditIndexDoc>;
+  auditMeta: Collection<AuditMetaDoc>;
   logoutDeliveries: Collection<LogoutDeliveryDoc>;
   teams: Collection<TeamDoc>;
   /** One document per (team, user): `${teamId}:${userId}`. */
@@ -198,7 +204,11 @@ function storeOn(client: MongoClient, db: Db): Store {
     webhookDeliveryHeads: db.collection<WebhookDeliveryHeadDoc>('webhook_delivery_heads'),
     webhookDeliveryIds: db.collection<WebhookDeliveryIdDoc>('webhook_delivery_ids'),
     webhookOutbox: db.collection<WebhookEventDoc>('webhook_events'),
-    auditLog: db.collection<AuditRecord>('audit_log'),
+    auditPending: db.collection<PendingAuditDoc>('audit_pending'),
+    auditBatches: db.collection<AuditBatchDoc>('audit_batches'),
+    auditRecords: db.collection<SealedAuditDoc>('audit_records'),
+    auditIndex: db.collection<AuditIndexDoc>('audit_index'),
+    auditMeta: db.collection<AuditMetaDoc>('audit_meta'),
     logoutDeliveries: db.collection<LogoutDeliveryDoc>('logout_deliveries'),
     teams: db.collection<TeamDoc>('teams'),
     teamMembers: db.collection<TeamMemberDoc>('team_members'),

@@ -60,11 +60,11 @@ export async function inviteMember(deps: TeamDeps, actor: TeamActor, teamId: str
     expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
   };
   if (!(await insertInvitation(deps.store, invitation))) throw new ConflictError(`an invitation to ${reference} is pending; revoke it first to send another`);
-  await deps.events.audit(
-    'team.member.invite',
-    { ...teamData(team), invitation_id: invitation._id, user_id: invitation.userId, role: input.role, groups: input.groups },
-    actor.event,
-  );
+  await deps.audit.record('team.member.invite', {
+    actor: actor.event,
+    subject: { teamId: team._id },
+    data: { ...teamData(team), invitation_id: invitation._id, user_id: invitation.userId, role: input.role, groups: input.groups },
+  });
   return invitation;
 }
 
@@ -81,7 +81,11 @@ export async function revokeInvitation(deps: TeamDeps, actor: TeamActor, teamId:
   if (!invitation || invitation.teamId !== teamId) throw new NotFoundError('no such invitation');
   checkCap(role, invitation.role, null);
   if (await deleteInvitation(deps.store, invitation._id))
-    await deps.events.audit('team.invitation.revoke', { ...teamData(team), invitation_id: invitation._id, user_id: invitation.userId }, actor.event);
+    await deps.audit.record('team.invitation.revoke', {
+      actor: actor.event,
+      subject: { teamId: team._id },
+      data: { ...teamData(team), invitation_id: invitation._id, user_id: invitation.userId },
+    });
 }
 
 /** The invitations a user may accept, with their teams (one whose team is gone is left out). */
@@ -129,11 +133,11 @@ export async function acceptInvitation(
   if (!(await deleteInvitation(deps.store, invitation._id))) throw new NotFoundError('no such invitation');
   const groups = invitation.groups.filter((g) => team.groups.some((t) => t.slug === g));
   if (!(await insertMember(deps.store, team._id, userId, invitation.role, groups))) throw new ConflictError('you are already a member of this team');
-  await deps.events.audit(
-    'team.member.add',
-    { ...teamData(team), user_id: userId, role: invitation.role, groups, invitation_id: invitation._id, invited_by: invitation.invitedBy },
-    event,
-  );
+  await deps.audit.record('team.member.add', {
+    actor: event,
+    subject: { teamId: team._id },
+    data: { ...teamData(team), user_id: userId, role: invitation.role, groups, invitation_id: invitation._id, invited_by: invitation.invitedBy },
+  });
   return { team, member: (await findMember(deps.store, team._id, userId))! };
 }
 
@@ -142,9 +146,9 @@ export async function declineInvitation(deps: TeamDeps, userId: string, invitati
   const invitation = await ownInvitation(deps.store, userId, invitationId);
   if (!(await deleteInvitation(deps.store, invitation._id))) throw new NotFoundError('no such invitation');
   const team = await findTeam(deps.store, invitation.teamId);
-  await deps.events.audit(
-    'team.invitation.decline',
-    { ...(team ? teamData(team) : { team_id: invitation.teamId }), invitation_id: invitation._id, user_id: userId },
-    event,
-  );
+  await deps.audit.record('team.invitation.decline', {
+    actor: event,
+    subject: { teamId: invitation.teamId, userId },
+    data: { ...(team ? teamData(team) : { team_id: invitation.teamId }), invitation_id: invitation._id, user_id: userId },
+  });
 }

@@ -44,7 +44,11 @@ export async function addMember(deps: TeamDeps, actor: TeamActor, teamId: string
   const user = await findUserByRef(deps.store, input.user);
   if (!user) throw new NotFoundError('no such user');
   if (!(await insertMember(deps.store, teamId, user._id, input.role, input.groups))) throw new ConflictError('the user is already a member of this team');
-  await deps.events.audit('team.member.add', { ...teamData(team), user_id: user._id, role: input.role, groups: input.groups }, actor.event);
+  await deps.audit.record('team.member.add', {
+    actor: actor.event,
+    subject: { teamId: team._id },
+    data: { ...teamData(team), user_id: user._id, role: input.role, groups: input.groups },
+  });
   return (await findMember(deps.store, teamId, user._id))!;
 }
 
@@ -58,7 +62,11 @@ export async function changeMember(deps: TeamDeps, actor: TeamActor, teamId: str
   } else checkCap(role, member.role, null);
   if (changes.groups !== undefined) checkGroups(team, changes.groups);
   await updateMember(deps.store, teamId, userId, changes);
-  await deps.events.audit('team.member.update', { ...teamData(team), user_id: userId, from_role: member.role, ...changes }, actor.event);
+  await deps.audit.record('team.member.update', {
+    actor: actor.event,
+    subject: { teamId: team._id },
+    data: { ...teamData(team), user_id: userId, from_role: member.role, ...changes },
+  });
   return { ...member, ...changes };
 }
 
@@ -71,7 +79,11 @@ export async function removeTeamMember(deps: TeamDeps, actor: TeamActor, teamId:
   if (!leaving) checkCap(role, member.role, null);
   await checkNotLastOwner(deps.store, member, null);
   if (await removeMember(deps.store, teamId, userId))
-    await deps.events.audit('team.member.remove', { ...teamData(team), user_id: userId, role: member.role }, actor.event);
+    await deps.audit.record('team.member.remove', {
+      actor: actor.event,
+      subject: { teamId: team._id },
+      data: { ...teamData(team), user_id: userId, role: member.role },
+    });
 }
 
 export async function addGroup(deps: TeamDeps, actor: TeamActor, teamId: string, input: NewGroupInput): Promise<TeamDoc> {
@@ -80,7 +92,7 @@ export async function addGroup(deps: TeamDeps, actor: TeamActor, teamId: string,
   if (team.groups.length >= MAX_TEAM_GROUPS) throw new ValidationError([`a team has at most ${MAX_TEAM_GROUPS} groups`]);
   const groups = [...team.groups, { slug: input.slug, name: input.name }];
   await updateTeam(deps.store, teamId, { groups });
-  await deps.events.audit('team.group.add', { ...teamData(team), group: input.slug }, actor.event);
+  await deps.audit.record('team.group.add', { actor: actor.event, subject: { teamId: team._id }, data: { ...teamData(team), group: input.slug } });
   return { ...team, groups };
 }
 
@@ -90,6 +102,6 @@ export async function removeGroup(deps: TeamDeps, actor: TeamActor, teamId: stri
   const groups = team.groups.filter((g) => g.slug !== slug);
   await updateTeam(deps.store, teamId, { groups });
   await dropGroupFromMembers(deps.store, teamId, slug);
-  await deps.events.audit('team.group.remove', { ...teamData(team), group: slug }, actor.event);
+  await deps.audit.record('team.group.remove', { actor: actor.event, subject: { teamId: team._id }, data: { ...teamData(team), group: slug } });
   return { ...team, groups };
 }

@@ -13,6 +13,7 @@ import { MAX_TEAM_DEPTH, type NewTeamInput, type TeamChanges, type TeamDoc } fro
 import { may, moveAllowed, type TeamAction, type TeamRole } from '../model/team-roles.js';
 import type { AdminEvent, AuditEvent, EventActor } from '../model/webhook-events.js';
 import { newId } from '../security/secrets.js';
+import type { AuditTrail } from '../audit/audit-trail.js';
 import type { Store } from '../store/db.js';
 import { childTeams, deleteTeamDocs, findTeam, insertMember, insertTeam, updateTeam } from '../store/teams.js';
 import { effectiveRole, lineage } from './membership.js';
@@ -32,9 +33,9 @@ export interface TeamActor {
 export interface TeamDeps {
   store: Store;
   events: {
-    audit(name: AuditEvent, data: Record<string, unknown>, actor: EventActor): Promise<void>;
     admin(name: AdminEvent, data: Record<string, unknown>, actor: EventActor): Promise<void>;
   };
+  audit: Pick<AuditTrail, 'record'>;
 }
 
 export const userActor = (userId: string, event: EventActor): TeamActor => ({ userId, instanceWide: false, event });
@@ -92,7 +93,11 @@ export async function createTeam(deps: TeamDeps, actor: TeamActor, input: NewTea
   };
   await insertTeam(deps.store, team);
   await insertMember(deps.store, team._id, ownerId, 'owner', []);
-  await deps.events.audit('team.create', { ...teamData(team), parent_id: team.parentId, owner_id: ownerId }, actor.event);
+  await deps.audit.record('team.create', {
+    actor: actor.event,
+    subject: { teamId: team._id },
+    data: { ...teamData(team), parent_id: team.parentId, owner_id: ownerId },
+  });
   return team;
 }
 
@@ -137,7 +142,7 @@ export async function changeTeam(deps: TeamDeps, actor: TeamActor, teamId: strin
   if (changes.member_groups_enabled !== undefined) set.memberGroupsEnabled = changes.member_groups_enabled;
   if (!(await updateTeam(deps.store, teamId, set))) throw new NotFoundError('no such team');
   const updated = { ...team, ...set };
-  await deps.events.audit('team.update', { ...teamData(updated), changed: Object.keys(changes) }, actor.event);
+  await deps.audit.record('team.update', { actor: actor.event, subject: { teamId: team._id }, data: { ...teamData(updated), changed: Object.keys(changes) } });
   return updated;
 }
 
@@ -164,7 +169,7 @@ export async function deleteTeam(deps: TeamDeps, actor: TeamActor, teamId: strin
       if (!(await deleteTeamDocs(deps.store, t._id))) continue;
       deleted.push(t._id);
       const data = { ...teamData(t), cascade_from: t._id === team._id ? null : team._id };
-      await deps.events.audit('team.delete', data, actor.event);
+      await deps.audit.record('team.delete', { actor: actor.event, subject: { teamId: t._id }, data });
       if (actor.instanceWide) await deps.events.admin('admin.team.delete', data, actor.event);
     }
   }

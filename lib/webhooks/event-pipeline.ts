@@ -1,11 +1,11 @@
 // The event pipeline: the one place a source reports what happened.
 //
 //   events.user(name, userId, data, actor)   → the user's own webhooks
-//   events.admin(name, data, actor)          → the append-only audit log + admin webhooks
-//   events.audit(name, data, actor)          → the audit log only (team changes, scope grants)
+//   events.admin(name, data, actor)          → admin webhooks (and the audit trail, for the
+//                                              events the audit catalogue names alike)
 //
 // `emit` makes the event durable before it returns — one MongoDB insert into
-// the outbox (`webhook_events`), plus one into `audit_log` for admin events —
+// the outbox (`webhook_events`), plus the audit record of an admin event —
 // and hands it to the dispatcher without waiting. The dispatcher, after the
 // originating request has answered, finds the matching active webhooks, starts
 // one WebhookDelivery workflow per webhook (id `webhook-delivery:<delivery id>`,
@@ -20,21 +20,14 @@
 import pLimit from 'p-limit';
 import { createHash } from 'node:crypto';
 import type { WebhookDeliveryInput } from '../model/webhook-delivery.js';
-import {
-  actorPayload,
-  subscribes,
-  type AdminEvent,
-  type AuditEvent,
-  type AuditRecord,
-  type EventActor,
-  type UserEvent,
-  type WebhookEventName,
-} from '../model/webhook-events.js';
+import { actorPayload, subscribes, type AdminEvent, type EventActor, type UserEvent, type WebhookEventName } from '../model/webhook-events.js';
 import type { FlowClient } from '../flows/flow-client.js';
 import { startWebhookDelivery } from '../flows/webhook-delivery.js';
 import type { Logger } from '../runtime/log.js';
 import { newId } from '../security/secrets.js';
-import { appendAuditRecord } from '../store/audit-log.js';
+import type { AuditTrail } from '../audit/audit-trail.js';
+import { isAuditEvent } from '../model/audit-events.js';
+import { subjectOfData } from '../audit/audit-subject.js';
 import type { Store } from '../store/db.js';
 import { addToOutbox, removeFromOutbox, staleOutboxEvents } from '../store/webhook-outbox.js';
 import type { WebhookEventDoc } from '../model/webhook-events.js';
@@ -44,6 +37,8 @@ import { currentDate } from '../runtime/clock.js';
 
 export interface EventPipelineDeps {
   store: Store;
+  /** Where admin events the audit catalogue names alike are recorded. */
+  audit: Pick<AuditTrail, 'record'>;
   /** Where the deliveries' workflows are started. */
   flows: FlowClient;
   log: Logger;
@@ -63,10 +58,8 @@ export interface EmitOptions {
 export interface EventPipeline {
   /** A user event: durable when this resolves; delivered to the user's webhooks afterwards. */
   user(name: UserEvent, userId: string, data: Record<string, unknown>, actor: EventActor, options?: EmitOptions): Promise<void>;
-  /** An admin event: in the audit log and durable when this resolves; delivered to admin webhooks afterwards. */
+  /** An admin event: durable (and in the audit trail, if the catalogue names it alike) when this resolves; delivered to admin webhooks afterwards. */
   admin(name: AdminEvent, data: Record<string, unknown>, actor: EventActor): Promise<void>;
-  /** An audit-only event (team changes, team and site scope grants): in the audit log when this resolves; no webhook gets it. */
-  audit(name: AuditEvent, data: Record<string, unknown>, actor: EventActor): Promise<void>;
   /** Starts the deliveries of one event now and waits for them to be started (CLI, tests, sweep). */
   dispatch(event: WebhookEventDoc): Promise<void>;
   /** Dispatches what is left in the outbox (events older than `olderThanMs`). */
@@ -101,12 +94,6 @@ export function derivedUuid(...parts: string[]): string {
  * same workflow id and is refused by Temporal instead of delivering twice.
  */
 export const deliveryIdFor = (eventId: string, webhookId: string): string => derivedUuid(eventId, webhookId);
-
-/** An audit-only record: the shape of an admin event's record, scope `audit`. */
-function auditRecord(name: AuditEvent, data: Record<string, unknown>, actor: EventActor): AuditRecord {
-  const now = currentDate();
-  return { _id: newId(), name, scope: 'audit', userId: null, timestamp: Math.floor(now.getTime() / 1000), data, actor, createdAt: now };
-}
 
 export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   const inFlight = new Set<Promise<void>>();
@@ -147,7 +134,11 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   }
 
   async function emit(doc: WebhookEventDoc): Promise<void> {
-    await Promise.all([addToOutbox(deps.store, doc), doc.scope === 'admin' ? appendAuditRecord(deps.store, { ...doc }) : null]);
+    const name = doc.name;
+    await Promise.all([
+      addToOutbox(deps.store, doc),
+      doc.scope === 'admin' && isAuditEvent(name) ? deps.audit.record(name, { actor: doc.actor, subject: subjectOfData(doc.data), data: doc.data }) : null,
+    ]);
     dispatchLater(doc);
   }
 
@@ -172,7 +163,6 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   return {
     user: (name, userId, data, actor, options) => emit(newEvent(name, 'user', userId, data, actor, options?.eventId)),
     admin: (name, data, actor) => emit(newEvent(name, 'admin', null, data, actor)),
-    audit: (name, data, actor) => appendAuditRecord(deps.store, auditRecord(name, data, actor)),
     dispatch,
     sweep,
     idle: async () => {

@@ -5,6 +5,7 @@
 // serves the shared database and its task queue only.
 import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { createAuditTrail } from '../../lib/audit/audit-trail.js';
 import { createActivities } from '../../activities/index.js';
 import type { Config } from '../../lib/config/env.js';
 import { createLogger } from '../../lib/runtime/log.js';
@@ -54,6 +55,7 @@ export async function startTestWorker(config: Config): Promise<TestWorker> {
     ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: path.join(PROJECT_ROOT, 'dist/workflows/index.js') }),
     activities: createActivities({
       ...services,
+      audit: createAuditTrail({ store: services.store, log: createLogger('error') }),
       issuer: config.issuer,
       outbound: config.outbound,
       dnsResolvers: config.dnsResolvers,

@@ -14,7 +14,7 @@ import { signedInUser, type SignedIn } from '../../http/signed-in.js';
 import type { ApiContext } from '../../context.js';
 import { errorNotice } from '../../views/teams.js';
 
-export type AdminConsoleDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'events' | 'kek' | 'reauthMaxAgeMs'>;
+export type AdminConsoleDeps = Pick<ApiContext, 'store' | 'secureCookies' | 'events' | 'audit' | 'kek' | 'reauthMaxAgeMs'>;
 
 declare module 'express-serve-static-core' {
   interface Request {

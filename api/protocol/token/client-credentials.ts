@@ -30,18 +30,19 @@ export async function clientCredentialsGrant(_req: Request, res: Response, { cli
   const grantId = newId();
   await openGrant(deps.store, { _id: grantId, clientId: client._id, userId: client._id, scope: asked.scope, sid: null, machine: true });
   const token = await issueAccessToken(deps, { client, userId: client._id, scope: asked.scope, grantId, jkt: dpopJkt, resources: asked.resources });
-  await deps.events.audit(
-    'token.issued',
-    {
+  await deps.audit.record('token.issued', {
+    actor: { type: 'client', clientId: client._id },
+    subject: { clientId: client._id },
+    data: {
       grant_type: CLIENT_CREDENTIALS_GRANT,
       client_id: client._id,
       grant_id: grantId,
-      scope: asked.scope,
+      scopes: asked.scope,
       resource: asked.resources,
-      dpop_bound: dpopJkt !== undefined,
+      bound: dpopJkt === undefined ? 'none' : 'dpop',
+      refresh_token: false,
     },
-    { type: 'client', clientId: client._id },
-  );
+  });
   // Never refreshable: no refresh_token (RFC 6749 §4.4.3).
   sendOAuthJson(res, 200, token);
 }

@@ -30,7 +30,7 @@ const AppsQuery = fieldsOf({
   offset: wholeNumber.default(0),
 });
 
-export type AdminAppsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events'>;
+export type AdminAppsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'flows' | 'events' | 'audit'>;
 
 export function adminAppsApiRoutes(deps: AdminAppsApiDeps): Router {
   const router = Router();

@@ -17,7 +17,7 @@ import { ADMIN_RESOURCES } from '../../paths.js';
 
 const BASE = ADMIN_RESOURCES.config;
 
-export type AdminConfigApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'kek' | 'events'>;
+export type AdminConfigApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'kek' | 'events' | 'audit'>;
 
 export function adminConfigApiRoutes(deps: AdminConfigApiDeps): Router {
   const router = Router();

@@ -29,7 +29,7 @@ const digits = (max: number, fallback: number) =>
     .default(fallback);
 const InvitePage = fieldsOf({ limit: digits(500, 100).refine((n) => n >= 1, 'must be at least 1'), offset: digits(100_000_000, 0) });
 
-export type AdminInvitesApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events'>;
+export type AdminInvitesApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events' | 'audit'>;
 
 export function adminInvitesApiRoutes(deps: AdminInvitesApiDeps): Router {
   const router = Router();

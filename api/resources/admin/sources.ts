@@ -21,7 +21,7 @@ import { ADMIN_RESOURCES } from '../../paths.js';
 
 const BASE = ADMIN_RESOURCES.sources;
 
-export type SourcesAdminApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'kek' | 'events'>;
+export type SourcesAdminApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'kek' | 'events' | 'audit'>;
 
 export function sourcesAdminApiRoutes(deps: SourcesAdminApiDeps): Router {
   const router = Router();

@@ -37,7 +37,7 @@ const Search = fieldsOf({
   offset: wholeNumber(0, 100_000_000).default(0),
 });
 
-export type AdminUsersApiDeps = SignOutDeps & Pick<ApiContext, 'keyring' | 'events'> & { idleMs: number };
+export type AdminUsersApiDeps = SignOutDeps & Pick<ApiContext, 'keyring' | 'events' | 'audit'> & { idleMs: number };
 
 export function adminUsersApiRoutes(deps: AdminUsersApiDeps): Router {
   const router = Router();

@@ -31,7 +31,7 @@ const holds = (req: Request, teamId: string, permission: SingleTeamPermission): 
     return bound !== null && bound.teamId === teamId && bound.permission === permission;
   });
 
-export type TeamApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events'>;
+export type TeamApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events' | 'audit'>;
 
 export function teamApiRoutes(deps: TeamApiDeps): Router {
   const router = Router();

@@ -29,7 +29,7 @@ const SCOPE_FOR: Record<TeamNeed, string> = {
   delete: 'teams:delete',
 };
 
-export type TeamsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events'>;
+export type TeamsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events' | 'audit'>;
 
 export function teamsApiRoutes(deps: TeamsApiDeps): Router {
   const router = Router();

@@ -37,7 +37,7 @@ const count = (min: number, max: number) =>
 
 const Page = fieldsOf({ limit: count(1, 500).default(100), offset: count(0, 100_000_000).default(0) });
 
-export type SiteTeamsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events'>;
+export type SiteTeamsApiDeps = Pick<ApiContext, 'issuer' | 'keyring' | 'store' | 'events' | 'audit'>;
 
 export function siteTeamsApiRoutes(deps: SiteTeamsApiDeps): Router {
   const router = Router();

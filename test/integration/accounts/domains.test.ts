@@ -211,7 +211,12 @@ describe('durability', () => {
     // The situation a first attempt leaves when it dies after its write: the domain is marked, no event out.
     const domain = await addDomain(slow.deps.store, u.user._id, uniqueDomain());
     await markDomainVerified(slow.deps.store, domain._id, new Date());
-    const activities = createDomainVerificationActivities({ store: slow.deps.store, dnsResolvers: [dns.address], webhookTimeoutMs: 5_000 });
+    const activities = createDomainVerificationActivities({
+      store: slow.deps.store,
+      dnsResolvers: [dns.address],
+      webhookTimeoutMs: 5_000,
+      audit: slow.deps.audit,
+    });
     const env = new MockActivityEnvironment({ taskQueue: taskQueueOf(database.name) }, { client: slow.deps.temporal.client });
     const record = () => env.run((input: { domainId: string }) => activities.recordDomainVerified(input), { domainId: domain._id });
     expect(await record()).toBe(true);

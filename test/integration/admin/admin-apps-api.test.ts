@@ -9,7 +9,7 @@
 // not_found (404), a missing scope 403 insufficient_scope, 404, bad input 400.
 import type { ClientDoc } from '../../../lib/model/clients.js';
 import { hashSecret, newId, newSecret } from '../../../lib/security/secrets.js';
-import { auditLog } from '../../../lib/store/audit-log.js';
+import { auditRecords } from '../../support/audit.js';
 import { createClient, findClient } from '../../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import type { UserDoc } from '../../../lib/model/users.js';
@@ -93,9 +93,9 @@ describe('admin apps API', () => {
     expect(got!.body.event).toBe('admin.app.update');
     expect(got!.body.data).toMatchObject({ app_id: client._id, name, changed: ['is_verified'], is_verified: true, is_active: true });
     // The actor (the admin and the token's client) is in the audit record of the event.
-    const records = await auditLog(api.deps.store).find({ name: 'admin.app.update' }).toArray();
+    const records = await auditRecords(api.deps.store, { event: 'client.updated' });
     expect(records.filter((r) => r.data.app_id === client._id)).toEqual([
-      expect.objectContaining({ scope: 'admin', actor: expect.objectContaining({ type: 'user', userId: admin._id }) }),
+      expect.objectContaining({ stream: 'admin', actor: expect.objectContaining({ type: 'user', userId: admin._id }) }),
     ]);
     // One record, so one event: the PATCH that changed nothing emitted none (an event is recorded before it is dispatched).
     expect(receiver.at(HOOK).filter((d) => d.body.data.app_id === client._id)).toHaveLength(1);

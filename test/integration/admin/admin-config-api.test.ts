@@ -6,7 +6,7 @@
 // Guards: admin:* and site:* scopes, a non-admin 404 not_found, a missing
 // scope 403 insufficient_scope, bad input a JSON 400 naming the key.
 import { newId } from '../../../lib/security/secrets.js';
-import { auditLog } from '../../../lib/store/audit-log.js';
+import { auditRecords } from '../../support/audit.js';
 import { getSiteSettings, siteSecret } from '../../../lib/store/settings.js';
 import type { UserDoc } from '../../../lib/model/users.js';
 import { newUser } from '../../../tools/fixtures/users.js';
@@ -65,8 +65,8 @@ it('reads and changes the settings; secrets sealed and masked; one admin.config.
     },
   });
   expect(got!.raw).not.toContain(SECRET);
-  const records = await auditLog(api.deps.store).find({ name: 'admin.config.update' }).toArray();
-  expect(records).toEqual([expect.objectContaining({ scope: 'admin', actor: expect.objectContaining({ type: 'user', userId: admin._id }) })]);
+  const records = await auditRecords(api.deps.store, { event: 'config.changed' });
+  expect(records).toEqual([expect.objectContaining({ stream: 'admin', actor: expect.objectContaining({ type: 'user', userId: admin._id }) })]);
   expect(JSON.stringify(records)).not.toContain(SECRET);
 
   // The values it already has: 200, no event.

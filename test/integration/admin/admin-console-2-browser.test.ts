@@ -5,7 +5,7 @@
 // an invitation link shown once and refused once revoked, the settings form
 // (a secret never in a page), and a form used by keyboard alone.
 import type { Page } from 'playwright-core';
-import { findAuditRecords } from '../../../lib/store/audit-query.js';
+import { auditRecords } from '../../support/audit.js';
 import { findClient } from '../../../lib/store/clients.js';
 import { findInvite } from '../../../lib/store/invites.js';
 import { getSiteSettings, setSiteSetting, siteSecret } from '../../../lib/store/settings.js';
@@ -154,7 +154,7 @@ describe('the admin console Users, Apps, Invites and Settings pages', () => {
     await page.getByRole('button', { name: 'Delete user' }).click();
     await page.waitForURL(`${api.issuer}/admin/users`);
     expect(await findUserById(api.deps.store, target.id)).toBeNull();
-    const [event] = await findAuditRecords(api.deps.store, { name: 'admin.user.delete', actorUserId: admin.id }, 1);
+    const [event] = (await auditRecords(api.deps.store, { event: 'user.deleted', 'actor.userId': admin.id })).reverse().slice(0, 1);
     expect(event?.data).toEqual({ user_id: target.id });
   });
 
@@ -201,7 +201,7 @@ describe('the admin console Users, Apps, Invites and Settings pages', () => {
     expect(await status(page).textContent()).toContain('active again');
     skipTime(CLIENT_CACHE_MS);
     expect(await tokenError(rp)).toEqual({ status: 400, error: 'invalid_grant' });
-    const events = await findAuditRecords(api.deps.store, { name: 'admin.app.update', actorUserId: admin.id }, 10);
+    const events = (await auditRecords(api.deps.store, { event: 'client.updated', 'actor.userId': admin.id })).reverse().slice(0, 10);
     expect(events.map((e) => e.data.changed)).toEqual([['active'], ['active'], ['is_verified']]);
   });
 
@@ -229,7 +229,7 @@ describe('the admin console Users, Apps, Invites and Settings pages', () => {
     expect(await page.getByLabel('Resources and scopes').inputValue()).toBe('https://orders.example/ orders:read orders:write');
     skipTime(CLIENT_CACHE_MS);
     expect((await clientCredentials()).scope).toBe('orders:read orders:write');
-    const events = await findAuditRecords(api.deps.store, { name: 'admin.app.update', actorUserId: admin.id }, 10);
+    const events = (await auditRecords(api.deps.store, { event: 'client.updated', 'actor.userId': admin.id })).reverse().slice(0, 10);
     expect(events.map((e) => e.data.changed)).toEqual([['machine_access']]);
   });
 
@@ -289,7 +289,7 @@ describe('the admin console Users, Apps, Invites and Settings pages', () => {
       expect(await page.getByLabel(/^Captcha secret key/).inputValue()).toBe('');
       expect((await getSiteSettings(api.deps.store)).registration).toBe('open');
       expect(await siteSecret(api.deps.store, api.deps.kek, 'captcha_secret_key')).toBe(secret);
-      const [event] = await findAuditRecords(api.deps.store, { name: 'admin.config.update' }, 1);
+      const [event] = (await auditRecords(api.deps.store, { event: 'config.changed' })).reverse().slice(0, 1);
       expect(event?.data).toEqual({ changed: ['captcha_secret_key', 'registration'], values: { registration: 'open' } });
 
       // Saving again without typing the secret keeps it.

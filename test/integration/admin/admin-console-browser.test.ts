@@ -5,7 +5,7 @@
 // the admin webhooks list, a forged form, and a form used by keyboard alone.
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { findAuditRecords } from '../../../lib/store/audit-query.js';
+import { auditRecords } from '../../support/audit.js';
 import { findSourceBySlug } from '../../../lib/store/oauth-sources.js';
 import { setSiteSetting } from '../../../lib/store/settings.js';
 import { findTeam } from '../../../lib/store/teams.js';
@@ -25,7 +25,7 @@ let deps: TeamDeps;
 
 const api = useLocalhostApi(testDatabase('admin_console_browser').env);
 beforeAll(async () => {
-  deps = { store: api.deps.store, events: api.deps.events };
+  deps = { store: api.deps.store, events: api.deps.events, audit: api.deps.audit };
 });
 afterEach(async () => {
   await browser.closeAll();
@@ -186,7 +186,7 @@ describe('the admin console in a browser', () => {
     expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Example IdP (renamed)');
     const updated = await findSourceBySlug(api.deps.store, sourceSlug);
     expect(updated?.clientSecret?.ct).not.toBe(created?.clientSecret?.ct);
-    const [event] = await findAuditRecords(api.deps.store, { name: 'oauth_source.update', actorUserId: admin.id }, 1);
+    const [event] = (await auditRecords(api.deps.store, { event: 'oauth_source.update', 'actor.userId': admin.id })).reverse().slice(0, 1);
     expect(event?.data).toMatchObject({ slug: sourceSlug, changed: ['name', 'client_secret'] });
     expect(JSON.stringify(event)).not.toContain(secrets[1]);
 

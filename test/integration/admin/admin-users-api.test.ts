@@ -9,7 +9,7 @@
 // audit log names the actor.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { auditLog } from '../../../lib/store/audit-log.js';
+import { auditRecords } from '../../support/audit.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import type { UserDoc } from '../../../lib/model/users.js';
 import { useTestApi, eventually, type Json } from '../../support/harness.js';
@@ -232,8 +232,8 @@ describe('users admin API', () => {
       ['admin.user.delete', { user_id: user._id, actor: { type: 'user', user_id: actor._id, client_id: expect.any(String) } }],
       ['admin.user.update', { user_id: user._id, changed: ['name', 'disabled'], actor: { type: 'user', user_id: actor._id, client_id: expect.any(String) } }],
     ]);
-    const records = await auditLog(api.deps.store).find({ 'data.user_id': user._id }).toArray();
-    expect(records.map((r) => [r.name, r.actor.type, r.actor.userId])).toEqual(
+    const records = await auditRecords(api.deps.store, { 'data.user_id': user._id });
+    expect(records.map((r) => [r.event, r.actor.type, r.actor.userId])).toEqual(
       expect.arrayContaining([
         ['admin.user.update', 'user', actor._id],
         ['admin.user.delete', 'user', actor._id],

@@ -9,7 +9,7 @@
 // tokens dead, its refresh family ended, its consents gone, nothing without
 // --yes or without Temporal); the owner's webhooks told; and usage errors
 // (exit 2, nothing on stdout, no stack trace).
-import { auditLog } from '../../../lib/store/audit-log.js';
+import { auditRecords } from '../../support/audit.js';
 import { findClient } from '../../../lib/store/clients.js';
 import { findGrant } from '../../../lib/store/grants.js';
 import { createWebhook } from '../../../lib/store/webhooks.js';
@@ -82,9 +82,9 @@ it('verifies, deactivates and reactivates an app, with admin.app.update from the
   skipTime(CLIENT_CACHE_MS);
   expect((await runCodeFlow(api, rp, 'openid')).tokens.access_token).toEqual(expect.any(String));
 
-  const records = await auditLog(api.deps.store).find({ name: 'admin.app.update' }).sort({ createdAt: 1 }).toArray();
+  const records = await auditRecords(api.deps.store, { event: 'client.updated' });
   expect(records.map((r) => r.data.changed)).toEqual([['is_verified'], ['is_verified'], ['active'], ['active']]);
-  for (const r of records) expect(r).toMatchObject({ scope: 'admin', actor: { type: 'operator' }, data: { app_id: rp.id } });
+  for (const r of records) expect(r).toMatchObject({ stream: 'admin', actor: { type: 'operator' }, data: { app_id: rp.id } });
 
   // `apps list` is `clients list`.
   expect((await ok('list')).find((c: Json) => c.client_id === rp.id)).toEqual(await adminApi(rp.id));

@@ -7,7 +7,7 @@
 // a taken slug exits 1; never a stack trace.
 import { open } from '../../../lib/security/kek.js';
 import { newId } from '../../../lib/security/secrets.js';
-import { auditLog } from '../../../lib/store/audit-log.js';
+import { auditRecords } from '../../support/audit.js';
 import { findSocialAccount, insertSocialAccount } from '../../../lib/store/oauth-sources.js';
 import { useTestApi, type Json } from '../../support/harness.js';
 import { cliOn, expectRefused } from '../../support/cli.js';
@@ -117,11 +117,8 @@ it('adds, lists, updates and removes sources; the secret is sealed, never printe
   expect(await findSocialAccount(api.deps.store, forge.id, '4242')).toBeNull();
   expectRefused(await cli('remove', 'forge'), 2, /no OAuth source with id or slug forge/);
 
-  const records = await auditLog(api.deps.store)
-    .find({ name: /^oauth_source\./ })
-    .sort({ createdAt: 1 })
-    .toArray();
-  expect(records.map((r) => [r.name, r.data.slug, r.actor])).toEqual([
+  const records = await auditRecords(api.deps.store, { event: /^oauth_source\./ });
+  expect(records.map((r) => [r.event, r.data.slug, r.actor])).toEqual([
     ['oauth_source.create', 'corp', { type: 'operator' }],
     ['oauth_source.create', 'forge', { type: 'operator' }],
     ['oauth_source.update', 'corp', { type: 'operator' }],

@@ -4,7 +4,7 @@
 // refused and allowed again), the audit log with the operator as actor, the
 // last enabled admin kept (exit 1), and refusals: an unknown user or bad
 // input exits 2, a taken email exits 1; never a stack trace.
-import { auditLog } from '../../../lib/store/audit-log.js';
+import { auditRecords } from '../../support/audit.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { useTestApi, type Json } from '../../support/harness.js';
 import { cliOn, expectRefused } from '../../support/cli.js';
@@ -23,7 +23,7 @@ const api = useTestApi(database.env);
 const { run: cli, ok } = cliOn(database.env);
 
 const operatorEvents = async (userId: string) =>
-  (await auditLog(api.deps.store).find({ 'data.user_id': userId }).sort({ createdAt: 1 }).toArray()).map((r) => [r.name, r.actor.type, r.data.changed]);
+  (await auditRecords(api.deps.store, { 'data.user_id': userId })).map((r) => [r.event, r.actor.type, r.data.changed]);
 
 describe('keyflow users', () => {
   it('prints each user as the admin API shows them (the same fields and values), and tokens revoke as the API answers', async () => {

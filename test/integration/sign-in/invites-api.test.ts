@@ -14,6 +14,7 @@ import { findUserByEmail } from '../../../lib/store/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser, uniqueEmail } from '../../../tools/fixtures/users.js';
 import { eventually, startTestApi, type Json } from '../../support/harness.js';
+import { auditRecords } from '../../support/audit.js';
 import { requestJson } from '../../support/http.js';
 import { awayFromWindowEdge, countStatuses } from '../../support/limits.js';
 import { addHook, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
@@ -112,8 +113,8 @@ describe('admin API', () => {
       ['invite.create', { invite_id: created.body.id, email, role: 'admin', expires_at: created.body.expires_at, actor: created.body.created_by }],
       ['invite.revoke', { invite_id: created.body.id, actor: created.body.created_by }],
     ]);
-    const audit = await api.deps.store.auditLog.find({ 'data.invite_id': created.body.id }).toArray();
-    expect(audit.map((r) => [r.name, r.actor.userId])).toEqual(
+    const audit = await auditRecords(api.deps.store, { 'data.invite_id': created.body.id });
+    expect(audit.map((r) => [r.event, r.actor.userId])).toEqual(
       expect.arrayContaining([
         ['invite.create', user._id],
         ['invite.revoke', user._id],

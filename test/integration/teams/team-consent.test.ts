@@ -3,7 +3,7 @@
 // the union with aggregate scopes, the per-grant audit records, the team claims
 // in the ID token and UserInfo, and the site-scope gate.
 import { generate, generateSecret } from 'otplib';
-import { auditLog } from '../../../lib/store/audit-log.js';
+import { auditRecords } from '../../support/audit.js';
 import { findConsent } from '../../../lib/store/consents.js';
 import { createTeam, userActor, type TeamDeps } from '../../../lib/teams/team-changes.js';
 import { addGroup, changeMember } from '../../../lib/teams/member-changes.js';
@@ -70,7 +70,7 @@ describe('single-team scopes at consent', () => {
     expect(consent!.scopes).not.toContain('team:read');
     // Audited apart from the consent, with the team and the permissions.
     const grant = jwtClaims(tokens.access_token).grant_id;
-    const records = await auditLog(api.deps.store).find({ name: 'team.scope.grant', 'data.grant_id': grant }).toArray();
+    const records = await auditRecords(api.deps.store, { event: 'team.scope.grant', 'data.grant_id': grant });
     expect(records.map((r) => r.data)).toEqual([
       expect.objectContaining({
         team_id: leaf._id,
@@ -250,9 +250,7 @@ describe('the site-scope gate', () => {
     });
     const tokens = await redeem({ agent, verifier, step: granted }, granted.external!);
     expect(tokens.scope).toBe('openid site:team:read');
-    const records = await auditLog(api.deps.store)
-      .find({ name: 'site.scope.grant', 'data.grant_id': jwtClaims(tokens.access_token).grant_id })
-      .toArray();
+    const records = await auditRecords(api.deps.store, { event: 'site.scope.grant', 'data.grant_id': jwtClaims(tokens.access_token).grant_id });
     expect(records.map((r) => r.data)).toEqual([
       expect.objectContaining({ user_id: siteAdmin.id, client_id: rp.id, scopes: ['site:team:read'], second_factor: 'backup' }),
     ]);

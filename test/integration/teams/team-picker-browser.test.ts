@@ -8,7 +8,7 @@ import * as oauth from 'oauth4webapi';
 import { authorization as libraryAuthorization, discover, redeemAtCallback, type Authorization } from '../../support/library-rp.js';
 import type { Page } from 'playwright-core';
 import type { TeamDoc } from '../../../lib/model/teams.js';
-import { auditLog } from '../../../lib/store/audit-log.js';
+import { auditRecords } from '../../support/audit.js';
 import { findMember } from '../../../lib/store/teams.js';
 import { createTeam, userActor, type TeamDeps } from '../../../lib/teams/team-changes.js';
 import { joinTeam } from '../../support/teams.js';
@@ -260,9 +260,7 @@ describe('the site-scope gate in a browser', () => {
       expect(listed.status).toBe(200);
       expect(((await listed.json()) as Json).teams).toEqual(expect.arrayContaining([expect.objectContaining({ id: foreign._id, name: foreign.name })]));
 
-      const records = await auditLog(api.deps.store)
-        .find({ name: 'site.scope.grant', 'data.grant_id': jwtClaims(tokens.access_token).grant_id })
-        .toArray();
+      const records = await auditRecords(api.deps.store, { event: 'site.scope.grant', 'data.grant_id': jwtClaims(tokens.access_token).grant_id });
       expect(records.map((r) => r.data)).toEqual([
         expect.objectContaining({ user_id: siteAdmin.id, client_id: client.client_id, scopes: ['site:team:read'], second_factor: 'passkey' }),
       ]);

@@ -4,7 +4,7 @@
 // on every change, and the role re-checked on every request.
 import { generate, generateSecret } from 'otplib';
 import type { TeamDoc } from '../../../lib/model/teams.js';
-import { auditLog } from '../../../lib/store/audit-log.js';
+import { auditRecords } from '../../support/audit.js';
 import { createTeam, userActor, type TeamDeps } from '../../../lib/teams/team-changes.js';
 import { changeMember } from '../../../lib/teams/member-changes.js';
 import { joinTeam } from '../../support/teams.js';
@@ -233,7 +233,7 @@ describe('a site:team token', () => {
     const added = await call(write, 'POST', `/api/oauth/site/teams/${doomed._id}/members`, { user: admin.email, role: 'member' });
     expect([added.status, added.body.user_id]).toEqual([201, admin.id]);
     expect((await call(write, 'DELETE', `/api/oauth/site/teams/${doomed._id}`)).status).toBe(204);
-    const records = await auditLog(api.deps.store).find({ name: 'admin.team.delete', 'data.team_id': doomed._id }).toArray();
+    const records = await auditRecords(api.deps.store, { event: 'team.delete', 'data.team_id': doomed._id });
     expect(records.map((r) => r.actor)).toEqual([expect.objectContaining({ type: 'user', userId: siteAdmin.id, clientId: rp.id })]);
   });
 

@@ -4,7 +4,7 @@
 // depth, cascading deletes, groups, strangers, the audit log, and bad input on
 // every endpoint. The single-team and site tiers' tokens come from consent;
 // here only their refusals of a token without their scopes.
-import { auditLog } from '../../../lib/store/audit-log.js';
+import { auditRecords } from '../../support/audit.js';
 import type { UserDoc } from '../../../lib/model/users.js';
 import { useTestApi, STACK_FRAME, type Json } from '../../support/harness.js';
 import { newTestRp, runCodeFlow, type TestRp } from '../../support/token-flow.js';
@@ -251,12 +251,10 @@ describe('team API', () => {
     const t = await team(o);
     await addMember(o, t.id, m, 'member');
     await call(o, 'DELETE', `/${t.id}`);
-    const records = await auditLog(api.deps.store)
-      .find({ name: { $in: ['team.create', 'team.member.invite', 'team.member.add', 'team.delete'] } })
-      .toArray();
+    const records = await auditRecords(api.deps.store, { event: { $in: ['team.create', 'team.member.invite', 'team.member.add', 'team.delete'] } });
     const mine = records.filter((r) => r.data.team_id === t.id);
-    expect(mine.map((r) => r.name).sort()).toEqual(['team.create', 'team.delete', 'team.member.add', 'team.member.invite']);
-    const byName = (name: string) => mine.find((r) => r.name === name)!;
+    expect(mine.map((r) => r.event).sort()).toEqual(['team.create', 'team.delete', 'team.member.add', 'team.member.invite']);
+    const byName = (name: string) => mine.find((r) => r.event === name)!;
     for (const name of ['team.create', 'team.member.invite', 'team.delete'])
       expect(byName(name).actor).toEqual({ type: 'user', userId: o.user._id, clientId: rp.id });
     expect(byName('team.member.invite').data).toMatchObject({ user_id: m.user._id, role: 'member' });

@@ -9,6 +9,7 @@ import { joinTeam } from '../../support/teams.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';
 import { useBrowser } from '../../support/browser.js';
 import { useLocalhostApi } from '../../support/harness.js';
+import { auditRecords } from '../../support/audit.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
 
 const PASSWORD = 'teams browser password';
@@ -18,7 +19,7 @@ let deps: TeamDeps;
 
 const api = useLocalhostApi();
 beforeAll(async () => {
-  deps = { store: api.deps.store, events: api.deps.events };
+  deps = { store: api.deps.store, events: api.deps.events, audit: api.deps.audit };
 });
 afterEach(async () => {
   await browser.closeAll();
@@ -248,7 +249,7 @@ describe('the teams pages in a browser', () => {
     expect(await page.getByText('Parent team:').count()).toBe(0);
     expect(await findTeam(api.deps.store, child.id)).toMatchObject({ slug: renamed, parentId: null, memberGroupsEnabled: true });
     // The description was sent unchanged: the audit record names only what changed.
-    const updates = (await api.deps.store.auditLog.find({ name: 'team.update' }).toArray()).filter((r) => r.data.team_id === child.id);
+    const updates = (await auditRecords(api.deps.store, { event: 'team.update' })).filter((r) => r.data.team_id === child.id);
     expect(updates.map((r) => [...(r.data.changed as string[])].sort())).toEqual([['member_groups_enabled', 'name', 'parent_id', 'slug']]);
 
     const adminPage = await signedIn(admin);

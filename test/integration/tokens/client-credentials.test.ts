@@ -10,6 +10,7 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { useTestApi, type Json } from '../../support/harness.js';
+import { auditRecords } from '../../support/audit.js';
 import { cliOn } from '../../support/cli.js';
 import { testDatabase } from '../../support/database.js';
 import { skipTime } from '../../support/clock.js';
@@ -164,7 +165,7 @@ describe('client_credentials', () => {
     expect((await postForm(api, '/api/oauth/revoke', { token: second.body.access_token }, rp.headers)).status).toBe(200);
     expect((await introspect(second.body.access_token)).active).toBe(false);
 
-    const records = await api.deps.store.auditLog.find({ name: 'token.issued', 'data.client_id': rp.id }).sort({ createdAt: 1 }).toArray();
+    const records = await auditRecords(api.deps.store, { event: 'token.issued', 'data.client_id': rp.id });
     expect(records).toHaveLength(2);
     expect(records.map((r) => [r.actor, r.data.grant_type, r.data.scope, r.data.resource, r.data.dpop_bound])).toEqual([
       [{ type: 'client', clientId: rp.id }, 'client_credentials', ['orders:write'], [ORDERS], false],

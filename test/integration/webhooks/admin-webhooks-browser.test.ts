@@ -4,7 +4,7 @@
 // not admitted is refused on the page; editing changes the events; deleting
 // needs the name typed; a non-admin gets 404 and a forged form 403.
 import type { Page } from 'playwright-core';
-import { findAuditRecords } from '../../../lib/store/audit-query.js';
+import { auditRecords } from '../../support/audit.js';
 import { findWebhook, listWebhooks } from '../../../lib/store/webhooks.js';
 import type { WebhookDoc } from '../../../lib/model/webhooks.js';
 import { useBrowser } from '../../support/browser.js';
@@ -69,7 +69,7 @@ describe('the admin console Webhooks page', () => {
     await page.goto(`${api.issuer}/admin/webhooks`);
     await expect(page.locator('#webhook-secret').count()).resolves.toBe(0);
     expect(await page.content()).not.toContain(secret);
-    const [audit] = await findAuditRecords(api.deps.store, { name: 'webhook.create', actorUserId: admin.id }, 1);
+    const [audit] = (await auditRecords(api.deps.store, { event: 'webhook.create', 'actor.userId': admin.id })).reverse().slice(0, 1);
     expect(audit?.data).toMatchObject({ webhook_id: hook!._id, name, url_host: new URL(receiver.url).host });
     expect(JSON.stringify(audit)).not.toContain(secret);
 

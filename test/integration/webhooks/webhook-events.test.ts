@@ -13,7 +13,7 @@ import { seal } from '../../../lib/security/kek.js';
 import { createClient } from '../../../lib/store/clients.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { getSiteSettings } from '../../../lib/store/settings.js';
-import { auditLog } from '../../../lib/store/audit-log.js';
+import { auditRecords } from '../../support/audit.js';
 import { webhookOutbox } from '../../../lib/store/webhook-outbox.js';
 import { commandFilters } from '../../support/command-filters.js';
 import { useTestApi, eventually, type Json } from '../../support/harness.js';
@@ -298,18 +298,18 @@ describe('admin.config.update from the operator CLI', () => {
     expect(got[1]!.raw).not.toContain(secretValue);
     expect(events(await received(wildcard, 2))).toEqual(['admin.config.update', 'admin.config.update']);
 
-    const records = await auditLog(api.deps.store).find({ name: 'admin.config.update' }).sort({ createdAt: -1 }).limit(2).toArray();
+    const records = (await auditRecords(api.deps.store, { event: 'config.changed' })).reverse().slice(0, 2);
     expect(records.map((r) => r.data)).toEqual([
       { changed: ['captcha_secret_key'], values: {} },
       { changed: ['pow_difficulty'], values: { pow_difficulty: difficulty } },
     ]);
-    for (const r of records) expect(r).toMatchObject({ scope: 'admin', actor: { type: 'operator' } });
-    expect(JSON.stringify(await auditLog(api.deps.store).find({}).toArray())).not.toContain(secretValue);
+    for (const r of records) expect(r).toMatchObject({ stream: 'admin', actor: { type: 'operator' } });
+    expect(JSON.stringify(await auditRecords(api.deps.store, {}))).not.toContain(secretValue);
 
     // Setting the value it already has changes nothing: no event, no audit record.
-    const count = await auditLog(api.deps.store).countDocuments({});
+    const count = (await auditRecords(api.deps.store, {})).length;
     expect((await runCli(['config', 'set', 'pow_difficulty', String(difficulty)], env)).code).toBe(0);
-    expect(await auditLog(api.deps.store).countDocuments({})).toBe(count);
+    expect((await auditRecords(api.deps.store, {})).length).toBe(count);
     expect(receiver.at(specific)).toHaveLength(2);
     // A user's webhooks get no admin event: none was started for them.
     await expectDeliveriesStartedFor(api.deps.temporal.client, userHooks.user._id, 0);

@@ -10,7 +10,7 @@
 // webhook.create/update/delete admin events (audit log + admin webhooks).
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import type { UserDoc } from '../../../lib/model/users.js';
-import { auditLog } from '../../../lib/store/audit-log.js';
+import { auditRecords } from '../../support/audit.js';
 import { recordDeliveries, storedHistory } from '../../../lib/store/webhook-history.js';
 import { type WebhookDeliveryDoc, webhookDeliveryWorkflowId } from '../../../lib/model/webhook-delivery.js';
 import { deleteWebhook, listWebhooks } from '../../../lib/store/webhooks.js';
@@ -562,8 +562,8 @@ describe('webhook.create / webhook.update / webhook.delete', () => {
     await call(token, 'PATCH', `${USER_BASE}/${created.id}`, { name: 'renamed hook' }); // no change: no event
     expect((await call(token, 'DELETE', `${USER_BASE}/${created.id}`)).res.status).toBe(204);
 
-    const records = await auditLog(api.deps.store).find({ 'data.webhook_id': created.id }).sort({ createdAt: 1 }).toArray();
-    expect(records.map((r) => r.name)).toEqual(['webhook.create', 'webhook.update', 'webhook.delete']);
+    const records = await auditRecords(api.deps.store, { 'data.webhook_id': created.id });
+    expect(records.map((r) => r.event)).toEqual(['webhook.create', 'webhook.update', 'webhook.delete']);
     const host = new URL(receiver.url).host;
     const base = { webhook_id: created.id, scope: 'user', owner_user_id: user._id };
     expect(records[0]!.data).toEqual({ ...base, name: created.body.webhook.name, url_host: host, events: ['app.created'] });
@@ -592,8 +592,8 @@ describe('webhook.create / webhook.update / webhook.delete', () => {
     // Admin webhooks' own changes are admin events too (the watcher sees its own creation's successors).
     const adminToken = await pat(admin, ADMIN_SCOPES);
     await call(adminToken, 'PATCH', `${ADMIN_BASE}/${watcher.id}`, { name: 'watcher' });
-    const own = await auditLog(api.deps.store).find({ 'data.webhook_id': watcher.id }).sort({ createdAt: 1 }).toArray();
-    expect(own.map((r) => [r.name, r.data.scope, r.data.owner_user_id])).toEqual([
+    const own = await auditRecords(api.deps.store, { 'data.webhook_id': watcher.id });
+    expect(own.map((r) => [r.event, r.data.scope, r.data.owner_user_id])).toEqual([
       ['webhook.create', 'admin', admin._id],
       ['webhook.update', 'admin', admin._id],
     ]);

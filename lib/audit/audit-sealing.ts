@@ -1,0 +1,157 @@
+// The sealer's step: takes the oldest records of the inbox, makes them the
+// next batch of the chain (lib/audit/audit-chain.ts), copies them to their
+// places, indexes them and empties them from the inbox. Run by the AuditSealer
+// workflow's activity every few seconds, never by a request.
+//
+// Crash safety: the batch document is written first (a unique insert: one
+// sealer wins a batch number) with the ids it takes and its signed head; every
+// later step is idempotent, and the next seal resumes an unfinished batch
+// before it takes new records. The head (`audit_meta`) moves only once a
+// batch is done.
+import type { JWTPayload } from 'jose';
+import type { Signer } from '../keys/signer.js';
+import { currentDate } from '../runtime/clock.js';
+import {
+  advanceHead,
+  batchKey,
+  findBatch,
+  insertBatch,
+  insertSealed,
+  markBatchDone,
+  oldestPending,
+  pendingByIds,
+  positionOf,
+  readMeta,
+  removePending,
+  sealedAt,
+  type AuditBatchDoc,
+  type SealedAuditDoc,
+} from '../store/audit-records.js';
+import type { Store } from '../store/db.js';
+import { BATCH_HEAD_TYP, batchHash, GENESIS_HASH, placed, recordHash, type BatchHeadClaims } from './audit-chain.js';
+import { indexBatch } from './audit-index.js';
+
+/** Records per batch: one batch document lists their ids. */
+export const MAX_BATCH = 500;
+
+export interface SealDeps {
+  store: Store;
+  signer: Signer;
+  /** Each sealed record, in order, for the stream to a log shipper (AUDIT_STREAM). */
+  onSealed?: (records: SealedAuditDoc[], batch: AuditBatchDoc) => void;
+}
+
+export interface ChainHead {
+  seq: number;
+  hash: string;
+}
+
+/** Where the next batch goes and what it follows: after the head, else after the checkpoint, else the first ever. */
+async function nextPlace(store: Store): Promise<ChainHead & { next: number }> {
+  const head = await readMeta(store, 'head');
+  if (head) return { seq: head.seq, hash: head.hash, next: head.seq + 1 };
+  const checkpoint = await readMeta(store, 'checkpoint');
+  if (checkpoint) return { seq: checkpoint.seq - 1, hash: checkpoint.hash, next: checkpoint.seq };
+  return { seq: -1, hash: GENESIS_HASH, next: 0 };
+}
+
+export async function signBatchHead(signer: Signer, claims: BatchHeadClaims): Promise<string> {
+  return signer.sign(claims as unknown as JWTPayload, { alg: 'RS256', typ: BATCH_HEAD_TYP });
+}
+
+/**
+ * Seals one batch (or finishes one a crash interrupted). Returns the batch
+ * sealed, or null when the inbox was empty.
+ */
+export async function sealNextBatch(deps: SealDeps, maxBatch = MAX_BATCH): Promise<AuditBatchDoc | null> {
+  const place = await nextPlace(deps.store);
+  const unfinished = await findBatch(deps.store, place.next);
+  if (unfinished) return finishBatch(deps, unfinished);
+  const pending = await oldestPending(deps.store, maxBatch);
+  if (!pending.length) return null;
+  const seq = place.next;
+  const records = pending.map(({ _id, ...entry }) => placed(entry, seq, 0)).map((r, idx) => ({ ...r, idx }));
+  const hash = batchHash(
+    place.hash,
+    seq,
+    records.map((r) => recordHash(r)),
+  );
+  const claims: BatchHeadClaims = {
+    seq,
+    prev: place.hash,
+    hash,
+    count: records.length,
+    first: records[0]!.time.toISOString(),
+    last: records[records.length - 1]!.time.toISOString(),
+  };
+  const batch: AuditBatchDoc = {
+    _id: batchKey(seq),
+    seq,
+    prev: place.hash,
+    hash,
+    count: records.length,
+    ids: pending.map((p) => p._id),
+    first: records[0]!.time,
+    last: records[records.length - 1]!.time,
+    sealedAt: currentDate(),
+    jws: await signBatchHead(deps.signer, claims),
+    done: false,
+  };
+  // Another sealer took this number first: finish whatever it claimed.
+  if (!(await insertBatch(deps.store, batch))) {
+    const theirs = await findBatch(deps.store, seq);
+    return theirs ? finishBatch(deps, theirs) : null;
+  }
+  return finishBatch(deps, batch);
+}
+
+/** The batch's records in their places, indexed, gone from the inbox; then the head moves. Idempotent. */
+async function finishBatch(deps: SealDeps, batch: AuditBatchDoc): Promise<AuditBatchDoc> {
+  const { store } = deps;
+  if (!batch.done) {
+    const positions = batch.ids.map((_, idx) => positionOf(batch.seq, idx));
+    const [already, pending] = await Promise.all([sealedAt(store, positions), pendingByIds(store, batch.ids)]);
+    const docs: SealedAuditDoc[] = [];
+    const fresh: SealedAuditDoc[] = [];
+    batch.ids.forEach((_, idx) => {
+      const existing = already[idx];
+      if (existing) return docs.push(existing);
+      const p = pending[idx];
+      // Neither copied nor pending: removed from the inbox after the batch was claimed; verification reports it.
+      if (!p) return;
+      const { _id, ...entry } = p;
+      void _id;
+      const doc = { _id: positions[idx]!, ...placed(entry, batch.seq, idx) };
+      docs.push(doc);
+      fresh.push(doc);
+    });
+    await insertSealed(store, fresh);
+    await indexBatch(
+      store,
+      batch.seq,
+      docs.map((d) => ({ position: d._id, entry: d })),
+    );
+    await removePending(store, batch.ids);
+    await markBatchDone(store, batch.seq);
+    deps.onSealed?.(docs, batch);
+  }
+  await advanceHead(store, batch.seq, batch.hash, currentDate());
+  return { ...batch, done: true };
+}
+
+/** Seals until the inbox is empty or `budgetMs` has passed; returns the batches sealed and whether records are left. */
+export async function sealPending(deps: SealDeps, budgetMs: number, heartbeat: () => void = () => {}): Promise<{ batches: number; records: number; more: boolean; head: ChainHead | null }> {
+  const started = performance.now();
+  let batches = 0;
+  let records = 0;
+  let last: AuditBatchDoc | null = null;
+  while (performance.now() - started < budgetMs) {
+    const batch = await sealNextBatch(deps);
+    heartbeat();
+    if (!batch) return { batches, records, more: false, head: last ? { seq: last.seq, hash: last.hash } : null };
+    batches += 1;
+    records += batch.count;
+    last = batch;
+  }
+  return { batches, records, more: true, head: last ? { seq: last.seq, hash: last.hash } : null };
+}

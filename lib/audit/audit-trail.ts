@@ -1,0 +1,121 @@
+// The audit recorder: the one way any part of Keyflow (api, worker, CLI)
+// records a security event. A record gets its time, id and the request that
+// caused it (lib/runtime/request-context.ts) here, keeps only the data the
+// catalogue lists for its event (lib/model/audit-events.ts), and is written to
+// the inbox (`audit_pending`) with the others of the same moment: records
+// arriving while a write is in flight go together in the next one (group
+// commit), so a busy api makes one insert per group, not per record. The
+// sealer (lib/audit/audit-sealing.ts) chains and indexes them within seconds.
+//
+//   audit.record(event, {...})  durable when it resolves: failures, revocations,
+//                               admin changes (the request waits for its record)
+//   audit.note(event, {...})    written with the next group, not awaited: the
+//                               hot paths' successes (login, code, token issued);
+//                               a crash within the moment loses only these
+import { randomBytes } from 'node:crypto';
+import {
+  AUDIT_CATALOGUE,
+  type AuditActor,
+  type AuditEntry,
+  type AuditEventName,
+  type AuditOutcome,
+  type AuditSubject,
+} from '../model/audit-events.js';
+import { currentDate } from '../runtime/clock.js';
+import type { Logger } from '../runtime/log.js';
+import { currentRequest } from '../runtime/request-context.js';
+import { insertPending } from '../store/audit-records.js';
+import type { Store } from '../store/db.js';
+
+export interface AuditInput {
+  /** Default: success. */
+  outcome?: AuditOutcome;
+  actor: AuditActor;
+  subject?: AuditSubject;
+  /** Only the keys the catalogue lists for the event are kept. */
+  data?: Record<string, unknown>;
+}
+
+export interface AuditTrail {
+  /** Records the event; resolves once it is durable (rejects if it could not be written). */
+  record(event: AuditEventName, input: AuditInput): Promise<void>;
+  /** Records the event with the next group without waiting; a failed write is logged. */
+  note(event: AuditEventName, input: AuditInput): void;
+  /** Resolves once everything recorded or noted so far is written (shutdown, CLI exit, tests). */
+  flush(): Promise<void>;
+}
+
+/** A record id: the time in milliseconds (hex, fixed width) first, so ids sort by time across processes. */
+export function newAuditId(at: Date): string {
+  return `${at.getTime().toString(16).padStart(12, '0')}-${randomBytes(8).toString('hex')}`;
+}
+
+/** The record of `event` as written: the catalogue's data keys only, the request's context if any. */
+export function auditEntry(event: AuditEventName, input: AuditInput, dropped: (key: string) => void = () => {}): AuditEntry {
+  const spec = AUDIT_CATALOGUE[event];
+  const allowed: Record<string, string> = (spec).data ?? {};
+  const data: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input.data ?? {})) {
+    if (value === undefined) continue;
+    if (Object.hasOwn(allowed, key)) data[key] = value;
+    else dropped(key);
+  }
+  const time = currentDate();
+  const request = currentRequest();
+  return {
+    id: newAuditId(time),
+    time,
+    event,
+    stream: spec.stream,
+    outcome: input.outcome ?? 'success',
+    actor: input.actor,
+    subject: input.subject ?? {},
+    ...(request?.ip ? { ip: request.ip } : {}),
+    ...(request?.userAgent ? { userAgent: request.userAgent } : {}),
+    ...(request?.requestId ? { requestId: request.requestId } : {}),
+    data,
+  };
+}
+
+interface Waiting {
+  entry: AuditEntry;
+  done: (err?: Error) => void;
+}
+
+export function createAuditTrail(deps: { store: Store; log: Logger }): AuditTrail {
+  let queue: Waiting[] = [];
+  let writing: Promise<void> | null = null;
+
+  async function writeGroups(): Promise<void> {
+    while (queue.length) {
+      const group = queue;
+      queue = [];
+      try {
+        await insertPending(
+          deps.store,
+          group.map((w) => w.entry),
+        );
+        for (const w of group) w.done();
+      } catch (err) {
+        for (const w of group) w.done(err as Error);
+      }
+    }
+  }
+
+  function enqueue(event: AuditEventName, input: AuditInput): Promise<void> {
+    const entry = auditEntry(event, input, (key) => deps.log.warn('audit data key not in the catalogue; dropped', { event, key }));
+    const written = new Promise<void>((resolve, reject) => queue.push({ entry, done: (err) => (err ? reject(err) : resolve()) }));
+    writing ??= writeGroups().finally(() => (writing = null));
+    return written;
+  }
+
+  return {
+    record: enqueue,
+    note(event, input) {
+      enqueue(event, input).catch((err: Error) => deps.log.error('audit record lost', { event, error: err.message }));
+    },
+    async flush() {
+      while (writing) await writing;
+    },
+  };
+}

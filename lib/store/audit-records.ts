@@ -1,0 +1,181 @@
+// The audit trail's collections, on FerretDB v1 (only `_id` lookups are
+// indexed; no sort, range or `$in` is pushed down, so every read here is by
+// `_id`, except the small pending inbox):
+//
+// - audit_pending: records written by the api, the worker and the CLI, not
+//   yet sealed; `_id` is the record id (time first). Drained by the sealer.
+// - audit_batches: one per sealed batch, `_id` the batch number (zero-padded):
+//   its records' ids, the chain hash and the signed head.
+// - audit_records: sealed records, `_id` `<batch>-<index>` (zero-padded), so a
+//   record's place is its key and the next page is computed, not searched.
+// - audit_index: for each searchable value (user, client, event, outcome, IP)
+//   a head and buckets of sealed positions, newest last (lib/audit/audit-index.ts).
+// - audit_meta: the chain's head (last batch and hash) and its checkpoint
+//   (where verification starts after retention deleted older batches).
+import type { AnyBulkWriteOperation } from 'mongodb';
+import type { AuditEntry, SealedAuditEntry } from '../model/audit-events.js';
+import type { Store } from './db.js';
+
+export interface PendingAuditDoc extends AuditEntry {
+  _id: string;
+}
+
+export interface SealedAuditDoc extends SealedAuditEntry {
+  _id: string;
+}
+
+export interface AuditBatchDoc {
+  _id: string;
+  seq: number;
+  /** The previous batch's hash (the checkpoint's for the first batch; 64 zeros for the first ever). */
+  prev: string;
+  /** SHA-256 over prev, seq and the records' hashes (lib/audit/audit-chain.ts). */
+  hash: string;
+  count: number;
+  /** The pending ids sealed in this batch, in order (how an interrupted seal resumes). */
+  ids: string[];
+  /** The first and last record's time. */
+  first: Date;
+  last: Date;
+  sealedAt: Date;
+  /** The batch head signed with a site key (compact JWS). */
+  jws: string;
+  /** Set once its records are copied, indexed and gone from the inbox. */
+  done: boolean;
+}
+
+export interface AuditIndexDoc {
+  _id: string;
+  /** Head documents: the newest bucket number and how full it is; the batch last applied. */
+  bucket?: number;
+  size?: number;
+  /** Bucket documents: positions (`<batch>-<index>`), oldest first. */
+  positions?: string[];
+  /** The last batch applied to this document (how a resumed seal skips what it did). */
+  lastSeq: number;
+}
+
+export interface AuditMetaDoc {
+  _id: 'head' | 'checkpoint';
+  seq: number;
+  hash: string;
+  /** checkpoint: the signed statement of where the chain starts. */
+  jws?: string;
+  at: Date;
+}
+
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+export const batchKey = (seq: number): string => pad(seq, 12);
+export const positionOf = (seq: number, idx: number): string => `${batchKey(seq)}-${pad(idx, 5)}`;
+export function parsePosition(position: string): { seq: number; idx: number } | null {
+  const m = /^(\d{12})-(\d{5})$/.exec(position);
+  return m ? { seq: Number(m[1]), idx: Number(m[2]) } : null;
+}
+
+export async function insertPending(store: Store, entries: AuditEntry[]): Promise<void> {
+  if (!entries.length) return;
+  await store.auditPending.insertMany(
+    entries.map((e) => ({ _id: e.id, ...e })),
+    { ordered: false },
+  );
+}
+
+/** The oldest pending records (a scan: the inbox holds seconds of records). */
+export function oldestPending(store: Store, limit: number): Promise<PendingAuditDoc[]> {
+  return store.auditPending.find({}).sort({ _id: 1 }).limit(limit).toArray();
+}
+
+/** Every pending record, newest first (what searches show above the sealed ones). */
+export function allPending(store: Store, limit: number): Promise<PendingAuditDoc[]> {
+  return store.auditPending.find({}).sort({ _id: -1 }).limit(limit).toArray();
+}
+
+export function pendingByIds(store: Store, ids: string[]): Promise<(PendingAuditDoc | null)[]> {
+  return Promise.all(ids.map((id) => store.auditPending.findOne({ _id: id })));
+}
+
+export async function removePending(store: Store, ids: string[]): Promise<void> {
+  await Promise.all(ids.map((id) => store.auditPending.deleteOne({ _id: id })));
+}
+
+export const findBatch = (store: Store, seq: number): Promise<AuditBatchDoc | null> => store.auditBatches.findOne({ _id: batchKey(seq) });
+
+/** Claims batch `seq`: false if another sealer (or an earlier attempt) holds it. */
+export async function insertBatch(store: Store, batch: AuditBatchDoc): Promise<boolean> {
+  try {
+    await store.auditBatches.insertOne(batch);
+    return true;
+  } catch (err) {
+    if ((err as { code?: number }).code === 11000) return false;
+    throw err;
+  }
+}
+
+export async function markBatchDone(store: Store, seq: number): Promise<void> {
+  await store.auditBatches.updateOne({ _id: batchKey(seq) }, { $set: { done: true } });
+}
+
+export async function deleteBatch(store: Store, seq: number): Promise<void> {
+  await store.auditBatches.deleteOne({ _id: batchKey(seq) });
+}
+
+/** Copies sealed records in; records an earlier attempt copied are left as they are. */
+export async function insertSealed(store: Store, docs: SealedAuditDoc[]): Promise<void> {
+  if (!docs.length) return;
+  try {
+    await store.auditRecords.insertMany(docs, { ordered: false });
+  } catch (err) {
+    const writeErrors = (err as { writeErrors?: { code?: number }[] | { code?: number } }).writeErrors;
+    const errors = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+    if (!errors.length || errors.some((e) => e.code !== 11000)) throw err;
+  }
+}
+
+export function sealedAt(store: Store, positions: string[]): Promise<(SealedAuditDoc | null)[]> {
+  return Promise.all(positions.map((p) => store.auditRecords.findOne({ _id: p })));
+}
+
+export async function deleteSealed(store: Store, positions: string[]): Promise<void> {
+  await Promise.all(positions.map((p) => store.auditRecords.deleteOne({ _id: p })));
+}
+
+/** Every sealed record, in no particular order (verification's one scan, to find records inserted after sealing). */
+export function everySealed(store: Store) {
+  return store.auditRecords.find({});
+}
+
+export const readMeta = (store: Store, id: AuditMetaDoc['_id']): Promise<AuditMetaDoc | null> => store.auditMeta.findOne({ _id: id });
+
+export async function writeMeta(store: Store, doc: AuditMetaDoc): Promise<void> {
+  await store.auditMeta.replaceOne({ _id: doc._id }, doc, { upsert: true });
+}
+
+/** Moves the head forward only (a slower sealer's late write never moves it back). */
+export async function advanceHead(store: Store, seq: number, hash: string, at: Date): Promise<void> {
+  const moved = await store.auditMeta.updateOne({ _id: 'head', seq: { $lt: seq } }, { $set: { seq, hash, at } });
+  if (moved.matchedCount === 0) {
+    try {
+      await store.auditMeta.insertOne({ _id: 'head', seq, hash, at });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 11000) throw err;
+    }
+  }
+}
+
+export const readIndexDocs = (store: Store, ids: string[]): Promise<(AuditIndexDoc | null)[]> =>
+  Promise.all(ids.map((id) => store.auditIndex.findOne({ _id: id })));
+
+export async function writeIndex(store: Store, ops: AnyBulkWriteOperation<AuditIndexDoc>[]): Promise<void> {
+  for (const op of ops) {
+    try {
+      await store.auditIndex.bulkWrite([op], { ordered: true });
+    } catch (err) {
+      // An upsert whose guard (lastSeq below this batch) failed because the document is already past it: done before.
+      if ((err as { code?: number }).code !== 11000) throw err;
+    }
+  }
+}
+
+export async function deleteIndexDoc(store: Store, id: string): Promise<void> {
+  await store.auditIndex.deleteOne({ _id: id });
+}
