@@ -12,9 +12,7 @@ export async function auditRecords(store: Store, filter: Filter<AuditEntry> = {}
     store.auditPending.find(filter as Filter<PendingAuditDoc>).toArray(),
     store.auditRecords.find(filter as Filter<SealedAuditDoc>).toArray(),
   ]);
-  return [...pending, ...sealed]
-    .map(({ _id, ...r }) => ({ ...(r), id: (r).id ?? _id }))
-    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return [...pending, ...sealed].map(({ _id, ...r }) => ({ ...r, id: r.id ?? _id })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /**
