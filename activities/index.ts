@@ -10,6 +10,8 @@ import { createHousekeepingActivities } from './housekeeping.js';
 import { createRefreshFamilyActivities } from './refresh-family.js';
 import { createSudoWindowActivities } from './sudo-window.js';
 import { createWebhookDeliveryActivities } from './webhook-delivery.js';
+import { createAuditSealingActivities } from './audit-sealing.js';
+import type { AuditStreamWriter } from '../lib/audit/audit-stream.js';
 import type { Kek } from '../lib/security/kek.js';
 import type { AuditTrail } from '../lib/audit/audit-trail.js';
 
@@ -26,6 +28,8 @@ export interface ActivityDeps {
   webhookTimeoutMs: number;
   /** The audit trail's recorder, for what the workflows decide (step-up outcomes, sudo windows ending). */
   audit: AuditTrail;
+  /** AUDIT_STREAM's writer (null: off). */
+  auditStream?: AuditStreamWriter | null;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -39,5 +43,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createStepUpChallengeActivities(store),
     ...createWebhookDeliveryActivities(deps),
     ...createDomainVerificationActivities(deps),
+    ...createAuditSealingActivities({ store, signer: deps.signer, audit: deps.audit, stream: deps.auditStream ?? null }),
   };
 }

@@ -228,6 +228,20 @@ export const COMMANDS: readonly CommandDef[] = [
     summary: 'The audit trail, newest first, one JSON record per line.',
   },
   {
+    name: 'audit verify',
+    options: {
+      since: s('TIME', 'verify the batches from this time on (ISO 8601; default: the whole chain)'),
+      file: s('FILE', 'verify an export instead of the database (no MongoDB needed)'),
+      jwks: s('FILE', "with --file: the site's public keys to trust (a JWK Set saved from /jwks); default: the keys the export names"),
+    },
+    summary: 'Checks the sealed chain: every record changed, removed or inserted after sealing, and every gap, is printed; exit 1 if any.',
+  },
+  {
+    name: 'audit export',
+    options: { since: s('TIME', 'from this time (ISO 8601)'), until: s('TIME', 'before this time (ISO 8601)') },
+    summary: 'The sealed chain between two times as JSON lines with the batch proofs, for keyflow audit verify --file.',
+  },
+  {
     name: 'teams list',
     options: { user: s('USER', "one user's teams, nearest first"), limit: s('N', 'how many (at most 1000, default 100)') },
     summary: "Every team by slug, or a user's teams with role and inherited.",

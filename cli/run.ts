@@ -22,10 +22,7 @@ const GROUPS: Record<string, () => Promise<Command>> = {
     const { webhooksCommand } = await import('./webhooks.js');
     return (store, _cfg, sub, argv) => webhooksCommand(store, sub, argv);
   },
-  audit: async () => {
-    const { auditCommand } = await import('./audit.js');
-    return (store, _cfg, sub, argv) => auditCommand(store, sub, argv);
-  },
+  audit: async () => (await import('./audit.js')).auditCommand,
   teams: async () => (await import('./teams.js')).teamsCommand,
   sources: async () => (await import('./sources.js')).sourcesCommand,
   invites: async () => (await import('./invites.js')).invitesCommand,
@@ -43,7 +40,7 @@ const READS: Record<string, readonly string[]> = {
   config: ['get'],
   keys: ['list'],
   webhooks: ['tail'],
-  audit: ['list'],
+  audit: ['list', 'verify', 'export'],
   teams: ['list', 'show'],
   sources: ['list'],
   invites: ['list'],
@@ -85,6 +82,11 @@ async function dispatch(argv: string[]): Promise<number> {
     return 1;
   }
   const cfg = parsed.config;
+  // An export is verified without MongoDB (on another machine, say).
+  if (group === 'audit' && sub === 'verify' && rest.some((a) => a === '--file' || a.startsWith('--file='))) {
+    await (await import('./audit.js')).verifyFileCommand(rest);
+    return 0;
+  }
   if (group === 'flows') {
     await (await import('./flows.js')).flowsCommand(cfg, sub, rest);
     return 0;

@@ -6,6 +6,8 @@ import { createActivities } from '../activities/index.js';
 import { createAuditTrail } from '../lib/audit/audit-trail.js';
 import { loadConfigOrExit } from '../lib/config/env.js';
 import { ensureHousekeepingSchedule } from '../lib/flows/housekeeping.js';
+import { ensureAuditSealer } from '../lib/flows/audit-sealer.js';
+import { auditStream } from '../lib/audit/audit-stream.js';
 import { createLogger } from '../lib/runtime/log.js';
 import { startMetricsListener } from '../lib/runtime/metrics.js';
 import { startCoreServices } from '../lib/runtime/services.js';
@@ -37,6 +39,10 @@ runMain(log, async () => {
   });
   await ensureSearchAttributes(temporal, config.temporal.namespace, log);
   await ensureHousekeepingSchedule({ client: temporal.client, taskQueue: config.temporal.taskQueue }, config.housekeeping);
+  await ensureAuditSealer(
+    { client: temporal.client, taskQueue: config.temporal.taskQueue },
+    { intervalMs: config.audit.sealIntervalMs, retentionDays: config.audit.retentionDays },
+  );
 
   const worker = await Worker.create({
     connection,
@@ -46,6 +52,7 @@ runMain(log, async () => {
     activities: createActivities({
       ...services,
       audit,
+      auditStream: auditStream(config.audit.stream),
       issuer: config.issuer,
       outbound: config.outbound,
       dnsResolvers: config.dnsResolvers,

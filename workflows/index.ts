@@ -8,3 +8,4 @@ export { sudoWindow } from './sudo-window.js';
 export { stepUpChallenge } from './step-up-challenge.js';
 export { webhookDelivery } from './webhook-delivery.js';
 export { domainVerification } from './domain-verification.js';
+export { auditSealer } from './audit-sealer.js';

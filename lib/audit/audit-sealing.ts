@@ -10,6 +10,7 @@
 // batch is done.
 import type { JWTPayload } from 'jose';
 import type { Signer } from '../keys/signer.js';
+import type { ChainHead, SealResult } from '../model/audit-sealer.js';
 import { currentDate } from '../runtime/clock.js';
 import {
   advanceHead,
@@ -41,11 +42,6 @@ export interface SealDeps {
   onSealed?: (records: SealedAuditDoc[], batch: AuditBatchDoc) => void;
 }
 
-export interface ChainHead {
-  seq: number;
-  hash: string;
-}
-
 /** Where the next batch goes and what it follows: after the head, else after the checkpoint, else the first ever. */
 async function nextPlace(store: Store): Promise<ChainHead & { next: number }> {
   const head = await readMeta(store, 'head');
@@ -71,11 +67,8 @@ export async function sealNextBatch(deps: SealDeps, maxBatch = MAX_BATCH): Promi
   if (!pending.length) return null;
   const seq = place.next;
   const records = pending.map(({ _id, ...entry }) => placed(entry, seq, 0)).map((r, idx) => ({ ...r, idx }));
-  const hash = batchHash(
-    place.hash,
-    seq,
-    records.map((r) => recordHash(r)),
-  );
+  const hashes = records.map((r) => recordHash(r));
+  const hash = batchHash(place.hash, seq, hashes);
   const claims: BatchHeadClaims = {
     seq,
     prev: place.hash,
@@ -89,6 +82,7 @@ export async function sealNextBatch(deps: SealDeps, maxBatch = MAX_BATCH): Promi
     seq,
     prev: place.hash,
     hash,
+    hashes,
     count: records.length,
     ids: pending.map((p) => p._id),
     first: records[0]!.time,
@@ -140,7 +134,7 @@ async function finishBatch(deps: SealDeps, batch: AuditBatchDoc): Promise<AuditB
 }
 
 /** Seals until the inbox is empty or `budgetMs` has passed; returns the batches sealed and whether records are left. */
-export async function sealPending(deps: SealDeps, budgetMs: number, heartbeat: () => void = () => {}): Promise<{ batches: number; records: number; more: boolean; head: ChainHead | null }> {
+export async function sealPending(deps: SealDeps, budgetMs: number, heartbeat: () => void = () => {}): Promise<SealResult> {
   const started = performance.now();
   let batches = 0;
   let records = 0;

@@ -138,7 +138,7 @@ export async function searchAudit(store: Store, filter: AuditFilter, limit: numb
     for (const { _id, ...entry } of pending) {
       if (!matchesFilter(entry, filter, events)) continue;
       if (records.length === limit) return { records, next: `p:${records[records.length - 1]!.id}` };
-      records.push({ ...(entry), id: _id, position: null });
+      records.push({ ...entry, id: _id, position: null });
     }
   } else if (cursor.startsWith('s:')) sealedCursor = cursor.slice(2);
   else throw new AuditFilterError('cursor: not one this search gave');

@@ -369,6 +369,20 @@ const housekeeping = {
   HOUSEKEEPING_BATCH_SIZE: positiveInt(500, 10_000).describe('Documents deleted per batch (at most 20 batches per collection and run; 100 in the daily pass)'),
 };
 
+const audit = {
+  AUDIT_RETENTION_DAYS: nonNegativeInt(0, 100 * 365).describe(
+    'How long audit records are kept; older sealed batches are deleted daily and the chain starts at a signed checkpoint. 0: kept forever',
+  ),
+  AUDIT_SEAL_INTERVAL_SECONDS: positiveInt(5, 300).describe(
+    'How often the worker seals new audit records into the signed chain (records are searchable before)',
+  ),
+  AUDIT_STREAM: z
+    .string()
+    .default('off')
+    .refine((v) => v === 'off' || v === 'stdout' || v.startsWith('/'), { error: 'must be off, stdout or an absolute file path' })
+    .describe('Where the worker writes every sealed audit record as a JSON line, for a log shipper: `off`, `stdout` or an absolute file path (appended to)'),
+};
+
 const metrics = {
   METRICS_ADDR: metricsAddr.describe(
     'Where the api serves Prometheus `/metrics` on a listener of its own: a port (on `127.0.0.1`), `host:port` or `[IPv6]:port`. Unset: off',
@@ -388,6 +402,7 @@ export const VARIABLE_GROUPS: readonly { title: string; variables: Record<string
   { title: 'Outbound calls and timeouts', variables: outbound },
   { title: 'Domain verification', variables: domains },
   { title: 'Housekeeping', variables: housekeeping },
+  { title: 'Audit trail', variables: audit },
   { title: 'Metrics', variables: metrics },
 ];
 
@@ -402,6 +417,7 @@ const EnvSchema = z.object({
   ...outbound,
   ...domains,
   ...housekeeping,
+  ...audit,
   ...metrics,
 });
 
@@ -460,6 +476,7 @@ function configFrom(e: Env, cwd: string, tls: TemporalTls | null) {
     fapiProfileDefault: e.FAPI_PROFILE_DEFAULT === 'fapi2' ? ('fapi2' as const) : null,
     logLevel: e.LOG_LEVEL,
     housekeeping: { intervalMinutes: e.HOUSEKEEPING_INTERVAL_MINUTES, batchSize: e.HOUSEKEEPING_BATCH_SIZE },
+    audit: { retentionDays: e.AUDIT_RETENTION_DAYS, sealIntervalMs: e.AUDIT_SEAL_INTERVAL_SECONDS * 1000, stream: e.AUDIT_STREAM },
     refreshTokenTtlMs: e.REFRESH_TOKEN_TTL_SECONDS * 1000,
     deviceCodeTtlMs: e.DEVICE_CODE_TTL_SECONDS * 1000,
     stepUpChallengeTtlMs: e.STEP_UP_CHALLENGE_TTL_SECONDS * 1000,

@@ -31,6 +31,8 @@ export interface AuditBatchDoc {
   prev: string;
   /** SHA-256 over prev, seq and the records' hashes (lib/audit/audit-chain.ts). */
   hash: string;
+  /** Each record's hash, in order: what `hash` is computed from, so verification names the record that changed. */
+  hashes: string[];
   count: number;
   /** The pending ids sealed in this batch, in order (how an interrupted seal resumes). */
   ids: string[];

@@ -4,6 +4,7 @@
 // workflows and recorded histories: it is never changed. Pure (definitions
 // only): imported by workflow code too.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { AuditSealerSettings, ChainHead } from '../model/audit-sealer.js';
 import type { DomainVerificationState } from '../model/custom-domains.js';
 import type { DeviceApproval, DeviceFlowState, RedeemInput, RedeemResult } from '../model/device-authorization.js';
 import type { FamilyState, Revocation } from '../model/refresh-family.js';
@@ -61,3 +62,9 @@ export const verifyDomainNowSignal = defineSignal('verifyNow');
 /** The domain was deleted: end without verifying. */
 export const cancelDomainSignal = defineSignal('cancel');
 export const domainStateQuery = defineQuery<DomainVerificationState>('state');
+
+// AuditSealer (workflows/audit-sealer.ts).
+/** The newest batch the sealer sealed: the chain's head as Temporal knows it. */
+export const auditHeadQuery = defineQuery<ChainHead | null>('head');
+/** The settings a worker started with (AUDIT_SEAL_INTERVAL_SECONDS, AUDIT_RETENTION_DAYS): the running sealer takes them. */
+export const auditSettingsSignal = defineSignal<[AuditSealerSettings]>('settings');
