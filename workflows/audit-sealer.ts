@@ -27,7 +27,7 @@ export async function auditSealer(input: AuditSealerInput): Promise<void> {
   setHandler(auditHeadQuery, () => head);
   setHandler(auditSettingsSignal, (next) => void (settings = next));
   let nextRetentionAt = input.nextRetentionAt ?? Date.now() + settings.intervalMs;
-  for (let pass = 0; pass < SEALS_PER_RUN; pass++) {
+  for (let pass = 0; pass < (input.passesPerRun ?? SEALS_PER_RUN); pass++) {
     const sealed = await sealAuditInbox({ budgetMs: 10_000 });
     if (sealed.head) head = sealed.head;
     if (settings.retentionDays > 0 && Date.now() >= nextRetentionAt) {
@@ -36,5 +36,5 @@ export async function auditSealer(input: AuditSealerInput): Promise<void> {
     }
     if (!sealed.more) await sleep(settings.intervalMs);
   }
-  await continueAsNew<typeof auditSealer>({ ...settings, head, nextRetentionAt });
+  await continueAsNew<typeof auditSealer>({ ...input, ...settings, head, nextRetentionAt });
 }

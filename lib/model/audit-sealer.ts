@@ -21,6 +21,8 @@ export interface AuditSealerInput extends AuditSealerSettings {
   head: ChainHead | null;
   /** When retention is next due (epoch ms, workflow time); absent: after the first interval. */
   nextRetentionAt?: number;
+  /** Passes before continuing as new (default SEALS_PER_RUN; tests give fewer). */
+  passesPerRun?: number;
 }
 
 export interface SealResult {

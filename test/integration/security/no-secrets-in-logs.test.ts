@@ -4,7 +4,8 @@
 // third-party captcha token checked against a local fake provider, TOTP and
 // backup-code confirmations, a failed TOTP attempt, the sudo opt-in and the
 // sudo confirmation, verify with each 2FA code — and then neither process's
-// output nor the workflows' histories contain any of those values.
+// output, nor the workflows' histories, nor the audit trail contain any of
+// those values.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
@@ -18,6 +19,7 @@ import { setSiteSetting } from '../../../lib/store/settings.js';
 import { createUser } from '../../../lib/store/users.js';
 import { stepUpWorkflowId } from '../../../lib/model/step-up-challenge.js';
 import { type Json } from '../../support/harness.js';
+import { auditRecords } from '../../support/audit.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 import { enrollFactors } from '../../../tools/fixtures/factors.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
@@ -25,6 +27,10 @@ import { openTestStore, testDatabase } from '../../support/database.js';
 import { processGroup, type ProcessGroup, untilReady } from '../../support/keyflow-process.js';
 
 const TIMEOUT = 180_000;
+
+/** A secret as a pattern: six-digit codes match as whole numbers (not inside longer numbers such as timestamps). */
+const secretPattern = (secret: string) =>
+  /^\d+$/.test(secret) ? new RegExp(`(?<!\\d)${secret}(?!\\d)`) : new RegExp(secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
 const PASSWORD = 'logs test password 7f3a';
 const REDIRECT = 'https://logs-rp.example/cb';
 const TOTP_SECRET = 'KRUGS4ZANFZSAYJAORSXG5BAONSWG4TF';
@@ -209,9 +215,17 @@ it(
     // The processes did log (the debug level is on): an empty output would prove nothing.
     expect(logs).toContain('step-up challenge confirmed');
     expect(logs).toContain('step-up factor failed');
+    // The audit trail (inbox and sealed chain) recorded the sign-ins and confirmations, and holds no secret, nor a hash of one.
+    const audit = JSON.stringify(await auditRecords(store));
+    expect(audit).toContain('"event":"login"');
+    expect(audit).toContain('"event":"stepup.confirmed"');
+    expect(audit).not.toContain(hashSecret(firstCode));
     for (const secret of secrets) {
-      // Six-digit codes are matched as whole numbers (not inside longer numbers such as timestamps).
-      const pattern = /^\d+$/.test(secret) ? new RegExp(`(?<!\\d)${secret}(?!\\d)`) : new RegExp(secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+      const pattern = secretPattern(secret);
+      expect({ secret, inAudit: pattern.test(audit) }).toEqual({ secret, inAudit: false });
+    }
+    for (const secret of secrets) {
+      const pattern = secretPattern(secret);
       expect({ secret, inLogs: pattern.test(logs) }).toEqual({ secret, inLogs: false });
       for (const history of histories) expect({ secret, inHistory: history.includes(secret) }).toEqual({ secret, inHistory: false });
     }
