@@ -10,7 +10,7 @@
 import pLimit from 'p-limit';
 import type { AuditEntry } from '../model/audit-events.js';
 import type { Store } from '../store/db.js';
-import { type AuditIndexDoc } from '../store/audit-records.js';
+import type { AuditIndexDoc } from '../model/audit-storage.js';
 
 export const BUCKET_SIZE = 500;
 const PARALLEL_WRITES = 8;

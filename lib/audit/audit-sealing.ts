@@ -25,9 +25,8 @@ import {
   readMeta,
   removePending,
   sealedAt,
-  type AuditBatchDoc,
-  type SealedAuditDoc,
 } from '../store/audit-records.js';
+import type { AuditBatchDoc, SealedAuditDoc } from '../model/audit-storage.js';
 import type { Store } from '../store/db.js';
 import { BATCH_HEAD_TYP, batchHash, GENESIS_HASH, placed, recordHash, type BatchHeadClaims } from './audit-chain.js';
 import { indexBatch } from './audit-index.js';

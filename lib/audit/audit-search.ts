@@ -8,7 +8,8 @@
 // early with a cursor to go on from.
 import pLimit from 'p-limit';
 import { auditEventsMatching, type AuditEntry, type AuditOutcome } from '../model/audit-events.js';
-import { allPending, findBatch, positionOf, readMeta, sealedAt, type SealedAuditDoc } from '../store/audit-records.js';
+import { allPending, findBatch, positionOf, readMeta, sealedAt } from '../store/audit-records.js';
+import type { SealedAuditDoc } from '../model/audit-storage.js';
 import type { Store } from '../store/db.js';
 import { positionsOf, sizeOf } from './audit-index.js';
 

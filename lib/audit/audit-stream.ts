@@ -4,7 +4,7 @@
 // done, so a line names its place in the chain; a batch whose seal was
 // resumed after a crash may be written twice (the same `position`).
 import fs from 'node:fs';
-import type { AuditBatchDoc, SealedAuditDoc } from '../store/audit-records.js';
+import type { AuditBatchDoc, SealedAuditDoc } from '../model/audit-storage.js';
 
 export type AuditStreamWriter = (records: SealedAuditDoc[], batch: AuditBatchDoc) => void;
 

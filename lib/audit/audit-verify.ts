@@ -11,7 +11,8 @@
 import { compactVerify, type JWK } from 'jose';
 import type { ChainHead } from '../model/audit-sealer.js';
 import type { SealedAuditEntry } from '../model/audit-events.js';
-import { everySealed, findBatch, parsePosition, positionOf, readMeta, type AuditBatchDoc } from '../store/audit-records.js';
+import { everySealed, findBatch, parsePosition, positionOf, readMeta } from '../store/audit-records.js';
+import type { AuditBatchDoc } from '../model/audit-storage.js';
 import type { Store } from '../store/db.js';
 import { BATCH_HEAD_TYP, batchHash, CHECKPOINT_TYP, GENESIS_HASH, recordHash, type BatchHeadClaims, type CheckpointClaims } from './audit-chain.js';
 import type { VerificationKeys } from './audit-keys.js';

@@ -12,59 +12,14 @@
 //   a head and buckets of sealed positions, newest last (lib/audit/audit-index.ts).
 // - audit_meta: the chain's head (last batch and hash) and its checkpoint
 //   (where verification starts after retention deleted older batches).
-import type { AnyBulkWriteOperation } from 'mongodb';
-import type { AuditEntry, SealedAuditEntry } from '../model/audit-events.js';
+import type { AuditEntry } from '../model/audit-events.js';
+import type { AuditBatchDoc, AuditMetaDoc, PendingAuditDoc, SealedAuditDoc } from '../model/audit-storage.js';
+
 import type { Store } from './db.js';
+import { inChunks } from './in-chunks.js';
 
-export interface PendingAuditDoc extends AuditEntry {
-  _id: string;
-}
-
-export interface SealedAuditDoc extends SealedAuditEntry {
-  _id: string;
-}
-
-export interface AuditBatchDoc {
-  _id: string;
-  seq: number;
-  /** The previous batch's hash (the checkpoint's for the first batch; 64 zeros for the first ever). */
-  prev: string;
-  /** SHA-256 over prev, seq and the records' hashes (lib/audit/audit-chain.ts). */
-  hash: string;
-  /** Each record's hash, in order: what `hash` is computed from, so verification names the record that changed. */
-  hashes: string[];
-  count: number;
-  /** The pending ids sealed in this batch, in order (how an interrupted seal resumes). */
-  ids: string[];
-  /** The first and last record's time. */
-  first: Date;
-  last: Date;
-  sealedAt: Date;
-  /** The batch head signed with a site key (compact JWS). */
-  jws: string;
-  /** Set once its records are copied, indexed and gone from the inbox. */
-  done: boolean;
-}
-
-export interface AuditIndexDoc {
-  _id: string;
-  /** Head documents: the newest bucket number and how full it is; the batch last applied. */
-  bucket?: number;
-  size?: number;
-  /** Bucket documents: positions (`<batch>-<index>`), oldest first. */
-  positions?: string[];
-  /** The last batch applied to this document (how a resumed seal skips what it did). */
-  lastSeq: number;
-}
-
-export interface AuditMetaDoc {
-  _id: 'head' | 'checkpoint';
-  seq: number;
-  hash: string;
-  /** checkpoint: the signed statement of where the chain starts. */
-  jws?: string;
-  at: Date;
-}
+/** `_id` lookups and deletes in flight at once (store/in-chunks.ts). */
+const AT_ONCE = 16;
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 export const batchKey = (seq: number): string => pad(seq, 12);
@@ -93,11 +48,11 @@ export function allPending(store: Store, limit: number): Promise<PendingAuditDoc
 }
 
 export function pendingByIds(store: Store, ids: string[]): Promise<(PendingAuditDoc | null)[]> {
-  return Promise.all(ids.map((id) => store.auditPending.findOne({ _id: id })));
+  return inChunks(ids, AT_ONCE, (id) => store.auditPending.findOne({ _id: id }));
 }
 
 export async function removePending(store: Store, ids: string[]): Promise<void> {
-  await Promise.all(ids.map((id) => store.auditPending.deleteOne({ _id: id })));
+  await inChunks(ids, AT_ONCE, (id) => store.auditPending.deleteOne({ _id: id }));
 }
 
 export const findBatch = (store: Store, seq: number): Promise<AuditBatchDoc | null> => store.auditBatches.findOne({ _id: batchKey(seq) });
@@ -134,11 +89,11 @@ export async function insertSealed(store: Store, docs: SealedAuditDoc[]): Promis
 }
 
 export function sealedAt(store: Store, positions: string[]): Promise<(SealedAuditDoc | null)[]> {
-  return Promise.all(positions.map((p) => store.auditRecords.findOne({ _id: p })));
+  return inChunks(positions, AT_ONCE, (p) => store.auditRecords.findOne({ _id: p }));
 }
 
 export async function deleteSealed(store: Store, positions: string[]): Promise<void> {
-  await Promise.all(positions.map((p) => store.auditRecords.deleteOne({ _id: p })));
+  await inChunks(positions, AT_ONCE, (p) => store.auditRecords.deleteOne({ _id: p }));
 }
 
 /** Every sealed record, in no particular order (verification's one scan, to find records inserted after sealing). */
@@ -162,22 +117,4 @@ export async function advanceHead(store: Store, seq: number, hash: string, at: D
       if ((err as { code?: number }).code !== 11000) throw err;
     }
   }
-}
-
-export const readIndexDocs = (store: Store, ids: string[]): Promise<(AuditIndexDoc | null)[]> =>
-  Promise.all(ids.map((id) => store.auditIndex.findOne({ _id: id })));
-
-export async function writeIndex(store: Store, ops: AnyBulkWriteOperation<AuditIndexDoc>[]): Promise<void> {
-  for (const op of ops) {
-    try {
-      await store.auditIndex.bulkWrite([op], { ordered: true });
-    } catch (err) {
-      // An upsert whose guard (lastSeq below this batch) failed because the document is already past it: done before.
-      if ((err as { code?: number }).code !== 11000) throw err;
-    }
-  }
-}
-
-export async function deleteIndexDoc(store: Store, id: string): Promise<void> {
-  await store.auditIndex.deleteOne({ _id: id });
 }

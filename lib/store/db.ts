@@ -38,7 +38,7 @@ import type { RefreshRotationDoc, RefreshTokenDoc } from '../model/refresh-famil
 import type { WebhookDeliveryHeadDoc, WebhookDeliveryIdDoc, WebhookDeliveryRecordDoc } from '../model/webhook-delivery.js';
 import type { WebhookDoc, WebhookSlotDoc } from '../model/webhooks.js';
 import type { WebhookEventDoc } from '../model/webhook-events.js';
-import type { AuditBatchDoc, AuditIndexDoc, AuditMetaDoc, PendingAuditDoc, SealedAuditDoc } from './audit-records.js';
+import type { AuditBatchDoc, AuditIndexDoc, AuditMetaDoc, PendingAuditDoc, SealedAuditDoc } from '../model/audit-storage.js';
 import type { LogoutDeliveryDoc } from '../model/backchannel-logout.js';
 import type { TeamDoc, TeamMemberDoc } from '../model/teams.js';
 import type { TeamInvitationDoc } from '../model/team-invitations.js';

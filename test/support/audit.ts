@@ -3,7 +3,7 @@
 import type { Filter } from 'mongodb';
 import type { AuditEntry } from '../../lib/model/audit-events.js';
 import type { Store } from '../../lib/store/db.js';
-import type { PendingAuditDoc, SealedAuditDoc } from '../../lib/store/audit-records.js';
+import type { PendingAuditDoc, SealedAuditDoc } from '../../lib/model/audit-storage.js';
 import { eventually } from './harness.js';
 
 /** Records matching `filter` (e.g. `{ event: 'login', 'subject.userId': id }`), oldest first. */

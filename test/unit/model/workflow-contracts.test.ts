@@ -9,6 +9,7 @@ import { familyWorkflowId } from '../../../lib/model/refresh-family.js';
 import * as messages from '../../../lib/temporal/flow-messages.js';
 import { stepUpWorkflowId } from '../../../lib/model/step-up-challenge.js';
 import { webhookDeliveryWorkflowId } from '../../../lib/model/webhook-delivery.js';
+import { auditSealerWorkflowId } from '../../../lib/model/audit-sealer.js';
 
 describe('workflow ids', () => {
   it('name each flow after what it is one of', () => {
@@ -16,6 +17,7 @@ describe('workflow ids', () => {
     expect(stepUpWorkflowId('c1')).toBe('challenge:c1');
     expect(logoutWorkflowId('sid-1')).toBe('logout:sid-1');
     expect(webhookDeliveryWorkflowId('d1')).toBe('webhook-delivery:d1');
+    expect(auditSealerWorkflowId('keyflow')).toBe('audit-sealer-keyflow');
   });
 
   it('derive a device flow’s id from the device code’s hash, cut to 32 characters, never from the code', () => {
@@ -46,6 +48,8 @@ describe('message names', () => {
       verifyDomainNowSignal: 'verifyNow',
       cancelDomainSignal: 'cancel',
       domainStateQuery: 'state',
+      auditHeadQuery: 'head',
+      auditSettingsSignal: 'settings',
     });
   });
 });

@@ -1,0 +1,53 @@
+// The audit trail's stored documents (lib/store/audit-records.ts says which
+// collection holds which, and why each is read by `_id` only). Pure: types.
+import type { AuditEntry, SealedAuditEntry } from './audit-events.js';
+
+export interface PendingAuditDoc extends AuditEntry {
+  _id: string;
+}
+
+export interface SealedAuditDoc extends SealedAuditEntry {
+  _id: string;
+}
+
+export interface AuditBatchDoc {
+  _id: string;
+  seq: number;
+  /** The previous batch's hash (the checkpoint's for the first batch; 64 zeros for the first ever). */
+  prev: string;
+  /** SHA-256 over prev, seq and the records' hashes (lib/audit/audit-chain.ts). */
+  hash: string;
+  /** Each record's hash, in order: what `hash` is computed from, so verification names the record that changed. */
+  hashes: string[];
+  count: number;
+  /** The pending ids sealed in this batch, in order (how an interrupted seal resumes). */
+  ids: string[];
+  /** The first and last record's time. */
+  first: Date;
+  last: Date;
+  sealedAt: Date;
+  /** The batch head signed with a site key (compact JWS). */
+  jws: string;
+  /** Set once its records are copied, indexed and gone from the inbox. */
+  done: boolean;
+}
+
+export interface AuditIndexDoc {
+  _id: string;
+  /** Head documents: the newest bucket number and how full it is; the batch last applied. */
+  bucket?: number;
+  size?: number;
+  /** Bucket documents: positions (`<batch>-<index>`), oldest first. */
+  positions?: string[];
+  /** The last batch applied to this document (how a resumed seal skips what it did). */
+  lastSeq: number;
+}
+
+export interface AuditMetaDoc {
+  _id: 'head' | 'checkpoint';
+  seq: number;
+  hash: string;
+  /** checkpoint: the signed statement of where the chain starts. */
+  jws?: string;
+  at: Date;
+}
