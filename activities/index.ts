@@ -35,8 +35,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createHousekeepingActivities(store),
     ...createRefreshFamilyActivities(store),
     ...createDeviceAuthorizationActivities(store),
-    ...createSudoWindowActivities(store),
-    ...createStepUpChallengeActivities(store),
+    ...createSudoWindowActivities(deps),
+    ...createStepUpChallengeActivities(deps),
     ...createWebhookDeliveryActivities(deps),
     ...createDomainVerificationActivities(deps),
   };

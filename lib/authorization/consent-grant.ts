@@ -14,10 +14,7 @@ export interface ConsentGrantDeps {
  * Remembers that the user allowed `scopes` (added to what they allowed the
  * client before) and the claims asked for one by one, and records it.
  */
-export async function grantConsent(
-  deps: ConsentGrantDeps,
-  consent: { userId: string; clientId: string; scopes: string[]; claims?: string[] },
-): Promise<void> {
+export async function grantConsent(deps: ConsentGrantDeps, consent: { userId: string; clientId: string; scopes: string[]; claims?: string[] }): Promise<void> {
   await recordConsent(deps.store, consent.userId, consent.clientId, consent.scopes, consent.claims ?? []);
   await deps.audit.record('consent.granted', {
     actor: { type: 'user', userId: consent.userId },
