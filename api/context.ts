@@ -13,6 +13,7 @@ import { cachedUserStatus, type UserStatusLookup } from '../lib/store/users.js';
 import type { TemporalHandle } from '../lib/temporal/connection.js';
 import type { EventPipeline } from '../lib/webhooks/event-pipeline.js';
 import type { AuditTrail } from '../lib/audit/audit-trail.js';
+import type { RotationSummary } from '../lib/grants/rotation-summary.js';
 import { clientAssertionVerifier, type ClientAssertionVerifier } from './protocol/shared/client-assertion.js';
 import { clientKeys } from './protocol/shared/client-keys.js';
 import { requestObjectVerifier, type RequestObjectVerifier } from './protocol/shared/request-object.js';
@@ -30,6 +31,8 @@ export interface ApiDeps {
   events: EventPipeline;
   /** The audit trail's recorder: every security event, with the request that caused it. */
   audit: AuditTrail;
+  /** `refresh.rotated`, counted per grant and minute (lib/grants/rotation-summary.ts). */
+  refreshRotations: RotationSummary;
 }
 
 export interface ApiContext extends ApiDeps {

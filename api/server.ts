@@ -11,6 +11,7 @@ import { startCoreServices } from '../lib/runtime/services.js';
 import { lazyTemporalClient } from '../lib/temporal/connection.js';
 import { createEventPipeline } from '../lib/webhooks/event-pipeline.js';
 import { createAuditTrail } from '../lib/audit/audit-trail.js';
+import { createRotationSummary } from '../lib/grants/rotation-summary.js';
 import { createApp } from './app.js';
 import type { ApiDeps } from './context.js';
 import { createStartupApp } from './startup-app.js';
@@ -60,6 +61,8 @@ export async function openApi(config: Config, log: Logger): Promise<StartingApi>
     const callTimeoutMs = config.dependencyTimeoutMs;
     const services = await startCoreServices(config, log, { signal: stopping.signal, onProgress: (s) => (state = s), callTimeoutMs });
     const audit = createAuditTrail({ store: services.store, log });
+    // Made here, outside any request: its sweep's records carry no request's context.
+    const refreshRotations = createRotationSummary(audit);
     const events = createEventPipeline({
       store: services.store,
       audit,
@@ -67,13 +70,16 @@ export async function openApi(config: Config, log: Logger): Promise<StartingApi>
       log,
       deliveryTimeoutMs: config.webhookTimeoutMs,
     });
-    const deps: ApiDeps = { config, log, temporal, events, audit, ...services };
+    const deps: ApiDeps = { config, log, temporal, events, audit, refreshRotations, ...services };
     const app = createApp(deps);
     handler = app;
     // Events a crashed process left in the outbox are dispatched by the sweep.
     const stopSweeping = events.startSweeping();
     release = async () => {
       stopSweeping();
+      // The rotations counted so far are recorded before the audit trail's last write.
+      refreshRotations.stop();
+      refreshRotations.drain();
       // Dispatches in flight finish (bounded: what does not is still in the outbox, for the next sweep).
       await Promise.race([Promise.all([events.idle(), audit.flush()]), new Promise((r) => setTimeout(r, SHUTDOWN_DISPATCH_WAIT_MS).unref())]);
       await services.store.close();

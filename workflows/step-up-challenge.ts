@@ -8,11 +8,13 @@
 // or an error occurred), `fail` (a failed factor attempt), `redeem` (the verify
 // endpoint; succeeds once). A timer ends the challenge after its lifetime and
 // then the code after its own. Each state is written to the MongoDB projection
-// (lib/store/step-up.ts) and recorded in the audit collection by activities. Only
-// the code's SHA-256 enters the history: never the 2FA code, a TOTP code or a
-// backup code.
+// (lib/store/step-up.ts) and recorded in the audit collection and the audit
+// trail by activities; an answer carries its request (IP, user agent, request
+// id) for the trail's record. Only the code's SHA-256 enters the history:
+// never the 2FA code, a TOTP code or a backup code.
 import { allHandlersFinished, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { StepUpChallengeActivities } from '../activities/step-up-challenge.js';
+import type { AuditRequest } from '../lib/model/audit-events.js';
 import type { StepUpAnswer, StepUpChallengeInput, StepUpMethod, StepUpRedeemResult, StepUpState, StepUpTransition } from '../lib/model/step-up-challenge.js';
 import { confirmStepUpUpdate, denyStepUpUpdate, failStepUpUpdate, redeemStepUpUpdate, stepUpStateQuery } from '../lib/temporal/flow-messages.js';
 import { SearchAttributes } from '../lib/temporal/search-attributes.js';
@@ -31,6 +33,8 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
     method: StepUpMethod | null;
     codeHash: string | null;
     codeExpiresAt: number;
+    /** The request that answered the challenge, for the outcome's audit record (none when it expired). */
+    request?: AuditRequest;
   } = {
     state: 'created',
     confirming: false,
@@ -49,7 +53,7 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
     const verifiedAt = Date.now();
     // `issued` only once the code's projection is written: a projection that fails is `error`, never an issued code.
     const issued = { userId: c.userId, method: c.method, codeHash: c.codeHash, codeExpiresAt: verifiedAt + input.codeTtlMs };
-    Object.assign(flow, { confirming: true, userId: c.userId, method: c.method });
+    Object.assign(flow, { confirming: true, userId: c.userId, method: c.method, request: c.request });
     try {
       // The projection holds the code's hash before the browser gets the code, so verify finds it.
       await recordStepUpCode({
@@ -67,14 +71,14 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
     Object.assign(flow, { state: 'issued', confirming: false, ...issued });
     return { ok: true, verifiedAt, codeExpiresAt: flow.codeExpiresAt };
   });
-  setHandler(denyStepUpUpdate, ({ userId, reason }): StepUpAnswer => {
+  setHandler(denyStepUpUpdate, ({ userId, reason, request }): StepUpAnswer => {
     if (!open()) return refused();
-    Object.assign(flow, { state: reason === 'error' ? 'error' : 'denied', userId: userId ?? flow.userId });
+    Object.assign(flow, { state: reason === 'error' ? 'error' : 'denied', userId: userId ?? flow.userId, request });
     return { ok: true };
   });
-  setHandler(failStepUpUpdate, ({ userId }): StepUpAnswer => {
+  setHandler(failStepUpUpdate, ({ userId, request }): StepUpAnswer => {
     if (!open()) return refused();
-    Object.assign(flow, { state: 'failed', userId });
+    Object.assign(flow, { state: 'failed', userId, request });
     return { ok: true };
   });
   setHandler(redeemStepUpUpdate, ({ codeHash }): StepUpRedeemResult => {
@@ -87,7 +91,14 @@ export async function stepUpChallenge(input: StepUpChallengeInput): Promise<Step
   const record = async (state: StepUpState, projection: boolean) => {
     upsertSearchAttributes([{ key: SearchAttributes.state, value: state }, ...(flow.userId ? [{ key: SearchAttributes.userId, value: flow.userId }] : [])]);
     if (projection) await recordStepUpState({ challengeId: input.challengeId, state, userId: flow.userId, method: flow.method, codeHash: flow.codeHash });
-    await recordStepUpAudit({ challengeId: input.challengeId, userId: flow.userId, method: flow.method, result: state, at: Date.now() });
+    await recordStepUpAudit({
+      challengeId: input.challengeId,
+      userId: flow.userId,
+      method: flow.method,
+      result: state,
+      at: Date.now(),
+      ...(flow.request ? { request: flow.request } : {}),
+    });
   };
 
   // The challenge: confirmed, answered or expired.

@@ -10,7 +10,7 @@ import type { UserDoc } from '../../lib/model/users.js';
 import { isClientActive, type ClientDoc } from '../../lib/model/clients.js';
 import { findAuthorizationRequest, markConsented, markSiteFactor } from '../../lib/store/authorization-requests.js';
 import { findClient } from '../../lib/store/clients.js';
-import { recordConsent } from '../../lib/store/consents.js';
+import { grantConsent } from '../../lib/authorization/consent-grant.js';
 import { claimsBeyondScopes } from '../../lib/model/claims-request.js';
 import type { SessionDoc } from '../../lib/model/sessions.js';
 import { sendErrorPage } from '../html/layout.js';
@@ -104,13 +104,12 @@ export function consentRoutes(deps: ConsentDeps): Router {
       siteGateMethod = gate.method;
     }
     // Only the bound form is recorded: the consent names the team.
-    await recordConsent(
-      deps.store,
-      user._id,
-      request.clientId,
-      teamId ? bindTeamScopes(request.scope, teamId) : request.scope,
-      claimsBeyondScopes(request.claims, request.scope),
-    );
+    await grantConsent(deps, {
+      userId: user._id,
+      clientId: request.clientId,
+      scopes: teamId ? bindTeamScopes(request.scope, teamId) : request.scope,
+      claims: claimsBeyondScopes(request.claims, request.scope),
+    });
     await markConsented(deps.store, request._id, user._id, teamId, siteGateMethod);
     await proceedWithAuthorization(req, res, deps, { ...request, consentedAt: currentDate(), consentedBy: user._id, teamId, siteGateMethod });
   });

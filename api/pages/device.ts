@@ -10,7 +10,8 @@ import { catalogued } from '../../lib/model/scopes.js';
 import { formatUserCode, normalizeUserCode } from '../../lib/model/user-code.js';
 import { approveDeviceFlow, denyDeviceFlow } from '../../lib/flows/device-authorization.js';
 import type { ClientDoc } from '../../lib/model/clients.js';
-import { recordConsent } from '../../lib/store/consents.js';
+import { grantConsent } from '../../lib/authorization/consent-grant.js';
+import { sessionActor } from '../../lib/webhooks/event-sources.js';
 import { findPendingByUserCode } from '../../lib/store/device-codes.js';
 import { takeAttempt } from '../../lib/store/rate-limits.js';
 import { sendErrorPage } from '../html/layout.js';
@@ -20,10 +21,12 @@ import { formCsrf, hasValidCsrf, type SessionDeps } from '../http/session.js';
 import { sessionUser } from '../http/signed-in.js';
 import type { DeviceFlowDeps } from '../protocol/device-authorization.js';
 import { fieldsOf, raw } from '../http/input.js';
+import type { ApiContext } from '../context.js';
 import { PAGES } from '../paths.js';
 import { currentTimeMs } from '../../lib/runtime/clock.js';
 
-export type DevicePageDeps = DeviceFlowDeps & SessionDeps;
+/** `audit`: the decision's record (device.approved, device.denied) and the consent's. */
+export type DevicePageDeps = DeviceFlowDeps & SessionDeps & Pick<ApiContext, 'audit'>;
 
 /** Wrong codes per client address per 15 minutes; halved after each window that ran out (a guesser keeps going, a person does not). */
 const CODE_LIMIT = { max: 20, windowMs: 15 * 60_000, backoff: true };
@@ -111,7 +114,11 @@ export function devicePageRoutes(deps: DevicePageDeps): Router {
     const answered = decision === 'allow' ? await approveDeviceFlow(deps.flows, device._id, approval) : await denyDeviceFlow(deps.flows, device._id);
     // The workflow ended meanwhile (expired): the projection had not caught up yet.
     if (answered.ended) return codePage(res, session.csrf, { error: BAD_CODE, status: 400 });
-    if (decision === 'allow') await recordConsent(deps.store, session.userId, client._id, device.scope);
+    const record = { actor: sessionActor(session.userId), subject: { userId: session.userId, clientId: client._id } };
+    if (decision === 'allow') {
+      await deps.audit.record('device.approved', { ...record, data: { client_id: client._id, scopes: device.scope } });
+      await grantConsent(deps, { userId: session.userId, clientId: client._id, scopes: device.scope });
+    } else await deps.audit.record('device.denied', { ...record, data: { client_id: client._id } });
     deps.log.info('device authorization answered', { client: client._id, user: session.userId, decision });
     answeredPage(res, client, decision === 'allow');
   });

@@ -145,6 +145,11 @@ export async function proceedWithAuthorization(req: Request, res: Response, deps
       ...(request.dpopJkt ? { dpopJkt: request.dpopJkt } : {}),
     });
     answer = { code };
+    deps.audit.note('code.issued', {
+      actor: sessionActor(userId),
+      subject: { userId, clientId: request.clientId },
+      data: { client_id: request.clientId, grant_id: grantId, scopes: decision.scope },
+    });
   }
   await auditScopeGrants(
     deps,

@@ -7,13 +7,14 @@ import { revokeAccessToken } from '../../lib/store/grants.js';
 import { findRefreshToken } from '../../lib/store/refresh-tokens.js';
 import { findRotation } from '../../lib/store/refresh-rotations.js';
 import { revokeFamilyThenGrant } from '../../lib/grants/revocation.js';
+import { clientActor, grantSubject } from '../../lib/grants/token-audit.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { authenticateClient, sendClientAuthError } from './shared/client-auth.js';
 import { tokenParams } from './shared/token-and-hint.js';
 import type { ApiContext } from '../context.js';
 import { ENDPOINTS } from '../paths.js';
 
-export type RevocationDeps = Pick<ApiContext, 'keyring' | 'store' | 'findClient' | 'flows' | 'log' | 'clientAssertions'>;
+export type RevocationDeps = Pick<ApiContext, 'keyring' | 'store' | 'findClient' | 'flows' | 'log' | 'clientAssertions' | 'audit'>;
 
 export function revocationRoutes(deps: RevocationDeps): Router {
   const router = Router();
@@ -25,12 +26,23 @@ export function revocationRoutes(deps: RevocationDeps): Router {
     const params = tokenParams(req, res);
     if (!params) return;
     const clientId = auth.client._id;
+    // Only a token of this client's that was revoked is recorded (the others are answered alike, and nothing happened to them).
+    const revoked = (tokenType: 'access_token' | 'refresh_token', grantId: string, userId: string) =>
+      deps.audit.record('token.revoked', {
+        actor: clientActor(clientId),
+        // A client's own token (client_credentials) has the client as its subject.
+        subject: grantSubject(clientId, userId === clientId ? null : userId),
+        data: { client_id: clientId, grant_id: grantId, token_type: tokenType, by: 'client' },
+      });
 
     const revokeAsAccess = async () => {
       const jwt = await verifyOwnJwt(deps.keyring, params.token);
       const c = jwt?.claims;
       if (!jwt || jwt.header.typ !== 'at+jwt' || typeof c?.grant_id !== 'string' || typeof c.jti !== 'string') return false;
-      if (c.client_id === clientId) await revokeAccessToken(deps.store, c.grant_id, c.jti);
+      if (c.client_id === clientId) {
+        await revokeAccessToken(deps.store, c.grant_id, c.jti);
+        await revoked('access_token', c.grant_id, typeof c.sub === 'string' ? c.sub : clientId);
+      }
       return true;
     };
     const revokeAsRefresh = async () => {
@@ -41,6 +53,7 @@ export function revocationRoutes(deps: RevocationDeps): Router {
       const superseded = (await findRotation(deps.store, doc._id)) !== null;
       await revokeFamilyThenGrant(deps, doc.grantId, superseded ? 'superseded refresh token presented for revocation' : 'refresh token revoked');
       deps.log.info('grant revoked', { client: clientId, grant: doc.grantId });
+      await revoked('refresh_token', doc.grantId, doc.userId);
       return true;
     };
     const order = params.hint === 'access_token' ? [revokeAsAccess, revokeAsRefresh] : [revokeAsRefresh, revokeAsAccess];

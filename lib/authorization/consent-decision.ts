@@ -8,7 +8,7 @@ import { catalogued, isSiteScope } from '../model/scopes.js';
 import { claimsBeyondScopes } from '../model/claims-request.js';
 import { bindTeamScopes, boundTeamGrants, previouslyBoundTeams, requestedTeamPermissions } from '../model/team-binding.js';
 import type { UserDoc } from '../model/users.js';
-import type { AuditEvent, EventActor } from '../model/webhook-events.js';
+import type { EventActor } from '../model/webhook-events.js';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import type { Store } from '../store/db.js';
 import { findConsent } from '../store/consents.js';

@@ -7,17 +7,23 @@
 import { idTokenClaimNames, type AuthContext, type IdTokenClaimsPlacement } from '../model/claims.js';
 import type { GrantedClaims } from '../model/claims-request.js';
 import type { ClientDoc } from '../model/clients.js';
-import { issuesAccessToken, type ResponseType } from '../model/response-type.js';
+import { IMPLICIT_GRANT_TYPE, issuesAccessToken, type ResponseType } from '../model/response-type.js';
 import type { UserDoc } from '../model/users.js';
 import type { Store } from '../store/db.js';
 import { openUserGrant } from './issuance.js';
 import { relatedClaims } from './claim-sources.js';
 import { issueAccessToken, signIdToken, type AccessTokenDeps } from './tokens.js';
+import { noteTokenIssued } from './token-audit.js';
+import type { AuditTrail } from '../audit/audit-trail.js';
 
-/** `idTokenClaims`: where the scopes' claims go when an access token comes with the ID token (ID_TOKEN_CLAIMS). */
+/**
+ * `idTokenClaims`: where the scopes' claims go when an access token comes with the ID token (ID_TOKEN_CLAIMS);
+ * `audit`: the `token.issued` record.
+ */
 export interface ImplicitDeps extends AccessTokenDeps {
   store: Store;
   idTokenClaims: IdTokenClaimsPlacement;
+  audit: Pick<AuditTrail, 'note'>;
 }
 
 /** The parameters of an implicit answer (the response function adds `state` and `iss`). */
@@ -57,20 +63,26 @@ export async function issueImplicitResponse(
     relatedClaims(deps.store, client, user._id, scope),
   ]);
   const idToken = { client, user, scope, nonce, auth, extra };
+  // The user's browser asked (there is no token request): the user is the actor.
+  const issued = { clientId: client._id, userId: user._id, grantId, grantType: IMPLICIT_GRANT_TYPE, scope, refreshToken: false };
 
   if (!issuesAccessToken(responseType)) {
     // No access token, so no UserInfo: the scopes' claims, and those asked for at UserInfo, go in the ID token (OIDC Core §5.4).
     const claimNames = idTokenClaimNames(scope, [...claims.idToken, ...claims.userinfo], 'scopes');
-    return { id_token: await signIdToken(deps, { ...idToken, claimNames }) };
+    const signed = await signIdToken(deps, { ...idToken, claimNames });
+    noteTokenIssued(deps.audit, issued, { type: 'user', userId: user._id });
+    return { id_token: signed };
   }
   const access = await issueAccessToken(deps, { client, userId: user._id, scope, grantId, auth, resources: input.resources });
   // With an access token, the claims go where ID_TOKEN_CLAIMS puts them, as for the code flow.
   const claimNames = idTokenClaimNames(scope, claims.idToken, deps.idTokenClaims);
+  const signed = await signIdToken(deps, { ...idToken, claimNames, accessToken: access.access_token });
+  noteTokenIssued(deps.audit, { ...issued, resources: input.resources }, { type: 'user', userId: user._id });
   return {
     access_token: access.access_token,
     token_type: 'Bearer',
     expires_in: String(access.expires_in),
     scope: access.scope,
-    id_token: await signIdToken(deps, { ...idToken, claimNames, accessToken: access.access_token }),
+    id_token: signed,
   };
 }

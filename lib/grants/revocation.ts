@@ -20,11 +20,13 @@ export interface GrantRevocationDeps {
  * Revokes a grant: its document first (its access tokens stop at once), then
  * its refresh family (a signal: it does not wait for the worker; the refresh
  * grant checks the grant document as well, so the family's own bookkeeping
- * may lag without a refresh token working meanwhile).
+ * may lag without a refresh token working meanwhile). False when the grant
+ * was revoked already.
  */
-export async function revokeGrantAndFamily(deps: GrantRevocationDeps, grantId: string, reason: string): Promise<void> {
-  await revokeGrant(deps.store, grantId, reason);
+export async function revokeGrantAndFamily(deps: GrantRevocationDeps, grantId: string, reason: string): Promise<boolean> {
+  const revoked = await revokeGrant(deps.store, grantId, reason);
   await endRefreshFamily(deps.flows, grantId, reason);
+  return revoked;
 }
 
 /**

@@ -55,7 +55,10 @@ export const AUDIT_CATALOGUE = {
   'pat.created': user('a personal access token was made', { token_id: 'the token (its public id)', scopes: 'its scopes', expires_at: 'its expiry' }),
   'pat.revoked': user('a personal access token was revoked', { token_id: 'the token (its public id)' }),
   // Authorization and tokens.
-  'consent.granted': user('a user allowed a client (the consent page, or a remembered consent extended)', { ...CLIENT, scopes: 'the scopes granted' }),
+  'consent.granted': user('a user allowed a client (the consent page, or the device page: the remembered consent is extended)', {
+    ...CLIENT,
+    scopes: 'the scopes granted (team scopes in their bound form)',
+  }),
   'consent.revoked': user("a user (or an administrator) removed a client's access", { ...CLIENT, ...GRANT }),
   'code.issued': user('an authorization code was issued', { ...CLIENT, ...GRANT, scopes: 'its scopes' }),
   'code.redeemed': user('an authorization code was exchanged for tokens', { ...CLIENT, ...GRANT }),
@@ -64,40 +67,51 @@ export const AUDIT_CATALOGUE = {
     ...GRANT,
     revoked: 'whether a grant was revoked',
   }),
-  'token.issued': user('the token endpoint issued tokens', {
-    ...CLIENT,
-    ...GRANT,
-    grant_type: 'the grant type',
-    scopes: 'the scopes granted',
-    resource: 'the resource indicators (RFC 8707), if any',
-    bound: 'dpop when sender-constrained with DPoP, else none',
-    refresh_token: 'whether a refresh token came with it',
-  }),
-  'refresh.rotated': user('a refresh token was rotated: one record per grant and minute, counting the rotations (see docs/audit.md)', {
-    ...CLIENT,
-    ...GRANT,
-    rotations: 'rotations in the window',
-  }),
+  'token.issued': user(
+    'tokens were issued: the token endpoint (actor the client), or the implicit flow at the authorization endpoint (grant_type implicit, actor the user)',
+    {
+      ...CLIENT,
+      ...GRANT,
+      grant_type: 'the grant type',
+      scopes: 'the scopes granted',
+      resource: 'the resource indicators (RFC 8707), if any',
+      bound: 'dpop when sender-constrained with DPoP, else none',
+      refresh_token: 'whether a refresh token came with it',
+    },
+  ),
+  'refresh.rotated': user(
+    "refresh tokens were rotated: counted in memory per grant and clock minute, one record per grant, minute and api process once the minute is over (or at a graceful shutdown); it carries no request's IP or id, as it stands for several",
+    {
+      ...CLIENT,
+      ...GRANT,
+      rotations: 'rotations of the grant in that minute',
+      minute: 'the minute counted (its start, UTC)',
+    },
+  ),
   'refresh.reuse_detected': user('a rotated refresh token was presented after its retry window: the grant is revoked', { ...CLIENT, ...GRANT }),
-  'token.revoked': user('a token was revoked (RFC 7009 revocation, the account pages, an administrator)', {
+  'token.revoked': user('a client revoked one of its tokens (RFC 7009; a refresh token revokes its grant)', {
     ...CLIENT,
+    ...GRANT,
     token_type: 'access_token or refresh_token',
-    by: 'client, user or admin',
+    by: 'client',
   }),
   'device.approved': user('a user approved a device authorization request', { ...CLIENT, scopes: 'the scopes approved' }),
   'device.denied': user('a user denied a device authorization request', CLIENT),
-  'stepup.confirmed': user('a step-up challenge was confirmed', {
+  'stepup.confirmed': user('a step-up challenge was confirmed (its code issued to the client)', {
     ...CLIENT,
     action: 'what the client asked to confirm',
-    method: 'totp, passkey or backup_code',
+    method: 'totp, passkey, backup (a backup code) or sudo (an open sudo window)',
   }),
-  'stepup.denied': user('a step-up challenge was denied, failed or expired', {
+  'stepup.denied': user('a step-up challenge ended unconfirmed (outcome failure; actor system when it expired)', {
     ...CLIENT,
     action: 'what the client asked to confirm',
-    reason: 'denied, failed or expired',
+    reason: 'denied (by the user, or no second factor enrolled), failed (a wrong factor), error or expired',
   }),
-  'sudo.opened': user('a sudo window was opened', { ...CLIENT, seconds: 'its length' }),
-  'sudo.ended': user('a sudo window ended (expired or revoked)', { ...CLIENT, reason: 'expired or revoked' }),
+  'sudo.opened': user('a user opened a sudo window after confirming a step-up challenge', { ...CLIENT, seconds: 'its length' }),
+  'sudo.ended': user('a sudo window ended (actor system: its workflow ends it at its expiry, or on a revocation by the user or a sign-out)', {
+    ...CLIENT,
+    reason: 'expired or revoked',
+  }),
   // Client tokens (machine access) and scope grants.
   'team.scope.grant': user('a consent granted team-scoped permissions', {
     ...CLIENT,

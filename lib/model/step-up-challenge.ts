@@ -2,6 +2,7 @@
 // workflow's states, input and answers, the names of its updates and query, its
 // workflow id, and the MongoDB projection's documents (challenge, code, audit).
 // Pure module (no Node built-ins): the workflow imports it too.
+import type { AuditRequest } from './audit-events.js';
 
 export type StepUpState = 'created' | 'issued' | 'denied' | 'failed' | 'error' | 'expired' | 'redeemed' | 'code_expired';
 export type StepUpMethod = 'totp' | 'passkey' | 'backup' | 'sudo';
@@ -20,15 +21,19 @@ export interface StepUpConfirmation {
   method: StepUpMethod;
   /** SHA-256 of the 2FA code the browser gets (never the code). */
   codeHash: string;
+  /** The browser's request that answered: the outcome's audit record names it (IP, user agent, request id). */
+  request?: AuditRequest;
 }
 
 export interface StepUpDenial {
   userId: string | null;
   reason: 'denied' | 'error';
+  request?: AuditRequest;
 }
 
 export interface StepUpFailure {
   userId: string;
+  request?: AuditRequest;
 }
 
 export interface StepUpRedemption {

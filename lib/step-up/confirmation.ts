@@ -5,6 +5,7 @@
 // attempt limit cannot be skipped. The page (api/pages/step-up.ts) parses and
 // renders; this module decides, on plain inputs (the challenge id, the user,
 // the session, the ticked box, a factor's proof, the captcha answer).
+import type { AuditTrail } from '../audit/audit-trail.js';
 import { captchaRequired } from '../model/captcha.js';
 import { isChallengeId, type StepUpChallengeDoc, type StepUpMethod } from '../model/step-up-challenge.js';
 import type { FlowClient } from '../flows/flow-client.js';
@@ -13,6 +14,7 @@ import type { Kek } from '../security/kek.js';
 import { hashSecret, newSecret } from '../security/secrets.js';
 import type { OutboundPolicy } from '../runtime/http-client.js';
 import type { Logger } from '../runtime/log.js';
+import { currentRequest } from '../runtime/request-context.js';
 import type { ClientLookup } from '../store/clients.js';
 import type { ClientDoc } from '../model/clients.js';
 import type { Store } from '../store/db.js';
@@ -24,9 +26,10 @@ import { getSiteSettings } from '../store/settings.js';
 import { verifyCaptcha, type CaptchaAnswer } from '../verification/captcha.js';
 import { activeSudoWindow, openSudoWindow } from './sudo-windows.js';
 
-/** `kek` and `outbound`: the captcha check reads the provider's secret and calls its verify URL. */
+/** `kek` and `outbound`: the captcha check reads the provider's secret and calls its verify URL; `audit`: sudo.opened. */
 export interface StepUpConfirmationDeps {
   store: Store;
+  audit: Pick<AuditTrail, 'record'>;
   flows: FlowClient;
   log: Logger;
   findClient: ClientLookup;
@@ -60,6 +63,12 @@ function appRedirect(challenge: StepUpChallengeDoc, params: Record<string, strin
 const deniedRedirect = (challenge: StepUpChallengeDoc, description: string) =>
   appRedirect(challenge, { error: 'access_denied', error_description: description });
 
+/** The request answering the challenge: the workflow's activity records the outcome in the audit trail with it. */
+const answeringRequest = () => {
+  const request = currentRequest();
+  return request ? { request } : {};
+};
+
 /** What an answer leads to: the app (redirect) or a page of ours (not consumed, or gone). */
 export type Outcome = { kind: 'redirect'; url: string; confirmed?: boolean } | { kind: 'page'; status: number; error: string };
 
@@ -82,7 +91,7 @@ export function stepUpConfirmation(deps: StepUpConfirmationDeps) {
 
   async function deny(loaded: Loaded, userId: string | null, reason: 'denied' | 'error', description: string): Promise<Outcome> {
     // An ended workflow (expired or answered) refuses like a consumed challenge.
-    const answer = await denyStepUpFlow(deps.flows, loaded.challenge._id, { userId, reason });
+    const answer = await denyStepUpFlow(deps.flows, loaded.challenge._id, { userId, reason, ...answeringRequest() });
     if (answer.ended || !answer.value.ok) return { kind: 'page', status: 400, error: GONE };
     // The workflow projects this too, a moment later; written here so a reload never shows the form again.
     await recordStepUpState(deps.store, loaded.challenge._id, reason === 'error' ? 'error' : 'denied', userId, null);
@@ -114,7 +123,7 @@ export function stepUpConfirmation(deps: StepUpConfirmationDeps) {
     const factor = await proof();
     if (!factor.ok) {
       if (!factor.consume) return { kind: 'page', status: factor.status ?? 400, error: factor.error ?? 'That did not work. Try again.' };
-      const answer = await failStepUpFlow(deps.flows, loaded.challenge._id, { userId: user._id });
+      const answer = await failStepUpFlow(deps.flows, loaded.challenge._id, { userId: user._id, ...answeringRequest() });
       if (answer.ended || !answer.value.ok) return { kind: 'page', status: 400, error: GONE };
       await recordStepUpState(deps.store, loaded.challenge._id, 'failed', user._id, null);
       deps.log.info('step-up factor failed', { client: loaded.client._id, user: user._id });
@@ -127,7 +136,12 @@ export function stepUpConfirmation(deps: StepUpConfirmationDeps) {
   async function issue(loaded: Loaded, user: UserDoc, method: StepUpMethod): Promise<Outcome> {
     // The code goes to the browser only; the workflow and the projection get its hash.
     const code = newSecret();
-    const confirmed = await confirmStepUpFlow(deps.flows, loaded.challenge._id, { userId: user._id, method, codeHash: hashSecret(code) });
+    const confirmed = await confirmStepUpFlow(deps.flows, loaded.challenge._id, {
+      userId: user._id,
+      method,
+      codeHash: hashSecret(code),
+      ...answeringRequest(),
+    });
     if (confirmed.ended) return { kind: 'page', status: 400, error: GONE };
     const result = confirmed.value;
     if (!result.ok)

@@ -5,10 +5,12 @@
 //
 // - openSudoWindow: reads the site setting (0: sudo mode off, returns null),
 //   lists the client in the session's `sudo` list, starts the SudoWindow
-//   workflow (one Temporal call) and writes the projection.
+//   workflow (one Temporal call), writes the projection and records
+//   `sudo.opened` (the workflow's activity records `sudo.ended`).
 // - activeSudoWindow: the hot path; one MongoDB read by `_id`, no Temporal.
 // - revokeSudoWindow: ends the window (an update: the projection says so when it returns).
 // - revokeSessionSudoWindows: sign-out ends every window in the session's list.
+import type { AuditTrail } from '../audit/audit-trail.js';
 import type { SudoWindowKey } from '../model/sudo-window.js';
 import type { FlowClient } from '../flows/flow-client.js';
 import { revokeSudoWindowFlow, signalSudoWindowRevocation, startSudoWindowFlow } from '../flows/sudo-window.js';
@@ -38,7 +40,7 @@ export interface OpenedSudoWindow {
  * `options.ttlMs` can only shorten the window (tests use a few seconds).
  */
 export async function openSudoWindow(
-  deps: SudoDeps,
+  deps: SudoDeps & { audit: Pick<AuditTrail, 'record'> },
   key: SudoWindowKey,
   sessionExpiresAt: Date,
   options: { ttlMs?: number } = {},
@@ -63,6 +65,12 @@ export async function openSudoWindow(
   });
   // Written after the start: should it fail, no window exists (fails closed).
   await recordSudoWindowOpened(deps.store, { _id: windowId, ...key, openingId, status: 'active', openedAt, expiresAt });
+  // Its end is recorded by the workflow's activity (sudo.ended).
+  await deps.audit.record('sudo.opened', {
+    actor: { type: 'user', userId: key.userId },
+    subject: { userId: key.userId, clientId: key.clientId },
+    data: { client_id: key.clientId, seconds: Math.round(ttlMs / 1000) },
+  });
   return { windowId, expiresAt };
 }
 

@@ -38,14 +38,17 @@ export function findGrant(store: Store, grantId: string): Promise<GrantDoc | nul
   return store.grants.findOne({ _id: grantId });
 }
 
-/** Revokes a grant; works before the grant exists too (the code-reuse race). */
-export async function revokeGrant(store: Store, grantId: string, reason: string): Promise<void> {
+/**
+ * Revokes a grant; works before the grant exists too (the code-reuse race).
+ * False when it was revoked already.
+ */
+export async function revokeGrant(store: Store, grantId: string, reason: string): Promise<boolean> {
   const revoked = { revokedAt: currentDate(), revokedReason: reason };
   const existing = await store.grants.findOne({ _id: grantId }, { projection: { revokedAt: 1 } });
-  if (existing?.revokedAt) return;
+  if (existing?.revokedAt) return false;
   if (existing) {
     await updateUntil(store, grantId, { $set: revoked }, (g) => !!g?.revokedAt);
-    return;
+    return true;
   }
   // Absent: leave a revoked placeholder that openGrant will find instead of creating the grant.
   try {
@@ -54,6 +57,7 @@ export async function revokeGrant(store: Store, grantId: string, reason: string)
     if (!isDuplicateKeyError(err)) throw err;
     await store.grants.updateOne({ _id: grantId }, { $set: revoked });
   }
+  return true;
 }
 
 /** A grant that exists and is not revoked. */

@@ -81,11 +81,11 @@ export async function recordStepUpCodeStatus(store: Store, codeHash: string, sta
   await stepUpCodes(store).updateOne({ _id: codeHash }, { $set: { status } });
 }
 
-/** Records an outcome of a challenge (client, user, action, method, result, time); idempotent. */
+/** Records an outcome of a challenge (client, user, action, method, result, time); idempotent. Returns what it wrote. */
 export async function recordStepUpAudit(
   store: Store,
   a: { challengeId: string; userId: string | null; method: StepUpMethod | null; result: StepUpState; at: number },
-): Promise<void> {
+): Promise<StepUpAuditDoc> {
   const challenge = await stepUpChallenges(store).findOne({ _id: a.challengeId });
   const doc: StepUpAuditDoc = {
     _id: `${a.challengeId}:${a.result}`,
@@ -98,4 +98,5 @@ export async function recordStepUpAudit(
     at: new Date(a.at),
   };
   await stepUpAudit(store).replaceOne({ _id: doc._id }, doc, { upsert: true });
+  return doc;
 }

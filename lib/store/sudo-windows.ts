@@ -32,15 +32,18 @@ export async function findActiveSudoWindow(store: Store, key: SudoWindowKey): Pr
  * alone). Read, then written by `_id` alone: FerretDB v1 would read every
  * window for `{_id, openingId, status}`, and its conditional update is no more
  * atomic than this. A reopening that lands between the two is ended with this
- * one, which fails closed: the user confirms with a factor again.
+ * one, which fails closed: the user confirms with a factor again. Returns
+ * the window as ended, or null when this opening was no longer active.
  */
 export async function recordSudoWindowEnded(
   store: Store,
   { windowId, openingId, status }: { windowId: string; openingId: string; status: Exclude<SudoWindowState, 'active'> },
-): Promise<void> {
+): Promise<SudoWindowDoc | null> {
   const doc = await sudoWindows(store).findOne({ _id: windowId });
-  if (doc?.openingId !== openingId || doc.status !== 'active') return;
-  await sudoWindows(store).updateOne({ _id: windowId }, { $set: { status, endedAt: currentDate() } });
+  if (doc?.openingId !== openingId || doc.status !== 'active') return null;
+  const endedAt = currentDate();
+  await sudoWindows(store).updateOne({ _id: windowId }, { $set: { status, endedAt } });
+  return { ...doc, status, endedAt };
 }
 
 /** The active windows of a session: those of the clients in its `sudo` list, each read by `_id`. */

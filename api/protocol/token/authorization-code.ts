@@ -8,6 +8,7 @@ import { isDisabled } from '../../../lib/model/users.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
 import { GrantRevokedError, issueGrantTokens } from '../../../lib/grants/issuance.js';
 import { revokeGrantAndFamily } from '../../../lib/grants/revocation.js';
+import { clientActor, grantSubject, noteTokenIssued } from '../../../lib/grants/token-audit.js';
 import type { GrantContext } from './context.js';
 
 const INVALID_CODE = 'code expired or invalid';
@@ -54,8 +55,14 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
   if (use === 'reused') {
     // A code used twice may have been stolen: what the first use issued is revoked (RFC 6749 §4.1.2),
     // its refresh family included.
-    await revokeGrantAndFamily(deps, c.grantId, 'authorization code reused');
+    const revoked = await revokeGrantAndFamily(deps, c.grantId, 'authorization code reused');
     deps.log.warn('authorization code reused; grant revoked', { client: c.clientId, grant: c.grantId });
+    await deps.audit.record('code.replayed', {
+      outcome: 'failure',
+      actor: clientActor(client._id),
+      subject: grantSubject(client._id, c.userId),
+      data: { client_id: client._id, grant_id: c.grantId, revoked },
+    });
     return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
   }
   if (use === 'expired') return sendOAuthError(res, 400, 'invalid_grant', INVALID_CODE);
@@ -75,6 +82,21 @@ export async function authorizationCodeGrant(req: Request, res: Response, ctx: G
       jkt: ctx.dpopJkt,
       resources: c.resources ?? [],
       tokenResources: target.resources,
+    });
+    deps.audit.note('code.redeemed', {
+      actor: clientActor(client._id),
+      subject: grantSubject(client._id, user._id),
+      data: { client_id: client._id, grant_id: c.grantId },
+    });
+    noteTokenIssued(deps.audit, {
+      clientId: client._id,
+      userId: user._id,
+      grantId: c.grantId,
+      grantType: 'authorization_code',
+      scope: c.scope,
+      resources: target.resources,
+      jkt: ctx.dpopJkt,
+      refreshToken: tokens.refresh_token !== undefined,
     });
     sendOAuthJson(res, 200, tokens);
   } catch (err) {

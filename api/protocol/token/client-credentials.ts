@@ -9,6 +9,7 @@
 import type { Request, Response } from 'express';
 import { machineRequest } from '../../../lib/model/machine-access.js';
 import { issueAccessToken } from '../../../lib/grants/tokens.js';
+import { noteTokenIssued } from '../../../lib/grants/token-audit.js';
 import { newId } from '../../../lib/security/secrets.js';
 import { openGrant } from '../../../lib/store/grants.js';
 import { admitClient } from '../../http/request-limits.js';
@@ -30,18 +31,15 @@ export async function clientCredentialsGrant(_req: Request, res: Response, { cli
   const grantId = newId();
   await openGrant(deps.store, { _id: grantId, clientId: client._id, userId: client._id, scope: asked.scope, sid: null, machine: true });
   const token = await issueAccessToken(deps, { client, userId: client._id, scope: asked.scope, grantId, jkt: dpopJkt, resources: asked.resources });
-  await deps.audit.record('token.issued', {
-    actor: { type: 'client', clientId: client._id },
-    subject: { clientId: client._id },
-    data: {
-      grant_type: CLIENT_CREDENTIALS_GRANT,
-      client_id: client._id,
-      grant_id: grantId,
-      scopes: asked.scope,
-      resource: asked.resources,
-      bound: dpopJkt === undefined ? 'none' : 'dpop',
-      refresh_token: false,
-    },
+  noteTokenIssued(deps.audit, {
+    clientId: client._id,
+    userId: null,
+    grantId,
+    grantType: CLIENT_CREDENTIALS_GRANT,
+    scope: asked.scope,
+    resources: asked.resources,
+    jkt: dpopJkt,
+    refreshToken: false,
   });
   // Never refreshable: no refresh_token (RFC 6749 §4.4.3).
   sendOAuthJson(res, 200, token);

@@ -16,7 +16,9 @@ export interface TokenParams {
 
 /** What issuing a grant's tokens needs, and `keyring`, which verifies Keyflow's own access tokens (token exchange's subject_token). */
 export interface TokenDeps
-  extends GrantIssuanceDeps, Pick<ApiContext, 'findClient' | 'userActive' | 'keyring' | 'kek' | 'log' | 'clientAssertions' | 'limits' | 'events' | 'audit'> {
+  extends
+    GrantIssuanceDeps,
+    Pick<ApiContext, 'findClient' | 'userActive' | 'keyring' | 'kek' | 'log' | 'clientAssertions' | 'limits' | 'events' | 'audit' | 'refreshRotations'> {
   /** How long the token a rotation superseded may be retried (REFRESH_RETRY_WINDOW_SECONDS, …_PUBLIC_SECONDS; 0: never). */
   refreshRetryWindows: RetryWindows;
 }

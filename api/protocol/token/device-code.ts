@@ -15,6 +15,7 @@ import { isDisabled } from '../../../lib/model/users.js';
 import { isEarlyPoll } from '../../../lib/model/device-authorization.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
 import { issueGrantTokens, prepareRefreshFamily } from '../../../lib/grants/issuance.js';
+import { noteTokenIssued } from '../../../lib/grants/token-audit.js';
 import type { GrantContext } from './context.js';
 import { currentDate } from '../../../lib/runtime/clock.js';
 
@@ -100,5 +101,15 @@ export async function deviceCodeGrant(req: Request, res: Response, { client, dep
     },
     family,
   );
+  noteTokenIssued(deps.audit, {
+    clientId: client._id,
+    userId: user._id,
+    grantId,
+    grantType: DEVICE_CODE_GRANT,
+    scope: doc.scope,
+    resources: target.resources,
+    jkt: dpopJkt,
+    refreshToken: tokens.refresh_token !== undefined,
+  });
   sendOAuthJson(res, 200, tokens);
 }

@@ -24,6 +24,7 @@ import { endRefreshFamily } from '../../../lib/flows/refresh-family.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
 import { revokeReusedGrant } from '../../../lib/grants/revocation.js';
 import { issueAccessToken } from '../../../lib/grants/tokens.js';
+import { clientActor, grantSubject, noteTokenIssued } from '../../../lib/grants/token-audit.js';
 import type { GrantContext } from './context.js';
 import { currentDate } from '../../../lib/runtime/clock.js';
 
@@ -72,16 +73,36 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   const now = currentDate();
   // No ID token on refresh (OIDC Core §12.2 makes it optional): the access token
   // needs only what the projection carries.
-  const issue = () =>
-    issueAccessToken(deps, { client, userId: doc.userId, scope, grantId: doc.grantId, auth: doc.auth, jkt: dpopJkt, resources: target.resources });
+  const issue = async (rotated: boolean) => {
+    const token = await issueAccessToken(deps, {
+      client,
+      userId: doc.userId,
+      scope,
+      grantId: doc.grantId,
+      auth: doc.auth,
+      jkt: dpopJkt,
+      resources: target.resources,
+    });
+    const grant = { clientId: client._id, userId: doc.userId, grantId: doc.grantId };
+    // Every rotation is counted, and recorded once per grant and minute (refresh.rotated).
+    if (rotated) deps.refreshRotations.rotated(grant);
+    noteTokenIssued(deps.audit, { ...grant, grantType: 'refresh_token', scope, resources: target.resources, jkt: dpopJkt, refreshToken: rotated });
+    return token;
+  };
   const refuseReuse = async () => {
     await revokeReusedGrant(deps, doc.grantId);
     deps.log.warn('refresh token reused; grant revoked', { client: client._id, grant: doc.grantId });
+    await deps.audit.record('refresh.reuse_detected', {
+      outcome: 'failure',
+      actor: clientActor(client._id),
+      subject: grantSubject(client._id, doc.userId),
+      data: { client_id: client._id, grant_id: doc.grantId },
+    });
     sendOAuthError(res, 400, 'invalid_grant', 'refresh token was already used; the grant is revoked');
   };
   if (isFapi2(client)) {
     // Not rotated; a token rotated before the client was in the mode is still a superseded one: reuse.
-    return (await isUnrotated(deps.store, doc, now)) ? sendOAuthJson(res, 200, await issue()) : refuseReuse();
+    return (await isUnrotated(deps.store, doc, now)) ? sendOAuthJson(res, 200, await issue(false)) : refuseReuse();
   }
 
   const next = newSecret();
@@ -97,5 +118,5 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
   if (rotation.replacedHash)
     deps.log.info('refresh token retried within the window; the answer it replaces is superseded', { client: client._id, grant: doc.grantId });
 
-  sendOAuthJson(res, 200, { ...(await issue()), refresh_token: next });
+  sendOAuthJson(res, 200, { ...(await issue(true)), refresh_token: next });
 }

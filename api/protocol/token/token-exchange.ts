@@ -22,6 +22,7 @@ import { crossAppClientId, isSiteScope, parseScopeParam } from '../../../lib/mod
 import { verifyAccessToken } from '../shared/bearer.js';
 import { sendOAuthError, sendOAuthJson } from '../shared/errors.js';
 import { issueAccessToken } from '../../../lib/grants/tokens.js';
+import { noteTokenIssued } from '../../../lib/grants/token-audit.js';
 import type { GrantContext } from './context.js';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -111,6 +112,17 @@ export async function tokenExchangeGrant(req: Request, res: Response, { client, 
   const audience = [...resources.resources, ...audiences.audiences.filter((a) => !resources.resources.includes(a))];
   const token = await issueAccessToken(deps, { client, userId: subject.userId, scope, grantId: subject.grantId, auth, jkt: dpopJkt, resources: audience });
   deps.log.debug('token exchanged', { client: client._id, subjectClient: subject.clientId });
+  noteTokenIssued(deps.audit, {
+    clientId: client._id,
+    // A client's own token (client_credentials) has the client as its subject: no user.
+    userId: subject.userId === subject.clientId ? null : subject.userId,
+    grantId: subject.grantId,
+    grantType: TOKEN_EXCHANGE_GRANT,
+    scope,
+    resources: audience,
+    jkt: dpopJkt,
+    refreshToken: false,
+  });
   // Never refreshable: no refresh_token, whatever the scope.
   sendOAuthJson(res, 200, { ...token, issued_token_type: ACCESS_TOKEN_TYPE });
 }

@@ -6,6 +6,7 @@
 // observe: every client gets its logout token, every window ends, every
 // session is found; parallel and repeated listings lose nothing and repeat
 // nothing.
+import type { AuditTrail } from '../../../lib/audit/audit-trail.js';
 import { activeSudoWindow, openSudoWindow, type SudoDeps } from '../../../lib/step-up/sudo-windows.js';
 import { s256Challenge } from '../../../lib/model/pkce.js';
 import { SESSION_TTL_MS } from '../../../lib/model/sessions.js';
@@ -28,13 +29,17 @@ import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhoo
 const PASSWORD = 'session lists test password';
 const REDIRECT = 'https://session-lists-rp.example/cb';
 
-let deps: SudoDeps;
+let deps: SudoDeps & { audit: AuditTrail };
 /** The RPs' back-channel logout endpoints (it records every request's raw body). */
 let receiver: WebhookReceiver;
 
 const api = useTestApi();
 beforeAll(async () => {
-  deps = { store: api.deps.store, flows: { client: api.deps.temporal.client, taskQueue: api.deps.config.temporal.taskQueue } };
+  deps = {
+    store: api.deps.store,
+    audit: api.deps.audit,
+    flows: { client: api.deps.temporal.client, taskQueue: api.deps.config.temporal.taskQueue },
+  };
   await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', 10);
   receiver = await startWebhookReceiver();
 });

@@ -7,6 +7,7 @@
 // shared test worker still writes the projection here: openSudoWindow names the
 // api's database in the workflow input and the activities write there.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { AuditTrail } from '../../../lib/audit/audit-trail.js';
 import { activeSudoWindow, openSudoWindow, revokeSudoWindow, type SudoDeps } from '../../../lib/step-up/sudo-windows.js';
 import { sudoWindowId } from '../../../lib/model/sudo-window-id.js';
 import type { SudoWindowKey } from '../../../lib/model/sudo-window.js';
@@ -34,13 +35,17 @@ const sessionEnd = () => new Date(Date.now() + SESSION_TTL_MS);
 const database = testDatabase('sudo');
 
 let temporal: Client;
-let deps: SudoDeps;
+let deps: SudoDeps & { audit: AuditTrail };
 
 const api = useTestApi(database.env);
 beforeAll(async () => {
   // The api's own Temporal client (closed by api.stop()).
   temporal = api.deps.temporal.client;
-  deps = { store: api.deps.store, flows: { client: api.deps.temporal.client, taskQueue: api.deps.config.temporal.taskQueue } };
+  deps = {
+    store: api.deps.store,
+    audit: api.deps.audit,
+    flows: { client: api.deps.temporal.client, taskQueue: api.deps.config.temporal.taskQueue },
+  };
   await setSiteSetting(api.deps.store, 'sudo_mode_ttl_minutes', 10);
 });
 
