@@ -17,10 +17,10 @@ import type { UserChangeDeps } from '../lib/admin/user-changes.js';
 import { adminUserJsonOf, adminUsersJson, deletedUserJson, revokedTokensJson } from '../lib/admin/user-json.js';
 import type { Store } from '../lib/store/db.js';
 import { createUser, findUserByRef, listUsers } from '../lib/store/users.js';
-import { createPersonalAccessToken } from '../lib/store/personal-access-tokens.js';
+import { makePersonalAccessToken } from '../lib/accounts/personal-access-token-changes.js';
 import { checkedNewToken, patMaxDays } from '../lib/model/personal-access-tokens.js';
 import { parseScopeParam } from '../lib/model/scopes.js';
-import { cliEvents, OPERATOR } from './events.js';
+import { cliAudit, cliEvents, OPERATOR } from './events.js';
 import { connectTemporal, reportUnreachedFamilies } from './temporal.js';
 import { print, UsageError, parseOrUsage } from './usage.js';
 import { optionsOf } from './commands.js';
@@ -55,7 +55,7 @@ async function createToken(store: Store, cfg: Config, argv: string[]): Promise<v
     expiresInDays: /^\d{1,6}$/.test(days) ? Number(days) : days,
   });
   if (!checked.ok) throw new UsageError(checked.problems.join('; '));
-  const { token, doc } = await createPersonalAccessToken(store, user._id, checked.input);
+  const { token, doc } = await makePersonalAccessToken({ store, audit: cliAudit(store) }, user._id, checked.input, OPERATOR);
   print({ id: doc.id, user_id: user._id, name: doc.name, scope: doc.scope, expires_at: doc.expiresAt?.toISOString() ?? null, token });
 }
 
@@ -87,7 +87,7 @@ async function withChanges<T>(
   const flows = { client: temporal.client, taskQueue: cfg.temporal.taskQueue };
   const idle = { store, flows, issuer: cfg.issuer, idleMs: cfg.sessionIdleMs };
   try {
-    return await run({ store, flows, events, endSessions: (userId) => endSessionsWithLogout(idle, userId) }, changes);
+    return await run({ store, flows, events, audit: cliAudit(store), endSessions: (userId) => endSessionsWithLogout(idle, userId) }, changes);
   } finally {
     await events.finish();
     await temporal.close();

@@ -19,6 +19,7 @@ import { clientAddress } from './request-limits.js';
 import { reauthUrl, signedInRecently } from './recent-sign-in.js';
 import { fieldsOf, raw } from './input.js';
 import { currentTimeMs } from '../../lib/runtime/clock.js';
+import type { AuditTrail } from '../../lib/audit/audit-trail.js';
 
 /** The form field carrying the CSRF token (anything but one string is refused below). */
 const CsrfField = fieldsOf({ csrf: raw });
@@ -107,15 +108,36 @@ export async function sessionForState(
   return adopt(req, res, deps, await createSession(deps.store, null, state), ANONYMOUS_SESSION_TTL_MS);
 }
 
-/** Signs the user in: the old session ends and a new one (new cookie, new sid) begins. */
+/** How a sign-in began, from its methods (RFC 8176): an upstream provider, a password, or a passkey alone. */
+export function loginMethod(amr: readonly string[]): 'social' | 'password' | 'passkey' {
+  return amr.includes('fed') ? 'social' : amr.includes('pwd') ? 'password' : 'passkey';
+}
+
+/** The factor a signed-in user confirmed again: the strongest of the sign-in's methods. */
+function reauthMethod(amr: readonly string[]): 'passkey' | 'totp' | 'password' | 'social' {
+  return amr.includes('webauthn') ? 'passkey' : amr.includes('otp') ? 'totp' : amr.includes('fed') ? 'social' : 'password';
+}
+
+/**
+ * Signs the user in: the old session ends and a new one (new cookie, new sid)
+ * begins. Every completed sign-in (password, passkey, upstream, after any
+ * second factor) passes here, so here it is recorded: `login`, or `reauth`
+ * when this browser was signed in as the same user already (a sensitive
+ * change asked to sign in again: api/http/recent-sign-in.ts).
+ */
 export async function startSignedInSession(
   req: Request,
   res: Response,
-  deps: SessionDeps,
+  deps: SessionDeps & { audit: AuditTrail },
   auth: { userId: string; amr: string[]; acr: Acr },
 ): Promise<SessionDoc> {
+  const again = req.kfSession?.userId === auth.userId;
   if (req.kfSession) await deleteSession(deps.store, req.kfSession._id);
-  return adopt(req, res, deps, await createSession(deps.store, auth), SESSION_TTL_MS);
+  const session = adopt(req, res, deps, await createSession(deps.store, auth), SESSION_TTL_MS);
+  const who = { actor: { type: 'user', userId: auth.userId } as const, subject: { userId: auth.userId } };
+  if (again) await deps.audit.record('reauth', { ...who, data: { method: reauthMethod(auth.amr) } });
+  else deps.audit.note('login', { ...who, data: { method: loginMethod(auth.amr), amr: auth.amr, acr: auth.acr } });
+  return session;
 }
 
 /** A new session becomes this browser's (its cookie) and this request's. */

@@ -78,6 +78,13 @@ export function accountRoutes(deps: AccountDeps): Router {
     return null;
   }
 
+  /** Records a change the signed-in user made to their own second factors (durable before the answer). */
+  const recordOwn = (
+    s: Signed,
+    event: 'totp.enabled' | 'totp.disabled' | 'backup_codes.generated' | 'passkey.added' | 'passkey.removed',
+    data?: Record<string, unknown>,
+  ) => deps.audit.record(event, { actor: { type: 'user', userId: s.user._id }, subject: { userId: s.user._id }, data });
+
   function formGuard(req: Request, res: Response, s: Signed): boolean {
     if (hasValidCsrf(req, s.session)) return true;
     sendErrorPage(res, 400, 'Session expired', 'Your session expired. Reload the page and try again.');
@@ -164,6 +171,8 @@ export function accountRoutes(deps: AccountDeps): Router {
       s.user.backupCodes.length === 0 ? codes.map((c) => hashBackupCode(deps.kek, c)) : undefined,
     );
     deps.log.info('totp enabled', { user: s.user._id });
+    await recordOwn(s, 'totp.enabled');
+    if (s.user.backupCodes.length === 0) await recordOwn(s, 'backup_codes.generated', { count: codes.length });
     if (s.user.backupCodes.length === 0) return backupCodesPage(res, codes, 'Authenticator app is on');
     res.redirect(303, PAGES.security);
   });
@@ -173,6 +182,8 @@ export function accountRoutes(deps: AccountDeps): Router {
     if (!s) return;
     await removeTotp(deps.store, s.user._id);
     deps.log.info('totp removed', { user: s.user._id });
+    // Dropping an enrollment never confirmed removes no authenticator.
+    if (s.user.totp) await recordOwn(s, 'totp.disabled');
     res.redirect(303, PAGES.security);
   });
 
@@ -186,6 +197,7 @@ export function accountRoutes(deps: AccountDeps): Router {
       codes.map((c) => hashBackupCode(deps.kek, c)),
     );
     deps.log.info('backup codes generated', { user: s.user._id });
+    await recordOwn(s, 'backup_codes.generated', { count: codes.length });
     backupCodesPage(res, codes);
   });
 
@@ -203,6 +215,7 @@ export function accountRoutes(deps: AccountDeps): Router {
     const passkey = await registerPasskey(deps.store, rp, s.session, s.user, body.response, name);
     if (!passkey) return res.status(400).json({ error: 'invalid_request', error_description: 'The passkey could not be registered.' });
     deps.log.info('passkey added', { user: s.user._id });
+    await recordOwn(s, 'passkey.added', { credential_id: passkey._id });
     res.json({ redirect: PAGES.security });
   });
 
@@ -210,9 +223,13 @@ export function accountRoutes(deps: AccountDeps): Router {
     const s = await sensitiveForm(req, res);
     if (!s) return;
     // The last way to sign in stays: a passwordless account would be locked out.
-    const result = await removePasskey(deps.store, s.user._id, String(req.params.id).slice(0, 1024));
+    const credentialId = String(req.params.id).slice(0, 1024);
+    const result = await removePasskey(deps.store, s.user._id, credentialId);
     if (result === 'last_way') return securityPage(res, s, html`<p class="error" role="alert">${LAST_PASSKEY}</p>`, 409);
-    if (result === 'removed') deps.log.info('passkey removed', { user: s.user._id });
+    if (result === 'removed') {
+      deps.log.info('passkey removed', { user: s.user._id });
+      await recordOwn(s, 'passkey.removed', { credential_id: credentialId });
+    }
     res.redirect(303, PAGES.security);
   });
 

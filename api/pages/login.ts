@@ -28,7 +28,7 @@ import type { ApiContext } from '../context.js';
 import { PAGES, STEP_UP_PATHS } from '../paths.js';
 import { currentDate, currentTimeMs } from '../../lib/runtime/clock.js';
 
-export type LoginDeps = Pick<ApiContext, 'issuer' | 'store' | 'log' | 'secureCookies' | 'kek' | 'limits' | 'outbound' | 'findClient'> & FlowDeps;
+export type LoginDeps = Pick<ApiContext, 'issuer' | 'store' | 'log' | 'secureCookies' | 'kek' | 'limits' | 'outbound' | 'findClient' | 'audit'> & FlowDeps;
 
 const TOO_MANY_REQUESTS = 'Too many requests from your network. Wait a minute and try again.';
 
@@ -149,7 +149,10 @@ export function loginRoutes(deps: LoginDeps): Router {
     }
     await begun.attempt.release();
     // Said only after the right password: a guesser learns nothing about the account.
-    if (isDisabled(user)) return showForm(req, res, { email, error: ACCOUNT_DISABLED, status: 403 });
+    if (isDisabled(user)) {
+      await limits.disabled(req, user, ['pwd']);
+      return showForm(req, res, { email, error: ACCOUNT_DISABLED, status: 403 });
+    }
     if (await hasSecondFactor(deps.store, user)) {
       // The pending second factor is the first state this browser needs kept.
       const pending = await sessionForState(req, res, deps, deps.limits.requestsPerIp, { pending: { userId: user._id, amr: ['pwd'], at: currentDate() } });
@@ -175,14 +178,17 @@ export function loginRoutes(deps: LoginDeps): Router {
     const passkeys = await hasPasskey(deps.store, user._id);
     const begun = await limits.beginSecondFactor(req, user._id);
     if (!begun.ok) return secondFactorPage(res, session.csrf, requestId, { error: begun.error, status: begun.status, passkeys });
-    const result = await verifySecondFactorCode(deps.store, deps.kek, user, code);
+    const result = await verifySecondFactorCode(deps, user, code);
     if (!result.ok) {
       await limits.failed(req, 'otp', user.email, 'bad code');
       return secondFactorPage(res, session.csrf, requestId, { error: 'That code is not valid. Try again.', status: 401, passkeys });
     }
     await begun.attempt.release();
     // Disabled while the second factor was pending.
-    if (isDisabled(user)) return secondFactorPage(res, session.csrf, requestId, { error: ACCOUNT_DISABLED, status: 403, passkeys });
+    if (isDisabled(user)) {
+      await limits.disabled(req, user, session.pending!.amr);
+      return secondFactorPage(res, session.csrf, requestId, { error: ACCOUNT_DISABLED, status: 403, passkeys });
+    }
     await signIn(req, res, user, [...session.pending!.amr, 'otp', 'mfa']);
     res.redirect(303, afterSignIn(requestId));
   });
@@ -208,7 +214,10 @@ export function loginRoutes(deps: LoginDeps): Router {
       return res.status(401).json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });
     }
     await begun.attempt.release();
-    if (isDisabled(user)) return disabledJson(res);
+    if (isDisabled(user)) {
+      await limits.disabled(req, user, ['webauthn']);
+      return disabledJson(res);
+    }
     // A passkey with user verification is itself two factors (possession + PIN or biometrics).
     await signIn(req, res, user, ['webauthn', 'mfa']);
     res.json({ redirect: afterSignIn(requestParam(req)) });
@@ -235,7 +244,10 @@ export function loginRoutes(deps: LoginDeps): Router {
       return res.status(401).json({ error: 'access_denied', error_description: 'That passkey could not be verified.' });
     }
     await begun.attempt.release();
-    if (isDisabled(user)) return disabledJson(res);
+    if (isDisabled(user)) {
+      await limits.disabled(req, user, session.pending!.amr);
+      return disabledJson(res);
+    }
     await signIn(req, res, user, [...session.pending!.amr, 'webauthn', 'mfa']);
     res.json({ redirect: afterSignIn(requestParam(req)) });
   });

@@ -57,9 +57,11 @@ export function passwordPageRoutes(deps: PasswordPageDeps): Router {
     passwordPageView(res, s, { ...opts, captcha });
   }
 
-  /** Ends the user's other sessions (as at sign-out) after the password changed or was set. */
+  /** Records the change and ends the user's other sessions (as at sign-out) after the password changed or was set. */
   async function done(res: Response, s: SignedIn, first: boolean) {
-    const ended = await endUserSessions(deps, s.user._id, s.session.sid);
+    const actor = { type: 'user', userId: s.user._id } as const;
+    await deps.audit.record('password.changed', { actor, subject: { userId: s.user._id }, data: { first } });
+    const ended = await endUserSessions(deps, s.user._id, s.session.sid, { by: 'account_change', actor });
     deps.log.info(first ? 'password set' : 'password changed', { user: s.user._id, sessionsEnded: ended });
     passwordChangedPage(res, ended, first);
   }

@@ -3,10 +3,10 @@
 // out everywhere". A session ended here gets what a sign-out gets: its sudo
 // windows end and its clients are told by back-channel logout.
 import express, { Router, type Response } from 'express';
-import { deleteUserSession, listUserSessions } from '../../lib/store/sessions.js';
+import { listUserSessions } from '../../lib/store/sessions.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { sessionsPage as sessionsPageView, signedOutPage } from '../views/sessions.js';
-import { endUserSessions, sessionEnded, signOut, type SignOutDeps } from '../http/sign-out.js';
+import { endOtherSession, endUserSessions, signOut, type SignOutDeps } from '../http/sign-out.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 import { PAGES } from '../paths.js';
 
@@ -33,7 +33,7 @@ export function sessionsPageRoutes(deps: SessionsPageDeps): Router {
   router.post(`${PAGES.sessions}/sign-out-everywhere`, form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
-    const ended = await endUserSessions(deps, s.user._id, s.session.sid);
+    const ended = await endUserSessions(deps, s.user._id, s.session.sid, { by: 'user', actor: { type: 'user', userId: s.user._id } });
     await signOut(req, res, deps);
     deps.log.info('signed out everywhere', { user: s.user._id, sessions: ended + 1 });
     signedOutPage(res, 'Every browser where you were signed in is signed out.');
@@ -47,8 +47,7 @@ export function sessionsPageRoutes(deps: SessionsPageDeps): Router {
       await signOut(req, res, deps);
       return signedOutPage(res, 'This browser is signed out.');
     }
-    const ended = SID.test(sid) ? await deleteUserSession(deps.store, s.user._id, sid) : null;
-    if (ended) await sessionEnded(deps, ended);
+    const ended = SID.test(sid) ? await endOtherSession(deps, s.user._id, sid, { by: 'user', actor: { type: 'user', userId: s.user._id } }) : null;
     await sessionsPage(
       res,
       s,

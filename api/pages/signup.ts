@@ -29,7 +29,7 @@ import { afterSignIn, requestParam } from './login.js';
 import type { ApiContext } from '../context.js';
 import { PAGES } from '../paths.js';
 
-export type SignupDeps = Pick<ApiContext, 'store' | 'log' | 'limits' | 'secureCookies'>;
+export type SignupDeps = Pick<ApiContext, 'store' | 'log' | 'limits' | 'secureCookies' | 'audit'>;
 
 export const SIGN_UP_WINDOW_MS = 15 * 60_000;
 const TOO_MANY = 'Too many sign-up attempts. Wait 15 minutes and try again.';
@@ -123,6 +123,11 @@ export function signupRoutes(deps: SignupDeps): Router {
       if ('refusal' in result) return signupRefusedPage(res, 403, result.refusal);
       return again([result.taken === 'email' ? 'An account with this email address already exists. Sign in instead.' : 'That username is taken.'], 409);
     }
+    await deps.audit.record('user.created', {
+      actor: { type: 'user', userId: user._id },
+      subject: { userId: user._id },
+      data: { admin: user.role === 'admin', via: invite ? 'invite' : 'signup' },
+    });
     await startSignedInSession(req, res, deps, { userId: user._id, amr: ['pwd'], acr: 'pwd' });
     deps.log.info('signed up', { user: user._id, invite: invite?._id });
     res.redirect(303, afterSignIn(requestParam(req)));

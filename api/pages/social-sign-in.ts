@@ -20,11 +20,12 @@ import { sendErrorPage } from '../html/layout.js';
 import { linkFromAccountPage } from '../views/social.js';
 import { hasSecondFactor } from '../../lib/verification/second-factor.js';
 import { afterSignIn, requestParam } from './login.js';
+import { signInLimits } from '../sign-in-checks/sign-in-limits.js';
 import type { ApiContext } from '../context.js';
 import { PAGES } from '../paths.js';
 import { currentDate } from '../../lib/runtime/clock.js';
 
-export type SocialSignInDeps = Pick<ApiContext, 'store' | 'kek' | 'issuer' | 'secureCookies' | 'log' | 'limits' | 'outbound'>;
+export type SocialSignInDeps = Pick<ApiContext, 'store' | 'kek' | 'issuer' | 'secureCookies' | 'log' | 'limits' | 'outbound' | 'audit'>;
 
 const CallbackQuery = fieldsOf({ state: text });
 const FAILED = 'Sign-in failed';
@@ -34,6 +35,7 @@ export function socialSignInRoutes(deps: SocialSignInDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '4kb' });
   const redirectUri = (source: OAuthSourceDoc) => `${deps.issuer}/login/source/${source.slug}/callback`;
+  const limits = signInLimits(deps);
 
   async function enabledSource(req: Request, res: Response): Promise<OAuthSourceDoc | null> {
     const slug = String(req.params.slug ?? '');
@@ -101,7 +103,17 @@ export function socialSignInRoutes(deps: SocialSignInDeps): Router {
     if (outcome.kind === 'link-from-account') return linkFromAccountPage(res, FAILED, outcome.reason);
     if (outcome.kind === 'linked') return res.redirect(303, `${PAGES.social}?linked=1`);
     const { user } = outcome;
-    if (isDisabled(user)) return sendErrorPage(res, 403, FAILED, ACCOUNT_DISABLED);
+    if (outcome.created) {
+      await deps.audit.record('user.created', {
+        actor: { type: 'user', userId: user._id },
+        subject: { userId: user._id },
+        data: { admin: user.role === 'admin', via: 'social' },
+      });
+    }
+    if (isDisabled(user)) {
+      await limits.disabled(req, user, ['fed']);
+      return sendErrorPage(res, 403, FAILED, ACCOUNT_DISABLED);
+    }
     await markSocialSignIn(deps.store, outcome.account._id);
     if (await hasSecondFactor(deps.store, user)) {
       const pending = await sessionForState(req, res, deps, deps.limits.requestsPerIp, { pending: { userId: user._id, amr: ['fed'], at: currentDate() } });

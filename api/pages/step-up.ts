@@ -35,8 +35,9 @@ import { fieldsOf, raw } from '../http/input.js';
 import { ChallengeQuery } from '../protocol/step-up.js';
 import { confirmPage as confirmPageView, enrollPage, sudoConfirmPage, type ConfirmPageOptions } from '../views/step-up.js';
 import { PAGES, STEP_UP_PATHS } from '../paths.js';
+import type { ApiContext } from '../context.js';
 
-export type StepUpPageDeps = StepUpConfirmationDeps & SessionDeps & { issuer: string };
+export type StepUpPageDeps = StepUpConfirmationDeps & SessionDeps & Pick<ApiContext, 'audit'> & { issuer: string };
 
 /** The confirmation form: each field is compared or type-checked where it is used. */
 const ConfirmForm = fieldsOf({
@@ -132,7 +133,7 @@ export function stepUpPageRoutes(deps: StepUpPageDeps): Router {
         if (code.trim() === '') return { ok: false, consume: false, error: 'Enter an authentication code or use a passkey.' };
         const limit = await takeAttempt(deps.store, codeLimitKey(user), CODE_LIMIT);
         if (!limit.allowed) return { ok: false, consume: false, status: TOO_MANY.status, error: TOO_MANY.error };
-        const result = await verifySecondFactorCode(deps.store, deps.kek, user, code);
+        const result = await verifySecondFactorCode(deps, user, code);
         return result.ok ? { ok: true, method: result.method } : { ok: false, consume: true };
       },
       captchaAnswerFrom(body, req.ip),

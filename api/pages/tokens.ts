@@ -4,12 +4,8 @@
 // list, revoke (deletes it). CSRF on every form.
 import express, { Router, type Response } from 'express';
 import { checkedNewToken, patMaxDays } from '../../lib/model/personal-access-tokens.js';
-import {
-  capPersonalAccessTokenLifetimes,
-  createPersonalAccessToken,
-  listPersonalAccessTokens,
-  revokePersonalAccessToken,
-} from '../../lib/store/personal-access-tokens.js';
+import { capPersonalAccessTokenLifetimes, listPersonalAccessTokens } from '../../lib/store/personal-access-tokens.js';
+import { makePersonalAccessToken, revokeOwnPersonalAccessToken } from '../../lib/accounts/personal-access-token-changes.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfGuard, signedInUser, type SignedIn } from '../http/signed-in.js';
 import { newTokenPage, tokensPage as tokensPageView } from '../views/tokens.js';
@@ -18,7 +14,7 @@ import { fieldsOf, formList, formText, raw } from '../http/input.js';
 import type { ApiContext } from '../context.js';
 import { PAGES } from '../paths.js';
 
-export interface TokenPageDeps extends Pick<ApiContext, 'store' | 'secureCookies' | 'log' | 'reauthMaxAgeMs'> {
+export interface TokenPageDeps extends Pick<ApiContext, 'store' | 'secureCookies' | 'log' | 'reauthMaxAgeMs' | 'audit'> {
   /** The longest lifetime of a token. */
   patMaxLifetimeMs: number;
 }
@@ -53,14 +49,14 @@ export function tokenPageRoutes(deps: TokenPageDeps): Router {
     const days = body.expires_in_days.trim();
     const checked = checkedNewToken(s.user.role, maxDays, { name: body.name, scope, expiresInDays: days === '' ? undefined : Number(days) });
     if (!checked.ok) return tokensPage(res, s, html`<p class="error" role="alert">${checked.problems.join('; ')}</p>`, 400);
-    const { token, doc } = await createPersonalAccessToken(deps.store, s.user._id, checked.input);
+    const { token, doc } = await makePersonalAccessToken(deps, s.user._id, checked.input, { type: 'user', userId: s.user._id });
     newTokenPage(res, token, doc);
   });
 
   router.post(`${PAGES.tokens}/:id/revoke`, form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
-    await revokePersonalAccessToken(deps.store, s.user._id, String(req.params.id));
+    await revokeOwnPersonalAccessToken(deps, s.user._id, String(req.params.id), { type: 'user', userId: s.user._id });
     res.redirect(303, PAGES.tokens);
   });
 

@@ -85,7 +85,8 @@ ${state ? html`<input type="hidden" name="state" value="${state}">` : ''}
 </form>`,
         });
       }
-      await signOut(req, res, deps);
+      // The RP is named only when the request named one (a verified hint, or client_id).
+      await signOut(req, res, deps, client?._id);
     }
     if (redirect) return res.redirect(303, redirect);
     signedOutPage(res);

@@ -23,6 +23,9 @@
 // Failures are logged at info level with the client address and a hashed
 // account reference (never the email): the first 16 hex characters of
 // HMAC-SHA256 of the normalized email, keyed by a key derived from the KEK.
+// Each is also recorded in the audit trail (`login.failed`, with the same
+// reference): every refusal of every path passes through here, and so do
+// refusals of a disabled account (`disabled`).
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { Request } from 'express';
 import type { SiteSettings } from '../../lib/model/site-settings.js';
@@ -35,13 +38,17 @@ import { hasCaptchaAnswer, issuePowChallenge, SIGN_IN_CAPTCHA, verifyCaptcha } f
 import { captchaAnswerFrom } from './captcha.js';
 import type { ApiContext } from '../context.js';
 import { currentTimeMs } from '../../lib/runtime/clock.js';
+import type { AuditActor } from '../../lib/model/audit-events.js';
+import type { UserDoc } from '../../lib/model/users.js';
+import { findUserByEmail, findUserById } from '../../lib/store/users.js';
+import { loginMethod } from '../http/session.js';
 
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 export const TOO_MANY_FAILURES = 'Too many failed attempts. Wait 15 minutes and try again.';
 const SITE_BUSY = 'Too many failed sign-ins on this site right now. Wait a few minutes and try again.';
 const CAPTCHA_FIRST = 'Complete the check below, then sign in.';
 
-export type SignInLimitDeps = Pick<ApiContext, 'store' | 'log' | 'kek' | 'limits' | 'outbound'>;
+export type SignInLimitDeps = Pick<ApiContext, 'store' | 'log' | 'kek' | 'limits' | 'outbound' | 'audit'>;
 
 /** How a refused attempt is answered: the status, the message, and whether the form must show the captcha. */
 export interface Refusal {
@@ -54,6 +61,12 @@ export type Begun = { ok: true; attempt: Attempt } | ({ ok: false } & Refusal);
 
 export type SignInMethod = 'password' | 'otp' | 'passkey' | 'change-password';
 
+/** Why a sign-in was refused, as `login.failed` records it (lib/model/audit-events.ts). */
+export type LoginFailureReason = 'unknown_account' | 'wrong_password' | 'second_factor_failed' | 'passkey_failed' | 'disabled' | 'limited' | 'captcha';
+
+/** The user a failure is about: known by id (second factors), by the email tried, or not at all (a passkey that did not verify). */
+type Who = { userId: string } | { email: string | null };
+
 export interface SignInLimits {
   /** The site settings and whether the password form shows the captcha (for the account too, when known). */
   captchaNeeded(req: Request, email?: string): Promise<{ settings: SiteSettings; needed: boolean }>;
@@ -65,6 +78,8 @@ export interface SignInLimits {
   beginPasskey(req: Request): Promise<Begun>;
   /** Records and logs a failure whose slots the caller keeps. */
   failed(req: Request, method: SignInMethod, email: string | null, reason: string): Promise<void>;
+  /** Records a sign-in refused because the account is disabled (after the right credentials); `amr`: how far it got. */
+  disabled(req: Request, user: UserDoc, amr: string[]): Promise<void>;
   /** JSON for /assets/captcha.js: a proof-of-work challenge for the sign-in form (limited per address). */
   powChallenge(req: Request): Promise<{ status: number; body: Record<string, unknown> }>;
 }
@@ -95,8 +110,44 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
     return { settings, needed: reached.some(Boolean) };
   }
 
-  function log(req: Request, method: SignInMethod, email: string | null, reason: string) {
+  /**
+   * The audit record of a refusal (`login.failed`, durable before the answer):
+   * the account by reference, the user when the account exists, the actor
+   * the signed-in user for a check of a signed-in browser (change of
+   * password, the site gate) and anonymous otherwise.
+   */
+  async function audit(req: Request, method: SignInMethod, who: Who, reason: LoginFailureReason | null) {
+    const email = 'email' in who ? who.email : null;
+    const user = 'userId' in who ? await findUserById(store, who.userId) : email === null ? null : await findUserByEmail(store, email);
+    const tried = email ?? user?.email;
+    const sessionUser = req.kfSession?.userId;
+    const actor: AuditActor = sessionUser ? { type: 'user', userId: sessionUser } : { type: 'anonymous' };
+    // A second factor (code, or a passkey for a known user) is its own method; a passkey sign-in names no account.
+    const secondFactor = method === 'otp' || (method === 'passkey' && user !== null);
+    const wrong: LoginFailureReason = secondFactor
+      ? 'second_factor_failed'
+      : method === 'passkey'
+        ? 'passkey_failed'
+        : user
+          ? 'wrong_password'
+          : 'unknown_account';
+    await deps.audit.record('login.failed', {
+      outcome: 'failure',
+      actor,
+      subject: user ? { userId: user._id } : {},
+      data: {
+        method: secondFactor ? 'second_factor' : method === 'passkey' ? 'passkey' : 'password',
+        reason: reason ?? wrong,
+        account: tried ? accountRef(tried) : undefined,
+      },
+    });
+  }
+
+  /** Logs (`reason`) and records (`audited`; null: the credentials were wrong, which way `audit` tells) a refused attempt. */
+  async function log(req: Request, method: SignInMethod, who: Who, reason: string, audited: LoginFailureReason | null) {
+    const email = 'email' in who ? who.email : null;
     deps.log.info('sign-in failed', { method, account: email === null ? undefined : accountRef(email), ip: req.ip, reason });
+    await audit(req, method, who, audited);
   }
 
   /** Once per window, across processes: the site-wide limit refuses password sign-ins. */
@@ -122,7 +173,7 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
       [keys.address(req), address],
     ]);
     if (!personal.allowed) {
-      log(req, method, email, 'limit');
+      await log(req, method, { email }, 'limit', 'limited');
       return { ok: false, status: 429, error: TOO_MANY_FAILURES, captcha: needed };
     }
     const site = await takeAttempt(store, keys.global, global);
@@ -132,24 +183,24 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
       await personal.attempt.release();
       if (settings.captcha_provider !== 'none') return { ok: false, status: 400, error: CAPTCHA_FIRST, captcha: true };
       await warnSiteLimit();
-      log(req, method, email, 'site limit');
+      await log(req, method, { email }, 'site limit', 'limited');
       return { ok: false, status: 429, error: SITE_BUSY, captcha: false };
     }
     if (needed) {
       // A failed captcha keeps the slots: it counts as a failed sign-in.
       const checked = await verifyCaptcha(deps, settings, SIGN_IN_CAPTCHA, answer);
       if (!checked.ok) {
-        log(req, method, email, 'captcha');
+        await log(req, method, { email }, 'captcha', 'captcha');
         return { ok: false, status: 400, error: checked.error, captcha: true };
       }
     }
     return { ok: true, attempt };
   }
 
-  async function begin(req: Request, limitsFor: ReadonlyArray<readonly [string, LimitRule]>, method: SignInMethod): Promise<Begun> {
+  async function begin(req: Request, limitsFor: ReadonlyArray<readonly [string, LimitRule]>, method: SignInMethod, who: Who): Promise<Begun> {
     const result = await takeAttempts(store, limitsFor);
     if (result.allowed) return { ok: true, attempt: result.attempt };
-    log(req, method, null, 'limit');
+    await log(req, method, who, 'limit', 'limited');
     return { ok: false, status: 429, error: TOO_MANY_FAILURES, captcha: false };
   }
 
@@ -164,12 +215,22 @@ export function signInLimits(deps: SignInLimitDeps): SignInLimits {
           [keys.address(req), address],
         ],
         'otp',
+        { userId },
       ),
-    beginPasskey: (req) => begin(req, [[keys.address(req), address]], 'passkey'),
+    beginPasskey: (req) => begin(req, [[keys.address(req), address]], 'passkey', { email: null }),
     async failed(req, method, email, reason) {
       // Second factors and passkeys count toward the site-wide figure too (the captcha threshold); only passwords are gated by it.
       if (method === 'otp' || method === 'passkey') await takeAttempt(store, keys.global, global);
-      log(req, method, email, reason);
+      await log(req, method, { email }, reason, null);
+    },
+    async disabled(req, user, amr) {
+      deps.log.info('sign-in refused: account disabled', { user: user._id, ip: req.ip });
+      await deps.audit.record('login.failed', {
+        outcome: 'failure',
+        actor: { type: 'anonymous' },
+        subject: { userId: user._id },
+        data: { method: loginMethod(amr), reason: 'disabled', account: accountRef(user.email) },
+      });
     },
     async powChallenge(req) {
       const settings = await getSiteSettings(store);

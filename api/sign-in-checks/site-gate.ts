@@ -16,7 +16,7 @@ import { currentTimeMs } from '../../lib/runtime/clock.js';
 /** A passkey used at this consent counts for this long (the page is still open). */
 export const SITE_FACTOR_TTL_MS = 5 * 60_000;
 
-export type SiteGateDeps = Pick<ApiContext, 'store' | 'kek'>;
+export type SiteGateDeps = Pick<ApiContext, 'store' | 'kek' | 'audit'>;
 
 export interface SiteGateStanding {
   admin: boolean;
@@ -61,7 +61,7 @@ export async function passSiteGate(
     return { ok: false, status: 400, message: 'Confirm with your second factor: a code from your authenticator app, a backup code, or your passkey.' };
   const begun = await limits.beginSecondFactor(req, user._id);
   if (!begun.ok) return { ok: false, status: begun.status, message: begun.error };
-  const result = await verifySecondFactorCode(deps.store, deps.kek, user, input.code);
+  const result = await verifySecondFactorCode(deps, user, input.code);
   if (!result.ok) {
     await limits.failed(req, 'otp', user.email, 'bad site-gate code');
     return { ok: false, status: 401, message: 'That code is not valid. Try again.' };

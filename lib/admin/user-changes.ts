@@ -16,6 +16,7 @@ import type { AdminEvent, EventActor } from '../model/webhook-events.js';
 import type { FlowClient } from '../flows/flow-client.js';
 import { revokeUserGrants, type BulkRevocation } from '../grants/revocation.js';
 import type { Store } from '../store/db.js';
+import type { AuditTrail } from '../audit/audit-trail.js';
 import {
   clearSecondFactors,
   deleteUserAccount,
@@ -33,6 +34,15 @@ export interface UserChangeDeps {
   events: { admin(name: AdminEvent, data: Record<string, unknown>, actor: EventActor): Promise<void> };
   /** Ends every session of the user; how many (the api: each with back-channel logout). */
   endSessions(userId: string): Promise<number>;
+  /** The sessions an account change ends are recorded here (`session.revoked`), with the administrator who made it. */
+  audit: AuditTrail;
+}
+
+/** Ends the user's sessions for an administrator's account change (disable, delete) and records how many ended. */
+async function endSessionsFor(deps: UserChangeDeps, userId: string, actor: EventActor): Promise<number> {
+  const count = await deps.endSessions(userId);
+  if (count > 0) await deps.audit.record('session.revoked', { actor, subject: { userId }, data: { by: 'account_change', count } });
+  return count;
 }
 
 /** The fields of a checked update that differ from the account as it is. */
@@ -68,8 +78,8 @@ async function writeUpdate(store: Store, target: UserDoc, set: AccountFields): P
 }
 
 /** Sessions end and grants are revoked: what a disabled user had stops working now. */
-async function cutOff(deps: UserChangeDeps, userId: string): Promise<BulkRevocation & { sessions: number }> {
-  const sessions = await deps.endSessions(userId);
+async function cutOff(deps: UserChangeDeps, userId: string, actor: EventActor): Promise<BulkRevocation & { sessions: number }> {
+  const sessions = await endSessionsFor(deps, userId, actor);
   return { sessions, ...(await revokeUserGrants(deps, userId, 'user disabled')) };
 }
 
@@ -84,7 +94,7 @@ export async function updateUser(deps: UserChangeDeps, target: UserDoc, body: un
   const changed = changedNames(set);
   if (changed.length === 0) return target;
   const user = await keepingAnAdmin(deps.store, target, set, () => writeUpdate(deps.store, target, set));
-  if (set.disabled === true) await cutOff(deps, user._id);
+  if (set.disabled === true) await cutOff(deps, user._id, actor);
   await deps.events.admin('admin.user.update', { user_id: user._id, changed }, actor);
   return user;
 }
@@ -129,7 +139,7 @@ export interface DeletedUser extends DeletedUserData, BulkRevocation {
  */
 export async function deleteUser(deps: UserChangeDeps, target: UserDoc, actor: EventActor): Promise<DeletedUser> {
   if (!isDisabled(target)) await keepingAnAdmin(deps.store, target, { disabled: true }, () => setUserFields(deps.store, target._id, { disabled: true }));
-  const signedOut = await deps.endSessions(target._id);
+  const signedOut = await endSessionsFor(deps, target._id, actor);
   const removed = await deleteUserAccount(deps.store, target._id);
   if (!removed) throw new NotFoundError('no such user'); // deleted meanwhile
   const revoked = await revokeUserGrants(deps, target._id);

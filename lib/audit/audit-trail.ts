@@ -98,8 +98,17 @@ export function createAuditTrail(deps: { store: Store; log: Logger }): AuditTrai
   function enqueue(event: AuditEventName, input: AuditInput): Promise<void> {
     const entry = auditEntry(event, input, (key) => deps.log.warn('audit data key not in the catalogue; dropped', { event, key }));
     const written = new Promise<void>((resolve, reject) => queue.push({ entry, done: (err) => (err ? reject(err) : resolve()) }));
-    writing ??= writeGroups().finally(() => (writing = null));
+    startWriting();
     return written;
+  }
+
+  function startWriting(): void {
+    writing ??= writeGroups().finally(() => {
+      writing = null;
+      // A record queued after the last group was taken but before this ran (the
+      // caller of the last record going on at once) found `writing` still set.
+      if (queue.length) startWriting();
+    });
   }
 
   return {

@@ -34,7 +34,7 @@ export const AUDIT_CATALOGUE = {
   }),
   'login.failed': user('a sign-in was refused', {
     method: 'password, passkey, social or second_factor',
-    reason: 'unknown_account, wrong_password, second_factor_failed, disabled, limited or captcha',
+    reason: 'unknown_account, wrong_password, second_factor_failed, passkey_failed (a passkey sign-in that did not verify), disabled, limited or captcha',
     account: 'an opaque reference to the email tried (the same email, the same reference; never the email)',
   }),
   logout: user('a user signed out (the account menu or RP-initiated logout)', { client_id: 'the RP that asked, for RP-initiated logout' }),
@@ -43,9 +43,13 @@ export const AUDIT_CATALOGUE = {
     by: 'user, admin or account_change (disable, delete, password change)',
     count: 'how many sessions, when several were ended at once',
   }),
-  reauth: user('a signed-in user confirmed their password or a second factor again for a sensitive change', { method: 'password, totp or passkey' }),
+  reauth: user('a signed-in user signed in again (password, second factor) for a sensitive change', {
+    method: 'the strongest factor confirmed: passkey, totp, password or social',
+  }),
   // Factors and credentials.
-  'password.changed': user('a user changed their password (or an administrator set one)'),
+  'password.changed': user('a user changed their password (or an administrator set one)', {
+    first: 'whether it was the first password of an account made by an upstream sign-in',
+  }),
   'totp.enabled': user('an authenticator app was enrolled'),
   'totp.disabled': user('an authenticator app was removed'),
   'passkey.added': user('a passkey was registered', { credential_id: 'the passkey (its credential id)' }),

@@ -20,7 +20,8 @@ import type { UpstreamProfile } from './upstream.js';
 import { currentDate } from '../runtime/clock.js';
 
 export type LinkOutcome =
-  | { kind: 'sign-in'; user: UserDoc; account: SocialAccountDoc }
+  /** `created`: the account was made by this sign-in (the source allows sign-up). */
+  | { kind: 'sign-in'; user: UserDoc; account: SocialAccountDoc; created?: true }
   | { kind: 'linked'; user: UserDoc; account: SocialAccountDoc }
   | { kind: 'refused'; reason: string }
   /** An account holds the email but may not be reached this way: its owner signs in to it another way and links from there. */
@@ -74,7 +75,7 @@ export async function resolveUpstreamAccount(store: Store, source: OAuthSourceDo
   const user = await createPasswordlessUser(store, { ...profile, email: profile.email });
   if (!user) return refused('An account with this email was created at the same moment. Try again.');
   const account = await link(store, source, profile, user);
-  return account ? { kind: 'sign-in', user, account } : refused(RACE);
+  return account ? { kind: 'sign-in', user, account, created: true } : refused(RACE);
 }
 
 /**

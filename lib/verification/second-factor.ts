@@ -11,6 +11,7 @@ import type { Store } from '../store/db.js';
 import { hasPasskey } from '../store/passkeys.js';
 import { recordTotpTimeStep, removeBackupCode } from '../store/second-factors.js';
 import { claimOnce } from '../store/single-use.js';
+import type { AuditTrail } from '../audit/audit-trail.js';
 
 /** True when the user has a second factor that can raise the session to acr=mfa (TOTP or a passkey). */
 export async function hasSecondFactor(store: Store, user: UserDoc): Promise<boolean> {
@@ -37,8 +38,16 @@ export async function checkTotpCode(secret: string, input: string, afterTimeStep
   return result?.valid && 'timeStep' in result ? result.timeStep : null;
 }
 
+export interface SecondFactorDeps {
+  store: Store;
+  kek: Kek;
+  /** A spent backup code is recorded (`backup_code.used`), whichever check spent it. */
+  audit: AuditTrail;
+}
+
 /** A 6-digit TOTP code (±30 s) not used before, or one of the user's backup codes. */
-export async function verifySecondFactorCode(store: Store, kek: Kek, user: UserDoc, input: string): Promise<SecondFactorResult> {
+export async function verifySecondFactorCode(deps: SecondFactorDeps, user: UserDoc, input: string): Promise<SecondFactorResult> {
+  const { store, kek } = deps;
   if (/^\d{6}$/.test(input.replace(/\s/g, '')) && user.totp) {
     const last = user.totp.lastTimeStep;
     const timeStep = await checkTotpCode(totpSecret(kek, user, user.totp.secret), input, last);
@@ -53,6 +62,11 @@ export async function verifySecondFactorCode(store: Store, kek: Kek, user: UserD
     const hash = hashBackupCode(kek, backup);
     if (user.backupCodes.includes(hash) && (await claimOnce(store, `backup:${user._id}:${hash}`, 400 * 24 * 3600_000))) {
       await removeBackupCode(store, user._id, hash);
+      await deps.audit.record('backup_code.used', {
+        actor: { type: 'user', userId: user._id },
+        subject: { userId: user._id },
+        data: { remaining: user.backupCodes.length - 1 },
+      });
       return { ok: true, method: 'backup' };
     }
   }

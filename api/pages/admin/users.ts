@@ -33,7 +33,7 @@ const draftFrom = (req: Request): UserDraft => {
 export function adminUsersRoutes(deps: AdminUsersPageDeps): Router {
   const router = Router();
   const idle = { ...deps, idleMs: deps.config.sessionIdleMs };
-  const changes: UserChangeDeps = { ...deps, endSessions: (userId) => endUserSessions(idle, userId, null) };
+  const changes: UserChangeDeps = { ...deps, endSessions: (userId) => endUserSessions(idle, userId, null, null) };
   const actor = (req: Request) => sessionActor(adminOf(req).user._id);
 
   router.get(ADMIN_PAGES.users, async (req, res) => {

@@ -42,7 +42,7 @@ export type AdminUsersApiDeps = SignOutDeps & Pick<ApiContext, 'keyring' | 'even
 export function adminUsersApiRoutes(deps: AdminUsersApiDeps): Router {
   const router = Router();
   const json = express.json({ limit: '16kb' });
-  const changes: UserChangeDeps = { ...deps, endSessions: (userId) => endUserSessions(deps, userId, null) };
+  const changes: UserChangeDeps = { ...deps, endSessions: (userId) => endUserSessions(deps, userId, null, null) };
 
   /** The user named in the path, or a 404. */
   async function named(req: Request): Promise<UserDoc> {
