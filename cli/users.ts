@@ -20,7 +20,7 @@ import { createUser, findUserByRef, listUsers } from '../lib/store/users.js';
 import { createPersonalAccessToken } from '../lib/store/personal-access-tokens.js';
 import { checkedNewToken, patMaxDays } from '../lib/model/personal-access-tokens.js';
 import { parseScopeParam } from '../lib/model/scopes.js';
-import { cliEvents, OPERATOR } from './events.js';
+import { cliAudit, cliEvents, OPERATOR } from './events.js';
 import { connectTemporal, reportUnreachedFamilies } from './temporal.js';
 import { print, UsageError, parseOrUsage } from './usage.js';
 import { optionsOf } from './commands.js';
@@ -87,7 +87,7 @@ async function withChanges<T>(
   const flows = { client: temporal.client, taskQueue: cfg.temporal.taskQueue };
   const idle = { store, flows, issuer: cfg.issuer, idleMs: cfg.sessionIdleMs };
   try {
-    return await run({ store, flows, events, endSessions: (userId) => endSessionsWithLogout(idle, userId) }, changes);
+    return await run({ store, flows, events, audit: cliAudit(store), endSessions: (userId) => endSessionsWithLogout(idle, userId) }, changes);
   } finally {
     await events.finish();
     await temporal.close();
@@ -108,6 +108,7 @@ export async function usersCommand(store: Store, cfg: Config, sub: string | unde
       username: cl.text('username'),
       admin: cl.flag('admin'),
     });
+    await cliAudit(store).record('user.created', { actor: OPERATOR, subject: { userId: user._id }, data: { admin: user.role === 'admin', via: 'cli' } });
     return print(await adminUserJsonOf(store, user));
   }
   if (sub === 'update') {

@@ -288,7 +288,7 @@ describe('phone_number_verified', () => {
     const seen = (await api.deps.store.users.findOne({ _id: u.id }))!;
     expect((await patchProfile(u.token, { phone_number: '+1 555 0199' })).status).toBe(200);
     const flows = { client: api.deps.temporal.client, taskQueue: api.deps.config.temporal.taskQueue };
-    const deps = { store: api.deps.store, events: api.deps.events, flows, endSessions: () => Promise.resolve(0) };
+    const deps = { store: api.deps.store, events: api.deps.events, audit: api.deps.audit, flows, endSessions: () => Promise.resolve(0) };
     await expect(updateUser(deps, seen, { phone_number_verified: true }, { type: 'operator' })).rejects.toThrow(ConflictError);
     const doc = (await api.deps.store.users.findOne({ _id: u.id }))!;
     expect([doc.phoneNumber, doc.phoneNumberVerified]).toEqual(['+15550199', undefined]);
