@@ -144,7 +144,11 @@ async function remove(store: Store, cfg: Config, argv: string[]): Promise<void> 
   const temporal = await connectTemporal(cfg);
   const events = cliEvents(cfg, store);
   try {
-    const removed = await deleteApp({ store, flows: { client: temporal.client, taskQueue: cfg.temporal.taskQueue }, events, audit: cliAudit(store) }, client, OPERATOR);
+    const removed = await deleteApp(
+      { store, flows: { client: temporal.client, taskQueue: cfg.temporal.taskQueue }, events, audit: cliAudit(store) },
+      client,
+      OPERATOR,
+    );
     print({ deleted: client._id, name: client.name, grants_revoked: removed.grants });
     reportUnreachedFamilies(removed.familiesUnreached);
   } finally {

@@ -82,7 +82,11 @@ export async function changeApp(deps: AppChangeDeps, client: ClientDoc, body: un
       grantsRevoked += (await revokeMachineGrants(deps, current._id)).grants;
     }
   }
-  if (changed.length) await Promise.all([deps.events.admin('admin.app.update', appUpdateData(current, changed), actor), recordChange(deps, current, changed, grantsRevoked, actor)]);
+  if (changed.length)
+    await Promise.all([
+      deps.events.admin('admin.app.update', appUpdateData(current, changed), actor),
+      recordChange(deps, current, changed, grantsRevoked, actor),
+    ]);
   return { client: current, changed, grantsRevoked };
 }
 

@@ -140,7 +140,11 @@ async function finishBatch(deps: SealDeps, batch: AuditBatchDoc): Promise<AuditB
 }
 
 /** Seals until the inbox is empty or `budgetMs` has passed; returns the batches sealed and whether records are left. */
-export async function sealPending(deps: SealDeps, budgetMs: number, heartbeat: () => void = () => {}): Promise<{ batches: number; records: number; more: boolean; head: ChainHead | null }> {
+export async function sealPending(
+  deps: SealDeps,
+  budgetMs: number,
+  heartbeat: () => void = () => {},
+): Promise<{ batches: number; records: number; more: boolean; head: ChainHead | null }> {
   const started = performance.now();
   let batches = 0;
   let records = 0;

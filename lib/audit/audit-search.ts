@@ -8,7 +8,7 @@
 // early with a cursor to go on from.
 import pLimit from 'p-limit';
 import { auditEventsMatching, type AuditEntry, type AuditOutcome } from '../model/audit-events.js';
-import { allPending, findBatch, positionOf, readMeta, sealedAt, type SealedAuditDoc } from '../store/audit-records.js';
+import { allPending, findBatch, parsePosition, positionOf, readMeta, sealedAt, type SealedAuditDoc } from '../store/audit-records.js';
 import type { Store } from '../store/db.js';
 import { positionsOf, sizeOf } from './audit-index.js';
 
@@ -62,6 +62,10 @@ function eventsOf(filter: AuditFilter): Set<string> | null {
   if (!names.length) throw new AuditFilterError(`no audit event matches ${JSON.stringify(filter.event)}`);
   return new Set(names);
 }
+
+/** A cursor as searchAudit gives them: `p:` and a record id (the inbox), or `s:` and a sealed position. */
+export const isAuditCursor = (cursor: string): boolean =>
+  /^p:[0-9a-f]{12}-[0-9a-f]{16}$/.test(cursor) || (cursor.startsWith('s:') && parsePosition(cursor.slice(2)) !== null);
 
 /** Newest-first streams of positions, merged (several event names of a prefix). */
 async function* merged(streams: AsyncGenerator<string>[]): AsyncGenerator<string> {
@@ -129,6 +133,8 @@ async function walkFor(store: Store, filter: AuditFilter, events: Set<string> | 
  */
 export async function searchAudit(store: Store, filter: AuditFilter, limit: number, cursor?: string): Promise<AuditPage> {
   const events = eventsOf(filter);
+  // Only a cursor a page gave: anything else would silently restart or skip the walk.
+  if (cursor !== undefined && !isAuditCursor(cursor)) throw new AuditFilterError('cursor: not one this search gave');
   const records: FoundAuditRecord[] = [];
   let sealedCursor: string | undefined;
   if (cursor === undefined || cursor.startsWith('p:')) {
@@ -138,7 +144,7 @@ export async function searchAudit(store: Store, filter: AuditFilter, limit: numb
     for (const { _id, ...entry } of pending) {
       if (!matchesFilter(entry, filter, events)) continue;
       if (records.length === limit) return { records, next: `p:${records[records.length - 1]!.id}` };
-      records.push({ ...(entry), id: _id, position: null });
+      records.push({ ...entry, id: _id, position: null });
     }
   } else if (cursor.startsWith('s:')) sealedCursor = cursor.slice(2);
   else throw new AuditFilterError('cursor: not one this search gave');

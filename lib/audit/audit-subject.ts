@@ -4,7 +4,7 @@
 import type { AuditSubject } from '../model/audit-events.js';
 
 export function subjectOfData(data: Record<string, unknown>): AuditSubject {
-  const text = (key: string) => (typeof data[key] === 'string' ? (data[key]) : undefined);
+  const text = (key: string) => (typeof data[key] === 'string' ? data[key] : undefined);
   const userId = text('user_id') ?? text('owner_user_id');
   const clientId = text('client_id') ?? text('app_id');
   const teamId = text('team_id');

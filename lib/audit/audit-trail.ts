@@ -13,14 +13,7 @@
 //                               hot paths' successes (login, code, token issued);
 //                               a crash within the moment loses only these
 import { randomBytes } from 'node:crypto';
-import {
-  AUDIT_CATALOGUE,
-  type AuditActor,
-  type AuditEntry,
-  type AuditEventName,
-  type AuditOutcome,
-  type AuditSubject,
-} from '../model/audit-events.js';
+import { AUDIT_CATALOGUE, type AuditActor, type AuditEntry, type AuditEventName, type AuditOutcome, type AuditSubject } from '../model/audit-events.js';
 import { currentDate } from '../runtime/clock.js';
 import type { Logger } from '../runtime/log.js';
 import { currentRequest } from '../runtime/request-context.js';
@@ -53,7 +46,7 @@ export function newAuditId(at: Date): string {
 /** The record of `event` as written: the catalogue's data keys only, the request's context if any. */
 export function auditEntry(event: AuditEventName, input: AuditInput, dropped: (key: string) => void = () => {}): AuditEntry {
   const spec = AUDIT_CATALOGUE[event];
-  const allowed: Record<string, string> = (spec).data ?? {};
+  const allowed: Record<string, string> = spec.data ?? {};
   const data: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input.data ?? {})) {
     if (value === undefined) continue;
