@@ -137,9 +137,10 @@ export async function searchAudit(store: Store, filter: AuditFilter, limit: numb
   if (cursor !== undefined && !isAuditCursor(cursor)) throw new AuditFilterError('cursor: not one this search gave');
   const records: FoundAuditRecord[] = [];
   let sealedCursor: string | undefined;
+  /** From an inbox cursor: the records at or after it were on the pages before (some may have been sealed since). */
+  const after = cursor?.startsWith('p:') ? cursor.slice(2) : undefined;
   if (cursor === undefined || cursor.startsWith('p:')) {
     // The inbox first: records newer than anything sealed.
-    const after = cursor?.slice(2);
     const pending = (await allPending(store, PENDING_SCAN)).filter((p) => after === undefined || p._id < after);
     for (const { _id, ...entry } of pending) {
       if (!matchesFilter(entry, filter, events)) continue;
@@ -171,6 +172,7 @@ export async function searchAudit(store: Store, filter: AuditFilter, limit: numb
       // Positions are in sealing order, which is time order: past `since`, nothing older can match.
       if (filter.since && doc.time < filter.since) return { records, next: null };
       if (!matchesFilter(doc, filter, events)) continue;
+      if (after !== undefined && doc.id >= after) continue;
       const { _id, seq, idx, ...entry } = doc;
       void seq;
       void idx;
