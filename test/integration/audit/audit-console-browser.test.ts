@@ -53,7 +53,7 @@ async function filter(page: Page, fields: { event?: string; user?: string; outco
 /** No axe violation, and nothing wider than the screen. */
 async function expectUsable(page: Page): Promise<void> {
   expect(await axeViolations(page)).toEqual([]);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
   expect(overflow).toBeLessThanOrEqual(0);
 }
 

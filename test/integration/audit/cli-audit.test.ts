@@ -45,7 +45,7 @@ it('records key rotation and retirement with the key as subject', async () => {
 it('records a client the operator creates, re-keys and deletes, and finds them by client', async () => {
   const create = await cli('clients', 'create', '--name', 'Audited CLI app', '--redirect-uri', 'https://audited-cli.example/cb', '--id-token-alg', 'RS256');
   expect(create.code).toBe(0);
-  const created = JSON.parse(create.stdout) as Json;
+  const created: Json = JSON.parse(create.stdout);
   const id: string = created.client_id;
   const rotated = await ok('apps', 'rotate-secret', id);
   await ok('apps', 'delete', id, '--yes');
