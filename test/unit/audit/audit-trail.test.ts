@@ -1,0 +1,30 @@
+// The recorder's group commit without a database: records awaited one after
+// the other (each continuation queues the next before the writer has ended)
+// are all written, and records made while a write is in flight go together.
+import { createAuditTrail } from '../../../lib/audit/audit-trail.js';
+import { createLogger } from '../../../lib/runtime/log.js';
+import type { Store } from '../../../lib/store/db.js';
+
+function fakeStore() {
+  const inserts: unknown[][] = [];
+  const store = { auditPending: { insertMany: async (docs: unknown[]) => void inserts.push(docs) } } as unknown as Store;
+  return { store, inserts };
+}
+
+it('writes every record of a caller that awaits each before the next', async () => {
+  const { store, inserts } = fakeStore();
+  const audit = createAuditTrail({ store, log: createLogger('error') });
+  for (let i = 0; i < 20; i++) await audit.record('user.enabled', { actor: { type: 'operator' }, subject: { userId: `u${i}` } });
+  expect(inserts.flat()).toHaveLength(20);
+});
+
+it('writes records made while a write is in flight in one insert, and flush waits for notes', async () => {
+  const { store, inserts } = fakeStore();
+  const audit = createAuditTrail({ store, log: createLogger('error') });
+  await Promise.all([1, 2, 3].map((n) => audit.record('user.disabled', { actor: { type: 'operator' }, subject: { userId: `u${n}` } })));
+  // The first is written at once; the two that came meanwhile, together.
+  expect(inserts.map((group) => group.length)).toEqual([1, 2]);
+  audit.note('user.enabled', { actor: { type: 'operator' } });
+  await audit.flush();
+  expect(inserts.flat()).toHaveLength(4);
+});
