@@ -9,7 +9,7 @@ import { cliOn, expectRefused, jsonLines } from '../../support/cli.js';
 import { testDatabase } from '../../support/database.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 
-const database = testDatabase('cli_audit');
+const database = testDatabase('audit_cli');
 const api = useTestApi(database.env);
 const { run: cli, ok } = cliOn(database.env);
 
