@@ -120,7 +120,7 @@ export const jsonLines = (stdout: string): Json[] =>
   stdout
     .split('\n')
     .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Json);
+    .map((line): Json => JSON.parse(line));
 
 /** A command refused with exit `code`: nothing on stdout, `message` on stderr, and no stack trace. */
 export function expectRefused(r: ProcessResult, code: number, message: RegExp): void {
