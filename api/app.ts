@@ -36,6 +36,7 @@ import { adminUsersApiRoutes } from './resources/admin/users.js';
 import { adminAppsApiRoutes } from './resources/admin/apps.js';
 import { adminConfigApiRoutes } from './resources/admin/config.js';
 import { adminInvitesApiRoutes } from './resources/admin/invites.js';
+import { adminAuditApiRoutes } from './resources/admin/audit.js';
 import { webhookRoutes } from './resources/webhooks.js';
 import { domainsApiRoutes } from './resources/domains.js';
 import { socialAccountsApiRoutes } from './resources/social-accounts.js';
@@ -116,6 +117,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(adminAppsApiRoutes(ctx));
   app.use(adminConfigApiRoutes(ctx));
   app.use(adminInvitesApiRoutes(ctx));
+  app.use(adminAuditApiRoutes(ctx));
   app.use(socialAccountsApiRoutes(ctx));
   app.use(webhookRoutes({ ...ctx, deliveryTimeoutMs: config.webhookTimeoutMs }));
   app.use(introspectionRoutes(ctx));

@@ -48,6 +48,7 @@ export const ADMIN_RESOURCES = {
   users: `${ADMIN_API}/users`,
   apps: `${ADMIN_API}/apps`,
   config: `${ADMIN_API}/config`,
+  audit: `${ADMIN_API}/audit`,
   invites: `${ADMIN_API}/invites`,
   sources: `${ADMIN_API}/oauth_sources`,
   webhooks: WEBHOOK_RULES.admin.base,

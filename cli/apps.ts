@@ -25,7 +25,7 @@ import { liveGrantIds } from '../lib/store/grants.js';
 import { lazyTemporalClient } from '../lib/temporal/connection.js';
 import { clientById, redirectUrisOf } from './client-args.js';
 import { optionsOf } from './commands.js';
-import { cliEvents, OPERATOR } from './events.js';
+import { cliAudit, cliEvents, OPERATOR } from './events.js';
 import { connectTemporal, reportUnreachedFamilies } from './temporal.js';
 import { parseCommand, print, required, UsageError } from './usage.js';
 
@@ -68,7 +68,7 @@ async function adminChange(store: Store, cfg: Config, sub: AdminChangeCommand, a
   const events = cliEvents(cfg, store);
   try {
     const flows = { client: temporal.client, taskQueue: cfg.temporal.taskQueue };
-    print(appChangeJson(await changeApp({ store, flows, events }, client, input, OPERATOR)));
+    print(appChangeJson(await changeApp({ store, flows, events, audit: cliAudit(store) }, client, input, OPERATOR)));
   } finally {
     await events.finish();
     await temporal.close();
@@ -108,7 +108,7 @@ async function update(store: Store, cfg: Config, argv: string[]): Promise<void> 
   const input = updatedInput(client, cfg, values);
   const events = cliEvents(cfg, store);
   try {
-    const updated = await updateApp({ store, events }, client, input, OPERATOR);
+    const updated = await updateApp({ store, events, audit: cliAudit(store) }, client, input, OPERATOR);
     if (!updated) throw new ValidationError([`no app with client_id ${client._id}`]);
     // A client that starts using a secret gets one, shown this once.
     print({ ...adminAppJson(updated.client), ...(updated.clientSecret ? { client_secret: updated.clientSecret } : {}) });
@@ -121,7 +121,7 @@ async function rotateSecret(store: Store, cfg: Config, argv: string[]): Promise<
   const client = await clientById(store, required(parseCommand(argv, optionsOf('clients rotate-secret'), 1).positionals[0], 'CLIENT_ID'));
   const events = cliEvents(cfg, store);
   try {
-    const secret = await rotateAppSecret({ store, events }, client, OPERATOR);
+    const secret = await rotateAppSecret({ store, events, audit: cliAudit(store) }, client, OPERATOR);
     if (!secret) throw new ConflictError(`app ${client._id} does not use a client secret (token_endpoint_auth_method ${client.tokenEndpointAuthMethod})`);
     // The old secret stops working now; the new one is shown this once.
     print({ client_id: client._id, client_secret: secret });
@@ -144,7 +144,11 @@ async function remove(store: Store, cfg: Config, argv: string[]): Promise<void> 
   const temporal = await connectTemporal(cfg);
   const events = cliEvents(cfg, store);
   try {
-    const removed = await deleteApp({ store, flows: { client: temporal.client, taskQueue: cfg.temporal.taskQueue }, events }, client, OPERATOR);
+    const removed = await deleteApp(
+      { store, flows: { client: temporal.client, taskQueue: cfg.temporal.taskQueue }, events, audit: cliAudit(store) },
+      client,
+      OPERATOR,
+    );
     print({ deleted: client._id, name: client.name, grants_revoked: removed.grants });
     reportUnreachedFamilies(removed.familiesUnreached);
   } finally {

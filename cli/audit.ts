@@ -1,13 +1,15 @@
 // `keyflow audit list|verify|export`: the audit trail newest first, filtered
 // (user, client, event or prefix, outcome, IP, time range), one JSON record
-// per line with the next page's cursor on stderr; the sealed chain verified
-// (in MongoDB, against the sealer's head in Temporal, or an export offline);
-// the chain exported with its proofs.
+// per line as the admin API shows it (lib/audit/audit-json.ts) with the next
+// page's cursor on stderr (a filter or cursor that cannot be read is a usage
+// error, exit 2); the sealed chain verified (in MongoDB, against the sealer's
+// head in Temporal, or an export offline); the chain exported with its proofs.
 import fs from 'node:fs';
 import readline from 'node:readline';
 import type { JWK } from 'jose';
 import { exportLines } from '../lib/audit/audit-export.js';
 import { jwksVerificationKeys, siteVerificationKeys } from '../lib/audit/audit-keys.js';
+import { auditRecordJson, auditTime } from '../lib/audit/audit-json.js';
 import { AuditFilterError, searchAudit, type AuditFilter } from '../lib/audit/audit-search.js';
 import { verifyExportLines, verifyStoredChain, type VerifyReport } from '../lib/audit/audit-verify.js';
 import type { Config } from '../lib/config/env.js';
@@ -26,8 +28,8 @@ const CONNECT_TIMEOUT_MS = 3_000;
 /** An ISO 8601 date or time; a bare date is its UTC midnight. */
 export function parseTime(flag: string, value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
-  const time = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value) : null;
-  if (!time || Number.isNaN(time.getTime())) throw new UsageError(`--${flag} must be an ISO 8601 date or time, e.g. 2026-11-28 or 2026-11-28T10:00:00Z`);
+  const time = auditTime(value);
+  if (!time) throw new UsageError(`--${flag} must be an ISO 8601 date or time, e.g. 2026-11-28 or 2026-11-28T10:00:00Z`);
   return time;
 }
 
@@ -54,10 +56,11 @@ async function list(store: Store, argv: string[]): Promise<void> {
   try {
     const page = await searchAudit(store, filter, limit, v.cursor);
     const io = cliIo();
-    for (const r of page.records) io.stdout(JSON.stringify(r) + '\n');
+    for (const r of page.records) io.stdout(JSON.stringify(auditRecordJson(r)) + '\n');
     if (page.next) io.stderr(`keyflow: more records: --cursor ${page.next}\n`);
   } catch (err) {
-    if (err instanceof AuditFilterError) throw new UsageError(err.message.replace(/^no audit event/, '--event: no audit event'));
+    if (err instanceof AuditFilterError)
+      throw new UsageError(err.message.replace(/^no audit event/, '--event: no audit event').replace(/^cursor:/, '--cursor:'));
     throw err;
   }
 }

@@ -14,7 +14,7 @@ import type { NewClientInput } from '../lib/model/clients.js';
 import { parseScopeParam } from '../lib/model/scopes.js';
 import { listClients } from '../lib/store/clients.js';
 import { createApp } from '../lib/accounts/app-lifecycle.js';
-import { cliEvents, OPERATOR } from './events.js';
+import { cliAudit, cliEvents, OPERATOR } from './events.js';
 import type { Store } from '../lib/store/db.js';
 import { clientById, redirectUrisOf } from './client-args.js';
 import { optionsOf } from './commands.js';
@@ -77,7 +77,7 @@ async function create(store: Store, cfg: Config, argv: string[]): Promise<void> 
   const events = cliEvents(cfg, store);
   let created;
   try {
-    created = await createApp({ store, events }, input, OPERATOR);
+    created = await createApp({ store, events, audit: cliAudit(store) }, input, OPERATOR, 'cli');
   } finally {
     await events.finish();
   }

@@ -7,7 +7,7 @@ import { updateSiteSettings } from '../lib/admin/config-changes.js';
 import { loadKek } from '../lib/security/kek.js';
 import type { Store } from '../lib/store/db.js';
 import { getSiteSettings } from '../lib/store/settings.js';
-import { cliEvents, OPERATOR } from './events.js';
+import { cliAudit, cliEvents, OPERATOR } from './events.js';
 import { parseCommand, print, UsageError } from './usage.js';
 import { optionsOf } from './commands.js';
 
@@ -28,7 +28,7 @@ export async function configCommand(store: Store, cfg: Config, sub: string | und
     if (!isSiteSettingKey(key)) throw new UsageError(`unknown setting ${key} (known: ${keys})`);
     const events = cliEvents(cfg, store);
     try {
-      return print(await updateSiteSettings({ store, kek: loadKek(cfg.kek, cfg.dataDir), events }, { [key]: raw }, OPERATOR));
+      return print(await updateSiteSettings({ store, kek: loadKek(cfg.kek, cfg.dataDir), events, audit: cliAudit(store) }, { [key]: raw }, OPERATOR));
     } finally {
       await events.finish();
     }

@@ -108,6 +108,7 @@ export async function usersCommand(store: Store, cfg: Config, sub: string | unde
       username: cl.text('username'),
       admin: cl.flag('admin'),
     });
+    await cliAudit(store).record('user.created', { actor: OPERATOR, subject: { userId: user._id }, data: { admin: user.role === 'admin', via: 'cli' } });
     return print(await adminUserJsonOf(store, user));
   }
   if (sub === 'update') {

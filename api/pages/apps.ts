@@ -84,6 +84,7 @@ export function appsPageRoutes(deps: AppsPageDeps): Router {
           ...chosenAlgs(body, offered),
         },
         sessionActor(s.user._id),
+        'page',
       );
       secretPage(res, client.name, client._id, clientSecret, 'App created', signingNotes(client.idTokenSignedResponseAlg, 'page'));
     } catch (err) {

@@ -67,7 +67,7 @@ export function registrationRoutes(deps: RegistrationDeps): Router {
     if (!mapped.ok) return sendError(res, 400, mapped.error, mapped.description);
     const registrationToken = newSecret();
     // The initial access token's user owns the client.
-    const { client, clientSecret } = await createApp(deps, mapped.input, tokenActor(req), {
+    const { client, clientSecret } = await createApp(deps, mapped.input, tokenActor(req), 'registration', {
       ...mapped.extras,
       registrationTokenHash: hashSecret(registrationToken),
     });

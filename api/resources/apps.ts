@@ -66,7 +66,7 @@ export function appsApiRoutes(deps: AppsApiDeps): Router {
     const mapped = appToClient(body, req.access!.userId, deps.config.idTokenAlgs, undefined, deps.config.fapiProfileDefault);
     if (!mapped.ok) return sendError(res, 400, mapped.error, mapped.description);
     try {
-      const { client, clientSecret } = await createApp(deps, mapped.input, tokenActor(req));
+      const { client, clientSecret } = await createApp(deps, mapped.input, tokenActor(req), 'api');
       res.set('Location', `${deps.issuer}${BASE}/${encodeURIComponent(client._id)}`);
       // What the app's algorithms mean for its relying party, and the field that changes them.
       const notes = signingNotes(client.idTokenSignedResponseAlg, 'api');

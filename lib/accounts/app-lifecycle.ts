@@ -3,7 +3,9 @@
 // endpoint) or the operator (the CLI). The one place for what each does
 // besides the store write: the owner's webhooks hear of it (app.created,
 // app.updated, app.deleted; an app an operator created has no owner and no
-// such webhooks), and a deleted app's grants go. (What only a site admin
+// such webhooks), the audit trail records it (client.created, client.updated,
+// client.secret.rotated, client.deleted, whoever the actor), and a deleted
+// app's grants go. (What only a site admin
 // changes — verification, deactivation, machine access — is
 // lib/admin/app-changes.ts.)
 //
@@ -14,6 +16,7 @@
 import type { ClientDoc, ClientExtras, NewClientInput } from '../model/clients.js';
 import type { EventActor, UserEvent } from '../model/webhook-events.js';
 import type { FlowClient } from '../flows/flow-client.js';
+import type { AuditTrail } from '../audit/audit-trail.js';
 import { revokeClientGrants, type BulkRevocation } from '../grants/revocation.js';
 import type { ClientWithSecret } from '../model/client-secrets.js';
 import { createClient, deleteClient, replaceClient, rotateClientSecret } from '../store/clients.js';
@@ -23,7 +26,11 @@ import { appChanges, appEventData, appUpdatedData } from '../webhooks/event-sour
 export interface AppLifecycleDeps {
   store: Store;
   events: { user(name: UserEvent, userId: string, data: Record<string, unknown>, actor: EventActor): Promise<void> };
+  audit: Pick<AuditTrail, 'record'>;
 }
+
+/** The path an app was created through (client.created's `via`). */
+export type AppCreatedVia = 'cli' | 'api' | 'page' | 'registration';
 
 /** Deletion also ends refresh families in Temporal. */
 export interface AppDeletionDeps extends AppLifecycleDeps {
@@ -33,15 +40,23 @@ export interface AppDeletionDeps extends AppLifecycleDeps {
 const tellOwner = (deps: AppLifecycleDeps, client: ClientDoc, name: UserEvent, data: Record<string, unknown>, actor: EventActor) =>
   client.ownerUserId ? deps.events.user(name, client.ownerUserId, data, actor) : Promise.resolve();
 
+/** What an app's audit records are about: the app, and its owner when it has one. */
+const subjectOf = (client: ClientDoc) => ({ clientId: client._id, ...(client.ownerUserId ? { userId: client.ownerUserId } : {}) });
+
 /** A new app (its secret, when it uses one, shown once by the caller); a ValidationError for settings the model refuses. */
 export async function createApp(
   deps: AppLifecycleDeps,
   input: NewClientInput,
   actor: EventActor,
+  via: AppCreatedVia,
   extras: Partial<ClientExtras> = {},
 ): Promise<ClientWithSecret> {
   const created = await createClient(deps.store, input, extras);
-  await tellOwner(deps, created.client, 'app.created', appEventData(created.client), actor);
+  const clientId = created.client._id;
+  await Promise.all([
+    tellOwner(deps, created.client, 'app.created', appEventData(created.client), actor),
+    deps.audit.record('client.created', { actor, subject: subjectOf(created.client), data: { client_id: clientId, via } }),
+  ]);
   return created;
 }
 
@@ -56,14 +71,22 @@ export async function updateApp(
   const updated = await replaceClient(deps.store, client, input, extras);
   if (!updated) return null;
   const changed = appChanges(client, updated.client);
-  if (changed.length) await tellOwner(deps, client, 'app.updated', appUpdatedData(updated.client, changed), actor);
+  if (changed.length)
+    await Promise.all([
+      tellOwner(deps, client, 'app.updated', appUpdatedData(updated.client, changed), actor),
+      deps.audit.record('client.updated', { actor, subject: subjectOf(client), data: { client_id: client._id, changed } }),
+    ]);
   return { ...updated, changed };
 }
 
 /** A new client secret (shown once by the caller); null when the app uses none or is gone. */
 export async function rotateAppSecret(deps: AppLifecycleDeps, client: ClientDoc, actor: EventActor): Promise<string | null> {
   const secret = await rotateClientSecret(deps.store, client);
-  if (secret) await tellOwner(deps, client, 'app.updated', appUpdatedData(client, ['client_secret']), actor);
+  if (secret)
+    await Promise.all([
+      tellOwner(deps, client, 'app.updated', appUpdatedData(client, ['client_secret']), actor),
+      deps.audit.record('client.secret.rotated', { actor, subject: subjectOf(client), data: { client_id: client._id } }),
+    ]);
   return secret;
 }
 
@@ -73,6 +96,10 @@ export async function rotateAppSecret(deps: AppLifecycleDeps, client: ClientDoc,
  */
 export async function deleteApp(deps: AppDeletionDeps, client: ClientDoc, actor: EventActor): Promise<{ deleted: boolean } & BulkRevocation> {
   const deleted = await deleteClient(deps.store, client._id);
-  if (deleted) await tellOwner(deps, client, 'app.deleted', appEventData(client), actor);
+  if (deleted)
+    await Promise.all([
+      tellOwner(deps, client, 'app.deleted', appEventData(client), actor),
+      deps.audit.record('client.deleted', { actor, subject: subjectOf(client), data: { client_id: client._id } }),
+    ]);
   return { deleted, ...(await revokeClientGrants(deps, client._id)) };
 }

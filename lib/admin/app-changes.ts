@@ -3,7 +3,9 @@
 // on consent pages and in the `apps` claim), deactivating or reactivating it,
 // and what it may get for itself with client_credentials (its machine access:
 // a change revokes the machine tokens it holds). Each change
-// that changes something emits `admin.app.update` with the actor.
+// that changes something emits `admin.app.update` with the actor, and is
+// recorded in the audit trail: client.deactivated / client.reactivated for
+// `active`, client.updated for the rest.
 //
 // Deactivation refuses the client at every OAuth endpoint (the shared client
 // lookup answers it as unknown) and revokes every grant and refresh family it
@@ -15,6 +17,7 @@ import { NotFoundError, parseOrRefuse, ValidationError, zodProblems } from '../m
 import type { MachineAccessEntry } from '../model/machine-access.js';
 import type { AdminEvent, EventActor } from '../model/webhook-events.js';
 import type { FlowClient } from '../flows/flow-client.js';
+import type { AuditTrail } from '../audit/audit-trail.js';
 import { revokeClientGrants, revokeMachineGrants } from '../grants/revocation.js';
 import type { Store } from '../store/db.js';
 import { setClientDeactivated, setClientMachineAccess, setClientVerified } from '../store/clients.js';
@@ -24,6 +27,7 @@ export interface AppChangeDeps {
   store: Store;
   flows: FlowClient;
   events: { admin(name: AdminEvent, data: Record<string, unknown>, actor: EventActor): Promise<void> };
+  audit: Pick<AuditTrail, 'record'>;
 }
 
 /** What a site admin may change on an app (admin API JSON). */
@@ -78,8 +82,27 @@ export async function changeApp(deps: AppChangeDeps, client: ClientDoc, body: un
       grantsRevoked += (await revokeMachineGrants(deps, current._id)).grants;
     }
   }
-  if (changed.length) await deps.events.admin('admin.app.update', appUpdateData(current, changed), actor);
+  if (changed.length)
+    await Promise.all([
+      deps.events.admin('admin.app.update', appUpdateData(current, changed), actor),
+      recordChange(deps, current, changed, grantsRevoked, actor),
+    ]);
   return { client: current, changed, grantsRevoked };
+}
+
+/** The audit records of a change: (de|re)activation its own event, the other settings one client.updated. */
+async function recordChange(deps: AppChangeDeps, client: ClientDoc, changed: string[], grantsRevoked: number, actor: EventActor): Promise<void> {
+  const subject = { clientId: client._id };
+  const settings = changed.filter((c) => c !== 'active');
+  const records: Promise<void>[] = [];
+  if (settings.length) records.push(deps.audit.record('client.updated', { actor, subject, data: { client_id: client._id, changed: settings } }));
+  if (changed.includes('active'))
+    records.push(
+      isClientActive(client)
+        ? deps.audit.record('client.reactivated', { actor, subject, data: { client_id: client._id } })
+        : deps.audit.record('client.deactivated', { actor, subject, data: { client_id: client._id, grants_revoked: grantsRevoked } }),
+    );
+  await Promise.all(records);
 }
 
 /** The machine access asked for, checked by the client model with the app's other settings: a ValidationError names each problem. */

@@ -2,11 +2,12 @@
 // every key and value checked first (parseSiteSetting: one bad key or value
 // and nothing is written), secret settings sealed with the KEK as they are
 // stored, and one `admin.config.update` naming the settings that changed
-// (a secret's value never in it).
+// (a secret's value never in it), recorded in the audit trail as config.changed.
 import { ValidationError } from '../model/errors.js';
 import { isSiteSettingKey, parseSiteSetting, redactSiteSettings, SITE_SETTINGS, type SiteSettingKey } from '../model/site-settings.js';
 import type { AdminEvent, EventActor } from '../model/webhook-events.js';
 import type { Kek } from '../security/kek.js';
+import type { AuditTrail } from '../audit/audit-trail.js';
 import type { Store } from '../store/db.js';
 import { getSiteSettings, setSiteSetting } from '../store/settings.js';
 
@@ -14,6 +15,7 @@ export interface ConfigChangeDeps {
   store: Store;
   kek: Kek;
   events: { admin(name: AdminEvent, data: Record<string, unknown>, actor: EventActor): Promise<void> };
+  audit: Pick<AuditTrail, 'record'>;
 }
 
 /** `admin.config.update`'s data: the keys that changed, and their new values except secret ones (absent). */
@@ -62,6 +64,9 @@ export async function updateSiteSettings(deps: ConfigChangeDeps, input: unknown,
     const { changed, value } = await setOne(deps, key, raw);
     if (changed) changes[key] = value;
   }
-  if (Object.keys(changes).length) await deps.events.admin('admin.config.update', configUpdateData(changes), actor);
+  if (Object.keys(changes).length) {
+    const data = configUpdateData(changes);
+    await Promise.all([deps.events.admin('admin.config.update', data, actor), deps.audit.record('config.changed', { actor, data })]);
+  }
   return redactSiteSettings(await getSiteSettings(deps.store));
 }

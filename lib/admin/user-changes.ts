@@ -2,8 +2,10 @@
 // operator CLI alike: update (profile fields, role, disabled, whether the
 // phone number is verified), reset of second
 // factors, revocation of every token, deletion. Each checks its rules, keeps
-// the last enabled administrator (lib/admin/last-admin.ts) and emits its admin
-// event with the actor; the data names fields, never a secret's value.
+// the last enabled administrator (lib/admin/last-admin.ts), emits its admin
+// webhook event and records its audit events (user.updated, user.disabled,
+// user.enabled, user.role.changed, user.deleted) with the actor; the data
+// names fields, never a secret's value.
 //
 // Disabling cuts the user off at once: their sessions end (the caller's
 // endSessions: back-channel logout from the api), their grants and refresh
@@ -14,9 +16,9 @@ import { ConflictError, NotFoundError, parseOrRefuse, ValidationError } from '..
 import { AdminUserUpdate, isDisabled, type UserDoc } from '../model/users.js';
 import type { AdminEvent, EventActor } from '../model/webhook-events.js';
 import type { FlowClient } from '../flows/flow-client.js';
+import type { AuditTrail } from '../audit/audit-trail.js';
 import { revokeUserGrants, type BulkRevocation } from '../grants/revocation.js';
 import type { Store } from '../store/db.js';
-import type { AuditTrail } from '../audit/audit-trail.js';
 import {
   clearSecondFactors,
   deleteUserAccount,
@@ -32,10 +34,10 @@ export interface UserChangeDeps {
   store: Store;
   flows: FlowClient;
   events: { admin(name: AdminEvent, data: Record<string, unknown>, actor: EventActor): Promise<void> };
+  /** The account's changes, and the sessions an account change ends (`session.revoked`), with who made it. */
+  audit: Pick<AuditTrail, 'record'>;
   /** Ends every session of the user; how many (the api: each with back-channel logout). */
   endSessions(userId: string): Promise<number>;
-  /** The sessions an account change ends are recorded here (`session.revoked`), with the administrator who made it. */
-  audit: AuditTrail;
 }
 
 /** Ends the user's sessions for an administrator's account change (disable, delete) and records how many ended. */
@@ -95,8 +97,19 @@ export async function updateUser(deps: UserChangeDeps, target: UserDoc, body: un
   if (changed.length === 0) return target;
   const user = await keepingAnAdmin(deps.store, target, set, () => writeUpdate(deps.store, target, set));
   if (set.disabled === true) await cutOff(deps, user._id, actor);
-  await deps.events.admin('admin.user.update', { user_id: user._id, changed }, actor);
+  await Promise.all([deps.events.admin('admin.user.update', { user_id: user._id, changed }, actor), recordUpdate(deps, user._id, set, changed, actor)]);
   return user;
+}
+
+/** The audit records of an update: the profile fields in one user.updated; the role and the disabled flag each their own event. */
+async function recordUpdate(deps: UserChangeDeps, userId: string, set: AccountFields, changed: string[], actor: EventActor): Promise<void> {
+  const subject = { userId };
+  const profile = changed.filter((f) => f !== 'role' && f !== 'disabled');
+  const records: Promise<void>[] = [];
+  if (profile.length) records.push(deps.audit.record('user.updated', { actor, subject, data: { changed: profile } }));
+  if (set.role !== undefined) records.push(deps.audit.record('user.role.changed', { actor, subject, data: { admin: set.role === 'admin' } }));
+  if (set.disabled !== undefined) records.push(deps.audit.record(set.disabled ? 'user.disabled' : 'user.enabled', { actor, subject }));
+  await Promise.all(records);
 }
 
 /** Removes the user's TOTP (and a pending enrollment), backup codes and passkeys: they sign in with their password alone until they enroll again. */
@@ -104,7 +117,10 @@ export async function resetSecondFactors(deps: UserChangeDeps, target: UserDoc, 
   await clearSecondFactors(deps.store, target._id);
   const user = await findUserById(deps.store, target._id);
   if (!user) throw new NotFoundError('no such user');
-  await deps.events.admin('admin.user.update', { user_id: user._id, changed: ['second_factors'] }, actor);
+  await Promise.all([
+    deps.events.admin('admin.user.update', { user_id: user._id, changed: ['second_factors'] }, actor),
+    deps.audit.record('user.updated', { actor, subject: { userId: user._id }, data: { changed: ['second_factors'] } }),
+  ]);
   return user;
 }
 
@@ -117,11 +133,11 @@ export interface RevokedTokens extends BulkRevocation {
 export async function revokeUserTokens(deps: UserChangeDeps, target: UserDoc, actor: EventActor): Promise<RevokedTokens> {
   const revoked = await revokeUserGrants(deps, target._id, 'tokens revoked by an administrator');
   const personalAccessTokens = await deleteUserPersonalAccessTokens(deps.store, target._id);
-  await deps.events.admin(
-    'admin.user.update',
-    { user_id: target._id, changed: ['tokens_revoked'], grants_revoked: revoked.grants, personal_access_tokens_revoked: personalAccessTokens },
-    actor,
-  );
+  const data = { changed: ['tokens_revoked'], grants_revoked: revoked.grants, personal_access_tokens_revoked: personalAccessTokens };
+  await Promise.all([
+    deps.events.admin('admin.user.update', { user_id: target._id, ...data }, actor),
+    deps.audit.record('user.updated', { actor, subject: { userId: target._id }, data }),
+  ]);
   return { ...revoked, personalAccessTokens };
 }
 
@@ -143,6 +159,9 @@ export async function deleteUser(deps: UserChangeDeps, target: UserDoc, actor: E
   const removed = await deleteUserAccount(deps.store, target._id);
   if (!removed) throw new NotFoundError('no such user'); // deleted meanwhile
   const revoked = await revokeUserGrants(deps, target._id);
-  await deps.events.admin('admin.user.delete', { user_id: target._id }, actor);
+  await Promise.all([
+    deps.events.admin('admin.user.delete', { user_id: target._id }, actor),
+    deps.audit.record('user.deleted', { actor, subject: { userId: target._id } }),
+  ]);
   return { ...removed, ...revoked, signedOut };
 }

@@ -8,7 +8,7 @@
 // early with a cursor to go on from.
 import pLimit from 'p-limit';
 import { auditEventsMatching, type AuditEntry, type AuditOutcome } from '../model/audit-events.js';
-import { allPending, findBatch, positionOf, readMeta, sealedAt } from '../store/audit-records.js';
+import { allPending, findBatch, parsePosition, positionOf, readMeta, sealedAt } from '../store/audit-records.js';
 import type { SealedAuditDoc } from '../model/audit-storage.js';
 import type { Store } from '../store/db.js';
 import { positionsOf, sizeOf } from './audit-index.js';
@@ -63,6 +63,10 @@ function eventsOf(filter: AuditFilter): Set<string> | null {
   if (!names.length) throw new AuditFilterError(`no audit event matches ${JSON.stringify(filter.event)}`);
   return new Set(names);
 }
+
+/** A cursor as searchAudit gives them: `p:` and a record id (the inbox), or `s:` and a sealed position. */
+export const isAuditCursor = (cursor: string): boolean =>
+  /^p:[0-9a-f]{12}-[0-9a-f]{16}$/.test(cursor) || (cursor.startsWith('s:') && parsePosition(cursor.slice(2)) !== null);
 
 /** Newest-first streams of positions, merged (several event names of a prefix). */
 async function* merged(streams: AsyncGenerator<string>[]): AsyncGenerator<string> {
@@ -130,11 +134,14 @@ async function walkFor(store: Store, filter: AuditFilter, events: Set<string> | 
  */
 export async function searchAudit(store: Store, filter: AuditFilter, limit: number, cursor?: string): Promise<AuditPage> {
   const events = eventsOf(filter);
+  // Only a cursor a page gave: anything else would silently restart or skip the walk.
+  if (cursor !== undefined && !isAuditCursor(cursor)) throw new AuditFilterError('cursor: not one this search gave');
   const records: FoundAuditRecord[] = [];
   let sealedCursor: string | undefined;
+  /** From an inbox cursor: the records at or after it were on the pages before (some may have been sealed since). */
+  const after = cursor?.startsWith('p:') ? cursor.slice(2) : undefined;
   if (cursor === undefined || cursor.startsWith('p:')) {
     // The inbox first: records newer than anything sealed.
-    const after = cursor?.slice(2);
     const pending = (await allPending(store, PENDING_SCAN)).filter((p) => after === undefined || p._id < after);
     for (const { _id, ...entry } of pending) {
       if (!matchesFilter(entry, filter, events)) continue;
@@ -166,6 +173,7 @@ export async function searchAudit(store: Store, filter: AuditFilter, limit: numb
       // Positions are in sealing order, which is time order: past `since`, nothing older can match.
       if (filter.since && doc.time < filter.since) return { records, next: null };
       if (!matchesFilter(doc, filter, events)) continue;
+      if (after !== undefined && doc.id >= after) continue;
       const { _id, seq, idx, ...entry } = doc;
       void seq;
       void idx;

@@ -95,20 +95,24 @@ export function createAuditTrail(deps: { store: Store; log: Logger }): AuditTrai
     }
   }
 
+  /**
+   * Starts a writer unless one runs. A record queued after the writer's last
+   * look at the queue but before it ended (e.g. by a caller that awaited the
+   * record before: its continuation runs first) is picked up when it ends.
+   */
+  function startWriting(): void {
+    if (writing) return;
+    writing = writeGroups().finally(() => {
+      writing = null;
+      if (queue.length) startWriting();
+    });
+  }
+
   function enqueue(event: AuditEventName, input: AuditInput): Promise<void> {
     const entry = auditEntry(event, input, (key) => deps.log.warn('audit data key not in the catalogue; dropped', { event, key }));
     const written = new Promise<void>((resolve, reject) => queue.push({ entry, done: (err) => (err ? reject(err) : resolve()) }));
     startWriting();
     return written;
-  }
-
-  function startWriting(): void {
-    writing ??= writeGroups().finally(() => {
-      writing = null;
-      // A record queued after the last group was taken but before this ran (the
-      // caller of the last record going on at once) found `writing` still set.
-      if (queue.length) startWriting();
-    });
   }
 
   return {

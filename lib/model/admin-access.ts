@@ -16,7 +16,8 @@ export type AdminNeed =
   | 'config:write'
   | 'invites:read'
   | 'invites:create'
-  | 'invites:delete';
+  | 'invites:delete'
+  | 'audit:read';
 
 /** The scopes of which a token needs one for each kind of request. */
 export const ADMIN_SCOPES: Record<AdminNeed, readonly string[]> = {
@@ -33,6 +34,8 @@ export const ADMIN_SCOPES: Record<AdminNeed, readonly string[]> = {
   'invites:read': ['admin:invites:read'],
   'invites:create': ['admin:invites:create'],
   'invites:delete': ['admin:invites:delete'],
+  // The audit trail (who did what, from which address): an admin's own tool only.
+  'audit:read': ['admin:audit:read'],
 };
 
 /** Where the administration API lives (admin webhooks and OAuth sources are there too). */

@@ -23,6 +23,8 @@ const admin = (when: string, data?: Record<string, string>): AuditEventSpec => (
 const CLIENT = { client_id: 'the client' };
 const TEAM = { team_id: 'the team', slug: 'its slug', name: 'its name' };
 const MEMBER = { user_id: 'the member', role: 'the role', groups: 'the groups' };
+const SOURCE = { source_id: 'the provider', slug: 'its slug', name: 'its name' };
+const WEBHOOK = { webhook_id: 'the webhook', scope: 'user or admin', owner_user_id: 'its owner', name: 'its name' };
 const GRANT = { grant_id: 'the grant (user, client, consent) the tokens belong to' };
 
 export const AUDIT_CATALOGUE = {
@@ -136,31 +138,66 @@ export const AUDIT_CATALOGUE = {
     admin: 'whether it is a site administrator',
     via: 'signup, invite, social or cli',
   }),
-  'user.updated': admin("an administrator changed an account's profile (name, email, verification)", { changed: 'the fields changed' }),
-  'user.disabled': admin('an account was disabled'),
-  'user.enabled': admin('an account was enabled again'),
-  'user.deleted': admin('an account was deleted'),
+  'user.updated': admin(
+    'an administrator or the operator changed an account (profile fields, phone verification), reset its second factors or revoked all its tokens',
+    {
+      changed: 'what changed: name, email, username, phone_number_verified, second_factors or tokens_revoked',
+      grants_revoked: 'with tokens_revoked: how many grants were revoked',
+      personal_access_tokens_revoked: 'with tokens_revoked: how many personal access tokens were deleted',
+    },
+  ),
+  'user.disabled': admin('an administrator or the operator disabled an account (its sessions end, its grants are revoked)'),
+  'user.enabled': admin('an administrator or the operator enabled an account again'),
+  'user.deleted': admin('an administrator or the operator deleted an account'),
   'user.role.changed': admin('an account became or stopped being a site administrator', { admin: 'the new value' }),
   'client.created': admin('a client was registered (the CLI, the app API or pages, dynamic registration)', {
     ...CLIENT,
     via: 'cli, api, page or registration',
   }),
-  'client.updated': admin("a client's settings changed (its owner, an operator, RFC 7592 management)", { ...CLIENT, changed: 'the settings changed' }),
+  'client.updated': admin(
+    "a client's settings changed (its owner through the app API or pages, RFC 7592 management, the operator CLI; a site administrator's verification or machine access)",
+    { ...CLIENT, changed: 'the settings changed (names only)' },
+  ),
   'client.secret.rotated': admin("a client's secret was replaced", CLIENT),
-  'client.deleted': admin('a client was deleted', CLIENT),
-  'client.deactivated': admin('a client was deactivated (its tokens stop working)', CLIENT),
-  'client.reactivated': admin('a deactivated client was reactivated', CLIENT),
-  'key.rotated': admin('a new signing key was staged or made current', { kid: 'the key id', alg: 'its algorithm' }),
-  'key.retired': admin('a signing key was retired', { kid: 'the key id' }),
-  'config.changed': admin('site settings changed (the admin API or the console)', { changed: 'the names of the settings changed' }),
-  'invite.create': admin('a sign-up invitation was made (admin webhooks get it under the same name)', { invite_id: 'the invitation' }),
+  'client.deleted': admin('a client was deleted (its owner, RFC 7592 management, the operator CLI)', CLIENT),
+  'client.deactivated': admin('a site administrator or the operator deactivated a client (its tokens stop working)', {
+    ...CLIENT,
+    grants_revoked: 'how many grants were revoked',
+  }),
+  'client.reactivated': admin('a site administrator or the operator reactivated a deactivated client', CLIENT),
+  'key.rotated': admin('the operator staged a new signing key (`keys rotate`)', { kid: 'the key id', alg: 'its algorithm' }),
+  'key.retired': admin('the operator retired a signing key (`keys retire`)', { kid: 'the key id', alg: 'its algorithm' }),
+  'config.changed': admin('site settings changed (the admin API, the console or `config set`)', {
+    changed: 'the names of the settings changed',
+    values: 'the new values of the settings changed that are not secret',
+  }),
+  'invite.create': admin('a sign-up invitation was made (admin webhooks get it under the same name, with the email)', {
+    invite_id: 'the invitation',
+    role: 'the role it gives',
+    expires_at: 'its expiry',
+  }),
   'invite.revoke': admin('a sign-up invitation was revoked (admin webhooks get it under the same name)', { invite_id: 'the invitation' }),
-  'oauth_source.create': admin('an upstream sign-in provider was added (admin webhooks get it under the same name)', { source_id: 'the provider' }),
-  'oauth_source.update': admin('an upstream sign-in provider changed (admin webhooks get it under the same name)', { source_id: 'the provider' }),
-  'oauth_source.delete': admin('an upstream sign-in provider was removed (admin webhooks get it under the same name)', { source_id: 'the provider' }),
-  'webhook.create': admin('a webhook was made (admin webhooks get it under the same name)', { webhook_id: 'the webhook' }),
-  'webhook.update': admin('a webhook changed (admin webhooks get it under the same name)', { webhook_id: 'the webhook' }),
-  'webhook.delete': admin('a webhook was deleted (admin webhooks get it under the same name)', { webhook_id: 'the webhook' }),
+  'oauth_source.create': admin('an upstream sign-in provider was added (admin webhooks get it under the same name)', SOURCE),
+  'oauth_source.update': admin('an upstream sign-in provider changed (admin webhooks get it under the same name)', {
+    ...SOURCE,
+    changed: 'the settings changed (a secret by name only)',
+  }),
+  'oauth_source.delete': admin('an upstream sign-in provider was removed (admin webhooks get it under the same name)', {
+    ...SOURCE,
+    social_accounts_unlinked: 'how many linked accounts were unlinked',
+  }),
+  'webhook.create': admin('a webhook was made (admin webhooks get it under the same name)', {
+    ...WEBHOOK,
+    url_host: 'the host it delivers to',
+    events: 'the events it takes',
+  }),
+  'webhook.update': admin('a webhook changed (admin webhooks get it under the same name)', {
+    ...WEBHOOK,
+    url_host: 'the host it delivers to',
+    events: 'the events it takes',
+    changed: 'the settings changed (the secret by name only)',
+  }),
+  'webhook.delete': admin('a webhook was deleted (admin webhooks get it under the same name)', WEBHOOK),
   'team.create': admin('a team was made', { ...TEAM, parent_id: 'the parent team, if any', owner_id: 'its first owner' }),
   'team.update': admin('a team changed', { ...TEAM, changed: 'what changed' }),
   'team.delete': admin('a team was deleted (by its owner or a site administrator)', { ...TEAM, cascade_from: 'the team whose deletion took this one along' }),

@@ -41,6 +41,7 @@ export const SCOPES: Readonly<Record<string, ScopeInfo>> = {
   'admin:invites:read': { description: 'See invitations (admin)', adminOnly: true },
   'admin:invites:create': { description: 'Create invitations (admin)', adminOnly: true },
   'admin:invites:delete': { description: 'Delete invitations (admin)', adminOnly: true },
+  'admin:audit:read': { description: 'Read the audit trail (admin)', adminOnly: true },
   'admin:webhooks:read': { description: 'See admin webhooks and their deliveries (admin)', adminOnly: true },
   'admin:webhooks:write': { description: 'Create, change and test admin webhooks (admin)', adminOnly: true },
   'admin:webhooks:delete': { description: 'Delete admin webhooks (admin)', adminOnly: true },

@@ -11,7 +11,7 @@
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../model/errors.js';
 import { MAX_TEAM_DEPTH, type NewTeamInput, type TeamChanges, type TeamDoc } from '../model/teams.js';
 import { may, moveAllowed, type TeamAction, type TeamRole } from '../model/team-roles.js';
-import type { AdminEvent, AuditEvent, EventActor } from '../model/webhook-events.js';
+import type { AdminEvent, EventActor } from '../model/webhook-events.js';
 import { newId } from '../security/secrets.js';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import type { Store } from '../store/db.js';

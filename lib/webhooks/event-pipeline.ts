@@ -26,7 +26,7 @@ import { startWebhookDelivery } from '../flows/webhook-delivery.js';
 import type { Logger } from '../runtime/log.js';
 import { newId } from '../security/secrets.js';
 import type { AuditTrail } from '../audit/audit-trail.js';
-import { isAuditEvent } from '../model/audit-events.js';
+import { AUDIT_CATALOGUE, isAuditEvent, type AuditEventName } from '../model/audit-events.js';
 import { subjectOfData } from '../audit/audit-subject.js';
 import type { Store } from '../store/db.js';
 import { addToOutbox, removeFromOutbox, staleOutboxEvents } from '../store/webhook-outbox.js';
@@ -95,6 +95,16 @@ export function derivedUuid(...parts: string[]): string {
  */
 export const deliveryIdFor = (eventId: string, webhookId: string): string => derivedUuid(eventId, webhookId);
 
+/**
+ * What the audit record of an admin event keeps of its payload: the keys the
+ * catalogue lists. The rest is for webhooks only (invite.create's email: the
+ * audit trail keeps none), left out without the recorder's warning.
+ */
+function auditedData(name: AuditEventName, data: Record<string, unknown>): Record<string, unknown> {
+  const listed: Record<string, string> = AUDIT_CATALOGUE[name].data ?? {};
+  return Object.fromEntries(Object.entries(data).filter(([key]) => Object.hasOwn(listed, key)));
+}
+
 export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   const inFlight = new Set<Promise<void>>();
   /** Dispatches beyond DISPATCH_CONCURRENCY wait their turn (p-limit). */
@@ -137,7 +147,9 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
     const name = doc.name;
     await Promise.all([
       addToOutbox(deps.store, doc),
-      doc.scope === 'admin' && isAuditEvent(name) ? deps.audit.record(name, { actor: doc.actor, subject: subjectOfData(doc.data), data: doc.data }) : null,
+      doc.scope === 'admin' && isAuditEvent(name)
+        ? deps.audit.record(name, { actor: doc.actor, subject: subjectOfData(doc.data), data: auditedData(name, doc.data) })
+        : null,
     ]);
     dispatchLater(doc);
   }

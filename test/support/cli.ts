@@ -115,6 +115,13 @@ export function cliOn(env: Record<string, string | undefined>, ...prefix: string
   };
 }
 
+/** What a command that prints one JSON value a line (`audit list`) printed. */
+export const jsonLines = (stdout: string): Json[] =>
+  stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line): Json => JSON.parse(line));
+
 /** A command refused with exit `code`: nothing on stdout, `message` on stderr, and no stack trace. */
 export function expectRefused(r: ProcessResult, code: number, message: RegExp): void {
   expect(r.code).toBe(code);

@@ -94,8 +94,13 @@ describe('admin apps API', () => {
     expect(got!.body.data).toMatchObject({ app_id: client._id, name, changed: ['is_verified'], is_verified: true, is_active: true });
     // The actor (the admin and the token's client) is in the audit record of the event.
     const records = await auditRecords(api.deps.store, { event: 'client.updated' });
-    expect(records.filter((r) => r.data.app_id === client._id)).toEqual([
-      expect.objectContaining({ stream: 'admin', actor: expect.objectContaining({ type: 'user', userId: admin._id }) }),
+    expect(records.filter((r) => r.data.client_id === client._id)).toEqual([
+      expect.objectContaining({
+        stream: 'admin',
+        actor: expect.objectContaining({ type: 'user', userId: admin._id }),
+        subject: expect.objectContaining({ clientId: client._id }),
+        data: { client_id: client._id, changed: ['is_verified'] },
+      }),
     ]);
     // One record, so one event: the PATCH that changed nothing emitted none (an event is recorded before it is dispatched).
     expect(receiver.at(HOOK).filter((d) => d.body.data.app_id === client._id)).toHaveLength(1);

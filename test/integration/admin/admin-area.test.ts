@@ -72,7 +72,9 @@ function areaPaths(): string[] {
 /** What a client sees of an answer: status, headers (but the date), body (none for HEAD); `path` in the body as `<path>`. */
 async function seen(method: string, path: string, token?: string) {
   const res = await fetch(`${api.url}${path}`, { method, headers: token ? { authorization: `Bearer ${token}` } : {} });
-  const headers = Object.fromEntries([...res.headers].filter(([k]) => !['date', 'etag', 'content-length', 'keep-alive', 'connection'].includes(k)));
+  const headers = Object.fromEntries(
+    [...res.headers].filter(([k]) => !['date', 'etag', 'content-length', 'keep-alive', 'connection', 'x-request-id'].includes(k)),
+  );
   const text = await res.text();
   return { status: res.status, headers, body: text.split(path).join('<path>') };
 }

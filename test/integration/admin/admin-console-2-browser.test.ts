@@ -155,7 +155,7 @@ describe('the admin console Users, Apps, Invites and Settings pages', () => {
     await page.waitForURL(`${api.issuer}/admin/users`);
     expect(await findUserById(api.deps.store, target.id)).toBeNull();
     const [event] = (await auditRecords(api.deps.store, { event: 'user.deleted', 'actor.userId': admin.id })).reverse().slice(0, 1);
-    expect(event?.data).toEqual({ user_id: target.id });
+    expect([event?.subject, event?.data]).toEqual([{ userId: target.id }, {}]);
   });
 
   it('refuses, on the page, demoting yourself as the last enabled admin', async () => {
@@ -201,8 +201,12 @@ describe('the admin console Users, Apps, Invites and Settings pages', () => {
     expect(await status(page).textContent()).toContain('active again');
     skipTime(CLIENT_CACHE_MS);
     expect(await tokenError(rp)).toEqual({ status: 400, error: 'invalid_grant' });
-    const events = (await auditRecords(api.deps.store, { event: 'client.updated', 'actor.userId': admin.id })).reverse().slice(0, 10);
-    expect(events.map((e) => e.data.changed)).toEqual([['active'], ['active'], ['is_verified']]);
+    const events = await auditRecords(api.deps.store, { event: /^client\./, 'subject.clientId': rp.id, 'actor.userId': admin.id });
+    expect(events.map((e) => [e.event, e.data])).toEqual([
+      ['client.updated', { client_id: rp.id, changed: ['is_verified'] }],
+      ['client.deactivated', { client_id: rp.id, grants_revoked: expect.any(Number) }],
+      ['client.reactivated', { client_id: rp.id }],
+    ]);
   });
 
   it("sets an app's machine access: the client then gets client_credentials tokens for it alone; a user scope is refused on the page", async () => {

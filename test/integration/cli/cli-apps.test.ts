@@ -82,9 +82,15 @@ it('verifies, deactivates and reactivates an app, with admin.app.update from the
   skipTime(CLIENT_CACHE_MS);
   expect((await runCodeFlow(api, rp, 'openid')).tokens.access_token).toEqual(expect.any(String));
 
-  const records = await auditRecords(api.deps.store, { event: 'client.updated' });
-  expect(records.map((r) => r.data.changed)).toEqual([['is_verified'], ['is_verified'], ['active'], ['active']]);
-  for (const r of records) expect(r).toMatchObject({ stream: 'admin', actor: { type: 'operator' }, data: { app_id: rp.id } });
+  // The audit trail: verification a client.updated; deactivation and reactivation their own events (a second deactivation changed nothing).
+  const records = await auditRecords(api.deps.store, { 'subject.clientId': rp.id, event: /^client\./ });
+  expect(records.map((r) => [r.event, r.data])).toEqual([
+    ['client.updated', { client_id: rp.id, changed: ['is_verified'] }],
+    ['client.updated', { client_id: rp.id, changed: ['is_verified'] }],
+    ['client.deactivated', { client_id: rp.id, grants_revoked: 1 }],
+    ['client.reactivated', { client_id: rp.id }],
+  ]);
+  for (const r of records) expect(r).toMatchObject({ stream: 'admin', actor: { type: 'operator' }, subject: { clientId: rp.id } });
 
   // `apps list` is `clients list`.
   expect((await ok('list')).find((c: Json) => c.client_id === rp.id)).toEqual(await adminApi(rp.id));

@@ -7,7 +7,7 @@
 import { auditRecords } from '../../support/audit.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
 import { useTestApi, type Json } from '../../support/harness.js';
-import { cliOn, expectRefused } from '../../support/cli.js';
+import { cliOn, expectRefused, jsonLines } from '../../support/cli.js';
 import { testDatabase } from '../../support/database.js';
 import { FLOW_PASSWORD, newTestRp, runCodeFlow } from '../../support/token-flow.js';
 import { postForm } from '../../support/http.js';
@@ -22,8 +22,9 @@ const api = useTestApi(database.env);
 
 const { run: cli, ok } = cliOn(database.env);
 
+/** The account events of the audit trail about one user, oldest first (one change's several events, e.g. a profile field and the role, sorted by name). */
 const operatorEvents = async (userId: string) =>
-  (await auditRecords(api.deps.store, { 'data.user_id': userId })).map((r) => [r.event, r.actor.type, r.data.changed]);
+  (await auditRecords(api.deps.store, { 'subject.userId': userId, event: /^user\./ })).map((r) => [r.event, r.actor.type, r.data.changed]);
 
 describe('keyflow users', () => {
   it('prints each user as the admin API shows them (the same fields and values), and tokens revoke as the API answers', async () => {
@@ -38,6 +39,11 @@ describe('keyflow users', () => {
     const created = await ok('users', 'create', '--email', email, '--password', FLOW_PASSWORD, '--name', 'Same Shape');
     const one = `/${created.id}`;
     expect(created).toEqual(await adminApi('GET', one));
+    expect((await auditRecords(api.deps.store, { event: 'user.created', 'subject.userId': created.id })).map((r) => [r.actor, r.data])).toEqual([
+      [{ type: 'operator' }, { admin: false, via: 'cli' }],
+    ]);
+    const admin2 = await ok('users', 'create', '--email', uniqueEmail('cli-shape-admin2'), '--password', FLOW_PASSWORD, '--admin');
+    expect((await auditRecords(api.deps.store, { event: 'user.created', 'subject.userId': admin2.id }))[0]?.data).toEqual({ admin: true, via: 'cli' });
     await addTestPasskey(api.deps.store, created.id);
     expect(await ok('users', 'update', email, '--name', 'Same Shape Again')).toEqual(await adminApi('GET', one));
     const listed = (await ok('users', 'list')).find((u: Json) => u.id === created.id);
@@ -59,8 +65,16 @@ describe('keyflow users', () => {
     const token = await mintAccessToken(api, admin._id, ['admin:users:write']);
     const res = await fetch(`${api.url}/api/oauth/me/admin/users/${user._id}/revoke-tokens`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
-    const audit = await ok('audit', 'list', '--event', 'admin.user.update', '--limit', '1000');
-    expect(audit.find((r: Json) => r.data.user_id === user._id).actor).toEqual({ type: 'user', user_id: admin._id, client_id: expect.any(String) });
+    const listed = await cli('audit', 'list', '--event', 'user.updated', '--user', user._id);
+    expect([listed.code, listed.stderr]).toEqual([0, '']);
+    const [record] = jsonLines(listed.stdout);
+    expect(record).toMatchObject({
+      event: 'user.updated',
+      outcome: 'success',
+      actor: { type: 'user', user_id: admin._id, client_id: expect.any(String) },
+      subject: { user_id: user._id },
+      data: { changed: ['tokens_revoked'], grants_revoked: 0, personal_access_tokens_revoked: 0 },
+    });
   });
 
   it('update changes name, email, username and role; refuses bad input (2), unknown users (2) and a taken email (1)', async () => {
@@ -70,7 +84,11 @@ describe('keyflow users', () => {
     const out = await ok('users', 'update', user.email, '--name', 'New Name', '--email', `X-${user.email}`, '--username', username, '--role', 'admin');
     expect(out).toMatchObject({ id: user._id, name: 'New Name', email: `x-${user.email}`, username, role: 'admin' });
     expect(out).not.toHaveProperty('passwordHash');
-    expect(await operatorEvents(user._id)).toEqual([['admin.user.update', 'operator', ['name', 'email', 'username', 'role']]]);
+    expect((await operatorEvents(user._id)).sort()).toEqual([
+      ['user.role.changed', 'operator', undefined],
+      ['user.updated', 'operator', ['name', 'email', 'username']],
+    ]);
+    expect((await auditRecords(api.deps.store, { event: 'user.role.changed', 'subject.userId': user._id }))[0]?.data).toEqual({ admin: true });
 
     expectRefused(await cli('users', 'update', user._id, '--role', 'root'), 2, /invalid input: role/);
     expectRefused(await cli('users', 'update', user._id), 2, /needs at least one of/);
@@ -88,8 +106,8 @@ describe('keyflow users', () => {
     expect(await ok('users', 'update', user._id, '--phone-number-verified', 'true')).toMatchObject({ phone_number: '+15550100', phone_number_verified: true });
     expect(await ok('users', 'update', user._id, '--phone-number-verified', 'false')).toMatchObject({ phone_number_verified: false });
     expect(await operatorEvents(user._id)).toEqual([
-      ['admin.user.update', 'operator', ['phone_number_verified']],
-      ['admin.user.update', 'operator', ['phone_number_verified']],
+      ['user.updated', 'operator', ['phone_number_verified']],
+      ['user.updated', 'operator', ['phone_number_verified']],
     ]);
   });
 
@@ -113,8 +131,8 @@ describe('keyflow users', () => {
     expect(new URL((await browser.signIn(await browser.get('/login'), email, FLOW_PASSWORD)).url).pathname).toBe('/account');
     expect((await apps()).status).toBe(200);
     expect(await operatorEvents(user._id)).toEqual([
-      ['admin.user.update', 'operator', ['disabled']],
-      ['admin.user.update', 'operator', ['disabled']],
+      ['user.disabled', 'operator', undefined],
+      ['user.enabled', 'operator', undefined],
     ]);
   });
 
@@ -123,7 +141,7 @@ describe('keyflow users', () => {
     await addTestPasskey(api.deps.store, user._id);
     expect(await ok('users', 'reset-2fa', email)).toMatchObject({ totp_enabled: false, passkeys: 0 });
     expect(await api.deps.store.passkeys.findOne({ userId: user._id })).toBeNull();
-    expect(await operatorEvents(user._id)).toEqual([['admin.user.update', 'operator', ['second_factors']]]);
+    expect(await operatorEvents(user._id)).toEqual([['user.updated', 'operator', ['second_factors']]]);
   });
 
   it('tokens revoke ends every grant and personal access token of the user', async () => {
@@ -134,7 +152,7 @@ describe('keyflow users', () => {
     const refreshed = await postForm(api, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, rp.auth);
     expect(refreshed.body.error).toBe('invalid_grant');
     expect((await fetch(`${api.url}/api/oauth/me/apps`, { headers: { authorization: `Bearer ${pat}` } })).status).toBe(401);
-    expect(await operatorEvents(user._id)).toEqual([['admin.user.update', 'operator', ['tokens_revoked']]]);
+    expect(await operatorEvents(user._id)).toEqual([['user.updated', 'operator', ['tokens_revoked']]]);
   });
 
   it('tokens create makes a personal access token of the user, shown once, within what the user could make', async () => {
@@ -196,6 +214,8 @@ describe('keyflow users', () => {
       expect([still!.role, still!.disabled === true]).toEqual(['admin', false]);
       await newUser(api.deps, { prefix: 'cli-second', password: FLOW_PASSWORD, admin: true });
       expect(await ok('users', 'delete', user._id)).toMatchObject({ deleted: user._id });
+      // Only what was done is recorded: the refused demotion, disabling and deletion left nothing.
+      expect(await operatorEvents(user._id)).toEqual([['user.deleted', 'operator', undefined]]);
     } finally {
       await api.deps.store.users.updateMany({ _id: { $in: others.map((o) => o._id) } }, { $set: { role: 'admin' } });
     }

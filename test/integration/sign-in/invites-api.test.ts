@@ -121,6 +121,8 @@ describe('admin API', () => {
       ]),
     );
     expect(JSON.stringify(audit)).not.toContain(secretToken);
+    // The webhook payload names the invitee; the audit trail keeps no email.
+    expect(JSON.stringify(audit)).not.toContain(email);
   });
 
   it('defaults: role user, 7 days, no email; an empty body is fine', async () => {

@@ -1,19 +1,30 @@
-// The recorder's group commit: a record made the moment the previous one
-// resolved (a caller recording two events in a row) is written too, not left
-// in the queue until some later record comes.
+// The recorder's group commit without a database: records awaited one after
+// the other (each continuation queues the next before the writer has ended)
+// are all written, and records made while a write is in flight go together.
 import { createAuditTrail } from '../../../lib/audit/audit-trail.js';
 import { createLogger } from '../../../lib/runtime/log.js';
 import type { Store } from '../../../lib/store/db.js';
 
-it('writes a record made right after the previous one resolved', async () => {
-  const written: string[] = [];
-  const store = {
-    auditPending: { insertMany: async (docs: { event: string }[]) => void written.push(...docs.map((d) => d.event)) },
-  } as unknown as Store;
+function fakeStore() {
+  const inserts: unknown[][] = [];
+  const store = { auditPending: { insertMany: async (docs: unknown[]) => void inserts.push(docs) } } as unknown as Store;
+  return { store, inserts };
+}
+
+it('writes every record of a caller that awaits each before the next', async () => {
+  const { store, inserts } = fakeStore();
   const audit = createAuditTrail({ store, log: createLogger('error') });
-  const actor = { type: 'system' } as const;
-  await audit.record('totp.enabled', { actor });
-  await audit.record('backup_codes.generated', { actor, data: { count: 10 } });
-  await audit.record('totp.disabled', { actor });
-  expect(written).toEqual(['totp.enabled', 'backup_codes.generated', 'totp.disabled']);
+  for (let i = 0; i < 20; i++) await audit.record('user.enabled', { actor: { type: 'operator' }, subject: { userId: `u${i}` } });
+  expect(inserts.flat()).toHaveLength(20);
+});
+
+it('writes records made while a write is in flight in one insert, and flush waits for notes', async () => {
+  const { store, inserts } = fakeStore();
+  const audit = createAuditTrail({ store, log: createLogger('error') });
+  await Promise.all([1, 2, 3].map((n) => audit.record('user.disabled', { actor: { type: 'operator' }, subject: { userId: `u${n}` } })));
+  // The first is written at once; the two that came meanwhile, together.
+  expect(inserts.map((group) => group.length)).toEqual([1, 2]);
+  audit.note('user.enabled', { actor: { type: 'operator' } });
+  await audit.flush();
+  expect(inserts.flat()).toHaveLength(4);
 });
