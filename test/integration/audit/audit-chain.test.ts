@@ -136,9 +136,9 @@ it('finds records by user, client, event or prefix, outcome and IP, newest first
   const lines = listed.stdout
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as { event: string; subject: { userId: string } });
+    .map((l) => JSON.parse(l) as { event: string; subject: { user_id: string } });
   expect(lines).toHaveLength(5);
-  for (const r of lines) expect([r.event.startsWith('login'), r.subject.userId]).toEqual([true, 'u-cy']);
+  for (const r of lines) expect([r.event.startsWith('login'), r.subject.user_id]).toEqual([true, 'u-cy']);
   expect(listed.stderr).toMatch(/--cursor s:|--cursor p:/);
   const bad = await runCli(['audit', 'list', '--event', 'nope.*'], env);
   expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--event: no audit event matches/)]);
