@@ -10,7 +10,7 @@ import { deleteBatch, deleteSealed, findBatch, positionOf, readMeta, writeMeta }
 import type { Store } from '../store/db.js';
 import type { AuditTrail } from './audit-trail.js';
 import { CHECKPOINT_TYP, type CheckpointClaims } from './audit-chain.js';
-import { indexKeys, pruneKey } from './audit-index.js';
+import { indexKeys, pruneKey } from '../store/audit-index.js';
 import { firstBatchSince } from './audit-verify.js';
 
 const DAY_MS = 86_400_000;

@@ -29,7 +29,7 @@ import {
 import type { AuditBatchDoc, SealedAuditDoc } from '../model/audit-storage.js';
 import type { Store } from '../store/db.js';
 import { BATCH_HEAD_TYP, batchHash, GENESIS_HASH, placed, recordHash, type BatchHeadClaims } from './audit-chain.js';
-import { indexBatch } from './audit-index.js';
+import { indexBatch } from '../store/audit-index.js';
 
 /** Records per batch: one batch document lists their ids. */
 export const MAX_BATCH = 500;

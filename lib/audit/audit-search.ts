@@ -1,7 +1,7 @@
 // Searching the audit trail: by user, client, event (a name or a prefix such as
 // `login.*`), outcome, IP and time range, newest first, a page at a time. The
 // inbox (records not sealed yet, seconds old) comes first; sealed records are
-// found through the index (lib/audit/audit-index.ts): the narrowest of the
+// found through the index (lib/store/audit-index.ts): the narrowest of the
 // filter's keys is walked and the rest checked on each record, or, with no key
 // to walk, the batches backwards from the time range's end. Every read is an
 // `_id` lookup; a page examines at most SCAN_BUDGET records and otherwise ends
@@ -11,7 +11,7 @@ import { auditEventsMatching, type AuditEntry, type AuditOutcome } from '../mode
 import { allPending, findBatch, parsePosition, positionOf, readMeta, sealedAt } from '../store/audit-records.js';
 import type { SealedAuditDoc } from '../model/audit-storage.js';
 import type { Store } from '../store/db.js';
-import { positionsOf, sizeOf } from './audit-index.js';
+import { positionsOf, sizeOf } from '../store/audit-index.js';
 
 export interface AuditFilter {
   /** The user who acted or was acted on. */

@@ -9,7 +9,7 @@
 // - audit_records: sealed records, `_id` `<batch>-<index>` (zero-padded), so a
 //   record's place is its key and the next page is computed, not searched.
 // - audit_index: for each searchable value (user, client, event, outcome, IP)
-//   a head and buckets of sealed positions, newest last (lib/audit/audit-index.ts).
+//   a head and buckets of sealed positions, newest last (lib/store/audit-index.ts).
 // - audit_meta: the chain's head (last batch and hash) and its checkpoint
 //   (where verification starts after retention deleted older batches).
 import type { AuditEntry } from '../model/audit-events.js';

@@ -1,5 +1,6 @@
 // `npm run bench -- <name> [options]`: Keyflow's benchmarks. Each prints its
 // figures as text and a JSON line, and stops by itself (bounded in time).
+import { auditBench } from './audit.js';
 import { codeFlowBench } from './code-flow.js';
 import { compareBench } from './compare.js';
 import { deviceBench } from './device.js';
@@ -10,6 +11,11 @@ import { signingBench } from './signing.js';
 import { webhooksBench } from './webhooks.js';
 
 const benches: Record<string, { describe: string; run: (args: string[]) => Promise<void> }> = {
+  audit: {
+    describe:
+      "the audit trail at volume on a FerretDB of its own: fill (--records, default 1,000,000), a user's last 100 and a time-range page (p95), verification rate",
+    run: auditBench,
+  },
   'code-flow': { describe: 'authorize → token → UserInfo loops/s and token latency at N concurrent RPs (needs npm start)', run: codeFlowBench },
   compare: {
     describe: 'Keyflow beside node-oidc-provider (in memory and on FerretDB): code flow, refresh, introspection, device polls; ratios (needs npm start)',

@@ -7,13 +7,16 @@
 // Only the sealer writes it, one batch at a time and in order; each write is
 // guarded by the batch number (`lastSeq`), so a seal resumed after a crash
 // skips what it already applied.
-import pLimit from 'p-limit';
+import type { AnyBulkWriteOperation } from 'mongodb';
 import type { AuditEntry } from '../model/audit-events.js';
-import type { Store } from '../store/db.js';
+import type { Store } from './db.js';
+import { inChunks } from './in-chunks.js';
 import type { AuditIndexDoc } from '../model/audit-storage.js';
 
 export const BUCKET_SIZE = 500;
-const PARALLEL_WRITES = 8;
+const PARALLEL_READS = 16;
+/** Writes per bulk command. */
+const BULK_SIZE = 1_000;
 
 /** The index keys of one record. */
 export function indexKeysOf(entry: AuditEntry): string[] {
@@ -25,9 +28,15 @@ export function indexKeysOf(entry: AuditEntry): string[] {
 }
 
 const bucketId = (key: string, n: number) => `${key}#${n}`;
-const isDuplicate = (err: unknown) => (err as { code?: number }).code === 11000;
 
-/** Applies batch `seq`'s records (with their positions) to the index; idempotent per batch. */
+/**
+ * Applies batch `seq`'s records (with their positions) to the index;
+ * idempotent per batch. The heads are read by `_id`, then every bucket write
+ * goes in one unordered bulk write and every head write in another (a round
+ * trip each, not one per key): the heads last, so a crash between the two
+ * leaves them as they were, and the next attempt skips the buckets already
+ * written (their `lastSeq` guard).
+ */
 export async function indexBatch(store: Store, seq: number, records: { position: string; entry: AuditEntry }[]): Promise<void> {
   const byKey = new Map<string, string[]>();
   for (const { position, entry } of records)
@@ -36,36 +45,47 @@ export async function indexBatch(store: Store, seq: number, records: { position:
       list.push(position);
       byKey.set(key, list);
     }
-  const limit = pLimit(PARALLEL_WRITES);
-  await Promise.all([...byKey].map(([key, positions]) => limit(() => appendToKey(store, key, seq, positions))));
-}
-
-async function appendToKey(store: Store, key: string, seq: number, positions: string[]): Promise<void> {
-  const head = await store.auditIndex.findOne({ _id: key });
-  if (head && head.lastSeq >= seq) return; // applied before a crash
-  let bucket = head?.bucket ?? 0;
-  let size = head?.size ?? 0;
-  let rest = positions;
-  while (rest.length) {
-    if (size >= BUCKET_SIZE) {
-      bucket += 1;
-      size = 0;
+  const keys = [...byKey.keys()];
+  const heads = await inChunks(keys, PARALLEL_READS, (key) => store.auditIndex.findOne({ _id: key }));
+  const buckets: AnyBulkWriteOperation<AuditIndexDoc>[] = [];
+  const headWrites: AnyBulkWriteOperation<AuditIndexDoc>[] = [];
+  keys.forEach((key, i) => {
+    const head = heads[i];
+    if (head && head.lastSeq >= seq) return; // applied before a crash
+    let bucket = head?.bucket ?? 0;
+    let size = head?.size ?? 0;
+    let rest = byKey.get(key)!;
+    while (rest.length) {
+      if (size >= BUCKET_SIZE) {
+        bucket += 1;
+        size = 0;
+      }
+      const chunk = rest.slice(0, BUCKET_SIZE - size);
+      rest = rest.slice(chunk.length);
+      buckets.push(guardedUpsert(bucketId(key, bucket), seq, { $push: { positions: { $each: chunk } }, $set: { lastSeq: seq } }));
+      size += chunk.length;
     }
-    const chunk = rest.slice(0, BUCKET_SIZE - size);
-    rest = rest.slice(chunk.length);
-    await guardedUpsert(store, bucketId(key, bucket), seq, { $push: { positions: { $each: chunk } } });
-    size += chunk.length;
-  }
-  // The head moves last: a crash before it leaves the buckets guarded by lastSeq, and the head as it was.
-  await guardedUpsert(store, key, seq, { $set: { bucket, size } });
+    headWrites.push(guardedUpsert(key, seq, { $set: { bucket, size, lastSeq: seq } }));
+  });
+  await bulkUpserts(store, buckets);
+  await bulkUpserts(store, headWrites);
 }
 
-async function guardedUpsert(store: Store, id: string, seq: number, update: Record<string, unknown>): Promise<void> {
-  const set = { ...((update.$set as Record<string, unknown>) ?? {}), lastSeq: seq };
-  try {
-    await store.auditIndex.updateOne({ _id: id, lastSeq: { $lt: seq } }, { ...update, $set: set }, { upsert: true });
-  } catch (err) {
-    if (!isDuplicate(err)) throw err; // the document is already past this batch
+/** An upsert applied only if the document has not seen batch `seq` yet. */
+const guardedUpsert = (id: string, seq: number, update: Record<string, unknown>): AnyBulkWriteOperation<AuditIndexDoc> => ({
+  updateOne: { filter: { _id: id, lastSeq: { $lt: seq } }, update, upsert: true },
+});
+
+/** Unordered bulk writes; a duplicate key is a document already past this batch (its guard did not match, its upsert collided). */
+async function bulkUpserts(store: Store, ops: AnyBulkWriteOperation<AuditIndexDoc>[]): Promise<void> {
+  for (let i = 0; i < ops.length; i += BULK_SIZE) {
+    try {
+      await store.auditIndex.bulkWrite(ops.slice(i, i + BULK_SIZE), { ordered: false });
+    } catch (err) {
+      const errors = (err as { writeErrors?: { code?: number }[] | { code?: number } }).writeErrors;
+      const list = Array.isArray(errors) ? errors : errors ? [errors] : [];
+      if (!list.length || list.some((e) => e.code !== 11000)) throw err;
+    }
   }
 }
 
