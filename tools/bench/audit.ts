@@ -16,7 +16,6 @@ import { searchAudit, type AuditFilter } from '../../lib/audit/audit-search.js';
 import { sealNextBatch } from '../../lib/audit/audit-sealing.js';
 import { newAuditId } from '../../lib/audit/audit-trail.js';
 import { verifyStoredChain } from '../../lib/audit/audit-verify.js';
-import type { Config } from '../../lib/config/env.js';
 import { Keyring } from '../../lib/keys/keyring.js';
 import { createMlDsa65 } from '../../lib/keys/mldsa.js';
 import { Signer } from '../../lib/keys/signer.js';
