@@ -151,6 +151,8 @@ export async function searchAudit(store: Store, filter: AuditFilter, limit: numb
   } else if (cursor.startsWith('s:')) sealedCursor = cursor.slice(2);
   else throw new AuditFilterError('cursor: not one this search gave');
 
+  // A record being sealed right now may be both in the inbox (read above) and in its place: shown once.
+  const shown = new Set(records.map((r) => r.id));
   const walk = await walkFor(store, filter, events, sealedCursor);
   const fetch = pLimit(FETCH_PARALLEL);
   let examined = 0;
@@ -174,6 +176,7 @@ export async function searchAudit(store: Store, filter: AuditFilter, limit: numb
       if (filter.since && doc.time < filter.since) return { records, next: null };
       if (!matchesFilter(doc, filter, events)) continue;
       if (after !== undefined && doc.id >= after) continue;
+      if (shown.has(doc.id)) continue;
       const { _id, seq, idx, ...entry } = doc;
       void seq;
       void idx;

@@ -6,13 +6,16 @@ import type { Store } from '../../lib/store/db.js';
 import type { PendingAuditDoc, SealedAuditDoc } from '../../lib/model/audit-storage.js';
 import { eventually } from './harness.js';
 
-/** Records matching `filter` (e.g. `{ event: 'login', 'subject.userId': id }`), oldest first. */
+/** Records matching `filter` (e.g. `{ event: 'login', 'subject.userId': id }`), oldest first, each once. */
 export async function auditRecords(store: Store, filter: Filter<AuditEntry> = {}): Promise<AuditEntry[]> {
   const [pending, sealed] = await Promise.all([
     store.auditPending.find(filter as Filter<PendingAuditDoc>).toArray(),
     store.auditRecords.find(filter as Filter<SealedAuditDoc>).toArray(),
   ]);
-  return [...pending, ...sealed].map(({ _id, ...r }) => ({ ...r, id: r.id ?? _id })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  // A record the sealer is moving is in both for a moment: its sealed copy is the one kept.
+  const byId = new Map<string, AuditEntry>();
+  for (const { _id, ...r } of [...pending, ...sealed]) byId.set(r.id ?? _id, { ...r, id: r.id ?? _id });
+  return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /**
