@@ -4,9 +4,9 @@
 // oldest first). Keys: `u:<user id>` (actor or subject), `c:<client id>`
 // (actor or subject), `e:<event>`, `o:<outcome>`, `i:<ip>`.
 //
-// Only the sealer writes it, one batch at a time and in order; each write is
-// guarded by the batch number (`lastSeq`), so a seal resumed after a crash
-// skips what it already applied.
+// Only the sealer writes it, one batch at a time and in order. A head records
+// the last batch applied to its key (`lastSeq`), so a seal resumed after a
+// crash skips the keys it finished, and redoes the others idempotently.
 import type { AnyBulkWriteOperation } from 'mongodb';
 import type { AuditEntry } from '../model/audit-events.js';
 import type { Store } from './db.js';
@@ -34,8 +34,8 @@ const bucketId = (key: string, n: number) => `${key}#${n}`;
  * idempotent per batch. The heads are read by `_id`, then every bucket write
  * goes in one unordered bulk write and every head write in another (a round
  * trip each, not one per key): the heads last, so a crash between the two
- * leaves them as they were, and the next attempt skips the buckets already
- * written (their `lastSeq` guard).
+ * leaves them as they were, and the next attempt computes the same places and
+ * adds nothing twice to a bucket (`$addToSet`).
  */
 export async function indexBatch(store: Store, seq: number, records: { position: string; entry: AuditEntry }[]): Promise<void> {
   const byKey = new Map<string, string[]>();
@@ -62,21 +62,25 @@ export async function indexBatch(store: Store, seq: number, records: { position:
       }
       const chunk = rest.slice(0, BUCKET_SIZE - size);
       rest = rest.slice(chunk.length);
-      buckets.push(guardedUpsert(bucketId(key, bucket), seq, { $push: { positions: { $each: chunk } }, $set: { lastSeq: seq } }));
+      // $addToSet: a retried batch adds nothing twice; new positions are appended in order.
+      buckets.push(upsertById(bucketId(key, bucket), { $addToSet: { positions: { $each: chunk } }, $set: { lastSeq: seq } }));
       size += chunk.length;
     }
-    headWrites.push(guardedUpsert(key, seq, { $set: { bucket, size, lastSeq: seq } }));
+    headWrites.push(upsertById(key, { $set: { bucket, size, lastSeq: seq } }));
   });
   await bulkUpserts(store, buckets);
   await bulkUpserts(store, headWrites);
 }
 
-/** An upsert applied only if the document has not seen batch `seq` yet. */
-const guardedUpsert = (id: string, seq: number, update: Record<string, unknown>): AnyBulkWriteOperation<AuditIndexDoc> => ({
-  updateOne: { filter: { _id: id, lastSeq: { $lt: seq } }, update, upsert: true },
+/**
+ * An upsert by `_id` alone: FerretDB v1 finds a document from its index only
+ * for a lone `_id` filter (any other condition reads the whole collection).
+ */
+const upsertById = (id: string, update: Record<string, unknown>): AnyBulkWriteOperation<AuditIndexDoc> => ({
+  updateOne: { filter: { _id: id }, update, upsert: true },
 });
 
-/** Unordered bulk writes; a duplicate key is a document already past this batch (its guard did not match, its upsert collided). */
+/** Unordered bulk writes; a duplicate key (two upserts of one new document racing) leaves the other's write, which is the same. */
 async function bulkUpserts(store: Store, ops: AnyBulkWriteOperation<AuditIndexDoc>[]): Promise<void> {
   for (let i = 0; i < ops.length; i += BULK_SIZE) {
     try {
