@@ -15,8 +15,6 @@ import type { AuditIndexDoc } from '../model/audit-storage.js';
 
 export const BUCKET_SIZE = 500;
 const PARALLEL_READS = 16;
-/** Writes per bulk command. */
-const BULK_SIZE = 1_000;
 
 /** The index keys of one record. */
 export function indexKeysOf(entry: AuditEntry): string[] {
@@ -80,17 +78,21 @@ const upsertById = (id: string, update: Record<string, unknown>): AnyBulkWriteOp
   updateOne: { filter: { _id: id }, update, upsert: true },
 });
 
-/** Unordered bulk writes; a duplicate key (two upserts of one new document racing) leaves the other's write, which is the same. */
+/**
+ * The upserts, a few at a time (not one bulk write: FerretDB v1 was seen to
+ * stall on a bulk of upserts into existing documents); a duplicate key (two
+ * upserts of one new document racing) leaves the other's write, the same.
+ */
 async function bulkUpserts(store: Store, ops: AnyBulkWriteOperation<AuditIndexDoc>[]): Promise<void> {
-  for (let i = 0; i < ops.length; i += BULK_SIZE) {
+  await inChunks(ops, PARALLEL_READS, async (op) => {
+    if (!('updateOne' in op)) return;
+    const { filter, update, upsert } = op.updateOne;
     try {
-      await store.auditIndex.bulkWrite(ops.slice(i, i + BULK_SIZE), { ordered: false });
+      await store.auditIndex.updateOne(filter, update, { upsert });
     } catch (err) {
-      const errors = (err as { writeErrors?: { code?: number }[] | { code?: number } }).writeErrors;
-      const list = Array.isArray(errors) ? errors : errors ? [errors] : [];
-      if (!list.length || list.some((e) => e.code !== 11000)) throw err;
+      if ((err as { code?: number }).code !== 11000) throw err;
     }
-  }
+  });
 }
 
 /**

@@ -152,8 +152,8 @@ it('the sealer workflow resumes a batch a crash left half done; the chain then v
     ...store(),
     auditIndex: new Proxy(store().auditIndex, {
       get(target, prop, receiver) {
-        // The buckets are written; the worker dies before the heads are.
-        if (prop === 'bulkWrite' && ++writes > 1) return () => Promise.reject(new Error('worker killed'));
+        // Some of the index is written; the worker dies before the rest.
+        if (prop === 'updateOne' && ++writes > 3) return () => Promise.reject(new Error('worker killed'));
         return Reflect.get(target, prop, receiver) as unknown;
       },
     }),
