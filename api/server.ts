@@ -18,6 +18,12 @@ import { createStartupApp } from './startup-app.js';
 
 /** How long a stopping api waits for event dispatches still in flight. */
 const SHUTDOWN_DISPATCH_WAIT_MS = 5_000;
+/**
+ * How long a stopping api lets requests in flight finish before it closes
+ * every connection: a browser's pre-opened socket that never sends a request
+ * would otherwise hold the stop until Node's 60 s header timeout.
+ */
+const SHUTDOWN_REQUEST_WAIT_MS = 5_000;
 
 export interface RunningApi {
   server: Server;
@@ -95,7 +101,9 @@ export async function openApi(config: Config, log: Logger): Promise<StartingApi>
     stopping.abort();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_REQUEST_WAIT_MS);
     await closed;
+    clearTimeout(force);
     await ready.catch(() => null);
     await release().catch(() => undefined);
     await temporal.close();

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { RunningApi } from '../../../api/server.js';
@@ -64,4 +65,17 @@ describe('readiness when a dependency stops', () => {
       await api.stop();
     }
   });
+});
+
+describe('stopping', () => {
+  it('ends while a client holds a connection open without sending a request (a browser pre-opens sockets)', async () => {
+    const api = await startTestApi();
+    const socket = net.connect(Number(new URL(api.url).port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const closedByServer = new Promise((resolve) => socket.once('close', resolve));
+    // Node itself would drop the silent socket only after its 60 s header timeout: the stop must not wait for it.
+    await api.stop();
+    await closedByServer;
+    expect(socket.destroyed).toBe(true);
+  }, 30_000);
 });
