@@ -2,6 +2,7 @@
 // a time budget (heartbeating per batch), and apply retention.
 import { Context } from '@temporalio/activity';
 import { sealPending } from '../lib/audit/audit-sealing.js';
+import { newIndexCache } from '../lib/store/audit-index.js';
 import { applyRetention } from '../lib/audit/audit-retention.js';
 import type { AuditStreamWriter } from '../lib/audit/audit-stream.js';
 import type { AuditTrail } from '../lib/audit/audit-trail.js';
@@ -18,10 +19,12 @@ export interface AuditSealingDeps {
 }
 
 export function createAuditSealingActivities(deps: AuditSealingDeps) {
+  // What this worker learnt of the index between batches (saves a probe per key per batch).
+  const indexCache = newIndexCache();
   return {
     async sealAuditInbox(input: { budgetMs: number }): Promise<SealResult> {
       const heartbeat = () => Context.current().heartbeat();
-      return sealPending({ store: deps.store, signer: deps.signer, ...(deps.stream ? { onSealed: deps.stream } : {}) }, input.budgetMs, heartbeat);
+      return sealPending({ store: deps.store, signer: deps.signer, indexCache, ...(deps.stream ? { onSealed: deps.stream } : {}) }, input.budgetMs, heartbeat);
     },
     async applyAuditRetention(input: { retentionDays: number }): Promise<{ deletedBatches: number }> {
       return applyRetention(deps, input.retentionDays, () => Context.current().heartbeat());

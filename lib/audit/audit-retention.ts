@@ -1,8 +1,8 @@
 // AUDIT_RETENTION_DAYS: deletes sealed batches whose records are all older
 // than the retention, and keeps the rest of the chain verifiable: a signed
 // checkpoint (the first batch kept and the hash it follows) is written first,
-// so verification starts there; then the old records, batches and index
-// buckets go. The newest batch is always kept (the chain's head stays).
+// so verification starts there; then the old batches, their records and index
+// documents go. The newest batch is always kept (the chain's head stays).
 import type { JWTPayload } from 'jose';
 import type { Signer } from '../keys/signer.js';
 import { currentDate, currentTimeMs } from '../runtime/clock.js';
@@ -10,7 +10,7 @@ import { deleteBatch, deleteSealed, findBatch, positionOf, readMeta, writeMeta }
 import type { Store } from '../store/db.js';
 import type { AuditTrail } from './audit-trail.js';
 import { CHECKPOINT_TYP, type CheckpointClaims } from './audit-chain.js';
-import { indexKeys, pruneKey } from '../store/audit-index.js';
+import { deleteIndexDocs } from '../store/audit-index.js';
 import { firstBatchSince } from './audit-verify.js';
 
 const DAY_MS = 86_400_000;
@@ -39,16 +39,13 @@ export async function applyRetention(deps: RetentionDeps, retentionDays: number,
   for (let seq = start; seq < firstKept; seq++) {
     const batch = await findBatch(store, seq);
     if (batch) {
+      await deleteIndexDocs(store, batch.indexed ?? []);
       await deleteSealed(
         store,
         Array.from({ length: batch.count }, (_, idx) => positionOf(seq, idx)),
       );
       await deleteBatch(store, seq);
     }
-    heartbeat();
-  }
-  for (const key of await indexKeys(store)) {
-    await pruneKey(store, key, firstKept);
     heartbeat();
   }
   await deps.audit.record('audit.retention', { actor: { type: 'system' }, data: { deleted_batches: firstKept - start, first_batch: firstKept } });

@@ -26,10 +26,10 @@ import {
   removePending,
   sealedAt,
 } from '../store/audit-records.js';
-import type { AuditBatchDoc, SealedAuditDoc } from '../model/audit-storage.js';
+import type { AuditBatchDoc, PendingAuditDoc, SealedAuditDoc } from '../model/audit-storage.js';
 import type { Store } from '../store/db.js';
 import { BATCH_HEAD_TYP, batchHash, GENESIS_HASH, placed, recordHash, type BatchHeadClaims } from './audit-chain.js';
-import { indexBatch } from '../store/audit-index.js';
+import { indexBatch, type IndexCache } from '../store/audit-index.js';
 
 /** Records per batch: one batch document lists their ids. */
 export const MAX_BATCH = 500;
@@ -37,6 +37,8 @@ export const MAX_BATCH = 500;
 export interface SealDeps {
   store: Store;
   signer: Signer;
+  /** The index keys' next numbers, kept between batches (one per sealing process; absent: probed each batch). */
+  indexCache?: IndexCache;
   /** Each sealed record, in order, for the stream to a log shipper (AUDIT_STREAM). */
   onSealed?: (records: SealedAuditDoc[], batch: AuditBatchDoc) => void;
 }
@@ -95,15 +97,28 @@ export async function sealNextBatch(deps: SealDeps, maxBatch = MAX_BATCH): Promi
     const theirs = await findBatch(deps.store, seq);
     return theirs ? finishBatch(deps, theirs) : null;
   }
-  return finishBatch(deps, batch);
+  // Ours and new: nothing of it is copied yet, and its records are in hand.
+  return finishBatch(deps, batch, { already: [], pending });
+}
+
+/** What a batch's records are: already in their places, or still in the inbox (read unless the caller has them). */
+interface BatchState {
+  already: (SealedAuditDoc | null | undefined)[];
+  pending: (PendingAuditDoc | null)[];
+}
+
+async function readBatchState(store: Store, batch: AuditBatchDoc): Promise<BatchState> {
+  const positions = batch.ids.map((_, idx) => positionOf(batch.seq, idx));
+  const [already, pending] = await Promise.all([sealedAt(store, positions), pendingByIds(store, batch.ids)]);
+  return { already, pending };
 }
 
 /** The batch's records in their places, indexed, gone from the inbox; then the head moves. Idempotent. */
-async function finishBatch(deps: SealDeps, batch: AuditBatchDoc): Promise<AuditBatchDoc> {
+async function finishBatch(deps: SealDeps, batch: AuditBatchDoc, known?: BatchState): Promise<AuditBatchDoc> {
   const { store } = deps;
   if (!batch.done) {
     const positions = batch.ids.map((_, idx) => positionOf(batch.seq, idx));
-    const [already, pending] = await Promise.all([sealedAt(store, positions), pendingByIds(store, batch.ids)]);
+    const { already, pending } = known ?? (await readBatchState(store, batch));
     const docs: SealedAuditDoc[] = [];
     const fresh: SealedAuditDoc[] = [];
     batch.ids.forEach((_, idx) => {
@@ -119,13 +134,14 @@ async function finishBatch(deps: SealDeps, batch: AuditBatchDoc): Promise<AuditB
       fresh.push(doc);
     });
     await insertSealed(store, fresh);
-    await indexBatch(
+    const indexed = await indexBatch(
       store,
       batch.seq,
       docs.map((d) => ({ position: d._id, entry: d })),
+      deps.indexCache,
     );
     await removePending(store, batch.ids);
-    await markBatchDone(store, batch.seq);
+    await markBatchDone(store, batch.seq, indexed);
     deps.onSealed?.(docs, batch);
   }
   await advanceHead(store, batch.seq, batch.hash, currentDate());

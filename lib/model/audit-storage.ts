@@ -30,17 +30,18 @@ export interface AuditBatchDoc {
   jws: string;
   /** Set once its records are copied, indexed and gone from the inbox. */
   done: boolean;
+  /** Its index documents (set with `done`): retention deletes them with the batch. */
+  indexed?: string[];
 }
 
 export interface AuditIndexDoc {
   _id: string;
-  /** Head documents: the newest bucket number and how full it is; the batch last applied. */
-  bucket?: number;
-  size?: number;
-  /** Bucket documents: positions (`<batch>-<index>`), oldest first. */
+  /** Head documents (`<key>`): a number at or below the key's newest document, where readers start probing. */
+  floor?: number;
+  /** Key documents (`<key>#<n>`): the batch they index, its positions of the key (in order), and the key's positions so far. */
+  seq?: number;
   positions?: string[];
-  /** The last batch applied to this document (how a resumed seal skips what it did). */
-  lastSeq: number;
+  total?: number;
 }
 
 export interface AuditMetaDoc {

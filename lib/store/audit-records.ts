@@ -51,8 +51,9 @@ export function pendingByIds(store: Store, ids: string[]): Promise<(PendingAudit
   return inChunks(ids, AT_ONCE, (id) => store.auditPending.findOne({ _id: id }));
 }
 
+/** One delete (a scan of the inbox, which holds seconds of records, instead of a round trip per record). */
 export async function removePending(store: Store, ids: string[]): Promise<void> {
-  await inChunks(ids, AT_ONCE, (id) => store.auditPending.deleteOne({ _id: id }));
+  if (ids.length) await store.auditPending.deleteMany({ _id: { $in: ids } });
 }
 
 export const findBatch = (store: Store, seq: number): Promise<AuditBatchDoc | null> => store.auditBatches.findOne({ _id: batchKey(seq) });
@@ -68,8 +69,8 @@ export async function insertBatch(store: Store, batch: AuditBatchDoc): Promise<b
   }
 }
 
-export async function markBatchDone(store: Store, seq: number): Promise<void> {
-  await store.auditBatches.updateOne({ _id: batchKey(seq) }, { $set: { done: true } });
+export async function markBatchDone(store: Store, seq: number, indexed: string[]): Promise<void> {
+  await store.auditBatches.updateOne({ _id: batchKey(seq) }, { $set: { done: true, indexed } });
 }
 
 export async function deleteBatch(store: Store, seq: number): Promise<void> {

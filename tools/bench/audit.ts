@@ -22,6 +22,7 @@ import { Signer } from '../../lib/keys/signer.js';
 import { AUDIT_CATALOGUE, type AuditEntry, type AuditEventName } from '../../lib/model/audit-events.js';
 import { loadKek } from '../../lib/security/kek.js';
 import { insertPending, readMeta } from '../../lib/store/audit-records.js';
+import { newIndexCache } from '../../lib/store/audit-index.js';
 import { openStore, type Store } from '../../lib/store/db.js';
 import { startFerretDb } from '../embedded/servers.js';
 import { freePort } from '../embedded/ports.js';
@@ -103,10 +104,11 @@ export async function auditBench(argv: string[]): Promise<void> {
     const fillStart = performance.now();
     let sealMs = 0;
     let lastReport = performance.now();
+    const indexCache = newIndexCache(); // as the sealing worker keeps it between batches
     for (let i = have; i < total; i += BATCH) {
       const entries = Array.from({ length: Math.min(BATCH, total - i) }, (_, k) => entry(i + k, total, end));
       await insertPending(store, entries);
-      const [ms] = await timed(() => sealNextBatch({ store, signer }, BATCH));
+      const [ms] = await timed(() => sealNextBatch({ store, signer, indexCache }, BATCH));
       sealMs += ms;
       if (performance.now() - lastReport > 30_000) {
         lastReport = performance.now();

@@ -17,7 +17,7 @@ import type { AuditEventName } from '../../../lib/model/audit-events.js';
 import { auditSealerWorkflowId } from '../../../lib/model/audit-sealer.js';
 import { runInRequest } from '../../../lib/runtime/request-context.js';
 import { readMeta } from '../../../lib/store/audit-records.js';
-import type { SealedAuditDoc } from '../../../lib/model/audit-storage.js';
+import type { AuditIndexDoc, SealedAuditDoc } from '../../../lib/model/audit-storage.js';
 import { auditRecords } from '../../support/audit.js';
 import { runCli } from '../../support/cli.js';
 import { skipTime } from '../../support/clock.js';
@@ -147,13 +147,16 @@ it('finds records by user, client, event or prefix, outcome and IP, newest first
 it('the sealer workflow resumes a batch a crash left half done; the chain then verifies, its end checked against Temporal', async () => {
   await recordMany(40, 'c');
   // A sealer that dies while indexing: its batch is claimed, its records copied, the inbox not yet emptied.
-  let writes = 0;
   const dying: Store = {
     ...store(),
     auditIndex: new Proxy(store().auditIndex, {
       get(target, prop, receiver) {
-        // Some of the index is written; the worker dies before the rest.
-        if (prop === 'updateOne' && ++writes > 3) return () => Promise.reject(new Error('worker killed'));
+        // Half of the batch's index documents are written; the worker dies before the rest.
+        if (prop === 'insertMany')
+          return async (docs: AuditIndexDoc[]) => {
+            await target.insertMany(docs.slice(0, Math.floor(docs.length / 2)));
+            throw new Error('worker killed');
+          };
         return Reflect.get(target, prop, receiver) as unknown;
       },
     }),
