@@ -7,11 +7,12 @@
 // batch's positions of that key, the batch's number and the key's running
 // total. A batch's documents for all its keys go in one unordered insert.
 //
-// Finding a key's newest document: its head document `<key>` holds `floor`,
-// a number at or below the newest (raised now and then by the writer, and by
-// retention as it deletes the oldest), and the reader probes upward from it
-// (doubling, then halving: a handful of `_id` lookups). Documents below the
-// floor may be gone (retention): a walk downward stops at the first missing.
+// Finding a key's newest document: its head document `<key>` (inserted
+// before the key's first document) holds `floor`, a number at or below the
+// newest (raised now and then by the writer, and by retention as it deletes
+// the oldest), and the reader probes upward from it (doubling, then halving:
+// a handful of `_id` lookups). Documents below the floor may be gone
+// (retention): a walk downward stops at the first missing.
 //
 // Only the sealer writes, one batch at a time and in order; it remembers each
 // key's next number (IndexCache) so that a batch costs no read. A cache gone
@@ -121,8 +122,18 @@ export async function indexBatch(
   let todo = [...byKey.keys()];
   for (let round = 0; todo.length && round < INSERT_ROUNDS; round++) {
     const unknown = todo.filter((key) => !known.has(key));
-    const probed = await inChunks(unknown, AT_ONCE, (key) => probe(store, key));
-    unknown.forEach((key, i) => known.set(key, probed[i]!));
+    // A key is new when its head can be inserted (every key gets its head before its first
+    // document): new keys, most of a batch's unknown ones, cost no read.
+    const existing = new Set(
+      await insertAll(
+        store,
+        unknown.map((key): AuditIndexDoc => ({ _id: key, floor: 0 })),
+      ),
+    );
+    const old = unknown.filter((_, i) => existing.has(i));
+    const probed = await inChunks(old, AT_ONCE, (key) => probe(store, key));
+    old.forEach((key, i) => known.set(key, probed[i]!));
+    unknown.forEach((key, i) => existing.has(i) || known.set(key, { next: 0, seq: -1, total: 0, floor: 0 }));
     const docs: Required<Pick<AuditIndexDoc, '_id' | 'seq' | 'positions' | 'total'>>[] = [];
     const keysOfDocs: string[] = [];
     for (const key of todo) {
