@@ -66,7 +66,7 @@ export async function openApi(config: Config, log: Logger): Promise<StartingApi>
     // Every MongoDB and Temporal call on a request's path is bounded: a request answers 503 rather than wait.
     const callTimeoutMs = config.dependencyTimeoutMs;
     const services = await startCoreServices(config, log, { signal: stopping.signal, onProgress: (s) => (state = s), callTimeoutMs });
-    const audit = createAuditTrail({ store: services.store, log });
+    const audit = createAuditTrail({ store: services.store, log, recording: config.audit.recording });
     // Made here, outside any request: its sweep's records carry no request's context.
     const refreshRotations = createRotationSummary(audit);
     const events = createEventPipeline({

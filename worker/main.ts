@@ -31,7 +31,7 @@ runMain(log, async () => {
   const metrics = config.metrics.worker && coreCalls ? await startMetricsListener(config.metrics.worker, log, () => coreCalls.drain()) : null;
   const draining = coreCalls ? setInterval(() => coreCalls.drain(), 1_000) : undefined;
   const services = await startCoreServices(config, log);
-  const audit = createAuditTrail({ store: services.store, log });
+  const audit = createAuditTrail({ store: services.store, log, recording: config.audit.recording });
   const temporal = lazyTemporalClient(config);
   // A Temporal still coming up (or down) is waited for, as MongoDB is.
   const connection = await waitFor('Temporal', () => NativeConnection.connect(temporalConnectionOptions(config.temporal)), log, {

@@ -75,7 +75,14 @@ interface Waiting {
   done: (err?: Error) => void;
 }
 
-export function createAuditTrail(deps: { store: Store; log: Logger }): AuditTrail {
+/** A trail that records nothing (AUDIT_TRAIL=off: only to measure what recording costs). */
+const UNRECORDED: AuditTrail = { record: async () => {}, note: () => {}, flush: async () => {} };
+
+export function createAuditTrail(deps: { store: Store; log: Logger; recording?: boolean }): AuditTrail {
+  if (deps.recording === false) {
+    deps.log.warn('AUDIT_TRAIL=off: security events are not recorded (for measuring its cost only)');
+    return UNRECORDED;
+  }
   let queue: Waiting[] = [];
   let writing: Promise<void> | null = null;
 

@@ -370,6 +370,12 @@ const housekeeping = {
 };
 
 const audit = {
+  AUDIT_TRAIL: z
+    .enum(['on', 'off'])
+    .default('on')
+    .describe(
+      'off: the api and the worker record no audit event (they warn at start). Only to measure what the audit trail costs (`npm run bench -- compare` against an audited run); never in production',
+    ),
   AUDIT_RETENTION_DAYS: nonNegativeInt(0, 100 * 365).describe(
     'How long audit records are kept; older sealed batches are deleted daily and the chain starts at a signed checkpoint. 0: kept forever',
   ),
@@ -476,7 +482,12 @@ function configFrom(e: Env, cwd: string, tls: TemporalTls | null) {
     fapiProfileDefault: e.FAPI_PROFILE_DEFAULT === 'fapi2' ? ('fapi2' as const) : null,
     logLevel: e.LOG_LEVEL,
     housekeeping: { intervalMinutes: e.HOUSEKEEPING_INTERVAL_MINUTES, batchSize: e.HOUSEKEEPING_BATCH_SIZE },
-    audit: { retentionDays: e.AUDIT_RETENTION_DAYS, sealIntervalMs: e.AUDIT_SEAL_INTERVAL_SECONDS * 1000, stream: e.AUDIT_STREAM },
+    audit: {
+      recording: e.AUDIT_TRAIL === 'on',
+      retentionDays: e.AUDIT_RETENTION_DAYS,
+      sealIntervalMs: e.AUDIT_SEAL_INTERVAL_SECONDS * 1000,
+      stream: e.AUDIT_STREAM,
+    },
     refreshTokenTtlMs: e.REFRESH_TOKEN_TTL_SECONDS * 1000,
     deviceCodeTtlMs: e.DEVICE_CODE_TTL_SECONDS * 1000,
     stepUpChallengeTtlMs: e.STEP_UP_CHALLENGE_TTL_SECONDS * 1000,

@@ -28,3 +28,14 @@ it('writes records made while a write is in flight in one insert, and flush wait
   await audit.flush();
   expect(inserts.flat()).toHaveLength(4);
 });
+
+it('records nothing when switched off (AUDIT_TRAIL=off, for measuring its cost), and says so', async () => {
+  const { store, inserts } = fakeStore();
+  const warnings: string[] = [];
+  const audit = createAuditTrail({ store, log: createLogger('warn', (line) => warnings.push(line)), recording: false });
+  await audit.record('user.disabled', { actor: { type: 'operator' } });
+  audit.note('user.enabled', { actor: { type: 'operator' } });
+  await audit.flush();
+  expect(inserts).toEqual([]);
+  expect(warnings).toEqual([expect.stringContaining('AUDIT_TRAIL=off')]);
+});
