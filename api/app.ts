@@ -50,6 +50,7 @@ import { signupRoutes } from './pages/signup.js';
 import { assetRoutes } from './pages/assets.js';
 import { tokenPageRoutes } from './pages/tokens.js';
 import { sessionsPageRoutes } from './pages/sessions.js';
+import { connectedAppsPageRoutes } from './pages/connected-apps.js';
 import { passwordPageRoutes } from './pages/password.js';
 import { appsPageRoutes } from './pages/apps.js';
 import { teamsPageRoutes } from './pages/teams.js';
@@ -141,6 +142,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(sessionsPageRoutes(idle));
   app.use(passwordPageRoutes(idle));
   app.use(tokenPageRoutes({ ...ctx, patMaxLifetimeMs: config.patMaxLifetimeMs }));
+  app.use(connectedAppsPageRoutes(ctx));
   app.use(appsPageRoutes(ctx));
   app.use(teamsPageRoutes(ctx));
   app.use(gpgKeysPageRoutes(ctx));

@@ -90,6 +90,7 @@ export const PAGES = {
   password: '/account/password',
   sessions: '/account/sessions',
   tokens: '/account/tokens',
+  connectedApps: '/account/connected-apps',
   apps: '/account/apps',
   teams: '/account/teams',
   social: '/account/social',

@@ -129,7 +129,7 @@ ${fields(ADDRESS_FIELDS, values)}
 </form>
 <section><a href="${PAGES.security}">Security: authenticator app, passkeys, backup codes</a></section>
 <section><a href="${PAGES.password}">${hasUsablePassword(user) ? 'Change your password' : 'Set a password'}</a> · <a href="${PAGES.sessions}">Where you are signed in</a></section>
-<section><a href="${PAGES.tokens}">Personal access tokens</a> · <a href="${PAGES.apps}">Your apps</a> · <a href="${PAGES.teams}">Your teams</a> · <a href="${PAGES.social}">Sign-in methods</a></section>
+<section><a href="${PAGES.tokens}">Personal access tokens</a> · <a href="${PAGES.connectedApps}">Apps you allowed</a> · <a href="${PAGES.apps}">Your apps</a> · <a href="${PAGES.teams}">Your teams</a> · <a href="${PAGES.social}">Sign-in methods</a></section>
 <section><a href="${PAGES.gpgKeys}">GPG keys</a> · <a href="${PAGES.domains}">Domains</a></section>
 ${user.role === 'admin' ? html`<section><a href="${ADMIN_PAGES.home}">Administration</a></section>` : ''}
 <section><form method="post" action="${PAGES.logout}">${csrfField(session.csrf)}<button type="submit" class="secondary">Sign out</button></form></section>`,

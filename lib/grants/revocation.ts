@@ -62,7 +62,11 @@ export interface BulkRevocation {
  * cannot reach now is counted, not fatal: the refresh grant refuses a revoked
  * grant's tokens and tells its family then.
  */
-async function revokeGrantsOf(deps: GrantRevocationDeps, owner: { clientId: string } | { userId: string }, reason: string): Promise<BulkRevocation> {
+async function revokeGrantsOf(
+  deps: GrantRevocationDeps,
+  owner: { clientId: string } | { userId: string } | { userId: string; clientId: string },
+  reason: string,
+): Promise<BulkRevocation> {
   const ids = await liveGrantIds(deps.store, owner);
   const stored = await eachSettled(ids, (id) => revokeGrant(deps.store, id, reason));
   const failed = stored.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -92,6 +96,11 @@ export async function revokeMachineGrants(deps: GrantRevocationDeps, clientId: s
   const ids = await liveGrantIds(deps.store, { clientId, machine: true });
   await Promise.all(ids.map((id) => revokeGrant(deps.store, id, 'machine access changed')));
   return { grants: ids.length, familiesUnreached: 0 };
+}
+
+/** A user removed a client's access (their consent): the user's grants to that client are revoked with their refresh families. */
+export function revokeUserClientGrants(deps: GrantRevocationDeps, userId: string, clientId: string, reason = 'access removed'): Promise<BulkRevocation> {
+  return revokeGrantsOf(deps, { userId, clientId }, reason);
 }
 
 /** A user was deleted (deleteUserAccount), disabled or had their tokens revoked: every grant of the user is revoked with its refresh family. */

@@ -65,7 +65,10 @@ export const AUDIT_CATALOGUE = {
     ...CLIENT,
     scopes: 'the scopes granted (team scopes in their bound form)',
   }),
-  'consent.revoked': user("a user (or an administrator) removed a client's access", { ...CLIENT, ...GRANT }),
+  'consent.revoked': user("a user removed a client's access (the connected apps page): what they allowed is forgotten, the grants revoked", {
+    ...CLIENT,
+    grants: 'how many grants (with their tokens) were revoked',
+  }),
   'code.issued': user('an authorization code was issued', { ...CLIENT, ...GRANT, scopes: 'its scopes' }),
   'code.redeemed': user('an authorization code was exchanged for tokens', { ...CLIENT, ...GRANT }),
   'code.replayed': user("a used authorization code was presented again: its grant's tokens are revoked", {

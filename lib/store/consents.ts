@@ -19,3 +19,13 @@ export async function recordConsent(store: Store, userId: string, clientId: stri
     { upsert: true },
   );
 }
+
+/** A user's consents (a filter on a field: the account page, not a hot path). */
+export async function listUserConsents(store: Store, userId: string): Promise<ConsentDoc[]> {
+  return store.consents.find({ userId }).toArray();
+}
+
+/** Forgets what one user allowed one client; false if there was nothing. */
+export async function deleteConsent(store: Store, userId: string, clientId: string): Promise<boolean> {
+  return (await store.consents.deleteOne({ _id: `${userId}:${clientId}` })).deletedCount === 1;
+}

@@ -129,7 +129,10 @@ export async function isGrantLive(store: Store, holder: TokenHolder, userActive:
 }
 
 /** The grants of a client (its machine grants alone, with `machine`) or of a user not yet revoked (a scan: not a hot path). */
-export async function liveGrantIds(store: Store, owner: { clientId: string; machine?: true } | { userId: string }): Promise<string[]> {
+export async function liveGrantIds(
+  store: Store,
+  owner: { clientId: string; machine?: true } | { userId: string } | { userId: string; clientId: string },
+): Promise<string[]> {
   const grants = await store.grants.find(owner, { projection: { _id: 1, revokedAt: 1 } }).toArray();
   return grants.filter((g) => !g.revokedAt).map((g) => g._id);
 }

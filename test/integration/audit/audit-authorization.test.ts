@@ -22,7 +22,7 @@ import { auditRecords, awaitAuditRecord, awaitAuditRecords } from '../../support
 import { apiNow, skipTime } from '../../support/clock.js';
 import { testDatabase } from '../../support/database.js';
 import { eventually, useTestApi } from '../../support/harness.js';
-import { jwtClaims, postForm } from '../../support/http.js';
+import { csrfOf, getUserinfo, jwtClaims, postForm } from '../../support/http.js';
 import { useRegistration } from '../../support/registration.js';
 import { authorizeAs, FLOW_PASSWORD, FLOW_REDIRECT, flowAuthorizeUrl, newTestRp, type TestRp } from '../../support/token-flow.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
@@ -129,6 +129,51 @@ describe('the code flow', () => {
     ]);
     expect(replays[0]).toMatchObject({ requestId: id, ip: expect.any(String), data: { client_id: rp.id, grant_id: grantId } });
     expectClean(replays, [code, verifier]);
+  });
+});
+
+describe('connected apps', () => {
+  it("records consent.revoked when a user removes an app's access: its tokens stop, it must ask again; another user or a form without CSRF removes nothing", async () => {
+    const rp = await newTestRp(api, { name: 'Connected RP' });
+    const { code, verifier, user, agent } = await authorizedCode(rp, 'openid offline_access');
+    const tokens = await redeem(rp, code, verifier);
+    expect(tokens.status).toBe(200);
+    const page = await (await agent.get('/account/connected-apps')).res.text();
+    expect(page).toContain('Connected RP');
+    const action = `/account/connected-apps/${encodeURIComponent(rp.id)}/remove`;
+
+    // Without the page's CSRF token: refused, nothing removed.
+    const forged = await agent.request(action, { method: 'POST', body: new URLSearchParams({ csrf: 'x' }) });
+    expect(forged.status).toBe(400);
+    // Another user, signed in, naming this app: they never allowed it, so nothing of ours goes.
+    const { email: otherEmail } = await newUser(api.deps, { prefix: 'audit-other', password: FLOW_PASSWORD });
+    const other = new HttpUser(api.url);
+    await other.signIn(await other.get('/login'), otherEmail, FLOW_PASSWORD);
+    const otherPage = await (await other.get('/account/connected-apps')).res.text();
+    expect(otherPage).toContain('You have not allowed any app.');
+    const otherCsrf = csrfOf(await (await other.get('/account/sessions')).res.text());
+    const tried = await other.request(action, { method: 'POST', body: new URLSearchParams({ csrf: otherCsrf }) });
+    expect(await tried.text()).toContain('That app had no access to remove.');
+    expect((await getUserinfo(api, tokens.body.access_token)).status).toBe(200);
+    expect(await auditRecords(api.deps.store, { event: 'consent.revoked' })).toEqual([]);
+
+    const removed = await agent.submit(page, action, {});
+    expect(await removed.res.text()).toContain("That app's access is removed.");
+    const record = await recordOf('consent.revoked', { 'subject.userId': user._id });
+    expect(record).toMatchObject({
+      outcome: 'success',
+      actor: { type: 'user', userId: user._id },
+      subject: { userId: user._id, clientId: rp.id },
+      data: { client_id: rp.id, grants: 1 },
+      ip: expect.any(String),
+    });
+    expectClean([record], [code, verifier, tokens.body.refresh_token, sig(tokens.body.access_token)]);
+    // Its tokens stop at once, and the next authorization asks for consent again.
+    expect((await getUserinfo(api, tokens.body.access_token)).status).toBe(401);
+    const refreshed = await post(TOKEN, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token }, rp.auth);
+    expect([refreshed.status, refreshed.body.error]).toEqual([400, 'invalid_grant']);
+    const again = await agent.get(flowAuthorizeUrl(api, rp, 'openid', newSecret()));
+    expect(await again.res.text()).toContain('Allow');
   });
 });
 
