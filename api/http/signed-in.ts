@@ -43,9 +43,16 @@ export function signedInSession(deps: SignOutDeps): RequestHandler {
   return async (req, res, next) => {
     if (req.kfSession?.userId && !(await sessionUser(deps, req))) {
       const ended = await endSession(req, res, deps);
-      // The session is gone already; a back-channel logout that cannot start now is not worth a failed page.
-      if (ended)
+      if (ended?.userId) {
+        // Ended here because the account was disabled or deleted after the change ended its other sessions.
+        await deps.audit.record('session.revoked', {
+          actor: { type: 'system' },
+          subject: { userId: ended.userId },
+          data: { session_id: ended.sid, by: 'account_change' },
+        });
+        // The session is gone already; a back-channel logout that cannot start now is not worth a failed page.
         await sessionEnded(deps, ended).catch((err: Error) => deps.log.warn('back-channel logout not started for an ended session', { error: err.message }));
+      }
     }
     next();
   };

@@ -331,6 +331,21 @@ describe('reauth, logout and session.revoked', () => {
     expect(record.requestId).toEqual(expect.any(String));
   });
 
+  it('records a session found signed in to an account disabled behind its back (straight in MongoDB) as ended by the system', async () => {
+    const { id, email } = await newUser(api.deps, { prefix: 'audit-late-disable', password: PASSWORD });
+    const b = browser();
+    await passwordSignIn(b, email);
+    const sid = (await api.deps.store.sessions.findOne({ userId: id }))!.sid;
+    await setUserFields(api.deps.store, id, { disabled: true });
+    const res = await b.request('/account');
+    expect([res.status, res.headers.get('location')]).toEqual([303, '/login']);
+    await expectRecord(
+      { event: 'session.revoked', 'subject.userId': id },
+      { actor: { type: 'system' }, subject: { userId: id }, data: { session_id: sid, by: 'account_change' } },
+      { res, address: b.address },
+    );
+  });
+
   it('records the sessions the operator CLI ends by disabling an account, with the operator', async () => {
     const { id, email } = await newUser(api.deps, { prefix: 'audit-cli-cut-off', password: PASSWORD });
     await passwordSignIn(browser(), email);
