@@ -10,6 +10,8 @@ import { createPersonalAccessToken } from '../../../lib/store/personal-access-to
 import { newUser } from '../../../tools/fixtures/users.js';
 import { useTestApi, type Json } from '../../support/harness.js';
 import { requestJson } from '../../support/http.js';
+import { awaitAuditRecord } from '../../support/audit.js';
+import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { mintAccessToken } from '../../support/minted-token.js';
 import { testDatabase } from '../../support/database.js';
 
@@ -89,6 +91,33 @@ describe('the app lifecycle in the audit trail, through the admin API', () => {
       ['client.created', false, { client_id: clientId, via: 'registration' }],
     ]);
     expect(reg.body.next_cursor).toBeNull();
+  });
+});
+
+describe('an app made on the account pages', () => {
+  it('records client.created with the signed-in user, via page, and the request', async () => {
+    const { email, user: owner } = await newUser(api.deps, { prefix: 'audit-page-owner', password: PASSWORD });
+    const agent = new HttpUser(api.url);
+    await agent.signIn(await agent.get('/login'), email, PASSWORD);
+    const page = await (await agent.get('/account/apps')).res.text();
+    const made = await agent.submit(page, '/account/apps', { name: 'Page app', redirect_uris: 'https://page-app.example/cb' });
+    const shown = await made.res.text();
+    expect(made.res.status).toBe(200);
+    const record = await awaitAuditRecord(api.deps.store, { event: 'client.created', 'actor.userId': owner._id });
+    expect(record).toMatchObject({
+      stream: 'admin',
+      outcome: 'success',
+      actor: { type: 'user', userId: owner._id },
+      subject: { userId: owner._id, clientId: record.data.client_id },
+      data: { via: 'page' },
+      requestId: made.res.headers.get('x-request-id'),
+      ip: expect.any(String),
+    });
+    // The page shows the new app's id (and its secret, once); the record has the id only.
+    expect(shown).toContain(String(record.data.client_id));
+    const secret = /<code class="secret" data-client-secret>([^<]+)<\/code>/.exec(shown)?.[1];
+    expect(secret).toBeTruthy();
+    expect(JSON.stringify(record)).not.toContain(secret);
   });
 });
 
