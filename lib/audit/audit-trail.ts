@@ -9,9 +9,10 @@
 //
 //   audit.record(event, {...})  durable when it resolves: failures, revocations,
 //                               admin changes (the request waits for its record)
-//   audit.note(event, {...})    written with the next group, not awaited: the
-//                               hot paths' successes (login, code, token issued);
-//                               a crash within the moment loses only these
+//   audit.note(event, {...})    written with the next group, not awaited, after
+//                               at most NOTE_WAIT_MS: the hot paths' successes
+//                               (login, code, token issued); a crash within the
+//                               moment loses only these
 import { randomBytes } from 'node:crypto';
 import { AUDIT_CATALOGUE, type AuditActor, type AuditEntry, type AuditEventName, type AuditOutcome, type AuditSubject } from '../model/audit-events.js';
 import { currentDate } from '../runtime/clock.js';
@@ -75,6 +76,12 @@ interface Waiting {
   done: (err?: Error) => void;
 }
 
+/**
+ * How long a noted record (a hot path's success: a code, a token) may wait
+ * for others to share its insert. A process killed in that time loses it.
+ */
+export const NOTE_WAIT_MS = 20;
+
 /** A trail that records nothing (AUDIT_TRAIL=off: only to measure what recording costs). */
 const UNRECORDED: AuditTrail = { record: async () => {}, note: () => {}, flush: async () => {} };
 
@@ -115,19 +122,29 @@ export function createAuditTrail(deps: { store: Store; log: Logger; recording?: 
     });
   }
 
-  function enqueue(event: AuditEventName, input: AuditInput): Promise<void> {
+  /** A noted record waits up to NOTE_WAIT_MS for others (one insert for many, off the hot paths' MongoDB); a recorded one goes at once, with them. */
+  let waiting: NodeJS.Timeout | null = null;
+  const writeNow = () => {
+    if (waiting) clearTimeout(waiting);
+    waiting = null;
+    startWriting();
+  };
+
+  function enqueue(event: AuditEventName, input: AuditInput, now: boolean): Promise<void> {
     const entry = auditEntry(event, input, (key) => deps.log.warn('audit data key not in the catalogue; dropped', { event, key }));
     const written = new Promise<void>((resolve, reject) => queue.push({ entry, done: (err) => (err ? reject(err) : resolve()) }));
-    startWriting();
+    if (now) writeNow();
+    else waiting ??= setTimeout(writeNow, NOTE_WAIT_MS);
     return written;
   }
 
   return {
-    record: enqueue,
+    record: (event, input) => enqueue(event, input, true),
     note(event, input) {
-      enqueue(event, input).catch((err: Error) => deps.log.error('audit record lost', { event, error: err.message }));
+      enqueue(event, input, false).catch((err: Error) => deps.log.error('audit record lost', { event, error: err.message }));
     },
     async flush() {
+      if (waiting) writeNow();
       while (writing) await writing;
     },
   };

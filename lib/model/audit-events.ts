@@ -77,7 +77,7 @@ export const AUDIT_CATALOGUE = {
     revoked: 'whether a grant was revoked',
   }),
   'token.issued': user(
-    'tokens were issued: the token endpoint (actor the client), or the implicit flow at the authorization endpoint (grant_type implicit, actor the user)',
+    'tokens were issued: the token endpoint (actor the client; a refresh that rotates is counted in refresh.rotated instead), or the implicit flow at the authorization endpoint (grant_type implicit, actor the user)',
     {
       ...CLIENT,
       ...GRANT,
@@ -89,7 +89,7 @@ export const AUDIT_CATALOGUE = {
     },
   ),
   'refresh.rotated': user(
-    "refresh tokens were rotated: counted in memory per grant and clock minute, one record per grant, minute and api process once the minute is over (or at a graceful shutdown); it carries no request's IP or id, as it stands for several",
+    "refresh tokens were rotated (new tokens issued on a refresh): counted in memory per grant and clock minute, one record per grant, minute and api process once the minute is over (or at a graceful shutdown); it carries no request's IP or id, as it stands for several",
     {
       ...CLIENT,
       ...GRANT,

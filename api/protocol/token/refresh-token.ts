@@ -84,9 +84,10 @@ export async function refreshTokenGrant(req: Request, res: Response, { client, d
       resources: target.resources,
     });
     const grant = { clientId: client._id, userId: doc.userId, grantId: doc.grantId };
-    // Every rotation is counted, and recorded once per grant and minute (refresh.rotated).
+    // A rotation is counted, and recorded once per grant and minute (refresh.rotated) instead of a
+    // token.issued each: the busiest path writes nothing. A replay answered in the retry window is recorded.
     if (rotated) deps.refreshRotations.rotated(grant);
-    noteTokenIssued(deps.audit, { ...grant, grantType: 'refresh_token', scope, resources: target.resources, jkt: dpopJkt, refreshToken: rotated });
+    else noteTokenIssued(deps.audit, { ...grant, grantType: 'refresh_token', scope, resources: target.resources, jkt: dpopJkt, refreshToken: false });
     return token;
   };
   const refuseReuse = async () => {

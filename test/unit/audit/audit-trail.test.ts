@@ -1,7 +1,7 @@
 // The recorder's group commit without a database: records awaited one after
 // the other (each continuation queues the next before the writer has ended)
 // are all written, and records made while a write is in flight go together.
-import { createAuditTrail } from '../../../lib/audit/audit-trail.js';
+import { createAuditTrail, NOTE_WAIT_MS } from '../../../lib/audit/audit-trail.js';
 import { createLogger } from '../../../lib/runtime/log.js';
 import type { Store } from '../../../lib/store/db.js';
 
@@ -38,4 +38,16 @@ it('records nothing when switched off (AUDIT_TRAIL=off, for measuring its cost),
   await audit.flush();
   expect(inserts).toEqual([]);
   expect(warnings).toEqual([expect.stringContaining('AUDIT_TRAIL=off')]);
+});
+
+it('lets noted records wait a moment to share one insert, and a recorded one takes them along at once', async () => {
+  const { store, inserts } = fakeStore();
+  const audit = createAuditTrail({ store, log: createLogger('error') });
+  for (let i = 0; i < 3; i++) audit.note('token.issued', { actor: { type: 'client', clientId: 'c' } });
+  expect(inserts).toEqual([]);
+  await new Promise((resolve) => setTimeout(resolve, NOTE_WAIT_MS * 3));
+  expect(inserts.map((group) => group.length)).toEqual([3]);
+  audit.note('code.issued', { actor: { type: 'user', userId: 'u' } });
+  await audit.record('login.failed', { outcome: 'failure', actor: { type: 'anonymous' } });
+  expect(inserts.map((group) => group.length)).toEqual([3, 2]);
 });
