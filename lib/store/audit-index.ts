@@ -20,7 +20,7 @@
 // on insert: the key is probed again. A batch a crash left half indexed is
 // finished by skipping the keys whose newest document already is that batch.
 import type { AuditEntry } from '../model/audit-events.js';
-import type { Store } from './db.js';
+import { insertManyAbsent, isDuplicateKeyError, type Store } from './db.js';
 import { inChunks } from './in-chunks.js';
 import type { AuditIndexDoc } from '../model/audit-storage.js';
 import { parsePosition } from './audit-records.js';
@@ -125,8 +125,8 @@ export async function indexBatch(
     // A key is new when its head can be inserted (every key gets its head before its first
     // document): new keys, most of a batch's unknown ones, cost no read.
     const existing = new Set(
-      await insertAll(
-        store,
+      await insertManyAbsent(
+        store.auditIndex,
         unknown.map((key): AuditIndexDoc => ({ _id: key, floor: 0 })),
       ),
     );
@@ -147,7 +147,7 @@ export async function indexBatch(
       docs.push({ _id: indexDocId(key, state.next), seq, positions, total: state.total + positions.length });
       keysOfDocs.push(key);
     }
-    const taken = new Set(await insertAll(store, docs));
+    const taken = new Set(await insertManyAbsent(store.auditIndex, docs));
     todo = [];
     docs.forEach((doc, i) => {
       const key = keysOfDocs[i]!;
@@ -165,20 +165,6 @@ export async function indexBatch(
   await raiseFloors(store, [...byKey.keys()], known);
   cache.seq = seq;
   return written;
-}
-
-/** Inserts the documents; returns the indexes of those whose `_id` was already taken. */
-async function insertAll(store: Store, docs: AuditIndexDoc[]): Promise<number[]> {
-  if (!docs.length) return [];
-  try {
-    await store.auditIndex.insertMany(docs, { ordered: false });
-    return [];
-  } catch (err) {
-    const writeErrors = (err as { writeErrors?: { code?: number; index: number }[] | { code?: number; index: number } }).writeErrors;
-    const errors = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
-    if (!errors.length || errors.some((e) => e.code !== 11000)) throw err;
-    return errors.map((e) => e.index);
-  }
 }
 
 /** The floors of keys whose newest document is FLOOR_EVERY or more above them ($max: a floor never goes down). */
@@ -199,7 +185,7 @@ async function raiseFloor(store: Store, key: string, floor: number): Promise<voi
     await store.auditIndex.updateOne({ _id: key }, { $max: { floor } }, { upsert: true });
   } catch (err) {
     // Two first writes of one head raced: the other's is as good.
-    if ((err as { code?: number }).code !== 11000) throw err;
+    if (!isDuplicateKeyError(err)) throw err;
   }
 }
 

@@ -15,7 +15,7 @@
 import type { AuditEntry } from '../model/audit-events.js';
 import type { AuditBatchDoc, AuditMetaDoc, PendingAuditDoc, SealedAuditDoc } from '../model/audit-storage.js';
 
-import type { Store } from './db.js';
+import { insertIfAbsent, insertManyAbsent, type Store } from './db.js';
 import { inChunks } from './in-chunks.js';
 
 /** `_id` lookups and deletes in flight at once (store/in-chunks.ts). */
@@ -59,15 +59,7 @@ export async function removePending(store: Store, ids: string[]): Promise<void> 
 export const findBatch = (store: Store, seq: number): Promise<AuditBatchDoc | null> => store.auditBatches.findOne({ _id: batchKey(seq) });
 
 /** Claims batch `seq`: false if another sealer (or an earlier attempt) holds it. */
-export async function insertBatch(store: Store, batch: AuditBatchDoc): Promise<boolean> {
-  try {
-    await store.auditBatches.insertOne(batch);
-    return true;
-  } catch (err) {
-    if ((err as { code?: number }).code === 11000) return false;
-    throw err;
-  }
-}
+export const insertBatch = (store: Store, batch: AuditBatchDoc): Promise<boolean> => insertIfAbsent(store.auditBatches, batch);
 
 export async function markBatchDone(store: Store, seq: number, indexed: string[]): Promise<void> {
   await store.auditBatches.updateOne({ _id: batchKey(seq) }, { $set: { done: true, indexed } });
@@ -79,14 +71,7 @@ export async function deleteBatch(store: Store, seq: number): Promise<void> {
 
 /** Copies sealed records in; records an earlier attempt copied are left as they are. */
 export async function insertSealed(store: Store, docs: SealedAuditDoc[]): Promise<void> {
-  if (!docs.length) return;
-  try {
-    await store.auditRecords.insertMany(docs, { ordered: false });
-  } catch (err) {
-    const writeErrors = (err as { writeErrors?: { code?: number }[] | { code?: number } }).writeErrors;
-    const errors = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
-    if (!errors.length || errors.some((e) => e.code !== 11000)) throw err;
-  }
+  await insertManyAbsent(store.auditRecords, docs);
 }
 
 export function sealedAt(store: Store, positions: string[]): Promise<(SealedAuditDoc | null)[]> {
@@ -111,11 +96,5 @@ export async function writeMeta(store: Store, doc: AuditMetaDoc): Promise<void> 
 /** Moves the head forward only (a slower sealer's late write never moves it back). */
 export async function advanceHead(store: Store, seq: number, hash: string, at: Date): Promise<void> {
   const moved = await store.auditMeta.updateOne({ _id: 'head', seq: { $lt: seq } }, { $set: { seq, hash, at } });
-  if (moved.matchedCount === 0) {
-    try {
-      await store.auditMeta.insertOne({ _id: 'head', seq, hash, at });
-    } catch (err) {
-      if ((err as { code?: number }).code !== 11000) throw err;
-    }
-  }
+  if (moved.matchedCount === 0) await insertIfAbsent(store.auditMeta, { _id: 'head', seq, hash, at });
 }

@@ -316,6 +316,27 @@ export function isDuplicateKeyError(err: unknown): boolean {
   return code === 11000 || (typeof message === 'string' && message.includes('UNIQUE constraint failed'));
 }
 
+/**
+ * Inserts many documents in one unordered write; those whose unique key is
+ * taken are left out. Returns their indexes in `docs` (any other failure throws).
+ */
+export async function insertManyAbsent<T extends Document>(collection: Collection<T>, docs: OptionalUnlessRequiredId<T>[]): Promise<number[]> {
+  if (!docs.length) return [];
+  try {
+    await collection.insertMany(docs, { ordered: false });
+    return [];
+  } catch (err) {
+    const writeErrors = (err as { writeErrors?: WriteError | WriteError[] }).writeErrors;
+    const errors = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+    if (!errors.length || !errors.every(isDuplicateKeyError)) throw err;
+    return errors.map((e) => e.index);
+  }
+}
+interface WriteError {
+  code?: number;
+  index: number;
+}
+
 /** Inserts `doc` unless its unique key is taken (false then): the one atomic "first writer wins" FerretDB v1 offers. */
 export async function insertIfAbsent<T extends Document>(collection: Collection<T>, doc: OptionalUnlessRequiredId<T>): Promise<boolean> {
   try {
