@@ -26,6 +26,7 @@ import {
   removePending,
   sealedAt,
 } from '../store/audit-records.js';
+import type { AuditEntry } from '../model/audit-events.js';
 import type { AuditBatchDoc, PendingAuditDoc, SealedAuditDoc } from '../model/audit-storage.js';
 import type { Store } from '../store/db.js';
 import { BATCH_HEAD_TYP, batchHash, GENESIS_HASH, placed, recordHash, type BatchHeadClaims } from './audit-chain.js';
@@ -56,18 +57,46 @@ export async function signBatchHead(signer: Signer, claims: BatchHeadClaims): Pr
   return signer.sign(claims as unknown as JWTPayload, { alg: 'RS256', typ: BATCH_HEAD_TYP });
 }
 
+/** Inbox documents one scan reads: several batches' worth, taken batch by batch. */
+const READ_AHEAD_DOCS = 4 * MAX_BATCH;
+
+/**
+ * What the sealer's last scan of the inbox found and has not sealed yet.
+ * Valid only for the batch number it was read for (`next`): a batch another
+ * sealer took since may hold some of its documents, so any other number drops it.
+ */
+export interface InboxReadAhead {
+  docs: PendingAuditDoc[];
+  next: number;
+}
+
+export const newInboxReadAhead = (): InboxReadAhead => ({ docs: [], next: -1 });
+
+/** The oldest whole inbox documents holding up to `maxBatch` records (at least one document). */
+function takeBatch(docs: PendingAuditDoc[], maxBatch: number): PendingAuditDoc[] {
+  let records = docs[0]!.records.length;
+  let n = 1;
+  while (n < docs.length && records + docs[n]!.records.length <= maxBatch) records += docs[n++]!.records.length;
+  return docs.splice(0, n);
+}
+
 /**
  * Seals one batch (or finishes one a crash interrupted). Returns the batch
- * sealed, or null when the inbox was empty.
+ * sealed, or null when the inbox was empty. `readAhead` (kept across calls by
+ * sealPending) lets one scan of the inbox serve several batches.
  */
-export async function sealNextBatch(deps: SealDeps, maxBatch = MAX_BATCH): Promise<AuditBatchDoc | null> {
+export async function sealNextBatch(deps: SealDeps, maxBatch = MAX_BATCH, readAhead = newInboxReadAhead()): Promise<AuditBatchDoc | null> {
   const place = await nextPlace(deps.store);
   const unfinished = await findBatch(deps.store, place.next);
+  if (readAhead.next !== place.next || unfinished) readAhead.docs = [];
+  readAhead.next = place.next;
   if (unfinished) return finishBatch(deps, unfinished);
-  const pending = await oldestPending(deps.store, maxBatch);
-  if (!pending.length) return null;
+  if (!readAhead.docs.length) readAhead.docs = await oldestPending(deps.store, READ_AHEAD_DOCS);
+  if (!readAhead.docs.length) return null;
+  const taken = takeBatch(readAhead.docs, maxBatch);
+  const entries = taken.flatMap((d) => d.records).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const seq = place.next;
-  const records = pending.map(({ _id, ...entry }) => placed(entry, seq, 0)).map((r, idx) => ({ ...r, idx }));
+  const records = entries.map((entry, idx) => placed(entry, seq, idx));
   const hashes = records.map((r) => recordHash(r));
   const hash = batchHash(place.hash, seq, hashes);
   const claims: BatchHeadClaims = {
@@ -85,7 +114,8 @@ export async function sealNextBatch(deps: SealDeps, maxBatch = MAX_BATCH): Promi
     hash,
     hashes,
     count: records.length,
-    ids: pending.map((p) => p._id),
+    ids: entries.map((e) => e.id),
+    groups: taken.map((d) => d._id),
     first: records[0]!.time,
     last: records[records.length - 1]!.time,
     sealedAt: currentDate(),
@@ -94,23 +124,26 @@ export async function sealNextBatch(deps: SealDeps, maxBatch = MAX_BATCH): Promi
   };
   // Another sealer took this number first: finish whatever it claimed.
   if (!(await insertBatch(deps.store, batch))) {
+    readAhead.docs = [];
     const theirs = await findBatch(deps.store, seq);
     return theirs ? finishBatch(deps, theirs) : null;
   }
+  readAhead.next = seq + 1;
   // Ours and new: nothing of it is copied yet, and its records are in hand.
-  return finishBatch(deps, batch, { already: [], pending });
+  return finishBatch(deps, batch, { already: [], pending: entries });
 }
 
-/** What a batch's records are: already in their places, or still in the inbox (read unless the caller has them). */
+/** What a batch's records are: already in their places, or still in the inbox (read unless the caller has them), in the batch's order. */
 interface BatchState {
   already: (SealedAuditDoc | null | undefined)[];
-  pending: (PendingAuditDoc | null)[];
+  pending: (AuditEntry | undefined)[];
 }
 
 async function readBatchState(store: Store, batch: AuditBatchDoc): Promise<BatchState> {
   const positions = batch.ids.map((_, idx) => positionOf(batch.seq, idx));
-  const [already, pending] = await Promise.all([sealedAt(store, positions), pendingByIds(store, batch.ids)]);
-  return { already, pending };
+  const [already, groups] = await Promise.all([sealedAt(store, positions), pendingByIds(store, batch.groups)]);
+  const byId = new Map(groups.flatMap((g) => g?.records ?? []).map((r) => [r.id, r]));
+  return { already, pending: batch.ids.map((id) => byId.get(id)) };
 }
 
 /** The batch's records in their places, indexed, gone from the inbox; then the head moves. Idempotent. */
@@ -124,11 +157,9 @@ async function finishBatch(deps: SealDeps, batch: AuditBatchDoc, known?: BatchSt
     batch.ids.forEach((_, idx) => {
       const existing = already[idx];
       if (existing) return docs.push(existing);
-      const p = pending[idx];
+      const entry = pending[idx];
       // Neither copied nor pending: removed from the inbox after the batch was claimed; verification reports it.
-      if (!p) return;
-      const { _id, ...entry } = p;
-      void _id;
+      if (!entry) return;
       const doc = { _id: positions[idx]!, ...placed(entry, batch.seq, idx) };
       docs.push(doc);
       fresh.push(doc);
@@ -140,7 +171,7 @@ async function finishBatch(deps: SealDeps, batch: AuditBatchDoc, known?: BatchSt
       docs.map((d) => ({ position: d._id, entry: d })),
       deps.indexCache,
     );
-    await removePending(store, batch.ids);
+    await removePending(store, batch.groups);
     await markBatchDone(store, batch.seq, indexed);
     deps.onSealed?.(docs, batch);
   }
@@ -154,8 +185,9 @@ export async function sealPending(deps: SealDeps, budgetMs: number, heartbeat: (
   let batches = 0;
   let records = 0;
   let last: AuditBatchDoc | null = null;
+  const readAhead = newInboxReadAhead();
   while (performance.now() - started < budgetMs) {
-    const batch = await sealNextBatch(deps);
+    const batch = await sealNextBatch(deps, MAX_BATCH, readAhead);
     heartbeat();
     if (!batch) return { batches, records, more: false, head: last ? { seq: last.seq, hash: last.hash } : null };
     batches += 1;

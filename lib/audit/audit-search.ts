@@ -142,11 +142,11 @@ export async function searchAudit(store: Store, filter: AuditFilter, limit: numb
   const after = cursor?.startsWith('p:') ? cursor.slice(2) : undefined;
   if (cursor === undefined || cursor.startsWith('p:')) {
     // The inbox first: records newer than anything sealed.
-    const pending = (await allPending(store, PENDING_SCAN)).filter((p) => after === undefined || p._id < after);
-    for (const { _id, ...entry } of pending) {
+    const pending = (await allPending(store, PENDING_SCAN)).filter((p) => after === undefined || p.id < after);
+    for (const entry of pending) {
       if (!matchesFilter(entry, filter, events)) continue;
       if (records.length === limit) return { records, next: `p:${records[records.length - 1]!.id}` };
-      records.push({ ...entry, id: _id, position: null });
+      records.push({ ...entry, position: null });
     }
   } else if (cursor.startsWith('s:')) sealedCursor = cursor.slice(2);
   else throw new AuditFilterError('cursor: not one this search gave');

@@ -2,8 +2,10 @@
 // collection holds which, and why each is read by `_id` only). Pure: types.
 import type { AuditEntry, SealedAuditEntry } from './audit-events.js';
 
-export interface PendingAuditDoc extends AuditEntry {
+/** One group write of the inbox: `_id` its first record's id (time first, so documents sort by time). */
+export interface PendingAuditDoc {
   _id: string;
+  records: AuditEntry[];
 }
 
 export interface SealedAuditDoc extends SealedAuditEntry {
@@ -20,8 +22,10 @@ export interface AuditBatchDoc {
   /** Each record's hash, in order: what `hash` is computed from, so verification names the record that changed. */
   hashes: string[];
   count: number;
-  /** The pending ids sealed in this batch, in order (how an interrupted seal resumes). */
+  /** The record ids sealed in this batch, in order. */
   ids: string[];
+  /** The inbox documents they came from (how an interrupted seal resumes, and what is deleted once sealed). */
+  groups: string[];
   /** The first and last record's time. */
   first: Date;
   last: Date;

@@ -3,7 +3,9 @@
 // `_id`, except the small pending inbox):
 //
 // - audit_pending: records written by the api, the worker and the CLI, not
-//   yet sealed; `_id` is the record id (time first). Drained by the sealer.
+//   yet sealed: one document per group write (`_id` its first record's id,
+//   time first), so the sealer's one scan of the inbox per pass and its
+//   deletes by `_id` are per group, not per record. Drained by the sealer.
 // - audit_batches: one per sealed batch, `_id` the batch number (zero-padded):
 //   its records' ids, the chain hash and the signed head.
 // - audit_records: sealed records, `_id` `<batch>-<index>` (zero-padded), so a
@@ -29,29 +31,42 @@ export function parsePosition(position: string): { seq: number; idx: number } | 
   return m ? { seq: Number(m[1]), idx: Number(m[2]) } : null;
 }
 
+/** Records per inbox document: a larger group write is split, so a batch (whole documents) stays near its size. */
+export const RECORDS_PER_PENDING_DOC = 100;
+
+/** One group write: one document per RECORDS_PER_PENDING_DOC records, in one insert. */
 export async function insertPending(store: Store, entries: AuditEntry[]): Promise<void> {
-  if (!entries.length) return;
-  await store.auditPending.insertMany(
-    entries.map((e) => ({ _id: e.id, ...e })),
-    { ordered: false },
-  );
+  const docs: PendingAuditDoc[] = [];
+  for (let i = 0; i < entries.length; i += RECORDS_PER_PENDING_DOC) {
+    const records = entries.slice(i, i + RECORDS_PER_PENDING_DOC);
+    docs.push({ _id: records[0]!.id, records });
+  }
+  if (docs.length) await store.auditPending.insertMany(docs, { ordered: false });
 }
 
-/** The oldest pending records (a scan: the inbox holds seconds of records). */
+/** The oldest inbox documents (a scan, which costs per record read: the sealer makes one per pass, not per batch). */
 export function oldestPending(store: Store, limit: number): Promise<PendingAuditDoc[]> {
   return store.auditPending.find({}).sort({ _id: 1 }).limit(limit).toArray();
 }
 
-/** Every pending record, newest first (what searches show above the sealed ones). */
-export function allPending(store: Store, limit: number): Promise<PendingAuditDoc[]> {
-  return store.auditPending.find({}).sort({ _id: -1 }).limit(limit).toArray();
+/** Every pending record, newest first, at most `limit` (what searches show above the sealed ones). */
+export async function allPending(store: Store, limit: number): Promise<AuditEntry[]> {
+  const docs = await store.auditPending.find({}).toArray();
+  return docs
+    .flatMap((d) => d.records)
+    .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    .slice(0, limit);
 }
 
 export function pendingByIds(store: Store, ids: string[]): Promise<(PendingAuditDoc | null)[]> {
   return inChunks(ids, AT_ONCE, (id) => store.auditPending.findOne({ _id: id }));
 }
 
-/** One delete (a scan of the inbox, which holds seconds of records, instead of a round trip per record). */
+/**
+ * One delete: a scan of the inbox (which holds seconds of records), cheaper
+ * than a delete by `_id` per document (about 1.5 ms of FerretDB's time each,
+ * one at a time: against about 0.12 ms per record a scan decodes).
+ */
 export async function removePending(store: Store, ids: string[]): Promise<void> {
   if (ids.length) await store.auditPending.deleteMany({ _id: { $in: ids } });
 }
