@@ -49,6 +49,11 @@ export function oldestPending(store: Store, limit: number): Promise<PendingAudit
   return store.auditPending.find({}).sort({ _id: 1 }).limit(limit).toArray();
 }
 
+/** Whether the inbox holds nothing (a benchmark waits for the sealer to catch up before it counts the cost). */
+export async function inboxIsEmpty(store: Store): Promise<boolean> {
+  return (await store.auditPending.findOne({}, { projection: { _id: 1 } })) === null;
+}
+
 /** Every pending record, newest first, at most `limit` (what searches show above the sealed ones). */
 export async function allPending(store: Store, limit: number): Promise<AuditEntry[]> {
   const docs = await store.auditPending.find({}).toArray();
