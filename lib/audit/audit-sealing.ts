@@ -17,6 +17,7 @@ import {
   batchKey,
   findBatch,
   insertBatch,
+  insertBatchBounds,
   insertSealed,
   markBatchDone,
   oldestPending,
@@ -172,6 +173,7 @@ async function finishBatch(deps: SealDeps, batch: AuditBatchDoc, known?: BatchSt
       deps.indexCache,
     );
     await removePending(store, batch.groups);
+    await insertBatchBounds(store, batch);
     await markBatchDone(store, batch.seq, indexed);
     deps.onSealed?.(docs, batch);
   }

@@ -8,7 +8,7 @@
 // early with a cursor to go on from.
 import pLimit from 'p-limit';
 import { auditEventsMatching, type AuditEntry, type AuditOutcome } from '../model/audit-events.js';
-import { allPending, findBatch, parsePosition, positionOf, readMeta, sealedAt } from '../store/audit-records.js';
+import { allPending, findBatchBounds, parsePosition, positionOf, readMeta, sealedAt } from '../store/audit-records.js';
 import type { SealedAuditDoc } from '../model/audit-storage.js';
 import type { Store } from '../store/db.js';
 import { positionsOf, sizeOf } from '../store/audit-index.js';
@@ -90,7 +90,7 @@ async function* allPositions(store: Store, filter: AuditFilter, before?: string)
   const first = checkpoint?.seq ?? 0;
   let seq = filter.until ? await lastBatchBefore(store, first, head.seq, filter.until) : head.seq;
   for (; seq >= first; seq--) {
-    const batch = await findBatch(store, seq);
+    const batch = await findBatchBounds(store, seq);
     if (!batch) continue;
     if (filter.since && batch.last < filter.since) return;
     for (let idx = batch.count - 1; idx >= 0; idx--) {
@@ -105,7 +105,7 @@ async function lastBatchBefore(store: Store, low: number, high: number, until: D
   let answer = low - 1;
   while (low <= high) {
     const mid = Math.floor((low + high) / 2);
-    const batch = await findBatch(store, mid);
+    const batch = await findBatchBounds(store, mid);
     if (batch && batch.first < until) {
       answer = mid;
       low = mid + 1;

@@ -11,8 +11,8 @@
 import { compactVerify, type JWK } from 'jose';
 import type { ChainHead } from '../model/audit-sealer.js';
 import type { SealedAuditEntry } from '../model/audit-events.js';
-import { everySealed, findBatch, parsePosition, positionOf, readMeta } from '../store/audit-records.js';
-import type { AuditBatchDoc } from '../model/audit-storage.js';
+import { everyBatchBounds, everySealed, findBatch, parsePosition, positionOf, readMeta } from '../store/audit-records.js';
+import type { AuditBatchBoundsDoc, AuditBatchDoc } from '../model/audit-storage.js';
 import type { Store } from '../store/db.js';
 import { BATCH_HEAD_TYP, batchHash, CHECKPOINT_TYP, GENESIS_HASH, recordHash, type BatchHeadClaims, type CheckpointClaims } from './audit-chain.js';
 import type { VerificationKeys } from './audit-keys.js';
@@ -97,6 +97,14 @@ export async function checkpointStart(
   return { seq: checkpoint.seq, prev: checkpoint.hash, problems };
 }
 
+/** A finished batch's bounds must match it: searches by time read them, and would skip or misplace its records. */
+function boundsProblems(batch: AuditBatchDoc, bounds: AuditBatchBoundsDoc | undefined): string[] {
+  if (!batch.done) return [];
+  if (!bounds) return [`batch ${batch.seq}: its bounds were removed (searches by time skip it)`];
+  const same = bounds.first.getTime() === batch.first.getTime() && bounds.last.getTime() === batch.last.getTime() && bounds.count === batch.count;
+  return same ? [] : [`batch ${batch.seq}: its bounds differ from it (searches by time skip or misplace its records)`];
+}
+
 /** The first batch at or after `start` whose last record is at or after `since` (batches are in time order). */
 export async function firstBatchSince(store: Store, start: number, end: number, since: Date): Promise<number> {
   let low = start;
@@ -104,6 +112,7 @@ export async function firstBatchSince(store: Store, start: number, end: number, 
   let answer = end + 1;
   while (low <= high) {
     const mid = Math.floor((low + high) / 2);
+    // The batch itself, not its bounds: retention deletes by this answer, so only signed data decides it.
     const batch = await findBatch(store, mid);
     if (!batch || batch.last >= since) {
       answer = mid;
@@ -149,6 +158,7 @@ export async function verifyStoredChain(store: Store, keys: VerificationKeys, op
     list[place.idx] = doc;
     byBatch.set(place.seq, list);
   }
+  const bounds = await everyBatchBounds(store);
   let batches = 0;
   let records = 0;
   for (let seq = from; seq <= last; seq++) {
@@ -161,6 +171,7 @@ export async function verifyStoredChain(store: Store, keys: VerificationKeys, op
       continue;
     }
     problems.push(...(await checkBatch(batch, found.slice(0, batch.count), expectedPrev, keys)));
+    problems.push(...boundsProblems(batch, bounds.get(seq)));
     for (let idx = batch.count; idx < found.length; idx++) if (found[idx]) problems.push(`record ${positionOf(seq, idx)}: inserted`);
     expectedPrev = batch.hash;
     batches += 1;

@@ -8,6 +8,8 @@
 //   deletes by `_id` are per group, not per record. Drained by the sealer.
 // - audit_batches: one per sealed batch, `_id` the batch number (zero-padded):
 //   its records' ids, the chain hash and the signed head.
+// - audit_batch_bounds: each batch's first and last time and count, small,
+//   for the binary searches over time (a batch document is large to read).
 // - audit_records: sealed records, `_id` `<batch>-<index>` (zero-padded), so a
 //   record's place is its key and the next page is computed, not searched.
 // - audit_index: for each searchable value (user, client, event, outcome, IP)
@@ -15,7 +17,7 @@
 // - audit_meta: the chain's head (last batch and hash) and its checkpoint
 //   (where verification starts after retention deleted older batches).
 import type { AuditEntry } from '../model/audit-events.js';
-import type { AuditBatchDoc, AuditMetaDoc, PendingAuditDoc, SealedAuditDoc } from '../model/audit-storage.js';
+import type { AuditBatchBoundsDoc, AuditBatchDoc, AuditMetaDoc, PendingAuditDoc, SealedAuditDoc } from '../model/audit-storage.js';
 
 import { insertIfAbsent, insertManyAbsent, type Store } from './db.js';
 import { inChunks } from './in-chunks.js';
@@ -86,7 +88,22 @@ export async function markBatchDone(store: Store, seq: number, indexed: string[]
 }
 
 export async function deleteBatch(store: Store, seq: number): Promise<void> {
+  await store.auditBatchBounds.deleteOne({ _id: batchKey(seq) });
   await store.auditBatches.deleteOne({ _id: batchKey(seq) });
+}
+
+/** Writes a batch's bounds (once: a resumed batch's were perhaps written already). */
+export async function insertBatchBounds(store: Store, batch: AuditBatchDoc): Promise<void> {
+  const { seq, first, last, count } = batch;
+  await insertIfAbsent(store.auditBatchBounds, { _id: batchKey(seq), seq, first, last, count });
+}
+
+/** A batch's bounds; its batch document's when they were not written (a batch not finished yet). */
+export async function findBatchBounds(store: Store, seq: number): Promise<AuditBatchBoundsDoc | null> {
+  const bounds = await store.auditBatchBounds.findOne({ _id: batchKey(seq) });
+  if (bounds) return bounds;
+  const batch = await findBatch(store, seq);
+  return batch ? { _id: batch._id, seq, first: batch.first, last: batch.last, count: batch.count } : null;
 }
 
 /** Copies sealed records in; records an earlier attempt copied are left as they are. */
@@ -100,6 +117,11 @@ export function sealedAt(store: Store, positions: string[]): Promise<(SealedAudi
 
 export async function deleteSealed(store: Store, positions: string[]): Promise<void> {
   await inChunks(positions, AT_ONCE, (p) => store.auditRecords.deleteOne({ _id: p }));
+}
+
+/** Every batch's bounds, by batch number (verification's one scan of them). */
+export async function everyBatchBounds(store: Store): Promise<Map<number, AuditBatchBoundsDoc>> {
+  return new Map((await store.auditBatchBounds.find({}).toArray()).map((b) => [b.seq, b]));
 }
 
 /** Every sealed record, in no particular order (verification's one scan, to find records inserted after sealing). */

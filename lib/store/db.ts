@@ -38,7 +38,7 @@ import type { RefreshRotationDoc, RefreshTokenDoc } from '../model/refresh-famil
 import type { WebhookDeliveryHeadDoc, WebhookDeliveryIdDoc, WebhookDeliveryRecordDoc } from '../model/webhook-delivery.js';
 import type { WebhookDoc, WebhookSlotDoc } from '../model/webhooks.js';
 import type { WebhookEventDoc } from '../model/webhook-events.js';
-import type { AuditBatchDoc, AuditIndexDoc, AuditMetaDoc, PendingAuditDoc, SealedAuditDoc } from '../model/audit-storage.js';
+import type { AuditBatchBoundsDoc, AuditBatchDoc, AuditIndexDoc, AuditMetaDoc, PendingAuditDoc, SealedAuditDoc } from '../model/audit-storage.js';
 import type { LogoutDeliveryDoc } from '../model/backchannel-logout.js';
 import type { TeamDoc, TeamMemberDoc } from '../model/teams.js';
 import type { TeamInvitationDoc } from '../model/team-invitations.js';
@@ -95,6 +95,7 @@ export interface Store {
   /** The audit trail (store/audit-records.ts): the inbox, sealed batches and records, their search index, the chain's head. */
   auditPending: Collection<PendingAuditDoc>;
   auditBatches: Collection<AuditBatchDoc>;
+  auditBatchBounds: Collection<AuditBatchBoundsDoc>;
   auditRecords: Collection<SealedAuditDoc>;
   auditIndex: Collection<AuditIndexDoc>;
   auditMeta: Collection<AuditMetaDoc>;
@@ -206,6 +207,7 @@ function storeOn(client: MongoClient, db: Db): Store {
     webhookOutbox: db.collection<WebhookEventDoc>('webhook_events'),
     auditPending: db.collection<PendingAuditDoc>('audit_pending'),
     auditBatches: db.collection<AuditBatchDoc>('audit_batches'),
+    auditBatchBounds: db.collection<AuditBatchBoundsDoc>('audit_batch_bounds'),
     auditRecords: db.collection<SealedAuditDoc>('audit_records'),
     auditIndex: db.collection<AuditIndexDoc>('audit_index'),
     auditMeta: db.collection<AuditMetaDoc>('audit_meta'),

@@ -124,12 +124,14 @@ it('finds records by user, client, event or prefix, outcome and IP, newest first
     expect({ filter, found: await allPages(filter, 37) }).toEqual({ filter, found: want });
   }
   // A time range: nothing before `since`, nothing at or after `until`.
-  const times = (await auditRecords(store(), { userAgent: 'audit-chain-test' })).map((r) => r.time.getTime()).sort((a, b) => a - b);
+  const ours = await auditRecords(store(), { userAgent: 'audit-chain-test' });
+  const times = ours.map((r) => r.time.getTime()).sort((a, b) => a - b);
   const since = new Date(times[100]!);
   const until = new Date(times[600]!);
   const page = await searchAudit(store(), { since, until }, 1000);
-  expect(page.records.length).toBeGreaterThan(0);
-  for (const r of page.records) expect(r.time >= since && r.time < until).toBe(true);
+  const inRange = ours.filter((r) => r.time >= since && r.time < until).map((r) => r.requestId);
+  expect(inRange.length).toBeGreaterThan(400);
+  expect(page.records.map((r) => r.requestId).sort()).toEqual(inRange.sort());
   // The CLI: one JSON record per line, the cursor of the next page on stderr.
   const listed = await runCli(['audit', 'list', '--user', 'u-cy', '--event', 'login.*', '--limit', '5'], env);
   expect(listed.code).toBe(0);
@@ -179,7 +181,7 @@ it('the sealer workflow resumes a batch a crash left half done; the chain then v
   for (const filter of [{ userId: 'u-ann' }, { ip: IPS[0] }, { event: 'logout' }]) expect(await allPages(filter, 50)).toEqual(await expected(filter));
 }, 120_000);
 
-it('reports each record changed, removed or inserted, each batch changed, and batches cut off the end (exit 1); an untouched chain passes', async () => {
+it('reports each record changed, removed or inserted, each batch or its bounds changed, and batches cut off the end (exit 1); an untouched chain passes', async () => {
   const records = store().auditRecords;
   const batches = store().auditBatches;
   const target = (await records.findOne({ _id: '000000000001-00007' }))!;
@@ -209,6 +211,15 @@ it('reports each record changed, removed or inserted, each batch changed, and ba
   await batches.updateOne({ _id: first._id }, { $set: { count: first.count - 1 } });
   await failing(/^batch 0: changed after sealing \(count differ/m);
   await batches.replaceOne({ _id: first._id }, first);
+
+  // A batch's bounds (what a time-range search reads) moved to hide it from a search by time, then removed.
+  const bounds = store().auditBatchBounds;
+  const firstBounds = (await bounds.findOne({ _id: first._id }))!;
+  await bounds.updateOne({ _id: first._id }, { $set: { last: new Date(0) } });
+  await failing(/^batch 0: its bounds differ from it/m);
+  await bounds.deleteOne({ _id: first._id });
+  await failing(/^batch 0: its bounds were removed/m);
+  await bounds.insertOne(firstBounds);
 
   // The end cut off: the last batch and its records gone, the head moved back. Only Temporal's copy of the head shows it.
   const lastRecords = await records.find({ seq: head.seq }).toArray();
