@@ -89,15 +89,36 @@ async function* allPositions(store: Store, filter: AuditFilter, before?: string)
   const checkpoint = await readMeta(store, 'checkpoint');
   const first = checkpoint?.seq ?? 0;
   let seq = filter.until ? await lastBatchBefore(store, first, head.seq, filter.until) : head.seq;
-  for (; seq >= first; seq--) {
+  for (let top = true; seq >= first; seq--, top = false) {
     const batch = await findBatchBounds(store, seq);
     if (!batch) continue;
     if (filter.since && batch.last < filter.since) return;
-    for (let idx = batch.count - 1; idx >= 0; idx--) {
+    // The batch the range ends in: its records at or after `until` are skipped unread.
+    const end = top && filter.until ? await recordsBefore(store, seq, batch.count, filter.until) : batch.count;
+    for (let idx = end - 1; idx >= 0; idx--) {
       const position = positionOf(seq, idx);
       if (before === undefined || position < before) yield position;
     }
   }
+}
+
+/**
+ * How many of batch `seq`'s records are before `until`: a binary search over
+ * its records, which are in time order (a batch's records are sorted by id,
+ * and an id starts with the record's time). A record missing (retention, or
+ * tampering: verify reports it) ends the search at the whole batch.
+ */
+async function recordsBefore(store: Store, seq: number, count: number, until: Date): Promise<number> {
+  let low = 0;
+  let high = count;
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2);
+    const [record] = await sealedAt(store, [positionOf(seq, mid)]);
+    if (!record) return count;
+    if (record.time < until) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 /** The newest batch whose first record is before `until` (a binary search over batch numbers; batches are in time order). */
