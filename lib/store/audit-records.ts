@@ -4,8 +4,9 @@
 //
 // - audit_pending: records written by the api, the worker and the CLI, not
 //   yet sealed: one document per group write (`_id` its first record's id,
-//   time first), so the sealer's one scan of the inbox per pass and its
-//   deletes by `_id` are per group, not per record. Drained by the sealer.
+//   time first), so a busy api makes one insert command per group. Read by
+//   the sealer once per pass (a scan: FerretDB decodes every record in it)
+//   and emptied by one `deleteMany` per batch.
 // - audit_batches: one per sealed batch, `_id` the batch number (zero-padded):
 //   its records' ids, the chain hash and the signed head.
 // - audit_batch_bounds: each batch's first and last time and count, small,
