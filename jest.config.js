@@ -29,6 +29,10 @@ export default {
   ],
   // A global option: inside a project it is ignored and tests get Jest's 5 s.
   testTimeout: 60_000,
-  maxWorkers: 2,
+  // Three test files at once on two cores: many tests wait (timers, HTTP round
+  // trips, a browser), and a third worker fills those gaps. On a fresh clone of
+  // this 2-core machine: two workers 23.5 min in all (162 % CPU), three 19.6 min
+  // (171 %), every test passing in both.
+  maxWorkers: 3,
   verbose: true,
 };
