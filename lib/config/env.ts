@@ -26,6 +26,8 @@ const positiveInt = (fallback: number, max: number) =>
     .max(max, `must be at most ${max}`)
     .default(fallback);
 
+/** `on` or `off`, with a default. */
+const onOff = (fallback: 'on' | 'off') => z.enum(['on', 'off'], { error: 'must be on or off' }).default(fallback);
 const hostPort = z.string().regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233');
 
 const issuer = z
@@ -389,11 +391,52 @@ const audit = {
     .describe('Where the worker writes every sealed audit record as a JSON line, for a log shipper: `off`, `stdout` or an absolute file path (appended to)'),
 };
 
-const metrics = {
+const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+const otlpProtocol = z
+  .string()
+  .optional()
+  .refine((v) => v === undefined || (OTLP_PROTOCOLS as readonly string[]).includes(v), {
+    error: 'must be http/protobuf or http/json (Keyflow exports over OTLP/HTTP; a collector listens for it on port 4318)',
+  });
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional();
+
+const observability = {
+  LOG_FORMAT: z
+    .enum(['text', 'json'])
+    .default('text')
+    .describe('Log lines as `text` (time, level, message, key=value) or `json` (one object per line, for a log shipper)'),
+  ACCESS_LOG: onOff('on').describe('One log line per HTTP request the api answers (method, route, status, duration, client id), at level info'),
   METRICS_ADDR: metricsAddr.describe(
     'Where the api serves Prometheus `/metrics` on a listener of its own: a port (on `127.0.0.1`), `host:port` or `[IPv6]:port`. Unset: off',
   ),
   WORKER_METRICS_ADDR: metricsAddr.describe('The same for the worker. `npm start` passes both to both processes: give each its own port'),
+  WORKER_HEALTH_ADDR: metricsAddr.describe(
+    'Where the worker answers `/healthz` and `/readyz` (for docker-compose and Kubernetes probes), on a listener of its own. Unset: off',
+  ),
+  OTEL_TRACES_EXPORTER: z
+    .enum(['otlp', 'none'])
+    .optional()
+    .describe(
+      '`otlp` sends traces (to `http://localhost:4318` unless an endpoint is set); `none` turns tracing off even with an endpoint. Unset: on when an endpoint is set',
+    ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.describe(
+    "The OTLP/HTTP collector's base URL (`/v1/traces` is added). Unset, with no traces endpoint either: no tracing, at no cost",
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl.describe('The full URL traces are posted to (overrides the base URL)'),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.describe('`http/protobuf` (the default) or `http/json`'),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.describe('The same, for traces only'),
+  OTEL_SERVICE_NAME: z
+    .string()
+    .max(100)
+    .optional()
+    .describe('The service name traces carry. Unset: `keyflow-api` for the api, `keyflow-worker` for the worker'),
+  OTEL_TRACES_SAMPLER: z
+    .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
+    .default('parentbased_always_on')
+    .describe("Which traces are kept (OpenTelemetry's sampler names)"),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional().describe('The ratio the `*traceidratio` samplers keep, from 0 to 1'),
+  OTEL_SDK_DISABLED: z.enum(['true', 'false']).default('false').describe('`true`: no tracing whatever else is set'),
+  TRACE_CLIENT_ADDRESS: onOff('off').describe("`on` adds the client's address and user agent to request spans (personal data: off unless you need it)"),
 };
 
 /** The variables in the reference's order, under its headings. */
@@ -409,7 +452,7 @@ export const VARIABLE_GROUPS: readonly { title: string; variables: Record<string
   { title: 'Domain verification', variables: domains },
   { title: 'Housekeeping', variables: housekeeping },
   { title: 'Audit trail', variables: audit },
-  { title: 'Metrics', variables: metrics },
+  { title: 'Observability: logs, metrics, traces, health', variables: observability },
 ];
 
 const EnvSchema = z.object({
@@ -424,7 +467,7 @@ const EnvSchema = z.object({
   ...domains,
   ...housekeeping,
   ...audit,
-  ...metrics,
+  ...observability,
 });
 
 /** Every variable the configuration reads from the environment. */
@@ -500,6 +543,10 @@ function configFrom(e: Env, cwd: string, tls: TemporalTls | null) {
       deadlineMs: e.DOMAIN_VERIFICATION_DEADLINE_SECONDS * 1000,
     },
     metrics: { api: e.METRICS_ADDR, worker: e.WORKER_METRICS_ADDR },
+    workerHealth: e.WORKER_HEALTH_ADDR,
+    logFormat: e.LOG_FORMAT,
+    accessLog: e.ACCESS_LOG === 'on',
+    tracing: tracingFrom(e),
     outbound: { allow: e.OUTBOUND_ALLOWLIST, timeoutMs: e.OUTBOUND_TIMEOUT_MS, maxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES },
     trustedProxies: e.TRUSTED_PROXIES,
     limits: {
@@ -515,6 +562,27 @@ function configFrom(e: Env, cwd: string, tls: TemporalTls | null) {
     patMaxLifetimeMs: e.PAT_MAX_LIFETIME_DAYS * 24 * 3600_000,
     refreshRetryWindowMs: e.REFRESH_RETRY_WINDOW_SECONDS * 1000,
     refreshRetryWindowPublicMs: e.REFRESH_RETRY_WINDOW_PUBLIC_SECONDS * 1000,
+  };
+}
+
+/**
+ * Tracing's settings, or null when no exporter is set (then nothing is traced
+ * and no OpenTelemetry SDK is loaded). The OTLP exporter also reads
+ * OTEL_EXPORTER_OTLP_HEADERS and timeouts from the environment itself.
+ */
+function tracingFrom(e: Env) {
+  const exporter = e.OTEL_TRACES_EXPORTER ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'otlp' : 'none');
+  if (e.OTEL_SDK_DISABLED === 'true' || exporter === 'none') return null;
+  const base = (e.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318').replace(/\/+$/, '');
+  return {
+    url: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${base}/v1/traces`,
+    protocol: (e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf') as (typeof OTLP_PROTOCOLS)[number],
+    /** undefined: the process's own default name. */
+    serviceName: e.OTEL_SERVICE_NAME,
+    sampler: e.OTEL_TRACES_SAMPLER,
+    samplerRatio: e.OTEL_TRACES_SAMPLER_ARG ?? 1,
+    /** Client address and user agent on request spans (opt-in: personal data). */
+    clientAddress: e.TRACE_CLIENT_ADDRESS === 'on',
   };
 }
 
