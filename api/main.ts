@@ -5,17 +5,21 @@ import { createLogger } from '../lib/runtime/log.js';
 import { startMetricsListener } from '../lib/runtime/metrics.js';
 import { onShutdown, runMain } from '../lib/runtime/shutdown.js';
 import { openApi } from './server.js';
+import { startTracing } from '../lib/observability/tracing.js';
 
 const config = loadConfigOrExit('api');
 const log = createLogger(config.logLevel);
 
 runMain(log, async () => {
+  // First: the store and the Temporal client trace their calls only if tracing is on when they are made.
+  const tracing = await startTracing(config.tracing, 'keyflow-api', log);
   const metrics = config.metrics.api ? await startMetricsListener(config.metrics.api, log) : null;
   // Listening at once: /readyz says 503 until MongoDB is there and the services are up.
   const api = await openApi(config, log);
   onShutdown(log, async () => {
     await api.stop();
     await metrics?.close();
+    await tracing?.shutdown();
   });
   log.info('api listening', { url: api.url, issuer: config.issuer, metrics: metrics?.url });
   if (await api.ready) log.info('api ready', { url: api.url });

@@ -15,6 +15,8 @@ import { onShutdown, runMain } from '../lib/runtime/shutdown.js';
 import { waitFor } from '../lib/runtime/wait-for.js';
 import { ensureSearchAttributes, lazyTemporalClient, temporalConnectionOptions } from '../lib/temporal/connection.js';
 import { coreCallCounter } from './core-calls.js';
+import { startTracing } from '../lib/observability/tracing.js';
+import { tracingWorkerOptions } from './tracing.js';
 
 const config = loadConfigOrExit('worker');
 const log = createLogger(config.logLevel);
@@ -28,6 +30,8 @@ Runtime.install({
 });
 
 runMain(log, async () => {
+  // First: the store and the Temporal client made below trace their calls only if tracing is on when they are made.
+  const tracing = await startTracing(config.tracing, 'keyflow-worker', log);
   const metrics = config.metrics.worker && coreCalls ? await startMetricsListener(config.metrics.worker, log, () => coreCalls.drain()) : null;
   const draining = coreCalls ? setInterval(() => coreCalls.drain(), 1_000) : undefined;
   const services = await startCoreServices(config, log);
@@ -49,6 +53,7 @@ runMain(log, async () => {
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowsPath: fileURLToPath(new URL('../workflows/index.js', import.meta.url)),
+    ...tracingWorkerOptions(tracing),
     activities: createActivities({
       ...services,
       audit,
@@ -74,6 +79,7 @@ runMain(log, async () => {
     await Promise.allSettled([connection.close(), temporal.close(), services.store.close()]);
     clearInterval(draining);
     await metrics?.close();
+    await tracing?.shutdown();
   });
   await running;
 });

@@ -7,8 +7,10 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import type { Logger } from '../../lib/runtime/log.js';
 import { isDependencyUnavailable } from '../../lib/runtime/unavailable.js';
 import { sendErrorPage } from '../html/layout.js';
+import { noteErrorCode } from './observe.js';
 
 export function sendError(res: Response, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
+  noteErrorCode(res, error);
   res
     .status(status)
     .set({ 'Cache-Control': 'no-store', ...headers })

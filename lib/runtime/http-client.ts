@@ -12,6 +12,8 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { OutboundAllowEntry, OutboundFeature } from '../config/env.js';
+import { isTracing } from '../observability/tracing.js';
+import { tracedOutboundRequest } from '../observability/outbound-spans.js';
 
 export interface OutboundPolicy {
   timeoutMs: number;
@@ -134,12 +136,17 @@ export function guardedLookup(admitted: (address: string) => boolean, internal: 
  * URL or resolved from it), only where an allow-list entry admits the feature,
  * host (the URL's or the resolved address) and port.
  */
-export function outboundRequest(
-  policy: OutboundPolicy,
-  feature: OutboundFeature,
-  url: string,
-  init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | Buffer } = {},
-): Promise<OutboundResponse> {
+export function outboundRequest(policy: OutboundPolicy, feature: OutboundFeature, url: string, init: OutboundInit = {}): Promise<OutboundResponse> {
+  return isTracing() ? tracedOutboundRequest(policy, feature, url, init, send) : send(policy, feature, url, init);
+}
+
+export interface OutboundInit {
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}
+
+function send(policy: OutboundPolicy, feature: OutboundFeature, url: string, init: OutboundInit): Promise<OutboundResponse> {
   let target: URL;
   try {
     target = new URL(url);

@@ -10,6 +10,7 @@ import { connectStore, ensureIndexes, openStore, type SlowCommand, type Store } 
 import { countClientsWithIdTokenAlg } from '../store/clients.js';
 import type { Logger } from './log.js';
 import { waitFor } from './wait-for.js';
+import { traceMongoCommands } from '../observability/mongodb-spans.js';
 
 export interface CoreServices {
   store: Store;
@@ -31,6 +32,7 @@ export async function startCoreServices(config: Config, log: Logger, options: St
   // At debug level, slow MongoDB commands are logged (command and collection only).
   const slow = config.logLevel === 'debug' ? { slowCommandMs: 50, onSlowCommand: (c: SlowCommand) => log.debug('slow mongodb command', c) } : {};
   const store = openStore(config, { ...slow, callTimeoutMs: options.callTimeoutMs });
+  traceMongoCommands(store.client, config.mongo.database);
   try {
     options.onProgress?.('waiting for MongoDB');
     await waitFor('MongoDB', () => connectStore(store), log, {

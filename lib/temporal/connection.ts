@@ -20,6 +20,8 @@ import { SearchAttributes } from './search-attributes.js';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../runtime/log.js';
 import { countTemporalCall } from '../runtime/metrics.js';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
+import { isTracing } from '../observability/tracing.js';
 
 export interface TemporalHandle {
   connection: Connection;
@@ -80,7 +82,12 @@ export function lazyTemporalClient(config: Pick<Config, 'temporal'>): TemporalHa
   return {
     connection,
     probe,
-    client: new Client({ connection, namespace: config.temporal.namespace }),
+    // With tracing on, each start, signal, update and query is a span whose context travels in the call's headers to the workflow.
+    client: new Client({
+      connection,
+      namespace: config.temporal.namespace,
+      ...(isTracing() ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
+    }),
     close: async () => {
       await Promise.allSettled([connection.close(), probe.close()]);
     },

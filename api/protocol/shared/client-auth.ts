@@ -7,6 +7,7 @@ import { verifySecret } from '../../../lib/security/secrets.js';
 import type { ClientDoc } from '../../../lib/model/clients.js';
 import type { ClientLookup } from '../../../lib/store/clients.js';
 import { sendOAuthError } from './errors.js';
+import { describeRequest } from '../../http/observe.js';
 import { fieldsOf, raw } from '../../http/input.js';
 import type { z } from 'zod';
 
@@ -37,6 +38,13 @@ const ClientCredentials = fieldsOf({ client_id: raw, client_secret: raw, client_
 
 /** Authenticates the calling client; `assertions` verifies private_key_jwt. */
 export async function authenticateClient(findClient: ClientLookup, req: Request, assertions: ClientAssertionVerifier): Promise<ClientAuthResult> {
+  const result = await authenticate(findClient, req, assertions);
+  // The authenticated client names the request's span, metrics and access-log line.
+  if (result.ok && req.res) describeRequest(req.res, { clientId: result.client._id });
+  return result;
+}
+
+async function authenticate(findClient: ClientLookup, req: Request, assertions: ClientAssertionVerifier): Promise<ClientAuthResult> {
   const body = ClientCredentials.parse(req.body);
   const authorization = req.get('authorization');
   const basic = authorization !== undefined && /^Basic /i.test(authorization);

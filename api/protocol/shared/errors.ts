@@ -1,8 +1,10 @@
 // OAuth error responses of the token-family endpoints (RFC 6749 §5.2): JSON
 // {error, error_description}, never cached.
 import type { Response } from 'express';
+import { noteErrorCode } from '../../http/observe.js';
 
 export function sendOAuthError(res: Response, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
+  noteErrorCode(res, error);
   res
     .status(status)
     .set({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...headers })

@@ -2,6 +2,7 @@
 // then the grant type's handler (one module per grant type beside this one).
 import express, { Router } from 'express';
 import { authenticateClient, sendClientAuthError } from '../shared/client-auth.js';
+import { describeRequest } from '../../http/observe.js';
 import { clientDpopProof } from '../shared/dpop.js';
 import { methodNotAllowed } from '../../http/errors.js';
 import { FormValues, singleValues } from '../../http/input.js';
@@ -43,6 +44,7 @@ export function tokenRoutes(deps: TokenDeps): Router {
     if (typeof grantType !== 'string' || !grantType) return sendOAuthError(res, 400, 'invalid_request', 'grant_type is required');
     const handler = GRANT_HANDLERS[grantType];
     if (!handler) return sendOAuthError(res, 400, 'unsupported_grant_type', `grant_type ${grantType} is not supported`);
+    describeRequest(res, { grantType });
     const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendClientAuthError(res, auth);
     if (!mayUseGrant(auth.client, grantType)) return sendOAuthError(res, 400, 'unauthorized_client', fapi2GrantRefusal(grantType));

@@ -1,0 +1,47 @@
+// A client span around each outbound HTTP call (webhooks, back-channel
+// logout, jwks_uri and request_uri fetches, captcha checks), with W3C trace
+// context sent along so a receiver that traces joins the trace. The span names
+// the feature, method and host: never the URL's path or query, which may
+// carry a token, nor the body.
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { OutboundFeature } from '../config/env.js';
+import type { OutboundInit, OutboundPolicy, OutboundResponse } from '../runtime/http-client.js';
+import { tracer } from './tracing.js';
+
+type Send = (policy: OutboundPolicy, feature: OutboundFeature, url: string, init: OutboundInit) => Promise<OutboundResponse>;
+
+export async function tracedOutboundRequest(
+  policy: OutboundPolicy,
+  feature: OutboundFeature,
+  url: string,
+  init: OutboundInit,
+  send: Send,
+): Promise<OutboundResponse> {
+  const method = init.method ?? 'GET';
+  const target = URL.parse(url);
+  const span = tracer().startSpan(`${method} ${feature}`, {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      'http.request.method': method,
+      'keyflow.outbound.feature': feature,
+      ...(target ? { 'server.address': target.hostname, 'server.port': Number(target.port || (target.protocol === 'https:' ? 443 : 80)) } : {}),
+    },
+  });
+  const active = trace.setSpan(context.active(), span);
+  const headers: Record<string, string> = { ...init.headers };
+  propagation.inject(active, headers);
+  try {
+    const response = await context.with(active, () => send(policy, feature, url, { ...init, headers }));
+    span.setAttribute('http.response.status_code', response.status);
+    if (response.status >= 400) span.setStatus({ code: SpanStatusCode.ERROR });
+    return response;
+  } catch (err) {
+    // The error's kind (refused, timeout, unreachable…): its message may name internal addresses.
+    const kind = (err as { kind?: unknown }).kind;
+    span.setAttribute('error.type', typeof kind === 'string' ? kind : 'error');
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw err;
+  } finally {
+    span.end();
+  }
+}

@@ -1,0 +1,196 @@
+// Traces as an SRE reads them, from a real Jaeger: an api and a worker of this
+// file's own export over OTLP/HTTP (the api as protobuf, the worker as JSON).
+// A code flow's token request, the webhook its `token.issued` event causes and
+// that delivery's activity are one trace across both processes, its context
+// carried through Temporal's headers and on to the receiver; a device flow's
+// request joins the workflow it starts. Span names are route templates, and no
+// span anywhere holds a secret, token, code, password, email or the client's
+// address.
+import { loadKek } from '../../../lib/security/kek.js';
+import { newSecret, hashSecret } from '../../../lib/security/secrets.js';
+import { createClient } from '../../../lib/store/clients.js';
+import type { Store } from '../../../lib/store/db.js';
+import { findDeviceCode } from '../../../lib/store/device-codes.js';
+import { createUser } from '../../../lib/store/users.js';
+import { freePort } from '../../../tools/embedded/ports.js';
+import { HttpUser } from '../../../tools/fixtures/http-user.js';
+import { uniqueEmail } from '../../../tools/fixtures/users.js';
+import { openTestStore, testDatabase } from '../../support/database.js';
+import { eventually } from '../../support/harness.js';
+import { startJaeger, type JaegerSpan, type JaegerTrace, type RunningJaeger } from '../../support/jaeger.js';
+import { processGroup, type ProcessGroup, untilReady } from '../../support/keyflow-process.js';
+import { codeFlowTokens } from '../../support/token-flow.js';
+import { addHook, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+
+const TIMEOUT = 120_000;
+const PASSWORD = 'tracing test password 4b1d';
+const REDIRECT = 'https://tracing-rp.example/cb';
+const database = testDatabase('tracing');
+const taskQueue = `tracing-${Date.now()}`;
+
+let jaeger: RunningJaeger;
+let receiver: WebhookReceiver;
+let processes: ProcessGroup | undefined;
+let store: Store;
+let base: string;
+/** Every value that must never appear in a span. */
+const secrets: string[] = [PASSWORD];
+
+beforeAll(async () => {
+  [jaeger, receiver] = await Promise.all([startJaeger(), startWebhookReceiver()]);
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  processes = processGroup({
+    ...process.env,
+    ...database.env,
+    PORT: String(port),
+    ISSUER: base,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint,
+    // Spans leave in batches: every 200 ms here, instead of every 5 s.
+    OTEL_BSP_SCHEDULE_DELAY: '200',
+    OUTBOUND_ALLOWLIST: `webhooks=${new URL(receiver.url).host}`,
+  });
+  store = openTestStore(database);
+  processes.start('worker', { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+  processes.start('api', { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' });
+  await untilReady(base);
+}, TIMEOUT);
+
+afterAll(async () => {
+  // SIGTERM: each process exports its last spans as it stops.
+  await processes?.killAll('SIGTERM');
+  await Promise.all([jaeger?.stop(), receiver?.close(), store?.close()]);
+});
+
+const tag = (span: JaegerSpan, key: string) => span.tags.find((t) => t.key === key)?.value;
+const named = (trace: JaegerTrace, name: string) => trace.spans.filter((s) => s.operationName === name);
+const parentOf = (span: JaegerSpan) => span.references.find((r) => r.refType === 'CHILD_OF')?.spanID;
+
+async function newUserWithClient() {
+  const email = uniqueEmail('tracing');
+  secrets.push(email);
+  const user = await createUser(store, { email, password: PASSWORD, name: 'Tracing' });
+  const { client, clientSecret } = await createClient(store, {
+    name: 'Tracing RP',
+    allowedScopes: ['openid', 'offline_access'],
+    redirectUris: [{ type: 'equals', value: REDIRECT }],
+    isVerified: true,
+  });
+  secrets.push(clientSecret!);
+  const headers = { authorization: `Basic ${Buffer.from(`${client._id}:${clientSecret}`).toString('base64')}` };
+  return { email, user, client, headers };
+}
+
+describe('tracing into a real Jaeger', () => {
+  it('follows a token request through the webhook it causes: Temporal headers carry the trace to the activity and on to the receiver', async () => {
+    const { email, user, client, headers } = await newUserWithClient();
+    const { secret: hookSecret } = await addHook({ store, kek: loadKek(Buffer.from(process.env.KEYFLOW_KEK!, 'base64'), '') }, receiver, '/traced', {
+      events: ['token.issued'],
+      ownerUserId: user._id,
+    });
+    secrets.push(hookSecret);
+    const tokens = await codeFlowTokens(base, { id: client._id, headers }, REDIRECT, 'openid offline_access', email, PASSWORD);
+    expect(tokens.res.status).toBe(200);
+    const body = tokens.body;
+    secrets.push(String(body.access_token), String(body.refresh_token), String(body.id_token));
+
+    await eventually(() => expect(receiver.at('/traced').length).toBeGreaterThan(0), 30_000, 200);
+    const traceparent = String(receiver.at('/traced')[0]!.headers.traceparent);
+    expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    const traceId = traceparent.split('-')[1]!;
+
+    // The trace the receiver was handed is the token request's.
+    const trace = await jaeger.waitForTrace(
+      (t) => t.traceID === traceId && named(t, 'RunActivity:deliverWebhook').length > 0 && named(t, 'POST webhooks').length > 0,
+      30_000,
+      'keyflow-api',
+    );
+    const [request] = named(trace, 'POST /api/oauth/token');
+    expect(request).toBeDefined();
+    expect(parentOf(request!)).toBeUndefined();
+    expect(request!.process.serviceName).toBe('keyflow-api');
+    expect([
+      tag(request!, 'http.route'),
+      tag(request!, 'http.response.status_code'),
+      tag(request!, 'keyflow.client_id'),
+      tag(request!, 'oauth.grant_type'),
+    ]).toEqual(['/api/oauth/token', 200, client._id, 'authorization_code']);
+    expect(tag(request!, 'span.kind')).toBe('server');
+    // The request's own MongoDB commands are its children.
+    const byId = new Map(trace.spans.map((s) => [s.spanID, s]));
+    const mongo = trace.spans.filter((s) => tag(s, 'db.system.name') === 'mongodb' && parentOf(s) === request!.spanID);
+    expect(mongo.length).toBeGreaterThan(0);
+    // api: the workflow start; worker: the workflow, its activity, and the activity's POST, each the child of the one before.
+    const start = named(trace, 'StartWorkflow:webhookDelivery')[0]!;
+    const run = named(trace, 'RunWorkflow:webhookDelivery')[0]!;
+    const activity = named(trace, 'RunActivity:deliverWebhook')[0]!;
+    const post = named(trace, 'POST webhooks')[0]!;
+    expect(start.process.serviceName).toBe('keyflow-api');
+    expect([run, activity, post].map((s) => s.process.serviceName)).toEqual(['keyflow-worker', 'keyflow-worker', 'keyflow-worker']);
+    const ancestors = (span: JaegerSpan): string[] => {
+      const parent = byId.get(parentOf(span) ?? '');
+      return parent ? [parent.operationName, ...ancestors(parent)] : [];
+    };
+    expect(ancestors(post)).toEqual(expect.arrayContaining(['RunActivity:deliverWebhook', 'StartWorkflow:webhookDelivery', 'POST /api/oauth/token']));
+    expect([tag(post, 'keyflow.outbound.feature'), tag(post, 'http.response.status_code'), tag(post, 'server.address')]).toEqual([
+      'webhooks',
+      200,
+      '127.0.0.1',
+    ]);
+    // The receiver saw the POST span's context.
+    expect(traceparent.split('-')[2]).toBe(post.spanID);
+  });
+
+  it('joins a device authorization request to the workflow it starts, which the worker runs', async () => {
+    const { email, client, headers } = await newUserWithClient();
+    const res = await fetch(`${base}/api/oauth/device_authorization`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ scope: 'openid' }),
+    });
+    expect(res.status).toBe(200);
+    const { device_code: deviceCode, user_code: userCode } = (await res.json()) as { device_code: string; user_code: string };
+    secrets.push(deviceCode, userCode);
+    // The user denies at /device: the workflow ends, and the worker exports its span.
+    const agent = new HttpUser(base);
+    const entry = await agent.get('/device');
+    let step = await agent.submit(await entry.res.text(), '/device', { user_code: userCode });
+    if (step.url.includes('/login')) step = await agent.signIn(step, email, PASSWORD);
+    const done = await agent.submit(await step.res.text(), '/device/consent', { decision: 'deny' });
+    expect(done.res.status).toBe(200);
+    await eventually(async () => expect((await findDeviceCode(store, hashSecret(deviceCode)))?.status).toBe('denied'));
+
+    const trace = await jaeger.waitForTrace(
+      (t) =>
+        named(t, 'POST /api/oauth/device_authorization').some((s) => tag(s, 'keyflow.client_id') === client._id) &&
+        named(t, 'RunWorkflow:deviceAuthorization').length > 0,
+      30_000,
+      'keyflow-api',
+    );
+    expect(named(trace, 'StartWorkflow:deviceAuthorization')[0]!.process.serviceName).toBe('keyflow-api');
+    expect(named(trace, 'RunWorkflow:deviceAuthorization')[0]!.process.serviceName).toBe('keyflow-worker');
+  });
+
+  it('names spans by route template and puts no secret, token, code, password, email or client address in any span', async () => {
+    // A request whose path and query carry would-be secrets: the span names the route, not the path.
+    const probe = `probe-${newSecret()}`;
+    secrets.push(probe);
+    expect((await fetch(`${base}/api/oauth/authorize?client_id=${probe}&code=${probe}`)).status).toBeGreaterThanOrEqual(400);
+    expect((await fetch(`${base}/no/such/${probe}`)).status).toBe(404);
+    await eventually(async () => expect((await jaeger.traces('keyflow-api', 500)).some((t) => named(t, 'GET unmatched').length > 0)).toBe(true), 20_000, 200);
+
+    const traces = [...(await jaeger.traces('keyflow-api', 1000)), ...(await jaeger.traces('keyflow-worker', 1000))];
+    const spans = traces.flatMap((t) => t.spans);
+    expect(spans.length).toBeGreaterThan(20);
+    expect(new Set(spans.map((s) => s.process.serviceName))).toEqual(new Set(['keyflow-api', 'keyflow-worker']));
+    const text = JSON.stringify(spans.map((s) => [s.operationName, s.tags, s.logs]));
+    for (const secret of secrets) expect(text).not.toContain(secret);
+    for (const span of spans) {
+      expect(span.operationName).not.toMatch(/[?]|probe-/);
+      expect(span.tags.map((t) => t.key)).not.toEqual(expect.arrayContaining(['client.address']));
+      expect(span.tags.map((t) => t.key)).not.toEqual(expect.arrayContaining(['user_agent.original']));
+      expect(span.tags.map((t) => t.key)).not.toEqual(expect.arrayContaining(['url.full']));
+    }
+  });
+});
