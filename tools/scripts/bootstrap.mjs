@@ -7,7 +7,7 @@
 //   start  deps + the embedded servers that the environment does not replace
 //          (TEMPORAL_ADDRESS set: no Temporal CLI; MONGODB_URI set: no FerretDB)
 //   test   deps + both embedded servers + Debian's chromium for browser tests
-//          + the Python and Go relying-party recipes
+//          + the Python and Go relying-party recipes + Jaeger (the tracing tests)
 //
 // Each install or build is a step (steps.mjs): said before it starts with how
 // long it usually takes, with a progress line every 15 s, and its time at the
@@ -187,12 +187,32 @@ async function ensureRelyingPartyRecipes() {
   }
 }
 
+// Jaeger (all-in-one, v2) for the tracing tests: they send OTLP/HTTP to a real
+// one and read the spans back through its query API. Built from the Go module
+// proxy through a module of our own (tools/jaeger, a `tool` directive): `go
+// install …@version` refuses Jaeger, whose go.mod has replace directives. Again
+// only when that module's files change. The flags are Go's defaults, so a
+// machine whose Go build cache holds an earlier build links in seconds.
+async function ensureJaeger() {
+  const { dir, sources, version, binary } = toolchain.jaeger;
+  const stamp = filesHash(sources.map((f) => path.join(dir, f)));
+  if (readStamps().jaeger === stamp && fs.existsSync(path.join(root, binary))) return;
+  if (!hasCommand('go', ['version'])) fail(`go is missing: it is needed to build Jaeger ${version} for the tracing tests. Install Go 1.24.6 or newer.`);
+  await step(
+    `building Jaeger ${version} (all-in-one) from ${dir} into ${binary}`,
+    "16 min on 2 cores the first time, its modules downloaded, then compiled; 15 s once Go's build cache has them",
+    () => run('go', ['build', '-o', path.join(root, binary), 'github.com/jaegertracing/jaeger/cmd/jaeger'], { cwd: path.join(root, dir) }),
+  );
+  writeStamp('jaeger', stamp);
+}
+
 try {
   await ensureNpmDependencies();
   if (mode === 'test' || (mode === 'start' && !process.env.TEMPORAL_ADDRESS)) await ensureTemporalCli();
   if (mode === 'test' || (mode === 'start' && !process.env.MONGODB_URI)) await ensureFerretDb();
   if (mode === 'test' && toolchain.chromium.requiredForTests) await ensureChromium();
   if (mode === 'test') await ensureRelyingPartyRecipes();
+  if (mode === 'test') await ensureJaeger();
 } catch (err) {
   // A step that failed said so (and after how long); this says why.
   fail(err.message);

@@ -11,7 +11,8 @@ describe('docker-compose.yml', () => {
   const compose = parse(read('docker-compose.yml'), { merge: true });
 
   it('has MongoDB 7, Temporal with its database and UI, and the Keyflow api and worker', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['keyflow-api', 'keyflow-worker', 'mongodb', 'temporal', 'temporal-db', 'temporal-ui']);
+    const byDefault = Object.keys(compose.services).filter((s) => !compose.services[s].profiles);
+    expect(byDefault.sort()).toEqual(['keyflow-api', 'keyflow-worker', 'mongodb', 'temporal', 'temporal-db', 'temporal-ui']);
     expect(compose.services.mongodb.image).toMatch(/^mongo:7/);
     expect(compose.services['keyflow-api'].command).toEqual(['node', 'dist/api/main.js']);
     expect(compose.services['keyflow-worker'].command).toEqual(['node', 'dist/worker/main.js']);
@@ -21,8 +22,40 @@ describe('docker-compose.yml', () => {
   });
 
   it('has health checks', () => {
-    for (const s of ['mongodb', 'temporal-db', 'temporal', 'keyflow-api']) expect(compose.services[s].healthcheck.test).toBeDefined();
+    for (const s of ['mongodb', 'temporal-db', 'temporal', 'keyflow-api', 'keyflow-worker']) expect(compose.services[s].healthcheck.test).toBeDefined();
     expect(compose.services['keyflow-api'].healthcheck.test.join(' ')).toContain('/readyz');
+    // The worker answers its probes on WORKER_HEALTH_ADDR, in its container only.
+    const worker = compose.services['keyflow-worker'];
+    expect(worker.environment.WORKER_HEALTH_ADDR).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(worker.healthcheck.test.join(' ')).toContain(`http://${worker.environment.WORKER_HEALTH_ADDR}/readyz`);
+  });
+
+  it('serves metrics to the optional Prometheus only, on the ports prometheus.yml scrapes', () => {
+    const api = compose.services['keyflow-api'];
+    const worker = compose.services['keyflow-worker'];
+    const prometheus = compose.services.prometheus;
+    const scrape = parse(read('deploy/prometheus/prometheus.yml')) as {
+      rule_files: string[];
+      scrape_configs: { job_name: string; dns_sd_configs: { names: string[]; port: number }[] }[];
+    };
+    const portOf = (service: string) => scrape.scrape_configs.find((c) => c.dns_sd_configs[0]!.names.includes(service))?.dns_sd_configs[0]!.port;
+    expect(api.environment.METRICS_ADDR).toBe(`0.0.0.0:${portOf('keyflow-api')}`);
+    expect(worker.environment.WORKER_METRICS_ADDR).toBe(`0.0.0.0:${portOf('keyflow-worker')}`);
+    // The shared settings are still there (the services extend them, not replace them).
+    for (const s of [api, worker]) expect(s.environment.MONGODB_URI).toBe('mongodb://mongodb:27017/');
+    // No metrics port on the host: the api publishes its own port alone.
+    expect(api.ports).toEqual(['3000:3000']);
+    expect(worker.ports).toBeUndefined();
+    // Prometheus: started on demand, with the rules, sharing an internal network with the targets.
+    expect(prometheus.profiles).toEqual(['observability']);
+    expect(prometheus.volumes).toContain('./deploy/prometheus:/etc/prometheus:ro');
+    expect(scrape.rule_files).toEqual(['/etc/prometheus/alerts.yml']);
+    const shared = prometheus.networks.filter((n: string) => api.networks.includes(n) && worker.networks.includes(n));
+    expect(shared.some((n: string) => compose.networks[n]?.internal === true)).toBe(true);
+    for (const s of ['prometheus', 'grafana']) {
+      expect([s, compose.services[s].profiles]).toEqual([s, ['observability']]);
+      expect([s, compose.services[s].ports.every((p: string) => p.startsWith('127.0.0.1:'))]).toEqual([s, true]);
+    }
   });
 
   it('keeps Temporal, its database and MongoDB on an internal network, and the Temporal UI read-only on loopback', () => {
