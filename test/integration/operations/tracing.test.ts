@@ -1,9 +1,10 @@
 // Traces as an SRE reads them, from a real Jaeger: an api and a worker of this
 // file's own export over OTLP/HTTP (the api as protobuf, the worker as JSON).
-// A code flow's token request, the webhook its `token.issued` event causes and
-// that delivery's activity are one trace across both processes, its context
-// carried through Temporal's headers and on to the receiver; a device flow's
-// request joins the workflow it starts. Span names are route templates, and no
+// An RP's token request is one trace with the refresh family's workflow it
+// starts, a revocation one with the activity that ends the family, an API
+// call one with the webhook delivery it causes (its context carried through
+// Temporal's headers, and on to the receiver), a device authorization one
+// with its workflow. Span names are route templates, and no
 // span anywhere holds a secret, token, code, password, email or the client's
 // address.
 import { loadKek } from '../../../lib/security/kek.js';
@@ -66,6 +67,11 @@ afterAll(async () => {
 const tag = (span: JaegerSpan, key: string) => span.tags.find((t) => t.key === key)?.value;
 const named = (trace: JaegerTrace, name: string) => trace.spans.filter((s) => s.operationName === name);
 const parentOf = (span: JaegerSpan) => span.references.find((r) => r.refType === 'CHILD_OF')?.spanID;
+/** The names of a span's parent, grandparent… up to the trace's root. */
+function ancestors(trace: JaegerTrace, span: JaegerSpan): string[] {
+  const parent = trace.spans.find((s) => s.spanID === parentOf(span));
+  return parent ? [parent.operationName, ...ancestors(trace, parent)] : [];
+}
 
 async function newUserWithClient() {
   const email = uniqueEmail('tracing');
@@ -73,7 +79,7 @@ async function newUserWithClient() {
   const user = await createUser(store, { email, password: PASSWORD, name: 'Tracing' });
   const { client, clientSecret } = await createClient(store, {
     name: 'Tracing RP',
-    allowedScopes: ['openid', 'offline_access'],
+    allowedScopes: ['openid', 'offline_access', 'profile:write'],
     redirectUris: [{ type: 'equals', value: REDIRECT }],
     isVerified: true,
   });
@@ -83,63 +89,83 @@ async function newUserWithClient() {
 }
 
 describe('tracing into a real Jaeger', () => {
-  it('follows a token request through the webhook it causes: Temporal headers carry the trace to the activity and on to the receiver', async () => {
+  it("follows an RP's token request into the refresh family's workflow, and its revocation into the activity that ends the family", async () => {
+    const { email, client, headers } = await newUserWithClient();
+    const tokens = await codeFlowTokens(base, { id: client._id, headers }, REDIRECT, 'openid offline_access', email, PASSWORD);
+    expect(tokens.status).toBe(200);
+    secrets.push(String(tokens.body.access_token), String(tokens.body.refresh_token), String(tokens.body.id_token));
+    const revoked = await fetch(`${base}/api/oauth/revoke`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: String(tokens.body.refresh_token), token_type_hint: 'refresh_token' }),
+    });
+    expect(revoked.status).toBe(200);
+
+    // The token request's trace: the api's span, its MongoDB commands, the family's start, and the worker's run of it (exported when it ends).
+    const issued = await jaeger.waitForTrace(
+      (t) => named(t, 'POST /api/oauth/token').some((s) => tag(s, 'keyflow.client_id') === client._id) && named(t, 'RunWorkflow:refreshFamily').length > 0,
+      30_000,
+      'keyflow-api',
+    );
+    const request = named(issued, 'POST /api/oauth/token')[0]!;
+    expect(parentOf(request)).toBeUndefined();
+    expect([request.process.serviceName, tag(request, 'span.kind'), tag(request, 'http.route'), tag(request, 'http.response.status_code')]).toEqual([
+      'keyflow-api',
+      'server',
+      '/api/oauth/token',
+      200,
+    ]);
+    expect([tag(request, 'oauth.grant_type'), tag(request, 'keyflow.outcome')]).toEqual(['authorization_code', 'ok']);
+    expect(issued.spans.filter((s) => tag(s, 'db.system.name') === 'mongodb' && parentOf(s) === request.spanID).length).toBeGreaterThan(0);
+    expect(ancestors(issued, named(issued, 'RunWorkflow:refreshFamily')[0]!)).toEqual(['StartWorkflow:refreshFamily', 'POST /api/oauth/token']);
+    expect(named(issued, 'RunWorkflow:refreshFamily')[0]!.process.serviceName).toBe('keyflow-worker');
+
+    // The revocation's trace reaches the activity that ends the family, and that activity's own MongoDB commands.
+    const revocation = await jaeger.waitForTrace(
+      (t) => named(t, 'POST /api/oauth/revoke').some((s) => tag(s, 'keyflow.client_id') === client._id) && named(t, 'RunActivity:endFamily').length > 0,
+      30_000,
+      'keyflow-api',
+    );
+    const activity = named(revocation, 'RunActivity:endFamily')[0]!;
+    expect(activity.process.serviceName).toBe('keyflow-worker');
+    expect(ancestors(revocation, activity)).toEqual(expect.arrayContaining(['POST /api/oauth/revoke']));
+    expect(revocation.spans.some((s) => tag(s, 'db.system.name') === 'mongodb' && parentOf(s) === activity.spanID)).toBe(true);
+  });
+
+  it('follows an API request through the webhook delivery it causes, to the receiver, which gets the trace context', async () => {
     const { email, user, client, headers } = await newUserWithClient();
     const { secret: hookSecret } = await addHook({ store, kek: loadKek(Buffer.from(process.env.KEYFLOW_KEK!, 'base64'), '') }, receiver, '/traced', {
-      events: ['token.issued'],
+      events: ['profile.updated'],
       ownerUserId: user._id,
     });
     secrets.push(hookSecret);
-    const tokens = await codeFlowTokens(base, { id: client._id, headers }, REDIRECT, 'openid offline_access', email, PASSWORD);
-    expect(tokens.res.status).toBe(200);
-    const body = tokens.body;
-    secrets.push(String(body.access_token), String(body.refresh_token), String(body.id_token));
+    const tokens = await codeFlowTokens(base, { id: client._id, headers }, REDIRECT, 'openid profile:write', email, PASSWORD);
+    expect(tokens.status).toBe(200);
+    secrets.push(String(tokens.body.access_token), String(tokens.body.id_token));
+    const changed = await fetch(`${base}/api/oauth/me/profile`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${String(tokens.body.access_token)}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Traced Name' }),
+    });
+    expect(changed.status).toBe(200);
 
     await eventually(() => expect(receiver.at('/traced').length).toBeGreaterThan(0), 30_000, 200);
     const traceparent = String(receiver.at('/traced')[0]!.headers.traceparent);
     expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
-    const traceId = traceparent.split('-')[1]!;
-
-    // The trace the receiver was handed is the token request's.
-    const trace = await jaeger.waitForTrace(
-      (t) => t.traceID === traceId && named(t, 'RunActivity:deliverWebhook').length > 0 && named(t, 'POST webhooks').length > 0,
-      30_000,
-      'keyflow-api',
-    );
-    const [request] = named(trace, 'POST /api/oauth/token');
-    expect(request).toBeDefined();
-    expect(parentOf(request!)).toBeUndefined();
-    expect(request!.process.serviceName).toBe('keyflow-api');
-    expect([
-      tag(request!, 'http.route'),
-      tag(request!, 'http.response.status_code'),
-      tag(request!, 'keyflow.client_id'),
-      tag(request!, 'oauth.grant_type'),
-    ]).toEqual(['/api/oauth/token', 200, client._id, 'authorization_code']);
-    expect(tag(request!, 'span.kind')).toBe('server');
-    // The request's own MongoDB commands are its children.
-    const byId = new Map(trace.spans.map((s) => [s.spanID, s]));
-    const mongo = trace.spans.filter((s) => tag(s, 'db.system.name') === 'mongodb' && parentOf(s) === request!.spanID);
-    expect(mongo.length).toBeGreaterThan(0);
-    // api: the workflow start; worker: the workflow, its activity, and the activity's POST, each the child of the one before.
-    const start = named(trace, 'StartWorkflow:webhookDelivery')[0]!;
-    const run = named(trace, 'RunWorkflow:webhookDelivery')[0]!;
-    const activity = named(trace, 'RunActivity:deliverWebhook')[0]!;
+    const [, traceId, parentSpanId] = traceparent.split('-');
+    const trace = await jaeger.waitForTrace((t) => t.traceID === traceId && named(t, 'POST webhooks').length > 0, 30_000, 'keyflow-api');
     const post = named(trace, 'POST webhooks')[0]!;
-    expect(start.process.serviceName).toBe('keyflow-api');
-    expect([run, activity, post].map((s) => s.process.serviceName)).toEqual(['keyflow-worker', 'keyflow-worker', 'keyflow-worker']);
-    const ancestors = (span: JaegerSpan): string[] => {
-      const parent = byId.get(parentOf(span) ?? '');
-      return parent ? [parent.operationName, ...ancestors(parent)] : [];
-    };
-    expect(ancestors(post)).toEqual(expect.arrayContaining(['RunActivity:deliverWebhook', 'StartWorkflow:webhookDelivery', 'POST /api/oauth/token']));
-    expect([tag(post, 'keyflow.outbound.feature'), tag(post, 'http.response.status_code'), tag(post, 'server.address')]).toEqual([
+    expect(post.spanID).toBe(parentSpanId);
+    expect([post.process.serviceName, tag(post, 'keyflow.outbound.feature'), tag(post, 'http.response.status_code'), tag(post, 'server.address')]).toEqual([
+      'keyflow-worker',
       'webhooks',
       200,
       '127.0.0.1',
     ]);
-    // The receiver saw the POST span's context.
-    expect(traceparent.split('-')[2]).toBe(post.spanID);
+    expect(ancestors(trace, post)).toEqual(
+      expect.arrayContaining(['RunActivity:deliverWebhook', 'RunWorkflow:webhookDelivery', 'StartWorkflow:webhookDelivery', 'PATCH /api/oauth/me/profile']),
+    );
+    expect(named(trace, 'PATCH /api/oauth/me/profile')[0]!.process.serviceName).toBe('keyflow-api');
   });
 
   it('joins a device authorization request to the workflow it starts, which the worker runs', async () => {
