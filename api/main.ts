@@ -7,7 +7,7 @@ import { onShutdown, runMain } from '../lib/runtime/shutdown.js';
 import { openApi } from './server.js';
 
 const config = loadConfigOrExit('api');
-const log = createLogger(config.logLevel);
+const log = createLogger(config.logLevel, undefined, { format: config.logFormat, process: 'api' });
 
 runMain(log, async () => {
   const metrics = config.metrics.api ? await startMetricsListener(config.metrics.api, log) : null;
