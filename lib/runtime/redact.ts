@@ -29,28 +29,27 @@ const SECRET_ANYWHERE = new Set([
 /**
  * …or when its last word is one of these (`accessToken`, `code`,
  * `clientAssertion`, `codeVerifier`, `privateKey`, `kek`, `tokenHash`), but
- * not `tokenType`, `codeChallengeMethod`, `keyId`, `kekSource`, which describe a secret
- * without holding it.
+ * not `tokenType`, `codeChallengeMethod`, `keyId`, `kekSource`, which
+ * describe a secret without holding it.
  */
-const SECRET_LAST = new Set([
-  'token',
-  'tokens',
-  'code',
-  'codes',
-  'assertion',
-  'authorization',
-  'verifier',
-  'key',
-  'jwt',
-  'jwe',
-  'jwk',
-  'kek',
-  'hash',
-  'pin',
-]);
+const SECRET_LAST = new Set(['token', 'tokens', 'code', 'codes', 'assertion', 'authorization', 'verifier', 'key', 'jwt', 'jwe', 'jwk', 'kek', 'hash', 'pin']);
 
 /** `code` after one of these is a status or an error's name, not an authorization or one-time code (`statusCode`, `exitCode`). */
-const NOT_A_SECRET_CODE = new Set(['status', 'http', 'exit', 'error', 'err', 'response', 'reason', 'signal', 'result', 'return', 'country', 'language', 'currency']);
+const NOT_A_SECRET_CODE = new Set([
+  'status',
+  'http',
+  'exit',
+  'error',
+  'err',
+  'response',
+  'reason',
+  'signal',
+  'result',
+  'return',
+  'country',
+  'language',
+  'currency',
+]);
 
 /** `accessToken`, `ACCESS_TOKEN`, `x-access-token`, `HTTPStatusCode` → lower-case words. */
 export function keyWords(key: string): string[] {

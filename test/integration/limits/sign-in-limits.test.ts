@@ -211,7 +211,7 @@ describe('the site-wide limit and the log', () => {
       expect(refused.status).toBe(429);
       expect(await refused.text()).toContain('Too many failed sign-ins on this site');
     }
-    expect(lines.filter((l) => / warn  site-wide sign-in limit reached/.test(l))).toHaveLength(1);
+    expect(lines.filter((l) => / warn {2}site-wide sign-in limit reached/.test(l))).toHaveLength(1);
 
     const failures = lines.filter((l) => l.includes('sign-in failed'));
     expect(failures.length).toBeGreaterThanOrEqual(3);

@@ -43,7 +43,8 @@ it(
 
     const lines = processes.output(worker).split('\n').filter(Boolean);
     expect(lines.find((l) => l.includes('worker running'))).toBeDefined();
-    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ time: expect.any(String), level: expect.any(String), process: 'worker', msg: expect.any(String) });
+    for (const line of lines)
+      expect(JSON.parse(line)).toMatchObject({ time: expect.any(String), level: expect.any(String), process: 'worker', msg: expect.any(String) });
   },
   TIMEOUT,
 );

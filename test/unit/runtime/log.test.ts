@@ -28,19 +28,19 @@ describe('text lines', () => {
   it('keeps the two-argument form (level and sink) and the default level', () => {
     const lines: string[] = [];
     createLogger('warn', (l) => lines.push(l)).warn('careful', { n: 1 });
-    expect(lines[0]).toMatch(/^\S+Z warn  careful n=1$/);
+    expect(lines[0]).toMatch(/^\S+Z warn {2}careful n=1$/);
   });
 
   it('carry the request id inside a request', () => {
     const { log, lines } = capture('info', 'text');
     runInRequest({ requestId: 'req-1' }, () => log.info('sign-in failed', { method: 'password' }));
-    expect(lines[0]).toMatch(/ info  sign-in failed method=password requestId=req-1$/);
+    expect(lines[0]).toMatch(/ info {2}sign-in failed method=password requestId=req-1$/);
   });
 
   it('are redacted', () => {
     const { log, lines } = capture('info', 'text');
     log.info(`got ${JWT}`, { code: 'abc', statusCode: 400, authorization: 'Basic x', error: new Error('boom') });
-    expect(lines[0]).toMatch(/ info  \[redacted\] code=\[redacted\] statusCode=400 authorization=\[redacted\] error=boom$/);
+    expect(lines[0]).toMatch(/ info {2}\[redacted\] code=\[redacted\] statusCode=400 authorization=\[redacted\] error=boom$/);
   });
 });
 
@@ -52,14 +52,30 @@ describe('JSON lines', () => {
     log.debug('dropped');
     expect(lines).toHaveLength(2);
     const first = JSON.parse(lines[0]!) as Record<string, unknown>;
-    expect(first).toEqual({ time: expect.stringMatching(ISO), level: 'info', process: 'api', msg: 'api listening', url: 'http://127.0.0.1:3000', field_level: 'clash' });
+    expect(first).toEqual({
+      time: expect.stringMatching(ISO),
+      level: 'info',
+      process: 'api',
+      msg: 'api listening',
+      url: 'http://127.0.0.1:3000',
+      field_level: 'clash',
+    });
     expect(JSON.parse(lines[1]!)).toMatchObject({ level: 'warn', msg: 'slow', ms: 12 });
   });
 
   it('carry the request id, and redact', () => {
     const { log, lines } = capture('info', 'json');
-    runInRequest({ requestId: 'req-2' }, () => log.error('refused', { client_secret: 's3cret', token: JWT, note: `Bearer ${'x'.repeat(20)}`, httpStatus: 401 }));
-    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'error', requestId: 'req-2', client_secret: '[redacted]', token: '[redacted]', note: '[redacted]', httpStatus: 401 });
+    runInRequest({ requestId: 'req-2' }, () =>
+      log.error('refused', { client_secret: 's3cret', token: JWT, note: `Bearer ${'x'.repeat(20)}`, httpStatus: 401 }),
+    );
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      level: 'error',
+      requestId: 'req-2',
+      client_secret: '[redacted]',
+      token: '[redacted]',
+      note: '[redacted]',
+      httpStatus: 401,
+    });
     expect(lines[0]).not.toContain('s3cret');
   });
 
@@ -98,7 +114,8 @@ describe('JSON lines', () => {
     afterAll(() => context.disable());
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const spanId = '00f067aa0ba902b7';
-    const within = (traceFlags: number, fn: () => void) => context.with(trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext({ traceId, spanId, traceFlags })), fn);
+    const within = (traceFlags: number, fn: () => void) =>
+      context.with(trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext({ traceId, spanId, traceFlags })), fn);
 
     it('carry its trace and span ids when it is sampled', () => {
       const { log, lines } = capture('info', 'json');
@@ -129,6 +146,6 @@ describe('the access log', () => {
     });
     const text = capture('info', 'text');
     runInRequest({ requestId: 'r2' }, () => accessLog(text.log, { method: 'GET', route: '/userinfo', status: 401, durationMs: 1, requestId: 'r2' }));
-    expect(text.lines[0]).toMatch(/ info  request method=GET route=\/userinfo status=401 durationMs=1 requestId=r2$/);
+    expect(text.lines[0]).toMatch(/ info {2}request method=GET route=\/userinfo status=401 durationMs=1 requestId=r2$/);
   });
 });

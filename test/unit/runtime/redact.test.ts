@@ -114,12 +114,19 @@ describe('secret values, whatever the key', () => {
     expect(redactValue([value])).toEqual([REDACTED]);
   });
 
-  it.each(['https://id.example.com/cb', 'invalid_grant', 'eyJ', 'a.b.c', 'Basic', 'mongodb://127.0.0.1:27017/', 'mongodb://keyflow:****@db.example.com/', 'POST /api/oauth/token', '550e8400-e29b-41d4-a716-446655440000'])(
-    '%s is kept',
-    (value) => {
-      expect(secretValue(value)).toBe(false);
-    },
-  );
+  it.each([
+    'https://id.example.com/cb',
+    'invalid_grant',
+    'eyJ',
+    'a.b.c',
+    'Basic',
+    'mongodb://127.0.0.1:27017/',
+    'mongodb://keyflow:****@db.example.com/',
+    'POST /api/oauth/token',
+    '550e8400-e29b-41d4-a716-446655440000',
+  ])('%s is kept', (value) => {
+    expect(secretValue(value)).toBe(false);
+  });
 });
 
 describe('errors', () => {
@@ -133,6 +140,11 @@ describe('errors', () => {
   });
 
   it('leave numbers, booleans and dates readable, and drop undefined', () => {
-    expect(redactFields({ n: 3, ok: true, at: new Date(0), none: undefined, nil: null })).toEqual({ n: 3, ok: true, at: '1970-01-01T00:00:00.000Z', nil: null });
+    expect(redactFields({ n: 3, ok: true, at: new Date(0), none: undefined, nil: null })).toEqual({
+      n: 3,
+      ok: true,
+      at: '1970-01-01T00:00:00.000Z',
+      nil: null,
+    });
   });
 });
