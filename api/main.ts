@@ -8,7 +8,7 @@ import { openApi } from './server.js';
 import { startTracing } from '../lib/observability/tracing.js';
 
 const config = loadConfigOrExit('api');
-const log = createLogger(config.logLevel);
+const log = createLogger(config.logLevel, undefined, { format: config.logFormat, process: 'api' });
 
 runMain(log, async () => {
   // First: the store and the Temporal client trace their calls only if tracing is on when they are made.

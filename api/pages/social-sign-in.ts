@@ -90,7 +90,7 @@ export function socialSignInRoutes(deps: SocialSignInDeps): Router {
         login.checks,
       );
     } catch (err) {
-      deps.log.warn('upstream sign-in refused', { source: source.slug, error: (err as Error).name, code: (err as { code?: string }).code ?? '' });
+      deps.log.warn('upstream sign-in refused', { source: source.slug, error: (err as Error).name, errorCode: (err as { code?: string }).code ?? '' });
       return sendErrorPage(res, 400, FAILED, `The answer from ${source.name} could not be verified, or the sign-in there was cancelled. Start again.`);
     }
     if (!profile) return sendErrorPage(res, 400, FAILED, `${source.name} did not say who you are. Start again.`);

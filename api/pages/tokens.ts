@@ -28,7 +28,7 @@ export function tokenPageRoutes(deps: TokenPageDeps): Router {
   const maxDays = patMaxDays(deps.patMaxLifetimeMs);
   // Tokens stored before the cap (or under a longer one) end at the cap from now on.
   capPersonalAccessTokenLifetimes(deps.store, deps.patMaxLifetimeMs).then(
-    (capped) => capped && deps.log.info('personal access token lifetimes capped', { tokens: capped, days: maxDays }),
+    (capped) => capped && deps.log.info('personal access token lifetimes capped', { capped, days: maxDays }),
     (err: Error) => deps.log.error('personal access token lifetimes not capped', { error: err.message }),
   );
 

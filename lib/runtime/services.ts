@@ -60,7 +60,7 @@ async function prepare(config: Config, log: Logger, store: Store, boundedCalls: 
   const mldsa = createMlDsa65(config.mldsa);
   const keyring = new Keyring(store, kek, mldsa, config.idTokenAlgs);
   await keyring.ensureInitialKeys();
-  log.info('signing keys ready', { mldsa: mldsa.implementation, kek: kek.source });
+  log.info('signing keys ready', { mldsa: mldsa.implementation, kekSource: kek.source });
   if (!config.idTokenAlgs.includes('ML-DSA-65')) {
     const waiting = await countClientsWithIdTokenAlg(store, 'ML-DSA-65');
     if (waiting) log.warn('ML_DSA_SIGNING=off: clients registered for ML-DSA-65 ID tokens get RS256 ones', { clients: waiting });
