@@ -9,6 +9,7 @@ import { signedInSession } from './http/signed-in.js';
 import { pingStore } from '../lib/store/db.js';
 import { requestContext } from './http/request-id.js';
 import { observeRequests } from './http/observe.js';
+import { accessLog } from '../lib/runtime/log.js';
 import { IMPLICIT_GRANT_TYPE } from '../lib/model/response-type.js';
 // The protocol: OAuth 2.0 and OpenID Connect endpoints, step-up.
 import { discoveryRoutes } from './protocol/discovery.js';
@@ -77,7 +78,14 @@ export function createApp(deps: ApiDeps): express.Express {
   const idle = { ...ctx, idleMs: config.sessionIdleMs };
 
   // First: the request's span (everything after runs inside it), its metrics and its access-log line.
-  app.use(observeRequests({ clientAddress: config.tracing?.clientAddress ?? false, onFinish: () => {} }));
+  app.use(
+    observeRequests({
+      clientAddress: config.tracing?.clientAddress ?? false,
+      onFinish: (request, res) => {
+        if (config.accessLog) accessLog(log, { ...request, requestId: String(res.getHeader('x-request-id') ?? '') || undefined });
+      },
+    }),
+  );
   // The request's id, address and user agent, for the audit records it causes (and X-Request-Id on the response).
   app.use(requestContext);
   app.use(securityHeaders);

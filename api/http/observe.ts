@@ -59,7 +59,7 @@ export interface ObserveOptions {
   /** TRACE_CLIENT_ADDRESS: the client's address and user agent on the span. */
   clientAddress: boolean;
   /** Called once per answered (or abandoned) request: metrics, the access log. */
-  onFinish: (request: FinishedRequest) => void;
+  onFinish: (request: FinishedRequest, res: Response) => void;
 }
 
 /** The first middleware: everything after it runs inside the request's span. */
@@ -76,7 +76,7 @@ export function observeRequests(options: ObserveOptions): RequestHandler {
       const status = res.headersSent ? res.statusCode : 499;
       const finished: FinishedRequest = { method: req.method, route: routeOf(req), status, durationMs: realTimeMs() - started, ...facts };
       if (span) endServerSpan(span, finished);
-      options.onFinish(finished);
+      options.onFinish(finished, res);
     };
     res.once('finish', finish);
     res.once('close', finish);
