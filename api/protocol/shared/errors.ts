@@ -3,6 +3,8 @@
 import type { Response } from 'express';
 
 export function sendOAuthError(res: Response, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
+  // The code answered, for the token endpoint's outcome counter (endpoint.ts reads it when the response ends).
+  res.locals.oauthError = error;
   res
     .status(status)
     .set({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...headers })

@@ -14,6 +14,7 @@ import { TOKEN_EXCHANGE_GRANT, tokenExchangeGrant } from './token-exchange.js';
 import { CLIENT_CREDENTIALS_GRANT, clientCredentialsGrant } from './client-credentials.js';
 import { ENDPOINTS } from '../../paths.js';
 import { fapi2GrantRefusal, isFapi2, mayUseGrant } from '../../../lib/model/fapi2.js';
+import { countTokenRequest } from '../../../lib/runtime/metrics.js';
 
 type GrantHandler = (req: express.Request, res: express.Response, ctx: GrantContext) => Promise<void>;
 
@@ -26,9 +27,31 @@ export const GRANT_HANDLERS: Record<string, GrantHandler> = {
   [CLIENT_CREDENTIALS_GRANT]: clientCredentialsGrant,
 };
 
+/**
+ * The outcome of an answered token request: 'issued', or the OAuth error code
+ * sent (sendOAuthError leaves it in res.locals); an error the error handler
+ * answered (a body the parser refused, a dependency down, a fault) by its status.
+ */
+function tokenOutcome(res: express.Response): string {
+  if (res.statusCode < 400) return 'issued';
+  const sent: unknown = res.locals.oauthError;
+  if (typeof sent === 'string') return sent;
+  if (res.statusCode === 503) return 'temporarily_unavailable';
+  return res.statusCode >= 500 ? 'server_error' : 'invalid_request';
+}
+
+/** Counts every token request once answered, by grant type and outcome (label values bounded by lib/runtime/metrics.ts). */
+const countTokenRequests: express.RequestHandler = (req, res, next) => {
+  res.once('finish', () => {
+    const grantType: unknown = (req.body as Record<string, unknown> | undefined)?.grant_type;
+    countTokenRequest(typeof grantType === 'string' ? grantType : 'other', tokenOutcome(res));
+  });
+  next();
+};
+
 export function tokenRoutes(deps: TokenDeps): Router {
   const router = Router();
-  router.post(ENDPOINTS.token, express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
+  router.post(ENDPOINTS.token, countTokenRequests, express.urlencoded({ extended: false, limit: '64kb' }), async (req, res) => {
     if (!req.is('application/x-www-form-urlencoded')) {
       return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
     }
