@@ -28,7 +28,10 @@ Runtime.install({
 });
 
 runMain(log, async () => {
-  const metrics = config.metrics.worker && coreCalls ? await startMetricsListener(config.metrics.worker, log, { process: 'worker', beforeScrape: () => coreCalls.drain() }) : null;
+  const metrics =
+    config.metrics.worker && coreCalls
+      ? await startMetricsListener(config.metrics.worker, log, { process: 'worker', beforeScrape: () => coreCalls.drain() })
+      : null;
   const draining = coreCalls ? setInterval(() => coreCalls.drain(), 1_000) : undefined;
   const services = await startCoreServices(config, log);
   const audit = createAuditTrail({ store: services.store, log, recording: config.audit.recording });

@@ -137,7 +137,10 @@ export function observeHttpRequest(method: string, route: string, status: number
   const statusClass = Number.isInteger(status) && status >= 100 && status <= 599 ? `${Math.floor(status / 100)}xx` : 'other';
   const routeLabel = boundedRoute(route);
   const elapsed = Number.isFinite(seconds) && seconds > 0 ? seconds : 0;
-  catalogue.http_server_request_duration_seconds.observe({ method: bounded(method.toUpperCase(), HTTP_METHODS), route: routeLabel, status_class: statusClass }, elapsed);
+  catalogue.http_server_request_duration_seconds.observe(
+    { method: bounded(method.toUpperCase(), HTTP_METHODS), route: routeLabel, status_class: statusClass },
+    elapsed,
+  );
   if (status === 429) catalogue.keyflow_rate_limited_total.inc({ route: routeLabel });
 }
 
