@@ -9,8 +9,24 @@ import { findClient } from '../lib/store/clients.js';
 import type { Store } from '../lib/store/db.js';
 import { recordLogoutDelivery } from '../lib/store/logout-deliveries.js';
 import { currentTimeMs } from '../lib/runtime/clock.js';
+import { countDelivery } from '../lib/runtime/metrics.js';
+import { Context } from '@temporalio/activity';
 
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+
+/**
+ * When the sign-out happened, as near as the activity knows: its input has no
+ * time, but the workflow schedules it at once on the sign-out, so the time it
+ * was scheduled (retries excluded) stands for it. Outside an activity (a
+ * direct call in a test), the token's iat.
+ */
+function signedOutAtMs(iat: number): number {
+  try {
+    return Context.current().info.scheduledTimestampMs;
+  } catch {
+    return iat * 1000;
+  }
+}
 
 export function createBackchannelLogoutActivities(deps: { store: Store; signer: Signer; outbound: OutboundPolicy }) {
   return {
@@ -43,6 +59,7 @@ export function createBackchannelLogoutActivities(deps: { store: Store; signer: 
         const kind = err instanceof OutboundError ? err.kind : 'unreachable';
         outcome = { clientId, sent: true, ok: false, status: null, error: kind, durationMs: null };
       }
+      countDelivery('backchannel_logout', outcome.ok ? 'delivered' : 'failed', (currentTimeMs() - signedOutAtMs(now)) / 1000);
       await recordLogoutDelivery(deps.store, { sid, userId, outcome });
       return outcome;
     },

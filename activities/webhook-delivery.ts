@@ -3,6 +3,7 @@
 // refused unless allow-listed for webhooks) and the record in the delivery
 // history.
 import { currentTimeMs } from '../lib/runtime/clock.js';
+import { countDelivery } from '../lib/runtime/metrics.js';
 import { RESPONSE_BODY_LIMIT, type DeliveryOutcome, type WebhookDeliveryInput } from '../lib/model/webhook-delivery.js';
 import { TEST_EVENT } from '../lib/model/webhook-events.js';
 import type { Kek } from '../lib/security/kek.js';
@@ -40,8 +41,11 @@ export function createWebhookDeliveryActivities(deps: { store: Store; kek: Kek; 
           headers: webhookHeaders({ secret: webhookSecret(deps.kek, webhook), body, event: input.event, deliveryId: input.deliveryId }),
         });
         const responseBody = shownResponseBody(test, res);
+        const delivered = res.status >= 200 && res.status < 300;
+        // The lag runs from the event (input.timestamp: whole seconds) to the receiver's answer.
+        countDelivery('webhook', delivered ? 'delivered' : 'failed', (currentTimeMs() - input.timestamp * 1000) / 1000);
         return {
-          state: res.status >= 200 && res.status < 300 ? 'success' : 'failure',
+          state: delivered ? 'success' : 'failure',
           statusCode: res.status,
           error: null,
           durationMs: res.durationMs,
@@ -50,6 +54,7 @@ export function createWebhookDeliveryActivities(deps: { store: Store; kek: Kek; 
         };
       } catch (err) {
         if (!(err instanceof OutboundError)) throw err;
+        countDelivery('webhook', 'failed');
         return { state: 'failure', statusCode: null, error: err.kind, durationMs: Math.round(performance.now() - t0), deliveredAt: started };
       }
     },
@@ -72,6 +77,8 @@ export function createWebhookDeliveryActivities(deps: { store: Store; kek: Kek; 
         durationMs: outcome.durationMs,
         ...(outcome.responseBody !== undefined ? { responseBody: outcome.responseBody } : {}),
       });
+      // The workflow's one attempt was lost (the worker died, the activity timed out): nothing retries it.
+      if (outcome.error === 'interrupted') countDelivery('webhook', 'gave_up');
     },
   };
 }

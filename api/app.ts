@@ -16,7 +16,8 @@ import { discoveryRoutes } from './protocol/discovery.js';
 import { webfingerRoutes } from './protocol/webfinger.js';
 import { authorizeRoutes } from './protocol/authorization.js';
 import { deviceAuthorizationRoutes } from './protocol/device-authorization.js';
-import { GRANT_HANDLERS, tokenRoutes } from './protocol/token/endpoint.js';
+import { GRANT_HANDLERS, tokenOutcome, tokenRoutes } from './protocol/token/endpoint.js';
+import { countTokenRequest, observeHttpRequest } from '../lib/runtime/metrics.js';
 import { parRoutes } from './protocol/par.js';
 import { userinfoRoutes } from './protocol/userinfo.js';
 import { endSessionRoutes } from './protocol/end-session.js';
@@ -62,7 +63,7 @@ import { socialSignInRoutes } from './pages/social-sign-in.js';
 import { socialAccountsPageRoutes } from './pages/social-accounts.js';
 import { stepUpPageRoutes } from './pages/step-up.js';
 import { adminConsoleRoutes } from './pages/admin/console.js';
-import { PAGES } from './paths.js';
+import { ENDPOINTS, PAGES } from './paths.js';
 
 export function createApp(deps: ApiDeps): express.Express {
   const ctx = createApiContext(deps);
@@ -82,6 +83,8 @@ export function createApp(deps: ApiDeps): express.Express {
     observeRequests({
       clientAddress: config.tracing?.clientAddress ?? false,
       onFinish: (request, res) => {
+        observeHttpRequest(request.method, request.route, request.status, request.durationMs / 1000);
+        if (request.route === ENDPOINTS.token && request.method === 'POST') countTokenRequest(request.grantType ?? 'other', tokenOutcome(request));
         if (config.accessLog) accessLog(log, { ...request, requestId: String(res.getHeader('x-request-id') ?? '') || undefined });
       },
     }),

@@ -3,6 +3,7 @@
 // and 503 with Retry-After to every other request, so that an orchestrator and
 // clients see a starting api rather than a refused connection.
 import express from 'express';
+import { countUnavailable } from '../lib/runtime/metrics.js';
 import type { TemporalHandle } from '../lib/temporal/connection.js';
 import { sendUnavailable } from './http/errors.js';
 import { securityHeaders } from './http/security-headers.js';
@@ -14,6 +15,9 @@ export function createStartupApp(temporal: TemporalHandle, state: () => string):
   app.disable('x-powered-by');
   app.use(securityHeaders);
   app.use(healthRoutes(() => Promise.reject(new Error(state())), temporal));
-  app.use(sendUnavailable);
+  app.use((req: express.Request, res: express.Response) => {
+    countUnavailable('starting');
+    sendUnavailable(req, res);
+  });
   return app;
 }

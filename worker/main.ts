@@ -37,7 +37,10 @@ runMain(log, async () => {
   const tracing = await startTracing(config.tracing, 'keyflow-worker', log);
   // First: a probe sees a starting worker (alive, not ready) while it waits for MongoDB and Temporal.
   const health = config.workerHealth ? await startWorkerHealth(config.workerHealth, log) : null;
-  const metrics = config.metrics.worker && coreCalls ? await startMetricsListener(config.metrics.worker, log, () => coreCalls.drain()) : null;
+  const metrics =
+    config.metrics.worker && coreCalls
+      ? await startMetricsListener(config.metrics.worker, log, { process: 'worker', beforeScrape: () => coreCalls.drain() })
+      : null;
   const draining = coreCalls ? setInterval(() => coreCalls.drain(), 1_000) : undefined;
   const services = await startCoreServices(config, log);
   health?.update({ store: services.store });

@@ -5,7 +5,8 @@
 // Retry-After, whichever route met it.
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../../lib/runtime/log.js';
-import { isDependencyUnavailable } from '../../lib/runtime/unavailable.js';
+import { countUnavailable } from '../../lib/runtime/metrics.js';
+import { unavailableDependency } from '../../lib/runtime/unavailable.js';
 import { sendErrorPage } from '../html/layout.js';
 import { noteErrorCode } from './observe.js';
 
@@ -83,7 +84,9 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       return sendError(res, status, status === 404 ? 'not_found' : 'invalid_request', description);
     }
     const error = (err as { message?: string }).message ?? String(err);
-    if (isDependencyUnavailable(err)) {
+    const dependency = unavailableDependency(err);
+    if (dependency) {
+      countUnavailable(dependency);
       log.warn('dependency unavailable: answered 503', { method: req.method, path: req.path, error: error.split('\n')[0] });
       return sendUnavailable(req, res);
     }

@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { AUDIT_CATALOGUE, type AuditActor, type AuditEntry, type AuditEventName, type AuditOutcome, type AuditSubject } from '../model/audit-events.js';
 import { currentDate } from '../runtime/clock.js';
 import type { Logger } from '../runtime/log.js';
+import { countAuditEvent } from '../runtime/metrics.js';
 import { currentRequest } from '../runtime/request-context.js';
 import { insertPending } from '../store/audit-records.js';
 import type { Store } from '../store/db.js';
@@ -85,11 +86,34 @@ export const NOTE_WAIT_MS = 20;
 /** A trail that records nothing (AUDIT_TRAIL=off: only to measure what recording costs). */
 const UNRECORDED: AuditTrail = { record: async () => {}, note: () => {}, flush: async () => {} };
 
+/**
+ * Every event recorded or noted counts on /metrics (keyflow_audit_events_total
+ * and the counters derived from it: sign-ins, refresh token reuse), here and
+ * nowhere else, recording on or off.
+ */
+function counted(trail: AuditTrail): AuditTrail {
+  return {
+    record(event, input) {
+      countAuditEvent(event, input.outcome ?? 'success');
+      return trail.record(event, input);
+    },
+    note(event, input) {
+      countAuditEvent(event, input.outcome ?? 'success');
+      trail.note(event, input);
+    },
+    flush: () => trail.flush(),
+  };
+}
+
 export function createAuditTrail(deps: { store: Store; log: Logger; recording?: boolean }): AuditTrail {
   if (deps.recording === false) {
     deps.log.warn('AUDIT_TRAIL=off: security events are not recorded (for measuring its cost only)');
-    return UNRECORDED;
+    return counted(UNRECORDED);
   }
+  return counted(recordingTrail(deps));
+}
+
+function recordingTrail(deps: { store: Store; log: Logger }): AuditTrail {
   let queue: Waiting[] = [];
   let writing: Promise<void> | null = null;
 

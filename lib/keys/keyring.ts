@@ -135,6 +135,16 @@ export class Keyring {
     return key;
   }
 
+  /** The key of each algorithm that signs new tokens now, from the cached documents (read for the metrics' key ages). */
+  async currentSigningKeys(): Promise<Array<{ alg: SigningAlg; createdAt: Date }>> {
+    const { docs } = await this.load();
+    const now = new Date(this.now());
+    return SIGNING_ALGS.flatMap((alg) => {
+      const doc = signingKeyAt(docs, alg, now);
+      return doc ? [{ alg, createdAt: doc.createdAt }] : [];
+    });
+  }
+
   /** The JWKs of the keys published now (phases change with the clock, not only with a reload). */
   private publishedJwks(snapshot: Snapshot): (JWK & { alg: string })[] {
     const now = new Date(this.now());

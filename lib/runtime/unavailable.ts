@@ -10,10 +10,16 @@ import { isTemporalUnavailable } from '../temporal/connection.js';
 const MAX_CAUSES = 5;
 
 export function isDependencyUnavailable(err: unknown): boolean {
+  return unavailableDependency(err) !== null;
+}
+
+/** Which dependency an error says is unavailable or too slow (its causes followed), or null when it says neither. */
+export function unavailableDependency(err: unknown): 'mongodb' | 'temporal' | null {
   let current = err;
   for (let depth = 0; depth <= MAX_CAUSES && current !== undefined && current !== null; depth++) {
-    if (isStoreUnavailable(current) || isTemporalUnavailable(current)) return true;
+    if (isStoreUnavailable(current)) return 'mongodb';
+    if (isTemporalUnavailable(current)) return 'temporal';
     current = (current as { cause?: unknown }).cause;
   }
-  return false;
+  return null;
 }

@@ -16,7 +16,7 @@ import {
   type OptionalUnlessRequiredId,
 } from 'mongodb';
 import type { Config } from '../config/env.js';
-import { countMongoCommand } from '../runtime/metrics.js';
+import { countDependencyTimeout, countMongoCommand } from '../runtime/metrics.js';
 import type { ClientDoc } from '../model/clients.js';
 import type { ConsentDoc } from '../model/consents.js';
 import { EXPIRING_COLLECTIONS, type ExpiringCollection, type ExpiringDoc } from '../model/expiring.js';
@@ -154,6 +154,16 @@ export function openStore(config: Pick<Config, 'mongo'>, options: StoreOptions =
     monitorCommands: true,
   });
   client.on('commandStarted', (e) => countMongoCommand(e.commandName));
+  // Calls that found MongoDB unreachable or too slow: a command cut off (isStoreUnavailable's errors), no
+  // pooled connection in time or none could be made, a failed heartbeat (while MongoDB is down the
+  // monitor's checks are what fails: operations then wait for server selection, which no event reports).
+  client.on('commandFailed', (e) => {
+    if (isStoreUnavailable(e.failure)) countDependencyTimeout('mongodb');
+  });
+  client.on('connectionCheckOutFailed', (e) => {
+    if (e.reason === 'timeout' || e.reason === 'connectionError') countDependencyTimeout('mongodb');
+  });
+  client.on('serverHeartbeatFailed', () => countDependencyTimeout('mongodb'));
   if (options.onSlowCommand) {
     const started = new Map<number, { command: string; collection: string; at: number }>();
     client.on('commandStarted', (e) =>

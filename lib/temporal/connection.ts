@@ -19,7 +19,7 @@ import proto from '@temporalio/proto';
 import { SearchAttributes } from './search-attributes.js';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../runtime/log.js';
-import { countTemporalCall } from '../runtime/metrics.js';
+import { countDependencyTimeout, countTemporalCall } from '../runtime/metrics.js';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
 import { isTracing } from '../observability/tracing.js';
 
@@ -60,10 +60,23 @@ export function temporalConnectionOptions(temporal: Config['temporal']): Tempora
   return { address, tls: options, ...(apiKey ? { apiKey } : {}) };
 }
 
-/** Counts every call by its method name (the last part of the gRPC path). */
+/**
+ * Counts every call by its method name (the last part of the gRPC path), and
+ * each that ends unreachable, overloaded or past its deadline (the statuses
+ * isTemporalUnavailable classifies) as a dependency timeout.
+ */
 const countCalls: Interceptor = (options, nextCall) => {
   countTemporalCall(options.method_definition.path.slice(options.method_definition.path.lastIndexOf('/') + 1));
-  return new InterceptingCall(nextCall(options));
+  return new InterceptingCall(nextCall(options), {
+    start(metadata, _listener, next) {
+      next(metadata, {
+        onReceiveStatus(status, nextStatus) {
+          if (UNAVAILABLE_CODES.has(status.code)) countDependencyTimeout('temporal');
+          nextStatus(status);
+        },
+      });
+    },
+  });
 };
 
 /**

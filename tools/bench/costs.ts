@@ -60,6 +60,11 @@ async function scrape(url: string | null): Promise<ProcessCounters | null> {
   } catch {
     return null;
   }
+  return parseProcessCounters(text);
+}
+
+/** The counters a bench reads from a /metrics text (one-label samples: mongodb_commands_total{command}, temporal_calls_total{method}). */
+export function parseProcessCounters(text: string): ProcessCounters {
   const counters: ProcessCounters = { mongodb: {}, temporal: {}, cpuSeconds: 0, loopDelayP99Seconds: null };
   for (const m of text.matchAll(/^([a-z_0-9]+)(?:\{[a-z_]+="((?:[^"\\]|\\.)*)"\})? ([0-9.eE+-]+)$/gm)) {
     const [, name, label, value] = m;

@@ -2,7 +2,7 @@
 // then the grant type's handler (one module per grant type beside this one).
 import express, { Router } from 'express';
 import { authenticateClient, sendClientAuthError } from '../shared/client-auth.js';
-import { describeRequest } from '../../http/observe.js';
+import { describeRequest, type FinishedRequest } from '../../http/observe.js';
 import { clientDpopProof } from '../shared/dpop.js';
 import { methodNotAllowed } from '../../http/errors.js';
 import { FormValues, singleValues } from '../../http/input.js';
@@ -26,6 +26,18 @@ export const GRANT_HANDLERS: Record<string, GrantHandler> = {
   [TOKEN_EXCHANGE_GRANT]: tokenExchangeGrant,
   [CLIENT_CREDENTIALS_GRANT]: clientCredentialsGrant,
 };
+
+/**
+ * The outcome of an answered token request, for its counter: 'issued', the
+ * OAuth error code sent, or what the status says when the error handler
+ * answered (a body the parser refused, a dependency down, a fault).
+ */
+export function tokenOutcome(request: Pick<FinishedRequest, 'status' | 'error'>): string {
+  if (request.status < 400) return 'issued';
+  if (request.error) return request.error;
+  if (request.status === 503) return 'temporarily_unavailable';
+  return request.status >= 500 ? 'server_error' : 'invalid_request';
+}
 
 export function tokenRoutes(deps: TokenDeps): Router {
   const router = Router();
