@@ -7,7 +7,8 @@
 //   start  deps + the embedded servers that the environment does not replace
 //          (TEMPORAL_ADDRESS set: no Temporal CLI; MONGODB_URI set: no FerretDB)
 //   test   deps + both embedded servers + Debian's chromium for browser tests
-//          + the Python and Go relying-party recipes + Jaeger (the tracing tests)
+//          + the Python and Go relying-party recipes + Jaeger (the tracing
+//          tests) and the Prometheus rules check
 //
 // Each install or build is a step (steps.mjs): said before it starts with how
 // long it usually takes, with a progress line every 15 s, and its time at the
@@ -187,23 +188,25 @@ async function ensureRelyingPartyRecipes() {
   }
 }
 
-// Jaeger (all-in-one, v2) for the tracing tests: they send OTLP/HTTP to a real
-// one and read the spans back through its query API. Built from the Go module
-// proxy through a module of our own (tools/jaeger, a `tool` directive): `go
-// install …@version` refuses Jaeger, whose go.mod has replace directives. Again
-// only when that module's files change. The flags are Go's defaults, so a
-// machine whose Go build cache holds an earlier build links in seconds.
-async function ensureJaeger() {
-  const { dir, sources, version, binary } = toolchain.jaeger;
+// Go programs the tests run, each built from the Go module proxy in a module
+// of our own (`tools/<name>`), again only when that module's files change.
+// The flags are Go's defaults, so a machine whose Go build cache holds an
+// earlier build links in seconds.
+//   jaeger           Jaeger v2 all-in-one for the tracing tests: they send
+//                    OTLP/HTTP to a real one and read the spans back. Its
+//                    go.mod names it as a `tool`: `go install …@version`
+//                    refuses Jaeger, whose go.mod has replace directives.
+//   prometheusRules  deploy/prometheus/alerts.yml loaded by Prometheus's own
+//                    rule loader (main.go there says why not promtool).
+async function ensureGoProgram(key, what, usually) {
+  const { dir, sources, module, version, package: pkg, binary } = toolchain[key];
   const stamp = filesHash(sources.map((f) => path.join(dir, f)));
-  if (readStamps().jaeger === stamp && fs.existsSync(path.join(root, binary))) return;
-  if (!hasCommand('go', ['version'])) fail(`go is missing: it is needed to build Jaeger ${version} for the tracing tests. Install Go 1.24.6 or newer.`);
-  await step(
-    `building Jaeger ${version} (all-in-one) from ${dir} into ${binary}`,
-    "16 min on 2 cores the first time, its modules downloaded, then compiled; 15 s once Go's build cache has them",
-    () => run('go', ['build', '-o', path.join(root, binary), 'github.com/jaegertracing/jaeger/cmd/jaeger'], { cwd: path.join(root, dir) }),
+  if (readStamps()[key] === stamp && fs.existsSync(path.join(root, binary))) return;
+  if (!hasCommand('go', ['version'])) fail(`go is missing: it is needed to build ${what} (${module} ${version}) for the tests. Install Go 1.24.6 or newer.`);
+  await step(`building ${what} (${module} ${version}) from ${dir} into ${binary}`, usually, () =>
+    run('go', ['build', '-buildvcs=false', '-o', path.join(root, binary), pkg], { cwd: path.join(root, dir) }),
   );
-  writeStamp('jaeger', stamp);
+  writeStamp(key, stamp);
 }
 
 try {
@@ -212,7 +215,14 @@ try {
   if (mode === 'test' || (mode === 'start' && !process.env.MONGODB_URI)) await ensureFerretDb();
   if (mode === 'test' && toolchain.chromium.requiredForTests) await ensureChromium();
   if (mode === 'test') await ensureRelyingPartyRecipes();
-  if (mode === 'test') await ensureJaeger();
+  if (mode === 'test') {
+    await ensureGoProgram(
+      'jaeger',
+      'Jaeger (all-in-one)',
+      "16 min on 2 cores the first time, its modules downloaded, then compiled; 15 s once Go's build cache has them",
+    );
+    await ensureGoProgram('prometheusRules', 'the Prometheus rules check', "1–2 min on 2 cores the first time; seconds once Go's build cache has it");
+  }
 } catch (err) {
   // A step that failed said so (and after how long); this says why.
   fail(err.message);
