@@ -87,7 +87,7 @@ export function coreCallCounter(): CoreCallCounter {
     }
     return kept;
   };
-  const pollFailures = new Set<string>();
+  const failuresShown = new Set<string>();
 
   return {
     buffer,
@@ -107,13 +107,15 @@ export function coreCallCounter(): CoreCallCounter {
         if (metric.kind !== 'counter' || !REQUEST_COUNTER.test(metric.name)) continue;
         const operation = attributes.operation;
         if (typeof operation === 'string') countTemporalCall(operation, value);
-        // Poll failures show as 0 from the first poll on, not only after the first failure: an alert's rate() needs the series.
-        if (metric.name.endsWith('long_request') && !pollFailures.has(JSON.stringify(tags))) {
-          pollFailures.add(JSON.stringify(tags));
+        // Failures show as 0 from the first request (or poll) on, not only after the first failure: an alert's rate() needs the series.
+        const failureName = `${metric.name}_failure`;
+        const seen = `${failureName}:${JSON.stringify(tags)}`;
+        if (!failuresShown.has(seen)) {
+          failuresShown.add(seen);
           const failures =
-            folded.get('counter:temporal_long_request_failure') ??
-            fold({ ...metric, name: 'temporal_long_request_failure', description: 'Count of long-poll request failures by rpc name' });
-          folded.set('counter:temporal_long_request_failure', failures);
+            folded.get(`counter:${failureName}`) ??
+            fold({ ...metric, name: failureName, description: `Count of failed ${metric.name.replace(/^temporal_/, '')}s by rpc name` });
+          folded.set(`counter:${failureName}`, failures);
           if (failures?.kind === 'counter') failures.metric.inc(tags, 0);
         }
       }

@@ -17,6 +17,8 @@ import { newRp } from '../../../tools/fixtures/clients.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { openTestStore } from '../../support/database.js';
+import { deployQueries } from '../../support/deploy-queries.js';
+import { promqlReferences } from '../../support/promql.js';
 import { eventually, testConfig } from '../../support/harness.js';
 import { postForm } from '../../support/http.js';
 import { processGroup, type ProcessGroup, untilReady, workerPolling } from '../../support/keyflow-process.js';
@@ -173,8 +175,17 @@ describe('metrics', () => {
     const keyAges = api.samples('keyflow_signing_key_age_seconds');
     expect(keyAges.map((s) => s.labels.alg)).toContain('RS256');
     expect(keyAges.every((s) => s.value >= 0)).toBe(true);
-    // The HTTP middleware (api/http/observe.ts) calls observeHttpRequest where it is wired; the unit test reads its output.
+    // Every request answered, by route template and status class.
     expect(api.types.get('http_server_request_duration_seconds')).toBe('HISTOGRAM');
+    expect(total(api, 'http_server_request_duration_seconds_count', { method: 'POST', route: '/api/oauth/token', status_class: '2xx' })).toBeGreaterThanOrEqual(
+      1,
+    );
+    expect(total(api, 'http_server_request_duration_seconds_count', { method: 'POST', route: '/api/oauth/token', status_class: '4xx' })).toBeGreaterThanOrEqual(
+      1,
+    );
+    expect(
+      total(api, 'http_server_request_duration_seconds_count', { method: 'GET', route: '/api/oauth/authorize', status_class: '3xx' }),
+    ).toBeGreaterThanOrEqual(1);
 
     // The worker: the delivery and its lag, the Temporal SDK's task slots, schedule-to-start latencies and poll failures.
     expect(total(worker, 'keyflow_delivery_lag_seconds_count', { kind: 'webhook' })).toBeGreaterThanOrEqual(1);
@@ -221,6 +232,16 @@ describe('metrics', () => {
     ];
     const values = [...api.labelValues(), ...worker.labelValues()];
     for (const secret of sensitive) expect(values.filter((v) => v.includes(secret))).toEqual([]);
+  });
+
+  it('serves every metric the alert rules and the dashboard under deploy/ read', async () => {
+    // By the names the processes declare (# TYPE): a labelled series exists only once counted, its family from the start.
+    const declared = new Set(
+      [await scrape(apiMetrics), await scrape(workerMetrics)].flatMap((text) => [...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!)),
+    );
+    const used = new Set(deployQueries().flatMap((expr) => promqlReferences(expr).metrics.map((m) => m.name.replace(/_(bucket|sum|count)$/, ''))));
+    used.delete('up'); // Prometheus's own
+    expect([...used].filter((name) => !declared.has(name)).sort()).toEqual([]);
   });
 
   it('serves /metrics only on its own listener', async () => {

@@ -3,14 +3,10 @@
 // labels), the libraries' (process_, nodejs_, temporal_) and the series
 // Prometheus adds itself (up). A renamed or dropped metric leaves a rule that
 // never fires and a panel that stays empty without an error: this catches it.
-import fs from 'node:fs';
-import path from 'node:path';
-import { parse } from 'yaml';
 import { LIBRARY_METRIC_PREFIXES, METRICS, type MetricSpec } from '../../../lib/model/metric-catalogue.js';
-import { PROJECT_ROOT } from '../../../lib/runtime/paths.js';
 import { promqlReferences } from '../../support/promql.js';
+import { alertRules, dashboard, panelsOf } from '../../support/deploy-queries.js';
 
-const read = (f: string) => fs.readFileSync(path.join(PROJECT_ROOT, f), 'utf8');
 const CATALOGUE: Record<string, MetricSpec> = METRICS;
 /** Series Prometheus writes for every target. */
 const PROMETHEUS_SERIES = new Set(['up']);
@@ -47,23 +43,6 @@ function referenceProblems(expr: string): string[] {
   if (!labelsInExpr.has('*')) for (const l of groupingLabels) if (!labelsInExpr.has(l)) problems.push(`grouping by ${l}, a label of none of its metrics`);
   return problems;
 }
-
-interface Rule {
-  alert?: string;
-  record?: string;
-  expr: string;
-}
-
-const alertRules = (): Rule[] => (parse(read('deploy/prometheus/alerts.yml')) as { groups: { name: string; rules: Rule[] }[] }).groups.flatMap((g) => g.rules);
-
-interface Panel {
-  title?: string;
-  type: string;
-  targets?: { expr?: string }[];
-  panels?: Panel[];
-}
-const dashboard = () => JSON.parse(read('deploy/grafana/keyflow-dashboard.json')) as { panels: Panel[] };
-const panelsOf = (panels: Panel[]): Panel[] => panels.flatMap((p) => [p, ...panelsOf(p.panels ?? [])]);
 
 describe('the PromQL of deploy/ against the metric catalogue', () => {
   it('every alert rule uses catalogue or library metrics, with their own labels', () => {
