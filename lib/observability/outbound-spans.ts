@@ -4,20 +4,16 @@
 // the feature, method and host: never the URL's path or query, which may
 // carry a token, nor the body.
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { OutboundFeature } from '../config/env.js';
-import type { OutboundInit, OutboundPolicy, OutboundResponse } from '../runtime/http-client.js';
 import { tracer } from './tracing.js';
 
-type Send = (policy: OutboundPolicy, feature: OutboundFeature, url: string, init: OutboundInit) => Promise<OutboundResponse>;
-
-export async function tracedOutboundRequest(
-  policy: OutboundPolicy,
-  feature: OutboundFeature,
+/** `send` makes the call with the headers given (the caller's, and the trace context's). */
+export async function tracedOutboundRequest<R extends { status: number }>(
+  feature: string,
+  method: string,
   url: string,
-  init: OutboundInit,
-  send: Send,
-): Promise<OutboundResponse> {
-  const method = init.method ?? 'GET';
+  callerHeaders: Record<string, string> | undefined,
+  send: (headers: Record<string, string>) => Promise<R>,
+): Promise<R> {
   const target = URL.parse(url);
   const span = tracer().startSpan(`${method} ${feature}`, {
     kind: SpanKind.CLIENT,
@@ -28,10 +24,10 @@ export async function tracedOutboundRequest(
     },
   });
   const active = trace.setSpan(context.active(), span);
-  const headers: Record<string, string> = { ...init.headers };
+  const headers: Record<string, string> = { ...callerHeaders };
   propagation.inject(active, headers);
   try {
-    const response = await context.with(active, () => send(policy, feature, url, { ...init, headers }));
+    const response = await context.with(active, () => send(headers));
     span.setAttribute('http.response.status_code', response.status);
     if (response.status >= 400) span.setStatus({ code: SpanStatusCode.ERROR });
     return response;

@@ -137,7 +137,8 @@ export function guardedLookup(admitted: (address: string) => boolean, internal: 
  * host (the URL's or the resolved address) and port.
  */
 export function outboundRequest(policy: OutboundPolicy, feature: OutboundFeature, url: string, init: OutboundInit = {}): Promise<OutboundResponse> {
-  return isTracing() ? tracedOutboundRequest(policy, feature, url, init, send) : send(policy, feature, url, init);
+  if (!isTracing()) return send(policy, feature, url, init);
+  return tracedOutboundRequest(feature, init.method ?? 'GET', url, init.headers, (headers) => send(policy, feature, url, { ...init, headers }));
 }
 
 export interface OutboundInit {
