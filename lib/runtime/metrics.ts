@@ -121,8 +121,11 @@ const ROUTE_TEMPLATE = /^\/[A-Za-z0-9_\-./:*]{0,120}$/;
 const MAX_ROUTES = 300;
 const routes = new Set<string>();
 
+/** What the request observer names a request no route answered. */
+const UNMATCHED = 'unmatched';
+
 function boundedRoute(route: string): string {
-  if (routes.has(route)) return route;
+  if (routes.has(route) || route === UNMATCHED) return route;
   if (!ROUTE_TEMPLATE.test(route) || routes.size >= MAX_ROUTES) return 'other';
   routes.add(route);
   return route;

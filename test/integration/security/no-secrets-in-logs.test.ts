@@ -7,7 +7,8 @@
 // output, nor the workflows' histories, nor the audit trail contain any of
 // those values (nor the user's email, nor anything shaped like a JWT). The
 // flow runs twice: with text log lines, and with JSON ones (LOG_FORMAT=json,
-// every line then one object) and the access log on.
+// every line then one object), the access log on and traces exported to a
+// real Jaeger, whose every span is searched for them too.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
@@ -27,6 +28,7 @@ import { enrollFactors } from '../../../tools/fixtures/factors.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { openTestStore, testDatabase } from '../../support/database.js';
 import { processGroup, type ProcessGroup, untilReady } from '../../support/keyflow-process.js';
+import { startJaeger, type RunningJaeger } from '../../support/jaeger.js';
 
 const TIMEOUT = 180_000;
 
@@ -46,9 +48,11 @@ describe.each(['text', 'json'] as const)('with %s log lines', (format) => {
   let connection: Connection;
   let fake: http.Server;
   let processes: ProcessGroup | undefined;
+  let jaeger: RunningJaeger | undefined;
 
   beforeAll(async () => {
     const port = await freePort();
+    if (format === 'json') jaeger = await startJaeger();
     base = `http://127.0.0.1:${port}`;
     // A loaded machine (the whole suite on two cores) can take more than the
     // default 5 s over a step-up update; this test is about logs, not outages.
@@ -62,6 +66,7 @@ describe.each(['text', 'json'] as const)('with %s log lines', (format) => {
       LOG_FORMAT: format,
       ACCESS_LOG: 'on',
       DEPENDENCY_TIMEOUT_MS: '30000',
+      ...(jaeger ? { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_BSP_SCHEDULE_DELAY: '200' } : {}),
     });
     store = openTestStore(database);
     // A captcha provider's verify endpoint: one token passes.
@@ -82,6 +87,7 @@ describe.each(['text', 'json'] as const)('with %s log lines', (format) => {
 
   afterAll(async () => {
     await processes?.killAll('SIGTERM');
+    await jaeger?.stop();
     fake?.closeAllConnections();
     await new Promise<void>((resolve) => (fake ? fake.close(() => resolve()) : resolve()));
     await connection?.close();
@@ -237,9 +243,19 @@ describe.each(['text', 'json'] as const)('with %s log lines', (format) => {
         const pattern = secretPattern(secret);
         expect({ secret, inAudit: pattern.test(audit) }).toEqual({ secret, inAudit: false });
       }
+      // Every span both processes exported (names, attributes, events), once the last batches are in.
+      let spans = '';
+      if (jaeger) {
+        await jaeger.waitForTrace((t) => t.spans.some((s) => s.operationName === 'POST /api/oauth/2fa/challenges'), 20_000, 'keyflow-api');
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        const traces = [...(await jaeger.traces('keyflow-api', 1000)), ...(await jaeger.traces('keyflow-worker', 1000))];
+        expect(traces.flatMap((t) => t.spans).some((s) => s.operationName.startsWith('RunActivity:'))).toBe(true);
+        spans = JSON.stringify(traces.flatMap((t) => t.spans.map((s) => [s.operationName, s.tags, s.logs])));
+        expect(spans).not.toMatch(/eyJ[\w-]+\.[\w-]*\./);
+      }
       for (const secret of secrets) {
         const pattern = secretPattern(secret);
-        expect({ secret, inLogs: pattern.test(logs) }).toEqual({ secret, inLogs: false });
+        expect({ secret, inLogs: pattern.test(logs), inSpans: pattern.test(spans) }).toEqual({ secret, inLogs: false, inSpans: false });
         for (const history of histories) expect({ secret, inHistory: history.includes(secret) }).toEqual({ secret, inHistory: false });
       }
     },
