@@ -51,6 +51,9 @@ beforeAll(async () => {
     // Spans leave in batches: every 200 ms here, instead of every 5 s.
     OTEL_BSP_SCHEDULE_DELAY: '200',
     OUTBOUND_ALLOWLIST: `webhooks=${new URL(receiver.url).host}`,
+    // A loaded machine (the whole suite on two cores) can take more than the default 5 s over a revocation's
+    // update, which waits for the family's activity; this test is about traces, not outages.
+    DEPENDENCY_TIMEOUT_MS: '30000',
   });
   store = openTestStore(database);
   processes.start('worker', { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
