@@ -164,9 +164,10 @@ describe('a step (tools/scripts/steps.mjs)', () => {
     });
     expect(result).toBe('tea');
     expect(lines[0]).toBe('waiting for the kettle, as it is four o’clock (usually 1–2 s)…');
-    expect(lines.slice(1, -1)).toEqual(Array(lines.length - 2).fill('… still waiting for the kettle: 0 s so far'));
+    // Whole seconds: 0 on an idle machine, more when the whole suite starves this process of CPU for a while.
+    expect(lines.slice(1, -1)).toEqual(Array(lines.length - 2).fill(expect.stringMatching(/^… still waiting for the kettle: \d+ s so far$/)));
     expect(lines.length).toBeGreaterThanOrEqual(4);
-    expect(lines.at(-1)).toBe('waiting for the kettle: done in 0 s');
+    expect(lines.at(-1)).toMatch(/^waiting for the kettle: done in \d+ s$/);
   });
 
   it('says a failure with its time, and the error goes on', async () => {
