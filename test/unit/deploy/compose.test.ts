@@ -158,18 +158,18 @@ describe('docker-compose.yml: the way in', () => {
   it("proxies to the api over TLS with the operator's certificate, forwarding the client address and scheme", () => {
     const caddyfile = read('deploy/caddy/Caddyfile');
     expect(caddyfile).toMatch(/^\s*reverse_proxy keyflow-api:3000\b/m);
-    const tls = /^\s*tls (\S+) (\S+)$/m.exec(caddyfile);
+    const tls = /^\s*tls (\S+) (\S+)(?: \{)?$/m.exec(caddyfile);
     expect(tls).not.toBeNull();
     // Both files are mounted, from the paths .env names, read-only.
     for (const file of [tls![1]!, tls![2]!]) {
-      const mount = (proxy.volumes ?? []).find((v) => typeof v === 'string' && v.split(':')[1] === file) as string | undefined;
+      const mount = (proxy.volumes ?? []).find((v) => typeof v === 'string' && v.includes(`}:${file}:`)) as string | undefined;
       expect([file, mount]).toEqual([file, expect.stringMatching(/^\$\{TLS_(CERT|KEY)_FILE:-\.\/deploy\/tls\/[^}]+\}:\S+:ro$/)]);
     }
     expect(caddyfile).toMatch(/protocols tls1\.2 tls1\.3/);
     // Caddy sets X-Forwarded-For (the connecting client: it trusts no proxy in front
     // of it unless told) and X-Forwarded-Proto itself; nothing here may drop them.
-    expect(caddyfile).not.toMatch(/header_up -X-Forwarded-(For|Proto)/);
-    expect(caddyfile).not.toMatch(/trusted_proxies/);
+    expect(caddyfile).not.toMatch(/^\s*header_up -X-Forwarded-(For|Proto)/m);
+    expect(caddyfile).not.toMatch(/^\s*trusted_proxies\b/m);
   });
 
   it("trusts X-Forwarded-For from the proxy's fixed address alone, on the one network it shares with the api", () => {
@@ -219,7 +219,7 @@ describe('docker-compose.yml: settings', () => {
 
   it("hard-codes none of Keyflow's own variables but those the topology fixes", () => {
     // The api's listener (the proxy's upstream and the probes), and the listeners prometheus.yml and the worker's probe use.
-    const FIXED = ['BIND_ADDRESS', 'PORT', 'METRICS_ADDR', 'WORKER_METRICS_ADDR', 'WORKER_HEALTH_ADDR'];
+    const FIXED = ['BIND_ADDRESS', 'PORT', 'TRUSTED_PROXIES', 'METRICS_ADDR', 'WORKER_METRICS_ADDR', 'WORKER_HEALTH_ADDR'];
     for (const s of KEYFLOW) {
       for (const [key, value] of Object.entries(environmentOf(services[s]!))) {
         if (ENV_VARIABLE_NAMES.includes(key) && !FIXED.includes(key)) {
@@ -230,11 +230,16 @@ describe('docker-compose.yml: settings', () => {
   });
 
   it('passes every Keyflow variable from .env to the api and the worker, and nothing else of .env', () => {
-    // The embedded servers' settings mean nothing here; the rest reach both processes.
+    // The embedded servers' settings mean nothing here, and each process has its own listeners; the rest reach both.
+    const notPassed: Record<string, string[]> = {
+      'keyflow-api': ['WORKER_METRICS_ADDR', 'WORKER_HEALTH_ADDR'],
+      'keyflow-worker': ['METRICS_ADDR'],
+    };
     const embeddedOnly = ['TEMPORAL_PORT', 'TEMPORAL_UI_PORT', 'MONGODB_PORT', 'DATA_DIR'];
     for (const s of KEYFLOW) {
       const env = environmentOf(services[s]!);
-      for (const name of ENV_VARIABLE_NAMES.filter((n) => !embeddedOnly.includes(n))) expect([s, name, name in env]).toEqual([s, name, true]);
+      const expected = ENV_VARIABLE_NAMES.filter((n) => !embeddedOnly.includes(n));
+      for (const name of expected) expect([s, name, name in env]).toEqual([s, name, !notPassed[s]!.includes(name)]);
       // No env_file: the databases' root passwords stay out of Keyflow's containers.
       expect([s, services[s]!.env_file]).toEqual([s, undefined]);
       for (const value of Object.values(env)) expect(value).not.toMatch(/MONGO_ROOT_PASSWORD|TEMPORAL_DB_PASSWORD/);
@@ -247,8 +252,8 @@ describe('docker-compose.yml: settings', () => {
       expect([name, offered.has(name!)]).toEqual([name, true]);
       if (op?.endsWith('?')) expect(example).toMatch(new RegExp(`^${name}=`, 'm'));
     }
-    // Fixed by the topology (the proxy's upstream, the probes, prometheus.yml): not offered.
-    for (const fixed of ['BIND_ADDRESS', 'PORT', 'METRICS_ADDR', 'WORKER_METRICS_ADDR', 'WORKER_HEALTH_ADDR', 'DATA_DIR'])
+    // Fixed by the topology (the proxy's upstream and address, the probes, prometheus.yml): not offered.
+    for (const fixed of ['BIND_ADDRESS', 'PORT', 'TRUSTED_PROXIES', 'METRICS_ADDR', 'WORKER_METRICS_ADDR', 'WORKER_HEALTH_ADDR', 'DATA_DIR'])
       expect([fixed, offered.has(fixed)]).toEqual([fixed, false]);
     expect(environmentOf(api).BIND_ADDRESS).toBe('0.0.0.0');
     expect(environmentOf(api).PORT).toBe('3000');
@@ -257,7 +262,8 @@ describe('docker-compose.yml: settings', () => {
       if (/PASSWORD|PWD|SECRET|KEK|API_KEY/.test(key!)) expect([key, value]).toEqual([key, expect.stringMatching(/^(|<[^>]*>|change-me[\w-]*)$/)]);
     }
     expect(exampleValues.ISSUER).toMatch(/^https:\/\//);
-    expect(example).toMatch(/^#? ?TRUSTED_PROXIES=/m);
+    // TRUSTED_PROXIES is explained there, though fixed here.
+    expect(example).toMatch(/^#.*\bTRUSTED_PROXIES\b/m);
   });
 
   it('shows how to reach a Temporal elsewhere, with mTLS or an API key', () => {
@@ -371,9 +377,14 @@ describe('docker-compose.yml: Temporal', () => {
     const schema = services[jobs[0]![0]]!;
     expect(schema.image).toMatch(/^temporalio\/admin-tools:\d/);
     const script = scriptOf(schema);
-    for (const store of ['temporal', 'visibility']) {
-      expect(script).toMatch(/temporal-sql-tool[^\n]* setup-schema/);
-      expect(script).toMatch(new RegExp(`update-schema -d \\S*/postgresql/v12/${store}/versioned`));
+    expect(script).toMatch(/temporal-sql-tool --plugin postgres12\b/);
+    expect(script).toMatch(/schemas=\/etc\/temporal\/schema\/postgresql\/v12\n/);
+    for (const [db, store] of [
+      ['temporal', 'temporal'],
+      ['temporal_visibility', 'visibility'],
+    ]) {
+      expect(script).toMatch(new RegExp(`--db ${db} setup-schema -v 0\\.0\n`));
+      expect(script).toMatch(new RegExp(`--db ${db} update-schema -d "\\$schemas/${store}/versioned"\n`));
     }
   });
 
