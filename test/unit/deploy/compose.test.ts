@@ -429,7 +429,7 @@ describe('Dockerfile', () => {
     for (const p of ['.env', 'deploy/tls', 'node_modules', 'dist', '.tools', '.git']) expect([p, ignored.includes(p)]).toEqual([p, true]);
   });
 
-  it("needs nothing outside the folders it copies: the processes' imports stay in them", () => {
+  it("needs nothing outside the folders and packages it copies: the processes' imports stay in them", () => {
     const COPIED = ['api', 'cli', 'worker', 'workflows', 'activities', 'lib'];
     const IMPORT = /^\s*(?:import|export)\s[^'";]*?['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/gm;
     const seen = new Set<string>();
@@ -446,5 +446,19 @@ describe('Dockerfile', () => {
       }
     }
     expect(seen.size).toBeGreaterThan(50);
+    // And the packages they import are production dependencies: the runtime stage installs no others.
+    const { dependencies } = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    const PACKAGE = /\bfrom\s+['"]([^'"./][^'"]*)['"]|^\s*import\s+['"]([^'"./][^'"]*)['"]|\bimport\(\s*['"]([^'"./][^'"]*)['"]\s*\)/gm;
+    for (const file of seen) {
+      for (const m of fs.readFileSync(file, 'utf8').matchAll(PACKAGE)) {
+        const specifier = (m[1] ?? m[2] ?? m[3])!;
+        if (specifier.startsWith('node:') || !/^(@[a-z0-9-]+\/)?[a-z0-9][a-z0-9._-]*(\/\S*)?$/.test(specifier)) continue;
+        const name = specifier
+          .split('/')
+          .slice(0, specifier.startsWith('@') ? 2 : 1)
+          .join('/');
+        expect([path.relative(PROJECT_ROOT, file), name, name in dependencies]).toEqual([path.relative(PROJECT_ROOT, file), name, true]);
+      }
+    }
   });
 });
