@@ -3,26 +3,9 @@
 // MongoDB's check says what the start waits for).
 import { Router } from 'express';
 import { checkTemporal, type TemporalHandle } from '../lib/temporal/connection.js';
-import { RETRY_AFTER_SECONDS } from './http/errors.js';
+import { RETRY_AFTER_SECONDS } from '../lib/runtime/unavailable.js';
 import { HEALTH } from './paths.js';
-
-const CHECK_TIMEOUT_MS = 2_000;
-
-/** 'ok', or what went wrong. */
-async function probe(fn: () => Promise<unknown>): Promise<string> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
-  });
-  try {
-    await Promise.race([fn(), timeout]);
-    return 'ok';
-  } catch (err) {
-    return `unavailable: ${(err as Error).message.split('\n')[0]}`;
-  } finally {
-    clearTimeout(timer);
-  }
-}
+import { HEALTH_CHECK_TIMEOUT_MS, probe } from '../lib/runtime/health-probe.js';
 
 /** `checkMongo` resolves when MongoDB answers (a ping), or rejects saying why not. */
 export function healthRoutes(checkMongo: () => Promise<unknown>, temporal: TemporalHandle): Router {
@@ -31,7 +14,7 @@ export function healthRoutes(checkMongo: () => Promise<unknown>, temporal: Tempo
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
   router.get(HEALTH.ready, async (_req, res) => {
-    const [mongodb, temporalStatus] = await Promise.all([probe(checkMongo), probe(() => checkTemporal(temporal, CHECK_TIMEOUT_MS))]);
+    const [mongodb, temporalStatus] = await Promise.all([probe(checkMongo), probe(() => checkTemporal(temporal, HEALTH_CHECK_TIMEOUT_MS))]);
     const checks = { mongodb, temporal: temporalStatus };
     const ready = mongodb === 'ok' && temporalStatus === 'ok';
     // A 503 says when to ask again, as every 503 of Keyflow does.

@@ -11,10 +11,9 @@ import type { MetricsAddress } from '../lib/config/env.js';
 import { realTimeMs } from '../lib/runtime/clock.js';
 import type { Logger } from '../lib/runtime/log.js';
 import { pingStore, type Store } from '../lib/store/db.js';
+import { HEALTH_CHECK_TIMEOUT_MS, probe } from '../lib/runtime/health-probe.js';
+import { RETRY_AFTER_SECONDS } from '../lib/runtime/unavailable.js';
 
-const CHECK_TIMEOUT_MS = 2_000;
-/** As the api's 503s say. */
-const RETRY_AFTER_SECONDS = 5;
 const STARTING = 'starting';
 
 /** What readiness checks, each set once the worker's start has made it. */
@@ -31,27 +30,11 @@ export interface WorkerHealth {
   close(): Promise<void>;
 }
 
-/** 'ok', or what went wrong (its first line), within CHECK_TIMEOUT_MS. */
-async function probe(fn: () => Promise<unknown>): Promise<string> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
-  });
-  try {
-    await Promise.race([fn(), timeout]);
-    return 'ok';
-  } catch (err) {
-    return `unavailable: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 async function readiness(parts: Partial<HealthParts>): Promise<Record<string, string>> {
   const { store, connection, worker } = parts;
   const [mongodb, temporal] = await Promise.all([
     store ? probe(() => pingStore(store)) : STARTING,
-    connection ? probe(() => connection.withDeadline(realTimeMs() + CHECK_TIMEOUT_MS, () => connection.healthService.check({}))) : STARTING,
+    connection ? probe(() => connection.withDeadline(realTimeMs() + HEALTH_CHECK_TIMEOUT_MS, () => connection.healthService.check({}))) : STARTING,
   ]);
   const state = worker?.getState();
   return { worker: state === undefined ? STARTING : state === 'RUNNING' ? 'ok' : state.toLowerCase(), mongodb, temporal };

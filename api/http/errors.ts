@@ -6,7 +6,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../../lib/runtime/log.js';
 import { countUnavailable } from '../../lib/runtime/metrics.js';
-import { unavailableDependency } from '../../lib/runtime/unavailable.js';
+import { RETRY_AFTER_SECONDS, unavailableDependency } from '../../lib/runtime/unavailable.js';
 import { sendErrorPage } from '../html/layout.js';
 import { noteErrorCode } from './observe.js';
 
@@ -38,9 +38,6 @@ export const defaultBody: RequestHandler = (req, _res, next) => {
 /** Paths a browser navigates to (forms and links): their errors are pages, not JSON. */
 const BROWSER_PATHS =
   /^\/(?:login|logout|signup|consent|device|account|admin|oauth\/2fa|assets)(?:\/|$)|^\/api\/oauth\/(?:authorize|end_session|2fa\/authorize)(?:\/|$)/;
-
-/** When to try again after a 503: MongoDB or Temporal is unavailable (or the api still waits for it at start). */
-export const RETRY_AFTER_SECONDS = 5;
 
 /**
  * The answer to a request a dependency (MongoDB, Temporal) could not serve in

@@ -6,6 +6,9 @@
 import { isStoreUnavailable } from '../store/db.js';
 import { isTemporalUnavailable } from '../temporal/connection.js';
 
+/** When to try again after a 503 (a dependency down, the api or worker still starting), in seconds. */
+export const RETRY_AFTER_SECONDS = 5;
+
 /** Causes followed at most (an error wrapping an error wrapping …). */
 const MAX_CAUSES = 5;
 
