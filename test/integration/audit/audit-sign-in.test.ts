@@ -21,6 +21,8 @@ import { csrfOf, requestJson } from '../../support/http.js';
 import { mintAccessToken } from '../../support/minted-token.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser, uniqueEmail } from '../../../tools/fixtures/users.js';
+import { inOneWindow } from '../../support/clock.js';
+import { SIGN_IN_WINDOW_MS } from '../../../api/sign-in-checks/sign-in-limits.js';
 
 const PASSWORD = 'audit sign-in password';
 const NEW_PASSWORD = 'audit sign-in lantern orchard';
@@ -189,6 +191,7 @@ describe('login and login.failed', () => {
 
   it('records a sign-in refused by the per-account limit as limited', async () => {
     const { id, email } = await newUser(api.deps, { prefix: 'audit-limited', password: PASSWORD });
+    inOneWindow(SIGN_IN_WINDOW_MS);
     const b = browser();
     for (let i = 0; i < PER_ACCOUNT; i++) expect((await passwordSignIn(b, email, WRONG)).status).toBe(401);
     const refused = await passwordSignIn(b, email);

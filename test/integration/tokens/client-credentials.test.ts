@@ -18,6 +18,7 @@ import { jwtClaims, postForm, requestJson } from '../../support/http.js';
 import { dpopProof, newDpopKey, newFapiClient } from '../../support/fapi-client.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 import { newUser } from '../../../tools/fixtures/users.js';
+import { inOneWindow } from '../../support/clock.js';
 
 const database = testDatabase('client_credentials');
 const LIMIT = 8;
@@ -197,6 +198,7 @@ describe('client_credentials', () => {
 
   it("counts each request against the client's request limit: 429 slow_down past it", async () => {
     const rp = await machineClient();
+    inOneWindow(60_000); // the per-client limit counts per minute
     const answers = await Promise.all(Array.from({ length: LIMIT + 4 }, () => tokenRequest(rp, {})));
     expect(answers.filter((a) => a.status === 200)).toHaveLength(LIMIT);
     const refused = answers.filter((a) => a.status === 429);
