@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import type { Config } from '../lib/config/env.js';
+import { setPasswordHashCost } from '../lib/security/password.js';
 import type { Logger } from '../lib/runtime/log.js';
 import { startCoreServices } from '../lib/runtime/services.js';
 import { lazyTemporalClient } from '../lib/temporal/connection.js';
@@ -46,6 +47,7 @@ export interface StartingApi {
 
 /** Listens at once; the app takes over from the startup answers when the services are up. */
 export async function openApi(config: Config, log: Logger): Promise<StartingApi> {
+  setPasswordHashCost(config.passwordHashCost);
   const temporal = lazyTemporalClient(config);
   let state = 'starting';
   let handler: http.RequestListener = createStartupApp(temporal, () => state);

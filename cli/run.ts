@@ -82,6 +82,7 @@ async function dispatch(argv: string[]): Promise<number> {
     return 1;
   }
   const cfg = parsed.config;
+  (await import('../lib/security/password.js')).setPasswordHashCost(cfg.passwordHashCost);
   // An export is verified without MongoDB (on another machine, say).
   if (group === 'audit' && sub === 'verify' && rest.some((a) => a === '--file' || a.startsWith('--file='))) {
     await (await import('./audit.js')).verifyFileCommand(rest);

@@ -5,11 +5,11 @@
 // captcha: api/sign-in-checks/sign-in-limits.ts.
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { verifyPassword } from '../../lib/security/password.js';
+import { hashPassword, needsRehash, unknownAccountHash, verifyPassword } from '../../lib/security/password.js';
 import type { SessionDoc } from '../../lib/model/sessions.js';
 import { ACCOUNT_DISABLED, isDisabled, type UserDoc } from '../../lib/model/users.js';
 import { hasPasskey } from '../../lib/store/passkeys.js';
-import { findUserByEmail, findUserById } from '../../lib/store/users.js';
+import { findUserByEmail, findUserById, setPasswordHash } from '../../lib/store/users.js';
 import { enabledSources } from '../../lib/store/oauth-sources.js';
 import { verifySecondFactorCode, hasSecondFactor } from '../../lib/verification/second-factor.js';
 import { authenticationOptions, relyingParty, verifyPasskey } from '../sign-in-checks/webauthn.js';
@@ -53,9 +53,6 @@ const NEXT_PATH = new RegExp(`^(?:${PAGES.device}(?:/[a-z]+)?|${STEP_UP_PATHS.pa
 export const afterSignIn = (requestId: string | null) => (requestId ? (NEXT_PATH.test(requestId) ? requestId : resumeUrl(requestId)) : PAGES.account);
 
 const PasswordForm = z.object({ email: z.string().max(254), password: z.string().max(1024), request: z.string().max(200).optional() });
-
-/** An unknown account's password is still hashed, so timing does not tell which emails exist. */
-const NO_ACCOUNT_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 /** `reauth=1` asks a signed-in user to sign in again; the second-factor code; a passkey's answer (checked by verifyPasskey). */
 const ReauthQuery = fieldsOf({ reauth: raw });
@@ -142,7 +139,7 @@ export function loginRoutes(deps: LoginDeps): Router {
     const begun = await limits.beginPassword(req, email);
     if (!begun.ok) return showForm(req, res, { email, error: begun.error, status: begun.status, captchaFor: email, forceCaptcha: begun.captcha });
     const user = await findUserByEmail(deps.store, email);
-    const valid = await verifyPassword(parsed.data.password, user?.passwordHash ?? NO_ACCOUNT_HASH);
+    const valid = await verifyPassword(parsed.data.password, user?.passwordHash ?? unknownAccountHash());
     if (!user || !valid) {
       await limits.failed(req, 'password', email, 'bad credentials');
       return showForm(req, res, { email, error: 'Incorrect email or password.', status: 401, captchaFor: email });
@@ -153,6 +150,7 @@ export function loginRoutes(deps: LoginDeps): Router {
       await limits.disabled(req, user, ['pwd']);
       return showForm(req, res, { email, error: ACCOUNT_DISABLED, status: 403 });
     }
+    if (needsRehash(user.passwordHash)) await setPasswordHash(deps.store, user._id, await hashPassword(parsed.data.password));
     if (await hasSecondFactor(deps.store, user)) {
       // The pending second factor is the first state this browser needs kept.
       const pending = await sessionForState(req, res, deps, deps.limits.requestsPerIp, { pending: { userId: user._id, amr: ['pwd'], at: currentDate() } });

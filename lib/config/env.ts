@@ -5,6 +5,8 @@
 import { offeredIdTokenAlgs } from '../model/clients.js';
 import { ID_TOKEN_CLAIMS_PLACEMENTS } from '../model/claims.js';
 import { resourceProblem } from '../model/resources.js';
+import { isLoopbackHost } from '../model/redirect-uri.js';
+import { DEFAULT_PASSWORD_HASH_COST } from '../security/password.js';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -28,6 +30,8 @@ const positiveInt = (fallback: number, max: number) =>
 
 /** `on` or `off`, with a default. */
 const onOff = (fallback: 'on' | 'off') => z.enum(['on', 'off'], { error: 'must be on or off' }).default(fallback);
+/** The cheapest scrypt cost a test suite may ask for (1 MiB a hash). */
+const MIN_PASSWORD_HASH_COST = 10;
 const hostPort = z.string().regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233');
 
 const issuer = z
@@ -278,6 +282,18 @@ const keys = {
     ),
 };
 
+const passwords = {
+  PASSWORD_HASH_COST: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(MIN_PASSWORD_HASH_COST, `must be at least ${MIN_PASSWORD_HASH_COST}`)
+    .max(20, 'must be at most 20 (1 GiB a hash)')
+    .default(DEFAULT_PASSWORD_HASH_COST)
+    .describe(
+      `scrypt's cost as log2 N (memory: 2^cost KiB; ${DEFAULT_PASSWORD_HASH_COST} = 32 MiB, OWASP asks 17 = 128 MiB). Raising it re-hashes each password at its next sign-in. Below ${DEFAULT_PASSWORD_HASH_COST} only with an http://localhost issuer (test suites)`,
+    ),
+};
+
 const protocol = {
   ID_TOKEN_CLAIMS: z
     .enum(ID_TOKEN_CLAIMS_PLACEMENTS, { error: 'must be scopes or requested' })
@@ -445,6 +461,7 @@ export const VARIABLE_GROUPS: readonly { title: string; variables: Record<string
   { title: 'Temporal', variables: temporal },
   { title: 'MongoDB', variables: mongo },
   { title: 'Signing keys and the key-encryption key', variables: keys },
+  { title: 'Passwords', variables: passwords },
   { title: 'Protocol choices', variables: protocol },
   { title: 'Lifetimes', variables: lifetimes },
   { title: 'Limits and client addresses', variables: limits },
@@ -460,6 +477,7 @@ const EnvSchema = z.object({
   ...temporal,
   ...mongo,
   ...keys,
+  ...passwords,
   ...protocol,
   ...lifetimes,
   ...limits,
@@ -516,6 +534,8 @@ function configFrom(e: Env, cwd: string, tls: TemporalTls | null) {
     /** undefined: the generated key file under DATA_DIR. */
     kek: e.KEYFLOW_KEK,
     mldsa: e.KEYFLOW_MLDSA,
+    /** scrypt's log2 N for new password hashes (setPasswordHashCost at start). */
+    passwordHashCost: e.PASSWORD_HASH_COST,
     /** ID token algorithms offered, the default of new clients first. */
     idTokenAlgs: offeredIdTokenAlgs(e.ML_DSA_SIGNING === 'on'),
     mlDsaResources: e.ACCESS_TOKEN_ML_DSA_RESOURCES as readonly string[],
@@ -609,9 +629,23 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
     };
   }
   const e = parsed.data;
+  if (e.PASSWORD_HASH_COST < DEFAULT_PASSWORD_HASH_COST && !isDevelopmentIssuer(e.ISSUER)) {
+    return {
+      ok: false,
+      errors: [
+        `PASSWORD_HASH_COST: below ${DEFAULT_PASSWORD_HASH_COST} only with an http://localhost or http://127.0.0.1 issuer, for test suites (got ${e.PASSWORD_HASH_COST})`,
+      ],
+    };
+  }
   const temporalTls = temporalTlsFiles(e, cwd);
   if (!temporalTls.ok) return { ok: false, errors: temporalTls.errors };
   return { ok: true, config: configFrom(e, cwd, temporalTls.tls) };
+}
+
+/** Whether the issuer is plain http on this machine: a development or test setup, where cheaper password hashes may save a test suite's time. */
+function isDevelopmentIssuer(issuer: string): boolean {
+  const url = new URL(issuer);
+  return url.protocol === 'http:' && isLoopbackHost(url.hostname);
 }
 
 /**

@@ -46,6 +46,10 @@ export default async function globalSetup(): Promise<void> {
     SIGNIN_LIMIT_GLOBAL: '10000000',
     REQUEST_LIMIT_PER_IP: '1000000',
     REQUEST_LIMIT_PER_CLIENT: '1000000',
+    // Passwords hashed at scrypt's cheapest allowed cost (1 MiB, not 32 MiB): the
+    // suite hashes thousands, and the production cost would be a third of its
+    // CPU. The test of the cost itself sets its own (passwords.test.ts).
+    PASSWORD_HASH_COST: '10',
     KEYFLOW_TEST_DIR: dir,
     [WORKFLOW_BUNDLE_ENV]: bundlePath,
   });

@@ -230,7 +230,7 @@ const devicePolling: Scenario = {
 /**
  * Password sign-ins from new browsers (the sign-in page, then email and
  * password), each virtual user again and again: what a login storm costs. The
- * password hash dominates (PASSWORD_HASH_PARAMS), on libuv's thread pool.
+ * password hash dominates (passwordHashParams), on libuv's thread pool.
  */
 const passwordSignIn: Scenario = {
   name: 'password sign-in',

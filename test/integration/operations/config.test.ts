@@ -52,12 +52,28 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: must be debug, info, warn or error/],
     [{ REFRESH_RETRY_WINDOW_SECONDS: '-1' }, /^REFRESH_RETRY_WINDOW_SECONDS: must be at least 0/],
     [{ REFRESH_RETRY_WINDOW_SECONDS: '301' }, /^REFRESH_RETRY_WINDOW_SECONDS: must be at most 300/],
+    [{ PASSWORD_HASH_COST: '9' }, /^PASSWORD_HASH_COST: must be at least 10/],
+    [{ PASSWORD_HASH_COST: '21' }, /^PASSWORD_HASH_COST: must be at most 20/],
+    // Cheap hashes are for test suites: never on a public issuer.
+    [{ ISSUER: 'https://id.example.com', PASSWORD_HASH_COST: '14' }, /^PASSWORD_HASH_COST: below 15 only with an http:\/\/localhost/],
+    [{ ISSUER: 'http://id.example.com', PASSWORD_HASH_COST: '10' }, /^PASSWORD_HASH_COST: below 15 only with an http:\/\/localhost/],
   ])('refuses %j with one clear line', (env, message) => {
     const result = parseConfig(env);
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.errors).toHaveLength(1);
     expect(result.errors[0]).toMatch(message);
+  });
+
+  it('takes any password hash cost from 15 to 20 on a public issuer, and down to 10 on a local one', () => {
+    const cost = (env: Record<string, string>) => {
+      const result = parseConfig(env);
+      return result.ok ? result.config.passwordHashCost : result.errors;
+    };
+    expect(cost({ ISSUER: 'https://id.example.com' })).toBe(15);
+    expect(cost({ ISSUER: 'https://id.example.com', PASSWORD_HASH_COST: '17' })).toBe(17);
+    expect(cost({ ISSUER: 'http://127.0.0.1:3000', PASSWORD_HASH_COST: '10' })).toBe(10);
+    expect(cost({ ISSUER: 'http://localhost:3000', PASSWORD_HASH_COST: '12' })).toBe(12);
   });
 
   it('never echoes the KEK in an error', () => {

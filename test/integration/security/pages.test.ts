@@ -52,7 +52,7 @@ describe('session cookie', () => {
   });
 
   it('is Secure when the issuer is https', async () => {
-    const secureApi = await startTestApi({ ISSUER: 'https://id.keyflow.test' });
+    const secureApi = await startTestApi({ ISSUER: 'https://id.keyflow.test', PASSWORD_HASH_COST: '15' });
     try {
       expect(sessionCookie((await signInResponse(secureApi, secureApi.url)).res)).toMatch(/; Secure/);
     } finally {

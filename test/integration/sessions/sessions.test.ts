@@ -139,7 +139,7 @@ describe('the sessions page', () => {
 
 describe('with an https issuer', () => {
   it('sends HSTS on every response and names the cookies with the __Host- prefix', async () => {
-    const secure = await startTestApi({ ISSUER: 'https://id.keyflow.test', ...testDatabase('sessions_https').env });
+    const secure = await startTestApi({ ISSUER: 'https://id.keyflow.test', PASSWORD_HASH_COST: '15', ...testDatabase('sessions_https').env });
     try {
       for (const path of ['/healthz', '/login', '/.well-known/openid-configuration', '/no-such-page']) {
         expect((await fetch(`${secure.url}${path}`)).headers.get('strict-transport-security')).toBe('max-age=63072000');

@@ -1,9 +1,11 @@
 // Passwords: at least 12 characters and not a common (leaked) password,
 // wherever one is set: `keyflow users create` and the change-password page.
 // Changing it needs the current password (limited like a sign-in) and signs
-// the user's other sessions out.
-import { createUser } from '../../../lib/store/users.js';
-import { useTestApi } from '../../support/harness.js';
+// the user's other sessions out. Hashes carry their cost: raising
+// PASSWORD_HASH_COST re-hashes each password at its owner's next sign-in.
+import { createUser, findUserByEmail } from '../../../lib/store/users.js';
+import { setPasswordHashCost } from '../../../lib/security/password.js';
+import { startTestApi, useTestApi } from '../../support/harness.js';
 import { csrfOf } from '../../support/http.js';
 import { runCli } from '../../support/cli.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
@@ -17,8 +19,8 @@ const api = useTestApi({ MONGODB_DATABASE: `passwords_${Date.now()}`, SIGNIN_LIM
 const post = (agent: HttpUser, path: string, fields: Record<string, string>) =>
   agent.request(path, { method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
 
-async function signIn(email: string, password = PASSWORD) {
-  const agent = new HttpUser(api.issuer);
+async function signIn(email: string, password = PASSWORD, issuer = api.issuer) {
+  const agent = new HttpUser(issuer);
   const page = await (await agent.get('/login')).res.text();
   const res = await post(agent, '/login', { email, password, csrf: csrfOf(page) });
   return { agent, res };
@@ -92,5 +94,37 @@ describe('the change-password page', () => {
     // The account is paused, for this page and for sign-in alike.
     expect((await attempt(PASSWORD)).status).toBe(429);
     expect((await signIn(email)).res.status).toBe(429);
+  });
+});
+
+describe('the password hash cost', () => {
+  const storedCost = async (email: string) => (await findUserByEmail(api.deps.store, email))!.passwordHash.split('$').slice(0, 4).join('$');
+
+  it('re-hashes a cheaper hash at its next sign-in, after which the password still signs in and a wrong one does not', async () => {
+    const email = uniqueEmail('rehash');
+    await createUser(api.deps.store, { email, password: PASSWORD });
+    // The suite's cost (PASSWORD_HASH_COST=10): N = 1024.
+    expect(await storedCost(email)).toBe('scrypt$1024$8$1');
+    const raised = await startTestApi({ MONGODB_DATABASE: api.deps.config.mongo.database, PASSWORD_HASH_COST: '11' });
+    try {
+      expect(await signedIn((await signIn(email, PASSWORD, raised.url)).agent)).toBe(true);
+      expect(await storedCost(email)).toBe('scrypt$2048$8$1');
+      expect(await signedIn((await signIn(email, PASSWORD, raised.url)).agent)).toBe(true);
+      expect((await signIn(email, NEW_PASSWORD, raised.url)).res.status).toBe(401);
+      expect(await storedCost(email)).toBe('scrypt$2048$8$1');
+    } finally {
+      await raised.stop();
+      setPasswordHashCost(api.deps.config.passwordHashCost);
+    }
+  });
+
+  it('is what `keyflow users create` hashes with', async () => {
+    const email = uniqueEmail('cli-cost');
+    const r = await runCli(['users', 'create', '--email', email, '--password', NEW_PASSWORD], {
+      MONGODB_DATABASE: api.deps.config.mongo.database,
+      PASSWORD_HASH_COST: '12',
+    });
+    expect(r.code).toBe(0);
+    expect(await storedCost(email)).toBe('scrypt$4096$8$1');
   });
 });

@@ -211,14 +211,17 @@ describe('oauth4webapi: device authorization', () => {
     expect(new URL(step.url).pathname).toBe('/device/consent');
     await agent.submit(await step.res.text(), '/device/consent', { decision: 'allow' });
 
-    // Polling honours the interval (slow_down otherwise); wait it out, then redeem.
+    // Polling honours the interval (slow_down otherwise): the clock skips it,
+    // and a real pause after each pending answer lets a loaded machine record
+    // the approval (the loop ends in about 10 s at most).
     let result: oauth.TokenEndpointResponse | undefined;
-    for (let i = 0; i < 10 && !result; i++) {
+    for (let i = 0; i < 40 && !result; i++) {
       skipTime((device.interval ?? 5) * 1000 + 200);
       try {
         result = await oauth.processDeviceCodeResponse(as, client, await oauth.deviceCodeGrantRequest(as, client, clientAuth, device.device_code, insecure));
       } catch (err) {
         if ((err as { error?: string }).error !== 'authorization_pending') throw err;
+        await new Promise((resolve) => setTimeout(resolve, 250));
       }
     }
     expect(result?.refresh_token).toEqual(expect.any(String));
