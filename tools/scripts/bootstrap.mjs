@@ -198,6 +198,10 @@ async function ensureRelyingPartyRecipes() {
 //                    refuses Jaeger, whose go.mod has replace directives.
 //   prometheusRules  deploy/prometheus/alerts.yml loaded by Prometheus's own
 //                    rule loader (main.go there says why not promtool).
+//   helm             Helm v3, for `helm lint` and `helm template` of the chart;
+//   k8sManifests     and the check of what it renders against the Kubernetes
+//                    API's Go types (main.go there says why not kubeconform).
+//                    One module: the two share Kubernetes' packages, compiled once.
 async function ensureGoProgram(key, what, usually) {
   const { dir, sources, module, version, package: pkg, binary } = toolchain[key];
   const stamp = filesHash(sources.map((f) => path.join(dir, f)));
@@ -222,6 +226,8 @@ try {
       "16 min on 2 cores the first time, its modules downloaded, then compiled; 15 s once Go's build cache has them",
     );
     await ensureGoProgram('prometheusRules', 'the Prometheus rules check', "1–2 min on 2 cores the first time; seconds once Go's build cache has it");
+    await ensureGoProgram('helm', 'Helm', "5–8 min on 2 cores the first time; seconds once Go's build cache has it");
+    await ensureGoProgram('k8sManifests', 'the Kubernetes manifest check', "1–2 min on 2 cores after Helm; seconds once Go's build cache has it");
   }
 } catch (err) {
   // A step that failed said so (and after how long); this says why.
