@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCommand, step } from './steps.mjs';
+import { writeIntegrationSuites } from './integration-suites.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -67,6 +68,8 @@ async function buildIfStale() {
   } catch {
     fail('the TypeScript build failed (see above)');
   }
+  const integration = path.join(root, 'dist/test/integration');
+  if (fs.existsSync(integration)) writeIntegrationSuites(integration);
   // Touched only after a successful build: a failed one is retried next time.
   fs.mkdirSync(path.dirname(STAMP), { recursive: true });
   fs.writeFileSync(STAMP, `${new Date(started).toISOString()}\n`);

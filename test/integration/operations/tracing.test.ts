@@ -156,7 +156,12 @@ describe('tracing into a real Jaeger', () => {
     const traceparent = String(receiver.at('/traced')[0]!.headers.traceparent);
     expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     const [, traceId, parentSpanId] = traceparent.split('-');
-    const trace = await jaeger.waitForTrace((t) => t.traceID === traceId && named(t, 'POST webhooks').length > 0, 30_000, 'keyflow-api');
+    // The two processes export their spans in their own batches: wait for both halves of the trace.
+    const trace = await jaeger.waitForTrace(
+      (t) => t.traceID === traceId && ['POST webhooks', 'RunWorkflow:webhookDelivery', 'PATCH /api/oauth/me/profile'].every((name) => named(t, name).length > 0),
+      30_000,
+      'keyflow-api',
+    );
     const post = named(trace, 'POST webhooks')[0]!;
     expect(post.spanID).toBe(parentSpanId);
     expect([post.process.serviceName, tag(post, 'keyflow.outbound.feature'), tag(post, 'http.response.status_code'), tag(post, 'server.address')]).toEqual([
