@@ -194,6 +194,17 @@ export const COMMANDS: readonly CommandDef[] = [
   },
   { name: 'config get', args: ['[KEY]'], summary: 'The site settings (secrets masked), or one.' },
   { name: 'config set', args: ['KEY', 'VALUE'], summary: 'Changes a site setting (recorded as admin.config.update).' },
+  {
+    name: 'backup',
+    options: { out: req('DIR', 'a new (or empty) folder for the backup') },
+    summary:
+      "Copies Keyflow's MongoDB database into DIR: a gzip file of Extended JSON lines per collection and manifest.json (counts, SHA-256, the KEK's fingerprint). The KEK is not in it: keep it apart.",
+  },
+  {
+    name: 'restore',
+    options: { from: req('DIR', 'a folder `keyflow backup` wrote') },
+    summary: "Restores a backup into an empty database (MONGODB_DATABASE), once every file checks and KEYFLOW_KEK is the backup's; otherwise writes nothing.",
+  },
   { name: 'keys list', summary: 'Each signing key with its phase: published, signing, previous, retiring, removed.' },
   {
     name: 'keys rotate',

@@ -26,7 +26,12 @@ const GROUPS: Record<string, () => Promise<Command>> = {
   teams: async () => (await import('./teams.js')).teamsCommand,
   sources: async () => (await import('./sources.js')).sourcesCommand,
   invites: async () => (await import('./invites.js')).invitesCommand,
+  backup: async () => (await import('./backup.js')).backupCommand,
+  restore: async () => (await import('./backup.js')).restoreCommand,
 };
+
+/** Commands of one word: what follows the name is their arguments. */
+const SINGLE = new Set(['backup', 'restore']);
 
 /**
  * Commands that only read. They skip creating the indexes (a round trip per
@@ -62,7 +67,10 @@ async function openCliStore(cfg: Config, readOnly: boolean): Promise<Store> {
 }
 
 async function dispatch(argv: string[]): Promise<number> {
-  const [group, sub, ...rest] = argv;
+  const group = argv[0];
+  const single = group !== undefined && SINGLE.has(group);
+  const sub = single ? undefined : argv[1];
+  const rest = argv.slice(single ? 1 : 2);
   if (group === undefined || group === 'help' || group === '--help' || group === '-h') {
     (group === undefined ? cliIo().stderr : cliIo().stdout)(USAGE + '\n');
     return group === undefined ? 2 : 0;
@@ -92,7 +100,8 @@ async function dispatch(argv: string[]): Promise<number> {
     await (await import('./flows.js')).flowsCommand(cfg, sub, rest);
     return 0;
   }
-  const [command, store] = await Promise.all([GROUPS[group]!(), openCliStore(cfg, READS[group]?.includes(sub ?? '') ?? false)]);
+  const readOnly = group === 'backup' || (READS[group]?.includes(sub ?? '') ?? false);
+  const [command, store] = await Promise.all([GROUPS[group]!(), openCliStore(cfg, readOnly)]);
   try {
     await command(store, cfg, sub, rest);
     return 0;
@@ -105,6 +114,7 @@ async function dispatch(argv: string[]): Promise<number> {
 function helpOf(group: string, sub: string | undefined): string | null {
   const name = (def: CommandDef) => def.name.split(' ');
   const inGroup = COMMANDS.filter((def) => name(def)[0] === group || def.alias === group);
+  if (SINGLE.has(group)) return inGroup[0] ? commandHelp(inGroup[0]) : null;
   if (sub === undefined) return inGroup.length ? inGroup.map((def) => `keyflow ${synopsis(def)}\n    ${def.summary}\n`).join('') : null;
   const def = inGroup.find((d) => name(d)[1] === sub);
   return def ? commandHelp(def) : null;

@@ -169,6 +169,16 @@ export const AUDIT_CATALOGUE = {
   }),
   'client.reactivated': admin('a site administrator or the operator reactivated a deactivated client', CLIENT),
   'key.rotated': admin('the operator staged a new signing key (`keys rotate`)', { kid: 'the key id', alg: 'its algorithm' }),
+  'backup.created': admin("the operator copied Keyflow's database (`keyflow backup`)", {
+    collections: 'how many collections',
+    documents: 'how many documents',
+    kek_id: "the fingerprint of the KEK the copy's sealed keys need",
+  }),
+  'backup.restored': admin('the operator restored a backup into an empty database (`keyflow restore`)', {
+    collections: 'how many collections',
+    documents: 'how many documents',
+    backup_finished_at: 'when the restored backup was taken',
+  }),
   'key.retired': admin('the operator retired a signing key (`keys retire`)', { kid: 'the key id', alg: 'its algorithm' }),
   'config.changed': admin('site settings changed (the admin API, the console or `config set`)', {
     changed: 'the names of the settings changed',

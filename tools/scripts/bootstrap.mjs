@@ -226,8 +226,12 @@ try {
       "16 min on 2 cores the first time, its modules downloaded, then compiled; 15 s once Go's build cache has them",
     );
     await ensureGoProgram('prometheusRules', 'the Prometheus rules check', "1–2 min on 2 cores the first time; seconds once Go's build cache has it");
-    await ensureGoProgram('helm', 'Helm', "5–8 min on 2 cores the first time; seconds once Go's build cache has it");
-    await ensureGoProgram('k8sManifests', 'the Kubernetes manifest check', "1–2 min on 2 cores after Helm; seconds once Go's build cache has it");
+    await ensureGoProgram('helm', 'Helm', "2–3 min on 2 cores the first time; seconds once Go's build cache has it");
+    await ensureGoProgram(
+      'k8sManifests',
+      'the Kubernetes manifest check',
+      "under a minute after Helm (they share Kubernetes' packages); seconds once Go's build cache has it",
+    );
   }
 } catch (err) {
   // A step that failed said so (and after how long); this says why.

@@ -189,7 +189,8 @@ describe('run.mjs --build', () => {
     // A scratch project of one TypeScript file, built with Keyflow's own node_modules (TypeScript and the pinned Node).
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyflow-run-'));
     fs.mkdirSync(path.join(dir, 'tools/scripts'), { recursive: true });
-    for (const f of ['tools/scripts/run.mjs', 'tools/scripts/steps.mjs', 'tools/scripts/integration-suites.mjs', 'package.json']) fs.copyFileSync(path.join(PROJECT_ROOT, f), path.join(dir, f));
+    for (const f of ['tools/scripts/run.mjs', 'tools/scripts/steps.mjs', 'tools/scripts/integration-suites.mjs', 'package.json'])
+      fs.copyFileSync(path.join(PROJECT_ROOT, f), path.join(dir, f));
     fs.symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
     fs.writeFileSync(
       path.join(dir, 'tsconfig.json'),

@@ -158,7 +158,8 @@ describe('tracing into a real Jaeger', () => {
     const [, traceId, parentSpanId] = traceparent.split('-');
     // The two processes export their spans in their own batches: wait for both halves of the trace.
     const trace = await jaeger.waitForTrace(
-      (t) => t.traceID === traceId && ['POST webhooks', 'RunWorkflow:webhookDelivery', 'PATCH /api/oauth/me/profile'].every((name) => named(t, name).length > 0),
+      (t) =>
+        t.traceID === traceId && ['POST webhooks', 'RunWorkflow:webhookDelivery', 'PATCH /api/oauth/me/profile'].every((name) => named(t, name).length > 0),
       30_000,
       'keyflow-api',
     );
