@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // Installs what Keyflow needs on a fresh clone, and nothing when it is already there.
 //
-//   node tools/scripts/bootstrap.mjs [start|test|deps]
+//   node tools/scripts/bootstrap.mjs [start|test|deps|stack]
 //
 //   deps   npm dependencies only (npm ci when package-lock.json changed)
 //   start  deps + the embedded servers that the environment does not replace
 //          (TEMPORAL_ADDRESS set: no Temporal CLI; MONGODB_URI set: no FerretDB)
 //   test   deps + both embedded servers + Debian's chromium for browser tests
 //          + the Python and Go relying-party recipes + Jaeger (the tracing
-//          tests) and the Prometheus rules check
+//          tests), the Prometheus rules check, Helm and the manifest check
+//   stack  deps + the Temporal CLI and FerretDB + Temporal's own server and its
+//          SQL schema tool, for `npm run stack` (the production topology)
 //
 // Each install or build is a step (steps.mjs): said before it starts with how
 // long it usually takes, with a progress line every 15 s, and its time at the
@@ -27,8 +29,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const toolchain = JSON.parse(fs.readFileSync(path.join(root, 'tools/scripts/toolchain.json'), 'utf8'));
 const stampFile = path.join(root, '.tools/stamps.json');
 const mode = process.argv[2] ?? 'start';
-if (!['deps', 'start', 'test'].includes(mode)) {
-  say(`bootstrap: unknown mode "${mode}" (expected deps, start or test)`);
+if (!['deps', 'start', 'test', 'stack'].includes(mode)) {
+  say(`bootstrap: unknown mode "${mode}" (expected deps, start, test or stack)`);
   process.exit(2);
 }
 
@@ -198,6 +200,8 @@ async function ensureRelyingPartyRecipes() {
 //                    refuses Jaeger, whose go.mod has replace directives.
 //   prometheusRules  deploy/prometheus/alerts.yml loaded by Prometheus's own
 //                    rule loader (main.go there says why not promtool).
+//   temporalServer   Temporal's own server and its SQL schema tool, for the
+//   temporalSqlTool  production topology of `npm run stack` (not the tests).
 //   helm             Helm v3, for `helm lint` and `helm template` of the chart;
 //   k8sManifests     and the check of what it renders against the Kubernetes
 //                    API's Go types (main.go there says why not kubeconform).
@@ -215,8 +219,12 @@ async function ensureGoProgram(key, what, usually) {
 
 try {
   await ensureNpmDependencies();
-  if (mode === 'test' || (mode === 'start' && !process.env.TEMPORAL_ADDRESS)) await ensureTemporalCli();
-  if (mode === 'test' || (mode === 'start' && !process.env.MONGODB_URI)) await ensureFerretDb();
+  if (mode === 'test' || mode === 'stack' || (mode === 'start' && !process.env.TEMPORAL_ADDRESS)) await ensureTemporalCli();
+  if (mode === 'test' || mode === 'stack' || (mode === 'start' && !process.env.MONGODB_URI)) await ensureFerretDb();
+  if (mode === 'stack') {
+    await ensureGoProgram('temporalServer', "Temporal's server", "10–15 min on 2 cores the first time; seconds once Go's build cache has it");
+    await ensureGoProgram('temporalSqlTool', "Temporal's SQL schema tool", "a minute after the server; seconds once Go's build cache has it");
+  }
   if (mode === 'test' && toolchain.chromium.requiredForTests) await ensureChromium();
   if (mode === 'test') await ensureRelyingPartyRecipes();
   if (mode === 'test') {
