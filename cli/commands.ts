@@ -66,7 +66,8 @@ export const COMMANDS: readonly CommandDef[] = [
     name: 'users create',
     options: {
       email: req('E', "the user's email"),
-      password: req('P', 'the password (at least 12 characters, not the email, not a common one)'),
+      password: s('P', 'the password (at least 12 characters, not the email, not a common one); or --password-stdin'),
+      'password-stdin': flag('read the password from stdin (e.g. a pipe), keeping it out of the shell history and the process list'),
       name: s('N', "the user's name"),
       username: s('U', 'a username'),
       admin: flag('a site admin'),
@@ -74,6 +75,7 @@ export const COMMANDS: readonly CommandDef[] = [
     summary: 'Creates a user.',
   },
   { name: 'users list', summary: 'Every user, as the admin API shows them.' },
+  { name: 'users show', args: ['USER'], summary: 'One user (USER: id, email or username), as the admin API shows them.' },
   {
     name: 'users update',
     args: ['USER'],

@@ -25,3 +25,12 @@ export const cliIo = (): CliIo => current.getStore() ?? PROCESS_IO;
 
 /** Runs `command` with `io` as its streams. */
 export const withCliIo = <T>(io: CliIo, command: () => Promise<T>): Promise<T> => current.run(io, command);
+
+/** The whole of stdin, without its final line break (`echo secret | keyflow … --client-secret-stdin`). */
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of cliIo().stdin()) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+}

@@ -39,7 +39,7 @@ const SINGLE = new Set(['backup', 'restore']);
  * index is missing only where the api never started, i.e. on next to no data.
  */
 const READS: Record<string, readonly string[]> = {
-  users: ['list'],
+  users: ['list', 'show'],
   clients: ['list', 'show'],
   apps: ['list', 'show'],
   config: ['get'],

@@ -14,7 +14,7 @@ import { createSource, findSourceByRef, removeSource, updateSource, type SourceD
 import { cliEvents, OPERATOR } from './events.js';
 import { print, UsageError, parseOrUsage } from './usage.js';
 import { optionsOf } from './commands.js';
-import { cliIo } from './io.js';
+import { readStdin } from './io.js';
 
 /** The options of `add` and `update` (update's are the more); `--no-X` turns a flag off. */
 const SOURCE_OPTIONS = optionsOf('sources update');
@@ -26,15 +26,6 @@ function commandLine(argv: string[], positionals: number) {
 }
 
 type Values = ReturnType<typeof commandLine>['values'];
-
-/** The whole of stdin, without its final line break (`echo secret | keyflow sources add … --client-secret-stdin`). */
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of cliIo().stdin()) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
-}
 
 /** `--claim subject=sub` …: the claim mapping entries the command line names. */
 function claims(list: string[] | undefined): Record<string, string> | undefined {

@@ -24,6 +24,7 @@ import { cliAudit, cliEvents, OPERATOR } from './events.js';
 import { connectTemporal, reportUnreachedFamilies } from './temporal.js';
 import { print, UsageError, parseOrUsage } from './usage.js';
 import { optionsOf } from './commands.js';
+import { readStdin } from './io.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -62,7 +63,7 @@ async function createToken(store: Store, cfg: Config, argv: string[]): Promise<v
 /** The user a command names (id, email or username); an unknown one is a usage error. */
 async function userByRef(store: Store, ref: string): Promise<UserDoc> {
   const user = ref.length <= 254 ? await findUserByRef(store, ref) : null;
-  if (!user) throw new ValidationError([`no user with ${ref.includes('@') ? 'email' : 'id'} ${ref}`]);
+  if (!user) throw new ValidationError([`no user with id, email or username ${ref}`]);
   return user;
 }
 
@@ -99,11 +100,17 @@ export async function usersCommand(store: Store, cfg: Config, sub: string | unde
     commandLine(argv, optionsOf('users list'));
     return print(await adminUsersJson(store, await listUsers(store), true));
   }
+  if (sub === 'show') {
+    const cl = commandLine(argv, optionsOf('users show'), 1);
+    return print(await adminUserJsonOf(store, await userByRef(store, required(cl.positionals[0], 'the user (id, email or username)'))));
+  }
   if (sub === 'create') {
     const cl = commandLine(argv, optionsOf('users create'));
+    const given = cl.text('password');
+    if ((given === undefined) === !cl.flag('password-stdin')) throw new UsageError('give the password with one of --password and --password-stdin');
     const user = await createUser(store, {
       email: required(cl.text('email'), '--email'),
-      password: required(cl.text('password'), '--password'),
+      password: given ?? (await readStdin()),
       name: cl.text('name'),
       username: cl.text('username'),
       admin: cl.flag('admin'),

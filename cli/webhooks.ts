@@ -37,7 +37,10 @@ export async function webhooksCommand(store: Store, sub: string | undefined, arg
   }
   if (!(await findWebhook(store, id))) throw new ValidationError([`no webhook with id ${id}`]);
 
-  const first = await recentDeliveries(store, id, limit);
+  // --follow remembers the whole kept history as seen, not only the records it
+  // printed: an older record must never come back as new at the first poll.
+  const kept = await recentDeliveries(store, id, parsed.values.follow ? HISTORY_LIMIT : limit);
+  const first = kept.slice(0, limit);
   const write = (records: WebhookDeliveryDoc[]) => {
     if (records.length) cliIo().stdout(records.map(deliveryLine).join('\n') + '\n');
   };
@@ -46,7 +49,7 @@ export async function webhooksCommand(store: Store, sub: string | undefined, arg
     return write(first);
   }
   write([...first].reverse());
-  await follow(store, id, new Set(first.map((d) => d._id)));
+  await follow(store, id, new Set(kept.map((d) => d._id)));
 }
 
 /** Polls the history and prints records not seen before, oldest first, until SIGINT or SIGTERM. */

@@ -42,6 +42,7 @@ export function sendPage(res: Response, { title, body, scripts = [], status = 20
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Keyflow</title>
+<link rel="icon" href="${ASSETS}/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${ASSETS}/keyflow.css">
 ${scripts.map((s) => html`<script src="${ASSETS}/${s}" defer></script>`)}
 </head>

@@ -23,7 +23,16 @@ export function methodNotAllowed(allowed: string[]): RequestHandler {
   return (req, res) => sendError(res, 405, 'invalid_request', `${req.method} is not allowed here; use ${allowed.join(' or ')}`, { Allow: allowed.join(', ') });
 }
 
-export const notFound: RequestHandler = (req, res) => sendError(res, 404, 'not_found', `no resource at ${req.method} ${req.path}`);
+/**
+ * No route answered: a page for a browser (one of its paths, or a request that
+ * prefers HTML to JSON), JSON for an API client.
+ */
+export const notFound: RequestHandler = (req, res) => {
+  if (BROWSER_PATHS.test(req.path) || req.accepts(['json', 'html']) === 'html') {
+    return sendErrorPage(res, 404, 'Page not found', 'There is no page at this address. Check the link, or start again from your account.');
+  }
+  sendError(res, 404, 'not_found', `no resource at ${req.method} ${req.path}`);
+};
 
 /**
  * Bodies are parsed per route, and a request whose body a route's parser does
@@ -35,9 +44,9 @@ export const defaultBody: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** Paths a browser navigates to (forms and links): their errors are pages, not JSON. */
+/** Paths a browser navigates to (forms and links): their errors are pages, not JSON. Any case, as Express routes them. */
 const BROWSER_PATHS =
-  /^\/(?:login|logout|signup|consent|device|account|admin|oauth\/2fa|assets)(?:\/|$)|^\/api\/oauth\/(?:authorize|end_session|2fa\/authorize)(?:\/|$)/;
+  /^\/(?:login|logout|signup|consent|device|account|admin|oauth\/2fa|assets)(?:\/|$)|^\/api\/oauth\/(?:authorize|end_session|2fa\/authorize)(?:\/|$)/i;
 
 /**
  * The answer to a request a dependency (MongoDB, Temporal) could not serve in

@@ -10,6 +10,10 @@ export function assetRoutes(): Router {
   router.get(`${ASSETS}/simplewebauthn-browser.js`, (_req, res) => {
     res.set('Cache-Control', 'public, max-age=3600').sendFile(path.join(PROJECT_ROOT, 'node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js'));
   });
+  // Where browsers look for a site's icon without being told (the pages also name the SVG one).
+  router.get('/favicon.ico', (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=86400').type('image/x-icon').sendFile(path.join(PROJECT_ROOT, 'api/assets/favicon.ico'));
+  });
   router.use(ASSETS, express.static(path.join(PROJECT_ROOT, 'api/assets'), options));
   return router;
 }

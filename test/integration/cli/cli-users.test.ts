@@ -20,7 +20,7 @@ const database = testDatabase('cli_users');
 
 const api = useTestApi(database.env);
 
-const { run: cli, ok } = cliOn(database.env);
+const { run: cli, ok, withInput } = cliOn(database.env);
 
 /** The account events of the audit trail about one user, oldest first (one change's several events, e.g. a profile field and the role, sorted by name). */
 const operatorEvents = async (userId: string) =>
@@ -59,6 +59,28 @@ describe('keyflow users', () => {
     expect(await ok('tokens', 'revoke', '--user', email)).toEqual({ user_id: created.id, ...(await adminApi('POST', `${one}/revoke-tokens`)) });
   });
 
+  it('create takes the password from stdin (--password-stdin) and the user signs in with it; exactly one way is given (2)', async () => {
+    const email = uniqueEmail('cli-stdin');
+    const piped = 'a passphrase from a pipe 4e1c';
+    const r = await withInput(`${piped}\n`, 'users', 'create', '--email', email, '--password-stdin');
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).not.toContain(piped);
+    const agent = new HttpUser(api.url);
+    expect(new URL((await agent.signIn(await agent.get('/login'), email, piped)).url).pathname).toBe('/account');
+    const hint = /give the password with one of --password and --password-stdin/;
+    expectRefused(await withInput(piped, 'users', 'create', '--email', uniqueEmail('cli-both'), '--password', piped, '--password-stdin'), 2, hint);
+    expectRefused(await cli('users', 'create', '--email', uniqueEmail('cli-neither')), 2, hint);
+  });
+
+  it('show prints one user, found by id, email or username, as the admin API does; an unknown one is refused (2)', async () => {
+    const { user } = await newUser(api.deps, { prefix: 'cli-show', password: FLOW_PASSWORD });
+    const byId = await ok('users', 'show', user._id);
+    expect(byId).toMatchObject({ id: user._id, email: user.email, username: user.username });
+    expect(await ok('users', 'show', user.email)).toEqual(byId);
+    expect(await ok('users', 'show', user.username)).toEqual(byId);
+    expectRefused(await cli('users', 'show', 'nobody@example.com'), 2, /no user with id, email or username nobody@example.com/);
+  });
+
   it('audit list names who made a change as admin webhooks do (user_id, client_id)', async () => {
     const { user: admin } = await newUser(api.deps, { prefix: 'cli-audit-admin', password: FLOW_PASSWORD, admin: true });
     const { user } = await newUser(api.deps, { prefix: 'cli-audit-target', password: FLOW_PASSWORD });
@@ -92,7 +114,7 @@ describe('keyflow users', () => {
 
     expectRefused(await cli('users', 'update', user._id, '--role', 'root'), 2, /invalid input: role/);
     expectRefused(await cli('users', 'update', user._id), 2, /needs at least one of/);
-    expectRefused(await cli('users', 'update', 'nobody@example.com', '--name', 'x'), 2, /no user with email nobody@example.com/);
+    expectRefused(await cli('users', 'update', 'nobody@example.com', '--name', 'x'), 2, /no user with id, email or username nobody@example.com/);
     expectRefused(await cli('users', 'update', user._id, '--email', other.email), 1, /already exists/);
     expectRefused(await cli('users', 'disable'), 2, /the user \(id or email\) is required/);
     expectRefused(await cli('tokens', 'revoke'), 2, /--user is required/);

@@ -129,6 +129,29 @@ describe('keyflow webhooks tail', () => {
     expect((await result).code).toBe(0);
   }, 60_000);
 
+  it('--follow --limit 1 prints the newest record, then only records written after it (never an older one as new)', async () => {
+    const webhook = await hook('/tail-follow-limit');
+    for (const i of [11, 12, 13]) await recordDelivery(api.deps.store, record(webhook._id, i));
+    const { child, output, result } = startEntry(CLI_ENTRY, ['webhooks', 'tail', webhook._id, '--follow', '--limit', '1'], env);
+    const ids = () =>
+      output()
+        .stdout.trimEnd()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => fields(l)[5]);
+    try {
+      await eventually(() => expect(ids()).toEqual([record('', 13)._id]), 15_000);
+      await recordDelivery(api.deps.store, record(webhook._id, 14));
+      await eventually(() => expect(ids()).toHaveLength(2), 15_000);
+      // Two more polls: nothing older comes back.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(ids()).toEqual([record('', 13)._id, record('', 14)._id]);
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect((await result).code).toBe(0);
+  }, 60_000);
+
   it.each([
     [['webhooks', 'tail', 'no-such-webhook'], /^keyflow: invalid input: no webhook with id no-such-webhook\n$/],
     [['webhooks', 'tail'], /webhooks tail needs a webhook ID/],

@@ -213,3 +213,27 @@ describe('pages', () => {
     expect(right.res.status).toBe(429);
   });
 });
+
+describe('pages for browsers, JSON for API clients', () => {
+  it('answers an unknown browser path with a 404 page, and the same path asked for JSON (or an API path) with JSON', async () => {
+    for (const path of ['/account/nope', '/ACCOUNT/nope', '/nope']) {
+      const page = await fetch(`${api.url}${path}`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+      expect([path, page.status, page.headers.get('content-type')]).toEqual([path, 404, 'text/html; charset=utf-8']);
+      expect(await page.text()).toContain('<h1>Page not found</h1>');
+    }
+    const json = await fetch(`${api.url}/nope`, { headers: { accept: 'application/json' } });
+    expect([json.status, await json.json()]).toEqual([404, { error: 'not_found', error_description: 'no resource at GET /nope' }]);
+    const apiPath = await fetch(`${api.url}/api/oauth/nope`);
+    expect([apiPath.status, await apiPath.json()]).toEqual([404, { error: 'not_found', error_description: 'no resource at GET /api/oauth/nope' }]);
+  });
+
+  it('serves a favicon where browsers look for one, and names the SVG one on every page', async () => {
+    const icon = await fetch(`${api.url}/favicon.ico`);
+    expect([icon.status, icon.headers.get('content-type')]).toEqual([200, 'image/x-icon']);
+    expect([...new Uint8Array(await icon.arrayBuffer()).slice(0, 4)]).toEqual([0, 0, 1, 0]);
+    const page = await (await fetch(`${api.url}/login`)).text();
+    expect(page).toContain('<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">');
+    const svg = await fetch(`${api.url}/assets/favicon.svg`);
+    expect([svg.status, svg.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
+  });
+});
