@@ -18,7 +18,7 @@ import { signOut, type SignOutDeps } from '../http/sign-out.js';
 import { z } from 'zod';
 import { fieldsOf, raw } from '../http/input.js';
 import type { ApiContext } from '../context.js';
-import { ENDPOINTS } from '../paths.js';
+import { ENDPOINTS, PAGES } from '../paths.js';
 
 export type EndSessionDeps = SignOutDeps & Pick<ApiContext, 'keyring' | 'findClient'>;
 
@@ -82,7 +82,8 @@ ${clientId ? html`<input type="hidden" name="client_id" value="${clientId}">` : 
 ${postLogout ? html`<input type="hidden" name="post_logout_redirect_uri" value="${postLogout}">` : ''}
 ${state ? html`<input type="hidden" name="state" value="${state}">` : ''}
 <button type="submit">Sign out</button>
-</form>`,
+</form>
+<p><a href="${PAGES.account}">Stay signed in</a></p>`,
         });
       }
       // The RP is named only when the request named one (a verified hint, or client_id).

@@ -133,6 +133,9 @@ describe('RP-initiated logout', () => {
     expect(ask.status).toBe(200);
     const page = await ask.text();
     expect(page).toContain('Sign out of Keyflow?');
+    // A way back that changes nothing: the account, still signed in.
+    expect(page).toContain('<a href="/account">Stay signed in</a>');
+    expect((await agent.get('/account')).res.status).toBe(200);
     expect(await isSignedIn(agent)).toBe(true);
     // Confirming signs out and goes back to the RP with its state.
     const done = await agent.submit(page, '/api/oauth/end_session', {});

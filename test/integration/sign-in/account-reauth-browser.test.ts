@@ -44,6 +44,9 @@ describe('re-authentication in a browser', () => {
     const { page, email, userId } = await signedInPage();
     await age(userId, 20);
     await page.goto(`${api.issuer}/account/security`);
+    // The page's sections never look bigger than its title.
+    const size = async (tag: string) => Number.parseFloat(String(await page.evaluate(`getComputedStyle(document.querySelector('${tag}')).fontSize`)));
+    expect(await size('h2')).toBeLessThan(await size('h1'));
     await page.getByRole('button', { name: 'Generate new backup codes' }).click();
     await signInAgain(page, email);
     await page.getByRole('button', { name: 'Generate new backup codes' }).click();
