@@ -62,7 +62,7 @@ describe('keyflow users', () => {
   });
 
   it.each([
-    [['users', 'create', '--email', 'x@example.com'], /--password is required/],
+    [['users', 'create', '--email', 'x@example.com'], /give the password with one of --password and --password-stdin/],
     [['users', 'create', '--email', 'not-an-email', '--password', 'a long password'], /invalid input: email: must be an email address/],
     [['users', 'create', '--email', 'y@example.com', '--password', 'short'], /invalid input: password: must be at least 12 characters/],
     [['users', 'create', '--email', 'z@example.com', '--password', 'a long password', '--bogus'], /Unknown option '--bogus'/],
@@ -79,7 +79,7 @@ describe('keyflow users', () => {
     expect(create.stdout).toMatch(/^usage: keyflow clients create --name N /);
     expect(create.stdout).toMatch(/--machine-access RESOURCE=SCOPE\[,SCOPE…\]\n {6}what it may get for itself with client_credentials/);
     const users = await runCli(['users', '--help']);
-    expect([users.code, users.stdout.split('\n').filter((l) => l.startsWith('keyflow users ')).length]).toEqual([0, 7]);
+    expect([users.code, users.stdout.split('\n').filter((l) => l.startsWith('keyflow users ')).length]).toEqual([0, 8]);
     expect((await runCli(['apps', 'update', '--help'])).stdout).toMatch(/^usage: keyflow clients update CLIENT_ID/);
     expectRefused(await runCli(['users', 'frobnicate', '--help']), 2, /unknown command: users frobnicate/);
   });
@@ -169,7 +169,7 @@ describe('keyflow users delete', () => {
     const { user, tokens } = await userWithEverything();
     const unknown = await runCli(['users', 'delete', 'no-such-user-id']);
     expect([unknown.code, unknown.stdout]).toEqual([2, '']);
-    expect(unknown.stderr).toMatch(/no user with id no-such-user-id/);
+    expect(unknown.stderr).toMatch(/no user with id, email or username no-such-user-id/);
     expect((await runCli(['users', 'delete', 'nobody@example.com'])).code).toBe(2);
     expect((await runCli(['users', 'delete'])).code).toBe(2);
     expect((await apps(tokens.access_token)).status).toBe(200);
