@@ -1,17 +1,34 @@
 // Port helpers for embedded servers.
 import net from 'node:net';
 
-/** A TCP port that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Where freePort looks: below Linux's ephemeral range (32768–60999), from which
+ * the system also takes the local port of every outgoing connection. A port
+ * picked there and bound a little later (a server started after its
+ * configuration is written) could meanwhile be taken by any client connection
+ * of the machine; below it, only another listener can take it. It also keeps
+ * within a PostgreSQL smallint, where Temporal stores its services' ports.
+ */
+const PICK_FROM = 20_000;
+const PICK_TO = 32_767;
+
+/** Whether 127.0.0.1:`port` can be listened on now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
     srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
+}
+
+/** A TCP port that was free a moment ago, below the ephemeral range. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = PICK_FROM + Math.floor(Math.random() * (PICK_TO - PICK_FROM + 1));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port between ${PICK_FROM} and ${PICK_TO} after 200 tries`);
 }
 
 export function isPortOpen(port: number, host = '127.0.0.1'): Promise<boolean> {

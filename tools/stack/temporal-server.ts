@@ -10,8 +10,9 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 import { SearchAttributes } from '../../lib/temporal/search-attributes.js';
 import { spawnManaged, type ManagedProcess, type SpawnOptions } from '../embedded/process.js';
-import net from 'node:net';
-import { waitForPort } from '../embedded/ports.js';
+// freePort picks below 32768: Temporal keeps a service's membership port in a
+// PostgreSQL smallint, and a port above it stops the server at start.
+import { freePort, waitForPort } from '../embedded/ports.js';
 import { TEMPORAL_DB_PASSWORD, TEMPORAL_DB_USER } from './postgres.js';
 
 const toolchain = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'tools/scripts/toolchain.json'), 'utf8')) as {
@@ -108,34 +109,17 @@ dcRedirectionPolicy:
 `;
 }
 
-/**
- * A free loopback port below 32768: Temporal stores a service's membership
- * port in a PostgreSQL smallint (cluster_membership.rpc_port), so a port from
- * the system's ephemeral range (32768 and up) stops the server at start.
- */
-async function freeLowPort(): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const free = await new Promise<boolean>((resolve) => {
-      const srv = net.createServer();
-      srv.once('error', () => resolve(false));
-      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-}
-
 /** Starts the server on free loopback ports with its configuration in `dir`; resolves once the frontend answers. */
 export async function startTemporalServer(dir: string, pgPort: number, output: SpawnOptions['output']): Promise<RunningTemporal> {
   fs.mkdirSync(dir, { recursive: true });
   const ports = {
-    frontend: await freeLowPort(),
-    frontendHttp: await freeLowPort(),
-    history: await freeLowPort(),
-    matching: await freeLowPort(),
-    worker: await freeLowPort(),
+    frontend: await freePort(),
+    frontendHttp: await freePort(),
+    history: await freePort(),
+    matching: await freePort(),
+    worker: await freePort(),
   };
-  const membership = [await freeLowPort(), await freeLowPort(), await freeLowPort(), await freeLowPort()];
+  const membership = [await freePort(), await freePort(), await freePort(), await freePort()];
   const configFile = path.join(dir, 'temporal.yaml');
   fs.writeFileSync(configFile, configYaml(pgPort, ports, membership));
   const proc = spawnManaged('temporal', SERVER(), ['--config-file', configFile, '--allow-no-auth', 'start'], { output, cwd: dir });
