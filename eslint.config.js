@@ -58,7 +58,7 @@ export default tseslint.config(
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   {
     files: ['api/assets/**/*.js'],
-    languageOptions: { globals: { window: 'readonly', document: 'readonly', fetch: 'readonly' } },
+    languageOptions: { globals: { window: 'readonly', document: 'readonly', fetch: 'readonly', navigator: 'readonly', setTimeout: 'readonly' } },
   },
   // Tests read parsed JSON answers as `Json` (any) on purpose: their assertions check the shape.
   {

@@ -21,16 +21,52 @@ export function pageCsp(imgOrigin: string | null = null): string {
 
 export const PAGE_CSP = pageCsp();
 
+/** One entry of an area's navigation. */
+export interface NavItem {
+  label: string;
+  path: string;
+}
+
+/**
+ * The shell of an area people work in (the account, the admin console): a
+ * full-width page with the area's navigation beside the content (above it on
+ * a narrow screen), the current entry marked with aria-current. Pages without
+ * one (sign-in, consent, device) are the centred card.
+ */
+export interface Shell {
+  /** The area's name: the navigation's accessible name and the header's label. */
+  area: string;
+  items: readonly NavItem[];
+  /** The path of the entry this page belongs to. */
+  current: string;
+  /** What ends the navigation (a sign-out button). */
+  footer?: SafeHtml;
+}
+
 export interface PageOptions {
   title: string;
   body: SafeHtml;
+  /** A full-width page with navigation; without it, the centred card. */
+  shell?: Shell;
   scripts?: string[];
   status?: number;
   /** An origin the page loads an image from (a client's logo: ClientCard's imgOrigin). */
   imgOrigin?: string | null;
 }
 
-export function sendPage(res: Response, { title, body, scripts = [], status = 200, imgOrigin = null }: PageOptions): void {
+function shellBody(shell: Shell, body: SafeHtml): SafeHtml {
+  const items = shell.items.map((n) => html`<li><a href="${n.path}"${n.path === shell.current ? html` aria-current="page"` : ''}>${n.label}</a></li>`);
+  return html`<a class="skip" href="#content">Skip to content</a>
+<header class="topbar"><span class="brand">Keyflow</span> <span class="area">${shell.area}</span></header>
+<div class="shell">
+<nav class="side" aria-label="${shell.area}"><ul>${items}</ul>${shell.footer ?? ''}</nav>
+<main id="content" class="content">
+${body}
+</main>
+</div>`;
+}
+
+export function sendPage(res: Response, { title, body, shell, scripts = [], status = 200, imgOrigin = null }: PageOptions): void {
   res
     .status(status)
     .set({ 'Content-Security-Policy': pageCsp(imgOrigin), 'Cache-Control': 'no-store' })
@@ -44,14 +80,20 @@ export function sendPage(res: Response, { title, body, scripts = [], status = 20
 <title>${title} · Keyflow</title>
 <link rel="icon" href="${ASSETS}/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${ASSETS}/keyflow.css">
-${scripts.map((s) => html`<script src="${ASSETS}/${s}" defer></script>`)}
+${(shell ? [...scripts, 'copy.js'] : scripts).map((s) => html`<script src="${ASSETS}/${s}" defer></script>`)}
 </head>
-<body>
+${
+  shell
+    ? html`<body class="wide">
+${shellBody(shell, body)}
+</body>`
+    : html`<body>
 <main class="card">
 <p class="brand">Keyflow</p>
 ${body}
 </main>
-</body>
+</body>`
+}
 </html>`.value,
     );
 }

@@ -190,6 +190,14 @@ export function accountRoutes(deps: AccountDeps): Router {
   router.post(PAGES.backupCodes, form, async (req, res) => {
     const s = await sensitiveForm(req, res);
     if (!s) return;
+    // Codes in place of a second factor the account does not have would be a password's worth of nothing.
+    if (!s.user.totp && (await listPasskeys(deps.store, s.user._id)).length === 0)
+      return securityPage(
+        res,
+        s,
+        html`<p class="error" role="alert">Set up an authenticator app or a passkey first: backup codes stand in for one of them.</p>`,
+        409,
+      );
     const codes = generateBackupCodes();
     await replaceBackupCodes(
       deps.store,

@@ -8,7 +8,9 @@ import type { PasskeyDoc } from '../../lib/model/passkeys.js';
 import { hasUsablePassword } from '../../lib/store/passwordless-users.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
-import { ADMIN_PAGES, PAGES } from '../paths.js';
+import { confirmedAction } from '../html/confirm.js';
+import { accountShell } from './account-nav.js';
+import { PAGES } from '../paths.js';
 
 export type Signed = { session: SessionDoc; user: UserDoc };
 
@@ -94,10 +96,11 @@ export function profileFieldLabel(path: readonly PropertyKey[]): string {
 
 function formField(name: string, f: FormField, value: string | undefined): SafeHtml {
   const label = html`<label for="${name}">${f.label}</label>`;
-  if (f.type === 'textarea') return html`${label}<textarea id="${name}" name="${name}" rows="3" maxlength="${f.max}">${value ?? ''}</textarea>`;
-  return html`${label}<input id="${name}" name="${name}" type="${f.type ?? 'text'}" maxlength="${f.max}"${f.placeholder ? html` placeholder="${f.placeholder}"` : ''}${
+  if (f.type === 'textarea')
+    return html`<div class="field wide">${label}<textarea id="${name}" name="${name}" rows="3" maxlength="${f.max}">${value ?? ''}</textarea></div>`;
+  return html`<div class="field">${label}<input id="${name}" name="${name}" type="${f.type ?? 'text'}" maxlength="${f.max}"${f.placeholder ? html` placeholder="${f.placeholder}"` : ''}${
     f.list ? html` list="${f.list}"` : ''
-  } value="${value ?? ''}">`;
+  } value="${value ?? ''}"></div>`;
 }
 
 const fields = (set: Record<string, FormField>, values: ProfileFormValues) => Object.entries(set).map(([name, f]) => formField(name, f, values[name]));
@@ -108,40 +111,62 @@ const phoneNote = (user: UserDoc) =>
     ? html`<p class="muted">Verified by an administrator. Changing the number removes the mark.</p>`
     : html`<p class="muted">Not verified: Keyflow sends no text messages. An administrator can mark your number verified.</p>`;
 
-export function accountPage(res: Response, { session, user }: Signed, notice?: SafeHtml, status = 200, values = profileFormValues(user)): void {
+export function accountPage(res: Response, signed: Signed, notice?: SafeHtml, status = 200, values = profileFormValues(signed.user)): void {
+  const { session, user } = signed;
   sendPage(res, {
     title: 'Your account',
     status,
+    shell: accountShell(signed, PAGES.account),
     body: html`<h1>Your account</h1>
 ${notice ?? ''}
 <p>${user.email} <span class="muted">(${user.username})</span></p>
 <form method="post" action="${PAGES.profile}">
 ${csrfField(session.csrf)}
 <p class="muted">Apps see these only when you allow them (the scopes profile, address and phone). Leave a field empty to clear it.</p>
-${fields(ABOUT_FIELDS, values)}
+<div class="fields">${fields(ABOUT_FIELDS, values)}</div>
 <datalist id="time-zones">${timeZoneNames().map((zone) => html`<option value="${zone}">`)}</datalist>
 ${formField('phone_number', PHONE_FIELD, values.phone_number)}
 ${phoneNote(user)}
-<fieldset><legend>Postal address</legend>
+<fieldset class="fields"><legend>Postal address</legend>
 ${fields(ADDRESS_FIELDS, values)}
 </fieldset>
 <button type="submit">Save</button>
 </form>
-<section><a href="${PAGES.security}">Security: authenticator app, passkeys, backup codes</a></section>
-<section><a href="${PAGES.password}">${hasUsablePassword(user) ? 'Change your password' : 'Set a password'}</a> · <a href="${PAGES.sessions}">Where you are signed in</a></section>
-<section><a href="${PAGES.tokens}">Personal access tokens</a> · <a href="${PAGES.connectedApps}">Apps you allowed</a> · <a href="${PAGES.apps}">Your apps</a> · <a href="${PAGES.teams}">Your teams</a> · <a href="${PAGES.social}">Sign-in methods</a></section>
-<section><a href="${PAGES.gpgKeys}">GPG keys</a> · <a href="${PAGES.domains}">Domains</a></section>
-${user.role === 'admin' ? html`<section><a href="${ADMIN_PAGES.home}">Administration</a></section>` : ''}
-<section><form method="post" action="${PAGES.logout}">${csrfField(session.csrf)}<button type="submit" class="secondary">Sign out</button></form></section>`,
+`,
   });
 }
 
-export function securityPage(res: Response, { session, user }: Signed, factors: SecurityFactors, notice?: SafeHtml, status = 200): void {
+/**
+ * Backup codes stand in for a second factor: without one (no authenticator
+ * app, no passkey) they would let nobody in who could not already, so the page
+ * offers them only with one and says so otherwise.
+ */
+function backupCodesSection({ session, user }: Signed, passkeys: number): SafeHtml {
+  if (!user.totp && passkeys === 0)
+    return html`<p class="muted">Backup codes stand in for your authenticator app or passkey when you cannot use it. Set up one of them first.</p>`;
+  return html`<p>${user.backupCodes.length} unused backup codes.</p>
+${confirmedAction({
+  csrf: session.csrf,
+  action: PAGES.backupCodes,
+  label: 'Generate new backup codes',
+  question: 'Your current backup codes stop working; the new ones are shown once.',
+  confirm: 'Yes, generate new codes',
+})}`;
+}
+
+export function securityPage(res: Response, signed: Signed, factors: SecurityFactors, notice?: SafeHtml, status = 200): void {
+  const { session, user } = signed;
   const { passkeys, pendingTotp } = factors;
   let totp: SafeHtml;
   if (user.totp) {
     totp = html`<p>Authenticator app: <strong>on</strong></p>
-<form method="post" action="${PAGES.totpRemove}">${csrfField(session.csrf)}<button type="submit" class="secondary">Remove authenticator app</button></form>`;
+${confirmedAction({
+  csrf: session.csrf,
+  action: PAGES.totpRemove,
+  label: 'Remove authenticator app',
+  question: 'Sign-in no longer asks for its codes.',
+  confirm: 'Yes, remove it',
+})}`;
   } else if (pendingTotp) {
     const { secret, qr } = pendingTotp;
     totp = html`<p>Scan this QR code with your authenticator app, or type the secret key.</p>
@@ -159,15 +184,23 @@ ${csrfField(session.csrf)}
   }
   sendPage(res, {
     title: 'Security',
+    shell: accountShell(signed, PAGES.security),
     status,
     scripts: ['simplewebauthn-browser.js', 'webauthn.js'],
     body: html`<h1>Security</h1>
 ${notice ?? ''}
+<section><h2>Password</h2><p><a href="${PAGES.password}">${hasUsablePassword(user) ? 'Change your password' : 'Set a password'}</a></p></section>
 <section><h2>Authenticator app</h2>${totp}</section>
 <section><h2>Passkeys</h2>
 <ul>${passkeys.map(
       (p) => html`<li>${p.name} <span class="muted">added ${p.createdAt.toISOString().slice(0, 10)}</span>
-<form class="inline" method="post" action="${PAGES.passkeys}/${p._id}/delete">${csrfField(session.csrf)}<button type="submit" class="secondary">Remove</button></form></li>`,
+${confirmedAction({
+  csrf: session.csrf,
+  action: `${PAGES.passkeys}/${p._id}/delete`,
+  label: 'Remove',
+  question: html`The passkey <strong>${p.name}</strong> no longer signs you in.`,
+  confirm: 'Yes, remove the passkey',
+})}</li>`,
     )}</ul>
 <label for="passkey-name">Passkey name</label>
 <input id="passkey-name" type="text" maxlength="100" value="Passkey">
@@ -175,10 +208,8 @@ ${notice ?? ''}
 <p class="error" role="alert" data-webauthn-error hidden></p>
 </section>
 <section><h2>Backup codes</h2>
-<p>${user.backupCodes.length} unused backup codes.</p>
-<form method="post" action="${PAGES.backupCodes}">${csrfField(session.csrf)}<button type="submit" class="secondary">Generate new backup codes</button></form>
-</section>
-<p><a href="${PAGES.account}">Back to your account</a></p>`,
+${backupCodesSection(signed, passkeys.length)}
+</section>`,
   });
 }
 

@@ -7,6 +7,9 @@ import { ACCESS_TOKEN_ALG_HINT, ID_TOKEN_ALG_HINT } from '../../lib/model/algori
 import type { SigningAlg } from '../../lib/model/signing-keys.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
+import { confirmedAction } from '../html/confirm.js';
+import { copyable } from '../html/copyable.js';
+import { accountShell } from './account-nav.js';
 import type { SignedIn } from '../http/signed-in.js';
 import { PAGES } from '../paths.js';
 
@@ -31,9 +34,11 @@ ${algSelect(`${prefix}-at-alg`, 'access_token_alg', offered, accessToken, 'Defau
 /** A redirect URI entry as the edit form shows it: `wildcard: …` and `regex: …` name their match type. */
 const entryLine = (e: RedirectUriEntry) => (e.type === 'equals' ? e.value : `${e.type}: ${e.value}`);
 
-export function appsPage(res: Response, { session }: SignedIn, apps: ClientDoc[], offered: readonly SigningAlg[], notice?: SafeHtml, status = 200): void {
+export function appsPage(res: Response, signed: SignedIn, apps: ClientDoc[], offered: readonly SigningAlg[], notice?: SafeHtml, status = 200): void {
+  const { session } = signed;
   sendPage(res, {
     title: 'Your apps',
+    shell: accountShell(signed, PAGES.apps),
     status,
     body: html`<h1>Your apps</h1>
 ${notice ?? ''}
@@ -41,11 +46,27 @@ ${apps.length === 0 ? html`<p class="muted">No apps yet.</p>` : ''}
 <ul>${apps.map(
       (a) => html`<li><strong>${a.name}</strong> ${a.isVerified ? html`<span class="badge">Verified</span>` : ''}
 ${a.deactivatedAt ? html`<span class="badge" title="A site administrator deactivated this app: it cannot sign anyone in">Deactivated</span>` : ''}
-<p><span class="muted">client_id</span> <code>${a._id}</code> <span class="muted">${a.public ? 'public' : a.tokenEndpointAuthMethod}</span></p>
+<p><span class="muted">client_id</span> ${copyable(a._id, `client ID of ${a.name}`)} <span class="muted">${a.public ? 'public' : a.tokenEndpointAuthMethod}</span></p>
 <p class="muted">${a.redirectUris.map((r) => `${r.type === 'equals' ? '' : `${r.type}: `}${r.value}`).join(', ') || 'no redirect URI: register one before signing in with this app'}</p>
 <a href="${PAGES.apps}/${a._id}/edit">Edit</a>
-${a.secretHash ? html`<form class="inline" method="post" action="${PAGES.apps}/${a._id}/secret">${csrfField(session.csrf)}<button type="submit" class="secondary">New secret</button></form>` : ''}
-<form class="inline" method="post" action="${PAGES.apps}/${a._id}/delete">${csrfField(session.csrf)}<button type="submit" class="secondary">Delete</button></form></li>`,
+${
+  a.secretHash
+    ? confirmedAction({
+        csrf: session.csrf,
+        action: `${PAGES.apps}/${a._id}/secret`,
+        label: 'New secret',
+        question: 'The current secret stops working at once; the new one is shown once.',
+        confirm: 'Yes, make a new secret',
+      })
+    : ''
+}
+${confirmedAction({
+  csrf: session.csrf,
+  action: `${PAGES.apps}/${a._id}/delete`,
+  label: 'Delete',
+  question: html`<strong>${a.name}</strong> is deleted with its tokens and consents; nobody can sign in to it any more.`,
+  confirm: `Yes, delete ${a.name}`,
+})}</li>`,
     )}</ul>
 <section><h2>New app</h2>
 <form method="post" action="${PAGES.apps}">
@@ -58,8 +79,7 @@ ${csrfField(session.csrf)}
 ${algFields('app', offered, offered[0] ?? 'RS256', '')}
 <button type="submit">Create app</button>
 </form>
-</section>
-<p><a href="${PAGES.account}">Back to your account</a></p>`,
+</section>`,
   });
 }
 
@@ -75,9 +95,11 @@ ${notes.map((n) => html`<p class="notice" data-note>${n} <a href="${PAGES.apps}/
   });
 }
 
-export function editPage(res: Response, { session }: SignedIn, app: ClientDoc, offered: readonly SigningAlg[], notice?: SafeHtml, status = 200): void {
+export function editPage(res: Response, signed: SignedIn, app: ClientDoc, offered: readonly SigningAlg[], notice?: SafeHtml, status = 200): void {
+  const { session } = signed;
   sendPage(res, {
     title: `Edit ${app.name}`,
+    shell: accountShell(signed, PAGES.apps),
     status,
     body: html`<h1>Edit ${app.name}</h1>
 ${notice ?? ''}

@@ -2,7 +2,9 @@
 // and "Remove access".
 import type { Response } from 'express';
 import { html, type SafeHtml } from '../html/html.js';
-import { csrfField, sendPage } from '../html/layout.js';
+import { sendPage } from '../html/layout.js';
+import { confirmedAction } from '../html/confirm.js';
+import { accountShell } from './account-nav.js';
 import type { SignedIn } from '../http/signed-in.js';
 import { PAGES } from '../paths.js';
 import { describeScope } from './consent.js';
@@ -17,9 +19,11 @@ export interface ConnectedApp {
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
-export function connectedAppsPage(res: Response, { session }: SignedIn, apps: ConnectedApp[], notice?: SafeHtml): void {
+export function connectedAppsPage(res: Response, signed: SignedIn, apps: ConnectedApp[], notice?: SafeHtml): void {
+  const { session } = signed;
   sendPage(res, {
     title: 'Apps you allowed',
+    shell: accountShell(signed, PAGES.connectedApps),
     body: html`<h1>Apps you allowed</h1>
 ${notice ?? ''}
 <p>Apps that may act for you with what you allowed them. Removing an app's access signs it out of your account at once: its tokens stop working, and it must ask you again.</p>
@@ -28,8 +32,13 @@ ${apps.length === 0 ? html`<p class="muted">You have not allowed any app.</p>` :
       (a) => html`<li><strong>${a.name ?? a.clientId}</strong>
 <span class="muted">allowed ${day(a.updatedAt)}</span>
 <ul>${a.scopes.map((s) => html`<li>${describeScope(s)}</li>`)}</ul>
-<form class="inline" method="post" action="${PAGES.connectedApps}/${encodeURIComponent(a.clientId)}/remove">${csrfField(session.csrf)}<button type="submit" class="secondary" aria-label="Remove access of ${a.name ?? a.clientId}">Remove access</button></form></li>`,
-    )}</ul>
-<p><a href="${PAGES.account}">Back to your account</a></p>`,
+${confirmedAction({
+  csrf: session.csrf,
+  action: `${PAGES.connectedApps}/${encodeURIComponent(a.clientId)}/remove`,
+  label: 'Remove access',
+  question: html`<strong>${a.name ?? a.clientId}</strong> loses its tokens at once and must ask you again to sign you in.`,
+  confirm: `Yes, remove access of ${a.name ?? a.clientId}`,
+})}</li>`,
+    )}</ul>`,
   });
 }

@@ -5,6 +5,8 @@ import type { Response } from 'express';
 import { txtRecordName, txtRecordValue, type DomainDoc } from '../../lib/model/custom-domains.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
+import { confirmedAction } from '../html/confirm.js';
+import { accountShell, keysAndDomainsNav } from './account-nav.js';
 import type { SignedIn } from '../http/signed-in.js';
 import { PAGES } from '../paths.js';
 
@@ -29,15 +31,23 @@ function domainItem(d: DomainDoc, csrf: string): SafeHtml {
   return html`<li data-domain="${d.domain}"><strong>${d.domain}</strong> · ${state}
 ${d.verified ? '' : txtRecord(d)}
 ${d.verified ? '' : html`<form class="inline" method="post" action="${domainPath(d._id)}/verify">${csrfField(csrf)}<button type="submit">Check now</button></form>`}
-<form class="inline" method="post" action="${domainPath(d._id)}/delete">${csrfField(csrf)}<button type="submit" class="secondary">Remove</button></form></li>`;
+${confirmedAction({
+  csrf,
+  action: `${domainPath(d._id)}/delete`,
+  label: 'Remove',
+  question: 'The domain leaves your account; adding it again needs a new check.',
+  confirm: 'Yes, remove the domain',
+})}</li>`;
 }
 
 /** `draft`: the name that was typed, shown again when it was refused. */
-export function domainsPage(res: Response, { session }: SignedIn, domains: DomainDoc[], notice?: SafeHtml, draft = '', status = 200): void {
+export function domainsPage(res: Response, signed: SignedIn, domains: DomainDoc[], notice?: SafeHtml, draft = '', status = 200): void {
+  const { session } = signed;
   sendPage(res, {
     title: 'Domains',
+    shell: accountShell(signed, PAGES.gpgKeys),
     status,
-    body: html`<h1>Domains</h1>
+    body: html`${keysAndDomainsNav(PAGES.domains)}<h1>Domains</h1>
 ${notice ?? ''}
 ${domains.length === 0 ? html`<p class="muted">No domains yet.</p>` : ''}
 <ul>${domains.map((d) => domainItem(d, session.csrf))}</ul>
@@ -49,8 +59,7 @@ ${csrfField(session.csrf)}
 <input id="domain" name="domain" type="text" required maxlength="1024" placeholder="example.com" value="${draft}">
 <button type="submit">Add domain</button>
 </form>
-</section>
-<p><a href="${PAGES.account}">Back to your account</a></p>`,
+</section>`,
   });
 }
 

@@ -4,6 +4,8 @@ import type { Response } from 'express';
 import type { GpgKeyDoc } from '../../lib/model/gpg-keys.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
+import { confirmedAction } from '../html/confirm.js';
+import { accountShell, keysAndDomainsNav } from './account-nav.js';
 import type { SignedIn } from '../http/signed-in.js';
 import { PAGES } from '../paths.js';
 
@@ -17,15 +19,17 @@ function keyItem(k: GpgKeyDoc, csrf: string): SafeHtml {
 <p><span class="muted">Fingerprint</span> <code>${grouped(k.fingerprint)}</code></p>
 <p class="muted">Key ID ${k.keyId} · created ${day(k.createdAt)} · expires ${day(k.expiresAt)} · added ${day(k.addedAt)}</p>
 ${k.subkeys.length ? html`<p class="muted">Subkeys: ${k.subkeys.map((s) => `${s.keyId} (${s.algorithm}, expires ${day(s.expiresAt)})`).join(', ')}</p>` : ''}
-<form class="inline" method="post" action="${PAGES.gpgKeys}/${k._id}/delete">${csrfField(csrf)}<button type="submit" class="secondary">Delete</button></form></li>`;
+${confirmedAction({ csrf, action: `${PAGES.gpgKeys}/${k._id}/delete`, label: 'Delete', question: 'Apps no longer see this key on your account.', confirm: 'Yes, delete the key' })}</li>`;
 }
 
 /** `draft`: what was pasted, shown again when it was refused. */
-export function gpgKeysPage(res: Response, { session }: SignedIn, keys: GpgKeyDoc[], notice?: SafeHtml, draft = '', status = 200): void {
+export function gpgKeysPage(res: Response, signed: SignedIn, keys: GpgKeyDoc[], notice?: SafeHtml, draft = '', status = 200): void {
+  const { session } = signed;
   sendPage(res, {
     title: 'GPG keys',
+    shell: accountShell(signed, PAGES.gpgKeys),
     status,
-    body: html`<h1>GPG keys</h1>
+    body: html`${keysAndDomainsNav(PAGES.gpgKeys)}<h1>GPG keys</h1>
 ${notice ?? ''}
 ${keys.length === 0 ? html`<p class="muted">No GPG keys yet.</p>` : ''}
 <ul>${keys.map((k) => keyItem(k, session.csrf))}</ul>
@@ -36,7 +40,6 @@ ${csrfField(session.csrf)}
 <textarea id="gpg-key" name="armored_public_key" rows="10" required placeholder="-----BEGIN PGP PUBLIC KEY BLOCK-----">${draft}</textarea>
 <button type="submit">Add key</button>
 </form>
-</section>
-<p><a href="${PAGES.account}">Back to your account</a></p>`,
+</section>`,
   });
 }

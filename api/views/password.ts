@@ -5,6 +5,7 @@ import type { Response } from 'express';
 import { hasUsablePassword } from '../../lib/store/passwordless-users.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
+import { accountShell } from './account-nav.js';
 import type { SignedIn } from '../http/signed-in.js';
 import { PAGES } from '../paths.js';
 
@@ -14,12 +15,14 @@ export interface PasswordPageOptions {
   captcha?: SafeHtml | null;
 }
 
-export function passwordPage(res: Response, { session, user }: SignedIn, opts: PasswordPageOptions = {}): void {
+export function passwordPage(res: Response, signed: SignedIn, opts: PasswordPageOptions = {}): void {
+  const { session, user } = signed;
   const captcha = opts.captcha ?? null;
   const first = !hasUsablePassword(user);
   const title = first ? 'Set a password' : 'Change your password';
   sendPage(res, {
     title,
+    shell: accountShell(signed, PAGES.security),
     status: opts.status,
     scripts: captcha ? ['captcha.js'] : [],
     body: html`<h1>${title}</h1>
@@ -42,8 +45,7 @@ ${
 ${captcha ?? ''}
 <button type="submit">${first ? 'Set password' : 'Change password'}</button>
 </form>
-<p class="muted">Your other sessions will be signed out.</p>
-<p><a href="${PAGES.account}">Back to your account</a></p>`,
+<p class="muted">Your other sessions will be signed out.</p>`,
   });
 }
 

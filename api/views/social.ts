@@ -5,6 +5,8 @@ import type { Response } from 'express';
 import type { OAuthSourceDoc, SocialAccountDoc } from '../../lib/model/oauth-sources.js';
 import { html } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
+import { confirmedAction } from '../html/confirm.js';
+import { accountShell } from './account-nav.js';
 import type { SignedIn } from '../http/signed-in.js';
 import { PAGES } from '../paths.js';
 
@@ -16,14 +18,16 @@ export interface SocialPageOptions {
 
 export function socialAccountsPage(
   res: Response,
-  { session }: SignedIn,
+  signed: SignedIn,
   accounts: SocialAccountDoc[],
   sources: OAuthSourceDoc[],
   opts: SocialPageOptions = {},
 ): void {
   const nameOf = (a: SocialAccountDoc) => sources.find((s) => s._id === a.sourceId)?.name ?? a.provider;
   const linkable = sources.filter((s) => !accounts.some((a) => a.sourceId === s._id));
+  const { session } = signed;
   sendPage(res, {
+    shell: accountShell(signed, PAGES.social),
     title: 'Sign-in methods',
     status: opts.status,
     body: html`<h1>Sign-in methods</h1>
@@ -35,14 +39,19 @@ ${accounts.length === 0 ? html`<p class="muted">No linked accounts.</p>` : ''}
       (
         a,
       ) => html`<li><strong>${nameOf(a)}</strong> <span class="muted">${a.email ?? a.providerUserId}</span> <span class="muted">linked ${a.linkedAt.toISOString().slice(0, 10)}</span>
-<form class="inline" method="post" action="${PAGES.social}/${a._id}/unlink">${csrfField(session.csrf)}<button type="submit" class="secondary">Unlink ${nameOf(a)}</button></form></li>`,
+${confirmedAction({
+  csrf: session.csrf,
+  action: `${PAGES.social}/${a._id}/unlink`,
+  label: `Unlink ${nameOf(a)}`,
+  question: `You can no longer sign in with ${nameOf(a)}.`,
+  confirm: `Yes, unlink ${nameOf(a)}`,
+})}</li>`,
     )}</ul>
 ${linkable.length ? html`<h2>Link an account</h2>` : ''}
 ${linkable.map(
   (s) =>
     html`<form class="inline" method="post" action="${PAGES.socialLink}/${s.slug}">${csrfField(session.csrf)}<button type="submit">Link ${s.name}</button></form>`,
-)}
-<p><a href="${PAGES.account}">Back to your account</a></p>`,
+)}`,
   });
 }
 

@@ -7,6 +7,8 @@ import type { TeamInvitationDoc } from '../../lib/model/team-invitations.js';
 import { may, type TeamRole } from '../../lib/model/team-roles.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
+import { confirmedAction } from '../html/confirm.js';
+import { accountShell } from './account-nav.js';
 import type { SignedIn } from '../http/signed-in.js';
 import { groupsSection, membersSection, type MemberRow } from './team-members.js';
 import { checked, option, parentOptions, teamPath } from './teams.js';
@@ -63,11 +65,12 @@ ${children.length ? html`<label><input type="checkbox" name="cascade" value="1">
 </form></section>`;
 }
 
-export function teamPage(res: Response, { session }: SignedIn, data: TeamPageData, notice?: SafeHtml, status = 200): void {
+export function teamPage(res: Response, signed: SignedIn, data: TeamPageData, notice?: SafeHtml, status = 200): void {
   const { team, role, own, parent, children } = data;
-  const csrf = session.csrf;
+  const csrf = signed.session.csrf;
   sendPage(res, {
     title: team.name,
+    shell: accountShell(signed, PAGES.teams),
     status,
     body: html`<h1>${team.name}</h1>
 ${notice ?? ''}
@@ -83,7 +86,11 @@ ${children.length === 0 ? html`<p class="muted">No child teams.</p>` : ''}
 ${may(role, 'create-child') ? html`<p><a href="${PAGES.teams}?parent=${team._id}#new-team">Create a child team</a></p>` : ''}
 </section>
 ${may(role, 'delete') ? deleteForm(csrf, data) : ''}
-${own ? html`<section><form method="post" action="${teamPath(team._id)}/leave">${csrfField(csrf)}<button type="submit" class="secondary">Leave team</button></form></section>` : ''}
+${
+  own
+    ? html`<section>${confirmedAction({ csrf, action: `${teamPath(team._id)}/leave`, label: 'Leave team', question: 'You lose the access the team gives you.', confirm: 'Yes, leave the team' })}</section>`
+    : ''
+}
 <p><a href="${PAGES.teams}">Back to your teams</a></p>`,
   });
 }

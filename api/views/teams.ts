@@ -9,6 +9,7 @@ import type { UserDoc } from '../../lib/model/users.js';
 import type { TeamRole } from '../../lib/model/team-roles.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
+import { accountShell } from './account-nav.js';
 import type { SignedIn } from '../http/signed-in.js';
 import { PAGES } from '../paths.js';
 
@@ -71,9 +72,11 @@ export interface TeamsPageData {
   draft: TeamDraft;
 }
 
-export function teamsPage(res: Response, { session }: SignedIn, { invitations, teams, parents, draft }: TeamsPageData, notice?: SafeHtml, status = 200): void {
+export function teamsPage(res: Response, signed: SignedIn, { invitations, teams, parents, draft }: TeamsPageData, notice?: SafeHtml, status = 200): void {
+  const { session } = signed;
   sendPage(res, {
     title: 'Your teams',
+    shell: accountShell(signed, PAGES.teams),
     status,
     body: html`<h1>Your teams</h1>
 ${notice ?? ''}
@@ -97,7 +100,6 @@ ${csrfField(session.csrf)}
 <label><input type="checkbox" name="member_groups" value="1"${checked(draft.memberGroups)}> Enable member groups</label>
 <button type="submit">Create team</button>
 </form>
-</section>
-<p><a href="${PAGES.account}">Back to your account</a></p>`,
+</section>`,
   });
 }

@@ -5,6 +5,8 @@ import { catalogued } from '../../lib/model/scopes.js';
 import { patScopesFor, type PersonalAccessTokenDoc } from '../../lib/model/personal-access-tokens.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { csrfField, sendPage } from '../html/layout.js';
+import { confirmedAction } from '../html/confirm.js';
+import { accountShell } from './account-nav.js';
 import type { SignedIn } from '../http/signed-in.js';
 import { PAGES } from '../paths.js';
 import { currentTimeMs } from '../../lib/runtime/clock.js';
@@ -13,14 +15,16 @@ const day = (d: Date) => d.toISOString().slice(0, 10);
 
 export function tokensPage(
   res: Response,
-  { session, user }: SignedIn,
+  signed: SignedIn,
   { tokens, maxDays }: { tokens: PersonalAccessTokenDoc[]; maxDays: number },
   notice?: SafeHtml,
   status = 200,
 ): void {
+  const { session, user } = signed;
   const now = currentTimeMs();
   sendPage(res, {
     title: 'Personal access tokens',
+    shell: accountShell(signed, PAGES.tokens),
     status,
     body: html`<h1>Personal access tokens</h1>
 ${notice ?? ''}
@@ -30,7 +34,13 @@ ${tokens.length === 0 ? html`<p class="muted">No tokens yet.</p>` : ''}
 <ul>${tokens.map(
       (t) => html`<li><strong>${t.name}</strong> <span class="muted">${t.scope.join(' ')}</span>
 <span class="muted">created ${day(t.createdAt)}, ${t.expiresAt ? (t.expiresAt.getTime() <= now ? html`expired ${day(t.expiresAt)}` : html`expires ${day(t.expiresAt)}`) : 'no expiry'}</span>
-<form class="inline" method="post" action="${PAGES.tokens}/${t.id}/revoke">${csrfField(session.csrf)}<button type="submit" class="secondary">Revoke</button></form></li>`,
+${confirmedAction({
+  csrf: session.csrf,
+  action: `${PAGES.tokens}/${t.id}/revoke`,
+  label: 'Revoke',
+  question: html`Scripts using <strong>${t.name}</strong> stop working at once.`,
+  confirm: 'Yes, revoke the token',
+})}</li>`,
     )}</ul>
 </section>
 <section><h2>New token</h2>
@@ -48,8 +58,7 @@ ${patScopesFor(user.role).map(
 <input id="token-days" name="expires_in_days" type="number" min="1" max="${String(maxDays)}" value="${String(Math.min(30, maxDays))}" required>
 <button type="submit">Create token</button>
 </form>
-</section>
-<p><a href="${PAGES.account}">Back to your account</a></p>`,
+</section>`,
   });
 }
 

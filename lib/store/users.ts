@@ -53,11 +53,19 @@ const literal = (text: string): RegExp => new RegExp(text.replace(/[.*+?^${}()|[
  * A page of accounts, oldest first, whose email, username or name contains `q`
  * (any case), and how many match in all. Administration only: a scan.
  */
-export async function searchUsers(store: Store, page: { q: string; limit: number; offset: number }): Promise<{ users: UserDoc[]; total: number }> {
+/** The orders the console lists accounts in: by a field, then by id so that pages never overlap. */
+export const USER_SORTS = { created: 'createdAt', email: 'email', username: 'username', name: 'name' } as const;
+export type UserSort = keyof typeof USER_SORTS;
+
+export async function searchUsers(
+  store: Store,
+  page: { q: string; limit: number; offset: number; sort?: UserSort; dir?: 'asc' | 'desc' },
+): Promise<{ users: UserDoc[]; total: number }> {
   const pattern = literal(page.q.slice(0, MAX_USER_SEARCH));
   const filter = page.q === '' ? {} : { $or: [{ email: pattern }, { username: pattern }, { name: pattern }] };
+  const dir = page.dir === 'desc' ? -1 : 1;
   const [users, total] = await Promise.all([
-    store.users.find(filter, { sort: { createdAt: 1, _id: 1 }, skip: page.offset, limit: page.limit }).toArray(),
+    store.users.find(filter, { sort: { [USER_SORTS[page.sort ?? 'created']]: dir, _id: dir }, skip: page.offset, limit: page.limit }).toArray(),
     store.users.countDocuments(filter),
   ]);
   return { users, total };

@@ -4,7 +4,7 @@
 // that records where the flow sends the browser back.
 import http from 'node:http';
 import { arrivals } from './arrivals.js';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type CDPSession, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type CDPSession, type Locator, type Page } from 'playwright-core';
 import { listenLocally } from './local-server.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -177,4 +177,10 @@ export async function signInAtAccount(page: Page, issuer: string, email: string,
 export async function expectSignedOut(page: Page, issuer: string): Promise<void> {
   await page.goto(`${issuer}/account`);
   await page.waitForURL(`${issuer}/login`);
+}
+
+/** A destructive action asks first (api/html/confirm.ts): opens the question under `label` within `scope` and presses `confirm`. */
+export async function confirmAction(scope: Page | Locator, label: string, confirm: string | RegExp): Promise<void> {
+  await scope.locator('details.confirm > summary', { hasText: label }).first().click();
+  await scope.getByRole('button', { name: confirm }).click();
 }

@@ -6,7 +6,8 @@ import { Router, type Request, type Response } from 'express';
 import { deleteUser, resetSecondFactors, revokeUserTokens, updateUser, type UserChangeDeps } from '../../../lib/admin/user-changes.js';
 import { NotFoundError, ValidationError } from '../../../lib/model/errors.js';
 import type { UserDoc } from '../../../lib/model/users.js';
-import { findUserById, MAX_USER_SEARCH, passkeyCounts, searchUsers } from '../../../lib/store/users.js';
+import { z } from 'zod';
+import { findUserById, MAX_USER_SEARCH, passkeyCounts, searchUsers, USER_SORTS, type UserSort } from '../../../lib/store/users.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';
 import type { SafeHtml } from '../../html/html.js';
 import { sendErrorPage } from '../../html/layout.js';
@@ -21,7 +22,12 @@ import { ADMIN_PAGES } from '../../paths.js';
 
 export type AdminUsersPageDeps = AdminConsoleDeps & SignOutDeps & Pick<ApiContext, 'config'>;
 
-const Search = fieldsOf({ q: formText });
+const Search = fieldsOf({
+  q: formText,
+  // An unknown order reads as the default: a list is never refused for it.
+  sort: z.enum(Object.keys(USER_SORTS) as [UserSort, ...UserSort[]]).catch('created'),
+  dir: z.enum(['asc', 'desc']).catch('asc'),
+});
 const ProfileForm = fieldsOf({ name: formText, email: formText, username: formText, role: formText });
 const ConfirmForm = fieldsOf({ confirm: formText, disabled: formText });
 
@@ -37,21 +43,21 @@ export function adminUsersRoutes(deps: AdminUsersPageDeps): Router {
   const actor = (req: Request) => sessionActor(adminOf(req).user._id);
 
   router.get(ADMIN_PAGES.users, async (req, res) => {
-    const { q } = Search.parse(req.query);
+    const { q, sort, dir } = Search.parse(req.query);
     const offset = offsetOf(req);
     if (q.length > MAX_USER_SEARCH)
       return adminUsersPage(
         res,
-        { q: '', rows: [], total: 0, offset: 0, size: PAGE_SIZE },
+        { q: '', sort, dir, rows: [], total: 0, offset: 0, size: PAGE_SIZE },
         errorNotice(`q: must be at most ${MAX_USER_SEARCH} characters`),
         400,
       );
-    const { users, total } = await searchUsers(deps.store, { q, limit: PAGE_SIZE, offset });
+    const { users, total } = await searchUsers(deps.store, { q, sort, dir, limit: PAGE_SIZE, offset });
     const passkeys = await passkeyCounts(
       deps.store,
       users.map((u) => u._id),
     );
-    adminUsersPage(res, { q, rows: users.map((user) => ({ user, passkeys: passkeys.get(user._id) ?? 0 })), total, offset, size: PAGE_SIZE });
+    adminUsersPage(res, { q, sort, dir, rows: users.map((user) => ({ user, passkeys: passkeys.get(user._id) ?? 0 })), total, offset, size: PAGE_SIZE });
   });
 
   /** The user of the path, or null (a longer id is not looked up). */

@@ -7,6 +7,8 @@ import { isClientActive, type ClientDoc } from '../../../lib/model/clients.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { adminPage, pager } from './layout.js';
+import { dataTable, type Column } from './table.js';
+import { copyable } from '../../html/copyable.js';
 import { adminUserPath } from './users.js';
 import { ADMIN_PAGES } from '../../paths.js';
 
@@ -21,11 +23,15 @@ export interface AdminAppsData {
 }
 
 const owner = (c: ClientDoc) =>
-  c.ownerUserId ? html`<a href="${adminUserPath(c.ownerUserId)}"><code>${c.ownerUserId}</code></a>` : html`<span class="muted">operator</span>`;
+  c.ownerUserId ? html`<a href="${adminUserPath(c.ownerUserId)}"><code class="id">${c.ownerUserId}</code></a>` : html`<span class="muted">operator</span>`;
 
-const row = (c: ClientDoc) => html`<tr data-app="${c._id}">
-<td><a href="${adminAppPath(c._id)}">${c.name}</a></td><td><code>${c._id}</code></td><td>${owner(c)}</td>
-<td data-verified>${c.isVerified ? 'verified' : 'not verified'}</td><td data-active>${isClientActive(c) ? 'active' : 'deactivated'}</td></tr>`;
+const COLUMNS: readonly Column<ClientDoc>[] = [
+  { label: 'Name', cell: (c) => html`<a href="${adminAppPath(c._id)}">${c.name}</a>` },
+  { label: 'Client ID', cell: (c) => copyable(c._id, `client ID of ${c.name}`) },
+  { label: 'Owner', cell: owner },
+  { label: 'Verified', data: 'data-verified', cell: (c) => (c.isVerified ? 'verified' : 'not verified') },
+  { label: 'State', data: 'data-active', cell: (c) => (isClientActive(c) ? 'active' : 'deactivated') },
+];
 
 export function adminAppsPage(res: Response, data: AdminAppsData, notice?: SafeHtml, status = 200): void {
   const { q, apps } = data;
@@ -35,15 +41,12 @@ export function adminAppsPage(res: Response, data: AdminAppsData, notice?: SafeH
     notice,
     status,
     body: html`<form method="get" action="${ADMIN_PAGES.apps}" class="filters" role="search">
-<label for="apps-q">Search by name or client id</label>
-<input id="apps-q" name="q" type="search" maxlength="200" value="${q}">
+<div><label for="apps-q">Search by name or client id</label>
+<input id="apps-q" name="q" type="search" maxlength="200" value="${q}"></div>
 <button type="submit">Search</button>
 </form>
 ${
-  apps.length === 0
-    ? html`<p class="muted">No apps${q || data.offset ? ' here' : ''}.</p>`
-    : html`<table class="apps"><thead><tr><th>Name</th><th>Client ID</th><th>Owner</th><th>Verified</th><th>State</th></tr></thead>
-<tbody>${apps.map(row)}</tbody></table>`
+  apps.length === 0 ? html`<p class="muted">No apps${q || data.offset ? ' here' : ''}.</p>` : dataTable('Apps', COLUMNS, apps, (c) => html`data-app="${c._id}"`)
 }
 ${pager(ADMIN_PAGES.apps, { q }, data.offset, data.size, data.hasMore)}`,
   });
@@ -74,7 +77,7 @@ ${csrfField(csrf)}
     area: ADMIN_PAGES.apps,
     notice,
     status,
-    body: html`<p>Client ID <code>${app._id}</code> · owner ${owner(app)} · <strong data-verified>${app.isVerified ? 'verified' : 'not verified'}</strong> ·
+    body: html`<p>Client ID ${copyable(app._id, 'client ID')} · owner ${owner(app)} · <strong data-verified>${app.isVerified ? 'verified' : 'not verified'}</strong> ·
 <strong data-active>${active ? 'active' : 'deactivated'}</strong></p>
 <section><h2>Verification</h2>
 <p>A verified app is marked so on consent pages and in the <code>apps</code> claim.</p>

@@ -7,6 +7,8 @@ import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { option } from '../teams.js';
 import { adminPage, pager } from './layout.js';
+import { dataTable, type Column } from './table.js';
+import { confirmedAction } from '../../html/confirm.js';
 import { ADMIN_PAGES } from '../../paths.js';
 import { currentDate } from '../../../lib/runtime/clock.js';
 
@@ -33,12 +35,27 @@ export interface AdminInvitesData {
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
-function inviteRow(csrf: string, invite: InviteDoc, now: Date): SafeHtml {
-  const state = inviteState(invite, now);
-  const revocable = state === 'pending' || state === 'expired';
-  return html`<tr data-invite="${invite._id}"><td data-state>${state}</td><td>${invite.email ?? html`<span class="muted">any address</span>`}</td>
-<td>${invite.role}</td><td><time datetime="${invite.expiresAt.toISOString()}">${day(invite.expiresAt)}</time></td>
-<td>${revocable ? html`<form method="post" action="${adminInviteRevoke(invite._id)}">${csrfField(csrf)}<button type="submit">Revoke</button></form>` : ''}</td></tr>`;
+function columns(csrf: string, now: Date): Column<InviteDoc>[] {
+  const revocable = (i: InviteDoc) => ['pending', 'expired'].includes(inviteState(i, now));
+  return [
+    { label: 'State', data: 'data-state', cell: (i) => inviteState(i, now) },
+    { label: 'Email', cell: (i) => i.email ?? html`<span class="muted">any address</span>` },
+    { label: 'Role', cell: (i) => i.role },
+    { label: 'Expires (UTC)', cell: (i) => html`<time datetime="${i.expiresAt.toISOString()}">${day(i.expiresAt)}</time>` },
+    {
+      label: 'Actions',
+      cell: (i) =>
+        revocable(i)
+          ? confirmedAction({
+              csrf,
+              action: adminInviteRevoke(i._id),
+              label: 'Revoke',
+              question: 'The link stops working at once; nobody can sign up with it.',
+              confirm: 'Yes, revoke the invitation',
+            })
+          : '',
+    },
+  ];
 }
 
 const created = (link: string) => html`<section id="created-invite" aria-labelledby="created-invite-title">
@@ -72,8 +89,7 @@ ${csrfField(csrf)}
 ${
   data.invites.length === 0
     ? html`<p class="muted">No invitations${data.offset ? ' on this page' : ''}.</p>`
-    : html`<table class="invites"><thead><tr><th>State</th><th>Email</th><th>Role</th><th>Expires (UTC)</th><th></th></tr></thead>
-<tbody>${data.invites.map((i) => inviteRow(csrf, i, now))}</tbody></table>`
+    : dataTable('Invitations', columns(csrf, now), data.invites, (i) => html`data-invite="${i._id}"`)
 }
 ${pager(ADMIN_PAGES.invites, {}, data.offset, data.size, data.hasMore)}</section>`,
   });

@@ -2,14 +2,14 @@
 // the page around each area's body, and the pager of long lists.
 import type { Response } from 'express';
 import { html, type SafeHtml } from '../../html/html.js';
-import { sendPage } from '../../html/layout.js';
+import { sendPage, type NavItem } from '../../html/layout.js';
 import { ADMIN_PAGES, PAGES } from '../../paths.js';
 
 /**
  * The console's areas, in nav order. A new area: one entry here and its
  * routes in api/pages/admin/console.ts.
  */
-export const ADMIN_NAV: readonly { label: string; path: string }[] = [
+export const ADMIN_NAV: readonly NavItem[] = [
   { label: 'Overview', path: ADMIN_PAGES.home },
   { label: 'Users', path: ADMIN_PAGES.users },
   { label: 'Apps', path: ADMIN_PAGES.apps },
@@ -31,15 +31,13 @@ export interface AdminPageOptions {
 }
 
 export function adminPage(res: Response, { title, area, body, notice, status = 200 }: AdminPageOptions): void {
-  const nav = ADMIN_NAV.map((n) => html`<li><a href="${n.path}"${n.path === area ? html` aria-current="page"` : ''}>${n.label}</a></li>`);
   sendPage(res, {
     title: `${title} · Administration`,
     status,
-    body: html`<nav aria-label="Administration"><ul class="admin-nav">${nav}</ul></nav>
-<h1>${title}</h1>
+    shell: { area: 'Administration', items: ADMIN_NAV, current: area, footer: html`<p class="nav-foot"><a href="${PAGES.account}">Your account</a></p>` },
+    body: html`<h1>${title}</h1>
 ${notice ?? ''}
-${body}
-<p><a href="${PAGES.account}">Back to your account</a></p>`,
+${body}`,
   });
 }
 

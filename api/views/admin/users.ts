@@ -5,8 +5,12 @@ import type { Response } from 'express';
 import { isDisabled, type UserDoc } from '../../../lib/model/users.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
+import { confirmedAction } from '../../html/confirm.js';
+import { copyable } from '../../html/copyable.js';
 import { option } from '../teams.js';
 import { adminPage, pager } from './layout.js';
+import { dataTable, type Column } from './table.js';
+import type { UserSort } from '../../../lib/store/users.js';
 import { ADMIN_PAGES } from '../../paths.js';
 
 export const adminUserPath = (id: string) => `${ADMIN_PAGES.users}/${encodeURIComponent(id)}`;
@@ -19,6 +23,8 @@ export interface AdminUserRow {
 
 export interface AdminUsersData {
   q: string;
+  sort: UserSort;
+  dir: 'asc' | 'desc';
   rows: AdminUserRow[];
   total: number;
   offset: number;
@@ -39,30 +45,37 @@ export const userDraftOf = (u: UserDoc): UserDraft => ({ name: u.name, email: u.
 const secondFactors = ({ user, passkeys }: AdminUserRow) =>
   [user.totp ? 'authenticator app' : '', passkeys ? `${passkeys} passkey${passkeys === 1 ? '' : 's'}` : ''].filter(Boolean).join(', ') || 'none';
 
-const row = (r: AdminUserRow) => html`<tr data-user="${r.user._id}">
-<td><a href="${adminUserPath(r.user._id)}">${r.user.email}</a></td><td>${r.user.username}</td><td>${r.user.name}</td>
-<td>${r.user.role}</td><td>${isDisabled(r.user) ? 'disabled' : 'enabled'}</td><td>${secondFactors(r)}</td></tr>`;
+const COLUMNS: readonly Column<AdminUserRow>[] = [
+  { label: 'Email', sort: 'email', cell: (r) => html`<a href="${adminUserPath(r.user._id)}">${r.user.email}</a>` },
+  { label: 'Username', sort: 'username', cell: (r) => r.user.username },
+  { label: 'Name', sort: 'name', cell: (r) => r.user.name },
+  { label: 'Role', cell: (r) => r.user.role },
+  { label: 'State', cell: (r) => (isDisabled(r.user) ? 'disabled' : 'enabled') },
+  { label: 'Second factors', cell: secondFactors },
+  {
+    label: 'Created',
+    sort: 'created',
+    cell: (r) => html`<time datetime="${r.user.createdAt.toISOString()}">${r.user.createdAt.toISOString().slice(0, 10)}</time>`,
+  },
+];
 
 export function adminUsersPage(res: Response, data: AdminUsersData, notice?: SafeHtml, status = 200): void {
-  const { q, rows } = data;
+  const { q, rows, sort, dir } = data;
+  const sorting = { by: sort, dir, href: (s: { sort: string; dir: string }) => `${ADMIN_PAGES.users}?${new URLSearchParams({ q, ...s }).toString()}` };
   adminPage(res, {
     title: 'Users',
     area: ADMIN_PAGES.users,
     notice,
     status,
     body: html`<form method="get" action="${ADMIN_PAGES.users}" class="filters" role="search">
-<label for="users-q">Search by email, username or name</label>
-<input id="users-q" name="q" type="search" maxlength="100" value="${q}">
+<div><label for="users-q">Search by email, username or name</label>
+<input id="users-q" name="q" type="search" maxlength="100" value="${q}"></div>
+<input type="hidden" name="sort" value="${sort}"><input type="hidden" name="dir" value="${dir}">
 <button type="submit">Search</button>
 </form>
 <p class="muted">${data.total} account${data.total === 1 ? '' : 's'}${q ? ' found' : ''}.</p>
-${
-  rows.length === 0
-    ? ''
-    : html`<table class="users"><thead><tr><th>Email</th><th>Username</th><th>Name</th><th>Role</th><th>State</th><th>Second factors</th></tr></thead>
-<tbody>${rows.map(row)}</tbody></table>`
-}
-${pager(ADMIN_PAGES.users, { q }, data.offset, data.size, data.offset + rows.length < data.total)}`,
+${rows.length === 0 ? '' : dataTable('Users', COLUMNS, rows, (r) => html`data-user="${r.user._id}"`, sorting)}
+${pager(ADMIN_PAGES.users, { q, sort, dir }, data.offset, data.size, data.offset + rows.length < data.total)}`,
   });
 }
 
@@ -88,7 +101,7 @@ export function adminUserPage(res: Response, csrf: string, row: AdminUserRow, dr
     area: ADMIN_PAGES.users,
     notice,
     status,
-    body: html`<p><code>${user._id}</code> · ${user.role} · <strong data-state>${disabled ? 'disabled' : 'enabled'}</strong> · second factors: ${secondFactors(row)}</p>
+    body: html`<p>${copyable(user._id, 'user ID')} · ${user.role} · <strong data-state>${disabled ? 'disabled' : 'enabled'}</strong> · second factors: ${secondFactors(row)}</p>
 <section><h2>Profile and role</h2>
 <form method="post" action="${path}">
 ${csrfField(csrf)}
@@ -104,9 +117,32 @@ ${csrfField(csrf)}
 </form></section>
 <section><h2>Access</h2>
 <p>Disabling ends the user's sessions and revokes their tokens at once; enabling lets them sign in again (what was revoked stays revoked).</p>
-${buttonForm(csrf, `${path}/disable`, disabled ? 'Enable account' : 'Disable account', html`<input type="hidden" name="disabled" value="${disabled ? '0' : '1'}">`)}
-${buttonForm(csrf, `${path}/reset-2fa`, 'Reset second factors')}
-${buttonForm(csrf, `${path}/revoke-tokens`, 'Revoke all tokens')}
+${
+  disabled
+    ? buttonForm(csrf, `${path}/disable`, 'Enable account', html`<input type="hidden" name="disabled" value="0">`)
+    : confirmedAction({
+        csrf,
+        action: `${path}/disable`,
+        label: 'Disable account',
+        question: `${user.email} is signed out everywhere and every token is revoked; they cannot sign in until enabled.`,
+        confirm: 'Yes, disable the account',
+        hidden: html`<input type="hidden" name="disabled" value="1">`,
+      })
+}
+${confirmedAction({
+  csrf,
+  action: `${path}/reset-2fa`,
+  label: 'Reset second factors',
+  question: 'The authenticator app, passkeys and backup codes are removed; the user signs in with the password alone until they enroll again.',
+  confirm: 'Yes, reset second factors',
+})}
+${confirmedAction({
+  csrf,
+  action: `${path}/revoke-tokens`,
+  label: 'Revoke all tokens',
+  question: 'Every access and refresh token and personal access token of the user stops working at once; apps must ask them to sign in again.',
+  confirm: 'Yes, revoke all tokens',
+})}
 </section>
 <section><h2>Delete this account</h2>
 <form method="post" action="${path}/delete">

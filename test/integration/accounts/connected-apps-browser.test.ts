@@ -7,7 +7,7 @@ import { recordConsent } from '../../../lib/store/consents.js';
 import { newRp } from '../../../tools/fixtures/clients.js';
 import { newUser } from '../../../tools/fixtures/users.js';
 import { axeViolations } from '../../support/axe.js';
-import { signInAtAccount, useBrowser } from '../../support/browser.js';
+import { signInAtAccount, useBrowser, confirmAction } from '../../support/browser.js';
 import { testDatabase } from '../../support/database.js';
 import { useLocalhostApi } from '../../support/harness.js';
 
@@ -32,15 +32,15 @@ it('lists the apps a user allowed with what each may see, and removes one at 375
 
   const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
   await signInAtAccount(page, api.issuer, email, PASSWORD);
-  await page.getByRole('link', { name: 'Apps you allowed' }).click();
+  await page.getByRole('navigation', { name: 'Your account' }).getByRole('link', { name: 'Apps', exact: true }).click();
   await page.waitForURL(`${api.issuer}/account/connected-apps`);
   const apps = page.locator('ul.connected-apps > li');
-  expect(await apps.locator('strong').allTextContents()).toEqual(['Calendar of a very long name that must wrap', 'Notes']);
+  expect(await apps.locator(':scope > strong').allTextContents()).toEqual(['Calendar of a very long name that must wrap', 'Notes']);
   expect(await apps.nth(1).textContent()).toMatch(/email/i);
   await expectUsable(page);
 
-  await page.getByRole('button', { name: 'Remove access of Notes' }).click();
+  await confirmAction(apps.nth(1), 'Remove access', 'Yes, remove access of Notes');
   expect(await page.getByRole('status').textContent()).toContain("That app's access is removed.");
-  expect(await apps.locator('strong').allTextContents()).toEqual(['Calendar of a very long name that must wrap']);
+  expect(await apps.locator(':scope > strong').allTextContents()).toEqual(['Calendar of a very long name that must wrap']);
   await expectUsable(page);
 });

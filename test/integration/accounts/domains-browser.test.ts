@@ -57,7 +57,8 @@ describe('the Domains page in a browser', () => {
     const user = await createUser(api.deps.store, { email, password: PASSWORD });
     const name = uniqueDomain('page');
     const page = await signIn(email);
-    await page.getByRole('link', { name: 'Domains' }).click();
+    await page.getByRole('navigation', { name: 'Your account' }).getByRole('link', { name: 'Keys and domains' }).click();
+    await page.getByRole('link', { name: 'Domains', exact: true }).click();
     await page.getByRole('heading', { name: 'Domains', level: 1 }).waitFor();
     await page.getByText('No domains yet.').waitFor();
 
@@ -111,9 +112,10 @@ describe('the Domains page in a browser', () => {
       .getByRole('alert')
       .filter({ hasText: `you have already added ${name}` })
       .waitFor();
-    expect(await page.getByRole('listitem').count()).toBe(1);
+    expect(await page.locator('main li').count()).toBe(1);
 
-    expect(await submit(page, 'Remove', item)).toBe(303);
+    await item.locator('summary', { hasText: 'Remove' }).click();
+    expect(await submit(page, 'Yes, remove the domain', item)).toBe(303);
     await page.getByText('No domains yet.').waitFor();
     expect(await api.deps.store.domains.countDocuments({ userId: user._id })).toBe(0);
   }, 90_000);

@@ -3,7 +3,7 @@
 // is refused on the page (the pasted text kept), and Delete removes the key.
 import { generateKey, readKey, revokeKey } from 'openpgp';
 import { createUser } from '../../../lib/store/users.js';
-import { useBrowser } from '../../support/browser.js';
+import { useBrowser, confirmAction } from '../../support/browser.js';
 import { useLocalhostApi } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 
@@ -23,7 +23,7 @@ describe('the GPG keys page in a browser', () => {
     const fingerprint = (await readKey({ armoredKey: good.publicKey })).getFingerprint().toUpperCase();
 
     const page = await browser.signedIn(api.issuer, email, PASSWORD);
-    await page.getByRole('link', { name: 'GPG keys' }).click();
+    await page.getByRole('navigation', { name: 'Your account' }).getByRole('link', { name: 'Keys and domains' }).click();
     await page.getByRole('heading', { name: 'GPG keys', level: 1 }).waitFor();
     await page.getByText('No GPG keys yet.').waitFor();
 
@@ -38,9 +38,9 @@ describe('the GPG keys page in a browser', () => {
     await page.getByRole('button', { name: 'Add key' }).click();
     await page.getByRole('alert').filter({ hasText: 'this key is revoked' }).waitFor();
     expect((await page.getByLabel(/Public key/).inputValue()).trim()).toBe(revoked.trim());
-    expect(await page.getByRole('listitem').count()).toBe(1);
+    expect(await page.locator('main li').count()).toBe(1);
 
-    await item.getByRole('button', { name: 'Delete' }).click();
+    await confirmAction(item, 'Delete', 'Yes, delete the key');
     await page.getByText('No GPG keys yet.').waitFor();
     expect(await api.deps.store.gpgKeys.countDocuments({ fingerprint })).toBe(0);
   });

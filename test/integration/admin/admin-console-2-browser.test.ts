@@ -10,7 +10,7 @@ import { findClient } from '../../../lib/store/clients.js';
 import { findInvite } from '../../../lib/store/invites.js';
 import { getSiteSettings, setSiteSetting, siteSecret } from '../../../lib/store/settings.js';
 import { findUserByEmail, findUserById } from '../../../lib/store/users.js';
-import { useBrowser } from '../../support/browser.js';
+import { useBrowser, confirmAction } from '../../support/browser.js';
 import { useLocalhostApi } from '../../support/harness.js';
 import { skipTime } from '../../support/clock.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
@@ -109,7 +109,7 @@ describe('the admin console Users, Apps, Invites and Settings pages', () => {
     await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Users' }).click();
     await page.getByLabel(/^Search by email/).fill(target.email.split('@')[0]!);
     await page.getByRole('button', { name: 'Search' }).click();
-    const rows = page.locator('table.users tbody tr');
+    const rows = page.locator('tr[data-user]');
     expect(await rows.count()).toBe(1);
     expect(await rows.first().getAttribute('data-user')).toBe(target.id);
     expect(await rows.first().textContent()).toContain('<b>Found</b> Person');
@@ -117,7 +117,7 @@ describe('the admin console Users, Apps, Invites and Settings pages', () => {
 
     // Disabling the other user ends their session.
     await page.goto(`${api.issuer}/admin/users/${other.id}`);
-    await page.getByRole('button', { name: 'Disable account' }).click();
+    await confirmAction(page, 'Disable account', 'Yes, disable the account');
     expect(await status(page).textContent()).toContain('The account is disabled');
     expect(await page.locator('[data-state]').textContent()).toBe('disabled');
     await targetPage.goto(`${api.issuer}/account`);
@@ -140,10 +140,10 @@ describe('the admin console Users, Apps, Invites and Settings pages', () => {
     expect(await alert(page).textContent()).toContain('username:');
 
     await page.goto(`${api.issuer}/admin/users/${target.id}`);
-    await page.getByRole('button', { name: 'Reset second factors' }).click();
+    await confirmAction(page, 'Reset second factors', 'Yes, reset second factors');
     expect(await status(page).textContent()).toContain('Second factors removed');
     expect((await findUserById(api.deps.store, target.id))?.totp ?? null).toBeNull();
-    await page.getByRole('button', { name: 'Revoke all tokens' }).click();
+    await confirmAction(page, 'Revoke all tokens', 'Yes, revoke all tokens');
     expect(await status(page).textContent()).toContain('Every token of the user was revoked');
 
     await page.getByLabel(/to delete the account/).fill('someone@example.com');
@@ -256,7 +256,7 @@ describe('the admin console Users, Apps, Invites and Settings pages', () => {
     const link = await page.getByLabel('Invitation link').inputValue();
     expect(link).toMatch(new RegExp(`^${api.issuer}/signup\\?invite=[A-Za-z0-9_-]{43}$`));
     expect(await page.getByLabel('Invitation link').getAttribute('readonly')).not.toBeNull();
-    const row = page.locator('table.invites tbody tr').filter({ hasText: invitee });
+    const row = page.locator('tr[data-invite]').filter({ hasText: invitee });
     expect(await row.locator('[data-state]').textContent()).toBe('pending');
     const inviteId = (await row.getAttribute('data-invite'))!;
 
@@ -269,7 +269,7 @@ describe('the admin console Users, Apps, Invites and Settings pages', () => {
     expect(await invited.getByRole('heading', { name: 'Create an account' }).count()).toBe(1);
     expect(await invited.getByLabel('Email', { exact: true }).inputValue()).toBe(invitee);
 
-    await page.locator(`tr[data-invite="${inviteId}"]`).getByRole('button', { name: 'Revoke' }).click();
+    await confirmAction(page.locator(`tr[data-invite="${inviteId}"]`), 'Revoke', 'Yes, revoke the invitation');
     expect(await status(page).textContent()).toContain('The invitation was revoked');
     expect(await page.locator(`tr[data-invite="${inviteId}"] [data-state]`).textContent()).toBe('revoked');
     expect((await findInvite(api.deps.store, inviteId))?.revokedAt).toBeInstanceOf(Date);

@@ -69,6 +69,7 @@ describe('the admin console in a browser', () => {
       '/admin',
       '/admin/',
       '/admin/teams',
+      `/admin/teams/${team.id}`,
       '/admin/sources',
       '/admin/sources/x',
       '/admin/settings',
@@ -112,23 +113,26 @@ describe('the admin console in a browser', () => {
     expect(await count('users')).toBe(users + 1);
 
     await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Teams' }).click();
-    const row = page.locator(`li[data-team="${doomed.id}"]`);
-    expect(await row.locator('strong').textContent()).toBe('<img src=x onerror=alert(1)> Doomed');
+    const listed = page.locator(`tr[data-team="${doomed.id}"]`).getByRole('link');
+    expect(await listed.textContent()).toBe('<img src=x onerror=alert(1)> Doomed');
+    await listed.click();
+    await page.getByRole('heading', { level: 1, name: '<img src=x onerror=alert(1)> Doomed' }).waitFor();
+    const row = page.locator(`section[data-team="${doomed.id}"]`);
     await row.getByLabel(/to delete this team/).fill('wrong-slug');
     await row.getByRole('button', { name: `Delete ${doomed.slug}` }).click();
     expect(await alert(page).textContent()).toContain(`type the slug ${doomed.slug}`);
     expect(await findTeam(api.deps.store, doomed.id)).not.toBeNull();
 
     await page
-      .locator(`li[data-team="${doomed.id}"]`)
+      .locator(`section[data-team="${doomed.id}"]`)
       .getByLabel(/to delete this team/)
       .fill(doomed.slug);
     await page
-      .locator(`li[data-team="${doomed.id}"]`)
+      .locator(`section[data-team="${doomed.id}"]`)
       .getByRole('button', { name: `Delete ${doomed.slug}` })
       .click();
     await page.waitForURL(`${api.issuer}/admin/teams`);
-    expect(await page.locator(`li[data-team="${doomed.id}"]`).count()).toBe(0);
+    expect(await page.locator(`tr[data-team="${doomed.id}"]`).count()).toBe(0);
     expect(await findTeam(api.deps.store, doomed.id)).toBeNull();
 
     await page.getByRole('link', { name: 'Audit log' }).click();
@@ -259,7 +263,7 @@ describe('the admin console in a browser', () => {
     const [admin, owner] = await Promise.all([user('console-keys', true), user('console-owner')]);
     const team = await teamOf(owner, 'Keyboard target');
     const page = await signedIn(admin);
-    await page.goto(`${api.issuer}/admin/teams`);
+    await page.goto(`${api.issuer}/admin/teams/${team.id}`);
     const target = `confirm-${team.id}`;
     let tabs = 0;
     while ((await focusedId(page)) !== target) {
@@ -272,7 +276,7 @@ describe('the admin console in a browser', () => {
     expect(await page.locator(':focus').evaluate((e) => e.tagName)).toBe('BUTTON');
     await page.keyboard.press('Enter');
     await page.waitForURL(`${api.issuer}/admin/teams`);
-    await page.locator(`li[data-team="${team.id}"]`).waitFor({ state: 'detached' });
+    await page.locator(`tr[data-team="${team.id}"]`).waitFor({ state: 'detached' });
     expect(await findTeam(api.deps.store, team.id)).toBeNull();
   });
 });

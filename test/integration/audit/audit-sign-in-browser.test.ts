@@ -7,7 +7,7 @@ import type { Filter } from 'mongodb';
 import type { AuditEntry } from '../../../lib/model/audit-events.js';
 import { findUserByEmail } from '../../../lib/store/users.js';
 import { auditRecords, awaitAuditRecord } from '../../support/audit.js';
-import { addPasskey, addVirtualAuthenticator, signInAtAccount, useBrowser } from '../../support/browser.js';
+import { addPasskey, addVirtualAuthenticator, signInAtAccount, useBrowser, confirmAction } from '../../support/browser.js';
 import { useLocalhostApi } from '../../support/harness.js';
 import { newSource, UPSTREAM_CLIENT_ID, UPSTREAM_CLIENT_SECRET } from '../../support/oauth-source.js';
 import { signInUpstream, startUpstreamIdp, type UpstreamIdp } from '../../support/upstream-idp.js';
@@ -75,7 +75,7 @@ it('records a passkey added, a sign-in with it, its removal, and the refused sig
   );
 
   await page.goto(`${api.issuer}/account/security`);
-  await page.getByRole('listitem').filter({ hasText: 'Audit key' }).getByRole('button', { name: 'Remove' }).click();
+  await confirmAction(page.getByRole('listitem').filter({ hasText: 'Audit key' }), 'Remove', 'Yes, remove the passkey');
   await page.waitForURL(`${api.issuer}/account/security`);
   await expectRecord(
     { event: 'passkey.removed', 'subject.userId': id },

@@ -2,7 +2,7 @@
 // the first sees both (itself marked), signs the other out, then signs out
 // everywhere.
 import { createUser } from '../../../lib/store/users.js';
-import { useBrowser } from '../../support/browser.js';
+import { useBrowser, confirmAction } from '../../support/browser.js';
 import { useLocalhostApi } from '../../support/harness.js';
 import { uniqueEmail } from '../../../tools/fixtures/users.js';
 
@@ -22,19 +22,19 @@ describe('the sessions page in a browser', () => {
     const second = await signedInPage(email);
 
     await first.goto(`${api.issuer}/account`);
-    await first.getByRole('link', { name: 'Where you are signed in' }).click();
+    await first.getByRole('navigation', { name: 'Your account' }).getByRole('link', { name: 'Sessions' }).click();
     await first.getByRole('heading', { name: 'Your sessions' }).waitFor();
-    const items = first.getByRole('listitem');
+    const items = first.locator('ul.sessions > li');
     expect(await items.count()).toBe(2);
     expect(await items.filter({ hasText: 'This browser' }).count()).toBe(1);
-    await items.filter({ hasText: 'Another browser' }).getByRole('button', { name: 'Sign out' }).click();
+    await confirmAction(items.filter({ hasText: 'Another browser' }), 'Sign out', 'Yes, sign it out');
     await first.getByText('That session is signed out.').waitFor();
-    expect(await first.getByRole('listitem').count()).toBe(1);
+    expect(await first.locator('ul.sessions > li').count()).toBe(1);
 
     await second.goto(`${api.issuer}/account`);
     await second.waitForURL(`${api.issuer}/login`);
 
-    await first.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await confirmAction(first, 'Sign out everywhere', 'Yes, sign out everywhere');
     await first.getByRole('heading', { name: 'You are signed out' }).waitFor();
     await first.goto(`${api.issuer}/account`);
     await first.waitForURL(`${api.issuer}/login`);

@@ -131,6 +131,17 @@ describe('re-authentication for sensitive account changes', () => {
     expect(codes.status).toBe(200);
   });
 
+  it('offers backup codes only with a second factor, and refuses to make them without one', async () => {
+    const { agent, user } = await signedIn();
+    const security = await (await agent.get('/account/security')).res.text();
+    expect(security).not.toContain('Generate new backup codes');
+    expect(security).toContain('Set up one of them first');
+    const refused = await post(agent, '/account/security/backup-codes', { csrf: csrfOf(security) });
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain('Set up an authenticator app or a passkey first');
+    expect((await api.deps.store.users.findOne({ _id: user._id }))!.backupCodes).toEqual([]);
+  });
+
   it('accepts as next only paths of this site', async () => {
     const { agent, email } = await signedIn();
     const signInWith = async (next: string) => {

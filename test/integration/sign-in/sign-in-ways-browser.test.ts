@@ -45,6 +45,7 @@ describe('setting a password on an account created by "Sign in with …"', () =>
     const { page, email, userId } = await passwordlessPage();
     const other = await createSession(api.deps.store, { userId, amr: ['fed'], acr: 'pwd' });
     await page.goto(`${api.issuer}/account`);
+    await page.getByRole('navigation', { name: 'Your account' }).getByRole('link', { name: 'Security' }).click();
     await page.getByRole('link', { name: 'Set a password' }).click();
     await page.getByRole('heading', { name: 'Set a password' }).waitFor();
     expect(await page.getByLabel('Current password').count()).toBe(0);
@@ -66,7 +67,7 @@ describe('setting a password on an account created by "Sign in with …"', () =>
     await page.getByText('Your other session was signed out.').waitFor();
     expect(await findSession(api.deps.store, other.token)).toBeNull();
 
-    await page.goto(`${api.issuer}/account`);
+    await page.goto(`${api.issuer}/account/security`);
     await page.getByRole('link', { name: 'Change your password' }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.goto(`${api.issuer}/login`);
@@ -98,6 +99,7 @@ describe('changing the password of an account with one', () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${api.issuer}/account`);
 
+    await page.getByRole('navigation', { name: 'Your account' }).getByRole('link', { name: 'Security' }).click();
     await page.getByRole('link', { name: 'Change your password' }).click();
     await page.getByRole('heading', { name: 'Change your password' }).waitFor();
     const current = page.getByLabel('Current password');

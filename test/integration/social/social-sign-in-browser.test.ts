@@ -7,7 +7,7 @@ import { generate } from 'otplib';
 import { socialAccountsOf } from '../../../lib/store/oauth-sources.js';
 import { findUserByEmail } from '../../../lib/store/users.js';
 import { createPersonalAccessToken } from '../../../lib/store/personal-access-tokens.js';
-import { expectSignedOut, useBrowser } from '../../support/browser.js';
+import { expectSignedOut, useBrowser, confirmAction } from '../../support/browser.js';
 import { useLocalhostApi, type Json } from '../../support/harness.js';
 import { newSource, UPSTREAM_CLIENT_ID, UPSTREAM_CLIENT_SECRET } from '../../support/oauth-source.js';
 import { forgetUpstream, signInUpstream, startUpstreamIdp, type UpstreamIdp, upstreamPages } from '../../support/upstream-idp.js';
@@ -65,7 +65,7 @@ describe('Sign in with an upstream provider', () => {
     expect(listed.social_accounts).toEqual([{ id: expect.any(String), provider: s.slug, provider_user_id: sub, linked_at: expect.any(String) }]);
 
     await page.goto(`${api.issuer}/account/social`);
-    await page.getByRole('button', { name: `Unlink ${s.name}` }).click();
+    await confirmAction(page, `Unlink ${s.name}`, `Yes, unlink ${s.name}`);
     await page.getByText('only way to sign in').waitFor();
     expect(await socialAccountsOf(api.deps.store, user!._id)).toHaveLength(1);
 
@@ -104,7 +104,7 @@ describe('Sign in with an upstream provider', () => {
     expect((await apiGet(user._id)).social_accounts).toEqual([expect.objectContaining({ provider: optedIn.slug, provider_user_id: verified })]);
 
     await page.goto(`${api.issuer}/account/social`);
-    await page.getByRole('button', { name: `Unlink ${optedIn.name}` }).click();
+    await confirmAction(page, `Unlink ${optedIn.name}`, `Yes, unlink ${optedIn.name}`);
     await page.getByText('The account is unlinked.').waitFor();
     expect((await apiGet(user._id)).social_accounts).toEqual([]);
   });

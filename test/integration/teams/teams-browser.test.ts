@@ -7,7 +7,7 @@ import { findMember, findTeam, findTeamBySlug } from '../../../lib/store/teams.j
 import { createTeam, userActor, type TeamDeps } from '../../../lib/teams/team-changes.js';
 import { joinTeam } from '../../support/teams.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';
-import { useBrowser } from '../../support/browser.js';
+import { useBrowser, confirmAction } from '../../support/browser.js';
 import { useLocalhostApi } from '../../support/harness.js';
 import { auditRecords } from '../../support/audit.js';
 import { newUser, type FixtureUser } from '../../../tools/fixtures/users.js';
@@ -78,7 +78,7 @@ describe('the teams pages in a browser', () => {
   it('creates a team and a child team, invites members by email and username who join by accepting, changes a role, gives a group and removes a member', async () => {
     const [alice, bob, carol] = await Promise.all([user('teams-alice'), user('teams-bob'), user('teams-carol')]);
     const page = await signedIn(alice);
-    await page.getByRole('link', { name: 'Your teams' }).click();
+    await page.getByRole('navigation', { name: 'Your account' }).getByRole('link', { name: 'Teams' }).click();
     await page.getByText('You are not in any team yet.').waitFor();
     const topSlug = slug('platform');
     const top = await createOnPage(page, 'Platform', topSlug);
@@ -149,7 +149,7 @@ describe('the teams pages in a browser', () => {
     expect((await findMember(api.deps.store, c.id, newcomer.id))?.role).toBe('member');
     await memberItem(readOnly, newcomer).waitFor();
     expect(await readOnly.locator('main form').count()).toBe(1); // "Leave team" only
-    await readOnly.getByRole('button', { name: 'Leave team' }).click();
+    await confirmAction(readOnly, 'Leave team', 'Yes, leave the team');
     await readOnly.waitForURL(`${api.issuer}/account/teams`);
     expect(await findMember(api.deps.store, c.id, newcomer.id)).toBeNull();
   });
