@@ -643,7 +643,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
 }
 
 /** Whether the issuer is plain http on this machine: a development or test setup, where cheaper password hashes may save a test suite's time. */
-function isDevelopmentIssuer(issuer: string): boolean {
+export function isDevelopmentIssuer(issuer: string): boolean {
   const url = new URL(issuer);
   return url.protocol === 'http:' && isLoopbackHost(url.hostname);
 }

@@ -13,6 +13,7 @@ import { spawnManaged, type ManagedProcess } from '../embedded/process.js';
 import { startFerretDb, startTemporalDevServer } from '../embedded/servers.js';
 import { PROJECT_ROOT } from '../../lib/runtime/paths.js';
 import { supervise, type Supervised } from '../embedded/supervisor.js';
+import { localWebhooksAllowlist } from './local-webhooks.js';
 
 const config = loadConfigOrExit('keyflow');
 const say = (line: string) => process.stdout.write(`[keyflow] ${line}\n`);
@@ -49,6 +50,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 try {
   const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: config.temporal.address, MONGODB_URI: config.mongo.uri };
+  const localWebhooks = localWebhooksAllowlist(config.issuer, process.env);
+  if (localWebhooks !== null) {
+    env.OUTBOUND_ALLOWLIST = localWebhooks;
+    say(`development issuer: webhooks may also go to receivers on this machine (OUTBOUND_ALLOWLIST=${localWebhooks}; set OUTBOUND_ALLOWLIST to choose)`);
+  }
   if (config.temporal.embedded) {
     say('starting the Temporal dev server (usually a few seconds)…');
     const startedAt = Date.now();

@@ -76,6 +76,7 @@ describe('npm start (the launcher)', () => {
     delete env.KEYFLOW_KEK;
     delete env.MONGODB_DATABASE;
     delete env.TEMPORAL_TASK_QUEUE;
+    delete env.OUTBOUND_ALLOWLIST;
   });
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
@@ -133,6 +134,10 @@ describe('npm start (the launcher)', () => {
       expect(said(/\[keyflow\] Temporal dev server \(pid \d+\) on [^\n]*; up in \d+\.\d s\n/)).toBeGreaterThan(said(/starting the Temporal dev server/));
       expect(said(/\[keyflow\] starting FerretDB \(usually a few seconds\)…\n/)).toBeGreaterThanOrEqual(0);
       expect(said(/\[keyflow\] FerretDB \(pid \d+, [^\n]*; up in \d+\.\d s\n/)).toBeGreaterThan(said(/starting FerretDB/));
+      // An http issuer on this machine: webhooks may go to a local receiver, and the launcher says so.
+      expect(first.output()).toContain(
+        '[keyflow] development issuer: webhooks may also go to receivers on this machine (OUTBOUND_ALLOWLIST=webhooks=localhost:*,',
+      );
       // The worker bundles its workflows before it polls; it may come up after the api is ready.
       await eventually(() => expect(first.output()).toMatch(/\[worker\] .*worker running/), 60_000);
       expect(first.output()).toMatch(/\[api\] .*api listening/);
