@@ -144,6 +144,10 @@ export const COMMANDS: readonly CommandDef[] = [
       'allowed-resource': many('URI', 'a resource indicator it may ask for (repeatable)'),
       'no-pkce': flag('a confidential client that may leave PKCE out'),
       'machine-access': many('RESOURCE=SCOPE[,SCOPE…]', 'what it may get for itself with client_credentials (repeatable; it then needs no redirect URI)'),
+      'grant-type': many(
+        'authorization_code|implicit|refresh_token|client_credentials|device_code|token_exchange',
+        'a grant type it uses (repeatable; default authorization_code). Without authorization_code or implicit it needs no redirect URI and is refused at the authorization endpoint',
+      ),
     },
     summary: 'Creates an app; prints it with its secret, this once (and a note on stderr when its ID tokens are ML-DSA-65).',
   },

@@ -322,10 +322,15 @@ describe('keyflow clients', () => {
     expect(r.stdout).toBe('');
   });
 
-  it('refuses a client without a redirect URI (none is ever learned)', async () => {
-    const r = await runCli(['clients', 'create', '--name', 'No redirect']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/at least one redirect URI is required/);
+  it('refuses a client without a redirect URI when it uses authorization_code, said or by default (none is ever learned)', async () => {
+    for (const grants of [[], ['--grant-type', 'authorization_code', '--grant-type', 'device_code']]) {
+      const r = await runCli(['clients', 'create', '--name', 'No redirect', ...grants]);
+      expectRefused(r, 2, /^keyflow: --redirect-uri: at least one redirect URI is required \(see keyflow clients create --help\)\n$/);
+    }
+    expectRefused(await runCli(['clients', 'create', '--name', 'X', '--grant-type', 'password']), 2, /^keyflow: --grant-type: unknown grant type "password"/);
+    const deviceOnly = await runCli(['clients', 'create', '--name', 'Device only', '--public', '--grant-type', 'device_code']);
+    expect(deviceOnly.code).toBe(0);
+    expect(json(deviceOnly.stdout).redirect_uris).toEqual([]);
   });
 });
 
