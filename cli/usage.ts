@@ -19,7 +19,7 @@ function parseArgsRefusal(err: Error & { code?: string }): UsageError {
     return new UsageError(err.message.includes('does not take') ? `${named} takes no value` : `${named} needs a value`);
   const positional = /^Unexpected argument '([^']*)'/.exec(err.message)?.[1];
   if (positional !== undefined) return new UsageError(`unexpected argument: ${positional}`);
-  return new UsageError(err.message.split('\n')[0]!);
+  return new UsageError(err.message.split('\n')[0]);
 }
 
 /** node:util's parseArgs, whose refusal of a command line is a UsageError (one line, exit 2). */
