@@ -1,6 +1,6 @@
 // `keyflow apps …` (also `clients …`): the operator's changes to an existing
 // app, each through the module the APIs use, with the operator as the events'
-// actor. An unknown client id is a usage error (exit 2).
+// actor. An unknown client id is not found (exit 1).
 //
 // - verify, deactivate, reactivate, machine-access: a site admin's changes
 //   (admin/app-changes.ts): the same grant revocation on deactivation (and of
@@ -17,7 +17,7 @@ import { adminAppJson, appChangeJson } from '../lib/admin/app-json.js';
 import { deleteApp, rotateAppSecret, updateApp } from '../lib/accounts/app-lifecycle.js';
 import { appToClient } from '../lib/model/client-metadata.js';
 import type { ClientDoc } from '../lib/model/clients.js';
-import { ConflictError, ValidationError } from '../lib/model/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../lib/model/errors.js';
 import { parseScopeParam } from '../lib/model/scopes.js';
 import { parseMachineAccessArgs, type MachineAccessEntry } from '../lib/model/machine-access.js';
 import type { Store } from '../lib/store/db.js';
@@ -109,7 +109,7 @@ async function update(store: Store, cfg: Config, argv: string[]): Promise<void> 
   const events = cliEvents(cfg, store);
   try {
     const updated = await updateApp({ store, events, audit: cliAudit(store) }, client, input, OPERATOR);
-    if (!updated) throw new ValidationError([`no app with client_id ${client._id}`]);
+    if (!updated) throw new NotFoundError(`no app with client_id ${client._id}`);
     // A client that starts using a secret gets one, shown this once.
     print({ ...adminAppJson(updated.client), ...(updated.clientSecret ? { client_secret: updated.clientSecret } : {}) });
   } finally {
@@ -138,7 +138,6 @@ async function remove(store: Store, cfg: Config, argv: string[]): Promise<void> 
     throw new UsageError(
       `not deleting the app "${client.name}" (${client._id}) without --yes: deleting it revokes its ${grants} grant(s), ` +
         'whose access and refresh tokens stop working at once. Nothing was changed.',
-      false,
     );
   }
   const temporal = await connectTemporal(cfg);

@@ -3,14 +3,14 @@
 // clients.ts (list, show, create) and apps.ts (the changes) alike.
 import type { ClientDoc } from '../lib/model/clients.js';
 import type { RedirectUriEntry } from '../lib/model/redirect-uri.js';
-import { ValidationError } from '../lib/model/errors.js';
+import { NotFoundError } from '../lib/model/errors.js';
 import { findClient } from '../lib/store/clients.js';
 import type { Store } from '../lib/store/db.js';
 
-/** The client a command names; an unknown client id is a usage error (exit 2). */
+/** The client a command names; an unknown client id is not found (exit 1). */
 export async function clientById(store: Store, clientId: string): Promise<ClientDoc> {
   const client = clientId.length <= 200 ? await findClient(store, clientId) : null;
-  if (!client) throw new ValidationError([`no app with client_id ${clientId}`]);
+  if (!client) throw new NotFoundError(`no app with client_id ${clientId}`);
   return client;
 }
 

@@ -8,6 +8,7 @@ import { adminAppJson } from '../lib/admin/app-json.js';
 import { accessTokenAlgOf, fapiProfileOf, idTokenAlgOf, introspectionAlgOf, userinfoAlgOf } from '../lib/model/client-metadata.js';
 import { signingNotes } from '../lib/model/algorithm-notes.js';
 import { parseMachineAccessArgs } from '../lib/model/machine-access.js';
+import { DEVICE_CODE_GRANT_TYPE, TOKEN_EXCHANGE_GRANT_TYPE } from '../lib/model/grant-types.js';
 import { FAPI2_DEFAULT_SIGNING_ALG } from '../lib/model/fapi2.js';
 import { requestObjectAlgOf } from '../lib/model/request-object.js';
 import type { NewClientInput } from '../lib/model/clients.js';
@@ -20,6 +21,9 @@ import { clientById, redirectUrisOf } from './client-args.js';
 import { optionsOf } from './commands.js';
 import { parseCommand, print, required, UsageError } from './usage.js';
 import { cliIo } from './io.js';
+
+/** The grant types whose registered names are URNs, by their short names. */
+const GRANT_TYPE_NAMES: Record<string, string> = { device_code: DEVICE_CODE_GRANT_TYPE, token_exchange: TOKEN_EXCHANGE_GRANT_TYPE };
 
 async function create(store: Store, cfg: Config, argv: string[]): Promise<void> {
   const { values: v } = parseCommand(argv, optionsOf('clients create'));
@@ -73,6 +77,7 @@ async function create(store: Store, cfg: Config, argv: string[]): Promise<void> 
     requirePushedAuthorizationRequests: Boolean(v['require-par']),
     allowedResources: list('allowed-resource'),
     requirePkce: !v['no-pkce'],
+    grantTypes: v['grant-type'] === undefined ? undefined : list('grant-type').map((g) => GRANT_TYPE_NAMES[g] ?? g),
   } as NewClientInput;
   const events = cliEvents(cfg, store);
   let created;

@@ -27,6 +27,8 @@ export interface CommandDef {
   summary: string;
   /** Another name of the group (`apps` for `clients`). */
   alias?: string;
+  /** Its arguments are taken as they are, never read as options (a kid may start with `-`). */
+  literalArgs?: boolean;
 }
 
 const s = (value: string, help: string, extra: Partial<OptionDef> = {}): OptionDef => ({ type: 'string', value, help, ...extra });
@@ -142,6 +144,10 @@ export const COMMANDS: readonly CommandDef[] = [
       'allowed-resource': many('URI', 'a resource indicator it may ask for (repeatable)'),
       'no-pkce': flag('a confidential client that may leave PKCE out'),
       'machine-access': many('RESOURCE=SCOPE[,SCOPE…]', 'what it may get for itself with client_credentials (repeatable; it then needs no redirect URI)'),
+      'grant-type': many(
+        'authorization_code|implicit|refresh_token|client_credentials|device_code|token_exchange',
+        'a grant type it uses (repeatable; default authorization_code). Without authorization_code or implicit it needs no redirect URI and is refused at the authorization endpoint',
+      ),
     },
     summary: 'Creates an app; prints it with its secret, this once (and a note on stderr when its ID tokens are ML-DSA-65).',
   },
@@ -213,7 +219,7 @@ export const COMMANDS: readonly CommandDef[] = [
     options: { alg: s(ALGS, 'one algorithm (default: all)') },
     summary: 'A new key, published at once, signing from signs_from.',
   },
-  { name: 'keys retire', args: ['KID'], summary: 'Retires a key that no longer signs; published until published_until.' },
+  { name: 'keys retire', args: ['KID'], literalArgs: true, summary: 'Retires a key that no longer signs; published until published_until.' },
   {
     name: 'flows list',
     options: { client: s('ID', 'one client'), user: s('ID', 'one user'), all: flag('include finished ones') },
@@ -317,6 +323,23 @@ export function commandDef(name: string): CommandDef {
   const def = COMMANDS.find((c) => c.name === name);
   if (!def) throw new Error(`no CLI command ${name} is defined`);
   return def;
+}
+
+/** A group's one name: `apps` is `clients`. */
+const canonicalGroup = (group: string): string => COMMANDS.find((c) => c.alias === group)?.name.split(' ')[0] ?? group;
+
+/** The commands of `group` (either of its names), in the table's order; empty for an unknown group. */
+export function groupCommands(group: string): CommandDef[] {
+  return COMMANDS.filter((c) => canonicalGroup(c.name.split(' ')[0]!) === canonicalGroup(group));
+}
+
+/** Whether `group` is a command of one word (`backup`): what follows it is its arguments. */
+export const isSingleCommand = (group: string): boolean => COMMANDS.some((c) => c.name === group);
+
+/** The command `group sub` names (`sub` undefined for one of one word); undefined for none. */
+export function commandOf(group: string, sub: string | undefined): CommandDef | undefined {
+  if (isSingleCommand(group)) return commandDef(group);
+  return groupCommands(group).find((c) => c.name.split(' ')[1] === sub);
 }
 
 /** The parser options (node:util parseArgs) of `name`. */

@@ -1,28 +1,18 @@
 // `keyflow invites ...`: the operator's invitations, through the same changes
 // as the admin API (admin/invite-changes.ts): the same checks, the same
 // invite.create / invite.revoke admin events with the operator as actor.
-// `create` prints the link once (it is stored only as a hash); an unknown
-// invitation and invalid values exit 2, revoking a used one exits 1.
+// `create` prints the link once (it is stored only as a hash); invalid values
+// exit 2, an unknown invitation and revoking a used one exit 1.
 import type { Config } from '../lib/config/env.js';
-import { ValidationError } from '../lib/model/errors.js';
+import { NotFoundError } from '../lib/model/errors.js';
 import { inviteJson } from '../lib/model/invites.js';
 import type { Store } from '../lib/store/db.js';
 import { findInvite, listInvites } from '../lib/store/invites.js';
 import { createInvite, revokeInvite, type InviteDeps } from '../lib/admin/invite-changes.js';
 import { cliEvents, OPERATOR } from './events.js';
-import { print, UsageError, parseOrUsage } from './usage.js';
+import { parseCommand, print, UsageError } from './usage.js';
 import { optionsOf } from './commands.js';
 import { currentDate } from '../lib/runtime/clock.js';
-
-const OPTIONS = { ...optionsOf('invites create'), ...optionsOf('invites list') };
-
-function commandLine(argv: string[], allowed: string[], positionals: number) {
-  const parsed = parseOrUsage({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  const extra = Object.keys(parsed.values).find((k) => !allowed.includes(k));
-  if (extra) throw new UsageError(`unknown option --${extra}`);
-  if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument: ${parsed.positionals[positionals]}`);
-  return parsed;
-}
 
 /** A whole number option, or a usage error naming it. */
 function whole(name: string, raw: string | undefined, min: number, max: number): number | undefined {
@@ -34,14 +24,13 @@ function whole(name: string, raw: string | undefined, min: number, max: number):
 
 export async function invitesCommand(store: Store, cfg: Config, sub: string | undefined, argv: string[]): Promise<void> {
   if (sub === 'list') {
-    const { values } = commandLine(argv, ['limit'], 0);
+    const { values } = parseCommand(argv, optionsOf('invites list'));
     const now = currentDate();
     print((await listInvites(store, whole('limit', values.limit as string | undefined, 1, 1000) ?? 100, 0)).map((i) => inviteJson(i, now)));
     return;
   }
   if (sub !== 'create' && sub !== 'revoke') throw new UsageError(`unknown command: invites ${sub ?? ''}`.trim());
-  const { values, positionals } = commandLine(argv, sub === 'create' ? ['email', 'role', 'expires-in-days'] : [], sub === 'create' ? 0 : 1);
-  if (sub === 'revoke' && positionals[0] === undefined) throw new UsageError('the invitation id is required');
+  const { values, positionals } = parseCommand(argv, optionsOf(`invites ${sub}`), sub === 'create' ? 0 : 1);
   const events = cliEvents(cfg, store);
   const deps: InviteDeps = { store, issuer: cfg.issuer, events };
   try {
@@ -56,7 +45,7 @@ export async function invitesCommand(store: Store, cfg: Config, sub: string | un
       return;
     }
     const invite = await findInvite(store, positionals[0]!);
-    if (!invite) throw new ValidationError([`no invitation with id ${positionals[0]}`]);
+    if (!invite) throw new NotFoundError(`no invitation with id ${positionals[0]}`);
     print(inviteJson(await revokeInvite(deps, invite, OPERATOR)));
   } finally {
     await events.finish();

@@ -1,4 +1,4 @@
-// The operator CLI: `npm run cli -- <command>` or the `keyflow` bin. This entry
+// The operator CLI: `npm run -s cli -- <command>` or the `keyflow` bin. This entry
 // refuses an old Node.js, keeps the compile cache, runs the command line
 // (run.ts) and exits with its code once the output is flushed.
 import '../lib/runtime/supported-node.js'; // first: refuses an old Node.js before anything else loads

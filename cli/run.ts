@@ -6,7 +6,9 @@ import type { Config } from '../lib/config/env.js';
 import type { Store } from '../lib/store/db.js';
 import { cliIo } from './io.js';
 import { UsageError, USAGE } from './usage.js';
-import { COMMANDS, commandHelp, synopsis, type CommandDef } from './commands.js';
+import { commandHelp, commandOf, groupCommands, isSingleCommand, synopsis } from './commands.js';
+import { checkCommandLine, commandOfLine, helpHint, lineCommand } from './command-line.js';
+import { problemInFlags } from './field-flags.js';
 
 type Command = (store: Store, cfg: Config, sub: string | undefined, argv: string[]) => Promise<void>;
 
@@ -29,9 +31,6 @@ const GROUPS: Record<string, () => Promise<Command>> = {
   backup: async () => (await import('./backup.js')).backupCommand,
   restore: async () => (await import('./backup.js')).restoreCommand,
 };
-
-/** Commands of one word: what follows the name is their arguments. */
-const SINGLE = new Set(['backup', 'restore']);
 
 /**
  * Commands that only read. They skip creating the indexes (a round trip per
@@ -68,21 +67,22 @@ async function openCliStore(cfg: Config, readOnly: boolean): Promise<Store> {
 
 async function dispatch(argv: string[]): Promise<number> {
   const group = argv[0];
-  const single = group !== undefined && SINGLE.has(group);
+  const single = group !== undefined && isSingleCommand(group);
   const sub = single ? undefined : argv[1];
   const rest = argv.slice(single ? 1 : 2);
   if (group === undefined || group === 'help' || group === '--help' || group === '-h') {
     (group === undefined ? cliIo().stderr : cliIo().stdout)(USAGE + '\n');
     return group === undefined ? 2 : 0;
   }
-  if (group !== 'flows' && !Object.hasOwn(GROUPS, group)) throw new UsageError(`unknown command: ${group}`);
   // `keyflow <group> [<sub>] --help`: that command's help, or the group's commands; nothing else runs.
-  if ([sub, ...rest].some((a) => a === '--help' || a === '-h')) {
+  if (groupCommands(group).length && [sub, ...rest].some((a) => a === '--help' || a === '-h')) {
     const help = helpOf(group, sub === '--help' || sub === '-h' ? undefined : sub);
     if (help === null) throw new UsageError(`unknown command: ${[group, sub].join(' ')}`);
     cliIo().stdout(help);
     return 0;
   }
+  // The whole command line is checked before MongoDB or Temporal is asked anything.
+  checkCommandLine(commandOfLine(argv), rest);
   const { parseConfig } = await import('../lib/config/env.js');
   const parsed = parseConfig(cliIo().env);
   if (!parsed.ok) {
@@ -112,35 +112,34 @@ async function dispatch(argv: string[]): Promise<number> {
 
 /** The help of `group sub`, or the synopses of the group's commands without `sub`; null for an unknown command. */
 function helpOf(group: string, sub: string | undefined): string | null {
-  const name = (def: CommandDef) => def.name.split(' ');
-  const inGroup = COMMANDS.filter((def) => name(def)[0] === group || def.alias === group);
-  if (SINGLE.has(group)) return inGroup[0] ? commandHelp(inGroup[0]) : null;
-  if (sub === undefined) return inGroup.length ? inGroup.map((def) => `keyflow ${synopsis(def)}\n    ${def.summary}\n`).join('') : null;
-  const def = inGroup.find((d) => name(d)[1] === sub);
-  return def ? commandHelp(def) : null;
+  if (isSingleCommand(group) || sub !== undefined) {
+    const def = commandOf(group, sub);
+    return def ? commandHelp(def) : null;
+  }
+  return groupCommands(group)
+    .map((def) => `keyflow ${synopsis(def)}\n    ${def.summary}\n`)
+    .join('');
 }
 
-/** Runs one command line; its exit code (2: a wrong command line, 1: a command that could not be carried out). */
+/** Runs one command line; its exit code (0 done, 1 not found or failed, 2 a wrong command line). */
 export async function runKeyflow(argv: string[]): Promise<number> {
   try {
     return await dispatch(argv);
   } catch (err) {
-    return refusal(err);
+    return refusal(err, argv);
   }
 }
 
-async function refusal(err: unknown): Promise<number> {
+/** Says why a command line was refused, in one line on stderr; its exit code. */
+async function refusal(err: unknown, argv: string[]): Promise<number> {
   const { ValidationError } = await import('../lib/model/errors.js');
-  if (err instanceof UsageError) {
-    cliIo().stderr(err.showUsage ? `keyflow: ${err.message}\n\n${USAGE}\n` : `keyflow: ${err.message}\n`);
+  // A wrong command line, or values it gave that fail validation: the caller's to fix, with the help to see.
+  if (err instanceof UsageError || err instanceof ValidationError) {
+    const message = err instanceof ValidationError ? err.problems.map((p) => problemInFlags(lineCommand(argv), p)).join('; ') : err.message;
+    cliIo().stderr(`keyflow: ${message} (see ${helpHint(argv)})\n`);
     return 2;
   }
-  // Values the command line gave that fail validation are the caller's to fix, like usage errors.
-  if (err instanceof ValidationError) {
-    for (const problem of err.problems) cliIo().stderr(`keyflow: invalid input: ${problem}\n`);
-    return 2;
-  }
-  // Operational errors (conflicts, unreachable MongoDB, KEK mismatch): one line, no stack.
+  // Not found, conflicts, unreachable MongoDB, KEK mismatch: one line, no stack.
   cliIo().stderr(`keyflow: error: ${err instanceof Error ? err.message : String(err)}\n`);
   return 1;
 }

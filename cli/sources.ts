@@ -2,10 +2,10 @@
 // providers for "Sign in with …"), through the same changes as the admin API
 // (sources/source-changes.ts): the same checks, the sealed secret, the same
 // oauth_source.* admin events with the operator as actor. Output is sourceJson
-// (never the secret). A source the command line names that does not exist, and
-// invalid values, exit 2; a taken slug exits 1.
+// (never the secret). Invalid values exit 2; a source the command line names
+// that does not exist, and a taken slug, exit 1.
 import type { Config } from '../lib/config/env.js';
-import { ValidationError } from '../lib/model/errors.js';
+import { NotFoundError } from '../lib/model/errors.js';
 import { sourceJson, type OAuthSourceDoc } from '../lib/model/oauth-sources.js';
 import { loadKek } from '../lib/security/kek.js';
 import type { Store } from '../lib/store/db.js';
@@ -83,7 +83,7 @@ async function fields(v: Values): Promise<Record<string, unknown>> {
 
 async function sourceByRef(store: Store, ref: string | undefined): Promise<OAuthSourceDoc> {
   if (ref === undefined) throw new UsageError('the source (id or slug) is required');
-  return (await findSourceByRef(store, ref)) ?? raise(new ValidationError([`no OAuth source with id or slug ${ref}`]));
+  return (await findSourceByRef(store, ref)) ?? raise(new NotFoundError(`no OAuth source with id or slug ${ref}`));
 }
 
 function raise(err: Error): never {
@@ -98,7 +98,6 @@ export async function sourcesCommand(store: Store, cfg: Config, sub: string | un
   }
   if (sub !== 'add' && sub !== 'update' && sub !== 'remove') throw new UsageError(`unknown command: sources ${sub ?? ''}`.trim());
   const { values, positionals } = commandLine(argv, sub === 'add' ? 0 : 1);
-  if (sub === 'remove' && Object.keys(values).length) throw new UsageError('sources remove takes no options');
   const events = cliEvents(cfg, store);
   const deps: SourceDeps = { store, kek: loadKek(cfg.kek, cfg.dataDir), events };
   try {

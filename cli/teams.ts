@@ -2,23 +2,22 @@
 // The operator acts instance-wide, as an owner of every team, through the same
 // changes as the APIs (teams/team-changes.ts): the same limits, the same audit
 // records, and admin.team.delete reaches admin webhooks like other CLI events.
-// A team or user the command line names that does not exist is a usage error
-// (exit 2), as for `users delete`; a refused change (conflict) exits 1.
+// A team or user the command line names that does not exist, and a refused
+// change (conflict), exit 1.
 import { type ParseArgsConfig } from 'node:util';
 import type { Config } from '../lib/config/env.js';
-import { ConflictError, NotFoundError, parseOrRefuse, ValidationError } from '../lib/model/errors.js';
+import { ConflictError, NotFoundError, parseOrRefuse } from '../lib/model/errors.js';
 import { MAX_LISTED_TEAMS, NewMemberInput, NewTeamInput, teamJson, userTeamJson, type TeamDoc, type TeamMemberDoc } from '../lib/model/teams.js';
-import type { UserDoc } from '../lib/model/users.js';
 import type { Store } from '../lib/store/db.js';
 import { findMember, findTeam, findTeamBySlug, hasChildTeams, listAllTeams, membersOf } from '../lib/store/teams.js';
 import { emailsByUserId } from '../lib/store/users-by-id.js';
-import { findUserByRef } from '../lib/store/users.js';
 import { userTeams } from '../lib/teams/membership.js';
 import { createTeam, deleteTeam, type TeamActor, type TeamDeps } from '../lib/teams/team-changes.js';
 import { addMember, removeTeamMember } from '../lib/teams/member-changes.js';
 import { cliAudit, cliEvents, OPERATOR } from './events.js';
 import { print, UsageError, parseOrUsage } from './usage.js';
 import { optionsOf } from './commands.js';
+import { userByRef } from './user-ref.js';
 
 const ACTOR: TeamActor = { userId: null, instanceWide: true, event: OPERATOR };
 
@@ -43,12 +42,7 @@ function raise(err: Error): never {
 
 /** A team by id or slug. */
 async function teamByRef(store: Store, ref: string): Promise<TeamDoc> {
-  return (await findTeam(store, ref)) ?? (await findTeamBySlug(store, ref)) ?? raise(new ValidationError([`no team with id or slug ${ref}`]));
-}
-
-/** A user by id, email or username. */
-async function userByRef(store: Store, ref: string): Promise<UserDoc> {
-  return (await findUserByRef(store, ref)) ?? raise(new ValidationError([`no user with id, email or username ${ref}`]));
+  return (await findTeam(store, ref)) ?? (await findTeamBySlug(store, ref)) ?? raise(new NotFoundError(`no team with id or slug ${ref}`));
 }
 
 const memberJson = (m: TeamMemberDoc, email: string | null) => ({ user_id: m.userId, email, role: m.role, groups: m.groups });
@@ -107,7 +101,7 @@ async function removeMemberCommand(deps: TeamDeps, argv: string[]) {
   const cl = commandLine(argv, optionsOf('teams remove-member'), ['the team (id or slug)']);
   const team = await teamByRef(deps.store, cl.positionals[0]!);
   const user = await userByRef(deps.store, cl.needed('user'));
-  if (!(await findMember(deps.store, team._id, user._id))) throw new ValidationError([`${user.email} is not a member of team ${team.slug}`]);
+  if (!(await findMember(deps.store, team._id, user._id))) throw new NotFoundError(`${user.email} is not a member of team ${team.slug}`);
   await removeTeamMember(deps, ACTOR, team._id, user._id);
   print({ team_id: team._id, removed: user._id, email: user.email });
 }
@@ -126,19 +120,13 @@ const CHANGES = { create, 'add-member': addMemberCommand, 'remove-member': remov
 const isChange = (sub: string | undefined): sub is keyof typeof CHANGES => sub !== undefined && Object.hasOwn(CHANGES, sub);
 
 export async function teamsCommand(store: Store, cfg: Config, sub: string | undefined, argv: string[]): Promise<void> {
+  if (sub === 'list') return list(store, argv);
+  if (sub === 'show') return show(store, argv);
+  if (!isChange(sub)) throw new UsageError(`unknown command: teams ${sub ?? ''}`.trim());
+  const events = cliEvents(cfg, store);
   try {
-    if (sub === 'list') return await list(store, argv);
-    if (sub === 'show') return await show(store, argv);
-    if (!isChange(sub)) throw new UsageError(`unknown command: teams ${sub ?? ''}`.trim());
-    const events = cliEvents(cfg, store);
-    try {
-      await CHANGES[sub]({ store, events, audit: cliAudit(store) }, argv);
-    } finally {
-      await events.finish();
-    }
-  } catch (err) {
-    // A team or member gone between the command's look-up and the change: the name no longer holds.
-    if (err instanceof NotFoundError) throw new ValidationError([err.message]);
-    throw err;
+    await CHANGES[sub]({ store, events, audit: cliAudit(store) }, argv);
+  } finally {
+    await events.finish();
   }
 }

@@ -6,17 +6,20 @@ import { cliIo } from './io.js';
 import { COMMANDS, synopsis } from './commands.js';
 
 /**
- * A command line the CLI refuses (exit 2). `showUsage: false` for a refusal
- * that the message alone explains (a missing confirmation): the usage text
- * would bury it.
+ * A command line the CLI refuses (exit 2): said in one line, with a pointer
+ * to the command's help (run.ts adds it), never the whole usage text.
  */
-export class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly showUsage = true,
-  ) {
-    super(message);
-  }
+export class UsageError extends Error {}
+
+/** node:util's refusal of a command line, in the CLI's words: `unknown option --x`, `--email needs a value`. */
+function parseArgsRefusal(err: Error & { code?: string }): UsageError {
+  const named = /'(-{1,2}[^' ]+)/.exec(err.message)?.[1];
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && named) return new UsageError(`unknown option ${named}`);
+  if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && named)
+    return new UsageError(err.message.includes('does not take') ? `${named} takes no value` : `${named} needs a value`);
+  const positional = /^Unexpected argument '([^']*)'/.exec(err.message)?.[1];
+  if (positional !== undefined) return new UsageError(`unexpected argument: ${positional}`);
+  return new UsageError(err.message.split('\n')[0]);
 }
 
 /** node:util's parseArgs, whose refusal of a command line is a UsageError (one line, exit 2). */
@@ -24,7 +27,7 @@ export function parseOrUsage<T extends ParseArgsConfig>(config: T): ReturnType<t
   try {
     return parseArgs(config);
   } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]!);
+    throw parseArgsRefusal(err as Error);
   }
 }
 
@@ -60,14 +63,14 @@ function wrapped(line: string, indent: string): string {
 
 /** The usage text: every command's synopsis (cli/commands.ts), then what every command shares. */
 export const USAGE = [
-  'usage: keyflow <command> [options]        (npm run cli -- <command> ...; `keyflow <command> --help` for one command)',
+  'usage: keyflow <command> [options]        (npm run -s cli -- <command> ...; `keyflow <command> --help` for one command)',
   '',
   ...COMMANDS.map((c) => wrapped(synopsis(c), '        ')),
   '',
   '`clients` is also `apps`. USER: id, email or username; TEAM: id or slug; SOURCE: id or slug.',
-  'Output is JSON on stdout (webhooks tail: text lines). A wrong command line (unknown command or',
-  'option, invalid value, unknown webhook id, team, user, source or invitation) exits with 2; a command that cannot be carried out',
-  '(conflict, MongoDB unreachable) with 1.',
+  'Output is JSON on stdout (webhooks tail: text lines); errors are one line on stderr. Exit codes: 0 done;',
+  '1 not found or failed (no such user, app, team, source, invitation, webhook or key; a conflict; MongoDB or',
+  'Temporal unreachable); 2 a wrong command line (unknown command or option, missing or extra argument, invalid value).',
 ].join('\n');
 
 /** A command's result: JSON on stdout. */

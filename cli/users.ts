@@ -5,18 +5,16 @@
 // and their clients told by back-channel logout (admin/user-sessions.ts).
 // Commands that revoke grants or end sessions (disable, delete, tokens revoke)
 // need Temporal and change nothing when it does not answer (exit 1). An
-// unknown user is a usage error (exit 2); a refused change (a taken email,
-// the last admin) exits 1. The changes' modules (and with them Temporal's
+// unknown user, and a refused change (a taken email, the last admin), exit 1. The changes' modules (and with them Temporal's
 // SDK) are loaded only by the commands that change a user.
 import { type ParseArgsConfig } from 'node:util';
 import type { Config } from '../lib/config/env.js';
 import { ValidationError } from '../lib/model/errors.js';
-import type { UserDoc } from '../lib/model/users.js';
 import type * as UserChanges from '../lib/admin/user-changes.js';
 import type { UserChangeDeps } from '../lib/admin/user-changes.js';
 import { adminUserJsonOf, adminUsersJson, deletedUserJson, revokedTokensJson } from '../lib/admin/user-json.js';
 import type { Store } from '../lib/store/db.js';
-import { createUser, findUserByRef, listUsers } from '../lib/store/users.js';
+import { createUser, listUsers } from '../lib/store/users.js';
 import { makePersonalAccessToken } from '../lib/accounts/personal-access-token-changes.js';
 import { checkedNewToken, patMaxDays } from '../lib/model/personal-access-tokens.js';
 import { parseScopeParam } from '../lib/model/scopes.js';
@@ -25,6 +23,7 @@ import { connectTemporal, reportUnreachedFamilies } from './temporal.js';
 import { print, UsageError, parseOrUsage } from './usage.js';
 import { optionsOf } from './commands.js';
 import { readStdin } from './io.js';
+import { userByRef } from './user-ref.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -55,16 +54,9 @@ async function createToken(store: Store, cfg: Config, argv: string[]): Promise<v
     scope: parseScopeParam(required(cl.text('scope'), '--scope')),
     expiresInDays: /^\d{1,6}$/.test(days) ? Number(days) : days,
   });
-  if (!checked.ok) throw new UsageError(checked.problems.join('; '));
+  if (!checked.ok) throw new ValidationError(checked.problems);
   const { token, doc } = await makePersonalAccessToken({ store, audit: cliAudit(store) }, user._id, checked.input, OPERATOR);
   print({ id: doc.id, user_id: user._id, name: doc.name, scope: doc.scope, expires_at: doc.expiresAt?.toISOString() ?? null, token });
-}
-
-/** The user a command names (id, email or username); an unknown one is a usage error. */
-async function userByRef(store: Store, ref: string): Promise<UserDoc> {
-  const user = ref.length <= 254 ? await findUserByRef(store, ref) : null;
-  if (!user) throw new ValidationError([`no user with id, email or username ${ref}`]);
-  return user;
 }
 
 /**

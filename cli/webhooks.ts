@@ -3,7 +3,7 @@
 // one line each. Without --follow: newest first, then exit. With --follow:
 // the same records oldest first (like `tail -f`), then every new record as it
 // is written (polled once a second) until Ctrl-C.
-import { ValidationError } from '../lib/model/errors.js';
+import { NotFoundError } from '../lib/model/errors.js';
 import type { Store } from '../lib/store/db.js';
 import { HISTORY_LIMIT, recentDeliveries } from '../lib/store/webhook-history.js';
 import type { WebhookDeliveryDoc } from '../lib/model/webhook-delivery.js';
@@ -35,7 +35,7 @@ export async function webhooksCommand(store: Store, sub: string | undefined, arg
     limit = Number(asked);
     if (!/^\d+$/.test(asked) || limit < 1 || limit > HISTORY_LIMIT) throw new UsageError(`--limit must be an integer from 1 to ${HISTORY_LIMIT}`);
   }
-  if (!(await findWebhook(store, id))) throw new ValidationError([`no webhook with id ${id}`]);
+  if (!(await findWebhook(store, id))) throw new NotFoundError(`no webhook with id ${id}`);
 
   // --follow remembers the whole kept history as seen, not only the records it
   // printed: an older record must never come back as new at the first poll.

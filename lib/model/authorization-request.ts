@@ -10,6 +10,7 @@ import { parseResponseMode, refusalResponseMode, type ResponseMode, type Respons
 import { clientMayUse, isImplicit, parseResponseType, type ResponseType } from './response-type.js';
 import { parseClaimsParameter, type RequestedClaims } from './claims-request.js';
 import { isKnownScope, parseBoundTeamScope, parseScopeParam } from './scopes.js';
+import { NO_REDIRECT_FLOWS, usesRedirectFlows } from './grant-types.js';
 
 export interface ClientForAuthorization {
   clientId: string;
@@ -22,6 +23,8 @@ export interface ClientForAuthorization {
   requirePkce?: boolean;
   /** The response types it registered (response-type.ts: the implicit ones only if listed here); absent: code only. */
   responseTypes?: readonly string[];
+  /** Its grant types (grant-types.ts); without a redirect-based one it has no business here. Absent: authorization_code. */
+  grantTypes?: readonly string[] | null;
 }
 
 export interface ValidAuthorization {
@@ -217,6 +220,8 @@ export function validateAuthorizationRequest(query: Query, client: ClientForAuth
   const clientId = single(query, 'client_id');
   if (!clientId) return { kind: 'error-page', title: 'Unknown application', message: 'The request does not name a valid client_id.' };
   if (!client) return { kind: 'error-page', title: 'Unknown application', message: 'No application is registered with this client_id.' };
+  // Before the redirect URI: such a client may have none, and none of its own is trusted with an answer.
+  if (!usesRedirectFlows(client)) return { kind: 'error-page', title: 'Not a browser sign-in application', message: NO_REDIRECT_FLOWS };
   const redirectUri = single(query, 'redirect_uri');
   if (!redirectUri) return { kind: 'error-page', title: 'Invalid redirect URI', message: 'The request has no valid redirect_uri.' };
   const decision = checkRedirectUri(client.redirectUris, redirectUri);
@@ -246,7 +251,7 @@ export function validateAuthorizationRequest(query: Query, client: ClientForAuth
  */
 export function refusalTarget(reply: Query, client: ClientForAuthorization): ResponseTarget | null {
   const redirectUri = single(reply, 'redirect_uri');
-  if (!redirectUri || !checkRedirectUri(client.redirectUris, redirectUri).ok) return null;
+  if (!redirectUri || !usesRedirectFlows(client) || !checkRedirectUri(client.redirectUris, redirectUri).ok) return null;
   const rawType = single(reply, 'response_type');
   const type = (rawType && parseResponseType(rawType)) || 'code';
   const rawMode = single(reply, 'response_mode') ?? undefined;
@@ -271,6 +276,7 @@ export function validatePushedAuthorizationRequest(body: Query, client: ClientFo
   if (clientId !== undefined && clientId !== client.clientId) return fail('invalid_request', 'client_id does not match the authenticated client');
   const pushedUri = pushedRequestUriProblem(body);
   if (pushedUri) return fail('invalid_request', pushedUri);
+  if (!usesRedirectFlows(client)) return fail('unauthorized_client', NO_REDIRECT_FLOWS);
   const redirectUri = single(body, 'redirect_uri');
   if (!redirectUri) return fail('invalid_request', 'redirect_uri is required');
   const decision = checkRedirectUri(client.redirectUris, redirectUri);

@@ -317,6 +317,8 @@ export function registrationToClient(
     requirePkce: m.require_pkce ?? (method === 'none' || requirePkce),
     isVerified: false,
     ownerUserId,
+    // RFC 7591 §2: redirect_uris only for the redirect-based flows (a device or client credentials client names none).
+    grantTypes,
   };
   const result = validated(
     input,

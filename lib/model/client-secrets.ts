@@ -34,13 +34,18 @@ export function newClient(input: NewClientInput, extras: Partial<ClientExtras> =
  */
 export function replacedClient(current: ClientDoc, input: NewClientInput, extras: Partial<ClientExtras> = {}, now = currentDate()): ClientWithSecret {
   // Machine access is an operator's alone (setClientMachineAccess): kept whatever the input, and checked with the new settings.
-  const valid = validClient({ ...input, machineAccess: current.machineAccess ?? [] });
+  // Grant types decide whether redirect URIs are needed: those it has unless the change names others (null, stored for none: none).
+  const valid = validClient({
+    ...input,
+    machineAccess: current.machineAccess ?? [],
+    grantTypes: input.grantTypes ?? extras.grantTypes ?? current.grantTypes ?? undefined,
+  });
   const needsSecret = usesClientSecret(valid.tokenEndpointAuthMethod);
   const clientSecret = needsSecret && !current.secretHash ? newSecret() : null;
   const client: ClientDoc = {
     ...valid,
     registrationTokenHash: current.registrationTokenHash ?? null,
-    grantTypes: current.grantTypes,
+    grantTypes: valid.grantTypes,
     responseTypes: current.responseTypes,
     clientUri: current.clientUri ?? null,
     logoUri: current.logoUri ?? null,

@@ -9,6 +9,7 @@ import { isKnownScope } from './scopes.js';
 import { machineScopeProblem } from './machine-access.js';
 import { SIGNING_ALGS, type SigningAlg } from './signing-keys.js';
 import { FAPI_PROFILES, fapi2ClientProblems } from './fapi2.js';
+import { CLIENT_GRANT_TYPES, isClientGrantType, usesRedirectFlows } from './grant-types.js';
 
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
 export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
@@ -152,12 +153,19 @@ export const NewClientInput = z
       .refine((entries) => new Set(entries.map((e) => e.resource)).size === entries.length, 'names a resource twice')
       .default([]),
     ownerUserId: z.string().nullable().default(null),
+    /** RFC 7591 §2: its grant types; absent, authorization_code (grant-types.ts). Without a redirect-based one, it needs no redirect URI. */
+    grantTypes: z
+      .array(z.string().refine(isClientGrantType, { error: (i) => `unknown grant type ${JSON.stringify(i.input)} (known: ${CLIENT_GRANT_TYPES.join(', ')})` }))
+      .min(1)
+      .max(10)
+      .optional(),
   })
   // Also when other fields have problems, so that every problem is named at once.
   .superRefine(
     (c, ctx) => {
       const machine = Array.isArray(c.machineAccess) && c.machineAccess.length > 0;
-      if (Array.isArray(c.redirectUris) && c.redirectUris.length === 0 && !machine)
+      const redirectFlows = !Array.isArray(c.grantTypes) || usesRedirectFlows(c);
+      if (Array.isArray(c.redirectUris) && c.redirectUris.length === 0 && !machine && redirectFlows)
         ctx.addIssue({ code: 'custom', path: ['redirectUris'], message: 'at least one redirect URI is required' });
     },
     { when: () => true },

@@ -44,13 +44,15 @@ export async function step(what, usually, work, { why, write = say, intervalMs =
 }
 
 /**
- * Runs a command to its end, its output passed through; with `capture`, its
- * stdout is collected instead and resolved. Resolves when it exits with 0;
+ * Runs a command to its end, its output passed through to stderr (stdout is
+ * the output of what runs after the step: `npm run -s cli -- users list | jq`
+ * must see the CLI's JSON alone); with `capture`, its stdout is collected
+ * instead and resolved. Resolves when it exits with 0;
  * rejects with an Error naming the command otherwise, or when it cannot start.
  */
 export function runCommand(cmd, args, { capture = false, ...opts } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', ...opts });
+    const child = spawn(cmd, args, { stdio: capture ? ['ignore', 'pipe', 'inherit'] : ['inherit', 2, 'inherit'], ...opts });
     let stdout = '';
     child.stdout?.on('data', (chunk) => (stdout += chunk));
     child.on('error', (err) => reject(new Error(`${cmd} could not be run: ${err.message}`)));

@@ -15,6 +15,7 @@ import { TOKEN_EXCHANGE_GRANT, tokenExchangeGrant } from './token-exchange.js';
 import { CLIENT_CREDENTIALS_GRANT, clientCredentialsGrant } from './client-credentials.js';
 import { ENDPOINTS } from '../../paths.js';
 import { fapi2GrantRefusal, isFapi2, mayUseGrant } from '../../../lib/model/fapi2.js';
+import { grantTypeRefusal } from '../../../lib/model/grant-types.js';
 
 type GrantHandler = (req: express.Request, res: express.Response, ctx: GrantContext) => Promise<void>;
 
@@ -60,6 +61,8 @@ export function tokenRoutes(deps: TokenDeps): Router {
     const auth = await authenticateClient(deps.findClient, req, deps.clientAssertions);
     if (!auth.ok) return sendClientAuthError(res, auth);
     if (!mayUseGrant(auth.client, grantType)) return sendOAuthError(res, 400, 'unauthorized_client', fapi2GrantRefusal(grantType));
+    const notRegistered = grantTypeRefusal(auth.client, grantType);
+    if (notRegistered) return sendOAuthError(res, 400, 'unauthorized_client', notRegistered);
     // DPoP (RFC 9449 §5): a valid proof binds the issued tokens to its key.
     const dpop = await clientDpopProof(deps, req, auth.client);
     if (dpop.kind === 'error') return sendOAuthError(res, 400, 'invalid_dpop_proof', dpop.description);

@@ -97,13 +97,16 @@ it('verifies, deactivates and reactivates an app, with admin.app.update from the
 }, 60_000);
 
 it.each([
-  [['verify'], /apps verify needs CLIENT_ID/],
-  [['deactivate', 'no-such-app'], /no app with client_id no-such-app/],
+  [['verify'], /^keyflow: CLIENT_ID is required \(see keyflow apps verify --help\)\n$/],
   [['reactivate', 'a', 'b'], /unexpected argument: b/],
-  [['deactivate', 'x', '--unverify'], /unverify/],
-  [['frobnicate'], /unknown command: clients frobnicate/],
+  [['deactivate', 'x', '--unverify'], /^keyflow: unknown option --unverify \(see keyflow apps deactivate --help\)\n$/],
+  [['frobnicate'], /unknown command: apps frobnicate \(see keyflow apps --help\)/],
 ])('refuses %j with exit 2', async (args, message) => {
   expectRefused(await cli(...args), 2, message);
+});
+
+it('names an unknown app in one line, exit 1 (not found)', async () => {
+  expectRefused(await cli('deactivate', 'no-such-app'), 1, /^keyflow: error: no app with client_id no-such-app\n$/);
 });
 
 /** `clients …` that succeeds: nothing on stderr, exit 0, JSON on stdout. */
@@ -149,11 +152,11 @@ async function refresh(refreshToken: string, auth: { authorization: string }) {
 const basic = (clientId: string, secret: string) => ({ authorization: basicAuth(clientId, secret) });
 
 describe('clients show', () => {
-  it('prints one app as the admin API shows it; an unknown one is exit 2', async () => {
+  it('prints one app as the admin API shows it; an unknown one is exit 1', async () => {
     const rp = await newTestRp(api);
     expect(await clients('show', rp.id)).toEqual(await adminApi(rp.id));
     const r = await runCli(['clients', 'show', 'no-such-app'], env);
-    expect([r.code, r.stdout, r.stderr]).toEqual([2, '', 'keyflow: invalid input: no app with client_id no-such-app\n']);
+    expect([r.code, r.stdout, r.stderr]).toEqual([1, '', 'keyflow: error: no app with client_id no-such-app\n']);
   });
 });
 
@@ -195,8 +198,8 @@ describe('clients update', () => {
 
   it.each([
     [[], /clients update needs at least one of --name, --description, --redirect-uri/],
-    [['--redirect-uri', 'not a uri'], /invalid input: .*redirect/],
-    [['--public'], /Unknown option '--public'/],
+    [['--redirect-uri', 'not a uri'], /^keyflow: --redirect-uri: .* \(see keyflow clients update --help\)\n$/],
+    [['--public'], /unknown option --public/],
   ])('refuses %j with exit 2 and changes nothing', async (args, message) => {
     const rp = await newTestRp(api);
     const before = await adminApi(rp.id);
@@ -239,7 +242,7 @@ describe('clients delete', () => {
     const r = await runCli(['clients', 'delete', rp.id], env);
     expect([r.code, r.stdout]).toEqual([2, '']);
     expect(r.stderr).toBe(
-      `keyflow: not deleting the app "Token flow RP" (${rp.id}) without --yes: deleting it revokes its 1 grant(s), whose access and refresh tokens stop working at once. Nothing was changed.\n`,
+      `keyflow: not deleting the app "Token flow RP" (${rp.id}) without --yes: deleting it revokes its 1 grant(s), whose access and refresh tokens stop working at once. Nothing was changed. (see keyflow clients delete --help)\n`,
     );
     expect(await findClient(api.deps.store, rp.id)).not.toBeNull();
     expect((await refresh(tokens.refresh_token, rp.auth)).status).toBe(200);
@@ -265,7 +268,7 @@ describe('clients delete', () => {
     expect((await told(owner.path, 1))[0]).toEqual({ event: 'app.deleted', timestamp: expect.any(Number), data: { app_id: rp.id, name: 'Token flow RP' } });
     // Gone: a second delete names it unknown.
     const again = await runCli(['clients', 'delete', rp.id, '--yes'], env);
-    expect([again.code, again.stderr]).toEqual([2, `keyflow: invalid input: no app with client_id ${rp.id}\n`]);
+    expect([again.code, again.stderr]).toEqual([1, `keyflow: error: no app with client_id ${rp.id}\n`]);
   });
 
   it('deletes nothing when Temporal does not answer (exit 1): the refresh families could not be ended', async () => {

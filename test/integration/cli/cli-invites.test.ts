@@ -72,15 +72,15 @@ it('config set registration switches the modes /signup follows', async () => {
   await ok('config', 'set', 'registration', 'invite');
 });
 
-it('refuses bad values, usage errors and unknown invitations (exit 2), revoking a used one (exit 1)', async () => {
-  expectRefused(await cli('invites', 'create', '--role', 'owner'), 2, /role: must be user or admin/);
-  expectRefused(await cli('invites', 'create', '--email', 'nope'), 2, /email: must be an email address/);
+it('refuses bad values and usage errors (exit 2), unknown invitations and revoking a used one (exit 1)', async () => {
+  expectRefused(await cli('invites', 'create', '--role', 'owner'), 2, /^keyflow: --role: must be user or admin/);
+  expectRefused(await cli('invites', 'create', '--email', 'nope'), 2, /^keyflow: --email: must be an email address/);
   expectRefused(await cli('invites', 'create', '--expires-in-days', '91'), 2, /--expires-in-days must be a whole number from 1 to 90/);
   expectRefused(await cli('invites', 'create', '--expires-in-days', '1.5'), 2, /--expires-in-days/);
   expectRefused(await cli('invites', 'create', '--limit', '3'), 2, /unknown option --limit/);
   expectRefused(await cli('invites', 'create', 'extra'), 2, /unexpected argument: extra/);
-  expectRefused(await cli('invites', 'revoke'), 2, /the invitation id is required/);
-  expectRefused(await cli('invites', 'revoke', 'no-such-id'), 2, /no invitation with id no-such-id/);
+  expectRefused(await cli('invites', 'revoke'), 2, /^keyflow: ID is required \(see keyflow invites revoke --help\)\n$/);
+  expectRefused(await cli('invites', 'revoke', 'no-such-id'), 1, /^keyflow: error: no invitation with id no-such-id\n$/);
   expectRefused(await cli('invites', 'list', '--limit', '0'), 2, /--limit/);
   expectRefused(await cli('invites', 'nope'), 2, /unknown command: invites nope/);
 

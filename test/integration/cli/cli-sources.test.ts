@@ -115,7 +115,7 @@ it('adds, lists, updates and removes sources; the secret is sealed, never printe
   });
   expect(await ok('remove', 'forge')).toEqual({ deleted: forge.id, slug: 'forge', social_accounts_unlinked: 1 });
   expect(await findSocialAccount(api.deps.store, forge.id, '4242')).toBeNull();
-  expectRefused(await cli('remove', 'forge'), 2, /no OAuth source with id or slug forge/);
+  expectRefused(await cli('remove', 'forge'), 1, /^keyflow: error: no OAuth source with id or slug forge\n$/);
 
   const records = await auditRecords(api.deps.store, { event: /^oauth_source\./ });
   expect(records.map((r) => [r.event, r.data.slug, r.actor])).toEqual([
@@ -129,19 +129,19 @@ it('adds, lists, updates and removes sources; the secret is sealed, never printe
   expect(JSON.stringify(records)).not.toContain(SECRET);
 }, 90_000);
 
-it('refuses invalid input, usage errors and unknown sources with exit 2, a taken slug with exit 1', async () => {
+it('refuses invalid input and usage errors with exit 2, unknown sources and a taken slug with exit 1', async () => {
   const base = ['--name', 'X', '--client-id', 'x'];
-  expectRefused(await cli('add', ...base, '--slug', 'insecure', '--issuer', 'http://idp.example'), 2, /invalid input: issuer: must use https/);
-  expectRefused(await cli('add', ...base, '--slug', 'Bad Slug', '--issuer', 'https://idp.example'), 2, /invalid input: slug/);
+  expectRefused(await cli('add', ...base, '--slug', 'insecure', '--issuer', 'http://idp.example'), 2, /^keyflow: --issuer: must use https/);
+  expectRefused(await cli('add', ...base, '--slug', 'Bad Slug', '--issuer', 'https://idp.example'), 2, /^keyflow: --slug: /);
   expectRefused(await cli('add', ...base, '--slug', 'noissuer'), 2, /an oidc source needs issuer/);
   expectRefused(await cli('add', '--name', 'X', '--slug', 'x', '--issuer', 'https://idp.example'), 2, /--client-id is required/);
   expectRefused(await cli('add', ...base, '--slug', 'x', '--issuer', 'https://i.example', '--token-endpoint', 'https://t.example'), 2, /not both/);
   expectRefused(await cli('add', ...base, '--slug', 'x', '--issuer', 'https://i.example', '--claim', 'colour=blue'), 2, /--claim must be FIELD=CLAIM/);
   expectRefused(await cli('add', ...base, '--slug', 'x', '--issuer', 'https://i.example', '--client-secret', 's', '--client-secret-stdin'), 2, /at most one/);
-  expectRefused(await cli('add', ...base, '--bogus'), 2, /Unknown option '--bogus'/);
-  expectRefused(await cli('update', 'nope', '--name', 'Y'), 2, /no OAuth source with id or slug nope/);
-  expectRefused(await cli('update'), 2, /the source \(id or slug\) is required/);
-  expectRefused(await cli('remove', 'corp', '--name', 'x'), 2, /takes no options/);
+  expectRefused(await cli('add', ...base, '--bogus'), 2, /unknown option --bogus/);
+  expectRefused(await cli('update', 'nope', '--name', 'Y'), 1, /no OAuth source with id or slug nope/);
+  expectRefused(await cli('update'), 2, /^keyflow: SOURCE is required \(see keyflow sources update --help\)\n$/);
+  expectRefused(await cli('remove', 'corp', '--name', 'x'), 2, /unknown option --name/);
   expectRefused(await cli('frobnicate'), 2, /unknown command: sources frobnicate/);
 
   await ok('add', ...base, '--slug', 'taken', '--issuer', 'https://idp.example');

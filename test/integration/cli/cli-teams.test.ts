@@ -110,7 +110,7 @@ describe('keyflow teams', () => {
     expect(await ok('remove-member', 'platform', '--user', bob.email)).toEqual({ team_id: platform.id, removed: bob.id, email: bob.email });
     expect(await ok('list', '--user', bob.email)).toEqual([]);
     const notMember = await cli('remove-member', 'platform', '--user', bob.email);
-    expect([notMember.code, notMember.stdout, notMember.stderr]).toEqual([2, '', `keyflow: invalid input: ${bob.email} is not a member of team platform\n`]);
+    expect([notMember.code, notMember.stdout, notMember.stderr]).toEqual([1, '', `keyflow: error: ${bob.email} is not a member of team platform\n`]);
     // The last owner stays: a conflict (exit 1), the member kept.
     const lastOwner = await cli('remove-member', 'platform', '--user', owner.id);
     expect([lastOwner.code, lastOwner.stdout]).toEqual([1, '']);
@@ -178,37 +178,42 @@ describe('keyflow teams', () => {
     expect((await auditRecords()).filter((a) => a.event === 'team.delete' && a.data.team_id === team.id)).toHaveLength(1);
   }, 60_000);
 
-  it('refuses a wrong command line with exit 2, one message on stderr, nothing on stdout, and changes nothing', async () => {
+  it('refuses a wrong command line (exit 2) and names what does not exist (exit 1), one line on stderr, nothing on stdout, and changes nothing', async () => {
     const team = await ok('create', '--name', 'Kept', '--slug', 'kept', '--owner', owner.email);
-    const cases: [string[], RegExp][] = [
-      [['create', '--name', 'X', '--slug', 'x'], /--owner is required/],
-      [['create', '--slug', 'x', '--owner', owner.email], /--name is required/],
-      [['create', '--name', 'X', '--slug', 'Bad Slug', '--owner', owner.email], /invalid input: slug: must be 1 to 63 lowercase letters/],
-      [['create', '--name', ' ', '--slug', 'blank', '--owner', owner.email], /invalid input: name: must not be empty/],
-      [['create', '--name', 'X', '--slug', 'x', '--owner', 'nobody@example.com'], /invalid input: no user with id, email or username nobody@example.com/],
-      [['create', '--name', 'X', '--slug', 'x', '--owner', owner.email, '--parent', 'no-such-team'], /invalid input: no team with id or slug no-such-team/],
-      [['add-member', 'kept', '--user', alice.email, '--role', 'boss'], /invalid input: role: must be one of member, admin, co-owner, owner/],
-      [['add-member', 'kept', '--user', alice.email, '--group', 'nope'], /invalid input: groups: no such group in this team: nope/],
-      [['add-member', 'kept', '--user', 'no-such-user'], /invalid input: no user with id, email or username no-such-user/],
-      [['add-member', 'kept'], /--user is required/],
-      [['add-member', 'no-such-team', '--user', alice.email], /invalid input: no team with id or slug no-such-team/],
-      [['remove-member', 'kept', '--user', 'nobody@example.com'], /no user with id, email or username nobody@example.com/],
-      [['show', 'no-such-team'], /invalid input: no team with id or slug no-such-team/],
-      [['show'], /the team \(id or slug\) is required/],
-      [['show', 'kept', 'extra'], /unexpected argument: extra/],
-      [['delete', 'no-such-team'], /no team with id or slug no-such-team/],
-      [['list', '--bogus'], /Unknown option '--bogus'/],
-      [['list', '--limit', '0'], /--limit must be an integer from 1 to 1000/],
-      [['list', '--limit', '1e3'], /--limit must be an integer/],
-      [['list', '--user', 'nobody'], /no user with id, email or username nobody/],
-      [['delete', 'kept', '--force'], /Unknown option '--force'/],
-      [['rename', 'kept'], /unknown command: teams rename/],
-      [[], /unknown command: teams\n/],
+    const cases: [string[], number, RegExp][] = [
+      [['create', '--name', 'X', '--slug', 'x'], 2, /--owner is required \(see keyflow teams create --help\)/],
+      [['create', '--slug', 'x', '--owner', owner.email], 2, /--name is required/],
+      [['create', '--name', 'X', '--slug', 'Bad Slug', '--owner', owner.email], 2, /^keyflow: --slug: must be 1 to 63 lowercase letters/],
+      [['create', '--name', ' ', '--slug', 'blank', '--owner', owner.email], 2, /^keyflow: --name: must not be empty/],
+      [['create', '--name', 'X', '--slug', 'x', '--owner', 'nobody@example.com'], 1, /^keyflow: error: no user with id, email or username nobody@example.com$/],
+      [
+        ['create', '--name', 'X', '--slug', 'x', '--owner', owner.email, '--parent', 'no-such-team'],
+        1,
+        /^keyflow: error: no team with id or slug no-such-team$/,
+      ],
+      [['add-member', 'kept', '--user', alice.email, '--role', 'boss'], 2, /^keyflow: --role: must be one of member, admin, co-owner, owner/],
+      [['add-member', 'kept', '--user', alice.email, '--group', 'nope'], 2, /^keyflow: --group: no such group in this team: nope/],
+      [['add-member', 'kept', '--user', 'no-such-user'], 1, /no user with id, email or username no-such-user/],
+      [['add-member', 'kept'], 2, /--user is required/],
+      [['add-member', 'no-such-team', '--user', alice.email], 1, /no team with id or slug no-such-team/],
+      [['remove-member', 'kept', '--user', 'nobody@example.com'], 1, /no user with id, email or username nobody@example.com/],
+      [['remove-member', 'kept', '--user', alice.email], 1, /is not a member of team kept/],
+      [['show', 'no-such-team'], 1, /^keyflow: error: no team with id or slug no-such-team$/],
+      [['show'], 2, /^keyflow: TEAM is required \(see keyflow teams show --help\)$/],
+      [['show', 'kept', 'extra'], 2, /unexpected argument: extra/],
+      [['delete', 'no-such-team'], 1, /no team with id or slug no-such-team/],
+      [['list', '--bogus'], 2, /^keyflow: unknown option --bogus \(see keyflow teams list --help\)$/],
+      [['list', '--limit', '0'], 2, /--limit must be an integer from 1 to 1000/],
+      [['list', '--limit', '1e3'], 2, /--limit must be an integer/],
+      [['list', '--user', 'nobody'], 1, /no user with id, email or username nobody/],
+      [['delete', 'kept', '--force'], 2, /unknown option --force/],
+      [['rename', 'kept'], 2, /unknown command: teams rename \(see keyflow teams --help\)/],
+      [[], 2, /^keyflow: teams needs a command \(see keyflow teams --help\)$/],
     ];
-    for (const [args, message] of cases) {
+    for (const [args, code, message] of cases) {
       const r = await cli(...args);
-      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 2, stdout: '' });
-      expect(r.stderr).toMatch(message);
+      expect({ args, code: r.code, stdout: r.stdout, lines: r.stderr.split('\n').length }).toEqual({ args, code, stdout: '', lines: 2 });
+      expect(r.stderr.trimEnd()).toMatch(message);
       expect(r.stderr).not.toMatch(STACK_FRAME);
     }
     expect(slugs(await ok('list'))).toEqual(['kept']);

@@ -153,13 +153,12 @@ describe('keyflow webhooks tail', () => {
   }, 60_000);
 
   it.each([
-    [['webhooks', 'tail', 'no-such-webhook'], /^keyflow: invalid input: no webhook with id no-such-webhook\n$/],
-    [['webhooks', 'tail'], /webhooks tail needs a webhook ID/],
+    [['webhooks', 'tail'], /^keyflow: ID is required \(see keyflow webhooks tail --help\)\n$/],
     [['webhooks', 'tail', 'x', '--limit', '0'], /--limit must be an integer from 1 to 50/],
     [['webhooks', 'tail', 'x', '--limit', '51'], /--limit must be an integer from 1 to 50/],
     [['webhooks', 'tail', 'x', '--limit', 'ten'], /--limit must be an integer from 1 to 50/],
     [['webhooks', 'tail', 'x', 'y'], /unexpected argument: y/],
-    [['webhooks', 'tail', 'x', '--bogus'], /Unknown option '--bogus'/],
+    [['webhooks', 'tail', 'x', '--bogus'], /unknown option --bogus/],
     [['webhooks', 'list'], /unknown command: webhooks list/],
   ])(
     '%j is a usage error: exit 2, message on stderr, nothing on stdout',
@@ -168,4 +167,8 @@ describe('keyflow webhooks tail', () => {
     },
     30_000,
   );
+
+  it('names an unknown webhook in one line, exit 1', async () => {
+    expectRefused(await runCli(['webhooks', 'tail', 'no-such-webhook'], env), 1, /^keyflow: error: no webhook with id no-such-webhook\n$/);
+  });
 });

@@ -63,14 +63,43 @@ describe('keyflow users', () => {
 
   it.each([
     [['users', 'create', '--email', 'x@example.com'], /give the password with one of --password and --password-stdin/],
-    [['users', 'create', '--email', 'not-an-email', '--password', 'a long password'], /invalid input: email: must be an email address/],
-    [['users', 'create', '--email', 'y@example.com', '--password', 'short'], /invalid input: password: must be at least 12 characters/],
-    [['users', 'create', '--email', 'z@example.com', '--password', 'a long password', '--bogus'], /Unknown option '--bogus'/],
+    [['users', 'create', '--email', 'not-an-email', '--password', 'a long password'], /--email: must be an email address/],
+    [['users', 'create', '--email', 'y@example.com', '--password', 'short'], /--password: must be at least 12 characters/],
+    [['users', 'create', '--email', 'z@example.com', '--password', 'a long password', '--bogus'], /unknown option --bogus/],
     [['users', 'remove'], /unknown command: users remove/],
     [['frobnicate'], /unknown command: frobnicate/],
     [[], /usage: keyflow/],
   ])('%j is a usage error: exit 2, message on stderr, nothing on stdout', async (args, message) => {
     expectRefused(await runCli(args), 2, message);
+  });
+
+  it.each([
+    [['users', 'create', '--password', 'a long password'], 'keyflow: --email is required (see keyflow users create --help)'],
+    [['users', 'create', '--email'], 'keyflow: --email needs a value (see keyflow users create --help)'],
+    [['apps', 'show', 'x', 'y'], 'keyflow: unexpected argument: y (see keyflow apps show --help)'],
+    [['users', 'show'], 'keyflow: USER is required (see keyflow users show --help)'],
+    [['keys', 'rotate', '--alg', 'HS256'], 'keyflow: --alg must be one of ML-DSA-65, RS256, PS256, ES256 (see keyflow keys rotate --help)'],
+    [['users', 'remove'], 'keyflow: unknown command: users remove (see keyflow users --help)'],
+    [['users'], 'keyflow: users needs a command (see keyflow users --help)'],
+    [['frobnicate'], 'keyflow: unknown command: frobnicate (see keyflow --help)'],
+  ])('refuses %j in exactly one line that points to the help, never the usage text (exit 2)', async (args, line) => {
+    const r = await runCli(args);
+    expectRefused(r, 2, /./);
+    expect(r.stderr).toBe(`${line}\n`);
+  });
+
+  it('reads the command line before MongoDB: `restore` without --from is a usage error even when MongoDB is unreachable', async () => {
+    const unreachable = { MONGODB_URI: `mongodb://127.0.0.1:${await freePort()}/` };
+    const r = await runCliProcess(['restore'], unreachable);
+    expect([r.code, r.stdout, r.stderr]).toEqual([2, '', 'keyflow: --from is required (see keyflow restore --help)\n']);
+    expectRefused(await runCli(['users', 'create', '--email', 'x@example.com', '--bogus'], unreachable), 2, /^keyflow: unknown option --bogus \(see/);
+    expectRefused(await runCli(['teams', 'add-member', 'some-team'], unreachable), 2, /^keyflow: --user is required/);
+  });
+
+  it('writes only JSON on stdout: a list in its own process parses, nothing else on stdout', async () => {
+    const r = await runCliProcess(['users', 'list']);
+    expect(r.code).toBe(0);
+    expect(Array.isArray(JSON.parse(r.stdout))).toBe(true);
   });
 
   it("answers `--help` of a command with that command's help, and of a group with its commands, exit 0 (no MongoDB asked)", async () => {
@@ -165,12 +194,11 @@ describe('keyflow users delete', () => {
     expect(audit).toEqual([expect.objectContaining({ event: 'user.deleted', actor: { type: 'operator' }, subject: { user_id: user._id }, data: {} })]);
   });
 
-  it('deletes a user by id; an unknown user is a usage error (exit 2) and deletes nothing', async () => {
+  it('deletes a user by id; an unknown user is not found (exit 1, one line) and deletes nothing', async () => {
     const { user, tokens } = await userWithEverything();
     const unknown = await runCli(['users', 'delete', 'no-such-user-id']);
-    expect([unknown.code, unknown.stdout]).toEqual([2, '']);
-    expect(unknown.stderr).toMatch(/no user with id, email or username no-such-user-id/);
-    expect((await runCli(['users', 'delete', 'nobody@example.com'])).code).toBe(2);
+    expect([unknown.code, unknown.stdout, unknown.stderr]).toEqual([1, '', 'keyflow: error: no user with id, email or username no-such-user-id\n']);
+    expect((await runCli(['users', 'delete', 'nobody@example.com'])).code).toBe(1);
     expect((await runCli(['users', 'delete'])).code).toBe(2);
     expect((await apps(tokens.access_token)).status).toBe(200);
 
@@ -178,7 +206,7 @@ describe('keyflow users delete', () => {
     expect(r.code).toBe(0);
     expect(json(r.stdout)).toMatchObject({ deleted: user._id, grants_revoked: 1 });
     expect((await apps(tokens.access_token)).status).toBe(401);
-    expect((await runCli(['users', 'delete', user._id])).code).toBe(2);
+    expect((await runCli(['users', 'delete', user._id])).code).toBe(1);
   });
 });
 
@@ -276,13 +304,14 @@ describe('keyflow clients', () => {
     [['--redirect-uri', 'http://rp.example/cb'], /must use https/],
     [['--redirect-uri', 'https://rp.example/cb#frag'], /must not contain a fragment/],
     [['--redirect-uri', 'https://user:pw@rp.example/cb'], /must not contain userinfo/],
-    [['--auth-method', 'client_secret_jwt'], /tokenEndpointAuthMethod/],
+    [['--auth-method', 'client_secret_jwt'], /^keyflow: --auth-method: /],
     [['--auth-method', 'private_key_jwt'], /private_key_jwt needs jwks or jwks_uri/],
     [['--scope', 'openid launch-missiles'], /unknown scope "launch-missiles"/],
     [['--public', '--auth-method', 'client_secret_basic'], /public client uses token_endpoint_auth_method none/],
     [['--jwks', '{not json'], /--jwks must be a JSON Web Key Set/],
     [['--public', '--no-pkce'], /public clients always use PKCE/],
-    [['--allowed-resource', 'not a uri'], /allowedResources/],
+    [['--allowed-resource', 'not a uri'], /^keyflow: --allowed-resource: /],
+    [['--redirect-uri', 'not a uri'], /^keyflow: --redirect-uri: .* \(see keyflow clients create --help\)\n$/],
     [['--jwks-uri', 'http://keys.example/jwks'], /must be an absolute https URI/],
     [['--userinfo-alg', 'HS256'], /userinfo_signed_response_alg must be one of/],
   ])('refuses %j with exit 2', async (extra, message) => {
@@ -293,10 +322,15 @@ describe('keyflow clients', () => {
     expect(r.stdout).toBe('');
   });
 
-  it('refuses a client without a redirect URI (none is ever learned)', async () => {
-    const r = await runCli(['clients', 'create', '--name', 'No redirect']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/at least one redirect URI is required/);
+  it('refuses a client without a redirect URI when it uses authorization_code, said or by default (none is ever learned)', async () => {
+    for (const grants of [[], ['--grant-type', 'authorization_code', '--grant-type', 'device_code']]) {
+      const r = await runCli(['clients', 'create', '--name', 'No redirect', ...grants]);
+      expectRefused(r, 2, /^keyflow: --redirect-uri: at least one redirect URI is required \(see keyflow clients create --help\)\n$/);
+    }
+    expectRefused(await runCli(['clients', 'create', '--name', 'X', '--grant-type', 'password']), 2, /^keyflow: --grant-type: unknown grant type "password"/);
+    const deviceOnly = await runCli(['clients', 'create', '--name', 'Device only', '--public', '--grant-type', 'device_code']);
+    expect(deviceOnly.code).toBe(0);
+    expect(json(deviceOnly.stdout).redirect_uris).toEqual([]);
   });
 });
 
@@ -350,7 +384,7 @@ describe('keyflow config', () => {
     [['config', 'set', 'captcha_provider', 'clippy'], /must be one of none, hcaptcha, turnstile, recaptcha, pow/],
     [['config', 'set', 'no_such_key', '1'], /unknown setting no_such_key/],
     [['config', 'get', 'no_such_key'], /unknown setting no_such_key/],
-    [['config', 'set', 'sudo_mode_ttl_minutes'], /config set needs KEY and VALUE/],
+    [['config', 'set', 'sudo_mode_ttl_minutes'], /^keyflow: VALUE is required \(see keyflow config set --help\)\n$/],
   ])('refuses %j with exit 2', async (args, message) => {
     const r = await runCli(args);
     expect(r.code).toBe(2);

@@ -21,6 +21,8 @@ async function pat(userId: string, scope: string[]) {
   return (await createPersonalAccessToken(api.deps.store, userId, { name: 't', scope, expiresInDays: 1 })).token;
 }
 
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
 async function register(body: unknown, token?: string, headers: Record<string, string> = {}) {
   const res = await fetch(`${api.issuer}/api/oauth/register`, {
     method: 'POST',
@@ -196,9 +198,10 @@ describe('dynamic client registration', () => {
       [{ client_name: 'x', redirect_uris: ['https://rp.example/cb#frag'] }, 'invalid_redirect_uri'],
       [{ client_name: 'x', redirect_uris: ['not a uri'] }, 'invalid_redirect_uri'],
       [{ client_name: 'x', redirect_uris: [42] }, 'invalid_redirect_uri'],
-      // Redirect URIs are pre-registered: none given is refused, nothing is learned later.
+      // Redirect URIs are pre-registered: none given is refused, nothing is learned later (for the redirect-based grants).
       [{ client_name: 'x' }, 'invalid_redirect_uri'],
       [{ client_name: 'x', redirect_uris: [] }, 'invalid_redirect_uri'],
+      [{ client_name: 'x', grant_types: ['authorization_code', DEVICE_GRANT], response_types: ['code'] }, 'invalid_redirect_uri'],
       [{ client_name: 'x', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_jwt' }, 'invalid_client_metadata'],
       [
         { client_name: 'x', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'private_key_jwt', jwks, jwks_uri: 'https://rp.example/jwks' },
@@ -224,6 +227,9 @@ describe('dynamic client registration', () => {
       expect([JSON.stringify(meta), res.status, body.error]).toEqual([JSON.stringify(meta), 400, error]);
       expect(body.error_description).toEqual(expect.any(String));
     }
+    // RFC 7591 §2: redirect_uris is for the redirect-based flows; a device-only client registers none.
+    const device = await register({ client_name: 'tv', grant_types: [DEVICE_GRANT], token_endpoint_auth_method: 'none' }, token);
+    expect([device.res.status, device.body.grant_types, device.body.redirect_uris, device.body.response_types]).toEqual([201, [DEVICE_GRANT], [], []]);
     // private_key_jwt with inline jwks alone is fine, and gets no secret.
     const ok = await register({ client_name: 'jwt', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'private_key_jwt', jwks }, token);
     expect(ok.res.status).toBe(201);

@@ -20,6 +20,7 @@ import { newUser } from '../../../tools/fixtures/users.js';
 import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newRp, type FixtureRp } from '../../../tools/fixtures/clients.js';
 import { testDatabase } from '../../support/database.js';
+import { runCli } from '../../support/cli.js';
 
 const PASSWORD = 'device flow password';
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -434,5 +435,53 @@ describe('wrong user codes', () => {
       await limited.deps.store.db.dropDatabase();
       await limited.stop();
     }
+  });
+});
+
+describe('a device-only client (grant types without authorization_code)', () => {
+  it('is created with the CLI without a redirect URI, completes a device flow, and is refused at the authorization endpoint without a redirect', async () => {
+    const made = await runCli([
+      'clients',
+      'create',
+      '--name',
+      'TV app',
+      '--public',
+      '--grant-type',
+      'device_code',
+      '--grant-type',
+      'refresh_token',
+      '--scope',
+      'openid profile offline_access',
+    ]);
+    expect([made.code, made.stderr.replace(/^note: .*\n/gm, '')]).toEqual([0, '']);
+    const client = JSON.parse(made.stdout) as { client_id: string; redirect_uris: unknown[] };
+    expect(client.redirect_uris).toEqual([]);
+    const rp = { body: { client_id: client.client_id }, headers: {} } as unknown as FixtureRp;
+
+    const { email } = await newUser(api.deps, USER);
+    const { device_code, user_code } = await startDevice(rp, { scope: 'openid profile offline_access' });
+    await answer(device_code, user_code, email, 'allow');
+    const { res, body } = await poll(rp, device_code);
+    expect([res.status, body.token_type]).toEqual([200, 'Bearer']);
+    const refreshed = await post('/api/oauth/token', { client_id: client.client_id, grant_type: 'refresh_token', refresh_token: body.refresh_token });
+    expect(refreshed.res.status).toBe(200);
+
+    // The authorization endpoint: an error page, never a redirect, whatever redirect_uri it names.
+    const query = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: 'https://tv.example/cb', scope: 'openid' });
+    query.set('code_challenge', 'a'.repeat(43));
+    query.set('code_challenge_method', 'S256');
+    const page = await fetch(`${api.issuer}/api/oauth/authorize?${query}`, { redirect: 'manual' });
+    expect([page.status, page.headers.get('location')]).toEqual([400, null]);
+    expect(await page.text()).toContain('not registered for sign-in through the browser');
+    // PAR and the token endpoint's authorization_code grant refuse it too.
+    const pushed = await post('/api/oauth/par', Object.fromEntries(query));
+    expect([pushed.res.status, pushed.body.error]).toEqual([400, 'unauthorized_client']);
+    const code = await post('/api/oauth/token', {
+      client_id: client.client_id,
+      grant_type: 'authorization_code',
+      code: 'x',
+      redirect_uri: 'https://tv.example/cb',
+    });
+    expect([code.res.status, code.body.error]).toEqual([400, 'unauthorized_client']);
   });
 });

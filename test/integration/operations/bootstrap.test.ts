@@ -178,6 +178,13 @@ describe('a step (tools/scripts/steps.mjs)', () => {
     expect(lines).toEqual(['boiling (usually 1 s)…', 'boiling: failed after 0 s']);
   });
 
+  it("passes a command's output to stderr, keeping stdout for what runs after the step (`npm run -s cli -- … | jq`)", () => {
+    const script = `import { runCommand } from ${JSON.stringify(pathToFileURL(path.join(PROJECT_ROOT, 'tools/scripts/steps.mjs')).href)};
+await runCommand(process.execPath, ['-e', 'console.log("compiler output")']);`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect([r.status, r.stdout, r.stderr]).toEqual([0, '', 'compiler output\n']);
+  });
+
   it('writes durations in seconds, then minutes and seconds', async () => {
     const { duration } = await steps();
     expect([499, 8_400, 59_499, 60_000, 125_000].map(duration)).toEqual(['0 s', '8 s', '59 s', '1 min 00 s', '2 min 05 s']);

@@ -131,6 +131,8 @@ describe('registrationToClient: what a registration becomes', () => {
       requirePkce: false,
       isVerified: false,
       ownerUserId: 'owner-1',
+      // The model reads them too: a redirect-based grant needs a redirect URI.
+      grantTypes: ['authorization_code'],
     });
     expect(r.extras).toEqual({ grantTypes: ['authorization_code'], responseTypes: ['code'], clientUri: null, logoUri: null, policyUri: null, tosUri: null });
     expect(r.metadata).toEqual(base);
