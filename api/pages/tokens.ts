@@ -2,6 +2,7 @@
 // scopes from the user-grantable catalogue, a lifetime in days up to
 // PAT_MAX_LIFETIME_DAYS; the token is shown once; a recent sign-in needed),
 // list, revoke (deletes it). CSRF on every form.
+import { doneAt, doneNotice } from '../http/done.js';
 import express, { Router, type Response } from 'express';
 import { checkedNewToken, patMaxDays } from '../../lib/model/personal-access-tokens.js';
 import { capPersonalAccessTokenLifetimes, listPersonalAccessTokens } from '../../lib/store/personal-access-tokens.js';
@@ -22,6 +23,9 @@ export interface TokenPageDeps extends Pick<ApiContext, 'store' | 'secureCookies
 /** The new-token form; NewToken checks the values. */
 const NewTokenForm = fieldsOf({ name: raw, scope: formList, expires_in_days: formText });
 
+/** What the page says after a change (`?done=`). */
+const TOKEN_DONE: Readonly<Record<string, string>> = { revoked: 'The token is revoked: it no longer works.' };
+
 export function tokenPageRoutes(deps: TokenPageDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
@@ -38,7 +42,7 @@ export function tokenPageRoutes(deps: TokenPageDeps): Router {
 
   router.get(PAGES.tokens, async (req, res) => {
     const s = await signedInUser(deps, req, res);
-    if (s) await tokensPage(res, s);
+    if (s) await tokensPage(res, s, doneNotice(req, TOKEN_DONE));
   });
 
   router.post(PAGES.tokens, form, async (req, res) => {
@@ -56,8 +60,8 @@ export function tokenPageRoutes(deps: TokenPageDeps): Router {
   router.post(`${PAGES.tokens}/:id/revoke`, form, async (req, res) => {
     const s = await signedInUser(deps, req, res);
     if (!s || !csrfGuard(req, res, s)) return;
-    await revokeOwnPersonalAccessToken(deps, s.user._id, String(req.params.id), { type: 'user', userId: s.user._id });
-    res.redirect(303, PAGES.tokens);
+    const revoked = await revokeOwnPersonalAccessToken(deps, s.user._id, String(req.params.id), { type: 'user', userId: s.user._id });
+    res.redirect(303, revoked ? doneAt(PAGES.tokens, 'revoked') : PAGES.tokens);
   });
 
   return router;

@@ -16,7 +16,7 @@ import type { ApiContext } from '../../context.js';
 import { adminAppPage, adminAppPath, adminAppsPage, APP_DONE } from '../../views/admin/apps.js';
 import { errorNotice } from '../../views/teams.js';
 import { adminForm, adminOf, offsetOf, PAGE_SIZE, type AdminConsoleDeps } from './admin-page.js';
-import { doneAt, doneNotice } from './done.js';
+import { doneAt, doneNotice } from '../../http/done.js';
 import { ADMIN_PAGES } from '../../paths.js';
 
 export type AdminAppsPageDeps = AdminConsoleDeps & Pick<ApiContext, 'flows'>;

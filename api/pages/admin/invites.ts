@@ -16,7 +16,7 @@ import type { ApiContext } from '../../context.js';
 import { adminInvitesPage, NEW_INVITE, type InviteDraft } from '../../views/admin/invites.js';
 import { errorNotice } from '../../views/teams.js';
 import { adminForm, adminOf, offsetOf, PAGE_SIZE, type AdminConsoleDeps } from './admin-page.js';
-import { doneAt, doneNotice } from './done.js';
+import { doneAt, doneNotice } from '../../http/done.js';
 import { ADMIN_PAGES } from '../../paths.js';
 
 export type AdminInvitesPageDeps = AdminConsoleDeps & Pick<ApiContext, 'issuer'>;

@@ -12,7 +12,7 @@ import type { SafeHtml } from '../../html/html.js';
 import { FormValues } from '../../http/input.js';
 import { adminSettingsPage, SETTING_KEYS, settingsDraftOf, type SettingsDraft } from '../../views/admin/settings.js';
 import { adminForm, adminOf, type AdminConsoleDeps } from './admin-page.js';
-import { doneAt, doneNotice } from './done.js';
+import { doneAt, doneNotice } from '../../http/done.js';
 import { ADMIN_PAGES } from '../../paths.js';
 
 const SETTINGS_DONE = { saved: 'Settings saved.', unchanged: 'Nothing changed.' };

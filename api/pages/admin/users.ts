@@ -16,7 +16,7 @@ import { endUserSessions, type SignOutDeps } from '../../http/sign-out.js';
 import type { ApiContext } from '../../context.js';
 import { adminUserPage, adminUserPath, adminUsersPage, USER_DONE, userDraftOf, type UserDraft } from '../../views/admin/users.js';
 import { errorNotice } from '../../views/teams.js';
-import { doneAt, doneNotice } from './done.js';
+import { doneAt, doneNotice } from '../../http/done.js';
 import { adminForm, adminOf, offsetOf, PAGE_SIZE, type AdminConsoleDeps } from './admin-page.js';
 import { ADMIN_PAGES } from '../../paths.js';
 

@@ -26,7 +26,7 @@ import type { ApiContext } from '../../context.js';
 import { adminWebhooksPage, NEW_WEBHOOK, testNotice, type AdminWebhooksData, type WebhookDraft } from '../../views/admin/webhooks.js';
 import { errorNotice } from '../../views/teams.js';
 import { adminForm, adminOf, type AdminConsoleDeps } from './admin-page.js';
-import { doneAt, doneNotice } from './done.js';
+import { doneAt, doneNotice } from '../../http/done.js';
 import { ADMIN_PAGES } from '../../paths.js';
 
 export type AdminWebhooksPageDeps = AdminConsoleDeps & Pick<ApiContext, 'flows' | 'config'>;

@@ -3,9 +3,9 @@
 // scrolling), axe-core clean, the navigation beside (or above) the content
 // with this page's entry marked aria-current. A screenshot of each page at
 // each width goes to data/screenshots/<width>/ for a reviewer to look at (the
-// docs show three of them). Then what the layout promises beyond looks: ids
-// copied whole from their cut cells, a sorted list, and destructive actions
-// that ask first.
+// docs show three of them); the dark colour scheme is checked with axe too.
+// Then what the layout promises beyond looks: ids copied whole from their cut
+// cells, a sorted list, and destructive actions that ask first.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -158,9 +158,17 @@ describe('the account area and the admin console, page by page', () => {
         await page.screenshot({ path: path.join(SCREENSHOTS, String(width), `${visit.name}.png`), fullPage: true });
       }
     }
+    // The dark colour scheme has colours of its own: its contrasts are checked too.
+    const dark = await browser.signedIn(api.issuer, admin.email, PASSWORD);
+    await dark.emulateMedia({ colorScheme: 'dark' });
+    for (const visit of visits(teamId, clientId, admin.id, sourcePath)) {
+      await dark.goto(`${api.issuer}${visit.path}`);
+      const violations = await axeViolations(dark);
+      if (violations.length) problems.push({ scheme: 'dark', page: visit.path, violations });
+    }
     expect(problems).toEqual([]);
-    // 26 pages twice, each checked by axe: a minute alone, more beside other suites.
-  }, 240_000);
+    // 26 pages three times, each checked by axe: over a minute alone, more beside other suites.
+  }, 300_000);
 
   it('copies a cut client id whole, and sorts the users by a column both ways', async () => {
     const { admin, clientId } = await populated();
@@ -215,7 +223,8 @@ describe('the account area and the admin console, page by page', () => {
     expect(await page.getByRole('listitem').filter({ hasText: 'Deploy script' }).count()).toBe(1);
     await item.getByText('Revoke', { exact: true }).click();
     await confirm.click();
-    await page.waitForURL(`${api.issuer}/account/tokens`);
+    // What the change did, said on the page it comes back to.
+    await page.getByRole('status').filter({ hasText: 'The token is revoked' }).waitFor();
     expect(await page.getByRole('listitem').filter({ hasText: 'Deploy script' }).count()).toBe(0);
 
     await page.goto(`${api.issuer}/account/sessions`);

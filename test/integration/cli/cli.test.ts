@@ -21,6 +21,7 @@ import { expectFamilyRevoked, newTestRp, runCodeFlow } from '../../support/token
 import { postForm } from '../../support/http.js';
 import { addTestPasskey } from '../../support/passkeys.js';
 import { RETIRED_KEY_RETENTION_SECONDS, SIGNING_LEAD_SECONDS } from '../../../lib/model/key-phases.js';
+import { COMMANDS } from '../../../cli/commands.js';
 
 let store: Store;
 beforeAll(() => {
@@ -111,6 +112,17 @@ describe('keyflow users', () => {
     expect([users.code, users.stdout.split('\n').filter((l) => l.startsWith('keyflow users ')).length]).toEqual([0, 8]);
     expect((await runCli(['apps', 'update', '--help'])).stdout).toMatch(/^usage: keyflow clients update CLIENT_ID/);
     expectRefused(await runCli(['users', 'frobnicate', '--help']), 2, /unknown command: users frobnicate/);
+  });
+
+  it('answers `--help` of every command with its own help alone, exit 0, without MongoDB', async () => {
+    for (const def of COMMANDS) {
+      const r = await runCli([...def.name.split(' '), '--help'], { MONGODB_URI: 'mongodb://127.0.0.1:9/' });
+      expect([def.name, r.code, r.stderr]).toEqual([def.name, 0, '']);
+      expect(r.stdout.startsWith(`usage: keyflow ${def.name}`)).toBe(true);
+      expect(r.stdout).toContain(def.summary);
+      // That command only: one synopsis, none of the group's list (`keyflow …` lines) nor the whole usage.
+      expect([def.name, r.stdout.match(/^usage: /gm)?.length, r.stdout.match(/^ *keyflow /gm)]).toEqual([def.name, 1, null]);
+    }
   });
 });
 

@@ -1,9 +1,10 @@
-// What a console action that redirects says on the page it comes back to:
-// `?done=KEY` picks one of the page's fixed messages, so nothing of the
-// request is ever echoed (an unknown key shows nothing).
+// What an action of the console or the account area that redirects says on
+// the page it comes back to: `?done=KEY` picks one of the page's fixed
+// messages, so nothing of the request is ever echoed (an unknown key shows
+// nothing).
 import type { Request } from 'express';
-import { html, type SafeHtml } from '../../html/html.js';
-import { fieldsOf, formText } from '../../http/input.js';
+import { html, type SafeHtml } from '../html/html.js';
+import { fieldsOf, formText } from './input.js';
 
 const Done = fieldsOf({ done: formText });
 
