@@ -98,10 +98,23 @@ export async function setClientMachineAccess(store: Store, clientId: string, mac
  * oldest first, a page of them. Matched here rather than by a query pattern:
  * an instance has at most a few thousand clients, and no user text becomes a regex.
  */
-export async function pageClients(store: Store, q: string, limit: number, offset: number): Promise<ClientDoc[]> {
+/** The orders the console lists apps in. */
+export const CLIENT_SORTS = ['created', 'name'] as const;
+export type ClientSort = (typeof CLIENT_SORTS)[number];
+
+export async function pageClients(
+  store: Store,
+  q: string,
+  limit: number,
+  offset: number,
+  order: { sort: ClientSort; dir: 'asc' | 'desc' } = { sort: 'created', dir: 'asc' },
+): Promise<ClientDoc[]> {
   const docs = await store.clients.find({}, { sort: { createdAt: 1, _id: 1 }, limit: 10_000 }).toArray();
   const needle = q.toLowerCase();
   const matching = needle ? docs.filter((c) => c.name.toLowerCase().includes(needle) || c._id.toLowerCase().includes(needle)) : docs;
+  // Names compared without case; the creation order (stable sort) keeps equal names in a fixed order across pages.
+  if (order.sort === 'name') matching.sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }));
+  if (order.dir === 'desc') matching.reverse();
   return matching.slice(offset, offset + limit);
 }
 

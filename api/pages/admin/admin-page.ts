@@ -92,3 +92,9 @@ const Offset = fieldsOf({
 });
 
 export const offsetOf = (req: Request): number => Offset.parse(req.query).offset ?? 0;
+
+/** `sort` and `dir` of a sortable list; an unknown value reads as the default, so a list is never refused for it. */
+export function sortingOf<K extends string>(keys: readonly [K, ...K[]], fallback: K) {
+  const Sorting = fieldsOf({ sort: z.enum(keys).catch(fallback), dir: z.enum(['asc', 'desc']).catch('asc') });
+  return (req: Request): { sort: K; dir: 'asc' | 'desc' } => Sorting.parse(req.query);
+}

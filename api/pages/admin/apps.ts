@@ -7,7 +7,7 @@ import { changeApp, deactivateApp, reactivateApp, setAppVerified } from '../../.
 import type { MachineAccessEntry } from '../../../lib/model/machine-access.js';
 import type { ClientDoc } from '../../../lib/model/clients.js';
 import { NotFoundError, ValidationError } from '../../../lib/model/errors.js';
-import { findClient, pageClients } from '../../../lib/store/clients.js';
+import { CLIENT_SORTS, findClient, pageClients } from '../../../lib/store/clients.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';
 import type { SafeHtml } from '../../html/html.js';
 import { sendErrorPage } from '../../html/layout.js';
@@ -15,7 +15,7 @@ import { fieldsOf, formText } from '../../http/input.js';
 import type { ApiContext } from '../../context.js';
 import { adminAppPage, adminAppPath, adminAppsPage, APP_DONE } from '../../views/admin/apps.js';
 import { errorNotice } from '../../views/teams.js';
-import { adminForm, adminOf, offsetOf, PAGE_SIZE, type AdminConsoleDeps } from './admin-page.js';
+import { adminForm, adminOf, offsetOf, PAGE_SIZE, sortingOf, type AdminConsoleDeps } from './admin-page.js';
 import { doneAt, doneNotice } from '../../http/done.js';
 import { ADMIN_PAGES } from '../../paths.js';
 
@@ -23,6 +23,7 @@ export type AdminAppsPageDeps = AdminConsoleDeps & Pick<ApiContext, 'flows'>;
 
 const MAX_SEARCH = 200;
 const Search = fieldsOf({ q: formText });
+const sortingOfApps = sortingOf(CLIENT_SORTS, 'created');
 const AppForm = fieldsOf({ verified: formText, confirm: formText });
 const MachineForm = fieldsOf({ machine_access: formText });
 
@@ -32,16 +33,17 @@ export function adminAppsRoutes(deps: AdminAppsPageDeps): Router {
 
   router.get(ADMIN_PAGES.apps, async (req, res) => {
     const { q } = Search.parse(req.query);
+    const order = sortingOfApps(req);
     const offset = offsetOf(req);
     if (q.length > MAX_SEARCH)
       return adminAppsPage(
         res,
-        { q: '', apps: [], offset: 0, size: PAGE_SIZE, hasMore: false },
+        { q: '', ...order, apps: [], offset: 0, size: PAGE_SIZE, hasMore: false },
         errorNotice(`q: must be at most ${MAX_SEARCH} characters`),
         400,
       );
-    const found = await pageClients(deps.store, q, PAGE_SIZE + 1, offset);
-    adminAppsPage(res, { q, apps: found.slice(0, PAGE_SIZE), offset, size: PAGE_SIZE, hasMore: found.length > PAGE_SIZE });
+    const found = await pageClients(deps.store, q, PAGE_SIZE + 1, offset, order);
+    adminAppsPage(res, { q, ...order, apps: found.slice(0, PAGE_SIZE), offset, size: PAGE_SIZE, hasMore: found.length > PAGE_SIZE });
   });
 
   /** The app of the path (deactivated ones too), or null (a longer id is not looked up). */

@@ -6,7 +6,6 @@ import { Router, type Request, type Response } from 'express';
 import { deleteUser, resetSecondFactors, revokeUserTokens, updateUser, type UserChangeDeps } from '../../../lib/admin/user-changes.js';
 import { NotFoundError, ValidationError } from '../../../lib/model/errors.js';
 import type { UserDoc } from '../../../lib/model/users.js';
-import { z } from 'zod';
 import { findUserById, MAX_USER_SEARCH, passkeyCounts, searchUsers, USER_SORTS, type UserSort } from '../../../lib/store/users.js';
 import { sessionActor } from '../../../lib/webhooks/event-sources.js';
 import type { SafeHtml } from '../../html/html.js';
@@ -17,17 +16,13 @@ import type { ApiContext } from '../../context.js';
 import { adminUserPage, adminUserPath, adminUsersPage, USER_DONE, userDraftOf, type UserDraft } from '../../views/admin/users.js';
 import { errorNotice } from '../../views/teams.js';
 import { doneAt, doneNotice } from '../../http/done.js';
-import { adminForm, adminOf, offsetOf, PAGE_SIZE, type AdminConsoleDeps } from './admin-page.js';
+import { adminForm, adminOf, offsetOf, PAGE_SIZE, sortingOf, type AdminConsoleDeps } from './admin-page.js';
 import { ADMIN_PAGES } from '../../paths.js';
 
 export type AdminUsersPageDeps = AdminConsoleDeps & SignOutDeps & Pick<ApiContext, 'config'>;
 
-const Search = fieldsOf({
-  q: formText,
-  // An unknown order reads as the default: a list is never refused for it.
-  sort: z.enum(Object.keys(USER_SORTS) as [UserSort, ...UserSort[]]).catch('created'),
-  dir: z.enum(['asc', 'desc']).catch('asc'),
-});
+const Search = fieldsOf({ q: formText });
+const sortingOfUsers = sortingOf(Object.keys(USER_SORTS) as [UserSort, ...UserSort[]], 'created');
 const ProfileForm = fieldsOf({ name: formText, email: formText, username: formText, role: formText });
 const ConfirmForm = fieldsOf({ confirm: formText, disabled: formText });
 
@@ -43,7 +38,8 @@ export function adminUsersRoutes(deps: AdminUsersPageDeps): Router {
   const actor = (req: Request) => sessionActor(adminOf(req).user._id);
 
   router.get(ADMIN_PAGES.users, async (req, res) => {
-    const { q, sort, dir } = Search.parse(req.query);
+    const { q } = Search.parse(req.query);
+    const { sort, dir } = sortingOfUsers(req);
     const offset = offsetOf(req);
     if (q.length > MAX_USER_SEARCH)
       return adminUsersPage(

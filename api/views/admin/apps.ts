@@ -7,7 +7,8 @@ import { isClientActive, type ClientDoc } from '../../../lib/model/clients.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { csrfField } from '../../html/layout.js';
 import { adminPage, pager } from './layout.js';
-import { dataTable, type Column } from './table.js';
+import { dataTable, listSorting, sortingFields, type Column } from './table.js';
+import type { ClientSort } from '../../../lib/store/clients.js';
 import { copyable } from '../../html/copyable.js';
 import { adminUserPath } from './users.js';
 import { ADMIN_PAGES } from '../../paths.js';
@@ -16,6 +17,8 @@ export const adminAppPath = (id: string) => `${ADMIN_PAGES.apps}/${encodeURIComp
 
 export interface AdminAppsData {
   q: string;
+  sort: ClientSort;
+  dir: 'asc' | 'desc';
   apps: ClientDoc[];
   offset: number;
   size: number;
@@ -26,15 +29,17 @@ const owner = (c: ClientDoc) =>
   c.ownerUserId ? html`<a href="${adminUserPath(c.ownerUserId)}"><code class="id">${c.ownerUserId}</code></a>` : html`<span class="muted">operator</span>`;
 
 const COLUMNS: readonly Column<ClientDoc>[] = [
-  { label: 'Name', cell: (c) => html`<a href="${adminAppPath(c._id)}">${c.name}</a>` },
+  { label: 'Name', sort: 'name', cell: (c) => html`<a href="${adminAppPath(c._id)}">${c.name}</a>` },
   { label: 'Client ID', cell: (c) => copyable(c._id, `client ID of ${c.name}`) },
   { label: 'Owner', cell: owner },
   { label: 'Verified', data: 'data-verified', cell: (c) => (c.isVerified ? 'verified' : 'not verified') },
   { label: 'State', data: 'data-active', cell: (c) => (isClientActive(c) ? 'active' : 'deactivated') },
+  { label: 'Created', sort: 'created', cell: (c) => html`<time datetime="${c.createdAt.toISOString()}">${c.createdAt.toISOString().slice(0, 10)}</time>` },
 ];
 
 export function adminAppsPage(res: Response, data: AdminAppsData, notice?: SafeHtml, status = 200): void {
   const { q, apps } = data;
+  const sorting = listSorting(ADMIN_PAGES.apps, { q }, data.sort, data.dir);
   adminPage(res, {
     title: 'Apps',
     area: ADMIN_PAGES.apps,
@@ -43,12 +48,15 @@ export function adminAppsPage(res: Response, data: AdminAppsData, notice?: SafeH
     body: html`<form method="get" action="${ADMIN_PAGES.apps}" class="filters" role="search">
 <div><label for="apps-q">Search by name or client id</label>
 <input id="apps-q" name="q" type="search" maxlength="200" value="${q}"></div>
+${sortingFields(sorting)}
 <button type="submit">Search</button>
 </form>
 ${
-  apps.length === 0 ? html`<p class="muted">No apps${q || data.offset ? ' here' : ''}.</p>` : dataTable('Apps', COLUMNS, apps, (c) => html`data-app="${c._id}"`)
+  apps.length === 0
+    ? html`<p class="muted">No apps${q || data.offset ? ' here' : ''}.</p>`
+    : dataTable('Apps', COLUMNS, apps, (c) => html`data-app="${c._id}"`, sorting)
 }
-${pager(ADMIN_PAGES.apps, { q }, data.offset, data.size, data.hasMore)}`,
+${pager(ADMIN_PAGES.apps, { q, sort: data.sort, dir: data.dir }, data.offset, data.size, data.hasMore)}`,
   });
 }
 

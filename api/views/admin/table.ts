@@ -21,6 +21,14 @@ export interface Sorting {
   href: (query: { sort: string; dir: 'asc' | 'desc' }) => string;
 }
 
+/** The sorting of the list at `path` with `query` (search terms kept), sorted now by `by` in `dir`. */
+export function listSorting(path: string, query: Record<string, string>, by: string, dir: 'asc' | 'desc'): Sorting {
+  return { by, dir, href: (s) => `${path}?${new URLSearchParams({ ...query, ...s }).toString()}` };
+}
+
+/** The hidden fields that keep a list's order when its search form is sent. */
+export const sortingFields = (s: Sorting): SafeHtml => html`<input type="hidden" name="sort" value="${s.by}"><input type="hidden" name="dir" value="${s.dir}">`;
+
 function header<T>(c: Column<T>, sorting: Sorting | undefined): SafeHtml {
   if (!c.sort || !sorting) return html`<th scope="col">${c.label}</th>`;
   const current = sorting.by === c.sort;

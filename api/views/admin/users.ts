@@ -9,7 +9,7 @@ import { confirmedAction } from '../../html/confirm.js';
 import { copyable } from '../../html/copyable.js';
 import { option } from '../teams.js';
 import { adminPage, pager } from './layout.js';
-import { dataTable, type Column } from './table.js';
+import { dataTable, listSorting, sortingFields, type Column } from './table.js';
 import type { UserSort } from '../../../lib/store/users.js';
 import { ADMIN_PAGES } from '../../paths.js';
 
@@ -61,7 +61,7 @@ const COLUMNS: readonly Column<AdminUserRow>[] = [
 
 export function adminUsersPage(res: Response, data: AdminUsersData, notice?: SafeHtml, status = 200): void {
   const { q, rows, sort, dir } = data;
-  const sorting = { by: sort, dir, href: (s: { sort: string; dir: string }) => `${ADMIN_PAGES.users}?${new URLSearchParams({ q, ...s }).toString()}` };
+  const sorting = listSorting(ADMIN_PAGES.users, { q }, sort, dir);
   adminPage(res, {
     title: 'Users',
     area: ADMIN_PAGES.users,
@@ -70,7 +70,7 @@ export function adminUsersPage(res: Response, data: AdminUsersData, notice?: Saf
     body: html`<form method="get" action="${ADMIN_PAGES.users}" class="filters" role="search">
 <div><label for="users-q">Search by email, username or name</label>
 <input id="users-q" name="q" type="search" maxlength="100" value="${q}"></div>
-<input type="hidden" name="sort" value="${sort}"><input type="hidden" name="dir" value="${dir}">
+${sortingFields(sorting)}
 <button type="submit">Search</button>
 </form>
 <p class="muted">${data.total} account${data.total === 1 ? '' : 's'}${q ? ' found' : ''}.</p>

@@ -170,7 +170,7 @@ describe('the account area and the admin console, page by page', () => {
     // 26 pages three times, each checked by axe: over a minute alone, more beside other suites.
   }, 300_000);
 
-  it('copies a cut client id whole, and sorts the users by a column both ways', async () => {
+  it('copies a cut client id whole, and sorts the users and the apps by a column both ways', async () => {
     const { admin, clientId } = await populated();
     const context = await browser.newContext({ viewport: { width: 375, height: 800 }, permissions: ['clipboard-read', 'clipboard-write'] });
     const page = await context.newPage();
@@ -203,6 +203,23 @@ describe('the account area and the admin console, page by page', () => {
     expect(await page.getByRole('columnheader', { name: /Email/ }).getAttribute('aria-sort')).toBe('descending');
     const descending = await emails();
     expect(descending).toEqual([...descending].sort().reverse());
+
+    // Apps by name, without regard to case; an order the list does not know reads as the default.
+    for (const name of ['alpha app', 'Beta app', 'zeta app'])
+      await createClient(api.deps.store, { name, redirectUris: [{ type: 'equals', value: 'https://rp.example.com/cb' }] });
+    const names = () => page.locator('tr[data-app] td:first-child a').allTextContents();
+    await page.goto(`${api.issuer}/admin/apps`);
+    await page.getByRole('link', { name: 'Name' }).click();
+    await page.waitForURL(/sort=name&dir=asc/);
+    const byName = await names();
+    const lower = byName.map((n) => n.toLowerCase());
+    expect(lower).toEqual([...lower].sort());
+    expect(byName.indexOf('Beta app')).toBe(byName.indexOf('alpha app') + 1);
+    await page.getByRole('link', { name: /^Name/ }).click();
+    await page.waitForURL(/sort=name&dir=desc/);
+    expect(await names()).toEqual([...byName].reverse());
+    expect((await page.goto(`${api.issuer}/admin/apps?sort=nope&dir=sideways`))?.status()).toBe(200);
+    expect(await page.getByRole('columnheader', { name: /Created/ }).getAttribute('aria-sort')).toBe('ascending');
   });
 
   it('asks before revoking a token, signing out a session or removing an app, and changes nothing until confirmed', async () => {
