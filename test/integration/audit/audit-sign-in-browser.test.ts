@@ -13,6 +13,7 @@ import { newSource, UPSTREAM_CLIENT_ID, UPSTREAM_CLIENT_SECRET } from '../../sup
 import { signInUpstream, startUpstreamIdp, type UpstreamIdp } from '../../support/upstream-idp.js';
 import { testDatabase } from '../../support/database.js';
 import { newUser, uniqueEmail } from '../../../tools/fixtures/users.js';
+import { expectNoSecret } from '../../support/secrets.js';
 
 const PASSWORD = 'audit browser password';
 const SLUG = `audit-up-${Date.now().toString(36)}`;
@@ -37,7 +38,7 @@ async function expectRecord(filter: Filter<AuditEntry>, expected: Partial<AuditE
   if (expected.data) expect(Object.keys(record.data).sort()).toEqual(Object.keys(expected.data).sort());
   expect(record).toMatchObject({ ip: expect.any(String), requestId: expect.any(String) });
   const text = JSON.stringify(record);
-  for (const secret of secrets) expect(text).not.toContain(secret);
+  for (const secret of secrets) expectNoSecret(text, secret);
   return record;
 }
 

@@ -23,6 +23,7 @@ import { HttpUser } from '../../../tools/fixtures/http-user.js';
 import { newUser, uniqueEmail } from '../../../tools/fixtures/users.js';
 import { inOneWindow } from '../../support/clock.js';
 import { SIGN_IN_WINDOW_MS } from '../../../api/sign-in-checks/sign-in-limits.js';
+import { expectNoSecret } from '../../support/secrets.js';
 
 const PASSWORD = 'audit sign-in password';
 const NEW_PASSWORD = 'audit sign-in lantern orchard';
@@ -82,7 +83,7 @@ async function expectRecord(
     else expect(record.ip).toEqual(expect.any(String));
   }
   const text = JSON.stringify(record);
-  for (const secret of secrets) expect(text).not.toContain(secret);
+  for (const secret of secrets) expectNoSecret(text, secret);
   return record;
 }
 
