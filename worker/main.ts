@@ -16,7 +16,8 @@ import { waitFor } from '../lib/runtime/wait-for.js';
 import { ensureSearchAttributes, lazyTemporalClient, temporalConnectionOptions } from '../lib/temporal/connection.js';
 import { coreCallCounter } from './core-calls.js';
 import { startTracing } from '../lib/observability/tracing.js';
-import { tracingWorkerOptions } from './tracing.js';
+import { tracingWorkerOptions, tracingWorkflowModules } from './tracing.js';
+import { workflowBundle } from './workflow-bundle.js';
 import { startWorkerHealth } from './health.js';
 
 const config = loadConfigOrExit('worker');
@@ -62,7 +63,7 @@ runMain(log, async () => {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    workflowsPath: fileURLToPath(new URL('../workflows/index.js', import.meta.url)),
+    workflowBundle: await workflowBundle(fileURLToPath(new URL('../workflows/index.js', import.meta.url)), tracingWorkflowModules(tracing), log),
     ...tracingWorkerOptions(tracing),
     activities: createActivities({
       ...services,

@@ -15,11 +15,15 @@ import type { Tracing } from '../lib/observability/tracing.js';
 
 const require = createRequire(import.meta.url);
 
+/** The workflow interceptors tracing adds: they go into the workflow bundle (workflow-bundle.ts). */
+export function tracingWorkflowModules(tracing: Tracing | null): string[] {
+  return tracing ? [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')] : [];
+}
+
 export function tracingWorkerOptions(tracing: Tracing | null): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
   if (!tracing) return {};
   return {
     interceptors: {
-      workflowModules: [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')],
       activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
     },
     sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },

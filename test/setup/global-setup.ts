@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { workflowBundle } from '../../worker/workflow-bundle.js';
+import { createLogger } from '../../lib/runtime/log.js';
 import { spawnManaged } from '../../tools/embedded/process.js';
 import { freePort } from '../../tools/embedded/ports.js';
 import { startFerretDb, startTemporalDevServer } from '../../tools/embedded/servers.js';
@@ -25,9 +26,8 @@ export default async function globalSetup(): Promise<void> {
   const [temporal, ferret] = await Promise.all([
     startTemporalDevServer({ port: temporalPort, namespace: 'default', output }),
     startFerretDb({ port: mongoPort, dataDir: path.join(dir, 'ferretdb'), output }),
-    bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'dist/workflows/index.js'), logger: new DefaultLogger('WARN') }).then(({ code }) =>
-      fs.writeFileSync(bundlePath, code),
-    ),
+    // The worker process's own bundle (workflow-bundle.ts): made here once, and read by the worker started below.
+    workflowBundle(path.join(PROJECT_ROOT, 'dist/workflows/index.js'), [], createLogger('error')).then(({ code }) => fs.writeFileSync(bundlePath, code)),
   ]);
   Object.assign(process.env, {
     TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
